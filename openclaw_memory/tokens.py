@@ -1,0 +1,53 @@
+"""Token counting with tiktoken, offline.
+
+tiktoken downloads its vocabularies on first use, which fails on a machine without internet;
+llama-index-core ships cl100k_base and o200k_base, so we point TIKTOKEN_CACHE_DIR there before
+the first encoding is loaded.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+DEFAULT_ENCODING = "cl100k_base"
+
+
+def _bundled_cache_dir() -> str | None:
+    try:
+        import llama_index.core as core
+    except ImportError:  # pragma: no cover - llama-index-core is a hard dependency
+        return None
+    path = Path(core.__file__).parent / "_static" / "tiktoken_cache"
+    return str(path) if path.is_dir() else None
+
+
+@functools.lru_cache(maxsize=4)
+def get_encoding(name: str = DEFAULT_ENCODING):
+    """Return a tiktoken encoding, loaded from the vocabularies bundled with llama-index-core."""
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        bundled = _bundled_cache_dir()
+        if bundled:
+            os.environ["TIKTOKEN_CACHE_DIR"] = bundled
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
+
+
+def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
+    """Number of tokens in text (special tokens are counted as plain text)."""
+    if not text:
+        return 0
+    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+
+
+def truncate_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> str:
+    """Cut text to at most max_tokens tokens, adding an ellipsis when it was cut."""
+    enc = get_encoding(encoding)
+    ids = enc.encode(text, disallowed_special=())
+    if len(ids) <= max_tokens:
+        return text
+    if max_tokens <= 1:
+        return ""
+    return enc.decode(ids[: max_tokens - 1]).rstrip() + "…"

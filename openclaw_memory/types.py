@@ -1,0 +1,218 @@
+"""Core values of the memory layer: frozen dataclasses and enums.
+
+Every other module speaks in these types. Times are UTC epoch seconds (floats) read from the
+injected clock; scores are in [0, 1], higher is better.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from .errors import ValidationError
+
+_ID_PART = re.compile(r"^[A-Za-z0-9_.:@+\-]{1,128}$")
+
+
+class MemoryType(str, enum.Enum):
+    """What a memory is for; each type has its own write, decay and render policy."""
+
+    PROFILE = "profile"
+    PREFERENCE = "preference"
+    FACT = "fact"
+    EVENT = "event"
+    DECISION = "decision"
+    TASK = "task"
+    SUMMARY = "summary"
+    # The episodic log: one conversation turn kept verbatim as evidence (design.md "two layers").
+    EPISODE = "episode"
+
+
+#: Types consolidated by subject (update in place with a version chain).
+KEYED_TYPES = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.TASK})
+#: Types that never overwrite: append-only logs.
+APPEND_ONLY_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE})
+
+
+class Channel(str, enum.Enum):
+    """How a memory entered the store; also its trust on conflict (explicit > admin > ...)."""
+
+    EXPLICIT = "explicit"
+    ADMIN = "admin"
+    IMPLICIT = "implicit"
+    TOOL = "tool"
+    SUMMARY = "summary"
+
+
+CHANNEL_PRIORITY: Mapping[Channel, int] = {
+    Channel.EXPLICIT: 4,
+    Channel.ADMIN: 3,
+    Channel.TOOL: 2,
+    Channel.SUMMARY: 1,
+    Channel.IMPLICIT: 1,
+}
+
+
+class Status(str, enum.Enum):
+    ACTIVE = "active"
+    INACTIVE = "inactive"
+    ARCHIVED = "archived"
+
+
+def _check_id(name: str, value: str) -> str:
+    if not isinstance(value, str) or not _ID_PART.match(value):
+        raise ValidationError(
+            f"{name}: expected 1-128 characters of letters, digits or _.:@+-, found {value!r}"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Who a memory belongs to. Every read and write carries one (invariant 1)."""
+
+    user_id: str
+    agent_id: str = "default"
+    workspace: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_id("scope.user_id", self.user_id)
+        _check_id("scope.agent_id", self.agent_id)
+        if self.workspace is not None:
+            _check_id("scope.workspace", self.workspace)
+
+    @property
+    def key(self) -> str:
+        """A stable string naming the (user, agent) partition."""
+        return f"{self.user_id}\x1f{self.agent_id}"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Provenance (invariant 5): who wrote it, through which channel, from which turns."""
+
+    channel: Channel = Channel.IMPLICIT
+    session_id: str | None = None
+    turn_ids: tuple[str, ...] = ()
+    writer: str = "openclaw-memory"
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One stored memory. SQLite holds the truth; the vector index is derived from it."""
+
+    id: str
+    scope: Scope
+    type: MemoryType
+    summary: str
+    subject: str | None = None
+    detail: str | None = None
+    session_id: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    importance: float = 0.5
+    confidence: float = 1.0
+    source: Source = field(default_factory=Source)
+    status: Status = Status.ACTIVE
+    version: int = 1
+    prev_id: str | None = None
+    superseded_at: float | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    last_accessed_at: float | None = None
+    access_count: int = 0
+    expires_at: float | None = None
+    #: id of a confident record this low-certainty claim contradicts (kept as a doubt).
+    doubt_of: str | None = None
+    #: for decisions: ids of the facts they decide; for summaries: the records they replace.
+    links: tuple[str, ...] = ()
+
+    def replace(self, **changes: Any) -> "MemoryRecord":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def text(self) -> str:
+        """The text that is embedded and keyword-indexed."""
+        head = f"{self.subject}: {self.summary}" if self.subject else self.summary
+        return f"{head}\n{self.detail}" if self.detail else head
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory proposed by extraction, before consolidation decides insert/update/skip."""
+
+    type: MemoryType
+    summary: str
+    subject: str | None = None
+    detail: str | None = None
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    importance: float = 0.5
+    confidence: float = 0.8
+    channel: Channel = Channel.IMPLICIT
+    turn_ids: tuple[str, ...] = ()
+    ttl_seconds: float | None = None
+    links: tuple[str, ...] = ()
+    #: explicit "forget X" commands: deactivate matching memories instead of storing.
+    forget: bool = False
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What consolidation did with one candidate."""
+
+    action: str  # "insert" | "update" | "skip" | "doubt" | "forget"
+    record: MemoryRecord | None
+    reason: str
+    replaced_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Message:
+    """An OpenAI-style chat message."""
+
+    role: str
+    content: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user/assistant exchange as captured by after_response."""
+
+    scope: Scope
+    session_id: str
+    user: str
+    assistant: str = ""
+    turn_id: str | None = None
+    at: float | None = None
+    speaker: str | None = None
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    """A recall candidate with its component scores (each in [0, 1]) and its fate."""
+
+    record: MemoryRecord
+    score: float
+    components: Mapping[str, float] = field(default_factory=dict)
+    channels: tuple[str, ...] = ()
+    rank: int = 0
+    kept: bool = True
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class InjectionPlan:
+    """Everything a recall decided: the block, where it goes and why each memory is there."""
+
+    block: str
+    position: str
+    query: str
+    candidates: Sequence[ScoredMemory] = ()
+    sections: Mapping[str, int] = field(default_factory=dict)
+    tokens: int = 0
+    to_confirm: Sequence[MemoryRecord] = ()
