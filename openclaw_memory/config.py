@@ -37,7 +37,7 @@ class LongTermConfig:
     min_score: float = 0.45
     time_decay_factor: float = 0.02
     max_facts_per_user: int = 500
-    similarity_threshold: float = 0.85
+    similarity_threshold: float = 0.95
 
 
 @dataclass(frozen=True)

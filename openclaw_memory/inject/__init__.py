@@ -1,0 +1,34 @@
+"""The inject stage: budget -> render -> position (design.md "budget and render", "inject")."""
+
+from .budget import SECTIONS, Packing, pack, section_of, total_budget
+from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
+from .position import POSITIONS, inject, validate_messages, validate_system_prefix
+from .render import (
+    block_overhead,
+    candidates_to_confirm,
+    choose_lang,
+    confirm_lines,
+    render_block,
+    render_record,
+)
+
+__all__ = [
+    "CLOSE_MARKER",
+    "OPEN_MARKER",
+    "POSITIONS",
+    "SECTIONS",
+    "Packing",
+    "block_overhead",
+    "candidates_to_confirm",
+    "choose_lang",
+    "confirm_lines",
+    "inject",
+    "pack",
+    "render_block",
+    "render_record",
+    "sanitize",
+    "section_of",
+    "total_budget",
+    "validate_messages",
+    "validate_system_prefix",
+]

@@ -1,0 +1,211 @@
+"""Check before write: turn extracted candidates into inserts, in-place updates, supersessions,
+doubts or nothing, per type (design.md "consolidate").
+
+- profile / preference / fact / task: the same scope + type + subject (or, with no subject, the
+  nearest record of the type) at similarity >= threshold is a restatement: the record is updated in
+  place, its old content kept in `versions`. Below the threshold, the same subject means the value
+  changed: the old record goes inactive (never deleted) and a successor links back to it.
+- On conflict the channel decides (explicit > admin > tool > implicit); a lower-priority or
+  low-certainty claim never overwrites a confident one: it is kept as a doubt.
+- event / episode: append-only; a replayed capture of the same turns is recognised and skipped.
+- decision: appended, linked to the live facts and tasks of its subject.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Sequence
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from .clock import DAY, Clock
+from .config import MemoryConfig
+from .embedding import embed_passages
+from .store import records as rec
+from .text import negated
+from .store.db import Database
+from .types import (
+    APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, Candidate, Channel, MemoryRecord,
+    MemoryType, Scope, Source, Status, WriteResult,
+)
+
+
+def new_id(clock: Clock) -> str:
+    return f"mem_{int(clock.now())}_{uuid.uuid4().hex[:12]}"
+
+
+class Consolidator:
+    def __init__(self, db: Database, embedder: BaseEmbedding, model_name: str, clock: Clock,
+                 config: MemoryConfig) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.model = model_name
+        self.clock = clock
+        self.cfg = config
+        self.threshold = config.long_term.similarity_threshold
+
+    # ---- entry point ------------------------------------------------------------------------
+
+    def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
+              writer: str = "openclaw-memory") -> list[WriteResult]:
+        """Consolidate a batch: one embedding call, then one transaction per candidate."""
+        if not candidates:
+            return []
+        drafts = [self._draft(scope, c, session_id, writer) for c in candidates]
+        vecs = embed_passages(self.embedder, [d.text for d in drafts])
+        results = []
+        for cand, draft, vec in zip(candidates, drafts, vecs):
+            with self.db.write() as db:
+                results.append(self._one(db, cand, draft, vec))
+        return results
+
+    def _draft(self, scope: Scope, c: Candidate, session_id: str | None, writer: str) -> MemoryRecord:
+        now = self.clock.now()
+        return MemoryRecord(
+            id=new_id(self.clock), scope=scope, type=c.type, summary=c.summary.strip(),
+            subject=c.subject, detail=c.detail, session_id=session_id, tags=tuple(c.tags),
+            entities=tuple(c.entities), importance=_unit(c.importance), confidence=_unit(c.confidence),
+            source=Source(c.channel, session_id, tuple(c.turn_ids), writer), created_at=now,
+            updated_at=now, expires_at=self._expiry(c, now), links=tuple(c.links),
+        )
+
+    def _expiry(self, c: Candidate, now: float) -> float | None:
+        if c.ttl_seconds:
+            return now + c.ttl_seconds
+        days = {
+            MemoryType.EVENT: self.cfg.forgetting.event_ttl_days,
+            MemoryType.TASK: self.cfg.forgetting.task_ttl_days,
+            MemoryType.EPISODE: self.cfg.forgetting.episode_ttl_days,
+        }.get(c.type, 0.0)
+        return now + days * DAY if days else None
+
+    def _one(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray) -> WriteResult:
+        if cand.forget:
+            return self._forget(db, draft, vec)
+        if draft.type in APPEND_ONLY_TYPES:
+            return self._append(db, draft, vec)
+        if draft.type is MemoryType.DECISION:
+            return self._decision(db, draft, vec)
+        if draft.type in KEYED_TYPES:
+            return self._keyed(db, draft, vec)
+        return self._insert(db, draft, vec, "new summary" if draft.type is MemoryType.SUMMARY else "new")
+
+    # ---- policies ---------------------------------------------------------------------------
+
+    def _insert(self, db, r: MemoryRecord, vec: np.ndarray, reason: str) -> WriteResult:
+        rec.insert(db, r, vec, self.model)
+        rec.audit(db, r.scope, r.id, "insert", reason, r.created_at, r.source.channel.value, r.source.writer)
+        return WriteResult("insert", r, reason)
+
+    def _append(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
+        if r.source.turn_ids:
+            h = rec.content_hash(r)
+            for old in rec.query(db, r.scope, where="type = ? AND content_hash = ?", args=(r.type.value, h), limit=20):
+                if old.source.turn_ids == r.source.turn_ids:
+                    return WriteResult("skip", old, "same turns already captured")
+        return self._insert(db, r, vec, f"append {r.type.value}")
+
+    def _decision(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
+        if r.subject:
+            decided = rec.query(
+                db, r.scope, where="status = 'active' AND subject = ? AND type IN ('fact', 'task')",
+                args=(r.subject,), limit=20,
+            )
+            r = r.replace(links=tuple(dict.fromkeys([*r.links, *(d.id for d in decided)])))
+        return self._insert(db, r, vec, "new decision")
+
+    def _keyed(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
+        old, sim = self._match(db, r, vec)
+        if old is None:
+            return self._insert(db, r, vec, "new")
+        if self._is_doubt(r, old, sim):
+            doubt = r.replace(doubt_of=old.id)
+            res = self._insert(db, doubt, vec, f"doubt: weaker claim contradicts {old.id}")
+            return WriteResult("doubt", res.record, res.reason, old.id)
+        if sim >= self.threshold:
+            return self._restate(db, old, r, vec, sim)
+        return self._supersede(db, old, r, vec, sim)
+
+    def _match(self, db, r: MemoryRecord, vec: np.ndarray) -> tuple[MemoryRecord | None, float]:
+        """The live record this candidate speaks about, and their similarity."""
+        if r.subject:
+            pool = rec.query(db, r.scope, where="status = 'active' AND type = ? AND subject = ? AND doubt_of IS NULL",
+                             args=(r.type.value, r.subject), limit=10)
+        else:
+            pool = rec.query(db, r.scope, where="status = 'active' AND type = ? AND doubt_of IS NULL",
+                             args=(r.type.value,), limit=self.cfg.long_term.max_facts_per_user)
+        if not pool:
+            return None, 0.0
+        vecs = rec.vectors_for(db, [p.id for p in pool])
+        scored = [(self._same(p, r, vecs.get(p.id), vec), p) for p in pool]
+        sim, best = max(scored, key=lambda x: x[0])
+        if not r.subject and sim < self.threshold:
+            return None, sim
+        return best, sim
+
+    @staticmethod
+    def _same(old: MemoryRecord, new: MemoryRecord, old_vec: np.ndarray | None, vec: np.ndarray) -> float:
+        """Similarity of two claims; opposite polarity (like / don't like) counts as different."""
+        if old_vec is None or negated(old.summary) != negated(new.summary):
+            return 0.0
+        return float(np.dot(old_vec, vec))
+
+    def _is_doubt(self, new: MemoryRecord, old: MemoryRecord, sim: float) -> bool:
+        if sim >= self.threshold and CHANNEL_PRIORITY[new.source.channel] >= CHANNEL_PRIORITY[old.source.channel]:
+            return False
+        weaker_channel = CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel]
+        floor = self.cfg.extraction.min_confidence
+        unsure = new.confidence < floor <= old.confidence
+        return weaker_channel or unsure
+
+    def _restate(self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float) -> WriteResult:
+        now = r.created_at
+        rec.save_version(db, old, now)
+        channel = max((old.source.channel, r.source.channel), key=lambda c: CHANNEL_PRIORITY[c])
+        updated = old.replace(
+            summary=r.summary, detail=r.detail or old.detail, version=old.version + 1, updated_at=now,
+            confidence=max(old.confidence, r.confidence), importance=max(old.importance, r.importance),
+            source=Source(channel, r.source.session_id, r.source.turn_ids, r.source.writer),
+            tags=tuple(dict.fromkeys([*old.tags, *r.tags])), entities=tuple(dict.fromkeys([*old.entities, *r.entities])),
+            expires_at=r.expires_at, session_id=r.session_id or old.session_id,
+        )
+        rec.update(db, updated, vec, self.model, reindex=True)
+        rec.audit(db, r.scope, old.id, "update", f"restated (similarity {sim:.2f}), version {updated.version}",
+                  now, r.source.channel.value, r.source.writer)
+        return WriteResult("update", updated, "restated", old.id)
+
+    def _supersede(self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float) -> WriteResult:
+        now = r.created_at
+        retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
+        rec.update(db, retired, None, self.model, reindex=False)
+        rec.audit(db, r.scope, old.id, "deactivate", f"superseded by {r.id} (similarity {sim:.2f})",
+                  now, r.source.channel.value, r.source.writer)
+        successor = r.replace(version=old.version + 1, prev_id=old.id)
+        rec.insert(db, successor, vec, self.model)
+        rec.audit(db, r.scope, successor.id, "insert", f"replaces {old.id}", now, r.source.channel.value, r.source.writer)
+        return WriteResult("update", successor, "changed value supersedes the old version", old.id)
+
+    def _forget(self, db, probe: MemoryRecord, vec: np.ndarray) -> WriteResult:
+        """An explicit "forget X": deactivate the live curated memories that X names."""
+        pool = rec.query(db, probe.scope, where="status = 'active' AND type NOT IN ('episode', 'event')", limit=2000)
+        vecs = rec.vectors_for(db, [p.id for p in pool])
+        hits = [p for p in pool if p.id in vecs and float(np.dot(vecs[p.id], vec)) >= self.threshold]
+        if probe.subject:
+            hits += [p for p in pool if p.subject == probe.subject and p not in hits]
+        for p in hits:
+            deactivate(db, p, self.clock.now(), f"forgotten on request: {probe.summary[:80]}", probe.source.channel)
+        ids = ",".join(p.id for p in hits)
+        return WriteResult("forget", None, f"deactivated {len(hits)}: {ids}" if hits else "nothing matched")
+
+
+def deactivate(db, r: MemoryRecord, now: float, reason: str, channel: Channel = Channel.EXPLICIT) -> MemoryRecord:
+    """Status inactive, kept for audit; the vector leaves the index through the outbox."""
+    retired = r.replace(status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now)
+    rec.update(db, retired, None, "", reindex=False)
+    rec.audit(db, r.scope, r.id, "deactivate", reason, now, channel.value)
+    return retired
+
+
+def _unit(x: float) -> float:
+    return float(min(1.0, max(0.0, x)))

@@ -1,0 +1,65 @@
+"""A readable text table of a runner result (overall metrics, then one line per category)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+
+def _split_key(key: str) -> tuple[str, int]:
+    name, _, k = key.rpartition("@")
+    return name, int(k)
+
+
+def _grid(metrics: Mapping[str, float]) -> tuple[list[str], list[int]]:
+    """Metric names (in first-seen order) and the ks, from keys like "turn.recall_all@10"."""
+    names: list[str] = []
+    ks: list[int] = []
+    for key in metrics:
+        name, k = _split_key(key)
+        if name not in names:
+            names.append(name)
+        if k not in ks:
+            ks.append(k)
+    return names, sorted(ks)
+
+
+def _overall_table(metrics: Mapping[str, float]) -> list[str]:
+    names, ks = _grid(metrics)
+    width = max((len(n) for n in names), default=6) + 2
+    lines = ["metric".ljust(width) + "".join(f"{'@' + str(k):>8}" for k in ks)]
+    for name in names:
+        cells = "".join(
+            f"{metrics[f'{name}@{k}']:>8.3f}" if f"{name}@{k}" in metrics else f"{'-':>8}" for k in ks
+        )
+        lines.append(name.ljust(width) + cells)
+    return lines
+
+
+def _category_table(by_category: Mapping[str, Mapping[str, float]]) -> list[str]:
+    """One line per category with the recall_all columns (the headline metric) at every k."""
+    if not by_category:
+        return []
+    first = next(iter(by_category.values()))
+    cols = [key for key in first if _split_key(key)[0].endswith("recall_all")]
+    width = max(len(c) for c in by_category) + 2
+    head = "category".ljust(width) + "".join(f"{c:>22}" for c in cols)
+    rows = [c.ljust(width) + "".join(f"{m.get(col, 0.0):>22.3f}" for col in cols) for c, m in by_category.items()]
+    return [head, *rows]
+
+
+def format_report(result: Mapping[str, Any]) -> str:
+    """Render a runner result as plain text: header, overall table, per-category table, costs."""
+    inj, lat, ing = result["injected"], result["latency_ms"], result["ingest"]
+    lines = [
+        f"{result['dataset']} | retriever: {result['retriever']} | questions: {result['questions']}",
+        "",
+        *_overall_table(result["overall"]),
+        "",
+        *_category_table(result["by_category"]),
+        "",
+        f"injected: recall_all {inj['recall_all']:.3f}, tokens {inj['tokens_mean']:.0f} "
+        f"(full context {inj['full_context_tokens_mean']:.0f})",
+        f"retrieve latency: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms",
+        f"ingest: {ing['items']} items in {ing['seconds']:.1f} s",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""Escaping memory content before it enters the injected block.
+
+Memory content is data written by earlier turns, so it must never be able to close or forge the
+reference block, pose as a system or role message, open a code fence or a markdown header, or
+smuggle control characters. `sanitize` turns any text into one safe line; it is idempotent.
+
+Detection runs on a folded copy of the text (one character for one character: NFKC, casefold,
+look-alike brackets and slashes mapped to ASCII), so fullwidth, mixed-case and spaced variants
+are caught, while the replacements are cut from the original text so Chinese punctuation survives.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Callable
+
+OPEN_MARKER = "<memory-context>"
+CLOSE_MARKER = "</memory-context>"
+#: What a forged marker becomes.
+MARKER_REPLACEMENT = "[marker removed]"
+
+_LOOKALIKE = {
+    **dict.fromkeys("‹〈《⟨﹤＜ᐸ˂❮⧼⦉〈", "<"),
+    **dict.fromkeys("›〉》⟩﹥＞ᐳ˃❯⧽⦊〉", ">"),
+    **dict.fromkeys("∕⁄／⧸", "/"),
+}
+_BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+_SPACES = re.compile(r"\s+")
+_ROLES = r"system|assistant|user|developer|tool|human|ai|model|function|系统|助手|用户|人类"
+_ROLE_LINE = re.compile(rf"^[^\w<]*?({_ROLES})\s*[:：]", re.IGNORECASE)
+_HEADER_LINE = re.compile(r"^\s*(?:#{2,}\s*|#\s+)")
+_SPECIAL = re.compile(
+    r"<\|[^<>]{0,40}?\|>(?:\s*(?:system|assistant|user|developer|tool)\b)?"
+    r"|<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]"
+)
+_MARKER = re.compile(
+    r"<\s*/?\s*memory[^a-z0-9]{0,3}context\s*>?|/?\s*memory[^a-z0-9]{0,3}context\s*>"
+)
+_CLOSED_TAG = re.compile(r"<(/?[a-z!?][^<>]{0,60}?)>")
+_OPEN_TAG = re.compile(r"<(?=/?[a-z!?])")
+_BRACKET = re.compile(r"[<>]")
+_FENCE = re.compile(r"`{3,}|~{3,}")
+
+
+def _fold_char(c: str) -> str:
+    if c in _LOOKALIKE:
+        return _LOOKALIKE[c]
+    folded = unicodedata.normalize("NFKC", c).casefold()
+    if len(folded) == 1:
+        return _LOOKALIKE.get(folded, folded)
+    lower = c.lower()
+    return lower if len(lower) == 1 else c
+
+
+def fold(text: str) -> str:
+    """A same-length copy of text for detection: NFKC, casefold, look-alikes mapped to ASCII."""
+    return "".join(_fold_char(c) for c in text)
+
+
+def _strip_controls(line: str) -> str:
+    line = line.replace("\t", " ")
+    return "".join(c for c in line if unicodedata.category(c) not in ("Cc", "Cf", "Cs"))
+
+
+def _neutralise_line_start(line: str) -> str:
+    """A line that starts like a role turn or a markdown header becomes plain text."""
+    line = line.strip()
+    match = _ROLE_LINE.match(fold(line))
+    if match:
+        label = line[match.start(1) : match.end(1)]
+        said = "说：" if re.search(r"[\u4e00-\u9fff]", label) else " said:"
+        line = line[: match.start(1)] + label + said + line[match.end() :]
+    header = _HEADER_LINE.match(fold(line))
+    if header:
+        line = line[header.end() :]
+    return line
+
+
+def _sub_folded(pattern: re.Pattern[str], text: str, repl: Callable[[str], str]) -> str:
+    """Replace matches found in fold(text) by repl(original slice)."""
+    folded = fold(text)
+    out: list[str] = []
+    pos = 0
+    for m in pattern.finditer(folded):
+        out.append(text[pos : m.start()])
+        out.append(repl(text[m.start() : m.end()]))
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _one_pass(text: str) -> str:
+    text = _sub_folded(_SPECIAL, text, lambda s: " ")
+    text = _sub_folded(_MARKER, text, lambda s: f" {MARKER_REPLACEMENT} ")
+    text = _sub_folded(_CLOSED_TAG, text, lambda s: "(" + s[1:-1] + ")")
+    text = _sub_folded(_OPEN_TAG, text, lambda s: "(")
+    text = _sub_folded(_FENCE, text, lambda s: s[0])
+    return _SPACES.sub(" ", text).strip()
+
+
+def sanitize(text: str) -> str:
+    """Any text -> one line that cannot close or forge the block or pose as a role message.
+
+    Line breaks collapse to spaces; control and format characters go; role labels at a line start
+    ("system:", "Assistant:", "用户：") become reported speech ("system said:"); markdown headers
+    lose their hashes; chat-template tokens (<|im_start|>, [INST], <<SYS>>) are removed; anything
+    that looks like the block markers in any case, spacing or width becomes "[marker removed]";
+    other tag-like brackets become parentheses; code fences shrink to one character.
+    """
+    lines = [_neutralise_line_start(_strip_controls(part)) for part in _BREAKS.split(str(text))]
+    out = _SPACES.sub(" ", " ".join(lines)).strip()
+    for _ in range(8):
+        again = _one_pass(_neutralise_line_start(out))
+        if again == out:
+            break
+        out = again
+    if _MARKER.search(fold(out)):  # did not settle: drop every bracket rather than risk it
+        out = _SPACES.sub(" ", _sub_folded(_BRACKET, out, lambda s: " ")).strip()
+    return out

@@ -1,0 +1,87 @@
+"""The SQLite connection: WAL, busy timeout, one writer transaction at a time per process."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import StoreError
+from .schema import migrate
+
+
+class Database:
+    """One connection shared by the threads of a process, guarded by a lock.
+
+    Writes run in `BEGIN IMMEDIATE` transactions so concurrent processes queue on SQLite's lock
+    (busy_timeout) instead of failing with "database is locked" on a read->write upgrade.
+    """
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 60000) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        self._conn.execute("PRAGMA secure_delete = ON")
+        with self._lock:
+            self.schema_version = self._migrate()
+        self._depth = 0
+
+    def _migrate(self) -> int:
+        try:
+            return migrate(self._conn)
+        except sqlite3.OperationalError as exc:
+            if "already exists" in str(exc):  # another process migrated first
+                return migrate(self._conn)
+            raise StoreError(f"{self.path}: migration failed: {exc}") from exc
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._conn
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def vacuum(self) -> None:
+        """Compact the file and truncate the WAL so deleted content leaves the disk."""
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.execute("VACUUM")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:
+                pass
+            self._conn.close()

@@ -1,0 +1,253 @@
+"""Records, versions, vectors, the FTS index, the outbox and the audit log, in SQLite.
+
+Every statement here is scoped: functions take a Scope (or a record fetched within one); there is
+no unscoped read. Callers group calls in `Database.write()` so a record, its FTS row, its vector
+and its outbox entry commit together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..text import fts_document, fts_query
+from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
+
+_COLUMNS = (
+    "id, user_id, agent_id, workspace, session_id, type, subject, summary, detail, tags, entities, "
+    "importance, confidence, channel, source_session, turn_ids, writer, status, version, prev_id, "
+    "superseded_at, created_at, updated_at, last_accessed_at, access_count, expires_at, doubt_of, "
+    "links, content_hash"
+)
+
+
+def content_hash(record: MemoryRecord) -> str:
+    return hashlib.sha256(record.text.encode("utf-8")).hexdigest()[:32]
+
+
+def _row_values(r: MemoryRecord) -> tuple:
+    return (
+        r.id, r.scope.user_id, r.scope.agent_id, r.scope.workspace, r.session_id, r.type.value,
+        r.subject, r.summary, r.detail, json.dumps(list(r.tags), ensure_ascii=False),
+        json.dumps(list(r.entities), ensure_ascii=False), r.importance, r.confidence,
+        r.source.channel.value, r.source.session_id, json.dumps(list(r.source.turn_ids)),
+        r.source.writer, r.status.value, r.version, r.prev_id, r.superseded_at, r.created_at,
+        r.updated_at, r.last_accessed_at, r.access_count, r.expires_at, r.doubt_of,
+        json.dumps(list(r.links)), content_hash(r),
+    )
+
+
+def row_to_record(row: sqlite3.Row) -> MemoryRecord:
+    return MemoryRecord(
+        id=row["id"],
+        scope=Scope(row["user_id"], row["agent_id"], row["workspace"]),
+        type=MemoryType(row["type"]),
+        summary=row["summary"],
+        subject=row["subject"],
+        detail=row["detail"],
+        session_id=row["session_id"],
+        tags=tuple(json.loads(row["tags"])),
+        entities=tuple(json.loads(row["entities"])),
+        importance=row["importance"],
+        confidence=row["confidence"],
+        source=Source(
+            Channel(row["channel"]), row["source_session"], tuple(json.loads(row["turn_ids"])), row["writer"]
+        ),
+        status=Status(row["status"]),
+        version=row["version"],
+        prev_id=row["prev_id"],
+        superseded_at=row["superseded_at"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        last_accessed_at=row["last_accessed_at"],
+        access_count=row["access_count"],
+        expires_at=row["expires_at"],
+        doubt_of=row["doubt_of"],
+        links=tuple(json.loads(row["links"])),
+    )
+
+
+def _scope_sql(scope: Scope, alias: str = "") -> tuple[str, list]:
+    a = f"{alias}." if alias else ""
+    sql = f"{a}user_id = ? AND {a}agent_id = ?"
+    args: list = [scope.user_id, scope.agent_id]
+    if scope.workspace is not None:
+        sql += f" AND ({a}workspace = ? OR {a}workspace IS NULL)"
+        args.append(scope.workspace)
+    return sql, args
+
+
+# ---- writes ---------------------------------------------------------------------------------
+
+
+def insert(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, model: str) -> None:
+    placeholders = ", ".join("?" * len(_COLUMNS.split(",")))
+    cur = db.execute(f"INSERT INTO records ({_COLUMNS}) VALUES ({placeholders})", _row_values(r))
+    db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (cur.lastrowid, fts_document(r.text)))
+    if vec is not None:
+        put_vector(db, r, vec, model)
+    if r.status is not Status.INACTIVE:
+        enqueue(db, r, "upsert", r.created_at)
+
+
+def update(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, model: str, *, reindex: bool) -> None:
+    """Rewrite a record's row; refresh FTS and the vector when its text changed."""
+    cols = [c.strip() for c in _COLUMNS.split(",")]
+    sets = ", ".join(f"{c} = ?" for c in cols[1:])
+    values = _row_values(r)
+    db.execute(f"UPDATE records SET {sets} WHERE id = ?", (*values[1:], r.id))
+    if reindex:
+        rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
+        db.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
+        db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (rid, fts_document(r.text)))
+        if vec is not None:
+            put_vector(db, r, vec, model)
+    op = "delete" if r.status is Status.INACTIVE else "upsert"
+    enqueue(db, r, op, r.updated_at)
+
+
+def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
+    arr = np.asarray(vec, dtype=np.float32)
+    db.execute(
+        "INSERT OR REPLACE INTO vectors(record_id, model, content_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
+        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes()),
+    )
+
+
+def enqueue(db: sqlite3.Connection, r: MemoryRecord, op: str, at: float) -> None:
+    db.execute(
+        "INSERT INTO outbox(record_id, user_id, agent_id, op, created_at) VALUES (?, ?, ?, ?, ?)",
+        (r.id, r.scope.user_id, r.scope.agent_id, op, at),
+    )
+
+
+def save_version(db: sqlite3.Connection, old: MemoryRecord, superseded_at: float) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO versions(record_id, version, user_id, agent_id, summary, detail, channel, "
+        "confidence, turn_ids, valid_from, superseded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (old.id, old.version, old.scope.user_id, old.scope.agent_id, old.summary, old.detail,
+         old.source.channel.value, old.confidence, json.dumps(list(old.source.turn_ids)),
+         old.updated_at, superseded_at),
+    )
+
+
+def audit(db: sqlite3.Connection, scope: Scope, record_id: str | None, action: str, reason: str,
+          at: float, channel: str | None = None, writer: str | None = None) -> None:
+    db.execute(
+        "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, writer) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (at, scope.user_id, scope.agent_id, record_id, action, channel, reason, writer),
+    )
+
+
+def touch(db: sqlite3.Connection, scope: Scope, ids: Sequence[str], at: float) -> None:
+    """Reinforcement by access: bump access_count and last_accessed_at."""
+    sql, args = _scope_sql(scope)
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        db.execute(
+            f"UPDATE records SET access_count = access_count + 1, last_accessed_at = ? "
+            f"WHERE {sql} AND id IN ({marks})",
+            (at, *args, *chunk),
+        )
+
+
+def delete_records(db: sqlite3.Connection, scope: Scope, ids: Sequence[str]) -> int:
+    """Remove rows everywhere in SQLite (records, FTS, vectors, versions); queue vector deletes."""
+    n = 0
+    sql, args = _scope_sql(scope)
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT rid, id FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)).fetchall()
+        for row in rows:
+            db.execute("DELETE FROM records_fts WHERE rowid = ?", (row["rid"],))
+        got = [row["id"] for row in rows]
+        if not got:
+            continue
+        gm = ",".join("?" * len(got))
+        db.execute(f"DELETE FROM vectors WHERE record_id IN ({gm})", got)
+        db.execute(f"DELETE FROM versions WHERE record_id IN ({gm})", got)
+        db.execute(f"DELETE FROM records WHERE id IN ({gm})", got)
+        for rid in got:
+            db.execute(
+                "INSERT INTO outbox(record_id, user_id, agent_id, op, created_at) VALUES (?, ?, ?, 'delete', 0)",
+                (rid, scope.user_id, scope.agent_id),
+            )
+        n += len(got)
+    return n
+
+
+# ---- reads ----------------------------------------------------------------------------------
+
+
+def get(db: sqlite3.Connection, scope: Scope, record_id: str) -> MemoryRecord | None:
+    sql, args = _scope_sql(scope)
+    row = db.execute(f"SELECT * FROM records WHERE {sql} AND id = ?", (*args, record_id)).fetchone()
+    return row_to_record(row) if row else None
+
+
+def get_many(db: sqlite3.Connection, scope: Scope, ids: Iterable[str]) -> dict[str, MemoryRecord]:
+    sql, args = _scope_sql(scope)
+    out: dict[str, MemoryRecord] = {}
+    for chunk in _chunks(list(dict.fromkeys(ids)), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(f"SELECT * FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)):
+            out[row["id"]] = row_to_record(row)
+    return out
+
+
+def query(db: sqlite3.Connection, scope: Scope, *, where: str = "1", args: Sequence = (),
+          order: str = "updated_at DESC", limit: int = 100) -> list[MemoryRecord]:
+    """Records of a scope matching an extra SQL condition (written by this package, never user text)."""
+    sql, sargs = _scope_sql(scope)
+    rows = db.execute(
+        f"SELECT * FROM records WHERE {sql} AND ({where}) ORDER BY {order} LIMIT ?",
+        (*sargs, *args, int(limit)),
+    ).fetchall()
+    return [row_to_record(r) for r in rows]
+
+
+def keyword_search(db: sqlite3.Connection, scope: Scope, text: str, *, statuses: Sequence[str] = ("active",),
+                   limit: int = 30) -> list[tuple[str, float]]:
+    """(record id, bm25 relevance > 0) for records of scope whose tokens match text, best first."""
+    match = fts_query(text)
+    if not match:
+        return []
+    sql, args = _scope_sql(scope, "r")
+    marks = ",".join("?" * len(statuses))
+    rows = db.execute(
+        f"SELECT r.id AS id, -bm25(records_fts) AS score FROM records_fts "
+        f"JOIN records r ON r.rid = records_fts.rowid "
+        f"WHERE records_fts MATCH ? AND {sql} AND r.status IN ({marks}) "
+        f"ORDER BY bm25(records_fts) LIMIT ?",
+        (match, *args, *statuses, int(limit)),
+    ).fetchall()
+    return [(row["id"], float(row["score"])) for row in rows]
+
+
+def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk):
+            out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
+    return out
+
+
+def history(db: sqlite3.Connection, scope: Scope, record_id: str) -> list[dict]:
+    sql, args = _scope_sql(scope)
+    rows = db.execute(
+        f"SELECT * FROM versions WHERE {sql.replace(' AND (workspace = ? OR workspace IS NULL)', '')} "
+        f"AND record_id = ? ORDER BY version",
+        (*args[:2], record_id),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def _chunks(items: list, size: int) -> Iterable[list]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
