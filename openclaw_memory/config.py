@@ -12,7 +12,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 import yaml
 
@@ -93,7 +93,8 @@ class RecallWeights:
     keyword: float = 0.25
     structure: float = 0.1
     recency: float = 0.05
-    importance: float = 0.1
+    importance: float = 0.05
+    trust: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,10 @@ class RecallConfig:
     recent_min_importance: float = 0.7
     weights: RecallWeights = field(default_factory=RecallWeights)
     event_half_life_days: float = 30.0
-    min_semantic: float = 0.80
-    min_keyword: float = 0.0
+    #: cosine calibration of the embedder; None = the embedder's measured default (embedding.py)
+    semantic_floor: Optional[float] = None
+    semantic_ceiling: Optional[float] = None
+    min_semantic: Optional[float] = None
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()

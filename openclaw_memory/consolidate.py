@@ -23,7 +23,7 @@ from .clock import DAY, Clock
 from .config import MemoryConfig
 from .embedding import embed_passages
 from .store import records as rec
-from .text import negated
+from .text import lexical_overlap, negated
 from .store.db import Database
 from .types import (
     APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, Candidate, Channel, MemoryRecord,
@@ -146,8 +146,17 @@ class Consolidator:
 
     @staticmethod
     def _same(old: MemoryRecord, new: MemoryRecord, old_vec: np.ndarray | None, vec: np.ndarray) -> float:
-        """Similarity of two claims; opposite polarity (like / don't like) counts as different."""
+        """Similarity of two claims, or 0 when they visibly say different things.
+
+        Embeddings barely see what changed inside a sentence (e5 scores 我喜欢喝咖啡 / 我不喜欢喝咖啡
+        at 0.99 and coffee / tea swaps above 0.95), so a restatement must also keep the polarity,
+        share its named values (entities) and most of its content words.
+        """
         if old_vec is None or negated(old.summary) != negated(new.summary):
+            return 0.0
+        if old.entities and new.entities and not {e.lower() for e in old.entities} & {e.lower() for e in new.entities}:
+            return 0.0
+        if lexical_overlap(old.summary, new.summary) < 0.3:
             return 0.0
         return float(np.dot(old_vec, vec))
 
@@ -195,8 +204,9 @@ class Consolidator:
             hits += [p for p in pool if p.subject == probe.subject and p not in hits]
         for p in hits:
             deactivate(db, p, self.clock.now(), f"forgotten on request: {probe.summary[:80]}", probe.source.channel)
-        ids = ",".join(p.id for p in hits)
-        return WriteResult("forget", None, f"deactivated {len(hits)}: {ids}" if hits else "nothing matched")
+        ids = tuple(p.id for p in hits)
+        reason = f"deactivated {len(ids)}: {', '.join(ids)}" if ids else "nothing matched"
+        return WriteResult("forget", None, reason, affected=ids)
 
 
 def deactivate(db, r: MemoryRecord, now: float, reason: str, channel: Channel = Channel.EXPLICIT) -> MemoryRecord:

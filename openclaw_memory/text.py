@@ -82,3 +82,11 @@ def negated(text: str) -> bool:
     """Whether text carries a negation cue. Embeddings barely see negation (我喜欢/我不喜欢 score
     0.99 with e5), so consolidation compares this polarity before calling two claims the same."""
     return len(_NEGATION.findall(text)) % 2 == 1
+
+
+def lexical_overlap(a: str, b: str) -> float:
+    """Jaccard overlap of the content tokens of two texts (stopwords removed), in [0, 1]."""
+    ta, tb = set(tokenize(a, drop_stopwords=True)), set(tokenize(b, drop_stopwords=True))
+    if not ta and not tb:
+        return 1.0
+    return len(ta & tb) / len(ta | tb)

@@ -168,6 +168,8 @@ class WriteResult:
     record: MemoryRecord | None
     reason: str
     replaced_id: str | None = None
+    #: ids a forget command deactivated
+    affected: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

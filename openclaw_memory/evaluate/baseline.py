@@ -1,15 +1,15 @@
 """A BM25 baseline over single turns: the sanity check for the metrics and the runner.
 
 Each turn is one document (turn-level index); tokens are lower-cased words, with Chinese
-segmented by jieba (`openclaw_memory.text.tokenize`), unless another tokenizer is passed. Scoring is Okapi BM25 with the
-non-negative idf ln(1 + (N - n + 0.5) / (n + 0.5)).
+segmented by jieba (`openclaw_memory.text.tokenize`), unless another tokenizer is passed.
+Scoring is Okapi BM25 with the non-negative idf ln(1 + (N - n + 0.5) / (n + 0.5)).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import ValidationError
 from ..text import tokenize
@@ -39,11 +39,12 @@ class BM25Index:
         n = len(self._lengths)
         self._avg = (sum(self._lengths) / n) if n else 0.0
         self._idf = {
-            t: math.log(1.0 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self._postings.items()
+            t: math.log(1.0 + (n - len(p) + 0.5) / (len(p) + 0.5))
+            for t, p in self._postings.items()
         }
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
-        """The k best positions for query, best first; ties keep index order; zero scores dropped."""
+        """The k best positions for query, best first (ties in index order), no zero scores."""
         scores: dict[int, float] = defaultdict(float)
         for term in self._tokenize(query):
             idf = self._idf.get(term)
@@ -100,5 +101,7 @@ class BM25System:
     def injected(self, question: Question) -> tuple[list[frozenset[str]], int]:
         """The top `inject_k` turns rendered as `Speaker said, "text"` lines, and their tokens."""
         hits = self._index.search(question.text, self._inject_k)
-        block = "\n".join(f'{self._turns[p].speaker} said, "{self._turns[p].text}"' for p, _ in hits)
+        block = "\n".join(
+            f'{self._turns[p].speaker} said, "{self._turns[p].text}"' for p, _ in hits
+        )
         return [frozenset({self._turns[p].id}) for p, _ in hits], count_tokens(block)

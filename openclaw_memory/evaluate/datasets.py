@@ -13,10 +13,11 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import ValidationError
 
@@ -29,18 +30,19 @@ LOCOMO_CATEGORIES: dict[int, str] = {
 }
 _LOCOMO_ADVERSARIAL = 5
 
-_MONTHS = {
-    name: i + 1
-    for i, name in enumerate(
-        "january february march april may june july august september october november december".split()
-    )
-}
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+_MONTHS = {name: i + 1 for i, name in enumerate(_MONTH_NAMES)}
 _LOCOMO_DATE = re.compile(
-    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
 )
-_LME_DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]+\))?\s*(\d{1,2}):(\d{2})\s*$")
+_LME_DATE = re.compile(
+    r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]+\))?\s*(\d{1,2}):(\d{2})\s*$"
+)
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
-_DIA_ID = re.compile(r"^D:?(\d+):(\d+)$", re.I)
+_DIA_ID = re.compile(r"^D:?(\d+):(\d+)$", re.IGNORECASE)
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 
 
@@ -103,7 +105,8 @@ def user_turns_only(conversation: Conversation) -> Conversation:
     no turns, so session ids and dates do not shift.
     """
     sessions = tuple(
-        replace(s, turns=tuple(t for t in s.turns if t.role == "user")) for s in conversation.sessions
+        replace(s, turns=tuple(t for t in s.turns if t.role == "user"))
+        for s in conversation.sessions
     )
     return replace(conversation, sessions=sessions)
 
@@ -118,12 +121,14 @@ def _epoch(year: int, month: int, day: int, hour: int, minute: int, where: str) 
         raise ValidationError(f"{where}: not a real date or time ({exc})") from exc
 
 
-def parse_locomo_date(text: str, *, where: str = "date_time") -> float:
+def parse_locomo_date(text: str | None, *, where: str = "date_time") -> float:
     """Parse LoCoMo's "1:56 pm on 8 May, 2023" as UTC epoch seconds."""
     m = _LOCOMO_DATE.match(text) if isinstance(text, str) else None
     month = _MONTHS.get(m.group(5).lower()) if m else None
-    if m is None or month is None:
-        raise ValidationError(f"{where}: expected a date like '1:56 pm on 8 May, 2023', found {text!r}")
+    if m is None or month is None or not 1 <= int(m.group(1)) <= 12:
+        raise ValidationError(
+            f"{where}: expected a date like '1:56 pm on 8 May, 2023', found {text!r}"
+        )
     hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "pm" else 0)
     return _epoch(int(m.group(6)), month, int(m.group(4)), hour, int(m.group(2)), where)
 
@@ -136,11 +141,13 @@ def format_locomo_date(t: float) -> str:
     return f"{hour}:{d.minute:02d} {ampm} on {d.day} {d.strftime('%B')}, {d.year}"
 
 
-def parse_longmemeval_date(text: str, *, where: str = "date") -> float:
+def parse_longmemeval_date(text: str | None, *, where: str = "date") -> float:
     """Parse LongMemEval's "2023/05/20 (Sat) 02:21" as UTC epoch seconds."""
     m = _LME_DATE.match(text) if isinstance(text, str) else None
     if m is None:
-        raise ValidationError(f"{where}: expected a date like '2023/05/20 (Sat) 02:21', found {text!r}")
+        raise ValidationError(
+            f"{where}: expected a date like '2023/05/20 (Sat) 02:21', found {text!r}"
+        )
     y, mo, d, h, mi = (int(g) for g in m.groups())
     return _epoch(y, mo, d, h, mi, where)
 
@@ -182,7 +189,8 @@ def _locomo_session(conv: dict[str, Any], number: int, where: str) -> EvalSessio
         tid = normalize_dia_id(str(turn.get("dia_id", "")))
         if tid is None:
             raise ValidationError(
-                f"{where}.{key}[{i}].dia_id: expected 'D<session>:<turn>', found {turn.get('dia_id')!r}"
+                f"{where}.{key}[{i}].dia_id: expected 'D<session>:<turn>', "
+                f"found {turn.get('dia_id')!r}"
             )
         speaker = str(turn.get("speaker", ""))
         # Both LoCoMo speakers are people; neither is an assistant, so both count as users.
@@ -193,7 +201,9 @@ def _locomo_session(conv: dict[str, Any], number: int, where: str) -> EvalSessio
 def _locomo_conversation(sample: dict[str, Any], where: str) -> Conversation:
     conv = sample.get("conversation")
     if not isinstance(conv, dict):
-        raise ValidationError(f"{where}.conversation: expected an object of sessions, found {conv!r}")
+        raise ValidationError(
+            f"{where}.conversation: expected an object of sessions, found {conv!r}"
+        )
     numbers = sorted(int(m.group(1)) for k in conv if (m := _SESSION_KEY.match(k)))
     sessions = tuple(_locomo_session(conv, n, f"{where}.conversation") for n in numbers)
     return Conversation(id=str(sample.get("sample_id", where)), sessions=sessions)
@@ -207,9 +217,7 @@ def _locomo_questions(sample: dict[str, Any], conv: Conversation) -> list[Questi
         if category == _LOCOMO_ADVERSARIAL:
             continue
         if category not in LOCOMO_CATEGORIES:
-            raise ValidationError(
-                f"{conv.id}.qa[{i}].category: expected 1-5, found {category!r}"
-            )
+            raise ValidationError(f"{conv.id}.qa[{i}].category: expected 1-5, found {category!r}")
         evidence = [e for e in normalize_evidence(qa.get("evidence") or []) if e in known]
         if not evidence:
             continue
@@ -236,7 +244,9 @@ def load_locomo(path: str | Path) -> tuple[list[Conversation], list[Question]]:
     """
     data = _read_json(path)
     if not isinstance(data, list):
-        raise ValidationError(f"{path}: expected a JSON list of LoCoMo samples, found {type(data).__name__}")
+        raise ValidationError(
+            f"{path}: expected a JSON list of LoCoMo samples, found {type(data).__name__}"
+        )
     conversations: list[Conversation] = []
     questions: list[Question] = []
     for n, sample in enumerate(data):
@@ -254,9 +264,15 @@ def _lme_session(sid: str, date: float, raw: list[dict[str, Any]], where: str) -
     for i, turn in enumerate(raw):
         role = turn.get("role")
         if role not in ("user", "assistant"):
-            raise ValidationError(f"{where}[{i}].role: expected 'user' or 'assistant', found {role!r}")
+            raise ValidationError(
+                f"{where}[{i}].role: expected 'user' or 'assistant', found {role!r}"
+            )
         # 1-based, counting every turn, as the official retrieval code numbers them.
-        turns.append(EvalTurn(id=f"{sid}#{i + 1}", speaker=role, role=role, text=str(turn.get("content", ""))))
+        turns.append(
+            EvalTurn(
+                id=f"{sid}#{i + 1}", speaker=role, role=role, text=str(turn.get("content", ""))
+            )
+        )
     return EvalSession(id=sid, date=date, turns=tuple(turns))
 
 
@@ -267,7 +283,11 @@ def _lme_gold(entry: dict[str, Any]) -> tuple[list[str], list[str]]:
     for sid, raw in zip(entry["haystack_session_ids"], entry["haystack_sessions"]):
         if "answer" not in sid:
             continue
-        hits = [f"{sid}#{i + 1}" for i, t in enumerate(raw) if t.get("role") == "user" and t.get("has_answer")]
+        hits = [
+            f"{sid}#{i + 1}"
+            for i, t in enumerate(raw)
+            if t.get("role") == "user" and t.get("has_answer")
+        ]
         turns.extend(hits)
         if hits:
             sessions.append(sid)
@@ -281,15 +301,23 @@ def _lme_item(entry: dict[str, Any], where: str) -> tuple[Conversation, Question
     gold_turns, gold_sessions = _lme_gold(entry)
     if not gold_turns:
         return None
-    ids, dates, raws = entry["haystack_session_ids"], entry["haystack_dates"], entry["haystack_sessions"]
+    ids, dates, raws = (
+        entry["haystack_session_ids"],
+        entry["haystack_dates"],
+        entry["haystack_sessions"],
+    )
     if not len(ids) == len(dates) == len(raws):
         raise ValidationError(
-            f"{where}: expected haystack_session_ids, haystack_dates and haystack_sessions of equal "
-            f"length, found {len(ids)}, {len(dates)} and {len(raws)}"
+            f"{where}: expected haystack_session_ids, haystack_dates and haystack_sessions "
+            f"of equal length, found {len(ids)}, {len(dates)} and {len(raws)}"
         )
     sessions = tuple(
-        _lme_session(sid, parse_longmemeval_date(d, where=f"{where}.haystack_dates[{i}]"), raw,
-                     f"{where}.haystack_sessions[{i}]")
+        _lme_session(
+            sid,
+            parse_longmemeval_date(d, where=f"{where}.haystack_dates[{i}]"),
+            raw,
+            f"{where}.haystack_sessions[{i}]",
+        )
         for i, (sid, d, raw) in enumerate(zip(ids, dates, raws))
     )
     date = entry.get("question_date")
@@ -316,7 +344,9 @@ def load_longmemeval(path: str | Path) -> list[tuple[Conversation, Question]]:
     """
     data = _read_json(path)
     if not isinstance(data, list):
-        raise ValidationError(f"{path}: expected a JSON list of LongMemEval entries, found {type(data).__name__}")
+        raise ValidationError(
+            f"{path}: expected a JSON list of LongMemEval entries, found {type(data).__name__}"
+        )
     out: list[tuple[Conversation, Question]] = []
     for n, entry in enumerate(data):
         where = f"{path}[{n}]"
@@ -332,7 +362,9 @@ def load_longmemeval(path: str | Path) -> list[tuple[Conversation, Question]]:
 def _read_json(path: str | Path) -> Any:
     p = Path(path)
     if not p.is_file():
-        raise ValidationError(f"path: expected an existing .json or .json.gz file, found {str(p)!r}")
+        raise ValidationError(
+            f"path: expected an existing .json or .json.gz file, found {str(p)!r}"
+        )
     opener = gzip.open if p.name.endswith(".gz") else open
     try:
         with opener(p, "rt", encoding="utf-8") as fh:

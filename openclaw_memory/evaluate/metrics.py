@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from ..errors import ValidationError
 
@@ -79,7 +80,9 @@ def ndcg_any_at_k(ranked: Ranked, gold: AbstractSet[str], k: int) -> float:
     return dcg / ideal
 
 
-def to_sessions(ranked: Ranked, session_of: Callable[[str], str] | Mapping[str, str]) -> list[frozenset[str]]:
+def to_sessions(
+    ranked: Ranked, session_of: Callable[[str], str] | Mapping[str, str]
+) -> list[frozenset[str]]:
     """Map ranked turn-id sets to session-id sets, dropping sessions already seen higher up.
 
     An item whose sessions all appeared earlier is removed, so it takes no place: the k-th
@@ -105,11 +108,11 @@ METRICS: Mapping[str, Callable[[Ranked, AbstractSet[str], int], float]] = {
 }
 
 
-def score_at_ks(ranked: Ranked, gold: AbstractSet[str], ks: Iterable[int], prefix: str = "") -> dict[str, float]:
+def score_at_ks(
+    ranked: Ranked, gold: AbstractSet[str], ks: Iterable[int], prefix: str = ""
+) -> dict[str, float]:
     """Every metric at every k, keyed "<prefix><metric>@<k>" (e.g. "turn.recall_all@10")."""
-    return {
-        f"{prefix}{name}@{k}": fn(ranked, gold, k) for k in ks for name, fn in METRICS.items()
-    }
+    return {f"{prefix}{name}@{k}": fn(ranked, gold, k) for k in ks for name, fn in METRICS.items()}
 
 
 # ---------------------------------------------------------------------------- aggregation
@@ -128,7 +131,9 @@ def mean_rows(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
     return {key: mean(r[key] for r in rows) for key in rows[0]}
 
 
-def mean_by_category(rows: Iterable[tuple[str, Mapping[str, float]]]) -> dict[str, dict[str, float]]:
+def mean_by_category(
+    rows: Iterable[tuple[str, Mapping[str, float]]],
+) -> dict[str, dict[str, float]]:
     """Key-wise mean of metric rows per category, categories sorted by name."""
     groups: dict[str, list[Mapping[str, float]]] = defaultdict(list)
     for category, row in rows:

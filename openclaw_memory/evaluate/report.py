@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 def _split_key(key: str) -> tuple[str, int]:
@@ -29,7 +30,8 @@ def _overall_table(metrics: Mapping[str, float]) -> list[str]:
     lines = ["metric".ljust(width) + "".join(f"{'@' + str(k):>8}" for k in ks)]
     for name in names:
         cells = "".join(
-            f"{metrics[f'{name}@{k}']:>8.3f}" if f"{name}@{k}" in metrics else f"{'-':>8}" for k in ks
+            f"{metrics[f'{name}@{k}']:>8.3f}" if f"{name}@{k}" in metrics else f"{'-':>8}"
+            for k in ks
         )
         lines.append(name.ljust(width) + cells)
     return lines
@@ -43,7 +45,10 @@ def _category_table(by_category: Mapping[str, Mapping[str, float]]) -> list[str]
     cols = [key for key in first if _split_key(key)[0].endswith("recall_all")]
     width = max(len(c) for c in by_category) + 2
     head = "category".ljust(width) + "".join(f"{c:>22}" for c in cols)
-    rows = [c.ljust(width) + "".join(f"{m.get(col, 0.0):>22.3f}" for col in cols) for c, m in by_category.items()]
+    rows = [
+        c.ljust(width) + "".join(f"{m.get(col, 0.0):>22.3f}" for col in cols)
+        for c, m in by_category.items()
+    ]
     return [head, *rows]
 
 
@@ -51,14 +56,19 @@ def format_report(result: Mapping[str, Any]) -> str:
     """Render a runner result as plain text: header, overall table, per-category table, costs."""
     inj, lat, ing = result["injected"], result["latency_ms"], result["ingest"]
     lines = [
-        f"{result['dataset']} | retriever: {result['retriever']} | questions: {result['questions']}",
+        (
+            f"{result['dataset']} | retriever: {result['retriever']} "
+            f"| questions: {result['questions']}"
+        ),
         "",
         *_overall_table(result["overall"]),
         "",
         *_category_table(result["by_category"]),
         "",
-        f"injected: recall_all {inj['recall_all']:.3f}, tokens {inj['tokens_mean']:.0f} "
-        f"(full context {inj['full_context_tokens_mean']:.0f})",
+        (
+            f"injected: recall_all {inj['recall_all']:.3f}, tokens {inj['tokens_mean']:.0f} "
+            f"(full context {inj['full_context_tokens_mean']:.0f})"
+        ),
         f"retrieve latency: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms",
         f"ingest: {ing['items']} items in {ing['seconds']:.1f} s",
     ]

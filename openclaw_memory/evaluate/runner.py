@@ -14,15 +14,18 @@ dict with a fixed shape that other tools parse:
 
 Metrics are recall_all, recall_any, evidence_recall and ndcg_any (see `metrics`). LongMemEval
 keys carry a level prefix, "session." or "turn."; session level maps each retrieved turn id to
-its session and keeps the first occurrence of each session.
+its session and keeps the first occurrence of each session. `injected.recall_all` is the share
+of questions whose gold TURNS are all in the injected block; token means are per question, the
+full context being the question's whole history (every turn) rendered by `render_full_context`.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..errors import ValidationError
 from ..tokens import count_tokens
@@ -33,10 +36,18 @@ from .datasets import (
     load_locomo,
     load_longmemeval,
 )
-from .metrics import latency_summary, mean, mean_by_category, mean_rows, recall_all_at_k, score_at_ks, to_sessions
+from .metrics import (
+    latency_summary,
+    mean,
+    mean_by_category,
+    mean_rows,
+    recall_all_at_k,
+    score_at_ks,
+    to_sessions,
+)
 from .report import format_report
 
-__all__ = ["EvalSystem", "render_full_context", "run_locomo", "run_longmemeval", "format_report"]
+__all__ = ["EvalSystem", "format_report", "render_full_context", "run_locomo", "run_longmemeval"]
 
 Progress = Callable[[int, int], None]
 Ranked = list[frozenset[str]]
@@ -89,7 +100,9 @@ def _check_limit(limit: int | None) -> None:
 
 def _as_ranked(value: Any, where: str) -> Ranked:
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise ValidationError(f"{where}: expected a list of sets of turn ids, found {type(value).__name__}")
+        raise ValidationError(
+            f"{where}: expected a list of sets of turn ids, found {type(value).__name__}"
+        )
     out: Ranked = []
     for i, item in enumerate(value):
         if isinstance(item, (str, bytes)) or not hasattr(item, "__iter__"):
@@ -100,9 +113,15 @@ def _as_ranked(value: Any, where: str) -> Ranked:
 
 def _injected(system: EvalSystem, question: Question) -> tuple[Ranked, int]:
     value = system.injected(question)
-    if not isinstance(value, tuple) or len(value) != 2 or not isinstance(value[1], int) or value[1] < 0:
+    if (
+        not isinstance(value, tuple)
+        or len(value) != 2
+        or not isinstance(value[1], int)
+        or value[1] < 0
+    ):
         raise ValidationError(
-            f"injected({question.id}): expected (list of turn-id sets, token count >= 0), found {value!r}"
+            f"injected({question.id}): expected (list of turn-id sets, token count >= 0), "
+            f"found {value!r}"
         )
     return _as_ranked(value[0], f"injected({question.id})"), value[1]
 
@@ -120,7 +139,9 @@ def _session_lookup(conversation: Conversation) -> Callable[[str], str]:
     return lookup
 
 
-def _score_locomo(ranked: Ranked, q: Question, lookup: Callable[[str], str], ks: tuple[int, ...]) -> dict[str, float]:
+def _score_locomo(
+    ranked: Ranked, q: Question, lookup: Callable[[str], str], ks: tuple[int, ...]
+) -> dict[str, float]:
     return score_at_ks(ranked, frozenset(q.evidence), ks)
 
 
@@ -171,12 +192,19 @@ def _ingest(system: EvalSystem, conv: Conversation, user_only: bool, tally: _Tal
     written = system.ingest(conv, user_only=user_only)
     tally.ingest_seconds += time.perf_counter() - start
     if not isinstance(written, int) or isinstance(written, bool) or written < 0:
-        raise ValidationError(f"ingest({conv.id}): expected a count of items written >= 0, found {written!r}")
+        raise ValidationError(
+            f"ingest({conv.id}): expected a count of items written >= 0, found {written!r}"
+        )
     tally.items += written
 
 
-def _ask(system: EvalSystem, q: Question, ctx: tuple[Scorer, Callable[[str], str], tuple[int, ...]],
-         full_tokens: int, tally: _Tally) -> None:
+def _ask(
+    system: EvalSystem,
+    q: Question,
+    ctx: tuple[Scorer, Callable[[str], str], tuple[int, ...]],
+    full_tokens: int,
+    tally: _Tally,
+) -> None:
     scorer, lookup, ks = ctx
     start = time.perf_counter()
     raw = system.retrieve(q, ks[-1])
@@ -190,9 +218,17 @@ def _ask(system: EvalSystem, q: Question, ctx: tuple[Scorer, Callable[[str], str
     tally.full_tokens.append(full_tokens)
 
 
-def _run(system: EvalSystem, groups: list[tuple[Conversation, list[Question]]], *, dataset: str,
-         user_only: bool, scorer: Scorer, ks: Sequence[int], progress: Progress | None,
-         retriever: str | None) -> dict[str, Any]:
+def _run(
+    system: EvalSystem,
+    groups: list[tuple[Conversation, list[Question]]],
+    *,
+    dataset: str,
+    user_only: bool,
+    scorer: Scorer,
+    ks: Sequence[int],
+    progress: Progress | None,
+    retriever: str | None,
+) -> dict[str, Any]:
     ks_sorted = _check_ks(ks)
     tally = _Tally()
     total = sum(len(qs) for _, qs in groups)
@@ -210,9 +246,15 @@ def _run(system: EvalSystem, groups: list[tuple[Conversation, list[Question]]], 
     return tally.result(dataset, str(name))
 
 
-def run_locomo(system: EvalSystem, path: str | Path, *, limit: int | None = None,
-               ks: Sequence[int] = DEFAULT_KS, progress: Progress | None = None,
-               retriever: str | None = None) -> dict[str, Any]:
+def run_locomo(
+    system: EvalSystem,
+    path: str | Path,
+    *,
+    limit: int | None = None,
+    ks: Sequence[int] = DEFAULT_KS,
+    progress: Progress | None = None,
+    retriever: str | None = None,
+) -> dict[str, Any]:
     """Score `system` on a LoCoMo file: all turns ingested, keys "<metric>@<k>".
 
     `limit` keeps the first N scorable questions and ingests only the conversations they need.
@@ -224,13 +266,27 @@ def run_locomo(system: EvalSystem, path: str | Path, *, limit: int | None = None
         questions = questions[:limit]
     groups = [(c, [q for q in questions if q.conversation_id == c.id]) for c in conversations]
     groups = [(c, qs) for c, qs in groups if qs]
-    return _run(system, groups, dataset="locomo", user_only=False, scorer=_score_locomo, ks=ks,
-                progress=progress, retriever=retriever)
+    return _run(
+        system,
+        groups,
+        dataset="locomo",
+        user_only=False,
+        scorer=_score_locomo,
+        ks=ks,
+        progress=progress,
+        retriever=retriever,
+    )
 
 
-def run_longmemeval(system: EvalSystem, path: str | Path, *, limit: int | None = None,
-                    ks: Sequence[int] = DEFAULT_KS, progress: Progress | None = None,
-                    retriever: str | None = None) -> dict[str, Any]:
+def run_longmemeval(
+    system: EvalSystem,
+    path: str | Path,
+    *,
+    limit: int | None = None,
+    ks: Sequence[int] = DEFAULT_KS,
+    progress: Progress | None = None,
+    retriever: str | None = None,
+) -> dict[str, Any]:
     """Score `system` on a LongMemEval file: user turns only, keys "session.*" and "turn.*".
 
     Each question is its own haystack, so the system is reset and re-ingested per question.
@@ -241,5 +297,13 @@ def run_longmemeval(system: EvalSystem, path: str | Path, *, limit: int | None =
     if limit is not None:
         items = items[:limit]
     groups = [(conv, [q]) for conv, q in items]
-    return _run(system, groups, dataset="longmemeval", user_only=True, scorer=_score_longmemeval,
-                ks=ks, progress=progress, retriever=retriever)
+    return _run(
+        system,
+        groups,
+        dataset="longmemeval",
+        user_only=True,
+        scorer=_score_longmemeval,
+        ks=ks,
+        progress=progress,
+        retriever=retriever,
+    )

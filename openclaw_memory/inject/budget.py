@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from ..config import BudgetConfig
 from ..errors import ValidationError
@@ -65,7 +65,9 @@ def total_budget(cfg: BudgetConfig, request_tokens: int) -> int:
     of the model's window (seed 000 §4.2: 15-20%), and the third keeps the request itself (the
     prompt's own tokens, `request_tokens`) plus memory inside the window. Never negative.
     """
-    if isinstance(request_tokens, bool) or not isinstance(request_tokens, int) or request_tokens < 0:
+    if isinstance(request_tokens, bool) or not isinstance(request_tokens, int) or (
+        request_tokens < 0
+    ):
         raise ValidationError(
             f"request_tokens: expected a token count >= 0, found {request_tokens!r}"
         )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable
+from collections.abc import Callable
 
 OPEN_MARKER = "<memory-context>"
 CLOSE_MARKER = "</memory-context>"
@@ -28,8 +28,8 @@ _LOOKALIKE = {
 _BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
 _ROLES = r"system|assistant|user|developer|tool|human|ai|model|function|系统|助手|用户|人类"
-_ROLE_LINE = re.compile(rf"^[^\w<]*?({_ROLES})\s*[:：]", re.IGNORECASE)
-_HEADER_LINE = re.compile(r"^\s*(?:#{2,}\s*|#\s+)")
+_ROLE_LINE = re.compile(rf"^[^\w<]*?({_ROLES})[*_\s]*[:：]", re.IGNORECASE)
+_HEADER_LINE = re.compile(r"^\s*(?:#{2,}\s*|#(?:\s+|$))")
 _SPECIAL = re.compile(
     r"<\|[^<>]{0,40}?\|>(?:\s*(?:system|assistant|user|developer|tool)\b)?"
     r"|<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]"
@@ -38,7 +38,7 @@ _MARKER = re.compile(
     r"<\s*/?\s*memory[^a-z0-9]{0,3}context\s*>?|/?\s*memory[^a-z0-9]{0,3}context\s*>"
 )
 _CLOSED_TAG = re.compile(r"<(/?[a-z!?][^<>]{0,60}?)>")
-_OPEN_TAG = re.compile(r"<(?=/?[a-z!?])")
+_OPEN_TAG = re.compile(r"<(?=/?[a-z!?|])")
 _BRACKET = re.compile(r"[<>]")
 _FENCE = re.compile(r"`{3,}|~{3,}")
 

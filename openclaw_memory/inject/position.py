@@ -11,7 +11,8 @@ The input list and its dicts are never modified; a new list is returned.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import ValidationError
 
@@ -97,7 +98,9 @@ def inject(
     """
     validate_messages(messages)
     if position not in POSITIONS:
-        raise ValidationError(f"position: expected one of {', '.join(POSITIONS)}, found {position!r}")
+        raise ValidationError(
+            f"position: expected one of {', '.join(POSITIONS)}, found {position!r}"
+        )
     if position == "system_prefix":
         validate_system_prefix(system_prefix)
     if not isinstance(block, str):

@@ -10,7 +10,7 @@ instructions, and carries no field names or JSON (seed 000 §5.3). All memory te
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..clock import DAY, iso_date
 from ..errors import ValidationError
@@ -234,7 +234,7 @@ def block_overhead(*, lang: str, count: Callable[[str], int] = count_tokens) -> 
 def confirm_lines(
     records: Iterable[MemoryRecord], *, now: float, limit: int = 5
 ) -> tuple[str, ...]:
-    """Rendered lines of low-confidence memories to offer for confirmation (first limit, no repeats)."""
+    """Lines of low-confidence memories to offer for confirmation (the first limit, no repeats)."""
     seen: set[str] = set()
     lines: list[str] = []
     for record in records:

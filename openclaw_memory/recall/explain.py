@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..types import InjectionPlan, MemoryRecord, ScoredMemory
 
@@ -30,8 +31,8 @@ def display_width(text: str) -> int:
 
 def _clip(text: str, width: int) -> str:
     """One line of at most width columns, with an ellipsis when cut."""
-    text = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf"))
-    text = _SPACE.sub(" ", text).strip()
+    text = _SPACE.sub(" ", text)
+    text = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf")).strip()
     if display_width(text) <= width:
         return text
     out, used = [], 0
@@ -75,7 +76,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(display_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def fmt(cells: list[str]) -> str:
-        padded = [_pad(cell, w) for cell, w in zip(cells[:-1], widths)]
+        padded = [_pad(cell, w) for cell, w in zip(cells[:-1], widths, strict=False)]
         return "  ".join([*padded, cells[-1]]).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
@@ -124,7 +125,7 @@ def record_to_json(record: MemoryRecord) -> dict[str, Any]:
 
 
 def plan_to_json(plan: InjectionPlan) -> dict[str, Any]:
-    """A JSON-safe dict of the plan: scores rounded to 4 places, records reduced to their key fields."""
+    """A JSON-safe dict of the plan: scores rounded to 4 places, records cut to their key fields."""
     return {
         "query": plan.query,
         "position": plan.position,

@@ -56,11 +56,16 @@ def _field_name(loc: tuple[Any, ...]) -> str:
     return ".".join(parts) or "body"
 
 
+def _message(error: dict[str, Any]) -> str:
+    if error.get("type") == "string_pattern_mismatch":
+        return f"expected {m.ID_HINT}, found {error.get('input')!r}"
+    if error.get("type") == "extra_forbidden":
+        return "unknown field (not part of this request)"
+    return str(error.get("msg", "invalid"))
+
+
 def _validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
-    fields = [
-        {"field": _field_name(tuple(e.get("loc", ()))), "message": e.get("msg", "invalid")}
-        for e in errors
-    ]
+    fields = [{"field": _field_name(tuple(e.get("loc", ()))), "message": _message(e)} for e in errors]
     message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
     return {"error": "validation_error", "message": message, "fields": fields}
 

@@ -15,7 +15,7 @@ from ..clock import iso_time
 from ..types import InjectionPlan, MemoryRecord, Scope, ScoredMemory, WriteResult
 
 _ID = r"^[A-Za-z0-9_.:@+\-]{1,128}$"
-_ID_HINT = "1-128 characters of letters, digits or _.:@+-"
+ID_HINT = "1-128 characters of letters, digits or _.:@+-"
 
 
 class _Strict(BaseModel):
@@ -27,9 +27,9 @@ class _Strict(BaseModel):
 class ScopeIn(_Strict):
     """Who the call is for: user (required), agent, optional workspace."""
 
-    user_id: str = Field(pattern=_ID, description=_ID_HINT)
-    agent_id: str = Field(default="default", pattern=_ID, description=_ID_HINT)
-    workspace: Optional[str] = Field(default=None, pattern=_ID, description=_ID_HINT)
+    user_id: str = Field(pattern=_ID, description=ID_HINT)
+    agent_id: str = Field(default="default", pattern=_ID, description=ID_HINT)
+    workspace: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
     def to_scope(self) -> Scope:
         """The core Scope value."""
@@ -44,8 +44,8 @@ class MessageIn(_Strict):
     name: Optional[str] = Field(default=None, max_length=128)
 
 
-_SESSION = Field(pattern=_ID, description=_ID_HINT)
-_MESSAGES = Field(default_factory=list, max_length=2000)
+def _messages_field() -> Any:
+    return Field(default_factory=list, max_length=2000)
 
 
 class _Scoped(_Strict):
@@ -53,14 +53,14 @@ class _Scoped(_Strict):
 
 
 class _SessionScoped(_Scoped):
-    session_id: str = _SESSION
+    session_id: str = Field(pattern=_ID, description=ID_HINT)
 
 
 class RecallIn(_SessionScoped):
     """Body of POST /v1/recall (OpenClaw before_prompt_build)."""
 
     prompt: str = Field(max_length=200_000)
-    messages: list[MessageIn] = _MESSAGES
+    messages: list[MessageIn] = _messages_field()
 
 
 class CaptureIn(_SessionScoped):
@@ -93,7 +93,7 @@ class SessionEndIn(_SessionScoped):
 class CompactIn(_SessionScoped):
     """Body of POST /v1/session/compact (OpenClaw before_compaction)."""
 
-    messages: list[MessageIn] = _MESSAGES
+    messages: list[MessageIn] = _messages_field()
 
 
 class SearchIn(_Scoped):
@@ -115,7 +115,7 @@ class RememberIn(_Scoped):
     text: str = Field(min_length=1, max_length=20_000)
     type: Optional[str] = Field(default=None, max_length=32)
     subject: Optional[str] = Field(default=None, max_length=500)
-    session_id: Optional[str] = Field(default=None, pattern=_ID, description=_ID_HINT)
+    session_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
 
 class ForgetIn(_Scoped):

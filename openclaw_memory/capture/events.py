@@ -1,0 +1,74 @@
+"""Captured events -> candidate memories, without any LLM.
+
+- tool events (the `save` hook): an event memory with tool, arguments, outcome, files touched;
+- process events (seed 000 §2.2): a task's status changed -> the task fact is updated, and a
+  blocked task also leaves a warning event, bound to the process node, not to model output;
+- turns: the episodic log, one verbatim unit per utterance (secrets already removed).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..tokens import truncate_tokens
+from ..types import Candidate, Channel, MemoryType
+
+FINAL_STATUSES = frozenset({"completed", "done", "blocked", "cancelled", "canceled", "failed", "merged"})
+
+
+@dataclass(frozen=True)
+class ToolEvent:
+    tool: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    outcome: str = ""
+    ok: bool = True
+    files: tuple[str, ...] = ()
+    duration_ms: float | None = None
+
+
+def _one_line(text: str, tokens: int) -> str:
+    return truncate_tokens(" ".join(str(text).split()), tokens)
+
+
+def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Candidate:
+    verdict = "succeeded" if event.ok else "failed"
+    head = f"tool {event.tool} {verdict}"
+    outcome = _one_line(event.outcome, 60)
+    summary = f"{head}: {outcome}" if outcome else head
+    args = json.dumps(dict(event.arguments), ensure_ascii=False, sort_keys=True, default=str)
+    detail_parts = [f"arguments: {_one_line(args, 200)}"]
+    if event.files:
+        detail_parts.append("files: " + ", ".join(event.files[:50]))
+    if event.duration_ms is not None:
+        detail_parts.append(f"duration: {event.duration_ms:.0f} ms")
+    importance = 0.4 + (0.2 if not event.ok else 0.0) + (0.15 if event.files else 0.0)
+    return Candidate(
+        type=MemoryType.EVENT, summary=summary, subject=f"tool/{event.tool}", detail="\n".join(detail_parts),
+        tags=("tool", "error" if not event.ok else "ok"), entities=tuple(event.files[:20]),
+        importance=importance, confidence=1.0, channel=Channel.TOOL,
+        turn_ids=(turn_id,) if turn_id else (),
+    )
+
+
+def process_event_candidates(subject: str, status: str, summary: str = "", *, reason: str = "",
+                             importance: float = 0.7) -> list[Candidate]:
+    """A task's status changed: update the task fact; a blocked task also leaves a warning event."""
+    status = status.strip().lower()
+    text = f"{summary} ({status})" if summary else f"status {status}"
+    out = [Candidate(type=MemoryType.TASK, subject=subject, summary=text, tags=("process", status),
+                     importance=importance, confidence=1.0, channel=Channel.TOOL,
+                     ttl_seconds=None if status not in FINAL_STATUSES else None)]
+    if status == "blocked":
+        out.append(Candidate(type=MemoryType.EVENT, subject=subject, summary=f"{subject} blocked: {reason or summary}",
+                             tags=("process", "warning"), importance=0.8, confidence=1.0, channel=Channel.TOOL))
+    return out
+
+
+def episode_candidate(text: str, *, speaker: str, turn_id: str | None, max_tokens: int = 300) -> Candidate:
+    return Candidate(
+        type=MemoryType.EPISODE, summary=truncate_tokens(text.strip(), max_tokens), subject=None,
+        tags=(speaker,), importance=0.3, confidence=1.0, channel=Channel.IMPLICIT,
+        turn_ids=(turn_id,) if turn_id else (), entities=(speaker,) if speaker not in ("user", "assistant") else (),
+    )

@@ -1,0 +1,48 @@
+"""Sessions: opened by the `new` hook, ended by the `summary` hook, kept in SQLite."""
+
+from __future__ import annotations
+
+from ..clock import Clock
+from ..store.db import Database
+from ..types import Scope
+
+
+class Sessions:
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self.db, self.clock = db, clock
+
+    def open(self, scope: Scope, session_id: str) -> bool:
+        """Open or continue a session; True when it is new (the `context` hook then runs)."""
+        now = self.clock.now()
+        with self.db.write() as db:
+            row = db.execute(
+                "SELECT ended_at FROM sessions WHERE user_id = ? AND agent_id = ? AND id = ?",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO sessions(id, user_id, agent_id, started_at, last_active_at) VALUES (?, ?, ?, ?, ?)",
+                    (session_id, scope.user_id, scope.agent_id, now, now),
+                )
+                return True
+            db.execute(
+                "UPDATE sessions SET last_active_at = ?, ended_at = NULL WHERE user_id = ? AND agent_id = ? AND id = ?",
+                (now, scope.user_id, scope.agent_id, session_id),
+            )
+            return False
+
+    def end(self, scope: Scope, session_id: str, reason: str, summary_id: str | None) -> None:
+        with self.db.write() as db:
+            db.execute(
+                "UPDATE sessions SET ended_at = ?, end_reason = ?, summary_id = COALESCE(?, summary_id) "
+                "WHERE user_id = ? AND agent_id = ? AND id = ?",
+                (self.clock.now(), reason, summary_id, scope.user_id, scope.agent_id, session_id),
+            )
+
+    def is_open(self, scope: Scope, session_id: str) -> bool:
+        with self.db.read() as db:
+            row = db.execute(
+                "SELECT ended_at FROM sessions WHERE user_id = ? AND agent_id = ? AND id = ?",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchone()
+        return row is not None and row[0] is None

@@ -1,0 +1,101 @@
+"""Short-term memory: each session's sliding window, bounded by tokens, persisted in SQLite.
+
+Eviction drops the oldest messages until the window fits `max_tokens` and `window_size` (seed 002
+§2.1: by tokens, not by count alone). Messages leave the window but stay in the table, so a
+summary can cite them and a restarted process restores the window as it was.
+"""
+
+from __future__ import annotations
+
+from ..clock import Clock
+from ..config import ShortTermConfig
+from ..store.db import Database
+from ..tokens import count_tokens
+from ..types import Scope
+
+SUMMARY_ROLE = "summary"
+
+
+class ShortTermMemory:
+    def __init__(self, db: Database, cfg: ShortTermConfig, clock: Clock) -> None:
+        self.db, self.cfg, self.clock = db, cfg, clock
+
+    def add(self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None = None) -> int:
+        """Append a message, evict the oldest past the budgets; return the window's token count."""
+        tokens = count_tokens(content)
+        with self.db.write() as db:
+            db.execute(
+                "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, scope.user_id, scope.agent_id, role, content, tokens, turn_id, self.clock.now()),
+            )
+            self._evict(db, scope, session_id)
+        return self.tokens(scope, session_id)
+
+    def _evict(self, db, scope: Scope, session_id: str) -> None:
+        rows = db.execute(
+            "SELECT seq, tokens FROM messages WHERE user_id = ? AND agent_id = ? AND session_id = ? "
+            "AND in_window = 1 ORDER BY seq",
+            (scope.user_id, scope.agent_id, session_id),
+        ).fetchall()
+        total = sum(r["tokens"] for r in rows)
+        count = len(rows)
+        evict = []
+        for r in rows[:-1]:  # the newest message always stays
+            if total <= self.cfg.max_tokens and count <= self.cfg.window_size:
+                break
+            evict.append(r["seq"])
+            total -= r["tokens"]
+            count -= 1
+        if evict:
+            db.execute(f"UPDATE messages SET in_window = 0 WHERE seq IN ({','.join('?' * len(evict))})", evict)
+
+    def window(self, scope: Scope, session_id: str, max_tokens: int | None = None) -> list[dict]:
+        """The window's messages, oldest first; with max_tokens, only the newest that fit."""
+        with self.db.read() as db:
+            rows = db.execute(
+                "SELECT role, content, tokens, turn_id FROM messages WHERE user_id = ? AND agent_id = ? "
+                "AND session_id = ? AND in_window = 1 ORDER BY seq",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchall()
+        out, used = [], 0
+        for r in reversed(rows):
+            if max_tokens is not None and used + r["tokens"] > max_tokens:
+                break
+            used += r["tokens"]
+            out.append({"role": r["role"], "content": r["content"], "turn_id": r["turn_id"]})
+        return list(reversed(out))
+
+    def tokens(self, scope: Scope, session_id: str) -> int:
+        with self.db.read() as db:
+            row = db.execute(
+                "SELECT COALESCE(SUM(tokens), 0) FROM messages WHERE user_id = ? AND agent_id = ? "
+                "AND session_id = ? AND in_window = 1",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchone()
+        return int(row[0])
+
+    def over_threshold(self, scope: Scope, session_id: str) -> bool:
+        return self.tokens(scope, session_id) > self.cfg.summary_threshold
+
+    def replace_with_summary(self, scope: Scope, session_id: str, summary: str) -> None:
+        """The window becomes one summary message (seed 002 §2.2)."""
+        with self.db.write() as db:
+            db.execute(
+                "UPDATE messages SET in_window = 0 WHERE user_id = ? AND agent_id = ? AND session_id = ?",
+                (scope.user_id, scope.agent_id, session_id),
+            )
+            db.execute(
+                "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
+                (session_id, scope.user_id, scope.agent_id, SUMMARY_ROLE, summary, count_tokens(summary), self.clock.now()),
+            )
+
+    def captured_turn_ids(self, scope: Scope, session_id: str) -> set[str]:
+        with self.db.read() as db:
+            rows = db.execute(
+                "SELECT DISTINCT turn_id FROM messages WHERE user_id = ? AND agent_id = ? AND session_id = ? "
+                "AND turn_id IS NOT NULL",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchall()
+        return {r[0] for r in rows}

@@ -1,0 +1,192 @@
+"""`openclaw-memory`: a thin shell over the library. Each command parses, calls, prints."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from .config import load_config
+from .errors import OpenClawMemoryError
+from .types import Scope
+
+
+def _scope(args: argparse.Namespace) -> Scope:
+    return Scope(args.user, args.agent, getattr(args, "workspace", None))
+
+
+def _add_scope(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--user", required=True, help="user id whose memories to use")
+    p.add_argument("--agent", default="default", help="agent id (default: default)")
+    p.add_argument("--workspace", default=None, help="optional workspace/project")
+
+
+def cmd_search(args: argparse.Namespace, config) -> int:
+    from .factory import build_middleware
+    from .recall.explain import explain_table, plan_to_json
+
+    mw = build_middleware(config)
+    try:
+        plan = mw.recall(_scope(args), args.session, args.query, (), deep=args.deep)
+    finally:
+        mw.close()
+    if args.json:
+        print(json.dumps(plan_to_json(plan), ensure_ascii=False, indent=2))
+    elif args.explain:
+        print(explain_table(plan))
+        print()
+        print(plan.block or "(nothing would be injected)")
+    else:
+        kept = [c for c in plan.candidates if c.kept]
+        for c in kept:
+            print(f"{c.rank:>3}  {c.score:.3f}  {c.record.id}  [{c.record.type.value}] {c.record.summary}")
+        if not kept:
+            print("no memory matched")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, config) -> int:
+    from .engine import MemoryEngine
+    from .recall.explain import record_to_json
+
+    engine = MemoryEngine.open(config, background=False)
+    try:
+        where, qargs = ("status = ?", [args.status]) if args.status != "all" else ("1", [])
+        if args.type:
+            where += " AND type = ?"
+            qargs.append(args.type)
+        rows = engine.find(_scope(args), where=where, args=qargs, limit=args.limit)
+    finally:
+        engine.close()
+    if args.json:
+        print(json.dumps([record_to_json(r) for r in rows], ensure_ascii=False, indent=2))
+    for r in rows if not args.json else ():
+        subject = f" {r.subject}:" if r.subject else ""
+        print(f"{r.id}  {r.status.value:<8} v{r.version} [{r.type.value}]{subject} {r.summary}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, config) -> int:
+    from .engine import MemoryEngine
+    from .recall.explain import record_to_json
+
+    engine = MemoryEngine.open(config, background=False)
+    try:
+        scope = _scope(args)
+        chain = [record_to_json(r) for r in engine.chain(scope, args.id)]
+        out = {"record": chain[0], "replaced": chain[1:], "versions": engine.versions(scope, args.id),
+               "audit": engine.audit_log(scope, args.id)}
+    finally:
+        engine.close()
+    print(json.dumps(out, ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_remember(args: argparse.Namespace, config) -> int:
+    from .factory import build_middleware
+
+    mw = build_middleware(config)
+    try:
+        res = mw.remember(_scope(args), args.text, type=args.type, subject=args.subject)
+    finally:
+        mw.close()
+    print(f"{res.action}: {res.record.id if res.record else ''} ({res.reason})")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace, config) -> int:
+    from .factory import build_middleware
+
+    mw = build_middleware(config)
+    try:
+        ids = mw.forget(_scope(args), memory_id=args.id, query=args.query)
+    finally:
+        mw.close()
+    print("deactivated: " + (", ".join(ids) if ids else "nothing matched"))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, config) -> int:
+    from .demo import run_demo
+
+    return run_demo(config, data_dir=args.data_dir)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="openclaw-memory", description="Long-term memory for OpenClaw agents.")
+    parser.add_argument("--config", default=None, help="project YAML overriding config/memory_config.yaml")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("search", help="recall memories for a query, as before_request would")
+    _add_scope(p)
+    p.add_argument("query")
+    p.add_argument("--session", default="cli", help="session id (default: cli)")
+    p.add_argument("--explain", action="store_true", help="print every candidate's scores and fate as a table")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.add_argument("--deep", action="store_true", help="level 3: search the cold archive too")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("list", help="list a user's memories")
+    _add_scope(p)
+    p.add_argument("--status", default="active", choices=["active", "inactive", "archived", "all"])
+    p.add_argument("--type", default=None, help="only this memory type")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("show", help="one memory with its version chain and audit trail (JSON)")
+    _add_scope(p)
+    p.add_argument("id")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("remember", help="store an explicit memory")
+    _add_scope(p)
+    p.add_argument("text")
+    p.add_argument("--type", default=None)
+    p.add_argument("--subject", default=None)
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("forget", help="deactivate a memory (kept for audit; see purge for deletion)")
+    _add_scope(p)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--id")
+    g.add_argument("--query")
+    p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("demo", help="run a scripted two-session conversation and show what is recalled")
+    p.add_argument("--data-dir", default=None, help="where to keep the demo store (default: a temp dir)")
+    p.set_defaults(func=cmd_demo)
+
+    _optional_parsers(sub)
+    return parser
+
+
+def _optional_parsers(sub) -> None:
+    """Commands whose modules live in their own packages (maintenance, service, evaluation)."""
+    from .maintain.cli import add_parsers as add_maintain
+
+    add_maintain(sub)
+    from .service.server import add_openclaw_parser, add_serve_parser
+
+    add_serve_parser(sub)
+    add_openclaw_parser(sub)
+    from .evaluate.cli import add_parsers as add_eval
+
+    add_eval(sub)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        config = load_config(args.config)
+        return int(args.func(args, config) or 0)
+    except OpenClawMemoryError as exc:
+        print(f"openclaw-memory: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

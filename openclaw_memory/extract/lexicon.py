@@ -1,0 +1,165 @@
+"""Word lists and subject keys shared by the rule chain.
+
+A subject key names a slot, so a restated or changed value lands on the same key and
+consolidation updates it instead of storing a second copy: `drink` for "I prefer tea" and
+"I prefer coffee", `pref/科幻电影` for both 我喜欢科幻电影 and 我不喜欢科幻电影.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import threading
+
+_lock = threading.Lock()
+
+DRINKS_ZH = frozenset(
+    """咖啡 茶 奶茶 可乐 果汁 啤酒 红酒 白酒 葡萄酒 酒 牛奶 豆浆 拿铁 美式 卡布奇诺 摩卡 绿茶 红茶 乌龙
+    乌龙茶 抹茶 普洱 龙井 气泡水 苏打水 柠檬水 饮料 矿泉水 热水 冰水 酸奶 咖啡因 黑咖啡 冰美式""".split()
+)
+DRINKS_EN = frozenset(
+    """coffee tea latte espresso cappuccino americano mocha beer wine milk juice soda cola coke
+    water lemonade smoothie whisky whiskey matcha sake liquor alcohol""".split()
+)
+FOODS_ZH = frozenset(
+    """辣 辣的 川菜 湘菜 粤菜 火锅 寿司 披萨 汉堡 面 面条 米饭 饺子 海鲜 甜食 甜点 蛋糕 肉 牛肉 猪肉 鸡肉
+    羊肉 鱼 素食 素 蔬菜 水果 香菜 大蒜 葱 姜 巧克力 冰淇淋 零食 烧烤 麻辣烫 面包 牛排 沙拉 榴莲 臭豆腐
+    辣椒 西餐 中餐 日料 快餐 甜品 鸡蛋 豆腐""".split()
+)
+FOODS_EN = frozenset(
+    """spicy sushi pizza burger noodle rice dumpling seafood dessert sweet cake meat beef pork
+    chicken lamb fish vegetable fruit cilantro garlic onion chocolate snack pasta salad steak
+    curry bread cheese egg tofu durian barbecue bbq""".split()
+)
+_GENERIC_HEADS = frozenset("东西 事情 事 感觉 方式 类型 样子 时候 地方 thing things stuff".split())
+_ZH_VERBS = ("喝", "吃", "看", "听", "玩", "用", "读", "打", "去", "穿", "做", "逛", "养", "学")
+_EN_LEAD = re.compile(
+    r"^(?:(?:to|the|a|an|my|some|any|more|most|very|really|lots of|a lot of|all|kinds of|"
+    r"drinking|eating|watching|reading|playing|listening to|using|having|doing|going to|"
+    r"drink|eat|watch|read|play|listen to|use|have|do|go)\s+)+"
+)
+_EN_CUT = re.compile(
+    r"\s+(?:with|on|in|at|when|because|if|over|than|to|instead|rather|and|but|for|during|"
+    r"from|before|after|while|since|so|as|not|a lot|very much|so much|too|more|better|"
+    r"the most|lately|anymore|these days|at all)\b.*$"
+)
+_ZH_TRAIL = re.compile(r"(?:了|的|啊|呀|哦|吧|呢|啦|一点|一些|多了)+$")
+
+
+@functools.lru_cache(maxsize=1)
+def _posseg():
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(logging.WARNING)
+    with _lock:
+        jieba.posseg.dt.initialize()  # bundled dictionary, no network
+    return jieba.posseg
+
+
+_IE_PLURALS = frozenset(
+    "movies cookies zombies selfies brownies smoothies rookies pies ties lies calories hoodies".split()
+)
+
+
+def singular(word: str) -> str:
+    """A rough English singular: movies -> movie, stories -> story, peanuts -> peanut."""
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")) or word in ("series", "species"):
+        return word
+    if word in _IE_PLURALS:
+        return word[:-1]
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "oes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
+
+
+def strip_zh_verb(obj: str) -> tuple[str, str]:
+    """Split a leading activity verb off a Chinese object: 喝咖啡 -> ("喝", "咖啡")."""
+    for verb in _ZH_VERBS:
+        if obj.startswith(verb) and len(obj) > len(verb):
+            return verb, obj[len(verb) :]
+    return "", obj
+
+
+def _zh_category(verb: str, rest: str) -> str | None:
+    if verb == "喝":
+        return "drink"
+    if verb == "吃":
+        return "food"
+    tokens = [w.word for w in _posseg().lcut(rest)]
+    for tok in tokens + [rest]:
+        if tok in DRINKS_ZH or any(tok.endswith(d) for d in DRINKS_ZH if len(d) > 1):
+            return "drink"
+        if tok in FOODS_ZH:
+            return "food"
+    return None
+
+
+def zh_head(text: str) -> str:
+    """The trailing noun compound of a Chinese phrase, by jieba part of speech."""
+    text = _ZH_TRAIL.sub("", text.strip())
+    pairs = _posseg().lcut(text)
+    run: list[str] = []
+    for pair in reversed(pairs):
+        is_noun = pair.flag.startswith("n") or pair.flag in ("vn", "eng", "nz")
+        if is_noun:
+            run.insert(0, pair.word)
+        elif run:
+            break
+    head = "".join(run[-2:])
+    if not head or head in _GENERIC_HEADS:
+        head = text
+    return head[:12]
+
+
+def en_head(text: str) -> str:
+    """The object noun of an English phrase: "watching sci-fi movies a lot" -> "sci-fi movie"."""
+    text = re.sub(r"[^\w\s'\-]", " ", text.lower()).strip()
+    text = _EN_CUT.sub("", text)
+    text = _EN_LEAD.sub("", text).strip()
+    words = [singular(w) for w in text.split()][-2:]
+    if words and words[-1] in _GENERIC_HEADS:
+        words = [singular(w) for w in text.split()][-3:]
+    return " ".join(words)[:40]
+
+
+def _en_category(text: str) -> str | None:
+    low = text.lower()
+    if re.match(r"^(?:to\s+)?drink(?:ing)?\b", low):
+        return "drink"
+    if re.match(r"^(?:to\s+)?eat(?:ing)?\b", low):
+        return "food"
+    words = {singular(w) for w in re.findall(r"[a-z]+", _EN_CUT.sub("", low))}
+    if words & DRINKS_EN:
+        return "drink"
+    if words & FOODS_EN:
+        return "food"
+    return None
+
+
+def object_subject(obj: str, cjk: bool) -> tuple[str, str]:
+    """(subject key, head word) for a liked or disliked object.
+
+    Food and drink collapse to one slot each (`drink`, `food`); anything else becomes
+    `pref/<head noun>`, so a like and a later dislike of the same thing share the key.
+    """
+    if cjk:
+        obj = re.split(r"而不是|而非|胜过|多过|多于|比较多", obj)[0]
+        verb, rest = strip_zh_verb(_ZH_TRAIL.sub("", obj.strip()))
+        head = zh_head(rest) if rest else obj
+        category = _zh_category(verb, rest)
+    else:
+        head = en_head(obj)
+        category = _en_category(obj)
+    if category:
+        return category, head
+    return f"pref/{head}", head
+
+
+def normalize_subject(subject: str) -> str:
+    """Lower-case, single-spaced, without surrounding punctuation; at most 64 characters."""
+    s = re.sub(r"\s+", " ", subject.strip().lower())
+    return s.strip(" .,;:!?，。；：！？\"'")[:64]

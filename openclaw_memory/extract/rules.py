@@ -1,0 +1,218 @@
+"""The offline rule chain: explicit commands, standing rules, preferences and profile facts.
+
+Reading order for one turn: strip secrets and `<private>` spans from the user side, skip
+contentless turns, split into sentences, then per sentence recognise a command (忘掉/forget,
+记住/remember, 以后/from now on) and classify each clause of what remains into a slot
+(see `slots.py`). Only the user side is read; the assistant's words are never curated.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from ..clock import Clock
+from ..text import has_cjk
+from ..types import Candidate, Channel, MemoryType, Turn
+from .filter import is_contentless
+from .importance import importance_for
+from .lexicon import en_head, zh_head
+from .secrets import SecretFilter
+from .slots import Slot, classify, third_person
+
+_I = re.IGNORECASE
+_LEAD = re.compile(
+    r"^(?:(?:对了|另外|还有|而且|并且|然后|其实|顺便说一下|顺便|那么|那)[，,\s]*|"
+    r"(?:嗯|哦|好的|好|ok|okay|oh|well|also|and|but|so|anyway|actually|plus|btw|by the way)[，,\s]+)+",
+    _I,
+)
+_HEDGE = re.compile(
+    r"可能|好像|也许|大概|或许|似乎|说不定|不确定|不一定|\b(?:maybe|perhaps|probably|might|i guess|"
+    r"i think|not sure|kind of|sort of)\b",
+    _I,
+)
+_FORGET = (
+    re.compile(
+        r"^(?:请|麻烦)?(?:你)?(?:帮我)?(?:忘掉|忘记|删除记忆|删掉记忆|删除关于|删掉关于|不要再记得|别再记着|"
+        r"从记忆(?:中|里)删除)[：:，,\s]*(?:关于)?(?P<what>.+)$"
+    ),
+    re.compile(r"^(?:请)?(?:把|将)(?P<what>.+?)(?:忘掉|忘了|忘记|从记忆(?:中|里)删(?:除|掉))(?:吧)?$"),
+    re.compile(r"^(?:请)?删(?:除|掉)(?P<what>.+?)(?:这条|那条|的)?记忆$"),
+    re.compile(
+        r"^(?:please\s+)?forget\s+(?:that\s+|about\s+|what i said about\s+|the fact that\s+)?(?P<what>.+)$", _I
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?:delete|erase|remove)\s+(?:the\s+memory\s+(?:about|that)\s+)?(?P<what>.+?)"
+        r"(?:\s+from\s+(?:your\s+)?memory)?$",
+        _I,
+    ),
+)
+_REMEMBER = (
+    re.compile(
+        r"^(?:请|麻烦)?(?:你)?(?:帮我)?(?:一定|务必)?(?:要)?(?:记住|记一下|记下|记好|记着|牢记|别忘了|不要忘了|"
+        r"不要忘记|千万别忘了)(?!了|吗)[：:，,\s]*(?P<what>.+)$"
+    ),
+    re.compile(
+        r"^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget|make a note)"
+        r"(?:\s+that|\s*[:,])?\s+(?P<what>.+)$",
+        _I,
+    ),
+)
+_STANDING = (
+    re.compile(r"^(?:从现在(?:开始|起)|从今(?:以后|往后|天起)|以后|今后|往后)[都也就请]*[，,\s]*(?P<what>.+)$"),
+    re.compile(r"^(?:from now on|going forward|in the future|henceforth|from here on)[,\s]*(?P<what>.+)$", _I),
+    re.compile(r"^(?P<what>.+?)[,\s]*(?:from now on|going forward|in the future)[.!]?$", _I),
+)
+_DIRECTIVE = re.compile(
+    r"请|要|都|每次|一律|总是|记得|先|叫我|称呼我|给我|帮我|用|不要|别|\b(?:please|always|use|call me|answer|"
+    r"reply|respond|write|give|show|send|include|start|end|keep|put|avoid|remind)\b",
+    _I,
+)
+_NOT_A_TARGET = re.compile(r"^(?:it|that|this|about it|everything|all|吧|了)$", _I)
+#: "forget my address": slot nouns a forget command can name without restating the value.
+_SLOT_NOUNS = (
+    (re.compile(r"名字|姓名|\bname\b", _I), MemoryType.PROFILE, "name"),
+    (re.compile(r"住址|地址|住处|住在哪|\b(?:address|where i live)\b", _I), MemoryType.PROFILE, "location"),
+    (re.compile(r"公司|单位|雇主|\b(?:employer|company)\b", _I), MemoryType.PROFILE, "employer"),
+    (re.compile(r"职业|\b(?:job|occupation)\b", _I), MemoryType.PROFILE, "job"),
+    (re.compile(r"生日|\bbirthday\b", _I), MemoryType.PROFILE, "birthday"),
+    (re.compile(r"回复语言|\breply language\b", _I), MemoryType.PREFERENCE, "reply_language"),
+)
+_MY_KEY = (
+    re.compile(r"^我的(?P<k>[^，,。是]{1,10})是(?P<v>.+)$"),
+    re.compile(r"^my (?P<k>[\w\s\-]{1,30}?) (?:is|are) (?P<v>.+)$", _I),
+)
+
+
+def _sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[。！？!?；;\n])|(?<=\.)\s+", text)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+def _clauses(text: str) -> list[str]:
+    return [c for c in (_LEAD.sub("", p.strip()) for p in re.split(r"[，,]", text)) if c]
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith(("?", "？", "吗", "么"))
+
+
+class RuleExtractor:
+    """Offline extraction by Chinese and English rules (`Extractor` protocol)."""
+
+    def __init__(self, clock: Clock, secrets: SecretFilter | None = None) -> None:
+        self._clock = clock  # the rules read no time today; kept so every chain shares one signature
+        self._secrets = secrets or SecretFilter()
+
+    def extract(self, turn: Turn) -> list[Candidate]:
+        """Candidates from the user side of the turn: [] for contentless or secret-only turns."""
+        text = self._secrets.strip(turn.user)
+        if not text or is_contentless(text):
+            return []
+        turn_ids = (turn.turn_id,) if turn.turn_id else ()
+        out: list[Candidate] = []
+        for sentence in _sentences(text):
+            out.extend(self._sentence(_LEAD.sub("", sentence), turn_ids))
+        return _dedupe(out)
+
+    def _sentence(self, sentence: str, turn_ids: tuple[str, ...]) -> list[Candidate]:
+        if _is_question(sentence):
+            return []
+        body = sentence.rstrip("。！!；;.～~ ")
+        hedged = bool(_HEDGE.search(body))
+        for regex in _FORGET:
+            m = regex.match(body)
+            if m and not _NOT_A_TARGET.match(m.group("what").strip()):
+                return [self._forget(m.group("what"), turn_ids)]
+        for regex in _REMEMBER:
+            m = regex.match(body)
+            if m:
+                return self._explicit(m.group("what"), turn_ids, hedged)
+        for regex in _STANDING:
+            m = regex.match(body)
+            if m:
+                return self._standing(m.group("what"), turn_ids, hedged)
+        slots = [s for s in map(classify, _clauses(body)) if s]
+        conf = 0.4 if hedged else None
+        return [_candidate(s, Channel.IMPLICIT, conf or s.confidence, turn_ids) for s in slots]
+
+    def _forget(self, what: str, turn_ids: tuple[str, ...]) -> Candidate:
+        what = what.strip(" 。.!！")
+        slots = [s for s in map(classify, _clauses(what)) if s]
+        if slots:
+            kind, subject, summary = slots[0].type, slots[0].subject, slots[0].summary
+        else:
+            kind, subject, summary = _slot_noun(what)
+            summary = summary or third_person(what, has_cjk(what))
+        return Candidate(
+            type=kind, summary=summary, subject=subject, detail=what, forget=True,
+            channel=Channel.EXPLICIT, confidence=0.95, turn_ids=turn_ids,
+            importance=importance_for(kind, Channel.EXPLICIT),
+        )
+
+    def _explicit(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
+        conf = 0.6 if hedged else 0.95
+        slots = [s for s in (classify(c, standing=True) for c in _clauses(what)) if s]
+        if slots:
+            return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
+        what = what.strip(" 。.!！")
+        if len(what) < 2 or is_contentless(what):
+            return []
+        return [_candidate(_free_fact(what), Channel.EXPLICIT, conf, turn_ids)]
+
+    def _standing(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
+        conf = 0.4 if hedged else 0.9
+        slots = [s for s in (classify(c, standing=True) for c in _clauses(what)) if s]
+        if not slots and _DIRECTIVE.search(what) and not is_contentless(what):
+            cjk = has_cjk(what)
+            summary = ("用户要求：{}" if cjk else "The user asked: {}").format(third_person(what, cjk))
+            head = classify_head(what, cjk)
+            slots = [Slot(MemoryType.PREFERENCE, f"rule/{head}", summary, ("standing_rule",), (head,))]
+        return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
+
+
+def classify_head(text: str, cjk: bool) -> str:
+    """A short key word for a free-form rule: its head noun."""
+    return (zh_head(text) if cjk else en_head(text)) or text[:12]
+
+
+def _slot_noun(what: str) -> tuple[MemoryType, str | None, str | None]:
+    for regex, kind, subject in _SLOT_NOUNS:
+        if regex.search(what):
+            return kind, subject, None
+    return MemoryType.FACT, None, None
+
+
+def _free_fact(what: str) -> Slot:
+    """An explicit "remember X" that names no known slot: a fact, keyed by "my X is" if present."""
+    cjk = has_cjk(what)
+    subject = ""
+    for regex in _MY_KEY:
+        m = regex.match(what)
+        if m:
+            subject = "fact/" + m.group("k").strip().lower()
+            break
+    return Slot(MemoryType.FACT, subject, third_person(what, cjk), (), (), 0.95)
+
+
+def _candidate(slot: Slot, channel: Channel, confidence: float, turn_ids: tuple[str, ...]) -> Candidate:
+    return Candidate(
+        type=slot.type,
+        summary=slot.summary,
+        subject=slot.subject or None,
+        tags=slot.tags,
+        entities=tuple(e for e in slot.entities if e),
+        importance=importance_for(slot.type, channel, slot.tags, confidence),
+        confidence=confidence,
+        channel=channel,
+        turn_ids=turn_ids,
+    )
+
+
+def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """One candidate per subject (the last statement in the turn wins); free facts by summary."""
+    by_key: dict[tuple[str, bool], Candidate] = {}
+    for c in candidates:
+        by_key.pop((c.subject or c.summary, c.forget), None)
+        by_key[(c.subject or c.summary, c.forget)] = c
+    return list(by_key.values())

@@ -1,0 +1,54 @@
+"""Periodic cleanup (seed 002 §4.3): memories nobody used for a long time and that matter little
+are deleted for real, vectors included, so no orphan vector is left behind.
+
+A record qualifies when all of these hold:
+- live (active or archived); inactive records are the audit trail of forget and supersession;
+- unused for `cleanup_unused_days`: its last access, or its last content update if never accessed;
+- importance <= `cleanup_max_importance`;
+- not a profile record, not an explicit user command, not a summary.
+
+Summaries are kept whatever their age. The seed keeps only weekly rollups of summaries older than
+`summary_keep_days`; rolling them up is not built yet (TODO), so nothing is lost meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..clock import DAY
+from ..store import records as rec
+from ..types import Scope
+from .common import WRITER, partition
+
+if TYPE_CHECKING:
+    from ..engine import MemoryEngine
+
+_BATCH = 500
+_WHERE = (
+    "status IN ('active', 'archived') AND type NOT IN ('profile', 'summary') AND channel != 'explicit' "
+    "AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?"
+)
+
+
+def cleanup(engine: "MemoryEngine", scope: Scope) -> int:
+    """Delete the unused, unimportant records of scope's partition; return how many."""
+    f = engine.config.forgetting
+    part = partition(scope)
+    now = engine.clock.now()
+    cutoff = now - f.cleanup_unused_days * DAY
+    reason = (f"unused for {f.cleanup_unused_days:g} days and importance <= "
+              f"{f.cleanup_max_importance:g}")
+    done = 0
+    while True:
+        with engine.db.write() as db:
+            victims = rec.query(db, part, where=_WHERE, args=(f.cleanup_max_importance, cutoff),
+                                order="rid ASC", limit=_BATCH)
+            rec.delete_records(db, part, [r.id for r in victims])  # queues the vector deletes
+            for r in victims:
+                rec.audit(db, part, r.id, "delete", reason, now, None, WRITER)
+        done += len(victims)
+        if len(victims) < _BATCH:
+            break
+    if done:
+        engine.indexer.notify()
+    return done

@@ -1,0 +1,163 @@
+"""CLI commands for maintenance: reindex, doctor, maintain, purge.
+
+A thin shell: each handler opens what it needs, calls the library function and prints the result
+(readable text, or JSON with --json). `add_parsers(subparsers)` registers them; each handler is
+`func(args, config) -> exit code`, stored with set_defaults(func=...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable, TextIO
+
+from ..config import MemoryConfig
+from ..errors import OpenClawMemoryError
+from ..types import Scope
+
+Handler = Callable[[argparse.Namespace, MemoryConfig], int]
+
+
+def add_parsers(subparsers: Any) -> None:
+    """Register reindex, doctor, maintain and purge on an argparse subparsers object."""
+    p = subparsers.add_parser("reindex", help="re-embed with the configured embedder and rebuild the vector index",
+                              description="Rebuild every Chroma collection from SQLite with the configured "
+                                          "embedder (needed after changing storage.embedding_model).")
+    _json_flag(p)
+    p.set_defaults(func=cmd_reindex)
+
+    p = subparsers.add_parser("doctor", help="check the vector and keyword indexes against SQLite and repair them",
+                              description="Find orphan vectors and collections, records without vectors or "
+                                          "keyword rows; repair them unless --no-repair.")
+    p.add_argument("--repair", action=argparse.BooleanOptionalAction, default=True,
+                   help="fix what is found (default: --repair)")
+    _json_flag(p)
+    p.set_defaults(func=cmd_doctor)
+
+    p = subparsers.add_parser("maintain", help="run TTL expiry, the per-user cap, compaction and cleanup",
+                              description="Run the forgetting jobs for every user, or for one with --user.")
+    p.add_argument("--user", help="only this user id (every agent of the user)")
+    _json_flag(p)
+    p.set_defaults(func=cmd_maintain)
+
+    p = subparsers.add_parser("purge", help="delete every trace of a user, or of one memory",
+                              description="Remove a user's (or one memory's) records, versions, vectors, keyword "
+                                          "rows, sessions, messages and audit rows. Cannot be undone.")
+    p.add_argument("--user", required=True, help="the user id to purge")
+    p.add_argument("--agent", help="only this agent of the user (with --record: the record's agent, default 'default')")
+    p.add_argument("--record", help="purge only this memory id and its version chain")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    _json_flag(p)
+    p.set_defaults(func=cmd_purge)
+
+
+def _json_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _guard(fn: Callable[..., int]) -> Handler:
+    def run(args: argparse.Namespace, config: MemoryConfig) -> int:
+        try:
+            return fn(args, config)
+        except OpenClawMemoryError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    run.__doc__ = fn.__doc__
+    return run
+
+
+def _open(config: MemoryConfig) -> Any:
+    from ..engine import MemoryEngine
+
+    return MemoryEngine.open(config, background=False)
+
+
+def _print(data: dict, as_json: bool, title: str, out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True), file=out)
+        return
+    print(title, file=out)
+    for key, value in data.items():
+        if isinstance(value, dict):
+            inner = ", ".join(f"{k} {v}" for k, v in value.items()) or "-"
+            print(f"  {key}: {inner}", file=out)
+        else:
+            print(f"  {key}: {value}", file=out)
+
+
+@_guard
+def cmd_reindex(args: argparse.Namespace, config: MemoryConfig) -> int:
+    """Rebuild the vector index with the configured embedder."""
+    from ..evaluate.progress import ProgressBar
+    from .reindex import reindex
+
+    result = reindex(config, progress=ProgressBar("reindex"))
+    _print(result, args.json, "reindex done")
+    return 0
+
+
+@_guard
+def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
+    """Check (and repair) the indexes; exit 1 when problems remain."""
+    from .doctor import doctor
+
+    engine = _open(config)
+    try:
+        report = doctor(engine, repair=args.repair)
+    finally:
+        engine.close()
+    data = report.to_dict()
+    if args.json:
+        _print(data, True, "")
+    else:
+        verdict = "healthy" if report.problems == 0 else ("repaired" if report.healthy else "problems found")
+        _print({k: data[k] for k in ("scopes", "drained", "found", "fixed")}, False, f"doctor: {verdict}")
+    return 0 if report.healthy else 1
+
+
+@_guard
+def cmd_maintain(args: argparse.Namespace, config: MemoryConfig) -> int:
+    """Run the forgetting jobs."""
+    from .runner import run_maintenance
+
+    if args.user is not None:
+        Scope(args.user)  # validates the id before anything opens
+    engine = _open(config)
+    try:
+        report = run_maintenance(engine, user_id=args.user)
+    finally:
+        engine.close()
+    _print(report.to_dict(), args.json, f"maintenance: {report.changed} change(s) in {report.scopes} scope(s)")
+    return 0
+
+
+@_guard
+def cmd_purge(args: argparse.Namespace, config: MemoryConfig) -> int:
+    """Purge a user or one record, after confirmation."""
+    from .purge import purge_record, purge_user
+
+    what = f"memory {args.record} of user {args.user}" if args.record else f"every memory of user {args.user}"
+    if args.agent and not args.record:
+        what += f" (agent {args.agent})"
+    if not args.yes and not _confirm(f"Permanently delete {what}? [y/N] "):
+        print("purge cancelled", file=sys.stderr)
+        return 1
+    engine = _open(config)
+    try:
+        if args.record:
+            counts = purge_record(engine, Scope(args.user, args.agent or "default"), args.record)
+        else:
+            counts = purge_user(engine, args.user, args.agent)
+    finally:
+        engine.close()
+    _print(counts, args.json, f"purged {what}")
+    return 0
+
+
+def _confirm(prompt: str) -> bool:
+    if not sys.stdin.isatty():
+        print("refusing to purge without --yes when stdin is not a terminal", file=sys.stderr)
+        return False
+    return input(prompt).strip().lower() in ("y", "yes")

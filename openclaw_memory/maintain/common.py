@@ -1,0 +1,139 @@
+"""Helpers the maintenance jobs share: scope discovery, the archive transition, Chroma plumbing.
+
+Maintenance works on (user, agent) partitions: a Scope passed in with a workspace is widened to
+its partition, because TTL, caps and compaction are properties of the partition, not of a view.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..embedding import embed_passages
+from ..store import records as rec
+from ..store.db import Database
+from ..store.vector import ChromaIndex
+from ..types import MemoryRecord, Scope, Status
+
+#: The writer recorded in audit rows and provenance of everything maintenance does.
+WRITER = "openclaw-memory maintenance"
+TIERS = ("hot", "cold")
+#: Curated memories: the ones max_facts_per_user caps (the episodic log and summaries are not).
+UNCAPPED_TYPES = ("episode", "event", "summary")
+
+
+def partition(scope: Scope) -> Scope:
+    """The (user, agent) partition of a scope."""
+    return Scope(scope.user_id, scope.agent_id)
+
+
+def scopes_in(db: sqlite3.Connection, user_id: str | None = None) -> list[Scope]:
+    """Every (user, agent) partition that has records, optionally for one user, sorted."""
+    if user_id is None:
+        rows = db.execute("SELECT DISTINCT user_id, agent_id FROM records ORDER BY user_id, agent_id")
+    else:
+        rows = db.execute(
+            "SELECT DISTINCT user_id, agent_id FROM records WHERE user_id = ? ORDER BY agent_id", (user_id,)
+        )
+    return [Scope(r[0], r[1]) for r in rows.fetchall()]
+
+
+def archive(db: sqlite3.Connection, r: MemoryRecord, now: float, reason: str) -> MemoryRecord:
+    """Move a live record to the cold tier (deep recall only), with an audit row.
+
+    `updated_at` is left alone: archiving is not a content change, and cleanup measures disuse
+    from the last access or content update.
+    """
+    moved = r.replace(status=Status.ARCHIVED)
+    rec.update(db, moved, None, "", reindex=False)  # status != inactive: the outbox moves the vector to cold
+    rec.audit(db, r.scope, r.id, "archive", reason, now, None, WRITER)
+    return moved
+
+
+def tier_of(status: str) -> str | None:
+    """The Chroma tier a record with this status lives in (None: no vector)."""
+    return {Status.ACTIVE.value: "hot", Status.ARCHIVED.value: "cold"}.get(status)
+
+
+def vector_meta(r: MemoryRecord) -> dict:
+    """The metadata stored with a vector (the same fields the indexer writes)."""
+    return {"type": r.type.value, "workspace": r.scope.workspace or ""}
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def stale_vector_ids(db: sqlite3.Connection, model: str, dim: int, scope: Scope | None = None) -> list[str]:
+    """Live records whose SQLite vector is missing, from another model or dimension, or stale."""
+    sql = (
+        "SELECT r.id FROM records r LEFT JOIN vectors v ON v.record_id = r.id "
+        "WHERE r.status != 'inactive' AND (v.record_id IS NULL OR v.model != ? OR v.dim != ? "
+        "OR v.content_hash != r.content_hash)"
+    )
+    args: list = [model, int(dim)]
+    if scope is not None:
+        sql += " AND r.user_id = ? AND r.agent_id = ?"
+        args += [scope.user_id, scope.agent_id]
+    return [row[0] for row in db.execute(sql + " ORDER BY r.rid", args).fetchall()]
+
+
+def records_by_id(db: sqlite3.Connection, ids: Sequence[str]) -> list[MemoryRecord]:
+    """Records for ids in any scope (maintenance-internal: the ids came from a scoped query)."""
+    out: list[MemoryRecord] = []
+    for chunk in chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        out += [rec.row_to_record(r) for r in db.execute(f"SELECT * FROM records WHERE id IN ({marks})", chunk)]
+    return out
+
+
+def reembed(database: Database, embedder: Any, model: str, records: Sequence[MemoryRecord], batch: int = 64,
+            on_batch: Any = None) -> int:
+    """Embed records again with `embedder` and store the vectors in SQLite; return how many."""
+    done = 0
+    for group in chunks(list(records), batch):
+        vecs = embed_passages(embedder, [r.text for r in group])
+        with database.write() as db:
+            for r, v in zip(group, vecs):
+                rec.put_vector(db, r, v, model)
+        done += len(group)
+        if on_batch is not None:
+            on_batch(len(group))
+    return done
+
+
+def upsert_from_sqlite(database: Database, index: ChromaIndex, scope: Scope, records: Sequence[MemoryRecord]) -> int:
+    """Copy the SQLite vectors of live records into their tier; return how many were written."""
+    written = 0
+    for group in chunks(list(records), 256):
+        with database.read() as db:
+            vecs = rec.vectors_for(db, [r.id for r in group])
+        by_tier: dict[str, list[tuple[str, np.ndarray, dict]]] = {t: [] for t in TIERS}
+        for r in group:
+            tier = tier_of(r.status.value)
+            if tier and r.id in vecs:
+                by_tier[tier].append((r.id, vecs[r.id], vector_meta(r)))
+        for tier, items in by_tier.items():
+            index.upsert(scope, tier, items)
+            written += len(items)
+    return written
+
+
+def tier_collections(index: ChromaIndex) -> list[str]:
+    """Names of every hot/cold collection under the index's prefix (the meta collection excluded)."""
+    heads = tuple(f"{index.prefix}_{t}_" for t in TIERS)
+    return sorted(n for n in index.scope_names() if n.startswith(heads))
+
+
+def drop_collection(index: ChromaIndex, name: str) -> bool:
+    """Delete one collection by name (orphans have no Scope to pass to drop_scope)."""
+    # ChromaIndex exposes drop_scope(scope) only; a by-name drop is needed for hashed orphans.
+    index._stores.pop(name, None)
+    try:
+        index._client.delete_collection(name)
+    except Exception:  # already gone: nothing to delete
+        return False
+    return True

@@ -1,0 +1,159 @@
+"""Compaction of event streams (seed 000 §2.3): when a subject holds more than
+`compaction_trigger` live events, the oldest `compaction_batch` become one summary memory.
+
+The summary is extractive (no LLM, so it runs offline and cannot invent anything): the period it
+covers, counts by kind, and the distinct one-line outcomes, within a token cap. It links to every
+event it replaces and carries the union of their turn ids, so the evidence stays reachable; the
+events themselves go to the cold archive (deep recall only), never deleted here.
+
+Not built: rolling old episodes of a session into the same kind of summary; episodes age out
+through TTL (`episode_ttl_days`) and cleanup instead.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from ..clock import iso_date
+from ..consolidate import new_id
+from ..embedding import embed_passages
+from ..store import records as rec
+from ..text import has_cjk
+from ..tokens import count_tokens
+from ..types import Channel, MemoryRecord, MemoryType, Scope, Source
+from .common import WRITER, archive, partition
+
+if TYPE_CHECKING:
+    from ..engine import MemoryEngine
+
+DIGEST_MAX_TOKENS = 200
+OUTCOME_MAX_CHARS = 80
+_EVENTS = "status = 'active' AND type = 'event' AND subject IS ?"
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """One summary written and the events it replaced."""
+
+    summary_id: str
+    subject: str | None
+    event_ids: tuple[str, ...]
+
+
+def compact_events(engine: "MemoryEngine", scope: Scope, *, trigger: int | None = None,
+                   batch: int | None = None) -> list[Compaction]:
+    """Compact every crowded event subject of scope's partition until none exceeds the trigger."""
+    f = engine.config.forgetting
+    trigger = f.compaction_trigger if trigger is None else int(trigger)
+    batch = f.compaction_batch if batch is None else int(batch)
+    if batch <= 0:
+        return []
+    part = partition(scope)
+    out: list[Compaction] = []
+    for subject in _crowded_subjects(engine, part, trigger):
+        while True:
+            done = _compact_oldest(engine, part, subject, trigger, batch)
+            if done is None:
+                break
+            out.append(done)
+    if out:
+        engine.indexer.notify()
+    return out
+
+
+def _crowded_subjects(engine: "MemoryEngine", part: Scope, trigger: int) -> list[str | None]:
+    with engine.db.read() as db:
+        rows = db.execute(
+            "SELECT subject FROM records WHERE user_id = ? AND agent_id = ? AND status = 'active' "
+            "AND type = 'event' GROUP BY subject HAVING COUNT(*) > ? ORDER BY subject",
+            (part.user_id, part.agent_id, trigger),
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def _compact_oldest(engine: "MemoryEngine", part: Scope, subject: str | None, trigger: int,
+                    batch: int) -> Compaction | None:
+    """One round, in one transaction: the summary is inserted and the events archived together."""
+    with engine.db.write() as db:
+        count = db.execute(f"SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND {_EVENTS}",
+                           (part.user_id, part.agent_id, subject)).fetchone()[0]
+        if count <= trigger:
+            return None
+        events = rec.query(db, part, where=_EVENTS, args=(subject,), order="created_at ASC, rid ASC", limit=batch)
+        now = engine.clock.now()
+        summary = summary_record(new_id(engine.clock), part, subject, events, now)
+        vec = embed_passages(engine.embedder, [summary.text])[0]
+        rec.insert(db, summary, vec, engine.model_name)
+        rec.audit(db, part, summary.id, "insert", f"compaction of {len(events)} events", now,
+                  Channel.SUMMARY.value, WRITER)
+        for e in events:
+            archive(db, e, now, f"compacted into {summary.id}")
+    return Compaction(summary.id, subject, tuple(e.id for e in events))
+
+
+def summary_record(record_id: str, scope: Scope, subject: str | None, events: Sequence[MemoryRecord],
+                   now: float) -> MemoryRecord:
+    """The summary memory standing for events: provenance to every one of them."""
+    turn_ids = tuple(dict.fromkeys(t for e in events for t in e.source.turn_ids))
+    entities = tuple(dict.fromkeys(x for e in events for x in e.entities))[:20]
+    return MemoryRecord(
+        id=record_id, scope=scope, type=MemoryType.SUMMARY, summary=digest(subject, events),
+        subject=subject, tags=("compaction",), entities=entities,
+        importance=max(e.importance for e in events),
+        confidence=sum(e.confidence for e in events) / len(events),
+        source=Source(Channel.SUMMARY, None, turn_ids, WRITER),
+        created_at=now, updated_at=now, links=tuple(e.id for e in events),
+    )
+
+
+def digest(subject: str | None, events: Sequence[MemoryRecord], *, max_tokens: int = DIGEST_MAX_TOKENS) -> str:
+    """Extractive digest: period, counts by kind, distinct one-line outcomes; at most max_tokens."""
+    zh = sum(has_cjk(e.summary) for e in events) * 2 > len(events)
+    first, last = min(e.created_at for e in events), max(e.created_at for e in events)
+    kinds = Counter(_kind(e, zh) for e in events).most_common()
+    outcomes = Counter(_outcome(e.summary) for e in events)  # insertion order = first seen
+    head = _head(subject, len(events), iso_date(first), iso_date(last), kinds, zh)
+    parts: list[str] = []
+    for i, (line, n) in enumerate(outcomes.items()):
+        item = _item(line, n, zh)
+        rest = len(outcomes) - i - 1
+        tail = (f"另有 {rest} 条" if zh else f"+{rest} more") if rest else ""
+        if parts and count_tokens(_join(head, [*parts, item, tail], zh)) > max_tokens:
+            parts.append(f"另有 {len(outcomes) - i} 条" if zh else f"+{len(outcomes) - i} more")
+            break
+        parts.append(item)
+    return _join(head, parts, zh)
+
+
+def _head(subject: str | None, n: int, start: str, end: str, kinds: list, zh: bool) -> str:
+    if zh:
+        period = start if start == end else f"{start} 至 {end}"
+        about = f"{subject}相关的" if subject else ""
+        counts = "、".join(f"{k} {c} 条" for k, c in kinds)
+        return f"{about}{n} 条事件（{period}）。类型：{counts}。结果："
+    period = f"on {start}" if start == end else f"from {start} to {end}"
+    about = f" about {subject}" if subject else ""
+    counts = ", ".join(f"{k} x{c}" for k, c in kinds)
+    return f"{n} events{about} {period}. Kinds: {counts}. Outcomes: "
+
+
+def _join(head: str, parts: list[str], zh: bool) -> str:
+    body = ("；" if zh else "; ").join(p for p in parts if p)
+    return head + body + ("。" if zh else ".")
+
+
+def _item(line: str, n: int, zh: bool) -> str:
+    if n == 1:
+        return line
+    return f"{line}（{n} 次）" if zh else f"{line} (x{n})"
+
+
+def _kind(e: MemoryRecord, zh: bool) -> str:
+    return e.tags[0] if e.tags else ("事件" if zh else "event")
+
+
+def _outcome(summary: str) -> str:
+    line = (summary.strip().splitlines() or [""])[0].strip().rstrip("。.")
+    return line if len(line) <= OUTCOME_MAX_CHARS else line[: OUTCOME_MAX_CHARS - 1].rstrip() + "…"

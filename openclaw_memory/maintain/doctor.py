@@ -1,0 +1,153 @@
+"""Doctor: reconcile the derived indexes with SQLite, the source of truth (invariant 2).
+
+The outbox is drained first, so only real damage remains (a crash between commit and index
+write, a hand-edited collection, a lost Chroma directory). Then, per (user, agent) partition:
+
+- vectors in the hot/cold collections without a live record there (deleted, inactive, or in the
+  other tier) are orphans: deleted;
+- live records (active -> hot, archived -> cold) without a vector in their tier are re-added from
+  the SQLite `vectors` table; a SQLite vector that is missing, stale (content changed) or made by
+  another embedder is recomputed with the engine's embedder first;
+
+and for the whole store:
+
+- hot/cold collections that belong to no partition with records are orphan collections (names
+  are hashes, so they are recognised by elimination): dropped;
+- FTS rows without a record are deleted, records without an FTS row get one;
+- SQLite vectors without a record are deleted.
+
+With repair=False the same problems are counted and nothing is changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..store import records as rec
+from ..text import fts_document
+from ..types import MemoryRecord, Scope
+from .common import (
+    TIERS, drop_collection, records_by_id, reembed, scopes_in, stale_vector_ids, tier_collections,
+    tier_of, upsert_from_sqlite,
+)
+
+if TYPE_CHECKING:
+    from ..engine import MemoryEngine
+
+PROBLEMS = (
+    "orphan_vectors", "missing_vectors", "stale_sqlite_vectors", "orphan_collections", "orphan_fts",
+    "missing_fts", "orphan_sqlite_vectors",
+)
+
+
+@dataclass
+class DoctorReport:
+    """Problems found and fixed, by kind (see PROBLEMS)."""
+
+    repair: bool
+    scopes: int = 0
+    drained: int = 0
+    found: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
+    fixed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
+
+    @property
+    def problems(self) -> int:
+        return sum(self.found.values())
+
+    @property
+    def healthy(self) -> bool:
+        """Nothing found, or everything found was fixed."""
+        return all(self.fixed[k] >= n for k, n in self.found.items())
+
+    def to_dict(self) -> dict:
+        return {"repair": self.repair, "scopes": self.scopes, "drained": self.drained,
+                "found": dict(self.found), "fixed": dict(self.fixed), "problems": self.problems,
+                "healthy": self.healthy}
+
+
+def doctor(engine: "MemoryEngine", repair: bool = True) -> DoctorReport:
+    """Check (and with repair, fix) the vector and keyword indexes against SQLite."""
+    report = DoctorReport(repair=repair, drained=engine.indexer.drain())
+    with engine.db.read() as db:
+        scopes = scopes_in(db)
+    report.scopes = len(scopes)
+    existing = set(tier_collections(engine.index))
+    for scope in scopes:
+        _check_vectors(engine, scope, existing, report)
+    _check_collections(engine, scopes, existing, report)
+    _check_fts(engine, report)
+    _check_sqlite_vectors(engine, report)
+    return report
+
+
+def _note(report: DoctorReport, kind: str, n: int) -> None:
+    report.found[kind] += n
+    if report.repair:
+        report.fixed[kind] += n
+
+
+def _check_vectors(engine: "MemoryEngine", scope: Scope, existing: set[str], report: DoctorReport) -> None:
+    with engine.db.read() as db:
+        rows = db.execute("SELECT id, status FROM records WHERE user_id = ? AND agent_id = ? AND status != 'inactive'",
+                          (scope.user_id, scope.agent_id)).fetchall()
+        stale = stale_vector_ids(db, engine.model_name, engine.index.dim, scope)
+    want = {r["id"]: tier_of(r["status"]) for r in rows}
+    readd: set[str] = set(stale)
+    for tier in TIERS:
+        name = engine.index.collection_name(scope, tier)
+        have = engine.index.ids(scope, tier) if name in existing else set()
+        should = {i for i, t in want.items() if t == tier}
+        orphans, missing = have - should, should - have
+        _note(report, "orphan_vectors", len(orphans))
+        _note(report, "missing_vectors", len(missing))
+        if report.repair and orphans:
+            engine.index.delete(scope, sorted(orphans), tiers=(tier,))
+        readd |= missing
+    _note(report, "stale_sqlite_vectors", len(stale))
+    if report.repair and readd:
+        _readd(engine, scope, sorted(readd), set(stale))
+
+
+def _readd(engine: "MemoryEngine", scope: Scope, ids: list[str], stale: set[str]) -> None:
+    with engine.db.read() as db:
+        found = rec.get_many(db, scope, ids)
+    records: list[MemoryRecord] = [found[i] for i in ids if i in found]
+    reembed(engine.db, engine.embedder, engine.model_name, [r for r in records if r.id in stale])
+    upsert_from_sqlite(engine.db, engine.index, scope, records)
+
+
+def _check_collections(engine: "MemoryEngine", scopes: list[Scope], existing: set[str], report: DoctorReport) -> None:
+    known = {engine.index.collection_name(s, t) for s in scopes for t in TIERS}
+    orphans = sorted(existing - known)
+    report.found["orphan_collections"] += len(orphans)
+    if report.repair:
+        report.fixed["orphan_collections"] += sum(drop_collection(engine.index, name) for name in orphans)
+
+
+def _check_fts(engine: "MemoryEngine", report: DoctorReport) -> None:
+    with engine.db.read() as db:
+        orphan = [r[0] for r in db.execute(
+            "SELECT rowid FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)").fetchall()]
+        missing = [r[0] for r in db.execute(
+            "SELECT id FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)").fetchall()]
+    _note(report, "orphan_fts", len(orphan))
+    _note(report, "missing_fts", len(missing))
+    if not report.repair or not (orphan or missing):
+        return
+    with engine.db.write() as db:
+        for rowid in orphan:
+            db.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
+        for r in records_by_id(db, missing):
+            rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
+            db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (rid, fts_document(r.text)))
+
+
+def _check_sqlite_vectors(engine: "MemoryEngine", report: DoctorReport) -> None:
+    sql = "FROM vectors WHERE record_id NOT IN (SELECT id FROM records)"
+    with engine.db.read() as db:
+        n = int(db.execute(f"SELECT COUNT(*) {sql}").fetchone()[0])
+    _note(report, "orphan_sqlite_vectors", n)
+    if report.repair and n:
+        with engine.db.write() as db:
+            db.execute(f"DELETE {sql}")

@@ -1,0 +1,78 @@
+"""run_maintenance: TTL, cap, compaction and cleanup, in that order, for one partition or all.
+
+Each job commits its own transactions and queues index changes in the outbox; the runner drains
+the outbox of every partition it touched at the end, so the vector index agrees when it returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+from ..types import Scope
+from .archive import enforce_cap
+from .cleanup import cleanup
+from .common import partition, scopes_in
+from .compaction import compact_events
+from .ttl import expire
+
+if TYPE_CHECKING:
+    from ..engine import MemoryEngine
+
+
+@dataclass
+class MaintenanceReport:
+    """Counts of what one maintenance run changed, in total and per partition ("user/agent")."""
+
+    scopes: int = 0
+    expired: int = 0
+    capped: int = 0
+    summaries: int = 0
+    compacted: int = 0
+    deleted: int = 0
+    by_scope: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> int:
+        return self.expired + self.capped + self.summaries + self.compacted + self.deleted
+
+    def add(self, scope: Scope, counts: dict[str, int]) -> None:
+        self.scopes += 1
+        self.by_scope[f"{scope.user_id}/{scope.agent_id}"] = counts
+        for key, n in counts.items():
+            setattr(self, key, getattr(self, key) + n)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "changed": self.changed}
+
+
+def run_maintenance(engine: "MemoryEngine", scope: Scope | None = None, *,
+                    user_id: str | None = None) -> MaintenanceReport:
+    """Run every forgetting job for scope's partition, or for every partition with records
+    (of user_id, when given)."""
+    if scope is None:
+        with engine.db.read() as db:
+            targets = scopes_in(db, user_id)
+    else:
+        targets = [partition(scope)]
+    report = MaintenanceReport()
+    for part in targets:
+        report.add(part, maintain_scope(engine, part))
+    for part in targets:
+        engine.indexer.drain(part)
+    return report
+
+
+def maintain_scope(engine: "MemoryEngine", scope: Scope) -> dict[str, int]:
+    """The four jobs on one partition; the counts of each."""
+    expired = expire(engine, scope)
+    capped = enforce_cap(engine, scope)
+    compactions = compact_events(engine, scope)
+    deleted = cleanup(engine, scope)
+    return {
+        "expired": expired,
+        "capped": capped,
+        "summaries": len(compactions),
+        "compacted": sum(len(c.event_ids) for c in compactions),
+        "deleted": deleted,
+    }

@@ -1,0 +1,312 @@
+"""MemoryMiddleware: before_request / after_response drive the five lifecycle hooks.
+
+    before_request  -> new (open/continue the session; context on a new one)
+                    -> read path: query -> recall -> rerank -> budget -> render -> inject
+    after_response  -> queued: filter (secrets, contentless) -> short-term window -> extract
+                       -> consolidate -> store -> index; summary when the window is over threshold
+    on_tool_event   -> save (an event memory per finished tool call)
+    on_session_end / on_compaction -> summary (structured, with evidence ids)
+    close           -> cleanup (flush queues, drop temp state, close handles)
+
+Everything heavy on the write side runs on the background worker; before_request waits only for
+the pending writes of its own scope (read-your-writes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from .capture.events import ToolEvent, episode_candidate, process_event_candidates, tool_event_candidate
+from .capture.sessions import Sessions
+from .capture.short_term import ShortTermMemory
+from .config import MemoryConfig
+from .engine import MemoryEngine
+from .errors import ValidationError
+from .extract.base import Extractor
+from .extract.filter import is_contentless
+from .extract.secrets import SecretFilter
+from .extract.summary import Summarizer
+from .inject.position import inject, validate_messages
+from .types import Candidate, Channel, InjectionPlan, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
+from .worker import Job, Worker
+from .working_memory import WorkingMemory
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ChatRequest", "MemoryMiddleware", "RequestResult", "ToolEvent"]
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    scope: Scope
+    session_id: str
+    messages: Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class RequestResult:
+    messages: list[dict]
+    plan: InjectionPlan
+
+
+def _text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def user_turns(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, str, str]]:
+    """(1-based user-turn number, user text, the assistant text that answered it)."""
+    out: list[tuple[int, str, str]] = []
+    for m in messages:
+        role = m.get("role")
+        if role == "user":
+            out.append((len(out) + 1, _text(m), ""))
+        elif role == "assistant" and out:
+            n, u, a = out[-1]
+            out[-1] = (n, u, (a + "\n" + _text(m)).strip())
+    return out
+
+
+class MemoryMiddleware:
+    def __init__(self, engine: MemoryEngine, working: WorkingMemory, *, extractor: Extractor,
+                 summarizer: Summarizer, secrets: SecretFilter, worker: Worker, config: MemoryConfig) -> None:
+        self.engine = engine
+        self.working = working
+        self.extractor = extractor
+        self.summarizer = summarizer
+        self.secrets = secrets
+        self.worker = worker
+        self.cfg = config
+        self.clock = engine.clock
+        self.short_term = ShortTermMemory(engine.db, config.short_term, engine.clock)
+        self.sessions = Sessions(engine.db, engine.clock)
+
+    @classmethod
+    def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
+        from .factory import build_middleware
+
+        return build_middleware(config, **kwargs)
+
+    # ---- read path --------------------------------------------------------------------------
+
+    def before_request(self, request: ChatRequest) -> RequestResult:
+        validate_messages(list(request.messages))
+        turns = user_turns(request.messages)
+        current = turns[-1][1] if turns else ""
+        plan = self.recall(request.scope, request.session_id, current, request.messages)
+        pos = self.cfg.injection
+        messages = inject(list(request.messages), plan.block, position=pos.position, system_prefix=pos.system_prefix)
+        return RequestResult(messages, plan)
+
+    def recall(self, scope: Scope, session_id: str, prompt: str, recent: Sequence[Mapping] = (), *,
+               deep: bool = False) -> InjectionPlan:
+        """The `new` hook (session bookkeeping) and the read path for one prompt."""
+        _check_session(session_id)
+        if self.sessions.open(scope, session_id):
+            log.debug("session %s opened for %s", session_id, scope.user_id)
+        self.worker.wait(scope, timeout=5.0)  # read-your-writes for this scope only
+        request_tokens = sum(len(_text(m)) for m in recent) // 3
+        plan = self.working.plan(scope, prompt, recent, deep=deep, request_tokens=request_tokens)
+        return self._wrap(plan)
+
+    def _wrap(self, plan: InjectionPlan) -> InjectionPlan:
+        """Apply the system_prefix template when the block is not placed by it already."""
+        template = self.cfg.injection.system_prefix
+        if not plan.block or plan.position == "system_prefix" or template.strip() == "{memory_block}":
+            return plan
+        return dataclasses.replace(plan, block=template.replace("{memory_block}", plan.block))
+
+    def on_session_start(self, scope: Scope, session_id: str) -> InjectionPlan:
+        """The `context` hook: profile and recent summaries, before any prompt."""
+        _check_session(session_id)
+        self.sessions.open(scope, session_id)
+        self.worker.wait(scope, timeout=5.0)
+        return self._wrap(self.working.plan(scope, "", (), sections=("profile", "summaries")))
+
+    def search(self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False) -> list[ScoredMemory]:
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query: expected a non-empty string")
+        self.worker.wait(scope, timeout=5.0)
+        result = self.working.recaller.recall(scope, query, (), deep=deep, touch=False)
+        return [s for s in result.ranked if s.kept][: max(1, int(limit))]
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        return self.engine.get(scope, memory_id)
+
+    # ---- write path -------------------------------------------------------------------------
+
+    def after_response(self, request: ChatRequest, reply: str) -> None:
+        """Queue the capture of the finished turn and return at once."""
+        _check_session(request.session_id)
+        turns = user_turns(request.messages)
+        if not turns:
+            return
+        number, user, _ = turns[-1]
+        turn = Turn(request.scope, request.session_id, user, reply or "", f"{request.session_id}#{number}", self.clock.now())
+        self._submit(request.scope, lambda: self._capture([turn]), "capture")
+
+    def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]]) -> int:
+        """agent_end: capture every turn of a transcript not captured before; returns how many."""
+        _check_session(session_id)
+        validate_messages([dict(m) for m in messages])
+        done = self.short_term.captured_turn_ids(scope, session_id)
+        new = [Turn(scope, session_id, u, a, f"{session_id}#{n}", self.clock.now())
+               for n, u, a in user_turns(messages) if f"{session_id}#{n}" not in done]
+        for turn in new:
+            self._submit(scope, lambda t=turn: self._capture([t]), "capture")
+        return len(new)
+
+    def on_tool_event(self, scope: Scope, session_id: str, event: ToolEvent) -> None:
+        """The `save` hook: one event memory per finished tool call."""
+        _check_session(session_id)
+        if not isinstance(event.tool, str) or not event.tool.strip():
+            raise ValidationError("tool: expected a non-empty tool name")
+        clean = ToolEvent(event.tool, _redact_args(self.secrets, event.arguments), self.secrets.redact(event.outcome or ""),
+                          event.ok, tuple(event.files), event.duration_ms)
+        self._submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
+                                                      writer="save-hook"), "save")
+
+    def record_process_event(self, scope: Scope, subject: str, status: str, summary: str = "", *,
+                             reason: str = "", session_id: str | None = None) -> list[WriteResult]:
+        """A deterministic process node (a task's status changed): written now, without the LLM."""
+        if not subject or not status:
+            raise ValidationError("subject and status: expected non-empty strings")
+        cands = process_event_candidates(subject, status, self.secrets.redact(summary), reason=self.secrets.redact(reason))
+        return self.engine.write(scope, cands, session_id=session_id, writer="process-node")
+
+    def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
+        """The `summary` hook at session end."""
+        _check_session(session_id)
+        self._submit(scope, lambda: self._summarize(scope, session_id, reason, end=True), "summary")
+
+    def on_compaction(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()) -> None:
+        """Before the host compacts its context: capture what is missing, then summarize."""
+        if messages:
+            self.capture_messages(scope, session_id, messages)
+        self._submit(scope, lambda: self._summarize(scope, session_id, "compaction", end=False), "summary")
+
+    def remember(self, scope: Scope, text: str, *, type: str | None = None, subject: str | None = None,
+                 session_id: str | None = None) -> WriteResult:
+        """An explicit memory from the user or an admin tool: the explicit channel, written now."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationError("text: expected a non-empty string")
+        if self.secrets.contains_secret(text):
+            raise ValidationError("text: looks like a secret (password, key, card or ID number); secrets are never stored")
+        kind = _memory_type(type) if type else None
+        cands = [] if kind else [c for c in self.extractor.extract(Turn(scope, session_id or "tool", text)) if not c.forget]
+        if not cands:
+            cands = [Candidate(kind or MemoryType.FACT, text.strip(), subject=subject, importance=0.8, confidence=0.95)]
+        cands = [Candidate(**{**c.__dict__, "channel": Channel.EXPLICIT, "subject": subject or c.subject,
+                              "confidence": max(c.confidence, 0.95)}) for c in cands]
+        self.worker.wait(scope, timeout=5.0)
+        return self.engine.write(scope, cands[:1], session_id=session_id, writer="memory-tool")[0]
+
+    def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None) -> list[str]:
+        if memory_id:
+            return [self.engine.forget(scope, memory_id).id]
+        if not query or not query.strip():
+            raise ValidationError("memory_id or query: expected one of them")
+        self.worker.wait(scope, timeout=5.0)
+        res = self.engine.write(scope, [Candidate(MemoryType.FACT, query.strip(), forget=True, channel=Channel.EXPLICIT)])
+        return list(res[0].affected)
+
+    # ---- background jobs --------------------------------------------------------------------
+
+    def _submit(self, scope: Scope, fn, name: str) -> None:
+        self.worker.submit(Job(scope, fn, name))
+
+    def ingest(self, turns: Sequence[Turn]) -> int:
+        """Capture turns of one scope and session synchronously, in one batch (replays, imports).
+
+        The same write path as after_response, with one embedding batch for all of them; the
+        caller's clock gives the records their time. Returns the memories written.
+        """
+        if not turns:
+            return 0
+        first = turns[0]
+        if any(t.scope != first.scope or t.session_id != first.session_id for t in turns):
+            raise ValidationError("turns: expected one scope and one session per ingest call")
+        _check_session(first.session_id)
+        self.sessions.open(first.scope, first.session_id)
+        return self._capture(turns)
+
+    def _capture(self, turns: Sequence[Turn]) -> int:
+        scope, sid = turns[0].scope, turns[0].session_id
+        cands: list[Candidate] = []
+        for turn in turns:
+            cands.extend(self._turn_candidates(turn))
+        written = self.engine.write(scope, cands, session_id=sid, writer="after_response") if cands else []
+        if self.short_term.over_threshold(scope, sid):
+            self._summarize(scope, sid, "threshold", end=False)
+        return sum(1 for w in written if w.action != "skip")
+
+    def _turn_candidates(self, turn: Turn) -> list[Candidate]:
+        """Filter (secrets, contentless), keep the window, extract, and log the episode."""
+        user = self.secrets.redact(turn.user or "")
+        reply = self.secrets.redact(turn.assistant or "")
+        scope, sid = turn.scope, turn.session_id
+        self.short_term.add(scope, sid, "user", user, turn.turn_id)
+        if reply:
+            self.short_term.add(scope, sid, "assistant", reply, turn.turn_id)
+        cands: list[Candidate] = []
+        speaker = turn.speaker or "user"
+        if not is_contentless(user):
+            cands.extend(self.extractor.extract(Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker)))
+            if self.cfg.extraction.store_episodes:
+                text = user if speaker == "user" else f"{speaker}: {user}"
+                cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id))
+        if reply and self.cfg.extraction.store_episodes and not is_contentless(reply):
+            cands.append(episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150))
+        return cands
+
+    def _summarize(self, scope: Scope, session_id: str, reason: str, *, end: bool) -> None:
+        from .types import Message
+
+        window = [m for m in self.short_term.window(scope, session_id) if m["role"] != "summary"]
+        summary_id = None
+        if len(window) >= 2:
+            evidence = tuple(dict.fromkeys(m["turn_id"] for m in window if m.get("turn_id")))
+            summary = self.summarizer.summarize([Message(m["role"], m["content"]) for m in window], evidence)
+            text = summary.render()
+            if text.strip():
+                cand = Candidate(MemoryType.SUMMARY, text, subject=f"session/{session_id}", importance=0.6,
+                                 confidence=0.9, channel=Channel.SUMMARY, turn_ids=evidence)
+                summary_id = self.engine.write(scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}")[0].record.id
+                self.short_term.replace_with_summary(scope, session_id, text)
+        if end:
+            self.sessions.end(scope, session_id, reason, summary_id)
+
+    # ---- cleanup ----------------------------------------------------------------------------
+
+    def flush(self, timeout: float | None = None) -> None:
+        self.worker.wait(timeout=timeout)
+        self.engine.indexer.drain()
+
+    def close(self) -> None:
+        """The `cleanup` hook: flush queued work, stop threads, close the stores."""
+        self.worker.close()
+        self.engine.close()
+
+
+def _check_session(session_id: str) -> None:
+    if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 256:
+        raise ValidationError(f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}")
+
+
+def _memory_type(name: str) -> MemoryType:
+    try:
+        return MemoryType(name)
+    except ValueError:
+        kinds = ", ".join(t.value for t in MemoryType)
+        raise ValidationError(f"type: expected one of {kinds}, found {name!r}") from None
+
+
+def _redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
+    return {str(k): secrets.redact(v) if isinstance(v, str) else v for k, v in dict(args or {}).items()}

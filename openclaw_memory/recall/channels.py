@@ -1,0 +1,176 @@
+"""Candidate channels: vector, keyword (CJK-aware FTS5), recent-important, subject, profile.
+
+Each channel proposes record ids; the pool then loads every proposed record once and gives each
+the same raw signals (cosine with the query, matched query terms), whichever channel found it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from ..clock import DAY
+from ..config import RecallConfig
+from ..engine import MemoryEngine
+from ..store import records as rec
+from ..types import MemoryRecord, MemoryType, Scope
+from .query import RecallQuery
+
+
+@dataclass
+class Pool:
+    """Raw signals per proposed record."""
+
+    records: dict[str, MemoryRecord] = field(default_factory=dict)
+    cosine: dict[str, float] = field(default_factory=dict)
+    bm25: dict[str, float] = field(default_factory=dict)
+    channels: dict[str, list[str]] = field(default_factory=dict)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    recent_summaries: list[str] = field(default_factory=list)
+
+    def propose(self, record_id: str, channel: str) -> None:
+        names = self.channels.setdefault(record_id, [])
+        if channel not in names:
+            names.append(channel)
+
+
+class Channel(Protocol):
+    name: str
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None: ...
+
+
+class VectorChannel:
+    name = "vector"
+
+    def __init__(self, engine: MemoryEngine, limit: int) -> None:
+        self.engine, self.limit = engine, limit
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        tiers = ("hot", "cold") if query.deep else ("hot",)
+        for tier in tiers:
+            for rid, cos in self.engine.semantic(scope, qvec, limit=self.limit, tier=tier):
+                pool.propose(rid, self.name)
+                pool.cosine[rid] = cos
+
+
+class KeywordChannel:
+    name = "keyword"
+
+    def __init__(self, engine: MemoryEngine, limit: int) -> None:
+        self.engine, self.limit = engine, limit
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        statuses = ("active", "archived") if query.deep else ("active",)
+        for rid, score in self.engine.keyword(scope, query.text, limit=self.limit, statuses=statuses):
+            pool.propose(rid, self.name)
+            pool.bm25[rid] = score
+
+
+class RecentChannel:
+    """Recent important memories (e.g. the last 3 days), whatever their wording."""
+
+    name = "recent"
+
+    def __init__(self, engine: MemoryEngine, cfg: RecallConfig, limit: int = 10) -> None:
+        self.engine, self.cfg, self.limit = engine, cfg, limit
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        since = self.engine.clock.now() - self.cfg.recent_days * DAY
+        for r in self.engine.find(
+            scope, where="status = 'active' AND updated_at >= ? AND importance >= ? AND type NOT IN ('episode', 'summary')",
+            args=(since, self.cfg.recent_min_importance), limit=self.limit,
+        ):
+            pool.records[r.id] = r
+            pool.propose(r.id, self.name)
+
+
+class SubjectChannel:
+    """Exact subject/key matches: the query names a subject (PRD-223, coding_lang, 咖啡)."""
+
+    name = "subject"
+
+    def __init__(self, engine: MemoryEngine) -> None:
+        self.engine = engine
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        with self.engine.db.read() as db:
+            where, args = rec._scope_sql(scope)
+            subjects = [row[0] for row in db.execute(
+                f"SELECT DISTINCT subject FROM records WHERE {where} AND status = 'active' AND subject IS NOT NULL "
+                f"LIMIT 2000", args)]
+        text = query.text.lower()
+        terms = set(query.terms)
+        hits = [s for s in subjects if subject_matches(s, text, terms)]
+        if not hits:
+            return
+        marks = ",".join("?" * len(hits))
+        for r in self.engine.find(scope, where=f"status = 'active' AND subject IN ({marks})", args=hits, limit=20):
+            pool.records[r.id] = r
+            pool.propose(r.id, self.name)
+
+
+def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
+    leaf = subject.lower().rsplit("/", 1)[-1].strip()
+    if len(leaf) < 2:
+        return False
+    return leaf in terms or (len(leaf) >= 3 and leaf in text)
+
+
+class ProfileChannel:
+    """The profile whitelist, injected every turn (seed 001 §5.1)."""
+
+    name = "profile"
+
+    def __init__(self, engine: MemoryEngine, cfg: RecallConfig) -> None:
+        self.engine, self.cfg = engine, cfg
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        where, args = "status = 'active' AND type = 'profile' AND doubt_of IS NULL", []
+        if self.cfg.profile_whitelist:
+            where += f" AND subject IN ({','.join('?' * len(self.cfg.profile_whitelist))})"
+            args = list(self.cfg.profile_whitelist)
+        for r in self.engine.find(scope, where=where, args=args, order="importance DESC, updated_at DESC", limit=20):
+            pool.records[r.id] = r
+            pool.propose(r.id, self.name)
+
+
+class SummaryChannel:
+    """Level 1 of progressive disclosure: the most recent session summaries."""
+
+    name = "summary"
+
+    def __init__(self, engine: MemoryEngine, count: int) -> None:
+        self.engine, self.count = engine, count
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        if self.count <= 0:
+            return
+        for r in self.engine.find(scope, where="status = 'active' AND type = 'summary'",
+                                  order="created_at DESC", limit=self.count):
+            pool.records[r.id] = r
+            pool.propose(r.id, self.name)
+            pool.recent_summaries.append(r.id)
+
+
+def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> None:
+    """Fetch every proposed record and its vector; give each its cosine with the query."""
+    missing = [i for i in pool.channels if i not in pool.records]
+    pool.records.update(engine.get_many(scope, missing))
+    for gone in [i for i in pool.channels if i not in pool.records]:  # index ahead of a purge
+        pool.channels.pop(gone)
+    with engine.db.read() as db:
+        pool.vectors = rec.vectors_for(db, list(pool.records))
+    for rid, vec in pool.vectors.items():
+        pool.cosine[rid] = float(np.dot(vec, qvec))
+
+
+def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> Sequence[Channel]:
+    n = cfg.candidates_per_channel
+    return (VectorChannel(engine, n), KeywordChannel(engine, n), RecentChannel(engine, cfg),
+            SubjectChannel(engine), ProfileChannel(engine, cfg), SummaryChannel(engine, summaries))
+
+
+TYPES_WITHOUT_DECAY = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.DECISION})

@@ -1,0 +1,84 @@
+"""Query construction: the current input plus the last few turns, compressed to the intent.
+
+Also reads what the request implies about structure: a time window ("last week", 上周), a memory
+type ("my preferences", 偏好), or an explicit ask for deep recall ("search all history", 仔细回忆).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from ..clock import DAY
+from ..text import STOPWORDS, tokenize
+from ..tokens import truncate_tokens
+from ..types import MemoryType
+
+_WINDOWS: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"今天|today", re.I), 1.0),
+    (re.compile(r"昨天|yesterday", re.I), 2.0),
+    (re.compile(r"前几天|这几天|last few days|past few days", re.I), 5.0),
+    (re.compile(r"上周|上个星期|这周|本周|last week|this week|past week", re.I), 14.0),
+    (re.compile(r"上个月|这个月|本月|last month|this month|past month", re.I), 62.0),
+)
+_N_DAYS = re.compile(r"(?:最近|过去|近)\s*(\d{1,3})\s*天|(?:last|past)\s+(\d{1,3})\s+days", re.I)
+_TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
+    (re.compile(r"偏好|喜好|喜欢什么|习惯|prefer|preference|favou?rite", re.I), MemoryType.PREFERENCE),
+    (re.compile(r"决定|决策|为什么选|decid|decision|why did we (?:choose|pick)", re.I), MemoryType.DECISION),
+    (re.compile(r"任务|待办|进度|todo|task|status of", re.I), MemoryType.TASK),
+    (re.compile(r"报错|错误|失败|出错|error|fail|crash|exception", re.I), MemoryType.EVENT),
+)
+_DEEP = re.compile(r"仔细回忆|完整历史|全部历史|所有记录|翻一下历史|deep recall|search (?:all|the whole) history|full history", re.I)
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    text: str
+    terms: tuple[str, ...] = ()
+    window_days: float | None = None
+    types: frozenset[MemoryType] = field(default_factory=frozenset)
+    deep: bool = False
+
+
+def _content(message: Mapping) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI content parts
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: int = 2,
+                max_tokens: int = 256) -> RecallQuery:
+    """The current input first (it carries the intent), then recent user turns as context."""
+    earlier = [_content(m) for m in recent if m.get("role") == "user"]
+    earlier = [t for t in earlier if t and t.strip() != current.strip()][-context_turns:] if context_turns else []
+    text = "\n".join([current, *reversed(earlier)]).strip()
+    text = truncate_tokens(text, max_tokens)
+    terms = tuple(dict.fromkeys(t for t in tokenize(current) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
+    return RecallQuery(text=text, terms=terms, window_days=_window(current), types=_types(current),
+                       deep=bool(_DEEP.search(current)))
+
+
+def _cjk_word(tok: str) -> bool:
+    return len(tok) >= 2 and not tok.isascii() and tok not in STOPWORDS
+
+
+def _window(text: str) -> float | None:
+    m = _N_DAYS.search(text)
+    if m:
+        return float(m.group(1) or m.group(2)) + 1.0
+    for pattern, days in _WINDOWS:
+        if pattern.search(text):
+            return days
+    return None
+
+
+def _types(text: str) -> frozenset[MemoryType]:
+    return frozenset(t for pattern, t in _TYPES if pattern.search(text))
+
+
+def window_start(query: RecallQuery, now: float) -> float | None:
+    return None if query.window_days is None else now - query.window_days * DAY

@@ -1,0 +1,160 @@
+"""Fusion and rerank: every component in [0, 1], weights from config, reasons for every drop.
+
+Components
+- semantic:   query/passage cosine mapped linearly from [semantic_floor, semantic_ceiling] to [0, 1]
+              (multilingual-e5 scores unrelated pairs around 0.75-0.85, so raw cosine is useless)
+- keyword:    share of the query's content terms found in the memory (CJK-aware tokens)
+- structure:  1 when the query names the memory's subject, 0.5 when it asks for its type
+- recency:    type-aware decay: events, episodes, tasks and summaries halve every half-life;
+              active profile, preference, fact and decision memories do not age
+- importance: stored importance, reinforced by access (log of access count)
+- trust:      the source channel (explicit > admin > tool > summary/implicit)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from ..clock import DAY
+from ..config import RecallConfig
+from ..text import tokenize
+from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
+from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
+from .query import RecallQuery, window_start
+
+TRUST = {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
+WINDOWED_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.TASK})
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Where the embedder's cosine scores mean 'unrelated' and 'same thing'."""
+
+    floor: float = 0.75
+    ceiling: float = 0.92
+    min_semantic: float = 0.80
+
+    @classmethod
+    def resolve(cls, cfg: RecallConfig, defaults: tuple[float, float, float]) -> "Calibration":
+        floor, ceiling, minimum = defaults
+        return cls(
+            cfg.semantic_floor if cfg.semantic_floor is not None else floor,
+            cfg.semantic_ceiling if cfg.semantic_ceiling is not None else ceiling,
+            cfg.min_semantic if cfg.min_semantic is not None else minimum,
+        )
+
+
+def recency(r: MemoryRecord, now: float, half_life_days: float) -> float:
+    if r.type in TYPES_WITHOUT_DECAY and r.status is Status.ACTIVE:
+        return 1.0
+    age_days = max(0.0, now - r.created_at) / DAY
+    return 0.5 ** (age_days / half_life_days) if half_life_days > 0 else 1.0
+
+
+def importance(r: MemoryRecord) -> float:
+    return min(1.0, r.importance + 0.05 * math.log1p(r.access_count))
+
+
+def keyword_coverage(query: RecallQuery, r: MemoryRecord) -> float:
+    if not query.terms:
+        return 0.0
+    tokens = set(tokenize(r.text))
+    text = r.text.lower()
+    hit = sum(1 for t in query.terms if t in tokens or (len(t) >= 2 and t in text))
+    return hit / len(query.terms)
+
+
+def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,
+               cal: Calibration) -> dict[str, float]:
+    sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
+    structure = 0.0
+    if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
+        structure = 1.0
+    elif r.type in query.types:
+        structure = 0.5
+    return {
+        "semantic": float(min(1.0, max(0.0, sem))),
+        "keyword": keyword_coverage(query, r),
+        "structure": structure,
+        "recency": recency(r, now, cfg.event_half_life_days),
+        "importance": importance(r),
+        "trust": TRUST.get(r.source.channel.value, 0.6),
+    }
+
+
+def fuse(comp: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    total = sum(weights.values()) or 1.0
+    return sum(weights.get(k, 0.0) * v for k, v in comp.items()) / total
+
+
+def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, cal: Calibration) -> list[ScoredMemory]:
+    """Score every record in the pool, rank, then apply filters and thresholds in order."""
+    weights = {k: getattr(cfg.weights, k) for k in ("semantic", "keyword", "structure", "recency", "importance")}
+    weights["trust"] = getattr(cfg.weights, "trust", 0.0)
+    scored = []
+    for rid, r in pool.records.items():
+        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal)
+        scored.append(ScoredMemory(r, fuse(comp, weights), comp, tuple(pool.channels.get(rid, ()))))
+    scored.sort(key=lambda s: (-s.score, -s.record.updated_at))
+    return _filter(scored, pool, query, now, cfg, cal)
+
+
+def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: float,
+            cfg: RecallConfig, cal: Calibration) -> list[ScoredMemory]:
+    out: list[ScoredMemory] = []
+    kept: list[ScoredMemory] = []
+    start = window_start(query, now)
+    for rank, s in enumerate(scored, start=1):
+        reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept)
+        s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason)
+        if s.kept:
+            kept.append(s)
+        out.append(s)
+    return out
+
+
+def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, start: float | None,
+                 cfg: RecallConfig, cal: Calibration, kept: list[ScoredMemory]) -> str:
+    r = s.record
+    if r.status is Status.INACTIVE or (r.status is Status.ARCHIVED and not query.deep):
+        return f"status {r.status.value}"
+    if r.expires_at is not None and r.expires_at <= now and not query.deep:
+        return "expired"
+    if r.doubt_of or r.confidence < cfg.min_confidence:
+        return f"low confidence ({r.confidence:.2f}): offered to confirm, not injected"
+    if start is not None and r.type in WINDOWED_TYPES and r.created_at < start:
+        return "outside the time window the request names"
+    if not _relevant(s, pool, cal.min_semantic):
+        c = s.components
+        return (f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {cal.min_semantic:.2f}, "
+                f"keyword {c['keyword']:.2f}, structure {c['structure']:.1f})")
+    return _duplicate_reason(s, pool, kept, cfg)
+
+
+def _relevant(s: ScoredMemory, pool: Pool, min_semantic: float) -> bool:
+    if "profile" in s.channels or s.record.id in pool.recent_summaries:
+        return True
+    c = s.components
+    if c["structure"] >= 1.0:
+        return True
+    cos = pool.cosine.get(s.record.id, 0.0)
+    return cos >= min_semantic or (c["keyword"] >= 0.5 and cos >= min_semantic - 0.05)
+
+
+def _duplicate_reason(s: ScoredMemory, pool: Pool, kept: list[ScoredMemory], cfg: RecallConfig) -> str:
+    r = s.record
+    vec = pool.vectors.get(r.id)
+    for k in kept:
+        o = k.record
+        if r.subject and o.subject == r.subject and o.type == r.type and r.type is not MemoryType.EVENT:
+            return f"same subject as {o.id}: only one version is injected"
+        if r.type is MemoryType.EPISODE and o.type is not MemoryType.EPISODE and set(r.source.turn_ids) & set(o.source.turn_ids):
+            return f"covered by curated memory {o.id}"
+        ov = pool.vectors.get(o.id)
+        if vec is not None and ov is not None and float(np.dot(vec, ov)) >= cfg.dedup_similarity:
+            return f"near-duplicate of {o.id}"
+    return ""

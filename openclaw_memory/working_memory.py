@@ -1,0 +1,72 @@
+"""Working memory: what the model will see this turn (seed 002 §1.2).
+
+recall -> keep the top_k related memories -> pack into the per-section budgets -> render the
+reference block -> an InjectionPlan that explains every decision.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping, Sequence
+
+from .config import MemoryConfig
+from .engine import MemoryEngine
+from .inject.budget import SECTIONS, pack, section_of, total_budget
+from .inject.render import block_overhead, choose_lang, render_block, render_record
+from .recall.recaller import Recaller, RecallResult
+from .tokens import count_tokens
+from .types import InjectionPlan, MemoryRecord, ScoredMemory, Scope
+
+
+class WorkingMemory:
+    def __init__(self, engine: MemoryEngine, recaller: Recaller, config: MemoryConfig) -> None:
+        self.engine = engine
+        self.recaller = recaller
+        self.cfg = config
+
+    def plan(self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *, deep: bool = False,
+             request_tokens: int = 0, sections: Sequence[str] = SECTIONS) -> InjectionPlan:
+        result = self.recaller.recall(scope, current, recent, deep=deep)
+        return self.assemble(scope, result, request_tokens=request_tokens, sections=sections)
+
+    def assemble(self, scope: Scope, result: RecallResult, *, request_tokens: int = 0,
+                 sections: Sequence[str] = SECTIONS) -> InjectionPlan:
+        ranked = self._limit(result.ranked, sections)
+        now = self.engine.clock.now()
+        prevs = self._previous(scope, [s.record for s in ranked if s.kept])
+        days = self.cfg.recall.change_note_days
+
+        def render_one(r: MemoryRecord) -> str:
+            return render_record(r, now=now, prev=prevs.get(r.prev_id or ""), change_note_days=days)
+
+        b = self.cfg.injection.budgets
+        budgets = {"profile": b.profile, "summaries": b.summaries, "retrieved": b.retrieved}
+        lang = choose_lang([s.record.summary for s in ranked if s.kept][:10])
+        total = max(0, total_budget(b, request_tokens) - block_overhead(lang=lang))
+        packing = pack(ranked, budgets, total=total, count=count_tokens, render_one=render_one)
+        block = render_block(packing.lines, lang=lang)
+        candidates = sorted([*packing.kept, *packing.dropped], key=lambda s: s.rank)
+        return InjectionPlan(
+            block=block, position=self.cfg.injection.position, query=result.query.text,
+            candidates=tuple(candidates), sections=dict(packing.tokens_by_section),
+            tokens=count_tokens(block), to_confirm=tuple(result.to_confirm),
+        )
+
+    def _limit(self, ranked: Sequence[ScoredMemory], sections: Sequence[str]) -> list[ScoredMemory]:
+        """Few and right: at most top_k related memories; sections not asked for are left out."""
+        top_k = self.cfg.long_term.top_k
+        out, related = [], 0
+        for s in ranked:
+            section = section_of(s.record)
+            if s.kept and section not in sections:
+                s = dataclasses.replace(s, kept=False, reason=f"section {section} not requested")
+            elif s.kept and section == "retrieved":
+                related += 1
+                if related > top_k:
+                    s = dataclasses.replace(s, kept=False, reason=f"beyond top_k ({top_k})")
+            out.append(s)
+        return out
+
+    def _previous(self, scope: Scope, records: Sequence[MemoryRecord]) -> dict[str, MemoryRecord]:
+        ids = [r.prev_id for r in records if r.prev_id]
+        return self.engine.get_many(scope, ids) if ids else {}

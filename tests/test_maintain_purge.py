@@ -1,0 +1,144 @@
+"""Purge: a user (every agent, or one) and a single record leave no trace anywhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.clock import FakeClock
+from openclaw_memory.config import config_from_dict
+from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.errors import NotFoundError, ValidationError
+from openclaw_memory.maintain import purge_record, purge_user
+from openclaw_memory.maintain.purge import hashed_user
+from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+
+T = MemoryType
+A, B, OTHER = Scope("alice", "main"), Scope("alice", "coder"), Scope("bob", "main")
+TABLES = ("records", "versions", "outbox", "messages", "sessions", "audit")
+
+
+@pytest.fixture
+def engine(tmp_path):
+    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}})
+    e = MemoryEngine.open(cfg, clock=FakeClock(1_750_000_000.0), background=False)
+    yield e
+    e.close()
+
+
+def write(engine, scope, type_, summary, **kw):
+    return engine.write(scope, [Candidate(type_, summary, **kw)], session_id="s1")[0].record
+
+
+def add_session(engine, scope, text):
+    with engine.db.write() as db:
+        db.execute("INSERT INTO sessions(id, user_id, agent_id, started_at, last_active_at) VALUES ('s1', ?, ?, 0, 0)",
+                   (scope.user_id, scope.agent_id))
+        db.execute("INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, created_at) "
+                   "VALUES ('s1', ?, ?, 'user', ?, 3, 0)", (scope.user_id, scope.agent_id, text))
+
+
+def populate(engine):
+    """alice on two agents (English and Chinese, a restated fact, a forgotten one) and bob."""
+    ids = {}
+    ids["a_fact"] = write(engine, A, T.FACT, "alice keeps a zebrafish named Quasimodo", subject="pet").id
+    write(engine, A, T.FACT, "alice keeps a zebrafish named Quasimodo", subject="pet", confidence=0.9)
+    ids["a_zh"] = write(engine, A, T.PREFERENCE, "爱丽丝喜欢喝乌龙茶", subject="茶").id
+    gone = write(engine, A, T.FACT, "alice moved to Lisbon", subject="city")
+    engine.forget(A, gone.id)
+    ids["b_event"] = write(engine, B, T.EVENT, "compiled the zebrafish tracker", subject="build").id
+    ids["bob"] = write(engine, OTHER, T.FACT, "bob keeps a zebrafish too", subject="pet").id
+    add_session(engine, A, "tell me about Quasimodo")
+    add_session(engine, B, "build the tracker")
+    add_session(engine, OTHER, "hello from bob")
+    engine.indexer.drain()
+    return ids
+
+
+def rows_of(engine, table, user, agent=None):
+    sql = f"SELECT COUNT(*) FROM {table} WHERE user_id = ?" + (" AND agent_id = ?" if agent else "")
+    with engine.db.read() as db:
+        return db.execute(sql, (user, agent) if agent else (user,)).fetchone()[0]
+
+
+def fts_hits(engine, word):
+    with engine.db.read() as db:
+        return db.execute("SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH ?", (f'"{word}"',)).fetchone()[0]
+
+
+def disk_bytes(tmp_path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(tmp_path.glob("memory.db*")))
+
+
+def test_purge_user_removes_every_trace(engine, tmp_path):
+    ids = populate(engine)
+    assert b"Quasimodo" in disk_bytes(tmp_path)
+    assert rows_of(engine, "versions", "alice") == 1 and fts_hits(engine, "quasimodo") == 1
+    names = {engine.index.collection_name(s, t) for s in (A, B) for t in ("hot", "cold")}
+    assert names & set(engine.index.scope_names())
+
+    counts = purge_user(engine, "alice")
+
+    assert counts["records"] == 4 and counts["versions"] == 1 and counts["messages"] == 2
+    assert counts["collections"] >= 2
+    for table in TABLES:
+        assert rows_of(engine, table, "alice") == 0, table
+    with engine.db.read() as db:
+        assert db.execute("SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)",
+                          (ids["a_fact"], ids["a_zh"], ids["b_event"])).fetchone()[0] == 0
+        trail = db.execute("SELECT user_id, agent_id, action FROM audit WHERE action = 'purge'").fetchall()
+    assert [tuple(r) for r in trail] == [(hashed_user("alice"), "*", "purge")]
+    assert fts_hits(engine, "quasimodo") == 0 and fts_hits(engine, "乌龙茶") == 0
+    assert not names & set(engine.index.scope_names())
+    assert b"Quasimodo" not in disk_bytes(tmp_path) and "乌龙茶".encode() not in disk_bytes(tmp_path)
+    # bob is untouched and still searchable
+    assert engine.get(OTHER, ids["bob"]).status is Status.ACTIVE
+    assert fts_hits(engine, "zebrafish") == 1
+    found = engine.semantic(OTHER, engine.embed_query("bob keeps a zebrafish too"), limit=5)
+    assert found[0][0] == ids["bob"]
+
+
+def test_purge_one_agent_keeps_the_others(engine):
+    ids = populate(engine)
+    counts = purge_user(engine, "alice", "main")
+    assert counts["records"] == 3
+    assert rows_of(engine, "records", "alice", "main") == 0
+    assert rows_of(engine, "messages", "alice", "main") == 0
+    assert engine.get(B, ids["b_event"]).status is Status.ACTIVE
+    assert rows_of(engine, "messages", "alice", "coder") == 1
+    assert engine.index.collection_name(A) not in engine.index.scope_names()
+    assert engine.index.ids(B) == {ids["b_event"]}
+
+
+def test_purge_user_rejects_a_malformed_id(engine):
+    with pytest.raises(ValidationError, match="user_id"):
+        purge_user(engine, "alice; DROP TABLE records")
+
+
+def test_purge_record_removes_its_version_chain(engine):
+    ids = populate(engine)
+    old = write(engine, A, T.PREFERENCE, "likes green tea", subject="drink", channel=Channel.EXPLICIT)
+    new = engine.write(A, [Candidate(T.PREFERENCE, "now prefers black coffee", subject="drink",
+                                     channel=Channel.EXPLICIT)])[0]
+    assert new.replaced_id == old.id and new.record.prev_id == old.id
+    engine.indexer.drain()
+
+    counts = purge_record(engine, A, new.record.id)
+
+    assert counts["records"] == 2 and counts["vectors"] == 2
+    with engine.db.read() as db:
+        left = db.execute("SELECT COUNT(*) FROM records WHERE id IN (?, ?)", (old.id, new.record.id)).fetchone()[0]
+        audit = db.execute("SELECT action FROM audit WHERE record_id IN (?, ?)", (old.id, new.record.id)).fetchall()
+        vecs = db.execute("SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?)", (old.id, new.record.id)).fetchone()[0]
+    assert left == 0 and vecs == 0
+    assert [r[0] for r in audit] == ["purge"]
+    assert fts_hits(engine, "coffee") == 0 and fts_hits(engine, "green") == 0
+    assert new.record.id not in engine.index.ids(A, "hot") | engine.index.ids(A, "cold")
+    assert engine.indexer.pending() == 0
+    assert engine.get(A, ids["a_fact"]).status is Status.ACTIVE  # the rest of alice stays
+
+
+def test_purge_record_of_another_scope_is_not_found(engine):
+    ids = populate(engine)
+    with pytest.raises(NotFoundError, match=ids["bob"]):
+        purge_record(engine, A, ids["bob"])
+    assert engine.get(OTHER, ids["bob"]).status is Status.ACTIVE

@@ -1,0 +1,162 @@
+"""The read path: channels, filters, type-aware decay, thresholds, conflicts, isolation."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.clock import DAY
+from openclaw_memory.recall.rank import recency
+from openclaw_memory.recall.recaller import Recaller
+from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+
+ALICE, BOB = Scope("alice"), Scope("bob")
+
+
+@pytest.fixture
+def recaller(engine):
+    return Recaller(engine, engine.config.recall)
+
+
+def put(engine, scope, type_, text, **kw):
+    return engine.write(scope, [Candidate(type_, text, **kw)])[0].record
+
+
+def kept(result):
+    return [s.record.summary for s in result.ranked if s.kept]
+
+
+def by_summary(result, text):
+    return next(s for s in result.ranked if s.record.summary == text)
+
+
+@pytest.mark.parametrize("memory,query", [
+    ("我每天早上都喝咖啡", "咖啡"),
+    ("他对花生过敏，不能吃花生酱", "花生"),
+    ("I drink coffee every morning", "coffee"),
+])
+def test_keyword_channel_matches_two_character_chinese_words(engine, recaller, memory, query):
+    put(engine, ALICE, MemoryType.FACT, memory)
+    s = by_summary(recaller.recall(ALICE, query), memory)
+    assert "keyword" in s.channels and s.kept
+
+
+def test_vector_channel_proposes_semantic_neighbours(engine, recaller):
+    put(engine, ALICE, MemoryType.FACT, "the staging database runs postgres sixteen")
+    s = by_summary(recaller.recall(ALICE, "which postgres does staging run"), "the staging database runs postgres sixteen")
+    assert "vector" in s.channels and s.components["semantic"] > 0
+
+
+def test_recent_important_channel_brings_fresh_important_memories(engine, clock, recaller):
+    old = put(engine, ALICE, MemoryType.FACT, "release freeze starts monday", importance=0.9)
+    clock.advance(days=5)
+    fresh = put(engine, ALICE, MemoryType.FACT, "prod incident: payment gateway down", importance=0.9)
+    res = recaller.recall(ALICE, "what should I know today")
+    channels = {s.record.id: s.channels for s in res.ranked}
+    assert "recent" in channels[fresh.id]
+    assert "recent" not in channels.get(old.id, ())
+
+
+@pytest.mark.parametrize("subject,query", [("task/PRD-223", "PRD-223 现在什么状态"), ("coding_lang", "what is my coding_lang")])
+def test_subject_channel_matches_exact_keys(engine, recaller, subject, query):
+    put(engine, ALICE, MemoryType.FACT, "采用后端鉴权方案", subject=subject)
+    s = by_summary(recaller.recall(ALICE, query), "采用后端鉴权方案")
+    assert "subject" in s.channels and s.components["structure"] == 1.0 and s.kept
+
+
+def test_profile_is_always_proposed_even_when_unrelated(engine, recaller):
+    put(engine, ALICE, MemoryType.PROFILE, "对花生过敏", subject="allergy/花生", channel=Channel.EXPLICIT)
+    s = by_summary(recaller.recall(ALICE, "how do I rotate the TLS certificate"), "对花生过敏")
+    assert "profile" in s.channels and s.kept
+
+
+def test_inactive_and_archived_are_filtered_and_deep_recall_reaches_the_archive(engine, recaller):
+    r = put(engine, ALICE, MemoryType.FACT, "the old VPN endpoint is vpn1.example.org")
+    with engine.db.write() as db:
+        from openclaw_memory.store import records as rec
+        rec.update(db, r.replace(status=Status.ARCHIVED), None, "", reindex=False)
+    assert "the old VPN endpoint is vpn1.example.org" not in kept(recaller.recall(ALICE, "VPN endpoint"))
+    assert "the old VPN endpoint is vpn1.example.org" in kept(recaller.recall(ALICE, "VPN endpoint", deep=True))
+    engine.forget(ALICE, r.id)
+    assert "the old VPN endpoint is vpn1.example.org" not in kept(recaller.recall(ALICE, "VPN endpoint", deep=True))
+
+
+def test_expired_records_are_not_recalled(engine, clock, recaller):
+    put(engine, ALICE, MemoryType.EVENT, "deploy failed on build step", subject="tool/deploy")
+    clock.advance(days=31)
+    s = by_summary(recaller.recall(ALICE, "deploy failed"), "deploy failed on build step")
+    assert not s.kept and s.reason == "expired"
+
+
+@pytest.mark.parametrize("query", ["上周的部署出了什么错", "what went wrong with the deploy last week"])
+def test_time_window_in_the_request_filters_old_events(engine, clock, recaller, query):
+    put(engine, ALICE, MemoryType.EVENT, "deploy 部署 failed: disk full", subject="tool/deploy", ttl_seconds=400 * DAY)
+    clock.advance(days=20)
+    put(engine, ALICE, MemoryType.EVENT, "deploy 部署 failed: timeout", subject="tool/deploy", ttl_seconds=400 * DAY)
+    res = recaller.recall(ALICE, query)
+    assert by_summary(res, "deploy 部署 failed: timeout").kept
+    assert by_summary(res, "deploy 部署 failed: disk full").reason.startswith("outside the time window")
+
+
+@pytest.mark.parametrize("type_,decays", [(MemoryType.EVENT, True), (MemoryType.EPISODE, True),
+                                          (MemoryType.FACT, False), (MemoryType.PROFILE, False), (MemoryType.PREFERENCE, False)])
+def test_decay_is_type_aware(engine, clock, type_, decays):
+    r = put(engine, ALICE, type_, "something that happened")
+    later = clock.now() + 60 * DAY
+    value = recency(r, later, 30.0)
+    assert (value == pytest.approx(0.25)) if decays else (value == 1.0)
+
+
+def test_unrelated_memory_falls_under_the_threshold(engine, recaller):
+    put(engine, ALICE, MemoryType.FACT, "我们团队用 Rust 写后端服务")
+    s = by_summary(recaller.recall(ALICE, "推荐一部周末看的电影"), "我们团队用 Rust 写后端服务")
+    assert not s.kept and s.reason.startswith("below relevance threshold")
+
+
+def test_low_confidence_is_offered_to_confirm_not_kept(engine, recaller):
+    put(engine, ALICE, MemoryType.FACT, "maybe the user prefers dark mode", confidence=0.3)
+    res = recaller.recall(ALICE, "dark mode")
+    assert "maybe the user prefers dark mode" not in kept(res)
+    assert [r.summary for r in res.to_confirm] == ["maybe the user prefers dark mode"]
+
+
+def test_only_the_newest_version_is_recalled(engine, clock, recaller):
+    put(engine, ALICE, MemoryType.PREFERENCE, "回复用中文", subject="reply_language", channel=Channel.EXPLICIT)
+    clock.advance(days=2)
+    put(engine, ALICE, MemoryType.PREFERENCE, "回复改用英文 English", subject="reply_language", channel=Channel.EXPLICIT)
+    res = recaller.recall(ALICE, "reply_language 用什么语言回复")
+    assert kept(res).count("回复用中文") == 0 and "回复改用英文 English" in kept(res)
+
+
+def test_another_users_memory_never_appears(engine, recaller):
+    put(engine, BOB, MemoryType.PROFILE, "bob secret project: falcon", subject="project")
+    put(engine, BOB, MemoryType.FACT, "falcon launches in May")
+    res = recaller.recall(ALICE, "falcon project launch")
+    assert all(s.record.scope.user_id == "alice" for s in res.ranked)
+
+
+def test_near_duplicates_are_suppressed(engine, recaller):
+    put(engine, ALICE, MemoryType.EPISODE, "the quarterly report is due friday", turn_ids=("s1#1",))
+    put(engine, ALICE, MemoryType.EPISODE, "the quarterly report is due friday!", turn_ids=("s2#1",))
+    res = recaller.recall(ALICE, "when is the quarterly report due")
+    reasons = [s.reason for s in res.ranked if s.record.summary.startswith("the quarterly report")]
+    assert sum(1 for r in reasons if r == "") == 1 and any(r.startswith("near-duplicate") for r in reasons)
+
+
+def test_curated_memory_outranks_the_episode_it_came_from(engine, recaller):
+    put(engine, ALICE, MemoryType.PREFERENCE, "likes window seats on flights", subject="seat", turn_ids=("s1#3",), importance=0.8)
+    put(engine, ALICE, MemoryType.EPISODE, "I always take window seats on flights", turn_ids=("s1#3",))
+    res = recaller.recall(ALICE, "window seats on flights")
+    ep = by_summary(res, "I always take window seats on flights")
+    assert not ep.kept and ep.reason.startswith("covered by curated memory")
+
+
+def test_read_your_writes_with_background_indexing(make_config, tmp_path, clock):
+    from openclaw_memory.engine import MemoryEngine
+
+    eng = MemoryEngine.open(make_config(tmp_path), clock=clock, background=True)
+    try:
+        r = put(eng, ALICE, MemoryType.FACT, "the wifi password hint is the cat's name")
+        hits = eng.semantic(ALICE, eng.embed_query("wifi password hint"), limit=5)
+        assert r.id in [i for i, _ in hits]
+    finally:
+        eng.close()
