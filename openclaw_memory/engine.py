@@ -16,7 +16,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from .clock import Clock, SystemClock
 from .config import MemoryConfig, load_config
 from .consolidate import Consolidator, deactivate
-from .embedding import build_embedder, embed_query, embedder_dim
+from .embedding import build_embedder, embed_query, embedder_dim, embedder_name
 from .errors import IndexMismatchError, NotFoundError
 from .store import records as rec
 from .store.db import Database
@@ -46,7 +46,7 @@ class MemoryEngine:
              check_embedder: bool = True) -> "MemoryEngine":
         cfg = config if isinstance(config, MemoryConfig) else load_config(config)
         emb = embedder or build_embedder(cfg.storage.embedding_model)
-        name = getattr(emb, "model_name", type(emb).__name__)
+        name = embedder_name(emb)
         vs = cfg.storage.vector_store
         index = ChromaIndex(kind=vs.kind, path=cfg.chroma_dir, host=vs.host, port=vs.port,
                             prefix=vs.collection_prefix, embedder_name=name, dim=embedder_dim(emb))

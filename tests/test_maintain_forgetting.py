@@ -8,7 +8,12 @@ from openclaw_memory.clock import DAY, FakeClock, iso_date
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.maintain import (
-    cleanup, compact_events, digest, enforce_cap, expire, run_maintenance,
+    cleanup,
+    compact_events,
+    digest,
+    enforce_cap,
+    expire,
+    run_maintenance,
 )
 from openclaw_memory.tokens import count_tokens
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
@@ -45,7 +50,10 @@ def hits(engine, scope, text, tier="hot"):
 
 # ---- TTL --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["deploy to staging failed: disk full", "部署到测试环境失败：磁盘已满"])
+
+@pytest.mark.parametrize(
+    "text", ["deploy to staging failed: disk full", "部署到测试环境失败：磁盘已满"]
+)
 def test_ttl_archives_an_expired_event_without_deleting_it(engine, clock, text):
     old = write(engine, U1, T.EVENT, text, subject="deploy")
     clock.advance(days=20)
@@ -74,20 +82,37 @@ def test_ttl_ignores_records_without_expiry_and_other_users(engine, clock):
 
 # ---- cap --------------------------------------------------------------------------------------
 
+
 def test_cap_archives_the_lowest_value_curated_records(tmp_path, clock):
     engine = open_engine(tmp_path, clock, long_term={"max_facts_per_user": 3})
     try:
-        low = write(engine, U1, T.FACT, "the printer is on floor two", subject="printer", importance=0.1)
+        low = write(
+            engine, U1, T.FACT, "the printer is on floor two", subject="printer", importance=0.1
+        )
         mid = write(engine, U1, T.FACT, "lunch is at noon", subject="lunch", importance=0.5)
-        high = write(engine, U1, T.DECISION, "we chose Postgres over MySQL", subject="db", importance=0.9)
+        high = write(
+            engine, U1, T.DECISION, "we chose Postgres over MySQL", subject="db", importance=0.9
+        )
         profile = write(engine, U1, T.PROFILE, "名字叫王小明", subject="name", importance=0.05)
-        told = write(engine, U1, T.PREFERENCE, "always answer in tables", subject="format",
-                     importance=0.05, channel=Channel.EXPLICIT)
-        events = [write(engine, U1, T.EVENT, f"tool call {i} ok", subject="tool", importance=0.0) for i in range(4)]
+        told = write(
+            engine,
+            U1,
+            T.PREFERENCE,
+            "always answer in tables",
+            subject="format",
+            importance=0.05,
+            channel=Channel.EXPLICIT,
+        )
+        events = [
+            write(engine, U1, T.EVENT, f"tool call {i} ok", subject="tool", importance=0.0)
+            for i in range(4)
+        ]
 
         assert enforce_cap(engine, U1) == 2
 
-        status = {r.id: engine.get(U1, r.id).status for r in (low, mid, high, profile, told, *events)}
+        status = {
+            r.id: engine.get(U1, r.id).status for r in (low, mid, high, profile, told, *events)
+        }
         assert status[low.id] is Status.ARCHIVED and status[mid.id] is Status.ARCHIVED
         assert {status[high.id], status[profile.id], status[told.id]} == {Status.ACTIVE}
         assert all(status[e.id] is Status.ACTIVE for e in events)  # the episodic log is not capped
@@ -101,7 +126,9 @@ def test_cap_archives_the_lowest_value_curated_records(tmp_path, clock):
 def test_cap_prefers_to_keep_what_was_used(tmp_path, clock):
     engine = open_engine(tmp_path, clock, long_term={"max_facts_per_user": 1})
     try:
-        a = write(engine, U1, T.FACT, "the wifi password rotates monthly", subject="wifi", importance=0.5)
+        a = write(
+            engine, U1, T.FACT, "the wifi password rotates monthly", subject="wifi", importance=0.5
+        )
         b = write(engine, U1, T.FACT, "咖啡机在三楼", subject="coffee", importance=0.5)
         clock.advance(days=1)
         engine.touch(U1, [a.id])  # a is the older record, but it was used since
@@ -114,11 +141,21 @@ def test_cap_prefers_to_keep_what_was_used(tmp_path, clock):
 
 # ---- compaction -------------------------------------------------------------------------------
 
+
 def test_compaction_turns_the_oldest_30_of_51_events_into_one_summary(engine, clock):
     events = []
     for i in range(51):
-        events.append(write(engine, U1, T.EVENT, "tests passed" if i % 2 else "tests failed",
-                            subject="ci", turn_ids=(f"t{i}",), tags=("tool",)))
+        events.append(
+            write(
+                engine,
+                U1,
+                T.EVENT,
+                "tests passed" if i % 2 else "tests failed",
+                subject="ci",
+                turn_ids=(f"t{i}",),
+                tags=("tool",),
+            )
+        )
         clock.advance(3600)
     write(engine, U1, T.EVENT, "unrelated event", subject="other")
 
@@ -152,15 +189,21 @@ def test_compaction_repeats_until_under_the_trigger(engine):
 
 
 def _event(i: int, summary: str, day: float, tags=()) -> MemoryRecord:
-    return MemoryRecord(id=f"e{i}", scope=U1, type=T.EVENT, summary=summary, tags=tags,
-                        created_at=START + day * DAY)
+    return MemoryRecord(
+        id=f"e{i}", scope=U1, type=T.EVENT, summary=summary, tags=tags, created_at=START + day * DAY
+    )
 
 
 def test_digest_in_english_counts_kinds_and_distinct_outcomes():
-    events = [_event(0, "npm test failed", 0, ("tool",)), _event(1, "npm test failed", 1, ("tool",)),
-              _event(2, "deployed v2", 2, ("deploy",))]
+    events = [
+        _event(0, "npm test failed", 0, ("tool",)),
+        _event(1, "npm test failed", 1, ("tool",)),
+        _event(2, "deployed v2", 2, ("deploy",)),
+    ]
     text = digest("ci", events)
-    assert text.startswith(f"3 events about ci from {iso_date(START)} to {iso_date(START + 2 * DAY)}")
+    assert text.startswith(
+        f"3 events about ci from {iso_date(START)} to {iso_date(START + 2 * DAY)}"
+    )
     assert "tool x2, deploy x1" in text
     assert "npm test failed (x2); deployed v2." in text
 
@@ -173,14 +216,17 @@ def test_digest_in_chinese():
 
 
 def test_digest_is_capped_and_says_how_much_it_left_out():
-    events = [_event(i, f"distinct outcome number {i} with a long explanation of what happened", 0)
-              for i in range(40)]
+    events = [
+        _event(i, f"distinct outcome number {i} with a long explanation of what happened", 0)
+        for i in range(40)
+    ]
     text = digest(None, events, max_tokens=120)
     assert count_tokens(text) <= 130
     assert "more." in text and "distinct outcome number 0" in text
 
 
 # ---- cleanup ----------------------------------------------------------------------------------
+
 
 def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engine, clock):
     w = lambda t, s, **kw: write(engine, U1, t, s, subject=s[:12], **kw)  # noqa: E731
@@ -206,17 +252,30 @@ def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engin
     gone = {doomed.id, doomed_zh.id, archived.id}
     left = {r.id for r in engine.find(U1, limit=100)}
     assert not gone & left
-    assert {keep_important.id, keep_profile.id, keep_explicit.id, keep_used.id, keep_inactive.id,
-            keep_recent.id, keep_summary.id} <= left
+    assert {
+        keep_important.id,
+        keep_profile.id,
+        keep_explicit.id,
+        keep_used.id,
+        keep_inactive.id,
+        keep_recent.id,
+        keep_summary.id,
+    } <= left
     engine.indexer.drain(U1)
     assert not gone & (engine.index.ids(U1, "hot") | engine.index.ids(U1, "cold"))
     with engine.db.read() as db:
-        assert db.execute("SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)", tuple(gone)).fetchone()[0] == 0
+        assert (
+            db.execute(
+                "SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)", tuple(gone)
+            ).fetchone()[0]
+            == 0
+        )
     assert engine.keyword(U1, "闲聊", statuses=("active", "archived", "inactive")) == []
     assert engine.audit_log(U1, doomed.id)[0]["action"] == "delete"
 
 
 # ---- runner -----------------------------------------------------------------------------------
+
 
 def test_run_maintenance_covers_every_scope_or_one(engine, clock):
     u2 = Scope("u2", "helper")
@@ -232,7 +291,9 @@ def test_run_maintenance_covers_every_scope_or_one(engine, clock):
     report = run_maintenance(engine)
     assert report.scopes == 2
     assert report.by_scope["u2/helper"]["expired"] == 1
-    assert report.by_scope["u1/default"]["expired"] == 22  # 21 poll events + backup; not the summary
+    assert (
+        report.by_scope["u1/default"]["expired"] == 22
+    )  # 21 poll events + backup; not the summary
     assert report.to_dict()["changed"] == report.changed == 23
     assert engine.indexer.pending() == 0
     assert run_maintenance(engine, user_id="nobody").scopes == 0

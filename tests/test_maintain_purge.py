@@ -31,17 +31,28 @@ def write(engine, scope, type_, summary, **kw):
 
 def add_session(engine, scope, text):
     with engine.db.write() as db:
-        db.execute("INSERT INTO sessions(id, user_id, agent_id, started_at, last_active_at) VALUES ('s1', ?, ?, 0, 0)",
-                   (scope.user_id, scope.agent_id))
-        db.execute("INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, created_at) "
-                   "VALUES ('s1', ?, ?, 'user', ?, 3, 0)", (scope.user_id, scope.agent_id, text))
+        db.execute(
+            "INSERT INTO sessions(id, user_id, agent_id, started_at, last_active_at) "
+            "VALUES ('s1', ?, ?, 0, 0)",
+            (scope.user_id, scope.agent_id),
+        )
+        db.execute(
+            "INSERT INTO messages"
+            "(session_id, user_id, agent_id, role, content, tokens, created_at) "
+            "VALUES ('s1', ?, ?, 'user', ?, 3, 0)",
+            (scope.user_id, scope.agent_id, text),
+        )
 
 
 def populate(engine):
     """alice on two agents (English and Chinese, a restated fact, a forgotten one) and bob."""
     ids = {}
-    ids["a_fact"] = write(engine, A, T.FACT, "alice keeps a zebrafish named Quasimodo", subject="pet").id
-    write(engine, A, T.FACT, "alice keeps a zebrafish named Quasimodo", subject="pet", confidence=0.9)
+    ids["a_fact"] = write(
+        engine, A, T.FACT, "alice keeps a zebrafish named Quasimodo", subject="pet"
+    ).id
+    write(
+        engine, A, T.FACT, "alice keeps a zebrafish named Quasimodo", subject="pet", confidence=0.9
+    )
     ids["a_zh"] = write(engine, A, T.PREFERENCE, "爱丽丝喜欢喝乌龙茶", subject="茶").id
     gone = write(engine, A, T.FACT, "alice moved to Lisbon", subject="city")
     engine.forget(A, gone.id)
@@ -62,7 +73,9 @@ def rows_of(engine, table, user, agent=None):
 
 def fts_hits(engine, word):
     with engine.db.read() as db:
-        return db.execute("SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH ?", (f'"{word}"',)).fetchone()[0]
+        return db.execute(
+            "SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH ?", (f'"{word}"',)
+        ).fetchone()[0]
 
 
 def disk_bytes(tmp_path) -> bytes:
@@ -83,13 +96,22 @@ def test_purge_user_removes_every_trace(engine, tmp_path):
     for table in TABLES:
         assert rows_of(engine, table, "alice") == 0, table
     with engine.db.read() as db:
-        assert db.execute("SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)",
-                          (ids["a_fact"], ids["a_zh"], ids["b_event"])).fetchone()[0] == 0
-        trail = db.execute("SELECT user_id, agent_id, action FROM audit WHERE action = 'purge'").fetchall()
+        assert (
+            db.execute(
+                "SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)",
+                (ids["a_fact"], ids["a_zh"], ids["b_event"]),
+            ).fetchone()[0]
+            == 0
+        )
+        trail = db.execute(
+            "SELECT user_id, agent_id, action FROM audit WHERE action = 'purge'"
+        ).fetchall()
     assert [tuple(r) for r in trail] == [(hashed_user("alice"), "*", "purge")]
     assert fts_hits(engine, "quasimodo") == 0 and fts_hits(engine, "乌龙茶") == 0
     assert not names & set(engine.index.scope_names())
-    assert b"Quasimodo" not in disk_bytes(tmp_path) and "乌龙茶".encode() not in disk_bytes(tmp_path)
+    assert b"Quasimodo" not in disk_bytes(tmp_path) and "乌龙茶".encode() not in disk_bytes(
+        tmp_path
+    )
     # bob is untouched and still searchable
     assert engine.get(OTHER, ids["bob"]).status is Status.ACTIVE
     assert fts_hits(engine, "zebrafish") == 1
@@ -116,9 +138,17 @@ def test_purge_user_rejects_a_malformed_id(engine):
 
 def test_purge_record_removes_its_version_chain(engine):
     ids = populate(engine)
-    old = write(engine, A, T.PREFERENCE, "likes green tea", subject="drink", channel=Channel.EXPLICIT)
-    new = engine.write(A, [Candidate(T.PREFERENCE, "now prefers black coffee", subject="drink",
-                                     channel=Channel.EXPLICIT)])[0]
+    old = write(
+        engine, A, T.PREFERENCE, "likes green tea", subject="drink", channel=Channel.EXPLICIT
+    )
+    new = engine.write(
+        A,
+        [
+            Candidate(
+                T.PREFERENCE, "now prefers black coffee", subject="drink", channel=Channel.EXPLICIT
+            )
+        ],
+    )[0]
     assert new.replaced_id == old.id and new.record.prev_id == old.id
     engine.indexer.drain()
 
@@ -126,9 +156,15 @@ def test_purge_record_removes_its_version_chain(engine):
 
     assert counts["records"] == 2 and counts["vectors"] == 2
     with engine.db.read() as db:
-        left = db.execute("SELECT COUNT(*) FROM records WHERE id IN (?, ?)", (old.id, new.record.id)).fetchone()[0]
-        audit = db.execute("SELECT action FROM audit WHERE record_id IN (?, ?)", (old.id, new.record.id)).fetchall()
-        vecs = db.execute("SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?)", (old.id, new.record.id)).fetchone()[0]
+        left = db.execute(
+            "SELECT COUNT(*) FROM records WHERE id IN (?, ?)", (old.id, new.record.id)
+        ).fetchone()[0]
+        audit = db.execute(
+            "SELECT action FROM audit WHERE record_id IN (?, ?)", (old.id, new.record.id)
+        ).fetchall()
+        vecs = db.execute(
+            "SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?)", (old.id, new.record.id)
+        ).fetchone()[0]
     assert left == 0 and vecs == 0
     assert [r[0] for r in audit] == ["purge"]
     assert fts_hits(engine, "coffee") == 0 and fts_hits(engine, "green") == 0

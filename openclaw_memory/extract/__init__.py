@@ -1,0 +1,34 @@
+"""Extraction stage: turns become candidate memories (filter -> secrets -> rules or LLM).
+
+SecretFilter     finds, redacts and strips secrets and <private> spans
+is_contentless   greetings, thanks and acknowledgements that are not logged
+RuleExtractor    the offline rule chain (Chinese and English)
+LLMExtractor     the LlamaIndex chain, falling back to the rules
+Summarizer       structured session summaries (LLM or extractive)
+"""
+
+from .base import Extractor
+from .filter import is_contentless
+from .importance import importance_for
+from .llm_chain import FactItem, LLMExtractor
+from .prompts import DEFAULT_PROMPTS_DIR, PromptFile, load_prompt
+from .rules import RuleExtractor
+from .secrets import SecretFilter, SecretFinding
+from .summary import Decision, StructuredSummary, Summarizer
+
+__all__ = [
+    "DEFAULT_PROMPTS_DIR",
+    "Decision",
+    "Extractor",
+    "FactItem",
+    "LLMExtractor",
+    "PromptFile",
+    "RuleExtractor",
+    "SecretFilter",
+    "SecretFinding",
+    "StructuredSummary",
+    "Summarizer",
+    "importance_for",
+    "is_contentless",
+    "load_prompt",
+]

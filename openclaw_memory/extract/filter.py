@@ -5,6 +5,8 @@ left, or every clause is a greeting, a thanks, an acknowledgement or a laugh ("�
 "ok thanks 👍", "嗯嗯"). Anything with a fact in it, however short, is kept.
 """
 
+# ruff: noqa: SIM905  (word lists read best as one string)
+
 from __future__ import annotations
 
 import re
@@ -45,7 +47,7 @@ _MULTIWORD = (
 _CLAUSE = re.compile(r"[,，。.!！?？~～;；、\s]+")
 _LAUGH = re.compile(r"^(?:(?:ha)+h?|(?:he)+|(?:哈)+|(?:呵)+|(?:嘿)+|(?:嘻)+|(?:lo)+l|233+)$")
 _PARTICLES = "啊呀啦哦吧呢嘛哈~"
-_STACKABLE = sorted((p for p in _PHRASES if len(p) > 1), key=len, reverse=True)
+_STACKABLE = sorted(_PHRASES, key=len, reverse=True)
 
 
 def _is_symbolic(ch: str) -> bool:
@@ -73,7 +75,7 @@ def is_contentless(text: str) -> bool:
     if len(meaningful.strip()) < 2:
         return True
     lowered = text.lower().strip()
-    for phrase in _MULTIWORD:  # "thank you" spans a space the clause split would cut
+    for phrase in sorted(_MULTIWORD, key=len, reverse=True):  # they span spaces the split would cut
         lowered = lowered.replace(phrase, " thanks ")
     clauses = [c for c in _CLAUSE.split(lowered) if c]
     words = [w for c in clauses for w in ([c] if not c.isascii() else c.split())]

@@ -13,7 +13,7 @@ tags, lowered for hedged claims; maintenance uses it for cleanup and recall as a
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..types import Channel, MemoryType
 

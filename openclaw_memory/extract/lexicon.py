@@ -5,6 +5,8 @@ consolidation updates it instead of storing a second copy: `drink` for "I prefer
 "I prefer coffee", `pref/科幻电影` for both 我喜欢科幻电影 and 我不喜欢科幻电影.
 """
 
+# ruff: noqa: SIM905  (word lists read best as one string)
+
 from __future__ import annotations
 
 import functools
@@ -20,19 +22,21 @@ DRINKS_ZH = frozenset(
 )
 DRINKS_EN = frozenset(
     """coffee tea latte espresso cappuccino americano mocha beer wine milk juice soda cola coke
-    water lemonade smoothie whisky whiskey matcha sake liquor alcohol""".split()
+        water lemonade smoothie whisky whiskey matcha sake liquor alcohol""".split()
 )
 FOODS_ZH = frozenset(
-    """辣 辣的 川菜 湘菜 粤菜 火锅 寿司 披萨 汉堡 面 面条 米饭 饺子 海鲜 甜食 甜点 蛋糕 肉 牛肉 猪肉 鸡肉
-    羊肉 鱼 素食 素 蔬菜 水果 香菜 大蒜 葱 姜 巧克力 冰淇淋 零食 烧烤 麻辣烫 面包 牛排 沙拉 榴莲 臭豆腐
-    辣椒 西餐 中餐 日料 快餐 甜品 鸡蛋 豆腐""".split()
+    """辣 辣的 川菜 湘菜 粤菜 火锅 寿司 披萨 汉堡 面 面条 米饭 饺子 海鲜 甜食 甜点 蛋糕 肉 牛肉
+        猪肉 鸡肉 羊肉 鱼 素食 素 蔬菜 水果 香菜 大蒜 葱 姜 巧克力 冰淇淋 零食 烧烤 麻辣烫 面包
+        牛排 沙拉 榴莲 臭豆腐 辣椒 西餐 中餐 日料 快餐 甜品 鸡蛋 豆腐""".split()
 )
 FOODS_EN = frozenset(
     """spicy sushi pizza burger noodle rice dumpling seafood dessert sweet cake meat beef pork
-    chicken lamb fish vegetable fruit cilantro garlic onion chocolate snack pasta salad steak
-    curry bread cheese egg tofu durian barbecue bbq""".split()
+        chicken lamb fish vegetable fruit cilantro garlic onion chocolate snack pasta salad
+        steak curry bread cheese egg tofu durian barbecue bbq""".split()
 )
-_GENERIC_HEADS = frozenset("东西 事情 事 感觉 方式 类型 样子 时候 地方 thing things stuff".split())
+_GENERIC_HEADS = frozenset(
+    """东西 事情 事 感觉 方式 类型 样子 时候 地方 thing things stuff""".split()
+)
 _ZH_VERBS = ("喝", "吃", "看", "听", "玩", "用", "读", "打", "去", "穿", "做", "逛", "养", "学")
 _EN_LEAD = re.compile(
     r"^(?:(?:to|the|a|an|my|some|any|more|most|very|really|lots of|a lot of|all|kinds of|"
@@ -59,13 +63,17 @@ def _posseg():
 
 
 _IE_PLURALS = frozenset(
-    "movies cookies zombies selfies brownies smoothies rookies pies ties lies calories hoodies".split()
+    """movies cookies zombies selfies brownies smoothies rookies pies ties lies calories
+        hoodies""".split()
 )
+
+
+_UNCOUNTED = frozenset(["series", "species", "lens", "canvas", "chaos", "gas"])
 
 
 def singular(word: str) -> str:
     """A rough English singular: movies -> movie, stories -> story, peanuts -> peanut."""
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")) or word in ("series", "species"):
+    if len(word) <= 3 or word.endswith(("ss", "us", "is", "ics", "news")) or word in _UNCOUNTED:
         return word
     if word in _IE_PLURALS:
         return word[:-1]
@@ -73,7 +81,7 @@ def singular(word: str) -> str:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "xes", "oes")):
         return word[:-2]
-    return word[:-1] if word.endswith("s") else word
+    return word.removesuffix("s")
 
 
 def strip_zh_verb(obj: str) -> tuple[str, str]:

@@ -9,7 +9,7 @@ contentless turns, split into sentences, then per sentence recognise a command (
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..clock import Clock
 from ..text import has_cjk
@@ -31,15 +31,20 @@ _HEDGE = re.compile(
     r"i think|not sure|kind of|sort of)\b",
     _I,
 )
+_ZH_HEDGE = re.compile(r"可能|好像|也许|大概|或许|似乎|说不定")
+_HEDGE_LEAD = re.compile(r"^(?:(?:maybe|perhaps|probably|i think|i guess)[,\s]+)+", _I)
 _FORGET = (
     re.compile(
         r"^(?:请|麻烦)?(?:你)?(?:帮我)?(?:忘掉|忘记|删除记忆|删掉记忆|删除关于|删掉关于|不要再记得|别再记着|"
         r"从记忆(?:中|里)删除)[：:，,\s]*(?:关于)?(?P<what>.+)$"
     ),
-    re.compile(r"^(?:请)?(?:把|将)(?P<what>.+?)(?:忘掉|忘了|忘记|从记忆(?:中|里)删(?:除|掉))(?:吧)?$"),
+    re.compile(
+        r"^(?:请)?(?:把|将)(?P<what>.+?)(?:忘掉|忘了|忘记|从记忆(?:中|里)删(?:除|掉))(?:吧)?$"
+    ),
     re.compile(r"^(?:请)?删(?:除|掉)(?P<what>.+?)(?:这条|那条|的)?记忆$"),
     re.compile(
-        r"^(?:please\s+)?forget\s+(?:that\s+|about\s+|what i said about\s+|the fact that\s+)?(?P<what>.+)$", _I
+        r"^(?:please\s+)?forget\s+(?:that\s+|about\s+|what i said about\s+|the fact that\s+)?(?P<what>.+)$",
+        _I,
     ),
     re.compile(
         r"^(?:please\s+)?(?:delete|erase|remove)\s+(?:the\s+memory\s+(?:about|that)\s+)?(?P<what>.+?)"
@@ -59,8 +64,13 @@ _REMEMBER = (
     ),
 )
 _STANDING = (
-    re.compile(r"^(?:从现在(?:开始|起)|从今(?:以后|往后|天起)|以后|今后|往后)[都也就请]*[，,\s]*(?P<what>.+)$"),
-    re.compile(r"^(?:from now on|going forward|in the future|henceforth|from here on)[,\s]*(?P<what>.+)$", _I),
+    re.compile(
+        r"^(?:从现在(?:开始|起)|从今(?:以后|往后|天起)|以后|今后|往后)[都也就请]*[，,\s]*(?P<what>.+)$"
+    ),
+    re.compile(
+        r"^(?:from now on|going forward|in the future|henceforth|from here on)[,\s]*(?P<what>.+)$",
+        _I,
+    ),
     re.compile(r"^(?P<what>.+?)[,\s]*(?:from now on|going forward|in the future)[.!]?$", _I),
 )
 _DIRECTIVE = re.compile(
@@ -68,11 +78,16 @@ _DIRECTIVE = re.compile(
     r"reply|respond|write|give|show|send|include|start|end|keep|put|avoid|remind)\b",
     _I,
 )
+_MEMORY_WORD = re.compile(r"(?:的|这条|那条|的那条)?记忆$|\s+from (?:your )?memory$", _I)
 _NOT_A_TARGET = re.compile(r"^(?:it|that|this|about it|everything|all|吧|了)$", _I)
 #: "forget my address": slot nouns a forget command can name without restating the value.
 _SLOT_NOUNS = (
     (re.compile(r"名字|姓名|\bname\b", _I), MemoryType.PROFILE, "name"),
-    (re.compile(r"住址|地址|住处|住在哪|\b(?:address|where i live)\b", _I), MemoryType.PROFILE, "location"),
+    (
+        re.compile(r"住址|地址|住处|住在哪|\b(?:address|where i live)\b", _I),
+        MemoryType.PROFILE,
+        "location",
+    ),
     (re.compile(r"公司|单位|雇主|\b(?:employer|company)\b", _I), MemoryType.PROFILE, "employer"),
     (re.compile(r"职业|\b(?:job|occupation)\b", _I), MemoryType.PROFILE, "job"),
     (re.compile(r"生日|\bbirthday\b", _I), MemoryType.PROFILE, "birthday"),
@@ -90,7 +105,11 @@ def _sentences(text: str) -> list[str]:
 
 
 def _clauses(text: str) -> list[str]:
-    return [c for c in (_LEAD.sub("", p.strip()) for p in re.split(r"[，,]", text)) if c]
+    """Clauses to classify: split on commas and on "and I"/"but my"; leading fillers and
+    hedges dropped (the hedge was already read from the whole sentence)."""
+    parts = re.split(r"[，,]|\s+(?:and|but|also)\s+(?=(?:i|i'm|my)\b)|而且|并且", text, flags=_I)
+    cleaned = (_ZH_HEDGE.sub("", _HEDGE_LEAD.sub("", _LEAD.sub("", p.strip()))) for p in parts if p)
+    return [c for c in cleaned if c]
 
 
 def _is_question(sentence: str) -> bool:
@@ -101,7 +120,9 @@ class RuleExtractor:
     """Offline extraction by Chinese and English rules (`Extractor` protocol)."""
 
     def __init__(self, clock: Clock, secrets: SecretFilter | None = None) -> None:
-        self._clock = clock  # the rules read no time today; kept so every chain shares one signature
+        self._clock = (
+            clock  # the rules read no time today; kept so every chain shares one signature
+        )
         self._secrets = secrets or SecretFilter()
 
     def extract(self, turn: Turn) -> list[Candidate]:
@@ -112,7 +133,7 @@ class RuleExtractor:
         turn_ids = (turn.turn_id,) if turn.turn_id else ()
         out: list[Candidate] = []
         for sentence in _sentences(text):
-            out.extend(self._sentence(_LEAD.sub("", sentence), turn_ids))
+            out.extend(self._sentence(_LEAD.sub("", sentence).strip(), turn_ids))
         return _dedupe(out)
 
     def _sentence(self, sentence: str, turn_ids: tuple[str, ...]) -> list[Candidate]:
@@ -137,7 +158,7 @@ class RuleExtractor:
         return [_candidate(s, Channel.IMPLICIT, conf or s.confidence, turn_ids) for s in slots]
 
     def _forget(self, what: str, turn_ids: tuple[str, ...]) -> Candidate:
-        what = what.strip(" 。.!！")
+        what = _MEMORY_WORD.sub("", what.strip(" 。.!！")) or what
         slots = [s for s in map(classify, _clauses(what)) if s]
         if slots:
             kind, subject, summary = slots[0].type, slots[0].subject, slots[0].summary
@@ -145,8 +166,14 @@ class RuleExtractor:
             kind, subject, summary = _slot_noun(what)
             summary = summary or third_person(what, has_cjk(what))
         return Candidate(
-            type=kind, summary=summary, subject=subject, detail=what, forget=True,
-            channel=Channel.EXPLICIT, confidence=0.95, turn_ids=turn_ids,
+            type=kind,
+            summary=summary,
+            subject=subject,
+            detail=what,
+            forget=True,
+            channel=Channel.EXPLICIT,
+            confidence=0.95,
+            turn_ids=turn_ids,
             importance=importance_for(kind, Channel.EXPLICIT),
         )
 
@@ -165,9 +192,13 @@ class RuleExtractor:
         slots = [s for s in (classify(c, standing=True) for c in _clauses(what)) if s]
         if not slots and _DIRECTIVE.search(what) and not is_contentless(what):
             cjk = has_cjk(what)
-            summary = ("用户要求：{}" if cjk else "The user asked: {}").format(third_person(what, cjk))
+            summary = ("用户要求：{}" if cjk else "The user asked: {}").format(
+                third_person(what, cjk)
+            )
             head = classify_head(what, cjk)
-            slots = [Slot(MemoryType.PREFERENCE, f"rule/{head}", summary, ("standing_rule",), (head,))]
+            slots = [
+                Slot(MemoryType.PREFERENCE, f"rule/{head}", summary, ("standing_rule",), (head,))
+            ]
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
 
@@ -195,7 +226,9 @@ def _free_fact(what: str) -> Slot:
     return Slot(MemoryType.FACT, subject, third_person(what, cjk), (), (), 0.95)
 
 
-def _candidate(slot: Slot, channel: Channel, confidence: float, turn_ids: tuple[str, ...]) -> Candidate:
+def _candidate(
+    slot: Slot, channel: Channel, confidence: float, turn_ids: tuple[str, ...]
+) -> Candidate:
     return Candidate(
         type=slot.type,
         summary=slot.summary,

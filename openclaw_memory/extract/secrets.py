@@ -7,14 +7,16 @@ validators; lookalikes (order numbers, timestamps, hashes in prose, "password po
 are rejected by the validators, and `tests/data/secrets_corpus.tsv` measures both sides.
 """
 
+# ruff: noqa: SIM905  (word lists read best as one string)
+
 from __future__ import annotations
 
 import datetime as _dt
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 #: Kinds in priority order: when two findings overlap, the earlier kind wins.
 KINDS = ("private", "private_key", "api_key", "password", "cn_id", "card_number", "phone")
@@ -43,6 +45,7 @@ _TOKEN_PATTERNS = (
     re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}"),
     re.compile(r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,}"),
     re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9\-]{10,}"),
+    re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}"),
     re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}"),
     re.compile(r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
 )
@@ -62,7 +65,7 @@ _PW_EN = re.compile(
 )
 _PW_ZH = re.compile(
     r"(?P<label>密码|口令|PIN码|pin码|PIN)"
-    r"(?P<sep>\s*(?:是|为|：|:|=|改成了?|改为|设成了?|设置成了?|设为|设置为)\s*)" + _PW_VALUE
+    r"(?P<sep>\s*(?:是|为|：|:|=|改成了?|改为|设成了?|设置成了?|设为|设置为)?\s*)" + _PW_VALUE
 )
 _CN_ID = re.compile(
     r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx]"
@@ -78,7 +81,8 @@ _INTL_PHONE = re.compile(
 
 _CARD_CONTEXT = re.compile(r"卡|card|visa|master|amex|银联|信用|借记|储蓄|\bcc\b", re.IGNORECASE)
 _ORDER_CONTEXT = re.compile(
-    r"订单|单号|运单|快递|物流|流水|编号|发票|工单|order|tracking|invoice|\bref|serial|\bid\b|no\.|#",
+    r"订单|单号|运单|快递|物流|流水|编号|发票|工单|条码|条形码|order|tracking|invoice|\bref|serial|\bid\b|"
+    r"no\.|#|\bean\b|\bupc\b|isbn|barcode|\bsku\b",
     re.IGNORECASE,
 )
 _PW_STOPWORDS = frozenset(
@@ -89,7 +93,9 @@ _PW_STOPWORDS = frozenset(
     correct saved stored forgotten mandatory case-sensitive sensitive please and or of for with
     into if when that this it""".split()
 )
-_UNIT_AFTER = re.compile(r"\s*(?:位|个|年|月|日|号|次|天|字|分钟|小时|秒|元|块|characters?\b|chars?\b|digits?\b)")
+_UNIT_AFTER = re.compile(
+    r"\s*(?:位|个|年|月|日|号|次|天|字|分钟|小时|秒|元|块|characters?\b|chars?\b|digits?\b)"
+)
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 
@@ -172,9 +178,9 @@ def _scan_api_keys(text: str) -> Iterator[SecretFinding]:
         yield SecretFinding("api_key", m.start(1), m.end(1))
     for m in _KEY_LABEL.finditer(text):
         value = m.group(1)
-        if _char_classes(value.strip("=")) >= 2 and any(c.isdigit() for c in value):
-            if _entropy(value) >= 3.0:
-                yield SecretFinding("api_key", m.start(1), m.end(1))
+        mixed = _char_classes(value.strip("=")) >= 2 and any(c.isdigit() for c in value)
+        if mixed and _entropy(value) >= 3.0:  # a random-looking value, not "placeholder_value"
+            yield SecretFinding("api_key", m.start(1), m.end(1))
 
 
 def _password_value(m: re.Match[str], text: str, relaxed: bool) -> tuple[int, int] | None:
@@ -196,6 +202,10 @@ def _password_value(m: re.Match[str], text: str, relaxed: bool) -> tuple[int, in
     return start, end
 
 
+def _looks_numeric_pin(value: str | None) -> bool:
+    return bool(value) and value.isdigit() and len(value) >= 6
+
+
 def _scan_passwords(text: str) -> Iterator[SecretFinding]:
     for m in _PW_EN.finditer(text):
         sep = m.group("sep").strip()
@@ -204,7 +214,10 @@ def _scan_passwords(text: str) -> Iterator[SecretFinding]:
         if span:
             yield SecretFinding("password", *span)
     for m in _PW_ZH.finditer(text):
-        span = _password_value(m, text, relaxed=True)
+        if m.group("sep").strip():
+            span = _password_value(m, text, relaxed=True)
+        else:  # "密码 Alice#2023", "密码123456": no separator, so the value must look like one
+            span = _password_value(m, text, relaxed=_looks_numeric_pin(m.group("v")))
         if span:
             yield SecretFinding("password", *span)
 
@@ -247,6 +260,7 @@ _SCANNERS: tuple[Callable[[str], Iterator[SecretFinding]], ...] = (
     _scan_numbers,
 )
 
+_MARKER = re.compile(r"\[REDACTED:[a-z_]+\]")
 _CLAUSE_END = re.compile(r"[。！？!?；;，,\n]|\.(?=\s|$)")
 
 
@@ -290,15 +304,15 @@ class SecretFilter:
         """`<private>` spans cut out and every clause holding a secret dropped: what may be kept.
 
         Dropping the whole clause (not just the value) keeps "my password is" style leftovers
-        out of memories; a text that is only a secret strips to "".
+        out of memories; a text that is only a secret strips to "". Clauses holding a
+        `[REDACTED:<kind>]` marker (text redacted upstream) are dropped the same way.
         """
         text = _PRIVATE.sub(" ", text)
-        findings = self.scan(text)
-        if not findings:
+        spans = [(f.start, f.end) for f in self.scan(text)]
+        spans += [m.span() for m in _MARKER.finditer(text)]  # already redacted upstream
+        if not spans:
             return text.strip()
         kept = [
-            text[a:b]
-            for a, b in split_clauses(text)
-            if all(f.end <= a or f.start >= b for f in findings)
+            text[a:b] for a, b in split_clauses(text) if all(e <= a or s >= b for s, e in spans)
         ]
         return "".join(kept).strip()

@@ -28,7 +28,7 @@ _LOOKALIKE = {
 _BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
 _ROLES = r"system|assistant|user|developer|tool|human|ai|model|function|系统|助手|用户|人类"
-_ROLE_LINE = re.compile(rf"^[^\w<]*?({_ROLES})[*_\s]*[:：]", re.IGNORECASE)
+_ROLE_LINE = re.compile(rf"^\W*?({_ROLES})[*_\s]*[:：]", re.IGNORECASE)
 _HEADER_LINE = re.compile(r"^\s*(?:#{2,}\s*|#(?:\s+|$))")
 _SPECIAL = re.compile(
     r"<\|[^<>]{0,40}?\|>(?:\s*(?:system|assistant|user|developer|tool)\b)?"

@@ -27,19 +27,21 @@ VALUE_ORDER = (
 )
 
 
-def count_curated(engine: "MemoryEngine", scope: Scope) -> int:
+def count_curated(engine: MemoryEngine, scope: Scope) -> int:
     """Live curated records in scope's partition."""
     with engine.db.read() as db:
         return _count(db, partition(scope))
 
 
 def _count(db, part: Scope) -> int:
-    row = db.execute(f"SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND {_CURATED}",
-                     (part.user_id, part.agent_id)).fetchone()
+    row = db.execute(
+        f"SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND {_CURATED}",
+        (part.user_id, part.agent_id),
+    ).fetchone()
     return int(row[0])
 
 
-def enforce_cap(engine: "MemoryEngine", scope: Scope, cap: int | None = None) -> int:
+def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> int:
     """Archive the lowest-value curated records above the cap; return how many were archived."""
     limit = engine.config.long_term.max_facts_per_user if cap is None else int(cap)
     part = partition(scope)

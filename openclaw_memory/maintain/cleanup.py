@@ -25,24 +25,31 @@ if TYPE_CHECKING:
 
 _BATCH = 500
 _WHERE = (
-    "status IN ('active', 'archived') AND type NOT IN ('profile', 'summary') AND channel != 'explicit' "
-    "AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?"
+    "status IN ('active', 'archived') AND type NOT IN ('profile', 'summary') "
+    "AND channel != 'explicit' AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?"
 )
 
 
-def cleanup(engine: "MemoryEngine", scope: Scope) -> int:
+def cleanup(engine: MemoryEngine, scope: Scope) -> int:
     """Delete the unused, unimportant records of scope's partition; return how many."""
     f = engine.config.forgetting
     part = partition(scope)
     now = engine.clock.now()
     cutoff = now - f.cleanup_unused_days * DAY
-    reason = (f"unused for {f.cleanup_unused_days:g} days and importance <= "
-              f"{f.cleanup_max_importance:g}")
+    reason = (
+        f"unused for {f.cleanup_unused_days:g} days and importance <= {f.cleanup_max_importance:g}"
+    )
     done = 0
     while True:
         with engine.db.write() as db:
-            victims = rec.query(db, part, where=_WHERE, args=(f.cleanup_max_importance, cutoff),
-                                order="rid ASC", limit=_BATCH)
+            victims = rec.query(
+                db,
+                part,
+                where=_WHERE,
+                args=(f.cleanup_max_importance, cutoff),
+                order="rid ASC",
+                limit=_BATCH,
+            )
             rec.delete_records(db, part, [r.id for r in victims])  # queues the vector deletes
             for r in victims:
                 rec.audit(db, part, r.id, "delete", reason, now, None, WRITER)

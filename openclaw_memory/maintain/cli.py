@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from ..config import MemoryConfig
 from ..errors import OpenClawMemoryError
@@ -21,31 +22,63 @@ Handler = Callable[[argparse.Namespace, MemoryConfig], int]
 
 def add_parsers(subparsers: Any) -> None:
     """Register reindex, doctor, maintain and purge on an argparse subparsers object."""
-    p = subparsers.add_parser("reindex", help="re-embed with the configured embedder and rebuild the vector index",
-                              description="Rebuild every Chroma collection from SQLite with the configured "
-                                          "embedder (needed after changing storage.embedding_model).")
+    _add_reindex(subparsers)
+    _add_doctor(subparsers)
+    _add_maintain(subparsers)
+    _add_purge(subparsers)
+
+
+def _add_reindex(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "reindex",
+        help="re-embed with the configured embedder and rebuild the vector index",
+        description="Rebuild every Chroma collection from SQLite with the configured "
+        "embedder (needed after changing storage.embedding_model).",
+    )
     _json_flag(p)
     p.set_defaults(func=cmd_reindex)
 
-    p = subparsers.add_parser("doctor", help="check the vector and keyword indexes against SQLite and repair them",
-                              description="Find orphan vectors and collections, records without vectors or "
-                                          "keyword rows; repair them unless --no-repair.")
-    p.add_argument("--repair", action=argparse.BooleanOptionalAction, default=True,
-                   help="fix what is found (default: --repair)")
+
+def _add_doctor(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "doctor",
+        help="check the vector and keyword indexes against SQLite and repair them",
+        description="Find orphan vectors and collections, records without vectors or "
+        "keyword rows; repair them unless --no-repair.",
+    )
+    p.add_argument(
+        "--repair",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fix what is found (default: --repair)",
+    )
     _json_flag(p)
     p.set_defaults(func=cmd_doctor)
 
-    p = subparsers.add_parser("maintain", help="run TTL expiry, the per-user cap, compaction and cleanup",
-                              description="Run the forgetting jobs for every user, or for one with --user.")
+
+def _add_maintain(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "maintain",
+        help="run TTL expiry, the per-user cap, compaction and cleanup",
+        description="Run the forgetting jobs for every user, or for one with --user.",
+    )
     p.add_argument("--user", help="only this user id (every agent of the user)")
     _json_flag(p)
     p.set_defaults(func=cmd_maintain)
 
-    p = subparsers.add_parser("purge", help="delete every trace of a user, or of one memory",
-                              description="Remove a user's (or one memory's) records, versions, vectors, keyword "
-                                          "rows, sessions, messages and audit rows. Cannot be undone.")
+
+def _add_purge(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "purge",
+        help="delete every trace of a user, or of one memory",
+        description="Remove a user's (or one memory's) records, versions, vectors, keyword "
+        "rows, sessions, messages and audit rows. Cannot be undone.",
+    )
     p.add_argument("--user", required=True, help="the user id to purge")
-    p.add_argument("--agent", help="only this agent of the user (with --record: the record's agent, default 'default')")
+    p.add_argument(
+        "--agent",
+        help="only this agent of the user (with --record: the record's agent, default 'default')",
+    )
     p.add_argument("--record", help="purge only this memory id and its version chain")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     _json_flag(p)
@@ -63,6 +96,7 @@ def _guard(fn: Callable[..., int]) -> Handler:
         except OpenClawMemoryError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+
     run.__doc__ = fn.__doc__
     return run
 
@@ -81,7 +115,7 @@ def _print(data: dict, as_json: bool, title: str, out: TextIO | None = None) -> 
     print(title, file=out)
     for key, value in data.items():
         if isinstance(value, dict):
-            inner = ", ".join(f"{k} {v}" for k, v in value.items()) or "-"
+            inner = ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
             print(f"  {key}: {inner}", file=out)
         else:
             print(f"  {key}: {value}", file=out)
@@ -112,8 +146,16 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
     if args.json:
         _print(data, True, "")
     else:
-        verdict = "healthy" if report.problems == 0 else ("repaired" if report.healthy else "problems found")
-        _print({k: data[k] for k in ("scopes", "drained", "found", "fixed")}, False, f"doctor: {verdict}")
+        verdict = (
+            "healthy"
+            if report.problems == 0
+            else ("repaired" if report.healthy else "problems found")
+        )
+        # Only the problems that occurred, so a healthy store prints "found: none".
+        text = {k: data[k] for k in ("scopes", "drained")}
+        for key in ("found", "fixed"):
+            text[key] = {k: n for k, n in data[key].items() if n}
+        _print(text, False, f"doctor: {verdict}")
     return 0 if report.healthy else 1
 
 
@@ -129,7 +171,13 @@ def cmd_maintain(args: argparse.Namespace, config: MemoryConfig) -> int:
         report = run_maintenance(engine, user_id=args.user)
     finally:
         engine.close()
-    _print(report.to_dict(), args.json, f"maintenance: {report.changed} change(s) in {report.scopes} scope(s)")
+    data = report.to_dict()
+    if not args.json:
+        # One line per partition that changed, instead of a nested mapping.
+        by_scope = data.pop("by_scope")
+        data.update({s: c for s, c in by_scope.items() if any(c.values())})
+    title = f"maintenance: {report.changed} change(s) in {report.scopes} scope(s)"
+    _print(data, args.json, title)
     return 0
 
 
@@ -138,7 +186,11 @@ def cmd_purge(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Purge a user or one record, after confirmation."""
     from .purge import purge_record, purge_user
 
-    what = f"memory {args.record} of user {args.user}" if args.record else f"every memory of user {args.user}"
+    what = (
+        f"memory {args.record} of user {args.user}"
+        if args.record
+        else f"every memory of user {args.user}"
+    )
     if args.agent and not args.record:
         what += f" (agent {args.agent})"
     if not args.yes and not _confirm(f"Permanently delete {what}? [y/N] "):

@@ -7,7 +7,8 @@ its partition, because TTL, caps and compaction are properties of the partition,
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,10 +33,13 @@ def partition(scope: Scope) -> Scope:
 def scopes_in(db: sqlite3.Connection, user_id: str | None = None) -> list[Scope]:
     """Every (user, agent) partition that has records, optionally for one user, sorted."""
     if user_id is None:
-        rows = db.execute("SELECT DISTINCT user_id, agent_id FROM records ORDER BY user_id, agent_id")
+        rows = db.execute(
+            "SELECT DISTINCT user_id, agent_id FROM records ORDER BY user_id, agent_id"
+        )
     else:
         rows = db.execute(
-            "SELECT DISTINCT user_id, agent_id FROM records WHERE user_id = ? ORDER BY agent_id", (user_id,)
+            "SELECT DISTINCT user_id, agent_id FROM records WHERE user_id = ? ORDER BY agent_id",
+            (user_id,),
         )
     return [Scope(r[0], r[1]) for r in rows.fetchall()]
 
@@ -47,7 +51,8 @@ def archive(db: sqlite3.Connection, r: MemoryRecord, now: float, reason: str) ->
     from the last access or content update.
     """
     moved = r.replace(status=Status.ARCHIVED)
-    rec.update(db, moved, None, "", reindex=False)  # status != inactive: the outbox moves the vector to cold
+    # Not inactive, so update() queues an upsert and the indexer moves the vector to cold.
+    rec.update(db, moved, None, "", reindex=False)
     rec.audit(db, r.scope, r.id, "archive", reason, now, None, WRITER)
     return moved
 
@@ -67,7 +72,9 @@ def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
         yield items[i : i + size]
 
 
-def stale_vector_ids(db: sqlite3.Connection, model: str, dim: int, scope: Scope | None = None) -> list[str]:
+def stale_vector_ids(
+    db: sqlite3.Connection, model: str, dim: int, scope: Scope | None = None
+) -> list[str]:
     """Live records whose SQLite vector is missing, from another model or dimension, or stale."""
     sql = (
         "SELECT r.id FROM records r LEFT JOIN vectors v ON v.record_id = r.id "
@@ -86,18 +93,32 @@ def records_by_id(db: sqlite3.Connection, ids: Sequence[str]) -> list[MemoryReco
     out: list[MemoryRecord] = []
     for chunk in chunks(list(ids), 500):
         marks = ",".join("?" * len(chunk))
-        out += [rec.row_to_record(r) for r in db.execute(f"SELECT * FROM records WHERE id IN ({marks})", chunk)]
+        out += [
+            rec.row_to_record(r)
+            for r in db.execute(f"SELECT * FROM records WHERE id IN ({marks})", chunk)
+        ]
     return out
 
 
-def reembed(database: Database, embedder: Any, model: str, records: Sequence[MemoryRecord], batch: int = 64,
-            on_batch: Any = None) -> int:
-    """Embed records again with `embedder` and store the vectors in SQLite; return how many."""
+def reembed(
+    database: Database,
+    embedder: Any,
+    model: str,
+    ids: Sequence[str],
+    batch: int = 64,
+    on_batch: Callable[[int], None] | None = None,
+) -> int:
+    """Embed the records with these ids again and store the vectors in SQLite; return how many.
+
+    Records are read a batch at a time, so a full re-embedding never holds the store in memory.
+    """
     done = 0
-    for group in chunks(list(records), batch):
+    for id_group in chunks(list(ids), batch):
+        with database.read() as db:
+            group = records_by_id(db, id_group)
         vecs = embed_passages(embedder, [r.text for r in group])
         with database.write() as db:
-            for r, v in zip(group, vecs):
+            for r, v in zip(group, vecs, strict=True):
                 rec.put_vector(db, r, v, model)
         done += len(group)
         if on_batch is not None:
@@ -105,7 +126,9 @@ def reembed(database: Database, embedder: Any, model: str, records: Sequence[Mem
     return done
 
 
-def upsert_from_sqlite(database: Database, index: ChromaIndex, scope: Scope, records: Sequence[MemoryRecord]) -> int:
+def upsert_from_sqlite(
+    database: Database, index: ChromaIndex, scope: Scope, records: Sequence[MemoryRecord]
+) -> int:
     """Copy the SQLite vectors of live records into their tier; return how many were written."""
     written = 0
     for group in chunks(list(records), 256):
@@ -123,17 +146,11 @@ def upsert_from_sqlite(database: Database, index: ChromaIndex, scope: Scope, rec
 
 
 def tier_collections(index: ChromaIndex) -> list[str]:
-    """Names of every hot/cold collection under the index's prefix (the meta collection excluded)."""
+    """Every hot/cold collection under the index's prefix (not the meta collection)."""
     heads = tuple(f"{index.prefix}_{t}_" for t in TIERS)
     return sorted(n for n in index.scope_names() if n.startswith(heads))
 
 
 def drop_collection(index: ChromaIndex, name: str) -> bool:
     """Delete one collection by name (orphans have no Scope to pass to drop_scope)."""
-    # ChromaIndex exposes drop_scope(scope) only; a by-name drop is needed for hashed orphans.
-    index._stores.pop(name, None)
-    try:
-        index._client.delete_collection(name)
-    except Exception:  # already gone: nothing to delete
-        return False
-    return True
+    return index.drop_collection(name)

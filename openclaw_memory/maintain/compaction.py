@@ -13,8 +13,9 @@ through TTL (`episode_ttl_days`) and cleanup instead.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from ..clock import iso_date
 from ..consolidate import new_id
@@ -42,8 +43,9 @@ class Compaction:
     event_ids: tuple[str, ...]
 
 
-def compact_events(engine: "MemoryEngine", scope: Scope, *, trigger: int | None = None,
-                   batch: int | None = None) -> list[Compaction]:
+def compact_events(
+    engine: MemoryEngine, scope: Scope, *, trigger: int | None = None, batch: int | None = None
+) -> list[Compaction]:
     """Compact every crowded event subject of scope's partition until none exceeds the trigger."""
     f = engine.config.forgetting
     trigger = f.compaction_trigger if trigger is None else int(trigger)
@@ -63,7 +65,7 @@ def compact_events(engine: "MemoryEngine", scope: Scope, *, trigger: int | None 
     return out
 
 
-def _crowded_subjects(engine: "MemoryEngine", part: Scope, trigger: int) -> list[str | None]:
+def _crowded_subjects(engine: MemoryEngine, part: Scope, trigger: int) -> list[str | None]:
     with engine.db.read() as db:
         rows = db.execute(
             "SELECT subject FROM records WHERE user_id = ? AND agent_id = ? AND status = 'active' "
@@ -73,42 +75,57 @@ def _crowded_subjects(engine: "MemoryEngine", part: Scope, trigger: int) -> list
     return [r[0] for r in rows]
 
 
-def _compact_oldest(engine: "MemoryEngine", part: Scope, subject: str | None, trigger: int,
-                    batch: int) -> Compaction | None:
+def _compact_oldest(
+    engine: MemoryEngine, part: Scope, subject: str | None, trigger: int, batch: int
+) -> Compaction | None:
     """One round, in one transaction: the summary is inserted and the events archived together."""
     with engine.db.write() as db:
-        count = db.execute(f"SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND {_EVENTS}",
-                           (part.user_id, part.agent_id, subject)).fetchone()[0]
+        count = db.execute(
+            f"SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND {_EVENTS}",
+            (part.user_id, part.agent_id, subject),
+        ).fetchone()[0]
         if count <= trigger:
             return None
-        events = rec.query(db, part, where=_EVENTS, args=(subject,), order="created_at ASC, rid ASC", limit=batch)
+        events = rec.query(
+            db, part, where=_EVENTS, args=(subject,), order="created_at ASC, rid ASC", limit=batch
+        )
         now = engine.clock.now()
         summary = summary_record(new_id(engine.clock), part, subject, events, now)
         vec = embed_passages(engine.embedder, [summary.text])[0]
         rec.insert(db, summary, vec, engine.model_name)
-        rec.audit(db, part, summary.id, "insert", f"compaction of {len(events)} events", now,
-                  Channel.SUMMARY.value, WRITER)
+        reason = f"compaction of {len(events)} events"
+        rec.audit(db, part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
         for e in events:
             archive(db, e, now, f"compacted into {summary.id}")
     return Compaction(summary.id, subject, tuple(e.id for e in events))
 
 
-def summary_record(record_id: str, scope: Scope, subject: str | None, events: Sequence[MemoryRecord],
-                   now: float) -> MemoryRecord:
+def summary_record(
+    record_id: str, scope: Scope, subject: str | None, events: Sequence[MemoryRecord], now: float
+) -> MemoryRecord:
     """The summary memory standing for events: provenance to every one of them."""
     turn_ids = tuple(dict.fromkeys(t for e in events for t in e.source.turn_ids))
     entities = tuple(dict.fromkeys(x for e in events for x in e.entities))[:20]
     return MemoryRecord(
-        id=record_id, scope=scope, type=MemoryType.SUMMARY, summary=digest(subject, events),
-        subject=subject, tags=("compaction",), entities=entities,
+        id=record_id,
+        scope=scope,
+        type=MemoryType.SUMMARY,
+        summary=digest(subject, events),
+        subject=subject,
+        tags=("compaction",),
+        entities=entities,
         importance=max(e.importance for e in events),
         confidence=sum(e.confidence for e in events) / len(events),
         source=Source(Channel.SUMMARY, None, turn_ids, WRITER),
-        created_at=now, updated_at=now, links=tuple(e.id for e in events),
+        created_at=now,
+        updated_at=now,
+        links=tuple(e.id for e in events),
     )
 
 
-def digest(subject: str | None, events: Sequence[MemoryRecord], *, max_tokens: int = DIGEST_MAX_TOKENS) -> str:
+def digest(
+    subject: str | None, events: Sequence[MemoryRecord], *, max_tokens: int = DIGEST_MAX_TOKENS
+) -> str:
     """Extractive digest: period, counts by kind, distinct one-line outcomes; at most max_tokens."""
     zh = sum(has_cjk(e.summary) for e in events) * 2 > len(events)
     first, last = min(e.created_at for e in events), max(e.created_at for e in events)

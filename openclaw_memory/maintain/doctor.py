@@ -28,16 +28,28 @@ from ..store import records as rec
 from ..text import fts_document
 from ..types import MemoryRecord, Scope
 from .common import (
-    TIERS, drop_collection, records_by_id, reembed, scopes_in, stale_vector_ids, tier_collections,
-    tier_of, upsert_from_sqlite,
+    TIERS,
+    drop_collection,
+    records_by_id,
+    reembed,
+    scopes_in,
+    stale_vector_ids,
+    tier_collections,
+    tier_of,
+    upsert_from_sqlite,
 )
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
 PROBLEMS = (
-    "orphan_vectors", "missing_vectors", "stale_sqlite_vectors", "orphan_collections", "orphan_fts",
-    "missing_fts", "orphan_sqlite_vectors",
+    "orphan_vectors",
+    "missing_vectors",
+    "stale_sqlite_vectors",
+    "orphan_collections",
+    "orphan_fts",
+    "missing_fts",
+    "orphan_sqlite_vectors",
 )
 
 
@@ -61,12 +73,18 @@ class DoctorReport:
         return all(self.fixed[k] >= n for k, n in self.found.items())
 
     def to_dict(self) -> dict:
-        return {"repair": self.repair, "scopes": self.scopes, "drained": self.drained,
-                "found": dict(self.found), "fixed": dict(self.fixed), "problems": self.problems,
-                "healthy": self.healthy}
+        return {
+            "repair": self.repair,
+            "scopes": self.scopes,
+            "drained": self.drained,
+            "found": dict(self.found),
+            "fixed": dict(self.fixed),
+            "problems": self.problems,
+            "healthy": self.healthy,
+        }
 
 
-def doctor(engine: "MemoryEngine", repair: bool = True) -> DoctorReport:
+def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
     """Check (and with repair, fix) the vector and keyword indexes against SQLite."""
     report = DoctorReport(repair=repair, drained=engine.indexer.drain())
     with engine.db.read() as db:
@@ -87,10 +105,15 @@ def _note(report: DoctorReport, kind: str, n: int) -> None:
         report.fixed[kind] += n
 
 
-def _check_vectors(engine: "MemoryEngine", scope: Scope, existing: set[str], report: DoctorReport) -> None:
+def _check_vectors(
+    engine: MemoryEngine, scope: Scope, existing: set[str], report: DoctorReport
+) -> None:
     with engine.db.read() as db:
-        rows = db.execute("SELECT id, status FROM records WHERE user_id = ? AND agent_id = ? AND status != 'inactive'",
-                          (scope.user_id, scope.agent_id)).fetchall()
+        rows = db.execute(
+            "SELECT id, status FROM records "
+            "WHERE user_id = ? AND agent_id = ? AND status != 'inactive'",
+            (scope.user_id, scope.agent_id),
+        ).fetchall()
         stale = stale_vector_ids(db, engine.model_name, engine.index.dim, scope)
     want = {r["id"]: tier_of(r["status"]) for r in rows}
     readd: set[str] = set(stale)
@@ -109,28 +132,40 @@ def _check_vectors(engine: "MemoryEngine", scope: Scope, existing: set[str], rep
         _readd(engine, scope, sorted(readd), set(stale))
 
 
-def _readd(engine: "MemoryEngine", scope: Scope, ids: list[str], stale: set[str]) -> None:
+def _readd(engine: MemoryEngine, scope: Scope, ids: list[str], stale: set[str]) -> None:
     with engine.db.read() as db:
         found = rec.get_many(db, scope, ids)
     records: list[MemoryRecord] = [found[i] for i in ids if i in found]
-    reembed(engine.db, engine.embedder, engine.model_name, [r for r in records if r.id in stale])
+    reembed(engine.db, engine.embedder, engine.model_name, [r.id for r in records if r.id in stale])
     upsert_from_sqlite(engine.db, engine.index, scope, records)
 
 
-def _check_collections(engine: "MemoryEngine", scopes: list[Scope], existing: set[str], report: DoctorReport) -> None:
+def _check_collections(
+    engine: MemoryEngine, scopes: list[Scope], existing: set[str], report: DoctorReport
+) -> None:
     known = {engine.index.collection_name(s, t) for s in scopes for t in TIERS}
     orphans = sorted(existing - known)
     report.found["orphan_collections"] += len(orphans)
     if report.repair:
-        report.fixed["orphan_collections"] += sum(drop_collection(engine.index, name) for name in orphans)
+        report.fixed["orphan_collections"] += sum(
+            drop_collection(engine.index, name) for name in orphans
+        )
 
 
-def _check_fts(engine: "MemoryEngine", report: DoctorReport) -> None:
+def _check_fts(engine: MemoryEngine, report: DoctorReport) -> None:
     with engine.db.read() as db:
-        orphan = [r[0] for r in db.execute(
-            "SELECT rowid FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)").fetchall()]
-        missing = [r[0] for r in db.execute(
-            "SELECT id FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)").fetchall()]
+        orphan = [
+            r[0]
+            for r in db.execute(
+                "SELECT rowid FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)"
+            ).fetchall()
+        ]
+        missing = [
+            r[0]
+            for r in db.execute(
+                "SELECT id FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)"
+            ).fetchall()
+        ]
     _note(report, "orphan_fts", len(orphan))
     _note(report, "missing_fts", len(missing))
     if not report.repair or not (orphan or missing):
@@ -140,10 +175,12 @@ def _check_fts(engine: "MemoryEngine", report: DoctorReport) -> None:
             db.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
         for r in records_by_id(db, missing):
             rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
-            db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (rid, fts_document(r.text)))
+            db.execute(
+                "INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (rid, fts_document(r.text))
+            )
 
 
-def _check_sqlite_vectors(engine: "MemoryEngine", report: DoctorReport) -> None:
+def _check_sqlite_vectors(engine: MemoryEngine, report: DoctorReport) -> None:
     sql = "FROM vectors WHERE record_id NOT IN (SELECT id FROM records)"
     with engine.db.read() as db:
         n = int(db.execute(f"SELECT COUNT(*) {sql}").fetchone()[0])

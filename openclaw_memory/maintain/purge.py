@@ -32,10 +32,14 @@ def hashed_user(user_id: str) -> str:
     return "sha256:" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:16]
 
 
-def purge_user(engine: "MemoryEngine", user_id: str, agent_id: str | None = None) -> dict[str, int]:
+def purge_user(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> dict[str, int]:
     """Delete everything of user_id (every agent, or one); return rows removed per table."""
     Scope(user_id, agent_id or "default")  # validates the ids
-    where, args = ("user_id = ?", [user_id]) if agent_id is None else ("user_id = ? AND agent_id = ?", [user_id, agent_id])
+    where, args = (
+        ("user_id = ?", [user_id])
+        if agent_id is None
+        else ("user_id = ? AND agent_id = ?", [user_id, agent_id])
+    )
     agents = _agents(engine, where, args)
     for agent in agents:  # let in-flight index work of the user finish before the drop
         engine.indexer.drain(Scope(user_id, agent))
@@ -54,31 +58,40 @@ def purge_user(engine: "MemoryEngine", user_id: str, agent_id: str | None = None
     return counts
 
 
-def purge_record(engine: "MemoryEngine", scope: Scope, record_id: str) -> dict[str, int]:
+def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str, int]:
     """Delete one record and its version chain (older and newer versions) everywhere."""
     with engine.db.write() as db:
         if rec.get(db, scope, record_id) is None:
             raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
         ids = _chain(db, scope, record_id)
         marks = ",".join("?" * len(ids))
-        counts = {"vectors": db.execute(f"SELECT COUNT(*) FROM vectors WHERE record_id IN ({marks})", ids).fetchone()[0]}
-        counts["records"] = rec.delete_records(db, scope, ids)  # records, FTS, vectors, versions; queues index deletes
+        counts = {
+            "vectors": db.execute(
+                f"SELECT COUNT(*) FROM vectors WHERE record_id IN ({marks})", ids
+            ).fetchone()[0]
+        }
+        # Records, FTS rows, vectors and versions go; the index deletes are queued in the outbox.
+        counts["records"] = rec.delete_records(db, scope, ids)
         # Audit reasons can quote the content ("forgotten on request: ..."): they go too.
         counts["audit"] = db.execute(
             f"DELETE FROM audit WHERE user_id = ? AND agent_id = ? AND record_id IN ({marks})",
-            (scope.user_id, scope.agent_id, *ids)).rowcount
-        rec.audit(db, scope, record_id, "purge", f"purged {len(ids)} record(s) of the version chain",
-                  engine.clock.now(), None, WRITER)
+            (scope.user_id, scope.agent_id, *ids),
+        ).rowcount
+        reason = f"purged {len(ids)} record(s) of the version chain"
+        rec.audit(db, scope, record_id, "purge", reason, engine.clock.now(), None, WRITER)
     engine.indexer.drain(scope)
     engine.db.vacuum()
     return counts
 
 
-def _agents(engine: "MemoryEngine", where: str, args: list) -> list[str]:
+def _agents(engine: MemoryEngine, where: str, args: list) -> list[str]:
     found: set[str] = set()
     with engine.db.read() as db:
         for table in ("records", *_USER_TABLES):
-            found.update(r[0] for r in db.execute(f"SELECT DISTINCT agent_id FROM {table} WHERE {where}", args))
+            found.update(
+                r[0]
+                for r in db.execute(f"SELECT DISTINCT agent_id FROM {table} WHERE {where}", args)
+            )
     return sorted(found)
 
 
@@ -87,8 +100,12 @@ def _delete_records(db, where: str, args: list) -> dict[str, int]:
     fts = vectors = 0
     for group in chunks(rows, 500):
         marks = ",".join("?" * len(group))
-        fts += db.execute(f"DELETE FROM records_fts WHERE rowid IN ({marks})", [r["rid"] for r in group]).rowcount
-        vectors += db.execute(f"DELETE FROM vectors WHERE record_id IN ({marks})", [r["id"] for r in group]).rowcount
+        fts += db.execute(
+            f"DELETE FROM records_fts WHERE rowid IN ({marks})", [r["rid"] for r in group]
+        ).rowcount
+        vectors += db.execute(
+            f"DELETE FROM vectors WHERE record_id IN ({marks})", [r["id"] for r in group]
+        ).rowcount
     n = db.execute(f"DELETE FROM records WHERE {where}", args).rowcount
     return {"records": n, "fts": fts, "vectors": vectors}
 

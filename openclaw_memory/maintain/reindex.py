@@ -16,18 +16,23 @@ Run it with no other process writing to the store.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from ..config import MemoryConfig
-from ..embedding import build_embedder, embedder_dim
+from ..embedding import build_embedder, embedder_dim, embedder_name
 from ..store import records as rec
 from ..store.db import Database
 from ..store.vector import ChromaIndex
 from ..types import MemoryRecord, Scope
 from .common import (
-    drop_collection, records_by_id, reembed, scopes_in, stale_vector_ids, tier_collections,
+    drop_collection,
+    reembed,
+    scopes_in,
+    stale_vector_ids,
+    tier_collections,
     upsert_from_sqlite,
 )
 
@@ -46,36 +51,50 @@ class _Ticker:
             self.progress(min(self.done, self.total), self.total)
 
 
-def reindex(config: MemoryConfig, *, progress: Progress | None = None, embedder: BaseEmbedding | None = None,
-            batch: int = 64) -> dict[str, Any]:
+def reindex(
+    config: MemoryConfig,
+    *,
+    progress: Progress | None = None,
+    embedder: BaseEmbedding | None = None,
+    batch: int = 64,
+) -> dict[str, Any]:
     """Re-embed what needs it and rebuild every Chroma collection; return what was done."""
     emb = embedder or build_embedder(config.storage.embedding_model)
-    name = getattr(emb, "model_name", type(emb).__name__)
+    name = embedder_name(emb)
     dim = embedder_dim(emb)
     database = Database(config.sqlite_file)
     try:
         vs = config.storage.vector_store
-        index = ChromaIndex(kind=vs.kind, path=config.chroma_dir, host=vs.host, port=vs.port,
-                            prefix=vs.collection_prefix, embedder_name=name, dim=dim)
+        index = ChromaIndex(
+            kind=vs.kind,
+            path=config.chroma_dir,
+            host=vs.host,
+            port=vs.port,
+            prefix=vs.collection_prefix,
+            embedder_name=name,
+            dim=dim,
+        )
         return _rebuild(database, index, emb, progress, batch)
     finally:
         database.close()
 
 
-def _rebuild(database: Database, index: ChromaIndex, emb: BaseEmbedding, progress: Progress | None,
-             batch: int) -> dict[str, Any]:
+def _rebuild(
+    database: Database,
+    index: ChromaIndex,
+    emb: BaseEmbedding,
+    progress: Progress | None,
+    batch: int,
+) -> dict[str, Any]:
     name, dim = index.embedder_name, index.dim
     with database.read() as db:
         last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM outbox").fetchone()[0]
-        stale = records_by_id(db, stale_vector_ids(db, name, dim))
+        stale = stale_vector_ids(db, name, dim)
         live = db.execute("SELECT COUNT(*) FROM records WHERE status != 'inactive'").fetchone()[0]
         scopes = scopes_in(db)
     tick = _Ticker(progress, len(stale) + int(live))
     reembedded = reembed(database, emb, name, stale, batch, on_batch=tick)
-    with database.write() as db:
-        dropped = db.execute("DELETE FROM vectors WHERE model != ? OR dim != ? OR record_id NOT IN "
-                             "(SELECT id FROM records)", (name, dim)).rowcount
-        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (name,))
+    dropped = _retire_old_vectors(database, name, dim)
     collections = sum(drop_collection(index, n) for n in tier_collections(index))
     indexed = sum(_index_scope(database, index, s, tick) for s in scopes)
     index.stamp_embedder()
@@ -83,9 +102,29 @@ def _rebuild(database: Database, index: ChromaIndex, emb: BaseEmbedding, progres
         cleared = db.execute("DELETE FROM outbox WHERE seq <= ?", (last_seq,)).rowcount
     if progress is not None and tick.done < tick.total:
         progress(tick.total, tick.total)
-    return {"embedder": name, "dim": dim, "scopes": len(scopes), "records": int(live),
-            "reembedded": reembedded, "indexed": indexed, "dropped_vectors": dropped,
-            "dropped_collections": collections, "outbox_cleared": cleared}
+    return {
+        "embedder": name,
+        "dim": dim,
+        "scopes": len(scopes),
+        "records": int(live),
+        "reembedded": reembedded,
+        "indexed": indexed,
+        "dropped_vectors": dropped,
+        "dropped_collections": collections,
+        "outbox_cleared": cleared,
+    }
+
+
+def _retire_old_vectors(database: Database, name: str, dim: int) -> int:
+    """Drop vectors of another model (left only on inactive or deleted records); stamp the meta."""
+    with database.write() as db:
+        dropped = db.execute(
+            "DELETE FROM vectors WHERE model != ? OR dim != ? OR record_id NOT IN "
+            "(SELECT id FROM records)",
+            (name, dim),
+        ).rowcount
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (name,))
+    return int(dropped)
 
 
 def _index_scope(database: Database, index: ChromaIndex, scope: Scope, tick: _Ticker) -> int:
@@ -103,6 +142,8 @@ def _index_scope(database: Database, index: ChromaIndex, scope: Scope, tick: _Ti
 def _page(database: Database, scope: Scope, after: int) -> list[tuple[int, MemoryRecord]]:
     with database.read() as db:
         rows = db.execute(
-            "SELECT * FROM records WHERE user_id = ? AND agent_id = ? AND status != 'inactive' AND rid > ? "
-            "ORDER BY rid LIMIT ?", (scope.user_id, scope.agent_id, after, _PAGE)).fetchall()
+            "SELECT * FROM records WHERE user_id = ? AND agent_id = ? "
+            "AND status != 'inactive' AND rid > ? ORDER BY rid LIMIT ?",
+            (scope.user_id, scope.agent_id, after, _PAGE),
+        ).fetchall()
     return [(row["rid"], rec.row_to_record(row)) for row in rows]

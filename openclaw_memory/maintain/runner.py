@@ -46,8 +46,9 @@ class MaintenanceReport:
         return {**asdict(self), "changed": self.changed}
 
 
-def run_maintenance(engine: "MemoryEngine", scope: Scope | None = None, *,
-                    user_id: str | None = None) -> MaintenanceReport:
+def run_maintenance(
+    engine: MemoryEngine, scope: Scope | None = None, *, user_id: str | None = None
+) -> MaintenanceReport:
     """Run every forgetting job for scope's partition, or for every partition with records
     (of user_id, when given)."""
     if scope is None:
@@ -63,7 +64,7 @@ def run_maintenance(engine: "MemoryEngine", scope: Scope | None = None, *,
     return report
 
 
-def maintain_scope(engine: "MemoryEngine", scope: Scope) -> dict[str, int]:
+def maintain_scope(engine: MemoryEngine, scope: Scope) -> dict[str, int]:
     """The four jobs on one partition; the counts of each."""
     expired = expire(engine, scope)
     capped = enforce_cap(engine, scope)

@@ -19,15 +19,21 @@ REASON = "expired (ttl)"
 _BATCH = 500
 
 
-def expire(engine: "MemoryEngine", scope: Scope) -> int:
+def expire(engine: MemoryEngine, scope: Scope) -> int:
     """Archive the active records of scope's partition whose expires_at <= now; return how many."""
     part = partition(scope)
     now = engine.clock.now()
     done = 0
     while True:
         with engine.db.write() as db:
-            due = rec.query(db, part, where="status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?",
-                            args=(now,), order="expires_at ASC, rid ASC", limit=_BATCH)
+            due = rec.query(
+                db,
+                part,
+                where="status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?",
+                args=(now,),
+                order="expires_at ASC, rid ASC",
+                limit=_BATCH,
+            )
             for r in due:
                 archive(db, r, now, REASON)
         done += len(due)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import ConfigError
 
@@ -79,13 +81,34 @@ def serve(
         from ..middleware import MemoryMiddleware
 
         middleware = MemoryMiddleware.from_config(cfg)
+    server = build_server(create_app(middleware, token=token), host=host, port=port)
+    restore = _exit_on_sigterm()
     try:
-        server = build_server(create_app(middleware, token=token), host=host, port=port)
         _announce(host, port, bool(token))
         server.run()
+    except KeyboardInterrupt:
+        pass
     finally:
+        restore()
         middleware.close()
         print("openclaw-memory: stopped, queued writes flushed", file=sys.stderr, flush=True)
+
+
+def _exit_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM unwind the stack like SIGINT does.
+
+    uvicorn shuts down gracefully, restores the previous handlers and then re-raises the signal
+    it caught; with the default SIGTERM action the process would die before `finally` closes
+    the middleware. Returns a function that puts the previous handler back.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def _raise_exit(signum: int, frame: Any) -> None:
+        raise SystemExit(0)
+
+    previous = signal.signal(signal.SIGTERM, _raise_exit)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _announce(host: str, port: int, has_token: bool) -> None:
@@ -100,7 +123,10 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
         "serve", help="run the HTTP service the OpenClaw plugin talks to",
         description="Run the memory service for the OpenClaw plugin (default 127.0.0.1:8765).",
     )
-    p.add_argument("--config", type=Path, default=None, help="project YAML config file")
+    p.add_argument(
+        "--config", dest="serve_config", type=Path, default=None, metavar="FILE",
+        help="project YAML config file (same as the global --config)",
+    )
     p.add_argument("--host", default=None, help="address to bind (default from config: 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default from config: 8765)")
     p.add_argument(
@@ -115,13 +141,13 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    """Entry for `openclaw-memory serve`; returns the exit code."""
+def run_serve(args: argparse.Namespace, config: Any = None) -> int:
+    """Entry for `openclaw-memory serve`; config is the CLI's loaded MemoryConfig, if any."""
     token = args.token if args.token is not None else os.environ.get(TOKEN_ENV)
+    chosen = getattr(args, "serve_config", None) or config
     try:
         serve(
-            args.config, host=args.host, port=args.port, token=token,
-            allow_remote=args.allow_remote,
+            chosen, host=args.host, port=args.port, token=token, allow_remote=args.allow_remote,
         )
     except ConfigError as exc:
         print(f"openclaw-memory serve: {exc}", file=sys.stderr)
@@ -152,7 +178,7 @@ def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def run_openclaw(args: argparse.Namespace) -> int:
+def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory openclaw install|uninstall`; returns the exit code."""
     from .installer import InstallError, install, uninstall
 

@@ -117,13 +117,17 @@ class ChromaIndex:
     def drop_scope(self, scope: Scope) -> None:
         """Delete both collections of a scope (purge)."""
         for tier in ("hot", "cold"):
-            name = self.collection_name(scope, tier)
-            with self._lock:
-                self._stores.pop(name, None)
-            try:
-                self._client.delete_collection(name)
-            except Exception:  # absent collection: nothing to delete
-                pass
+            self.drop_collection(self.collection_name(scope, tier))
+
+    def drop_collection(self, name: str) -> bool:
+        """Delete one collection by name (doctor and reindex drop hashed orphans this way)."""
+        with self._lock:
+            self._stores.pop(name, None)
+        try:
+            self._client.delete_collection(name)
+        except Exception:  # absent collection: nothing to delete
+            return False
+        return True
 
     # ---- reads ------------------------------------------------------------------------------
 

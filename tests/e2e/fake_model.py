@@ -30,12 +30,15 @@ class ToolCall:
 class FakeModelServer:
     """Threaded HTTP server on 127.0.0.1; use as a context manager or call start()/stop()."""
 
-    def __init__(self, reply_text: Callable[[dict[str, Any]], str] | str = "好的，已记下。") -> None:
+    def __init__(
+        self, reply_text: Callable[[dict[str, Any]], str] | str = "好的，已记下。", port: int = 0
+    ) -> None:
         self._reply_text = reply_text
         self._script: deque[ToolCall] = deque()
         self._lock = threading.Lock()
+        self._hold: tuple[threading.Event, threading.Event] | None = None
         self.requests: list[dict[str, Any]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     @property
@@ -65,6 +68,25 @@ class FakeModelServer:
         """Make the next chat completion ask for this tool call."""
         with self._lock:
             self._script.append(ToolCall(name, arguments))
+
+    def hold_next(self) -> tuple[threading.Event, threading.Event]:
+        """Make the next chat completion wait: returns (arrived, release) events.
+
+        `arrived` is set when the request is in; the answer goes out after `release.set()`.
+        Lets a test act (kill a service, say) at a known point in the middle of a run.
+        """
+        events = (threading.Event(), threading.Event())
+        with self._lock:
+            self._hold = events
+        return events
+
+    def _wait_if_held(self) -> None:
+        with self._lock:
+            hold, self._hold = self._hold, None
+        if hold is not None:
+            arrived, release = hold
+            arrived.set()
+            release.wait(timeout=120)
 
     def chat_requests(self) -> list[dict[str, Any]]:
         """Recorded bodies of POST /v1/chat/completions, oldest first."""
@@ -111,6 +133,7 @@ def _handler_for(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
                 return
+            server._wait_if_held()
             reply = server.next_reply(body)
             if body.get("stream"):
                 self._sse(_stream_chunks(reply, body))

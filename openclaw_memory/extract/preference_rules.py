@@ -1,0 +1,260 @@
+"""Preference classifiers: reply language, reply format and length, prohibitions, likes.
+
+Each reads one clause (`standing` is true inside a "from now on" / 以后 instruction) and returns
+a preference `Slot` or None. One-off requests ("用英文写这封邮件", "translate this") and
+questions are not standing preferences and yield nothing. A like and a later dislike of the
+same object share one subject key (see `lexicon.object_subject`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..text import has_cjk
+from .lexicon import en_head, object_subject, zh_head
+from .slot import ONE_OFF, PREFERENCE, QUESTION_WORDS, STANDING, I, Slot, say, third_person
+
+_LANGS = {
+    "简体中文": "zh",
+    "繁体中文": "zh-hant",
+    "中文": "zh",
+    "汉语": "zh",
+    "普通话": "zh",
+    "英文": "en",
+    "英语": "en",
+    "日语": "ja",
+    "日文": "ja",
+    "韩语": "ko",
+    "韩文": "ko",
+    "法语": "fr",
+    "德语": "de",
+    "西班牙语": "es",
+    "粤语": "yue",
+    "english": "en",
+    "chinese": "zh",
+    "mandarin": "zh",
+    "japanese": "ja",
+    "korean": "ko",
+    "french": "fr",
+    "german": "de",
+    "spanish": "es",
+    "cantonese": "yue",
+}
+_LANG_ZH = {
+    "zh": "中文",
+    "zh-hant": "繁体中文",
+    "en": "英文",
+    "ja": "日语",
+    "ko": "韩语",
+    "fr": "法语",
+    "de": "德语",
+    "es": "西班牙语",
+    "yue": "粤语",
+}
+_LANG_EN = {
+    "zh": "Chinese",
+    "zh-hant": "Traditional Chinese",
+    "en": "English",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "yue": "Cantonese",
+}
+_LANG_ALT = "|".join(sorted(_LANGS, key=len, reverse=True))
+_REPLY_VERB = re.compile(
+    r"回复|回答|回我|答复|交流|沟通|对话|聊天|说话|聊|输出|\b(?:answer|reply|respond|talk|speak|"
+    r"communicate|chat|write (?:to me|your)|answers|replies|responses|format)\b",
+    I,
+)
+_LANG_RE = re.compile(
+    r"(?:用|使用|以|说|讲|改用|换成|切换到|切换成|改成|改为|\bin|\buse|\bspeak|\bswitch to)\s*"
+    r"(?P<lang>" + _LANG_ALT + r")(?![a-z])",
+    I,
+)
+_NEGATION = re.compile(r"不要|别|不用|不想|\b(?:don'?t|do not|never|stop|no)\b", I)
+
+
+def _wants_reply_rule(clause: str, standing: bool, tail: str) -> bool:
+    """A standing reply rule, not a one-off request: it names replies, says "always", or ends
+    on the language itself ("请说中文"); "用英文写这封邮件" and translations do not count."""
+    if ONE_OFF.search(clause) or clause.rstrip().endswith(("?", "？", "吗")):
+        return False
+    at_end = not re.sub(r"[吧哦呀啦了\s.!！。]", "", tail)
+    return bool(_REPLY_VERB.search(clause) or standing or STANDING.search(clause) or at_end)
+
+
+def _reply_language(clause: str, cjk: bool, standing: bool) -> Slot | None:
+    m = _LANG_RE.search(clause)
+    if not m or not _wants_reply_rule(clause, standing, clause[m.end() :]):
+        return None
+    code = _LANGS[m.group("lang").lower()]
+    if _NEGATION.search(clause[: m.start()]):
+        summary = say(
+            cjk,
+            "用户不希望用{l}回复",
+            "The user does not want replies in {l}",
+            l=(_LANG_ZH if cjk else _LANG_EN)[code],
+        )
+        return Slot(PREFERENCE, "reply_language", summary, ("prohibition",), (code,), 0.85)
+    summary = say(
+        cjk,
+        "用户希望用{l}回复",
+        "The user wants replies in {l}",
+        l=(_LANG_ZH if cjk else _LANG_EN)[code],
+    )
+    return Slot(PREFERENCE, "reply_language", summary, (), (code,), 0.85)
+
+
+_FORMATS = (
+    (
+        "reply_format",
+        re.compile(
+            r"表格|列表|要点|分点|分条|条目|markdown|纯文本|代码块|\b(?:tables?|bullet(?:ed)?(?: points?| lists?)?|"
+            r"bullets|numbered lists?|lists?|plain text|code blocks?)\b",
+            I,
+        ),
+    ),
+    (
+        "reply_length",
+        re.compile(
+            r"简洁|简短|简单点|精简|言简意赅|详细|详尽|短一点|长一点|\b(?:concise|brief|short|shorter|succinct|"
+            r"detailed|in detail|verbose|longer|thorough)\b",
+            I,
+        ),
+    ),
+)
+
+
+def _reply_format(clause: str, cjk: bool, standing: bool) -> Slot | None:
+    for subject, regex in _FORMATS:
+        m = regex.search(clause)
+        if not m or not _wants_reply_rule(clause, standing, tail="..."):
+            continue
+        tags = ("prohibition",) if _NEGATION.search(clause[: m.start()]) else ()
+        summary = say(cjk, "用户要求：{c}", "The user asked: {c}", c=third_person(clause, cjk))
+        return Slot(PREFERENCE, subject, summary, tags, (m.group().lower(),), 0.85)
+    return None
+
+
+# --- prohibitions and likes ------------------------------------------------------------------
+
+_PROHIBIT_ZH = re.compile(
+    r"^(?:请|你)?(?:以后|今后)?(?:千万|永远|绝对|一定)?(?:不要|别|不准|不许|禁止|不可以|不能)(?P<rest>.+)$"
+)
+_PROHIBIT_EN = re.compile(
+    r"^(?:please\s+)?(?:you\s+(?:should|must)\s+)?(?:never|don'?t|do not|must not|stop|avoid)\s+(?P<rest>.+)$",
+    I,
+)
+_NOT_PROHIBITION = re.compile(
+    r"^(?:忘|客气|紧|担心|着急|介意|在意|急|怕|难过|\s*(?:worry|mind|be sorry|know|forget|hesitate|"
+    r"think so|care|get me wrong)\b)",
+    I,
+)
+
+
+def _prohibition(clause: str, cjk: bool, standing: bool) -> Slot | None:
+    m = (_PROHIBIT_ZH if cjk else _PROHIBIT_EN).match(clause)
+    if not m:
+        return None
+    rest = m.group("rest").strip(" 。.!！")
+    too_short = len(rest) < 3 if cjk else len(rest.split()) < 2
+    if too_short or _NOT_PROHIBITION.match(rest) or (ONE_OFF.search(rest) and not standing):
+        return None
+    head = (
+        zh_head(re.sub(r"^(?:再|在)|给我|跟我|对我|帮我|替我", "", rest))
+        if cjk
+        else _en_rule_head(rest)
+    )
+    summary = say(cjk, "用户要求：{c}", "The user asked: {c}", c=third_person(clause, cjk))
+    return Slot(
+        PREFERENCE, f"prohibition/{head or rest[:12]}", summary, ("prohibition",), (head,), 0.85
+    )
+
+
+_PREPOSITION = re.compile(
+    r"^(?:before|after|on|in|at|during|when|with|without|to|for|while|until|unless)\b", I
+)
+
+
+def _en_rule_head(rest: str) -> str:
+    """The object of "never <verb> <object>", or the verb itself when no object follows."""
+    verb, _, obj = rest.partition(" ")
+    obj = re.sub(r"^(?:me|us|him|her|them)\b\s*", "", obj, flags=I)
+    if obj and not _PREPOSITION.match(obj):
+        return en_head(obj)
+    return verb.lower()
+
+
+_FAVORITE = (
+    re.compile(r"^我(?:最)?喜欢的(?P<cat>[^，,。是]{1,8})是(?P<obj>.+)$"),
+    re.compile(
+        r"^my (?:favou?rite|preferred) (?P<cat>[\w\s\-]{1,20}?) (?:is|are)\s+(?P<obj>.+)$", I
+    ),
+)
+_LIKE_ZH = re.compile(
+    r"^(?:比起(?P<other>.+?)[，,]?)?我(?P<adv>[^，,。喜不讨厌受反爱]{0,4})(?P<verb>不太喜欢|不怎么喜欢|不喜欢|一点也不喜欢|"
+    r"很不喜欢|讨厌|厌恶|受不了|反感|最喜欢|更喜欢|比较喜欢|喜欢|偏好|偏爱|喜爱|钟爱|更爱|最爱|爱|不爱|不吃|不喝)(?P<obj>.+)$"
+)
+_LIKE_EN = re.compile(
+    r"^(?:i|we)\s+(?P<adv>(?:really|much|also|still|definitely|do|kind of|sort of|probably|actually|usually|"
+    r"generally|totally|absolutely|truly|just)\s+)*(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|"
+    r"don'?t (?:really )?like|do not like|can'?t stand|don'?t enjoy|don'?t eat|don'?t drink|never eat|never drink|"
+    r"(?:'d|would) rather(?: have)?)\s+(?P<obj>.+)$",
+    I,
+)
+_NEG_VERB = re.compile(r"不|讨厌|厌恶|受不了|反感|hate|dislike|detest|don|do not|can'?t|never", I)
+_BAD_OBJECT = re.compile(
+    r"^(?:你|他|她|它|这|那|it\b|that\b|this\b|these\b|those\b|you\b|him\b|her\b|them\b|your\b)", I
+)
+
+
+def _preference(clause: str, cjk: bool, standing: bool) -> Slot | None:
+    for regex in _FAVORITE:
+        m = regex.match(clause)
+        if m and has_cjk(clause) == cjk:
+            return _favorite_slot(m.group("cat").strip(), m.group("obj"), cjk)
+    m = (_LIKE_ZH if cjk else _LIKE_EN).match(clause.replace("’", "'"))
+    if not m or _BAD_OBJECT.match(m.group("obj").strip()):
+        return None
+    verb = m.group("verb").lower()
+    negative = bool(_NEG_VERB.search(verb))
+    kind = (
+        "prefer" if re.search(r"更|最|偏|prefer|rather", verb + (m.group("adv") or "")) else "like"
+    )
+    return _like_slot(m.group("obj"), cjk, negative, kind)
+
+
+def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
+    """ "我最喜欢的颜色是蓝色": keyed by the category, so a new favourite replaces the old."""
+    obj = obj.strip(" 。.!！~")
+    if not obj or QUESTION_WORDS.search(obj):
+        return None
+    subject, head = object_subject(obj, cjk)
+    if subject.startswith("pref/"):
+        subject = f"pref/{zh_head(cat) if cjk else en_head(cat)}"
+    summary = say(cjk, "用户最喜欢的{c}是{o}", "The user's favorite {c} is {o}", c=cat, o=obj)
+    return Slot(PREFERENCE, subject, summary, ("like",), (head,), 0.85)
+
+
+def _like_slot(obj: str, cjk: bool, negative: bool, kind: str) -> Slot | None:
+    obj = obj.strip(" 。.!！~")
+    if not obj or QUESTION_WORDS.search(obj):
+        return None
+    subject, head = object_subject(obj, cjk)
+    verb_zh = "不喜欢" if negative else ("更喜欢" if kind == "prefer" else "喜欢")
+    verb_en = "does not like" if negative else ("prefers" if kind == "prefer" else "likes")
+    summary = say(cjk, "用户{v}{o}", "The user {v} {o}", v=verb_zh if cjk else verb_en, o=obj)
+    tags = ("dislike",) if negative else ("like",)
+    return Slot(PREFERENCE, subject, summary, tags, (head,), 0.85)
+
+
+#: Preference classifiers in the order they are tried.
+CLASSIFIERS: tuple[Callable[[str, bool, bool], Slot | None], ...] = (
+    _reply_language,
+    _reply_format,
+    _prohibition,
+    _preference,
+)

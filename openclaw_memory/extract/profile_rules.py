@@ -1,0 +1,201 @@
+"""Profile classifiers: name, nickname, birthday, location, hometown, employer, job, allergies.
+
+Each reads one clause in Chinese or English and returns a `Slot` keyed by the profile field
+(`name`, `location`, `allergy/<thing>` ...), or None. Only what is stated is read: "我朋友住在北京"
+and "I work from home" are not the user's location or employer.
+"""
+
+# ruff: noqa: SIM905  (word lists read best as one string)
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..text import has_cjk
+from ..types import MemoryType
+from .lexicon import singular
+from .slot import FUTURE, PROFILE, I, Slot, say, value_of
+
+_ALLERGY = (
+    re.compile(r"我(?:对|吃)?(?P<x>[^，,。我]{1,12}?)(?:有点|有些|很|非常|严重|比较|轻微|会)?过敏"),
+    re.compile(r"\bi(?:'m| am)\s+(?:\w+\s+)?allergic to\s+(?P<x>[^,.;!?]+)", I),
+    re.compile(r"\bi have (?:an?\s+)?(?:severe\s+|mild\s+)?(?P<x>[a-z][a-z ]{1,30}?) allergy", I),
+)
+
+
+def _allergy(clause: str, cjk: bool) -> Slot | None:
+    for pattern in _ALLERGY:
+        m = pattern.search(clause)
+        if not m:
+            continue
+        thing = value_of(re.sub(r"(?:有点|有些|很|非常|严重|比较|轻微)$", "", m.group("x")), cjk)
+        if not thing or thing.startswith(("不", "没", "有点")):
+            return None
+        key = thing if cjk else " ".join(singular(w) for w in thing.lower().split())
+        summary = say(cjk, "用户对{t}过敏", "The user is allergic to {t}", t=thing)
+        return Slot(PROFILE, f"allergy/{key}", summary, ("allergy", "health"), (thing,), 0.9)
+    return None
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    subject: str
+    zh: str
+    en: str
+    regexes: tuple[re.Pattern[str], ...]
+    bad_values: frozenset[str] = frozenset()
+    type: MemoryType = PROFILE
+
+
+_PROFILE_PATTERNS = (
+    _Pattern(
+        "name",
+        "用户名叫{v}",
+        "The user's name is {v}",
+        (
+            re.compile(
+                r"(?:我叫|我的名字是|我的名字叫|我名字叫|我名叫|本人叫)(?P<x>[^，,。！!？?\s]{1,16})"
+            ),
+            re.compile(
+                r"\b[Mm]y name(?:'s| is)\s+(?P<x>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,3})"
+            ),
+            re.compile(r"\bI(?:'m| am) called\s+(?P<x>[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,3})"),
+        ),
+        frozenset(["了", "过", "外卖", "车", "醒", "他", "她", "你", "人", "啥"]),
+    ),
+    _Pattern(
+        "nickname",
+        "用户希望被称呼为{v}",
+        "The user wants to be called {v}",
+        (
+            re.compile(r"^(?:你)?(?:可以|请)?(?:叫我|称呼我|喊我)(?P<x>[^，,。！!？?\s]{1,12})"),
+            re.compile(
+                r"\b(?:please\s+)?call me\s+(?P<x>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*)?)", I
+            ),
+        ),
+        frozenset(
+            """later tomorrow back when if at on asap soon now tonight anytime again""".split()
+        ),
+    ),
+    _Pattern(
+        "birthday",
+        "用户的生日是{v}",
+        "The user's birthday is {v}",
+        (
+            re.compile(r"我的生日是(?P<x>[^，,。]{2,16})"),
+            re.compile(r"\bmy birthday is\s+(?P<x>[^,.;!?]+)", I),
+            re.compile(r"\bI was born on\s+(?P<x>[^,.;!?]+)", I),
+        ),
+    ),
+    _Pattern(
+        "location",
+        "用户住在{v}",
+        "The user lives in {v}",
+        (
+            re.compile(
+                r"我(?:现在|目前|已经|刚|刚刚|下个月|下周|明年|今年|马上|要|将|准备|打算|会)*(?:家)?"
+                r"(?:住在|家住在|家住|定居在|生活在|家在|搬到了|搬到|搬去了|搬去)(?P<x>[^，,。！!？?\s]{1,20})"
+            ),
+            re.compile(
+                r"\bi(?:'m| am)?\s*(?:currently |now )?(?:live|living|reside|residing) in\s+(?P<x>[^,.;!?]+)",
+                I,
+            ),
+            re.compile(r"\bi(?:'m| am) based in\s+(?P<x>[^,.;!?]+)", I),
+            re.compile(
+                r"\bi(?:'m| am)?\s*(?:just |recently )?(?:moved|moving) to\s+(?P<x>[^,.;!?]+)", I
+            ),
+        ),
+        frozenset(["的", "哪", "哪里", "不", "院", "校", "宿"]),
+    ),
+    _Pattern(
+        "hometown",
+        "用户来自{v}",
+        "The user is from {v}",
+        (
+            re.compile(r"我(?:来自|的老家(?:是|在)|老家(?:是|在))(?P<x>[^，,。！!？?\s]{1,12})"),
+            re.compile(r"^我是(?P<x>[\u4e00-\u9fff]{2,6})人$"),
+            re.compile(r"\bi(?:'m| am) from\s+(?P<x>[A-Z][^,.;!?]*)", I),
+            re.compile(r"\bi (?:come from|grew up in)\s+(?P<x>[^,.;!?]+)", I),
+        ),
+        frozenset(["个好", "好", "坏", "本地", "中年", "年轻", "老"]),
+    ),
+    _Pattern(
+        "employer",
+        "用户在{v}工作",
+        "The user works at {v}",
+        (
+            re.compile(
+                r"^(?:我)?(?:现在|目前)?在(?P<x>[^，,。\s]{2,20}?)(?:工作|上班|任职|实习|就职)(?:了)?$"
+            ),
+            re.compile(r"我(?:现在|目前)?就职于(?P<x>[^，,。\s]{2,20})"),
+            re.compile(r"\bi (?:currently |now )?work (?:at|for)\s+(?P<x>[^,.;!?]+)", I),
+            re.compile(
+                r"\bi(?:'m| am) (?:employed (?:at|by)|working (?:at|for))\s+(?P<x>[^,.;!?]+)", I
+            ),
+        ),
+        frozenset(
+            """家 家里 公司 远程 这 那 这里 那里 home from home remotely the moment""".split()
+        ),
+    ),
+)
+_CITIES = re.compile(
+    r"(?:北京|上海|广州|深圳|杭州|成都|南京|武汉|西安|重庆|天津|苏州|香港|纽约|伦敦|东京|新加坡|[市省区县国])$"
+)
+_JOBS_ZH = """工程师 程序员 设计师 经理 老师 教师 医生 护士 律师 会计 学生 研究员 分析师 架构师 教授 作家 记者 厨师 司机 销售 运营 总监 主管 顾问 科学家 创始人 开发者
+    博士生 研究生 大学生 高中生 测试 翻译 编辑 公务员 警察 自由职业者 产品经理""".split()
+_JOBS_EN = """engineer developer programmer designer teacher doctor nurse lawyer accountant student
+    manager scientist researcher analyst architect consultant writer journalist chef driver
+    professor founder pharmacist dentist artist musician photographer marketer intern freelancer
+    entrepreneur translator editor tester administrator officer pilot mechanic electrician
+    plumber farmer librarian therapist psychologist economist banker trader recruiter""".split()
+_JOB_ZH = re.compile(
+    r"^我(?:现在|目前)?(?:是|的职业是|的工作是|做|当)(?:一名|一个|一位|个|名)?"
+    r"(?P<x>[^，,。\s]{0,10}(?:" + "|".join(_JOBS_ZH) + r"))$"
+)
+_JOB_EN = (
+    re.compile(
+        r"\bi(?:'m| am) (?:a|an)\s+(?P<x>(?:[\w\-]+\s+){0,3}(?:" + "|".join(_JOBS_EN) + r"))s?\b",
+        I,
+    ),
+    re.compile(r"\bi work as (?:a|an)?\s*(?P<x>[^,.;!?]+)", I),
+)
+
+
+def _profile(clause: str, cjk: bool) -> Slot | None:
+    for p in _PROFILE_PATTERNS:
+        for regex in p.regexes:
+            m = regex.search(clause)
+            value = value_of(m.group("x"), cjk) if m else None
+            if not value:
+                continue
+            if value.lower() in p.bad_values or any(
+                value.startswith(b) for b in p.bad_values if has_cjk(b)
+            ):
+                return None
+            subject, tags, conf = p.subject, (), 0.85
+            if p.subject == "employer" and cjk and _CITIES.search(value):
+                subject = "work_location"
+            summary = say(cjk, p.zh, p.en, v=value)
+            if p.subject == "location" and FUTURE.search(clause):
+                tags, conf = ("planned",), 0.6
+                summary = say(cjk, "用户计划搬到{v}", "The user plans to move to {v}", v=value)
+            return Slot(p.type, subject, summary, tags, (value,), conf)
+    return None
+
+
+def _job(clause: str, cjk: bool) -> Slot | None:
+    regexes = (_JOB_ZH,) if cjk else _JOB_EN
+    for regex in regexes:
+        m = regex.search(clause)
+        value = value_of(m.group("x"), cjk) if m else None
+        if value:
+            article = "an" if value[:1].lower() in "aeiou" else "a"
+            summary = say(cjk, "用户是{v}", "The user is {a} {v}", v=value, a=article)
+            return Slot(PROFILE, "job", summary, (), (value,), 0.85)
+    return None
+
+
+#: Profile classifiers in the order they are tried.
+CLASSIFIERS: tuple[Callable[[str, bool], Slot | None], ...] = (_allergy, _profile, _job)

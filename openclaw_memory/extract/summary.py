@@ -1,0 +1,340 @@
+"""Structured session summaries (seed 001 §2.2): goals and constraints, decisions with reasons,
+open questions, next steps and the evidence ids they came from.
+
+With an LLM, `prompts/summarize_session.txt` asks for a JSON object; without one, or when the
+reply is unusable, an extractive summary picks sentences by cue words. Either way the result is
+bounded (items per section, tokens per item) and free of secrets, and `render()` turns it into
+plain prose with headings in the content's dominant language, never JSON.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.llms import LLM
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..clock import Clock, iso_date
+from ..errors import ExtractionError
+from ..llm import complete_text
+from ..tokens import count_tokens, truncate_tokens
+from ..types import Message
+from .filter import is_contentless
+from .jsonout import parse_json_object
+from .prompts import load_prompt
+from .secrets import SecretFilter
+
+_log = logging.getLogger(__name__)
+PROMPT_FILE = "summarize_session.txt"
+_I = re.IGNORECASE
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision and the reason given for it (empty when none was stated)."""
+
+    decision: str
+    reason: str = ""
+
+
+_HEADINGS = {
+    "zh": ("目标与约束", "关键决策", "未决问题", "下一步", "证据"),
+    "en": ("Goals and constraints", "Key decisions", "Open questions", "Next steps", "Evidence"),
+}
+
+
+@dataclass(frozen=True)
+class StructuredSummary:
+    """A session summary in fixed fields; render() gives the natural-language form."""
+
+    goals_constraints: tuple[str, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    next_steps: tuple[str, ...] = ()
+    evidence_ids: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no section has content (evidence alone is not a summary)."""
+        return not (
+            self.goals_constraints or self.decisions or self.open_questions or self.next_steps
+        )
+
+    @property
+    def language(self) -> str:
+        """ "zh" or "en": the dominant language of the content."""
+        texts = [*self.goals_constraints, *self.open_questions, *self.next_steps]
+        texts += [f"{d.decision} {d.reason}" for d in self.decisions]
+        return dominant_language(texts)
+
+    def render(self) -> str:
+        """Headed bullet lists in plain language; empty sections are left out."""
+        zh = self.language == "zh"
+        goals, decisions, questions, steps, evidence = _HEADINGS["zh" if zh else "en"]
+        colon, sep = ("：", "、") if zh else (":", ", ")
+        blocks: list[str] = []
+        for title, items in (
+            (goals, self.goals_constraints),
+            (decisions, tuple(_render_decision(d, zh) for d in self.decisions)),
+            (questions, self.open_questions),
+            (steps, self.next_steps),
+        ):
+            if items:
+                blocks.append(f"{title}{colon}\n" + "\n".join(f"- {item}" for item in items))
+        if self.evidence_ids and blocks:
+            blocks.append(f"{evidence}{colon}{'' if zh else ' '}{sep.join(self.evidence_ids)}")
+        return "\n".join(blocks)
+
+
+def _render_decision(d: Decision, zh: bool) -> str:
+    if not d.reason:
+        return d.decision
+    return f"{d.decision}（理由：{d.reason}）" if zh else f"{d.decision} (reason: {d.reason})"
+
+
+def dominant_language(texts: Iterable[str]) -> str:
+    """ "zh" when Han characters outweigh Latin words (1.5 characters to a word), else "en"."""
+    joined = " ".join(texts)
+    han = len(_HAN.findall(joined))
+    words = len(_LATIN_WORD.findall(joined))
+    return "zh" if han and han >= 1.5 * words else "en"
+
+
+# --- extractive summary -----------------------------------------------------------------------
+
+_QUESTION = re.compile(
+    r"[?？]\s*$|吗[。]?$|^(?:是否|要不要|能否)|^(?:should we|shall we|can we|do we)\b", _I
+)
+_OPEN = re.compile(
+    r"待定|还没确定|尚未确定|还不确定|不确定|未决|\b(?:tbd|not sure yet|open question|undecided|unclear)\b",
+    _I,
+)
+_DECISION = re.compile(
+    r"决定|决策|选择|选用|选了|采用|改用|确定用|定了|就用|敲定|拍板|\b(?:decided|decide|chose|choose|chosen|"
+    r"picked|going with|go with|settled on|adopt|adopted|opted)\b",
+    _I,
+)
+_REASON = re.compile(r"因为|由于|原因是|理由是|考虑到|\b(?:because|since|due to|given that)\b", _I)
+_NEXT = re.compile(
+    r"下一步|接下来|待办|然后要|之后要|回头|稍后|明天|下周|TODO|\b(?:next|will|going to|plan to|to-?do|"
+    r"action item|follow up|i'll|we'll|let's)\b",
+    _I,
+)
+_CONSTRAINT = re.compile(
+    r"必须|不能|不可以|不得|务必|一定要|至少|最多|不超过|不少于|预算|截止|期限|目标|要求|希望|需要|\b(?:must|"
+    r"should|cannot|can't|need to|needs to|required?|at least|at most|no more than|budget|deadline|"
+    r"goal|requirement|constraint)\b",
+    _I,
+)
+
+
+def _split_sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[。！？!?；;\n])|(?<=[.])\s+", text)
+    return [p.strip() for p in parts if p and p.strip()]
+
+
+_THEREFORE = re.compile(r"所以|因此|于是|\b(?:so|therefore|hence)\b", _I)
+
+
+def _split_reason(sentence: str) -> Decision:
+    """ "选 A，因为 B" and "因为 B，所以选 A" both become Decision(A, B)."""
+    m = _REASON.search(sentence)
+    if not m:
+        return Decision(sentence)
+    before = sentence[: m.start()].strip(" ，,。.")
+    after = sentence[m.end() :].strip(" ，,:：。.")
+    if before and after:
+        return Decision(before, after)
+    then = _THEREFORE.search(after)
+    if then and then.start() > 0:
+        return Decision(
+            after[then.end() :].strip(" ，,。."), after[: then.start()].strip(" ，,。.")
+        )
+    return Decision(sentence.strip(" 。."))
+
+
+class _Collector:
+    """Sorts sentences into the four sections, in conversation order."""
+
+    def __init__(self) -> None:
+        self.goals: list[str] = []
+        self.decisions: list[Decision] = []
+        self.questions: list[str] = []
+        self.steps: list[str] = []
+        self._last_was_decision = False
+
+    def add(self, sentence: str) -> None:
+        was_decision, self._last_was_decision = self._last_was_decision, False
+        if _QUESTION.search(sentence) or _OPEN.search(sentence):
+            self.questions.append(sentence)
+        elif _DECISION.search(sentence):
+            self.decisions.append(_split_reason(sentence))
+            self._last_was_decision = True
+        elif _REASON.match(sentence) and was_decision and not self.decisions[-1].reason:
+            last = self.decisions.pop()
+            reason = _REASON.sub("", sentence, count=1).strip(" ，,。.")
+            self.decisions.append(Decision(last.decision.rstrip(" 。."), reason))
+        elif _NEXT.search(sentence):
+            self.steps.append(sentence)
+        elif _CONSTRAINT.search(sentence):
+            self.goals.append(sentence)
+        elif _REASON.search(sentence):
+            self.decisions.append(_split_reason(sentence))
+
+
+def _dedupe(items: Iterable[Any], key: Any = str) -> list[Any]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        k = "".join(ch for ch in key(item).lower() if ch.isalnum())
+        if k and k not in seen:
+            seen.add(k)
+            out.append(item)
+    return out
+
+
+class _SummaryReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    goals_constraints: list[str] = Field(default_factory=list)
+    decisions: list[Any] = Field(default_factory=list)
+    open_questions: list[str] = Field(default_factory=list)
+    next_steps: list[str] = Field(default_factory=list)
+
+
+class Summarizer:
+    """Builds StructuredSummary values, with an LLM when given one and by extraction otherwise."""
+
+    def __init__(
+        self,
+        llm: LLM | None,
+        prompts_dir: str | Path,
+        clock: Clock,
+        *,
+        max_items: int = 5,
+        max_item_tokens: int = 60,
+        max_input_tokens: int = 3000,
+        timeout_seconds: float | None = 60.0,
+        secrets: SecretFilter | None = None,
+    ) -> None:
+        self._llm = llm
+        self._prompt = load_prompt(prompts_dir, PROMPT_FILE) if llm is not None else None
+        self._clock = clock
+        self._max_items = max_items
+        self._max_item_tokens = max_item_tokens
+        self._max_input_tokens = max_input_tokens
+        self._timeout = timeout_seconds
+        self._secrets = secrets or SecretFilter()
+
+    def summarize(
+        self, messages: Sequence[Message], evidence_ids: Sequence[str]
+    ) -> StructuredSummary:
+        """The summary of messages; evidence_ids are kept (deduplicated, in order) as given."""
+        evidence = tuple(dict.fromkeys(e for e in evidence_ids if e))[:50]
+        if self._llm is not None and self._prompt is not None:
+            try:
+                return self._from_llm(messages, evidence)
+            except Exception as exc:  # noqa: BLE001 - bad output or provider failure: fall back
+                message = " ".join(str(exc).split())[:200]
+                _log.warning(
+                    "LLM summary failed (%s: %s); using the extractive summary",
+                    type(exc).__name__,
+                    message,
+                )
+        return self.extractive(messages, evidence)
+
+    def extractive(
+        self, messages: Sequence[Message], evidence_ids: Sequence[str]
+    ) -> StructuredSummary:
+        """Rule-based summary: sentences picked by decision, question, next-step and constraint cues."""
+        collector = _Collector()
+        for msg in messages:
+            if msg.role not in ("user", "assistant"):
+                continue
+            text = self._secrets.strip(msg.content)
+            for sentence in _split_sentences(text):
+                if not is_contentless(sentence):
+                    collector.add(sentence)
+        return self._bounded(
+            collector.goals, collector.decisions, collector.questions, collector.steps, evidence_ids
+        )
+
+    def _from_llm(
+        self, messages: Sequence[Message], evidence: tuple[str, ...]
+    ) -> StructuredSummary:
+        assert self._llm is not None and self._prompt is not None
+        prompt = self._prompt.fill(
+            today=iso_date(self._clock.now()), conversation=self._conversation(messages)
+        )
+        data = parse_json_object(complete_text(self._llm, prompt, self._timeout))
+        if not set(data) & set(_SummaryReply.model_fields):
+            raise ExtractionError(
+                f"LLM summary: expected keys {sorted(_SummaryReply.model_fields)}, found {sorted(data)[:6]}"
+            )
+        reply = _SummaryReply.model_validate(data)
+        decisions = [d for d in map(_decision_from, reply.decisions) if d]
+        clean = self._secrets.strip
+        return self._bounded(
+            [clean(x) for x in reply.goals_constraints],
+            [Decision(clean(d.decision), clean(d.reason)) for d in decisions],
+            [clean(x) for x in reply.open_questions],
+            [clean(x) for x in reply.next_steps],
+            evidence,
+        )
+
+    def _conversation(self, messages: Sequence[Message]) -> str:
+        lines = []
+        for msg in messages:
+            text = self._secrets.strip(msg.content)
+            if text and not is_contentless(text):
+                lines.append(f"{msg.role}: {truncate_tokens(text, 200)}")
+        joined = "\n".join(lines)
+        while len(lines) > 1 and _too_long(joined, self._max_input_tokens):
+            lines.pop(0)  # the oldest lines go first; a summary favours where the session ended
+            joined = "\n".join(lines)
+        return joined
+
+    def _bounded(
+        self,
+        goals: Sequence[str],
+        decisions: Sequence[Decision],
+        questions: Sequence[str],
+        steps: Sequence[str],
+        evidence: Sequence[str],
+    ) -> StructuredSummary:
+        n, cut = self._max_items, self._cut
+        kept_decisions = _dedupe(decisions, key=lambda d: d.decision)[-n:]
+        return StructuredSummary(
+            goals_constraints=tuple(cut(x) for x in _dedupe(goals)[:n] if x),
+            decisions=tuple(
+                Decision(cut(d.decision), cut(d.reason)) for d in kept_decisions if d.decision
+            ),
+            open_questions=tuple(cut(x) for x in _dedupe(questions)[-n:] if x),
+            next_steps=tuple(cut(x) for x in _dedupe(steps)[-n:] if x),
+            evidence_ids=tuple(evidence),
+        )
+
+    def _cut(self, text: str) -> str:
+        return truncate_tokens(" ".join(text.split()), self._max_item_tokens) if text else ""
+
+
+def _too_long(text: str, limit: int) -> bool:
+    return count_tokens(text) > limit
+
+
+def _decision_from(value: Any) -> Decision | None:
+    if isinstance(value, str):
+        return Decision(value.strip()) if value.strip() else None
+    if isinstance(value, dict):
+        what = value.get("decision") or value.get("what") or ""
+        why = value.get("reason") or value.get("why") or ""
+        if isinstance(what, str) and what.strip():
+            return Decision(what.strip(), why.strip() if isinstance(why, str) else "")
+    return None

@@ -1,0 +1,352 @@
+"""The offline rule chain, Chinese and English side by side."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.clock import FakeClock
+from openclaw_memory.extract.base import Extractor
+from openclaw_memory.extract.importance import importance_for
+from openclaw_memory.extract.rules import RuleExtractor
+from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Turn
+
+RULES = RuleExtractor(FakeClock())
+P, PR, F = MemoryType.PREFERENCE, MemoryType.PROFILE, MemoryType.FACT
+
+
+def extract(text: str, assistant: str = "", turn_id: str | None = "t1") -> list[Candidate]:
+    return RULES.extract(Turn(Scope("u1"), "s1", text, assistant=assistant, turn_id=turn_id))
+
+
+def one(text: str) -> Candidate:
+    found = extract(text)
+    assert len(found) == 1, f"{text!r} -> {found}"
+    return found[0]
+
+
+def test_rule_extractor_is_an_extractor() -> None:
+    assert isinstance(RULES, Extractor)
+
+
+# (zh, en, type, zh subject, en subject, channel)
+CASES = [
+    ("记住我喜欢喝咖啡", "Remember that I like coffee", P, "drink", "drink", Channel.EXPLICIT),
+    (
+        "请记住我对花生过敏",
+        "Please remember I'm allergic to peanuts",
+        PR,
+        "allergy/花生",
+        "allergy/peanut",
+        Channel.EXPLICIT,
+    ),
+    (
+        "以后用中文回复",
+        "From now on, answer in Chinese",
+        P,
+        "reply_language",
+        "reply_language",
+        Channel.EXPLICIT,
+    ),
+    (
+        "今后回答都用表格",
+        "from now on reply in a table",
+        P,
+        "reply_format",
+        "reply_format",
+        Channel.EXPLICIT,
+    ),
+    ("我喜欢喝茶", "I like tea", P, "drink", "drink", Channel.IMPLICIT),
+    ("我更喜欢吃辣", "I prefer spicy food", P, "food", "food", Channel.IMPLICIT),
+    ("我讨厌香菜", "I hate cilantro", P, "food", "food", Channel.IMPLICIT),
+    (
+        "我不喜欢看科幻电影",
+        "I don't like sci-fi movies",
+        P,
+        "pref/科幻电影",
+        "pref/sci-fi movie",
+        Channel.IMPLICIT,
+    ),
+    ("我叫张伟", "My name is Alice", PR, "name", "name", Channel.IMPLICIT),
+    ("我住在杭州", "I live in Berlin", PR, "location", "location", Channel.IMPLICIT),
+    ("我在腾讯工作", "I work at Google", PR, "employer", "employer", Channel.IMPLICIT),
+    ("我是一名软件工程师", "I'm a software engineer", PR, "job", "job", Channel.IMPLICIT),
+    (
+        "我对芒果过敏",
+        "I'm allergic to mangoes",
+        PR,
+        "allergy/芒果",
+        "allergy/mango",
+        Channel.IMPLICIT,
+    ),
+    (
+        "请用英文回答",
+        "Please answer in English",
+        P,
+        "reply_language",
+        "reply_language",
+        Channel.IMPLICIT,
+    ),
+    (
+        "回复请用列表",
+        "Answer in bullet points",
+        P,
+        "reply_format",
+        "reply_format",
+        Channel.IMPLICIT,
+    ),
+    (
+        "回答简洁一点",
+        "Keep your answers short",
+        P,
+        "reply_length",
+        "reply_length",
+        Channel.IMPLICIT,
+    ),
+    ("叫我小王就行", "Call me Bobby", PR, "nickname", "nickname", Channel.IMPLICIT),
+    ("我来自成都", "I'm from Shanghai", PR, "hometown", "hometown", Channel.IMPLICIT),
+]
+
+
+@pytest.mark.parametrize(("zh", "en", "kind", "zh_subject", "en_subject", "channel"), CASES)
+def test_rules_zh_and_en(
+    zh: str, en: str, kind: MemoryType, zh_subject: str, en_subject: str, channel: Channel
+) -> None:
+    for text, subject in ((zh, zh_subject), (en, en_subject)):
+        c = one(text)
+        assert (c.type, c.subject, c.channel) == (kind, subject, channel), text
+        assert c.turn_ids == ("t1",)
+        assert not c.forget
+
+
+@pytest.mark.parametrize(
+    ("zh", "en", "zh_summary_has", "en_summary_has"),
+    [
+        ("我住在杭州", "I live in Berlin", "用户住在杭州", "The user lives in Berlin"),
+        ("我叫张伟", "My name is Alice", "用户名叫张伟", "The user's name is Alice"),
+        (
+            "我不喜欢喝咖啡",
+            "I don't like coffee",
+            "用户不喜欢喝咖啡",
+            "The user does not like coffee",
+        ),
+        ("以后用中文回复", "From now on, answer in English", "中文", "English"),
+    ],
+)
+def test_summaries_are_third_person_in_the_users_language(
+    zh: str, en: str, zh_summary_has: str, en_summary_has: str
+) -> None:
+    assert zh_summary_has in one(zh).summary
+    assert en_summary_has in one(en).summary
+
+
+@pytest.mark.parametrize(
+    ("zh", "en"),
+    [
+        ("不要在周末给我发消息", "Never send me messages on weekends"),
+        ("别给我推荐股票类资讯", "Don't recommend stock news to me"),
+        ("永远不要在早上八点前打电话", "Please never call before 8am"),
+        ("以后不要用表情符号", "From now on, don't use emoji"),
+    ],
+)
+def test_prohibitions_are_preferences_tagged_prohibition(zh: str, en: str) -> None:
+    for text in (zh, en):
+        c = one(text)
+        assert c.type is P and "prohibition" in c.tags, text
+        assert c.subject and c.subject.startswith("prohibition/")
+        assert c.importance >= importance_for(P, Channel.IMPLICIT) + 0.1
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("别给我推荐股票类资讯", "prohibition/资讯"),
+        ("Don't recommend stock news to me", "prohibition/stock news"),
+        ("不要在周末给我发消息", "prohibition/发消息"),
+        ("Never send me messages on weekends", "prohibition/message"),
+        ("Please never call before 8am", "prohibition/call"),
+    ],
+)
+def test_prohibition_subject_names_what_is_forbidden(text: str, subject: str) -> None:
+    assert one(text).subject == subject
+
+
+@pytest.mark.parametrize(
+    ("zh", "en", "subject"),
+    [
+        ("忘掉我喜欢喝咖啡", "Forget that I like coffee", "drink"),
+        ("忘记我住在杭州", "forget that I live in Berlin", "location"),
+        ("请删除关于我名字的记忆", "Forget about my name", "name"),
+        ("把我的地址忘掉吧", "please forget my address", "location"),
+    ],
+)
+def test_forget_commands(zh: str, en: str, subject: str) -> None:
+    for text in (zh, en):
+        c = one(text)
+        assert c.forget and c.channel is Channel.EXPLICIT, text
+        assert c.subject == subject, text
+        assert "记忆" not in c.summary and "memory" not in c.summary.lower()
+
+
+def test_forget_without_a_known_slot_keeps_the_text_to_match() -> None:
+    c = one("忘掉周五开会的事")
+    assert c.forget and c.subject is None and "周五开会" in c.summary
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "subject"),
+    [
+        ("我喜欢喝咖啡", "我不喜欢喝咖啡", "drink"),
+        ("I prefer tea", "I prefer coffee", "drink"),
+        ("我喜欢看科幻电影", "我不喜欢看科幻电影", "pref/科幻电影"),
+        ("I like sci-fi movies", "I really hate sci-fi movies", "pref/sci-fi movie"),
+        ("我住在上海", "我搬到了北京", "location"),
+        ("I live in Paris", "I moved to Berlin", "location"),
+        ("以后用中文回复", "以后用英文回复", "reply_language"),
+        ("Answer in English", "Reply in Chinese from now on", "reply_language"),
+        ("我最喜欢的颜色是蓝色", "我最喜欢的颜色是绿色", "pref/颜色"),
+        ("My favorite color is blue", "My favourite color is green", "pref/color"),
+    ],
+)
+def test_same_slot_gets_the_same_subject(first: str, second: str, subject: str) -> None:
+    a, b = one(first), one(second)
+    assert a.subject == b.subject == subject
+    assert a.summary != b.summary
+
+
+def test_like_and_dislike_carry_opposite_tags() -> None:
+    assert one("我喜欢爵士乐").tags == ("like",)
+    assert one("我不喜欢爵士乐").tags == ("dislike",)
+    assert one("I love jazz").tags == ("like",)
+    assert one("I can't stand jazz").tags == ("dislike",)
+
+
+@pytest.mark.parametrize(
+    ("text", "confidence", "subject"),
+    [
+        ("记住我喜欢喝咖啡", 0.95, "drink"),
+        ("Remember that I prefer tea", 0.95, "drink"),
+        ("我更喜欢喝茶", 0.85, "drink"),
+        ("I prefer tea", 0.85, "drink"),
+        ("我可能喜欢爵士乐", 0.4, "pref/爵士乐"),
+        ("Maybe I like jazz", 0.4, "pref/jazz"),
+        ("我好像对猫过敏", 0.4, "allergy/猫"),
+        ("I'm probably allergic to cats", 0.4, "allergy/cat"),
+    ],
+)
+def test_confidence_levels(text: str, confidence: float, subject: str) -> None:
+    c = one(text)
+    assert c.confidence == pytest.approx(confidence)
+    assert c.subject == subject
+
+
+def test_importance_orders_explicit_and_profile_above_implicit_preference() -> None:
+    explicit = one("记住我喜欢喝茶").importance
+    implicit = one("我喜欢喝茶").importance
+    profile = one("我住在杭州").importance
+    allergy = one("我对花生过敏").importance
+    assert explicit > implicit
+    assert profile > implicit
+    assert allergy > profile
+    assert all(0.0 <= x <= 1.0 for x in (explicit, implicit, profile, allergy))
+
+
+def test_explicit_free_fact_is_kept_as_a_fact() -> None:
+    zh = one("记住，周五下午三点和李总开会")
+    en = one("Remember that the demo is on Friday at 3pm")
+    for c in (zh, en):
+        assert c.type is F and c.channel is Channel.EXPLICIT
+    assert "周五下午三点" in zh.summary and "demo" in en.summary
+
+
+def test_explicit_my_x_is_y_gets_a_fact_key() -> None:
+    assert one("记住我的车位是B2-17").subject == "fact/车位"
+    assert one("Remember my locker number is 42").subject == "fact/locker number"
+
+
+def test_several_slots_in_one_turn() -> None:
+    found = extract("我叫张三，在腾讯工作，我喜欢喝茶")
+    assert {c.subject for c in found} == {"name", "employer", "drink"}
+    found = extract("My name is Alice and I live in Berlin. I prefer tea.")
+    assert {c.subject for c in found} == {"name", "location", "drink"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "好的，谢谢",
+        "ok thanks",
+        "嗯嗯",
+        "👍",
+        "我的密码是abc12345",
+        "my password is hunter22",
+        "记住我的密码是abc12345",
+        "remember my password: Tr0ub4dor&3",
+        "<private>我喜欢喝咖啡</private>",
+        "记住我的密码是[REDACTED:password]",
+        "Remember my card [REDACTED:card_number]",
+    ],
+)
+def test_contentless_and_secret_only_turns_yield_nothing(text: str) -> None:
+    assert extract(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "secret"),
+    [
+        ("我叫李四，密码是hunter22", "name", "hunter22"),
+        ("I live in Paris, my card is 4111 1111 1111 1111", "location", "4111"),
+        ("记住我喜欢喝茶<private>我的身份证110101199003071233</private>", "drink", "110101"),
+    ],
+)
+def test_secrets_never_reach_candidates(text: str, subject: str, secret: str) -> None:
+    found = extract(text)
+    assert [c.subject for c in found] == [subject]
+    for c in found:
+        assert secret not in f"{c.summary} {c.detail} {c.entities}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "以后再说吧",
+        "用英文怎么说？",
+        "帮我用英文写一封邮件",
+        "Translate this into English",
+        "我在家工作",
+        "Call me later",
+        "Don't worry about it",
+        "别客气",
+        "我朋友住在北京",
+        "你喜欢什么？",
+        "Do you like coffee?",
+        "我叫什么名字？",
+        "用表格对比一下这三个方案",
+        "别忘了",
+        "forget it",
+    ],
+)
+def test_lookalikes_yield_nothing(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_only_the_user_side_is_read() -> None:
+    assert extract("帮我查一下天气", assistant="我喜欢喝咖啡，我住在上海") == []
+    assert extract("what's the weather", assistant="I live in Berlin and I prefer tea") == []
+
+
+def test_dont_forget_is_a_remember_command() -> None:
+    c = one("别忘了明天交报告")
+    assert c.channel is Channel.EXPLICIT and not c.forget and "明天交报告" in c.summary
+    c = one("Don't forget that the report is due Monday")
+    assert c.channel is Channel.EXPLICIT and not c.forget
+
+
+def test_planned_move_is_a_low_confidence_location() -> None:
+    for text in ("我下个月搬到北京", "I'm moving to Paris next month"):
+        c = one(text)
+        assert c.subject == "location" and "planned" in c.tags and c.confidence < 0.85
+
+
+def test_turn_without_id_has_no_turn_ids() -> None:
+    (c,) = extract("我喜欢喝茶", turn_id=None)
+    assert c.turn_ids == ()
