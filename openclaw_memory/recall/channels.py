@@ -120,7 +120,8 @@ def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
 
 
 class ProfileChannel:
-    """The profile whitelist, injected every turn (seed 001 §5.1)."""
+    """The profile whitelist, injected every turn (seed 001 §5.1): stable profile facts and
+    standing preferences (reply language, format, allergies), bounded by the profile budget."""
 
     name = "profile"
 
@@ -128,7 +129,7 @@ class ProfileChannel:
         self.engine, self.cfg = engine, cfg
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        where, args = "status = 'active' AND type = 'profile' AND doubt_of IS NULL", []
+        where, args = "status = 'active' AND type IN ('profile', 'preference') AND doubt_of IS NULL", []
         if self.cfg.profile_whitelist:
             where += f" AND subject IN ({','.join('?' * len(self.cfg.profile_whitelist))})"
             args = list(self.cfg.profile_whitelist)

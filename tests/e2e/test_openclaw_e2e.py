@@ -233,7 +233,8 @@ def test_memory_reaches_the_model_for_its_sender_only(world):
     assert not [m for m in bob_events if m["type"] == "event"]
     alice_found = world.api("/v1/memory/search", {"scope": ALICE, "query": "花生过敏", "limit": 5})["memories"]
     assert any("花生" in m["summary"] for m in alice_found)
-    assert world.api("/v1/memory/search", {"scope": BOB, "query": "花生过敏", "limit": 5})["memories"] == []
+    bob_found = world.api("/v1/memory/search", {"scope": BOB, "query": "花生过敏", "limit": 10})["memories"]
+    assert not [m for m in bob_found if "花生" in m["summary"]]
 
 
 def test_killing_the_service_mid_run_does_not_fail_the_turn(world):
