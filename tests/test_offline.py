@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent(
     mw.flush()
     res = mw.before_request(ChatRequest(s, "s2", [{"role": "system", "content": "sys"}, {"role": "user", "content": "推荐几道菜"}]))
     mw.close()
-    print(json.dumps({"block": res.plan.block, "tokens": count_tokens("hello 世界")}))
+    print(json.dumps({"block": res.plan.block, "tokens": count_tokens("hello 世界")}, ensure_ascii=False))
     """
 )
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import multiprocessing
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -96,8 +96,14 @@ def build_store(dest: Path, records: int, users: int, embedder: str, seed: int,
     return manifest
 
 
-def _build_entry(dest: str, records: int, users: int, embedder: str, seed: int) -> None:
-    build_store(Path(dest), records, users, embedder, seed, progress=lambda m: print(m, file=sys.stderr, flush=True))
+def _build_in_subprocess(dest: Path, records: int, users: int, embedder: str, seed: int) -> None:
+    """Run build_store in a fresh interpreter (`python -m openclaw_memory.bench.store ...`)."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
+    cmd = [sys.executable, "-m", "openclaw_memory.bench.store", str(dest), str(records), str(users), embedder, str(seed)]
+    code = subprocess.run(cmd, env=env, check=False).returncode
+    if code != 0:
+        raise BenchError(f"cache_dir: building the bench store in {dest} failed (exit code {code})")
 
 
 def ensure_store(cache_dir: Path, records: int, users: int, embedder: str, seed: int, *,
@@ -115,16 +121,14 @@ def ensure_store(cache_dir: Path, records: int, users: int, embedder: str, seed:
     tmp.mkdir(parents=True)
     if progress:
         progress(f"building the bench store {final.name} (cached afterwards)")
-    if in_subprocess:
-        proc = multiprocessing.get_context("spawn").Process(
-            target=_build_entry, args=(str(tmp), records, users, embedder, seed))
-        proc.start()
-        proc.join()
-        if proc.exitcode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise BenchError(f"cache_dir: building the bench store in {tmp} failed (exit code {proc.exitcode})")
-    else:
-        build_store(tmp, records, users, embedder, seed, progress=progress)
+    try:
+        if in_subprocess:
+            _build_in_subprocess(tmp, records, users, embedder, seed)
+        else:
+            build_store(tmp, records, users, embedder, seed, progress=progress)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     try:
         tmp.rename(final)
     except OSError:  # another run finished the same build first: keep theirs
@@ -156,3 +160,9 @@ def disk_usage(data_dir: Path) -> dict[str, float]:
            "chroma_mb": size(chroma)}
     out["total_mb"] = sum(out.values())
     return {k: round(v, 2) for k, v in out.items()}
+
+
+if __name__ == "__main__":
+    _dest, _records, _users, _embedder, _seed = sys.argv[1:6]
+    build_store(Path(_dest), int(_records), int(_users), _embedder, int(_seed),
+                progress=lambda message: print(f"[bench] {message}", file=sys.stderr, flush=True))
