@@ -14,9 +14,9 @@ import pytest
 from openclaw_memory.bench import synth
 from openclaw_memory.bench.cli import add_parser, check_targets, format_table
 from openclaw_memory.bench.measure import median_merge, percentile, summary_ms
-from openclaw_memory.bench.store import batches, cache_key
+from openclaw_memory.bench.store import BenchError, batches, cache_key, ensure_store
 from openclaw_memory.config import load_config
-from openclaw_memory.errors import ValidationError
+from openclaw_memory.errors import ConfigError, ValidationError
 from openclaw_memory.text import has_cjk
 from openclaw_memory.types import MemoryType
 
@@ -156,11 +156,14 @@ TINY = ["--embedder", "hash", "--records", "200", "--users", "5", "--requests", 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    """One tiny run (hash embedder, 200 records, 5 users), its JSON and its cache dir.
+    """One tiny run through the CLI (hash embedder, 200 records, 5 users): its JSON and cache dir.
 
-    Module-scoped fixtures cannot take capsys, so stdout is captured here.
+    The store is built in this process first (the CLI then finds it cached), which keeps the
+    file fast; the subprocess build is covered by a slow test. Module-scoped fixtures cannot take
+    capsys, so stdout is captured here.
     """
     cache = tmp_path_factory.mktemp("bench-cache")
+    ensure_store(cache, 200, 5, "hash", 3, in_subprocess=False)
     out = io.StringIO()
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers(dest="command"))
@@ -221,3 +224,19 @@ def test_bad_flags_are_rejected_with_the_field_name(tmp_path, capsys):
         _run_cli(["--embedder", "hash", "--records", "3", "--users", "5", "--cache-dir", str(tmp_path)], capsys)
     with pytest.raises(ValidationError, match="concurrency"):
         _run_cli(["--embedder", "hash", "--concurrency", "0", "--cache-dir", str(tmp_path)], capsys)
+
+
+@pytest.mark.slow
+def test_a_store_built_in_a_subprocess_matches_one_built_in_process(tmp_path):
+    a = ensure_store(tmp_path / "a", 60, 3, "hash", 5, in_subprocess=True)
+    b = ensure_store(tmp_path / "b", 60, 3, "hash", 5, in_subprocess=False)
+    assert (a / "questions.json").read_text() == (b / "questions.json").read_text()
+    assert json.loads((a / "manifest.json").read_text())["written"] == 60
+
+
+@pytest.mark.parametrize("in_subprocess, error", [
+    (False, ConfigError), pytest.param(True, BenchError, marks=pytest.mark.slow)])
+def test_a_failed_build_leaves_no_cache_entry(tmp_path, in_subprocess, error):
+    with pytest.raises(error, match="embedding_model" if error is ConfigError else "cache_dir"):
+        ensure_store(tmp_path, 60, 3, "no-such-embedder", 5, in_subprocess=in_subprocess)
+    assert list(tmp_path.iterdir()) == []

@@ -97,10 +97,10 @@ def build_store(dest: Path, records: int, users: int, embedder: str, seed: int,
 
 
 def _build_in_subprocess(dest: Path, records: int, users: int, embedder: str, seed: int) -> None:
-    """Run build_store in a fresh interpreter (`python -m openclaw_memory.bench.store ...`)."""
+    """Run build_store in a fresh interpreter (`python -m openclaw_memory.bench._build ...`)."""
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
-    cmd = [sys.executable, "-m", "openclaw_memory.bench.store", str(dest), str(records), str(users), embedder, str(seed)]
+    cmd = [sys.executable, "-m", "openclaw_memory.bench._build", str(dest), str(records), str(users), embedder, str(seed)]
     code = subprocess.run(cmd, env=env, check=False).returncode
     if code != 0:
         raise BenchError(f"cache_dir: building the bench store in {dest} failed (exit code {code})")
@@ -110,7 +110,7 @@ def ensure_store(cache_dir: Path, records: int, users: int, embedder: str, seed:
                  in_subprocess: bool = True, progress: Progress | None = None) -> Path:
     """The cached store for these parameters, built first if absent.
 
-    With in_subprocess=True the build runs in a spawned process, so its memory peak does not count
+    With in_subprocess=True the build runs in a fresh interpreter, so its memory peak does not count
     in the measuring process's maxrss.
     """
     final = Path(cache_dir).expanduser() / cache_key(records, users, embedder, seed)
@@ -161,8 +161,3 @@ def disk_usage(data_dir: Path) -> dict[str, float]:
     out["total_mb"] = sum(out.values())
     return {k: round(v, 2) for k, v in out.items()}
 
-
-if __name__ == "__main__":
-    _dest, _records, _users, _embedder, _seed = sys.argv[1:6]
-    build_store(Path(_dest), int(_records), int(_users), _embedder, int(_seed),
-                progress=lambda message: print(f"[bench] {message}", file=sys.stderr, flush=True))

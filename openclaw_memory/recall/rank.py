@@ -108,13 +108,34 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
     out: list[ScoredMemory] = []
     kept: list[ScoredMemory] = []
     start = window_start(query, now)
+    covered = _curated_coverage(scored, query, now, cfg)
     for rank, s in enumerate(scored, start=1):
-        reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept)
+        reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept) or _covered_reason(s, covered)
         s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason)
         if s.kept:
             kept.append(s)
         out.append(s)
     return out
+
+
+def _curated_coverage(scored: list[ScoredMemory], query: RecallQuery, now: float, cfg: RecallConfig) -> dict[str, str]:
+    """turn id -> the live curated memory distilled from it (it outranks the raw episode)."""
+    out: dict[str, str] = {}
+    for s in scored:
+        r = s.record
+        usable = r.status is Status.ACTIVE and not r.doubt_of and r.confidence >= cfg.min_confidence
+        distilled = r.type not in (MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.EVENT)
+        if distilled and usable and (r.expires_at is None or r.expires_at > now):
+            for t in r.source.turn_ids:
+                out.setdefault(t, r.id)
+    return out
+
+
+def _covered_reason(s: ScoredMemory, covered: dict[str, str]) -> str:
+    r = s.record
+    if r.type is MemoryType.EPISODE and r.source.turn_ids and all(t in covered for t in r.source.turn_ids):
+        return f"covered by curated memory {covered[r.source.turn_ids[0]]}"
+    return ""
 
 
 def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, start: float | None,
@@ -152,8 +173,6 @@ def _duplicate_reason(s: ScoredMemory, pool: Pool, kept: list[ScoredMemory], cfg
         o = k.record
         if r.subject and o.subject == r.subject and o.type == r.type and r.type is not MemoryType.EVENT:
             return f"same subject as {o.id}: only one version is injected"
-        if r.type is MemoryType.EPISODE and o.type is not MemoryType.EPISODE and set(r.source.turn_ids) & set(o.source.turn_ids):
-            return f"covered by curated memory {o.id}"
         ov = pool.vectors.get(o.id)
         if vec is not None and ov is not None and float(np.dot(vec, ov)) >= cfg.dedup_similarity:
             return f"near-duplicate of {o.id}"
