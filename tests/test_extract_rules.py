@@ -258,6 +258,29 @@ def test_explicit_free_fact_is_kept_as_a_fact() -> None:
     assert "周五下午三点" in zh.summary and "demo" in en.summary
 
 
+@pytest.mark.parametrize(
+    ("text", "subjects", "fact_has"),
+    [
+        ("记住我叫张三，周五下午要去体检", {"name", None}, "周五下午要去体检"),
+        (
+            "Remember that my name is Bob, and the demo moved to Friday",
+            {"name", None},
+            "demo moved",
+        ),
+        ("记住我更喜欢茶，而不是咖啡", {"drink"}, None),
+        ("Remember I prefer tea, not coffee", {"drink"}, None),
+    ],
+)
+def test_explicit_command_keeps_slots_and_the_rest(
+    text: str, subjects: set, fact_has: str | None
+) -> None:
+    found = extract(text)
+    assert {c.subject for c in found} == subjects
+    assert all(c.channel is Channel.EXPLICIT for c in found)
+    facts = [c for c in found if c.subject is None]
+    assert [fact_has in c.summary for c in facts] == ([True] if fact_has else [])
+
+
 def test_explicit_my_x_is_y_gets_a_fact_key() -> None:
     assert one("记住我的车位是B2-17").subject == "fact/车位"
     assert one("Remember my locker number is 42").subject == "fact/locker number"
@@ -323,6 +346,14 @@ def test_secrets_never_reach_candidates(text: str, subject: str, secret: str) ->
         "用表格对比一下这三个方案",
         "别忘了",
         "forget it",
+        "我在想要不要换工作",
+        "我们团队喜欢用 Go 语言",
+        "I prefer the second option",
+        "我喜欢第二个方案",
+        "我喜欢你的回答",
+        "I like your answer",
+        "I'm a bit tired today",
+        "我老婆是医生",
     ],
 )
 def test_lookalikes_yield_nothing(text: str) -> None:
@@ -345,6 +376,33 @@ def test_planned_move_is_a_low_confidence_location() -> None:
     for text in ("我下个月搬到北京", "I'm moving to Paris next month"):
         c = one(text)
         assert c.subject == "location" and "planned" in c.tags and c.confidence < 0.85
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("以后代码里不要加注释", "prohibition/加注释"),
+        ("From now on, in reviews, never merge on Fridays", "prohibition/merge"),
+    ],
+)
+def test_standing_rule_with_a_prohibition_inside(text: str, subject: str) -> None:
+    c = one(text)
+    assert (c.subject, c.channel, c.tags) == (subject, Channel.EXPLICIT, ("prohibition",))
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "tags"),
+    [
+        ("以后每次回答前先总结要点", "reply_format", ()),
+        ("以后每次提交前先跑一遍测试", "rule/测试", ("standing_rule",)),
+        ("From now on, always include sources", "rule/source", ("standing_rule",)),
+        ("我不太喜欢太长的回答", "reply_length", ("prohibition",)),
+        ("I don't like long answers", "reply_length", ("prohibition",)),
+    ],
+)
+def test_other_standing_rules(text: str, subject: str, tags: tuple[str, ...]) -> None:
+    c = one(text)
+    assert (c.subject, c.tags) == (subject, tags)
 
 
 def test_turn_without_id_has_no_turn_ids() -> None:

@@ -156,6 +156,52 @@ console.log(JSON.stringify({{ names: opts.names, mine, theirs, stored, logs: see
     assert events and "ls" in events[0].record.summary
 
 
+def test_get_and_forget_tools_answer_within_the_senders_scope(service, run_js, tmp_path):
+    url, mw = service
+    rec = mw.remember(Scope("alice", "main"), "我对花生过敏").record
+    out = run_js(f"""
+const seen = load({_cfg(url, tmp_path)});
+const tools = (who) => Object.fromEntries(seen.tools[0].factory({{ agentId: "main",
+  requesterSenderId: who }}).map((t) => [t.name, t]));
+const bobGet = await tools("bob").memory_get.execute("c1", {{ id: "{rec.id}" }});
+const bobForget = await tools("bob").memory_forget.execute("c2", {{ id: "{rec.id}" }});
+const aliceGet = await tools("alice").memory_get.execute("c3", {{ id: "{rec.id}" }});
+const aliceForget = await tools("alice").memory_forget.execute("c4", {{ id: "{rec.id}" }});
+console.log(JSON.stringify({{ bobGet, bobForget, aliceGet, aliceForget, logs: seen.logs }}));
+""")
+    assert out["bobGet"]["details"] == {"ok": False, "status": 404}
+    assert "not found" in out["bobGet"]["content"][0]["text"]
+    assert out["bobForget"]["details"]["status"] == 404
+    assert "花生" in out["aliceGet"]["content"][0]["text"]
+    assert out["aliceForget"]["details"]["forgotten"] == [rec.id]
+    assert out["logs"] == []  # a rejection is an answer, not a service failure
+    assert mw.get(Scope("alice", "main"), rec.id).status.value == "inactive"
+
+
+def test_session_and_compaction_hooks_reach_the_service(service, run_js, tmp_path):
+    url, _ = service
+    dead = f"http://127.0.0.1:{_free_port()}"
+    ctx = {"agentId": "main", "sessionId": "u-9", "sessionKey": "agent:main:s9"}
+    out = run_js(f"""
+const run = async (url) => {{
+  const seen = load({{ serviceUrl: url, token: "{TOKEN}", spoolDir: {json.dumps(str(tmp_path / "spool"))} }});
+  await seen.hooks.session_start({{ sessionId: "u-9", sessionKey: "agent:main:s9" }}, {json.dumps(ctx)});
+  await seen.hooks.before_compaction({{ messageCount: 2, messages: [{{ role: "user", content: "记住我住在杭州" }}] }}, {json.dumps(ctx)});
+  await seen.hooks.session_end({{ sessionId: "u-9", sessionKey: "agent:main:s9", reason: "new" }}, {json.dumps(ctx)});
+  await seen.hooks.gateway_stop({{}}, {{}});
+  return seen.logs;
+}};
+const up = await run("{url}");
+const down = await run("{dead}");
+const fs = await import("node:fs");
+const spooled = fs.readFileSync({json.dumps(str(tmp_path / "spool" / "spool.jsonl"))}, "utf8");
+console.log(JSON.stringify({{ up, down, spooled: spooled.trim().split("\\n").map((l) => JSON.parse(l).path) }}));
+""")
+    assert out["up"] == []
+    assert len(out["down"]) == 2
+    assert out["spooled"] == ["/v1/session/compact", "/v1/session/end"]
+
+
 def test_service_down_fails_open_and_spools_captures_for_later(service, run_js, tmp_path):
     url, mw = service
     dead = f"http://127.0.0.1:{_free_port()}"

@@ -54,6 +54,8 @@ def format_table(r: Mapping[str, Any]) -> str:
         _row("  before_request / baseline", f"p50 x{b['ratio_p50']:.2f}, p95 x{b['ratio_p95']:.2f}"),
         _row(f"{c['sessions']} concurrent sessions p50/p95 ms", f"{c['p50_ms']:.1f} / {c['p95_ms']:.1f} "
              f"(x{c['ratio']:.2f} single p95, {c['throughput_rps']:.0f} req/s)"),
+        _row("  paced (think time) p50/p95 ms", f"{c['paced_p50_ms']:.1f} / {c['paced_p95_ms']:.1f} "
+             f"(x{c['paced_ratio']:.2f} single p95, {c['paced_offered_rps']:.0f} req/s offered)"),
         _row("after_response p50/p95 ms", f"{ar['p50']:.3f} / {ar['p95']:.3f} (flush {ar['flush_s']:.1f}s)"),
     ]
     if "ingest" in r:
@@ -73,13 +75,17 @@ def format_table(r: Mapping[str, Any]) -> str:
     for t in r.get("targets", check_targets(r)):
         mark = "n/a" if t["ok"] is None else ("ok" if t["ok"] else "MISSED")
         lines.append(_row(t["target"], f"{t['value']}  {mark}"))
+    if r.get("profile"):
+        from .profile import format_profile
+
+        lines += ["", format_profile(r["profile"])]
     return "\n".join(lines)
 
 
 def cmd_bench(args: argparse.Namespace, config: Any) -> int:
     opts = BenchOptions(records=args.records, users=args.users, requests=args.requests, ingest=args.ingest,
                         concurrency=args.concurrency, embedder=args.embedder, cache_dir=Path(args.cache_dir),
-                        seed=args.seed, repeat=args.repeat)
+                        seed=args.seed, repeat=args.repeat, profile=args.profile)
     result = run_bench(opts, config, progress=stage_printer(sys.stderr))
     result["targets"] = check_targets(result)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
@@ -100,5 +106,7 @@ def add_parser(sub: Any) -> None:
                    help=f"where built stores are kept between runs (default: {DEFAULT_CACHE_DIR})")
     p.add_argument("--seed", type=int, default=7, help="seed of the synthetic data (default: 7)")
     p.add_argument("--repeat", type=int, default=1, help="repeat the measurements, report medians (default: 1)")
+    p.add_argument("--profile", type=int, default=0,
+                   help="after measuring, run N more requests under cProfile and show where the time goes")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_bench)

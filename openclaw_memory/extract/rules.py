@@ -8,6 +8,7 @@ contentless turns, split into sentences, then per sentence recognise a command (
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -16,8 +17,10 @@ from ..text import has_cjk
 from ..types import Candidate, Channel, MemoryType, Turn
 from .filter import is_contentless
 from .importance import importance_for
-from .lexicon import en_head, zh_head
+from .lexicon import zh_head
+from .preference_rules import rule_head_en
 from .secrets import SecretFilter
+from .slot import instruction_summary
 from .slots import Slot, classify, third_person
 
 _I = re.IGNORECASE
@@ -79,6 +82,7 @@ _DIRECTIVE = re.compile(
     _I,
 )
 _MEMORY_WORD = re.compile(r"(?:的|这条|那条|的那条)?记忆$|\s+from (?:your )?memory$", _I)
+_MID_PROHIBITION = re.compile(r"不要|别|禁止|不准|不许|\b(?:never|don'?t|do not|avoid)\b", _I)
 _NOT_A_TARGET = re.compile(r"^(?:it|that|this|about it|everything|all|吧|了)$", _I)
 #: "forget my address": slot nouns a forget command can name without restating the value.
 _SLOT_NOUNS = (
@@ -120,9 +124,8 @@ class RuleExtractor:
     """Offline extraction by Chinese and English rules (`Extractor` protocol)."""
 
     def __init__(self, clock: Clock, secrets: SecretFilter | None = None) -> None:
-        self._clock = (
-            clock  # the rules read no time today; kept so every chain shares one signature
-        )
+        # The rules read no time today; the clock keeps one constructor shape for every chain.
+        self._clock = clock
         self._secrets = secrets or SecretFilter()
 
     def extract(self, turn: Turn) -> list[Candidate]:
@@ -178,33 +181,61 @@ class RuleExtractor:
         )
 
     def _explicit(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
+        """记住/remember: known slots keep their keys; whatever else was said is kept as a fact."""
         conf = 0.6 if hedged else 0.95
-        slots = [s for s in (classify(c, standing=True) for c in _clauses(what)) if s]
-        if slots:
-            return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
-        what = what.strip(" 。.!！")
-        if len(what) < 2 or is_contentless(what):
-            return []
-        return [_candidate(_free_fact(what), Channel.EXPLICIT, conf, turn_ids)]
+        slots, rest = [], []
+        for clause in _clauses(what):
+            slot = classify(clause, standing=True)
+            (slots if slot else rest).append(slot or clause)
+        if not slots:
+            rest = [what.strip(" 。.!！")]  # nothing recognised: keep the whole statement
+        rest = [r for r in rest if _worth_a_fact(r, alone=not slots)]
+        if rest:
+            sep = "，" if has_cjk(what) else ", "
+            slots.append(_free_fact(sep.join(r.strip(" 。.!！") for r in rest)))
+        return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
     def _standing(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
         conf = 0.4 if hedged else 0.9
         slots = [s for s in (classify(c, standing=True) for c in _clauses(what)) if s]
-        if not slots and _DIRECTIVE.search(what) and not is_contentless(what):
-            cjk = has_cjk(what)
-            summary = ("用户要求：{}" if cjk else "The user asked: {}").format(
-                third_person(what, cjk)
-            )
-            head = classify_head(what, cjk)
-            slots = [
-                Slot(MemoryType.PREFERENCE, f"rule/{head}", summary, ("standing_rule",), (head,))
-            ]
+        if not slots:
+            slots = _free_rule(what.strip(" 。.!！"))
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
 
+def _free_rule(what: str) -> list[Slot]:
+    """A "from now on" instruction no classifier knows: kept as a standing rule, or as a
+    prohibition when a 不要/don't sits mid-sentence ("代码里不要加注释")."""
+    if not _DIRECTIVE.search(what) or is_contentless(what):
+        return []
+    cjk = has_cjk(what)
+    summary = instruction_summary(what, cjk)
+    m = _MID_PROHIBITION.search(what)
+    inner = classify(what[m.start() :], standing=True) if m and m.start() > 0 else None
+    if inner:
+        return [dataclasses.replace(inner, summary=summary)]
+    head = classify_head(what, cjk)
+    return [Slot(MemoryType.PREFERENCE, f"rule/{head}", summary, ("standing_rule",), (head,))]
+
+
 def classify_head(text: str, cjk: bool) -> str:
-    """A short key word for a free-form rule: its head noun."""
-    return (zh_head(text) if cjk else en_head(text)) or text[:12]
+    """A short key word for a free-form rule: its head noun (the verb's object in English)."""
+    return (zh_head(text) if cjk else rule_head_en(text)) or text[:12]
+
+
+_CONNECTIVE = re.compile(r"^(?:而|但|不是|还是|\b(?:not|rather|instead|than|or)\b)", _I)
+
+
+def _worth_a_fact(clause: str, alone: bool) -> bool:
+    """A leftover clause of a remember command worth storing: a statement, not a connective
+    tail ("而不是咖啡", "not coffee") or filler. Alone, two characters are enough."""
+    clause = clause.strip(" 。.!！")
+    if len(clause) < 2 or is_contentless(clause):
+        return False
+    if alone:
+        return True
+    long_enough = len(clause) >= 4 if has_cjk(clause) else len(clause.split()) >= 3
+    return long_enough and not _CONNECTIVE.match(clause)
 
 
 def _slot_noun(what: str) -> tuple[MemoryType, str | None, str | None]:

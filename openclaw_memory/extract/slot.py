@@ -81,3 +81,14 @@ def third_person(clause: str, cjk: bool) -> str:
     ):
         out = re.sub(pattern, repl, out, flags=I)
     return out[:1].upper() + out[1:]
+
+
+_FIRST_PERSON = re.compile(r"^(?:我|\b(?:i|i'm|my)\b)", re.IGNORECASE)
+
+
+def instruction_summary(clause: str, cjk: bool) -> str:
+    """How a standing instruction is remembered: "用户要求：不要用表情" / "The user asked: ...";
+    a clause that already speaks of the user ("我不太喜欢长回答") is just put in third person."""
+    if _FIRST_PERSON.match(clause.strip()):
+        return third_person(clause, cjk)
+    return say(cjk, "用户要求：{c}", "The user asked: {c}", c=third_person(clause, cjk))

@@ -171,6 +171,7 @@ class _Collector:
         self._last_was_decision = False
 
     def add(self, sentence: str) -> None:
+        """File one sentence under the first section whose cues it matches."""
         was_decision, self._last_was_decision = self._last_was_decision, False
         if _QUESTION.search(sentence) or _OPEN.search(sentence):
             self.questions.append(sentence)

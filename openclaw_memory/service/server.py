@@ -81,9 +81,9 @@ def serve(
         from ..middleware import MemoryMiddleware
 
         middleware = MemoryMiddleware.from_config(cfg)
-    server = build_server(create_app(middleware, token=token), host=host, port=port)
     restore = _exit_on_sigterm()
     try:
+        server = build_server(create_app(middleware, token=token), host=host, port=port)
         _announce(host, port, bool(token))
         server.run()
     except KeyboardInterrupt:
@@ -113,6 +113,9 @@ def _exit_on_sigterm() -> Callable[[], None]:
 
 def _announce(host: str, port: int, has_token: bool) -> None:
     auth = "token required" if has_token else "no token (loopback only is advised)"
+    if not has_token and not is_loopback(host):
+        print(f"openclaw-memory: WARNING: {host} is reachable from other machines and no token is set; "
+              "anyone who can connect can read every user's memory", file=sys.stderr, flush=True)
     shown = f"[{host}]" if ":" in host else host
     print(f"openclaw-memory: serving on http://{shown}:{port} ({auth})", file=sys.stderr, flush=True)
 
