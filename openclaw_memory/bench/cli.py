@@ -38,15 +38,11 @@ def _row(label: str, value: str) -> str:
     return f"  {label:<34} {value}"
 
 
-def format_table(r: Mapping[str, Any]) -> str:
-    """The result as a readable table, targets last."""
-    m, br, ar, c, b = r["machine"], r["before_request_ms"], r["after_response_ms"], r["concurrent"], r["baseline"]
-    lines = [
-        f"openclaw-memory bench: {r['records']} records over {r['users']} users, embedder {r['embedder']}, "
-        f"{r['requests']} requests, seed {r['seed']}, {r['repeat']} run(s)",
-        f"machine: {m['cpus']} CPUs, {m['mem_total_gb']} GB, Python {m['python']}; {r['date']}",
-        "",
+def _read_lines(r: Mapping[str, Any]) -> list[str]:
+    br, c, b = r["before_request_ms"], r["concurrent"], r["baseline"]
+    return [
         _row("before_request p50/p95/p99 ms", f"{br['p50']:.1f} / {br['p95']:.1f} / {br['p99']:.1f}"),
+        _row("  CPU time per request ms", f"{r['before_request_cpu_ms']:.1f}"),
         _row("  of which query embedding p50 ms", f"{r['embed_query_ms']['p50']:.1f}"),
         _row("  first request per user p50 ms", f"{r['cold_ms']['p50']:.1f}"),
         _row("  target memory injected", f"{r['hit_rate']:.0%}"),
@@ -56,19 +52,35 @@ def format_table(r: Mapping[str, Any]) -> str:
              f"(x{c['ratio']:.2f} single p95, {c['throughput_rps']:.0f} req/s)"),
         _row("  paced (think time) p50/p95 ms", f"{c['paced_p50_ms']:.1f} / {c['paced_p95_ms']:.1f} "
              f"(x{c['paced_ratio']:.2f} single p95, {c['paced_offered_rps']:.0f} req/s offered)"),
-        _row("after_response p50/p95 ms", f"{ar['p50']:.3f} / {ar['p95']:.3f} (flush {ar['flush_s']:.1f}s)"),
     ]
+
+
+def _write_lines(r: Mapping[str, Any]) -> list[str]:
+    ar, rss, disk = r["after_response_ms"], r["rss"], r["disk"]
+    lines = [_row("after_response p50/p95 ms", f"{ar['p50']:.3f} / {ar['p95']:.3f} (flush {ar['flush_s']:.1f}s)")]
     if "ingest" in r:
         i = r["ingest"]
         lines.append(_row(f"ingest {i['turns']} turns (after_response)",
                           f"{i['memories_per_s']:.1f} memories/s, {i['turns_per_s']:.1f} turns/s"))
         lines.append(_row("  batched (MemoryMiddleware.ingest)",
                           f"{i['batched_memories_per_s']:.1f} memories/s, {i['batched_turns_per_s']:.1f} turns/s"))
-    rss, disk = r["rss"], r["disk"]
-    lines += [
+    return lines + [
         _row("RSS max / current MB", f"{rss['max_rss_mb']:.0f} / {rss['vm_rss_mb']:.0f}"),
         _row("disk MB (sqlite + wal + chroma)",
              f"{disk['total_mb']:.1f} ({disk['sqlite_mb']:.1f} + {disk['wal_mb']:.1f} + {disk['chroma_mb']:.1f})"),
+    ]
+
+
+def format_table(r: Mapping[str, Any]) -> str:
+    """The result as a readable table, targets last."""
+    m = r["machine"]
+    lines = [
+        f"openclaw-memory bench: {r['records']} records over {r['users']} users, embedder {r['embedder']}, "
+        f"{r['requests']} requests, seed {r['seed']}, {r['repeat']} run(s)",
+        f"machine: {m['cpus']} CPUs, {m['mem_total_gb']} GB, Python {m['python']}, load {m.get('loadavg_start')} -> {m.get('loadavg')}; {r['date']}",
+        "",
+        *_read_lines(r),
+        *_write_lines(r),
         "",
         "targets:",
     ]

@@ -6,8 +6,8 @@ One run, on a private copy of the cached store (see store.py):
    users (a system message + a user question) through `before_request`, query embedding
    included; `embed_query_ms` isolates the embedding; `hit_rate` is the share of requests whose
    target memory was injected;
-2. the naive baseline on the same questions (brute-force numpy cosine over all of the user's
-   vectors + an FTS query), and the ratio;
+2. interleaved with 1, question by question: the naive baseline (brute-force numpy cosine over
+   all of the user's vectors + an FTS query) and the ratio;
 3. C sessions of different users at once, one thread each: a burst (released together, requests
    back to back) and a paced run (think times, half of one thread's capacity offered); p95 of
    each against the single-session p95 measured just before;
@@ -82,6 +82,7 @@ def run_bench(opts: BenchOptions, config: MemoryConfig | None = None, *, clock: 
     entry = ensure_store(opts.cache_dir, opts.records, opts.users, opts.embedder, opts.seed,
                          in_subprocess=opts.build_in_subprocess, progress=say)
     manifest, bank = load_entry(entry)
+    load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     runs = []
     for n in range(opts.repeat):
         say(f"run {n + 1}/{opts.repeat}")
@@ -90,7 +91,7 @@ def run_bench(opts: BenchOptions, config: MemoryConfig | None = None, *, clock: 
     head = {"records": opts.records, "users": opts.users, "embedder": opts.embedder, "requests": opts.requests,
             "seed": opts.seed, "repeat": opts.repeat}
     meta = {"store": {"cache": entry.name, "written": manifest["written"], "build_seconds": manifest["build_seconds"]},
-            "machine": machine(), "date": iso_time((clock or SystemClock()).now())}
+            "machine": {**machine(), "loadavg_start": load_start}, "date": iso_time((clock or SystemClock()).now())}
     return {**head, **result, **meta}
 
 
@@ -145,40 +146,56 @@ def request_for(q: SynthQuery, session: str) -> Any:
 
 def _read_path(mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, embedder: Any,
                say: Progress) -> dict[str, Any]:
-    from ..embedding import embed_query
-
     say("before_request: warm-up, one request per user")
     first = {q.user_id: q for q in reversed(bank)}
     cold = timed(lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), list(first.values()))
     queries = synth.make_queries(bank, opts.requests, opts.seed)
-    plans: list[Any] = []
-    say(f"before_request: {len(queries)} requests")
-    single = timed(lambda q: plans.append(mw.before_request(request_for(q, f"bench-{q.user_id}")).plan), queries)
-    embed = timed(lambda q: embed_query(embedder, q.text), queries)
-    say(f"concurrent: {opts.concurrency} sessions, burst then paced")
-    concurrent = _concurrent(mw, bank, opts, sum(single) / len(single))
-    say("baseline: brute-force cosine + FTS")
+    say(f"before_request, side by side with the naive baseline: {len(queries)} requests")
     naive = NaiveSearch(data / "memory.db", embedder)
     try:
-        found: list[list[str]] = []
-        base = timed(lambda q: found.append(naive.search(Scope(q.user_id), q.text)), queries)
+        side = _side_by_side(mw, naive, embedder, queries)
         targets = _targets(naive, queries)
     finally:
         naive.close()
-    single_ms = summary_ms(single)
-    base_ms = summary_ms(base)
-    hits = [any(c.kept and c.record.id in t for c in p.candidates) for p, t in zip(plans, targets)]
+    single_ms, base_ms = summary_ms(side["single"]), summary_ms(side["naive"])
+    say(f"concurrent: {opts.concurrency} sessions, burst then paced")
+    concurrent = _concurrent(mw, bank, opts, sum(side["single"]) / len(queries))
+    hits = [any(c.kept and c.record.id in t for c in p.candidates) for p, t in zip(side["plans"], targets)]
+    naive_hits = [bool(set(f) & t) for f, t in zip(side["found"], targets)]
     return {
-        "before_request_ms": single_ms, "cold_ms": summary_ms(cold, (50, 95)), "embed_query_ms": summary_ms(embed),
-        "hit_rate": round(sum(hits) / max(1, len(hits)), 3),
+        "before_request_ms": single_ms, "before_request_cpu_ms": side["cpu_ms"],
+        "cold_ms": summary_ms(cold, (50, 95)), "embed_query_ms": summary_ms(side["embed"]),
+        "hit_rate": round(sum(hits) / len(hits), 3),
         "concurrent": {**concurrent, "single_p95_ms": single_ms["p95"],
                        "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2),
                        "paced_ratio": round(concurrent["paced_p95_ms"] / max(single_ms["p95"], 1e-9), 2)},
         "baseline": {"p50_ms": base_ms["p50"], "p95_ms": base_ms["p95"], "p99_ms": base_ms["p99"],
                      "ratio_p50": round(single_ms["p50"] / max(base_ms["p50"], 1e-9), 2),
                      "ratio_p95": round(single_ms["p95"] / max(base_ms["p95"], 1e-9), 2),
-                     "hit_rate_top10": round(sum(bool(set(f) & t) for f, t in zip(found, targets)) / max(1, len(found)), 3)},
+                     "hit_rate_top10": round(sum(naive_hits) / len(naive_hits), 3)},
     }
+
+
+def _side_by_side(mw: Any, naive: NaiveSearch, embedder: Any, queries: Sequence[SynthQuery]) -> dict[str, Any]:
+    """Each question through before_request, the naive search and the embedder alone, in turn, so
+    the three see the same moment of a noisy machine. CPU time is for before_request only."""
+    from ..embedding import embed_query
+
+    out: dict[str, Any] = {"single": [], "naive": [], "embed": [], "plans": [], "found": []}
+    cpu = 0.0
+    for q in queries:
+        c0, t0 = time.process_time(), time.perf_counter()
+        out["plans"].append(mw.before_request(request_for(q, f"bench-{q.user_id}")).plan)
+        t1, c1 = time.perf_counter(), time.process_time()
+        out["found"].append(naive.search(Scope(q.user_id), q.text))
+        t2 = time.perf_counter()
+        embed_query(embedder, q.text)
+        out["embed"].append(time.perf_counter() - t2)
+        out["single"].append(t1 - t0)
+        out["naive"].append(t2 - t1)
+        cpu += c1 - c0
+    out["cpu_ms"] = round(cpu * 1000 / max(1, len(queries)), 3)
+    return out
 
 
 def _targets(naive: NaiveSearch, queries: Sequence[SynthQuery]) -> list[set[str]]:
@@ -270,14 +287,16 @@ def _feed_ingest(mw: Any, turns: Sequence[synth.SynthTurn]) -> None:
 
 
 def machine() -> dict[str, Any]:
-    """Where the figures come from: CPUs, memory, Python."""
+    """Where the figures come from: CPUs, memory, Python, and how busy the machine was (1/5/15 min
+    load averages at the end of the run: above the CPU count, other work competed for the cores)."""
     mem = 0.0
     meminfo = Path("/proc/meminfo")
     if meminfo.exists():
         first = meminfo.read_text().splitlines()[0].split()
         mem = round(float(first[1]) / 2**20, 1)
+    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     return {"cpus": os.cpu_count(), "mem_total_gb": mem, "python": platform.python_version(),
-            "platform": platform.platform(terse=True)}
+            "platform": platform.platform(terse=True), "loadavg": load}
 
 
 def stage_printer(stream: Any) -> Callable[[str], None]:
