@@ -40,11 +40,13 @@ def build_middleware(config: MemoryConfig | str | Path | None = None, *, clock: 
     if cfg.extraction.mode == "llm" and llm is not None:
         from .extract.llm_chain import LLMExtractor
 
-        extractor = LLMExtractor(llm, rules, PROMPTS_DIR, engine.clock)
+        extractor = LLMExtractor(llm, rules, PROMPTS_DIR, engine.clock,
+                                 timeout_seconds=cfg.extraction.llm.timeout_seconds)
     recaller = Recaller(engine, cfg.recall, summaries=cfg.injection.summaries)
     return MemoryMiddleware(
         engine, WorkingMemory(engine, recaller, cfg), extractor=extractor,
-        summarizer=Summarizer(llm, PROMPTS_DIR, engine.clock), secrets=SecretFilter(),
+        summarizer=Summarizer(llm, PROMPTS_DIR, engine.clock, timeout_seconds=cfg.extraction.llm.timeout_seconds),
+        secrets=SecretFilter(),
         worker=Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size), config=cfg,
     )
 

@@ -209,13 +209,31 @@ class MemoryMiddleware:
         return self.engine.write(scope, cands[:1], session_id=session_id, writer="memory-tool")[0]
 
     def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None) -> list[str]:
+        """Deactivate one memory by id, or the memories a description clearly names."""
         if memory_id:
             return [self.engine.forget(scope, memory_id).id]
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
         self.worker.wait(scope, timeout=5.0)
-        res = self.engine.write(scope, [Candidate(MemoryType.FACT, query.strip(), forget=True, channel=Channel.EXPLICIT)])
-        return list(res[0].affected)
+        return self._forget_matching(scope, Candidate(MemoryType.FACT, query.strip(), forget=True))
+
+    def _forget_matching(self, scope: Scope, command: Candidate) -> list[str]:
+        """An explicit "forget X": deactivate what X clearly names (its subject, or a strong
+        keyword/semantic match), curated memories and the raw episodes alike, so X stops being
+        recalled from the next request on. Weak matches are left alone."""
+        result = self.working.recaller.recall(scope, command.summary, (), touch=False)
+        hits = []
+        for s in result.ranked:
+            r = s.record
+            if r.status.value != "active" or r.type is MemoryType.SUMMARY:
+                continue
+            named = bool(command.subject) and r.subject == command.subject
+            strong = s.components.get("keyword", 0) >= 0.6 or s.components.get("semantic", 0) >= 0.75
+            if named or strong:
+                hits.append(r.id)
+        for rid in hits[:5]:
+            self.engine.forget(scope, rid, f"forgotten on request: {command.summary[:80]}")
+        return hits[:5]
 
     # ---- background jobs --------------------------------------------------------------------
 
@@ -242,6 +260,9 @@ class MemoryMiddleware:
         cands: list[Candidate] = []
         for turn in turns:
             cands.extend(self._turn_candidates(turn))
+        for command in [c for c in cands if c.forget]:
+            self._forget_matching(scope, command)
+        cands = [c for c in cands if not c.forget]
         written = self.engine.write(scope, cands, session_id=sid, writer="after_response") if cands else []
         if self.short_term.over_threshold(scope, sid):
             self._summarize(scope, sid, "threshold", end=False)
@@ -258,8 +279,10 @@ class MemoryMiddleware:
         cands: list[Candidate] = []
         speaker = turn.speaker or "user"
         if not is_contentless(user):
-            cands.extend(self.extractor.extract(Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker)))
-            if self.cfg.extraction.store_episodes:
+            extracted = self.extractor.extract(Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker))
+            cands.extend(extracted)
+            # A "forget X" turn is not logged verbatim: the log would keep recalling X.
+            if self.cfg.extraction.store_episodes and not any(c.forget for c in extracted):
                 text = user if speaker == "user" else f"{speaker}: {user}"
                 cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id))
         if reply and self.cfg.extraction.store_episodes and not is_contentless(reply):
@@ -274,7 +297,7 @@ class MemoryMiddleware:
         if len(window) >= 2:
             evidence = tuple(dict.fromkeys(m["turn_id"] for m in window if m.get("turn_id")))
             summary = self.summarizer.summarize([Message(m["role"], m["content"]) for m in window], evidence)
-            text = summary.render()
+            text = summary.render(with_evidence=False)
             if text.strip():
                 cand = Candidate(MemoryType.SUMMARY, text, subject=f"session/{session_id}", importance=0.6,
                                  confidence=0.9, channel=Channel.SUMMARY, turn_ids=evidence)

@@ -25,6 +25,7 @@ STOPWORDS = frozenset(
     there here up down out off s t don doesn didn isn aren wasn weren ok okay
     的 了 是 在 我 你 他 她 它 们 这 那 和 与 及 就 都 也 还 又 吗 呢 吧 啊 呀 哦 嗯 把 被 给 让
     一个 一下 什么 怎么 为什么 哪 哪个 哪些 有 没有 不 要 会 能 可以 上 下 之 于 而 或 并 个 些
+    那件 那件事 这件 这件事 事情 那个 这个 关于 有关 的话 件 thing things stuff
     """.split()
 )
 
@@ -56,15 +57,35 @@ def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
     return tokens
 
 
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem.snowball import SnowballStemmer  # rule-based: no data to download
+
+    return SnowballStemmer("english")
+
+
+@functools.lru_cache(maxsize=200_000)
+def stem(token: str) -> str:
+    """English words to their Snowball stem (painted, painting -> paint); other tokens unchanged."""
+    if not token.isascii() or not token.isalpha() or len(token) < 4:
+        return token
+    return _stemmer().stem(token)
+
+
+def search_tokens(text: str, *, drop_stopwords: bool = False) -> list[str]:
+    """Tokens for keyword search: CJK-aware tokens with English words stemmed."""
+    return [stem(t) for t in tokenize(text, drop_stopwords=drop_stopwords)]
+
+
 def fts_document(text: str) -> str:
-    """The text as stored in the FTS5 table: tokens joined by spaces."""
-    return " ".join(tokenize(text))
+    """The text as stored in the FTS5 table: search tokens joined by spaces."""
+    return " ".join(search_tokens(text))
 
 
 def fts_query(text: str, *, max_terms: int = 32) -> str:
     """An FTS5 MATCH expression: OR of the quoted content tokens of text ('' if none)."""
     seen: list[str] = []
-    for tok in tokenize(text, drop_stopwords=True):
+    for tok in search_tokens(text, drop_stopwords=True):
         if tok not in seen:
             seen.append(tok)
     terms = ['"' + t.replace('"', '""') + '"' for t in seen[:max_terms]]

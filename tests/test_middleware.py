@@ -222,3 +222,16 @@ def test_constructor_takes_its_collaborators(config, clock):
         assert built.engine.clock is clock
     finally:
         built.close()
+
+
+@pytest.mark.parametrize("fact,command,question,gone", [
+    ("请记住：我下周三要去杭州出差", "忘掉去杭州出差那件事吧", "我下周三有什么安排", "杭州"),
+    ("Remember that my trip to Oslo is on Friday", "Please forget about my trip to Oslo", "what is on Friday", "oslo"),
+])
+def test_explicit_forget_takes_effect_on_the_next_request(mw, fact, command, question, gone):
+    say(mw, ALICE, "s1", fact)
+    assert gone in ask(mw, ALICE, "s1", question).plan.block.lower()
+    say(mw, ALICE, "s1", command)
+    assert gone not in ask(mw, ALICE, "s1", question).plan.block.lower()
+    audit = [a for a in mw.engine.audit_log(ALICE) if a["action"] == "deactivate"]
+    assert audit and all(a["reason"].startswith("forgotten on request") for a in audit)

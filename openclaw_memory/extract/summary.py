@@ -74,8 +74,9 @@ class StructuredSummary:
         texts += [f"{d.decision} {d.reason}" for d in self.decisions]
         return dominant_language(texts)
 
-    def render(self) -> str:
-        """Headed bullet lists in plain language; empty sections are left out."""
+    def render(self, *, with_evidence: bool = True) -> str:
+        """Headed bullet lists in plain language; empty sections are left out. A stored summary
+        renders without the evidence line: its evidence is the record's provenance."""
         zh = self.language == "zh"
         goals, decisions, questions, steps, evidence = _HEADINGS["zh" if zh else "en"]
         colon, sep = ("：", "、") if zh else (":", ", ")
@@ -88,7 +89,7 @@ class StructuredSummary:
         ):
             if items:
                 blocks.append(f"{title}{colon}\n" + "\n".join(f"- {item}" for item in items))
-        if self.evidence_ids and blocks:
+        if with_evidence and self.evidence_ids and blocks:
             blocks.append(f"{evidence}{colon}{'' if zh else ' '}{sep.join(self.evidence_ids)}")
         return "\n".join(blocks)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from ..clock import DAY
-from ..text import STOPWORDS, tokenize
+from ..text import STOPWORDS, search_tokens
 from ..tokens import truncate_tokens
 from ..types import MemoryType
 
@@ -57,7 +57,7 @@ def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: 
     earlier = [t for t in earlier if t and t.strip() != current.strip()][-context_turns:] if context_turns else []
     text = "\n".join([current, *reversed(earlier)]).strip()
     text = truncate_tokens(text, max_tokens)
-    terms = tuple(dict.fromkeys(t for t in tokenize(current) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
+    terms = tuple(dict.fromkeys(t for t in search_tokens(current) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
     return RecallQuery(text=text, terms=terms, window_days=_window(current), types=_types(current),
                        deep=bool(_DEEP.search(current)))
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..clock import DAY
 from ..config import RecallConfig
-from ..text import tokenize
+from ..text import search_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .query import RecallQuery, window_start
@@ -62,7 +62,7 @@ def importance(r: MemoryRecord) -> float:
 def keyword_coverage(query: RecallQuery, r: MemoryRecord) -> float:
     if not query.terms:
         return 0.0
-    tokens = set(tokenize(r.text))
+    tokens = set(search_tokens(r.text))
     text = r.text.lower()
     hit = sum(1 for t in query.terms if t in tokens or (len(t) >= 2 and t in text))
     return hit / len(query.terms)

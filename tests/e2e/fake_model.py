@@ -106,61 +106,63 @@ class FakeModelServer:
         return reply(body) if callable(reply) else reply
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """One request; `fake` (the FakeModelServer) is set on the subclass _handler_for makes."""
+
+    protocol_version = "HTTP/1.1"
+    fake: FakeModelServer
+
+    def log_message(self, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            model = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "fake"}
+            self._json(200, {"object": "list", "data": [model]})
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) if length else b"{}")
+        except ValueError:
+            self._json(400, {"error": {"message": "body is not JSON"}})
+            return
+        self.fake.record(self.path, body)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        self.fake._wait_if_held()
+        reply = self.fake.next_reply(body)
+        if body.get("stream"):
+            self._sse(_stream_chunks(reply, body))
+        else:
+            self._json(200, _completion(reply))
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _sse(self, chunks: list[dict[str, Any]]) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+
 def _handler_for(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:  # keep test output quiet
-            pass
-
-        def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                self._json(200, {"object": "list", "data": [
-                    {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "fake"}
-                ]})
-            else:
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                self._json(400, {"error": {"message": "body is not JSON"}})
-                return
-            server.record(self.path, body)
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
-                return
-            server._wait_if_held()
-            reply = server.next_reply(body)
-            if body.get("stream"):
-                self._sse(_stream_chunks(reply, body))
-            else:
-                self._json(200, _completion(reply))
-
-        def _json(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _sse(self, chunks: list[dict[str, Any]]) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("connection", "close")
-            self.end_headers()
-            for chunk in chunks:
-                self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
-            self.close_connection = True
-
-    return Handler
+    return type("FakeModelHandler", (_Handler,), {"fake": server})
 
 
 _USAGE = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
