@@ -73,6 +73,7 @@ class ExtractionConfig:
     llm: LLMConfig = field(default_factory=LLMConfig)
     min_confidence: float = 0.6
     store_episodes: bool = True
+    store_assistant_episodes: bool = False
 
 
 @dataclass(frozen=True)

@@ -225,7 +225,7 @@ class MemoryMiddleware:
         hits = []
         for s in result.ranked:
             r = s.record
-            if r.status.value != "active" or r.type is MemoryType.SUMMARY:
+            if r.status.value != "active":
                 continue
             named = bool(command.subject) and r.subject == command.subject
             strong = s.components.get("keyword", 0) >= 0.6 or s.components.get("semantic", 0) >= 0.75
@@ -285,7 +285,7 @@ class MemoryMiddleware:
             if self.cfg.extraction.store_episodes and not any(c.forget for c in extracted):
                 text = user if speaker == "user" else f"{speaker}: {user}"
                 cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id))
-        if reply and self.cfg.extraction.store_episodes and not is_contentless(reply):
+        if reply and self.cfg.extraction.store_assistant_episodes and not is_contentless(reply):
             cands.append(episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150))
         return cands
 

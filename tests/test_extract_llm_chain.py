@@ -67,7 +67,7 @@ def test_llm_extractor_is_an_extractor() -> None:
 
 def test_good_json_becomes_typed_candidates() -> None:
     extractor, llm = chain(GOOD)
-    found = extractor.extract(turn("我搬到杭州了，最近改喝茶"))
+    found = extractor.extract(turn("我搬到杭州了，最近喜欢喝茶"))
     assert [(c.type, c.subject) for c in found] == [
         (MemoryType.PROFILE, "location"),
         (MemoryType.PREFERENCE, "drink"),

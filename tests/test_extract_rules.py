@@ -104,7 +104,29 @@ CASES = [
     ),
     ("叫我小王就行", "Call me Bobby", PR, "nickname", "nickname", Channel.IMPLICIT),
     ("我来自成都", "I'm from Shanghai", PR, "hometown", "hometown", Channel.IMPLICIT),
+    # a stated switch names the new value and corrects the user's own earlier words
+    ("我最近不喝咖啡了，改喝绿茶", "I switched from coffee to green tea", P, "drink", "drink", Channel.EXPLICIT),
 ]
+
+
+@pytest.mark.parametrize("text", ["我换了个工作", "我改主意了", "我们改天再聊", "I switched off the lights"])
+def test_switch_needs_a_named_new_value(text: str) -> None:
+    assert all("switch" not in c.tags for c in extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "forget", "summary_has"),
+    [
+        ("下周三我要去杭州出差，记一下", False, "杭州出差"),
+        ("My parking spot is B-12, remember that", False, "B-12"),
+        ("杭州出差取消了，忘掉那件事吧", True, "杭州出差"),
+        ("The Oslo trip is cancelled, so forget about it", True, "Oslo trip"),
+    ],
+)
+def test_commands_at_the_end_of_a_sentence(text: str, forget: bool, summary_has: str) -> None:
+    c = one(text)
+    assert c.forget is forget and c.channel is Channel.EXPLICIT
+    assert summary_has in c.summary
 
 
 @pytest.mark.parametrize(("zh", "en", "kind", "zh_subject", "en_subject", "channel"), CASES)

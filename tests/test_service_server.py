@@ -24,6 +24,7 @@ from openclaw_memory.service.server import (
     is_loopback,
     run_openclaw,
     serve,
+    warm_up,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,6 +62,28 @@ def test_serve_refuses_a_public_host_before_starting():
     with pytest.raises(ConfigError, match="not a loopback address"):
         serve(None, host="0.0.0.0", port=1, token="", middleware=mw)
     assert mw.closed == 0
+
+
+class BrokenMiddleware(ClosingMiddleware):
+    def search(self, scope, query, limit=10):
+        raise RuntimeError("index is gone")
+
+
+def test_a_failed_warm_up_is_reported_not_raised(capsys):
+    warm_up(BrokenMiddleware())
+    assert "warm-up failed (index is gone)" in capsys.readouterr().err
+
+
+def test_warm_up_writes_nothing(tmp_path):
+    mw = MemoryMiddleware.from_config(
+        overrides={"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}}
+    )
+    try:
+        warm_up(mw)
+        stored = mw.engine.find(Scope("openclaw-memory-warmup", "warmup"), where="1", args=[], limit=5)
+    finally:
+        mw.close()
+    assert stored == []
 
 
 def _parser() -> argparse.ArgumentParser:

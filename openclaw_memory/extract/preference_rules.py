@@ -8,6 +8,7 @@ same object share one subject key (see `lexicon.object_subject`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
@@ -210,7 +211,7 @@ _FAVORITE = (
 )
 _LIKE_ZH = re.compile(
     r"^(?:比起(?P<other>.+?)[，,]?)?我(?P<adv>(?:最|比较|更|很|挺|特别|非常|超|真的|其实|一直|还是|也|都|就|"
-    r"本来|向来|平时|一般|个人|从小|一向)*)(?P<verb>不太喜欢|不怎么喜欢|不喜欢|一点也不喜欢|"
+    r"本来|向来|平时|一般|个人|从小|一向|最近|现在|已经|目前|如今|早就|再也)*)(?P<verb>不太喜欢|不怎么喜欢|不喜欢|一点也不喜欢|"
     r"很不喜欢|讨厌|厌恶|受不了|反感|最喜欢|更喜欢|比较喜欢|喜欢|偏好|偏爱|喜爱|钟爱|更爱|最爱|爱|不爱|不吃|不喝)(?P<obj>.+)$"
 )
 _LIKE_EN = re.compile(
@@ -229,7 +230,31 @@ _BAD_OBJECT = re.compile(
 )
 
 
+#: A switch names the new value: "改喝绿茶", "换成Python", "I switched to tea", "I drink tea now".
+_SWITCH_ZH = re.compile(
+    r"^(?:我)?(?:最近|现在|已经|目前|如今|后来)*(?:(?:改|换)(?P<verb>喝|吃|用|听|看|玩)|改成|改为|换成)(?P<obj>.+)$"
+)
+_SWITCH_EN = re.compile(
+    r"^i(?:'ve| have)?\s+(?:now\s+|recently\s+)?(?:switched|moved|changed|converted)\s+(?:over\s+)?"
+    r"(?:from\s+.+?\s+)?to\s+(?P<obj>.+)$",
+    I,
+)
+
+
+def _switch(clause: str, cjk: bool) -> Slot | None:
+    m = (_SWITCH_ZH if cjk else _SWITCH_EN).match(clause.replace("’", "'"))
+    if not m:
+        return None
+    obj = ((m.groupdict().get("verb") or "") + m.group("obj")).rstrip("了啦 ")
+    slot = _like_slot(obj, cjk, False, "prefer")
+    # The user states their own change: a correction in their own words, not an inference.
+    return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None
+
+
 def _preference(clause: str, cjk: bool, standing: bool) -> Slot | None:
+    switched = _switch(clause, cjk)
+    if switched:
+        return switched
     for regex in _FAVORITE:
         m = regex.match(clause)
         if m and has_cjk(clause) == cjk:
@@ -259,6 +284,7 @@ def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
 
 def _like_slot(obj: str, cjk: bool, negative: bool, kind: str) -> Slot | None:
     obj = obj.strip(" 。.!！~")
+    obj = re.sub(r"(?:了|啦)$", "", obj) if cjk else re.sub(r"\s+(?:now|anymore|any more)$", "", obj, flags=I)
     if not obj or QUESTION_WORDS.search(obj):
         return None
     subject, head = object_subject(obj, cjk)

@@ -54,6 +54,11 @@ _FORGET = (
         r"(?:\s+from\s+(?:your\s+)?memory)?$",
         _I,
     ),
+    # "杭州出差取消了，忘掉那件事吧": the command points back at the clause before it.
+    re.compile(
+        r"^(?P<what>.+?)[，,]\s*(?:请|你)?(?:把它|把这件事|把那件事)?(?:忘掉|忘了|忘记)(?:那件事|这件事|它|吧|了|哈)*$"
+    ),
+    re.compile(r"^(?P<what>.+?)[,;]\s*(?:so\s+)?(?:please\s+)?forget (?:about )?(?:it|that)(?: too)?$", _I),
 )
 _REMEMBER = (
     re.compile(
@@ -65,6 +70,9 @@ _REMEMBER = (
         r"(?:\s+that|\s*[:,])?\s+(?P<what>.+)$",
         _I,
     ),
+    # "下周三我要去杭州出差，记一下": the command closes the sentence.
+    re.compile(r"^(?P<what>.+?)[，,\s]*(?:请|帮我)?(?:记一下|记住|记下来|记下|记着|记好)(?:吧|哦|啊|哈|了)*$"),
+    re.compile(r"^(?P<what>.+?)[,;]?\s*(?:please\s+)?(?:remember that|note that down|make a note of (?:it|that))$", _I),
 )
 _STANDING = (
     re.compile(
@@ -158,7 +166,7 @@ class RuleExtractor:
                 return self._standing(m.group("what"), turn_ids, hedged)
         slots = [s for s in map(classify, _clauses(body)) if s]
         conf = 0.4 if hedged else None
-        return [_candidate(s, Channel.IMPLICIT, conf or s.confidence, turn_ids) for s in slots]
+        return [_candidate(s, _channel(s), conf or s.confidence, turn_ids) for s in slots]
 
     def _forget(self, what: str, turn_ids: tuple[str, ...]) -> Candidate:
         what = _MEMORY_WORD.sub("", what.strip(" 。.!！")) or what
@@ -201,6 +209,11 @@ class RuleExtractor:
         if not slots:
             slots = _free_rule(what.strip(" 。.!！"))
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
+
+
+def _channel(slot: Slot) -> Channel:
+    """A stated switch ("改喝绿茶", "I switched to tea") corrects the user's own earlier words."""
+    return Channel.EXPLICIT if "switch" in slot.tags else Channel.IMPLICIT
 
 
 def _free_rule(what: str) -> list[Slot]:

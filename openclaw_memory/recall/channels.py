@@ -29,6 +29,8 @@ class Pool:
     channels: dict[str, list[str]] = field(default_factory=dict)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     recent_summaries: list[str] = field(default_factory=list)
+    #: turn id -> inactive curated record distilled from it: its episode is an outdated version
+    retired: dict[str, str] = field(default_factory=dict)
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])
@@ -162,8 +164,10 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
     pool.records.update(engine.get_many(scope, missing))
     for gone in [i for i in pool.channels if i not in pool.records]:  # index ahead of a purge
         pool.channels.pop(gone)
+    episode_turns = [t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids]
     with engine.db.read() as db:
         pool.vectors = rec.vectors_for(db, list(pool.records))
+        pool.retired = rec.retired_turns(db, scope, episode_turns) if episode_turns else {}
     for rid, vec in pool.vectors.items():
         pool.cosine[rid] = float(np.dot(vec, qvec))
 

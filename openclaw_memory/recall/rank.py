@@ -110,7 +110,7 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
     start = window_start(query, now)
     covered = _curated_coverage(scored, query, now, cfg)
     for rank, s in enumerate(scored, start=1):
-        reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept) or _covered_reason(s, covered)
+        reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept) or _covered_reason(s, covered, pool.retired)
         s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason)
         if s.kept:
             kept.append(s)
@@ -131,11 +131,23 @@ def _curated_coverage(scored: list[ScoredMemory], query: RecallQuery, now: float
     return out
 
 
-def _covered_reason(s: ScoredMemory, covered: dict[str, str]) -> str:
+def _covered_reason(s: ScoredMemory, covered: dict[str, str], retired: dict[str, str]) -> str:
+    """An episode is not injected when a curated memory says the same (it outranks the raw turn)
+    or when the memory distilled from it was superseded or forgotten (only the newest version)."""
     r = s.record
-    if r.type is MemoryType.EPISODE and r.source.turn_ids and all(t in covered for t in r.source.turn_ids):
-        return f"covered by curated memory {covered[r.source.turn_ids[0]]}"
+    turns = r.source.turn_ids
+    if r.type is not MemoryType.EPISODE or not turns:
+        return ""
+    if all(t in covered for t in turns):
+        return f"covered by curated memory {covered[turns[0]]}"
+    if not query_is_deep(s) and all(t in retired or t in covered for t in turns):
+        old = next(retired[t] for t in turns if t in retired)
+        return f"outdated: the memory distilled from this turn was replaced or forgotten ({old})"
     return ""
+
+
+def query_is_deep(s: ScoredMemory) -> bool:
+    return s.record.status is Status.ARCHIVED
 
 
 def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, start: float | None,

@@ -84,6 +84,7 @@ def serve(
     restore = _exit_on_sigterm()
     try:
         server = build_server(create_app(middleware, token=token), host=host, port=port)
+        warm_up(middleware)
         _announce(host, port, bool(token))
         server.run()
     except KeyboardInterrupt:
@@ -92,6 +93,22 @@ def serve(
         restore()
         middleware.close()
         print("openclaw-memory: stopped, queued writes flushed", file=sys.stderr, flush=True)
+
+
+def warm_up(middleware: Any) -> None:
+    """Load the embedder and the CJK tokenizer now, so the first recall fits the plugin's budget.
+
+    Without this the first query after a start pays for both (seconds), and the plugin's
+    1.5 s recall timeout would drop memory from that turn. A read-only search in a scope of its
+    own; failures are reported and ignored (the service still starts).
+    """
+    from ..types import Scope
+
+    try:
+        middleware.search(Scope("openclaw-memory-warmup", "warmup"), "warm up 预热", 1)
+    except Exception as exc:  # noqa: BLE001 - a failed warm-up must not stop the service
+        print(f"openclaw-memory: warm-up failed ({exc}); first requests may be slow",
+              file=sys.stderr, flush=True)
 
 
 def _exit_on_sigterm() -> Callable[[], None]:

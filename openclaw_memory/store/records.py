@@ -229,6 +229,23 @@ def keyword_search(db: sqlite3.Connection, scope: Scope, text: str, *, statuses:
     return [(row["id"], float(row["score"])) for row in rows]
 
 
+def retired_turns(db: sqlite3.Connection, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
+    """turn id -> an inactive curated record distilled from it (superseded or forgotten)."""
+    out: dict[str, str] = {}
+    sql, args = _scope_sql(scope, "r")
+    for chunk in _chunks(list(dict.fromkeys(turn_ids)), 500):
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(
+            f"SELECT r.id AS id, j.value AS turn FROM records r, json_each(r.turn_ids) j WHERE {sql} "
+            f"AND r.status = 'inactive' AND r.type IN ('profile', 'preference', 'fact', 'task', 'decision') "
+            f"AND j.value IN ({marks})",
+            (*args, *chunk),
+        )
+        for row in rows:
+            out.setdefault(row["turn"], row["id"])
+    return out
+
+
 def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for chunk in _chunks(list(ids), 500):
