@@ -69,7 +69,7 @@ def keyword_coverage(query: RecallQuery, r: MemoryRecord) -> float:
 
 
 def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,
-               cal: Calibration) -> dict[str, float]:
+               cal: Calibration, bm25: float = 0.0) -> dict[str, float]:
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
     if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
@@ -78,7 +78,9 @@ def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg:
         structure = 0.5
     return {
         "semantic": float(min(1.0, max(0.0, sem))),
-        "keyword": keyword_coverage(query, r),
+        # half: which share of the query's terms the memory holds; half: BM25 against the best
+        # keyword hit of this query (rare terms count more than common ones).
+        "keyword": 0.5 * keyword_coverage(query, r) + 0.5 * bm25,
         "structure": structure,
         "recency": recency(r, now, cfg.event_half_life_days),
         "importance": importance(r),
@@ -96,8 +98,10 @@ def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, ca
     weights = {k: getattr(cfg.weights, k) for k in ("semantic", "keyword", "structure", "recency", "importance")}
     weights["trust"] = getattr(cfg.weights, "trust", 0.0)
     scored = []
+    best_bm25 = max(pool.bm25.values(), default=0.0)
     for rid, r in pool.records.items():
-        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal)
+        bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
+        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25)
         scored.append(ScoredMemory(r, fuse(comp, weights), comp, tuple(pool.channels.get(rid, ()))))
     scored.sort(key=lambda s: (-s.score, -s.record.updated_at))
     return _filter(scored, pool, query, now, cfg, cal)
