@@ -258,8 +258,11 @@ class MemoryMiddleware:
     def _capture(self, turns: Sequence[Turn]) -> int:
         scope, sid = turns[0].scope, turns[0].session_id
         cands: list[Candidate] = []
+        window = self.short_term.window(scope, sid)
+        context = window[-1]["content"] if window else ""
         for turn in turns:
-            cands.extend(self._turn_candidates(turn))
+            cands.extend(self._turn_candidates(turn, context))
+            context = turn.assistant or self._spoken(turn)
         for command in [c for c in cands if c.forget]:
             self._forget_matching(scope, command)
         cands = [c for c in cands if not c.forget]
@@ -268,7 +271,11 @@ class MemoryMiddleware:
             self._summarize(scope, sid, "threshold", end=False)
         return sum(1 for w in written if w.action != "skip")
 
-    def _turn_candidates(self, turn: Turn) -> list[Candidate]:
+    @staticmethod
+    def _spoken(turn: Turn) -> str:
+        return turn.user if not turn.speaker or turn.speaker == "user" else f"{turn.speaker}: {turn.user}"
+
+    def _turn_candidates(self, turn: Turn, context: str = "") -> list[Candidate]:
         """Filter (secrets, contentless), keep the window, extract, and log the episode."""
         user = self.secrets.redact(turn.user or "")
         reply = self.secrets.redact(turn.assistant or "")
@@ -284,7 +291,8 @@ class MemoryMiddleware:
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
             if self.cfg.extraction.store_episodes and not any(c.forget for c in extracted):
                 text = user if speaker == "user" else f"{speaker}: {user}"
-                cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id))
+                cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id,
+                                               context=self.secrets.redact(context)))
         if reply and self.cfg.extraction.store_assistant_episodes and not is_contentless(reply):
             cands.append(episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150))
         return cands

@@ -198,6 +198,9 @@ def test_tiny_run_values_are_sane(tiny):
     assert r["ingest"]["batched_memories"] == r["ingest"]["memories"]
     assert 50 < r["rss_mb"] < 4000 and 0 < r["disk_mb"] < 200
     assert r["baseline"]["p50_ms"] > 0 and r["baseline"]["hit_rate_top10"] > 0.3
+    assert r["before_request_cpu_ms"] > 0 and r["baseline"]["cpu_ms"] > 0
+    assert r["baseline"]["ratio_cpu"] == pytest.approx(r["before_request_cpu_ms"] / r["baseline"]["cpu_ms"], rel=0.02)
+    assert r["ingest"]["cpu_ms_per_memory"] > 0
     assert r["store"]["written"] == 200 and 0 <= r["hit_rate"] <= 1
 
 

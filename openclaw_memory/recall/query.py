@@ -7,6 +7,7 @@ type ("my preferences", 偏好), or an explicit ask for deep recall ("search all
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -32,6 +33,19 @@ _TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
 _DEEP = re.compile(r"仔细回忆|完整历史|全部历史|所有记录|翻一下历史|deep recall|search (?:all|the whole) history|full history", re.I)
 
 
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DATES = (
+    re.compile(_MON + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r",?\s+(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?"),
+    re.compile(r"(?P<year>(?:19|20)\d\d)-(?P<month>\d{1,2})-(?P<day>\d{1,2})"),
+    re.compile(_MON + r",?\s+(?P<year>(?:19|20)\d\d)", re.I),
+)
+
+
 @dataclass(frozen=True)
 class RecallQuery:
     text: str
@@ -39,6 +53,8 @@ class RecallQuery:
     window_days: float | None = None
     types: frozenset[MemoryType] = field(default_factory=frozenset)
     deep: bool = False
+    #: an explicit date or month the request names ("May 23, 2023", 2023年5月): (start, end)
+    dates: tuple[tuple[float, float], ...] = ()
 
 
 def _content(message: Mapping) -> str:
@@ -59,7 +75,36 @@ def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: 
     text = truncate_tokens(text, max_tokens)
     terms = tuple(dict.fromkeys(t for t in search_tokens(current) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
     return RecallQuery(text=text, terms=terms, window_days=_window(current), types=_types(current),
-                       deep=bool(_DEEP.search(current)))
+                       deep=bool(_DEEP.search(current)), dates=explicit_dates(current))
+
+
+def explicit_dates(text: str) -> tuple[tuple[float, float], ...]:
+    """(start, end) UTC epoch ranges of the dates and months a request names explicitly."""
+    out: list[tuple[float, float]] = []
+    spans: list[tuple[int, int]] = []
+    for pattern in _DATES:  # most specific first; a shorter match inside a longer one is skipped
+        for m in pattern.finditer(text):
+            found = _range(m.groupdict())
+            if found and not any(a < m.end() and m.start() < b for a, b in spans):
+                out.append(found)
+                spans.append(m.span())
+    return tuple(out)
+
+
+def _range(g: Mapping[str, str | None]) -> tuple[float, float] | None:
+    month = int(g["month"]) if g.get("month") else _MONTHS.get((g.get("mon") or "").lower())
+    if not month or not 1 <= month <= 12:
+        return None
+    year, day = int(g["year"] or 0), int(g["day"]) if g.get("day") else None
+    try:
+        if day:
+            start = datetime(year, month, day, tzinfo=timezone.utc).timestamp()
+            return start, start + DAY
+        start = datetime(year, month, 1, tzinfo=timezone.utc).timestamp()
+        end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=timezone.utc).timestamp()
+        return start, end
+    except ValueError:
+        return None
 
 
 def _cjk_word(tok: str) -> bool:

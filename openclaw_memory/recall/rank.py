@@ -74,6 +74,8 @@ def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg:
     structure = 0.0
     if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
         structure = 1.0
+    elif on_named_date(r, query):
+        structure = 1.0
     elif r.type in query.types:
         structure = 0.5
     return {
@@ -86,6 +88,12 @@ def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg:
         "importance": importance(r),
         "trust": TRUST.get(r.source.channel.value, 0.6),
     }
+
+
+def on_named_date(r: MemoryRecord, query: RecallQuery) -> bool:
+    """The memory dates from a day or month the request names (a day's talk may be logged up to
+    a week later: "yesterday I ...")."""
+    return any(start - DAY <= r.created_at < end + 7 * DAY for start, end in query.dates)
 
 
 def fuse(comp: Mapping[str, float], weights: Mapping[str, float]) -> float:

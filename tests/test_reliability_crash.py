@@ -1,0 +1,137 @@
+"""Crash consistency: writers SIGKILLed at random points lose no acknowledged write, and doctor
+leaves SQLite, the FTS index and the Chroma index in agreement (design.md invariant 2).
+
+A writer child (forked from a pre-imported fork server, see reliability_helpers) writes batches
+through MemoryEngine.write with the background indexer on, and prints `ACK <user> <agent> <id>`
+after each batch commits. The test kills it at a random moment (during open, during a doctor
+run, mid-batch, mid-index), starts the next writer on the same store, and after a series of kills
+reopens the store and checks it.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from reliability_helpers import BASE_TIME, ForkServer, hash_config, read_lines
+
+from openclaw_memory.clock import FakeClock
+from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.maintain import doctor
+from openclaw_memory.maintain.common import stale_vector_ids, tier_collections
+from openclaw_memory.types import Scope
+
+pytestmark = pytest.mark.slow
+
+STORES = 4
+KILLS_PER_STORE = 13  # 52 kills in all
+
+
+@pytest.fixture(scope="module")
+def forkserver():
+    fs = ForkServer()
+    yield fs
+    fs.close()
+
+
+def _acks(lines: list[str]) -> int:
+    return sum(1 for line in lines if line.startswith("ACK "))
+
+
+def _kill_at_random_point(fs: ForkServer, rng: random.Random, pid: int, out: Path) -> int:
+    """SIGKILL pid at a random moment: a fifth of the time blind (open, doctor, first batch),
+    otherwise after a random number of acknowledged batches plus a random delay."""
+    if rng.random() < 0.2:
+        time.sleep(rng.uniform(0.0, 1.5))
+    else:
+        target = rng.randint(1, 40)
+        deadline = time.monotonic() + 30
+        while _acks(read_lines(out)) < target and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.3))
+    return fs.kill(pid)
+
+
+def _crash_store(fs: ForkServer, rng: random.Random, data: Path, store: int) -> tuple[dict[str, tuple[str, str]], int]:
+    """KILLS_PER_STORE writers on one store, each killed; the acknowledged ids and the kills."""
+    acked: dict[str, tuple[str, str]] = {}
+    kills = 0
+    data.parent.mkdir(parents=True, exist_ok=True)
+    for k in range(KILLS_PER_STORE):
+        out, err = data.parent / f"s{store}k{k}.out", data.parent / f"s{store}k{k}.err"
+        pid = fs.spawn("crash_writer", out, err, data_dir=str(data), seed=store * 100 + k,
+                       doctor_first=rng.random() < 0.25)
+        status = _kill_at_random_point(fs, rng, pid, out)
+        trouble = err.read_text(errors="replace") if err.exists() else ""
+        assert "Traceback" not in trouble, f"writer {k} of store {store} failed:\n{trouble[-3000:]}"
+        assert status == -signal.SIGKILL, f"writer {k} of store {store} ended with {status}, not SIGKILL"
+        kills += 1
+        for line in read_lines(out):
+            if line.startswith("ACK "):
+                _, user, agent, rid = line.split()
+                acked[rid] = (user, agent)
+    return acked, kills
+
+
+def _check_store(data: Path, acked: dict[str, tuple[str, str]]) -> dict[str, int]:
+    """Reopen, repair, and prove the store consistent; the figures for the report."""
+    eng = MemoryEngine.open(hash_config(data), clock=FakeClock(BASE_TIME + 10**7), background=False)
+    try:
+        with eng.db.read() as db:
+            assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        first = doctor(eng, repair=True)
+        second = doctor(eng, repair=False)
+        assert second.problems == 0, f"doctor still finds problems after repair: {second.to_dict()}"
+        with eng.db.read() as db:
+            rows = db.execute("SELECT id, user_id, agent_id, status FROM records").fetchall()
+            orphan_fts = db.execute(
+                "SELECT COUNT(*) FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)").fetchone()[0]
+            missing_fts = db.execute(
+                "SELECT COUNT(*) FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)").fetchone()[0]
+            orphan_sql_vecs = db.execute(
+                "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)").fetchone()[0]
+            stale = stale_vector_ids(db, eng.model_name, eng.index.dim)
+            outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+        assert orphan_fts == 0 and missing_fts == 0, "FTS rows and records disagree"
+        assert orphan_sql_vecs == 0 and stale == [], "SQLite vectors and records disagree"
+        assert outbox == 0
+        where = {r["id"]: (r["user_id"], r["agent_id"]) for r in rows}
+        lost = [rid for rid, owner in acked.items() if where.get(rid) != owner]
+        assert lost == [], f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
+        scopes = {Scope(u, a) for u, a in where.values()}
+        for scope in scopes:
+            want = {t: {r["id"] for r in rows if (r["user_id"], r["agent_id"]) == (scope.user_id, scope.agent_id)
+                        and r["status"] == s} for t, s in (("hot", "active"), ("cold", "archived"))}
+            for tier in ("hot", "cold"):
+                assert eng.index.ids(scope, tier) == want[tier], f"{scope} {tier}: index and records disagree"
+            if want["hot"]:  # the HNSW segment loads and answers with live ids only
+                hits = eng.index.query(scope, eng.embed_query("the drink is green tea"), 5)
+                assert hits and {i for i, _ in hits} <= want["hot"]
+        known = {eng.index.collection_name(s, t) for s in scopes for t in ("hot", "cold")}
+        assert set(tier_collections(eng.index)) <= known, "collections of no partition remain"
+        return {"acked": len(acked), "records": len(rows), "outbox_replayed": first.drained,
+                "repaired": sum(first.fixed.values()),
+                **{f"fixed_{k}": v for k, v in first.fixed.items() if v}}
+    finally:
+        eng.close()
+
+
+def test_sigkilled_writers_lose_no_acknowledged_write_and_doctor_reconciles(forkserver, tmp_path, capsys):
+    rng = random.Random(20_260_601)
+    totals: Counter[str] = Counter()
+    started = time.monotonic()
+    for store in range(STORES):
+        data = tmp_path / f"store{store}" / "data"
+        acked, kills = _crash_store(forkserver, rng, data, store)
+        assert len(acked) > 0, "no writer acknowledged anything: the kills came too early to test"
+        figures = _check_store(data, acked)
+        totals.update({"kills": kills, **figures})
+        with capsys.disabled():
+            print(f"\ncrash store {store}: {kills} kills survived, {figures}")
+    with capsys.disabled():
+        print(f"crash totals: {dict(totals)} in {time.monotonic() - started:.0f} s")
+    assert totals["kills"] >= 50
