@@ -258,11 +258,8 @@ class MemoryMiddleware:
     def _capture(self, turns: Sequence[Turn]) -> int:
         scope, sid = turns[0].scope, turns[0].session_id
         cands: list[Candidate] = []
-        window = self.short_term.window(scope, sid)
-        context = window[-1]["content"] if window else ""
         for turn in turns:
-            cands.extend(self._turn_candidates(turn, context))
-            context = turn.assistant or self._spoken(turn)
+            cands.extend(self._turn_candidates(turn))
         for command in [c for c in cands if c.forget]:
             self._forget_matching(scope, command)
         cands = [c for c in cands if not c.forget]
@@ -271,11 +268,7 @@ class MemoryMiddleware:
             self._summarize(scope, sid, "threshold", end=False)
         return sum(1 for w in written if w.action != "skip")
 
-    @staticmethod
-    def _spoken(turn: Turn) -> str:
-        return turn.user if not turn.speaker or turn.speaker == "user" else f"{turn.speaker}: {turn.user}"
-
-    def _turn_candidates(self, turn: Turn, context: str = "") -> list[Candidate]:
+    def _turn_candidates(self, turn: Turn) -> list[Candidate]:
         """Filter (secrets, contentless), keep the window, extract, and log the episode."""
         user = self.secrets.redact(turn.user or "")
         reply = self.secrets.redact(turn.assistant or "")
@@ -291,8 +284,7 @@ class MemoryMiddleware:
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
             if self.cfg.extraction.store_episodes and not any(c.forget for c in extracted):
                 text = user if speaker == "user" else f"{speaker}: {user}"
-                cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id,
-                                               context=self.secrets.redact(context)))
+                cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id))
         if reply and self.cfg.extraction.store_assistant_episodes and not is_contentless(reply):
             cands.append(episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150))
         return cands

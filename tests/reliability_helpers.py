@@ -365,7 +365,7 @@ def crash_writer(data_dir: str, seed: int, batches: int = 100_000, doctor_first:
     eng.close()
 
 
-def conc_worker(data_dir: str, port: int, prefix: str, proc: int, sessions: int, race_user: str,
+def conc_worker(data_dir: str, port: int, prefix: str, proc: int, sessions: int, turns: int, race_user: str,
                 race_values: list[str]) -> None:
     """One of the racing processes: sessions of turns, explicit memories and restatements of the
     shared preference subject, through a middleware on the shared store (Chroma over HTTP)."""
@@ -384,15 +384,17 @@ def conc_worker(data_dir: str, port: int, prefix: str, proc: int, sessions: int,
             scope = Scope(f"p{proc}u{s % 3}", "main")
             sid = f"p{proc}s{s}"
             history: list[dict] = []
-            for t in range(3):
+            for t in range(turns):
                 token = f"ptok{proc}x{s}x{t}"
                 history.append({"role": "user", "content": f"note {token}: the build uses cache {token}"})
                 req = ChatRequest(scope, sid, list(history))
-                mw.before_request(req)
+                if t == turns - 1:
+                    mw.before_request(req)
                 mw.after_response(req, "noted")
                 history.append({"role": "assistant", "content": "noted"})
                 print(f"TURN {scope.user_id} {scope.agent_id} {token}", flush=True)
-            fact = mw.remember(scope, f"remember that project pfact{proc}x{s} ships on Friday")
+            fact = mw.remember(scope, f"remember that project pfact{proc}x{s} ships on Friday", type="fact",
+                               subject=f"pfact{proc}x{s}")
             print(f"ACK {scope.user_id} {scope.agent_id} {fact.record.id}", flush=True)
             hits = mw.search(scope, f"pfact{proc}x{s}")
             print(f"RYW {int(fact.record.id in {h.record.id for h in hits})}", flush=True)
@@ -404,25 +406,20 @@ def conc_worker(data_dir: str, port: int, prefix: str, proc: int, sessions: int,
     print("DONE", flush=True)
 
 
-def first_open(data_dir: str, port: int, prefix: str, proc: int, go_file: str) -> None:
-    """Wait for go_file, then open the (fresh) store at the same moment as the others."""
-    from openclaw_memory.clock import FakeClock
-    from openclaw_memory.factory import build_middleware
-    from openclaw_memory.types import Scope
+def open_db(path: str, proc: int, go_file: str) -> None:
+    """Wait for go_file, then open the SQLite store (migrating a fresh one) and write to it."""
+    from openclaw_memory.store.db import Database
 
     while not os.path.exists(go_file):
-        time.sleep(0.001)
-    cfg = hash_config(data_dir, storage={"vector_store": {"kind": "http", "host": "127.0.0.1", "port": port,
-                                                          "collection_prefix": prefix}})
-    mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
-    try:
-        res = mw.remember(Scope(f"fresh{proc}"), f"remember that opener {proc} was here")
-        print(f"ACK fresh{proc} default {res.record.id}", flush=True)
-    finally:
-        mw.close()
+        time.sleep(0.0005)
+    db = Database(path)
+    with db.write() as conn:
+        conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (f"opener{proc}", "here"))
+    db.close()
+    print(f"ACK opener{proc}", flush=True)
 
 
-TASKS = {"crash_writer": crash_writer, "conc_worker": conc_worker, "first_open": first_open}
+TASKS = {"crash_writer": crash_writer, "conc_worker": conc_worker, "open_db": open_db}
 
 if __name__ == "__main__" and sys.argv[1:] == ["forkserver"]:
     _serve()

@@ -8,12 +8,15 @@ import hashlib
 import io
 import json
 import re
+import threading
+import time
 
 import pytest
 
 from openclaw_memory.bench import synth
 from openclaw_memory.bench.cli import add_parser, check_targets, format_table
 from openclaw_memory.bench.measure import median_merge, percentile, summary_ms
+from openclaw_memory.bench.profile import StackSampler
 from openclaw_memory.bench.store import BenchError, batches, cache_key, ensure_store
 from openclaw_memory.config import load_config
 from openclaw_memory.errors import ConfigError, ValidationError
@@ -139,6 +142,20 @@ def test_check_targets_marks_met_missed_and_unmeasured():
     assert marks["after_response p95"] is None
 
 
+def _spin(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_stack_sampler_charges_time_to_the_running_function():
+    code = _spin.__code__
+    with StackSampler(threading.get_ident(), interval=0.001) as sampler:
+        _spin(0.3)
+    assert sampler.samples >= 20
+    assert sampler.counts[(code.co_filename, code.co_firstlineno, code.co_name)] >= 0.8 * sampler.samples
+
+
 # ---- a tiny end-to-end run ---------------------------------------------------------------------
 
 
@@ -209,10 +226,11 @@ def test_cached_store_is_reused_and_never_modified(tiny, capsys):
     entry = cache / result["store"]["cache"]
     db = entry / "data" / "memory.db"
     before = hashlib.sha256(db.read_bytes()).hexdigest()
-    out = _run_cli([*TINY, "--ingest", "0", "--cache-dir", str(cache)], capsys)
+    out = _run_cli([*TINY, "--ingest", "0", "--profile", "6", "--cache-dir", str(cache)], capsys)
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert [p.name for p in cache.iterdir()] == [entry.name]
     assert "before_request p50/p95/p99 ms" in out and "targets:" in out
+    assert "where before_request spends its time" in out and "  recall " in out
 
 
 def test_table_names_every_figure(tiny):

@@ -66,13 +66,10 @@ def process_event_candidates(subject: str, status: str, summary: str = "", *, re
     return out
 
 
-def episode_candidate(text: str, *, speaker: str, turn_id: str | None, max_tokens: int = 300,
-                      context: str = "") -> Candidate:
-    """One utterance of the log. The utterance before it rides along as `detail`: embedded and
-    keyword-indexed (an answer is found by its question), never rendered."""
-    detail = f"(in reply to) {truncate_tokens(' '.join(context.split()), 60)}" if context.strip() else None
+def episode_candidate(text: str, *, speaker: str, turn_id: str | None, max_tokens: int = 300) -> Candidate:
+    """One utterance of the log, verbatim (secrets already removed)."""
     return Candidate(
-        type=MemoryType.EPISODE, summary=truncate_tokens(text.strip(), max_tokens), subject=None, detail=detail,
+        type=MemoryType.EPISODE, summary=truncate_tokens(text.strip(), max_tokens), subject=None,
         tags=(speaker,), importance=0.3, confidence=1.0, channel=Channel.IMPLICIT,
         turn_ids=(turn_id,) if turn_id else (), entities=(speaker,) if speaker not in ("user", "assistant") else (),
     )

@@ -1,0 +1,129 @@
+"""Secrets never reach the disk, end to end (design.md "filter").
+
+test_secrets.py measures the filter on tests/data/secrets_corpus.tsv. Here every corpus line goes
+through the real write paths of one store (after_response turns with the assistant echoing the
+line, agent_end transcripts through capture_messages, explicit remember, tool events with the line
+in their arguments and outcome, session summaries), and then the bytes of the SQLite file, its
+-wal and -shm, and every file under the Chroma directory are searched for each secret string
+(UTF-8 and JSON-escaped forms), while the store is open and again after close. Plain lines must
+come through: at most 2 % of them may be refused or altered.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from reliability_helpers import BASE_TIME, find_in_files, hash_config, needs_boundary, store_files
+
+from openclaw_memory.clock import FakeClock
+from openclaw_memory.errors import ValidationError
+from openclaw_memory.factory import build_middleware
+from openclaw_memory.middleware import ChatRequest, ToolEvent
+from openclaw_memory.text import has_cjk
+from openclaw_memory.types import Scope
+
+CORPUS = Path(__file__).parent / "data" / "secrets_corpus.tsv"
+SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
+
+
+def corpus() -> list[tuple[str, str, str, str]]:
+    """(label, kind, text, secret) per line; `\\n` in the text stands for a newline."""
+    rows = []
+    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            label, kind, text, secret = line.split("\t")
+            rows.append((label, kind, text.replace("\\n", "\n"), secret))
+    return rows
+
+
+def _scope(i: int) -> Scope:
+    return Scope(f"user{i % 7}", "main")
+
+
+def _feed(mw, rows) -> Counter:
+    """Every line through every write path; counts of what remember refused, per label."""
+    refused: Counter[str] = Counter()
+    transcripts: dict[tuple[Scope, str], list[dict]] = {}
+    for i, (label, _, text, _) in enumerate(rows):
+        scope, session = _scope(i), f"s{i % 4}"
+        if i % 2:
+            transcripts.setdefault((scope, session), []).extend(
+                [{"role": "user", "content": text}, {"role": "assistant", "content": f"Noted: {text}"}])
+        else:
+            mw.after_response(ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}]),
+                              f"Got it, I will keep this in mind: {text}")
+        try:
+            mw.remember(scope, text, session_id=session)
+        except ValidationError as exc:
+            assert "secret" in str(exc), exc
+            refused[label] += 1
+            refused[f"{label}:{i}"] = 1
+        if label == "secret":
+            mw.on_tool_event(scope, session, ToolEvent("login", {"input": text, "note": "from the corpus"},
+                                                       f"ran with {text}", ok=False))
+    for (scope, session), messages in transcripts.items():
+        mw.capture_messages(scope, session, messages)
+    for i in range(7):
+        for s in range(4):
+            mw.on_session_end(_scope(i), f"s{s}")
+    mw.flush()
+    return refused
+
+
+@pytest.fixture(scope="module")
+def fed(tmp_path_factory):
+    """The store after the corpus went through it: findings while open and after close."""
+    rows = corpus()
+    cfg = hash_config(tmp_path_factory.mktemp("secrets"), short_term={"summary_threshold": 400})
+    mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
+    refused = _feed(mw, rows)
+    secrets = sorted({r[3] for r in rows if r[0] == "secret"})
+    files_open = store_files(cfg)
+    found_open = find_in_files(files_open, secrets)
+    with mw.engine.db.read() as db:
+        texts = [r[0] for r in db.execute("SELECT summary FROM records WHERE type = 'episode'")]
+        summaries = db.execute("SELECT COUNT(*) FROM records WHERE type = 'summary'").fetchone()[0]
+    mw.close()
+    found_closed = find_in_files(store_files(cfg), secrets)
+    return {"rows": rows, "refused": refused, "secrets": secrets, "files": files_open, "found_open": found_open,
+            "found_closed": found_closed, "episodes": "\n".join(texts), "summaries": summaries}
+
+
+def test_corpus_is_large_and_bilingual():
+    lines = [ln for ln in CORPUS.read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
+    rows = corpus()
+    assert len(lines) >= 200
+    for label in ("secret", "plain"):
+        texts = [r[2] for r in rows if r[0] == label]
+        assert sum(map(has_cjk, texts)) >= 30 and sum(not has_cjk(t) for t in texts) >= 30, label
+
+
+def test_no_secret_reaches_sqlite_its_wal_or_chroma(fed, capsys):
+    names = sorted({p.name if p.parent.name in ("", "data") else f"{p.parent.name}/{p.name}" for p in fed["files"]})
+    short = sum(map(needs_boundary, fed["secrets"]))
+    with capsys.disabled():
+        print(f"\nsecrets: {len(fed['rows'])} corpus lines, {len(fed['secrets'])} secret strings "
+              f"({short} short or hex-only, matched as whole tokens) searched in {len(names)} files "
+              f"({sum(p.stat().st_size for p in fed['files'] if p.exists()) // 1024} kB: "
+              f"{', '.join(n for n in names if not n.startswith(('data_level', 'header', 'length', 'link')))}, ...); "
+              f"{fed['summaries']} session summaries; leaks while open: {len(fed['found_open'])}, "
+              f"after close: {len(fed['found_closed'])}")
+    assert any(p.name.endswith("-wal") for p in fed["files"]), "the WAL was not there to be searched"
+    assert any("chroma" in str(p) for p in fed["files"])
+    assert fed["found_open"] == {}, f"secrets on disk while open: {fed['found_open']}"
+    assert fed["found_closed"] == {}, f"secrets on disk after close: {fed['found_closed']}"
+
+
+def test_plain_lines_come_through(fed, capsys):
+    plain = [(i, r) for i, r in enumerate(fed["rows"]) if r[0] == "plain"]
+    refused = [r[2] for i, r in plain if fed["refused"].get(f"plain:{i}")]
+    altered = [r[2] for i, r in plain if r[2].strip() not in fed["episodes"]]
+    flagged = set(refused) | set(altered)
+    rate = len(flagged) / len(plain)
+    with capsys.disabled():
+        print(f"\nplain lines: {len(plain)}, refused by remember {len(refused)}, not stored verbatim "
+              f"{len(altered)}, flag rate {rate:.1%}: {sorted(flagged)}")
+    assert fed["refused"]["secret"] >= 0.95 * sum(r[0] == "secret" for r in fed["rows"])
+    assert rate <= 0.02
