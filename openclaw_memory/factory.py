@@ -9,6 +9,8 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import Clock
 from .config import PROJECT_ROOT, MemoryConfig, config_from_dict, load_config
+from .types import Scope
+from .worker import Job
 
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 
@@ -43,12 +45,15 @@ def build_middleware(config: MemoryConfig | str | Path | None = None, *, clock: 
         extractor = LLMExtractor(llm, rules, PROMPTS_DIR, engine.clock,
                                  timeout_seconds=cfg.extraction.llm.timeout_seconds)
     recaller = Recaller(engine, cfg.recall, summaries=cfg.injection.summaries)
-    return MemoryMiddleware(
+    mw = MemoryMiddleware(
         engine, WorkingMemory(engine, recaller, cfg), extractor=extractor,
         summarizer=Summarizer(llm, PROMPTS_DIR, engine.clock, timeout_seconds=cfg.extraction.llm.timeout_seconds),
         secrets=SecretFilter(),
         worker=Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size), config=cfg,
     )
+    # Warm up on the worker, ahead of any capture: nothing waits for it but the first job.
+    mw.worker.submit(Job(Scope("warmup"), mw.warm_up, "warm-up"))
+    return mw
 
 
 def _llm(cfg: MemoryConfig) -> Any:

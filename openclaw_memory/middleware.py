@@ -75,6 +75,9 @@ def user_turns(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, str, st
 
 
 class MemoryMiddleware:
+    #: how long a recall waits for its own scope's queued captures before going on without them
+    READ_WAIT_SECONDS = 30.0
+
     def __init__(self, engine: MemoryEngine, working: WorkingMemory, *, extractor: Extractor,
                  summarizer: Summarizer, secrets: SecretFilter, worker: Worker, config: MemoryConfig) -> None:
         self.engine = engine
@@ -111,10 +114,27 @@ class MemoryMiddleware:
         _check_session(session_id)
         if self.sessions.open(scope, session_id):
             log.debug("session %s opened for %s", session_id, scope.user_id)
-        self.worker.wait(scope, timeout=5.0)  # read-your-writes for this scope only
+        self._read_your_writes(scope)
         request_tokens = sum(len(_text(m)) for m in recent) // 3
         plan = self.working.plan(scope, prompt, recent, deep=deep, request_tokens=request_tokens)
         return self._wrap(plan)
+
+    def _read_your_writes(self, scope: Scope) -> None:
+        """Wait for this scope's queued captures (what turn N said is recalled at turn N+1)."""
+        if not self.worker.wait(scope, timeout=self.READ_WAIT_SECONDS):
+            log.warning("captures for user %s still queued after %.0f s; recalling without them",
+                        scope.user_id, self.READ_WAIT_SECONDS)
+
+    def warm_up(self) -> None:
+        """Load the lazy parts (tokenizers, jieba's dictionaries, the embedding model) now, so the
+        first capture does not hold up the first recall."""
+        from .extract.filter import is_contentless as _contentless
+        from .tokens import count_tokens
+
+        count_tokens("warm up")
+        _contentless("预热 warm up")
+        self.extractor.extract(Turn(Scope("warmup"), "warmup", "我喜欢喝茶 I like tea"))
+        self.engine.embed_query("预热 warm up")
 
     def _wrap(self, plan: InjectionPlan) -> InjectionPlan:
         """Apply the system_prefix template when the block is not placed by it already."""
@@ -127,13 +147,13 @@ class MemoryMiddleware:
         """The `context` hook: profile and recent summaries, before any prompt."""
         _check_session(session_id)
         self.sessions.open(scope, session_id)
-        self.worker.wait(scope, timeout=5.0)
+        self._read_your_writes(scope)
         return self._wrap(self.working.plan(scope, "", (), sections=("profile", "summaries")))
 
     def search(self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False) -> list[ScoredMemory]:
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: expected a non-empty string")
-        self.worker.wait(scope, timeout=5.0)
+        self._read_your_writes(scope)
         result = self.working.recaller.recall(scope, query, (), deep=deep, touch=False)
         return [s for s in result.ranked if s.kept][: max(1, int(limit))]
 
@@ -205,7 +225,7 @@ class MemoryMiddleware:
             cands = [Candidate(kind or MemoryType.FACT, text.strip(), subject=subject, importance=0.8, confidence=0.95)]
         cands = [Candidate(**{**c.__dict__, "channel": Channel.EXPLICIT, "subject": subject or c.subject,
                               "confidence": max(c.confidence, 0.95)}) for c in cands]
-        self.worker.wait(scope, timeout=5.0)
+        self._read_your_writes(scope)
         return self.engine.write(scope, cands[:1], session_id=session_id, writer="memory-tool")[0]
 
     def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None) -> list[str]:
@@ -214,7 +234,7 @@ class MemoryMiddleware:
             return [self.engine.forget(scope, memory_id).id]
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
-        self.worker.wait(scope, timeout=5.0)
+        self._read_your_writes(scope)
         return self._forget_matching(scope, Candidate(MemoryType.FACT, query.strip(), forget=True))
 
     def _forget_matching(self, scope: Scope, command: Candidate) -> list[str]:
