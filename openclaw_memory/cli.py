@@ -174,6 +174,9 @@ def _optional_parsers(sub) -> None:
     from .evaluate.cli import add_parsers as add_eval
 
     add_eval(sub)
+    from .bench.cli import add_parser as add_bench
+
+    add_bench(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
