@@ -85,8 +85,8 @@ def _session(mw, t: int, out: dict) -> None:
     fact = mw.remember(scope, f"remember that project tfact{t} ships on Monday", type="fact", subject=f"tfact{t}")
     out["acks"].append((scope, fact.record.id))
     out["ryw"].append(fact.record.id in {h.record.id for h in mw.search(scope, f"tfact{t} ships")})
-    if rng.random() < 0.5:  # the same subject through the turn path too
-        mw.after_response(ChatRequest(RACE, sid, [{"role": "user", "content": "from now on I only drink water"}]), "ok")
+    if rng.random() < 0.5:  # turns of the racing scope queue up at the same time
+        mw.after_response(ChatRequest(RACE, sid, [{"role": "user", "content": f"racing turn {t} about drinks"}]), "ok")
     race = mw.remember(RACE, f"I prefer {rng.choice(RACE_VALUES)}", type="preference", subject="drink")
     out["race"].append(race.action)
 
@@ -136,9 +136,13 @@ def _check_store(mw, turns, acks) -> None:
             "SELECT user_id, agent_id, type, subject, COUNT(*) FROM records WHERE status = 'active' "
             "AND doubt_of IS NULL AND subject IS NOT NULL AND type IN ('profile', 'preference', 'fact', 'task') "
             "GROUP BY 1, 2, 3, 4 HAVING COUNT(*) > 1").fetchall()
-        race_active = db.execute(
-            "SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND type = 'preference' "
-            "AND subject = 'drink' AND status = 'active'", (RACE.user_id, RACE.agent_id)).fetchone()[0]
+        race = "user_id = ? AND agent_id = ? AND type = 'preference' AND subject = 'drink'"
+        race_active = db.execute(f"SELECT COUNT(*) FROM records WHERE {race} AND status = 'active'",
+                                 (RACE.user_id, RACE.agent_id)).fetchone()[0]
+        # every change links to the version it replaced: a second chain root means two writers both
+        # found no live version and both inserted
+        race_roots = db.execute(f"SELECT COUNT(*) FROM records WHERE {race} AND prev_id IS NULL",
+                                (RACE.user_id, RACE.agent_id)).fetchone()[0]
     by_id = {r["id"]: r for r in rows}
     lost = [(s, rid) for s, rid in acks
             if rid not in by_id or (by_id[rid]["user_id"], by_id[rid]["status"]) != (s.user_id, "active")]
@@ -151,7 +155,7 @@ def _check_store(mw, turns, acks) -> None:
     missing = [tok for s, tok in turns if tok not in episodes.get((s.user_id, s.agent_id), "")]
     assert missing == [], f"{len(missing)} captured turns lost, e.g. {missing[:5]}"
     assert [tuple(g) for g in groups] == [], "more than one active version of a subject"
-    assert race_active == 1
+    assert race_active == 1 and race_roots == 1
 
 
 def test_50_threads_and_4_processes_share_one_store(tmp_path, chroma, forkserver, capsys):
@@ -184,7 +188,7 @@ def test_50_threads_and_4_processes_share_one_store(tmp_path, chroma, forkserver
         ryw = threads["ryw"] + procs["ryw"]
         assert all(ryw), f"{ryw.count(False)} of {len(ryw)} sessions did not find their own fact"
         race = threads["race"] + procs["race"]
-        assert race.count("insert") == 1 and len(race) == THREADS + PROCESSES * SESSIONS_PER_PROCESS, race
+        assert race.count("insert") <= 1 and len(race) == THREADS + PROCESSES * SESSIONS_PER_PROCESS, race
         with capsys.disabled():
             print(f"\nconcurrency: {THREADS} threads + {PROCESSES} processes, {len(turns)} turns, {len(acks)} "
                   f"acknowledged memories, {len(race)} racing writes ({race.count('insert')} insert), "
@@ -194,15 +198,6 @@ def test_50_threads_and_4_processes_share_one_store(tmp_path, chroma, forkserver
         mw.close()
 
 
-MIGRATION_RACE = (
-    "store/db.py Database._migrate + store/schema.py migrate: processes opening a fresh SQLite file at once race "
-    "in the migrations; the loser's executescript('BEGIN IMMEDIATE; CREATE TABLE records ...') fails with "
-    "'table records already exists' and leaves its connection inside the open transaction, so its first "
-    "Database.write() raises 'cannot start a transaction within a transaction' (and it holds the write lock)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=MIGRATION_RACE)
 def test_processes_opening_a_fresh_store_at_once_all_work(tmp_path, forkserver):
     """Several agents start together on an empty data dir: each must migrate or wait, then write."""
     failures = []

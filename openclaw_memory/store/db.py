@@ -36,12 +36,17 @@ class Database:
         self._depth = 0
 
     def _migrate(self) -> int:
-        try:
-            return migrate(self._conn)
-        except sqlite3.OperationalError as exc:
-            if "already exists" in str(exc):  # another process migrated first
+        """Apply migrations; when another process migrated first (its tables already exist), roll
+        back our half-open transaction and re-read the version it left."""
+        for _ in range(20):
+            try:
                 return migrate(self._conn)
-            raise StoreError(f"{self.path}: migration failed: {exc}") from exc
+            except sqlite3.OperationalError as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                if "already exists" not in str(exc) and "locked" not in str(exc):
+                    raise StoreError(f"{self.path}: migration failed: {exc}") from exc
+        raise StoreError(f"{self.path}: migration kept racing with another process; try again")
 
     @contextlib.contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
