@@ -114,6 +114,9 @@ class RecallConfig:
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()
     change_note_days: float = 30.0
+    #: an episode is delivered with this many neighbouring turns of its session before / after it
+    episode_context_before: int = 1
+    episode_context_after: int = 1
 
 
 @dataclass(frozen=True)

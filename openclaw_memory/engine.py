@@ -109,6 +109,12 @@ class MemoryEngine:
         with self.db.read() as db:
             return rec.query(db, scope, where=where, args=args, order=order, limit=limit)
 
+    def neighbours(self, scope: Scope, record_id: str, *, before: int = 1,
+                   after: int = 1) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        """Live episodes of the same session just before and after an episode (nearest first)."""
+        with self.db.read() as db:
+            return rec.session_neighbours(db, scope, record_id, before=before, after=after, now=self.clock.now())
+
     def chain(self, scope: Scope, record_id: str) -> list[MemoryRecord]:
         """The record and the records it replaced, newest first."""
         out = [self.get(scope, record_id)]

@@ -25,7 +25,7 @@ from .capture.short_term import ShortTermMemory
 from .config import MemoryConfig
 from .engine import MemoryEngine
 from .errors import ValidationError
-from .extract.base import Extractor
+from .extract.base import Extractor, attribute
 from .extract.filter import is_contentless
 from .extract.secrets import SecretFilter
 from .extract.summary import Summarizer
@@ -300,6 +300,7 @@ class MemoryMiddleware:
         speaker = turn.speaker or "user"
         if not is_contentless(user):
             extracted = self.extractor.extract(Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker))
+            extracted = attribute(extracted, turn.speaker)
             cands.extend(extracted)
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
             if self.cfg.extraction.store_episodes and not any(c.forget for c in extracted):

@@ -205,6 +205,15 @@ class ScoredMemory:
     rank: int = 0
     kept: bool = True
     reason: str = ""
+    #: an episode delivered with its neighbouring turns: the window in session order, the
+    #: episode itself included (empty: the record alone)
+    context: tuple[MemoryRecord, ...] = ()
+
+    @property
+    def turn_ids(self) -> tuple[str, ...]:
+        """The dialogue turns this candidate delivers: its provenance and its window's."""
+        ids = [*self.record.source.turn_ids, *(t for c in self.context for t in c.source.turn_ids)]
+        return tuple(dict.fromkeys(ids))
 
 
 @dataclass(frozen=True)

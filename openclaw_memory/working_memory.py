@@ -35,9 +35,11 @@ class WorkingMemory:
         now = self.engine.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])
         days = self.cfg.recall.change_note_days
+        windows = {s.record.id: s.context for s in ranked if s.kept and s.context}
 
         def render_one(r: MemoryRecord) -> str:
-            return render_record(r, now=now, prev=prevs.get(r.prev_id or ""), change_note_days=days)
+            return render_record(r, now=now, prev=prevs.get(r.prev_id or ""), change_note_days=days,
+                                 window=windows.get(r.id, ()))
 
         b = self.cfg.injection.budgets
         budgets = {"profile": b.profile, "summaries": b.summaries, "retrieved": b.retrieved}

@@ -430,3 +430,36 @@ def test_other_standing_rules(text: str, subject: str, tags: tuple[str, ...]) ->
 def test_turn_without_id_has_no_turn_ids() -> None:
     (c,) = extract("我喜欢喝茶", turn_id=None)
     assert c.turn_ids == ()
+
+
+@pytest.mark.parametrize("text", [
+    "Finding self-acceptance was a long process",
+    "Sharing your story might make a difference for a long time",
+    "[shares a photo: a photo of a couple of wooden dolls sitting on top of a table]",
+    "I like to",
+    "那次会议开得太长了，大家都很累",
+])
+def test_narrative_mentions_of_length_format_or_liking_are_not_preferences(text: str) -> None:
+    assert not [c for c in extract(text) if c.type is P], extract(text)
+
+
+@pytest.mark.parametrize("text,subject", [
+    ("Please keep answers short", "reply_length"),
+    ("Bullet points please", "reply_format"),
+    ("以后回答简洁点", "reply_length"),
+    ("用表格", "reply_format"),
+])
+def test_format_and_length_wishes_addressed_to_the_assistant_still_count(text: str, subject: str) -> None:
+    assert subject in {c.subject for c in extract(text)}, extract(text)
+
+
+def test_named_speakers_get_their_own_memories() -> None:
+    from openclaw_memory.extract.base import attribute
+
+    en, zh = one("I like hiking in the mountains"), one("我喜欢喝咖啡")
+    melanie = attribute([en], "Melanie")[0]
+    assert melanie.summary.startswith("Melanie likes hiking")
+    assert melanie.subject == f"Melanie/{en.subject}" and "Melanie" in melanie.entities
+    xiaoming = attribute([zh], "小明")[0]
+    assert xiaoming.summary.startswith("小明") and "用户" not in xiaoming.summary
+    assert attribute([en], "user") == [en] and attribute([en], None) == [en]

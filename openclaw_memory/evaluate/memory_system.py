@@ -83,7 +83,7 @@ class MemorySystem:
         # threshold decides injection (measured by injected()), not the order.
         ranked = [s for s in result.ranked if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))]
         ranked.sort(key=lambda s: s.rank)
-        return [frozenset(s.record.source.turn_ids) for s in ranked[:k]]
+        return [frozenset(s.turn_ids) for s in ranked[:k]]
 
     def injected(self, question: Question) -> tuple[list[frozenset[str]], int]:
         self._ask(question)
@@ -91,7 +91,7 @@ class MemorySystem:
         if self.retriever != "hybrid":
             result = dataclasses.replace(result, ranked=[s for s in result.ranked if self._channel_ok(s)])
         plan = self.mw.working.assemble(self.scope, result)
-        return [frozenset(c.record.source.turn_ids) for c in plan.candidates if c.kept], plan.tokens
+        return [frozenset(c.turn_ids) for c in plan.candidates if c.kept], plan.tokens
 
     def close(self) -> None:
         self.mw.close()

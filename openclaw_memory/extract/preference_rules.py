@@ -12,7 +12,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
-from ..text import has_cjk
+from ..text import has_cjk, tokenize
 from .lexicon import en_head, object_subject, zh_head
 from .slot import (
     ONE_OFF,
@@ -141,10 +141,23 @@ _FORMATS = (
 )
 
 
+#: A format or length wish speaks to the assistant: it names replies, or it is an imperative
+#: ("用表格", "keep it short"); "I painted a table" or "it was a long process" are not rules.
+_IMPERATIVE = re.compile(
+    r"^(?:请|麻烦|你|以后|今后|默认|一律|统一|能不能|可以|用|给我|回答|回复|都用|尽量|说得?|写得?|"
+    r"简洁|简短|详细|短一点|长一点|别太|不要太)|^(?:please\s+)?(?:always\s+)?(?:be|keep|use|make|give|write|stay|"
+    r"format|answer|reply|respond|no more|stop being)\b",
+    I,
+)
+
+
 def _reply_format(clause: str, cjk: bool, standing: bool) -> Slot | None:
     for subject, regex in _FORMATS:
         m = regex.search(clause)
         if not m or not _wants_reply_rule(clause, standing, tail="..."):
+            continue
+        terse = len(clause) <= 5 if cjk else len(clause.split()) <= 4  # "简洁点", "太长了", "bullet points please"
+        if not (_REPLY_VERB.search(clause) or _IMPERATIVE.match(clause.strip()) or terse):
             continue
         tags = ("prohibition",) if _NEGATION.search(clause[: m.start()]) else ()
         summary = instruction_summary(clause, cjk)
@@ -285,7 +298,7 @@ def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
 def _like_slot(obj: str, cjk: bool, negative: bool, kind: str) -> Slot | None:
     obj = obj.strip(" 。.!！~")
     obj = re.sub(r"(?:了|啦)$", "", obj) if cjk else re.sub(r"\s+(?:now|anymore|any more)$", "", obj, flags=I)
-    if not obj or QUESTION_WORDS.search(obj):
+    if not obj or QUESTION_WORDS.search(obj) or not tokenize(obj, drop_stopwords=True):
         return None
     subject, head = object_subject(obj, cjk)
     verb_zh = "不喜欢" if negative else ("更喜欢" if kind == "prefer" else "喜欢")

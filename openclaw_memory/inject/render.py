@@ -121,13 +121,19 @@ def _speaker(record: MemoryRecord) -> str:
     return sanitize(record.subject or "")
 
 
-def _episode_line(record: MemoryRecord, zh: bool) -> str:
+def _said(record: MemoryRecord, zh: bool) -> str:
     text = _shorten(sanitize(record.summary), _EPISODE_CHARS)
-    who, date = _speaker(record), _date(record.created_at)
+    who = _speaker(record)
     if zh:
-        said = f"{who}说：“{text}”" if who else f"“{text}”"
+        return f"{who}说：“{text}”" if who else f"“{text}”"
+    return f'{who} said: "{text}"' if who else f'"{text}"'
+
+
+def _episode_line(record: MemoryRecord, zh: bool, window: Sequence[MemoryRecord] = ()) -> str:
+    said = ("；" if zh else "; ").join(_said(r, zh) for r in (window or (record,)))
+    date = _date(record.created_at)
+    if zh:
         return f"{date} {said}".strip()
-    said = f'{who} said: "{text}"' if who else f'"{text}"'
     return f"{date}, {said}" if date else said
 
 
@@ -150,12 +156,15 @@ def render_record(
     now: float,
     prev: MemoryRecord | None = None,
     change_note_days: float = 30,
+    window: Sequence[MemoryRecord] = (),
 ) -> str:
     """One natural-language line for one memory, compressed by its type.
 
     prev is the record this one superseded; when the change happened within change_note_days
     of now, the line ends with "(changed from “old” on YYYY-MM-DD)" (Chinese records:
-    "（YYYY-MM-DD 由“旧”改为此）"). The line is sanitized and has no field names.
+    "（YYYY-MM-DD 由“旧”改为此）"). An episode delivered with its neighbouring turns (window:
+    the turns in session order, itself included) becomes one line of who said what, in order.
+    The line is sanitized and has no field names.
     """
     zh = has_cjk(record.summary) or (not record.summary and has_cjk(record.subject or ""))
     if record.type in _NOUN:
@@ -163,7 +172,7 @@ def render_record(
     elif record.type is MemoryType.EVENT:
         line = _event_line(record, zh)
     elif record.type is MemoryType.EPISODE:
-        line = _episode_line(record, zh)
+        line = _episode_line(record, zh, window)
     else:
         line = sanitize(record.summary)
     if prev is not None:

@@ -10,8 +10,13 @@ from ..embedding import calibration_for
 from ..engine import MemoryEngine
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Pool, build_channels, load
+from .context import attach_context
 from .query import RecallQuery, build_query
 from .rank import Calibration, score_pool
+
+
+#: episodes (in rank order) that get their neighbouring turns attached
+CONTEXT_UNITS = 20
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class Recaller:
             channel.propose(scope, query, qvec, pool)
         load(self.engine, scope, qvec, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
+        ranked = attach_context(self.engine, scope, ranked, before=self.cfg.episode_context_before,
+                                after=self.cfg.episode_context_after, units=CONTEXT_UNITS)
         if touch:
             self.engine.touch(scope, [s.record.id for s in ranked if s.kept][: self.cfg.candidates_per_channel])
         return RecallResult(query, ranked)

@@ -229,6 +229,27 @@ def keyword_search(db: sqlite3.Connection, scope: Scope, text: str, *, statuses:
     return [(row["id"], float(row["score"])) for row in rows]
 
 
+def session_neighbours(db: sqlite3.Connection, scope: Scope, record_id: str, *, before: int, after: int,
+                       now: float) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+    """The live episodes logged just before and just after an episode in the same session
+    (nearest first), for delivering a turn with the exchange around it."""
+    sql, args = _scope_sql(scope)
+    row = db.execute(f"SELECT rid, session_id, created_at FROM records WHERE id = ? AND {sql}",
+                     (record_id, *args)).fetchone()
+    if row is None or row["session_id"] is None:
+        return [], []
+    live = (f"{sql} AND session_id = ? AND type = 'episode' AND status = 'active' "
+            f"AND (expires_at IS NULL OR expires_at > ?)")
+    base = (*args, row["session_id"], now, row["created_at"], row["created_at"], row["rid"])
+    earlier = db.execute(
+        f"SELECT * FROM records WHERE {live} AND (created_at < ? OR (created_at = ? AND rid < ?)) "
+        f"ORDER BY created_at DESC, rid DESC LIMIT ?", (*base, int(before))).fetchall() if before > 0 else []
+    later = db.execute(
+        f"SELECT * FROM records WHERE {live} AND (created_at > ? OR (created_at = ? AND rid > ?)) "
+        f"ORDER BY created_at ASC, rid ASC LIMIT ?", (*base, int(after))).fetchall() if after > 0 else []
+    return [row_to_record(r) for r in earlier], [row_to_record(r) for r in later]
+
+
 def retired_turns(db: sqlite3.Connection, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
     """turn id -> an inactive curated record distilled from it (superseded or forgotten)."""
     out: dict[str, str] = {}

@@ -1,0 +1,125 @@
+"""Episode context: the turn is searched alone and delivered with the exchange around it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from openclaw_memory.capture.events import episode_candidate
+from openclaw_memory.config import config_from_dict
+from openclaw_memory.inject.render import render_record
+from openclaw_memory.recall.recaller import Recaller
+from openclaw_memory.types import Candidate, MemoryType, Scope, Status
+from openclaw_memory.working_memory import WorkingMemory
+
+ALICE, BOB = Scope("alice"), Scope("bob")
+
+DIALOGUE = [  # (speaker, text): Melanie's question, Caroline's answer, an unrelated aside
+    ("Melanie", "What kind of jobs are you thinking of?"),
+    ("Caroline", "I'm keen on counseling or working in mental health"),
+    ("Melanie", "My kids started swimming lessons"),
+    ("Caroline", "The weather was rainy all weekend"),
+]
+
+
+def log(engine, scope, session, turns, first=1):
+    out = []
+    for n, (speaker, text) in enumerate(turns, start=first):
+        cand = episode_candidate(f"{speaker}: {text}", speaker=speaker, turn_id=f"{session}:{n}")
+        out.append(engine.write(scope, [cand], session_id=session)[0].record)
+        engine.clock.advance(seconds=5)
+    return out
+
+
+def recaller_for(engine, before=1, after=1):
+    cfg = config_from_dict({"recall": {"episode_context_before": before, "episode_context_after": after}},
+                           base=engine.config)
+    return Recaller(engine, cfg.recall), cfg
+
+
+def unit(result, record):
+    return next(s for s in result.ranked if s.record.id == record.id)
+
+
+def test_a_kept_episode_brings_the_turns_before_and_after_it_in_session_order(engine):
+    ask, answer, aside, _ = log(engine, ALICE, "s1", DIALOGUE)
+    rec, _ = recaller_for(engine)
+    s = unit(rec.recall(ALICE, "counseling mental health jobs"), answer)
+    assert s.kept
+    assert [c.id for c in s.context] == [ask.id, answer.id, aside.id]
+    assert s.turn_ids == ("s1:2", "s1:1", "s1:3")
+
+
+@pytest.mark.parametrize("before,after,expected", [(0, 1, ["s1:2", "s1:3"]), (1, 0, ["s1:1", "s1:2"]),
+                                                   (0, 0, ["s1:2"]), (2, 2, ["s1:1", "s1:2", "s1:3", "s1:4"])])
+def test_the_window_size_comes_from_config(engine, before, after, expected):
+    _, answer, _, _ = log(engine, ALICE, "s1", DIALOGUE)
+    rec, _ = recaller_for(engine, before, after)
+    s = unit(rec.recall(ALICE, "counseling mental health jobs"), answer)
+    assert sorted(s.turn_ids) == expected
+
+
+def test_context_never_crosses_a_session_or_a_scope(engine):
+    log(engine, ALICE, "s0", [("Melanie", "an earlier session about gardening")])
+    _, answer = log(engine, ALICE, "s1", DIALOGUE[:2], first=1)[0:2]
+    log(engine, ALICE, "s2", [("Melanie", "a later session about pottery")])
+    log(engine, BOB, "s1", [("Bob", "bob's own turn in a session with the same id")], first=3)
+    rec, _ = recaller_for(engine, 2, 2)
+    s = unit(rec.recall(ALICE, "counseling mental health jobs"), answer)
+    assert {c.summary for c in s.context} == {"Melanie: What kind of jobs are you thinking of?",
+                                              "Caroline: I'm keen on counseling or working in mental health"}
+
+
+def test_forgotten_neighbours_do_not_come_back_as_context(engine):
+    ask, answer, aside, _ = log(engine, ALICE, "s1", DIALOGUE)
+    engine.forget(ALICE, aside.id)
+    rec, _ = recaller_for(engine)
+    s = unit(rec.recall(ALICE, "counseling mental health jobs"), answer)
+    assert aside.id not in {c.id for c in s.context}
+    assert engine.get(ALICE, aside.id).status is Status.INACTIVE
+
+
+def test_outdated_neighbours_do_not_come_back_as_context(engine):
+    old = episode_candidate("Caroline: I drink coffee every morning", speaker="Caroline", turn_id="s1:1")
+    engine.write(ALICE, [old, Candidate(MemoryType.PREFERENCE, "Caroline likes coffee", subject="drink",
+                                        turn_ids=("s1:1",))], session_id="s1")
+    engine.clock.advance(seconds=5)
+    now = log(engine, ALICE, "s1", [("Caroline", "Counseling is the career I want")], first=2)[0]
+    engine.clock.advance(seconds=5)
+    engine.write(ALICE, [Candidate(MemoryType.PREFERENCE, "Caroline likes tea now", subject="drink",
+                                   turn_ids=("s1:3",))], session_id="s1")
+    rec, _ = recaller_for(engine)
+    s = unit(rec.recall(ALICE, "counseling career"), now)
+    assert "s1:1" not in s.turn_ids
+
+
+def test_a_turn_shown_as_context_gives_up_its_own_place(engine):
+    ask, answer, _, _ = log(engine, ALICE, "s1", DIALOGUE)
+    rec, _ = recaller_for(engine)
+    result = rec.recall(ALICE, "what jobs: counseling or mental health")
+    first, second = sorted((unit(result, ask), unit(result, answer)), key=lambda s: s.rank)
+    assert first.kept and first.context
+    assert not second.kept and second.reason == f"shown as context of {first.record.id}"
+
+
+def test_the_injected_block_holds_the_whole_exchange_once(engine):
+    log(engine, ALICE, "s1", DIALOGUE)
+    rec, cfg = recaller_for(engine)
+    plan = WorkingMemory(engine, rec, cfg).plan(ALICE, "counseling mental health jobs")
+    assert plan.block.count("What kind of jobs are you thinking of?") == 1
+    assert plan.block.count("keen on counseling") == 1
+    assert plan.block.index("What kind of jobs") < plan.block.index("keen on counseling")
+
+
+@pytest.mark.parametrize("texts,expected", [
+    ([("Melanie", "What jobs?"), ("Caroline", "Counseling.")],
+     '2023-11-14, Melanie said: "What jobs?"; Caroline said: "Counseling."'),
+    ([("小明", "你想做什么工作？"), ("小红", "心理咨询。")],
+     '2023-11-14 小明说：“你想做什么工作？”；小红说：“心理咨询。”'),
+])
+def test_a_window_renders_as_one_line_of_who_said_what(engine, texts, expected):
+    records = log(engine, ALICE, "s1", [(who, text) for who, text in texts])
+    plain = [dataclasses.replace(r, summary=text, tags=(f"speaker:{who}",)) for r, (who, text) in zip(records, texts)]
+    line = render_record(plain[1], now=engine.clock.now(), window=plain)
+    assert line == expected
