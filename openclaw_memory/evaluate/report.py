@@ -73,3 +73,14 @@ def format_report(result: Mapping[str, Any]) -> str:
         f"ingest: {ing['items']} items in {ing['seconds']:.1f} s",
     ]
     return "\n".join(lines)
+
+
+def format_comparison(results: Sequence[Mapping[str, Any]]) -> str:
+    """Retrievers side by side on the headline metrics (one ingestion, several read paths)."""
+    keys = [k for k in results[0]["overall"] if k.split("@")[0].endswith("recall_all")]
+    head = ["retriever", *keys, "injected", "tokens"]
+    rows = [[r["retriever"], *(f"{r['overall'][k]:.3f}" for k in keys),
+             f"{r['injected']['recall_all']:.3f}", f"{r['injected']['tokens_mean']:.0f}"] for r in results]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(head), *(line(r) for r in rows)])

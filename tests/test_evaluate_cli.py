@@ -1,0 +1,83 @@
+"""`openclaw-memory eval` end to end on a tiny LoCoMo file: the real write and read paths."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from openclaw_memory.cli import main
+from openclaw_memory.evaluate.memory_system import MANIFEST
+
+
+def _turn(speaker, dia_id, text):
+    return {"speaker": speaker, "dia_id": dia_id, "text": text}
+
+
+@pytest.fixture
+def files(tmp_path: Path):
+    sample = {
+        "sample_id": "conv-1",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Bo",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [_turn("Ann", "D1:1", "I adopted a cat named Miso last week."),
+                          _turn("Bo", "D1:2", "Cute! I started a pottery class on Tuesdays."),
+                          _turn("Ann", "D1:3", "Miso sleeps on the piano all day.")],
+            "session_2_date_time": "9:00 am on 2 June, 2023",
+            "session_2": [_turn("Ann", "D2:1", "我在学做陶艺，每周六上课。"),
+                          _turn("Bo", "D2:2", "Miso knocked over my vase yesterday.")],
+        },
+        "qa": [{"question": "What is the name of Ann's cat?", "answer": "Miso", "evidence": ["D1:1"], "category": 4},
+               {"question": "谁在学陶艺？", "answer": "Ann", "evidence": ["D2:1"], "category": 4},
+               {"question": "What did Miso break?", "answer": "a vase", "evidence": ["D2:2"], "category": 1}],
+    }
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([sample]), encoding="utf-8")
+    cfg = tmp_path / "project.yaml"
+    cfg.write_text("storage:\n  embedding_model: hash\n", encoding="utf-8")
+    return data, cfg, tmp_path / "store"
+
+
+def _eval(capsys, data, cfg, store, retriever):
+    assert main(["--config", str(cfg), "eval", "locomo", str(data), "--retriever", retriever, "--json",
+                 "--no-progress", "--data-dir", str(store)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_all_retrievers_side_by_side_over_one_ingestion(capsys, files):
+    data, cfg, store = files
+    results = _eval(capsys, data, cfg, store, "all")
+    assert [r["retriever"] for r in results] == ["hybrid", "keyword", "vector"]
+    assert {r["questions"] for r in results} == {3}
+    assert len({json.dumps(r["ingest"]) for r in results}) == 1 and results[0]["ingest"]["items"] >= 5
+    for r in results:
+        assert {"dataset", "retriever", "questions", "overall", "by_category", "injected", "latency_ms", "ingest"} <= set(r)
+        assert 0.0 <= r["overall"]["recall_all@10"] <= 1.0
+    assert results[0]["overall"]["recall_all@10"] == 1.0  # three questions, five turns: all in the top 10
+
+
+def test_a_kept_store_is_reused_not_ingested_twice(capsys, files):
+    data, cfg, store = files
+    first = _eval(capsys, data, cfg, store, "hybrid")
+    count = sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0]
+    manifest = json.loads((store / MANIFEST).read_text())
+    second = _eval(capsys, data, cfg, store, "keyword")
+    assert sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0] == count
+    assert json.loads((store / MANIFEST).read_text()) == manifest
+    assert second["ingest"] == first["ingest"]
+
+
+def test_a_store_ingested_under_other_extraction_settings_is_ingested_again(capsys, files):
+    data, cfg, store = files
+    _eval(capsys, data, cfg, store, "hybrid")
+    before = json.loads((store / MANIFEST).read_text())
+    cfg.write_text("storage:\n  embedding_model: hash\nextraction:\n  store_assistant_episodes: true\n", encoding="utf-8")
+    _eval(capsys, data, cfg, store, "hybrid")
+    after = json.loads((store / MANIFEST).read_text())
+    assert [v["fingerprint"] for v in after.values()] != [v["fingerprint"] for v in before.values()]
+    db = sqlite3.connect(store / "memory.db")
+    turns = [t for (ids,) in db.execute("SELECT turn_ids FROM records WHERE type = 'episode'") for t in json.loads(ids)]
+    assert len(turns) == len(set(turns))  # started over, not logged twice
