@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
-from reliability_helpers import BASE_TIME, hash_config
+from reliability_helpers import BASE_TIME, fast_dir, hash_config
 
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.engine import MemoryEngine
@@ -292,7 +292,8 @@ class IsolationMachine(RuleBasedStateMachine):
             if hit(scope.user_id, scope.agent_id):
                 for key in [k for k in self.history if k[0] == i]:
                     del self.history[key]
-                res = self.mw.before_request(ChatRequest(scope, "s9", [{"role": "user", "content": QUERIES[0].format(en=EN[i], zh=ZH[i])}]))
+                ask = {"role": "user", "content": QUERIES[0].format(en=EN[i], zh=ZH[i])}
+                res = self.mw.before_request(ChatRequest(scope, "s9", [ask]))
                 assert res.plan.block == "", f"{scope} still gets memories after its purge"
         SEEN["purge"] += 1
 
@@ -303,7 +304,8 @@ class IsolationMachine(RuleBasedStateMachine):
         for r in rows:
             for link in json.loads(r["links"]):
                 owner = self.owner(link)
-                assert owner is None or owner == Scope(r["user_id"], r["agent_id"]), f"{r['id']} links {link} of {owner}"
+                own = Scope(r["user_id"], r["agent_id"])
+                assert owner is None or owner == own, f"{r['id']} of {own} links {link} of {owner}"
                 SEEN["compaction links checked"] += 1
 
     @rule()
@@ -311,9 +313,17 @@ class IsolationMachine(RuleBasedStateMachine):
         self.clock.advance(86_400)
 
 
-def test_no_scope_ever_sees_another_scopes_memory(tmp_path, capsys):
+@pytest.fixture
+def base(tmp_path):
+    path, remove = fast_dir(tmp_path, "ocm-iso-")
+    IsolationMachine.base = path
+    yield path
+    if remove:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def test_no_scope_ever_sees_another_scopes_memory(base, capsys):
     SEEN.clear()
-    IsolationMachine.base = tmp_path
     run_state_machine_as_test(IsolationMachine, settings=settings(
         max_examples=10, stateful_step_count=30, deadline=None, database=None, derandomize=True,
         suppress_health_check=list(HealthCheck)))
@@ -325,10 +335,9 @@ def test_no_scope_ever_sees_another_scopes_memory(tmp_path, capsys):
         assert SEEN[kind] > 0, f"no {kind} during the run: {dict(SEEN)}"
 
 
-def test_summaries_and_compaction_of_same_named_sessions_stay_in_their_scope(tmp_path):
+def test_summaries_and_compaction_of_same_named_sessions_stay_in_their_scope(base):
     """Deterministic companion of the property test: every scope summarizes session "s1" and
     compacts its tool events, then each scope's session start, recall and search are checked."""
-    IsolationMachine.base = tmp_path
     m = IsolationMachine()
     m.open_store()
     try:
