@@ -30,6 +30,7 @@ from .extract.filter import is_contentless
 from .extract.secrets import SecretFilter
 from .extract.summary import Summarizer
 from .inject.position import inject, validate_messages
+from .text import valid_unicode
 from .types import Candidate, Channel, InjectionPlan, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
 from .worker import Job, Worker
 from .working_memory import WorkingMemory
@@ -53,11 +54,12 @@ class RequestResult:
 
 
 def _text(message: Mapping[str, Any]) -> str:
+    """A message's text; lone surrogates become U+FFFD (see text.valid_unicode)."""
     content = message.get("content")
     if isinstance(content, str):
-        return content
+        return valid_unicode(content)
     if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+        return valid_unicode(" ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping)))
     return ""
 
 
@@ -115,8 +117,9 @@ class MemoryMiddleware:
         if self.sessions.open(scope, session_id):
             log.debug("session %s opened for %s", session_id, scope.user_id)
         self._read_your_writes(scope)
-        request_tokens = sum(len(_text(m)) for m in recent) // 3
-        plan = self.working.plan(scope, prompt, recent, deep=deep, request_tokens=request_tokens)
+        recent = [{**m, "content": _text(m)} for m in recent]
+        request_tokens = sum(len(m["content"]) for m in recent) // 3
+        plan = self.working.plan(scope, valid_unicode(prompt or ""), recent, deep=deep, request_tokens=request_tokens)
         return self._wrap(plan)
 
     def _read_your_writes(self, scope: Scope) -> None:
@@ -154,7 +157,7 @@ class MemoryMiddleware:
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: expected a non-empty string")
         self._read_your_writes(scope)
-        result = self.working.recaller.recall(scope, query, (), deep=deep, touch=False)
+        result = self.working.recaller.recall(scope, valid_unicode(query), (), deep=deep, touch=False)
         return [s for s in result.ranked if s.kept][: max(1, int(limit))]
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
@@ -168,8 +171,11 @@ class MemoryMiddleware:
         turns = user_turns(request.messages)
         if not turns:
             return
+        if reply is not None and not isinstance(reply, str):
+            raise ValidationError(f"reply: expected a string, found {type(reply).__name__}")
         number, user, _ = turns[-1]
-        turn = Turn(request.scope, request.session_id, user, reply or "", f"{request.session_id}#{number}", self.clock.now())
+        turn = Turn(request.scope, request.session_id, user, valid_unicode(reply or ""), f"{request.session_id}#{number}",
+                    self.clock.now())
         self._submit(request.scope, lambda: self._capture([turn]), "capture")
 
     def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]]) -> int:
@@ -188,8 +194,9 @@ class MemoryMiddleware:
         _check_session(session_id)
         if not isinstance(event.tool, str) or not event.tool.strip():
             raise ValidationError("tool: expected a non-empty tool name")
-        clean = ToolEvent(event.tool, _redact_args(self.secrets, event.arguments), self.secrets.redact(event.outcome or ""),
-                          event.ok, tuple(event.files), event.duration_ms)
+        clean = ToolEvent(valid_unicode(event.tool), _redact_args(self.secrets, event.arguments),
+                          self.secrets.redact(valid_unicode(str(event.outcome or ""))), event.ok,
+                          tuple(valid_unicode(str(f)) for f in event.files), event.duration_ms)
         self._submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
                                                       writer="save-hook"), "save")
 
@@ -198,6 +205,7 @@ class MemoryMiddleware:
         """A deterministic process node (a task's status changed): written now, without the LLM."""
         if not subject or not status:
             raise ValidationError("subject and status: expected non-empty strings")
+        subject, status, summary, reason = (valid_unicode(str(x)) for x in (subject, status, summary, reason))
         cands = process_event_candidates(subject, status, self.secrets.redact(summary), reason=self.secrets.redact(reason))
         return self.engine.write(scope, cands, session_id=session_id, writer="process-node")
 
@@ -217,6 +225,9 @@ class MemoryMiddleware:
         """An explicit memory from the user or an admin tool: the explicit channel, written now."""
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("text: expected a non-empty string")
+        if subject is not None and not isinstance(subject, str):
+            raise ValidationError(f"subject: expected a string or None, found {type(subject).__name__}")
+        text, subject = valid_unicode(text), valid_unicode(subject) if subject else subject
         if self.secrets.contains_secret(text):
             raise ValidationError("text: looks like a secret (password, key, card or ID number); secrets are never stored")
         kind = _memory_type(type) if type else None
@@ -235,7 +246,7 @@ class MemoryMiddleware:
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
         self._read_your_writes(scope)
-        return self._forget_matching(scope, Candidate(MemoryType.FACT, query.strip(), forget=True))
+        return self._forget_matching(scope, Candidate(MemoryType.FACT, valid_unicode(query.strip()), forget=True))
 
     def _forget_matching(self, scope: Scope, command: Candidate) -> list[str]:
         """An explicit "forget X": deactivate what X clearly names (its subject, or a strong
@@ -273,6 +284,8 @@ class MemoryMiddleware:
             raise ValidationError("turns: expected one scope and one session per ingest call")
         _check_session(first.session_id)
         self.sessions.open(first.scope, first.session_id)
+        turns = [dataclasses.replace(t, user=valid_unicode(t.user or ""), assistant=valid_unicode(t.assistant or ""))
+                 for t in turns]
         return self._capture(turns)
 
     def _capture(self, turns: Sequence[Turn]) -> int:
@@ -341,6 +354,8 @@ class MemoryMiddleware:
 def _check_session(session_id: str) -> None:
     if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 256:
         raise ValidationError(f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}")
+    if valid_unicode(session_id) != session_id:
+        raise ValidationError(f"session_id: expected valid Unicode text, found lone surrogates in {session_id!r}")
 
 
 def _memory_type(name: str) -> MemoryType:
@@ -352,4 +367,5 @@ def _memory_type(name: str) -> MemoryType:
 
 
 def _redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
-    return {str(k): secrets.redact(v) if isinstance(v, str) else v for k, v in dict(args or {}).items()}
+    return {valid_unicode(str(k)): secrets.redact(valid_unicode(v)) if isinstance(v, str) else v
+            for k, v in dict(args or {}).items()}
