@@ -2,7 +2,8 @@
 Chroma (seed 001 §1.1, invariant 6). `forget` deactivates and keeps an audit trail; purge does not.
 
 Afterwards the SQLite file is vacuumed (secure_delete is on, and VACUUM plus a WAL truncate take
-the freed pages off the disk). What remains is one audit row saying that a purge happened, with
+the freed pages off the disk). The user's Chroma collections are dropped with their segment
+directories, and the embedded Chroma's own SQLite file is vacuumed too. What remains is one audit row saying that a purge happened, with
 the user id replaced by a sha256 prefix, so an operator can prove the deletion without keeping
 the identifier.
 
@@ -55,6 +56,7 @@ def purge_user(engine: MemoryEngine, user_id: str, agent_id: str | None = None) 
         engine.index.drop_scope(Scope(user_id, agent))
         counts["collections"] += len(before - set(engine.index.scope_names()))
     engine.db.vacuum()
+    counts["index_bytes_zeroed"] = sum(engine.index.compact().values())
     return counts
 
 
