@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -92,6 +94,14 @@ class MemoryMiddleware:
         self.clock = engine.clock
         self.short_term = ShortTermMemory(engine.db, config.short_term, engine.clock)
         self.sessions = Sessions(engine.db, engine.clock)
+        # Purges bump an epoch per user (every agent) or per (user, agent); a background job
+        # submitted under an older epoch is dropped instead of writing the purged data back.
+        # While a user is being purged, that user's jobs wait, and the purge waits for the one
+        # running (per user: jobs of other users go on).
+        self._epochs: Counter[Any] = Counter()
+        self._gate = threading.Condition()
+        self._running: Counter[str] = Counter()  # background jobs running, per user id
+        self._purging: Counter[str] = Counter()  # purges in progress, per user id
 
     @classmethod
     def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
@@ -269,7 +279,55 @@ class MemoryMiddleware:
     # ---- background jobs --------------------------------------------------------------------
 
     def _submit(self, scope: Scope, fn, name: str) -> None:
-        self.worker.submit(Job(scope, fn, name))
+        epoch, user = self._epoch(scope), scope.user_id
+
+        def run() -> None:
+            with self._gate:
+                self._gate.wait_for(lambda: not self._purging[user])
+                if self._epoch(scope) != epoch:  # the user was purged after this was queued
+                    log.info("dropped a queued %s job of a purged user", name)
+                    return
+                self._running[user] += 1
+            try:
+                fn()
+            finally:
+                with self._gate:
+                    self._running -= Counter({user: 1})  # drops the key at zero
+                    self._gate.notify_all()
+
+        self.worker.submit(Job(scope, run, name))
+
+    def _epoch(self, scope: Scope) -> tuple[int, int]:
+        return self._epochs[scope.user_id], self._epochs[(scope.user_id, scope.agent_id)]
+
+    def purge_user(self, user_id: str, agent_id: str | None = None) -> dict[str, int]:
+        """Delete everything of a user (every agent, or one), as `maintain.purge_user`, after
+        dropping the user's captures still queued in the background worker and waiting for the
+        one running, so turns the user sent just before cannot write the data back afterwards.
+
+        A purge from another process (the CLI) cannot see this process's queue: stop the agent,
+        or purge through it.
+        """
+        from .maintain.purge import purge_user
+
+        Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
+
+        def of_user(job: Job) -> bool:
+            return job.scope.user_id == user_id and (agent_id is None or job.scope.agent_id == agent_id)
+
+        with self._gate:
+            self._purging[user_id] += 1
+            self._epochs[user_id if agent_id is None else (user_id, agent_id)] += 1
+            self._gate.wait_for(lambda: not self._running[user_id])  # the running one finishes first
+        try:
+            dropped = self.worker.discard(of_user)
+            counts = purge_user(self.engine, user_id, agent_id)
+        finally:
+            with self._gate:
+                self._purging -= Counter({user_id: 1})
+                self._gate.notify_all()
+        counts["queued_jobs_dropped"] = dropped
+        return counts
 
     def ingest(self, turns: Sequence[Turn]) -> int:
         """Capture turns of one scope and session synchronously, in one batch (replays, imports).

@@ -10,6 +10,8 @@ quotes it), tool events with arguments, session summaries and an event compactio
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from reliability_helpers import BASE_TIME, find_in_files, hash_config, store_files
 
@@ -17,7 +19,7 @@ from openclaw_memory.clock import FakeClock
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.maintain import compact_events, purge_user
 from openclaw_memory.middleware import ChatRequest, ToolEvent
-from openclaw_memory.types import Scope
+from openclaw_memory.types import Candidate, MemoryType, Scope
 
 VICTIM = "zanzibar-quokka"
 BYSTANDER = "bystander"
@@ -140,36 +142,65 @@ def _vectors_in(files, vecs: list[bytes]) -> int:
     return sum(1 for v in vecs if v in blobs)
 
 
-QUEUED = (
-    "maintain/purge.py purge_user works on the engine and cannot see the middleware's worker queue: turns of "
-    "the user still queued (after_response returns at once) are written after the purge, so the purged user's "
-    "memories and messages come back (measured: 30 queued turns -> 60 records and 60 messages after purge and "
-    "flush). Fix: a MemoryMiddleware.purge_user(user) that waits for the user's queued jobs (worker.wait per "
-    "scope) before calling maintain.purge_user, and/or a purge tombstone (hashed user id, time) that the write "
-    "path checks so that turns captured before the purge are dropped (the CLI purges from another process)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=QUEUED)
 def test_a_purge_is_not_undone_by_turns_still_queued(tmp_path):
+    """Turns the user sent just before the purge (after_response returns at once) are dropped from
+    the worker's queue, not written back after it."""
     import threading
 
     from openclaw_memory.worker import Job
 
     mw = build_middleware(hash_config(tmp_path), clock=FakeClock(BASE_TIME))
-    victim, gate = Scope(VICTIM, "main"), threading.Event()
+    victim, other, gate = Scope(VICTIM, "main"), Scope(BYSTANDER, "main"), threading.Event()
     try:
-        mw.worker.submit(Job(victim, lambda: gate.wait(30), "gate"))  # holds the queue, as a busy worker does
+        mw.worker.submit(Job(other, lambda: gate.wait(30), "gate"))  # a busy worker holds the queue
         for i in range(10):
-            turn = {"role": "user", "content": f"remember that my cat is {STRINGS[VICTIM][0]}{i}"}
-            mw.after_response(ChatRequest(victim, "s1", [turn]), "ok")
-        purge_user(mw.engine, VICTIM)
+            for scope in (victim, other):
+                turn = {"role": "user", "content": f"remember that my cat is {STRINGS[scope.user_id][0]}{i}"}
+                mw.after_response(ChatRequest(scope, "s1", [turn]), "ok")
+        counts = mw.purge_user(VICTIM)
         gate.set()
         mw.flush()
         with mw.engine.db.read() as db:
             left = {t: db.execute(f"SELECT COUNT(*) FROM {t} WHERE user_id = ?", (VICTIM,)).fetchone()[0]
                     for t in ("records", "messages")}
+            kept = db.execute("SELECT COUNT(*) FROM messages WHERE user_id = ?", (BYSTANDER,)).fetchone()[0]
+        failures = mw.worker.failures
     finally:
         gate.set()
         mw.close()
     assert left == {"records": 0, "messages": 0}, f"the purged user's data came back: {left}"
+    assert counts["queued_jobs_dropped"] == 10 and kept == 20 and failures == 0
+
+
+def test_a_purge_waits_for_the_users_running_capture(tmp_path):
+    """A capture of the user already running when the purge starts finishes first, and what it
+    wrote is purged with the rest."""
+    import threading
+
+    mw = build_middleware(hash_config(tmp_path), clock=FakeClock(BASE_TIME))
+    victim, gate, started = Scope(VICTIM, "main"), threading.Event(), threading.Event()
+    result: list[dict] = []
+
+    def slow_capture() -> None:  # a capture job as _submit queues it, slowed down
+        started.set()
+        gate.wait(30)
+        mw.engine.write(victim, [Candidate(MemoryType.FACT, f"my cat is called {STRINGS[VICTIM][0]}", subject="cat")])
+
+    try:
+        mw._submit(victim, slow_capture, "capture")
+        assert started.wait(30)
+        purge = threading.Thread(target=lambda: result.append(mw.purge_user(VICTIM)))
+        purge.start()
+        time.sleep(0.5)
+        assert purge.is_alive(), "the purge must wait for the user's running capture"
+        gate.set()
+        purge.join(60)
+        assert not purge.is_alive() and result
+        mw.flush()
+        with mw.engine.db.read() as db:
+            left = db.execute("SELECT COUNT(*) FROM records WHERE user_id = ?", (VICTIM,)).fetchone()[0]
+        assert left == 0, f"{left} records of the purged user written by the running capture"
+        assert result[0]["records"] == 1 and mw.worker.failures == 0
+    finally:
+        gate.set()
+        mw.close()

@@ -29,7 +29,7 @@ from openclaw_memory.clock import FakeClock
 from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.errors import NotFoundError
 from openclaw_memory.factory import build_middleware
-from openclaw_memory.maintain import compact_events, purge_record, purge_user, run_maintenance
+from openclaw_memory.maintain import compact_events, purge_record, run_maintenance
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware, ToolEvent
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope
@@ -283,7 +283,7 @@ class IsolationMachine(RuleBasedStateMachine):
         agent = AGENTS[0] if one_agent else None
         hit = lambda uu, aa: uu == user and (agent is None or aa == agent)  # noqa: E731
         before = self.snapshot_outside(hit)
-        purge_user(self.mw.engine, user, agent)
+        self.mw.purge_user(user, agent)
         assert self.snapshot_outside(hit) == before
         with self.mw.engine.db.read() as db:
             left = db.execute("SELECT user_id, agent_id FROM records WHERE user_id = ?", (user,)).fetchall()
