@@ -254,7 +254,10 @@ def _surrogate_remember(env: Env) -> None:
 
 def _surrogate_turn(env: Env) -> None:
     failures = env.mw.worker.failures
-    _turn(env, b"we discussed caf\xe9 \xff hostilelone".decode("utf-8", "surrogateescape"))
+    # its own session: every _turn is turn 1 of session h2, and an episode whose turn id a curated
+    # memory (from the 1 MB turn) already cites is left out of recall as covered by it
+    text = b"we discussed caf\xe9 \xff hostilelone".decode("utf-8", "surrogateescape")
+    env.mw.after_response(ChatRequest(MALLORY, "h-surrogates", [SYSTEM, {"role": "user", "content": text}]), "ok")
     env.mw.flush()
     assert env.mw.worker.failures == failures, "the capture job failed: the turn is lost"
     assert "hostilelone" in recall(env, env.mw, MALLORY, "hostilelone")

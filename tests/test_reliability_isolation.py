@@ -22,7 +22,9 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test,
+)
 from reliability_helpers import BASE_TIME, fast_dir, hash_config
 
 from openclaw_memory.clock import FakeClock
@@ -83,8 +85,11 @@ class IsolationMachine(RuleBasedStateMachine):
         self.client.__enter__()
         self.history: dict[tuple[int, str], list[dict]] = {}
         self.nonce = 0
+        self.steps_since_purge = 0
         for i, scope in enumerate(SCOPES):  # every scope starts with data of its own to leak
             self.mw.remember(scope, f"I prefer {EN[i]} tea, 我喜欢{ZH[i]}", type="preference", subject="tea")
+            for n in range(3):  # and with more tool events than compaction_trigger, so compaction has work
+                self.mw.on_tool_event(scope, "s0", ToolEvent("probe", {"q": EN[i]}, f"probe found {EN[i]}{n} in {ZH[i]}"))
 
     def teardown(self) -> None:
         if hasattr(self, "mw"):
@@ -275,10 +280,15 @@ class IsolationMachine(RuleBasedStateMachine):
             assert self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
         self.check_links()
 
-    @rule(u=st.integers(0, 4), one_agent=st.booleans(), roll=st.integers(0, 3))
-    def purge(self, u: int, one_agent: bool, roll: int) -> None:
-        if roll:  # a purge wipes a user: keep it rarer than the other rules
-            return
+    @invariant()
+    def count_steps(self) -> None:
+        self.steps_since_purge += 1
+
+    # a purge wipes a user: keep it rarer than the other rules (at most one in eight steps)
+    @precondition(lambda self: self.steps_since_purge >= 8)
+    @rule(u=st.integers(0, 4), one_agent=st.booleans())
+    def purge(self, u: int, one_agent: bool) -> None:
+        self.steps_since_purge = 0
         user = USERS[u]
         agent = AGENTS[0] if one_agent else None
         hit = lambda uu, aa: uu == user and (agent is None or aa == agent)  # noqa: E731
