@@ -53,10 +53,11 @@ _HEADER = struct.Struct("<iQQQQ")
 def _scrub_segment(seg: Path) -> dict[str, int]:
     """Zero what lies past the live elements in a segment's length.bin and data_level0.bin.
 
-    Chroma sizes these files for max_elements but fills only cur_element_count entries; the rest
-    is written from uninitialised memory, which holds whatever the process freed before, such as
-    the ids and metadata of another user's vectors (seen after a purge in a live segment's
-    length.bin). hnswlib reads only the first cur_element_count entries, so zeroing the tail
+    Chroma writes a new segment's files sized for max_elements (100) before any element is
+    flushed into them (cur_element_count 0), and what lies past the live entries comes from
+    uninitialised memory, which holds whatever the process freed before, such as the ids and
+    metadata of another user's vectors (seen after a purge in a live segment's length.bin).
+    Flushed segments are sized for their live elements and have no tail. hnswlib reads only the first cur_element_count entries, so zeroing the tail
     changes nothing it uses. A header this code does not recognise is left alone.
     """
     try:
