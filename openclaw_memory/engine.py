@@ -50,11 +50,18 @@ class MemoryEngine:
         vs = cfg.storage.vector_store
         index = ChromaIndex(kind=vs.kind, path=cfg.chroma_dir, host=vs.host, port=vs.port,
                             prefix=vs.collection_prefix, embedder_name=name, dim=embedder_dim(emb))
-        if check_embedder:
-            index.check_embedder()
-        db = Database(cfg.sqlite_file)
-        bg = cfg.storage.background_indexing if background is None else background
-        return cls(cfg, db, index, emb, clock or SystemClock(), background=bg)
+        db = None
+        try:
+            if check_embedder:
+                index.check_embedder()
+            db = Database(cfg.sqlite_file)
+            bg = cfg.storage.background_indexing if background is None else background
+            return cls(cfg, db, index, emb, clock or SystemClock(), background=bg)
+        except BaseException:  # a refused open (mismatch, locked file) keeps no client or connection
+            index.close()
+            if db is not None:
+                db.close()
+            raise
 
     def _check_vectors_model(self) -> None:
         with self.db.read() as db:
@@ -159,4 +166,5 @@ class MemoryEngine:
 
     def close(self) -> None:
         self.indexer.close()
+        self.index.close()
         self.db.close()

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -30,6 +32,7 @@ from .extract.filter import is_contentless
 from .extract.secrets import SecretFilter
 from .extract.summary import Summarizer
 from .inject.position import inject, validate_messages
+from .text import valid_unicode
 from .types import Candidate, Channel, InjectionPlan, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
 from .worker import Job, Worker
 from .working_memory import WorkingMemory
@@ -53,11 +56,12 @@ class RequestResult:
 
 
 def _text(message: Mapping[str, Any]) -> str:
+    """A message's text; lone surrogates become U+FFFD (see text.valid_unicode)."""
     content = message.get("content")
     if isinstance(content, str):
-        return content
+        return valid_unicode(content)
     if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+        return valid_unicode(" ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping)))
     return ""
 
 
@@ -90,6 +94,14 @@ class MemoryMiddleware:
         self.clock = engine.clock
         self.short_term = ShortTermMemory(engine.db, config.short_term, engine.clock)
         self.sessions = Sessions(engine.db, engine.clock)
+        # Purges bump an epoch per user (every agent) or per (user, agent); a background job
+        # submitted under an older epoch is dropped instead of writing the purged data back.
+        # While a user is being purged, that user's jobs wait, and the purge waits for the one
+        # running (per user: jobs of other users go on).
+        self._epochs: Counter[Any] = Counter()
+        self._gate = threading.Condition()
+        self._running: Counter[str] = Counter()  # background jobs running, per user id
+        self._purging: Counter[str] = Counter()  # purges in progress, per user id
 
     @classmethod
     def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
@@ -115,8 +127,9 @@ class MemoryMiddleware:
         if self.sessions.open(scope, session_id):
             log.debug("session %s opened for %s", session_id, scope.user_id)
         self._read_your_writes(scope)
-        request_tokens = sum(len(_text(m)) for m in recent) // 3
-        plan = self.working.plan(scope, prompt, recent, deep=deep, request_tokens=request_tokens)
+        recent = [{**m, "content": _text(m)} for m in recent]
+        request_tokens = sum(len(m["content"]) for m in recent) // 3
+        plan = self.working.plan(scope, valid_unicode(prompt or ""), recent, deep=deep, request_tokens=request_tokens)
         return self._wrap(plan)
 
     def _read_your_writes(self, scope: Scope) -> None:
@@ -154,7 +167,7 @@ class MemoryMiddleware:
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: expected a non-empty string")
         self._read_your_writes(scope)
-        result = self.working.recaller.recall(scope, query, (), deep=deep, touch=False)
+        result = self.working.recaller.recall(scope, valid_unicode(query), (), deep=deep, touch=False)
         return [s for s in result.ranked if s.kept][: max(1, int(limit))]
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
@@ -168,8 +181,11 @@ class MemoryMiddleware:
         turns = user_turns(request.messages)
         if not turns:
             return
+        if reply is not None and not isinstance(reply, str):
+            raise ValidationError(f"reply: expected a string, found {type(reply).__name__}")
         number, user, _ = turns[-1]
-        turn = Turn(request.scope, request.session_id, user, reply or "", f"{request.session_id}#{number}", self.clock.now())
+        turn = Turn(request.scope, request.session_id, user, valid_unicode(reply or ""), f"{request.session_id}#{number}",
+                    self.clock.now())
         self._submit(request.scope, lambda: self._capture([turn]), "capture")
 
     def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]]) -> int:
@@ -188,8 +204,9 @@ class MemoryMiddleware:
         _check_session(session_id)
         if not isinstance(event.tool, str) or not event.tool.strip():
             raise ValidationError("tool: expected a non-empty tool name")
-        clean = ToolEvent(event.tool, _redact_args(self.secrets, event.arguments), self.secrets.redact(event.outcome or ""),
-                          event.ok, tuple(event.files), event.duration_ms)
+        clean = ToolEvent(valid_unicode(event.tool), _redact_args(self.secrets, event.arguments),
+                          self.secrets.redact(valid_unicode(str(event.outcome or ""))), event.ok,
+                          tuple(valid_unicode(str(f)) for f in event.files), event.duration_ms)
         self._submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
                                                       writer="save-hook"), "save")
 
@@ -198,6 +215,7 @@ class MemoryMiddleware:
         """A deterministic process node (a task's status changed): written now, without the LLM."""
         if not subject or not status:
             raise ValidationError("subject and status: expected non-empty strings")
+        subject, status, summary, reason = (valid_unicode(str(x)) for x in (subject, status, summary, reason))
         cands = process_event_candidates(subject, status, self.secrets.redact(summary), reason=self.secrets.redact(reason))
         return self.engine.write(scope, cands, session_id=session_id, writer="process-node")
 
@@ -217,6 +235,9 @@ class MemoryMiddleware:
         """An explicit memory from the user or an admin tool: the explicit channel, written now."""
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("text: expected a non-empty string")
+        if subject is not None and not isinstance(subject, str):
+            raise ValidationError(f"subject: expected a string or None, found {type(subject).__name__}")
+        text, subject = valid_unicode(text), valid_unicode(subject) if subject else subject
         if self.secrets.contains_secret(text):
             raise ValidationError("text: looks like a secret (password, key, card or ID number); secrets are never stored")
         kind = _memory_type(type) if type else None
@@ -235,7 +256,7 @@ class MemoryMiddleware:
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
         self._read_your_writes(scope)
-        return self._forget_matching(scope, Candidate(MemoryType.FACT, query.strip(), forget=True))
+        return self._forget_matching(scope, Candidate(MemoryType.FACT, valid_unicode(query.strip()), forget=True))
 
     def _forget_matching(self, scope: Scope, command: Candidate) -> list[str]:
         """An explicit "forget X": deactivate what X clearly names (its subject, or a strong
@@ -258,7 +279,55 @@ class MemoryMiddleware:
     # ---- background jobs --------------------------------------------------------------------
 
     def _submit(self, scope: Scope, fn, name: str) -> None:
-        self.worker.submit(Job(scope, fn, name))
+        epoch, user = self._epoch(scope), scope.user_id
+
+        def run() -> None:
+            with self._gate:
+                self._gate.wait_for(lambda: not self._purging[user])
+                if self._epoch(scope) != epoch:  # the user was purged after this was queued
+                    log.info("dropped a queued %s job of a purged user", name)
+                    return
+                self._running[user] += 1
+            try:
+                fn()
+            finally:
+                with self._gate:
+                    self._running -= Counter({user: 1})  # drops the key at zero
+                    self._gate.notify_all()
+
+        self.worker.submit(Job(scope, run, name))
+
+    def _epoch(self, scope: Scope) -> tuple[int, int]:
+        return self._epochs[scope.user_id], self._epochs[(scope.user_id, scope.agent_id)]
+
+    def purge_user(self, user_id: str, agent_id: str | None = None) -> dict[str, int]:
+        """Delete everything of a user (every agent, or one), as `maintain.purge_user`, after
+        dropping the user's captures still queued in the background worker and waiting for the
+        one running, so turns the user sent just before cannot write the data back afterwards.
+
+        A purge from another process (the CLI) cannot see this process's queue: stop the agent,
+        or purge through it.
+        """
+        from .maintain.purge import purge_user
+
+        Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
+
+        def of_user(job: Job) -> bool:
+            return job.scope.user_id == user_id and (agent_id is None or job.scope.agent_id == agent_id)
+
+        with self._gate:
+            self._purging[user_id] += 1
+            self._epochs[user_id if agent_id is None else (user_id, agent_id)] += 1
+            self._gate.wait_for(lambda: not self._running[user_id])  # the running one finishes first
+        try:
+            dropped = self.worker.discard(of_user)
+            counts = purge_user(self.engine, user_id, agent_id)
+        finally:
+            with self._gate:
+                self._purging -= Counter({user_id: 1})
+                self._gate.notify_all()
+        counts["queued_jobs_dropped"] = dropped
+        return counts
 
     def ingest(self, turns: Sequence[Turn]) -> int:
         """Capture turns of one scope and session synchronously, in one batch (replays, imports).
@@ -273,6 +342,8 @@ class MemoryMiddleware:
             raise ValidationError("turns: expected one scope and one session per ingest call")
         _check_session(first.session_id)
         self.sessions.open(first.scope, first.session_id)
+        turns = [dataclasses.replace(t, user=valid_unicode(t.user or ""), assistant=valid_unicode(t.assistant or ""))
+                 for t in turns]
         return self._capture(turns)
 
     def _capture(self, turns: Sequence[Turn]) -> int:
@@ -342,6 +413,8 @@ class MemoryMiddleware:
 def _check_session(session_id: str) -> None:
     if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 256:
         raise ValidationError(f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}")
+    if valid_unicode(session_id) != session_id:
+        raise ValidationError(f"session_id: expected valid Unicode text, found lone surrogates in {session_id!r}")
 
 
 def _memory_type(name: str) -> MemoryType:
@@ -353,4 +426,5 @@ def _memory_type(name: str) -> MemoryType:
 
 
 def _redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
-    return {str(k): secrets.redact(v) if isinstance(v, str) else v for k, v in dict(args or {}).items()}
+    return {valid_unicode(str(k)): secrets.redact(valid_unicode(v)) if isinstance(v, str) else v
+            for k, v in dict(args or {}).items()}

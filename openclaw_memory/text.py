@@ -12,6 +12,7 @@ import logging
 import re
 import threading
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[\w]+", re.UNICODE)
 _lock = threading.Lock()
@@ -38,6 +39,21 @@ def _jieba():
     with _lock:
         jieba.initialize()  # loads the bundled dictionary once; no network
     return jieba
+
+
+def valid_unicode(text: str) -> str:
+    """text with every lone surrogate replaced by U+FFFD.
+
+    Bytes that were not UTF-8, decoded with `surrogateescape` (file names, pipes, some terminals),
+    leave lone surrogates in a str; SQLite cannot encode them and would fail the whole write. The
+    API entry points pass input text through here, so such a turn is stored with a visible
+    replacement character instead of being lost.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def has_cjk(text: str) -> bool:

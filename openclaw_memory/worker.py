@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Callable
 
@@ -44,6 +44,23 @@ class Worker:
         with self._cond:
             self._pending[job.scope.key] += 1
         self._q.put(job)
+
+    def discard(self, matches: Callable[[Job], bool]) -> int:
+        """Drop the queued (not yet started) jobs that match; return how many were dropped."""
+        with self._q.mutex:
+            kept, dropped = deque(), []
+            for job in self._q.queue:
+                (dropped if job is not None and matches(job) else kept).append(job)
+            self._q.queue = kept
+            self._q.unfinished_tasks -= len(dropped)
+            self._q.not_full.notify_all()
+        with self._cond:
+            for job in dropped:
+                self._pending[job.scope.key] -= 1
+                if self._pending[job.scope.key] <= 0:
+                    del self._pending[job.scope.key]
+            self._cond.notify_all()
+        return len(dropped)
 
     def depth(self) -> int:
         return self._q.qsize()

@@ -50,6 +50,18 @@ def hash_config(data_dir: str | Path, **sections: Mapping[str, Any]) -> MemoryCo
     return config_from_dict(data)
 
 
+def fast_dir(fallback: Path, prefix: str = "ocm-rel-") -> tuple[Path, bool]:
+    """A fresh directory on /dev/shm when it has room (Chroma fsyncs every write, tens of ms on a
+    slow disk; on tmpfs they are nearly free), else fallback. Also says whether it must be removed."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > 2 * 1024**3:
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=shm)), True
+    fallback.mkdir(parents=True, exist_ok=True)
+    return fallback, False
+
+
 # ---- bytes on disk ------------------------------------------------------------------------
 
 
@@ -71,21 +83,25 @@ def encodings(text: str) -> list[bytes]:
     return forms
 
 
+def _word_byte(b: bytes) -> bool:
+    return bool(b) and (b.isascii() and b.isalnum() or b in (b"-", b"_"))
+
+
 def _bounded(blob: bytes, needle: bytes) -> bool:
-    """needle occurs in blob with no ASCII letter or digit right before or after it."""
+    """needle occurs in blob with no identifier byte (ASCII letter, digit, - or _) around it."""
     start = blob.find(needle)
     while start != -1:
         before = blob[start - 1 : start]
         after = blob[start + len(needle) : start + len(needle) + 1]
-        if not (before.isalnum() and before.isascii()) and not (after.isalnum() and after.isascii()):
+        if not _word_byte(before) and not _word_byte(after):
             return True
         start = blob.find(needle, start + 1)
     return False
 
 
 def needs_boundary(text: str) -> bool:
-    """Short or hex-only strings collide with ids, hashes and binary data by chance: for them a
-    hit only counts when it stands alone (not inside a longer run of letters and digits)."""
+    """Short or hex-only strings collide with ids, UUID groups, hashes and binary data by chance:
+    for them a hit only counts when it stands alone (not inside a run of identifier characters)."""
     return len(text) < 8 or all(c in "0123456789abcdefABCDEF" for c in text)
 
 

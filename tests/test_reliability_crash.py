@@ -77,43 +77,49 @@ def _crash_store(fs: ForkServer, rng: random.Random, data: Path, store: int) -> 
     return acked, kills
 
 
+def _assert_consistent(eng: MemoryEngine, acked: dict[str, tuple[str, str]]) -> int:
+    """SQLite, FTS, the SQLite vectors and the Chroma tiers agree; every acked id is there."""
+    with eng.db.read() as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = db.execute("SELECT id, user_id, agent_id, status FROM records").fetchall()
+        orphan_fts = db.execute(
+            "SELECT COUNT(*) FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)").fetchone()[0]
+        missing_fts = db.execute(
+            "SELECT COUNT(*) FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)").fetchone()[0]
+        orphan_sql_vecs = db.execute(
+            "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)").fetchone()[0]
+        stale = stale_vector_ids(db, eng.model_name, eng.index.dim)
+        outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+    assert orphan_fts == 0 and missing_fts == 0, "FTS rows and records disagree"
+    assert orphan_sql_vecs == 0 and stale == [], "SQLite vectors and records disagree"
+    assert outbox == 0
+    where = {r["id"]: (r["user_id"], r["agent_id"]) for r in rows}
+    lost = [rid for rid, owner in acked.items() if where.get(rid) != owner]
+    assert lost == [], f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
+    scopes = {Scope(u, a) for u, a in where.values()}
+    for scope in scopes:
+        mine = [r for r in rows if (r["user_id"], r["agent_id"]) == (scope.user_id, scope.agent_id)]
+        for tier, status in (("hot", "active"), ("cold", "archived")):
+            want = {r["id"] for r in mine if r["status"] == status}
+            assert eng.index.ids(scope, tier) == want, f"{scope} {tier}: index and records disagree"
+        live = {r["id"] for r in mine if r["status"] == "active"}
+        if live:  # the HNSW segment loads and answers with live ids only
+            hits = eng.index.query(scope, eng.embed_query("the drink is green tea"), 5)
+            assert hits and {i for i, _ in hits} <= live
+    known = {eng.index.collection_name(s, t) for s in scopes for t in ("hot", "cold")}
+    assert set(tier_collections(eng.index)) <= known, "collections of no partition remain"
+    return len(rows)
+
+
 def _check_store(data: Path, acked: dict[str, tuple[str, str]]) -> dict[str, int]:
     """Reopen, repair, and prove the store consistent; the figures for the report."""
     eng = MemoryEngine.open(hash_config(data), clock=FakeClock(BASE_TIME + 10**7), background=False)
     try:
-        with eng.db.read() as db:
-            assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         first = doctor(eng, repair=True)
         second = doctor(eng, repair=False)
         assert second.problems == 0, f"doctor still finds problems after repair: {second.to_dict()}"
-        with eng.db.read() as db:
-            rows = db.execute("SELECT id, user_id, agent_id, status FROM records").fetchall()
-            orphan_fts = db.execute(
-                "SELECT COUNT(*) FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)").fetchone()[0]
-            missing_fts = db.execute(
-                "SELECT COUNT(*) FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)").fetchone()[0]
-            orphan_sql_vecs = db.execute(
-                "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)").fetchone()[0]
-            stale = stale_vector_ids(db, eng.model_name, eng.index.dim)
-            outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
-        assert orphan_fts == 0 and missing_fts == 0, "FTS rows and records disagree"
-        assert orphan_sql_vecs == 0 and stale == [], "SQLite vectors and records disagree"
-        assert outbox == 0
-        where = {r["id"]: (r["user_id"], r["agent_id"]) for r in rows}
-        lost = [rid for rid, owner in acked.items() if where.get(rid) != owner]
-        assert lost == [], f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
-        scopes = {Scope(u, a) for u, a in where.values()}
-        for scope in scopes:
-            want = {t: {r["id"] for r in rows if (r["user_id"], r["agent_id"]) == (scope.user_id, scope.agent_id)
-                        and r["status"] == s} for t, s in (("hot", "active"), ("cold", "archived"))}
-            for tier in ("hot", "cold"):
-                assert eng.index.ids(scope, tier) == want[tier], f"{scope} {tier}: index and records disagree"
-            if want["hot"]:  # the HNSW segment loads and answers with live ids only
-                hits = eng.index.query(scope, eng.embed_query("the drink is green tea"), 5)
-                assert hits and {i for i, _ in hits} <= want["hot"]
-        known = {eng.index.collection_name(s, t) for s in scopes for t in ("hot", "cold")}
-        assert set(tier_collections(eng.index)) <= known, "collections of no partition remain"
-        return {"acked": len(acked), "records": len(rows), "outbox_replayed": first.drained,
+        records = _assert_consistent(eng, acked)
+        return {"acked": len(acked), "records": records, "outbox_replayed": first.drained,
                 "repaired": sum(first.fixed.values()),
                 **{f"fixed_{k}": v for k, v in first.fixed.items() if v}}
     finally:
@@ -135,3 +141,28 @@ def test_sigkilled_writers_lose_no_acknowledged_write_and_doctor_reconciles(fork
     with capsys.disabled():
         print(f"crash totals: {dict(totals)} in {time.monotonic() - started:.0f} s")
     assert totals["kills"] >= 50
+
+
+def test_the_checks_see_damage_and_doctor_repairs_it(tmp_path):
+    """The consistency checks are not blind: a damaged index fails them until doctor repairs it."""
+    from openclaw_memory.types import Candidate, MemoryType
+
+    eng = MemoryEngine.open(hash_config(tmp_path), clock=FakeClock(BASE_TIME), background=False)
+    try:
+        scope = Scope("u0", "main")
+        ids = [r.record.id for r in eng.write(scope, [Candidate(MemoryType.FACT, f"the drink is tea number {i}")
+                                                      for i in range(4)])]
+        eng.indexer.drain()
+        _assert_consistent(eng, {i: ("u0", "main") for i in ids})
+        eng.index.delete(scope, ids[:1])  # a record without its vector
+        eng.index.upsert(scope, "hot", [("mem_orphan", eng.embed_query("orphan"), {"type": "fact", "workspace": ""})])
+        with eng.db.write() as db:  # an FTS row without a record, and a record without its FTS row
+            db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (999999, 'orphan tokens')")
+            db.execute("DELETE FROM records_fts WHERE rowid = (SELECT rid FROM records WHERE id = ?)", (ids[1],))
+        with pytest.raises(AssertionError):
+            _assert_consistent(eng, {i: ("u0", "main") for i in ids})
+        report = doctor(eng, repair=True)
+        assert sum(report.fixed.values()) >= 4, report.to_dict()
+        _assert_consistent(eng, {i: ("u0", "main") for i in ids})
+    finally:
+        eng.close()

@@ -41,13 +41,6 @@ MALLORY = Scope("mallory", "main")
 SYSTEM = {"role": "system", "content": "You are a careful assistant."}
 MB = 1024 * 1024
 
-SURROGATES = (
-    "middleware.py remember()/after_response() accept text with lone surrogates (bytes that were not UTF-8, "
-    "decoded with surrogateescape); SQLite then raises a bare UnicodeEncodeError: remember() fails with it "
-    "instead of a ValidationError naming 'text', and after_response() loses the whole turn in the worker "
-    "(logged job failure, worker.failures + 1). The HTTP service is safe: pydantic answers 422 naming 'text'"
-)
-
 
 @dataclass
 class Env:
@@ -261,10 +254,32 @@ def _surrogate_remember(env: Env) -> None:
 
 def _surrogate_turn(env: Env) -> None:
     failures = env.mw.worker.failures
-    _turn(env, b"we discussed caf\xe9 \xff hostilelone".decode("utf-8", "surrogateescape"))
+    # its own session: every _turn is turn 1 of session h2, and an episode whose turn id a curated
+    # memory (from the 1 MB turn) already cites is left out of recall as covered by it
+    text = b"we discussed caf\xe9 \xff hostilelone".decode("utf-8", "surrogateescape")
+    env.mw.after_response(ChatRequest(MALLORY, "h-surrogates", [SYSTEM, {"role": "user", "content": text}]), "ok")
     env.mw.flush()
     assert env.mw.worker.failures == failures, "the capture job failed: the turn is lost"
     assert "hostilelone" in recall(env, env.mw, MALLORY, "hostilelone")
+
+
+def _surrogate_prompt_and_search(env: Env) -> None:
+    text = b"what about caf\xe9 hostilelone".decode("utf-8", "surrogateescape")
+    recall(env, env.mw, MALLORY, text)  # the query reaches FTS5 and the embedder
+    env.mw.search(MALLORY, text)
+    env.mw.forget(MALLORY, query=b"nothing called \xff zzz".decode("utf-8", "surrogateescape"))
+
+
+def _surrogate_tool_event(env: Env) -> None:
+    bad = b"caf\xe9".decode("utf-8", "surrogateescape")
+    failures = env.mw.worker.failures
+    env.mw.on_tool_event(MALLORY, "h3", ToolEvent("probe-sur", {"q": bad, "nested": [bad, {"k": bad}]},
+                                                  f"hostiletoolsur {bad}", files=(f"/tmp/{bad}",)))
+    env.mw.flush()
+    assert env.mw.worker.failures == failures, "the save job failed: the tool event is lost"
+    with env.mw.engine.db.read() as db:
+        row = db.execute("SELECT summary, detail FROM records WHERE subject = 'tool/probe-sur'").fetchone()
+    assert row is not None and "hostiletoolsur" in row["summary"] + (row["detail"] or "")
 
 
 def _tool_event_odd_arguments(env: Env) -> None:
@@ -284,6 +299,9 @@ MW = [  # (name, action(env), None = must succeed, or (error type, words the mes
     ("tool-event-odd-arguments", _tool_event_odd_arguments, None),
     ("surrogates-remember", _surrogate_remember, None),
     ("surrogates-turn", _surrogate_turn, None),
+    ("surrogates-prompt-search-forget", _surrogate_prompt_and_search, None),
+    ("surrogates-tool-event", _surrogate_tool_event, None),
+    ("surrogates-session-id", lambda e: _turn_in(e, "s\udce9"), (ValidationError, "session_id")),
     ("messages-not-a-list", lambda e: _ask(e, "hello"), (ValidationError, "messages")),
     ("message-not-a-dict", lambda e: _ask(e, ["hi"]), (ValidationError, "messages[0]")),
     ("unknown-role", lambda e: _ask(e, [SYSTEM, {"role": "hacker", "content": "x"}]),
@@ -434,7 +452,7 @@ RUNNERS: dict[str, Callable[[Env, tuple], None]] = {
     "config": run_config, "inject": run_injection, "mw": run_mw, "llm": run_llm,
     "llm-call": lambda env, payload: payload[1](env), "http": run_http,
 }
-BUGS = {"mw-surrogates-remember": SURROGATES, "mw-surrogates-turn": SURROGATES}
+BUGS: dict[str, str] = {}  # case name -> reason, for a known open bug (strict xfail)
 
 
 def _param(kind: str, payload: tuple):

@@ -22,14 +22,16 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule, run_state_machine_as_test
-from reliability_helpers import BASE_TIME, hash_config
+from hypothesis.stateful import (
+    RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test,
+)
+from reliability_helpers import BASE_TIME, fast_dir, hash_config
 
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.errors import NotFoundError
 from openclaw_memory.factory import build_middleware
-from openclaw_memory.maintain import compact_events, purge_record, purge_user, run_maintenance
+from openclaw_memory.maintain import compact_events, purge_record, run_maintenance
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware, ToolEvent
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope
@@ -83,8 +85,11 @@ class IsolationMachine(RuleBasedStateMachine):
         self.client.__enter__()
         self.history: dict[tuple[int, str], list[dict]] = {}
         self.nonce = 0
+        self.steps_since_purge = 0
         for i, scope in enumerate(SCOPES):  # every scope starts with data of its own to leak
             self.mw.remember(scope, f"I prefer {EN[i]} tea, 我喜欢{ZH[i]}", type="preference", subject="tea")
+            for n in range(3):  # and with more tool events than compaction_trigger, so compaction has work
+                self.mw.on_tool_event(scope, "s0", ToolEvent("probe", {"q": EN[i]}, f"probe found {EN[i]}{n} in {ZH[i]}"))
 
     def teardown(self) -> None:
         if hasattr(self, "mw"):
@@ -275,15 +280,20 @@ class IsolationMachine(RuleBasedStateMachine):
             assert self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
         self.check_links()
 
-    @rule(u=st.integers(0, 4), one_agent=st.booleans(), roll=st.integers(0, 3))
-    def purge(self, u: int, one_agent: bool, roll: int) -> None:
-        if roll:  # a purge wipes a user: keep it rarer than the other rules
-            return
+    @invariant()
+    def count_steps(self) -> None:
+        self.steps_since_purge += 1
+
+    # a purge wipes a user: keep it rarer than the other rules (at most one in eight steps)
+    @precondition(lambda self: self.steps_since_purge >= 8)
+    @rule(u=st.integers(0, 4), one_agent=st.booleans())
+    def purge(self, u: int, one_agent: bool) -> None:
+        self.steps_since_purge = 0
         user = USERS[u]
         agent = AGENTS[0] if one_agent else None
         hit = lambda uu, aa: uu == user and (agent is None or aa == agent)  # noqa: E731
         before = self.snapshot_outside(hit)
-        purge_user(self.mw.engine, user, agent)
+        self.mw.purge_user(user, agent)
         assert self.snapshot_outside(hit) == before
         with self.mw.engine.db.read() as db:
             left = db.execute("SELECT user_id, agent_id FROM records WHERE user_id = ?", (user,)).fetchall()
@@ -292,7 +302,8 @@ class IsolationMachine(RuleBasedStateMachine):
             if hit(scope.user_id, scope.agent_id):
                 for key in [k for k in self.history if k[0] == i]:
                     del self.history[key]
-                res = self.mw.before_request(ChatRequest(scope, "s9", [{"role": "user", "content": QUERIES[0].format(en=EN[i], zh=ZH[i])}]))
+                ask = {"role": "user", "content": QUERIES[0].format(en=EN[i], zh=ZH[i])}
+                res = self.mw.before_request(ChatRequest(scope, "s9", [ask]))
                 assert res.plan.block == "", f"{scope} still gets memories after its purge"
         SEEN["purge"] += 1
 
@@ -303,7 +314,8 @@ class IsolationMachine(RuleBasedStateMachine):
         for r in rows:
             for link in json.loads(r["links"]):
                 owner = self.owner(link)
-                assert owner is None or owner == Scope(r["user_id"], r["agent_id"]), f"{r['id']} links {link} of {owner}"
+                own = Scope(r["user_id"], r["agent_id"])
+                assert owner is None or owner == own, f"{r['id']} of {own} links {link} of {owner}"
                 SEEN["compaction links checked"] += 1
 
     @rule()
@@ -311,9 +323,17 @@ class IsolationMachine(RuleBasedStateMachine):
         self.clock.advance(86_400)
 
 
-def test_no_scope_ever_sees_another_scopes_memory(tmp_path, capsys):
+@pytest.fixture
+def base(tmp_path):
+    path, remove = fast_dir(tmp_path, "ocm-iso-")
+    IsolationMachine.base = path
+    yield path
+    if remove:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def test_no_scope_ever_sees_another_scopes_memory(base, capsys):
     SEEN.clear()
-    IsolationMachine.base = tmp_path
     run_state_machine_as_test(IsolationMachine, settings=settings(
         max_examples=10, stateful_step_count=30, deadline=None, database=None, derandomize=True,
         suppress_health_check=list(HealthCheck)))
@@ -325,10 +345,9 @@ def test_no_scope_ever_sees_another_scopes_memory(tmp_path, capsys):
         assert SEEN[kind] > 0, f"no {kind} during the run: {dict(SEEN)}"
 
 
-def test_summaries_and_compaction_of_same_named_sessions_stay_in_their_scope(tmp_path):
+def test_summaries_and_compaction_of_same_named_sessions_stay_in_their_scope(base):
     """Deterministic companion of the property test: every scope summarizes session "s1" and
     compacts its tool events, then each scope's session start, recall and search are checked."""
-    IsolationMachine.base = tmp_path
     m = IsolationMachine()
     m.open_store()
     try:

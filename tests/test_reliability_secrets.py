@@ -11,11 +11,12 @@ come through: at most 2 % of them may be refused or altered.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from reliability_helpers import BASE_TIME, find_in_files, hash_config, needs_boundary, store_files
+from reliability_helpers import BASE_TIME, fast_dir, find_in_files, hash_config, needs_boundary, store_files
 
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.errors import ValidationError
@@ -76,18 +77,23 @@ def _feed(mw, rows) -> Counter:
 def fed(tmp_path_factory):
     """The store after the corpus went through it: findings while open and after close."""
     rows = corpus()
-    cfg = hash_config(tmp_path_factory.mktemp("secrets"), short_term={"summary_threshold": 400})
+    data, remove = fast_dir(tmp_path_factory.mktemp("secrets"), "ocm-secrets-")
+    cfg = hash_config(data, short_term={"summary_threshold": 400})
     mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
     refused = _feed(mw, rows)
     secrets = sorted({r[3] for r in rows if r[0] == "secret"})
     files_open = store_files(cfg)
     found_open = find_in_files(files_open, secrets)
+    size_kb = sum(p.stat().st_size for p in files_open if p.exists()) // 1024
     with mw.engine.db.read() as db:
         texts = [r[0] for r in db.execute("SELECT summary FROM records WHERE type = 'episode'")]
         summaries = db.execute("SELECT COUNT(*) FROM records WHERE type = 'summary'").fetchone()[0]
     mw.close()
     found_closed = find_in_files(store_files(cfg), secrets)
-    return {"rows": rows, "refused": refused, "secrets": secrets, "files": files_open, "found_open": found_open,
+    if remove:
+        shutil.rmtree(data, ignore_errors=True)
+    return {"rows": rows, "refused": refused, "secrets": secrets, "files": files_open, "kb": size_kb,
+            "found_open": found_open,
             "found_closed": found_closed, "episodes": "\n".join(texts), "summaries": summaries}
 
 
@@ -101,15 +107,14 @@ def test_corpus_is_large_and_bilingual():
 
 
 def test_no_secret_reaches_sqlite_its_wal_or_chroma(fed, capsys):
-    names = sorted({p.name if p.parent.name in ("", "data") else f"{p.parent.name}/{p.name}" for p in fed["files"]})
+    files = fed["files"]
     short = sum(map(needs_boundary, fed["secrets"]))
+    named = sorted({p.name for p in files if not p.name.endswith(".bin")})
     with capsys.disabled():
-        print(f"\nsecrets: {len(fed['rows'])} corpus lines, {len(fed['secrets'])} secret strings "
-              f"({short} short or hex-only, matched as whole tokens) searched in {len(names)} files "
-              f"({sum(p.stat().st_size for p in fed['files'] if p.exists()) // 1024} kB: "
-              f"{', '.join(n for n in names if not n.startswith(('data_level', 'header', 'length', 'link')))}, ...); "
-              f"{fed['summaries']} session summaries; leaks while open: {len(fed['found_open'])}, "
-              f"after close: {len(fed['found_closed'])}")
+        print(f"\nsecrets: {len(fed['rows'])} corpus lines, {len(fed['secrets'])} secret strings ({short} short or "
+              f"hex-only, matched as whole tokens) searched in {len(files)} files, {fed['kb']} kB "
+              f"({', '.join(named)} and {len(files) - len(named)} HNSW segment files); {fed['summaries']} session "
+              f"summaries; leaks while open: {len(fed['found_open'])}, after close: {len(fed['found_closed'])}")
     assert any(p.name.endswith("-wal") for p in fed["files"]), "the WAL was not there to be searched"
     assert any("chroma" in str(p) for p in fed["files"])
     assert fed["found_open"] == {}, f"secrets on disk while open: {fed['found_open']}"
@@ -127,3 +132,18 @@ def test_plain_lines_come_through(fed, capsys):
               f"{len(altered)}, flag rate {rate:.1%}: {sorted(flagged)}")
     assert fed["refused"]["secret"] >= 0.95 * sum(r[0] == "secret" for r in fed["rows"])
     assert rate <= 0.02
+
+
+def test_the_scan_finds_a_secret_written_past_the_filter(tmp_path):
+    """The byte scan is not blind: a secret written straight into the engine is found."""
+    from openclaw_memory.types import Candidate, MemoryType
+
+    cfg = hash_config(tmp_path)
+    mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
+    try:
+        mw.engine.write(Scope("leaky"), [Candidate(MemoryType.FACT, "my password is hunter22, PIN码是 4821，别说")])
+        mw.flush()
+        found = find_in_files(store_files(cfg), ["hunter22", "4821", "Tr0ub4dor&3"])
+    finally:
+        mw.close()
+    assert set(found) == {"hunter22", "4821"}

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..text import valid_unicode
 from ..tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType
 
@@ -37,7 +38,8 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
     head = f"tool {event.tool} {verdict}"
     outcome = _one_line(event.outcome, 60)
     summary = f"{head}: {outcome}" if outcome else head
-    args = json.dumps(dict(event.arguments), ensure_ascii=False, sort_keys=True, default=str)
+    # nested values are not redacted one by one; lone surrogates in them would fail the write
+    args = valid_unicode(json.dumps(dict(event.arguments), ensure_ascii=False, sort_keys=True, default=str))
     detail_parts = [f"arguments: {_one_line(args, 200)}"]
     if event.files:
         detail_parts.append("files: " + ", ".join(event.files[:50]))

@@ -2,9 +2,14 @@
 Chroma (seed 001 §1.1, invariant 6). `forget` deactivates and keeps an audit trail; purge does not.
 
 Afterwards the SQLite file is vacuumed (secure_delete is on, and VACUUM plus a WAL truncate take
-the freed pages off the disk). What remains is one audit row saying that a purge happened, with
-the user id replaced by a sha256 prefix, so an operator can prove the deletion without keeping
-the identifier.
+the freed pages off the disk). The user's Chroma collections are dropped with their segment
+directories, and the embedded Chroma's own SQLite file is vacuumed and its segment files
+scrubbed too (`ChromaIndex.compact`). What remains is one audit row saying that a purge happened,
+with the user id replaced by a sha256 prefix, so an operator can prove the deletion without
+keeping the identifier.
+
+Through the middleware, use `MemoryMiddleware.purge_user`: it also drops the user's captures
+still queued in the background worker, which would otherwise write the data back.
 
 Not covered: text of a purged record quoted inside another record of the same user (a compaction
 summary of purged events keeps its digest); purge the user, or the summary too, to remove that.
@@ -55,6 +60,7 @@ def purge_user(engine: MemoryEngine, user_id: str, agent_id: str | None = None) 
         engine.index.drop_scope(Scope(user_id, agent))
         counts["collections"] += len(before - set(engine.index.scope_names()))
     engine.db.vacuum()
+    counts["index_bytes_zeroed"] = sum(engine.index.compact().values())
     return counts
 
 

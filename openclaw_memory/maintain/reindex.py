@@ -63,6 +63,7 @@ def reindex(
     name = embedder_name(emb)
     dim = embedder_dim(emb)
     database = Database(config.sqlite_file)
+    index = None
     try:
         vs = config.storage.vector_store
         index = ChromaIndex(
@@ -76,6 +77,8 @@ def reindex(
         )
         return _rebuild(database, index, emb, progress, batch)
     finally:
+        if index is not None:
+            index.close()
         database.close()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -27,13 +28,36 @@ class Database:
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._wal(busy_timeout_ms / 1000)
         self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute("PRAGMA foreign_keys = ON")
         self._conn.execute("PRAGMA secure_delete = ON")
         with self._lock:
             self.schema_version = self._migrate()
         self._depth = 0
+
+    def _wal(self, timeout_s: float) -> None:
+        """Switch to WAL. SQLite does not apply busy_timeout to this switch: while another process
+        holds the fresh file's lock (its own switch or migration) it raises "database is locked"
+        at once, or answers with the old mode, so retry with backoff until it answers 'wal'."""
+        if str(self.path) == ":memory:":
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            return
+        deadline = time.monotonic() + timeout_s
+        delay, mode = 0.005, None
+        while True:
+            try:
+                mode = str(self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise StoreError(f"{self.path}: cannot switch to WAL journal mode: {exc}") from exc
+            if mode == "wal":
+                return
+            if time.monotonic() >= deadline:
+                raise StoreError(f"{self.path}: cannot switch to WAL journal mode: the file stayed locked by "
+                                 f"another process for {timeout_s:.0f} s (journal mode {mode or 'unknown'})")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.25)
 
     def _migrate(self) -> int:
         """Apply migrations; when another process migrated first (its tables already exist), roll

@@ -10,7 +10,12 @@ Vectors are always ours (cosine space); Chroma's default embedding function is n
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
+import os
+import shutil
+import sqlite3
+import struct
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -19,6 +24,8 @@ import numpy as np
 
 from ..errors import IndexMismatchError, StoreError
 from ..types import Scope
+
+log = logging.getLogger(__name__)
 
 META_COLLECTION = "meta"
 
@@ -38,18 +45,67 @@ def _client(kind: str, path: Path | None, host: str, port: int) -> Any:
     return chromadb.PersistentClient(path=str(path), settings=settings)
 
 
+#: hnswlib's persisted header as Chroma writes it: format version (int32), then offsetLevel0,
+#: max_elements, cur_element_count, size_data_per_element (size_t each).
+_HEADER = struct.Struct("<iQQQQ")
+
+
+def _scrub_segment(seg: Path) -> dict[str, int]:
+    """Zero what lies past the live elements in a segment's length.bin and data_level0.bin.
+
+    Chroma writes a new segment's files sized for max_elements (100) before any element is
+    flushed into them (cur_element_count 0), and what lies past the live entries comes from
+    uninitialised memory, which holds whatever the process freed before, such as the ids and
+    metadata of another user's vectors (seen after a purge in a live segment's length.bin).
+    Flushed segments are sized for their live elements and have no tail. hnswlib reads only the first cur_element_count entries, so zeroing the tail
+    changes nothing it uses. A header this code does not recognise is left alone.
+    """
+    try:
+        head = (seg / "header.bin").read_bytes()
+        version, _, max_elements, current, per_element = _HEADER.unpack_from(head)
+    except (OSError, struct.error):
+        return {}
+    plan = {"length.bin": 4, "data_level0.bin": per_element}
+    if version != 1 or not 0 <= current <= max_elements or per_element <= 0:
+        return {}
+    zeroed: dict[str, int] = {}
+    for name, width in plan.items():
+        path = seg / name
+        try:
+            size = path.stat().st_size
+            if size != max_elements * width:  # not the layout described above: leave it alone
+                continue
+            start = current * width
+            with open(path, "r+b") as fh:
+                fh.seek(start)
+                tail = fh.read()
+                if tail.count(0) == len(tail):
+                    continue
+                fh.seek(start)
+                fh.write(bytes(len(tail)))
+                fh.flush()
+                os.fsync(fh.fileno())
+            zeroed[name] = len(tail)
+        except OSError as exc:
+            log.warning("cannot scrub %s: %s", path, exc)
+    return zeroed
+
+
 class ChromaIndex:
     """Per-scope Chroma collections behind LlamaIndex's ChromaVectorStore."""
 
     def __init__(self, *, kind: str = "embedded", path: Path | None = None, host: str = "127.0.0.1",
                  port: int = 8000, prefix: str = "ocm", embedder_name: str, dim: int) -> None:
         self.kind = kind
+        self.path = Path(path) if path is not None and kind != "http" else None  # embedded only
         self.prefix = prefix
         self.embedder_name = embedder_name
         self.dim = dim
         self._client = _client(kind, path, host, port)
         self._stores: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._write_lock = threading.RLock()  # writes to Chroma, and compact() rewriting its files
+        self._closed = False
 
     # ---- identity ---------------------------------------------------------------------------
 
@@ -99,20 +155,23 @@ class ChromaIndex:
             return
         store = self._store(scope, tier)
         ids = [i for i, _, _ in items]
-        store.delete_nodes(node_ids=ids)
         nodes = [
             TextNode(id_=i, text="", embedding=np.asarray(v, dtype=np.float32).tolist(),
                      metadata={k: ("" if x is None else x) for k, x in meta.items()},
                      excluded_embed_metadata_keys=list(meta), excluded_llm_metadata_keys=list(meta))
             for i, v, meta in items
         ]
-        store.add(nodes)
+        with self._write_lock:
+            store.delete_nodes(node_ids=ids)
+            store.add(nodes)
 
     def delete(self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")) -> None:
         if not ids:
             return
         for tier in tiers:
-            self._store(scope, tier).delete_nodes(node_ids=list(ids))
+            store = self._store(scope, tier)
+            with self._write_lock:
+                store.delete_nodes(node_ids=list(ids))
 
     def drop_scope(self, scope: Scope) -> None:
         """Delete both collections of a scope (purge)."""
@@ -120,14 +179,69 @@ class ChromaIndex:
             self.drop_collection(self.collection_name(scope, tier))
 
     def drop_collection(self, name: str) -> bool:
-        """Delete one collection by name (doctor and reindex drop hashed orphans this way)."""
+        """Delete one collection by name (doctor and reindex drop hashed orphans this way).
+
+        Embedded Chroma deletes the collection's rows but leaves its HNSW segment directories
+        (the vectors, record ids and metadata) on disk, so those are removed here too.
+        """
         with self._lock:
             self._stores.pop(name, None)
-        try:
-            self._client.delete_collection(name)
-        except Exception:  # absent collection: nothing to delete
-            return False
+        with self._write_lock:
+            segments = self._segment_dirs(name)
+            try:
+                self._client.delete_collection(name)
+            except Exception:  # absent collection: nothing to delete
+                return False
+            for seg in segments:
+                shutil.rmtree(seg, ignore_errors=True)
         return True
+
+    def _chroma_sqlite(self) -> Path | None:
+        db = self.path / "chroma.sqlite3" if self.path is not None else None
+        return db if db is not None and db.is_file() else None
+
+    def _segment_dirs(self, name: str) -> list[Path]:
+        """The on-disk segment directories of a collection of the embedded store (none for a
+        server: its disk is the server's to manage)."""
+        db = self._chroma_sqlite()
+        if db is None:
+            return []
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
+            try:
+                ids = [r[0] for r in con.execute(
+                    "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection WHERE c.name = ?",
+                    (name,))]
+            finally:
+                con.close()
+        except sqlite3.Error as exc:  # another Chroma layout: the drop itself still happens
+            log.warning("cannot list the segments of collection %s: %s", name, exc)
+            return []
+        assert self.path is not None
+        return [self.path / str(i) for i in ids if str(i) and (self.path / str(i)).is_dir()]
+
+    def compact(self) -> dict[str, int]:
+        """After a purge: take freed pages of the embedded Chroma's SQLite file off the disk
+        (VACUUM) and zero the unused tails of the remaining HNSW segment files (see
+        `_scrub_segment`). Returns the bytes zeroed per file kind."""
+        db = self._chroma_sqlite()
+        if db is None:
+            return {}
+        with self._write_lock:
+            try:
+                con = sqlite3.connect(str(db), timeout=60, isolation_level=None)
+                try:
+                    con.execute("VACUUM")
+                finally:
+                    con.close()
+            except sqlite3.Error as exc:
+                raise StoreError(f"{db}: cannot compact the vector index: {exc}") from exc
+            zeroed: dict[str, int] = {}
+            assert self.path is not None
+            for seg in sorted(p for p in self.path.iterdir() if (p / "header.bin").is_file()):
+                for kind, n in _scrub_segment(seg).items():
+                    zeroed[kind] = zeroed.get(kind, 0) + n
+            return zeroed
 
     # ---- reads ------------------------------------------------------------------------------
 
@@ -163,3 +277,27 @@ class ChromaIndex:
 
     def count(self, scope: Scope, tier: str = "hot") -> int:
         return int(self._store(scope, tier)._collection.count())
+
+    # ---- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the client. chromadb shares one System per path (its native runtime threads,
+        memory and SQLite pool) between the clients of a process and stops it when the last of
+        them closes; without this every store opened and closed kept ~6 threads and ~4 MB."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._stores.clear()
+        close = getattr(self._client, "close", None)
+        try:
+            if close is not None:
+                close()
+            else:  # chromadb without Client.close: stop and forget the shared System ourselves
+                from chromadb.api.shared_system_client import SharedSystemClient
+
+                system = SharedSystemClient._identifier_to_system.pop(self._client._identifier, None)
+                if system is not None:
+                    system.stop()
+        except Exception as exc:  # closing must not hide the caller's own error
+            log.warning("closing the vector index failed: %s", exc)
