@@ -110,7 +110,7 @@ def cmd_bench(args: argparse.Namespace, config: Any) -> int:
 def add_parser(sub: Any) -> None:
     """Register `bench` on the CLI's subparsers."""
     p = sub.add_parser("bench", help="latency, throughput, memory and disk at scale, on a synthetic store")
-    p.add_argument("--memories", "--records", dest="records", type=int, default=10_000,
+    p.add_argument("--memories", "--records", dest="records", metavar="N", type=int, default=10_000,
                    help="memories in the store (default: 10000; --records is an alias)")
     p.add_argument("--users", type=int, default=100, help="users they belong to (default: 100)")
     p.add_argument("--requests", type=int, default=300, help="before_request calls to time (default: 300)")
