@@ -134,7 +134,7 @@ def test_summary_ms_and_median_merge():
 
 
 def test_check_targets_marks_met_missed_and_unmeasured():
-    result = {"before_request_ms": {"p50": 12.0, "p95": 31.0}, "ingest": {"memories_per_s": 150.0},
+    result = {"before_request_ms": {"p50": 12.0, "p95": 31.0}, "ingest_per_s": 150.0,
               "rss_mb": 700.0}
     marks = {t["target"].split(" <=")[0].split(" >=")[0]: t["ok"] for t in check_targets(result)}
     assert marks["before_request p50"] is True and marks["before_request p95"] is False
@@ -167,7 +167,7 @@ def _run_cli(argv, capsys):
     return capsys.readouterr().out
 
 
-TINY = ["--embedder", "hash", "--records", "200", "--users", "5", "--requests", "12", "--ingest", "12",
+TINY = ["--embedder", "hash", "--memories", "200", "--users", "5", "--requests", "12", "--ingest", "12",
         "--concurrency", "4", "--seed", "3"]
 
 
@@ -190,16 +190,62 @@ def tiny(tmp_path_factory):
     return json.loads(out.getvalue()), cache
 
 
+#: The JSON shape spelled out in the "Evaluation and benchmarks" issue, which other tools parse:
+#: every key must be there with a number (or the right string); more keys are allowed.
+ISSUE_SHAPE = {
+    "memories": int, "users": int, "embedder": str,
+    "before_request_ms": {"p50": float, "p95": float, "p99": float},
+    "after_response_ms": {"p50": float, "p95": float},
+    "ingest_per_s": float,
+    "concurrent": {"sessions": int, "before_request_ms_p95": float, "ratio": float},
+    "rss_mb": float, "disk_mb": float,
+}
+
+
+def _shape_errors(value, shape, path=""):
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            return [f"{path or '.'}: expected an object, found {value!r}"]
+        return [e for key, sub in shape.items()
+                for e in (_shape_errors(value[key], sub, f"{path}.{key}") if key in value else [f"{path}.{key}: missing"])]
+    if shape is str:
+        return [] if isinstance(value, str) else [f"{path}: expected a string, found {value!r}"]
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (shape is float or isinstance(value, int))
+    return [] if ok else [f"{path}: expected {shape.__name__}, found {value!r}"]
+
+
+def test_shape_check_catches_a_missing_or_mistyped_key():
+    good = {"memories": 1, "users": 1, "embedder": "hash", "before_request_ms": {"p50": 1, "p95": 1.0, "p99": 2.0},
+            "after_response_ms": {"p50": 0.1, "p95": 0.2}, "ingest_per_s": 3.0,
+            "concurrent": {"sessions": 2, "before_request_ms_p95": 1.0, "ratio": 1.0}, "rss_mb": 1.0, "disk_mb": 1.0}
+    assert _shape_errors(good, ISSUE_SHAPE) == []
+    bad = {**good, "concurrent": {"sessions": 2, "ratio": 1.0}, "ingest_per_s": None}
+    assert _shape_errors(bad, ISSUE_SHAPE) == [".ingest_per_s: expected float, found None",
+                                               ".concurrent.before_request_ms_p95: missing"]
+
+
 def test_tiny_run_has_the_documented_shape(tiny):
     result, _ = tiny
-    assert {"records", "users", "embedder", "before_request_ms", "after_response_ms", "ingest", "concurrent",
-            "rss_mb", "disk_mb", "baseline"} <= set(result)
-    assert (result["records"], result["users"], result["embedder"]) == (200, 5, "hash")
+    assert _shape_errors(result, ISSUE_SHAPE) == []
+    assert (result["memories"], result["users"], result["embedder"]) == (200, 5, "hash")
+    assert result["ingest_per_s"] == result["ingest"]["memories_per_s"]
+    assert result["concurrent"]["before_request_ms_p95"] == result["concurrent"]["p95_ms"]
+    assert result["concurrent"]["sessions"] == 4
+    # the extras, kept for existing readers
+    assert result["records"] == result["memories"]
     assert set(result["before_request_ms"]) == {"p50", "p95", "p99"}
     assert {"p50", "p95"} <= set(result["after_response_ms"])
     assert {"memories_per_s", "turns_per_s"} <= set(result["ingest"])
-    assert {"sessions", "p95_ms", "single_p95_ms", "ratio"} <= set(result["concurrent"])
+    assert {"sessions", "p95_ms", "single_p95_ms", "ratio", "paced_p95_ms", "paced_ratio"} <= set(result["concurrent"])
     assert {"p50_ms", "p95_ms", "ratio_p50"} <= set(result["baseline"])
+
+
+def test_memories_is_the_flag_and_records_its_alias():
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    assert parser.parse_args(["bench", "--memories", "123"]).records == 123
+    assert parser.parse_args(["bench", "--records", "45"]).records == 45
+    assert parser.parse_args(["bench"]).records == 10_000
 
 
 def test_tiny_run_values_are_sane(tiny):
@@ -241,8 +287,8 @@ def test_table_names_every_figure(tiny):
 
 
 def test_bad_flags_are_rejected_with_the_field_name(tmp_path, capsys):
-    with pytest.raises(ValidationError, match="records"):
-        _run_cli(["--embedder", "hash", "--records", "3", "--users", "5", "--cache-dir", str(tmp_path)], capsys)
+    with pytest.raises(ValidationError, match="memories"):
+        _run_cli(["--embedder", "hash", "--memories", "3", "--users", "5", "--cache-dir", str(tmp_path)], capsys)
     with pytest.raises(ValidationError, match="concurrency"):
         _run_cli(["--embedder", "hash", "--concurrency", "0", "--cache-dir", str(tmp_path)], capsys)
 

@@ -57,7 +57,7 @@ class BenchOptions:
     seed: int = 7
     repeat: int = 1
     build_in_subprocess: bool = True
-    #: requests to run under cProfile after the measurements (0: none)
+    #: requests to run under the stack sampler after the measurements (0: none)
     profile: int = 0
 
     def check(self) -> None:
@@ -69,7 +69,7 @@ class BenchOptions:
         if self.ingest < 0:
             raise ValidationError(f"ingest: expected an integer >= 0, found {self.ingest}")
         if self.records < self.users:
-            raise ValidationError(f"records: expected at least one per user ({self.users}), found {self.records}")
+            raise ValidationError(f"memories: expected at least one per user ({self.users}), found {self.records}")
         if self.embedder not in EMBEDDERS:
             raise ValidationError(f"embedder: expected one of {', '.join(EMBEDDERS)}, found {self.embedder!r}")
 
@@ -90,8 +90,13 @@ def run_bench(opts: BenchOptions, config: MemoryConfig | None = None, *, clock: 
     result = median_merge(runs) if len(runs) > 1 else runs[0]
     # Chroma keeps a closed store's memory, so later runs start higher: memory comes from run 1.
     result.update(rss=runs[0]["rss"], rss_mb=runs[0]["rss_mb"])
-    head = {"records": opts.records, "users": opts.users, "embedder": opts.embedder, "requests": opts.requests,
-            "seed": opts.seed, "repeat": opts.repeat}
+    # The JSON shape comes first (memories, users, embedder, before_request_ms,
+    # after_response_ms, ingest_per_s, concurrent, rss_mb, disk_mb); the other keys are extras.
+    # "records" is the old name of "memories", kept for existing readers.
+    head = {"memories": opts.records, "users": opts.users, "embedder": opts.embedder, "records": opts.records,
+            "requests": opts.requests, "seed": opts.seed, "repeat": opts.repeat}
+    # memories/s stored through after_response + flush with the run's embedder (None: --ingest 0)
+    result["ingest_per_s"] = result["ingest"]["memories_per_s"] if "ingest" in result else None
     meta = {"store": {"cache": entry.name, "written": manifest["written"], "build_seconds": manifest["build_seconds"]},
             "machine": {**machine(), "loadavg_start": load_start}, "date": iso_time((clock or SystemClock()).now())}
     return {**head, **result, **meta}
@@ -114,7 +119,7 @@ def _run_once(opts: BenchOptions, config: MemoryConfig | None, entry: Path, bank
             out["disk"] = disk_usage(data)
             out["disk_mb"] = out["disk"]["total_mb"]
             if opts.profile:
-                say(f"profile: {opts.profile} requests under cProfile")
+                say(f"profile: {opts.profile} requests under the stack sampler")
                 out["profile"] = _profile(mw, bank, opts)
         finally:
             mw.close()
@@ -168,7 +173,8 @@ def _read_path(mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, 
         "before_request_ms": single_ms, "before_request_cpu_ms": side["cpu_ms"],
         "cold_ms": summary_ms(cold, (50, 95)), "embed_query_ms": summary_ms(side["embed"]),
         "hit_rate": round(sum(hits) / len(hits), 3),
-        "concurrent": {**concurrent, "single_p95_ms": single_ms["p95"],
+        "concurrent": {**concurrent, "before_request_ms_p95": concurrent["p95_ms"],
+                       "single_p95_ms": single_ms["p95"],
                        "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2),
                        "paced_ratio": round(concurrent["paced_p95_ms"] / max(single_ms["p95"], 1e-9), 2)},
         "baseline": {"p50_ms": base_ms["p50"], "p95_ms": base_ms["p95"], "p99_ms": base_ms["p99"],
