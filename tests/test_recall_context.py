@@ -123,3 +123,18 @@ def test_a_window_renders_as_one_line_of_who_said_what(engine, texts, expected):
     plain = [dataclasses.replace(r, summary=text, tags=(f"speaker:{who}",)) for r, (who, text) in zip(records, texts)]
     line = render_record(plain[1], now=engine.clock.now(), window=plain)
     assert line == expected
+
+
+def test_only_turns_shown_in_full_count_as_delivered(engine):
+    from openclaw_memory.inject.render import delivered_turns
+
+    long_reply = "Caroline: " + "counseling and mental health " * 30
+    records = log(engine, ALICE, "s1", [("Melanie", "What jobs are you thinking of?"), ("Caroline", long_reply[10:]),
+                                        ("Melanie", "Sounds great!")])
+    rec, _ = recaller_for(engine)
+    result = rec.recall(ALICE, "what jobs are you thinking of")
+    ask = unit(result, records[0])
+    assert ask.kept and set(ask.turn_ids) == {"s1:1", "s1:2"}  # the window reaches the long reply...
+    assert delivered_turns(ask) == ("s1:1",)  # ...but it is shown cut, so it is not delivered
+    answer = dataclasses.replace(ask, record=records[1], context=())
+    assert delivered_turns(answer) == ()  # a recalled turn cut short is not delivered either

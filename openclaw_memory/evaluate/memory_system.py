@@ -21,6 +21,7 @@ from typing import Any
 from ..clock import DAY, FakeClock
 from ..config import MemoryConfig, config_from_dict
 from ..embedding import embedder_name
+from ..inject.render import delivered_turns
 from ..types import ScoredMemory, Scope, Turn
 from .datasets import Conversation, Question
 
@@ -155,7 +156,7 @@ class MemorySystem:
         if self.retriever != "hybrid":
             result = dataclasses.replace(result, ranked=[s for s in result.ranked if self._channel_ok(s)])
         plan = self.mw.working.assemble(self.scope, result)
-        return [frozenset(c.turn_ids) for c in plan.candidates if c.kept], plan.tokens
+        return [frozenset(delivered_turns(c)) for c in plan.candidates if c.kept], plan.tokens
 
     def close(self) -> None:
         self.mw.close()
