@@ -105,6 +105,10 @@ class RecallConfig:
     recent_days: float = 3.0
     recent_min_importance: float = 0.7
     weights: RecallWeights = field(default_factory=RecallWeights)
+    #: weights for requests written in Chinese (CJK): segmented keywords match a paraphrase less
+    #: often than English stems do, so the embedding carries more (None: the same as weights)
+    weights_cjk: Optional[RecallWeights] = field(
+        default_factory=lambda: RecallWeights(semantic=0.6, keyword=0.15))
     event_half_life_days: float = 30.0
     #: cosine calibration of the embedder; None = the embedder's measured default (embedding.py)
     semantic_floor: Optional[float] = None

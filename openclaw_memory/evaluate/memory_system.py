@@ -51,7 +51,7 @@ def retriever_config(config: MemoryConfig, retriever: str) -> MemoryConfig:
         return config
     zero = {k: 0.0 for k in ("semantic", "keyword", "structure", "recency", "importance", "trust")}
     key = "keyword" if retriever == "keyword" else "semantic"
-    return config_from_dict({"recall": {"weights": {**zero, key: 1.0}}}, base=config)
+    return config_from_dict({"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None}}, base=config)
 
 
 class MemorySystem:

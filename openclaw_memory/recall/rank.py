@@ -21,7 +21,7 @@ import numpy as np
 
 from ..clock import DAY
 from ..config import RecallConfig
-from ..text import search_tokens
+from ..text import has_cjk, search_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .query import RecallQuery, window_start
@@ -103,8 +103,8 @@ def fuse(comp: Mapping[str, float], weights: Mapping[str, float]) -> float:
 
 def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, cal: Calibration) -> list[ScoredMemory]:
     """Score every record in the pool, rank, then apply filters and thresholds in order."""
-    weights = {k: getattr(cfg.weights, k) for k in ("semantic", "keyword", "structure", "recency", "importance")}
-    weights["trust"] = getattr(cfg.weights, "trust", 0.0)
+    chosen = cfg.weights_cjk if cfg.weights_cjk is not None and has_cjk(query.text) else cfg.weights
+    weights = {k: getattr(chosen, k) for k in ("semantic", "keyword", "structure", "recency", "importance", "trust")}
     scored = []
     best_bm25 = max(pool.bm25.values(), default=0.0)
     for rid, r in pool.records.items():
