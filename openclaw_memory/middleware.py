@@ -21,8 +21,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .capture.events import ToolEvent, episode_candidate, process_event_candidates, tool_event_candidate
-from .capture.sessions import Sessions
+from .capture.events import ToolEvent, redact_args, episode_candidate, process_event_candidates, tool_event_candidate
+from .capture.messages import user_turns
+from .capture.sessions import Sessions, check_session_id
 from .capture.short_term import ShortTermMemory
 from .config import MemoryConfig
 from .engine import MemoryEngine
@@ -32,7 +33,7 @@ from .extract.filter import is_contentless
 from .extract.secrets import SecretFilter
 from .extract.summary import Summarizer
 from .inject.position import inject, validate_messages
-from .text import valid_unicode
+from .text import message_text, valid_unicode
 from .types import Candidate, Channel, InjectionPlan, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
 from .worker import Job, Worker
 from .working_memory import WorkingMemory
@@ -53,29 +54,6 @@ class ChatRequest:
 class RequestResult:
     messages: list[dict]
     plan: InjectionPlan
-
-
-def _text(message: Mapping[str, Any]) -> str:
-    """A message's text; lone surrogates become U+FFFD (see text.valid_unicode)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return valid_unicode(content)
-    if isinstance(content, list):
-        return valid_unicode(" ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping)))
-    return ""
-
-
-def user_turns(messages: Sequence[Mapping[str, Any]]) -> list[tuple[int, str, str]]:
-    """(1-based user-turn number, user text, the assistant text that answered it)."""
-    out: list[tuple[int, str, str]] = []
-    for m in messages:
-        role = m.get("role")
-        if role == "user":
-            out.append((len(out) + 1, _text(m), ""))
-        elif role == "assistant" and out:
-            n, u, a = out[-1]
-            out[-1] = (n, u, (a + "\n" + _text(m)).strip())
-    return out
 
 
 class MemoryMiddleware:
@@ -123,11 +101,11 @@ class MemoryMiddleware:
     def recall(self, scope: Scope, session_id: str, prompt: str, recent: Sequence[Mapping] = (), *,
                deep: bool = False) -> InjectionPlan:
         """The `new` hook (session bookkeeping) and the read path for one prompt."""
-        _check_session(session_id)
+        check_session_id(session_id)
         if self.sessions.open(scope, session_id):
             log.debug("session %s opened for %s", session_id, scope.user_id)
         self._read_your_writes(scope)
-        recent = [{**m, "content": _text(m)} for m in recent]
+        recent = [{**m, "content": message_text(m)} for m in recent]
         request_tokens = sum(len(m["content"]) for m in recent) // 3
         plan = self.working.plan(scope, valid_unicode(prompt or ""), recent, deep=deep, request_tokens=request_tokens)
         return self._wrap(plan)
@@ -158,7 +136,7 @@ class MemoryMiddleware:
 
     def on_session_start(self, scope: Scope, session_id: str) -> InjectionPlan:
         """The `context` hook: profile and recent summaries, before any prompt."""
-        _check_session(session_id)
+        check_session_id(session_id)
         self.sessions.open(scope, session_id)
         self._read_your_writes(scope)
         return self._wrap(self.working.plan(scope, "", (), sections=("profile", "summaries")))
@@ -177,7 +155,7 @@ class MemoryMiddleware:
 
     def after_response(self, request: ChatRequest, reply: str) -> None:
         """Queue the capture of the finished turn and return at once."""
-        _check_session(request.session_id)
+        check_session_id(request.session_id)
         turns = user_turns(request.messages)
         if not turns:
             return
@@ -190,7 +168,7 @@ class MemoryMiddleware:
 
     def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]]) -> int:
         """agent_end: capture every turn of a transcript not captured before; returns how many."""
-        _check_session(session_id)
+        check_session_id(session_id)
         validate_messages([dict(m) for m in messages])
         done = self.short_term.captured_turn_ids(scope, session_id)
         new = [Turn(scope, session_id, u, a, f"{session_id}#{n}", self.clock.now())
@@ -201,10 +179,10 @@ class MemoryMiddleware:
 
     def on_tool_event(self, scope: Scope, session_id: str, event: ToolEvent) -> None:
         """The `save` hook: one event memory per finished tool call."""
-        _check_session(session_id)
+        check_session_id(session_id)
         if not isinstance(event.tool, str) or not event.tool.strip():
             raise ValidationError("tool: expected a non-empty tool name")
-        clean = ToolEvent(valid_unicode(event.tool), _redact_args(self.secrets, event.arguments),
+        clean = ToolEvent(valid_unicode(event.tool), redact_args(self.secrets, event.arguments),
                           self.secrets.redact(valid_unicode(str(event.outcome or ""))), event.ok,
                           tuple(valid_unicode(str(f)) for f in event.files), event.duration_ms)
         self._submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
@@ -221,7 +199,7 @@ class MemoryMiddleware:
 
     def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
         """The `summary` hook at session end."""
-        _check_session(session_id)
+        check_session_id(session_id)
         self._submit(scope, lambda: self._summarize(scope, session_id, reason, end=True), "summary")
 
     def on_compaction(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()) -> None:
@@ -340,7 +318,7 @@ class MemoryMiddleware:
         first = turns[0]
         if any(t.scope != first.scope or t.session_id != first.session_id for t in turns):
             raise ValidationError("turns: expected one scope and one session per ingest call")
-        _check_session(first.session_id)
+        check_session_id(first.session_id)
         self.sessions.open(first.scope, first.session_id)
         turns = [dataclasses.replace(t, user=valid_unicode(t.user or ""), assistant=valid_unicode(t.assistant or ""))
                  for t in turns]
@@ -410,21 +388,9 @@ class MemoryMiddleware:
         self.engine.close()
 
 
-def _check_session(session_id: str) -> None:
-    if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 256:
-        raise ValidationError(f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}")
-    if valid_unicode(session_id) != session_id:
-        raise ValidationError(f"session_id: expected valid Unicode text, found lone surrogates in {session_id!r}")
-
-
 def _memory_type(name: str) -> MemoryType:
     try:
         return MemoryType(name)
     except ValueError:
         kinds = ", ".join(t.value for t in MemoryType)
         raise ValidationError(f"type: expected one of {kinds}, found {name!r}") from None
-
-
-def _redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
-    return {valid_unicode(str(k)): secrets.redact(valid_unicode(v)) if isinstance(v, str) else v
-            for k, v in dict(args or {}).items()}

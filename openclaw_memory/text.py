@@ -11,6 +11,7 @@ import functools
 import logging
 import re
 import threading
+from typing import Any, Mapping
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -127,3 +128,13 @@ def lexical_overlap(a: str, b: str) -> float:
     if not ta and not tb:
         return 1.0
     return len(ta & tb) / len(ta | tb)
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """A chat message's text (a string, or OpenAI content parts); lone surrogates become U+FFFD."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return valid_unicode(content)
+    if isinstance(content, list):
+        return valid_unicode(" ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping)))
+    return ""

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..extract.secrets import SecretFilter
 from ..text import valid_unicode
 from ..tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType
@@ -75,3 +76,9 @@ def episode_candidate(text: str, *, speaker: str, turn_id: str | None, max_token
         tags=(speaker,), importance=0.3, confidence=1.0, channel=Channel.IMPLICIT,
         turn_ids=(turn_id,) if turn_id else (), entities=(speaker,) if speaker not in ("user", "assistant") else (),
     )
+
+
+def redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
+    """Tool arguments with lone surrogates repaired and secrets redacted in top-level strings."""
+    return {valid_unicode(str(k)): secrets.redact(valid_unicode(v)) if isinstance(v, str) else v
+            for k, v in dict(args or {}).items()}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ..clock import Clock
+from ..errors import ValidationError
 from ..store.db import Database
+from ..text import valid_unicode
 from ..types import Scope
 
 
@@ -46,3 +48,11 @@ class Sessions:
                 (scope.user_id, scope.agent_id, session_id),
             ).fetchone()
         return row is not None and row[0] is None
+
+
+def check_session_id(session_id: str) -> None:
+    """A session id is a non-empty string of at most 256 characters of valid Unicode."""
+    if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 256:
+        raise ValidationError(f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}")
+    if valid_unicode(session_id) != session_id:
+        raise ValidationError(f"session_id: expected valid Unicode text, found lone surrogates in {session_id!r}")

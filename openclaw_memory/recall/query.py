@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from ..clock import DAY
-from ..text import STOPWORDS, search_tokens
+from ..text import STOPWORDS, message_text, search_tokens
 from ..tokens import truncate_tokens
 from ..types import MemoryType
 
@@ -57,19 +57,10 @@ class RecallQuery:
     dates: tuple[tuple[float, float], ...] = ()
 
 
-def _content(message: Mapping) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # OpenAI content parts
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return ""
-
-
 def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: int = 2,
                 max_tokens: int = 256) -> RecallQuery:
     """The current input first (it carries the intent), then recent user turns as context."""
-    earlier = [_content(m) for m in recent if m.get("role") == "user"]
+    earlier = [message_text(m) for m in recent if m.get("role") == "user"]
     earlier = [t for t in earlier if t and t.strip() != current.strip()][-context_turns:] if context_turns else []
     text = "\n".join([current, *reversed(earlier)]).strip()
     text = truncate_tokens(text, max_tokens)
