@@ -150,6 +150,15 @@ def test_curated_memory_outranks_the_episode_it_came_from(engine, recaller):
     assert not ep.kept and ep.reason.startswith("covered by curated memory")
 
 
+def test_episode_that_ranks_above_its_curated_memory_stays(engine, recaller):
+    put(engine, ALICE, MemoryType.PREFERENCE, "likes quiet cafes", subject="cafe", turn_ids=("s1#3",), importance=0.8)
+    put(engine, ALICE, MemoryType.EPISODE, "the new router arrived on tuesday, I like quiet cafes", turn_ids=("s1#3",))
+    res = recaller.recall(ALICE, "when did the new router arrive")
+    ep = by_summary(res, "the new router arrived on tuesday, I like quiet cafes")
+    pref = by_summary(res, "likes quiet cafes")
+    assert ep.kept and ep.rank < pref.rank
+
+
 def test_read_your_writes_with_background_indexing(make_config, tmp_path, clock):
     from openclaw_memory.engine import MemoryEngine
 

@@ -120,27 +120,25 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
     out: list[ScoredMemory] = []
     kept: list[ScoredMemory] = []
     start = window_start(query, now)
-    covered = _curated_coverage(scored, query, now, cfg)
+    covered: dict[str, str] = {}
     for rank, s in enumerate(scored, start=1):
         reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept) or _covered_reason(s, covered, pool.retired)
         s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason)
         if s.kept:
             kept.append(s)
+            _cover(covered, s.record)
         out.append(s)
     return out
 
 
-def _curated_coverage(scored: list[ScoredMemory], query: RecallQuery, now: float, cfg: RecallConfig) -> dict[str, str]:
-    """turn id -> the live curated memory distilled from it (it outranks the raw episode)."""
-    out: dict[str, str] = {}
-    for s in scored:
-        r = s.record
-        usable = r.status is Status.ACTIVE and not r.doubt_of and r.confidence >= cfg.min_confidence
-        distilled = r.type not in (MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.EVENT)
-        if distilled and usable and (r.expires_at is None or r.expires_at > now):
-            for t in r.source.turn_ids:
-                out.setdefault(t, r.id)
-    return out
+def _cover(covered: dict[str, str], r: MemoryRecord) -> None:
+    """Record the turns a kept live curated memory was distilled from: an episode of those turns
+    ranked below it says the same thing in more words (one ranked above it stays: the raw turn
+    matched the request better than its distillate)."""
+    distilled = r.type not in (MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.EVENT)
+    if distilled and r.status is Status.ACTIVE:
+        for t in r.source.turn_ids:
+            covered.setdefault(t, r.id)
 
 
 def _covered_reason(s: ScoredMemory, covered: dict[str, str], retired: dict[str, str]) -> str:
