@@ -93,7 +93,7 @@ class RecallWeights:
     semantic: float = 0.5
     keyword: float = 0.25
     structure: float = 0.1
-    recency: float = 0.05
+    recency: float = 0.02
     importance: float = 0.05
     trust: float = 0.05
 
@@ -248,11 +248,23 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
     for name, value in data.items():
         key = f"{prefix}.{name}" if prefix else name
         tp = hints[name]
+        inner = _optional_dataclass(tp)
         if dataclasses.is_dataclass(tp):
             changes[name] = _build(tp, value, where, key, getattr(current, name))
+        elif inner is not None and isinstance(value, Mapping) and getattr(current, name) is not None:
+            # a partial override of an optional section keeps its other keys (weights_cjk)
+            changes[name] = _build(inner, value, where, key, getattr(current, name))
         else:
             changes[name] = _coerce(value, tp, where, key)
     return dataclasses.replace(current, **changes)
+
+
+def _optional_dataclass(tp: Any) -> Any:
+    """The dataclass X of an Optional[X] annotation, else None."""
+    if typing.get_origin(tp) not in (typing.Union, types.UnionType):
+        return None
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    return args[0] if len(args) == 1 and dataclasses.is_dataclass(args[0]) else None
 
 
 def _read_yaml(path: Path) -> Mapping[str, Any]:

@@ -35,6 +35,19 @@ def test_project_yaml_overrides_defaults_and_resolves_paths(tmp_path):
     assert cfg.data_dir == tmp_path / "mem"
 
 
+@pytest.mark.parametrize("yaml_text,semantic,recency", [
+    ("recall:\n  weights_cjk:\n    recency: 0.0\n", 0.6, 0.0),   # the other keys keep their defaults
+    ("recall:\n  weights_cjk:\n    semantic: 0.7\n", 0.7, 0.02),
+])
+def test_partial_override_of_an_optional_section_keeps_its_other_keys(tmp_path, yaml_text, semantic, recency):
+    cjk = load_config(write(tmp_path, yaml_text)).recall.weights_cjk
+    assert (cjk.semantic, cjk.keyword, cjk.recency) == (semantic, 0.15, recency)
+
+
+def test_optional_section_can_be_switched_off(tmp_path):
+    assert load_config(write(tmp_path, "recall:\n  weights_cjk: null\n")).recall.weights_cjk is None
+
+
 @pytest.mark.parametrize("yaml_text,key,expected", [
     ("long_term:\n  top_kk: 3\n", "long_term.top_kk", "unknown key"),
     ("short_term:\n  max_tokens: lots\n", "short_term.max_tokens", "expects an integer"),
