@@ -125,7 +125,7 @@ class RecallConfig:
 
 @dataclass(frozen=True)
 class BudgetConfig:
-    profile: int = 300
+    profile: int = 100
     summaries: int = 800
     retrieved: int = 1500
     total_share: float = 0.2
