@@ -217,7 +217,7 @@ def test_real_tokens_chinese_and_english_stay_in_budget():
 @pytest.mark.parametrize(
     "cfg,request_tokens,expected",
     [
-        (BudgetConfig(), 1000, 2600),
+        (BudgetConfig(), 1000, 2400),  # 100 + 800 + 1500
         (BudgetConfig(model_context_tokens=8000, total_share=0.2), 1000, 1600),
         (BudgetConfig(model_context_tokens=8000, total_share=0.2), 7500, 500),
         (BudgetConfig(model_context_tokens=8000), 9000, 0),
