@@ -59,17 +59,20 @@ def importance(r: MemoryRecord) -> float:
     return min(1.0, r.importance + 0.05 * math.log1p(r.access_count))
 
 
-def keyword_coverage(query: RecallQuery, r: MemoryRecord) -> float:
+def keyword_coverage(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None) -> float:
+    """Share of the query's terms in the memory: as tokens (`tokens`: the record's search tokens
+    when the caller has them) or, for terms of two characters or more, as substrings."""
     if not query.terms:
         return 0.0
-    tokens = set(search_tokens(r.text))
+    if tokens is None:
+        tokens = frozenset(search_tokens(r.text))
     text = r.text.lower()
     hit = sum(1 for t in query.terms if t in tokens or (len(t) >= 2 and t in text))
     return hit / len(query.terms)
 
 
 def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,
-               cal: Calibration, bm25: float = 0.0) -> dict[str, float]:
+               cal: Calibration, bm25: float = 0.0, tokens: frozenset[str] | None = None) -> dict[str, float]:
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
     if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
@@ -82,7 +85,7 @@ def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg:
         "semantic": float(min(1.0, max(0.0, sem))),
         # half: which share of the query's terms the memory holds; half: BM25 against the best
         # keyword hit of this query (rare terms count more than common ones).
-        "keyword": 0.5 * keyword_coverage(query, r) + 0.5 * bm25,
+        "keyword": 0.5 * keyword_coverage(query, r, tokens) + 0.5 * bm25,
         "structure": structure,
         "recency": recency(r, now, cfg.event_half_life_days),
         "importance": importance(r),
@@ -109,7 +112,7 @@ def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, ca
     best_bm25 = max(pool.bm25.values(), default=0.0)
     for rid, r in pool.records.items():
         bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
-        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25)
+        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid))
         scored.append(ScoredMemory(r, fuse(comp, weights), comp, tuple(pool.channels.get(rid, ()))))
     scored.sort(key=lambda s: (-s.score, -s.record.updated_at))
     return _filter(scored, pool, query, now, cfg, cal)

@@ -246,27 +246,24 @@ class ChromaIndex:
     # ---- reads ------------------------------------------------------------------------------
 
     def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> list[tuple[str, float]]:
-        """(id, cosine similarity) best first."""
-        from llama_index.core.vector_stores.types import (
-            FilterOperator, MetadataFilter, MetadataFilters, VectorStoreQuery,
-        )
+        """(id, cosine similarity) best first.
 
-        store = self._store(scope, tier)
-        filters = None
-        if scope.workspace is not None:
-            filters = MetadataFilters(filters=[
-                MetadataFilter(key="workspace", value=[scope.workspace, ""], operator=FilterOperator.IN)
-            ])
-        q = VectorStoreQuery(query_embedding=np.asarray(vector, dtype=np.float32).tolist(),
-                             similarity_top_k=int(k), filters=filters)
+        Writes go through LlamaIndex's ChromaVectorStore; this read asks the collection for ids
+        and distances only: the store's query also fetches every hit's document and metadata and
+        builds nodes from them, which cost 3x the search itself here (10 vs 3 ms at 1,000
+        vectors per user)."""
+        col = self._store(scope, tier)._collection
+        where = {"workspace": {"$in": [scope.workspace, ""]}} if scope.workspace is not None else None
         try:
-            res = store.query(q)
+            res = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
+                            n_results=int(k), where=where, include=["distances"])
         except Exception as exc:
             if "Number of requested results" in str(exc) or "contigious" in str(exc):
                 return []
             raise
-        # ChromaVectorStore reports exp(-distance); cosine distance is 1 - cos.
-        return [(i, 1.0 + math.log(max(s, 1e-12))) for i, s in zip(res.ids or [], res.similarities or [])]
+        ids = (res.get("ids") or [[]])[0]
+        distances = (res.get("distances") or [[]])[0]
+        return [(i, 1.0 - float(d)) for i, d in zip(ids, distances)]
 
     def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
         col = self._store(scope, tier)._collection
