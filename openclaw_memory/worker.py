@@ -23,6 +23,16 @@ class Job:
     scope: Scope
     run: Callable[[], None]
     name: str = "job"
+    #: False: `wait(scope)` does not wait for it (work nobody reads back at once, such as access
+    #: counts); `wait()` for all jobs still does.
+    barrier: bool = True
+
+    @property
+    def key(self) -> str:
+        return self.scope.key if self.barrier else _UNTRACKED
+
+
+_UNTRACKED = "\0untracked"
 
 
 class Worker:
@@ -42,7 +52,7 @@ class Worker:
         if self._closed:
             raise RuntimeError("worker is closed")
         with self._cond:
-            self._pending[job.scope.key] += 1
+            self._pending[job.key] += 1
         self._q.put(job)
 
     def discard(self, matches: Callable[[Job], bool]) -> int:
@@ -56,9 +66,9 @@ class Worker:
             self._q.not_full.notify_all()
         with self._cond:
             for job in dropped:
-                self._pending[job.scope.key] -= 1
-                if self._pending[job.scope.key] <= 0:
-                    del self._pending[job.scope.key]
+                self._pending[job.key] -= 1
+                if self._pending[job.key] <= 0:
+                    del self._pending[job.key]
             self._cond.notify_all()
         return len(dropped)
 
@@ -100,9 +110,9 @@ class Worker:
             log.exception("memory job %s for user %s failed", job.name, job.scope.user_id)
         finally:
             with self._cond:
-                self._pending[job.scope.key] -= 1
-                if self._pending[job.scope.key] <= 0:
-                    del self._pending[job.scope.key]
+                self._pending[job.key] -= 1
+                if self._pending[job.key] <= 0:
+                    del self._pending[job.key]
                 self._cond.notify_all()
 
     def close(self, timeout: float | None = 30.0) -> None:

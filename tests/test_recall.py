@@ -191,6 +191,7 @@ def test_keyword_search_stays_inside_the_scope_in_fts(engine):
 
 def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_path, clock):
     from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.store.schema import MIGRATIONS
     from openclaw_memory.text import fts_document
 
     cfg = make_config(tmp_path)
@@ -207,7 +208,7 @@ def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_pa
 
     eng = MemoryEngine.open(cfg, clock=clock, background=False)
     try:
-        assert eng.db.schema_version == 3
+        assert eng.db.schema_version == len(MIGRATIONS)
         hits = eng.keyword(ALICE, "咖啡 coffee")
         assert [eng.get(ALICE, rid).summary for rid, _ in hits] == ["I drink coffee every morning 每天早上喝咖啡"]
         assert len(eng.keyword(BOB, "coffee")) == 1

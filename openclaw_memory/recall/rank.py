@@ -124,8 +124,10 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
     kept: list[ScoredMemory] = []
     start = window_start(query, now)
     covered = _curated_coverage(scored, query, now, cfg)
+    similar = _Similarity(pool.vectors)
     for rank, s in enumerate(scored, start=1):
-        reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept) or _covered_reason(s, covered, pool.retired)
+        reason = (_drop_reason(s, pool, query, now, start, cfg, cal, kept, similar)
+                  or _covered_reason(s, covered, pool.retired))
         s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason)
         if s.kept:
             kept.append(s)
@@ -166,7 +168,7 @@ def query_is_deep(s: ScoredMemory) -> bool:
 
 
 def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, start: float | None,
-                 cfg: RecallConfig, cal: Calibration, kept: list[ScoredMemory]) -> str:
+                 cfg: RecallConfig, cal: Calibration, kept: list[ScoredMemory], similar: "_Similarity") -> str:
     r = s.record
     if r.status is Status.INACTIVE or (r.status is Status.ARCHIVED and not query.deep):
         return f"status {r.status.value}"
@@ -180,7 +182,7 @@ def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, st
         c = s.components
         return (f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {cal.min_semantic:.2f}, "
                 f"keyword {c['keyword']:.2f}, structure {c['structure']:.1f})")
-    return _duplicate_reason(s, pool, kept, cfg)
+    return _duplicate_reason(s, kept, cfg, similar)
 
 
 def _relevant(s: ScoredMemory, pool: Pool, min_semantic: float) -> bool:
@@ -193,14 +195,32 @@ def _relevant(s: ScoredMemory, pool: Pool, min_semantic: float) -> bool:
     return cos >= min_semantic or (c["keyword"] >= 0.5 and cos >= min_semantic - 0.05)
 
 
-def _duplicate_reason(s: ScoredMemory, pool: Pool, kept: list[ScoredMemory], cfg: RecallConfig) -> str:
+class _Similarity:
+    """Cosine between any two pooled records, computed once per recall (one matrix product)."""
+
+    def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
+        self.row = {rid: i for i, rid in enumerate(vectors)}
+        matrix = np.stack(list(vectors.values())) if vectors else np.zeros((0, 0), dtype=np.float32)
+        self.matrix = matrix @ matrix.T
+
+    def most_similar(self, rid: str, others: list[str]) -> tuple[str, float] | None:
+        """The first of `others` that is most similar to rid, and the cosine (None: no vectors)."""
+        i = self.row.get(rid)
+        cols = [(o, self.row[o]) for o in others if o in self.row]
+        if i is None or not cols:
+            return None
+        sims = self.matrix[i, [c for _, c in cols]]
+        best = int(np.argmax(sims))
+        return cols[best][0], float(sims[best])
+
+
+def _duplicate_reason(s: ScoredMemory, kept: list[ScoredMemory], cfg: RecallConfig, similar: _Similarity) -> str:
     r = s.record
-    vec = pool.vectors.get(r.id)
     for k in kept:
         o = k.record
         if r.subject and o.subject == r.subject and o.type == r.type and r.type is not MemoryType.EVENT:
             return f"same subject as {o.id}: only one version is injected"
-        ov = pool.vectors.get(o.id)
-        if vec is not None and ov is not None and float(np.dot(vec, ov)) >= cfg.dedup_similarity:
-            return f"near-duplicate of {o.id}"
+    nearest = similar.most_similar(r.id, [k.record.id for k in kept])
+    if nearest is not None and nearest[1] >= cfg.dedup_similarity:
+        return f"near-duplicate of {nearest[0]}"
     return ""

@@ -42,6 +42,10 @@ def _row_values(r: MemoryRecord) -> tuple:
     )
 
 
+def _json_tuple(value: str) -> tuple:
+    return () if value == "[]" else tuple(json.loads(value))
+
+
 def row_to_record(row: sqlite3.Row) -> MemoryRecord:
     return MemoryRecord(
         id=row["id"],
@@ -51,12 +55,12 @@ def row_to_record(row: sqlite3.Row) -> MemoryRecord:
         subject=row["subject"],
         detail=row["detail"],
         session_id=row["session_id"],
-        tags=tuple(json.loads(row["tags"])),
-        entities=tuple(json.loads(row["entities"])),
+        tags=_json_tuple(row["tags"]),
+        entities=_json_tuple(row["entities"]),
         importance=row["importance"],
         confidence=row["confidence"],
         source=Source(
-            Channel(row["channel"]), row["source_session"], tuple(json.loads(row["turn_ids"])), row["writer"]
+            Channel(row["channel"]), row["source_session"], _json_tuple(row["turn_ids"]), row["writer"]
         ),
         status=Status(row["status"]),
         version=row["version"],
@@ -68,7 +72,7 @@ def row_to_record(row: sqlite3.Row) -> MemoryRecord:
         access_count=row["access_count"],
         expires_at=row["expires_at"],
         doubt_of=row["doubt_of"],
-        links=tuple(json.loads(row["links"])),
+        links=_json_tuple(row["links"]),
     )
 
 

@@ -156,7 +156,18 @@ def _m3_fts_scope() -> str:
         """
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope)
+def _m4_read_indexes() -> str:
+    # The read path's per-request lookups, each an index search instead of a walk over all of a
+    # user's rows: an episode's neighbours in its session, recent important memories, the latest
+    # summaries.
+    return """
+        CREATE INDEX IF NOT EXISTS rec_session_scope ON records(user_id, agent_id, session_id, created_at);
+        CREATE INDEX IF NOT EXISTS rec_recent ON records(user_id, agent_id, status, updated_at);
+        CREATE INDEX IF NOT EXISTS rec_type_time ON records(user_id, agent_id, type, created_at);
+        """
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes)
 
 
 def scope_token(user_id: str, agent_id: str) -> str:
