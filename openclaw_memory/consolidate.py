@@ -62,7 +62,7 @@ class Consolidator:
         if not candidates:
             return []
         drafts = [self._draft(scope, c, session_id, writer) for c in candidates]
-        vecs = self.embed(scope, candidates) if vectors is None else vectors
+        vecs = self.embed(candidates) if vectors is None else vectors
         if len(vecs) != len(candidates):
             raise ValueError(f"vectors: expected one per candidate ({len(candidates)}), found {len(vecs)}")
         work = list(zip(candidates, drafts, vecs))
@@ -79,10 +79,10 @@ class Consolidator:
                 results.append(self._one(db, *w))
         return results
 
-    def embed(self, scope: Scope, candidates: Sequence[Candidate]) -> np.ndarray:
+    def embed(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The vectors `write` would compute for these candidates (their records' text), so a
         caller can embed several batches in one call."""
-        return embed_passages(self.embedder, [self._draft(scope, c, None, "").text for c in candidates])
+        return embed_passages(self.embedder, [c.text for c in candidates])
 
     def _draft(self, scope: Scope, c: Candidate, session_id: str | None, writer: str) -> MemoryRecord:
         now = self.clock.now()

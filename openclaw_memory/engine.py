@@ -85,10 +85,10 @@ class MemoryEngine:
         self.indexer.notify()
         return results
 
-    def embed_candidates(self, scope: Scope, candidates: Sequence[Candidate]) -> np.ndarray:
-        """The vectors `write` would compute for these candidates, so that several writes can
-        share one embedding call."""
-        return self.consolidator.embed(scope, candidates)
+    def embed_candidates(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The vectors `write` would compute for these candidates, so that several writes (of
+        any scopes) can share one embedding call. A vector depends on the text alone."""
+        return self.consolidator.embed(candidates)
 
     def forget(self, scope: Scope, record_id: str, reason: str = "forgotten on request",
                channel: Channel = Channel.EXPLICIT) -> MemoryRecord:

@@ -56,7 +56,7 @@ def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog)
 
 def test_given_vectors_are_the_ones_write_would_compute(engine):
     cands = [fact("the deploy runs on Fridays"), pref("我喜欢喝茶")]
-    vecs = engine.embed_candidates(ALICE, cands)
+    vecs = engine.embed_candidates(cands)
     written = engine.write(ALICE, cands, vectors=vecs)
     with engine.db.read() as db:
         stored = {r[0]: np.frombuffer(r[1], dtype=np.float32)
