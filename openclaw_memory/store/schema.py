@@ -141,7 +141,16 @@ def _m2_fts() -> str:
         """
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts)
+def _m3_content_hash() -> str:
+    # Consolidation looks for a replayed capture of the same text (type + content hash) before
+    # every episode or event it appends; without this index that read scans all of the
+    # user's records of the type, which grows with the user's history.
+    return """
+        CREATE INDEX rec_hash ON records(user_id, agent_id, type, content_hash);
+        """
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_content_hash)
 
 
 def migrate(db: sqlite3.Connection) -> int:
