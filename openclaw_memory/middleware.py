@@ -346,7 +346,7 @@ class MemoryMiddleware:
         extracted = prepared.turns if prepared else [self._turn_candidates(turn) for turn in turns]
         cands: list[Candidate] = []
         for turn, (user, reply, found) in zip(turns, extracted):
-            self._keep_in_window(turn, user, reply)
+            self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
             cands.extend(found)
         for command in [c for c in cands if c.forget]:
             self._forget_matching(scope, command)
@@ -357,12 +357,6 @@ class MemoryMiddleware:
         if self.short_term.over_threshold(scope, sid):
             self._summarize(scope, sid, "threshold", end=False)
         return sum(1 for w in written if w.action != "skip")
-
-    def _keep_in_window(self, turn: Turn, user: str, reply: str) -> None:
-        """The short-term window keeps the turn (secrets already removed)."""
-        self.short_term.add(turn.scope, turn.session_id, "user", user, turn.turn_id)
-        if reply:
-            self.short_term.add(turn.scope, turn.session_id, "assistant", reply, turn.turn_id)
 
     def _turn_candidates(self, turn: Turn) -> "_Extracted":
         """Filter (secrets, contentless), extract, and log the episode: the turn's texts without
