@@ -37,7 +37,8 @@ class ShortTermMemory:
         db.execute(
             "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, scope.user_id, scope.agent_id, role, content, count_tokens(content), turn_id, self.clock.now()),
+            (session_id, scope.user_id, scope.agent_id, role, content, count_tokens(content), turn_id,
+             self.clock.now()),
         )
         self._evict(db, scope, session_id)
 
