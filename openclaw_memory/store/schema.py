@@ -167,7 +167,16 @@ def _m4_read_indexes() -> str:
         """
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes)
+def _m5_content_hash() -> str:
+    # Consolidation looks for a replayed capture of the same text (type + content hash) before
+    # every episode or event it appends; without this index that read scans all of the
+    # user's records of the type, which grows with the user's history.
+    return """
+        CREATE INDEX IF NOT EXISTS rec_hash ON records(user_id, agent_id, type, content_hash);
+        """
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes, _m5_content_hash)
 
 
 def scope_token(user_id: str, agent_id: str) -> str:

@@ -91,6 +91,18 @@ def _scrub_segment(seg: Path) -> dict[str, int]:
     return zeroed
 
 
+def _present(store: Any, ids: Sequence[str]) -> list[str]:
+    """The ids a collection holds, in the order given.
+
+    Every embedded Chroma write (add or delete, even of nothing) costs 30-40 ms here and holds
+    the GIL throughout, stalling the capture worker, while a read of ids costs under 1 ms; so the
+    writers look first and write only what is needed. A new record then costs one add.
+    """
+    unique = list(dict.fromkeys(ids))
+    held = set(store._collection.get(ids=unique, include=[])["ids"])
+    return [i for i in unique if i in held]
+
+
 class ChromaIndex:
     """Per-scope Chroma collections behind LlamaIndex's ChromaVectorStore."""
 
@@ -131,16 +143,25 @@ class ChromaIndex:
         digest = hashlib.sha256(scope.key.encode("utf-8")).hexdigest()[:24]
         return f"{self.prefix}_{tier}_{digest}"
 
-    def _store(self, scope: Scope, tier: str) -> Any:
+    def _store(self, scope: Scope, tier: str, *, create: bool = True) -> Any:
+        """The tier's store; with create=False, None when its collection does not exist (there is
+        nothing to delete from it, and creating one costs as much as a write)."""
+        from chromadb.errors import NotFoundError
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
         name = self.collection_name(scope, tier)
         with self._lock:
             store = self._stores.get(name)
             if store is None:
-                col = self._client.get_or_create_collection(
-                    name, metadata={"hnsw:space": "cosine"}, embedding_function=None
-                )
+                if create:
+                    col = self._client.get_or_create_collection(
+                        name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+                    )
+                else:
+                    try:
+                        col = self._client.get_collection(name, embedding_function=None)
+                    except NotFoundError:
+                        return None
                 store = ChromaVectorStore(chroma_collection=col)
                 self._stores[name] = store
             return store
@@ -162,16 +183,22 @@ class ChromaIndex:
             for i, v, meta in items
         ]
         with self._write_lock:
-            store.delete_nodes(node_ids=ids)
+            present = _present(store, ids)
+            if present:
+                store.delete_nodes(node_ids=present)
             store.add(nodes)
 
     def delete(self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")) -> None:
         if not ids:
             return
         for tier in tiers:
-            store = self._store(scope, tier)
+            store = self._store(scope, tier, create=False)
+            if store is None:
+                continue
             with self._write_lock:
-                store.delete_nodes(node_ids=list(ids))
+                present = _present(store, ids)
+                if present:
+                    store.delete_nodes(node_ids=present)
 
     def drop_scope(self, scope: Scope) -> None:
         """Delete both collections of a scope (purge)."""
