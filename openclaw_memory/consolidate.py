@@ -13,6 +13,7 @@ doubts or nothing, per type (design.md "consolidate").
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Sequence
 
@@ -29,6 +30,8 @@ from .types import (
     APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, Candidate, Channel, MemoryRecord,
     MemoryType, Scope, Source, Status, WriteResult,
 )
+
+log = logging.getLogger(__name__)
 
 
 def new_id(clock: Clock) -> str:
@@ -48,17 +51,38 @@ class Consolidator:
     # ---- entry point ------------------------------------------------------------------------
 
     def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory") -> list[WriteResult]:
-        """Consolidate a batch: one embedding call, then one transaction per candidate."""
+              writer: str = "openclaw-memory", vectors: np.ndarray | None = None) -> list[WriteResult]:
+        """Consolidate a batch: one embedding call (unless `vectors`, from `embed`, are given),
+        then one transaction for the whole batch.
+
+        Each candidate sees the ones before it, as if written one by one. Should the batch fail,
+        it is rolled back and written again one candidate per transaction, so what precedes the
+        failing candidate is kept and its error is raised, as before batching.
+        """
         if not candidates:
             return []
         drafts = [self._draft(scope, c, session_id, writer) for c in candidates]
-        vecs = embed_passages(self.embedder, [d.text for d in drafts])
+        vecs = self.embed(candidates) if vectors is None else vectors
+        if len(vecs) != len(candidates):
+            raise ValueError(f"vectors: expected one per candidate ({len(candidates)}), found {len(vecs)}")
+        work = list(zip(candidates, drafts, vecs))
+        if len(work) > 1 and not self.db.nested():
+            try:
+                with self.db.write() as db:
+                    return [self._one(db, *w) for w in work]
+            except Exception as exc:
+                log.warning("a batch of %d memories for user %s failed (%s); writing them one by one",
+                            len(work), scope.user_id, exc)
         results = []
-        for cand, draft, vec in zip(candidates, drafts, vecs):
+        for w in work:
             with self.db.write() as db:
-                results.append(self._one(db, cand, draft, vec))
+                results.append(self._one(db, *w))
         return results
+
+    def embed(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The vectors `write` would compute for these candidates (their records' text), so a
+        caller can embed several batches in one call."""
+        return embed_passages(self.embedder, [c.text for c in candidates])
 
     def _draft(self, scope: Scope, c: Candidate, session_id: str | None, writer: str) -> MemoryRecord:
         now = self.clock.now()

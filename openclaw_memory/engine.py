@@ -78,10 +78,17 @@ class MemoryEngine:
     # ---- write ------------------------------------------------------------------------------
 
     def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory") -> list[WriteResult]:
-        results = self.consolidator.write(scope, candidates, session_id=session_id, writer=writer)
+              writer: str = "openclaw-memory", vectors: np.ndarray | None = None) -> list[WriteResult]:
+        """Consolidate and store candidates (one transaction); `vectors` from `embed_candidates`
+        spare the embedding."""
+        results = self.consolidator.write(scope, candidates, session_id=session_id, writer=writer, vectors=vectors)
         self.indexer.notify()
         return results
+
+    def embed_candidates(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The vectors `write` would compute for these candidates, so that several writes (of
+        any scopes) can share one embedding call. A vector depends on the text alone."""
+        return self.consolidator.embed(candidates)
 
     def forget(self, scope: Scope, record_id: str, reason: str = "forgotten on request",
                channel: Channel = Channel.EXPLICIT) -> MemoryRecord:

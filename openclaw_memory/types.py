@@ -100,6 +100,12 @@ class Source:
     writer: str = "openclaw-memory"
 
 
+def memory_text(subject: str | None, summary: str, detail: str | None) -> str:
+    """A memory's embedded and keyword-indexed text: subject, summary, detail."""
+    head = f"{subject}: {summary}" if subject else summary
+    return f"{head}\n{detail}" if detail else head
+
+
 @dataclass(frozen=True)
 class MemoryRecord:
     """One stored memory. SQLite holds the truth; the vector index is derived from it."""
@@ -136,8 +142,7 @@ class MemoryRecord:
     @property
     def text(self) -> str:
         """The text that is embedded and keyword-indexed."""
-        head = f"{self.subject}: {self.summary}" if self.subject else self.summary
-        return f"{head}\n{self.detail}" if self.detail else head
+        return memory_text(self.subject, self.summary, self.detail)
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,11 @@ class Candidate:
     links: tuple[str, ...] = ()
     #: explicit "forget X" commands: deactivate matching memories instead of storing.
     forget: bool = False
+
+    @property
+    def text(self) -> str:
+        """The text its record will have (`MemoryRecord.text`), so it can be embedded ahead."""
+        return memory_text(self.subject, self.summary.strip(), self.detail)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import queue
 import threading
 from collections import Counter, deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from .types import Scope
 
@@ -23,6 +23,21 @@ class Job:
     scope: Scope
     run: Callable[[], None]
     name: str = "job"
+    #: work that is cheaper for many jobs at once (one embedding call for a batch of captures):
+    #: the worker calls it once with the payloads of the jobs of a batch that share it, before
+    #: running them. It must not write anything: a job can still be dropped (a purge) after it.
+    prepare: Callable[[list[Any]], None] | None = None
+    payload: Any = None
+    #: False: `wait(scope)` does not wait for it (work nobody reads back at once, such as access
+    #: counts); `wait()` for all jobs still does.
+    barrier: bool = True
+
+    @property
+    def key(self) -> str:
+        return self.scope.key if self.barrier else _UNTRACKED
+
+
+_UNTRACKED = "\0untracked"
 
 
 class Worker:
@@ -42,7 +57,7 @@ class Worker:
         if self._closed:
             raise RuntimeError("worker is closed")
         with self._cond:
-            self._pending[job.scope.key] += 1
+            self._pending[job.key] += 1
         self._q.put(job)
 
     def discard(self, matches: Callable[[Job], bool]) -> int:
@@ -56,9 +71,9 @@ class Worker:
             self._q.not_full.notify_all()
         with self._cond:
             for job in dropped:
-                self._pending[job.scope.key] -= 1
-                if self._pending[job.scope.key] <= 0:
-                    del self._pending[job.scope.key]
+                self._pending[job.key] -= 1
+                if self._pending[job.key] <= 0:
+                    del self._pending[job.key]
             self._cond.notify_all()
         return len(dropped)
 
@@ -89,8 +104,21 @@ class Worker:
                     self._q.put(None)
                     break
                 batch.append(nxt)
+            self._prepare(batch)
             for j in batch:
                 self._run(j)
+
+    @staticmethod
+    def _prepare(batch: list[Job]) -> None:
+        groups: dict[Callable[[list[Any]], None], list[Any]] = {}
+        for job in batch:
+            if job.prepare is not None:
+                groups.setdefault(job.prepare, []).append(job.payload)
+        for prepare, payloads in groups.items():
+            try:
+                prepare(payloads)
+            except Exception:  # the jobs then do this work themselves, one by one
+                log.exception("preparing a batch of %d memory jobs failed; they run unprepared", len(payloads))
 
     def _run(self, job: Job) -> None:
         try:
@@ -100,9 +128,9 @@ class Worker:
             log.exception("memory job %s for user %s failed", job.name, job.scope.user_id)
         finally:
             with self._cond:
-                self._pending[job.scope.key] -= 1
-                if self._pending[job.scope.key] <= 0:
-                    del self._pending[job.scope.key]
+                self._pending[job.key] -= 1
+                if self._pending[job.key] <= 0:
+                    del self._pending[job.key]
                 self._cond.notify_all()
 
     def close(self, timeout: float | None = 30.0) -> None:

@@ -154,3 +154,29 @@ def test_property_sanitize_is_one_idempotent_line(text):
     assert sanitize(once) == once
     assert "\n" not in once and "\r" not in once
     assert not _MARKERISH.search(_fold(once))
+
+
+# Plain prose (letters, digits, common punctuation, CJK) takes a fast path that only collapses
+# spaces: it must give what the full escaping gives, for any mix of those characters, and any
+# character outside them (a bracket, colon, hash, look-alike, control) must take the full path.
+_PLAIN_ALPHABET = st.sampled_from(
+    list(" !\"$%&'()*+,-./09:;=?@AZaz\\^_{|}éßĳſ") + list("我喜欢咖啡㐀，。！？；：（）「」『』“”‘’—…·、")
+    + ["system", "user", "assistant", "用户", "ſystem", "  *_ "]
+)
+
+
+@given(st.lists(_PLAIN_ALPHABET, max_size=40).map("".join), st.sampled_from(["", "system", "user", "# ", "<", ":"]))
+@settings(max_examples=400, deadline=None)
+def test_plain_prose_fast_path_matches_the_full_escaping(text, prefix):
+    from openclaw_memory.inject.escape import escape_fully
+
+    assert sanitize(prefix + text) == escape_fully(prefix + text)
+
+
+@pytest.mark.parametrize("text", ["a <b> c", "user: hi", "## title", "x\ny", "a\tb", "《Dune》", "ｓｙｓｔｅｍ：",
+                                  "ok ` fence", "a ~ b", "a [INST] b", "用户：你好",
+                                  "-- Assistant *: ok", "ſystem: x", "user  : x"])
+def test_text_with_a_special_character_is_not_taken_for_plain(text):
+    from openclaw_memory.inject.escape import _plain
+
+    assert not _plain(text)

@@ -235,3 +235,47 @@ def test_explicit_forget_takes_effect_on_the_next_request(mw, fact, command, que
     assert gone not in ask(mw, ALICE, "s1", question).plan.block.lower()
     audit = [a for a in mw.engine.audit_log(ALICE) if a["action"] == "deactivate"]
     assert audit and all(a["reason"].startswith("forgotten on request") for a in audit)
+
+
+def test_injected_memories_are_reinforced_in_the_background_and_others_are_not(mw):
+    injected = mw.remember(ALICE, "我的项目代号是猎鹰 the project code name is Falcon").record
+    unrelated = mw.remember(ALICE, "the printer on floor 3 is broken").record
+    res = ask(mw, ALICE, "s1", "项目代号是什么？ what is the project code name?")
+    assert injected.id in {c.record.id for c in res.plan.candidates if c.kept}
+    assert unrelated.id not in {c.record.id for c in res.plan.candidates if c.kept}
+    mw.flush()
+    counts = {r.id: (r.access_count, r.last_accessed_at) for r in (mw.get(ALICE, injected.id), mw.get(ALICE, unrelated.id))}
+    assert counts[injected.id][0] == 1 and counts[injected.id][1] is not None
+    assert counts[unrelated.id] == (0, None)
+
+
+def test_a_job_without_barrier_does_not_hold_up_the_users_next_read_but_a_full_flush_waits():
+    from openclaw_memory.worker import Job, Worker
+
+    worker, gate, done = Worker(), threading.Event(), []
+    worker.submit(Job(ALICE, lambda: (gate.wait(10), done.append("touch")), "touch", barrier=False))
+    assert worker.wait(ALICE, timeout=0.5)  # the user's reads go on
+    assert not worker.wait(timeout=0.2)  # a flush of everything still waits for it
+    gate.set()
+    assert worker.wait(timeout=10) and done == ["touch"]
+    worker.close()
+
+
+def test_a_continuing_session_is_only_read_until_its_activity_stamp_is_a_minute_old(engine, clock):
+    from openclaw_memory.capture.sessions import Sessions
+
+    sessions = Sessions(engine.db, clock)
+
+    def stamp():
+        with engine.db.read() as db:
+            return tuple(db.execute("SELECT last_active_at, ended_at FROM sessions").fetchone())
+
+    assert sessions.open(ALICE, "s1") is True
+    start = clock.now()
+    clock.advance(30)
+    assert sessions.open(ALICE, "s1") is False and stamp() == (start, None)
+    clock.advance(31)
+    assert sessions.open(ALICE, "s1") is False and stamp() == (start + 61, None)
+    sessions.end(ALICE, "s1", "end", None)
+    clock.advance(1)
+    assert sessions.open(ALICE, "s1") is False and stamp() == (start + 62, None)  # reopened at once

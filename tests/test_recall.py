@@ -189,3 +189,51 @@ def test_single_retriever_evaluation_ignores_the_chinese_weights(engine):
 
     cfg = retriever_config(engine.config, "vector").recall
     assert cfg.weights_cjk is None and cfg.weights.semantic == 1.0 and cfg.weights.keyword == 0.0
+
+
+def test_keyword_search_stays_inside_the_scope_in_fts(engine):
+    put(engine, BOB, MemoryType.FACT, "falcon launches in May 猎鹰五月发射")
+    put(engine, ALICE, MemoryType.FACT, "the garden needs water 花园要浇水")
+    assert engine.keyword(ALICE, "falcon 猎鹰 launches") == []
+    assert [len(engine.keyword(BOB, q)) for q in ("falcon", "猎鹰")] == [1, 1]
+
+
+def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_path, clock):
+    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.store.schema import MIGRATIONS
+    from openclaw_memory.text import fts_document
+
+    cfg = make_config(tmp_path)
+    eng = MemoryEngine.open(cfg, clock=clock, background=False)
+    put(eng, ALICE, MemoryType.FACT, "I drink coffee every morning 每天早上喝咖啡")
+    put(eng, BOB, MemoryType.FACT, "bob drinks coffee too")
+    with eng.db.write() as db:  # back to schema 2: one column, no scope token
+        db.execute("DROP TABLE records_fts")
+        db.execute("CREATE VIRTUAL TABLE records_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')")
+        for row in db.execute("SELECT rid, summary FROM records").fetchall():
+            db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (row[0], fts_document(row[1])))
+        db.execute("DELETE FROM schema_version WHERE version > 2")
+    eng.close()
+
+    eng = MemoryEngine.open(cfg, clock=clock, background=False)
+    try:
+        assert eng.db.schema_version == len(MIGRATIONS)
+        hits = eng.keyword(ALICE, "咖啡 coffee")
+        assert [eng.get(ALICE, rid).summary for rid, _ in hits] == ["I drink coffee every morning 每天早上喝咖啡"]
+        assert len(eng.keyword(BOB, "coffee")) == 1
+    finally:
+        eng.close()
+
+
+@pytest.mark.parametrize("channel", ["semantic", "keyword"])
+def test_a_workspace_sees_its_own_and_shared_memories_not_another_workspaces(engine, channel):
+    w1, w2, shared = Scope("alice", workspace="w1"), Scope("alice", workspace="w2"), Scope("alice")
+    for scope, text in ((w1, "deploy the billing service on friday"), (w2, "deploy the search service on monday"),
+                        (shared, "deploy checklist lives in the wiki")):
+        put(engine, scope, MemoryType.FACT, text)
+    if channel == "semantic":
+        hits = engine.semantic(w1, engine.embed_query("deploy service"), limit=10)
+    else:
+        hits = engine.keyword(w1, "deploy service", limit=10)
+    found = sorted(engine.get(w1, rid).summary for rid, _ in hits)
+    assert found == ["deploy checklist lives in the wiki", "deploy the billing service on friday"]

@@ -13,9 +13,20 @@ class Sessions:
     def __init__(self, db: Database, clock: Clock) -> None:
         self.db, self.clock = db, clock
 
+    #: an open session's last_active_at is refreshed at most this often (seconds): most requests
+    #: then only read, with no write transaction on the request path
+    ACTIVE_GRANULARITY = 60.0
+
     def open(self, scope: Scope, session_id: str) -> bool:
         """Open or continue a session; True when it is new (the `context` hook then runs)."""
         now = self.clock.now()
+        with self.db.read() as db:
+            row = db.execute(
+                "SELECT ended_at, last_active_at FROM sessions WHERE user_id = ? AND agent_id = ? AND id = ?",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchone()
+        if row is not None and row[0] is None and 0 <= now - row[1] < self.ACTIVE_GRANULARITY:
+            return False
         with self.db.write() as db:
             row = db.execute(
                 "SELECT ended_at FROM sessions WHERE user_id = ? AND agent_id = ? AND id = ?",

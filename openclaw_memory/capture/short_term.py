@@ -22,15 +22,25 @@ class ShortTermMemory:
 
     def add(self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None = None) -> int:
         """Append a message, evict the oldest past the budgets; return the window's token count."""
-        tokens = count_tokens(content)
         with self.db.write() as db:
-            db.execute(
-                "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, scope.user_id, scope.agent_id, role, content, tokens, turn_id, self.clock.now()),
-            )
-            self._evict(db, scope, session_id)
+            self._append(db, scope, session_id, role, content, turn_id)
         return self.tokens(scope, session_id)
+
+    def add_turn(self, scope: Scope, session_id: str, user: str, reply: str, turn_id: str | None) -> None:
+        """The user's message and the reply (when there is one), in one transaction."""
+        with self.db.write() as db:
+            self._append(db, scope, session_id, "user", user, turn_id)
+            if reply:
+                self._append(db, scope, session_id, "assistant", reply, turn_id)
+
+    def _append(self, db, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None) -> None:
+        db.execute(
+            "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, scope.user_id, scope.agent_id, role, content, count_tokens(content), turn_id,
+             self.clock.now()),
+        )
+        self._evict(db, scope, session_id)
 
     def _evict(self, db, scope: Scope, session_id: str) -> None:
         rows = db.execute(

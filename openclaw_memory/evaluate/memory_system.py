@@ -143,7 +143,7 @@ class MemorySystem:
 
     def retrieve(self, question: Question, k: int) -> list[frozenset[str]]:
         self._ask(question)
-        result = self.mw.working.recaller.recall(self.scope, question.text, (), touch=False)
+        result = self.mw.working.recaller.recall(self.scope, question.text, ())
         # The system's ranking: fused score order over what passed the filters; the relevance
         # threshold decides injection (measured by injected()), not the order.
         ranked = [s for s in result.ranked if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))]
@@ -152,7 +152,7 @@ class MemorySystem:
 
     def injected(self, question: Question) -> tuple[list[frozenset[str]], int]:
         self._ask(question)
-        result = self.mw.working.recaller.recall(self.scope, question.text, (), touch=False)
+        result = self.mw.working.recaller.recall(self.scope, question.text, ())
         if self.retriever != "hybrid":
             result = dataclasses.replace(result, ranked=[s for s in result.ranked if self._channel_ok(s)])
         plan = self.mw.working.assemble(self.scope, result)

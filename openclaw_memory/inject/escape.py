@@ -99,6 +99,35 @@ def _one_pass(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+#: Text made only of these characters cannot hold a marker, tag, template token, fence or header
+#: (all need one of < > [ # ` ~, a look-alike or a line break), and without a colon no role
+#: label either; so sanitizing it only collapses spaces. Memory texts are mostly such plain
+#: prose: this skips the per-character fold, the costliest step of the read path's rendering.
+_PLAIN = re.compile(
+    r"[ !\"$%&'()*+,\-./0-9:;=?@A-Z\\^_a-z{|}"
+    r"\u00c0-\u024f\u4e00-\u9fff\u3400-\u4dbf\u3001\u3002\u300c-\u300f"
+    r"\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f\u2018\u2019\u201c\u201d\u2014\u2026\u00b7]*"
+)
+_LEADING_NON_WORD = re.compile(r"\W*")
+_COLON = re.compile(r"[:：]")
+#: a role label is at most this many characters before its colon ("assistant", "developer")
+_ROLE_CHARS = 12
+
+
+def _plain(text: str) -> bool:
+    """Whether sanitize(text) is text with its spaces collapsed."""
+    if not _PLAIN.fullmatch(text):
+        return False
+    start = _LEADING_NON_WORD.match(text).end()
+    colon = _COLON.search(text, start)
+    if colon is None:
+        return True
+    # A role label starts at the first word character and runs, through stars, underscores and
+    # spaces, to the first colon after it: only that stretch needs the fold.
+    label = text[start : colon.start()].rstrip("*_ ")
+    return len(label) > _ROLE_CHARS or not _ROLE_LINE.match(fold(label) + ":")
+
+
 def sanitize(text: str) -> str:
     """Any text -> one line that cannot close or forge the block or pose as a role message.
 
@@ -108,7 +137,15 @@ def sanitize(text: str) -> str:
     that looks like the block markers in any case, spacing or width becomes "[marker removed]";
     other tag-like brackets become parentheses; code fences shrink to one character.
     """
-    lines = [_neutralise_line_start(_strip_controls(part)) for part in _BREAKS.split(str(text))]
+    text = str(text)
+    if _plain(text):
+        return _SPACES.sub(" ", text).strip()
+    return escape_fully(text)
+
+
+def escape_fully(text: str) -> str:
+    """`sanitize` without the plain-prose shortcut (every step, on any text)."""
+    lines = [_neutralise_line_start(_strip_controls(part)) for part in _BREAKS.split(text)]
     out = _SPACES.sub(" ", " ".join(lines)).strip()
     for _ in range(8):
         again = _one_pass(_neutralise_line_start(out))

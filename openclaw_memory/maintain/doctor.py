@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..store import records as rec
-from ..text import fts_document
 from ..types import MemoryRecord, Scope
 from .common import (
     TIERS,
@@ -175,9 +174,7 @@ def _check_fts(engine: MemoryEngine, report: DoctorReport) -> None:
             db.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
         for r in records_by_id(db, missing):
             rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
-            db.execute(
-                "INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (rid, fts_document(r.text))
-            )
+            rec.index_text(db, rid, r)
 
 
 def _check_sqlite_vectors(engine: MemoryEngine, report: DoctorReport) -> None:

@@ -28,6 +28,8 @@ class Pool:
     bm25: dict[str, float] = field(default_factory=dict)
     channels: dict[str, list[str]] = field(default_factory=dict)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    #: search tokens per record, read from the keyword index (no re-segmenting on the read path)
+    tokens: dict[str, frozenset[str]] = field(default_factory=dict)
     recent_summaries: list[str] = field(default_factory=list)
     #: turn id -> inactive curated record distilled from it: its episode is an outdated version
     retired: dict[str, str] = field(default_factory=dict)
@@ -167,6 +169,7 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
     episode_turns = [t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids]
     with engine.db.read() as db:
         pool.vectors = rec.vectors_for(db, list(pool.records))
+        pool.tokens = rec.search_tokens_for(db, list(pool.records))
         pool.retired = rec.retired_turns(db, scope, episode_turns) if episode_turns else {}
     for rid, vec in pool.vectors.items():
         pool.cosine[rid] = float(np.dot(vec, qvec))

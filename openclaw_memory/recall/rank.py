@@ -59,17 +59,20 @@ def importance(r: MemoryRecord) -> float:
     return min(1.0, r.importance + 0.05 * math.log1p(r.access_count))
 
 
-def keyword_coverage(query: RecallQuery, r: MemoryRecord) -> float:
+def keyword_coverage(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None) -> float:
+    """Share of the query's terms in the memory: as tokens (`tokens`: the record's search tokens
+    when the caller has them) or, for terms of two characters or more, as substrings."""
     if not query.terms:
         return 0.0
-    tokens = set(search_tokens(r.text))
+    if tokens is None:
+        tokens = frozenset(search_tokens(r.text))
     text = r.text.lower()
     hit = sum(1 for t in query.terms if t in tokens or (len(t) >= 2 and t in text))
     return hit / len(query.terms)
 
 
 def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,
-               cal: Calibration, bm25: float = 0.0) -> dict[str, float]:
+               cal: Calibration, bm25: float = 0.0, tokens: frozenset[str] | None = None) -> dict[str, float]:
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
     if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
@@ -82,7 +85,7 @@ def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg:
         "semantic": float(min(1.0, max(0.0, sem))),
         # half: which share of the query's terms the memory holds; half: BM25 against the best
         # keyword hit of this query (rare terms count more than common ones).
-        "keyword": 0.5 * keyword_coverage(query, r) + 0.5 * bm25,
+        "keyword": 0.5 * keyword_coverage(query, r, tokens) + 0.5 * bm25,
         "structure": structure,
         "recency": recency(r, now, cfg.event_half_life_days),
         "importance": importance(r),
@@ -109,7 +112,7 @@ def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, ca
     best_bm25 = max(pool.bm25.values(), default=0.0)
     for rid, r in pool.records.items():
         bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
-        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25)
+        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid))
         scored.append(ScoredMemory(r, fuse(comp, weights), comp, tuple(pool.channels.get(rid, ()))))
     scored.sort(key=lambda s: (-s.score, -s.record.updated_at))
     return _filter(scored, pool, query, now, cfg, cal)
@@ -121,8 +124,10 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
     kept: list[ScoredMemory] = []
     start = window_start(query, now)
     covered: dict[str, str] = {}
+    similar = _Similarity(pool.vectors)
     for rank, s in enumerate(scored, start=1):
-        reason = _drop_reason(s, pool, query, now, start, cfg, cal, kept) or _covered_reason(s, covered, pool.retired)
+        reason = (_drop_reason(s, pool, query, now, start, cfg, cal, kept, similar)
+                  or _covered_reason(s, covered, pool.retired))
         s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason)
         if s.kept:
             kept.append(s)
@@ -161,7 +166,7 @@ def query_is_deep(s: ScoredMemory) -> bool:
 
 
 def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, start: float | None,
-                 cfg: RecallConfig, cal: Calibration, kept: list[ScoredMemory]) -> str:
+                 cfg: RecallConfig, cal: Calibration, kept: list[ScoredMemory], similar: "_Similarity") -> str:
     r = s.record
     if r.status is Status.INACTIVE or (r.status is Status.ARCHIVED and not query.deep):
         return f"status {r.status.value}"
@@ -175,7 +180,7 @@ def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, st
         c = s.components
         return (f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {cal.min_semantic:.2f}, "
                 f"keyword {c['keyword']:.2f}, structure {c['structure']:.1f})")
-    return _duplicate_reason(s, pool, kept, cfg)
+    return _duplicate_reason(s, kept, cfg, similar)
 
 
 def _relevant(s: ScoredMemory, pool: Pool, min_semantic: float) -> bool:
@@ -188,14 +193,32 @@ def _relevant(s: ScoredMemory, pool: Pool, min_semantic: float) -> bool:
     return cos >= min_semantic or (c["keyword"] >= 0.5 and cos >= min_semantic - 0.05)
 
 
-def _duplicate_reason(s: ScoredMemory, pool: Pool, kept: list[ScoredMemory], cfg: RecallConfig) -> str:
+class _Similarity:
+    """Cosine between any two pooled records, computed once per recall (one matrix product)."""
+
+    def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
+        self.row = {rid: i for i, rid in enumerate(vectors)}
+        matrix = np.stack(list(vectors.values())) if vectors else np.zeros((0, 0), dtype=np.float32)
+        self.matrix = matrix @ matrix.T
+
+    def most_similar(self, rid: str, others: list[str]) -> tuple[str, float] | None:
+        """The first of `others` that is most similar to rid, and the cosine (None: no vectors)."""
+        i = self.row.get(rid)
+        cols = [(o, self.row[o]) for o in others if o in self.row]
+        if i is None or not cols:
+            return None
+        sims = self.matrix[i, [c for _, c in cols]]
+        best = int(np.argmax(sims))
+        return cols[best][0], float(sims[best])
+
+
+def _duplicate_reason(s: ScoredMemory, kept: list[ScoredMemory], cfg: RecallConfig, similar: _Similarity) -> str:
     r = s.record
-    vec = pool.vectors.get(r.id)
     for k in kept:
         o = k.record
         if r.subject and o.subject == r.subject and o.type == r.type and r.type is not MemoryType.EVENT:
             return f"same subject as {o.id}: only one version is injected"
-        ov = pool.vectors.get(o.id)
-        if vec is not None and ov is not None and float(np.dot(vec, ov)) >= cfg.dedup_similarity:
-            return f"near-duplicate of {o.id}"
+    nearest = similar.most_similar(r.id, [k.record.id for k in kept])
+    if nearest is not None and nearest[1] >= cfg.dedup_similarity:
+        return f"near-duplicate of {nearest[0]}"
     return ""

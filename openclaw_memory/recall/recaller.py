@@ -41,7 +41,9 @@ class Recaller:
         self.channels = build_channels(engine, cfg, summaries)
 
     def recall(self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *,
-               deep: bool = False, touch: bool = True) -> RecallResult:
+               deep: bool = False) -> RecallResult:
+        """Rank every candidate for this request. Reads only: reinforcing what gets injected is
+        the caller's (the middleware queues it off the request path)."""
         query = build_query(current, recent, context_turns=self.cfg.context_turns)
         if deep and not query.deep:
             query = RecallQuery(query.text, query.terms, query.window_days, query.types, True)
@@ -53,6 +55,4 @@ class Recaller:
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
         ranked = attach_context(self.engine, scope, ranked, before=self.cfg.episode_context_before,
                                 after=self.cfg.episode_context_after, units=CONTEXT_UNITS)
-        if touch:
-            self.engine.touch(scope, [s.record.id for s in ranked if s.kept][: self.cfg.candidates_per_channel])
         return RecallResult(query, ranked)

@@ -77,6 +77,11 @@ class Database:
         with self._lock:
             yield self._conn
 
+    def nested(self) -> bool:
+        """True inside this thread's own write transaction (another thread's holds the lock)."""
+        with self._lock:
+            return self._depth > 0
+
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction; nested calls join the outer one."""

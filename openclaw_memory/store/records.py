@@ -16,6 +16,7 @@ import numpy as np
 
 from ..text import fts_document, fts_query
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
+from .schema import scope_token
 
 _COLUMNS = (
     "id, user_id, agent_id, workspace, session_id, type, subject, summary, detail, tags, entities, "
@@ -41,6 +42,10 @@ def _row_values(r: MemoryRecord) -> tuple:
     )
 
 
+def _json_tuple(value: str) -> tuple:
+    return () if value == "[]" else tuple(json.loads(value))
+
+
 def row_to_record(row: sqlite3.Row) -> MemoryRecord:
     return MemoryRecord(
         id=row["id"],
@@ -50,12 +55,12 @@ def row_to_record(row: sqlite3.Row) -> MemoryRecord:
         subject=row["subject"],
         detail=row["detail"],
         session_id=row["session_id"],
-        tags=tuple(json.loads(row["tags"])),
-        entities=tuple(json.loads(row["entities"])),
+        tags=_json_tuple(row["tags"]),
+        entities=_json_tuple(row["entities"]),
         importance=row["importance"],
         confidence=row["confidence"],
         source=Source(
-            Channel(row["channel"]), row["source_session"], tuple(json.loads(row["turn_ids"])), row["writer"]
+            Channel(row["channel"]), row["source_session"], _json_tuple(row["turn_ids"]), row["writer"]
         ),
         status=Status(row["status"]),
         version=row["version"],
@@ -67,7 +72,7 @@ def row_to_record(row: sqlite3.Row) -> MemoryRecord:
         access_count=row["access_count"],
         expires_at=row["expires_at"],
         doubt_of=row["doubt_of"],
-        links=tuple(json.loads(row["links"])),
+        links=_json_tuple(row["links"]),
     )
 
 
@@ -87,11 +92,17 @@ def _scope_sql(scope: Scope, alias: str = "") -> tuple[str, list]:
 def insert(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, model: str) -> None:
     placeholders = ", ".join("?" * len(_COLUMNS.split(",")))
     cur = db.execute(f"INSERT INTO records ({_COLUMNS}) VALUES ({placeholders})", _row_values(r))
-    db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (cur.lastrowid, fts_document(r.text)))
+    index_text(db, cur.lastrowid, r)
     if vec is not None:
         put_vector(db, r, vec, model)
     if r.status is not Status.INACTIVE:
         enqueue(db, r, "upsert", r.created_at)
+
+
+def index_text(db: sqlite3.Connection, rid: int, r: MemoryRecord) -> None:
+    """The record's keyword-index row: its search tokens and its scope's token."""
+    db.execute("INSERT INTO records_fts(rowid, tokens, scope) VALUES (?, ?, ?)",
+               (rid, fts_document(r.text), scope_token(r.scope.user_id, r.scope.agent_id)))
 
 
 def update(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, model: str, *, reindex: bool) -> None:
@@ -103,7 +114,7 @@ def update(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, mode
     if reindex:
         rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
         db.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
-        db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (rid, fts_document(r.text)))
+        index_text(db, rid, r)
         if vec is not None:
             put_vector(db, r, vec, model)
     op = "delete" if r.status is Status.INACTIVE else "upsert"
@@ -219,12 +230,14 @@ def keyword_search(db: sqlite3.Connection, scope: Scope, text: str, *, statuses:
         return []
     sql, args = _scope_sql(scope, "r")
     marks = ",".join("?" * len(statuses))
+    # FTS5 itself keeps to the scope's rows; the scope token's column has weight 0 in BM25.
+    scoped = f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({match})"
     rows = db.execute(
-        f"SELECT r.id AS id, -bm25(records_fts) AS score FROM records_fts "
+        f"SELECT r.id AS id, -bm25(records_fts, 1.0, 0.0) AS score FROM records_fts "
         f"JOIN records r ON r.rid = records_fts.rowid "
         f"WHERE records_fts MATCH ? AND {sql} AND r.status IN ({marks}) "
-        f"ORDER BY bm25(records_fts) LIMIT ?",
-        (match, *args, *statuses, int(limit)),
+        f"ORDER BY bm25(records_fts, 1.0, 0.0) LIMIT ?",
+        (scoped, *args, *statuses, int(limit)),
     ).fetchall()
     return [(row["id"], float(row["score"])) for row in rows]
 
@@ -264,6 +277,17 @@ def retired_turns(db: sqlite3.Connection, scope: Scope, turn_ids: Sequence[str])
         )
         for row in rows:
             out.setdefault(row["turn"], row["id"])
+    return out
+
+
+def search_tokens_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, frozenset[str]]:
+    """record id -> its search tokens as the keyword index holds them (segmented once, on write)."""
+    out: dict[str, frozenset[str]] = {}
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT r.id, f.tokens FROM records r JOIN records_fts f ON f.rowid = r.rid "
+                          f"WHERE r.id IN ({marks})", chunk)
+        out.update((row[0], frozenset(row[1].split())) for row in rows)
     return out
 
 

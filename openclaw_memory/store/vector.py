@@ -91,6 +91,18 @@ def _scrub_segment(seg: Path) -> dict[str, int]:
     return zeroed
 
 
+def _present(store: Any, ids: Sequence[str]) -> list[str]:
+    """The ids a collection holds, in the order given.
+
+    Every embedded Chroma write (add or delete, even of nothing) costs 30-40 ms here and holds
+    the GIL throughout, stalling the capture worker, while a read of ids costs under 1 ms; so the
+    writers look first and write only what is needed. A new record then costs one add.
+    """
+    unique = list(dict.fromkeys(ids))
+    held = set(store._collection.get(ids=unique, include=[])["ids"])
+    return [i for i in unique if i in held]
+
+
 class ChromaIndex:
     """Per-scope Chroma collections behind LlamaIndex's ChromaVectorStore."""
 
@@ -131,16 +143,25 @@ class ChromaIndex:
         digest = hashlib.sha256(scope.key.encode("utf-8")).hexdigest()[:24]
         return f"{self.prefix}_{tier}_{digest}"
 
-    def _store(self, scope: Scope, tier: str) -> Any:
+    def _store(self, scope: Scope, tier: str, *, create: bool = True) -> Any:
+        """The tier's store; with create=False, None when its collection does not exist (there is
+        nothing to delete from it, and creating one costs as much as a write)."""
+        from chromadb.errors import NotFoundError
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
         name = self.collection_name(scope, tier)
         with self._lock:
             store = self._stores.get(name)
             if store is None:
-                col = self._client.get_or_create_collection(
-                    name, metadata={"hnsw:space": "cosine"}, embedding_function=None
-                )
+                if create:
+                    col = self._client.get_or_create_collection(
+                        name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+                    )
+                else:
+                    try:
+                        col = self._client.get_collection(name, embedding_function=None)
+                    except NotFoundError:
+                        return None
                 store = ChromaVectorStore(chroma_collection=col)
                 self._stores[name] = store
             return store
@@ -162,16 +183,22 @@ class ChromaIndex:
             for i, v, meta in items
         ]
         with self._write_lock:
-            store.delete_nodes(node_ids=ids)
+            present = _present(store, ids)
+            if present:
+                store.delete_nodes(node_ids=present)
             store.add(nodes)
 
     def delete(self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")) -> None:
         if not ids:
             return
         for tier in tiers:
-            store = self._store(scope, tier)
+            store = self._store(scope, tier, create=False)
+            if store is None:
+                continue
             with self._write_lock:
-                store.delete_nodes(node_ids=list(ids))
+                present = _present(store, ids)
+                if present:
+                    store.delete_nodes(node_ids=present)
 
     def drop_scope(self, scope: Scope) -> None:
         """Delete both collections of a scope (purge)."""
@@ -246,27 +273,24 @@ class ChromaIndex:
     # ---- reads ------------------------------------------------------------------------------
 
     def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> list[tuple[str, float]]:
-        """(id, cosine similarity) best first."""
-        from llama_index.core.vector_stores.types import (
-            FilterOperator, MetadataFilter, MetadataFilters, VectorStoreQuery,
-        )
+        """(id, cosine similarity) best first.
 
-        store = self._store(scope, tier)
-        filters = None
-        if scope.workspace is not None:
-            filters = MetadataFilters(filters=[
-                MetadataFilter(key="workspace", value=[scope.workspace, ""], operator=FilterOperator.IN)
-            ])
-        q = VectorStoreQuery(query_embedding=np.asarray(vector, dtype=np.float32).tolist(),
-                             similarity_top_k=int(k), filters=filters)
+        Writes go through LlamaIndex's ChromaVectorStore; this read asks the collection for ids
+        and distances only: the store's query also fetches every hit's document and metadata and
+        builds nodes from them, which cost 3x the search itself here (10 vs 3 ms at 1,000
+        vectors per user)."""
+        col = self._store(scope, tier)._collection
+        where = {"workspace": {"$in": [scope.workspace, ""]}} if scope.workspace is not None else None
         try:
-            res = store.query(q)
+            res = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
+                            n_results=int(k), where=where, include=["distances"])
         except Exception as exc:
             if "Number of requested results" in str(exc) or "contigious" in str(exc):
                 return []
             raise
-        # ChromaVectorStore reports exp(-distance); cosine distance is 1 - cos.
-        return [(i, 1.0 + math.log(max(s, 1e-12))) for i, s in zip(res.ids or [], res.similarities or [])]
+        ids = (res.get("ids") or [[]])[0]
+        distances = (res.get("distances") or [[]])[0]
+        return [(i, 1.0 - float(d)) for i, d in zip(ids, distances)]
 
     def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
         col = self._store(scope, tier)._collection
