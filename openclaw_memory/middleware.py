@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -35,7 +33,8 @@ from .extract.summary import Summarizer
 from .inject.position import inject, validate_messages
 from .text import message_text, valid_unicode
 from .types import Candidate, Channel, InjectionPlan, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
-from .worker import Job, Worker
+from .jobs import UserJobs
+from .worker import Worker
 from .working_memory import WorkingMemory
 
 log = logging.getLogger(__name__)
@@ -72,14 +71,7 @@ class MemoryMiddleware:
         self.clock = engine.clock
         self.short_term = ShortTermMemory(engine.db, config.short_term, engine.clock)
         self.sessions = Sessions(engine.db, engine.clock)
-        # Purges bump an epoch per user (every agent) or per (user, agent); a background job
-        # submitted under an older epoch is dropped instead of writing the purged data back.
-        # While a user is being purged, that user's jobs wait, and the purge waits for the one
-        # running (per user: jobs of other users go on).
-        self._epochs: Counter[Any] = Counter()
-        self._gate = threading.Condition()
-        self._running: Counter[str] = Counter()  # background jobs running, per user id
-        self._purging: Counter[str] = Counter()  # purges in progress, per user id
+        self.jobs = UserJobs(worker)  # background jobs, gated against purges
 
     @classmethod
     def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
@@ -117,7 +109,7 @@ class MemoryMiddleware:
         request does not wait for it."""
         ids = [c.record.id for c in plan.candidates if c.kept]
         if ids:
-            self._submit(scope, lambda: self.engine.touch(scope, ids), "touch", barrier=False)
+            self.jobs.submit(scope, lambda: self.engine.touch(scope, ids), "touch", barrier=False)
 
     def _read_your_writes(self, scope: Scope) -> None:
         """Wait for this scope's queued captures (what turn N said is recalled at turn N+1)."""
@@ -194,7 +186,7 @@ class MemoryMiddleware:
         clean = ToolEvent(valid_unicode(event.tool), redact_args(self.secrets, event.arguments),
                           self.secrets.redact(valid_unicode(str(event.outcome or ""))), event.ok,
                           tuple(valid_unicode(str(f)) for f in event.files), event.duration_ms)
-        self._submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
+        self.jobs.submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
                                                       writer="save-hook"), "save")
 
     def record_process_event(self, scope: Scope, subject: str, status: str, summary: str = "", *,
@@ -209,13 +201,13 @@ class MemoryMiddleware:
     def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
         """The `summary` hook at session end."""
         check_session_id(session_id)
-        self._submit(scope, lambda: self._summarize(scope, session_id, reason, end=True), "summary")
+        self.jobs.submit(scope, lambda: self._summarize(scope, session_id, reason, end=True), "summary")
 
     def on_compaction(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()) -> None:
         """Before the host compacts its context: capture what is missing, then summarize."""
         if messages:
             self.capture_messages(scope, session_id, messages)
-        self._submit(scope, lambda: self._summarize(scope, session_id, "compaction", end=False), "summary")
+        self.jobs.submit(scope, lambda: self._summarize(scope, session_id, "compaction", end=False), "summary")
 
     def remember(self, scope: Scope, text: str, *, type: str | None = None, subject: str | None = None,
                  session_id: str | None = None) -> WriteResult:
@@ -267,30 +259,8 @@ class MemoryMiddleware:
 
     def _submit_capture(self, scope: Scope, turns: list[Turn]) -> None:
         capture = _Capture(turns)
-        self._submit(scope, lambda: self._capture(capture.turns, capture.prepared), "capture",
-                     prepare=self._prepare_captures, payload=capture)
-
-    def _submit(self, scope: Scope, fn, name: str, *, prepare=None, payload=None, barrier: bool = True) -> None:
-        epoch, user = self._epoch(scope), scope.user_id
-
-        def run() -> None:
-            with self._gate:
-                self._gate.wait_for(lambda: not self._purging[user])
-                if self._epoch(scope) != epoch:  # the user was purged after this was queued
-                    log.info("dropped a queued %s job of a purged user", name)
-                    return
-                self._running[user] += 1
-            try:
-                fn()
-            finally:
-                with self._gate:
-                    self._running -= Counter({user: 1})  # drops the key at zero
-                    self._gate.notify_all()
-
-        self.worker.submit(Job(scope, run, name, prepare=prepare, payload=payload, barrier=barrier))
-
-    def _epoch(self, scope: Scope) -> tuple[int, int]:
-        return self._epochs[scope.user_id], self._epochs[(scope.user_id, scope.agent_id)]
+        self.jobs.submit(scope, lambda: self._capture(capture.turns, capture.prepared), "capture",
+                         prepare=self._prepare_captures, payload=capture)
 
     def purge_user(self, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Delete everything of a user (every agent, or one), as `maintain.purge_user`, after
@@ -303,23 +273,7 @@ class MemoryMiddleware:
         from .maintain.purge import purge_user
 
         Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
-
-        def of_user(job: Job) -> bool:
-            return job.scope.user_id == user_id and (agent_id is None or job.scope.agent_id == agent_id)
-
-        with self._gate:
-            self._purging[user_id] += 1
-            self._epochs[user_id if agent_id is None else (user_id, agent_id)] += 1
-            self._gate.wait_for(lambda: not self._running[user_id])  # the running one finishes first
-        try:
-            dropped = self.worker.discard(of_user)
-            counts = purge_user(self.engine, user_id, agent_id)
-        finally:
-            with self._gate:
-                self._purging -= Counter({user_id: 1})
-                self._gate.notify_all()
-        counts["queued_jobs_dropped"] = dropped
-        return counts
+        return self.jobs.purge(user_id, agent_id, lambda: purge_user(self.engine, user_id, agent_id))
 
     def ingest(self, turns: Sequence[Turn]) -> int:
         """Capture turns of one scope and session synchronously, in one batch (replays, imports).
@@ -353,11 +307,9 @@ class MemoryMiddleware:
     def _capture(self, turns: Sequence[Turn], prepared: "_Prepared | None" = None) -> int:
         scope, sid = turns[0].scope, turns[0].session_id
         extracted = prepared.turns if prepared else [self._turn_candidates(turn) for turn in turns]
-        cands: list[Candidate] = []
-        for turn, (user, reply, found) in zip(turns, extracted):
+        for turn, (user, reply, _) in zip(turns, extracted):
             self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
-            cands.extend(found)
-        for command in [c for c in cands if c.forget]:
+        for command in (c for _, _, found in extracted for c in found if c.forget):
             self._forget_matching(scope, command)
         cands = _to_store(extracted)
         vectors = prepared.vectors if prepared else None

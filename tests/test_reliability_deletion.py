@@ -181,13 +181,13 @@ def test_a_purge_waits_for_the_users_running_capture(tmp_path):
     victim, gate, started = Scope(VICTIM, "main"), threading.Event(), threading.Event()
     result: list[dict] = []
 
-    def slow_capture() -> None:  # a capture job as _submit queues it, slowed down
+    def slow_capture() -> None:  # a capture job as jobs.submit queues it, slowed down
         started.set()
         gate.wait(30)
         mw.engine.write(victim, [Candidate(MemoryType.FACT, f"my cat is called {STRINGS[VICTIM][0]}", subject="cat")])
 
     try:
-        mw._submit(victim, slow_capture, "capture")
+        mw.jobs.submit(victim, slow_capture, "capture")
         assert started.wait(30)
         purge = threading.Thread(target=lambda: result.append(mw.purge_user(VICTIM)))
         purge.start()
