@@ -256,13 +256,14 @@ def test_tiny_run_values_are_sane(tiny):
     assert r["after_response_ms"]["p95"] < br["p50"]  # it only queues; the read path does real work
     c = r["concurrent"]
     assert c["sessions"] == 4 and c["single_p95_ms"] == br["p95"]
-    assert c["ratio"] == pytest.approx(c["p95_ms"] / br["p95"], rel=0.01)
+    # ratios are rounded to 2 decimals: compare within that rounding, whatever the ratio's size
+    assert c["ratio"] == pytest.approx(c["p95_ms"] / br["p95"], abs=0.0051)
     assert r["ingest"]["memories_per_s"] > 0 and r["ingest"]["memories"] > r["ingest"]["turns"] / 2
     assert r["ingest"]["batched_memories"] == r["ingest"]["memories"]
     assert 50 < r["rss_mb"] < 4000 and 0 < r["disk_mb"] < 200
     assert r["baseline"]["p50_ms"] > 0 and r["baseline"]["hit_rate_top10"] > 0.3
     assert r["before_request_cpu_ms"] > 0 and r["baseline"]["cpu_ms"] > 0
-    assert r["baseline"]["ratio_cpu"] == pytest.approx(r["before_request_cpu_ms"] / r["baseline"]["cpu_ms"], rel=0.02)
+    assert r["baseline"]["ratio_cpu"] == pytest.approx(r["before_request_cpu_ms"] / r["baseline"]["cpu_ms"], abs=0.0051)
     assert r["ingest"]["cpu_ms_per_memory"] > 0
     assert r["store"]["written"] == 200 and 0 <= r["hit_rate"] <= 1
 
