@@ -463,3 +463,46 @@ def test_named_speakers_get_their_own_memories() -> None:
     xiaoming = attribute([zh], "小明")[0]
     assert xiaoming.summary.startswith("小明") and "用户" not in xiaoming.summary
     assert attribute([en], "user") == [en] and attribute([en], None) == [en]
+
+
+@pytest.mark.parametrize("text", [
+    # greetings and remarks that hold a length or format word
+    "Long time no see",
+    "Life's too short",
+    "Been running longer since our last chat - a great way to destress",
+    # encouragement to the person spoken to, and past tenses after never / don't
+    "Don't let it get you down",
+    "Don't let anything stop you",
+    "Never give up",
+    "Don't be afraid to take risks",
+    "Don't be scared to reach out to people in your field",
+    "Don't miss a beat",
+    "Never had a chance to visit it",
+    "I never thought about it that way",
+    "别放弃",
+    "不要害怕失败",
+    # the speaker remembering, not an order to remember
+    "Wow, I remember that",
+    "这个我记住了",
+])
+def test_remarks_that_look_like_rules_are_not_stored(text: str) -> None:
+    assert extract(text) == [], extract(text)
+
+
+@pytest.mark.parametrize("text,subject", [
+    ("Shorter please", "reply_length"),
+    ("Way too long", "reply_length"),
+    ("Please make your answers more concise", "reply_length"),
+    ("Don't send me long replies", "reply_length"),
+    ("Never use emoji", "prohibition/emoji"),
+    ("Don't call me before 8am", "prohibition/call"),
+    ("The door code is 4711, remember that", None),
+    ("下周三我要去杭州出差，帮我记一下", None),
+])
+def test_rules_for_the_assistant_still_count_beside_those_lookalikes(text: str, subject: str | None) -> None:
+    found = extract(text)
+    assert found, text
+    if subject:
+        assert subject in {c.subject for c in found}, found
+    else:
+        assert found[0].channel is Channel.EXPLICIT

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 
 from .memory_system import RETRIEVERS, MemorySystem
@@ -16,8 +17,9 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
     run = run_locomo if args.dataset == "locomo" else run_longmemeval
     retrievers = RETRIEVERS if args.retriever == "all" else (args.retriever,)
     results = []
+    embedder = _reused_embedder(config, args.reuse_vectors) if args.reuse_vectors else None
     with tempfile.TemporaryDirectory(prefix="ocm-eval-") as tmp:
-        system = MemorySystem(config, args.data_dir or tmp, retriever=retrievers[0])
+        system = MemorySystem(config, args.data_dir or tmp, retriever=retrievers[0], embedder=embedder)
         try:
             for name in retrievers:
                 system.use(name)
@@ -29,6 +31,8 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
                 results.append(result)
         finally:
             system.close()
+    if embedder is not None:
+        print(f"--reuse-vectors: {embedder.hits} passages reused, {embedder.misses} embedded", file=sys.stderr)
     if args.json:
         print(json.dumps(results if args.retriever == "all" else results[0], indent=2, ensure_ascii=False))
     else:
@@ -36,6 +40,14 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
         if len(results) > 1:
             print("\n" + format_comparison(results))
     return 0
+
+
+def _reused_embedder(config, source: str):
+    from ..embedding import build_embedder
+    from .reuse import ReusedVectors, load_vectors
+
+    inner = build_embedder(config.storage.embedding_model)
+    return ReusedVectors(inner, load_vectors(source, inner))
 
 
 def add_parsers(sub) -> None:
@@ -49,5 +61,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--data-dir", default=None,
                    help="keep the evaluation store here and reuse what it already ingested (default: a temp dir)")
+    p.add_argument("--reuse-vectors", metavar="DIR", default=None,
+                   help="an earlier evaluation store (its --data-dir): passages it already embedded with the same "
+                        "embedder take their vectors from it, so re-ingesting after an extraction change is fast")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_eval)

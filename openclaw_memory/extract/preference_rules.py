@@ -151,13 +151,36 @@ _IMPERATIVE = re.compile(
 )
 
 
+#: words a terse English wish may hold besides its format or length word ("shorter please",
+#: "way too long", "more detailed answers"); "Long time no see" and "Life's too short" hold others.
+_TERSE_FILLER = frozenset(
+    "please pls plz too more less much way a bit little lot so very be keep it them thanks thank you ok okay "
+    "and use the in with no answer answers reply replies response responses make form format style only".split()
+)
+
+
+def _terse_en(clause: str, m: re.Match[str]) -> bool:
+    rest = re.findall(r"[a-z']+", (clause[: m.start()] + " " + clause[m.end() :]).lower())
+    return len(clause.split()) <= 4 and all(w in _TERSE_FILLER for w in rest)
+
+
+def _names_replies(clause: str, m: re.Match[str], cjk: bool) -> bool:
+    """The wish names replies near its format or length word: "keep your replies short", not "been
+    running longer since our last chat" (English: at most two words apart)."""
+    verbs = list(_REPLY_VERB.finditer(clause))
+    if cjk or not verbs:
+        return bool(verbs)
+    words = lambda a, b: len(clause[a:b].split())  # noqa: E731
+    return any(words(min(v.end(), m.end()), max(v.start(), m.start())) <= 2 for v in verbs)
+
+
 def _reply_format(clause: str, cjk: bool, standing: bool) -> Slot | None:
     for subject, regex in _FORMATS:
         m = regex.search(clause)
         if not m or not _wants_reply_rule(clause, standing, tail="..."):
             continue
-        terse = len(clause) <= 5 if cjk else len(clause.split()) <= 4  # "简洁点", "太长了", "bullet points please"
-        if not (_REPLY_VERB.search(clause) or _IMPERATIVE.match(clause.strip()) or terse):
+        terse = len(clause) <= 5 if cjk else _terse_en(clause, m)  # "简洁点", "太长了", "bullet points please"
+        if not (_names_replies(clause, m, cjk) or _IMPERATIVE.match(clause.strip()) or terse):
             continue
         tags = ("prohibition",) if _NEGATION.search(clause[: m.start()]) else ()
         summary = instruction_summary(clause, cjk)
@@ -175,10 +198,30 @@ _PROHIBIT_EN = re.compile(
     I,
 )
 _NOT_PROHIBITION = re.compile(
-    r"^(?:忘|客气|紧|担心|着急|介意|在意|急|怕|难过|\s*(?:worry|mind|be sorry|know|forget|hesitate|"
-    r"think so|care|get me wrong)\b)",
+    r"^(?:忘|客气|紧|担心|着急|介意|在意|急|怕|害怕|难过|伤心|灰心|气馁|泄气|失望|放弃|自责|多想|想太多|"
+    r"\s*(?:worry|mind|be sorry|know|forget|hesitate|think so|care|get me wrong|give up|quit|doubt|panic|"
+    r"stress|lose (?:hope|faith|heart|sight)|miss a beat|hold back|stop (?:believing|dreaming|trying|being)|"
+    r"be (?:so |too )?(?:afraid|scared|shy|sad|nervous|discouraged|hard on|down|upset|ashamed|embarrassed|"
+    r"a stranger))\b)",
     I,
 )
+#: encouragement to the person spoken to ("don't let it get you down", "too hard on yourself"), not
+#: a rule for the assistant ("do not explain what you are doing" is one)
+_ABOUT_YOU = re.compile(
+    r"\byoursel(?:f|ves)\b|\blet\b.*\byou\b|\b(?:get|gets|bring|brings|hold|holds|keep|keeps|stop|stops|"
+    r"drag|drags|scare|scares|put|puts)\s+you\b(?!\s+(?:informed|posted|updated))",
+    I,
+)
+#: "never had a chance", "never thought": a past tense after never/don't is a statement, not an order
+_IRREGULAR_PAST = frozenset(
+    "had was were did got went saw knew thought heard felt made said told took came found left ran met bought "
+    "ate drank wrote spoke gave lost won been seen done gone known".split()
+)
+
+
+def _past_tense(rest: str) -> bool:
+    word = (rest.split() or [""])[0].lower()
+    return word in _IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed") and len(word) > 4)
 
 
 def _prohibition(clause: str, cjk: bool, standing: bool) -> Slot | None:
@@ -188,6 +231,8 @@ def _prohibition(clause: str, cjk: bool, standing: bool) -> Slot | None:
     rest = m.group("rest").strip(" 。.!！")
     too_short = len(rest) < 3 if cjk else len(rest.split()) < 2
     if too_short or _NOT_PROHIBITION.match(rest) or (ONE_OFF.search(rest) and not standing):
+        return None
+    if not cjk and (_ABOUT_YOU.search(rest) or _past_tense(rest)):
         return None
     head = (
         zh_head(re.sub(r"^(?:再|在)|给我|跟我|对我|帮我|替我", "", rest))

@@ -72,11 +72,12 @@ _PROFILE_PATTERNS = (
         (
             re.compile(r"^(?:你)?(?:可以|请)?(?:叫我|称呼我|喊我)(?P<x>[^，,。！!？?\s]{1,12})"),
             re.compile(
-                r"\b(?:please\s+)?call me\s+(?P<x>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*)?)", I
+                r"\b(?<!n't )(?<!not )(?<!never )(?:please\s+)?call me\s+(?P<x>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*)?)", I
             ),
         ),
         frozenset(
-            """later tomorrow back when if at on asap soon now tonight anytime again""".split()
+            """later tomorrow back when if at on asap soon now tonight anytime again before after around
+            between until during every""".split()
         ),
     ),
     _Pattern(

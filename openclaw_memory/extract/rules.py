@@ -71,8 +71,11 @@ _REMEMBER = (
         _I,
     ),
     # "下周三我要去杭州出差，记一下": the command closes the sentence.
-    re.compile(r"^(?P<what>.+?)[，,\s]*(?:请|帮我)?(?:记一下|记住|记下来|记下|记着|记好)(?:吧|哦|啊|哈|了)*$"),
-    re.compile(r"^(?P<what>.+?)[,;]?\s*(?:please\s+)?(?:remember that|note that down|make a note of (?:it|that))$", _I),
+    # ("这个我记住了" is the speaker remembering, not an order)
+    re.compile(r"^(?P<what>.+?)(?<![我你他她])[，,\s]*(?:请|帮我)?(?:记一下|记住|记下来|记下|记着|记好)(?:吧|哦|啊|哈|了)*$"),
+    # "The code is 1234, remember that" (a comma or "please" before it: "Wow, I remember that" is no order)
+    re.compile(r"^(?P<what>.+?)(?:[,;]\s*(?:please\s+)?|\s+please\s+)(?:remember that|note that down|"
+               r"make a note of (?:it|that))$", _I),
 )
 _STANDING = (
     re.compile(

