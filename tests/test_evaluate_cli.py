@@ -122,3 +122,17 @@ def test_reuse_vectors_refuses_a_store_of_another_embedder(capsys, files):
     assert main(["--config", str(cfg), "eval", "locomo", str(data), "--no-progress",
                  "--reuse-vectors", str(store.parent / "missing")]) == 2
     assert "expected an evaluation data dir" in capsys.readouterr().err
+
+
+def test_write_path_code_digest_follows_extraction_code_not_the_read_path(tmp_path):
+    from openclaw_memory.evaluate.memory_system import write_path_code
+
+    for rel in ("extract/rules.py", "recall/rank.py", "consolidate.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    base = write_path_code(tmp_path)
+    (tmp_path / "recall/rank.py").write_text("x = 2\n")
+    assert write_path_code(tmp_path) == base
+    (tmp_path / "extract/rules.py").write_text("x = 2\n")
+    assert write_path_code(tmp_path) != base
+    assert write_path_code() == write_path_code()  # the installed package: stable

@@ -30,9 +30,25 @@ RETRIEVERS = ("hybrid", "keyword", "vector")
 MANIFEST = "eval-ingested.json"
 
 
+#: the parts of the package that decide what ingestion stores (the read path's modules do not)
+READ_SIDE = ("recall", "inject", "evaluate", "bench", "service", "maintain", "cli.py", "demo.py", "chain.py",
+             "working_memory.py", "testing.py")
+
+
+def write_path_code(root: Path = Path(__file__).resolve().parent.parent) -> str:
+    """A digest of the package's write-path source: a store ingested by other extraction or
+    consolidation code is not reused as if it were current (an edit of the rules re-ingests)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.split("/")[0] not in READ_SIDE:
+            digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
-    """Ingestion depends on the extraction and forgetting settings, the embedder and the package
-    version; a store ingested under other settings is not reused."""
+    """Ingestion depends on the extraction and forgetting settings, the embedder, the package
+    version and its write-path code; a store ingested otherwise is not reused."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -40,7 +56,7 @@ def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
     except PackageNotFoundError:
         package = "unknown"
     parts = [dataclasses.asdict(config.extraction), dataclasses.asdict(config.forgetting),
-             dataclasses.asdict(config.short_term), embedder_name(engine.embedder), package]
+             dataclasses.asdict(config.short_term), embedder_name(engine.embedder), package, write_path_code()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 _SAFE = re.compile(r"[^A-Za-z0-9_.:@+\-]")
 
