@@ -7,6 +7,7 @@ and its outbox entry commit together.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -47,33 +48,48 @@ def _json_tuple(value: str) -> tuple:
 
 
 def row_to_record(row: sqlite3.Row) -> MemoryRecord:
+    # One dict per row: a sqlite3.Row looks each name up by a case-insensitive scan of its
+    # columns, which made this about twice as slow (~87 rows per recall at 100k memories).
+    c = dict(zip(row.keys(), row))
     return MemoryRecord(
-        id=row["id"],
-        scope=Scope(row["user_id"], row["agent_id"], row["workspace"]),
-        type=MemoryType(row["type"]),
-        summary=row["summary"],
-        subject=row["subject"],
-        detail=row["detail"],
-        session_id=row["session_id"],
-        tags=_json_tuple(row["tags"]),
-        entities=_json_tuple(row["entities"]),
-        importance=row["importance"],
-        confidence=row["confidence"],
+        id=c["id"],
+        scope=_scope(c["user_id"], c["agent_id"], c["workspace"]),
+        type=_TYPES.get(c["type"]) or MemoryType(c["type"]),
+        summary=c["summary"],
+        subject=c["subject"],
+        detail=c["detail"],
+        session_id=c["session_id"],
+        tags=_json_tuple(c["tags"]),
+        entities=_json_tuple(c["entities"]),
+        importance=c["importance"],
+        confidence=c["confidence"],
         source=Source(
-            Channel(row["channel"]), row["source_session"], _json_tuple(row["turn_ids"]), row["writer"]
+            _CHANNELS.get(c["channel"]) or Channel(c["channel"]), c["source_session"], _json_tuple(c["turn_ids"]),
+            c["writer"],
         ),
-        status=Status(row["status"]),
-        version=row["version"],
-        prev_id=row["prev_id"],
-        superseded_at=row["superseded_at"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        last_accessed_at=row["last_accessed_at"],
-        access_count=row["access_count"],
-        expires_at=row["expires_at"],
-        doubt_of=row["doubt_of"],
-        links=_json_tuple(row["links"]),
+        status=_STATUSES.get(c["status"]) or Status(c["status"]),
+        version=c["version"],
+        prev_id=c["prev_id"],
+        superseded_at=c["superseded_at"],
+        created_at=c["created_at"],
+        updated_at=c["updated_at"],
+        last_accessed_at=c["last_accessed_at"],
+        access_count=c["access_count"],
+        expires_at=c["expires_at"],
+        doubt_of=c["doubt_of"],
+        links=_json_tuple(c["links"]),
     )
+
+
+_TYPES = {t.value: t for t in MemoryType}
+_CHANNELS = {ch.value: ch for ch in Channel}
+_STATUSES = {st.value: st for st in Status}
+
+
+@functools.lru_cache(maxsize=1024)
+def _scope(user_id: str, agent_id: str, workspace: str | None) -> Scope:
+    """Scopes are immutable and a read returns rows of one or a few: validate each once."""
+    return Scope(user_id, agent_id, workspace)
 
 
 def _scope_sql(scope: Scope, alias: str = "") -> tuple[str, list]:
