@@ -267,14 +267,16 @@ def session_neighbours(db: sqlite3.Connection, scope: Scope, record_id: str, *, 
                      (record_id, *args)).fetchone()
     if row is None or row["session_id"] is None:
         return [], []
-    live = (f"{sql} AND session_id = ? AND type = 'episode' AND status = 'active' "
+    # `+type`: walk the session's index (rec_session_scope) from the episode's time on; on
+    # (user, agent, type, created_at) SQLite walked the user's whole history to reach the session.
+    live = (f"{sql} AND session_id = ? AND +type = 'episode' AND status = 'active' "
             f"AND (expires_at IS NULL OR expires_at > ?)")
     base = (*args, row["session_id"], now, row["created_at"], row["created_at"], row["rid"])
     earlier = db.execute(
-        f"SELECT * FROM records WHERE {live} AND (created_at < ? OR (created_at = ? AND rid < ?)) "
+        f"SELECT * FROM records WHERE {live} AND created_at <= ? AND (created_at < ? OR rid < ?) "
         f"ORDER BY created_at DESC, rid DESC LIMIT ?", (*base, int(before))).fetchall() if before > 0 else []
     later = db.execute(
-        f"SELECT * FROM records WHERE {live} AND (created_at > ? OR (created_at = ? AND rid > ?)) "
+        f"SELECT * FROM records WHERE {live} AND created_at >= ? AND (created_at > ? OR rid > ?) "
         f"ORDER BY created_at ASC, rid ASC LIMIT ?", (*base, int(after))).fetchall() if after > 0 else []
     return [row_to_record(r) for r in earlier], [row_to_record(r) for r in later]
 
