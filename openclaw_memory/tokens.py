@@ -39,6 +39,13 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Number of tokens in text (special tokens are counted as plain text)."""
     if not text:
         return 0
+    return _count(text, encoding)
+
+
+@functools.lru_cache(maxsize=2048)
+def _count(text: str, encoding: str) -> int:
+    """Memoised: packing counts each memory line twice per request (fit, then use), and a
+    user's next requests render mostly the same lines."""
     return len(get_encoding(encoding).encode(text, disallowed_special=()))
 
 

@@ -269,3 +269,12 @@ def test_pack_never_exceeds_budgets_and_accounts_for_everyone(cands, budgets, to
     assert all(d.reason for d in p.dropped)
     kept_ids = [k.record.id for k in p.kept]
     assert len(kept_ids) == len(set(kept_ids))
+
+
+def test_count_tokens_is_memoised_and_exact():
+    from openclaw_memory.tokens import count_tokens, get_encoding
+
+    text = "我喜欢喝茶 and I like tea — 42 tokens?"
+    exact = len(get_encoding().encode(text, disallowed_special=()))
+    assert count_tokens(text) == count_tokens(text) == exact
+    assert count_tokens("") == 0 and count_tokens("<|endoftext|>") > 1

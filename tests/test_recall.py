@@ -237,3 +237,30 @@ def test_a_workspace_sees_its_own_and_shared_memories_not_another_workspaces(eng
         hits = engine.keyword(w1, "deploy service", limit=10)
     found = sorted(engine.get(w1, rid).summary for rid, _ in hits)
     assert found == ["deploy checklist lives in the wiki", "deploy the billing service on friday"]
+
+
+def test_similarity_on_demand_matches_the_matrix_product():
+    """Duplicate suppression's cosines (computed per kept set, without a BLAS matrix product)
+    are the matrix product's, and the first most similar record wins ties."""
+    import numpy as np
+
+    from openclaw_memory.recall.rank import _Similarity
+
+    rng = np.random.default_rng(3)
+    vecs = rng.normal(size=(60, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs[7] = vecs[3]  # an exact duplicate: a tie between 3 and 7 goes to the first listed
+    ids = [f"m{i}" for i in range(len(vecs))]
+    sim = _Similarity(dict(zip(ids, vecs)))
+    full = vecs @ vecs.T
+    for i in range(len(ids)):
+        others = [ids[j] for j in range(0, len(ids), 5) if j != i] + ["missing"]
+        best, cos = sim.most_similar(ids[i], others)
+        cols = [int(o[1:]) for o in others if o != "missing"]
+        ref = cols[int(np.argmax(full[i, cols]))]
+        assert abs(cos - float(full[i, ref])) < 1e-5
+        assert abs(float(full[i, int(best[1:])]) - float(full[i, ref])) < 1e-5
+    assert sim.most_similar("m0", ["m3", "m7"])[0] in ("m3", "m7")
+    assert sim.most_similar("m3", ["m7", "m3"])[0] == "m7"
+    assert sim.most_similar("missing", ids) is None and sim.most_similar("m0", ["missing"]) is None
+    assert _Similarity({}).most_similar("m0", ["m1"]) is None

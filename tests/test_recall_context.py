@@ -138,3 +138,26 @@ def test_only_turns_shown_in_full_count_as_delivered(engine):
     assert delivered_turns(ask) == ("s1:1",)  # ...but it is shown cut, so it is not delivered
     answer = dataclasses.replace(ask, record=records[1], context=())
     assert delivered_turns(answer) == ()  # a recalled turn cut short is not delivered either
+
+
+def test_neighbours_are_nearest_first_with_ties_in_insertion_order(engine):
+    """An episode's neighbours: nearest first, ties on the timestamp broken by insertion order,
+    other sessions (even at the same times) and other scopes left out."""
+    first = log(engine, ALICE, "s1", DIALOGUE)
+    engine.clock.advance(seconds=-20)  # s2's turns share timestamps with s1's
+    second = log(engine, ALICE, "s2", DIALOGUE[:3])
+    same_time = [engine.write(ALICE, [episode_candidate(f"tie {n}", speaker="user", turn_id=f"s3:{n}")],
+                              session_id="s3")[0].record for n in range(4)]
+    log(engine, BOB, "s1", DIALOGUE[:2])
+
+    def ids(rs):
+        return [r.id for r in rs]
+
+    for before, after in [(1, 1), (2, 0), (0, 3), (3, 3)]:
+        earlier, later = engine.neighbours(ALICE, first[1].id, before=before, after=after)
+        assert ids(earlier) == ids(first[:1])[:before] and ids(later) == ids(first[2:])[:after]
+        earlier, later = engine.neighbours(ALICE, second[2].id, before=before, after=after)
+        assert ids(earlier) == ids(reversed(second[:2]))[:before] and later == []
+        earlier, later = engine.neighbours(ALICE, same_time[1].id, before=before, after=after)
+        assert ids(earlier) == ids(same_time[:1])[:before] and ids(later) == ids(same_time[2:])[:after]
+    assert engine.neighbours(ALICE, "mem_missing") == ([], [])
