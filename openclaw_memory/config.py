@@ -96,10 +96,9 @@ class RecallWeights:
     recency: float = 0.02
     importance: float = 0.05
     trust: float = 0.05
-    #: found by both the vector and the keyword channel (rank-fusion style agreement)
-    agreement: float = 0.0
-    #: the best other candidate of the same session (a session that matches strongly lifts its turns)
-    session: float = 0.0
+    #: the best other candidate of the same session (a session that matches strongly lifts its
+    #: turns): measured 0.1-0.6 on all three eval sets, best overall at 0.2-0.3 (BENCHMARKS.md)
+    session: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -125,9 +124,6 @@ class RecallConfig:
     #: an episode is delivered with this many neighbouring turns of its session before / after it
     episode_context_before: int = 1
     episode_context_after: int = 1
-    #: the keyword component: this share is BM25 over the query's best hit, the rest the share of
-    #: the query's terms the memory holds
-    keyword_bm25_share: float = 0.5
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ Components
               active profile, preference, fact and decision memories do not age
 - importance: stored importance, reinforced by access (log of access count)
 - trust:      the source channel (explicit > admin > tool > summary/implicit)
-- agreement:  1 when both the vector and the keyword channel proposed the memory
 - session:    the best other candidate of the memory's session, against the pool's best (a
               session that matches strongly lifts its other turns); computed in a second pass
 """
@@ -29,7 +28,7 @@ from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .query import RecallQuery, window_start
 
-COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "agreement", "session")
+COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
 TRUST = {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
 WINDOWED_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.TASK})
 
@@ -76,8 +75,7 @@ def keyword_coverage(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str]
 
 
 def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,
-               cal: Calibration, bm25: float = 0.0, tokens: frozenset[str] | None = None,
-               channels: tuple[str, ...] = ()) -> dict[str, float]:
+               cal: Calibration, bm25: float = 0.0, tokens: frozenset[str] | None = None) -> dict[str, float]:
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
     if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
@@ -88,14 +86,13 @@ def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg:
         structure = 0.5
     return {
         "semantic": float(min(1.0, max(0.0, sem))),
-        # which share of the query's terms the memory holds, and BM25 against the best keyword
-        # hit of this query (rare terms count more than common ones)
-        "keyword": (1 - cfg.keyword_bm25_share) * keyword_coverage(query, r, tokens) + cfg.keyword_bm25_share * bm25,
+        # half: which share of the query's terms the memory holds; half: BM25 against the best
+        # keyword hit of this query (rare terms count more than common ones).
+        "keyword": 0.5 * keyword_coverage(query, r, tokens) + 0.5 * bm25,
         "structure": structure,
         "recency": recency(r, now, cfg.event_half_life_days),
         "importance": importance(r),
         "trust": TRUST.get(r.source.channel.value, 0.6),
-        "agreement": 1.0 if "vector" in channels and "keyword" in channels else 0.0,
     }
 
 
@@ -148,7 +145,7 @@ def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, ca
     for rid, r in pool.records.items():
         bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
         channels = tuple(pool.channels.get(rid, ()))
-        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid), channels)
+        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid))
         scored.append(ScoredMemory(r, fuse(comp, weights), comp, channels))
     if weights["session"] > 0:
         scored = session_evidence(scored, weights)
