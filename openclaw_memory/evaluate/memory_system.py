@@ -22,6 +22,7 @@ from ..clock import DAY, FakeClock
 from ..config import MemoryConfig, config_from_dict
 from ..embedding import embedder_name
 from ..inject.render import delivered_turns
+from ..recall.rank import COMPONENTS
 from ..types import ScoredMemory, Scope, Turn
 from .datasets import Conversation, Question
 
@@ -65,7 +66,7 @@ def retriever_config(config: MemoryConfig, retriever: str) -> MemoryConfig:
     """Same ingestion; only the read path's weights differ (for side-by-side comparisons)."""
     if retriever == "hybrid":
         return config
-    zero = {k: 0.0 for k in ("semantic", "keyword", "structure", "recency", "importance", "trust")}
+    zero = {k: 0.0 for k in COMPONENTS}
     key = "keyword" if retriever == "keyword" else "semantic"
     return config_from_dict({"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None}}, base=config)
 

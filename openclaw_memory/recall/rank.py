@@ -9,6 +9,8 @@ Components
               active profile, preference, fact and decision memories do not age
 - importance: stored importance, reinforced by access (log of access count)
 - trust:      the source channel (explicit > admin > tool > summary/implicit)
+- session:    the best other candidate of the memory's session, against the pool's best (a
+              session that matches strongly lifts its other turns); computed in a second pass
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .query import RecallQuery, window_start
 
+COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
 TRUST = {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
 WINDOWED_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.TASK})
 
@@ -99,6 +102,35 @@ def on_named_date(r: MemoryRecord, query: RecallQuery) -> bool:
     return any(start - DAY <= r.created_at < end + 7 * DAY for start, end in query.dates)
 
 
+def session_of(r: MemoryRecord) -> str | None:
+    return r.session_id or r.source.session_id
+
+
+def session_evidence(scored: list[ScoredMemory], weights: Mapping[str, float]) -> list[ScoredMemory]:
+    """Second pass: each memory's "session" component is the best first-pass score among the
+    other memories of its session, over the best first-pass score of the pool."""
+    top = max((s.score for s in scored), default=0.0)
+    best: dict[str, list[float]] = {}
+    for s in scored:
+        key = session_of(s.record)
+        if key is not None:
+            pair = best.setdefault(key, [0.0, 0.0])  # the two best scores of the session
+            if s.score > pair[0]:
+                pair[0], pair[1] = s.score, pair[0]
+            elif s.score > pair[1]:
+                pair[1] = s.score
+    out = []
+    for s in scored:
+        key = session_of(s.record)
+        sibling = 0.0
+        if key is not None and top > 0:
+            first, second = best[key]
+            sibling = (second if s.score >= first else first) / top
+        comp = {**s.components, "session": sibling}
+        out.append(ScoredMemory(s.record, fuse(comp, weights), comp, s.channels))
+    return out
+
+
 def fuse(comp: Mapping[str, float], weights: Mapping[str, float]) -> float:
     total = sum(weights.values()) or 1.0
     return sum(weights.get(k, 0.0) * v for k, v in comp.items()) / total
@@ -107,13 +139,16 @@ def fuse(comp: Mapping[str, float], weights: Mapping[str, float]) -> float:
 def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, cal: Calibration) -> list[ScoredMemory]:
     """Score every record in the pool, rank, then apply filters and thresholds in order."""
     chosen = cfg.weights_cjk if cfg.weights_cjk is not None and has_cjk(query.text) else cfg.weights
-    weights = {k: getattr(chosen, k) for k in ("semantic", "keyword", "structure", "recency", "importance", "trust")}
+    weights = {k: getattr(chosen, k) for k in COMPONENTS}
     scored = []
     best_bm25 = max(pool.bm25.values(), default=0.0)
     for rid, r in pool.records.items():
         bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
+        channels = tuple(pool.channels.get(rid, ()))
         comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid))
-        scored.append(ScoredMemory(r, fuse(comp, weights), comp, tuple(pool.channels.get(rid, ()))))
+        scored.append(ScoredMemory(r, fuse(comp, weights), comp, channels))
+    if weights["session"] > 0:
+        scored = session_evidence(scored, weights)
     scored.sort(key=lambda s: (-s.score, -s.record.updated_at))
     return _filter(scored, pool, query, now, cfg, cal)
 
