@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .capture.events import ToolEvent, redact_args, episode_candidate, process_event_candidates, tool_event_candidate
-from .capture.messages import user_turns
+from .capture.messages import PendingTurns, user_turns
 from .capture.sessions import Sessions, check_session_id
 from .capture.short_term import ShortTermMemory
 from .config import MemoryConfig
@@ -72,6 +72,7 @@ class MemoryMiddleware:
         self.short_term = ShortTermMemory(engine.db, config.short_term, engine.clock)
         self.sessions = Sessions(engine.db, engine.clock)
         self.jobs = UserJobs(worker)  # background jobs, gated against purges
+        self.pending = PendingTurns()  # transcript turns queued for capture, not yet written
 
     @classmethod
     def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
@@ -172,8 +173,10 @@ class MemoryMiddleware:
         check_session_id(session_id)
         validate_messages([dict(m) for m in messages])
         done = self.short_term.captured_turn_ids(scope, session_id)
-        new = [Turn(scope, session_id, u, a, f"{session_id}#{n}", self.clock.now())
-               for n, u, a in user_turns(messages) if f"{session_id}#{n}" not in done]
+        turns = [Turn(scope, session_id, u, a, f"{session_id}#{n}", self.clock.now())
+                 for n, u, a in user_turns(messages) if f"{session_id}#{n}" not in done]
+        claimed = set(self.pending.claim(scope, [t.turn_id for t in turns]))
+        new = [t for t in turns if t.turn_id in claimed]
         for turn in new:
             self._submit_capture(scope, [turn])
         return len(new)
@@ -259,8 +262,14 @@ class MemoryMiddleware:
 
     def _submit_capture(self, scope: Scope, turns: list[Turn]) -> None:
         capture = _Capture(turns)
-        self.jobs.submit(scope, lambda: self._capture(capture.turns, capture.prepared), "capture",
-                         prepare=self._prepare_captures, payload=capture)
+
+        def run() -> None:
+            try:
+                self._capture(capture.turns, capture.prepared)
+            finally:
+                self.pending.release(scope, [t.turn_id for t in capture.turns])
+
+        self.jobs.submit(scope, run, "capture", prepare=self._prepare_captures, payload=capture)
 
     def purge_user(self, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Delete everything of a user (every agent, or one), as `maintain.purge_user`, after
@@ -273,7 +282,10 @@ class MemoryMiddleware:
         from .maintain.purge import purge_user
 
         Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
-        return self.jobs.purge(user_id, agent_id, lambda: purge_user(self.engine, user_id, agent_id))
+        try:
+            return self.jobs.purge(user_id, agent_id, lambda: purge_user(self.engine, user_id, agent_id))
+        finally:
+            self.pending.drop_user(user_id, agent_id)
 
     def ingest(self, turns: Sequence[Turn]) -> int:
         """Capture turns of one scope and session synchronously, in one batch (replays, imports).

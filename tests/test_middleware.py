@@ -279,3 +279,34 @@ def test_a_continuing_session_is_only_read_until_its_activity_stamp_is_a_minute_
     sessions.end(ALICE, "s1", "end", None)
     clock.advance(1)
     assert sessions.open(ALICE, "s1") is False and stamp() == (start + 62, None)  # reopened at once
+
+
+def test_a_transcript_sent_again_before_its_capture_ran_is_captured_once(config, clock):
+    mw = build_middleware(config, clock=clock)
+    gate, real = threading.Event(), mw.extractor.extract
+    mw.extractor.extract = lambda turn: (gate.wait(10), real(turn))[1]
+    transcript = [{"role": "user", "content": "remember that my cat is called Miso"},
+                  {"role": "assistant", "content": "noted"},
+                  {"role": "user", "content": "我住在杭州"}]
+    try:
+        assert mw.capture_messages(ALICE, "s1", transcript) == 2
+        assert mw.capture_messages(ALICE, "s1", transcript) == 0  # still queued: not again
+        assert mw.capture_messages(BOB, "s1", transcript) == 2  # another user's turns are theirs
+        gate.set()
+        mw.flush(timeout=10)
+        assert mw.capture_messages(ALICE, "s1", transcript) == 0  # written: not again either
+        window = [m for m in mw.short_term.window(ALICE, "s1") if m["role"] == "user"]
+        assert [m["content"] for m in window] == ["remember that my cat is called Miso", "我住在杭州"]
+        # a purge drops what was queued, and the same transcript may then be captured anew
+        busy = threading.Event()
+        mw.jobs.submit(BOB, lambda: busy.wait(10), "another user's job, holding the worker")
+        assert mw.capture_messages(ALICE, "s2", transcript) == 2
+        mw.purge_user("alice")  # the queued capture is dropped (from the queue, or when its turn comes)
+        assert mw.capture_messages(ALICE, "s2", transcript) == 2
+        busy.set()
+        mw.flush(timeout=10)
+        window = [m for m in mw.short_term.window(ALICE, "s2") if m["role"] == "user"]
+        assert len(window) == 2  # captured once, by the capture queued after the purge
+    finally:
+        gate.set()
+        mw.close()
