@@ -23,6 +23,7 @@ from .capture.events import ToolEvent, redact_args, episode_candidate, process_e
 from .capture.messages import PendingTurns, user_turns
 from .capture.sessions import Sessions, check_session_id
 from .capture.short_term import ShortTermMemory
+from .capture.summaries import SessionSummaries
 from .config import MemoryConfig
 from .engine import MemoryEngine
 from .errors import ValidationError
@@ -73,6 +74,7 @@ class MemoryMiddleware:
         self.sessions = Sessions(engine.db, engine.clock)
         self.jobs = UserJobs(worker)  # background jobs, gated against purges
         self.pending = PendingTurns()  # transcript turns queued for capture, not yet written
+        self.summaries = SessionSummaries(engine, self.short_term, self.sessions, summarizer)
 
     @classmethod
     def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
@@ -204,13 +206,13 @@ class MemoryMiddleware:
     def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
         """The `summary` hook at session end."""
         check_session_id(session_id)
-        self.jobs.submit(scope, lambda: self._summarize(scope, session_id, reason, end=True), "summary")
+        self.jobs.submit(scope, lambda: self.summaries.summarize(scope, session_id, reason, end=True), "summary")
 
     def on_compaction(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()) -> None:
         """Before the host compacts its context: capture what is missing, then summarize."""
         if messages:
             self.capture_messages(scope, session_id, messages)
-        self.jobs.submit(scope, lambda: self._summarize(scope, session_id, "compaction", end=False), "summary")
+        self.jobs.submit(scope, lambda: self.summaries.summarize(scope, session_id, "compaction", end=False), "summary")
 
     def remember(self, scope: Scope, text: str, *, type: str | None = None, subject: str | None = None,
                  session_id: str | None = None) -> WriteResult:
@@ -328,7 +330,7 @@ class MemoryMiddleware:
         written = (self.engine.write(scope, cands, session_id=sid, writer="after_response", vectors=vectors)
                    if cands else [])
         if self.short_term.over_threshold(scope, sid):
-            self._summarize(scope, sid, "threshold", end=False)
+            self.summaries.summarize(scope, sid, "threshold", end=False)
         return sum(1 for w in written if w.action != "skip")
 
     def _turn_candidates(self, turn: Turn) -> "_Extracted":
@@ -350,23 +352,6 @@ class MemoryMiddleware:
         if reply and self.cfg.extraction.store_assistant_episodes and not is_contentless(reply):
             cands.append(episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150))
         return user, reply, cands
-
-    def _summarize(self, scope: Scope, session_id: str, reason: str, *, end: bool) -> None:
-        from .types import Message
-
-        window = [m for m in self.short_term.window(scope, session_id) if m["role"] != "summary"]
-        summary_id = None
-        if len(window) >= 2:
-            evidence = tuple(dict.fromkeys(m["turn_id"] for m in window if m.get("turn_id")))
-            summary = self.summarizer.summarize([Message(m["role"], m["content"]) for m in window], evidence)
-            text = summary.render(with_evidence=False)
-            if text.strip():
-                cand = Candidate(MemoryType.SUMMARY, text, subject=f"session/{session_id}", importance=0.6,
-                                 confidence=0.9, channel=Channel.SUMMARY, turn_ids=evidence)
-                summary_id = self.engine.write(scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}")[0].record.id
-                self.short_term.replace_with_summary(scope, session_id, text)
-        if end:
-            self.sessions.end(scope, session_id, reason, summary_id)
 
     # ---- cleanup ----------------------------------------------------------------------------
 
