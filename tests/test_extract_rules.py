@@ -468,6 +468,9 @@ def test_named_speakers_get_their_own_memories() -> None:
 @pytest.mark.parametrize("text", [
     # greetings and remarks that hold a length or format word
     "Long time no see",
+    "Hey Jon, long time no chat",
+    "Long time no talk!",
+    "We can do it as long as we keep practicing",
     "Life's too short",
     "Been running longer since our last chat - a great way to destress",
     # encouragement to the person spoken to, and past tenses after never / don't

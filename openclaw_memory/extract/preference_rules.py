@@ -174,10 +174,20 @@ def _names_replies(clause: str, m: re.Match[str], cjk: bool) -> bool:
     return any(words(min(v.end(), m.end()), max(v.start(), m.start())) <= 2 for v in verbs)
 
 
+#: English idioms whose length word says nothing about replies ("Long time no chat")
+_LENGTH_IDIOM = re.compile(
+    r"\b(?:long time no|so long|long story short|as long as|before long|in the long run|long[- ]term|"
+    r"all (?:day|night|week|year) long)\b",
+    I,
+)
+
+
 def _reply_format(clause: str, cjk: bool, standing: bool) -> Slot | None:
     for subject, regex in _FORMATS:
         m = regex.search(clause)
         if not m or not _wants_reply_rule(clause, standing, tail="..."):
+            continue
+        if not cjk and subject == "reply_length" and _LENGTH_IDIOM.search(clause):
             continue
         terse = len(clause) <= 5 if cjk else _terse_en(clause, m)  # "简洁点", "太长了", "bullet points please"
         if not (_names_replies(clause, m, cjk) or _IMPERATIVE.match(clause.strip()) or terse):
