@@ -73,3 +73,8 @@ def test_session_evidence_is_on_by_default_in_both_languages(query):
                    (episode("loner", "s2"), 0.55, ("vector",)))
     order = [s.record.id for s in score_pool(pool, query, 10.0, RecallConfig(), CAL)]
     assert order.index("sibling") < order.index("loner")
+
+
+def test_exact_ties_do_not_depend_on_the_order_candidates_were_pooled_in():
+    tied = [(episode(rid, None), 0.5, ("vector",)) for rid in ("mem_b", "mem_c", "mem_a")]
+    assert ranked(pool_of(*tied), cfg()) == ranked(pool_of(*reversed(tied)), cfg()) == ["mem_a", "mem_b", "mem_c"]

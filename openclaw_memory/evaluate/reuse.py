@@ -10,7 +10,6 @@ vectors.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -21,15 +20,11 @@ from llama_index.core.bridge.pydantic import PrivateAttr
 
 from ..embedding import embedder_name
 from ..errors import ValidationError
-
-
-def text_key(text: str) -> str:
-    """The key the store files a record's vector under (records.content_hash of its text)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+from ..store.records import text_hash
 
 
 def load_vectors(data_dir: str | Path, embedder: BaseEmbedding) -> dict[str, np.ndarray]:
-    """Every vector of the store in data_dir, by text key; the store must come from `embedder`."""
+    """Every vector of the store in data_dir, by the hash of its text; the store must come from `embedder`."""
     db_path = Path(data_dir) / "memory.db"
     if not db_path.is_file():
         raise ValidationError(f"--reuse-vectors: expected an evaluation data dir holding memory.db, found {data_dir}")
@@ -81,7 +76,7 @@ class ReusedVectors(BaseEmbedding):
         return self._get_text_embeddings([text])[0]
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        found = [self._known.get(text_key(t)) for t in texts]
+        found = [self._known.get(text_hash(t)) for t in texts]
         todo = [t for t, v in zip(texts, found) if v is None]
         fresh = iter(self._inner.get_text_embedding_batch(todo) if todo else [])
         self._counts[0] += len(texts) - len(todo)

@@ -149,7 +149,9 @@ def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, ca
         scored.append(ScoredMemory(r, fuse(comp, weights), comp, channels))
     if weights["session"] > 0:
         scored = session_evidence(scored, weights)
-    scored.sort(key=lambda s: (-s.score, -s.record.updated_at))
+    # exact ties (common with the hash embedder) go to the newer memory, then by id: the ranking
+    # does not depend on the order the channels or SQLite returned the candidates in
+    scored.sort(key=lambda s: (-s.score, -s.record.updated_at, s.record.id))
     return _filter(scored, pool, query, now, cfg, cal)
 
 

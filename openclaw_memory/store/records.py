@@ -28,7 +28,12 @@ _COLUMNS = (
 
 
 def content_hash(record: MemoryRecord) -> str:
-    return hashlib.sha256(record.text.encode("utf-8")).hexdigest()[:32]
+    return text_hash(record.text)
+
+
+def text_hash(text: str) -> str:
+    """The key a record's text (and its vector) is filed under."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def _row_values(r: MemoryRecord) -> tuple:
@@ -225,11 +230,7 @@ def get_many(db: sqlite3.Connection, scope: Scope, ids: Iterable[str]) -> dict[s
     out: dict[str, MemoryRecord] = {}
     for chunk in _chunks(list(dict.fromkeys(ids)), 500):
         marks = ",".join("?" * len(chunk))
-        rows = db.execute(f"SELECT * FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)).fetchall()
-        # In the order SQLite returned them when it walked the (user, agent, type, content_hash)
-        # index: ranking breaks exact ties by the order records were pooled in.
-        rows.sort(key=lambda r: (r["type"], r["content_hash"] is not None, r["content_hash"] or "", r["rid"]))
-        for row in rows:
+        for row in db.execute(f"SELECT * FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)):
             out[row["id"]] = row_to_record(row)
     return out
 
