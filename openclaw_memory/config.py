@@ -47,6 +47,7 @@ class VectorStoreConfig:
     host: str = "127.0.0.1"
     port: int = 8000
     collection_prefix: str = "ocm"
+    search_ef: int = 400  # HNSW candidates explored per search (Chroma's ef_search)
 
 
 @dataclass(frozen=True)

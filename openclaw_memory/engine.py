@@ -49,7 +49,8 @@ class MemoryEngine:
         name = embedder_name(emb)
         vs = cfg.storage.vector_store
         index = ChromaIndex(kind=vs.kind, path=cfg.chroma_dir, host=vs.host, port=vs.port,
-                            prefix=vs.collection_prefix, embedder_name=name, dim=embedder_dim(emb))
+                            prefix=vs.collection_prefix, embedder_name=name, dim=embedder_dim(emb),
+                            search_ef=vs.search_ef)
         db = None
         try:
             if check_embedder:

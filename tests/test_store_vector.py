@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
-from openclaw_memory.store.vector import ChromaIndex
+from openclaw_memory.errors import ConfigError
+
+from openclaw_memory.store.vector import ChromaIndex, _client
 from openclaw_memory.types import Scope
 
 SCOPE = Scope("u1")
@@ -78,3 +81,24 @@ def test_deleting_what_a_tier_does_not_hold_writes_nothing_and_creates_no_collec
         assert index.ids(SCOPE) == set()
     finally:
         index.close()
+
+
+def test_collections_search_with_the_configured_breadth_and_old_ones_are_retuned(tmp_path):
+    index = ChromaIndex(path=tmp_path / "chroma", embedder_name="test@4", dim=4, search_ef=250)
+    col = index._store(SCOPE, "hot")._collection
+    assert col.configuration["hnsw"]["ef_search"] == 250
+    index.close()
+    # a collection created with Chroma's defaults (an older store) is retuned when opened
+    client = _client("embedded", tmp_path / "old", "127.0.0.1", 8000)
+    name = index.collection_name(SCOPE, "hot")
+    client.get_or_create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+    assert client.get_collection(name).configuration["hnsw"]["ef_search"] == 100
+    reopened = ChromaIndex(path=tmp_path / "old", embedder_name="test@4", dim=4, search_ef=400)
+    assert reopened._store(SCOPE, "hot")._collection.configuration["hnsw"]["ef_search"] == 400
+    reopened.close()
+
+
+@pytest.mark.parametrize("bad", [0, -5, 1.5, True, "400"])
+def test_a_bad_search_breadth_names_the_key(tmp_path, bad):
+    with pytest.raises(ConfigError, match=r"storage\.vector_store\.search_ef: expected an integer >= 1"):
+        ChromaIndex(path=tmp_path / "chroma", embedder_name="test@4", dim=4, search_ef=bad)

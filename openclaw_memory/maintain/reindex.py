@@ -74,6 +74,7 @@ def reindex(
             prefix=vs.collection_prefix,
             embedder_name=name,
             dim=dim,
+            search_ef=vs.search_ef,
         )
         return _rebuild(database, index, emb, progress, batch)
     finally:

@@ -68,7 +68,7 @@ class KeywordChannel:
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         statuses = ("active", "archived") if query.deep else ("active",)
-        for rid, score in self.engine.keyword(scope, query.text, limit=self.limit, statuses=statuses):
+        for rid, score in self.engine.keyword(scope, query.search_text or query.text, limit=self.limit, statuses=statuses):
             pool.propose(rid, self.name)
             pool.bm25[rid] = score
 

@@ -1,7 +1,8 @@
 """Query construction: the current input plus the last few turns, compressed to the intent.
 
-Also reads what the request implies about structure: a time window ("last week", 上周), a memory
-type ("my preferences", 偏好), or an explicit ask for deep recall ("search all history", 仔细回忆).
+Also reads what the request implies about structure: a time window ("last week", 上周; see
+`timeref`), a memory type ("my preferences", 偏好), or an explicit ask for deep recall ("search
+all history", 仔细回忆).
 """
 
 from __future__ import annotations
@@ -15,15 +16,8 @@ from ..clock import DAY
 from ..text import STOPWORDS, message_text, search_tokens
 from ..tokens import truncate_tokens
 from ..types import MemoryType
+from .timeref import time_reference
 
-_WINDOWS: tuple[tuple[re.Pattern[str], float], ...] = (
-    (re.compile(r"今天|today", re.I), 1.0),
-    (re.compile(r"昨天|yesterday", re.I), 2.0),
-    (re.compile(r"前几天|这几天|last few days|past few days", re.I), 5.0),
-    (re.compile(r"上周|上个星期|这周|本周|last week|this week|past week", re.I), 14.0),
-    (re.compile(r"上个月|这个月|本月|last month|this month|past month", re.I), 62.0),
-)
-_N_DAYS = re.compile(r"(?:最近|过去|近)\s*(\d{1,3})\s*天|(?:last|past)\s+(\d{1,3})\s+days", re.I)
 _TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
     (re.compile(r"偏好|喜好|喜欢什么|习惯|prefer|preference|favou?rite", re.I), MemoryType.PREFERENCE),
     (re.compile(r"决定|决策|为什么选|decid|decision|why did we (?:choose|pick)", re.I), MemoryType.DECISION),
@@ -55,6 +49,9 @@ class RecallQuery:
     deep: bool = False
     #: an explicit date or month the request names ("May 23, 2023", 2023年5月): (start, end)
     dates: tuple[tuple[float, float], ...] = ()
+    #: the text the keyword channel searches: `text` without the words that only say when
+    #: ("in the past three months" is a window, not content to match)
+    search_text: str = ""
 
 
 def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: int = 2,
@@ -62,11 +59,14 @@ def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: 
     """The current input first (it carries the intent), then recent user turns as context."""
     earlier = [message_text(m) for m in recent if m.get("role") == "user"]
     earlier = [t for t in earlier if t and t.strip() != current.strip()][-context_turns:] if context_turns else []
-    text = "\n".join([current, *reversed(earlier)]).strip()
-    text = truncate_tokens(text, max_tokens)
-    terms = tuple(dict.fromkeys(t for t in search_tokens(current) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
-    return RecallQuery(text=text, terms=terms, window_days=_window(current), types=_types(current),
-                       deep=bool(_DEEP.search(current)), dates=explicit_dates(current))
+    text = truncate_tokens("\n".join([current, *reversed(earlier)]).strip(), max_tokens)
+    dates = explicit_dates(current)
+    when = time_reference(current, names_a_date=bool(dates))
+    content = when.strip(current)
+    search_text = truncate_tokens("\n".join([content, *reversed(earlier)]).strip(), max_tokens)
+    terms = tuple(dict.fromkeys(t for t in search_tokens(content) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
+    return RecallQuery(text=text, terms=terms, window_days=when.window_days, types=_types(current),
+                       deep=bool(_DEEP.search(current)), dates=dates, search_text=search_text)
 
 
 def explicit_dates(text: str) -> tuple[tuple[float, float], ...]:
@@ -100,16 +100,6 @@ def _range(g: Mapping[str, str | None]) -> tuple[float, float] | None:
 
 def _cjk_word(tok: str) -> bool:
     return len(tok) >= 2 and not tok.isascii() and tok not in STOPWORDS
-
-
-def _window(text: str) -> float | None:
-    m = _N_DAYS.search(text)
-    if m:
-        return float(m.group(1) or m.group(2)) + 1.0
-    for pattern, days in _WINDOWS:
-        if pattern.search(text):
-            return days
-    return None
 
 
 def _types(text: str) -> frozenset[MemoryType]:

@@ -30,6 +30,10 @@ from .query import RecallQuery, window_start
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
 TRUST = {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
+#: the reason a kept memory carries when it is older than the request's time window, which was
+#: relaxed because nothing relevant fell inside it ("what did I write yesterday" when the user
+#: last wrote about it a week ago: the dated line is better than nothing)
+OUTSIDE_WINDOW_NOTE = "older than the time window the request names (nothing relevant inside it)"
 WINDOWED_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.TASK})
 
 
@@ -159,13 +163,21 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
             cfg: RecallConfig, cal: Calibration) -> list[ScoredMemory]:
     out: list[ScoredMemory] = []
     kept: list[ScoredMemory] = []
-    start = window_start(query, now)
+    window = window_start(query, now)
+    # the window is relaxed when no live memory inside it is relevant
+    relaxed = window is not None and not any(
+        s.record.type in WINDOWED_TYPES and s.record.created_at >= window and s.record.status is Status.ACTIVE
+        and _relevant(s, pool, cal.min_semantic) for s in scored)
+    start = None if relaxed else window
     covered: dict[str, str] = {}
     similar = _Similarity(pool.vectors)
     for rank, s in enumerate(scored, start=1):
         reason = (_drop_reason(s, pool, query, now, start, cfg, cal, kept, similar)
                   or _covered_reason(s, covered, pool.retired))
-        s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason)
+        note = ""
+        if not reason and relaxed and s.record.type in WINDOWED_TYPES and s.record.created_at < window:
+            note = OUTSIDE_WINDOW_NOTE
+        s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason or note)
         if s.kept:
             kept.append(s)
             _cover(covered, s.record)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -46,7 +47,7 @@ class Recaller:
         the caller's (the middleware queues it off the request path)."""
         query = build_query(current, recent, context_turns=self.cfg.context_turns)
         if deep and not query.deep:
-            query = RecallQuery(query.text, query.terms, query.window_days, query.types, True)
+            query = dataclasses.replace(query, deep=True)
         qvec = self.engine.embed_query(query.text or current)
         pool = Pool()
         for channel in self.channels:

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import IndexMismatchError, StoreError
+from ..errors import ConfigError, IndexMismatchError, StoreError
 from ..types import Scope
 
 log = logging.getLogger(__name__)
@@ -103,12 +103,28 @@ def _present(store: Any, ids: Sequence[str]) -> list[str]:
     return [i for i in unique if i in held]
 
 
+def _tune(col: Any, search_ef: int) -> None:
+    """Give a collection the configured HNSW search breadth (once: Chroma keeps it).
+
+    Chroma's default ef_search of 100 is not enough here: on LoCoMo's per-user collections
+    (430-710 turns) it missed one of the exact five nearest turns for 2-3% of the questions, and
+    which ones changed from one process to the next, as the index is rebuilt from Chroma's log
+    on every open. At 400 the search found all of them (BENCHMARKS.md, "Vector search breadth")."""
+    hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
+    if hnsw.get("ef_search") != search_ef:
+        col.modify(configuration={"hnsw": {"ef_search": int(search_ef)}})
+
+
 class ChromaIndex:
     """Per-scope Chroma collections behind LlamaIndex's ChromaVectorStore."""
 
     def __init__(self, *, kind: str = "embedded", path: Path | None = None, host: str = "127.0.0.1",
-                 port: int = 8000, prefix: str = "ocm", embedder_name: str, dim: int) -> None:
+                 port: int = 8000, prefix: str = "ocm", embedder_name: str, dim: int,
+                 search_ef: int = 400) -> None:
+        if isinstance(search_ef, bool) or not isinstance(search_ef, int) or search_ef < 1:
+            raise ConfigError(f"storage.vector_store.search_ef: expected an integer >= 1, found {search_ef!r}")
         self.kind = kind
+        self.search_ef = search_ef
         self.path = Path(path) if path is not None and kind != "http" else None  # embedded only
         self.prefix = prefix
         self.embedder_name = embedder_name
@@ -162,6 +178,7 @@ class ChromaIndex:
                         col = self._client.get_collection(name, embedding_function=None)
                     except NotFoundError:
                         return None
+                _tune(col, self.search_ef)
                 store = ChromaVectorStore(chroma_collection=col)
                 self._stores[name] = store
             return store

@@ -1,0 +1,126 @@
+"""Time references in a request: how far back it looks, and which of its words only say when.
+
+"in the past three months", "last 2 weeks", 最近三个月, 过去两周 make a look-back window (the
+request is about that stretch of time up to now). "5 days ago", "how many days ago", 三天前
+make none (the event happened then, but the user may have told us about it any time after),
+yet their words are about time, like the window's: neither is content to match by keyword.
+A request that names a date ("last weekend before April 10, 2023") anchors its relative words
+to that date, not to now, so it makes no now-relative window (the named date is the signal).
+
+Pure functions over the request text; `query.build_query` is the only caller.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "a couple": 2,
+    "a couple of": 2, "couple of": 2, "few": 4, "a few": 4, "several": 5,
+}
+_EN_NUM = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
+_EN_UNIT = {"day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 31.0}
+_EN_UNITS = r"(?P<unit>days?|weeks?|fortnights?|months?)"
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_NUM = r"\d{1,3}|[一二两三四五六七八九十]{1,3}|几"
+_ZH_UNITS = r"(?P<unit>天|日|个?星期|个?礼拜|周|个月)"
+
+#: "in the past three months", "over the last 2 weeks", "past few days"
+_EN_SPAN = re.compile(
+    r"\b(?:(?:in|over|during|within|for)\s+)?(?:the\s+)?(?:last|past|previous)\s+"
+    rf"(?:(?P<num>\d{{1,3}}|{_EN_NUM})\s+)?{_EN_UNITS}\b", re.I)
+#: 最近三个月, 过去两周, 近十天, 这两周
+_ZH_SPAN = re.compile(rf"(?:最近|过去|近|这)\s*(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}")
+#: words with a fixed look-back (days): "last week" is the calendar week before this one
+_FIXED: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"今天|\btoday\b", re.I), 1.0),
+    (re.compile(r"昨天|\byesterday\b", re.I), 2.0),
+    (re.compile(r"前几天|这几天", re.I), 5.0),
+    (re.compile(r"上周末|这周末|\b(?:last|this|past)\s+weekend\b", re.I), 9.0),
+    (re.compile(r"上周|上个星期|这周|本周|\bthis\s+week\b", re.I), 14.0),
+    (re.compile(r"上个月|这个月|本月|\bthis\s+month\b", re.I), 62.0),
+)
+#: a bare "last week" / "past month" (no number): the calendar unit before this one
+_BARE = {"week": 14.0, "fortnight": 15.0, "month": 62.0}
+#: "5 days ago", "a week ago", "how many days ago", "how long ago", 三天前, 两个月前
+_AGO = (
+    re.compile(rf"\b(?:\d{{1,3}}|{_EN_NUM})\s+{_EN_UNITS}\s+ago\b", re.I),
+    re.compile(r"\bhow\s+(?:long|many\s+(?:days|weeks|months|years))\s+ago\b", re.I),
+    re.compile(rf"(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}(?:之)?前"),
+)
+
+
+@dataclass(frozen=True)
+class TimeRef:
+    #: the request looks back this many days from now (None: no window)
+    window_days: float | None
+    #: character spans of the words that only say when
+    spans: tuple[tuple[int, int], ...] = ()
+
+    def strip(self, text: str) -> str:
+        """The text with its time words blanked (same length elsewhere)."""
+        for a, b in self.spans:
+            text = text[:a] + " " * (b - a) + text[b:]
+        return text
+
+
+def _zh_number(s: str) -> int | None:
+    if s.isdigit():
+        return int(s)
+    if s == "几":
+        return 4
+    if "十" in s:
+        tens, _, units = s.partition("十")
+        t = _ZH_DIGITS.get(tens, 0) if tens else 1
+        u = _ZH_DIGITS.get(units, 0) if units else 0
+        return t * 10 + u if (not tens or tens in _ZH_DIGITS) and (not units or units in _ZH_DIGITS) else None
+    return _ZH_DIGITS.get(s) if len(s) == 1 else None
+
+
+def _en_unit(word: str) -> float:
+    return _EN_UNIT[word.lower().rstrip("s")]
+
+
+def _zh_unit(word: str) -> float:
+    return 31.0 if word == "个月" else 1.0 if word in ("天", "日") else 7.0
+
+
+def time_reference(text: str, *, names_a_date: bool = False) -> TimeRef:
+    """The look-back window and the time words of a request.
+
+    Window (days): N units + 1 for "past/last N units" and 最近/过去/近/这 N 天/周/个月 (units:
+    day 1, week 7, month 31); a bare "last week" 14, "last month" 62, today 1, yesterday 2 (a
+    bare "last day" is no window: "the last day of the trip").
+    The longest window named wins. `names_a_date`: the request names an explicit date, which
+    anchors its relative words; no now-relative window then.
+    """
+    windows: list[float] = []
+    spans: list[tuple[int, int]] = []
+    for m in _EN_SPAN.finditer(text):
+        num = m.group("num")
+        unit = _en_unit(m.group("unit"))
+        if num:
+            n = int(num) if num.isdigit() else _EN_NUMBERS[re.sub(r"\s+", " ", num.lower())]
+            windows.append(n * unit + 1.0)
+        else:
+            bare = _BARE.get(m.group("unit").lower().rstrip("s"))
+            if bare is None:  # "the last day of the trip" names no stretch of time
+                continue
+            windows.append(bare)
+        spans.append(m.span())
+    for m in _ZH_SPAN.finditer(text):
+        n = _zh_number(m.group("num"))
+        if n:
+            windows.append(n * _zh_unit(m.group("unit")) + 1.0)
+            spans.append(m.span())
+    for pattern, days in _FIXED:
+        for m in pattern.finditer(text):
+            if not any(a <= m.start() < b for a, b in spans):
+                windows.append(days)
+                spans.append(m.span())
+    for pattern in _AGO:
+        spans.extend(m.span() for m in pattern.finditer(text))
+    window = None if names_a_date or not windows else max(windows)
+    return TimeRef(window, tuple(sorted(set(spans))))
