@@ -47,6 +47,8 @@ def test_a_request_that_looks_back_gets_a_window(text, days):
     "what was the social media activity I did 5 days ago",
     "我三天前参加了什么活动",
     "how many days ago did I watch the Super Bowl",
+    "what should I serve for dinner this weekend",   # ahead, not back
+    "这周末晚饭做什么好",
     "where did we go hiking",
     "我们去哪里徒步了",
 ])

@@ -38,8 +38,8 @@ _FIXED: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"今天|\btoday\b", re.I), 1.0),
     (re.compile(r"昨天|\byesterday\b", re.I), 2.0),
     (re.compile(r"前几天|这几天", re.I), 5.0),
-    (re.compile(r"上周末|这周末|\b(?:last|this|past)\s+weekend\b", re.I), 9.0),
-    (re.compile(r"上周|上个星期|这周|本周|\bthis\s+week\b", re.I), 14.0),
+    (re.compile(r"上周末|上个周末|\b(?:last|past)\s+weekend\b", re.I), 9.0),
+    (re.compile(r"(?:上|这|本)周(?!末)|上个星期|\bthis\s+week\b", re.I), 14.0),
     (re.compile(r"上个月|这个月|本月|\bthis\s+month\b", re.I), 62.0),
 )
 #: a bare "last week" / "past month" (no number): the calendar unit before this one
