@@ -104,15 +104,21 @@ def _present(store: Any, ids: Sequence[str]) -> list[str]:
 
 
 def _tune(col: Any, search_ef: int) -> None:
-    """Give a collection the configured HNSW search breadth (once: Chroma keeps it).
+    """Give a collection created before the setting (or with another value) the configured HNSW
+    search breadth; new collections are created with it. Chroma keeps it.
 
     Chroma's default ef_search of 100 is not enough here: on LoCoMo's per-user collections
     (430-710 turns) it missed one of the exact five nearest turns for 2-3% of the questions, and
     which ones changed from one process to the next, as the index is rebuilt from Chroma's log
     on every open. At 400 the search found all of them (BENCHMARKS.md, "Vector search breadth")."""
     hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
-    if hnsw.get("ef_search") != search_ef:
+    if hnsw.get("ef_search") in (None, search_ef):
+        return
+    try:
         col.modify(configuration={"hnsw": {"ef_search": int(search_ef)}})
+    except Exception as exc:  # a busy server (another process writing): the search still works
+        log.warning("could not set ef_search %d on %s (searching with %s): %s", search_ef, col.name,
+                    hnsw.get("ef_search"), exc)
 
 
 class ChromaIndex:
@@ -171,7 +177,8 @@ class ChromaIndex:
             if store is None:
                 if create:
                     col = self._client.get_or_create_collection(
-                        name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+                        name, metadata={"hnsw:space": "cosine"}, embedding_function=None,
+                        configuration={"hnsw": {"space": "cosine", "ef_search": self.search_ef}},
                     )
                 else:
                     try:
