@@ -11,8 +11,8 @@ from typing import Mapping, Sequence
 
 from .config import MemoryConfig
 from .engine import MemoryEngine
-from .inject.budget import SECTIONS, pack, section_of, total_budget
-from .inject.render import block_overhead, choose_lang, render_block, render_record
+from .inject.budget import SECTIONS, Packing, pack, section_of, total_budget
+from .inject.render import block_overhead, choose_lang, merge_same_day, render_block, render_record
 from .recall.recaller import Recaller, RecallResult
 from .tokens import count_tokens
 from .types import InjectionPlan, MemoryRecord, ScoredMemory, Scope
@@ -46,11 +46,12 @@ class WorkingMemory:
         lang = choose_lang([s.record.summary for s in ranked if s.kept][:10])
         total = max(0, total_budget(b, request_tokens) - block_overhead(lang=lang))
         packing = pack(ranked, budgets, total=total, count=count_tokens, render_one=render_one)
-        block = render_block(packing.lines, lang=lang)
+        lines, used = _merge_days(packing)
+        block = render_block(lines, lang=lang)
         candidates = sorted([*packing.kept, *packing.dropped], key=lambda s: s.rank)
         return InjectionPlan(
             block=block, position=self.cfg.injection.position, query=result.query.text,
-            candidates=tuple(candidates), sections=dict(packing.tokens_by_section),
+            candidates=tuple(candidates), sections=used,
             tokens=count_tokens(block), to_confirm=tuple(result.to_confirm),
         )
 
@@ -72,3 +73,14 @@ class WorkingMemory:
     def _previous(self, scope: Scope, records: Sequence[MemoryRecord]) -> dict[str, MemoryRecord]:
         ids = [r.prev_id for r in records if r.prev_id]
         return self.engine.get_many(scope, ids) if ids else {}
+
+
+def _merge_days(packing: Packing) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+    """The packed lines with each day's episodes on one line, and the tokens each section uses.
+
+    Packing charged every episode its own dated line, so merging only lowers the cost."""
+    related = [s.record for s in packing.kept if section_of(s.record) == "retrieved"]
+    merged = tuple(merge_same_day(zip(packing.lines["retrieved"], related)))
+    lines = {**packing.lines, "retrieved": merged}
+    used = {**packing.tokens_by_section, "retrieved": sum(count_tokens(x) for x in merged)}
+    return lines, used

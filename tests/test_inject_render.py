@@ -13,6 +13,7 @@ from openclaw_memory.inject.render import (
     candidates_to_confirm,
     choose_lang,
     confirm_lines,
+    merge_same_day,
     render_block,
     render_record,
 )
@@ -56,11 +57,12 @@ PER_TYPE = [
     ("event en kind from tag", rec(T.EVENT, "timed out", tags=("tool_call",)),
      "2025-06-15, tool_call: timed out"),
     ("episode en", rec(T.EPISODE, "I moved to Berlin last May", tags=("speaker:Alice",)),
-     '2025-06-15, Alice said: "I moved to Berlin last May"'),
+     "2025-06-15, Alice: I moved to Berlin last May"),
     ("episode zh", rec(T.EPISODE, "我上个月搬到了杭州", subject="小王"),
-     "2025-06-15 小王说：“我上个月搬到了杭州”"),
+     "2025-06-15 小王：我上个月搬到了杭州"),
     ("episode en no speaker", rec(T.EPISODE, "see you on Monday"),
-     '2025-06-15, "see you on Monday"'),
+     "2025-06-15, see you on Monday"),
+    ("episode zh no speaker", rec(T.EPISODE, "周一见"), "2025-06-15 周一见"),
     ("profile en", rec(T.PROFILE, "Prefers answers as tables"), "Prefers answers as tables"),
     ("profile zh", rec(T.PROFILE, "希望默认用中文回复"), "希望默认用中文回复"),
     ("preference en", rec(T.PREFERENCE, "Dislikes peanuts", subject="food"), "Dislikes peanuts"),
@@ -89,7 +91,62 @@ def test_no_field_names_or_json(record):
 def test_long_episode_is_shortened():
     text = "word " * 300
     line = render_record(rec(T.EPISODE, text, tags=("speaker:Bob",)), now=NOW)
-    assert line.endswith('…"') and len(line) < 640
+    assert line.endswith("…") and len(line) < 640
+
+
+DAY2 = NOW + DAY  # 2025-06-16
+
+
+def ep(rid: str, text: str, when: float = NOW) -> tuple[str, MemoryRecord]:
+    record = rec(T.EPISODE, text, rid=rid, created_at=when)
+    return render_record(record, now=NOW), record
+
+
+def other(rid: str, type_: MemoryType, text: str, **kw) -> tuple[str, MemoryRecord]:
+    record = rec(type_, text, rid=rid, **kw)
+    return render_record(record, now=NOW), record
+
+
+MERGE_CASES = [
+    ("en same day", [ep("a", "Ann: hi"), ep("b", "Bo: bye")],
+     ["2025-06-15, Ann: hi … Bo: bye"]),
+    ("zh same day", [ep("a", "林晓：在吗"), ep("b", "周磊：在呢")],
+     ["2025-06-15 林晓：在吗……周磊：在呢"]),
+    ("en other days keep their place", [ep("a", "Ann: hi"), ep("b", "Bo: later", DAY2), ep("c", "Cy: yes")],
+     ["2025-06-15, Ann: hi … Cy: yes", "2025-06-16, Bo: later"]),
+    ("zh other days keep their place", [ep("a", "林晓：在吗"), ep("b", "周磊：明天", DAY2), ep("c", "小王：好")],
+     ["2025-06-15 林晓：在吗……小王：好", "2025-06-16 周磊：明天"]),
+    ("en alone on its day", [ep("a", "Ann: hi"), ep("b", "Bo: later", DAY2)],
+     ["2025-06-15, Ann: hi", "2025-06-16, Bo: later"]),
+    ("zh alone on its day", [ep("a", "林晓：在吗"), ep("b", "周磊：明天", DAY2)],
+     ["2025-06-15 林晓：在吗", "2025-06-16 周磊：明天"]),
+    ("en event and fact stay apart", [ep("a", "Ann: hi"), other("e", T.EVENT, "timed out", subject="deploy"),
+                                      other("f", T.FACT, "uses SQLite", subject="DB"), ep("b", "Bo: bye")],
+     ["2025-06-15, Ann: hi … Bo: bye", "2025-06-15, deploy: timed out", "DB (current): uses SQLite"]),
+    ("zh event and fact stay apart", [ep("a", "林晓：在吗"), other("e", T.EVENT, "超时", subject="部署"),
+                                      other("f", T.FACT, "用 SQLite", subject="数据库"), ep("b", "周磊：在呢")],
+     ["2025-06-15 林晓：在吗……周磊：在呢", "2025-06-15 部署：超时", "数据库（当前）：用 SQLite"]),
+    ("undated episodes stay apart", [ep("a", "Ann: hi", 0), ep("b", "Bo: bye", 0)], ["Ann: hi", "Bo: bye"]),
+    ("en and zh of one day stay apart", [ep("a", "Ann: hi"), ep("b", "林晓：在吗"), ep("c", "Bo: bye")],
+     ["2025-06-15, Ann: hi … Bo: bye", "2025-06-15 林晓：在吗"]),
+    ("a cut line keeps its cut", [("2025-06-15, Ann: a long…", rec(T.EPISODE, "Ann: a long story", rid="a")),
+                                  ep("b", "Bo: bye")],
+     ["2025-06-15, Ann: a long… … Bo: bye"]),
+]
+
+
+@pytest.mark.parametrize("entries,expected", [c[1:] for c in MERGE_CASES], ids=[c[0] for c in MERGE_CASES])
+def test_merge_same_day(entries, expected):
+    assert merge_same_day(entries) == expected
+
+
+def test_merging_a_day_costs_fewer_tokens_and_keeps_every_turn():
+    from openclaw_memory.tokens import count_tokens
+
+    entries = [ep("a", "Melanie: What jobs?"), ep("b", "Caroline: Counseling."), ep("c", "Melanie: Wow")]
+    merged = merge_same_day(entries)
+    assert sum(map(count_tokens, merged)) < sum(count_tokens(line) for line, _ in entries)
+    assert all(r.summary in merged[0] for _, r in entries)
 
 
 def _pair(old: str, new: str, superseded_days_ago: float | None, *, subject="PRD-223/auth"):

@@ -114,9 +114,9 @@ def test_the_injected_block_holds_the_whole_exchange_once(engine):
 
 @pytest.mark.parametrize("texts,expected", [
     ([("Melanie", "What jobs?"), ("Caroline", "Counseling.")],
-     '2023-11-14, Melanie said: "What jobs?"; Caroline said: "Counseling."'),
+     "2023-11-14, Melanie: What jobs? / Caroline: Counseling."),
     ([("小明", "你想做什么工作？"), ("小红", "心理咨询。")],
-     '2023-11-14 小明说：“你想做什么工作？”；小红说：“心理咨询。”'),
+     "2023-11-14 小明：你想做什么工作？ / 小红：心理咨询。"),
 ])
 def test_a_window_renders_as_one_line_of_who_said_what(engine, texts, expected):
     records = log(engine, ALICE, "s1", [(who, text) for who, text in texts])
@@ -161,3 +161,19 @@ def test_neighbours_are_nearest_first_with_ties_in_insertion_order(engine):
         earlier, later = engine.neighbours(ALICE, same_time[1].id, before=before, after=after)
         assert ids(earlier) == ids(same_time[:1])[:before] and ids(later) == ids(same_time[2:])[:after]
     assert engine.neighbours(ALICE, "mem_missing") == ([], [])
+
+
+def test_two_exchanges_of_one_day_share_one_dated_line(engine):
+    from openclaw_memory.tokens import count_tokens
+
+    fillers = [("Melanie", f"My kids played game number {n} today") for n in range(4)]
+    later = [("Melanie", "Any counseling workshops lately?"), ("Caroline", "Yes, a mental health counseling workshop")]
+    log(engine, ALICE, "s1", [*DIALOGUE[:2], *fillers, *later])
+    rec, cfg = recaller_for(engine)
+    plan = WorkingMemory(engine, rec, cfg).plan(ALICE, "counseling mental health jobs workshop")
+    related = plan.block.split("Related memories:\n", 1)[1].splitlines()[:-1]
+    dated = [line for line in related if line.startswith("- 20")]
+    assert len(dated) == 1 and " … " in dated[0]
+    assert dated[0].count(dated[0][2:12]) == 1  # the date is shown once
+    assert "keen on counseling" in dated[0] and "mental health counseling workshop" in dated[0]
+    assert plan.sections["retrieved"] == sum(count_tokens(line[2:]) for line in related)

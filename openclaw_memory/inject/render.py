@@ -2,7 +2,8 @@
 
 Each type has a compressed form (seed 000 §4.2): fact/task/decision as subject + status +
 summary (never the detail), events as date + kind + one-line result, episodes as date + speaker +
-shortened text, profile/preference and summaries as their text. A record that replaced another
+shortened text (a turn with its neighbours as one transcript line; the episodes of one day share
+one date), profile/preference and summaries as their text. A record that replaced another
 recently says so in one note (seed 000 §4.3). The block says it is historical reference data, not
 instructions, and carries no field names or JSON (seed 000 §5.3). All memory text goes through
 `escape.sanitize`, so content cannot close or forge the block.
@@ -62,6 +63,9 @@ _EPISODE_CHARS = 600
 #: a neighbouring turn shown as context is cut shorter than the turn that was recalled
 _CONTEXT_CHARS = 400
 _RESULT_CHARS = 160
+#: between the turns of one window, and between the windows of one day
+_TURN_SEP = " / "
+_GAP = {False: " … ", True: "……"}
 _OLD_CHARS = 80
 
 
@@ -123,11 +127,13 @@ def _speaker(record: MemoryRecord) -> str:
 
 
 def _said(record: MemoryRecord, zh: bool, limit: int = _EPISODE_CHARS) -> str:
+    # transcript form ("Name: text"), as the turns themselves are usually stored: quote marks
+    # around every turn cost tokens and tell the model nothing the speaker label does not
     text = _shorten(sanitize(record.summary), limit)
     who = _speaker(record)
-    if zh:
-        return f"{who}说：“{text}”" if who else f"“{text}”"
-    return f'{who} said: "{text}"' if who else f'"{text}"'
+    if not who:
+        return text
+    return f"{who}：{text}" if zh else f"{who}: {text}"
 
 
 def delivered_turns(candidate: ScoredMemory) -> tuple[str, ...]:
@@ -140,13 +146,16 @@ def delivered_turns(candidate: ScoredMemory) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*own, *full]))
 
 
+def _date_prefix(date: str, zh: bool) -> str:
+    if not date:
+        return ""
+    return f"{date} " if zh else f"{date}, "
+
+
 def _episode_line(record: MemoryRecord, zh: bool, window: Sequence[MemoryRecord] = ()) -> str:
-    said = ("；" if zh else "; ").join(
+    said = _TURN_SEP.join(
         _said(r, zh, _EPISODE_CHARS if r.id == record.id else _CONTEXT_CHARS) for r in (window or (record,)))
-    date = _date(record.created_at)
-    if zh:
-        return f"{date} {said}".strip()
-    return f"{date}, {said}" if date else said
+    return _date_prefix(_date(record.created_at), zh) + said
 
 
 def _change_note(
@@ -178,7 +187,7 @@ def render_record(
     the turns in session order, itself included) becomes one line of who said what, in order.
     The line is sanitized and has no field names.
     """
-    zh = has_cjk(record.summary) or (not record.summary and has_cjk(record.subject or ""))
+    zh = _zh(record)
     if record.type in _NOUN:
         line = _keyed_line(record, zh)
     elif record.type is MemoryType.EVENT:
@@ -190,6 +199,35 @@ def render_record(
     if prev is not None:
         line += _change_note(record, prev, now, change_note_days, zh)
     return sanitize(line)
+
+
+def _zh(record: MemoryRecord) -> bool:
+    return has_cjk(record.summary) or (not record.summary and has_cjk(record.subject or ""))
+
+
+def merge_same_day(entries: Iterable[tuple[str, MemoryRecord]]) -> list[str]:
+    """Related-memory lines with the episodes of one day on one line under one date.
+
+    entries: (rendered line, its record) in rank order. The episode lines of the same date (and
+    language) become one line at the place of the best-ranked of them: the date once, then each
+    line's turns in rank order, one window from the next set apart by " … " (Chinese: "……").
+    Other lines, and an episode line alone on its day, are left as they are.
+    Only the repeated dates go, so the turns shown (and their cuts) stay the same.
+    """
+    out: list[str | tuple[str, bool]] = []
+    days: dict[tuple[str, bool], list[str]] = {}
+    for line, record in entries:
+        zh = _zh(record)
+        prefix = _date_prefix(_date(record.created_at), zh)
+        if record.type is not MemoryType.EPISODE or not prefix or not line.startswith(prefix):
+            out.append(line)
+            continue
+        day = (prefix, zh)
+        if day not in days:
+            days[day] = []
+            out.append(day)
+        days[day].append(line[len(prefix):])
+    return [x if isinstance(x, str) else x[0] + _GAP[x[1]].join(days[x]) for x in out]
 
 
 def choose_lang(texts: Iterable[str]) -> str:
