@@ -33,7 +33,7 @@ class ShortTermConfig:
 @dataclass(frozen=True)
 class LongTermConfig:
     vector_dim: int = 384
-    top_k: int = 8
+    top_k: int = 7
     min_score: float = 0.45
     time_decay_factor: float = 0.02
     max_facts_per_user: int = 500
