@@ -38,6 +38,8 @@ class LongTermConfig:
     time_decay_factor: float = 0.02
     max_facts_per_user: int = 500
     similarity_threshold: float = 0.95
+    #: a memory of several sentences is also indexed by up to this many sentence vectors (0: off)
+    sentence_vectors: int = 8
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,10 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
 }
 
 
+#: upper bounds of numeric keys (the lower bound of every number is 0)
+_MAXIMA: Mapping[str, int] = {"long_term.sentence_vectors": 16}
+
+
 def _type_name(tp: Any) -> str:
     return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
         tp, str(tp)
@@ -235,6 +241,8 @@ def _coerce(value: Any, tp: Any, where: str, key: str) -> Any:
         raise ConfigError(f"{where}: key '{key}' expects one of {list(_CHOICES[key])}, found {value!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         raise ConfigError(f"{where}: key '{key}' expects a value >= 0, found {value!r}")
+    if key in _MAXIMA and value > _MAXIMA[key]:
+        raise ConfigError(f"{where}: key '{key}' expects a value from 0 to {_MAXIMA[key]}, found {value!r}")
     return value
 
 

@@ -22,7 +22,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import DAY, Clock
 from .config import MemoryConfig
-from .embedding import embed_passages
+from .embedding import PassageVectors, embed_with_parts
 from .store import records as rec
 from .text import lexical_overlap, negated
 from .store.db import Database
@@ -51,9 +51,10 @@ class Consolidator:
     # ---- entry point ------------------------------------------------------------------------
 
     def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory", vectors: np.ndarray | None = None) -> list[WriteResult]:
+              writer: str = "openclaw-memory", vectors: PassageVectors | np.ndarray | None = None,
+              ) -> list[WriteResult]:
         """Consolidate a batch: one embedding call (unless `vectors`, from `embed`, are given),
-        then one transaction for the whole batch.
+        then one transaction for the whole batch. A plain array gives whole-text vectors only.
 
         Each candidate sees the ones before it, as if written one by one. Should the batch fail,
         it is rolled back and written again one candidate per transaction, so what precedes the
@@ -63,9 +64,11 @@ class Consolidator:
             return []
         drafts = [self._draft(scope, c, session_id, writer) for c in candidates]
         vecs = self.embed(candidates) if vectors is None else vectors
+        if not isinstance(vecs, PassageVectors):
+            vecs = PassageVectors.of(np.asarray(vecs))
         if len(vecs) != len(candidates):
             raise ValueError(f"vectors: expected one per candidate ({len(candidates)}), found {len(vecs)}")
-        work = list(zip(candidates, drafts, vecs))
+        work = list(zip(candidates, drafts, vecs.whole, vecs.parts))
         if len(work) > 1 and not self.db.nested():
             try:
                 with self.db.write() as db:
@@ -79,10 +82,10 @@ class Consolidator:
                 results.append(self._one(db, *w))
         return results
 
-    def embed(self, candidates: Sequence[Candidate]) -> np.ndarray:
-        """The vectors `write` would compute for these candidates (their records' text), so a
-        caller can embed several batches in one call."""
-        return embed_passages(self.embedder, [c.text for c in candidates])
+    def embed(self, candidates: Sequence[Candidate]) -> PassageVectors:
+        """The vectors `write` would compute for these candidates (their records' text and its
+        sentence parts), so a caller can embed several batches in one call."""
+        return embed_with_parts(self.embedder, [c.text for c in candidates], self.cfg.long_term.sentence_vectors)
 
     def _draft(self, scope: Scope, c: Candidate, session_id: str | None, writer: str) -> MemoryRecord:
         now = self.clock.now()
@@ -104,7 +107,14 @@ class Consolidator:
         }.get(c.type, 0.0)
         return now + days * DAY if days else None
 
-    def _one(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray) -> WriteResult:
+    def _one(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray,
+             parts: np.ndarray | None = None) -> WriteResult:
+        result = self._decide(db, cand, draft, vec)
+        if parts is not None and result.record is not None and result.action != "skip":
+            rec.put_parts(db, result.record, parts)  # only onto a vector row of this same text
+        return result
+
+    def _decide(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray) -> WriteResult:
         if cand.forget:
             return self._forget(db, draft, vec)
         if draft.type in APPEND_ONLY_TYPES:

@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import os
 import threading
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,7 +20,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 
 from .errors import ConfigError
-from .text import tokenize
+from .text import sentence_parts, tokenize
 
 
 #: the longest input the model sees, in its own tokens (the rest of a text is still keyword-indexed)
@@ -149,6 +150,47 @@ def embed_passages(embedder: BaseEmbedding, texts: Sequence[str]) -> np.ndarray:
         return np.zeros((0, embedder_dim(embedder)), dtype=np.float32)
     arr = np.asarray(embedder.get_text_embedding_batch(list(texts)), dtype=np.float32)
     return _normalise(arr)
+
+
+@dataclass(frozen=True)
+class PassageVectors:
+    """The vectors of n passages: each passage whole, and its sentence parts (or None).
+
+    A memory is found by its whole text or by any of its sentences, and delivered whole
+    (`text.sentence_parts` says which passages have parts)."""
+
+    whole: np.ndarray
+    parts: tuple[np.ndarray | None, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.parts) != len(self.whole):
+            raise ValueError(f"parts: expected one entry per passage ({len(self.whole)}), found {len(self.parts)}")
+
+    def __len__(self) -> int:
+        return len(self.whole)
+
+    def __getitem__(self, rows: slice) -> "PassageVectors":
+        if not isinstance(rows, slice):
+            raise TypeError("PassageVectors: expected a slice of passages; use .whole or .parts for one")
+        return PassageVectors(self.whole[rows], self.parts[rows])
+
+    @classmethod
+    def of(cls, whole: np.ndarray) -> "PassageVectors":
+        """Whole-passage vectors only."""
+        return cls(whole, (None,) * len(whole))
+
+
+def embed_with_parts(embedder: BaseEmbedding, texts: Sequence[str], max_parts: int) -> PassageVectors:
+    """Each text's vector and the vectors of its sentence parts, in one embedding call."""
+    split = [sentence_parts(t, max_parts) for t in texts]
+    flat = embed_passages(embedder, [*texts, *(p for parts in split for p in parts)])
+    whole, rest = flat[: len(texts)], flat[len(texts):]
+    out: list[np.ndarray | None] = []
+    start = 0
+    for parts in split:
+        out.append(rest[start:start + len(parts)] if parts else None)
+        start += len(parts)
+    return PassageVectors(whole, tuple(out))
 
 
 def embed_query(embedder: BaseEmbedding, text: str) -> np.ndarray:

@@ -16,7 +16,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from .clock import Clock, SystemClock
 from .config import MemoryConfig, load_config
 from .consolidate import Consolidator, deactivate
-from .embedding import build_embedder, embed_query, embedder_dim, embedder_name
+from .embedding import PassageVectors, build_embedder, embed_query, embedder_dim, embedder_name
 from .errors import IndexMismatchError, NotFoundError
 from .store import records as rec
 from .store.db import Database
@@ -79,14 +79,15 @@ class MemoryEngine:
     # ---- write ------------------------------------------------------------------------------
 
     def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory", vectors: np.ndarray | None = None) -> list[WriteResult]:
+              writer: str = "openclaw-memory", vectors: PassageVectors | np.ndarray | None = None,
+              ) -> list[WriteResult]:
         """Consolidate and store candidates (one transaction); `vectors` from `embed_candidates`
         spare the embedding."""
         results = self.consolidator.write(scope, candidates, session_id=session_id, writer=writer, vectors=vectors)
         self.indexer.notify()
         return results
 
-    def embed_candidates(self, candidates: Sequence[Candidate]) -> np.ndarray:
+    def embed_candidates(self, candidates: Sequence[Candidate]) -> PassageVectors:
         """The vectors `write` would compute for these candidates, so that several writes (of
         any scopes) can share one embedding call. A vector depends on the text alone."""
         return self.consolidator.embed(candidates)

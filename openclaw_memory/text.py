@@ -138,3 +138,53 @@ def message_text(message: Mapping[str, Any]) -> str:
     if isinstance(content, list):
         return valid_unicode(" ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping)))
     return ""
+
+
+#: where a sentence ends: after . ! ? … (and closing quotes) before a space, after a CJK full
+#: stop, question or exclamation mark or semicolon, and at a line break
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？；])|\n+")
+_LATIN_WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+#: a sentence lighter than this (words; 1.4 Han characters count as one) joins its neighbour
+_MIN_PART_WORDS = 5
+
+
+def _words(text: str) -> float:
+    han = len(_HAN.findall(text))
+    latin = sum(1 for w in _LATIN_WORD.findall(text) if not _HAN.search(w))
+    return latin + han / 1.4
+
+
+def _join(a: str, b: str) -> str:
+    return a + b if a[-1:] in "。！？；" or _HAN.match(b[:1]) else f"{a} {b}"
+
+
+def sentence_parts(text: str, max_parts: int) -> list[str]:
+    """The passages a memory's sentences are indexed by, or [] when it is one passage.
+
+    A turn that mentions its subject in passing ("By the way, I've been in marketing for three
+    years" inside a question about a product launch) gets one vector about the launch; its
+    sentences, embedded apart, each keep their own topic. Sentences of fewer than five words
+    (or seven Han characters) join a neighbour; more than `max_parts` are grouped, in order,
+    into `max_parts` runs of near-equal length. Parts keep the text's words in order.
+    """
+    if max_parts < 2:
+        return []
+    parts: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if parts and _words(parts[-1]) < _MIN_PART_WORDS:
+            parts[-1] = _join(parts[-1], piece)
+        else:
+            parts.append(piece)
+    if len(parts) > 1 and _words(parts[-1]) < _MIN_PART_WORDS:
+        tail = parts.pop()
+        parts[-1] = _join(parts[-1], tail)
+    if len(parts) < 2:
+        return []
+    if len(parts) > max_parts:
+        size = len(parts) / max_parts
+        runs = [parts[round(i * size):round((i + 1) * size)] for i in range(max_parts)]
+        parts = [functools.reduce(_join, run) for run in runs]
+    return parts

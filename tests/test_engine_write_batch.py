@@ -61,7 +61,7 @@ def test_given_vectors_are_the_ones_write_would_compute(engine):
     with engine.db.read() as db:
         stored = {r[0]: np.frombuffer(r[1], dtype=np.float32)
                   for r in db.execute("SELECT record_id, vec FROM vectors")}
-    for res, vec in zip(written, vecs):
+    for res, vec in zip(written, vecs.whole):
         assert np.array_equal(stored[res.record.id], vec)
     other = engine.write(Scope("bob"), cands)
     with engine.db.read() as db:

@@ -57,7 +57,8 @@ def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
     except PackageNotFoundError:
         package = "unknown"
     parts = [dataclasses.asdict(config.extraction), dataclasses.asdict(config.forgetting),
-             dataclasses.asdict(config.short_term), embedder_name(engine.embedder), package, write_path_code()]
+             dataclasses.asdict(config.short_term), config.long_term.sentence_vectors,
+             embedder_name(engine.embedder), package, write_path_code()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 _SAFE = re.compile(r"[^A-Za-z0-9_.:@+\-]")
 

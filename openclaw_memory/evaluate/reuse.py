@@ -21,6 +21,8 @@ from llama_index.core.bridge.pydantic import PrivateAttr
 from ..embedding import embedder_name
 from ..errors import ValidationError
 from ..store.records import text_hash
+from ..text import sentence_parts
+from ..types import memory_text
 
 
 def load_vectors(data_dir: str | Path, embedder: BaseEmbedding) -> dict[str, np.ndarray]:
@@ -36,9 +38,20 @@ def load_vectors(data_dir: str | Path, embedder: BaseEmbedding) -> dict[str, np.
             raise ValidationError(f"--reuse-vectors: {db_path} holds vectors of embedder "
                                   f"{row[0] if row else None!r}, expected {name!r}")
         rows = conn.execute("SELECT content_hash, vec FROM vectors WHERE model = ?", (name,)).fetchall()
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
+        with_parts = conn.execute(
+            "SELECT r.subject, r.summary, r.detail, v.dim, v.parts FROM vectors v JOIN records r ON r.id = v.record_id "
+            "WHERE v.model = ? AND v.parts IS NOT NULL", (name,)).fetchall() if "parts" in columns else []
     finally:
         conn.close()
-    return {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+    known = {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+    for subject, summary, detail, dim, blob in with_parts:  # a part's text is cut again from its memory's
+        vecs = np.frombuffer(blob, dtype=np.float32).reshape(-1, dim)
+        # k parts were cut with a limit of k or more, and a limit of k cuts the same k
+        texts = sentence_parts(memory_text(subject, summary, detail), len(vecs))
+        if len(texts) == len(vecs):
+            known.update((text_hash(t), v) for t, v in zip(texts, vecs))
+    return known
 
 
 class ReusedVectors(BaseEmbedding):

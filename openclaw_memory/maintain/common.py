@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ..embedding import embed_passages
+from ..embedding import embed_with_parts
 from ..store import records as rec
 from ..store.db import Database
 from ..store.vector import ChromaIndex
-from ..types import MemoryRecord, Scope, Status
+from ..text import sentence_parts
+from ..types import MemoryRecord, Scope, Status, memory_text
 
 #: The writer recorded in audit rows and provenance of everything maintenance does.
 WRITER = "openclaw-memory maintenance"
@@ -88,6 +89,25 @@ def stale_vector_ids(
     return [row[0] for row in db.execute(sql + " ORDER BY r.rid", args).fetchall()]
 
 
+def part_stale_ids(db: sqlite3.Connection, max_parts: int, scope: Scope | None = None) -> list[str]:
+    """Live records whose stored sentence-part vectors are not the ones `max_parts` asks for
+    (a store written before sentence vectors, or under another setting)."""
+    sql = (
+        "SELECT r.id, r.subject, r.summary, r.detail, v.dim, LENGTH(v.parts) AS size FROM records r "
+        "JOIN vectors v ON v.record_id = r.id WHERE r.status != 'inactive'"
+    )
+    args: list = []
+    if scope is not None:
+        sql += " AND r.user_id = ? AND r.agent_id = ?"
+        args += [scope.user_id, scope.agent_id]
+    out = []
+    for row in db.execute(sql + " ORDER BY r.rid", args):
+        have = (row["size"] or 0) // (4 * row["dim"])
+        if have != len(sentence_parts(memory_text(row["subject"], row["summary"], row["detail"]), max_parts)):
+            out.append(row["id"])
+    return out
+
+
 def records_by_id(db: sqlite3.Connection, ids: Sequence[str]) -> list[MemoryRecord]:
     """Records for ids in any scope (maintenance-internal: the ids came from a scoped query)."""
     out: list[MemoryRecord] = []
@@ -107,8 +127,10 @@ def reembed(
     ids: Sequence[str],
     batch: int = 64,
     on_batch: Callable[[int], None] | None = None,
+    max_parts: int = 0,
 ) -> int:
-    """Embed the records with these ids again and store the vectors in SQLite; return how many.
+    """Embed the records with these ids again (with up to `max_parts` sentence-part vectors
+    each) and store the vectors in SQLite; return how many.
 
     Records are read a batch at a time, so a full re-embedding never holds the store in memory.
     """
@@ -116,10 +138,11 @@ def reembed(
     for id_group in chunks(list(ids), batch):
         with database.read() as db:
             group = records_by_id(db, id_group)
-        vecs = embed_passages(embedder, [r.text for r in group])
+        vecs = embed_with_parts(embedder, [r.text for r in group], max_parts)
         with database.write() as db:
-            for r, v in zip(group, vecs, strict=True):
+            for r, v, parts in zip(group, vecs.whole, vecs.parts, strict=True):
                 rec.put_vector(db, r, v, model)
+                rec.put_parts(db, r, parts)
         done += len(group)
         if on_batch is not None:
             on_batch(len(group))
@@ -134,13 +157,14 @@ def upsert_from_sqlite(
     for group in chunks(list(records), 256):
         with database.read() as db:
             vecs = rec.vectors_for(db, [r.id for r in group])
+            parts = rec.parts_for(db, [r.id for r in group])
         by_tier: dict[str, list[tuple[str, np.ndarray, dict]]] = {t: [] for t in TIERS}
         for r in group:
             tier = tier_of(r.status.value)
             if tier and r.id in vecs:
                 by_tier[tier].append((r.id, vecs[r.id], vector_meta(r)))
         for tier, items in by_tier.items():
-            index.upsert(scope, tier, items)
+            index.upsert(scope, tier, items, parts)
             written += len(items)
     return written
 

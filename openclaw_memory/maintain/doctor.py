@@ -135,7 +135,8 @@ def _readd(engine: MemoryEngine, scope: Scope, ids: list[str], stale: set[str]) 
     with engine.db.read() as db:
         found = rec.get_many(db, scope, ids)
     records: list[MemoryRecord] = [found[i] for i in ids if i in found]
-    reembed(engine.db, engine.embedder, engine.model_name, [r.id for r in records if r.id in stale])
+    reembed(engine.db, engine.embedder, engine.model_name, [r.id for r in records if r.id in stale],
+            max_parts=engine.config.long_term.sentence_vectors)
     upsert_from_sqlite(engine.db, engine.index, scope, records)
 
 

@@ -4,7 +4,9 @@ Works exactly when `MemoryEngine.open` refuses with IndexMismatchError, so it op
 itself (Database, ChromaIndex, embedder) instead of the engine:
 
 1. records that are live (active or archived) and whose SQLite vector is missing, stale or made by
-   another model or dimension are embedded again, in batches, and their `vectors` rows replaced;
+   another model or dimension, or whose sentence-part vectors are not the ones
+   `long_term.sentence_vectors` asks for (a store written before them), are embedded again, in
+   batches, and their `vectors` rows replaced;
    leftover vectors of another model (inactive records, deleted records) are dropped;
 2. the SQLite meta row 'embedder' names the configured model;
 3. every hot/cold collection is dropped (their dimension may differ) and each partition's live
@@ -29,6 +31,7 @@ from ..store.vector import ChromaIndex
 from ..types import MemoryRecord, Scope
 from .common import (
     drop_collection,
+    part_stale_ids,
     reembed,
     scopes_in,
     stale_vector_ids,
@@ -76,7 +79,7 @@ def reindex(
             dim=dim,
             search_ef=vs.search_ef,
         )
-        return _rebuild(database, index, emb, progress, batch)
+        return _rebuild(database, index, emb, progress, batch, config.long_term.sentence_vectors)
     finally:
         if index is not None:
             index.close()
@@ -89,15 +92,18 @@ def _rebuild(
     emb: BaseEmbedding,
     progress: Progress | None,
     batch: int,
+    max_parts: int,
 ) -> dict[str, Any]:
     name, dim = index.embedder_name, index.dim
     with database.read() as db:
         last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM outbox").fetchone()[0]
         stale = stale_vector_ids(db, name, dim)
+        known = set(stale)
+        stale += [i for i in part_stale_ids(db, max_parts) if i not in known]
         live = db.execute("SELECT COUNT(*) FROM records WHERE status != 'inactive'").fetchone()[0]
         scopes = scopes_in(db)
     tick = _Ticker(progress, len(stale) + int(live))
-    reembedded = reembed(database, emb, name, stale, batch, on_batch=tick)
+    reembedded = reembed(database, emb, name, stale, batch, on_batch=tick, max_parts=max_parts)
     dropped = _retire_old_vectors(database, name, dim)
     collections = sum(drop_collection(index, n) for n in tier_collections(index))
     indexed = sum(_index_scope(database, index, s, tick) for s in scopes)

@@ -160,6 +160,10 @@ class SummaryChannel:
             pool.recent_summaries.append(r.id)
 
 
+#: how much of a sentence part's lead over its whole memory the memory's cosine takes
+PART_SHARE = 1.0
+
+
 def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> None:
     """Fetch every proposed record and its vector; give each its cosine with the query."""
     missing = [i for i in pool.channels if i not in pool.records]
@@ -169,10 +173,13 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
     episode_turns = [t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids]
     with engine.db.read() as db:
         pool.vectors = rec.vectors_for(db, list(pool.records))
+        parts = rec.parts_for(db, list(pool.records))
         pool.tokens = rec.search_tokens_for(db, list(pool.records))
         pool.retired = rec.retired_turns(db, scope, episode_turns) if episode_turns else {}
     for rid, vec in pool.vectors.items():
-        pool.cosine[rid] = float(np.dot(vec, qvec))
+        whole = float(np.dot(vec, qvec))
+        best = float(np.max(parts[rid] @ qvec)) if rid in parts else whole
+        pool.cosine[rid] = whole + PART_SHARE * max(0.0, best - whole)
 
 
 def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> Sequence[Channel]:

@@ -68,7 +68,7 @@ class Database:
             except sqlite3.OperationalError as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                if "already exists" not in str(exc) and "locked" not in str(exc):
+                if not any(m in str(exc) for m in ("already exists", "duplicate column", "locked")):
                     raise StoreError(f"{self.path}: migration failed: {exc}") from exc
         raise StoreError(f"{self.path}: migration kept racing with another process; try again")
 

@@ -82,6 +82,7 @@ class Indexer:
         with self.db.read() as db:
             current = rec.get_many(db, scope, ids)
             vecs = rec.vectors_for(db, ids)
+            parts = rec.parts_for(db, ids)
         hot, cold, gone = [], [], []
         for rid in ids:
             r = current.get(rid)
@@ -93,8 +94,8 @@ class Indexer:
         self.index.delete(scope, gone)
         self.index.delete(scope, [i for i, _, _ in hot], tiers=("cold",))
         self.index.delete(scope, [i for i, _, _ in cold], tiers=("hot",))
-        self.index.upsert(scope, "hot", hot)
-        self.index.upsert(scope, "cold", cold)
+        self.index.upsert(scope, "hot", hot, parts)
+        self.index.upsert(scope, "cold", cold, parts)
 
     def _run(self) -> None:
         while not self._stop.is_set():

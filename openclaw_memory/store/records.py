@@ -153,6 +153,14 @@ def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: 
     )
 
 
+def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None) -> None:
+    """Attach sentence-part vectors to the record's vector row, if that row holds the vector of
+    this very text (`put_vector` writes a row without parts)."""
+    blob = None if parts is None or not len(parts) else np.asarray(parts, dtype=np.float32).tobytes()
+    db.execute("UPDATE vectors SET parts = ? WHERE record_id = ? AND content_hash = ?",
+               (blob, r.id, content_hash(r)))
+
+
 def enqueue(db: sqlite3.Connection, r: MemoryRecord, op: str, at: float) -> None:
     db.execute(
         "INSERT INTO outbox(record_id, user_id, agent_id, op, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -323,6 +331,17 @@ def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndar
         marks = ",".join("?" * len(chunk))
         for row in db.execute(f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk):
             out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
+    return out
+
+
+def parts_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """record id -> its sentence-part vectors, (k, d), for the records that have parts."""
+    out: dict[str, np.ndarray] = {}
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(f"SELECT record_id, dim, parts FROM vectors WHERE parts IS NOT NULL "
+                              f"AND record_id IN ({marks})", chunk):
+            out[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(-1, row["dim"])
     return out
 
 

@@ -6,10 +6,11 @@ import hashlib
 import sqlite3
 from typing import Callable
 
-Migration = Callable[[], str]
+#: a migration's SQL, given the connection (to skip what a re-run or another process already did)
+Migration = Callable[[sqlite3.Connection], str]
 
 
-def _m1_core() -> str:
+def _m1_core(db: sqlite3.Connection) -> str:
     return """
         CREATE TABLE records (
             rid INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -135,14 +136,14 @@ def _m1_core() -> str:
         """
 
 
-def _m2_fts() -> str:
+def _m2_fts(db: sqlite3.Connection) -> str:
     # Tokens are pre-segmented (jieba for Chinese) and space-joined, so unicode61 splits them.
     return """
         CREATE VIRTUAL TABLE records_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2');
         """
 
 
-def _m3_fts_scope() -> str:
+def _m3_fts_scope(db: sqlite3.Connection) -> str:
     # Each FTS row carries its scope as one opaque token, so a keyword search intersects the
     # query's terms with one user's rows inside FTS5 instead of scoring every user's matches and
     # filtering after the join (at 100k memories over 100 users: 68 -> 9 ms per query).
@@ -156,7 +157,7 @@ def _m3_fts_scope() -> str:
         """
 
 
-def _m4_read_indexes() -> str:
+def _m4_read_indexes(db: sqlite3.Connection) -> str:
     # The read path's per-request lookups, each an index search instead of a walk over all of a
     # user's rows: an episode's neighbours in its session, recent important memories, the latest
     # summaries.
@@ -167,7 +168,7 @@ def _m4_read_indexes() -> str:
         """
 
 
-def _m5_content_hash() -> str:
+def _m5_content_hash(db: sqlite3.Connection) -> str:
     # Consolidation looks for a replayed capture of the same text (type + content hash) before
     # every episode or event it appends; without this index that read scans all of the
     # user's records of the type, which grows with the user's history.
@@ -176,7 +177,19 @@ def _m5_content_hash() -> str:
         """
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes, _m5_content_hash)
+def _m6_sentence_parts(db: sqlite3.Connection) -> str:
+    # A memory of several sentences is also indexed by its sentences: their vectors ride with
+    # the memory's own (a float32 matrix, one row per part; NULL when it has none), so they are
+    # replaced, purged and rebuilt with it.
+    if "parts" in {row[1] for row in db.execute("PRAGMA table_info(vectors)")}:
+        return ""
+    return """
+        ALTER TABLE vectors ADD COLUMN parts BLOB;
+        """
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes, _m5_content_hash,
+                                     _m6_sentence_parts)
 
 
 def scope_token(user_id: str, agent_id: str) -> str:
@@ -197,7 +210,7 @@ def migrate(db: sqlite3.Connection) -> int:
             continue
         # One script per migration, inside its own transaction: all of it lands or none.
         db.executescript(
-            f"BEGIN IMMEDIATE;\n{migration()}\n"
+            f"BEGIN IMMEDIATE;\n{migration(db)}\n"
             f"INSERT INTO schema_version(version) VALUES ({number});\nCOMMIT;"
         )
         current = number

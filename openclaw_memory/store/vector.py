@@ -18,7 +18,7 @@ import sqlite3
 import struct
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -28,6 +28,21 @@ from ..types import Scope
 log = logging.getLogger(__name__)
 
 META_COLLECTION = "meta"
+
+#: the most sentence-part vectors a record can have in the index (config: long_term.sentence_vectors)
+MAX_PARTS = 16
+#: a sentence-part vector's id: its record's id, this mark, its number (from 1)
+PART_MARK = "#"
+
+
+def part_ids(record_id: str, n: int = MAX_PARTS) -> list[str]:
+    """The index ids of a record's first n sentence-part vectors."""
+    return [f"{record_id}{PART_MARK}{k}" for k in range(1, n + 1)]
+
+
+def record_of(vector_id: str) -> str:
+    """The record a vector id belongs to (itself, or the record of a sentence part)."""
+    return vector_id.split(PART_MARK, 1)[0]
 
 
 def _client(kind: str, path: Path | None, host: str, port: int) -> Any:
@@ -101,6 +116,11 @@ def _present(store: Any, ids: Sequence[str]) -> list[str]:
     unique = list(dict.fromkeys(ids))
     held = set(store._collection.get(ids=unique, include=[])["ids"])
     return [i for i in unique if i in held]
+
+
+def _with_parts(ids: Sequence[str]) -> list[str]:
+    """Record ids followed by every id their sentence parts could have."""
+    return [*ids, *(p for i in ids for p in part_ids(i))]
 
 
 def _tune(col: Any, search_ef: int) -> None:
@@ -192,22 +212,29 @@ class ChromaIndex:
 
     # ---- writes -----------------------------------------------------------------------------
 
-    def upsert(self, scope: Scope, tier: str, items: Sequence[tuple[str, np.ndarray, dict]]) -> None:
-        """Put vectors (id, vector, metadata) into a tier, replacing any with the same id."""
+    def upsert(self, scope: Scope, tier: str, items: Sequence[tuple[str, np.ndarray, dict]],
+               parts: Mapping[str, np.ndarray] | None = None) -> None:
+        """Put records' vectors (id, vector, metadata) into a tier, with their sentence-part
+        vectors (`parts`: id -> (k, d)), replacing whatever the index held for those records."""
         from llama_index.core.schema import TextNode
 
         if not items:
             return
         store = self._store(scope, tier)
-        ids = [i for i, _, _ in items]
+        rows: list[tuple[str, Any, dict]] = []
+        for i, v, meta in items:
+            rows.append((i, v, meta))
+            vecs = (parts or {}).get(i)
+            if vecs is not None:
+                rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i, min(len(vecs), MAX_PARTS)), vecs))
         nodes = [
             TextNode(id_=i, text="", embedding=np.asarray(v, dtype=np.float32).tolist(),
                      metadata={k: ("" if x is None else x) for k, x in meta.items()},
                      excluded_embed_metadata_keys=list(meta), excluded_llm_metadata_keys=list(meta))
-            for i, v, meta in items
+            for i, v, meta in rows
         ]
         with self._write_lock:
-            present = _present(store, ids)
+            present = _present(store, _with_parts([i for i, _, _ in items]))
             if present:
                 store.delete_nodes(node_ids=present)
             store.add(nodes)
@@ -220,7 +247,7 @@ class ChromaIndex:
             if store is None:
                 continue
             with self._write_lock:
-                present = _present(store, ids)
+                present = _present(store, _with_parts(ids))
                 if present:
                     store.delete_nodes(node_ids=present)
 
@@ -297,7 +324,8 @@ class ChromaIndex:
     # ---- reads ------------------------------------------------------------------------------
 
     def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> list[tuple[str, float]]:
-        """(id, cosine similarity) best first.
+        """(record id, cosine similarity) best first, for up to k records; a record found by a
+        sentence part scores that part's similarity if it beats its own.
 
         Writes go through LlamaIndex's ChromaVectorStore; this read asks the collection for ids
         and distances only: the store's query also fetches every hit's document and metadata and
@@ -307,18 +335,22 @@ class ChromaIndex:
         where = {"workspace": {"$in": [scope.workspace, ""]}} if scope.workspace is not None else None
         try:
             res = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
-                            n_results=int(k), where=where, include=["distances"])
+                            n_results=2 * int(k), where=where, include=["distances"])
         except Exception as exc:
             if "Number of requested results" in str(exc) or "contigious" in str(exc):
                 return []
             raise
         ids = (res.get("ids") or [[]])[0]
         distances = (res.get("distances") or [[]])[0]
-        return [(i, 1.0 - float(d)) for i, d in zip(ids, distances)]
+        best: dict[str, float] = {}
+        for i, d in zip(ids, distances):  # best first: a record keeps its first (best) score
+            best.setdefault(record_of(i), 1.0 - float(d))
+        return list(best.items())[: int(k)]
 
     def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
+        """The records the tier holds vectors of."""
         col = self._store(scope, tier)._collection
-        return set(col.get(include=[])["ids"])
+        return {record_of(i) for i in col.get(include=[])["ids"]}
 
     def scope_names(self) -> list[str]:
         return [c.name if hasattr(c, "name") else str(c) for c in self._client.list_collections()]
