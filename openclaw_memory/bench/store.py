@@ -3,7 +3,7 @@
 A store of N synthetic memories over U users is written through `MemoryEngine.write` in batches
 of up to 64 (one session per batch, the fake clock at the batch's time), then indexed into the
 per-user Chroma collections. The finished data dir, its manifest and a question bank are kept
-under the cache dir, keyed by (N, U, embedder, seed, synth code version); a build lands under a
+under the cache dir, keyed by (N, U, embedder, seed, synth and write-path code versions); a build lands under a
 temporary name and is renamed into place, so an interrupted build is never mistaken for a cache.
 Measurements always run on a copy, so they never change the cache.
 """
@@ -48,8 +48,13 @@ def bench_config(data_dir: Path, embedder: str, base: MemoryConfig | None = None
 
 
 def cache_key(records: int, users: int, embedder: str, seed: int) -> str:
+    """The cached store's name: its parameters, the generator's code and the write path's code
+    (a store written by older consolidation or indexing code, say without sentence vectors, is
+    not measured as if it were current)."""
+    from ..evaluate.memory_system import write_path_code
+
     safe = embedder.replace(":", "-").replace("/", "-")
-    return f"n{records}-u{users}-{safe}-s{seed}-{synth.synth_version()}"
+    return f"n{records}-u{users}-{safe}-s{seed}-{synth.synth_version()}-w{write_path_code()[:8]}"
 
 
 def batches(memories: Sequence[SynthMemory], size: int = BATCH) -> Iterator[list[SynthMemory]]:

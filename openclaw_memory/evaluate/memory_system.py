@@ -48,8 +48,8 @@ def write_path_code(root: Path = Path(__file__).resolve().parent.parent) -> str:
 
 
 def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
-    """Ingestion depends on the extraction and forgetting settings, the embedder, the package
-    version and its write-path code; a store ingested otherwise is not reused."""
+    """Ingestion depends on the extraction and forgetting settings, the sentence vectors, the
+    embedder, the package version and its write-path code; a store ingested otherwise is not reused."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -4,7 +4,7 @@ The outbox is drained first, so only real damage remains (a crash between commit
 write, a hand-edited collection, a lost Chroma directory). Then, per (user, agent) partition:
 
 - vectors in the hot/cold collections without a live record there (deleted, inactive, or in the
-  other tier) are orphans: deleted;
+  other tier) are orphans: deleted (a record's sentence-part vectors count as the record's);
 - live records (active -> hot, archived -> cold) without a vector in their tier are re-added from
   the SQLite `vectors` table; a SQLite vector that is missing, stale (content changed) or made by
   another embedder is recomputed with the engine's embedder first;

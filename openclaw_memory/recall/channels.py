@@ -160,12 +160,10 @@ class SummaryChannel:
             pool.recent_summaries.append(r.id)
 
 
-#: how much of a sentence part's lead over its whole memory the memory's cosine takes
-PART_SHARE = 1.0
-
-
 def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> None:
-    """Fetch every proposed record and its vector; give each its cosine with the query."""
+    """Fetch every proposed record and its vectors; give each its cosine with the query: that of
+    its whole text or of its nearest sentence part, whichever is higher (as the vector channel
+    scores it, so a memory found by any channel gets the same semantic signal)."""
     missing = [i for i in pool.channels if i not in pool.records]
     pool.records.update(engine.get_many(scope, missing))
     for gone in [i for i in pool.channels if i not in pool.records]:  # index ahead of a purge
@@ -176,10 +174,9 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
         parts = rec.parts_for(db, list(pool.records))
         pool.tokens = rec.search_tokens_for(db, list(pool.records))
         pool.retired = rec.retired_turns(db, scope, episode_turns) if episode_turns else {}
-    for rid, vec in pool.vectors.items():
+    for rid, vec in pool.vectors.items():  # a memory is as near as its nearest sentence
         whole = float(np.dot(vec, qvec))
-        best = float(np.max(parts[rid] @ qvec)) if rid in parts else whole
-        pool.cosine[rid] = whole + PART_SHARE * max(0.0, best - whole)
+        pool.cosine[rid] = max(whole, float(np.max(parts[rid] @ qvec))) if rid in parts else whole
 
 
 def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> Sequence[Channel]:

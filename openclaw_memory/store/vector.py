@@ -356,6 +356,7 @@ class ChromaIndex:
         return [c.name if hasattr(c, "name") else str(c) for c in self._client.list_collections()]
 
     def count(self, scope: Scope, tier: str = "hot") -> int:
+        """Vectors in the tier, sentence parts included."""
         return int(self._store(scope, tier)._collection.count())
 
     # ---- lifecycle --------------------------------------------------------------------------
