@@ -93,7 +93,7 @@ def test_an_aside_is_found_by_its_own_sentence_and_the_memory_comes_back_whole(m
         result = Recaller(eng, eng.config.recall).recall(ALICE, query, ())
         best = next(s for s in result.ranked if s.record.id == r.id)
         assert best.record.summary == text  # delivered whole
-        assert best.components["semantic"] > 0
+        assert best.kept and best.reason == f"matched by its sentence: {sentence_parts(text, 8)[-1]}"
     finally:
         eng.close()
 
@@ -108,6 +108,8 @@ def test_without_sentence_vectors_the_memory_is_one_vector(make_config, tmp_path
         assert col.get(include=[])["ids"] == [r.id]
         whole = float(np.dot(embed_passages(eng.embedder, [ASIDE_EN])[0], qvec))
         assert eng.semantic(ALICE, qvec, limit=5)[0][1] == pytest.approx(whole, abs=1e-4)
+        result = Recaller(eng, eng.config.recall).recall(ALICE, "how long have I worked as a marketing specialist", ())
+        assert [s.reason for s in result.ranked if s.record.id == r.id] == [""]
     finally:
         eng.close()
 

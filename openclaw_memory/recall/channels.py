@@ -33,6 +33,8 @@ class Pool:
     recent_summaries: list[str] = field(default_factory=list)
     #: turn id -> inactive curated record distilled from it: its episode is an outdated version
     retired: dict[str, str] = field(default_factory=dict)
+    #: record id -> (index, count) of the sentence part whose cosine beat the whole memory's
+    sentence: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])
@@ -176,7 +178,13 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
         pool.retired = rec.retired_turns(db, scope, episode_turns) if episode_turns else {}
     for rid, vec in pool.vectors.items():  # a memory is as near as its nearest sentence
         whole = float(np.dot(vec, qvec))
-        pool.cosine[rid] = max(whole, float(np.max(parts[rid] @ qvec))) if rid in parts else whole
+        pool.cosine[rid] = whole
+        if rid in parts:
+            sims = parts[rid] @ qvec
+            best = int(np.argmax(sims))
+            if float(sims[best]) > whole:
+                pool.cosine[rid] = float(sims[best])
+                pool.sentence[rid] = (best, len(sims))
 
 
 def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> Sequence[Channel]:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..clock import DAY
 from ..config import RecallConfig
-from ..text import has_cjk, search_tokens
+from ..text import has_cjk, search_tokens, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .query import RecallQuery, window_start
@@ -34,6 +34,8 @@ TRUST = {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit":
 #: relaxed because nothing relevant fell inside it ("what did I write yesterday" when the user
 #: last wrote about it a week ago: the dated line is better than nothing)
 OUTSIDE_WINDOW_NOTE = "older than the time window the request names (nothing relevant inside it)"
+#: a kept memory whose nearest sentence, not its whole text, matched the request
+SENTENCE_NOTE = "matched by its sentence"
 WINDOWED_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.TASK})
 
 
@@ -177,12 +179,20 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
         note = ""
         if not reason and relaxed and s.record.type in WINDOWED_TYPES and s.record.created_at < window:
             note = OUTSIDE_WINDOW_NOTE
+        elif not reason and s.record.id in pool.sentence:
+            note = sentence_note(s.record, *pool.sentence[s.record.id])
         s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason or note)
         if s.kept:
             kept.append(s)
             _cover(covered, s.record)
         out.append(s)
     return out
+
+
+def sentence_note(r: MemoryRecord, index: int, count: int) -> str:
+    """The explanation of a memory that one of its sentences brought in (`search --explain`)."""
+    parts = sentence_parts(r.text, count)
+    return f"{SENTENCE_NOTE}: {parts[index]}" if index < len(parts) else SENTENCE_NOTE
 
 
 def _cover(covered: dict[str, str], r: MemoryRecord) -> None:
