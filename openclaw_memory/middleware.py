@@ -372,7 +372,7 @@ _Extracted = tuple[str, str, list[Candidate]]
 @dataclass
 class _Prepared:
     turns: list[_Extracted]
-    #: one vector per candidate to store (`_to_store`), in order
+    #: the vectors of the candidates to store (`_to_store`), in order: each whole, and its sentences
     vectors: Any
 
 
