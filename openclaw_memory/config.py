@@ -17,6 +17,7 @@ from typing import Any, Mapping, Optional
 import yaml
 
 from .errors import ConfigError
+from .text import MAX_SENTENCE_PARTS
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 PROJECT_ROOT = PACKAGE_ROOT.parent
@@ -202,7 +203,7 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
 
 
 #: upper bounds of numeric keys (the lower bound of every number is 0)
-_MAXIMA: Mapping[str, int] = {"long_term.sentence_vectors": 16}
+_MAXIMA: Mapping[str, int] = {"long_term.sentence_vectors": MAX_SENTENCE_PARTS}
 
 
 def _type_name(tp: Any) -> str:

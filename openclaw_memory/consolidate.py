@@ -51,10 +51,9 @@ class Consolidator:
     # ---- entry point ------------------------------------------------------------------------
 
     def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory", vectors: PassageVectors | np.ndarray | None = None,
-              ) -> list[WriteResult]:
+              writer: str = "openclaw-memory", vectors: PassageVectors | None = None) -> list[WriteResult]:
         """Consolidate a batch: one embedding call (unless `vectors`, from `embed`, are given),
-        then one transaction for the whole batch. A plain array gives whole-text vectors only.
+        then one transaction for the whole batch.
 
         Each candidate sees the ones before it, as if written one by one. Should the batch fail,
         it is rolled back and written again one candidate per transaction, so what precedes the
@@ -64,8 +63,6 @@ class Consolidator:
             return []
         drafts = [self._draft(scope, c, session_id, writer) for c in candidates]
         vecs = self.embed(candidates) if vectors is None else vectors
-        if not isinstance(vecs, PassageVectors):
-            vecs = PassageVectors.of(np.asarray(vecs))
         if len(vecs) != len(candidates):
             raise ValueError(f"vectors: expected one per candidate ({len(candidates)}), found {len(vecs)}")
         work = list(zip(candidates, drafts, vecs.whole, vecs.parts))

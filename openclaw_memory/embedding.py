@@ -174,11 +174,6 @@ class PassageVectors:
             raise TypeError("PassageVectors: expected a slice of passages; use .whole or .parts for one")
         return PassageVectors(self.whole[rows], self.parts[rows])
 
-    @classmethod
-    def of(cls, whole: np.ndarray) -> "PassageVectors":
-        """Whole-passage vectors only."""
-        return cls(whole, (None,) * len(whole))
-
 
 def embed_with_parts(embedder: BaseEmbedding, texts: Sequence[str], max_parts: int) -> PassageVectors:
     """Each text's vector and the vectors of its sentence parts, in one embedding call."""

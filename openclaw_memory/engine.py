@@ -79,8 +79,7 @@ class MemoryEngine:
     # ---- write ------------------------------------------------------------------------------
 
     def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory", vectors: PassageVectors | np.ndarray | None = None,
-              ) -> list[WriteResult]:
+              writer: str = "openclaw-memory", vectors: PassageVectors | None = None) -> list[WriteResult]:
         """Consolidate and store candidates (one transaction); `vectors` from `embed_candidates`
         spare the embedding."""
         results = self.consolidator.write(scope, candidates, session_id=session_id, writer=writer, vectors=vectors)

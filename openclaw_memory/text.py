@@ -158,6 +158,10 @@ def _join(a: str, b: str) -> str:
     return a + b if a[-1:] in "。！？；" or _HAN.match(b[:1]) else f"{a} {b}"
 
 
+#: the most sentence parts a memory can be indexed by (`long_term.sentence_vectors` is bounded by it)
+MAX_SENTENCE_PARTS = 16
+
+
 def sentence_parts(text: str, max_parts: int) -> list[str]:
     """The passages a memory's sentences are indexed by, or [] when it is one passage.
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from openclaw_memory.config import ConfigError, config_from_dict
-from openclaw_memory.embedding import embed_passages, embed_query
+from openclaw_memory.embedding import embed_passages
 from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.purge import purge_user
@@ -210,6 +210,5 @@ def test_reused_vectors_include_the_parts(make_config, tmp_path, clock):
         for part in sentence_parts(ASIDE_EN, 8):
             assert np.allclose(known[text_hash(part)], embed_passages(eng.embedder, [part])[0], atol=1e-6)
         assert text_hash(ASIDE_EN) in known
-        assert np.allclose(embed_query(eng.embedder, "x"), eng.embed_query("x"))
     finally:
         eng.close()

@@ -156,8 +156,7 @@ def upsert_from_sqlite(
     written = 0
     for group in chunks(list(records), 256):
         with database.read() as db:
-            vecs = rec.vectors_for(db, [r.id for r in group])
-            parts = rec.parts_for(db, [r.id for r in group])
+            vecs, parts = rec.vectors_with_parts(db, [r.id for r in group])
         by_tier: dict[str, list[tuple[str, np.ndarray, dict]]] = {t: [] for t in TIERS}
         for r in group:
             tier = tier_of(r.status.value)

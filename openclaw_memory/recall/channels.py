@@ -172,8 +172,7 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
         pool.channels.pop(gone)
     episode_turns = [t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids]
     with engine.db.read() as db:
-        pool.vectors = rec.vectors_for(db, list(pool.records))
-        parts = rec.parts_for(db, list(pool.records))
+        pool.vectors, parts = rec.vectors_with_parts(db, list(pool.records))
         pool.tokens = rec.search_tokens_for(db, list(pool.records))
         pool.retired = rec.retired_turns(db, scope, episode_turns) if episode_turns else {}
     for rid, vec in pool.vectors.items():  # a memory is as near as its nearest sentence

@@ -63,7 +63,7 @@ def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: 
     dates = explicit_dates(current)
     when = time_reference(current, names_a_date=bool(dates))
     content = when.strip(current)
-    search_text = truncate_tokens("\n".join([content, *reversed(earlier)]).strip(), max_tokens)
+    search_text = truncate_tokens("\n".join([content, *reversed(earlier)]).strip(), max_tokens) if when.spans else text
     terms = tuple(dict.fromkeys(t for t in search_tokens(content) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
     return RecallQuery(text=text, terms=terms, window_days=when.window_days, types=_types(current),
                        deep=bool(_DEEP.search(current)), dates=dates, search_text=search_text)

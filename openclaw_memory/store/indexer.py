@@ -81,8 +81,7 @@ class Indexer:
         ids = list(dict.fromkeys(row["record_id"] for row in rows))
         with self.db.read() as db:
             current = rec.get_many(db, scope, ids)
-            vecs = rec.vectors_for(db, ids)
-            parts = rec.parts_for(db, ids)
+            vecs, parts = rec.vectors_with_parts(db, ids)
         hot, cold, gone = [], [], []
         for rid in ids:
             r = current.get(rid)

@@ -334,15 +334,18 @@ def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndar
     return out
 
 
-def parts_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    """record id -> its sentence-part vectors, (k, d), for the records that have parts."""
-    out: dict[str, np.ndarray] = {}
+def vectors_with_parts(db: sqlite3.Connection, ids: Sequence[str]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
+    the records that have parts."""
+    vecs: dict[str, np.ndarray] = {}
+    parts: dict[str, np.ndarray] = {}
     for chunk in _chunks(list(ids), 500):
         marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT record_id, dim, parts FROM vectors WHERE parts IS NOT NULL "
-                              f"AND record_id IN ({marks})", chunk):
-            out[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(-1, row["dim"])
-    return out
+        for row in db.execute(f"SELECT record_id, vec, dim, parts FROM vectors WHERE record_id IN ({marks})", chunk):
+            vecs[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
+            if row["parts"] is not None:
+                parts[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(-1, row["dim"])
+    return vecs, parts
 
 
 def history(db: sqlite3.Connection, scope: Scope, record_id: str) -> list[dict]:

@@ -23,19 +23,18 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import ConfigError, IndexMismatchError, StoreError
+from ..text import MAX_SENTENCE_PARTS
 from ..types import Scope
 
 log = logging.getLogger(__name__)
 
 META_COLLECTION = "meta"
 
-#: the most sentence-part vectors a record can have in the index (config: long_term.sentence_vectors)
-MAX_PARTS = 16
 #: a sentence-part vector's id: its record's id, this mark, its number (from 1)
 PART_MARK = "#"
 
 
-def part_ids(record_id: str, n: int = MAX_PARTS) -> list[str]:
+def part_ids(record_id: str, n: int = MAX_SENTENCE_PARTS) -> list[str]:
     """The index ids of a record's first n sentence-part vectors."""
     return [f"{record_id}{PART_MARK}{k}" for k in range(1, n + 1)]
 
@@ -226,7 +225,7 @@ class ChromaIndex:
             rows.append((i, v, meta))
             vecs = (parts or {}).get(i)
             if vecs is not None:
-                rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i, min(len(vecs), MAX_PARTS)), vecs))
+                rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i), vecs))
         nodes = [
             TextNode(id_=i, text="", embedding=np.asarray(v, dtype=np.float32).tolist(),
                      metadata={k: ("" if x is None else x) for k, x in meta.items()},
