@@ -7,15 +7,33 @@ turn core values (`Scope`, `MemoryRecord`, `InjectionPlan`, ...) into plain JSON
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+import json
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..clock import iso_time
+from ..inject.escape import frame_reference, sanitize
 from ..types import InjectionPlan, MemoryRecord, Scope, ScoredMemory, WriteResult
 
 _ID = r"^[A-Za-z0-9_.:@+\-]{1,128}$"
 ID_HINT = "1-128 characters of letters, digits or _.:@+-"
+
+#: Request caps, one table. The plugin sends at most 40 messages of 8,000 characters per capture
+#: (6 recent ones with a recall), 2,000 characters of tool outcome and tool arguments cut to
+#: 20,000 characters of JSON; the caps leave room for twice that, and bound what one call can
+#: make the write path chew on (a 10 MB capture once held its user's recall for 94 s).
+CAPS = {
+    "message_chars": 20_000,        # one message's content
+    "messages": 200,                # messages of one capture / compaction
+    "transcript_chars": 1_000_000,  # all the contents of one capture / compaction together
+    "recent_messages": 50,          # messages sent with a recall
+    "prompt_chars": 50_000,
+    "outcome_chars": 20_000,
+    "argument_chars": 100_000,      # a tool call's arguments, as JSON
+    "files": 500,
+    "file_chars": 1_000,
+}
 
 
 class _Strict(BaseModel):
@@ -40,12 +58,19 @@ class MessageIn(_Strict):
     """One chat message, text only (the plugin flattens content parts to text)."""
 
     role: Literal["system", "user", "assistant", "tool"]
-    content: str = Field(max_length=200_000)
+    content: str = Field(max_length=CAPS["message_chars"])
     name: Optional[str] = Field(default=None, max_length=128)
 
 
 def _messages_field() -> Any:
-    return Field(default_factory=list, max_length=2000)
+    return Field(default_factory=list, max_length=CAPS["messages"])
+
+
+def _check_transcript(messages: list[MessageIn]) -> None:
+    total = sum(len(m.content) for m in messages)
+    if total > CAPS["transcript_chars"]:
+        raise ValueError(f"messages: expected at most {CAPS['transcript_chars']} characters of content "
+                         f"in all, found {total}; send the transcript in parts")
 
 
 class _Scoped(_Strict):
@@ -59,14 +84,19 @@ class _SessionScoped(_Scoped):
 class RecallIn(_SessionScoped):
     """Body of POST /v1/recall (OpenClaw before_prompt_build)."""
 
-    prompt: str = Field(max_length=200_000)
-    messages: list[MessageIn] = _messages_field()
+    prompt: str = Field(max_length=CAPS["prompt_chars"])
+    messages: list[MessageIn] = Field(default_factory=list, max_length=CAPS["recent_messages"])
 
 
 class CaptureIn(_SessionScoped):
     """Body of POST /v1/capture (OpenClaw agent_end): the turn's or the session's messages."""
 
-    messages: list[MessageIn] = Field(min_length=1, max_length=2000)
+    messages: list[MessageIn] = Field(min_length=1, max_length=CAPS["messages"])
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "CaptureIn":
+        _check_transcript(self.messages)
+        return self
 
 
 class ToolEventIn(_SessionScoped):
@@ -74,10 +104,19 @@ class ToolEventIn(_SessionScoped):
 
     tool: str = Field(min_length=1, max_length=200)
     arguments: dict[str, Any] = Field(default_factory=dict)
-    outcome: str = Field(default="", max_length=200_000)
+    outcome: str = Field(default="", max_length=CAPS["outcome_chars"])
     ok: bool = True
-    files: list[str] = Field(default_factory=list, max_length=500)
+    files: list[Annotated[str, Field(max_length=CAPS["file_chars"])]] = Field(
+        default_factory=list, max_length=CAPS["files"])
     duration_ms: Optional[float] = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "ToolEventIn":
+        size = len(json.dumps(self.arguments, ensure_ascii=False, default=str))
+        if size > CAPS["argument_chars"]:
+            raise ValueError(f"arguments: expected at most {CAPS['argument_chars']} characters as JSON, "
+                             f"found {size}")
+        return self
 
 
 class SessionStartIn(_SessionScoped):
@@ -94,6 +133,11 @@ class CompactIn(_SessionScoped):
     """Body of POST /v1/session/compact (OpenClaw before_compaction)."""
 
     messages: list[MessageIn] = _messages_field()
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "CompactIn":
+        _check_transcript(self.messages)
+        return self
 
 
 class SearchIn(_Scoped):
@@ -136,16 +180,40 @@ def messages_to_dicts(messages: list[MessageIn]) -> list[dict[str, str]]:
     return [m.model_dump(exclude_none=True) for m in messages]
 
 
+def _clean(text: str | None) -> str | None:
+    """Stored text as a model may read it: one sanitized line (escape.sanitize)."""
+    return None if text is None else sanitize(text)
+
+
 def scored_to_json(item: ScoredMemory) -> dict[str, Any]:
-    """A recalled or searched memory, short form."""
+    """A recalled or searched memory, short form; its texts sanitized (they reach a model)."""
     rec = item.record
     return {
         "id": rec.id,
         "type": rec.type.value,
-        "summary": rec.summary,
-        "subject": rec.subject,
+        "summary": _clean(rec.summary),
+        "subject": _clean(rec.subject),
         "score": round(float(item.score), 4),
     }
+
+
+def _line(rec: MemoryRecord, score: float | None = None) -> str:
+    scored = f", score {round(float(score), 4)}" if score is not None else ""
+    subject = f"{rec.subject}: " if rec.subject else ""
+    return f"- [{rec.id}] ({rec.type.value}{scored}) {subject}{rec.summary}"
+
+
+def search_to_json(found: list[ScoredMemory]) -> dict[str, Any]:
+    """POST /v1/memory/search's answer: the memories, and `text`, the framed tool result a
+    plugin hands the model as is (escape.frame_reference)."""
+    lines = [_line(s.record, s.score) for s in found] or ["No matching memories."]
+    return {"memories": [scored_to_json(s) for s in found], "text": frame_reference("\n".join(lines))}
+
+
+def get_to_json(rec: MemoryRecord) -> dict[str, Any]:
+    """POST /v1/memory/get's answer: the record (texts sanitized) and its framed `text`."""
+    detail = [sanitize(rec.detail)] if rec.detail else []
+    return {"memory": record_to_json(rec), "text": frame_reference("\n".join([_line(rec), *detail]))}
 
 
 def plan_to_json(plan: InjectionPlan) -> dict[str, Any]:
@@ -169,9 +237,9 @@ def record_to_json(rec: MemoryRecord) -> dict[str, Any]:
         "id": rec.id,
         "scope": scope_to_json(rec.scope),
         "type": rec.type.value,
-        "summary": rec.summary,
-        "subject": rec.subject,
-        "detail": rec.detail,
+        "summary": _clean(rec.summary),
+        "subject": _clean(rec.subject),
+        "detail": _clean(rec.detail),
         "tags": list(rec.tags),
         "importance": rec.importance,
         "confidence": rec.confidence,
