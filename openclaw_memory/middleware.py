@@ -188,9 +188,10 @@ class MemoryMiddleware:
         check_session_id(session_id)
         if not isinstance(event.tool, str) or not event.tool.strip():
             raise ValidationError("tool: expected a non-empty tool name")
-        clean = ToolEvent(valid_unicode(event.tool), redact_args(self.secrets, event.arguments),
-                          self.secrets.redact(valid_unicode(str(event.outcome or ""))), event.ok,
-                          tuple(valid_unicode(str(f)) for f in event.files), event.duration_ms)
+        redact = self.secrets.redact  # every text of the event reaches the disk: name, paths too
+        clean = ToolEvent(redact(valid_unicode(event.tool)), redact_args(self.secrets, event.arguments),
+                          redact(valid_unicode(str(event.outcome or ""))), event.ok,
+                          tuple(redact(valid_unicode(str(f))) for f in event.files), event.duration_ms)
         self.jobs.submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
                                                       writer="save-hook"), "save")
 
@@ -199,8 +200,9 @@ class MemoryMiddleware:
         """A deterministic process node (a task's status changed): written now, without the LLM."""
         if not subject or not status:
             raise ValidationError("subject and status: expected non-empty strings")
-        subject, status, summary, reason = (valid_unicode(str(x)) for x in (subject, status, summary, reason))
-        cands = process_event_candidates(subject, status, self.secrets.redact(summary), reason=self.secrets.redact(reason))
+        subject, status, summary, reason = (self.secrets.redact(valid_unicode(str(x)))
+                                            for x in (subject, status, summary, reason))
+        cands = process_event_candidates(subject, status, summary, reason=reason)
         return self.engine.write(scope, cands, session_id=session_id, writer="process-node")
 
     def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
@@ -222,8 +224,10 @@ class MemoryMiddleware:
         if subject is not None and not isinstance(subject, str):
             raise ValidationError(f"subject: expected a string or None, found {type(subject).__name__}")
         text, subject = valid_unicode(text), valid_unicode(subject) if subject else subject
-        if self.secrets.contains_secret(text):
-            raise ValidationError("text: looks like a secret (password, key, card or ID number); secrets are never stored")
+        for name, value in (("text", text), ("subject", subject or "")):
+            if self.secrets.contains_secret(value):
+                raise ValidationError(f"{name}: looks like a secret (password, key, card or ID number); "
+                                      "secrets are never stored")
         kind = _memory_type(type) if type else None
         cands = [] if kind else [c for c in self.extractor.extract(Turn(scope, session_id or "tool", text)) if not c.forget]
         if not cands:
@@ -257,7 +261,8 @@ class MemoryMiddleware:
             if named or strong:
                 hits.append(r.id)
         for rid in hits[:5]:
-            self.engine.forget(scope, rid, f"forgotten on request: {command.summary[:80]}")
+            # the reason quotes the request, and lands in the audit log: no secret in it
+            self.engine.forget(scope, rid, f"forgotten on request: {self.secrets.redact(command.summary)[:80]}")
         return hits[:5]
 
     # ---- background jobs --------------------------------------------------------------------

@@ -39,7 +39,7 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
     head = f"tool {event.tool} {verdict}"
     outcome = _one_line(event.outcome, 60)
     summary = f"{head}: {outcome}" if outcome else head
-    # nested values are not redacted one by one; lone surrogates in them would fail the write
+    # redact_args cleaned every nested value; valid_unicode again for callers that did not
     args = valid_unicode(json.dumps(dict(event.arguments), ensure_ascii=False, sort_keys=True, default=str))
     detail_parts = [f"arguments: {_one_line(args, 200)}"]
     if event.files:
@@ -79,6 +79,20 @@ def episode_candidate(text: str, *, speaker: str, turn_id: str | None, max_token
 
 
 def redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
-    """Tool arguments with lone surrogates repaired and secrets redacted in top-level strings."""
-    return {valid_unicode(str(k)): secrets.redact(valid_unicode(v)) if isinstance(v, str) else v
-            for k, v in dict(args or {}).items()}
+    """Tool arguments with lone surrogates repaired and secrets redacted in every string, keys
+    and nested values (lists such as argv, dicts) included."""
+    clean = _repair(dict(args or {}))
+    return dict(secrets.redact_value(clean))  # type: ignore[arg-type]
+
+
+def _repair(value: Any, depth: int = 0) -> Any:
+    """valid_unicode over every string of a JSON-like value."""
+    if isinstance(value, str):
+        return valid_unicode(value)
+    if depth > 32:
+        return valid_unicode(str(value))
+    if isinstance(value, Mapping):
+        return {valid_unicode(str(k)): _repair(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_repair(v, depth + 1) for v in value]
+    return value
