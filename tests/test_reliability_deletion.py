@@ -226,12 +226,12 @@ def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp
     mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
     victim, other = Scope("lisbon-fan", "main"), Scope(BYSTANDER, "main")
     said = ["I moved from Lisbon to Berlin last year", "我最喜欢吃花生酱和榴莲", "Zanzibar tortoises outlive everybody"]
-    kept = ["I like green tea", "我喜欢喝乌龙茶"]
+    kept = ["my cat is called Snollygoster", "我家的狗叫玳瑁"]
     try:
-        mw.remember(other, kept[0])
+        cat = mw.remember(other, kept[0], subject="cat").record.id
         for i, text in enumerate(said):
             mw.remember(victim, text, subject=f"topic{i}")
-        mw.remember(other, kept[1])
+        mw.remember(other, kept[1], subject="狗")
         mw.flush()
         forms = _forms(said) - _forms(kept)
         sqlite = [p for p in store_files(cfg) if cfg.chroma_dir not in p.parents]
@@ -239,7 +239,7 @@ def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp
         assert {"berlin", "花生"} & set(before), f"the scan must see the index's forms first: {before}"
         purge_user(mw.engine, victim.user_id)
         after = find_in_files(store_files(cfg), forms)
-        hits = mw.search(other, "green tea")
+        hits = mw.search(other, "Snollygoster cat")
     finally:
         mw.close()
     closed = find_in_files(store_files(cfg), forms)
@@ -247,4 +247,4 @@ def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp
         print(f"\ndeletion (keyword index): {len(forms)} lowercased/segmented forms searched, "
               f"{len(before)} seen before purge, {len(after)} after, {len(closed)} after close")
     assert after == {} and closed == {}, f"tokens of the purged user on disk: {after or closed}"
-    assert any("green tea" in h.record.summary for h in hits), "the bystander's memory must still be found"
+    assert cat in [h.record.id for h in hits], "the bystander's memory must still be found"
