@@ -92,6 +92,9 @@ class Database:
         except StoreError:
             self._conn.close()
             raise
+        if self.was_empty:
+            log.warning("%s was an empty file (0 bytes) and now holds a new, empty store; if this "
+                        "store had memories, stop and %s", self.path, REMEDY)
 
     def _wal(self, timeout_s: float) -> None:
         """Switch to WAL. SQLite does not apply busy_timeout to this switch: while another process

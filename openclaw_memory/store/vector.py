@@ -449,6 +449,17 @@ class ChromaIndex:
     def scope_names(self) -> list[str]:
         return [c.name if hasattr(c, "name") else str(c) for c in self._usable().list_collections()]
 
+    def collection_size(self, name: str) -> int:
+        """Vectors in the collection called name (0 when there is none); creates nothing."""
+        try:
+            return int(self._usable().get_collection(name, embedding_function=None).count())
+        except StoreError:
+            raise
+        except Exception as exc:
+            if _gone(exc):
+                return 0
+            raise
+
     def count(self, scope: Scope, tier: str = "hot") -> int:
         """Vectors in the tier, sentence parts included (0 for a collection never written)."""
         return int(self._existing(scope, tier, lambda s: s._collection.count(), 0))
