@@ -66,17 +66,38 @@ def _client(kind: str, path: Path | None, host: str, port: int) -> Any:
     from .db import private_dir, private_file
 
     private_dir(path)
+    client = None
     try:
         client = chromadb.PersistentClient(path=str(path), settings=settings)
         client.heartbeat()
         client.list_collections(limit=1)  # a damaged chroma.sqlite3 fails here, not at the first query
     except Exception as exc:  # chromadb raises its own, sqlite3's or Rust's errors here
+        _forget_system(client, str(path))
         raise VectorIndexUnusable(f"{path}: the vector index cannot be opened ({exc}); {REBUILD}") from exc
     _tighten(path)
     db = path / "chroma.sqlite3"
     if db.exists():
         private_file(db)
     return client
+
+
+def _forget_system(client: Any, identifier: str) -> None:
+    """Drop the System chromadb cached for a path that failed to open; a later open of the same
+    path (after reindex moved the damaged directory away) would otherwise get the broken one."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    try:
+        if client is not None:
+            client.close()
+    except Exception as exc:  # noqa: BLE001 - already broken; what matters is the cache below
+        log.debug("closing a client that failed to open: %s", exc)
+    system = SharedSystemClient._identifier_to_system.pop(identifier, None)
+    SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+    if system is not None:
+        try:
+            system.stop()
+        except Exception as exc:  # noqa: BLE001
+            log.debug("stopping a system that failed to open: %s", exc)
 
 
 def _tighten(path: Path) -> None:
