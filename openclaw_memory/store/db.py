@@ -29,11 +29,16 @@ REMEDY = ("restore it from a backup; or, to start over, move it away (the next s
 
 
 def private_dir(path: Path) -> None:
-    """Create path (and missing parents) mode 0700; an existing directory is left as it is."""
-    if path.is_dir():
-        return
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(path, 0o700)  # mkdir's mode is filtered by the umask
+    """Create path and its missing parents mode 0700; an existing directory is left as it is."""
+    missing = []
+    while not path.is_dir():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for p in reversed(missing):
+        p.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(p, 0o700)  # mkdir's mode is filtered by the umask
 
 
 def private_file(path: Path) -> None:
