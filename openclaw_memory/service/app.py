@@ -121,7 +121,7 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
 
-def _json_bytes(status: int, kind: str, message: str) -> bytes:
+def _json_bytes(kind: str, message: str) -> bytes:
     return json.dumps({"error": kind, "message": message}).encode("utf-8")
 
 
@@ -183,7 +183,7 @@ class RequestGuard:
 
 
 async def _send_json(send: Any, status: int, kind: str, message: str, extra: dict | None = None) -> None:
-    body = _json_bytes(status, kind, message)
+    body = _json_bytes(kind, message)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": headers})
