@@ -442,3 +442,13 @@ def test_an_unexpected_failure_is_a_json_500():
         resp = client.post("/v1/memory/search", json=SEARCH, headers={"authorization": f"Bearer {TOKEN}"})
     assert resp.status_code == 500 and resp.headers["content-type"].startswith("application/json")
     assert resp.json()["error"] == "internal_error" and "does not exist" in resp.json()["message"]
+
+
+def test_a_remote_service_answers_only_the_names_it_is_given(monkeypatch):
+    from openclaw_memory.service.server import allowed_hosts
+
+    monkeypatch.delenv("OPENCLAW_MEMORY_HOSTS", raising=False)
+    assert allowed_hosts("127.0.0.1") == [] and allowed_hosts("0.0.0.0") == []
+    assert allowed_hosts("10.0.0.5") == ["10.0.0.5"]
+    monkeypatch.setenv("OPENCLAW_MEMORY_HOSTS", "memory.internal, memory.internal:8765")
+    assert allowed_hosts("0.0.0.0") == ["memory.internal", "memory.internal:8765"]

@@ -74,6 +74,18 @@ def build_server(app: Any, *, host: str, port: int, log_level: str = "warning",
     return uvicorn.Server(config)
 
 
+HOSTS_ENV = "OPENCLAW_MEMORY_HOSTS"
+
+
+def allowed_hosts(host: str) -> list[str]:
+    """Host names served besides the loopback ones: the bound host (unless it is a wildcard
+    address) and the comma-separated names of $OPENCLAW_MEMORY_HOSTS (a remote service's DNS
+    name, as its clients write it in their URL)."""
+    extra = [h.strip() for h in os.environ.get(HOSTS_ENV, "").split(",") if h.strip()]
+    bound = [] if is_loopback(host) or host in ("0.0.0.0", "::", "[::]") else [host]
+    return bound + extra
+
+
 def choose_token(cfg: Any, token: str | None, remote: bool) -> str:
     """The token the service requires: `token` (the --token flag) if given, else the environment,
     the config, the token file, or a new token written to the file. A service reachable from
@@ -115,7 +127,7 @@ def serve(
     remote = allow_remote if allow_remote is not None else cfg.service.allow_remote
     check_bind(host, remote)
     token = choose_token(cfg, token, remote)
-    app_hosts = [] if is_loopback(host) else [host]
+    app_hosts = allowed_hosts(host)
     if middleware is None:
         from ..middleware import MemoryMiddleware
 
