@@ -267,13 +267,16 @@ def test_serve_never_runs_tokenless(tmp_path, monkeypatch):
 def test_serve_allow_remote_without_a_token_is_refused_before_anything_starts(tmp_path, monkeypatch):
     from openclaw_memory.service.server import serve
 
+    class Used(BaseException):  # not an Exception: serve's warm-up must not swallow it
+        pass
+
     class Untouchable:
         def __getattr__(self, name):
-            raise AssertionError(f"serve used the middleware ({name}) before refusing")
+            raise Used(f"serve used the middleware ({name}) before refusing")
 
     monkeypatch.delenv("OPENCLAW_MEMORY_TOKEN", raising=False)
     with pytest.raises(ConfigError, match="explicit token"):
-        serve(hash_config(tmp_path), host="0.0.0.0", port=1, allow_remote=True, middleware=Untouchable())
+        serve(hash_config(tmp_path), host="0.0.0.0", port=free_port(), allow_remote=True, middleware=Untouchable())
 
 
 def test_readme_leads_with_the_environment_or_the_token_file():
