@@ -7,7 +7,7 @@ turn core values (`Scope`, `MemoryRecord`, `InjectionPlan`, ...) into plain JSON
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -37,11 +37,19 @@ class ScopeIn(_Strict):
 
 
 class MessageIn(_Strict):
-    """One chat message, text only (the plugin flattens content parts to text)."""
+    """One chat message, text only (the plugin flattens content parts to text).
+
+    id, timestamp: the host's identity of the message and its time (epoch, any unit), which make
+    a turn's key stable however the host's window slides (capture.messages.transcript_turns).
+    sender: the person who wrote a user message, in a session several people share.
+    """
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str = Field(max_length=200_000)
     name: Optional[str] = Field(default=None, max_length=128)
+    id: Optional[str] = Field(default=None, min_length=1, max_length=200)
+    timestamp: Optional[float] = Field(default=None, ge=0)
+    sender: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
 
 def _messages_field() -> Any:
@@ -56,20 +64,40 @@ class _SessionScoped(_Scoped):
     session_id: str = Field(pattern=_ID, description=ID_HINT)
 
 
+_TurnKey = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _Replayable(_SessionScoped):
+    """A write the plugin may have spooled: spooled_at (epoch seconds) is when it was first
+    attempted; a replay recorded before the user's last purge is refused (410)."""
+
+    spooled_at: Optional[float] = Field(default=None, ge=0)
+
+
 class RecallIn(_SessionScoped):
-    """Body of POST /v1/recall (OpenClaw before_prompt_build)."""
+    """Body of POST /v1/recall (OpenClaw before_prompt_build).
+
+    live_turns: keys of the turns the host's transcript holds now (the `id` the plugin gives each
+    user message); memories that only repeat them are left out of the block.
+    """
 
     prompt: str = Field(max_length=200_000)
     messages: list[MessageIn] = _messages_field()
+    live_turns: list[_TurnKey] = Field(default_factory=list, max_length=5000)
 
 
-class CaptureIn(_SessionScoped):
-    """Body of POST /v1/capture (OpenClaw agent_end): the turn's or the session's messages."""
+class CaptureIn(_Replayable):
+    """Body of POST /v1/capture (OpenClaw agent_end): the turn's or the session's messages.
+
+    stored_turns: keys of turns whose memories the agent stored through memory_store (they are
+    logged, not extracted again).
+    """
 
     messages: list[MessageIn] = Field(min_length=1, max_length=2000)
+    stored_turns: list[_TurnKey] = Field(default_factory=list, max_length=100)
 
 
-class ToolEventIn(_SessionScoped):
+class ToolEventIn(_Replayable):
     """Body of POST /v1/tool-event (OpenClaw after_tool_call)."""
 
     tool: str = Field(min_length=1, max_length=200)
@@ -84,16 +112,30 @@ class SessionStartIn(_SessionScoped):
     """Body of POST /v1/session/start."""
 
 
-class SessionEndIn(_SessionScoped):
+class SessionEndIn(_Replayable):
     """Body of POST /v1/session/end."""
 
     reason: str = Field(default="end", max_length=64)
 
 
-class CompactIn(_SessionScoped):
-    """Body of POST /v1/session/compact (OpenClaw before_compaction)."""
+class CompactIn(_Strict):
+    """Body of POST /v1/session/compact (OpenClaw before_compaction).
 
+    OpenClaw names no sender at compaction: then `agent_id` (no scope) stands for every person
+    who spoke in the session, each summarised apart. With a scope, that user alone.
+    """
+
+    scope: Optional[ScopeIn] = None
+    agent_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+    session_id: str = Field(pattern=_ID, description=ID_HINT)
     messages: list[MessageIn] = _messages_field()
+    spooled_at: Optional[float] = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "CompactIn":
+        if (self.scope is None) == (self.agent_id is None):
+            raise ValueError("expected exactly one of 'scope' (one user) or 'agent_id' (everyone in the session)")
+        return self
 
 
 class SearchIn(_Scoped):
