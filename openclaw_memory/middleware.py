@@ -250,6 +250,10 @@ class MemoryMiddleware:
         check_session_id(session_id)
         Scope("probe", agent_id)  # validates the agent id
         scopes = self.sessions.participants(agent_id, session_id)
+        if len(scopes) > 1 and not any(m.get("role") == "user" and m.get("sender") for m in messages):
+            # several people, and no message says whose it is: summarise what each one's own
+            # captures hold, and give nobody the others' words
+            messages = ()
         for scope in scopes:
             self.on_compaction(scope, session_id, messages)
         return scopes
