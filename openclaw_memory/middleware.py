@@ -242,6 +242,16 @@ class MemoryMiddleware:
             self.capture_messages(scope, session_id, messages)
         self.jobs.submit(scope, lambda: self.summaries.summarize(scope, session_id, "compaction", end=False), "summary")
 
+    def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list[Scope]:
+        """A session the host names without a sender ended: the `summary` hook for each person
+        who spoke in it. Returns their scopes."""
+        check_session_id(session_id)
+        Scope("probe", agent_id)  # validates the agent id
+        scopes = self.sessions.participants(agent_id, session_id)
+        for scope in scopes:
+            self.on_session_end(scope, session_id, reason)
+        return scopes
+
     def on_session_compaction(self, agent_id: str, session_id: str,
                               messages: Sequence[Mapping[str, Any]] = ()) -> list[Scope]:
         """Before the host compacts a session it names without a sender (OpenClaw's

@@ -112,10 +112,21 @@ class SessionStartIn(_SessionScoped):
     """Body of POST /v1/session/start."""
 
 
-class SessionEndIn(_Replayable):
-    """Body of POST /v1/session/end."""
+class SessionEndIn(_Strict):
+    """Body of POST /v1/session/end: one user's session (scope), or, with `agent_id` and no
+    scope, every person who spoke in it (OpenClaw's session_end names no sender)."""
 
+    scope: Optional[ScopeIn] = None
+    agent_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+    session_id: str = Field(pattern=_ID, description=ID_HINT)
     reason: str = Field(default="end", max_length=64)
+    spooled_at: Optional[float] = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "SessionEndIn":
+        if (self.scope is None) == (self.agent_id is None):
+            raise ValueError("expected exactly one of 'scope' (one user) or 'agent_id' (everyone in the session)")
+        return self
 
 
 class CompactIn(_Strict):

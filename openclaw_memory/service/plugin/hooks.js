@@ -122,8 +122,9 @@ async function sessionEnd({ cfg, client, scopes, fresh }, event, ctx) {
   const session = sessionOf(ctx, event);
   fresh.delete(session);
   const scope = scopes.resolve(ctx, session);
-  if (!scope) return;
-  const body = { scope, session_id: session, reason: String(event?.reason || "unknown") };
+  // OpenClaw's session_end names no sender: then the service ends it for each person in it.
+  const who = scope ? { scope } : { agent_id: agentOf(ctx, session) };
+  const body = { ...who, session_id: session, reason: String(event?.reason || "unknown") };
   // The shutdown drain is 2 s for every plugin together: stay well inside it.
   const closing = event?.reason === "shutdown" || event?.reason === "restart";
   await client.post("/v1/session/end", body, { timeoutMs: closing ? Math.min(cfg.timeoutMs, 1000) : cfg.timeoutMs, spool: true });
