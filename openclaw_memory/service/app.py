@@ -199,10 +199,10 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
 
     @router.post("/session/end", status_code=202)
     def session_end(body: m.SessionEndIn) -> dict[str, Any]:
-        if body.scope is None:
-            scopes = mw.on_session_ended(str(body.agent_id), body.session_id, body.reason)
-            return {"accepted": True, "users": len(scopes)}
         scope = body.scope.to_scope()
+        if scope is None:
+            scopes = mw.on_session_ended(body.scope.agent_id, body.session_id, body.reason)
+            return {"accepted": True, "users": len(scopes)}
         _refuse_if_purged(mw, scope, body.spooled_at)
         mw.on_session_end(scope, body.session_id, body.reason)
         return {"accepted": True}
@@ -210,10 +210,10 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/session/compact", status_code=202)
     def session_compact(body: m.CompactIn) -> dict[str, Any]:
         messages = m.messages_to_dicts(body.messages)
-        if body.scope is None:
-            scopes = mw.on_session_compaction(str(body.agent_id), body.session_id, messages)
-            return {"accepted": True, "users": len(scopes)}
         scope = body.scope.to_scope()
+        if scope is None:
+            scopes = mw.on_session_compaction(body.scope.agent_id, body.session_id, messages)
+            return {"accepted": True, "users": len(scopes)}
         _refuse_if_purged(mw, scope, body.spooled_at)
         mw.on_compaction(scope, body.session_id, messages)
         return {"accepted": True}

@@ -36,6 +36,21 @@ class ScopeIn(_Strict):
         return Scope(user_id=self.user_id, agent_id=self.agent_id, workspace=self.workspace)
 
 
+class SessionScopeIn(_Strict):
+    """The scope of a session-wide hook: one user, or (no user_id) each person who spoke in the
+    session of this agent. OpenClaw's session_end and before_compaction name no sender."""
+
+    user_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+    agent_id: str = Field(default="default", pattern=_ID, description=ID_HINT)
+    workspace: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+
+    def to_scope(self) -> Optional[Scope]:
+        """The core Scope, or None for "everyone in the session"."""
+        if self.user_id is None:
+            return None
+        return Scope(user_id=self.user_id, agent_id=self.agent_id, workspace=self.workspace)
+
+
 class MessageIn(_Strict):
     """One chat message, text only (the plugin flattens content parts to text).
 
@@ -113,40 +128,21 @@ class SessionStartIn(_SessionScoped):
 
 
 class SessionEndIn(_Strict):
-    """Body of POST /v1/session/end: one user's session (scope), or, with `agent_id` and no
-    scope, every person who spoke in it (OpenClaw's session_end names no sender)."""
+    """Body of POST /v1/session/end. A scope without user_id stands for each person who spoke in the session."""
 
-    scope: Optional[ScopeIn] = None
-    agent_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+    scope: SessionScopeIn
     session_id: str = Field(pattern=_ID, description=ID_HINT)
     reason: str = Field(default="end", max_length=64)
     spooled_at: Optional[float] = Field(default=None, ge=0)
 
-    @model_validator(mode="after")
-    def _one_target(self) -> "SessionEndIn":
-        if (self.scope is None) == (self.agent_id is None):
-            raise ValueError("expected exactly one of 'scope' (one user) or 'agent_id' (everyone in the session)")
-        return self
-
 
 class CompactIn(_Strict):
-    """Body of POST /v1/session/compact (OpenClaw before_compaction).
+    """Body of POST /v1/session/compact (OpenClaw before_compaction). A scope without user_id stands for each person who spoke in the session."""
 
-    OpenClaw names no sender at compaction: then `agent_id` (no scope) stands for every person
-    who spoke in the session, each summarised apart. With a scope, that user alone.
-    """
-
-    scope: Optional[ScopeIn] = None
-    agent_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+    scope: SessionScopeIn
     session_id: str = Field(pattern=_ID, description=ID_HINT)
     messages: list[MessageIn] = _messages_field()
     spooled_at: Optional[float] = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _one_target(self) -> "CompactIn":
-        if (self.scope is None) == (self.agent_id is None):
-            raise ValueError("expected exactly one of 'scope' (one user) or 'agent_id' (everyone in the session)")
-        return self
 
 
 class SearchIn(_Scoped):

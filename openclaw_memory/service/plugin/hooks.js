@@ -123,8 +123,8 @@ async function sessionEnd({ cfg, client, scopes, fresh }, event, ctx) {
   fresh.delete(session);
   const scope = scopes.resolve(ctx, session);
   // OpenClaw's session_end names no sender: then the service ends it for each person in it.
-  const who = scope ? { scope } : { agent_id: agentOf(ctx, session) };
-  const body = { ...who, session_id: session, reason: String(event?.reason || "unknown") };
+  const body = { scope: scope ?? { agent_id: agentOf(ctx, session) }, session_id: session,
+    reason: String(event?.reason || "unknown") };
   // The shutdown drain is 2 s for every plugin together: stay well inside it.
   const closing = event?.reason === "shutdown" || event?.reason === "restart";
   await client.post("/v1/session/end", body, { timeoutMs: closing ? Math.min(cfg.timeoutMs, 1000) : cfg.timeoutMs, spool: true });
@@ -151,7 +151,7 @@ async function beforeCompaction(deps, event, ctx) {
   const messages = toMessages(await transcriptOf(deps, event, ctx), { limit: 2000, persons, channel: ctx?.channel });
   // OpenClaw names no sender here: the service summarises each person who spoke in the session.
   await client.post("/v1/session/compact", {
-    agent_id: agentOf(ctx, session), session_id: session, messages,
+    scope: { agent_id: agentOf(ctx, session) }, session_id: session, messages,
   }, { spool: true });
 }
 
