@@ -124,6 +124,9 @@ def test_facts_after_turn_20_of_a_30_turn_session_are_recalled_in_a_new_session(
         text = {21: PLATE, 22: LOCKER}.get(n, f"第{n}轮：今天天气不错，随便聊聊。Small talk, turn {n}.")
         gateway.chat("long", text)
     gateway.world.timings["30 turns"] = round(time.monotonic() - mark, 1)
+    system = system_text(gateway.world.model.chat_requests()[-1])
+    assert "Do not cite file paths or line numbers for memories" in system  # our guidance
+    assert "Source: <path#line>" not in system  # not memory-core's
     _flushed(gateway.world)
     plate = system_text(gateway.chat("fresh-1", "我的车牌号是多少？")[0])
     locker = system_text(gateway.chat("fresh-2", "What is my gym locker number?")[0])

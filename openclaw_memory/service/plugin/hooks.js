@@ -58,7 +58,7 @@ function nobody(deps, session, what) {
   if (deps.skipped.has(session)) return undefined;
   deps.skipped.add(session);
   if (deps.skipped.size > 1000) deps.skipped.delete(deps.skipped.values().next().value);
-  deps.logger.info(`${PLUGIN_ID}: ${what} in session ${session} has no known sender; no memory is read or written for it`);
+  deps.logger.warn(`${PLUGIN_ID}: ${what} in session ${session} has no known sender; no memory is read or written for it`);
   return undefined;
 }
 
