@@ -48,8 +48,6 @@ JSON
 echo "check-readme-setup: running the README's setup block in $HOME" >&2
 sed -n '/<!-- setup:begin -->/,/<!-- setup:end -->/p' README.md | sed '1,2d;$d' | sed '$d' > "$WORK/setup.sh"
 started=$(date +%s)
-# The operator's name for runs without a channel sender (the README's "Whose memory").
-export OPENCLAW_MEMORY_USER=readme-user
 bash -euo pipefail -c "source '$WORK/setup.sh'; jobs -p > '$WORK/jobs.pid'"
 echo "check-readme-setup: setup block done in $(( $(date +%s) - started )) s" >&2
 

@@ -143,7 +143,7 @@ def test_a_compaction_through_the_gateway_then_a_new_fact_both_recalled_and_a_su
                           env=world.env(), cwd=world.tmp, capture_output=True, text=True, timeout=600)
     world.timings["compact"] = round(time.monotonic() - mark, 1)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
-    gateway.chat("compact-me", "Remember: my dentist is Dr. Okafor on Rua Augusta.")
+    gateway.chat("compact-me", "Remember: my dentist is called Okafor, on Rua Augusta.")
     _flushed(world)
     summaries = world.records("user_id = ? AND type = 'summary'", (OPERATOR,))
     assert summaries, "before_compaction wrote no summary record"
