@@ -19,7 +19,7 @@ def _scope(args: argparse.Namespace) -> Scope:
 
 def _add_scope(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="user id whose memories to use")
-    p.add_argument("--agent", default="default", help="agent id (default: default)")
+    p.add_argument("--agent", default="main", help="agent id (default: main, as the OpenClaw plugin writes)")
     p.add_argument("--workspace", default=None, help="optional workspace/project")
 
 

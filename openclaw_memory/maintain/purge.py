@@ -151,3 +151,17 @@ def _audit_purge(db, user_id: str, agent_id: str | None, counts: dict[str, int],
         "VALUES (?, ?, ?, NULL, 'purge', 'admin', ?, ?)",
         (at, hashed_user(user_id), agent_id or "*", f"purged user: {summary}", WRITER),
     )
+
+
+def purged_at(engine: MemoryEngine, user_id: str, agent_id: str) -> float | None:
+    """When user_id (all agents, or agent_id) was last purged, from the purge's audit row.
+
+    A write recorded before that time and replayed after it (the OpenClaw plugin's spool) must
+    not bring the user's data back; the service refuses such a replay.
+    """
+    with engine.db.read() as db:
+        row = db.execute(
+            "SELECT MAX(at) FROM audit WHERE user_id = ? AND action = 'purge' AND agent_id IN ('*', ?)",
+            (hashed_user(user_id), agent_id),
+        ).fetchone()
+    return None if row is None or row[0] is None else float(row[0])

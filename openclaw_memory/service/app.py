@@ -53,12 +53,14 @@ DEFAULT_BODY_CAP = 1024 * 1024
 class _Middleware(Protocol):
     """The part of MemoryMiddleware the service uses (see middleware.py)."""
 
-    def recall(self, scope: Any, session_id: str, prompt: str, recent: Any = ()) -> Any: ...
-    def capture_messages(self, scope: Any, session_id: str, messages: Any) -> int: ...
+    def recall(self, scope: Any, session_id: str, prompt: str, recent: Any = (), *, live_turns: Any = ()) -> Any: ...
+    def capture_messages(self, scope: Any, session_id: str, messages: Any, *, stored_turns: Any = ()) -> int: ...
     def on_session_start(self, scope: Any, session_id: str) -> Any: ...
     def on_tool_event(self, scope: Any, session_id: str, event: Any) -> None: ...
     def on_session_end(self, scope: Any, session_id: str, reason: str = "end") -> None: ...
     def on_compaction(self, scope: Any, session_id: str, messages: Any = ()) -> None: ...
+    def on_session_compaction(self, agent_id: str, session_id: str, messages: Any = ()) -> list: ...
+    def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list: ...
     def search(self, scope: Any, query: str, limit: int = 10) -> list: ...
     def get(self, scope: Any, memory_id: str) -> Any: ...
     def remember(self, scope: Any, text: str, **kwargs: Any) -> Any: ...
@@ -119,6 +121,21 @@ def _install_error_handlers(app: FastAPI) -> None:
         # JSON like every other answer, and logged with its traceback
         log.exception("%s %s failed", request.method, request.url.path)
         return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
+
+
+class _Purged(Exception):
+    """A spooled write of a user purged after it was spooled."""
+
+
+def _refuse_if_purged(mw: Any, scope: Any, spooled_at: float | None) -> None:
+    """A replayed write spooled before the user's last purge must not bring the data back."""
+    if spooled_at is None or not hasattr(mw, "engine"):
+        return
+    from ..maintain.purge import purged_at
+
+    when = purged_at(mw.engine, scope.user_id, scope.agent_id)
+    if when is not None and spooled_at <= when:
+        raise _Purged()
 
 
 def _json_bytes(kind: str, message: str) -> bytes:
@@ -231,6 +248,10 @@ def create_app(middleware: _Middleware, *, token: str, hosts: Iterable[str] = ()
     app = FastAPI(title="openclaw-memory", version=package_version(), docs_url=None, redoc_url=None)
     _install_error_handlers(app)
 
+    @app.exception_handler(_Purged)
+    async def _on_purged(_: Request, __: _Purged) -> JSONResponse:
+        return _error(410, "purged", "the user was purged after this write was spooled; it is dropped")
+
     @app.get("/health")
     def health() -> dict[str, str]:
         return {"status": "ok", "version": package_version()}
@@ -251,13 +272,15 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/recall")
     def recall(body: m.RecallIn) -> dict[str, Any]:
         recent = m.messages_to_dicts(body.messages)
-        plan = mw.recall(body.scope.to_scope(), body.session_id, body.prompt, recent)
+        plan = mw.recall(body.scope.to_scope(), body.session_id, body.prompt, recent, live_turns=body.live_turns)
         return m.plan_to_json(plan)
 
     @router.post("/capture", status_code=202)
     def capture(body: m.CaptureIn) -> dict[str, Any]:
+        scope = body.scope.to_scope()
+        _refuse_if_purged(mw, scope, body.spooled_at)
         queued = mw.capture_messages(
-            body.scope.to_scope(), body.session_id, m.messages_to_dicts(body.messages)
+            scope, body.session_id, m.messages_to_dicts(body.messages), stored_turns=body.stored_turns
         )
         return {"queued": int(queued)}
 
@@ -267,7 +290,9 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
             tool=body.tool, arguments=body.arguments, outcome=body.outcome, ok=body.ok,
             files=tuple(body.files), duration_ms=body.duration_ms,
         )
-        mw.on_tool_event(body.scope.to_scope(), body.session_id, event)
+        scope = body.scope.to_scope()
+        _refuse_if_purged(mw, scope, body.spooled_at)
+        mw.on_tool_event(scope, body.session_id, event)
         return {"accepted": True}
 
     @router.post("/session/start")
@@ -276,12 +301,23 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
 
     @router.post("/session/end", status_code=202)
     def session_end(body: m.SessionEndIn) -> dict[str, Any]:
-        mw.on_session_end(body.scope.to_scope(), body.session_id, body.reason)
+        scope = body.scope.to_scope()
+        if scope is None:
+            scopes = mw.on_session_ended(body.scope.agent_id, body.session_id, body.reason)
+            return {"accepted": True, "users": len(scopes)}
+        _refuse_if_purged(mw, scope, body.spooled_at)
+        mw.on_session_end(scope, body.session_id, body.reason)
         return {"accepted": True}
 
     @router.post("/session/compact", status_code=202)
     def session_compact(body: m.CompactIn) -> dict[str, Any]:
-        mw.on_compaction(body.scope.to_scope(), body.session_id, m.messages_to_dicts(body.messages))
+        messages = m.messages_to_dicts(body.messages)
+        scope = body.scope.to_scope()
+        if scope is None:
+            scopes = mw.on_session_compaction(body.scope.agent_id, body.session_id, messages)
+            return {"accepted": True, "users": len(scopes)}
+        _refuse_if_purged(mw, scope, body.spooled_at)
+        mw.on_compaction(scope, body.session_id, messages)
         return {"accepted": True}
 
 

@@ -25,7 +25,8 @@ ID_HINT = "1-128 characters of letters, digits or _.:@+-"
 #: make the write path chew on (a 10 MB capture once held its user's recall for 94 s).
 CAPS = {
     "message_chars": 20_000,        # one message's content
-    "messages": 200,                # messages of one capture / compaction
+    "messages": 2000,               # messages of one capture / compaction (the plugin sends at most
+                                    # 40 with a turn, and a compacted transcript of up to 1,000)
     "transcript_chars": 1_000_000,  # all the contents of one capture / compaction together
     "recent_messages": 50,          # messages sent with a recall
     "prompt_chars": 50_000,
@@ -54,12 +55,35 @@ class ScopeIn(_Strict):
         return Scope(user_id=self.user_id, agent_id=self.agent_id, workspace=self.workspace)
 
 
+class SessionScopeIn(_Strict):
+    """The scope of a session-wide hook: one user, or (no user_id) each person who spoke in the
+    session of this agent. OpenClaw's session_end and before_compaction name no sender."""
+
+    user_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+    agent_id: str = Field(default="default", pattern=_ID, description=ID_HINT)
+    workspace: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+
+    def to_scope(self) -> Optional[Scope]:
+        """The core Scope, or None for "everyone in the session"."""
+        if self.user_id is None:
+            return None
+        return Scope(user_id=self.user_id, agent_id=self.agent_id, workspace=self.workspace)
+
+
 class MessageIn(_Strict):
-    """One chat message, text only (the plugin flattens content parts to text)."""
+    """One chat message, text only (the plugin flattens content parts to text).
+
+    id, timestamp: the host's identity of the message and its time (epoch, any unit), which make
+    a turn's key stable however the host's window slides (capture.messages.transcript_turns).
+    sender: the person who wrote a user message, in a session several people share.
+    """
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str = Field(max_length=CAPS["message_chars"])
     name: Optional[str] = Field(default=None, max_length=128)
+    id: Optional[str] = Field(default=None, min_length=1, max_length=200)
+    timestamp: Optional[float] = Field(default=None, ge=0)
+    sender: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
 
 def _messages_field() -> Any:
@@ -81,17 +105,37 @@ class _SessionScoped(_Scoped):
     session_id: str = Field(pattern=_ID, description=ID_HINT)
 
 
+_TurnKey = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _Replayable(_SessionScoped):
+    """A write the plugin may have spooled: spooled_at (epoch seconds) is when it was first
+    attempted; a replay recorded before the user's last purge is refused (410)."""
+
+    spooled_at: Optional[float] = Field(default=None, ge=0)
+
+
 class RecallIn(_SessionScoped):
-    """Body of POST /v1/recall (OpenClaw before_prompt_build)."""
+    """Body of POST /v1/recall (OpenClaw before_prompt_build).
+
+    live_turns: keys of the turns the host's transcript holds now (the `id` the plugin gives each
+    user message); memories that only repeat them are left out of the block.
+    """
 
     prompt: str = Field(max_length=CAPS["prompt_chars"])
     messages: list[MessageIn] = Field(default_factory=list, max_length=CAPS["recent_messages"])
+    live_turns: list[_TurnKey] = Field(default_factory=list, max_length=5000)
 
 
-class CaptureIn(_SessionScoped):
-    """Body of POST /v1/capture (OpenClaw agent_end): the turn's or the session's messages."""
+class CaptureIn(_Replayable):
+    """Body of POST /v1/capture (OpenClaw agent_end): the turn's or the session's messages.
+
+    stored_turns: keys of turns whose memories the agent stored through memory_store (they are
+    logged, not extracted again).
+    """
 
     messages: list[MessageIn] = Field(min_length=1, max_length=CAPS["messages"])
+    stored_turns: list[_TurnKey] = Field(default_factory=list, max_length=100)
 
     @model_validator(mode="after")
     def _bounded(self) -> "CaptureIn":
@@ -99,7 +143,7 @@ class CaptureIn(_SessionScoped):
         return self
 
 
-class ToolEventIn(_SessionScoped):
+class ToolEventIn(_Replayable):
     """Body of POST /v1/tool-event (OpenClaw after_tool_call)."""
 
     tool: str = Field(min_length=1, max_length=200)
@@ -123,16 +167,22 @@ class SessionStartIn(_SessionScoped):
     """Body of POST /v1/session/start."""
 
 
-class SessionEndIn(_SessionScoped):
-    """Body of POST /v1/session/end."""
+class SessionEndIn(_Strict):
+    """Body of POST /v1/session/end. A scope without user_id stands for each person who spoke in the session."""
 
+    scope: SessionScopeIn
+    session_id: str = Field(pattern=_ID, description=ID_HINT)
     reason: str = Field(default="end", max_length=64)
+    spooled_at: Optional[float] = Field(default=None, ge=0)
 
 
-class CompactIn(_SessionScoped):
-    """Body of POST /v1/session/compact (OpenClaw before_compaction)."""
+class CompactIn(_Strict):
+    """Body of POST /v1/session/compact (OpenClaw before_compaction). A scope without user_id stands for each person who spoke in the session."""
 
+    scope: SessionScopeIn
+    session_id: str = Field(pattern=_ID, description=ID_HINT)
     messages: list[MessageIn] = _messages_field()
+    spooled_at: Optional[float] = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _bounded(self) -> "CompactIn":

@@ -231,21 +231,29 @@ def run_serve(args: argparse.Namespace, config: Any = None) -> int:
 
 
 def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `openclaw install|uninstall [--service-url URL] [--token T] [--inject MODE]`."""
+    """Add `openclaw install|uninstall [--service-url URL] [--token T] [--inject MODE] ...`."""
     p = subparsers.add_parser(
         "openclaw", help="install or remove the plugin in a local OpenClaw",
         description="Link the openclaw-memory plugin into OpenClaw and point it at the service.",
     )
     sub = p.add_subparsers(dest="openclaw_command", required=True, metavar="{install,uninstall}")
-    inst = sub.add_parser("install", help="install the plugin and configure it")
+    inst = sub.add_parser("install", help="install the plugin and configure it and the service")
     inst.add_argument("--service-url", default="http://127.0.0.1:8765", help="memory service URL")
     inst.add_argument(
-        "--token", default=None, help=f"bearer token for the service (default: ${TOKEN_ENV})"
+        "--token", default=None,
+        help=f"bearer token for the service (default: ${TOKEN_ENV}, else the data dir's token file, "
+             "created on first install)",
     )
     inst.add_argument(
         "--inject", choices=["append_system", "prepend_context"], default="append_system",
         help="where recalled memory goes: end of the system prompt, or before the user message",
     )
+    inst.add_argument("--service-config", type=Path, default=None, metavar="FILE",
+                      help="the service's YAML (default: ~/.config/openclaw-memory/memory.yaml, created)")
+    inst.add_argument("--data-dir", type=Path, default=None,
+                      help="where the service keeps its data (default: ~/.local/share/openclaw-memory)")
+    inst.add_argument("--no-service-unit", action="store_true",
+                      help="do not write the systemd user unit (~/.config/systemd/user/openclaw-memory.service)")
     uninst = sub.add_parser("uninstall", help="remove the plugin and its configuration")
     for q in (inst, uninst):
         q.add_argument("--openclaw-bin", default=None, help="path to the openclaw executable")
@@ -255,14 +263,17 @@ def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory openclaw install|uninstall`; returns the exit code."""
-    from .installer import InstallError, install, uninstall
+    from .installer import InstallError, install, prepare_service, uninstall
 
     try:
         if args.openclaw_command == "install":
             token = args.token if args.token is not None else os.environ.get(TOKEN_ENV, "")
+            setup = prepare_service(args.service_config, args.data_dir, token=token,
+                                    unit=not args.no_service_unit)
             report = install(
-                args.openclaw_bin, service_url=args.service_url, token=token, inject=args.inject
+                args.openclaw_bin, service_url=args.service_url, token=setup.token, inject=args.inject
             )
+            report.notes.extend(setup.notes())
         else:
             report = uninstall(args.openclaw_bin)
     except InstallError as exc:
