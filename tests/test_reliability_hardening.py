@@ -190,12 +190,15 @@ def _messages(n: int, chars: int) -> list[dict]:
 
 
 def test_per_route_caps_match_what_the_plugin_sends(served):
-    """80 messages of 4,000 characters (twice the plugin's 40-message capture) are accepted; more
-    messages, longer messages or a longer transcript are refused naming the field."""
+    """80 messages of 4,000 characters (twice the plugin's 40-message capture) and a compacted
+    transcript of 1,000 messages (the most the plugin reads) are accepted; more messages, longer
+    messages or a longer transcript are refused naming the field."""
     cap = {"scope": ALICE, "session_id": "caps"}
     status, body = served.post("/v1/capture", {**cap, "messages": _messages(80, 4000)})
     assert status == 202, body
-    status, body = served.post("/v1/capture", {**cap, "messages": _messages(201, 10)})
+    status, body = served.post("/v1/capture", {**cap, "messages": _messages(1000, 100)})
+    assert status == 202, body
+    status, body = served.post("/v1/capture", {**cap, "messages": _messages(2001, 10)})
     assert status == 422 and "messages" in body["message"]
     status, body = served.post("/v1/capture", {**cap, "messages": _messages(2, 20_001)})
     assert status == 422 and "messages.0.content" in body["message"]

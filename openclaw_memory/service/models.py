@@ -256,7 +256,9 @@ def _line(rec: MemoryRecord, score: float | None = None) -> str:
 def search_to_json(found: list[ScoredMemory]) -> dict[str, Any]:
     """POST /v1/memory/search's answer: the memories, and `text`, the framed tool result a
     plugin hands the model as is (escape.frame_reference)."""
-    lines = [_line(s.record, s.score) for s in found] or ["No matching memories."]
+    if not found:  # nothing stored reaches the model: no frame needed
+        return {"memories": [], "text": "No matching memories."}
+    lines = [_line(s.record, s.score) for s in found]
     return {"memories": [scored_to_json(s) for s in found], "text": frame_reference("\n".join(lines))}
 
 
