@@ -17,11 +17,11 @@ from typing import Any, Mapping, Optional
 import yaml
 
 from .errors import ConfigError
+from .resources import default_config_path
 from .text import MAX_SENTENCE_PARTS
 
-PACKAGE_ROOT = Path(__file__).resolve().parent
-PROJECT_ROOT = PACKAGE_ROOT.parent
-DEFAULT_CONFIG_PATH = PROJECT_ROOT / "config" / "memory_config.yaml"
+#: the shipped defaults (the repository's config/ folder, carried by the wheel; resources.py)
+DEFAULT_CONFIG_PATH = default_config_path()
 
 
 @dataclass(frozen=True)
@@ -305,9 +305,9 @@ def config_from_dict(data: Mapping[str, Any], *, where: str = "<dict>", base: Me
 
 def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> MemoryConfig:
     """Defaults, then the project YAML at path (if any), then overrides. Paths resolve against the YAML's folder."""
-    cfg = MemoryConfig()
-    if DEFAULT_CONFIG_PATH.is_file():
-        cfg = config_from_dict(_read_yaml(DEFAULT_CONFIG_PATH), where=str(DEFAULT_CONFIG_PATH), base=cfg)
+    # The shipped YAML equals the dataclass defaults (tests/test_packaging.py); reading it anyway
+    # keeps the file the one a user copies, and a missing file means a broken installation.
+    cfg = config_from_dict(_read_yaml(DEFAULT_CONFIG_PATH), where=str(DEFAULT_CONFIG_PATH))
     if path is not None:
         p = Path(path)
         cfg = config_from_dict(_read_yaml(p), where=str(p), base=cfg)

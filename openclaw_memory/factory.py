@@ -8,11 +8,12 @@ from typing import Any, Mapping
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import Clock
-from .config import PROJECT_ROOT, MemoryConfig, config_from_dict, load_config
+from .config import MemoryConfig, config_from_dict, load_config
+from .resources import default_prompts_dir
 from .types import Scope
 from .worker import Job
 
-PROMPTS_DIR = PROJECT_ROOT / "prompts"
+PROMPTS_DIR = default_prompts_dir()
 
 
 def resolve_config(config: MemoryConfig | str | Path | None, overrides: Mapping[str, Any] | None) -> MemoryConfig:

@@ -128,7 +128,9 @@ class MemoryMiddleware:
 
         count_tokens("warm up")
         _contentless("预热 warm up")
-        self.extractor.extract(Turn(Scope("warmup"), "warmup", "我喜欢喝茶 I like tea"))
+        # The offline chain only: warming up must not spend a (paid) LLM call on every start.
+        offline = getattr(self.extractor, "fallback", self.extractor)
+        offline.extract(Turn(Scope("warmup"), "warmup", "我喜欢喝茶 I like tea"))
         self.engine.embed_query("预热 warm up")
 
     def _wrap(self, plan: InjectionPlan) -> InjectionPlan:

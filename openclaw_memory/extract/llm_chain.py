@@ -128,6 +128,11 @@ class LLMExtractor:
         self._secrets = secrets or SecretFilter()
         self._max_assistant_tokens = max_assistant_tokens
 
+    @property
+    def fallback(self) -> Extractor:
+        """The offline chain used on failure (and for warming up without an LLM call)."""
+        return self._fallback
+
     def extract(self, turn: Turn) -> list[Candidate]:
         """LLM candidates merged under the rule chain's explicit ones; rules alone on failure."""
         rules = self._fallback.extract(turn)
