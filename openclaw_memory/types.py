@@ -163,6 +163,8 @@ class Candidate:
     links: tuple[str, ...] = ()
     #: explicit "forget X" commands: deactivate matching memories instead of storing.
     forget: bool = False
+    #: the old value or attribute this claim replaces, when the extractor said so (LLM "replaces")
+    replaces: str | None = None
 
     @property
     def text(self) -> str:
