@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -33,10 +34,7 @@ class ShortTermConfig:
 
 @dataclass(frozen=True)
 class LongTermConfig:
-    vector_dim: int = 384
     top_k: int = 7
-    min_score: float = 0.45
-    time_decay_factor: float = 0.02
     max_facts_per_user: int = 500
     similarity_threshold: float = 0.95
     #: a memory of several sentences is also indexed by up to this many sentence vectors (0: off)
@@ -89,7 +87,6 @@ class ForgettingConfig:
     compaction_batch: int = 30
     cleanup_unused_days: float = 180.0
     cleanup_max_importance: float = 0.4
-    summary_keep_days: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -202,6 +199,15 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
 }
 
 
+#: keys accepted once and read by nothing: a YAML that sets one loads, with a FutureWarning
+#: naming the key that does the job now
+RETIRED_KEYS: Mapping[str, str] = {
+    "long_term.vector_dim": "nothing: the embedder sets the dimension (storage.embedding_model)",
+    "long_term.min_score": "recall.min_semantic",
+    "long_term.time_decay_factor": "recall.event_half_life_days",
+    "forgetting.summary_keep_days": "nothing: session summaries are kept whatever their age",
+}
+
 #: upper bounds of numeric keys (the lower bound of every number is 0)
 _MAXIMA: Mapping[str, int] = {"long_term.sentence_vectors": MAX_SENTENCE_PARTS}
 
@@ -252,6 +258,7 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
         raise ConfigError(f"{where}: key '{prefix or '<top>'}' expects a mapping, found {data!r}")
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
+    data = _without_retired(data, where, prefix)
     unknown = sorted(set(map(str, data)) - names)
     if unknown:
         dotted = f"{prefix}.{unknown[0]}" if prefix else unknown[0]
@@ -270,6 +277,19 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
         else:
             changes[name] = _coerce(value, tp, where, key)
     return dataclasses.replace(current, **changes)
+
+
+def _without_retired(data: Mapping[str, Any], where: str, prefix: str) -> Mapping[str, Any]:
+    """data without the RETIRED_KEYS of this section, each announced by a FutureWarning."""
+    kept = {}
+    for name, value in data.items():
+        key = f"{prefix}.{name}" if prefix else str(name)
+        if key in RETIRED_KEYS:
+            warnings.warn(f"{where}: key '{key}' is no longer read and is ignored; "
+                          f"use {RETIRED_KEYS[key]}", FutureWarning, stacklevel=2)
+            continue
+        kept[name] = value
+    return kept
 
 
 def _optional_dataclass(tp: Any) -> Any:

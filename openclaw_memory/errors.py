@@ -3,7 +3,6 @@
     OpenClawMemoryError
     ├── ConfigError          a YAML file, key or value is wrong (names file, key, expected form)
     ├── ValidationError      bad input to the API (names the field and the expected form)
-    ├── ScopeError           a read or write without a valid scope
     ├── NotFoundError        a record id that does not exist in the given scope
     ├── IndexMismatchError   the vector index was built by another embedder: run `reindex`
     ├── StoreError           the SQLite store or the vector index failed
@@ -22,10 +21,6 @@ class ConfigError(OpenClawMemoryError):
 
 
 class ValidationError(OpenClawMemoryError, ValueError):
-    pass
-
-
-class ScopeError(ValidationError):
     pass
 
 

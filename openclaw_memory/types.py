@@ -38,10 +38,9 @@ APPEND_ONLY_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE})
 
 
 class Channel(str, enum.Enum):
-    """How a memory entered the store; also its trust on conflict (explicit > admin > ...)."""
+    """How a memory entered the store; also its trust on conflict (explicit > tool > ...)."""
 
     EXPLICIT = "explicit"
-    ADMIN = "admin"
     IMPLICIT = "implicit"
     TOOL = "tool"
     SUMMARY = "summary"
@@ -49,7 +48,6 @@ class Channel(str, enum.Enum):
 
 CHANNEL_PRIORITY: Mapping[Channel, int] = {
     Channel.EXPLICIT: 4,
-    Channel.ADMIN: 3,
     Channel.TOOL: 2,
     Channel.SUMMARY: 1,
     Channel.IMPLICIT: 1,

@@ -17,9 +17,6 @@ from ..text import valid_unicode
 from ..tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType
 
-FINAL_STATUSES = frozenset({"completed", "done", "blocked", "cancelled", "canceled", "failed", "merged"})
-
-
 @dataclass(frozen=True)
 class ToolEvent:
     tool: str
@@ -61,8 +58,7 @@ def process_event_candidates(subject: str, status: str, summary: str = "", *, re
     status = status.strip().lower()
     text = f"{summary} ({status})" if summary else f"status {status}"
     out = [Candidate(type=MemoryType.TASK, subject=subject, summary=text, tags=("process", status),
-                     importance=importance, confidence=1.0, channel=Channel.TOOL,
-                     ttl_seconds=None if status not in FINAL_STATUSES else None)]
+                     importance=importance, confidence=1.0, channel=Channel.TOOL)]
     if status == "blocked":
         out.append(Candidate(type=MemoryType.EVENT, subject=subject, summary=f"{subject} blocked: {reason or summary}",
                              tags=("process", "warning"), importance=0.8, confidence=1.0, channel=Channel.TOOL))

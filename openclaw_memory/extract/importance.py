@@ -29,7 +29,6 @@ _BASE = {
 }
 _CHANNEL_BONUS = {
     Channel.EXPLICIT: 0.15,
-    Channel.ADMIN: 0.1,
     Channel.TOOL: 0.0,
     Channel.IMPLICIT: 0.0,
     Channel.SUMMARY: -0.05,

@@ -7,8 +7,9 @@ A record qualifies when all of these hold:
 - importance <= `cleanup_max_importance`;
 - not a profile record, not an explicit user command, not a summary.
 
-Summaries are kept whatever their age. The seed keeps only weekly rollups of summaries older than
-`summary_keep_days`; rolling them up is not built yet (TODO), so nothing is lost meanwhile.
+Summaries are kept whatever their age. The seed keeps only weekly rollups of old summaries; rolling
+them up is not built (the seed's `summary_keep_days` key is retired, config.RETIRED_KEYS), so
+nothing is lost meanwhile.
 """
 
 from __future__ import annotations
