@@ -160,6 +160,8 @@ class WorkerConfig:
 
 @dataclass(frozen=True)
 class MemoryConfig:
+    """The whole configuration, one frozen section per YAML section (see load_config)."""
+
     short_term: ShortTermConfig = field(default_factory=ShortTermConfig)
     long_term: LongTermConfig = field(default_factory=LongTermConfig)
     storage: StorageConfig = field(default_factory=StorageConfig)
@@ -173,20 +175,24 @@ class MemoryConfig:
     base_dir: str = "."
 
     def resolve(self, path: str) -> Path:
+        """path itself when absolute, else relative to base_dir."""
         p = Path(path).expanduser()
         return p if p.is_absolute() else Path(self.base_dir) / p
 
     @property
     def data_dir(self) -> Path:
+        """storage.data_dir, resolved."""
         return self.resolve(self.storage.data_dir)
 
     @property
     def sqlite_file(self) -> Path:
+        """The SQLite file (storage.sqlite_path, relative to data_dir unless absolute)."""
         p = Path(self.storage.sqlite_path).expanduser()
         return p if p.is_absolute() else self.data_dir / p
 
     @property
     def chroma_dir(self) -> Path:
+        """The embedded Chroma folder (storage.vector_store.path, relative to data_dir)."""
         p = Path(self.storage.vector_store.path).expanduser()
         return p if p.is_absolute() else self.data_dir / p
 

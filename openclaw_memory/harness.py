@@ -41,10 +41,12 @@ class ConversationDriver:
     history: list[dict] = field(default_factory=list)
 
     def start_session(self, session_id: str) -> InjectionPlan:
+        """session_start: a new session with an empty history; returns its context plan."""
         self.session_id, self.history = session_id, []
         return self.middleware.on_session_start(self.scope, session_id)
 
     def prompt(self, text: str) -> str:
+        """One user turn: recall and inject, call the model, capture; returns the reply."""
         messages = [{"role": "system", "content": self.system_prompt}, *self.history, {"role": "user", "content": text}]
         request = ChatRequest(self.scope, self.session_id, messages)
         result = self.middleware.before_request(request)
@@ -57,14 +59,17 @@ class ConversationDriver:
 
     def tool_call(self, tool: str, arguments: Mapping[str, Any] | None = None, outcome: str = "", *,
                   ok: bool = True, files: Sequence[str] = ()) -> None:
+        """after_tool_call: report one tool call of the current session."""
         self.middleware.on_tool_event(self.scope, self.session_id, ToolEvent(tool, dict(arguments or {}), outcome, ok, tuple(files)))
 
     def end_session(self, reason: str = "end") -> None:
+        """session_end, then wait until everything captured is written."""
         self.middleware.on_session_end(self.scope, self.session_id, reason)
         self.middleware.flush()
 
     @property
     def last_request(self) -> list[dict]:
+        """The messages the model saw last."""
         return self.requests[-1]
 
     def as_user(self, user: str, agent: str | None = None) -> "ConversationDriver":

@@ -55,10 +55,12 @@ class ScriptedLLM(CustomLLM):
 
     @classmethod
     def class_name(cls) -> str:
+        """LlamaIndex's serialisation name."""
         return "ScriptedLLM"
 
     @property
     def metadata(self) -> LLMMetadata:
+        """A completion (not chat) model named "scripted"."""
         return LLMMetadata(model_name="scripted", is_chat_model=False)
 
     @property
@@ -95,12 +97,14 @@ class ScriptedLLM(CustomLLM):
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        """The next scripted reply (recording the prompt)."""
         return CompletionResponse(text=self._next(prompt))
 
     @llm_completion_callback()
     def stream_complete(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
+        """The next scripted reply as a one-chunk stream."""
         text = self._next(prompt)
 
         def gen() -> CompletionResponseGen:

@@ -45,6 +45,8 @@ __all__ = ["ChatRequest", "MemoryMiddleware", "RequestResult", "ToolEvent"]
 
 @dataclass(frozen=True)
 class ChatRequest:
+    """One model call as the host is about to make it: whose it is, the session, the messages."""
+
     scope: Scope
     session_id: str
     messages: Sequence[Mapping[str, Any]]
@@ -52,11 +54,18 @@ class ChatRequest:
 
 @dataclass(frozen=True)
 class RequestResult:
+    """What before_request returns: the messages with the memory block in place, and the plan
+    that explains which memories went in and why."""
+
     messages: list[dict]
     plan: InjectionPlan
 
 
 class MemoryMiddleware:
+    """Long-term memory around a model call: `before_request` recalls and injects, `after_response`
+    captures in the background; the session, tool and compaction hooks, and the admin calls
+    (search, remember, forget, purge) share one store. Build one with `build_middleware`."""
+
     #: how long a recall waits for its own scope's queued captures before going on without them
     READ_WAIT_SECONDS = 30.0
 
@@ -78,6 +87,7 @@ class MemoryMiddleware:
 
     @classmethod
     def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
+        """The same as `build_middleware(config, **kwargs)`."""
         from .factory import build_middleware
 
         return build_middleware(config, **kwargs)
@@ -85,6 +95,7 @@ class MemoryMiddleware:
     # ---- read path --------------------------------------------------------------------------
 
     def before_request(self, request: ChatRequest) -> RequestResult:
+        """The read path: recall for the last user message and inject the block into a copy."""
         validate_messages(list(request.messages))
         turns = user_turns(request.messages)
         current = turns[-1][1] if turns else ""
@@ -148,6 +159,7 @@ class MemoryMiddleware:
         return self._wrap(self.working.plan(scope, "", (), sections=("profile", "summaries")))
 
     def search(self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False) -> list[ScoredMemory]:
+        """The memories recall keeps for query, best first (deep: the cold archive too)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: expected a non-empty string")
         self._read_your_writes(scope)
@@ -155,6 +167,7 @@ class MemoryMiddleware:
         return [s for s in result.ranked if s.kept][: max(1, int(limit))]
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        """One record of scope by id; NotFoundError if it is not there."""
         return self.engine.get(scope, memory_id)
 
     # ---- write path -------------------------------------------------------------------------
@@ -358,6 +371,7 @@ class MemoryMiddleware:
     # ---- cleanup ----------------------------------------------------------------------------
 
     def flush(self, timeout: float | None = None) -> None:
+        """Wait until queued captures are written and indexed (at most timeout seconds)."""
         self.worker.wait(timeout=timeout)
         self.engine.indexer.drain()
 

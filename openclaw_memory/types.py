@@ -55,6 +55,9 @@ CHANNEL_PRIORITY: Mapping[Channel, int] = {
 
 
 class Status(str, enum.Enum):
+    """A record's life: active (recalled), inactive (forgotten or superseded, kept for audit),
+    archived (expired or compacted: deep recall only)."""
+
     ACTIVE = "active"
     INACTIVE = "inactive"
     ARCHIVED = "archived"
@@ -135,6 +138,7 @@ class MemoryRecord:
     links: tuple[str, ...] = ()
 
     def replace(self, **changes: Any) -> "MemoryRecord":
+        """A copy with the given fields changed."""
         return dataclasses.replace(self, **changes)
 
     @property

@@ -17,8 +17,11 @@ from ..text import valid_unicode
 from ..tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType
 
+
 @dataclass(frozen=True)
 class ToolEvent:
+    """One finished tool call as the host reports it (after_tool_call)."""
+
     tool: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
     outcome: str = ""
