@@ -69,7 +69,14 @@ _EXPORTS: dict[str, str] = {
     "ConversationDriver": "harness",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "__version__", "MemoryMiddleware", "ChatRequest", "RequestResult", "ToolEvent",
+    "build_middleware", "MemoryConfig", "load_config", "config_from_dict", "Scope", "Turn",
+    "Candidate", "MemoryRecord", "MemoryType", "Channel", "Status", "Source", "ScoredMemory",
+    "InjectionPlan", "WriteResult", "Clock", "SystemClock", "OpenClawMemoryError", "ConfigError",
+    "ValidationError", "NotFoundError", "IndexMismatchError", "StoreError", "ExtractionError",
+    "FakeClock", "HashEmbedding", "ScriptedLLM", "FakeOpenAIServer", "ConversationDriver",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -60,7 +60,8 @@ class ConversationDriver:
     def tool_call(self, tool: str, arguments: Mapping[str, Any] | None = None, outcome: str = "", *,
                   ok: bool = True, files: Sequence[str] = ()) -> None:
         """after_tool_call: report one tool call of the current session."""
-        self.middleware.on_tool_event(self.scope, self.session_id, ToolEvent(tool, dict(arguments or {}), outcome, ok, tuple(files)))
+        event = ToolEvent(tool, dict(arguments or {}), outcome, ok, tuple(files))
+        self.middleware.on_tool_event(self.scope, self.session_id, event)
 
     def end_session(self, reason: str = "end") -> None:
         """session_end, then wait until everything captured is written."""

@@ -101,7 +101,7 @@ class MemoryMiddleware:
         current = turns[-1][1] if turns else ""
         plan = self.recall(request.scope, request.session_id, current, request.messages)
         pos = self.cfg.injection
-        messages = inject(list(request.messages), plan.block, position=pos.position, system_prefix=pos.system_prefix)
+        messages = inject([dict(m) for m in request.messages], plan.block, position=pos.position, system_prefix=pos.system_prefix)
         return RequestResult(messages, plan)
 
     def recall(self, scope: Scope, session_id: str, prompt: str, recent: Sequence[Mapping] = (), *,
@@ -192,7 +192,7 @@ class MemoryMiddleware:
         done = self.short_term.captured_turn_ids(scope, session_id)
         turns = [Turn(scope, session_id, u, a, f"{session_id}#{n}", self.clock.now())
                  for n, u, a in user_turns(messages) if f"{session_id}#{n}" not in done]
-        claimed = set(self.pending.claim(scope, [t.turn_id for t in turns]))
+        claimed = set(self.pending.claim(scope, [t.turn_id or "" for t in turns]))
         new = [t for t in turns if t.turn_id in claimed]
         for turn in new:
             self._submit_capture(scope, [turn])

@@ -163,3 +163,8 @@ def test_every_module_of_the_package_imports():
     code = "import importlib, sys\nfor n in sys.argv[1:]:\n    importlib.import_module(n)\n"
     out = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_all_lists_exactly_the_exported_names():
+    assert set(openclaw_memory.__all__) == {"__version__", *openclaw_memory._EXPORTS}
+    assert len(openclaw_memory.__all__) == len(set(openclaw_memory.__all__))

@@ -4,9 +4,10 @@ One turn becomes one prompt: `prompts/extract_facts.txt` as a LlamaIndex `Prompt
 with today's date from the clock and the secret-free turn. A LlamaIndex structured-output program
 (`LLMTextCompletionProgram`) runs it and parses the reply into the pydantic class `ExtractedFacts`
 (an object {"facts": [...]}; a bare array, a code fence or chatter around the JSON are tolerated,
-and elements without the required shape are dropped one by one). Explicit commands (记住/remember, 忘掉/forget, 以后/from now on) always come from the rule
-chain's explicit channel and win over whatever the LLM says about the same subject. Malformed
-output, provider errors and timeouts log one line and return the rule chain's result.
+and elements without the required shape are dropped one by one). Explicit commands
+(记住/remember, 忘掉/forget, 以后/from now on) always come from the rule chain's explicit channel
+and win over whatever the LLM says about the same subject. Malformed output, provider errors and
+timeouts log one line and return the rule chain's result.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ class LLMExtractor:
         self._llm = llm
         self._fallback = fallback
         self._prompt = load_prompt(prompts_dir, PROMPT_FILE)
-        self._program = LLMTextCompletionProgram.from_defaults(
+        self._program: LLMTextCompletionProgram[ExtractedFacts] = LLMTextCompletionProgram.from_defaults(
             output_parser=FactsOutputParser(), prompt=prompt_template(self._prompt), llm=llm
         )
         self._clock = clock
@@ -209,7 +210,7 @@ class LLMExtractor:
             return rules
         try:
             variables = self._variables(turn, user)
-            answer = call_with_timeout(lambda: self._program(**variables), self._timeout)
+            answer = call_with_timeout(lambda: self._program(None, **variables), self._timeout)
             items = answer.facts
         except Exception as exc:  # noqa: BLE001 - any provider failure degrades to rules (inv. 8)
             message = " ".join(str(exc).split())[:200]

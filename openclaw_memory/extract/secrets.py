@@ -203,7 +203,7 @@ def _password_value(m: re.Match[str], text: str, relaxed: bool) -> tuple[int, in
 
 
 def _looks_numeric_pin(value: str | None) -> bool:
-    return bool(value) and value.isdigit() and len(value) >= 6
+    return value is not None and value.isdigit() and len(value) >= 6
 
 
 def _scan_passwords(text: str) -> Iterator[SecretFinding]:
