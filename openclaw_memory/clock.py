@@ -1,4 +1,4 @@
-"""The injected clock (invariant 7): every time rule reads one of these, never the wall directly."""
+"""The injected clock (docs/design.md invariant 7): every time rule reads one of these, never the wall directly."""
 
 from __future__ import annotations
 

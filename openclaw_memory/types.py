@@ -27,7 +27,7 @@ class MemoryType(str, enum.Enum):
     DECISION = "decision"
     TASK = "task"
     SUMMARY = "summary"
-    # The episodic log: one conversation turn kept verbatim as evidence (design.md "two layers").
+    # The episodic log: one conversation turn kept verbatim as evidence (docs/design.md "two layers").
     EPISODE = "episode"
 
 
@@ -73,7 +73,7 @@ def _check_id(name: str, value: str) -> str:
 
 @dataclass(frozen=True)
 class Scope:
-    """Who a memory belongs to. Every read and write carries one (invariant 1)."""
+    """Who a memory belongs to. Every read and write carries one (docs/design.md invariant 1)."""
 
     user_id: str
     agent_id: str = "default"
@@ -93,7 +93,7 @@ class Scope:
 
 @dataclass(frozen=True)
 class Source:
-    """Provenance (invariant 5): who wrote it, through which channel, from which turns."""
+    """Provenance (docs/design.md invariant 5): who wrote it, through which channel, from which turns."""
 
     channel: Channel = Channel.IMPLICIT
     session_id: str | None = None

@@ -1,4 +1,4 @@
-"""Typed config from YAML with clear errors, and the seed 002 §5.2 middleware listing."""
+"""Typed config from YAML with clear errors, and the docs/design.md seed 002 §5.2 middleware listing."""
 
 from __future__ import annotations
 

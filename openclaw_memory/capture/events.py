@@ -1,7 +1,7 @@
 """Captured events -> candidate memories, without any LLM.
 
 - tool events (the `save` hook): an event memory with tool, arguments, outcome, files touched;
-- process events (seed 000 §2.2): a task's status changed -> the task fact is updated, and a
+- process events (docs/design.md seed 000 §2.2): a task's status changed -> the task fact is updated, and a
   blocked task also leaves a warning event, bound to the process node, not to model output;
 - turns: the episodic log, one verbatim unit per utterance (secrets already removed).
 """

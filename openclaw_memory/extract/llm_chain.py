@@ -212,7 +212,7 @@ class LLMExtractor:
             variables = self._variables(turn, user)
             answer = call_with_timeout(lambda: self._program(None, **variables), self._timeout)
             items = answer.facts
-        except Exception as exc:  # noqa: BLE001 - any provider failure degrades to rules (inv. 8)
+        except Exception as exc:  # noqa: BLE001 - any provider failure degrades to rules (docs/design.md invariant 8)
             message = " ".join(str(exc).split())[:200]
             _log.warning(
                 "LLM extraction failed for turn %s (%s: %s); using the rule chain",

@@ -1,4 +1,4 @@
-"""The sensitive-information filter: secrets are never stored anywhere (design.md "filter").
+"""The sensitive-information filter: secrets are never stored anywhere (docs/design.md "filter").
 
 `SecretFilter.scan` finds spans of passwords, API keys and tokens, PEM private keys, payment card
 numbers (Luhn-checked), Chinese resident ID numbers (checksum and birth date checked), phone

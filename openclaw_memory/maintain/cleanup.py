@@ -1,4 +1,4 @@
-"""Periodic cleanup (seed 002 §4.3): memories nobody used for a long time and that matter little
+"""Periodic cleanup (docs/design.md seed 002 §4.3): memories nobody used for a long time and that matter little
 are deleted for real, vectors included, so no orphan vector is left behind.
 
 A record qualifies when all of these hold:

@@ -1,5 +1,5 @@
 """Purge: remove every trace of a user, or of one record, from SQLite, the keyword index and
-Chroma (seed 001 §1.1, invariant 6). `forget` deactivates and keeps an audit trail; purge does not.
+Chroma (seed 001 §1.1, docs/design.md invariant 6). `forget` deactivates and keeps an audit trail; purge does not.
 
 Afterwards the SQLite file is vacuumed (secure_delete is on, and VACUUM plus a WAL truncate take
 the freed pages off the disk). The user's Chroma collections are dropped with their segment

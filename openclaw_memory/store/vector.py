@@ -163,7 +163,7 @@ class ChromaIndex:
     # ---- identity ---------------------------------------------------------------------------
 
     def check_embedder(self, *, allow_init: bool = True) -> None:
-        """Refuse an index written by another embedder (invariant 4)."""
+        """Refuse an index written by another embedder (docs/design.md invariant 4)."""
         meta = self._client.get_or_create_collection(f"{self.prefix}_{META_COLLECTION}")
         stored = meta.metadata or {}
         name, dim = stored.get("embedder"), stored.get("dim")
