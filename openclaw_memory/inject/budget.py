@@ -18,22 +18,18 @@ from dataclasses import dataclass
 from ..config import BudgetConfig
 from ..errors import ValidationError
 from ..tokens import truncate_tokens
-from ..types import MemoryRecord, MemoryType, ScoredMemory
+from ..policy import POLICY
+from ..types import MemoryRecord, ScoredMemory
 
 #: Section names in the order they are rendered.
 SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved")
 
-_PROFILE_TYPES = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE})
 _SPACE = re.compile(r"\s+")
 
 
 def section_of(record: MemoryRecord) -> str:
     """The section a record is budgeted and rendered in: profile, summaries or retrieved."""
-    if record.type in _PROFILE_TYPES:
-        return "profile"
-    if record.type is MemoryType.SUMMARY:
-        return "summaries"
-    return "retrieved"
+    return POLICY[record.type].section
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..clock import DAY
 from ..store import records as rec
+from ..policy import type_values, types_where
 from ..types import Scope
 from .common import WRITER, partition
 
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
 _BATCH = 500
+_KEPT = ", ".join(repr(t) for t in type_values(types_where(kept_by_cleanup=True)))  # the policy table
 _WHERE = (
-    "status IN ('active', 'archived') AND type NOT IN ('profile', 'summary') "
+    f"status IN ('active', 'archived') AND type NOT IN ({_KEPT}) "
     "AND channel != 'explicit' AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?"
 )
 
