@@ -59,9 +59,13 @@ def plot(data: dict[str, Any], out: Path) -> None:
     for name in RETRIEVERS:
         pts = sorted((p for p in data["points"] if p["retriever"] == name), key=lambda p: p["budget"])
         ax.plot([p["tokens"] for p in pts], [p["recall"] for p in pts], marker="o", label=name)
+        labels: dict[tuple[float, float], list[str]] = {}  # budgets past top_k give the same block
         for p in pts:
-            ax.annotate(str(p["budget"]), (p["tokens"], p["recall"]), textcoords="offset points",
-                        xytext=(4, -10), fontsize=7, color="gray")
+            labels.setdefault((round(p["tokens"], 1), round(p["recall"], 4)), []).append(str(p["budget"]))
+        for (tokens, recall), budgets in labels.items():
+            text = budgets[0] if len(budgets) == 1 else f"{budgets[0]}-{budgets[-1]}"
+            ax.annotate(text, (tokens, recall), textcoords="offset points", xytext=(4, -10),
+                        fontsize=7, color="gray")
     ax.set_xlabel("mean injected tokens per request")
     ax.set_ylabel("injected recall_all")
     ax.set_title(f"{data['path']}: injected recall vs budget (labels: budgets.retrieved; top_k {data['top_k']})",
