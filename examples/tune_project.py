@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 from openclaw_memory.config import load_config
-from openclaw_memory.testing import ConversationDriver, harness_config
+from openclaw_memory.harness import ConversationDriver, harness_config
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.types import Scope
 

@@ -1,0 +1,127 @@
+"""openclaw-memory: long-term memory middleware for OpenClaw agents (and any agent loop).
+
+The public API is the names in `__all__`, importable from the package itself:
+
+    from openclaw_memory import ChatRequest, Scope, build_middleware
+
+    mw = build_middleware("my-project.yaml")
+    request = ChatRequest(Scope("alice", "main"), "session-1", messages)
+    result = mw.before_request(request)      # result.messages: the messages with the memory block
+    mw.after_response(request, reply)
+    mw.close()
+
+Everything else (the pipeline stages under capture/, extract/, recall/, inject/, store/,
+maintain/, service/, evaluate/, bench/) is internal: importable, but free to change between
+versions. Names are loaded on first use, so `import openclaw_memory` stays cheap and a
+submodule import does not pull in the whole package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+try:
+    __version__ = metadata.version("openclaw-memory")
+except metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
+#: public name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    # the middleware and its request / result types
+    "MemoryMiddleware": "middleware",
+    "ChatRequest": "middleware",
+    "RequestResult": "middleware",
+    "ToolEvent": "capture.events",
+    # the factory and config loading
+    "build_middleware": "factory",
+    "MemoryConfig": "config",
+    "load_config": "config",
+    "config_from_dict": "config",
+    # core values
+    "Scope": "types",
+    "Turn": "types",
+    "Candidate": "types",
+    "MemoryRecord": "types",
+    "MemoryType": "types",
+    "Channel": "types",
+    "Status": "types",
+    "Source": "types",
+    "ScoredMemory": "types",
+    "InjectionPlan": "types",
+    "WriteResult": "types",
+    "Clock": "clock",
+    "SystemClock": "clock",
+    # errors
+    "OpenClawMemoryError": "errors",
+    "ConfigError": "errors",
+    "ValidationError": "errors",
+    "NotFoundError": "errors",
+    "IndexMismatchError": "errors",
+    "StoreError": "errors",
+    "ExtractionError": "errors",
+    # fakes for tests and examples
+    "FakeClock": "clock",
+    "HashEmbedding": "embedding",
+    "ScriptedLLM": "llm",
+    "FakeOpenAIServer": "fake_openai",
+    "ConversationDriver": "harness",
+}
+
+__all__ = [
+    "__version__", "MemoryMiddleware", "ChatRequest", "RequestResult", "ToolEvent",
+    "build_middleware", "MemoryConfig", "load_config", "config_from_dict", "Scope", "Turn",
+    "Candidate", "MemoryRecord", "MemoryType", "Channel", "Status", "Source", "ScoredMemory",
+    "InjectionPlan", "WriteResult", "Clock", "SystemClock", "OpenClawMemoryError", "ConfigError",
+    "ValidationError", "NotFoundError", "IndexMismatchError", "StoreError", "ExtractionError",
+    "FakeClock", "HashEmbedding", "ScriptedLLM", "FakeOpenAIServer", "ConversationDriver",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'openclaw_memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
+
+if TYPE_CHECKING:  # the same names, for type checkers and IDEs
+    from .capture.events import ToolEvent
+    from .clock import Clock, FakeClock, SystemClock
+    from .config import MemoryConfig, config_from_dict, load_config
+    from .embedding import HashEmbedding
+    from .errors import (
+        ConfigError,
+        ExtractionError,
+        IndexMismatchError,
+        NotFoundError,
+        OpenClawMemoryError,
+        StoreError,
+        ValidationError,
+    )
+    from .factory import build_middleware
+    from .fake_openai import FakeOpenAIServer
+    from .harness import ConversationDriver
+    from .llm import ScriptedLLM
+    from .middleware import ChatRequest, MemoryMiddleware, RequestResult
+    from .types import (
+        Candidate,
+        Channel,
+        InjectionPlan,
+        MemoryRecord,
+        MemoryType,
+        ScoredMemory,
+        Scope,
+        Source,
+        Status,
+        Turn,
+        WriteResult,
+    )

@@ -1,4 +1,4 @@
-"""Load a middleware chain from an `openclaw_config.yaml` listing (seed 002 §5.2).
+"""Load a middleware chain from an `openclaw_config.yaml` listing (docs/design.md seed 002 §5.2).
 
     middlewares: [{name, module, config}]
     context: {inject_memory, memory_position, system_prefix}

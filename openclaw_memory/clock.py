@@ -1,4 +1,4 @@
-"""The injected clock (invariant 7): every time rule reads one of these, never the wall directly."""
+"""The injected clock (docs/design.md invariant 7): every time rule reads one of these, never the wall directly."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ DAY = 86400.0
 
 
 class Clock(Protocol):
+    """Where every timestamp comes from (injected, so tests and replays control time)."""
+
     def now(self) -> float:
         """UTC epoch seconds."""
         ...
@@ -20,6 +22,7 @@ class SystemClock:
     """Wall-clock time."""
 
     def now(self) -> float:
+        """UTC epoch seconds, from the system clock."""
         return time.time()
 
 
@@ -31,14 +34,17 @@ class FakeClock:
         self._lock = threading.Lock()
 
     def now(self) -> float:
+        """The time last set, in UTC epoch seconds."""
         with self._lock:
             return self._t
 
     def set(self, t: float) -> None:
+        """Jump to t (epoch seconds)."""
         with self._lock:
             self._t = float(t)
 
     def advance(self, seconds: float = 0.0, *, days: float = 0.0) -> float:
+        """Move forward by seconds plus days; returns the new time."""
         with self._lock:
             self._t += seconds + days * DAY
             return self._t

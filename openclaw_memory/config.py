@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -17,11 +18,11 @@ from typing import Any, Mapping, Optional
 import yaml
 
 from .errors import ConfigError
+from .resources import default_config_path
 from .text import MAX_SENTENCE_PARTS
 
-PACKAGE_ROOT = Path(__file__).resolve().parent
-PROJECT_ROOT = PACKAGE_ROOT.parent
-DEFAULT_CONFIG_PATH = PROJECT_ROOT / "config" / "memory_config.yaml"
+#: the shipped defaults (the repository's config/ folder, carried by the wheel; resources.py)
+DEFAULT_CONFIG_PATH = default_config_path()
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,7 @@ class ShortTermConfig:
 
 @dataclass(frozen=True)
 class LongTermConfig:
-    vector_dim: int = 384
     top_k: int = 7
-    min_score: float = 0.45
-    time_decay_factor: float = 0.02
     max_facts_per_user: int = 500
     similarity_threshold: float = 0.95
     #: a memory of several sentences is also indexed by up to this many sentence vectors (0: off)
@@ -89,7 +87,6 @@ class ForgettingConfig:
     compaction_batch: int = 30
     cleanup_unused_days: float = 180.0
     cleanup_max_importance: float = 0.4
-    summary_keep_days: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -163,6 +160,8 @@ class WorkerConfig:
 
 @dataclass(frozen=True)
 class MemoryConfig:
+    """The whole configuration, one frozen section per YAML section (see load_config)."""
+
     short_term: ShortTermConfig = field(default_factory=ShortTermConfig)
     long_term: LongTermConfig = field(default_factory=LongTermConfig)
     storage: StorageConfig = field(default_factory=StorageConfig)
@@ -176,20 +175,24 @@ class MemoryConfig:
     base_dir: str = "."
 
     def resolve(self, path: str) -> Path:
+        """path itself when absolute, else relative to base_dir."""
         p = Path(path).expanduser()
         return p if p.is_absolute() else Path(self.base_dir) / p
 
     @property
     def data_dir(self) -> Path:
+        """storage.data_dir, resolved."""
         return self.resolve(self.storage.data_dir)
 
     @property
     def sqlite_file(self) -> Path:
+        """The SQLite file (storage.sqlite_path, relative to data_dir unless absolute)."""
         p = Path(self.storage.sqlite_path).expanduser()
         return p if p.is_absolute() else self.data_dir / p
 
     @property
     def chroma_dir(self) -> Path:
+        """The embedded Chroma folder (storage.vector_store.path, relative to data_dir)."""
         p = Path(self.storage.vector_store.path).expanduser()
         return p if p.is_absolute() else self.data_dir / p
 
@@ -201,6 +204,15 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "injection.position": ("after_system", "before_user_input", "system_prefix"),
 }
 
+
+#: keys accepted once and read by nothing: a YAML that sets one loads, with a FutureWarning
+#: naming the key that does the job now
+RETIRED_KEYS: Mapping[str, str] = {
+    "long_term.vector_dim": "nothing: the embedder sets the dimension (storage.embedding_model)",
+    "long_term.min_score": "recall.min_semantic",
+    "long_term.time_decay_factor": "recall.event_half_life_days",
+    "forgetting.summary_keep_days": "nothing: session summaries are kept whatever their age",
+}
 
 #: upper bounds of numeric keys (the lower bound of every number is 0)
 _MAXIMA: Mapping[str, int] = {"long_term.sentence_vectors": MAX_SENTENCE_PARTS}
@@ -252,6 +264,7 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
         raise ConfigError(f"{where}: key '{prefix or '<top>'}' expects a mapping, found {data!r}")
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
+    data = _without_retired(data, where, prefix)
     unknown = sorted(set(map(str, data)) - names)
     if unknown:
         dotted = f"{prefix}.{unknown[0]}" if prefix else unknown[0]
@@ -270,6 +283,19 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
         else:
             changes[name] = _coerce(value, tp, where, key)
     return dataclasses.replace(current, **changes)
+
+
+def _without_retired(data: Mapping[str, Any], where: str, prefix: str) -> Mapping[str, Any]:
+    """data without the RETIRED_KEYS of this section, each announced by a FutureWarning."""
+    kept = {}
+    for name, value in data.items():
+        key = f"{prefix}.{name}" if prefix else str(name)
+        if key in RETIRED_KEYS:
+            warnings.warn(f"{where}: key '{key}' is no longer read and is ignored; "
+                          f"use {RETIRED_KEYS[key]}", FutureWarning, stacklevel=2)
+            continue
+        kept[name] = value
+    return kept
 
 
 def _optional_dataclass(tp: Any) -> Any:
@@ -305,9 +331,9 @@ def config_from_dict(data: Mapping[str, Any], *, where: str = "<dict>", base: Me
 
 def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> MemoryConfig:
     """Defaults, then the project YAML at path (if any), then overrides. Paths resolve against the YAML's folder."""
-    cfg = MemoryConfig()
-    if DEFAULT_CONFIG_PATH.is_file():
-        cfg = config_from_dict(_read_yaml(DEFAULT_CONFIG_PATH), where=str(DEFAULT_CONFIG_PATH), base=cfg)
+    # The shipped YAML equals the dataclass defaults (tests/test_packaging.py); reading it anyway
+    # keeps the file the one a user copies, and a missing file means a broken installation.
+    cfg = config_from_dict(_read_yaml(DEFAULT_CONFIG_PATH), where=str(DEFAULT_CONFIG_PATH))
     if path is not None:
         p = Path(path)
         cfg = config_from_dict(_read_yaml(p), where=str(p), base=cfg)

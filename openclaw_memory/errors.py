@@ -3,7 +3,6 @@
     OpenClawMemoryError
     ├── ConfigError          a YAML file, key or value is wrong (names file, key, expected form)
     ├── ValidationError      bad input to the API (names the field and the expected form)
-    ├── ScopeError           a read or write without a valid scope
     ├── NotFoundError        a record id that does not exist in the given scope
     ├── IndexMismatchError   the vector index was built by another embedder: run `reindex`
     ├── StoreError           the SQLite store or the vector index failed
@@ -18,29 +17,27 @@ class OpenClawMemoryError(Exception):
 
 
 class ConfigError(OpenClawMemoryError):
-    pass
+    """A YAML file, key or value is wrong (the message names file, key and expected form)."""
 
 
 class ValidationError(OpenClawMemoryError, ValueError):
-    pass
-
-
-class ScopeError(ValidationError):
-    pass
+    """Bad input to the API (the message names the field and the expected form)."""
 
 
 class NotFoundError(OpenClawMemoryError, KeyError):
+    """A record id that does not exist in the given scope."""
+
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
         return str(self.args[0]) if self.args else "not found"
 
 
 class IndexMismatchError(OpenClawMemoryError):
-    pass
+    """The vector index was built by another embedder: run `openclaw-memory reindex`."""
 
 
 class StoreError(OpenClawMemoryError):
-    pass
+    """The SQLite store or the vector index failed."""
 
 
 class ExtractionError(OpenClawMemoryError):
-    pass
+    """An LLM chain returned something unusable (callers fall back to the rules)."""

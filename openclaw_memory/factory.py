@@ -8,11 +8,13 @@ from typing import Any, Mapping
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import Clock
-from .config import PROJECT_ROOT, MemoryConfig, config_from_dict, load_config
+from .extract.base import Extractor
+from .config import MemoryConfig, config_from_dict, load_config
+from .resources import default_prompts_dir
 from .types import Scope
 from .worker import Job
 
-PROMPTS_DIR = PROJECT_ROOT / "prompts"
+PROMPTS_DIR = default_prompts_dir()
 
 
 def resolve_config(config: MemoryConfig | str | Path | None, overrides: Mapping[str, Any] | None) -> MemoryConfig:
@@ -38,7 +40,7 @@ def build_middleware(config: MemoryConfig | str | Path | None = None, *, clock: 
     engine = MemoryEngine.open(cfg, clock=clock, embedder=embedder, background=background)
     llm = llm if llm is not None else _llm(cfg)
     rules = RuleExtractor(engine.clock)
-    extractor = rules
+    extractor: Extractor = rules
     if cfg.extraction.mode == "llm" and llm is not None:
         from .extract.llm_chain import LLMExtractor
 

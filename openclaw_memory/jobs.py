@@ -26,7 +26,7 @@ class UserJobs:
         self._running: Counter[str] = Counter()  # jobs running, per user id
         self._purging: Counter[str] = Counter()  # purges in progress, per user id
 
-    def submit(self, scope: Scope, fn: Callable[[], None], name: str, *, prepare=None, payload=None,
+    def submit(self, scope: Scope, fn: Callable[[], object], name: str, *, prepare=None, payload=None,
                barrier: bool = True) -> None:
         """Queue fn for the worker (see `Job` for prepare, payload and barrier)."""
         epoch, user = self._epoch(scope), scope.user_id

@@ -11,8 +11,8 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from llama_index.core.base.llms.types import (
     CompletionResponse,
@@ -28,10 +28,11 @@ from .config import LLMConfig
 from .errors import ConfigError, ExtractionError
 
 Reply = str | BaseException
+T = TypeVar("T")
 
 _OPENAI_LIKE_HINT = (
     "extraction.llm.provider 'openai_like' needs the package llama-index-llms-openai-like; "
-    "install it with: pip install llama-index-llms-openai-like"
+    "install it with: pip install 'openclaw-memory[openai]'"
 )
 
 
@@ -54,10 +55,12 @@ class ScriptedLLM(CustomLLM):
 
     @classmethod
     def class_name(cls) -> str:
+        """LlamaIndex's serialisation name."""
         return "ScriptedLLM"
 
     @property
     def metadata(self) -> LLMMetadata:
+        """A completion (not chat) model named "scripted"."""
         return LLMMetadata(model_name="scripted", is_chat_model=False)
 
     @property
@@ -94,12 +97,14 @@ class ScriptedLLM(CustomLLM):
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        """The next scripted reply (recording the prompt)."""
         return CompletionResponse(text=self._next(prompt))
 
     @llm_completion_callback()
     def stream_complete(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
+        """The next scripted reply as a one-chunk stream."""
         text = self._next(prompt)
 
         def gen() -> CompletionResponseGen:
@@ -148,18 +153,23 @@ def build_llm(cfg: LLMConfig, env: Mapping[str, str] | None = None) -> LLM | Non
 
 
 def complete_text(llm: LLM, prompt: str, timeout_seconds: float | None) -> str:
-    """`llm.complete(prompt).text`, raising TimeoutError after timeout_seconds (None: no limit).
+    """`llm.complete(prompt).text`, raising TimeoutError after timeout_seconds (None: no limit)."""
+    return str(call_with_timeout(lambda: llm.complete(prompt).text, timeout_seconds))
+
+
+def call_with_timeout(call: Callable[[], T], timeout_seconds: float | None) -> T:
+    """`call()`, raising TimeoutError after timeout_seconds (None: no limit).
 
     The call runs on a daemon thread so a hung provider cannot block the caller; the thread is
     left to finish on its own (its reply is discarded).
     """
     if timeout_seconds is None:
-        return llm.complete(prompt).text
+        return call()
     box: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            box["text"] = llm.complete(prompt).text
+            box["value"] = call()
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller below
             box["error"] = exc
 
@@ -170,4 +180,4 @@ def complete_text(llm: LLM, prompt: str, timeout_seconds: float | None) -> str:
         raise TimeoutError(f"LLM call: expected a reply within {timeout_seconds}s, found none")
     if "error" in box:
         raise box["error"]
-    return str(box["text"])
+    return box["value"]

@@ -46,6 +46,8 @@ __all__ = ["ChatRequest", "MemoryMiddleware", "RequestResult", "ToolEvent"]
 
 @dataclass(frozen=True)
 class ChatRequest:
+    """One model call as the host is about to make it: whose it is, the session, the messages."""
+
     scope: Scope
     session_id: str
     messages: Sequence[Mapping[str, Any]]
@@ -53,11 +55,18 @@ class ChatRequest:
 
 @dataclass(frozen=True)
 class RequestResult:
+    """What before_request returns: the messages with the memory block in place, and the plan
+    that explains which memories went in and why."""
+
     messages: list[dict]
     plan: InjectionPlan
 
 
 class MemoryMiddleware:
+    """Long-term memory around a model call: `before_request` recalls and injects, `after_response`
+    captures in the background; the session, tool and compaction hooks, and the admin calls
+    (search, remember, forget, purge) share one store. Build one with `build_middleware`."""
+
     #: how long a recall waits for its own scope's queued captures before going on without them
     READ_WAIT_SECONDS = 30.0
 
@@ -79,6 +88,7 @@ class MemoryMiddleware:
 
     @classmethod
     def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
+        """The same as `build_middleware(config, **kwargs)`."""
         from .factory import build_middleware
 
         return build_middleware(config, **kwargs)
@@ -86,12 +96,13 @@ class MemoryMiddleware:
     # ---- read path --------------------------------------------------------------------------
 
     def before_request(self, request: ChatRequest) -> RequestResult:
+        """The read path: recall for the last user message and inject the block into a copy."""
         validate_messages(list(request.messages))
         turns = user_turns(request.messages)
         current = turns[-1][1] if turns else ""
         plan = self.recall(request.scope, request.session_id, current, request.messages)
         pos = self.cfg.injection
-        messages = inject(list(request.messages), plan.block, position=pos.position, system_prefix=pos.system_prefix)
+        messages = inject([dict(m) for m in request.messages], plan.block, position=pos.position, system_prefix=pos.system_prefix)
         return RequestResult(messages, plan)
 
     def recall(self, scope: Scope, session_id: str, prompt: str, recent: Sequence[Mapping] = (), *,
@@ -138,7 +149,9 @@ class MemoryMiddleware:
 
         count_tokens("warm up")
         _contentless("预热 warm up")
-        self.extractor.extract(Turn(Scope("warmup"), "warmup", "我喜欢喝茶 I like tea"))
+        # The offline chain only: warming up must not spend a (paid) LLM call on every start.
+        offline = getattr(self.extractor, "fallback", self.extractor)
+        offline.extract(Turn(Scope("warmup"), "warmup", "我喜欢喝茶 I like tea"))
         self.engine.embed_query("预热 warm up")
 
     def _wrap(self, plan: InjectionPlan) -> InjectionPlan:
@@ -156,6 +169,7 @@ class MemoryMiddleware:
         return self._wrap(self.working.plan(scope, "", (), sections=("profile", "summaries")))
 
     def search(self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False) -> list[ScoredMemory]:
+        """The memories recall keeps for query, best first (deep: the cold archive too)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: expected a non-empty string")
         self._read_your_writes(scope)
@@ -163,6 +177,7 @@ class MemoryMiddleware:
         return [s for s in result.ranked if s.kept][: max(1, int(limit))]
 
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        """One record of scope by id; NotFoundError if it is not there."""
         return self.engine.get(scope, memory_id)
 
     # ---- write path -------------------------------------------------------------------------
@@ -201,7 +216,7 @@ class MemoryMiddleware:
         done = self.short_term.captured_turn_ids(scope, session_id)
         turns = [Turn(scope, session_id, t.user, t.reply, f"{session_id}#{t.key}", self.clock.now())
                  for t in mine if f"{session_id}#{t.key}" not in done]
-        claimed = set(self.pending.claim(scope, [t.turn_id for t in turns]))
+        claimed = set(self.pending.claim(scope, [t.turn_id or "" for t in turns]))
         new = [t for t in turns if t.turn_id in claimed]
         stored = frozenset(f"{session_id}#{k}" for k in stored_turns)
         for turn in new:
@@ -420,6 +435,7 @@ class MemoryMiddleware:
     # ---- cleanup ----------------------------------------------------------------------------
 
     def flush(self, timeout: float | None = None) -> None:
+        """Wait until queued captures are written and indexed (at most timeout seconds)."""
         self.worker.wait(timeout=timeout)
         self.engine.indexer.drain()
 

@@ -27,7 +27,7 @@ class MemoryType(str, enum.Enum):
     DECISION = "decision"
     TASK = "task"
     SUMMARY = "summary"
-    # The episodic log: one conversation turn kept verbatim as evidence (design.md "two layers").
+    # The episodic log: one conversation turn kept verbatim as evidence (docs/design.md "two layers").
     EPISODE = "episode"
 
 
@@ -38,10 +38,9 @@ APPEND_ONLY_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE})
 
 
 class Channel(str, enum.Enum):
-    """How a memory entered the store; also its trust on conflict (explicit > admin > ...)."""
+    """How a memory entered the store; also its trust on conflict (explicit > tool > ...)."""
 
     EXPLICIT = "explicit"
-    ADMIN = "admin"
     IMPLICIT = "implicit"
     TOOL = "tool"
     SUMMARY = "summary"
@@ -49,7 +48,6 @@ class Channel(str, enum.Enum):
 
 CHANNEL_PRIORITY: Mapping[Channel, int] = {
     Channel.EXPLICIT: 4,
-    Channel.ADMIN: 3,
     Channel.TOOL: 2,
     Channel.SUMMARY: 1,
     Channel.IMPLICIT: 1,
@@ -57,6 +55,9 @@ CHANNEL_PRIORITY: Mapping[Channel, int] = {
 
 
 class Status(str, enum.Enum):
+    """A record's life: active (recalled), inactive (forgotten or superseded, kept for audit),
+    archived (expired or compacted: deep recall only)."""
+
     ACTIVE = "active"
     INACTIVE = "inactive"
     ARCHIVED = "archived"
@@ -72,7 +73,7 @@ def _check_id(name: str, value: str) -> str:
 
 @dataclass(frozen=True)
 class Scope:
-    """Who a memory belongs to. Every read and write carries one (invariant 1)."""
+    """Who a memory belongs to. Every read and write carries one (docs/design.md invariant 1)."""
 
     user_id: str
     agent_id: str = "default"
@@ -92,7 +93,7 @@ class Scope:
 
 @dataclass(frozen=True)
 class Source:
-    """Provenance (invariant 5): who wrote it, through which channel, from which turns."""
+    """Provenance (docs/design.md invariant 5): who wrote it, through which channel, from which turns."""
 
     channel: Channel = Channel.IMPLICIT
     session_id: str | None = None
@@ -137,6 +138,7 @@ class MemoryRecord:
     links: tuple[str, ...] = ()
 
     def replace(self, **changes: Any) -> "MemoryRecord":
+        """A copy with the given fields changed."""
         return dataclasses.replace(self, **changes)
 
     @property
@@ -163,6 +165,8 @@ class Candidate:
     links: tuple[str, ...] = ()
     #: explicit "forget X" commands: deactivate matching memories instead of storing.
     forget: bool = False
+    #: the old value or attribute this claim replaces, when the extractor said so (LLM "replaces")
+    replaces: str | None = None
 
     @property
     def text(self) -> str:

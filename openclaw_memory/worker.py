@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Job:
     scope: Scope
-    run: Callable[[], None]
+    run: Callable[[], object]
     name: str = "job"
     #: work that is cheaper for many jobs at once (one embedding call for a batch of captures):
     #: the worker calls it once with the payloads of the jobs of a batch that share it, before
@@ -63,7 +63,8 @@ class Worker:
     def discard(self, matches: Callable[[Job], bool]) -> int:
         """Drop the queued (not yet started) jobs that match; return how many were dropped."""
         with self._q.mutex:
-            kept, dropped = deque(), []
+            kept: deque[Job] = deque()
+            dropped: list[Job] = []
             for job in self._q.queue:
                 (dropped if job is not None and matches(job) else kept).append(job)
             self._q.queue = kept

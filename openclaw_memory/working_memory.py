@@ -1,4 +1,4 @@
-"""Working memory: what the model will see this turn (seed 002 §1.2).
+"""Working memory: what the model will see this turn (docs/design.md seed 002 §1.2).
 
 recall -> keep the top_k related memories -> pack into the per-section budgets -> render the
 reference block -> an InjectionPlan that explains every decision.

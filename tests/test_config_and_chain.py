@@ -1,4 +1,4 @@
-"""Typed config from YAML with clear errors, and the seed 002 §5.2 middleware listing."""
+"""Typed config from YAML with clear errors, and the docs/design.md seed 002 §5.2 middleware listing."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ def write(tmp_path, text, name="project.yaml"):
 
 def test_every_default_key_is_in_the_yaml_with_a_comment():
     text = DEFAULT_CONFIG_PATH.read_text(encoding="utf-8")
-    for key in ("max_tokens", "window_size", "summary_threshold", "vector_dim", "top_k", "min_score",
-                "time_decay_factor", "max_facts_per_user", "sqlite_path", "vector_store", "embedding_model"):
+    for key in ("max_tokens", "window_size", "summary_threshold", "top_k",
+                "max_facts_per_user", "sqlite_path", "vector_store", "embedding_model"):
         line = next(line for line in text.splitlines() if line.strip().startswith(f"{key}:"))
         assert "#" in line or key == "vector_store", key
 

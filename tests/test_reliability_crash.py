@@ -1,5 +1,5 @@
 """Crash consistency: writers SIGKILLed at random points lose no acknowledged write, and doctor
-leaves SQLite, the FTS index and the Chroma index in agreement (design.md invariant 2).
+leaves SQLite, the FTS index and the Chroma index in agreement (docs/design.md invariant 2).
 
 A writer child (forked from a pre-imported fork server, see reliability_helpers) writes batches
 through MemoryEngine.write with the background indexer on, and prints `ACK <user> <agent> <id>`

@@ -1,4 +1,4 @@
-"""Deletion that is real (design.md invariant 6): after purge_user, which vacuums SQLite, the
+"""Deletion that is real (docs/design.md invariant 6): after purge_user, which vacuums SQLite, the
 user's distinctive strings, Chinese and English, are gone from the bytes of the SQLite file, its
 -wal and -shm, and every file under the Chroma directory, while the same scan still finds what
 another user wrote.

@@ -1,4 +1,4 @@
-"""Hostile and broken input, one table (design.md invariant 8).
+"""Hostile and broken input, one table (docs/design.md invariant 8).
 
 Every case is run against live stores (a rules middleware with its HTTP app, and an LLM-mode
 middleware fed by a ScriptedLLM). Each must end in a clear error naming the field or file and

@@ -1,4 +1,4 @@
-"""Isolation (design.md invariant 1): one scope's memory never reaches another scope's request.
+"""Isolation (docs/design.md invariant 1): one scope's memory never reaches another scope's request.
 
 A hypothesis state machine runs random sequences of writes (turns, explicit memories, tool
 events), recalls (before_request, session start, search), restatements and changes, forgets,

@@ -1,4 +1,4 @@
-"""Secrets never reach the disk, end to end (design.md "filter").
+"""Secrets never reach the disk, end to end (docs/design.md "filter").
 
 test_secrets.py measures the filter on tests/data/secrets_corpus.tsv. Here every corpus line goes
 through the real write paths of one store (after_response turns with the assistant echoing the

@@ -1,7 +1,7 @@
 """Captured events -> candidate memories, without any LLM.
 
 - tool events (the `save` hook): an event memory with tool, arguments, outcome, files touched;
-- process events (seed 000 §2.2): a task's status changed -> the task fact is updated, and a
+- process events (docs/design.md seed 000 §2.2): a task's status changed -> the task fact is updated, and a
   blocked task also leaves a warning event, bound to the process node, not to model output;
 - turns: the episodic log, one verbatim unit per utterance (secrets already removed).
 """
@@ -17,11 +17,11 @@ from ..text import valid_unicode
 from ..tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType
 
-FINAL_STATUSES = frozenset({"completed", "done", "blocked", "cancelled", "canceled", "failed", "merged"})
-
 
 @dataclass(frozen=True)
 class ToolEvent:
+    """One finished tool call as the host reports it (after_tool_call)."""
+
     tool: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
     outcome: str = ""
@@ -98,8 +98,7 @@ def process_event_candidates(subject: str, status: str, summary: str = "", *, re
     status = status.strip().lower()
     text = f"{summary} ({status})" if summary else f"status {status}"
     out = [Candidate(type=MemoryType.TASK, subject=subject, summary=text, tags=("process", status),
-                     importance=importance, confidence=1.0, channel=Channel.TOOL,
-                     ttl_seconds=None if status not in FINAL_STATUSES else None)]
+                     importance=importance, confidence=1.0, channel=Channel.TOOL)]
     if status == "blocked":
         out.append(Candidate(type=MemoryType.EVENT, subject=subject, summary=f"{subject} blocked: {reason or summary}",
                              tags=("process", "warning"), importance=0.8, confidence=1.0, channel=Channel.TOOL))

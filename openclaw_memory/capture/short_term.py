@@ -1,6 +1,6 @@
 """Short-term memory: each session's sliding window, bounded by tokens, persisted in SQLite.
 
-Eviction drops the oldest messages until the window fits `max_tokens` and `window_size` (seed 002
+Eviction drops the oldest messages until the window fits `max_tokens` and `window_size` (docs/design.md seed 002
 §2.1: by tokens, not by count alone). Messages leave the window but stay in the table, so a
 summary can cite them and a restarted process restores the window as it was.
 """
@@ -89,7 +89,7 @@ class ShortTermMemory:
         return self.tokens(scope, session_id) > self.cfg.summary_threshold
 
     def replace_with_summary(self, scope: Scope, session_id: str, summary: str) -> None:
-        """The window becomes one summary message (seed 002 §2.2)."""
+        """The window becomes one summary message (docs/design.md seed 002 §2.2)."""
         with self.db.write() as db:
             db.execute(
                 "UPDATE messages SET in_window = 0 WHERE user_id = ? AND agent_id = ? AND session_id = ?",

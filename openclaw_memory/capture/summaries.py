@@ -39,7 +39,7 @@ class SessionSummaries:
                 cand = Candidate(MemoryType.SUMMARY, text, subject=f"session/{session_id}", importance=0.6,
                                  confidence=0.9, channel=Channel.SUMMARY, turn_ids=evidence)
                 written = self.engine.write(scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}")
-                summary_id = written[0].record.id
+                summary_id = written[0].record.id if written[0].record else None
                 self.short_term.replace_with_summary(scope, session_id, text)
         if end:
             self.sessions.end(scope, session_id, reason, summary_id)

@@ -15,21 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..policy import POLICY
 from ..types import Channel, MemoryType
 
-_BASE = {
-    MemoryType.PROFILE: 0.75,
-    MemoryType.PREFERENCE: 0.6,
-    MemoryType.FACT: 0.55,
-    MemoryType.DECISION: 0.7,
-    MemoryType.TASK: 0.6,
-    MemoryType.EVENT: 0.35,
-    MemoryType.SUMMARY: 0.5,
-    MemoryType.EPISODE: 0.2,
-}
+#: the base importance of each type is a column of the policy table
+_BASE = {kind: policy.base_importance for kind, policy in POLICY.items()}
 _CHANNEL_BONUS = {
     Channel.EXPLICIT: 0.15,
-    Channel.ADMIN: 0.1,
     Channel.TOOL: 0.0,
     Channel.IMPLICIT: 0.0,
     Channel.SUMMARY: -0.05,

@@ -22,19 +22,23 @@ def _candidates(text: str, opener: str, closer: str) -> list[str]:
     return out
 
 
-def parse_json_array(text: str) -> list[Any]:
-    """The JSON array in an LLM reply; an object holding exactly one array is unwrapped."""
-    for chunk in _candidates(text.strip(), "[", "]"):
-        try:
-            value = json.loads(chunk)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            lists = [v for v in value.values() if isinstance(v, list)]
-            value = lists[0] if len(lists) == 1 else value
-        if isinstance(value, list):
-            return value
-    raise ExtractionError(f"LLM reply: expected a JSON array, found {_preview(text)}")
+def parse_json_value(text: str) -> list[Any] | dict[str, Any]:
+    """The JSON array or object in an LLM reply (fenced, or among chatter), whichever comes first."""
+    stripped = text.strip()
+    for opener, closer in sorted((("[", "]"), ("{", "}")), key=lambda p: _position(stripped, p[0])):
+        for chunk in _candidates(stripped, opener, closer):
+            try:
+                value = json.loads(chunk)
+            except ValueError:
+                continue
+            if isinstance(value, (list, dict)):
+                return value
+    raise ExtractionError(f"LLM reply: expected a JSON array or object, found {_preview(text)}")
+
+
+def _position(text: str, opener: str) -> int:
+    at = text.find(opener)
+    return at if at >= 0 else len(text)
 
 
 def parse_json_object(text: str) -> dict[str, Any]:

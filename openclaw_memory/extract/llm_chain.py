@@ -1,10 +1,13 @@
 """The LLM chain: structured fact extraction through a LlamaIndex LLM, with the rules as backstop.
 
-One turn becomes one prompt (`prompts/extract_facts.txt`, filled with today's date from the
-clock and the secret-free turn); the reply must be a JSON array of typed items, validated one by
-one. Explicit commands (记住/remember, 忘掉/forget, 以后/from now on) always come from the rule
-chain's explicit channel and win over whatever the LLM says about the same subject. Malformed
-output, provider errors and timeouts log one line and return the rule chain's result.
+One turn becomes one prompt: `prompts/extract_facts.txt` as a LlamaIndex `PromptTemplate`, filled
+with today's date from the clock and the secret-free turn. A LlamaIndex structured-output program
+(`LLMTextCompletionProgram`) runs it and parses the reply into the pydantic class `ExtractedFacts`
+(an object {"facts": [...]}; a bare array, a code fence or chatter around the JSON are tolerated,
+and elements without the required shape are dropped one by one). Explicit commands
+(记住/remember, 忘掉/forget, 以后/from now on) always come from the rule chain's explicit channel
+and win over whatever the LLM says about the same subject. Malformed output, provider errors and
+timeouts log one line and return the rule chain's result.
 """
 
 from __future__ import annotations
@@ -15,19 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from llama_index.core.llms import LLM
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from llama_index.core.output_parsers import PydanticOutputParser
+from llama_index.core.program import LLMTextCompletionProgram
+from llama_index.core.prompts import PromptTemplate
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..clock import Clock, iso_date
 from ..errors import ExtractionError
-from ..llm import complete_text
+from ..llm import call_with_timeout
 from ..tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType, Turn
 from .base import Extractor
 from .filter import is_contentless
 from .importance import importance_for
-from .jsonout import parse_json_array
+from .jsonout import parse_json_value
 from .lexicon import normalize_subject
-from .prompts import load_prompt
+from .prompts import PromptFile, load_prompt
 from .secrets import SecretFilter
 
 _log = logging.getLogger(__name__)
@@ -85,21 +91,81 @@ class FactItem(BaseModel):
         return _TYPES.get(self.type.strip().lower())
 
 
-def parse_items(reply: str) -> list[FactItem]:
-    """Validated items of a reply. Raises ExtractionError when the reply is not a JSON array or
-    when none of its elements has the required shape (an empty array is a valid "nothing")."""
-    raw = parse_json_array(reply)
-    items: list[FactItem] = []
-    for element in raw:
+def _valid(element: Any) -> bool:
+    try:
+        FactItem.model_validate(element)
+    except ValidationError:
+        return False
+    return True
+
+
+class ExtractedFacts(BaseModel):
+    """The structured answer of the extraction prompt: the facts worth remembering (maybe none).
+
+    Lenient where models differ: a bare array stands for {"facts": [...]}, an object holding
+    exactly one array under another name is read as that array, and elements without the shape
+    of a FactItem are dropped. An answer whose elements all lack it is invalid.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    facts: list[FactItem]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lenient(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            value = {"facts": value}
+        if isinstance(value, dict) and "facts" not in value:
+            lists = [v for v in value.values() if isinstance(v, list)]
+            value = {"facts": lists[0]} if len(lists) == 1 else value
+        raw = value.get("facts") if isinstance(value, dict) else None
+        if isinstance(raw, list):
+            kept = [element for element in raw if _valid(element)]
+            if raw and not kept:
+                raise ValueError(
+                    f"expected objects with 'type' and 'fact', found none in {len(raw)} elements"
+                )
+            value = {**value, "facts": kept}
+        return value
+
+
+class FactsOutputParser(PydanticOutputParser[ExtractedFacts]):
+    """LlamaIndex output parser for ExtractedFacts that finds the JSON inside fences or chatter.
+
+    `format` leaves the prompt as written: the prompt file states the answer's shape itself.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(output_cls=ExtractedFacts)
+
+    def parse(self, text: str) -> ExtractedFacts:
+        """The validated answer; ExtractionError when the reply holds no usable JSON."""
         try:
-            items.append(FactItem.model_validate(element))
-        except ValidationError:
-            continue
-    if raw and not items:
-        raise ExtractionError(
-            f"LLM reply: expected objects with 'type' and 'fact', found none in {len(raw)} elements"
-        )
-    return items
+            return ExtractedFacts.model_validate(parse_json_value(text))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise ExtractionError(f"LLM reply: {first['msg']}") from exc
+
+    def format(self, query: str) -> str:
+        """The prompt unchanged (no JSON schema appended)."""
+        return query
+
+
+def parse_items(reply: str) -> list[FactItem]:
+    """Validated items of a reply. Raises ExtractionError when the reply holds no JSON array or
+    {"facts": [...]} object, or when none of its elements has the required shape (an empty list
+    is a valid "nothing")."""
+    return FactsOutputParser().parse(reply).facts
+
+
+def prompt_template(prompt: PromptFile) -> PromptTemplate:
+    """A prompt file as a LlamaIndex PromptTemplate: its {variables} stay variables, every other
+    brace (a JSON example) is escaped so LlamaIndex's formatting leaves it as written."""
+    escaped = prompt.template.replace("{", "{{").replace("}", "}}")
+    for name in prompt.variables:
+        escaped = escaped.replace("{{" + name + "}}", "{" + name + "}")
+    return PromptTemplate(escaped)
 
 
 class LLMExtractor:
@@ -123,10 +189,18 @@ class LLMExtractor:
         self._llm = llm
         self._fallback = fallback
         self._prompt = load_prompt(prompts_dir, PROMPT_FILE)
+        self._program: LLMTextCompletionProgram[ExtractedFacts] = LLMTextCompletionProgram.from_defaults(
+            output_parser=FactsOutputParser(), prompt=prompt_template(self._prompt), llm=llm
+        )
         self._clock = clock
         self._timeout = timeout_seconds
         self._secrets = secrets or SecretFilter()
         self._max_assistant_tokens = max_assistant_tokens
+
+    @property
+    def fallback(self) -> Extractor:
+        """The offline chain used on failure (and for warming up without an LLM call)."""
+        return self._fallback
 
     def extract(self, turn: Turn) -> list[Candidate]:
         """LLM candidates merged under the rule chain's explicit ones; rules alone on failure."""
@@ -135,10 +209,10 @@ class LLMExtractor:
         if not user or is_contentless(user):
             return rules
         try:
-            items = parse_items(
-                complete_text(self._llm, self._prompt_for(turn, user), self._timeout)
-            )
-        except Exception as exc:  # noqa: BLE001 - any provider failure degrades to rules (inv. 8)
+            variables = self._variables(turn, user)
+            answer = call_with_timeout(lambda: self._program(None, **variables), self._timeout)
+            items = answer.facts
+        except Exception as exc:  # noqa: BLE001 - any provider failure degrades to rules (docs/design.md invariant 8)
             message = " ".join(str(exc).split())[:200]
             _log.warning(
                 "LLM extraction failed for turn %s (%s: %s); using the rule chain",
@@ -152,13 +226,16 @@ class LLMExtractor:
         explicit = [c for c in rules if c.channel is Channel.EXPLICIT or c.forget]
         return merge_explicit(explicit, extracted)
 
-    def _prompt_for(self, turn: Turn, user: str) -> str:
+    def _variables(self, turn: Turn, user: str) -> dict[str, str]:
+        """The prompt's variables for one turn (checked against the file's own placeholders)."""
         lines = [f"User: {user}"]
         assistant = self._secrets.strip(turn.assistant)
         if assistant:
             lines.append(f"Assistant: {truncate_tokens(assistant, self._max_assistant_tokens)}")
         today = iso_date(turn.at if turn.at is not None else self._clock.now())
-        return self._prompt.fill(today=today, conversation="\n".join(lines))
+        values = {"today": today, "conversation": "\n".join(lines)}
+        self._prompt.fill(**values)  # raises when the file's variables are not exactly these
+        return values
 
     def _candidate(self, item: FactItem, turn_ids: tuple[str, ...]) -> Candidate | None:
         kind = item.memory_type
@@ -168,9 +245,7 @@ class LLMExtractor:
         if self._secrets.contains_secret(item.fact):
             return None  # never store a secret, even one the model repeated
         tags = tuple(dict.fromkeys(t.strip().lower() for t in item.tags if t.strip()))[:8]
-        detail = None
-        if item.replaces:
-            tags, detail = tags + ("replaces",), f"replaces: {item.replaces.strip()}"
+        replaces = (item.replaces or "").strip() or None
         entities = tuple(
             e.strip() for e in item.entities if e.strip() and not self._secrets.contains_secret(e)
         )
@@ -179,13 +254,13 @@ class LLMExtractor:
             type=kind,
             summary=item.fact.strip(),
             subject=subject,
-            detail=detail,
             tags=tags,
             entities=entities[:8],
             confidence=item.certainty,
             channel=Channel.IMPLICIT,
             importance=importance_for(kind, Channel.IMPLICIT, tags, item.certainty),
             turn_ids=turn_ids,
+            replaces=replaces,
         )
 
 

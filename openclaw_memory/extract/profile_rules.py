@@ -146,7 +146,7 @@ _CITIES = re.compile(
     r"(?:北京|上海|广州|深圳|杭州|成都|南京|武汉|西安|重庆|天津|苏州|香港|纽约|伦敦|东京|新加坡|[市省区县国])$"
 )
 _JOBS_ZH = """工程师 程序员 设计师 经理 老师 教师 医生 护士 律师 会计 学生 研究员 分析师 架构师 教授 作家 记者 厨师 司机 销售 运营 总监 主管 顾问 科学家 创始人 开发者
-    博士生 研究生 大学生 高中生 测试 翻译 编辑 公务员 警察 自由职业者 产品经理""".split()
+    博士生 研究生 大学生 高中生 测试 翻译 编辑 公务员 警察 自由职业者 产品经理""".split()  # noqa: E501 - a word list
 _JOBS_EN = """engineer developer programmer designer teacher doctor nurse lawyer accountant student
     manager scientist researcher analyst architect consultant writer journalist chef driver
     professor founder pharmacist dentist artist musician photographer marketer intern freelancer
@@ -176,7 +176,8 @@ def _profile(clause: str, cjk: bool) -> Slot | None:
                 value.startswith(b) for b in p.bad_values if has_cjk(b)
             ):
                 return None
-            subject, tags, conf = p.subject, (), 0.85
+            tags: tuple[str, ...] = ()
+            subject, conf = p.subject, 0.85
             if p.subject == "employer" and cjk and _CITIES.search(value):
                 subject = "work_location"
             summary = say(cjk, p.zh, p.en, v=value)

@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import PROJECT_ROOT
 from ..errors import ConfigError, ValidationError
+from ..resources import default_prompts_dir
 
-#: The prompt folder shipped at the top of the project.
-DEFAULT_PROMPTS_DIR = PROJECT_ROOT / "prompts"
+#: The shipped prompt folder (the repository's prompts/, carried by the wheel; resources.py).
+DEFAULT_PROMPTS_DIR = default_prompts_dir()
 _VARIABLE = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 

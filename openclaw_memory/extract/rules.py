@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from ..clock import Clock
 from ..text import has_cjk
@@ -174,11 +175,12 @@ class RuleExtractor:
     def _forget(self, what: str, turn_ids: tuple[str, ...]) -> Candidate:
         what = _MEMORY_WORD.sub("", what.strip(" 。.!！")) or what
         slots = [s for s in map(classify, _clauses(what)) if s]
+        subject: str | None
         if slots:
             kind, subject, summary = slots[0].type, slots[0].subject, slots[0].summary
         else:
-            kind, subject, summary = _slot_noun(what)
-            summary = summary or third_person(what, has_cjk(what))
+            kind, subject, noun = _slot_noun(what)
+            summary = noun or third_person(what, has_cjk(what))
         return Candidate(
             type=kind,
             summary=summary,
@@ -194,7 +196,8 @@ class RuleExtractor:
     def _explicit(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
         """记住/remember: known slots keep their keys; whatever else was said is kept as a fact."""
         conf = 0.6 if hedged else 0.95
-        slots, rest = [], []
+        slots: list[Any] = []
+        rest: list[Any] = []
         for clause in _clauses(what):
             slot = classify(clause, standing=True)
             (slots if slot else rest).append(slot or clause)

@@ -1,4 +1,4 @@
-"""The sensitive-information filter: secrets are never stored anywhere (design.md "filter").
+"""The sensitive-information filter: secrets are never stored anywhere (docs/design.md "filter").
 
 `SecretFilter.scan` finds spans of passwords (ASCII, Chinese and multi-word values, and the
 password of any URL), API keys and tokens (OpenAI, Stripe, GitLab, GitHub, Slack tokens and
@@ -255,7 +255,7 @@ def _password_value(m: re.Match[str], text: str, relaxed: bool) -> tuple[int, in
 
 
 def _looks_numeric_pin(value: str | None) -> bool:
-    return bool(value) and value.isdigit() and len(value) >= 6
+    return value is not None and value.isdigit() and len(value) >= 6
 
 
 def _scan_passwords(text: str) -> Iterator[SecretFinding]:

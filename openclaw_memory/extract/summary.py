@@ -1,4 +1,4 @@
-"""Structured session summaries (seed 001 §2.2): goals and constraints, decisions with reasons,
+"""Structured session summaries (docs/design.md seed 001 §2.2): goals and constraints, decisions with reasons,
 open questions, next steps and the evidence ids they came from.
 
 With an LLM, `prompts/summarize_session.txt` asks for a JSON object; without one, or when the

@@ -1,4 +1,4 @@
-"""The inject stage: budget -> render -> position (design.md "budget and render", "inject")."""
+"""The inject stage: budget -> render -> position (docs/design.md "budget and render", "inject")."""
 
 from .budget import SECTIONS, Packing, pack, section_of, total_budget
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize

@@ -1,8 +1,8 @@
 """Budget packing: ranked candidates + fixed token budgets -> kept + dropped, with reasons.
 
 A pure function (style.md rule 7). Every memory goes to one of three sections with its own fixed
-budget (seed 001 §6.1: profile 100-300 tokens, recent summaries 300-800, retrieved 500-1500), and
-all sections together stay under a total cap (seed 000 §4.2: memory takes 15-20% of the context).
+budget (docs/design.md seed 001 §6.1: profile 100-300 tokens, recent summaries 300-800, retrieved 500-1500), and
+all sections together stay under a total cap (docs/design.md seed 000 §4.2: memory takes 15-20% of the context).
 Budgets count the rendered memory lines only; the block's own header, headings and markers are
 a small fixed cost the caller leaves room for (see `render.block_overhead`).
 """
@@ -18,22 +18,18 @@ from dataclasses import dataclass
 from ..config import BudgetConfig
 from ..errors import ValidationError
 from ..tokens import truncate_tokens
-from ..types import MemoryRecord, MemoryType, ScoredMemory
+from ..policy import POLICY
+from ..types import MemoryRecord, ScoredMemory
 
 #: Section names in the order they are rendered.
 SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved")
 
-_PROFILE_TYPES = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE})
 _SPACE = re.compile(r"\s+")
 
 
 def section_of(record: MemoryRecord) -> str:
     """The section a record is budgeted and rendered in: profile, summaries or retrieved."""
-    if record.type in _PROFILE_TYPES:
-        return "profile"
-    if record.type is MemoryType.SUMMARY:
-        return "summaries"
-    return "retrieved"
+    return POLICY[record.type].section
 
 
 @dataclass(frozen=True)
@@ -62,7 +58,7 @@ def total_budget(cfg: BudgetConfig, request_tokens: int) -> int:
                 model_context_tokens - request_tokens)
 
     The first term is the sum of the fixed section budgets, the second keeps memory to its share
-    of the model's window (seed 000 §4.2: 15-20%), and the third keeps the request itself (the
+    of the model's window (docs/design.md seed 000 §4.2: 15-20%), and the third keeps the request itself (the
     prompt's own tokens, `request_tokens`) plus memory inside the window. Never negative.
     """
     if isinstance(request_tokens, bool) or not isinstance(request_tokens, int) or (

@@ -152,7 +152,7 @@ def _plain(text: str) -> bool:
     """Whether sanitize(text) is text with its spaces collapsed."""
     if not _PLAIN.fullmatch(text) or ("&" in text and _ENTITY.search(text)):
         return False
-    start = _LEADING_NON_WORD.match(text).end()
+    start = m.end() if (m := _LEADING_NON_WORD.match(text)) else 0
     colon = _COLON.search(text, start)
     if colon is None:
         return True

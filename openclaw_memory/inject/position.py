@@ -1,6 +1,6 @@
 """Positioning: put the rendered block into an OpenAI-style message list.
 
-Three positions (config `injection.position`, seed 002 §5.2):
+Three positions (config `injection.position`, docs/design.md seed 002 §5.2):
 - "after_system" (default): its own system message right after the leading system message(s),
   so the system prompt keeps the front place and memory follows it;
 - "before_user_input": its own system message immediately before the last user message;

@@ -1,11 +1,11 @@
 """Rendering: memories -> short natural-language lines -> one clearly marked reference block.
 
-Each type has a compressed form (seed 000 §4.2): fact/task/decision as subject + status +
+Each type has a compressed form (docs/design.md seed 000 §4.2): fact/task/decision as subject + status +
 summary (never the detail), events as date + kind + one-line result, episodes as date + speaker +
 shortened text (a turn with its neighbours as one transcript line; the episodes of one day share
 one date), profile/preference and summaries as their text. A record that replaced another
-recently says so in one note (seed 000 §4.3). The block says it is historical reference data, not
-instructions, and carries no field names or JSON (seed 000 §5.3). All memory text goes through
+recently says so in one note (docs/design.md seed 000 §4.3). The block says it is historical reference data, not
+instructions, and carries no field names or JSON (docs/design.md seed 000 §5.3). All memory text goes through
 `escape.sanitize`, so content cannot close or forge the block.
 """
 

@@ -1,4 +1,4 @@
-"""The per-user cap on curated memories: max_facts_per_user (seed 002 §4.3).
+"""The per-user cap on curated memories: max_facts_per_user (docs/design.md seed 002 §4.3).
 
 When a partition holds more live curated records (profile, preference, fact, decision, task) than
 the cap, the least valuable go to the cold archive until the cap holds. Value, lowest first:

@@ -1,4 +1,4 @@
-"""Periodic cleanup (seed 002 §4.3): memories nobody used for a long time and that matter little
+"""Periodic cleanup (docs/design.md seed 002 §4.3): memories nobody used for a long time and that matter little
 are deleted for real, vectors included, so no orphan vector is left behind.
 
 A record qualifies when all of these hold:
@@ -7,8 +7,9 @@ A record qualifies when all of these hold:
 - importance <= `cleanup_max_importance`;
 - not a profile record, not an explicit user command, not a summary.
 
-Summaries are kept whatever their age. The seed keeps only weekly rollups of summaries older than
-`summary_keep_days`; rolling them up is not built yet (TODO), so nothing is lost meanwhile.
+Summaries are kept whatever their age. The seed keeps only weekly rollups of old summaries; rolling
+them up is not built (the seed's `summary_keep_days` key is retired, config.RETIRED_KEYS), so
+nothing is lost meanwhile.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..clock import DAY
 from ..store import records as rec
+from ..policy import type_values, types_where
 from ..types import Scope
 from .common import WRITER, partition
 
@@ -24,8 +26,9 @@ if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
 _BATCH = 500
+_KEPT = ", ".join(repr(t) for t in type_values(types_where(kept_by_cleanup=True)))  # the policy table
 _WHERE = (
-    "status IN ('active', 'archived') AND type NOT IN ('profile', 'summary') "
+    f"status IN ('active', 'archived') AND type NOT IN ({_KEPT}) "
     "AND channel != 'explicit' AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?"
 )
 

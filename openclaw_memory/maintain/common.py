@@ -17,13 +17,14 @@ from ..store import records as rec
 from ..store.db import Database
 from ..store.vector import ChromaIndex
 from ..text import sentence_parts
+from ..policy import type_values, types_where
 from ..types import MemoryRecord, Scope, Status, memory_text
 
 #: The writer recorded in audit rows and provenance of everything maintenance does.
 WRITER = "openclaw-memory maintenance"
 TIERS = ("hot", "cold")
-#: Curated memories: the ones max_facts_per_user caps (the episodic log and summaries are not).
-UNCAPPED_TYPES = ("episode", "event", "summary")
+#: The types max_facts_per_user does not cap (the episodic log and summaries; the policy table).
+UNCAPPED_TYPES = type_values(types_where(capped=False))
 
 
 def partition(scope: Scope) -> Scope:

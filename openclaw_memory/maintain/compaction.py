@@ -1,4 +1,4 @@
-"""Compaction of event streams (seed 000 §2.3): when a subject holds more than
+"""Compaction of event streams (docs/design.md seed 000 §2.3): when a subject holds more than
 `compaction_trigger` live events, the oldest `compaction_batch` become one summary memory.
 
 The summary is extractive (no LLM, so it runs offline and cannot invent anything): the period it

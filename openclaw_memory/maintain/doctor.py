@@ -1,4 +1,4 @@
-"""Doctor: reconcile the derived indexes with SQLite, the source of truth (invariant 2).
+"""Doctor: reconcile the derived indexes with SQLite, the source of truth (docs/design.md invariant 2).
 
 The outbox is drained first, so only real damage remains (a crash between commit and index
 write, a hand-edited collection, a lost Chroma directory). Then, per (user, agent) partition:

@@ -1,5 +1,5 @@
 """Purge: remove every trace of a user, or of one record, from SQLite, the keyword index and
-Chroma (seed 001 §1.1, invariant 6). `forget` deactivates and keeps an audit trail; purge does not.
+Chroma (seed 001 §1.1, docs/design.md invariant 6). `forget` deactivates and keeps an audit trail; purge does not.
 
 Afterwards the keyword index is merged into one segment (FTS5 `optimize`): deleting a row from
 an FTS5 table only adds a delete marker, and the row's lowercased and segmented tokens ("lisbon",

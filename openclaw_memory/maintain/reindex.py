@@ -1,4 +1,4 @@
-"""Reindex: rebuild the vector index from SQLite with the configured embedder (invariant 4).
+"""Reindex: rebuild the vector index from SQLite with the configured embedder (docs/design.md invariant 4).
 
 Works exactly when `MemoryEngine.open` refuses with IndexMismatchError, so it opens the pieces
 itself (Database, ChromaIndex, embedder) instead of the engine:

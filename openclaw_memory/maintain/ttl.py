@@ -1,4 +1,4 @@
-"""TTL: live records past their `expires_at` move to the cold archive (seed 000 §2.3).
+"""TTL: live records past their `expires_at` move to the cold archive (docs/design.md seed 000 §2.3).
 
 Expiry is not deletion: an expired event or task leaves normal recall but stays reachable by deep
 recall (the cold tier) and by its id, with an audit row saying why. Real deletion is cleanup's job.

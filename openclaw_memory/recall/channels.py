@@ -126,7 +126,7 @@ def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
 
 
 class ProfileChannel:
-    """The profile whitelist, injected every turn (seed 001 §5.1): stable profile facts and
+    """The profile whitelist, injected every turn (docs/design.md seed 001 §5.1): stable profile facts and
     standing preferences (reply language, format, allergies), bounded by the profile budget."""
 
     name = "profile"

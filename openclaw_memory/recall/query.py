@@ -24,7 +24,7 @@ _TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
     (re.compile(r"任务|待办|进度|todo|task|status of", re.I), MemoryType.TASK),
     (re.compile(r"报错|错误|失败|出错|error|fail|crash|exception", re.I), MemoryType.EVENT),
 )
-_DEEP = re.compile(r"仔细回忆|完整历史|全部历史|所有记录|翻一下历史|deep recall|search (?:all|the whole) history|full history", re.I)
+_DEEP = re.compile(r"仔细回忆|完整历史|全部历史|所有记录|翻一下历史|deep recall|search (?:all|the whole) history|full history", re.I)  # noqa: E501
 
 
 _MONTHS = {m: i for i, m in enumerate(
@@ -83,10 +83,10 @@ def explicit_dates(text: str) -> tuple[tuple[float, float], ...]:
 
 
 def _range(g: Mapping[str, str | None]) -> tuple[float, float] | None:
-    month = int(g["month"]) if g.get("month") else _MONTHS.get((g.get("mon") or "").lower())
+    month = int(g["month"] or 0) if g.get("month") else _MONTHS.get((g.get("mon") or "").lower())
     if not month or not 1 <= month <= 12:
         return None
-    year, day = int(g["year"] or 0), int(g["day"]) if g.get("day") else None
+    year, day = int(g["year"] or 0), int(g["day"] or 0) if g.get("day") else None
     try:
         if day:
             start = datetime(year, month, day, tzinfo=timezone.utc).timestamp()

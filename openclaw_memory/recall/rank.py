@@ -177,7 +177,7 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
         reason = (_drop_reason(s, pool, query, now, start, cfg, cal, kept, similar)
                   or _covered_reason(s, covered, pool.retired))
         note = ""
-        if not reason and relaxed and s.record.type in WINDOWED_TYPES and s.record.created_at < window:
+        if not reason and relaxed and s.record.type in WINDOWED_TYPES and s.record.created_at < (window or 0.0):
             note = OUTSIDE_WINDOW_NOTE
         elif not reason and s.record.id in pool.sentence:
             note = sentence_note(s.record, *pool.sentence[s.record.id])

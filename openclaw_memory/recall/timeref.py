@@ -111,9 +111,9 @@ def time_reference(text: str, *, names_a_date: bool = False) -> TimeRef:
             windows.append(bare)
         spans.append(m.span())
     for m in _ZH_SPAN.finditer(text):
-        n = _zh_number(m.group("num"))
-        if n:
-            windows.append(n * _zh_unit(m.group("unit")) + 1.0)
+        zh = _zh_number(m.group("num"))
+        if zh:
+            windows.append(zh * _zh_unit(m.group("unit")) + 1.0)
             spans.append(m.span())
     for pattern, days in _FIXED:
         for m in pattern.finditer(text):

@@ -284,7 +284,7 @@ def scope_to_json(scope: Scope) -> dict[str, Any]:
 
 
 def record_to_json(rec: MemoryRecord) -> dict[str, Any]:
-    """A full record, with provenance (invariant 5), times as epoch seconds and UTC strings."""
+    """A full record, with provenance (docs/design.md invariant 5), times as epoch seconds and UTC strings."""
     return {
         "id": rec.id,
         "scope": scope_to_json(rec.scope),

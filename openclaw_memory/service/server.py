@@ -162,7 +162,7 @@ def warm_up(middleware: Any) -> None:
               file=sys.stderr, flush=True)
 
 
-def _exit_on_sigterm() -> Callable[[], None]:
+def _exit_on_sigterm() -> Callable[[], object]:
     """Make SIGTERM unwind the stack like SIGINT does.
 
     uvicorn shuts down gracefully, restores the previous handlers and then re-raises the signal

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 
 from ..types import Scope, Status
 from . import records as rec
@@ -82,7 +83,9 @@ class Indexer:
         with self.db.read() as db:
             current = rec.get_many(db, scope, ids)
             vecs, parts = rec.vectors_with_parts(db, ids)
-        hot, cold, gone = [], [], []
+        hot: list[tuple[str, Any, dict[str, str]]] = []
+        cold: list[tuple[str, Any, dict[str, str]]] = []
+        gone: list[str] = []
         for rid in ids:
             r = current.get(rid)
             if r is None or r.status is Status.INACTIVE or rid not in vecs:

@@ -116,6 +116,7 @@ def _scope_sql(scope: Scope, alias: str = "", *, by_id: bool = False) -> tuple[s
 def insert(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, model: str) -> None:
     placeholders = ", ".join("?" * len(_COLUMNS.split(",")))
     cur = db.execute(f"INSERT INTO records ({_COLUMNS}) VALUES ({placeholders})", _row_values(r))
+    assert cur.lastrowid is not None  # an INSERT always sets it
     index_text(db, cur.lastrowid, r)
     if vec is not None:
         put_vector(db, r, vec, model)

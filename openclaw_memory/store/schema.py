@@ -78,7 +78,7 @@ def _m1_core(db: sqlite3.Connection) -> str:
             vec BLOB NOT NULL
         );
 
-        -- Durable outbox: the vector index follows SQLite commits (invariant 2).
+        -- Durable outbox: the vector index follows SQLite commits (docs/design.md invariant 2).
         CREATE TABLE outbox (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             record_id TEXT NOT NULL,

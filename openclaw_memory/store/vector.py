@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import os
 import shutil
 import sqlite3
@@ -129,8 +128,9 @@ def _scrub_segment(seg: Path) -> dict[str, int]:
     flushed into them (cur_element_count 0), and what lies past the live entries comes from
     uninitialised memory, which holds whatever the process freed before, such as the ids and
     metadata of another user's vectors (seen after a purge in a live segment's length.bin).
-    Flushed segments are sized for their live elements and have no tail. hnswlib reads only the first cur_element_count entries, so zeroing the tail
-    changes nothing it uses. A header this code does not recognise is left alone.
+    Flushed segments are sized for their live elements and have no tail. hnswlib reads only the
+    first cur_element_count entries, so zeroing the tail changes nothing it uses. A header this
+    code does not recognise is left alone.
     """
     try:
         head = (seg / "header.bin").read_bytes()
@@ -234,7 +234,7 @@ class ChromaIndex:
         return self._client
 
     def check_embedder(self, *, allow_init: bool = True) -> None:
-        """Refuse an index written by another embedder (invariant 4). An unusable index is not
+        """Refuse an index written by another embedder (docs/design.md invariant 4). An unusable index is not
         checked: it is rebuilt (reindex) before it is used again."""
         if self._client is None:
             return

@@ -1,0 +1,18 @@
+"""Packages of the distribution; everything else is in pyproject.toml.
+
+The package list is found on disk, so a new subpackage is never left out of the wheel; namespace
+discovery makes data-only folders (service/plugin) count too. Added to it are the two data
+packages that pyproject.toml's [tool.setuptools.package-dir] maps onto the top-level config/ and
+prompts/ folders.
+"""
+
+from setuptools import find_namespace_packages, setup
+
+DATA_PACKAGES = ["openclaw_memory._config", "openclaw_memory._prompts"]
+
+FOUND = find_namespace_packages(
+    include=["openclaw_memory", "openclaw_memory.*"],
+    exclude=["*.__pycache__", "*.__pycache__.*", "*.node_modules", "*.node_modules.*"],
+)
+
+setup(packages=FOUND + DATA_PACKAGES)
