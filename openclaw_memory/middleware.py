@@ -228,9 +228,10 @@ class MemoryMiddleware:
         check_session_id(session_id)
         if not isinstance(event.tool, str) or not event.tool.strip():
             raise ValidationError("tool: expected a non-empty tool name")
-        event = unwrap_tool_event(event)
-        if event is None:  # a Tool Search control, or a memory tool: nothing to remember about it
+        unwrapped = unwrap_tool_event(event)
+        if unwrapped is None:  # a Tool Search control, or a memory tool: nothing to remember about it
             return
+        event = unwrapped
         redact = self.secrets.redact  # every text of the event reaches the disk: name, paths too
         clean = ToolEvent(redact(valid_unicode(event.tool)), redact_args(self.secrets, event.arguments),
                           redact(valid_unicode(str(event.outcome or ""))), event.ok,

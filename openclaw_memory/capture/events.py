@@ -44,7 +44,7 @@ def _called_tool(arguments: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
     if isinstance(target, Mapping):
         target = target.get("id") or target.get("name") or ""
     name = str(target).strip().rsplit(":", 1)[-1].strip()
-    inner = next((arguments[k] for k in ("args", "arguments", "params", "input")
+    inner: Mapping[str, Any] = next((arguments[k] for k in ("args", "arguments", "params", "input")
                   if isinstance(arguments.get(k), Mapping)), {})
     return name, inner
 
@@ -118,7 +118,8 @@ def redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
     """Tool arguments with lone surrogates repaired and secrets redacted in every string, keys
     and nested values (lists such as argv, dicts) included."""
     clean = _repair(dict(args or {}))
-    return dict(secrets.redact_value(clean))  # type: ignore[arg-type]
+    redacted = secrets.redact_value(clean)
+    return dict(redacted) if isinstance(redacted, dict) else {}
 
 
 def _repair(value: Any, depth: int = 0) -> Any:

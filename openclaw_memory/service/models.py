@@ -177,7 +177,8 @@ class SessionEndIn(_Strict):
 
 
 class CompactIn(_Strict):
-    """Body of POST /v1/session/compact (OpenClaw before_compaction). A scope without user_id stands for each person who spoke in the session."""
+    """Body of POST /v1/session/compact (OpenClaw before_compaction). A scope without user_id
+    stands for each person who spoke in the session."""
 
     scope: SessionScopeIn
     session_id: str = Field(pattern=_ID, description=ID_HINT)

@@ -47,7 +47,7 @@ def record_of(vector_id: str) -> str:
 REBUILD = "run `openclaw-memory reindex` (or `openclaw-memory doctor`) to rebuild it from SQLite"
 
 
-class VectorIndexUnusable(StoreError):
+class VectorIndexUnusableError(StoreError):
     """The embedded Chroma directory cannot be opened (a damaged chroma.sqlite3, ...)."""
 
 
@@ -72,7 +72,7 @@ def _client(kind: str, path: Path | None, host: str, port: int) -> Any:
         client.list_collections(limit=1)  # a damaged chroma.sqlite3 fails here, not at the first query
     except Exception as exc:  # chromadb raises its own, sqlite3's or Rust's errors here
         _forget_system(client, str(path))
-        raise VectorIndexUnusable(f"{path}: the vector index cannot be opened ({exc}); {REBUILD}") from exc
+        raise VectorIndexUnusableError(f"{path}: the vector index cannot be opened ({exc}); {REBUILD}") from exc
     _tighten(path)
     db = path / "chroma.sqlite3"
     if db.exists():
@@ -217,7 +217,7 @@ class ChromaIndex:
         self.unusable = ""
         try:
             self._client = _client(kind, path, host, port)
-        except VectorIndexUnusable as exc:
+        except VectorIndexUnusableError as exc:
             self._client, self.unusable = None, str(exc)
             log.warning("%s", exc)
         self._stores: dict[str, Any] = {}
