@@ -127,6 +127,9 @@ def create_app(middleware: _Middleware, *, token: str) -> FastAPI:
     router = APIRouter(prefix="/v1", dependencies=[Depends(_auth_dependency(token))])
     _add_hook_routes(router, middleware)
     _add_memory_routes(router, middleware)
+    from ..console.api import add_routes as add_console_routes
+
+    add_console_routes(router, middleware)
     app.include_router(router)
     app.state.middleware = middleware
     return app
