@@ -131,6 +131,9 @@ def create_app(middleware: _Middleware, *, token: str) -> FastAPI:
 
     add_console_routes(router, middleware)
     app.include_router(router)
+    from ..console.views import mount_console
+
+    mount_console(app, middleware, token=token)
     app.state.middleware = middleware
     return app
 
