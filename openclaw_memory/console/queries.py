@@ -167,6 +167,7 @@ class MemoryView:
     versions: list[dict[str, Any]]
     audit: list[dict[str, Any]]
     turns: list[dict[str, str]] = field(default_factory=list)
+    turns_of: str = ""  # the version whose turns these are
 
 
 def memory_view(engine: "MemoryEngine", scope: Scope, record_id: str) -> MemoryView:
@@ -187,7 +188,10 @@ def memory_view(engine: "MemoryEngine", scope: Scope, record_id: str) -> MemoryV
     for r in chain:
         audit += engine.audit_log(scope, r.id, limit=200)
     audit.sort(key=lambda a: (a["at"], a["seq"]), reverse=True)
-    return MemoryView(record, chain, engine.versions(scope, record_id), audit, source_turns(engine, scope, record))
+    # An edited version has no turns of its own: show those of the version it corrects.
+    origin = next((r for r in [record, *older] if r.source.turn_ids), record)
+    return MemoryView(record, chain, engine.versions(scope, record_id), audit, source_turns(engine, scope, origin),
+                      origin.id)
 
 
 def source_turns(engine: "MemoryEngine", scope: Scope, record: MemoryRecord) -> list[dict[str, str]]:
