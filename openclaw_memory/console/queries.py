@@ -22,11 +22,15 @@ from ..types import MemoryRecord, MemoryType, Scope, Status
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
-#: sort key -> the column (rid breaks ties, so the keyset order is total)
-SORTS = {"updated": "updated_at", "created": "created_at", "importance": "importance", "confidence": "confidence"}
+#: sort key -> the column (rid breaks ties, so the keyset order is total). Both are served by
+#: existing indexes, whose entries end with the rid: (user, agent, status, updated_at) and
+#: (user, agent, created_at); a list of every status by update time merges one range per status.
+SORTS = {"updated": "updated_at", "created": "created_at"}
 PAGE_SIZE = 50
-#: a text filter looks at no more keyword matches than this (the page says so when it is cut)
-TEXT_MATCH_CAP = 20_000
+#: a text filter looks at the newest this many keyword matches (the page says so when it is cut)
+TEXT_MATCH_CAP = 2_000
+#: the count shown above the list stops here ("10000+"), so counting never walks 100k rows
+COUNT_CAP = 10_000
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,13 @@ class Page:
 
     rows: list[MemoryRecord]
     next_after: str | None
-    total: int
-    capped: bool = False
+    total: int  # at most COUNT_CAP + 1
+    capped: bool = False  # the text filter's matches were cut at TEXT_MATCH_CAP
+
+    @property
+    def total_text(self) -> str:
+        """The count as shown: "10000+" past the cap."""
+        return f"{COUNT_CAP}+" if self.total > COUNT_CAP else str(self.total)
 
 
 def users(engine: "MemoryEngine") -> list[dict[str, Any]]:
@@ -117,7 +126,7 @@ def _conditions(scope: Scope, f: Filters) -> tuple[list[str], list[Any], bool]:
         if not match:
             where.append("0")
         else:
-            where.append("rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? LIMIT ?)")
+            where.append("rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?)")
             args += [f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({match})", TEXT_MATCH_CAP]
             capped = True
     return where, args, capped
@@ -132,22 +141,39 @@ def memory_page(engine: "MemoryEngine", scope: Scope, f: Filters, after: str = "
     """The page of scope's memories after the cursor `after` ("<sort value>:<rid>")."""
     col = SORTS[f.sort]
     where, args, text_filter = _conditions(scope, f)
-    count_sql = f"SELECT COUNT(*) FROM records WHERE {' AND '.join(where)}"
-    cmp = "<" if f.order == "desc" else ">"
-    page_where, page_args = list(where), list(args)
-    if after:
-        value, rid = _cursor(after)
-        page_where.append(f"({col}, rid) {cmp} (?, ?)")
-        page_args += [value, rid]
-    order = f"{col} {f.order.upper()}, rid {f.order.upper()}"
+    count_sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(where)} LIMIT {COUNT_CAP + 1})"
+    # Every status by update time: one index range per status, merged (no sort of all rows).
+    parts = ([(["status = ?"], [s.value]) for s in Status] if f.status == "all" and col == "updated_at"
+             else [([], [])])
+    rows: list[Any] = []
     with engine.db.read() as db:
         total = db.execute(count_sql, args).fetchone()[0]
-        rows = db.execute(f"SELECT * FROM records WHERE {' AND '.join(page_where)} ORDER BY {order} LIMIT ?",
-                          (*page_args, size + 1)).fetchall()
+        for extra_where, extra_args in parts:
+            rows += _page_rows(db, [*where, *extra_where], [*args, *extra_args], col, f.order, after, size + 1)
+    rows.sort(key=lambda r: (r[col], r["rid"]), reverse=f.order == "desc")
     more = len(rows) > size
     rows = rows[:size]
     nxt = f"{rows[-1][col]!r}:{rows[-1]['rid']}" if more and rows else None
     return Page([rec.row_to_record(r) for r in rows], nxt, total, text_filter and total >= TEXT_MATCH_CAP)
+
+
+def _page_rows(db: Any, where: list[str], args: list[Any], col: str, order: str, after: str, limit: int) -> list:
+    if after:
+        value, rid = _cursor(after)
+        where = [*where, f"({col}, rid) {'<' if order == 'desc' else '>'} (?, ?)"]
+        args = [*args, value, rid]
+    direction = order.upper()
+    return db.execute(f"SELECT * FROM records WHERE {' AND '.join(where)} ORDER BY {col} {direction}, rid {direction} "
+                      "LIMIT ?", (*args, limit)).fetchall()
+
+
+def successor(engine: "MemoryEngine", scope: Scope, record_id: str) -> MemoryRecord | None:
+    """The version that replaced record_id, if any. By the prev_id index: the scope is checked on
+    the row found (`+`), or SQLite would walk the user's whole (user, agent) index instead."""
+    with engine.db.read() as db:
+        row = db.execute("SELECT * FROM records WHERE prev_id = ? AND +user_id = ? AND +agent_id = ? "
+                         "ORDER BY version DESC LIMIT 1", (record_id, scope.user_id, scope.agent_id)).fetchone()
+    return rec.row_to_record(row) if row else None
 
 
 def _cursor(after: str) -> tuple[float, int]:
@@ -175,22 +201,24 @@ def memory_view(engine: "MemoryEngine", scope: Scope, record_id: str) -> MemoryV
     record = engine.get(scope, record_id)
     older = engine.chain(scope, record_id)[1:]
     newer: list[MemoryRecord] = []
-    with engine.db.read() as db:
-        cur = record.id
-        while len(newer) < 100:
-            nxt = rec.query(db, scope, where="prev_id = ?", args=(cur,), order="version DESC", limit=1)
-            if not nxt:
-                break
-            newer.insert(0, nxt[0])
-            cur = nxt[0].id
+    nxt = successor(engine, scope, record.id)
+    while nxt is not None and len(newer) < 100:
+        newer.insert(0, nxt)
+        nxt = successor(engine, scope, nxt.id)
     chain = [*newer, record, *older]
-    audit: list[dict[str, Any]] = []
-    for r in chain:
-        audit += engine.audit_log(scope, r.id, limit=200)
-    audit.sort(key=lambda a: (a["at"], a["seq"]), reverse=True)
+    # By record id first (`+` keeps SQLite off the (user, agent) indexes, which would walk every
+    # audit or version row of the user), then checked against the scope.
+    with engine.db.read() as db:
+        marks = ",".join("?" * len(chain))
+        audit = [dict(a) for a in db.execute(
+            f"SELECT * FROM audit WHERE record_id IN ({marks}) AND +user_id = ? AND +agent_id = ? "
+            "ORDER BY at DESC, seq DESC LIMIT 500", (*(r.id for r in chain), scope.user_id, scope.agent_id))]
+        versions = [dict(v) for v in db.execute(
+            "SELECT * FROM versions WHERE record_id = ? AND +user_id = ? AND +agent_id = ? ORDER BY version",
+            (record_id, scope.user_id, scope.agent_id))]
     # An edited version has no turns of its own: show those of the version it corrects.
     origin = next((r for r in [record, *older] if r.source.turn_ids), record)
-    return MemoryView(record, chain, engine.versions(scope, record_id), audit, source_turns(engine, scope, origin),
+    return MemoryView(record, chain, versions, audit, source_turns(engine, scope, origin),
                       origin.id)
 
 
