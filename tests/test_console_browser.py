@@ -243,3 +243,20 @@ def test_a_foreign_page_cannot_post_to_the_console(browser, service):
     finally:
         evil.shutdown()
         w.close()
+
+
+def test_pages_load_with_the_network_namespace_unshared(tmp_path):
+    """The whole console (service, browser, pages, stylesheet, script) in a namespace whose only
+    interface is loopback: nothing it needs is fetched from elsewhere."""
+    import subprocess
+    import sys
+
+    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
+    if probe.returncode != 0 or not shutil.which("ip"):
+        pytest.skip("needs `unshare -n` (root or user namespaces) and iproute2's `ip`")
+    script = Path(__file__).parent / "console_offline.py"
+    cmd = f"ip link set lo up && {sys.executable} {script} {CHROMIUM} {' '.join(ARGS)}"
+    done = subprocess.run(["unshare", "-n", "sh", "-c", cmd], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("ok") and "/ui/why" in done.stdout
