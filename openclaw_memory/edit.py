@@ -26,8 +26,8 @@ EDIT_CONFIDENCE = 0.95
 _KEEP = object()
 
 
-def edit_memory(engine: "MemoryEngine", scope: Scope, record_id: str, text: str, *, writer: str,
-                detail: str | None | object = _KEEP, secrets: "SecretFilter | None" = None) -> MemoryRecord:
+def edit_memory(engine: MemoryEngine, scope: Scope, record_id: str, text: str, *, writer: str,
+                detail: str | None | object = _KEEP, secrets: SecretFilter | None = None) -> MemoryRecord:
     """Replace an active memory's text by a new version; return the new version's record.
 
     `detail`: the new detail (None clears it); by default the old detail is kept. A text that
@@ -61,7 +61,7 @@ def edit_memory(engine: "MemoryEngine", scope: Scope, record_id: str, text: str,
     return successor
 
 
-def _successor(old: MemoryRecord, engine: "MemoryEngine", summary: str, detail: str | None, writer: str,
+def _successor(old: MemoryRecord, engine: MemoryEngine, summary: str, detail: str | None, writer: str,
                now: float) -> MemoryRecord:
     # The memory's time (created_at) stays: an event corrected today still happened then.
     return old.replace(
@@ -72,7 +72,7 @@ def _successor(old: MemoryRecord, engine: "MemoryEngine", summary: str, detail: 
     )
 
 
-def _clean_text(text: object, secrets: "SecretFilter | None") -> str:
+def _clean_text(text: object, secrets: SecretFilter | None) -> str:
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("text: expected a non-empty string")
     text = valid_unicode(text).strip()

@@ -9,9 +9,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from console_helpers import TOKEN, console_app  # noqa: E402
-from conftest import make_config  # noqa: E402
-from openclaw_memory.console.live import LiveServer  # noqa: E402
+from conftest import make_config
+from console_helpers import TOKEN, console_app
+
+from openclaw_memory.console.live import LiveServer
 
 
 def main(chromium: str, args: list[str]) -> int:

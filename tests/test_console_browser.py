@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from console_helpers import ALICE, HOSTILE, TOKEN, console_app
+
 from openclaw_memory.console.live import LiveServer
 from openclaw_memory.portability import export_text
 from openclaw_memory.types import Status
@@ -106,7 +106,7 @@ def test_console_flow_in_chromium(browser, service, shots):
         assert w.page.locator("#memories tbody tr").count() == 2  # the profile and the episode
         w.shot(shots, "03-filtered")
 
-        w.go(f"/ui/memories?user=alice&agent=main&type=preference")
+        w.go("/ui/memories?user=alice&agent=main&type=preference")
         w.page.click("a.mem")
         assert "乌龙茶" in w.page.inner_text("#summary")
         assert "s1#1" in w.page.inner_text("#turns")
@@ -186,7 +186,7 @@ def test_export_then_import_into_a_fresh_store(browser, service, shots, make_con
             finally:
                 w2.close()
         mw2.engine.indexer.drain()
-        strip = lambda text: [json.loads(x) for x in text.splitlines()][1:]  # noqa: E731 - header has the time
+        strip = lambda text: [json.loads(x) for x in text.splitlines()][1:]
         assert strip(export_text(mw2.engine, "alice")) == strip(path.read_text(encoding="utf-8"))
     finally:
         w.close()
@@ -215,7 +215,7 @@ class _Evil(http.server.BaseHTTPRequestHandler):
 
     target = ""
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:
         body = (f'<form id="f" method="post" action="{self.target}"><input name="user" value="alice">'
                 f'<input name="agent" value="main"></form><script>document.getElementById("f").submit()</script>')
         self.send_response(200)

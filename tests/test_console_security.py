@@ -9,8 +9,8 @@ import re
 
 import httpx
 import pytest
+from console_helpers import ALICE, TOKEN, console_app
 
-from console_helpers import ALICE, HOSTILE, TOKEN, console_app
 from openclaw_memory.console.live import LiveServer
 from openclaw_memory.types import Status
 

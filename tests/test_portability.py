@@ -10,13 +10,12 @@ dense part so that no two different texts tie and the comparison is exact.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-
-import hashlib
 
 import numpy as np
 import pytest
@@ -281,7 +280,7 @@ def test_edit_refuses_secrets_inactive_and_unknown(engine):
 def test_cli_edit_export_import_and_list_show_provenance(tmp_path, capsys):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"storage: {{data_dir: '{tmp_path / 'd'}', embedding_model: hash}}\n", encoding="utf-8")
-    run = lambda *a: main(["--config", str(cfg), *a])  # noqa: E731
+    run = lambda *a: main(["--config", str(cfg), *a])
     assert run("import", str(WORKSPACE), "--user", "cli-u") == 0
     assert "added" in capsys.readouterr().out
     assert run("list", "--user", "cli-u", "--json") == 0

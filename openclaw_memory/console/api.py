@@ -10,7 +10,7 @@ service read its files. Mounted on the authenticated /v1 router by `service.app.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
@@ -27,14 +27,14 @@ class EditIn(m._Scoped):
 
     id: str = Field(min_length=1, max_length=200)
     text: str = Field(min_length=1, max_length=20_000)
-    detail: Optional[str] = Field(default=None, max_length=20_000)
+    detail: str | None = Field(default=None, max_length=20_000)
 
 
 class ExportIn(m._Strict):
     """Body of POST /v1/memory/export: a user (every agent unless agent_id) and a format."""
 
     user_id: str = Field(pattern=m._ID, description=m.ID_HINT)
-    agent_id: Optional[str] = Field(default=None, pattern=m._ID, description=m.ID_HINT)
+    agent_id: str | None = Field(default=None, pattern=m._ID, description=m.ID_HINT)
     format: Literal["jsonl", "markdown"] = "jsonl"
 
 

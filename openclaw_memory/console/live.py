@@ -30,6 +30,6 @@ class LiveServer:
         self.url = f"http://{self.config.host}:{port}"
         return self.url
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)

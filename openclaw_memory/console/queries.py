@@ -87,7 +87,7 @@ class Page:
         return f"{COUNT_CAP}+" if self.total > COUNT_CAP else str(self.total)
 
 
-def users(engine: "MemoryEngine") -> list[dict[str, Any]]:
+def users(engine: MemoryEngine) -> list[dict[str, Any]]:
     """Every (user, agent) with its counts by type and by status, most memories first."""
     with engine.db.read() as db:
         rows = db.execute("SELECT user_id, agent_id, status, type, COUNT(*) AS n FROM records "
@@ -136,10 +136,13 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def memory_page(engine: "MemoryEngine", scope: Scope, f: Filters, after: str = "",
+def memory_page(engine: MemoryEngine, scope: Scope, f: Filters, after: str = "",
                 size: int = PAGE_SIZE) -> Page:
-    """The page of scope's memories after the cursor `after` ("<sort value>:<rid>")."""
-    col = SORTS[f.sort]
+    """The page of scope's memories after the cursor `after` ("<sort value>:<rid>").
+
+    A date range lists by creation time (the range is on it): one index range, where ordering
+    by update time would walk every newer row before reaching the range."""
+    col = "created_at" if f.date_from or f.date_to else SORTS[f.sort]
     where, args, text_filter = _conditions(scope, f)
     count_sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(where)} LIMIT {COUNT_CAP + 1})"
     # Every status by update time: one index range per status, merged (no sort of all rows).
@@ -167,7 +170,7 @@ def _page_rows(db: Any, where: list[str], args: list[Any], col: str, order: str,
                       "LIMIT ?", (*args, limit)).fetchall()
 
 
-def successor(engine: "MemoryEngine", scope: Scope, record_id: str) -> MemoryRecord | None:
+def successor(engine: MemoryEngine, scope: Scope, record_id: str) -> MemoryRecord | None:
     """The version that replaced record_id, if any. By the prev_id index: the scope is checked on
     the row found (`+`), or SQLite would walk the user's whole (user, agent) index instead."""
     with engine.db.read() as db:
@@ -196,7 +199,7 @@ class MemoryView:
     turns_of: str = ""  # the version whose turns these are
 
 
-def memory_view(engine: "MemoryEngine", scope: Scope, record_id: str) -> MemoryView:
+def memory_view(engine: MemoryEngine, scope: Scope, record_id: str) -> MemoryView:
     """A memory, its whole version chain (both directions), versions, audit and source turns."""
     record = engine.get(scope, record_id)
     older = engine.chain(scope, record_id)[1:]
@@ -222,7 +225,7 @@ def memory_view(engine: "MemoryEngine", scope: Scope, record_id: str) -> MemoryV
                       origin.id)
 
 
-def source_turns(engine: "MemoryEngine", scope: Scope, record: MemoryRecord) -> list[dict[str, str]]:
+def source_turns(engine: MemoryEngine, scope: Scope, record: MemoryRecord) -> list[dict[str, str]]:
     """The text of the turns a memory came from: the session's logged episodes and short-term
     messages carrying those turn ids (what is still kept), in order."""
     ids = list(record.source.turn_ids)

@@ -55,7 +55,7 @@ class HostAllowList:
     names: frozenset[str] = frozenset(LOOPBACK_NAMES)
 
     @classmethod
-    def for_bind(cls, bind_host: str | None = None, extra: tuple[str, ...] = ()) -> "HostAllowList":
+    def for_bind(cls, bind_host: str | None = None, extra: tuple[str, ...] = ()) -> HostAllowList:
         """Loopback names, the address the service binds, and configured extras."""
         names = {*LOOPBACK_NAMES, *(h.lower() for h in extra)}
         if bind_host and bind_host not in ("0.0.0.0", "::"):

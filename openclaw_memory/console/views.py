@@ -8,8 +8,9 @@ audited with the console as the writer. Every route first passes the doors of `s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from fastapi import APIRouter, Request

@@ -32,7 +32,7 @@ FORMATS = ("jsonl", "markdown", "openclaw")
 __all__ = ["FORMATS", "export_text", "export_user", "import_path", "import_text"]
 
 
-def export_text(engine: "MemoryEngine", user_id: str, fmt: str = "jsonl", agent_id: str | None = None) -> str:
+def export_text(engine: MemoryEngine, user_id: str, fmt: str = "jsonl", agent_id: str | None = None) -> str:
     """The export as one string (jsonl or markdown)."""
     if fmt == "jsonl":
         buf = io.StringIO()
@@ -43,7 +43,7 @@ def export_text(engine: "MemoryEngine", user_id: str, fmt: str = "jsonl", agent_
     raise ValidationError(f"format: expected jsonl or markdown for a single document, found {fmt!r}")
 
 
-def export_user(engine: "MemoryEngine", user_id: str, fmt: str, out: Path | None,
+def export_user(engine: MemoryEngine, user_id: str, fmt: str, out: Path | None,
                 agent_id: str | None = None) -> tuple[str | None, dict[str, Any]]:
     """Export in `fmt`; to `out` (a file, or a directory for openclaw), else returned as text."""
     if fmt not in FORMATS:
@@ -65,8 +65,8 @@ def is_jsonl_export(text: str) -> bool:
     return text.lstrip()[:200].startswith("{") and FORMAT in text.lstrip()[:300]
 
 
-def import_text(engine: "MemoryEngine", text: str, scope: Scope, *, extractor: "Extractor",
-                secrets: "SecretFilter", name: str = "upload", writer: str = "import") -> dict[str, Any]:
+def import_text(engine: MemoryEngine, text: str, scope: Scope, *, extractor: Extractor,
+                secrets: SecretFilter, name: str = "upload", writer: str = "import") -> dict[str, Any]:
     """Import an uploaded document: a JSON Lines export, or one OpenClaw memory file named `name`."""
     if is_jsonl_export(text):
         return {"format": "jsonl", **import_jsonl(engine, text.splitlines(), user_id=scope.user_id,
@@ -81,8 +81,8 @@ def import_text(engine: "MemoryEngine", text: str, scope: Scope, *, extractor: "
     return {"format": "openclaw", **counts}
 
 
-def import_path(engine: "MemoryEngine", path: Path, scope: Scope, *, extractor: "Extractor",
-                secrets: "SecretFilter", writer: str = "import") -> dict[str, Any]:
+def import_path(engine: MemoryEngine, path: Path, scope: Scope, *, extractor: Extractor,
+                secrets: SecretFilter, writer: str = "import") -> dict[str, Any]:
     """Import a JSON Lines export or an OpenClaw workspace (or memory file) into `scope`."""
     if not path.exists():
         raise ValidationError(f"path: {path} does not exist")

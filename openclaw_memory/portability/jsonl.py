@@ -90,7 +90,7 @@ def _str(value: Any, where: str) -> str:
 # ---- export ---------------------------------------------------------------------------------
 
 
-def export_lines(engine: "MemoryEngine", user_id: str, agent_id: str | None = None) -> Iterator[dict[str, Any]]:
+def export_lines(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> Iterator[dict[str, Any]]:
     """The export of a user (every agent, or one) as dicts, header first."""
     Scope(user_id, agent_id or "default")  # validates the ids
     where, args = _where(user_id, agent_id)
@@ -105,7 +105,7 @@ def export_lines(engine: "MemoryEngine", user_id: str, agent_id: str | None = No
                 yield {"kind": kind, **{k: row[k] for k in row.keys() if k not in ("seq", "user_id")}}
 
 
-def export_jsonl(engine: "MemoryEngine", user_id: str, out: IO[str], agent_id: str | None = None) -> dict[str, int]:
+def export_jsonl(engine: MemoryEngine, user_id: str, out: IO[str], agent_id: str | None = None) -> dict[str, int]:
     """Write the export to `out`; return how many lines of each kind were written."""
     counts: dict[str, int] = {}
     for item in export_lines(engine, user_id, agent_id):
@@ -161,7 +161,7 @@ def read_jsonl(lines: Iterable[str], *, where: str = "import") -> Iterator[tuple
         raise ValidationError(f"{where}: empty file; expected an {FORMAT} header line")
 
 
-def import_jsonl(engine: "MemoryEngine", lines: Iterable[str], *, user_id: str, where: str = "import",
+def import_jsonl(engine: MemoryEngine, lines: Iterable[str], *, user_id: str, where: str = "import",
                  writer: str = "import") -> ImportReport:
     """Import an export into the store under `user_id`; vectors are computed by the store's embedder."""
     Scope(user_id)
@@ -186,7 +186,7 @@ def import_jsonl(engine: "MemoryEngine", lines: Iterable[str], *, user_id: str, 
     return report
 
 
-def _new_records(engine: "MemoryEngine", records: list[MemoryRecord], report: ImportReport,
+def _new_records(engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport,
                  where: str) -> list[MemoryRecord]:
     fresh = []
     with engine.db.read() as db:
@@ -202,7 +202,7 @@ def _new_records(engine: "MemoryEngine", records: list[MemoryRecord], report: Im
     return fresh
 
 
-def _insert_records(engine: "MemoryEngine", records: list[MemoryRecord], report: ImportReport, writer: str) -> None:
+def _insert_records(engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport, writer: str) -> None:
     """Insert in batches: one embedding call and one transaction a batch."""
     for start in range(0, len(records), _EMBED_BATCH):
         batch = records[start:start + _EMBED_BATCH]

@@ -24,7 +24,7 @@ TYPE_TITLES: dict[MemoryType, str] = {
 }
 
 
-def user_records(engine: "MemoryEngine", user_id: str, agent_id: str | None = None) -> list[MemoryRecord]:
+def user_records(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> list[MemoryRecord]:
     """Every record of a user (every agent, or one), newest first."""
     from ..store.records import row_to_record
 
@@ -80,6 +80,6 @@ def render_markdown(records: list[MemoryRecord], user_id: str, exported_at: floa
     return "\n".join(out).rstrip() + "\n"
 
 
-def export_markdown(engine: "MemoryEngine", user_id: str, agent_id: str | None = None) -> str:
+def export_markdown(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> str:
     """A user's memories as one Markdown document."""
     return render_markdown(user_records(engine, user_id, agent_id), user_id, engine.clock.now())

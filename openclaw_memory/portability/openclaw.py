@@ -253,7 +253,7 @@ def entry_id(scope: Scope, text: str) -> str:
 class OpenClawImporter:
     """Turns workspace entries into typed records of one scope (filter, type, dedupe, store)."""
 
-    def __init__(self, engine: "MemoryEngine", extractor: "Extractor", secrets: "SecretFilter") -> None:
+    def __init__(self, engine: MemoryEngine, extractor: Extractor, secrets: SecretFilter) -> None:
         self.engine = engine
         self.extractor = extractor
         self.secrets = secrets
@@ -381,7 +381,7 @@ def render_workspace(records: list[MemoryRecord]) -> dict[str, str]:
     return files
 
 
-def export_workspace(engine: "MemoryEngine", user_id: str, out_dir: Path, agent_id: str | None = None) -> dict[str, int]:
+def export_workspace(engine: MemoryEngine, user_id: str, out_dir: Path, agent_id: str | None = None) -> dict[str, int]:
     """Write MEMORY.md and memory/YYYY-MM-DD.md for a user's live memories into out_dir."""
     files = render_workspace(user_records(engine, user_id, agent_id))
     for rel, content in files.items():
