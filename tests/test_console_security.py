@@ -126,11 +126,12 @@ def test_bearer_token_clients_and_the_v1_routes(live):
         assert new["version"] == 2 and new["prev_id"] == ids["job"] and new["source"]["writer"] == "api"
         r = api.post("/v1/memory/edit", json={"scope": scope, "id": ids["job"], "text": "again"})
         assert r.status_code == 422 and "inactive" in r.json()["message"]
-        exported = api.post("/v1/memory/export", json={"user_id": "alice", "format": "jsonl"})
+        exported = api.post("/v1/memory/export", json={"scope": scope, "format": "jsonl"})
         assert exported.status_code == 200 and exported.headers["content-type"].startswith("application/x-ndjson")
         kinds = [json.loads(line)["kind"] for line in exported.text.splitlines()]
         assert kinds[0] == "header" and kinds.count("record") == 6
-        md = api.post("/v1/memory/export", json={"user_id": "alice", "format": "markdown"}).text
+        md = api.post("/v1/memory/export", json={"scope": {"user_id": "alice"}, "all_agents": True,
+                                                  "format": "markdown"}).text
         assert "Works at Initech now" in md
         r = api.post("/v1/memory/import", json={"scope": {"user_id": "carol"}, "content": exported.text})
         assert r.status_code == 422 and "another user" in r.json()["message"]
@@ -138,4 +139,4 @@ def test_bearer_token_clients_and_the_v1_routes(live):
                                                 "content": "# Notes\n\n- Carol prefers aisle seats.\n- 卡罗尔不吃香菜。\n"})
         assert r.status_code == 200 and r.json()["added"] == 2
     with httpx.Client(base_url=url) as anon:
-        assert anon.post("/v1/memory/export", json={"user_id": "alice"}).status_code == 401
+        assert anon.post("/v1/memory/export", json={"scope": {"user_id": "alice"}}).status_code == 401

@@ -1,7 +1,7 @@
 """JSON routes under /v1 for the console's actions: edit, export, import.
 
     POST /v1/memory/edit     {scope, id, text, detail?}         -> {"memory": <new version>}
-    POST /v1/memory/export   {user_id, agent_id?, format}       -> the document (jsonl or markdown)
+    POST /v1/memory/export   {scope, all_agents?, format}       -> the document (jsonl or markdown)
     POST /v1/memory/import   {scope, content, name?}            -> the import report
 
 Import takes the document's content, never a server path: a client of the API cannot make the
@@ -30,11 +30,10 @@ class EditIn(m._Scoped):
     detail: str | None = Field(default=None, max_length=20_000)
 
 
-class ExportIn(m._Strict):
-    """Body of POST /v1/memory/export: a user (every agent unless agent_id) and a format."""
+class ExportIn(m._Scoped):
+    """Body of POST /v1/memory/export: a scope (with all_agents, every agent of its user) and a format."""
 
-    user_id: str = Field(pattern=m._ID, description=m.ID_HINT)
-    agent_id: str | None = Field(default=None, pattern=m._ID, description=m.ID_HINT)
+    all_agents: bool = False
     format: Literal["jsonl", "markdown"] = "jsonl"
 
 
@@ -60,7 +59,8 @@ def add_routes(router: APIRouter, mw: Any) -> None:
     def export(body: ExportIn) -> PlainTextResponse:
         from ..portability import export_text
 
-        text = export_text(mw.engine, body.user_id, body.format, body.agent_id)
+        scope = body.scope.to_scope()
+        text = export_text(mw.engine, scope.user_id, body.format, None if body.all_agents else scope.agent_id)
         kind = "application/x-ndjson" if body.format == "jsonl" else "text/markdown"
         return PlainTextResponse(text, media_type=f"{kind}; charset=utf-8")
 
