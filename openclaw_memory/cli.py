@@ -47,9 +47,23 @@ def cmd_search(args: argparse.Namespace, config) -> int:
     return 0
 
 
+def _describe(r) -> list[str]:
+    """A record's line for `list`, then its detail and provenance (source, turns, tags)."""
+    subject = f" {r.subject}:" if r.subject else ""
+    lines = [f"{r.id}  {r.status.value:<8} v{r.version} [{r.type.value}]{subject} {r.summary}"]
+    if r.detail:
+        lines.append(f"    detail: {r.detail}")
+    src = r.source
+    where = f"session {src.session_id}" if src.session_id else "no session"
+    turns = f", turns {', '.join(src.turn_ids)}" if src.turn_ids else ""
+    tags = f"; tags {', '.join(r.tags)}" if r.tags else ""
+    lines.append(f"    source: {src.channel.value} by {src.writer}, {where}{turns}{tags}")
+    return lines
+
+
 def cmd_list(args: argparse.Namespace, config) -> int:
     from .engine import MemoryEngine
-    from .recall.explain import record_to_json
+    from .portability.jsonl import record_to_dict as record_to_json
 
     engine = MemoryEngine.open(config, background=False)
     try:
@@ -63,14 +77,13 @@ def cmd_list(args: argparse.Namespace, config) -> int:
     if args.json:
         print(json.dumps([record_to_json(r) for r in rows], ensure_ascii=False, indent=2))
     for r in rows if not args.json else ():
-        subject = f" {r.subject}:" if r.subject else ""
-        print(f"{r.id}  {r.status.value:<8} v{r.version} [{r.type.value}]{subject} {r.summary}")
+        print("\n".join(_describe(r)))
     return 0
 
 
 def cmd_show(args: argparse.Namespace, config) -> int:
     from .engine import MemoryEngine
-    from .recall.explain import record_to_json
+    from .portability.jsonl import record_to_dict as record_to_json
 
     engine = MemoryEngine.open(config, background=False)
     try:
@@ -168,6 +181,12 @@ def _optional_parsers(sub) -> None:
     from .maintain.cli import add_parsers as add_maintain
 
     add_maintain(sub)
+    from .portability.cli import add_parsers as add_portability
+
+    add_portability(sub)
+    from .console.cli import add_parser as add_console
+
+    add_console(sub)
     from .service.server import add_openclaw_parser, add_serve_parser
 
     add_serve_parser(sub)

@@ -240,11 +240,12 @@ class Consolidator:
         return WriteResult("forget", None, reason, affected=ids)
 
 
-def deactivate(db, r: MemoryRecord, now: float, reason: str, channel: Channel = Channel.EXPLICIT) -> MemoryRecord:
+def deactivate(db, r: MemoryRecord, now: float, reason: str, channel: Channel = Channel.EXPLICIT,
+               writer: str | None = None) -> MemoryRecord:
     """Status inactive, kept for audit; the vector leaves the index through the outbox."""
     retired = r.replace(status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now)
     rec.update(db, retired, None, "", reindex=False)
-    rec.audit(db, r.scope, r.id, "deactivate", reason, now, channel.value)
+    rec.audit(db, r.scope, r.id, "deactivate", reason, now, channel.value, writer)
     return retired
 
 

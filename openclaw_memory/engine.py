@@ -92,12 +92,13 @@ class MemoryEngine:
         return self.consolidator.embed(candidates)
 
     def forget(self, scope: Scope, record_id: str, reason: str = "forgotten on request",
-               channel: Channel = Channel.EXPLICIT) -> MemoryRecord:
+               channel: Channel = Channel.EXPLICIT, writer: str | None = None) -> MemoryRecord:
         with self.db.write() as db:
             r = rec.get(db, scope, record_id)
             if r is None:
                 raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
-            out = deactivate(db, r, self.clock.now(), reason, channel) if r.status is not Status.INACTIVE else r
+            out = (deactivate(db, r, self.clock.now(), reason, channel, writer) if r.status is not Status.INACTIVE
+                   else r)
         self.indexer.notify()
         return out
 

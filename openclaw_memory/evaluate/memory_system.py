@@ -33,7 +33,8 @@ MANIFEST = "eval-ingested.json"
 
 #: the parts of the package that decide what ingestion stores (the read path's modules do not)
 READ_SIDE = ("recall", "inject", "evaluate", "bench", "service", "maintain", "cli.py", "demo.py", "chain.py",
-             "working_memory.py", "testing.py", "harness.py", "fake_openai.py")
+             "working_memory.py", "testing.py", "harness.py", "fake_openai.py", "console", "portability",
+             "edit.py")
 
 
 def write_path_code(root: Path = Path(__file__).resolve().parent.parent) -> str:  # noqa: B008 - a constant

@@ -259,7 +259,13 @@ def create_app(middleware: _Middleware, *, token: str, hosts: Iterable[str] = ()
     router = APIRouter(prefix="/v1")
     _add_hook_routes(router, middleware)
     _add_memory_routes(router, middleware)
+    from ..console.api import add_routes as add_console_routes
+
+    add_console_routes(router, middleware)
     app.include_router(router)
+    from ..console.views import mount_console
+
+    mount_console(app, middleware, token=token)
     app.state.middleware = middleware
     allowed = {*LOOPBACK_HOSTS, *(host_name(h) for h in hosts if h)}
     app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed)

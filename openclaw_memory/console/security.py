@@ -1,0 +1,154 @@
+"""The console's doors: Host allow-list, sign-in, sessions, CSRF and cross-site checks.
+
+The service token is never a cookie a foreign page can ride on. A browser signs in once by
+opening `/ui/login?token=...` (the address `openclaw-memory ui` prints) or by typing the token
+into the sign-in form; the server then issues a random session id in an HttpOnly,
+SameSite=Strict cookie scoped to /ui and redirects to a clean address. Every state-changing
+request (POST) must also:
+
+- carry the session's CSRF token in its form (`csrf` field), compared in constant time;
+- come from this origin: a `Sec-Fetch-Site` other than same-origin/none, or an `Origin` that is
+  not this service's own, is refused before the form is read.
+
+Scripts may skip the cookie and send `Authorization: Bearer <token>` instead (no CSRF needed:
+a foreign page cannot set that header). Requests whose Host is not an allowed name (loopback
+names, the bound host, configured extras) are refused, which stops DNS-rebinding pages.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+COOKIE = "ocm_console"
+#: an idle session expires after this many seconds
+SESSION_IDLE_SECONDS = 12 * 3600
+MAX_SESSIONS = 64
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+class Refused(Exception):
+    """A request the console will not serve: HTTP status and a short, safe message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def host_name(host_header: str) -> str:
+    """The name part of a Host header ("[::1]:8765" -> "::1", "localhost:80" -> "localhost")."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+@dataclass
+class HostAllowList:
+    """The Host names the console answers to."""
+
+    names: frozenset[str] = frozenset(LOOPBACK_NAMES)
+
+    @classmethod
+    def for_bind(cls, bind_host: str | None = None, extra: tuple[str, ...] = ()) -> HostAllowList:
+        """Loopback names, the address the service binds, and configured extras."""
+        names = {*LOOPBACK_NAMES, *(h.lower() for h in extra)}
+        if bind_host and bind_host not in ("0.0.0.0", "::"):
+            names.add(bind_host.strip("[]").lower())
+        return cls(frozenset(names))
+
+    def check(self, host_header: str | None) -> None:
+        """Raise Refused(421) for a missing or unknown Host."""
+        if not host_header or host_name(host_header) not in self.names:
+            raise Refused(421, "unexpected Host header; open the console at the address the service prints")
+
+
+@dataclass
+class _Session:
+    csrf: str
+    seen: float
+
+
+@dataclass
+class Sessions:
+    """Console sessions held in memory (a restart signs everyone out, which is fine for a local tool)."""
+
+    token: str
+    clock: object = time.monotonic
+    _items: dict[str, _Session] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def token_ok(self, candidate: str | None) -> bool:
+        """True when candidate is the service token (constant-time); never true without a token."""
+        if not self.token or not candidate:
+            return False
+        return hmac.compare_digest(candidate.encode("utf-8", "surrogatepass"), self.token.encode())
+
+    def open(self) -> tuple[str, str]:
+        """A new session: (session id for the cookie, its CSRF token)."""
+        sid, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = self.clock()  # type: ignore[operator]
+        with self._lock:
+            self._expire(now)
+            if len(self._items) >= MAX_SESSIONS:
+                oldest = min(self._items, key=lambda k: self._items[k].seen)
+                del self._items[oldest]
+            self._items[sid] = _Session(csrf, now)
+        return sid, csrf
+
+    def csrf_for(self, sid: str | None) -> str | None:
+        """The session's CSRF token, or None when sid is not a live session (and touch it)."""
+        if not sid:
+            return None
+        now = self.clock()  # type: ignore[operator]
+        with self._lock:
+            self._expire(now)
+            s = self._items.get(sid)
+            if s is None:
+                return None
+            s.seen = now
+            return s.csrf
+
+    def close(self, sid: str | None) -> None:
+        """Sign a session out."""
+        with self._lock:
+            self._items.pop(sid or "", None)
+
+    def _expire(self, now: float) -> None:
+        for key in [k for k, s in self._items.items() if now - s.seen > SESSION_IDLE_SECONDS]:
+            del self._items[key]
+
+
+def check_same_origin(headers: dict[str, str], scheme: str) -> None:
+    """Refuse a state-changing request a foreign page sent (Fetch Metadata, then Origin)."""
+    site = headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise Refused(403, "cross-site request refused")
+    origin = headers.get("origin")
+    if origin is not None:
+        parts = urlsplit(origin)
+        if origin == "null" or parts.scheme != scheme or parts.netloc.lower() != headers.get("host", "").lower():
+            raise Refused(403, "cross-origin request refused")
+
+
+def csrf_ok(expected: str | None, got: str | None) -> bool:
+    """Constant-time comparison of the session's CSRF token with the form's."""
+    return bool(expected and got) and hmac.compare_digest(expected.encode(), got.encode("utf-8", "surrogatepass"))
+
+
+#: sent with every console response: no framing, no foreign scripts, styles or form targets
+SECURITY_HEADERS = {
+    "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # "no-referrer" would make browsers send Origin: null
+    "Cache-Control": "no-store",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}

@@ -1,0 +1,73 @@
+"""The console's door helpers and its `ui` command, table-driven."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.cli import _parser
+from openclaw_memory.console.cli import console_url
+from openclaw_memory.console.queries import Filters
+from openclaw_memory.console.security import HostAllowList, Refused, Sessions, check_same_origin, host_name
+from openclaw_memory.errors import ValidationError
+
+
+@pytest.mark.parametrize("header, name", [("127.0.0.1:8765", "127.0.0.1"), ("[::1]:8765", "::1"),
+                                          ("LOCALHOST", "localhost"), ("::1", "::1"), ("evil.com:80", "evil.com")])
+def test_host_name(header, name):
+    assert host_name(header) == name
+
+
+@pytest.mark.parametrize("header, ok", [("127.0.0.1:1", True), ("localhost:9", True), ("[::1]:2", True),
+                                        ("10.0.0.5:8765", True), ("evil.com", False), ("127.0.0.1.evil.com", False),
+                                        ("", False), (None, False)])
+def test_host_allow_list(header, ok):
+    hosts = HostAllowList.for_bind("10.0.0.5")
+    if ok:
+        hosts.check(header)
+    else:
+        with pytest.raises(Refused) as exc:
+            hosts.check(header)
+        assert exc.value.status == 421
+
+
+@pytest.mark.parametrize("headers, ok", [
+    ({"host": "127.0.0.1:8"}, True),
+    ({"host": "127.0.0.1:8", "sec-fetch-site": "same-origin", "origin": "http://127.0.0.1:8"}, True),
+    ({"host": "127.0.0.1:8", "sec-fetch-site": "none"}, True),
+    ({"host": "127.0.0.1:8", "sec-fetch-site": "same-site"}, False),
+    ({"host": "127.0.0.1:8", "sec-fetch-site": "cross-site"}, False),
+    ({"host": "127.0.0.1:8", "origin": "http://127.0.0.1:9"}, False),
+    ({"host": "127.0.0.1:8", "origin": "https://127.0.0.1:8"}, False),
+    ({"host": "127.0.0.1:8", "origin": "null"}, False),
+])
+def test_same_origin(headers, ok):
+    if ok:
+        check_same_origin(headers, "http")
+    else:
+        with pytest.raises(Refused):
+            check_same_origin(headers, "http")
+
+
+def test_sessions_expire_and_never_accept_an_empty_token():
+    now = [0.0]
+    s = Sessions("tok", clock=lambda: now[0])
+    sid, csrf = s.open()
+    assert s.csrf_for(sid) == csrf and s.token_ok("tok") and not s.token_ok("to") and not s.token_ok(None)
+    now[0] += 13 * 3600
+    assert s.csrf_for(sid) is None
+    assert not Sessions("").token_ok("")
+
+
+@pytest.mark.parametrize("kwargs, field", [({"type": "nope"}, "type"), ({"status": "gone"}, "status"),
+                                           ({"sort": "importance"}, "sort"), ({"order": "up"}, "order"),
+                                           ({"date_from": "01/02/2024"}, "date_from")])
+def test_filters_name_the_bad_field(kwargs, field):
+    with pytest.raises(ValidationError, match=field):
+        Filters(**kwargs)
+
+
+def test_ui_command_and_its_address():
+    args = _parser().parse_args(["ui", "--port", "9999"])
+    assert args.func.__name__ == "run_ui" and args.port == 9999
+    assert console_url("127.0.0.1", 8765, "a/b+c") == "http://127.0.0.1:8765/ui/login?token=a%2Fb%2Bc"
+    assert console_url("::1", 1, "t").startswith("http://[::1]:1/ui/")
