@@ -71,7 +71,7 @@ POLICY: Mapping[MemoryType, TypePolicy] = {
 }
 
 #: conflicts and ranking trust: a claim from a later channel never overwrites one from an earlier
-TRUST_ORDER: tuple[Channel, ...] = (Channel.EXPLICIT, Channel.TOOL, Channel.SUMMARY, Channel.IMPLICIT)
+TRUST_ORDER: tuple[Channel, ...] = (Channel.EXPLICIT, Channel.ADMIN, Channel.TOOL, Channel.SUMMARY, Channel.IMPLICIT)
 
 
 def types_where(**rule: object) -> frozenset[MemoryType]:

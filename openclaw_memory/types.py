@@ -41,6 +41,7 @@ class Channel(str, enum.Enum):
     """How a memory entered the store; also its trust on conflict (explicit > tool > ...)."""
 
     EXPLICIT = "explicit"
+    ADMIN = "admin"  # written by an operator's tool: imports (portability/)
     IMPLICIT = "implicit"
     TOOL = "tool"
     SUMMARY = "summary"
@@ -48,6 +49,7 @@ class Channel(str, enum.Enum):
 
 CHANNEL_PRIORITY: Mapping[Channel, int] = {
     Channel.EXPLICIT: 4,
+    Channel.ADMIN: 3,
     Channel.TOOL: 2,
     Channel.SUMMARY: 1,
     Channel.IMPLICIT: 1,

@@ -7,7 +7,7 @@ import pytest
 from openclaw_memory.cli import _parser
 from openclaw_memory.console.cli import console_url
 from openclaw_memory.console.queries import Filters
-from openclaw_memory.console.security import HostAllowList, Refused, Sessions, check_same_origin, host_name
+from openclaw_memory.console.security import HostAllowList, RefusedError, Sessions, check_same_origin, host_name
 from openclaw_memory.errors import ValidationError
 
 
@@ -25,7 +25,7 @@ def test_host_allow_list(header, ok):
     if ok:
         hosts.check(header)
     else:
-        with pytest.raises(Refused) as exc:
+        with pytest.raises(RefusedError) as exc:
             hosts.check(header)
         assert exc.value.status == 421
 
@@ -44,7 +44,7 @@ def test_same_origin(headers, ok):
     if ok:
         check_same_origin(headers, "http")
     else:
-        with pytest.raises(Refused):
+        with pytest.raises(RefusedError):
             check_same_origin(headers, "http")
 
 

@@ -31,7 +31,7 @@ MAX_SESSIONS = 64
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
-class Refused(Exception):
+class RefusedError(Exception):
     """A request the console will not serve: HTTP status and a short, safe message."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -63,9 +63,9 @@ class HostAllowList:
         return cls(frozenset(names))
 
     def check(self, host_header: str | None) -> None:
-        """Raise Refused(421) for a missing or unknown Host."""
+        """Raise RefusedError(421) for a missing or unknown Host."""
         if not host_header or host_name(host_header) not in self.names:
-            raise Refused(421, "unexpected Host header; open the console at the address the service prints")
+            raise RefusedError(421, "unexpected Host header; open the console at the address the service prints")
 
 
 @dataclass
@@ -128,17 +128,19 @@ def check_same_origin(headers: dict[str, str], scheme: str) -> None:
     """Refuse a state-changing request a foreign page sent (Fetch Metadata, then Origin)."""
     site = headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
-        raise Refused(403, "cross-site request refused")
+        raise RefusedError(403, "cross-site request refused")
     origin = headers.get("origin")
     if origin is not None:
         parts = urlsplit(origin)
         if origin == "null" or parts.scheme != scheme or parts.netloc.lower() != headers.get("host", "").lower():
-            raise Refused(403, "cross-origin request refused")
+            raise RefusedError(403, "cross-origin request refused")
 
 
 def csrf_ok(expected: str | None, got: str | None) -> bool:
     """Constant-time comparison of the session's CSRF token with the form's."""
-    return bool(expected and got) and hmac.compare_digest(expected.encode(), got.encode("utf-8", "surrogatepass"))
+    if not expected or not got:
+        return False
+    return hmac.compare_digest(expected.encode(), got.encode("utf-8", "surrogatepass"))
 
 
 #: sent with every console response: no framing, no foreign scripts, styles or form targets

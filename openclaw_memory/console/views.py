@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode
 
 from fastapi import APIRouter, Request
@@ -22,7 +22,7 @@ from ..clock import iso_time
 from ..errors import NotFoundError, OpenClawMemoryError, ValidationError
 from ..types import MemoryType, Scope, Status
 from . import queries as q
-from .security import COOKIE, SECURITY_HEADERS, HostAllowList, Refused, Sessions, check_same_origin, csrf_ok
+from .security import COOKIE, SECURITY_HEADERS, HostAllowList, RefusedError, Sessions, check_same_origin, csrf_ok
 
 HERE = Path(__file__).parent
 WRITER = "console"
@@ -63,14 +63,14 @@ class Console:
     # ---- doors ------------------------------------------------------------------------------
 
     def _csrf(self, request: Request) -> str:
-        """The caller's CSRF token ("" for a bearer-token client); Refused when not signed in."""
+        """The caller's CSRF token ("" for a bearer-token client); RefusedError when not signed in."""
         self.hosts.check(request.headers.get("host"))
         auth = request.headers.get("authorization", "")
         if auth.startswith("Bearer ") and self.sessions.token_ok(auth[7:]):
             return ""
         csrf = self.sessions.csrf_for(request.cookies.get(COOKIE))
         if csrf is None:
-            raise Refused(401, "sign in first: open the address `openclaw-memory ui` prints, or enter the token")
+            raise RefusedError(401, "sign in first: open the address `openclaw-memory ui` prints, or enter the token")
         return csrf
 
     async def _form(self, request: Request) -> dict[str, str]:
@@ -79,10 +79,10 @@ class Console:
         check_same_origin({k.lower(): v for k, v in request.headers.items()}, request.url.scheme)
         body = await request.body()
         if len(body) > MAX_FORM_BYTES:
-            raise Refused(413, "form too large")
+            raise RefusedError(413, "form too large")
         form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
         if csrf and not csrf_ok(csrf, form.get("csrf")):
-            raise Refused(403, "missing or wrong form token; reload the page and try again")
+            raise RefusedError(403, "missing or wrong form token; reload the page and try again")
         return form
 
     def _render(self, request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
@@ -91,7 +91,7 @@ class Console:
         html = self.env.get_template(template).render(csrf=csrf, notice=notice, **ctx)
         return _secured(HTMLResponse(html, status_code=status))
 
-    def _refusal(self, request: Request, exc: Refused) -> HTMLResponse:
+    def _refusal(self, request: Request, exc: RefusedError) -> HTMLResponse:
         login = exc.status == 401
         return self._render(request, "login.html" if login else "error.html", exc.status, message=exc.message)
 
@@ -99,7 +99,7 @@ class Console:
         try:
             self._csrf(request)
             return fn()
-        except Refused as exc:
+        except RefusedError as exc:
             return self._refusal(request, exc)
         except NotFoundError as exc:
             return self._render(request, "error.html", 404, message=str(exc))
@@ -110,7 +110,7 @@ class Console:
         try:
             form = await self._form(request)
             return await run_in_threadpool(fn, form)
-        except Refused as exc:
+        except RefusedError as exc:
             return self._refusal(request, exc)
         except NotFoundError as exc:
             return self._render(request, "error.html", 404, message=str(exc))
@@ -147,7 +147,7 @@ class Console:
         """`/ui/login?token=...` signs in and redirects to a clean address; without a token, the form."""
         try:
             self.hosts.check(request.headers.get("host"))
-        except Refused as exc:
+        except RefusedError as exc:
             return self._render(request, "error.html", exc.status, message=exc.message)
         if not token:
             return self._render(request, "login.html", message="")
@@ -160,7 +160,7 @@ class Console:
         try:
             self.hosts.check(request.headers.get("host"))
             check_same_origin({k.lower(): v for k, v in request.headers.items()}, request.url.scheme)
-        except Refused as exc:
+        except RefusedError as exc:
             return self._render(request, "error.html", exc.status, message=exc.message)
         form = {k: v[0] for k, v in parse_qs((await request.body()).decode("utf-8", "replace")).items()}
         if not self.sessions.token_ok(form.get("token", "").strip()):
@@ -177,7 +177,7 @@ class Console:
         """Sign this browser out."""
         try:
             await self._form(request)
-        except Refused as exc:
+        except RefusedError as exc:
             return self._refusal(request, exc)
         self.sessions.close(request.cookies.get(COOKIE))
         resp = RedirectResponse("/ui/login", status_code=303)
@@ -342,7 +342,10 @@ def _form_params(f: q.Filters) -> dict[str, str]:
     return {names.get(k, k): v for k, v in f.params().items()}
 
 
-def _secured(resp: Response) -> Response:
+_R = TypeVar("_R", bound=Response)
+
+
+def _secured(resp: _R) -> _R:
     for k, v in SECURITY_HEADERS.items():
         resp.headers.setdefault(k, v)
     return resp

@@ -49,7 +49,7 @@ def add_parsers(subparsers: Any) -> None:
 
 def _scope_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="user id whose memories to use")
-    p.add_argument("--agent", default="default", help="agent id (default: default)")
+    p.add_argument("--agent", default="main", help="agent id (default: main, as the OpenClaw plugin writes)")
 
 
 def _open(config: MemoryConfig) -> Any:

@@ -215,7 +215,7 @@ def parse_file(path: Path, rel: str) -> list[NoteEntry]:
     name = _DAILY_NAME.match(path.name)
     curated = path.name.upper() == "MEMORY.MD"
     # MEMORY.md has no date of its own but its promotion sections': its entries are as old as the file
-    at = _day(*name.groups()) if name else path.stat().st_mtime
+    at = _day(name.group(1), name.group(2), name.group(3)) if name else path.stat().st_mtime
     return _Parser(rel, valid_unicode(text), curated=curated, at=at).parse()
 
 
@@ -292,7 +292,7 @@ class OpenClawImporter:
             id=entry_id(scope, text), scope=scope, type=kind, summary=text, subject=subject,
             session_id=e.session_id, tags=tags, entities=entities,
             importance=e.importance if e.importance is not None else importance, confidence=confidence,
-            source=Source(Channel.ADMIN, e.session_id, (f"{e.path}:{e.line}",), writer),
+            source=Source(channel=Channel.ADMIN, session_id=e.session_id, turn_ids=(f"{e.path}:{e.line}",), writer=writer),
             created_at=at, updated_at=at, expires_at=expires,
         )
 

@@ -41,11 +41,17 @@ log = logging.getLogger(__name__)
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 #: Paths served without a token: the liveness probe only.
 OPEN_PATHS = frozenset({"/health"})
+#: the web console authenticates itself (the token traded once for a SameSite=Strict session
+#: cookie, a CSRF token in every form, same-origin checks: console/security.py); the Host check
+#: and the body cap still apply to it here
+CONSOLE_PREFIX = "/ui"
 #: Body caps in bytes, one table: transcripts may be long (80 messages of a few thousand
 #: characters, Chinese at 3 bytes a character, plus JSON escapes); everything else is small.
 BODY_CAPS = {
     "/v1/capture": 4 * 1024 * 1024,
     "/v1/session/compact": 4 * 1024 * 1024,
+    "/v1/memory/import": 32 * 1024 * 1024,  # a whole export or OpenClaw workspace
+    "/ui/import": 32 * 1024 * 1024,
 }
 DEFAULT_BODY_CAP = 1024 * 1024
 
@@ -191,7 +197,8 @@ class RequestGuard:
         if host not in self._hosts:
             return (421, "misdirected_request",
                     f"Host {host!r} is not served here; expected one of {', '.join(sorted(self._hosts))}", {})
-        if scope.get("path", "") in OPEN_PATHS:
+        path = scope.get("path", "")
+        if path in OPEN_PATHS or path == CONSOLE_PREFIX or path.startswith(CONSOLE_PREFIX + "/"):
             return None
         if not hmac.compare_digest(headers.get("authorization", b""), self._expected):
             return (401, "unauthorized", "expected header 'Authorization: Bearer <token>'",
