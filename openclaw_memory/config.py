@@ -121,6 +121,12 @@ class RecallConfig:
     semantic_floor: Optional[float] = None
     semantic_ceiling: Optional[float] = None
     min_semantic: Optional[float] = None
+    #: relevance gating against the request's own background (recall/background.py): a memory
+    #: passes on meaning alone when its cosine beats the request's background level by this
+    #: margin, or with keyword evidence when it is no more than `background_keyword_slack`
+    #: below it (None: no background, absolute min_semantic only)
+    background_margin: Optional[float] = 0.03
+    background_keyword_slack: float = 0.01
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()
