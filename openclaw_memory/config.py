@@ -38,6 +38,10 @@ class LongTermConfig:
     min_score: float = 0.45
     time_decay_factor: float = 0.02
     max_facts_per_user: int = 500
+    #: a change ("switched to X") with no subject in common retires its nearest live claim only
+    #: when that one is this similar and ahead of the next nearest by `change_margin`
+    change_similarity: float = 0.8
+    change_margin: float = 0.03
     similarity_threshold: float = 0.95
     #: a memory of several sentences is also indexed by up to this many sentence vectors (0: off)
     sentence_vectors: int = 8

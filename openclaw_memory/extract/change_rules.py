@@ -177,7 +177,7 @@ _EN_REPLACED = (
 _ZH_REPLACED = (
     re.compile(r"^我?" + _ZH_TIME + r"把(?P<old>[^，,。]{1,16}?)(?:换成|改成|换为|改为|搬到|卖了，?买了)(?:了)?(?P<new>[^，,。]{1,16})$"),
     re.compile(r"^我?" + _ZH_TIME + r"不用(?P<old>[^，,。]{1,12}?)了，?(?:改用|换成|用)(?P<new>[^，,。]{1,12})$"),
-    re.compile(r"^我?" + _ZH_TIME + r"(?:昨天|上周|上个月)?(?:换成|改成|改为|换到|换为|换了|改用)了?(?P<new>[^，,。]{1,16})$"),
+    re.compile(r"^我?" + _ZH_TIME + r"(?:昨天|上周|上个月)?(?:换成|改成|改为|换到|换为|改用)了?(?P<new>[^，,。]{1,16})$"),
 )
 
 
@@ -313,7 +313,8 @@ def _move(clause: str, cjk: bool) -> Slot | None:
     value = _zh_value(m.group("v")) if m else None
     if not value:
         return None
-    return _switch("location", f"用户住在{value}", value)
+    # a move is a new location: the location key supersedes the old one without a "switch" tag
+    return Slot(PROFILE, "location", f"用户住在{value}", (), (value,), 0.85)
 
 
 #: Change classifiers in the order they are tried (before profile and preference rules).
