@@ -112,8 +112,8 @@ class Consolidator:
         return result
 
     def _decide(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray) -> WriteResult:
-        if cand.forget:
-            return self._forget(db, draft, vec)
+        if cand.forget:  # commands run on their own path (forget.py); never stored as memories
+            raise ValueError("forget commands are run by forget.run, not consolidated")
         if draft.type in APPEND_ONLY_TYPES:
             return self._append(db, draft, vec)
         if draft.type is MemoryType.DECISION:
@@ -290,19 +290,6 @@ class Consolidator:
         rec.insert(db, successor, vec, self.model)
         rec.audit(db, r.scope, successor.id, "insert", f"replaces {old.id}", now, r.source.channel.value, r.source.writer)
         return WriteResult("update", successor, "changed value supersedes the old version", old.id)
-
-    def _forget(self, db, probe: MemoryRecord, vec: np.ndarray) -> WriteResult:
-        """An explicit "forget X": deactivate the live curated memories that X names."""
-        pool = rec.query(db, probe.scope, where="status = 'active' AND type NOT IN ('episode', 'event')", limit=2000)
-        vecs = rec.vectors_for(db, [p.id for p in pool])
-        hits = [p for p in pool if p.id in vecs and float(np.dot(vecs[p.id], vec)) >= self.threshold]
-        if probe.subject:
-            hits += [p for p in pool if p.subject == probe.subject and p not in hits]
-        for p in hits:
-            deactivate(db, p, self.clock.now(), f"forgotten on request: {probe.summary[:80]}", probe.source.channel)
-        ids = tuple(p.id for p in hits)
-        reason = f"deactivated {len(ids)}: {', '.join(ids)}" if ids else "nothing matched"
-        return WriteResult("forget", None, reason, affected=ids)
 
 
 #: claims about the user consolidated across types: one attribute is one attribute
