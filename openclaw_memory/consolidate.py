@@ -34,6 +34,10 @@ from .types import (
 log = logging.getLogger(__name__)
 
 
+#: the writer of what the user said in conversation (MemoryMiddleware's captures)
+CONVERSATION_WRITER = "after_response"
+
+
 def new_id(clock: Clock) -> str:
     return f"mem_{int(clock.now())}_{uuid.uuid4().hex[:12]}"
 
@@ -259,7 +263,10 @@ class Consolidator:
     def _is_doubt(self, new: MemoryRecord, old: MemoryRecord, sim: float) -> bool:
         if sim >= self.threshold and CHANNEL_PRIORITY[new.source.channel] >= CHANNEL_PRIORITY[old.source.channel]:
             return False
-        weaker_channel = CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel]
+        # two things the user said in conversation: the later one wins, whichever the rules
+        # classified as a stated change (explicit) and which as a plain statement (implicit)
+        both_said = new.source.writer == old.source.writer == CONVERSATION_WRITER
+        weaker_channel = CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel] and not both_said
         floor = self.cfg.extraction.min_confidence
         unsure = new.confidence < floor <= old.confidence
         return weaker_channel or unsure
@@ -271,7 +278,10 @@ class Consolidator:
         updated = old.replace(
             summary=r.summary, detail=r.detail or old.detail, version=old.version + 1, updated_at=now,
             confidence=max(old.confidence, r.confidence), importance=max(old.importance, r.importance),
-            source=Source(channel, r.source.session_id, r.source.turn_ids, r.source.writer),
+            # the turns of every statement of it: an older turn saying the same stays covered by
+            # it (and is recalled as outdated once the value changes)
+            source=Source(channel, r.source.session_id,
+                          tuple(dict.fromkeys([*old.source.turn_ids, *r.source.turn_ids])), r.source.writer),
             tags=tuple(dict.fromkeys([*old.tags, *r.tags])), entities=tuple(dict.fromkeys([*old.entities, *r.entities])),
             expires_at=r.expires_at, session_id=r.session_id or old.session_id,
         )

@@ -16,10 +16,12 @@ Time words are never a value ("switched to a Pixel 8 yesterday" names the Pixel 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
 from .lexicon import en_head, object_subject, zh_head
+from .preference_rules import _favorite_slot
 from .slot import FACT, PREFERENCE, PROFILE, I, QUESTION_WORDS, Slot, say, third_person
 
 #: time and manner words trailing a value: "a Pixel 8 yesterday", "Rust these days", "腾讯了"
@@ -103,7 +105,8 @@ _EN_FAV_NOW = re.compile(
 _ZH_MY_NEW = re.compile(r"^(?:现在|如今)?(?:我的)?(?P<new>新)?(?P<k>[\u4e00-\u9fff]{1,6}?)(?:现在|如今)?(?:是|变成了|换成了|改成了)(?P<v>[^，,。]{1,16})$")
 _ZH_NOW_IS = re.compile(r"^(?:现在|如今)(?:的)?(?P<k>[\u4e00-\u9fff]{1,6}?)是(?P<v>[^，,。]{1,16})$")
 _ZH_REPORT = re.compile(r"^我?" + _ZH_TIME + r"(?:向|跟着?)(?P<v>[^，,。]{1,8}?)(?:汇报|干)(?:了)?$")
-_ZH_FAV = re.compile(r"^(?:现在|最近|如今|这段时间)?(?:我)?(?:现在|最近)?最(?:喜欢|爱)的(?P<k>[^，,。是]{1,8}?)(?:改成|变成|换成)?(?:了)?(?:是|成)?(?P<v>[^，,。]{1,16})$")
+_ZH_FAV = re.compile(r"^(?P<when>现在|最近|如今|这段时间)?(?:我)?(?P<when2>现在|最近)?最(?:喜欢|爱)的(?P<k>[^，,。是]{1,8}?)"
+                     r"(?:(?P<changed>改成|变成|换成)了?|是)(?P<v>[^，,。]{1,16})$")
 
 
 def _role_subject(key: str, cjk: bool) -> str:
@@ -145,7 +148,7 @@ def _favourite_now(clause: str, cjk: bool) -> Slot | None:
     """"These days Rust is my favourite language", 现在我最喜欢的语言是Rust (keyed by category)."""
     if cjk:
         m = _ZH_FAV.match(clause)
-        if not m or not re.match(r"^(?:现在|最近|如今|这段时间|我现在|我最近)|改成|变成|换成", clause + ("改成" if "改成" in clause else "")):
+        if not m or not (m.group("when") or m.group("when2") or m.group("changed")):
             return None
         cat, value = m.group("k"), _zh_value(m.group("v"))
     else:
@@ -153,16 +156,8 @@ def _favourite_now(clause: str, cjk: bool) -> Slot | None:
         if not m:
             return None
         cat, value = m.group("k"), _en_value(m.group("v"))
-    if not value:
-        return None
-    head = zh_head(cat) if cjk else en_head(cat)
-    subject = f"pref/{_FAV_KEYS.get(head, head)}"
-    summary = say(cjk, "用户最喜欢的{c}是{o}", "The user's favorite {c} is {o}", c=cat, o=value)
-    return _switch(subject, summary, value, kind=PREFERENCE)
-
-
-#: a favourite's category and its shorter name share one key ("programming language" = "language")
-_FAV_KEYS = {"编程语言": "语言", "language": "language", "colour": "color"}
+    slot = _favorite_slot(cat.strip(), value, cjk) if value else None
+    return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None
 
 
 # ---- devices and things replaced ------------------------------------------------------------

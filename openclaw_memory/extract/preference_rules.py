@@ -355,6 +355,16 @@ def _instead(obj: str, cjk: bool) -> tuple[str, str]:
     return obj[: m.start()], (m.group("x") or m.group("y") or "").strip(" 。.!！")
 
 
+def favourite_key(cat: str, cjk: bool) -> str:
+    """A favourite's category by its head noun, so "programming language" and "language",
+    编程语言 and 语言, colour and color are one key."""
+    if cjk:
+        head = zh_head(cat) or cat
+        return head[-2:] if len(head) > 2 else head
+    last = (en_head(cat) or cat).split()[-1].lower()
+    return {"colour": "color", "favourite": "favorite"}.get(last, last)
+
+
 def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
     """ "我最喜欢的颜色是蓝色": keyed by the category, so a new favourite replaces the old."""
     obj = obj.strip(" 。.!！~")
@@ -362,7 +372,7 @@ def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
         return None
     subject, head = object_subject(obj, cjk)
     if subject.startswith("pref/"):
-        subject = f"pref/{zh_head(cat) if cjk else en_head(cat)}"
+        subject = f"pref/{favourite_key(cat, cjk)}"
     summary = say(cjk, "用户最喜欢的{c}是{o}", "The user's favorite {c} is {o}", c=cat, o=obj)
     return Slot(PREFERENCE, subject, summary, ("like",), (head,), 0.85)
 
