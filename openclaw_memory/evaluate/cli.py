@@ -31,7 +31,8 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
             for name in retrievers:
                 system.use(name)
                 progress = None if args.no_progress else ProgressBar(f"{args.dataset}/{name}")
-                result = run(system, args.path, limit=args.limit, progress=progress, retriever=name)
+                result = run(system, args.path, limit=args.limit, progress=progress, retriever=name,
+                             precision=not args.no_precision)
                 # the store was ingested once; every retriever reports that ingestion's cost
                 items = sum(n for n, _ in system.ingested.values())
                 result["ingest"] = {"items": items, "seconds": sum(s for _, s in system.ingested.values())}
@@ -49,7 +50,7 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
     return 0
 
 
-def _run_precision(system, path, *, limit=None, progress=None, retriever=None):
+def _run_precision(system, path, *, limit=None, progress=None, retriever=None, precision=True):
     """The package's own precision sets (noise personas, update scenarios); PATH: another
     scenario file of the same shape."""
     return run_precision(system, path=path, progress=progress)
@@ -80,4 +81,6 @@ def add_parsers(sub) -> None:
                    help="an earlier evaluation store (its --data-dir): passages it already embedded with the same "
                         "embedder take their vectors from it, so re-ingesting after an extraction change is fast")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-precision", action="store_true",
+                   help="recall only: no noise and update sections (they embed the background and scenario texts)")
     p.set_defaults(func=cmd_eval)

@@ -237,8 +237,10 @@ def _run(
     ks: Sequence[int],
     progress: Progress | None,
     retriever: str | None,
+    precision: bool = True,
 ) -> dict[str, Any]:
     ks_sorted = _check_ks(ks)
+    precision = precision and hasattr(system, "plan_for")
     tally = _Tally()
     total = sum(len(qs) for _, qs in groups)
     done = 0
@@ -251,13 +253,13 @@ def _run(
             done += 1
             if progress is not None:
                 progress(done, total)
-        if hasattr(system, "plan_for"):
+        if precision:
             lang = conversation_lang(conv)
             tally.langs.append(lang)
             ask_offtopic(system, lang, bank_for(lang, len(tally.langs) - 1, len(groups)), tally.noise)
     name = retriever or getattr(system, "name", None) or type(system).__name__
     result = tally.result(dataset, str(name))
-    if hasattr(system, "plan_for"):
+    if precision:
         result["noise"] = tally.noise.result()
         main = max(set(tally.langs), key=tally.langs.count) if tally.langs else "en"
         result["update"] = run_updates(system, langs=(main,))
@@ -285,6 +287,7 @@ def run_locomo(
     ks: Sequence[int] = DEFAULT_KS,
     progress: Progress | None = None,
     retriever: str | None = None,
+    precision: bool = True,
 ) -> dict[str, Any]:
     """Score `system` on a LoCoMo file: all turns ingested, keys "<metric>@<k>".
 
@@ -306,6 +309,7 @@ def run_locomo(
         ks=ks,
         progress=progress,
         retriever=retriever,
+        precision=precision,
     )
 
 
@@ -317,6 +321,7 @@ def run_longmemeval(
     ks: Sequence[int] = DEFAULT_KS,
     progress: Progress | None = None,
     retriever: str | None = None,
+    precision: bool = True,
 ) -> dict[str, Any]:
     """Score `system` on a LongMemEval file: user turns only, keys "session.*" and "turn.*".
 
@@ -337,4 +342,5 @@ def run_longmemeval(
         ks=ks,
         progress=progress,
         retriever=retriever,
+        precision=precision,
     )
