@@ -4,10 +4,10 @@ A forget command is its own value (`ForgetCommand`), not a memory candidate: the
 chains emit candidates with `forget=True`, and `ForgetCommand.from_candidate` turns them into
 commands, which the middleware runs on their own path (never through consolidation).
 
-What a command names: the memories of its subject, and the live memories that hold every one of
-its distinctive terms as a whole word (the command's own words and stop words aside: "forget the
-locker code word heron3" names heron3, never heron13; 忘掉储物柜密码 names memories with both 储物柜
-and 密码). A command with no distinctive term and no subject names nothing. Curated memories and
+What a command names: the memories of its subject, and the live memories that hold its
+distinctive terms as whole words (the command's own words and stop words aside): every identifier
+(a term with a digit: "forget the locker code word heron3" names heron3, never heron13) and two
+thirds of the other terms. A command with no distinctive term and no subject names nothing. Curated memories and
 the raw episodes alike, so X stops being recalled from the next request on.
 
 `plan` shows what would go; `run` deactivates it (kept for audit, `MemoryEngine.restore` undoes it).
@@ -68,12 +68,19 @@ def distinctive_terms(text: str) -> tuple[str, ...]:
 
 
 def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
-    """Every term is a whole word of the memory (CJK terms: inside its text)."""
+    """The memory holds the command's identifiers (terms with a digit: heron3, PRD-223) as whole
+    words, every one, and at least two thirds of its other terms (CJK terms: inside its text), so
+    "杭州出差取消了，忘掉那件事吧" still names "下周三去杭州出差" but heron3 never names heron13."""
     if not terms:
         return False
     words = set(search_tokens(record.text))
     text = record.text.lower()
-    return all(t in words or (has_cjk(t) and len(t) >= 2 and t in text) for t in terms)
+    held = [t in words or (has_cjk(t) and len(t) >= 2 and t in text) for t in terms]
+    ids = [h for t, h in zip(terms, held) if any(ch.isdigit() for ch in t)]
+    if not all(ids):
+        return False
+    rest = [h for t, h in zip(terms, held) if not any(ch.isdigit() for ch in t)]
+    return not rest or sum(rest) * 3 >= 2 * len(rest)
 
 
 def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPlan:
