@@ -95,7 +95,10 @@ def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPl
         for rid, r in engine.get_many(scope, hits).items():
             if r.status is Status.ACTIVE and names(r, terms):
                 found.setdefault(rid, r)
-    matches = tuple(sorted(found.values(), key=lambda r: (-r.updated_at, r.id)))
+    marks = ",".join("?" * len(found))
+    # in the order they were written (deterministic whatever order the indexes returned them in)
+    matches = tuple(engine.find(scope, where=f"id IN ({marks})", args=list(found), order="rid",
+                                limit=len(found))) if found else ()
     return ForgetPlan(command, terms, matches, too_broad=len(matches) > MAX_MATCHES)
 
 
