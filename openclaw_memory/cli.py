@@ -114,10 +114,30 @@ def cmd_forget(args: argparse.Namespace, config) -> int:
 
     mw = build_middleware(config)
     try:
-        ids = mw.forget(_scope(args), memory_id=args.id, query=args.query)
+        scope = _scope(args)
+        if args.query:  # show what the command names before (or instead of) taking it
+            for r in mw.forget_plan(scope, args.query):
+                print(f"{r.id}  [{r.type.value}]  {' '.join(r.summary.split())[:100]}")
+        if args.dry_run:
+            print("dry run: nothing deactivated")
+            return 0
+        ids = mw.forget(scope, memory_id=args.id, query=args.query)
     finally:
         mw.close()
-    print("deactivated: " + (", ".join(ids) if ids else "nothing matched"))
+    print("deactivated: " + (", ".join(ids) if ids else "nothing matched")
+          + (" (undo: openclaw-memory restore ID)" if ids else ""))
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, config) -> int:
+    from .factory import build_middleware
+
+    mw = build_middleware(config)
+    try:
+        r = mw.restore(_scope(args), args.id)
+    finally:
+        mw.close()
+    print(f"restored: {r.id} ({r.status.value})  {' '.join(r.summary.split())[:100]}")
     return 0
 
 
@@ -166,7 +186,13 @@ def _parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--id")
     g.add_argument("--query")
+    p.add_argument("--dry-run", action="store_true", help="show what the query names, deactivate nothing")
     p.set_defaults(func=cmd_forget)
+
+    p = sub.add_parser("restore", help="undo a forget: reactivate a forgotten memory (audited)")
+    _add_scope(p)
+    p.add_argument("id")
+    p.set_defaults(func=cmd_restore)
 
     p = sub.add_parser("demo", help="run a scripted two-session conversation and show what is recalled")
     p.add_argument("--data-dir", default=None, help="where to keep the demo store (default: a temp dir)")

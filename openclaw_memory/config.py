@@ -36,6 +36,10 @@ class ShortTermConfig:
 class LongTermConfig:
     top_k: int = 7
     max_facts_per_user: int = 500
+    #: a change ("switched to X") with no subject in common retires its nearest live claim only
+    #: when that one is this similar and ahead of the next nearest by `change_margin`
+    change_similarity: float = 0.8
+    change_margin: float = 0.03
     similarity_threshold: float = 0.95
     #: a memory of several sentences is also indexed by up to this many sentence vectors (0: off)
     sentence_vectors: int = 8
@@ -118,6 +122,12 @@ class RecallConfig:
     semantic_floor: Optional[float] = None
     semantic_ceiling: Optional[float] = None
     min_semantic: Optional[float] = None
+    #: relevance gating against the request's own background (recall/background.py): a memory
+    #: passes on meaning alone when its cosine beats the request's background level by this
+    #: margin, or with keyword evidence when it is no more than `background_keyword_slack`
+    #: below it (None: no background, absolute min_semantic only)
+    background_margin: Optional[float] = 0.03
+    background_keyword_slack: float = 0.01
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()

@@ -34,6 +34,10 @@ from .types import (
 log = logging.getLogger(__name__)
 
 
+#: the writer of what the user said in conversation (MemoryMiddleware's captures)
+CONVERSATION_WRITER = "after_response"
+
+
 def new_id(clock: Clock) -> str:
     return f"mem_{int(clock.now())}_{uuid.uuid4().hex[:12]}"
 
@@ -112,14 +116,14 @@ class Consolidator:
         return result
 
     def _decide(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray) -> WriteResult:
-        if cand.forget:
-            return self._forget(db, draft, vec)
+        if cand.forget:  # commands run on their own path (forget.py); never stored as memories
+            raise ValueError("forget commands are run by forget.run, not consolidated")
         if draft.type in APPEND_ONLY_TYPES:
             return self._append(db, draft, vec)
         if draft.type is MemoryType.DECISION:
             return self._decision(db, draft, vec)
         if draft.type in KEYED_TYPES:
-            return self._keyed(db, draft, vec)
+            return self._keyed(db, draft, vec, cand)
         return self._insert(db, draft, vec, "new summary" if draft.type is MemoryType.SUMMARY else "new")
 
     # ---- policies ---------------------------------------------------------------------------
@@ -146,8 +150,20 @@ class Consolidator:
             r = r.replace(links=tuple(dict.fromkeys([*r.links, *(d.id for d in decided)])))
         return self._insert(db, r, vec, "new decision")
 
-    def _keyed(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
+    def _keyed(self, db, r: MemoryRecord, vec: np.ndarray, cand: Candidate | None = None) -> WriteResult:
         old, sim = self._match(db, r, vec)
+        if old is None and cand is not None and is_change(cand):
+            old, sim = self._about(db, r, vec, cand.replaces)
+            if old is not None:
+                if self._is_doubt(r, old, sim):
+                    doubt = r.replace(doubt_of=old.id)
+                    res = self._insert(db, doubt, vec, f"doubt: weaker claim contradicts {old.id}")
+                    return WriteResult("doubt", res.record, res.reason, old.id)
+                # the successor speaks of the same attribute: it keeps the old memory's key
+                return self._supersede(db, old, r.replace(subject=old.subject or r.subject), vec, sim)
+            said = self._said_before(db, r, cand.replaces)
+            if said is not None:
+                return self._supersede(db, said, r, vec, 0.0)
         if old is None:
             return self._insert(db, r, vec, "new")
         if self._is_doubt(r, old, sim):
@@ -159,10 +175,13 @@ class Consolidator:
         return self._supersede(db, old, r, vec, sim)
 
     def _match(self, db, r: MemoryRecord, vec: np.ndarray) -> tuple[MemoryRecord | None, float]:
-        """The live record this candidate speaks about, and their similarity."""
+        """The live record this candidate speaks about, and their similarity: by subject whatever
+        type it was stored as (a fact "drink" and a preference "drink" are one attribute)."""
         if r.subject:
-            pool = rec.query(db, r.scope, where="status = 'active' AND type = ? AND subject = ? AND doubt_of IS NULL",
-                             args=(r.type.value, r.subject), limit=10)
+            types = sorted(t.value for t in CLAIM_TYPES) if r.type in CLAIM_TYPES else [r.type.value]
+            marks = ",".join("?" * len(types))
+            pool = rec.query(db, r.scope, where=f"status = 'active' AND type IN ({marks}) AND subject = ? "
+                             f"AND doubt_of IS NULL", args=(*types, r.subject), limit=10)
         else:
             pool = rec.query(db, r.scope, where="status = 'active' AND type = ? AND doubt_of IS NULL",
                              args=(r.type.value,), limit=self.cfg.long_term.max_facts_per_user)
@@ -174,6 +193,56 @@ class Consolidator:
         if not r.subject and sim < self.threshold:
             return None, sim
         return best, sim
+
+    def _about(self, db, r: MemoryRecord, vec: np.ndarray, replaces: str | None) -> tuple[MemoryRecord | None, float]:
+        """The live claim a change contradicts when no subject names it: the one that states the
+        value it replaces, else its clear semantic neighbour (nearest, and ahead of the next one
+        by `change_margin`: absolute cosine says little, e5 puts unrelated Chinese pairs at 0.9)."""
+        marks = ",".join("?" * len(CLAIM_TYPES))
+        pool = rec.query(db, r.scope, where=f"status = 'active' AND type IN ({marks}) AND doubt_of IS NULL",
+                         args=tuple(sorted(t.value for t in CLAIM_TYPES)), limit=500)
+        pool = [p for p in pool if p.id != r.id]
+        if not pool:
+            return None, 0.0
+        vecs = rec.vectors_for(db, [p.id for p in pool])
+        scored = sorted(((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs),
+                        key=lambda x: -x[0])
+        if replaces and len(replaces.strip()) >= 2:
+            named = [(s, p) for s, p in scored if _states(p, replaces)]
+            if named:
+                return named[0][1], named[0][0]
+        if not scored:
+            return None, 0.0
+        best = scored[0]
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        margin = self.cfg.long_term.change_margin
+        if best[0] - runner_up >= margin and best[0] >= self.cfg.long_term.change_similarity:
+            return best[1], best[0]
+        return None, 0.0
+
+    def _said_before(self, db, r: MemoryRecord, replaces: str | None) -> MemoryRecord | None:
+        """A change whose old value no curated memory holds, but an earlier turn states ("I drink
+        coffee every morning", then "I now prefer green tea instead of coffee"): that statement is
+        recorded as the claim the change replaces (a fact distilled from that turn, written as
+        already superseded), so the old turn is recalled as outdated and the new value carries a
+        "changed from" note. The episode itself stays as it was (the log is append-only)."""
+        if not replaces or len(replaces.strip()) < 2:
+            return None
+        episodes = rec.query(db, r.scope, where="status = 'active' AND type = 'episode' AND created_at <= ?",
+                             args=(r.created_at,), order="created_at DESC", limit=200)
+        said = next((e for e in episodes if _states(e, replaces) and e.source.turn_ids
+                     and not set(e.source.turn_ids) & set(r.source.turn_ids)), None)
+        if said is None:
+            return None
+        claim = MemoryRecord(
+            id=new_id(self.clock), scope=r.scope, type=MemoryType.FACT, summary=said.summary, subject=r.subject,
+            session_id=said.session_id, entities=(replaces,), importance=said.importance, confidence=said.confidence,
+            source=Source(Channel.IMPLICIT, said.source.session_id, said.source.turn_ids, "consolidate"),
+            created_at=said.created_at, updated_at=said.created_at)
+        rec.insert(db, claim, rec.vectors_for(db, [said.id]).get(said.id), self.model)
+        rec.audit(db, r.scope, claim.id, "insert", f"the claim turn {said.source.turn_ids[0]} made, replaced by a change",
+                  r.created_at, Channel.IMPLICIT.value, "consolidate")
+        return claim
 
     @staticmethod
     def _same(old: MemoryRecord, new: MemoryRecord, old_vec: np.ndarray | None, vec: np.ndarray) -> float:
@@ -194,7 +263,10 @@ class Consolidator:
     def _is_doubt(self, new: MemoryRecord, old: MemoryRecord, sim: float) -> bool:
         if sim >= self.threshold and CHANNEL_PRIORITY[new.source.channel] >= CHANNEL_PRIORITY[old.source.channel]:
             return False
-        weaker_channel = CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel]
+        # two things the user said in conversation: the later one wins, whichever the rules
+        # classified as a stated change (explicit) and which as a plain statement (implicit)
+        both_said = new.source.writer == old.source.writer == CONVERSATION_WRITER
+        weaker_channel = CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel] and not both_said
         floor = self.cfg.extraction.min_confidence
         unsure = new.confidence < floor <= old.confidence
         return weaker_channel or unsure
@@ -206,7 +278,10 @@ class Consolidator:
         updated = old.replace(
             summary=r.summary, detail=r.detail or old.detail, version=old.version + 1, updated_at=now,
             confidence=max(old.confidence, r.confidence), importance=max(old.importance, r.importance),
-            source=Source(channel, r.source.session_id, r.source.turn_ids, r.source.writer),
+            # the turns of every statement of it: an older turn saying the same stays covered by
+            # it (and is recalled as outdated once the value changes)
+            source=Source(channel, r.source.session_id,
+                          tuple(dict.fromkeys([*old.source.turn_ids, *r.source.turn_ids])), r.source.writer),
             tags=tuple(dict.fromkeys([*old.tags, *r.tags])), entities=tuple(dict.fromkeys([*old.entities, *r.entities])),
             expires_at=r.expires_at, session_id=r.session_id or old.session_id,
         )
@@ -226,18 +301,27 @@ class Consolidator:
         rec.audit(db, r.scope, successor.id, "insert", f"replaces {old.id}", now, r.source.channel.value, r.source.writer)
         return WriteResult("update", successor, "changed value supersedes the old version", old.id)
 
-    def _forget(self, db, probe: MemoryRecord, vec: np.ndarray) -> WriteResult:
-        """An explicit "forget X": deactivate the live curated memories that X names."""
-        pool = rec.query(db, probe.scope, where="status = 'active' AND type NOT IN ('episode', 'event')", limit=2000)
-        vecs = rec.vectors_for(db, [p.id for p in pool])
-        hits = [p for p in pool if p.id in vecs and float(np.dot(vecs[p.id], vec)) >= self.threshold]
-        if probe.subject:
-            hits += [p for p in pool if p.subject == probe.subject and p not in hits]
-        for p in hits:
-            deactivate(db, p, self.clock.now(), f"forgotten on request: {probe.summary[:80]}", probe.source.channel)
-        ids = tuple(p.id for p in hits)
-        reason = f"deactivated {len(ids)}: {', '.join(ids)}" if ids else "nothing matched"
-        return WriteResult("forget", None, reason, affected=ids)
+
+#: claims about the user consolidated across types: one attribute is one attribute
+CLAIM_TYPES = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT})
+
+
+def is_change(c: Candidate) -> bool:
+    """The user says a value changed ("switched to", 不再, "now"), or names what it replaces."""
+    return bool(c.replaces) or "switch" in c.tags
+
+
+def _states(r: MemoryRecord, value: str) -> bool:
+    """The memory states this value (its text or entities), as a word, not inside another word."""
+    v = value.strip().lower()
+    if any(e.lower() == v for e in r.entities):
+        return True
+    text = r.text.lower()
+    if not v.isascii():
+        return v in text
+    import re
+
+    return re.search(rf"(?<![a-z0-9]){re.escape(v)}(?![a-z0-9])", text) is not None
 
 
 def deactivate(db, r: MemoryRecord, now: float, reason: str, channel: Channel = Channel.EXPLICIT,

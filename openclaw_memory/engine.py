@@ -82,7 +82,28 @@ class MemoryEngine:
               writer: str = "openclaw-memory", vectors: PassageVectors | None = None) -> list[WriteResult]:
         """Consolidate and store candidates (one transaction); `vectors` from `embed_candidates`
         spare the embedding."""
+        commands = [c for c in candidates if c.forget]
+        if commands:  # explicit "forget X" commands are not memories: they run on their own path
+            return self._write_with_commands(scope, candidates, session_id=session_id, writer=writer)
         results = self.consolidator.write(scope, candidates, session_id=session_id, writer=writer, vectors=vectors)
+        self.indexer.notify()
+        return results
+
+    def _write_with_commands(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None,
+                             writer: str) -> list[WriteResult]:
+        from .forget import ForgetCommand, run
+
+        stored = iter(self.consolidator.write(scope, [c for c in candidates if not c.forget],
+                                              session_id=session_id, writer=writer))
+        results = []
+        for c in candidates:
+            if not c.forget:
+                results.append(next(stored))
+                continue
+            done = run(self, scope, ForgetCommand.from_candidate(c))
+            reason = (f"names {len(done.matches)}, more than one command takes: nothing deactivated" if done.too_broad
+                      else f"deactivated {len(done.ids)}: {', '.join(done.ids)}" if done.ids else "nothing matched")
+            results.append(WriteResult("forget", None, reason, affected=() if done.too_broad else tuple(done.ids)))
         self.indexer.notify()
         return results
 
@@ -101,6 +122,21 @@ class MemoryEngine:
                    else r)
         self.indexer.notify()
         return out
+
+    def restore(self, scope: Scope, record_id: str, reason: str = "restored on request",
+                channel: Channel = Channel.EXPLICIT) -> MemoryRecord:
+        """Undo a forget: the memory is active again (audited); an active one is returned as is."""
+        with self.db.write() as db:
+            r = rec.get(db, scope, record_id)
+            if r is None:
+                raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
+            if r.status is Status.INACTIVE:
+                now = self.clock.now()
+                r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
+                rec.update(db, r, None, self.model_name, reindex=False)  # the outbox re-indexes its vector
+                rec.audit(db, scope, r.id, "restore", reason, now, channel.value)
+        self.indexer.notify()
+        return r
 
     def touch(self, scope: Scope, ids: Sequence[str]) -> None:
         if ids:

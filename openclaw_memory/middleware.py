@@ -32,6 +32,9 @@ from .extract.base import Extractor, attribute
 from .extract.filter import is_contentless
 from .extract.secrets import SecretFilter
 from .extract.summary import Summarizer
+from .forget import MAX_MATCHES, ForgetCommand
+from .forget import plan as forget_plan
+from .forget import run as forget_run
 from .inject.position import inject, validate_messages
 from .text import message_text, valid_unicode
 from .types import Candidate, Channel, InjectionPlan, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
@@ -307,33 +310,35 @@ class MemoryMiddleware:
         self._read_your_writes(scope)
         return self.engine.write(scope, cands[:1], session_id=session_id, writer="memory-tool")[0]
 
-    def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None) -> list[str]:
-        """Deactivate one memory by id, or the memories a description clearly names."""
+    def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None,
+               dry_run: bool = False) -> list[str]:
+        """Deactivate one memory by id, or the memories a description names by its distinctive
+        terms (forget.py); `dry_run`: only say which. Every forget is undone by `restore`."""
         if memory_id:
+            if dry_run:
+                return [self.engine.get(scope, memory_id).id]
             return [self.engine.forget(scope, memory_id).id]
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
         self._read_your_writes(scope)
-        return self._forget_matching(scope, Candidate(MemoryType.FACT, valid_unicode(query.strip()), forget=True))
+        # the query is quoted in the audit log: no secret in it (nothing secret is stored to match)
+        command = ForgetCommand(self.secrets.redact(valid_unicode(query.strip())))
+        done = forget_plan(self.engine, scope, command) if dry_run else forget_run(self.engine, scope, command)
+        if done.too_broad:
+            raise ValidationError(f"query: names {len(done.matches)} memories, more than one forget takes "
+                                  f"({MAX_MATCHES}); name them more precisely or forget by id")
+        return done.ids
 
-    def _forget_matching(self, scope: Scope, command: Candidate) -> list[str]:
-        """An explicit "forget X": deactivate what X clearly names (its subject, or a strong
-        keyword/semantic match), curated memories and the raw episodes alike, so X stops being
-        recalled from the next request on. Weak matches are left alone."""
-        result = self.working.recaller.recall(scope, command.summary, ())
-        hits = []
-        for s in result.ranked:
-            r = s.record
-            if r.status.value != "active":
-                continue
-            named = bool(command.subject) and r.subject == command.subject
-            strong = s.components.get("keyword", 0) >= 0.6 or s.components.get("semantic", 0) >= 0.75
-            if named or strong:
-                hits.append(r.id)
-        for rid in hits[:5]:
-            # the reason quotes the request, and lands in the audit log: no secret in it
-            self.engine.forget(scope, rid, f"forgotten on request: {self.secrets.redact(command.summary)[:80]}")
-        return hits[:5]
+    def forget_plan(self, scope: Scope, query: str) -> list[MemoryRecord]:
+        """The memories `forget(query=...)` would deactivate, nothing changed."""
+        self._read_your_writes(scope)
+        return list(forget_plan(self.engine, scope, ForgetCommand(valid_unicode(query.strip()))).matches)
+
+    def restore(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        """Undo a forget: the memory is active and recalled again (audited). NotFoundError if absent."""
+        if not isinstance(memory_id, str) or not memory_id.strip():
+            raise ValidationError("memory_id: expected a memory id")
+        return self.engine.restore(scope, memory_id.strip())
 
     # ---- background jobs --------------------------------------------------------------------
 
@@ -402,7 +407,7 @@ class MemoryMiddleware:
         for turn, (user, reply, _) in zip(turns, extracted):
             self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
         for command in (c for _, _, found in extracted for c in found if c.forget):
-            self._forget_matching(scope, command)
+            forget_run(self.engine, scope, ForgetCommand.from_candidate(command))
         cands = _to_store(extracted)
         vectors = prepared.vectors if prepared else None
         written = (self.engine.write(scope, cands, session_id=sid, writer="after_response", vectors=vectors)

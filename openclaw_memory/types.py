@@ -167,7 +167,8 @@ class Candidate:
     links: tuple[str, ...] = ()
     #: explicit "forget X" commands: deactivate matching memories instead of storing.
     forget: bool = False
-    #: the old value or attribute this claim replaces, when the extractor said so (LLM "replaces")
+    #: the old value or attribute this claim replaces ("Acme" in "left Acme, joined Globex"):
+    #: consolidation retires the live memory that states it (rule chain and LLM chain fill it)
     replaces: str | None = None
 
     @property

@@ -41,9 +41,9 @@ def files(tmp_path: Path):
     return data, cfg, tmp_path / "store"
 
 
-def _eval(capsys, data, cfg, store, retriever):
+def _eval(capsys, data, cfg, store, retriever, *extra):
     assert main(["--config", str(cfg), "eval", "locomo", str(data), "--retriever", retriever, "--json",
-                 "--no-progress", "--data-dir", str(store)]) == 0
+                 "--no-progress", "--data-dir", str(store), *extra]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -90,10 +90,10 @@ def _vectors(store: Path) -> dict[str, bytes]:
 
 def test_reuse_vectors_rebuilds_the_same_store_without_the_model(capsys, files):
     data, cfg, store = files
-    first = _eval(capsys, data, cfg, store, "all")
+    first = _eval(capsys, data, cfg, store, "all", "--no-precision")
     again = store.parent / "again"
     assert main(["--config", str(cfg), "eval", "locomo", str(data), "--retriever", "all", "--json",
-                 "--no-progress", "--data-dir", str(again), "--reuse-vectors", str(store)]) == 0
+                 "--no-progress", "--data-dir", str(again), "--reuse-vectors", str(store), "--no-precision"]) == 0
     out = capsys.readouterr()
     second = json.loads(out.out)
     held = _vectors(store)

@@ -97,7 +97,7 @@ def test_outdated_neighbours_do_not_come_back_as_context(engine):
 def test_a_turn_shown_as_context_gives_up_its_own_place(engine):
     ask, answer, _, _ = log(engine, ALICE, "s1", DIALOGUE)
     rec, _ = recaller_for(engine)
-    result = rec.recall(ALICE, "what jobs: counseling or mental health")
+    result = rec.recall(ALICE, "what jobs is Caroline thinking of: counseling or mental health")
     first, second = sorted((unit(result, ask), unit(result, answer)), key=lambda s: s.rank)
     assert first.kept and first.context
     assert not second.kept and second.reason == f"shown as context of {first.record.id}"

@@ -9,12 +9,19 @@ import tempfile
 
 from .memory_system import RETRIEVERS, MemorySystem
 from .progress import ProgressBar
-from .report import format_comparison, format_report
+from .precision import run_precision
+from .report import format_comparison, format_precision, format_report
 from .runner import run_locomo, run_longmemeval
 
 
 def cmd_eval(args: argparse.Namespace, config) -> int:
-    run = run_locomo if args.dataset == "locomo" else run_longmemeval
+    if args.dataset == "precision":
+        run = _run_precision
+    elif not args.path:
+        print(f"eval {args.dataset}: expected the dataset file (PATH)", file=sys.stderr)
+        return 2
+    else:
+        run = run_locomo if args.dataset == "locomo" else run_longmemeval
     retrievers = RETRIEVERS if args.retriever == "all" else (args.retriever,)
     results = []
     embedder = _reused_embedder(config, args.reuse_vectors) if args.reuse_vectors else None
@@ -24,7 +31,8 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
             for name in retrievers:
                 system.use(name)
                 progress = None if args.no_progress else ProgressBar(f"{args.dataset}/{name}")
-                result = run(system, args.path, limit=args.limit, progress=progress, retriever=name)
+                result = run(system, args.path, limit=args.limit, progress=progress, retriever=name,
+                             precision=not args.no_precision)
                 # the store was ingested once; every retriever reports that ingestion's cost
                 items = sum(n for n, _ in system.ingested.values())
                 result["ingest"] = {"items": items, "seconds": sum(s for _, s in system.ingested.values())}
@@ -36,10 +44,16 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
     if args.json:
         print(json.dumps(results if args.retriever == "all" else results[0], indent=2, ensure_ascii=False))
     else:
-        print("\n\n".join(format_report(r) for r in results))
+        print("\n\n".join(format_report(r) if "overall" in r else format_precision(r) for r in results))
         if len(results) > 1:
             print("\n" + format_comparison(results))
     return 0
+
+
+def _run_precision(system, path, *, limit=None, progress=None, retriever=None, precision=True):
+    """The package's own precision sets (noise personas, update scenarios); PATH: another
+    scenario file of the same shape."""
+    return run_precision(system, path=path, progress=progress)
 
 
 def _reused_embedder(config, source: str):
@@ -52,8 +66,10 @@ def _reused_embedder(config, source: str):
 
 def add_parsers(sub) -> None:
     p = sub.add_parser("eval", help="retrieval quality on LoCoMo or LongMemEval through the real write and read paths")
-    p.add_argument("dataset", choices=["locomo", "longmemeval"])
-    p.add_argument("path", help="the dataset file (.json or .json.gz)")
+    p.add_argument("dataset", choices=["locomo", "longmemeval", "precision"],
+                   help="precision: the package's own noise and knowledge-update sets, both languages")
+    p.add_argument("path", nargs="?", default=None,
+                   help="the dataset file (.json or .json.gz); for precision, optionally another update scenario file")
     p.add_argument("--retriever", choices=(*RETRIEVERS, "all"), default="hybrid",
                    help="hybrid (default), keyword or vector: same ingestion, different read path; "
                         "all: the three side by side over one ingestion (--json prints a list)")
@@ -65,4 +81,6 @@ def add_parsers(sub) -> None:
                    help="an earlier evaluation store (its --data-dir): passages it already embedded with the same "
                         "embedder take their vectors from it, so re-ingesting after an extraction change is fast")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-precision", action="store_true",
+                   help="recall only: no noise and update sections (they embed the background and scenario texts)")
     p.set_defaults(func=cmd_eval)

@@ -177,5 +177,18 @@ class MemorySystem:
         plan = self.mw.working.assemble(self.scope, result)
         return [frozenset(delivered_turns(c)) for c in plan.candidates if c.kept], plan.tokens
 
+    def plan_for(self, text: str):
+        """The block a request `text` would get now, in a new session (precision instruments)."""
+        from ..inject.budget import section_of
+        from .precision import Planned
+
+        self.clock.set(self._last + DAY)
+        result = self.mw.working.recaller.recall(self.scope, text, ())
+        if self.retriever != "hybrid":
+            result = dataclasses.replace(result, ranked=[s for s in result.ranked if self._channel_ok(s)])
+        plan = self.mw.working.assemble(self.scope, result)
+        kept = [section_of(c.record) for c in plan.candidates if c.kept]
+        return Planned(plan.block, kept.count("retrieved"), kept.count("profile"))
+
     def close(self) -> None:
         self.mw.close()

@@ -72,6 +72,33 @@ def format_report(result: Mapping[str, Any]) -> str:
         f"retrieve latency: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms",
         f"ingest: {ing['items']} items in {ing['seconds']:.1f} s",
     ]
+    if "noise" in result:
+        lines += ["", *_precision_lines(result)]
+    return "\n".join(lines)
+
+
+def _precision_lines(result: Mapping[str, Any]) -> list[str]:
+    lines = []
+    noise, update = result.get("noise") or {}, result.get("update") or {}
+    for lang, n in (noise.get("by_lang") or {}).items():
+        lines.append(f"noise [{lang}]: rate {n['rate']:.3f}, lines {n['lines_mean']:.2f} a request, "
+                     f"profile shown {n['profile_rate']:.3f} ({n['requests']} off-topic requests)")
+    for lang, u in (update.get("by_lang") or {}).items():
+        lines.append(f"update [{lang}]: current_ok {u['current_ok']:.3f}, stale_as_current "
+                     f"{u['stale_as_current']:.3f} ({u['scenarios']} scenarios)")
+    lme = update.get("longmemeval")
+    if lme:
+        lines.append(f"LongMemEval knowledge-update: {lme['questions']} questions, injected recall_all "
+                     f"{lme['injected_recall_all']:.3f}")
+    return lines
+
+
+def format_precision(result: Mapping[str, Any]) -> str:
+    """`eval precision` as text: noise and updates per language, then the split check."""
+    lines = [f"precision | retriever: {result['retriever']}", "", *_precision_lines(result)]
+    for split, langs in (result["update"].get("by_split") or {}).items():
+        cells = ", ".join(f"{lang} {u['current_ok']:.3f} / {u['stale_as_current']:.3f}" for lang, u in langs.items())
+        lines.append(f"update split {split} (current_ok / stale): {cells}")
     return "\n".join(lines)
 
 

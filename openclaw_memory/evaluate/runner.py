@@ -10,13 +10,19 @@ dict with a fixed shape that other tools parse:
      "by_category": {"<category>": {same keys}},
      "injected": {"recall_all", "tokens_mean", "full_context_tokens_mean"},
      "latency_ms": {"p50", "p95"},
-     "ingest": {"items", "seconds"}}
+     "ingest": {"items", "seconds"},
+     "noise": {...}, "update": {...}}          (systems with `plan_for`, see `precision`)
 
 Metrics are recall_all, recall_any, evidence_recall and ndcg_any (see `metrics`). LongMemEval
 keys carry a level prefix, "session." or "turn."; session level maps each retrieved turn id to
 its session and keeps the first occurrence of each session. `injected.recall_all` is the share
 of questions whose gold TURNS are all in the injected block; token means are per question, the
 full context being the question's whole history (every turn) rendered by `render_full_context`.
+
+A system that can plan a block for any text (`plan_for`, as `MemorySystem`) is also measured for
+precision: after each conversation, off-topic requests of its language (`noise`), and at the end
+the package's knowledge-update scenarios of the set's language (`update`; for LongMemEval also
+its own knowledge-update questions, `update.longmemeval`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from ..errors import ValidationError
 from ..tokens import count_tokens
@@ -45,6 +51,7 @@ from .metrics import (
     score_at_ks,
     to_sessions,
 )
+from .precision import NoiseTally, PrecisionSystem, ask_offtopic, bank_for, conversation_lang, run_updates
 from .report import format_report
 
 __all__ = ["EvalSystem", "format_report", "render_full_context", "run_locomo", "run_longmemeval"]
@@ -168,6 +175,8 @@ class _Tally:
     full_tokens: list[int] = field(default_factory=list)
     items: int = 0
     ingest_seconds: float = 0.0
+    noise: NoiseTally = field(default_factory=NoiseTally.empty)
+    langs: list[str] = field(default_factory=list)
 
     def result(self, dataset: str, retriever: str) -> dict[str, Any]:
         return {
@@ -228,8 +237,10 @@ def _run(
     ks: Sequence[int],
     progress: Progress | None,
     retriever: str | None,
+    precision: bool = True,
 ) -> dict[str, Any]:
     ks_sorted = _check_ks(ks)
+    precision = precision and hasattr(system, "plan_for")
     tally = _Tally()
     total = sum(len(qs) for _, qs in groups)
     done = 0
@@ -242,8 +253,30 @@ def _run(
             done += 1
             if progress is not None:
                 progress(done, total)
+        if precision:
+            lang = conversation_lang(conv)
+            tally.langs.append(lang)
+            ask_offtopic(cast(PrecisionSystem, system), lang, bank_for(lang, len(tally.langs) - 1, len(groups)), tally.noise)
     name = retriever or getattr(system, "name", None) or type(system).__name__
-    return tally.result(dataset, str(name))
+    result = tally.result(dataset, str(name))
+    if precision:
+        result["noise"] = tally.noise.result()
+        main = max(set(tally.langs), key=tally.langs.count) if tally.langs else "en"
+        result["update"] = run_updates(cast(PrecisionSystem, system), langs=(main,))
+        if dataset == "longmemeval":
+            result["update"]["longmemeval"] = _category_figures(tally, "knowledge-update")
+    return result
+
+
+def _category_figures(tally: _Tally, category: str) -> dict[str, Any]:
+    """One category's recall and injected recall on their own (LongMemEval's knowledge updates)."""
+    picked = [i for i, (cat, _) in enumerate(tally.rows) if cat == category]
+    rows = [tally.rows[i][1] for i in picked]
+    return {
+        "questions": len(picked),
+        "overall": mean_rows(rows) if rows else {},
+        "injected_recall_all": mean([tally.injected_recall[i] for i in picked]),
+    }
 
 
 def run_locomo(
@@ -254,6 +287,7 @@ def run_locomo(
     ks: Sequence[int] = DEFAULT_KS,
     progress: Progress | None = None,
     retriever: str | None = None,
+    precision: bool = True,
 ) -> dict[str, Any]:
     """Score `system` on a LoCoMo file: all turns ingested, keys "<metric>@<k>".
 
@@ -275,6 +309,7 @@ def run_locomo(
         ks=ks,
         progress=progress,
         retriever=retriever,
+        precision=precision,
     )
 
 
@@ -286,6 +321,7 @@ def run_longmemeval(
     ks: Sequence[int] = DEFAULT_KS,
     progress: Progress | None = None,
     retriever: str | None = None,
+    precision: bool = True,
 ) -> dict[str, Any]:
     """Score `system` on a LongMemEval file: user turns only, keys "session.*" and "turn.*".
 
@@ -306,4 +342,5 @@ def run_longmemeval(
         ks=ks,
         progress=progress,
         retriever=retriever,
+        precision=precision,
     )

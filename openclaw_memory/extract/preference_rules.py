@@ -283,8 +283,8 @@ _LIKE_ZH = re.compile(
     r"很不喜欢|讨厌|厌恶|受不了|反感|最喜欢|更喜欢|比较喜欢|喜欢|偏好|偏爱|喜爱|钟爱|更爱|最爱|爱|不爱|不吃|不喝)(?P<obj>.+)$"
 )
 _LIKE_EN = re.compile(
-    r"^(?:i|we)\s+(?P<adv>(?:really|much|also|still|definitely|do|kind of|sort of|probably|actually|usually|"
-    r"generally|totally|absolutely|truly|just)\s+)*(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|"
+    r"^(?:i|we)\s+(?P<adv>(?:now|these days|nowadays|really|much|also|still|definitely|do|kind of|sort of|probably|"
+    r"actually|usually|generally|totally|absolutely|truly|just)\s+)*(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|"
     r"don'?t (?:really )?like|do not like|can'?t stand|don'?t enjoy|don'?t eat|don'?t drink|never eat|never drink|"
     r"(?:'d|would) rather(?: have)?)\s+(?P<obj>.+)$",
     I,
@@ -335,7 +335,34 @@ def _preference(clause: str, cjk: bool, standing: bool) -> Slot | None:
     kind = (
         "prefer" if re.search(r"更|最|偏|prefer|rather", verb + (m.group("adv") or "")) else "like"
     )
-    return _like_slot(m.group("obj"), cjk, negative, kind)
+    obj, instead = _instead(m.group("obj"), cjk)
+    slot = _like_slot(obj, cjk, negative, kind)
+    if slot and (instead or _NOW.search(m.group("adv") or "")):
+        # "I now prefer green tea instead of coffee": the user states a change of their own
+        return dataclasses.replace(slot, tags=(*slot.tags, "switch"), replaces=instead)
+    return slot
+
+
+_NOW = re.compile(r"now|these days|nowadays|现在|最近|如今|这段时间", I)
+_INSTEAD = re.compile(r"\s+(?:instead of|rather than)\s+(?P<x>.+)$|(?:，|,)?(?:而不是|不再是)(?P<y>.+)$", I)
+
+
+def _instead(obj: str, cjk: bool) -> tuple[str, str]:
+    """The liked object, and the one it replaces ("green tea instead of coffee")."""
+    m = _INSTEAD.search(obj)
+    if not m:
+        return obj, ""
+    return obj[: m.start()], (m.group("x") or m.group("y") or "").strip(" 。.!！")
+
+
+def favourite_key(cat: str, cjk: bool) -> str:
+    """A favourite's category by its head noun, so "programming language" and "language",
+    编程语言 and 语言, colour and color are one key."""
+    if cjk:
+        head = zh_head(cat) or cat
+        return head[-2:] if len(head) > 2 else head
+    last = (en_head(cat) or cat).split()[-1].lower()
+    return {"colour": "color", "favourite": "favorite"}.get(last, last)
 
 
 def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
@@ -345,7 +372,7 @@ def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
         return None
     subject, head = object_subject(obj, cjk)
     if subject.startswith("pref/"):
-        subject = f"pref/{zh_head(cat) if cjk else en_head(cat)}"
+        subject = f"pref/{favourite_key(cat, cjk)}"
     summary = say(cjk, "用户最喜欢的{c}是{o}", "The user's favorite {c} is {o}", c=cat, o=obj)
     return Slot(PREFERENCE, subject, summary, ("like",), (head,), 0.85)
 

@@ -289,6 +289,7 @@ def _candidate(
         confidence=confidence,
         channel=channel,
         turn_ids=turn_ids,
+        replaces=slot.replaces or None,
     )
 
 

@@ -25,6 +25,8 @@ class Slot:
     tags: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     confidence: float = 0.85
+    #: a change: the old value it replaces, when the clause names it ("" when it does not)
+    replaces: str = ""
 
 
 I = re.IGNORECASE

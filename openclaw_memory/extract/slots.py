@@ -1,6 +1,7 @@
 """Slot classification for the rule chain: one clause in, at most one typed slot out.
 
-Profile classifiers run first (`profile_rules`), then the preference ones (`preference_rules`):
+Change classifiers run first (`change_rules`: a value the user says has changed, attribute
+facts), then the profile ones (`profile_rules`), then the preference ones (`preference_rules`):
 reply language and format, prohibitions, likes and dislikes. Each returns a `Slot` with a
 stable subject key and a third-person summary ("用户住在杭州", "The user lives in Berlin"). They
 read only what is stated; nothing is inferred.
@@ -9,7 +10,7 @@ read only what is stated; nothing is inferred.
 from __future__ import annotations
 
 from ..text import has_cjk
-from . import preference_rules, profile_rules
+from . import change_rules, preference_rules, profile_rules
 from .slot import Slot, third_person
 
 __all__ = ["Slot", "classify", "third_person"]
@@ -21,6 +22,10 @@ def classify(clause: str, *, standing: bool = False) -> Slot | None:
     if not clause or clause.endswith(("?", "？")):
         return None
     cjk = has_cjk(clause)
+    for change in change_rules.CLASSIFIERS:
+        slot = change(clause, cjk)
+        if slot:
+            return slot
     for profile in profile_rules.CLASSIFIERS:
         slot = profile(clause, cjk)
         if slot:

