@@ -199,8 +199,10 @@ class MemoryMiddleware:
         """A deterministic process node (a task's status changed): written now, without the LLM."""
         if not subject or not status:
             raise ValidationError("subject and status: expected non-empty strings")
-        subject, status, summary, reason = (valid_unicode(str(x)) for x in (subject, status, summary, reason))
-        cands = process_event_candidates(subject, status, self.secrets.redact(summary), reason=self.secrets.redact(reason))
+        # Every field is filtered: a subject or status can carry a secret as well as the summary.
+        subject, status, summary, reason = (self.secrets.redact(valid_unicode(str(x)))
+                                            for x in (subject, status, summary, reason))
+        cands = process_event_candidates(subject, status, summary, reason=reason)
         return self.engine.write(scope, cands, session_id=session_id, writer="process-node")
 
     def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
@@ -358,6 +360,14 @@ class MemoryMiddleware:
     def flush(self, timeout: float | None = None) -> None:
         self.worker.wait(timeout=timeout)
         self.engine.indexer.drain()
+
+    def cleanup(self, timeout: float = 2.0) -> dict[str, Any]:
+        """The `cleanup` hook for a host that stops while this process serves on (OpenClaw's
+        gateway_stop): write what is queued (waiting up to timeout) and bring the vector index
+        up to date, without closing anything. Returns {"flushed", "pending", "indexed"}."""
+        flushed = self.worker.wait(timeout=max(0.0, timeout))
+        indexed = self.engine.indexer.drain()
+        return {"flushed": bool(flushed), "pending": self.worker.pending(), "indexed": int(indexed or 0)}
 
     def close(self) -> None:
         """The `cleanup` hook: flush queued work, stop threads, close the stores."""

@@ -11,7 +11,9 @@ middleware serves many agents at once without blocking the event loop.
     POST /v1/session/start       session_start -> profile + recent summaries block
     POST /v1/session/end         session_end -> 202, session summary
     POST /v1/session/compact     before_compaction -> 202, summary before context is dropped
-    POST /v1/memory/search|get|remember|forget   the agent's memory tools
+    POST /v1/memory/search|get|remember|forget   the agent's memory tools (search: `deep` for the archive)
+    POST /v1/process-event       a deterministic process node (a task's status changed), written now
+    POST /v1/cleanup             gateway_stop -> queued writes flushed, the index brought up to date
 """
 
 from __future__ import annotations
@@ -37,10 +39,12 @@ class _Middleware(Protocol):
     def on_tool_event(self, scope: Any, session_id: str, event: Any) -> None: ...
     def on_session_end(self, scope: Any, session_id: str, reason: str = "end") -> None: ...
     def on_compaction(self, scope: Any, session_id: str, messages: Any = ()) -> None: ...
-    def search(self, scope: Any, query: str, limit: int = 10) -> list: ...
+    def search(self, scope: Any, query: str, limit: int = 10, *, deep: bool = False) -> list: ...
     def get(self, scope: Any, memory_id: str) -> Any: ...
     def remember(self, scope: Any, text: str, **kwargs: Any) -> Any: ...
     def forget(self, scope: Any, **kwargs: Any) -> list: ...
+    def record_process_event(self, scope: Any, subject: str, status: str, summary: str = "", **kw: Any) -> list: ...
+    def cleanup(self, timeout: float = 2.0) -> dict: ...
 
 
 def package_version() -> str:
@@ -175,7 +179,7 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
 def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/memory/search")
     def search(body: m.SearchIn) -> dict[str, Any]:
-        found = mw.search(body.scope.to_scope(), body.query, body.limit)
+        found = mw.search(body.scope.to_scope(), body.query, body.limit, deep=body.deep)
         return {"memories": [m.scored_to_json(s) for s in found]}
 
     @router.post("/memory/get")
@@ -194,3 +198,20 @@ def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     def forget(body: m.ForgetIn) -> dict[str, Any]:
         ids = mw.forget(body.scope.to_scope(), memory_id=body.id, query=body.query)
         return {"forgotten": list(ids)}
+
+    @router.post("/process-event")
+    def process_event(body: m.ProcessEventIn) -> dict[str, Any]:
+        results = mw.record_process_event(
+            body.scope.to_scope(), body.subject, body.status, body.summary, reason=body.reason,
+            session_id=body.session_id,
+        )
+        return {"results": [m.write_to_json(r) for r in results]}
+
+    @router.post("/cleanup")
+    def cleanup(body: m.CleanupIn, request: Request) -> dict[str, Any]:
+        done = mw.cleanup(body.wait_ms / 1000)
+        scheduler = getattr(request.app.state, "maintenance", None)
+        # the gateway is stopping: a good moment for a maintenance run that is due, in the
+        # background (the hook has a few seconds; a run may take longer)
+        done["maintenance"] = scheduler.nudge() if scheduler is not None else "off"
+        return done

@@ -101,6 +101,8 @@ class SearchIn(_Scoped):
 
     query: str = Field(min_length=1, max_length=10_000)
     limit: int = Field(default=10, ge=1, le=100)
+    #: level 3 of progressive disclosure: the cold archive (expired, capped, compacted) too
+    deep: bool = False
 
 
 class GetIn(_Scoped):
@@ -131,6 +133,22 @@ class ForgetIn(_Scoped):
         return self
 
 
+class ProcessEventIn(_Scoped):
+    """Body of POST /v1/process-event: a deterministic process node (a task's status changed)."""
+
+    subject: str = Field(min_length=1, max_length=500, description="what changed, e.g. a task name")
+    status: str = Field(min_length=1, max_length=64, description="its new status, e.g. done, blocked")
+    summary: str = Field(default="", max_length=20_000)
+    reason: str = Field(default="", max_length=5_000)
+    session_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+
+
+class CleanupIn(_Strict):
+    """Body of POST /v1/cleanup (OpenClaw gateway_stop): how long to wait for queued writes."""
+
+    wait_ms: int = Field(default=2000, ge=0, le=10_000)
+
+
 def messages_to_dicts(messages: list[MessageIn]) -> list[dict[str, str]]:
     """OpenAI-style dicts for the middleware."""
     return [m.model_dump(exclude_none=True) for m in messages]
@@ -144,6 +162,7 @@ def scored_to_json(item: ScoredMemory) -> dict[str, Any]:
         "type": rec.type.value,
         "summary": rec.summary,
         "subject": rec.subject,
+        "status": rec.status.value,
         "score": round(float(item.score), 4),
     }
 
