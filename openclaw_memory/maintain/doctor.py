@@ -17,6 +17,9 @@ and for the whole store:
 - SQLite vectors without a record are deleted.
 
 With repair=False the same problems are counted and nothing is changed.
+
+The report also shows the scheduled maintenance: its latest runs (when, by which process, what
+they changed or why they failed) and who holds the lease now (maintain/runs.py).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..store import records as rec
 from ..types import MemoryRecord, Scope
+from . import runs
 from .common import (
     TIERS,
     drop_collection,
@@ -61,6 +65,8 @@ class DoctorReport:
     drained: int = 0
     found: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
     fixed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
+    #: the scheduled maintenance: {"runs": latest first, "lease": holder or None}
+    maintenance: dict = field(default_factory=dict)
 
     @property
     def problems(self) -> int:
@@ -80,6 +86,7 @@ class DoctorReport:
             "fixed": dict(self.fixed),
             "problems": self.problems,
             "healthy": self.healthy,
+            "maintenance": dict(self.maintenance),
         }
 
 
@@ -95,7 +102,13 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
     _check_collections(engine, scopes, existing, report)
     _check_fts(engine, report)
     _check_sqlite_vectors(engine, report)
+    report.maintenance = maintenance_status(engine)
     return report
+
+
+def maintenance_status(engine: MemoryEngine, limit: int = 3) -> dict:
+    """The latest maintenance runs (newest first) and the current lease holder, if any."""
+    return {"runs": runs.recent(engine.db, limit), "lease": runs.lease(engine.db, engine.clock.now())}
 
 
 def _note(report: DoctorReport, kind: str, n: int) -> None:

@@ -11,6 +11,7 @@ allow-list as the memory service (service/hosts.py) and the service's bearer tok
 
 from __future__ import annotations
 
+import functools
 import hmac
 from typing import Annotated, Any, Callable, Iterable, Literal, Optional
 
@@ -98,6 +99,7 @@ def _fields(error: PydanticError) -> str:
 def _answer(fn: Callable[..., str]) -> Callable[..., str]:
     """Our errors (bad input, unknown id) become tool errors the model can read and correct."""
 
+    @functools.wraps(fn)  # the SDK reads the parameters from the signature
     def run(*args: Any, **kwargs: Any) -> str:
         try:
             return fn(*args, **kwargs)
