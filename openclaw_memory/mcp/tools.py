@@ -10,13 +10,14 @@ Our own guidance (how to expand a memory, when to go deep) stays outside the fra
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..clock import iso_time
 from ..errors import ValidationError
-from ..inject.escape import sanitize
+from ..inject.escape import fold, sanitize
 from ..types import InjectionPlan, MemoryRecord, Scope, ScoredMemory
 
 #: the frame of tool results; the same markers as the service's framed tool results
@@ -30,9 +31,24 @@ SEARCH_HINT = ("Call memory_get with an id for its detail, provenance and earlie
 MAX_LIMIT = 20
 
 
+#: a bracket opening something spelled like a marker ("< / MEMORY - Reference", "＜memory_context"),
+#: looked for in the folded text; sanitize leaves a bracket followed by a space alone
+_MARKER_LIKE = re.compile(r"<[\s/]*" + r"[\W_]*".join("memory") + r"[\W_]*(?:r[\W_]*e[\W_]*f|c[\W_]*o[\W_]*n[\W_]*t)")
+
+
+def _safe_line(line: str) -> str:
+    """One sanitized line in which nothing can pass for a marker of the frame or the block."""
+    out = sanitize(line)
+    folded = fold(out)
+    if _MARKER_LIKE.search(folded):  # drop every bracket of the line rather than guess
+        out = "".join(" " if f in "<>" else c for c, f in zip(out, folded))
+        out = " ".join(out.split())
+    return out
+
+
 def frame(lines: Iterable[str]) -> str:
     """Stored text as reference data: each line sanitized, inside the reference markers."""
-    body = [s for s in (sanitize(line) for line in lines) if s]
+    body = [s for s in (_safe_line(line) for line in lines) if s]
     return "\n".join([REFERENCE_OPEN, REFERENCE_NOTE, *body, REFERENCE_CLOSE])
 
 
@@ -64,9 +80,14 @@ class MemoryTools:
     def get(self, id: str) -> str:
         """One memory: detail, provenance, its earlier versions and the records it replaced."""
         _check_text("id", id)
-        chain = self.mw.engine.chain(self.scope, id)
-        versions = self.mw.engine.versions(self.scope, id)
-        return frame([*_record_lines(chain[0]), *_version_lines(versions), *_replaced_lines(chain[1:])])
+        engine = self.mw.engine
+        chain = engine.chain(self.scope, id)
+        newer = engine.find(self.scope, where="prev_id = ?", args=(id,), limit=3)
+        lines = [*_record_lines(chain[0]), *_version_lines(engine.versions(self.scope, id)),
+                 *_replaced_lines(chain[1:])]
+        lines += [f"replaced by [{r.id}] ({r.status.value}, from {iso_time(r.created_at)} UTC): {r.summary}"
+                  for r in newer]
+        return frame(lines)
 
     def store(self, text: str, type: str | None = None, subject: str | None = None) -> str:
         """Remember text (the explicit channel); says what was done and the memory's id."""
