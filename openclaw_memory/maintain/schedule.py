@@ -42,13 +42,14 @@ class MaintenanceScheduler:
         self._thread: threading.Thread | None = None
         self._running = threading.Lock()
 
-    def next_due(self) -> float:
-        """When the next run is due (now, when none was ever logged)."""
+    def next_due(self) -> float | None:
+        """When the next run is due (None: at once, no run was ever logged)."""
         last = runs.last_started(self.engine.db)
-        return self.engine.clock.now() if last is None else last + self.cfg.interval_hours * HOUR
+        return None if last is None else last + self.cfg.interval_hours * HOUR
 
     def due(self) -> bool:
-        return self.engine.clock.now() >= self.next_due()
+        due = self.next_due()
+        return due is None or self.engine.clock.now() >= due
 
     def tick(self) -> MaintenanceReport | None:
         """One check: run if enabled and due and the lease is free; the report, else None."""
