@@ -6,7 +6,8 @@ import contextlib
 import socket
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import anyio
 import httpx2
@@ -33,8 +34,9 @@ def http_mcp(middleware: Any, scope: Scope, *, token: str = TOKEN) -> Iterator[s
     """The MCP server for scope over streamable HTTP on a free loopback port; yields its URL."""
     server = build_server(MemoryTools(middleware, scope, session_id="mcp-test"))
     port = free_port()
-    uv = build_http_server(http_app(server, token=token, hosts=allowed_hosts("127.0.0.1")),
-                           host="127.0.0.1", port=port)
+    uv = build_http_server(
+        http_app(server, token=token, hosts=allowed_hosts("127.0.0.1")), host="127.0.0.1", port=port
+    )
     thread = threading.Thread(target=uv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -50,8 +52,9 @@ def http_mcp(middleware: Any, scope: Scope, *, token: str = TOKEN) -> Iterator[s
 
 def http_client(url: str, token: str = TOKEN) -> Client:
     """The SDK's client over streamable HTTP, sending the bearer token."""
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
-                              timeout=httpx2.Timeout(30, read=60))
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=60)
+    )
     return Client(streamable_http_client(url, http_client=http))
 
 

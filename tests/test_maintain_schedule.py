@@ -29,8 +29,13 @@ START = 1_760_000_000.0
 TOKEN = "maint-token"
 POLICY = {
     "maintenance": {"interval_hours": 6.0, "check_seconds": 3600.0, "lease_seconds": 600.0},
-    "forgetting": {"event_ttl_days": 30.0, "compaction_trigger": 5, "compaction_batch": 3,
-                   "cleanup_unused_days": 10.0, "cleanup_max_importance": 0.4},
+    "forgetting": {
+        "event_ttl_days": 30.0,
+        "compaction_trigger": 5,
+        "compaction_batch": 3,
+        "cleanup_unused_days": 10.0,
+        "cleanup_max_importance": 0.4,
+    },
     "long_term": {"max_facts_per_user": 4},
     "short_term": {"window_size": 2, "prune_after_days": 2.0, "keep_per_session": 4},
 }
@@ -61,24 +66,51 @@ def _seed(mw, clock):
     """What the policy will act on, and what it must leave alone; returns the records by role."""
     r = {}
     # cap 4: five curated facts (the explicit one below too), the least important is archived
-    r["facts"] = [_write(mw, ALICE, T.FACT, text, subject=subj, importance=imp)
-                  for text, subj, imp in [("I live in Oslo", "city", 0.9), ("我是素食者", "diet", 0.8),
-                                          ("My dog is called Rex", "dog", 0.7),
-                                          ("I once tried skiing", "skiing", 0.5)]]
+    r["facts"] = [
+        _write(mw, ALICE, T.FACT, text, subject=subj, importance=imp)
+        for text, subj, imp in [
+            ("I live in Oslo", "city", 0.9),
+            ("我是素食者", "diet", 0.8),
+            ("My dog is called Rex", "dog", 0.7),
+            ("I once tried skiing", "skiing", 0.5),
+        ]
+    ]
     # compaction: seven events of one subject, over the trigger of 5: the oldest three are compacted
     r["deploys"] = []
     for i in range(7):
-        r["deploys"].append(_write(mw, ALICE, T.EVENT, f"deploy #{i} to staging succeeded 部署成功 {i}",
-                                   subject="tool/deploy", importance=0.6))
+        r["deploys"].append(
+            _write(
+                mw,
+                ALICE,
+                T.EVENT,
+                f"deploy #{i} to staging succeeded 部署成功 {i}",
+                subject="tool/deploy",
+                importance=0.6,
+            )
+        )
         clock.advance(60)
     # TTL: an event that lives two days
-    r["flight"] = _write(mw, ALICE, T.EVENT, "flight to Tokyo boards at gate 12", subject="travel",
-                         importance=0.6, ttl_seconds=2 * DAY)
+    r["flight"] = _write(
+        mw,
+        ALICE,
+        T.EVENT,
+        "flight to Tokyo boards at gate 12",
+        subject="travel",
+        importance=0.6,
+        ttl_seconds=2 * DAY,
+    )
     # cleanup: an unimportant episode nobody uses
     r["chatter"] = _write(mw, ALICE, T.EPISODE, "聊了聊天气，今天有点冷", importance=0.3)
     # an explicit memory of the same low importance is never cleaned up
-    r["explicit"] = _write(mw, ALICE, T.FACT, "remember my locker is 42", subject="locker", importance=0.3,
-                           channel=Channel.EXPLICIT)
+    r["explicit"] = _write(
+        mw,
+        ALICE,
+        T.FACT,
+        "remember my locker is 42",
+        subject="locker",
+        importance=0.3,
+        channel=Channel.EXPLICIT,
+    )
     # another user's lone fact: nothing applies to it
     r["bob"] = _write(mw, BOB, T.FACT, "Bob likes chess", subject="games", importance=0.5)
     # short-term messages: 6 turns in a session whose window holds 2 messages
@@ -97,8 +129,12 @@ def _statuses(mw, records):
 
 def _messages(mw, session):
     with mw.engine.db.read() as db:
-        return [r[0] for r in db.execute("SELECT content FROM messages WHERE session_id = ? ORDER BY seq",
-                                         (session,)).fetchall()]
+        return [
+            r[0]
+            for r in db.execute(
+                "SELECT content FROM messages WHERE session_id = ? ORDER BY seq", (session,)
+            ).fetchall()
+        ]
 
 
 def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(service, clock):
@@ -121,43 +157,70 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
 
     assert isinstance(report, MaintenanceReport)
     after = _statuses(mw, [*everything, recent])
-    expected = {**before, recent.id: "active", r["facts"][3].id: "archived", r["flight"].id: "archived",
-                r["chatter"].id: "deleted", **{d.id: "archived" for d in r["deploys"][:3]}}
+    expected = {
+        **before,
+        recent.id: "active",
+        r["facts"][3].id: "archived",
+        r["flight"].id: "archived",
+        r["chatter"].id: "deleted",
+        **{d.id: "archived" for d in r["deploys"][:3]},
+    }
     assert after == expected
     summaries = mw.engine.find(ALICE, where="type = 'summary'")
     assert len(summaries) == 1 and set(summaries[0].links) == {d.id for d in r["deploys"][:3]}
     assert _messages(mw, "s-old") == ["question 4", "answer 4", "question 5", "answer 5"]
     assert _messages(mw, "s-new") == ["new question", "new answer"]
-    assert (report.expired, report.capped, report.summaries, report.compacted, report.deleted,
-            report.messages_pruned) == (1, 1, 1, 3, 1, 8)
+    assert (
+        report.expired,
+        report.capped,
+        report.summaries,
+        report.compacted,
+        report.deleted,
+        report.messages_pruned,
+    ) == (1, 1, 1, 3, 1, 8)
     latest = {}
     for row in mw.engine.audit_log(ALICE, limit=100):  # newest first
         latest.setdefault(row["record_id"], row)
     assert latest[r["flight"].id]["reason"] == "expired (ttl)"
     assert "cap" in latest[r["facts"][3].id]["reason"]
     assert latest[r["chatter"].id]["action"] == "delete"
-    assert {latest[r["flight"].id]["writer"], latest[r["chatter"].id]["writer"]} == {"openclaw-memory maintenance"}
+    assert {latest[r["flight"].id]["writer"], latest[r["chatter"].id]["writer"]} == {
+        "openclaw-memory maintenance"
+    }
 
     # the run is logged, shown by doctor, and the next one waits for the interval again
     status = doctor(mw.engine, repair=False).maintenance
     latest = status["runs"][0]
-    assert latest["status"] == "ok" and latest["trigger"] == "schedule" and latest["counts"]["changed"] == 15
+    assert (
+        latest["status"] == "ok"
+        and latest["trigger"] == "schedule"
+        and latest["counts"]["changed"] == 15
+    )
     assert "by_scope" not in latest["counts"] and status["lease"] is None
     assert scheduler.tick() is None
-    assert client.post("/v1/cleanup", json={}, headers={"authorization": f"Bearer {TOKEN}"}).json()[
-        "maintenance"] == "not_due"
+    assert (
+        client.post("/v1/cleanup", json={}, headers={"authorization": f"Bearer {TOKEN}"}).json()[
+            "maintenance"
+        ]
+        == "not_due"
+    )
 
 
 def test_gateway_stop_cleanup_flushes_and_starts_a_due_run(service, clock):
     mw, scheduler, client = service
     scheduler.tick()
-    _write(mw, ALICE, T.EVENT, "backup finished", subject="backup", ttl_seconds=HOUR, importance=0.6)
+    _write(
+        mw, ALICE, T.EVENT, "backup finished", subject="backup", ttl_seconds=HOUR, importance=0.6
+    )
     clock.advance(7 * HOUR)
     auth = {"authorization": f"Bearer {TOKEN}"}
     done = client.post("/v1/cleanup", json={"wait_ms": 1000}, headers=auth).json()
     assert done["flushed"] is True and done["pending"] == 0 and done["maintenance"] == "started"
     deadline = time.monotonic() + 20
-    while len(runs.recent(mw.engine.db, 5)) < 2 or runs.recent(mw.engine.db, 1)[0]["status"] == "running":
+    while (
+        len(runs.recent(mw.engine.db, 5)) < 2
+        or runs.recent(mw.engine.db, 1)[0]["status"] == "running"
+    ):
         assert time.monotonic() < deadline, "the nudged run did not finish"
         time.sleep(0.05)
     assert runs.recent(mw.engine.db, 1)[0]["counts"]["expired"] == 1
@@ -166,8 +229,10 @@ def test_gateway_stop_cleanup_flushes_and_starts_a_due_run(service, clock):
 
 
 def test_the_background_thread_runs_when_the_clock_passes_the_interval(tmp_path, clock):
-    overrides = {"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"},
-                 "maintenance": {"interval_hours": 1.0, "check_seconds": 0.05}}
+    overrides = {
+        "storage": {"data_dir": str(tmp_path), "embedding_model": "hash"},
+        "maintenance": {"interval_hours": 1.0, "check_seconds": 0.05},
+    }
     mw = build_middleware(overrides=overrides, clock=clock)
     scheduler = MaintenanceScheduler(mw.engine, mw.cfg.maintenance).start()
     try:
@@ -190,7 +255,9 @@ def _wait_for_runs(db, n):
 
 def _process(db_path, clock, run, interval_hours=6.0):
     """A scheduler with a connection of its own, as another process on the store would have."""
-    cfg = SimpleNamespace(enabled=True, interval_hours=interval_hours, check_seconds=1.0, lease_seconds=60.0)
+    cfg = SimpleNamespace(
+        enabled=True, interval_hours=interval_hours, check_seconds=1.0, lease_seconds=60.0
+    )
     engine = SimpleNamespace(db=Database(db_path), clock=clock)
     return MaintenanceScheduler(engine, cfg, run=run), engine.db
 

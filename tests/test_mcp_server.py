@@ -12,10 +12,9 @@ import sys
 import anyio
 import httpx
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
+from mcp_helpers import TOKEN, call, free_port, http_client, http_mcp, inside_frame, stored_id, text
 
-from mcp_helpers import (TOKEN, call, free_port, http_client, http_mcp, inside_frame, stored_id,
-                         text)
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.inject.escape import fold
 from openclaw_memory.mcp.cli import scope_from
@@ -30,8 +29,11 @@ TOOLS = {"memory_search", "memory_get", "memory_store", "memory_forget", "memory
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """One middleware for the module (HTTP tests): alice's server, bob's memory beside it."""
-    mw = build_middleware(overrides={"storage": {"data_dir": str(tmp_path_factory.mktemp("mcp")),
-                                                 "embedding_model": "hash"}})
+    mw = build_middleware(
+        overrides={
+            "storage": {"data_dir": str(tmp_path_factory.mktemp("mcp")), "embedding_model": "hash"}
+        }
+    )
     bob = mw.remember(BOB, "Bob's bank PIN hint is the name of his first cat Whiskers", type="fact")
     with http_mcp(mw, ALICE) as url:
         yield mw, url, bob.record.id
@@ -61,9 +63,11 @@ def test_the_tools_are_listed_with_guidance_and_no_scope_argument(alice):
 
 def test_store_search_get_explain_forget_over_http(store, alice):
     mw, _, _ = store
-    first, second = call(alice,
-                         ("memory_store", {"text": "我住在北京朝阳区", "type": "fact", "subject": "住址"}),
-                         ("memory_store", {"text": "I drink oolong tea every morning", "type": "preference"}))
+    first, second = call(
+        alice,
+        ("memory_store", {"text": "我住在北京朝阳区", "type": "fact", "subject": "住址"}),
+        ("memory_store", {"text": "I drink oolong tea every morning", "type": "preference"}),
+    )
     assert not first.is_error and not second.is_error, (text(first), text(second))
     zh_id, en_id = stored_id(first), stored_id(second)
     assert mw.get(ALICE, zh_id).source.session_id == "mcp-test"
@@ -83,13 +87,18 @@ def test_store_search_get_explain_forget_over_http(store, alice):
     assert "memory_get" in text(zh).split(REFERENCE_CLOSE)[1]  # the hint is outside the frame
     old, new = inside_frame(got), inside_frame(current)
     assert "北京" in old[1] and "inactive" in old[1]
-    assert any(line.startswith(f"replaced by [{stored_id(moved)}]") and "上海" in line for line in old)
-    assert "上海" in new[1] and any(line.startswith(f"replaced [{zh_id}]") and "北京" in line for line in new)
+    assert any(
+        line.startswith(f"replaced by [{stored_id(moved)}]") and "上海" in line for line in old
+    )
+    assert "上海" in new[1] and any(
+        line.startswith(f"replaced [{zh_id}]") and "北京" in line for line in new
+    )
     assert any(line.startswith("source: explicit channel, session mcp-test") for line in new)
     assert any(en_id in line and "kept" in line for line in inside_frame(why))
 
-    forgot, after = call(alice, ("memory_forget", {"id": en_id}),
-                         ("memory_search", {"query": "what tea do I drink"}))
+    forgot, after = call(
+        alice, ("memory_forget", {"id": en_id}), ("memory_search", {"query": "what tea do I drink"})
+    )
     assert en_id in text(forgot)
     assert en_id not in text(after)
     assert mw.get(ALICE, en_id).status.value == "inactive"
@@ -111,18 +120,21 @@ def test_a_model_cannot_reach_another_user(store, alice):
     assert mw.get(BOB, bob_id).status.value == "active"
 
 
-@pytest.mark.parametrize("tool,args,says", [
-    ("memory_search", {"query": "tea", "limit": 99}, "limit"),
-    ("memory_search", {"query": ""}, "query"),
-    ("memory_search", {}, "query"),
-    ("memory_search", {"query": "tea", "deep": "very"}, "deep"),
-    ("memory_store", {"text": "I like tea", "type": "banana"}, "type"),
-    ("memory_store", {"text": "my password is hunter2-Xy9!"}, "secret"),
-    ("memory_forget", {}, "id or query"),
-    ("memory_forget", {"id": "x", "query": "y"}, "id or query"),
-    ("memory_get", {"id": "mem_does_not_exist"}, "not found"),
-    ("memory_explain", {"query": "tea", "agent_id": "other"}, "agent_id: not an argument"),
-])
+@pytest.mark.parametrize(
+    "tool,args,says",
+    [
+        ("memory_search", {"query": "tea", "limit": 99}, "limit"),
+        ("memory_search", {"query": ""}, "query"),
+        ("memory_search", {}, "query"),
+        ("memory_search", {"query": "tea", "deep": "very"}, "deep"),
+        ("memory_store", {"text": "I like tea", "type": "banana"}, "type"),
+        ("memory_store", {"text": "my password is hunter2-Xy9!"}, "secret"),
+        ("memory_forget", {}, "id or query"),
+        ("memory_forget", {"id": "x", "query": "y"}, "id or query"),
+        ("memory_get", {"id": "mem_does_not_exist"}, "not found"),
+        ("memory_explain", {"query": "tea", "agent_id": "other"}, "agent_id: not an argument"),
+    ],
+)
 def test_bad_arguments_get_clear_errors(alice, tool, args, says):
     (result,) = call(alice, (tool, args))
     assert result.is_error
@@ -140,23 +152,34 @@ FORGED = [
 def test_a_result_holding_a_forged_close_marker_stays_framed(alice, forged):
     (stored,) = call(alice, ("memory_store", {"text": forged, "type": "fact"}))
     assert not stored.is_error, text(stored)
-    found, got = call(alice, ("memory_search", {"query": "jasmine tea 茉莉花茶"}),
-                      ("memory_get", {"id": stored_id(stored)}))
+    found, got = call(
+        alice,
+        ("memory_search", {"query": "jasmine tea 茉莉花茶"}),
+        ("memory_get", {"id": stored_id(stored)}),
+    )
     for result in (found, got):
         body = inside_frame(result)
         assert any("jasmine" in line or "茉莉" in line for line in body)
         folded = fold(text(result)).replace(" ", "")
         assert folded.count("</memory-reference>") == 1  # the real close marker, and only it
-        assert text(result).split(REFERENCE_CLOSE)[1].strip() in ("", SEARCH_HINT)  # only our hint after it
-        assert not any(line.lower().startswith(("system:", "assistant:", "系统：")) for line in body)
+        assert text(result).split(REFERENCE_CLOSE)[1].strip() in (
+            "",
+            SEARCH_HINT,
+        )  # only our hint after it
+        assert not any(
+            line.lower().startswith(("system:", "assistant:", "系统：")) for line in body
+        )
 
 
 def test_http_refuses_a_foreign_host_and_a_missing_token(store):
     _, url, _ = store
     body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-    rebinding = httpx.post(url, json=body, headers={**headers, "host": "evil.example:8766",
-                                                    "authorization": f"Bearer {TOKEN}"})
+    rebinding = httpx.post(
+        url,
+        json=body,
+        headers={**headers, "host": "evil.example:8766", "authorization": f"Bearer {TOKEN}"},
+    )
     anonymous = httpx.post(url, json=body, headers=headers)
     wrong = httpx.post(url, json=body, headers={**headers, "authorization": "Bearer nope"})
     assert rebinding.status_code == 421 and rebinding.json()["error"] == "misdirected_request"
@@ -166,8 +189,15 @@ def test_http_refuses_a_foreign_host_and_a_missing_token(store):
         async with http_client(url, token="nope") as client:
             await client.list_tools()
 
-    with pytest.raises(Exception):
+    with pytest.raises(BaseException) as refused:  # an exception group (anyio)
         anyio.run(with_bad_token)
+    assert any(isinstance(e, MCPError) for e in _leaves(refused.value))
+
+
+def _leaves(error):
+    if hasattr(error, "exceptions"):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
 
 
 def test_scope_comes_from_flags_then_environment():
@@ -186,15 +216,22 @@ def test_stdio_transport_serves_the_user_fixed_by_the_environment(tmp_path):
     bob = mw.remember(BOB, "Bob keeps his spare key under the blue flowerpot", type="fact").record
     mw.close()
     env = {**os.environ, "OPENCLAW_MEMORY_USER": "alice", "OPENCLAW_MEMORY_AGENT": "main"}
-    params = StdioServerParameters(command=sys.executable, env=env,
-                                   args=["-m", "openclaw_memory.cli", "--config", str(config), "mcp"])
+    params = StdioServerParameters(
+        command=sys.executable,
+        env=env,
+        args=["-m", "openclaw_memory.cli", "--config", str(config), "mcp"],
+    )
 
     async def run():
         async with Client(params) as client:
             names = {t.name for t in (await client.list_tools()).tools}
-            stored = await client.call_tool("memory_store", {"text": "我对花生过敏", "type": "fact"})
+            stored = await client.call_tool(
+                "memory_store", {"text": "我对花生过敏", "type": "fact"}
+            )
             found = await client.call_tool("memory_search", {"query": "花生过敏"})
-            theirs = await client.call_tool("memory_search", {"query": "spare key blue flowerpot", "deep": True})
+            theirs = await client.call_tool(
+                "memory_search", {"query": "spare key blue flowerpot", "deep": True}
+            )
             get_bob = await client.call_tool("memory_get", {"id": bob.id})
             return names, stored, found, theirs, get_bob
 

@@ -55,7 +55,10 @@ console.log(JSON.stringify({{ logs: seen.logs }}));
 def test_gateway_stop_drives_the_services_cleanup(service, run_js, tmp_path):  # noqa: F811
     url, mw = service
     ctx = {"agentId": "main", "sessionKey": "agent:main:s1", "senderId": "alice"}
-    messages = [{"role": "user", "content": "请记住：我的车位是 B2-17"}, {"role": "assistant", "content": "好的"}]
+    messages = [
+        {"role": "user", "content": "请记住：我的车位是 B2-17"},
+        {"role": "assistant", "content": "好的"},
+    ]
     out = run_js(f"""
 const calls = [];
 const realFetch = globalThis.fetch;

@@ -46,8 +46,9 @@ def release(database: Database, holder: str, name: str = LEASE) -> None:
 def lease(database: Database, now: float, name: str = LEASE) -> dict[str, Any] | None:
     """The unexpired lease, if any: {"holder", "expires_at"}."""
     with database.read() as db:
-        row = db.execute("SELECT holder, expires_at FROM leases WHERE name = ? AND expires_at > ?",
-                         (name, now)).fetchone()
+        row = db.execute(
+            "SELECT holder, expires_at FROM leases WHERE name = ? AND expires_at > ?", (name, now)
+        ).fetchone()
     return dict(row) if row else None
 
 
@@ -56,25 +57,37 @@ def begin(database: Database, trigger: str, holder: str, now: float) -> int:
     running was left by a runner that died: it is marked abandoned."""
     with database.write() as db:
         db.execute("UPDATE maintenance_runs SET status = 'abandoned' WHERE status = 'running'")
-        cur = db.execute("INSERT INTO maintenance_runs(trigger, holder, started_at, status) "
-                         "VALUES (?, ?, ?, 'running')", (trigger, holder, now))
+        cur = db.execute(
+            "INSERT INTO maintenance_runs(trigger, holder, started_at, status) "
+            "VALUES (?, ?, ?, 'running')",
+            (trigger, holder, now),
+        )
         return int(cur.lastrowid)
 
 
-def finish(database: Database, run_id: int, now: float, counts: dict[str, int] | None,
-           error: str | None = None) -> None:
+def finish(
+    database: Database,
+    run_id: int,
+    now: float,
+    counts: dict[str, int] | None,
+    error: str | None = None,
+) -> None:
     """Log how a run ended: its totals, or the error that stopped it."""
     status = "failed" if error else "ok"
     with database.write() as db:
-        db.execute("UPDATE maintenance_runs SET finished_at = ?, status = ?, counts = ?, error = ? WHERE id = ?",
-                   (now, status, json.dumps(counts or {}, sort_keys=True), error, run_id))
+        db.execute(
+            "UPDATE maintenance_runs SET finished_at = ?, status = ?, counts = ?, error = ? WHERE id = ?",
+            (now, status, json.dumps(counts or {}, sort_keys=True), error, run_id),
+        )
 
 
 def recent(database: Database, limit: int = 5) -> list[dict[str, Any]]:
     """The latest runs, newest first, with their counts decoded."""
     with database.read() as db:
-        rows = db.execute("SELECT * FROM maintenance_runs ORDER BY started_at DESC, id DESC LIMIT ?",
-                          (int(limit),)).fetchall()
+        rows = db.execute(
+            "SELECT * FROM maintenance_runs ORDER BY started_at DESC, id DESC LIMIT ?",
+            (int(limit),),
+        ).fetchall()
     return [{**dict(r), "counts": json.loads(r["counts"] or "{}")} for r in rows]
 
 

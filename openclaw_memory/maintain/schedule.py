@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from . import runs
 from .runner import MaintenanceReport, run_maintenance
@@ -32,8 +33,14 @@ class MaintenanceBusy(Exception):
 class MaintenanceScheduler:
     """Runs `run` (default: run_maintenance over every partition) when due, one runner per store."""
 
-    def __init__(self, engine: MemoryEngine, cfg: MaintenanceConfig, *, holder: str | None = None,
-                 run: Callable[[MemoryEngine], MaintenanceReport] = run_maintenance) -> None:
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        cfg: MaintenanceConfig,
+        *,
+        holder: str | None = None,
+        run: Callable[[MemoryEngine], MaintenanceReport] = run_maintenance,
+    ) -> None:
         self.engine = engine
         self.cfg = cfg
         self.holder = holder or runs.holder_id()
@@ -67,7 +74,9 @@ class MaintenanceScheduler:
             now = self.engine.clock.now()
             if not runs.acquire(self.engine.db, self.holder, now, self.cfg.lease_seconds):
                 held = runs.lease(self.engine.db, now) or {}
-                raise MaintenanceBusy(f"maintenance is running in another process ({held.get('holder', '?')})")
+                raise MaintenanceBusy(
+                    f"maintenance is running in another process ({held.get('holder', '?')})"
+                )
             try:
                 if not force and not self.due():
                     return None
@@ -80,11 +89,22 @@ class MaintenanceScheduler:
         try:
             report = self._run(self.engine)
         except Exception as exc:
-            runs.finish(self.engine.db, run_id, self.engine.clock.now(), None, f"{type(exc).__name__}: {exc}")
+            runs.finish(
+                self.engine.db,
+                run_id,
+                self.engine.clock.now(),
+                None,
+                f"{type(exc).__name__}: {exc}",
+            )
             raise
         runs.finish(self.engine.db, run_id, self.engine.clock.now(), report.totals())
         if report.changed:
-            log.info("maintenance (%s): %d change(s) in %d partition(s)", trigger, report.changed, report.scopes)
+            log.info(
+                "maintenance (%s): %d change(s) in %d partition(s)",
+                trigger,
+                report.changed,
+                report.scopes,
+            )
         return report
 
     def nudge(self) -> str:
@@ -95,10 +115,12 @@ class MaintenanceScheduler:
             return "running"
         if not self.due():
             return "not_due"
-        threading.Thread(target=self._checked_tick, name="ocm-maintenance-nudge", daemon=True).start()
+        threading.Thread(
+            target=self._checked_tick, name="ocm-maintenance-nudge", daemon=True
+        ).start()
         return "started"
 
-    def start(self) -> "MaintenanceScheduler":
+    def start(self) -> MaintenanceScheduler:
         """Check in a background thread every `check_seconds` until stop()."""
         if self._thread is None and self.cfg.enabled:
             self._thread = threading.Thread(target=self._loop, name="ocm-maintenance", daemon=True)

@@ -28,20 +28,37 @@ DEFAULT_PORT = 8766
 def add_mcp_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add `mcp [--user] [--agent] [--transport] [--host] [--port] [--allow-remote] [--no-maintenance]`."""
     p = subparsers.add_parser(
-        "mcp", help="run the MCP server (memory tools for any MCP client) for one user",
+        "mcp",
+        help="run the MCP server (memory tools for any MCP client) for one user",
         description="Serve memory_search, memory_get, memory_store, memory_forget, memory_restore and "
-                    "memory_explain over the Model Context Protocol, for one user and agent fixed at start.",
+        "memory_explain over the Model Context Protocol, for one user and agent fixed at start.",
     )
-    p.add_argument("--user", default=None, help=f"the user whose memory this is (default: ${USER_ENV})")
-    p.add_argument("--agent", default=None, help=f"the agent id (default: ${AGENT_ENV}, else 'default')")
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio",
-                   help="stdio (the client starts this process) or http (streamable HTTP at /mcp)")
+    p.add_argument(
+        "--user", default=None, help=f"the user whose memory this is (default: ${USER_ENV})"
+    )
+    p.add_argument(
+        "--agent", default=None, help=f"the agent id (default: ${AGENT_ENV}, else 'default')"
+    )
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (the client starts this process) or http (streamable HTTP at /mcp)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP: port (default {DEFAULT_PORT})")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="HTTP: allow a non-loopback --host (the token is then all that protects the memory)")
-    p.add_argument("--no-maintenance", action="store_true",
-                   help="do not run the scheduled maintenance in this process")
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"HTTP: port (default {DEFAULT_PORT})"
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="HTTP: allow a non-loopback --host (the token is then all that protects the memory)",
+    )
+    p.add_argument(
+        "--no-maintenance",
+        action="store_true",
+        help="do not run the scheduled maintenance in this process",
+    )
     p.set_defaults(func=run_mcp)
     return p
 
@@ -50,7 +67,9 @@ def scope_from(user: str | None, agent: str | None, env: Any = os.environ) -> Sc
     """The fixed scope: flags first, then the environment; a missing user is an error."""
     user = user or env.get(USER_ENV, "").strip()
     if not user:
-        raise ValidationError(f"user: expected --user ID or ${USER_ENV}; the MCP server serves one user")
+        raise ValidationError(
+            f"user: expected --user ID or ${USER_ENV}; the MCP server serves one user"
+        )
     return Scope(user, agent or env.get(AGENT_ENV, "").strip() or "default")
 
 
@@ -61,8 +80,10 @@ def run_mcp(args: argparse.Namespace, config: Any) -> int:
     try:
         import mcp.server.mcpserver  # noqa: F401 - the optional SDK, checked before anything opens
     except ImportError:
-        print("openclaw-memory mcp: the MCP SDK is not installed; pip install 'openclaw-memory[mcp]'",
-              file=sys.stderr)
+        print(
+            "openclaw-memory mcp: the MCP SDK is not installed; pip install 'openclaw-memory[mcp]'",
+            file=sys.stderr,
+        )
         return 2
     try:
         scope = scope_from(args.user, args.agent)
@@ -71,13 +92,27 @@ def run_mcp(args: argparse.Namespace, config: Any) -> int:
     except (ValidationError, ConfigError) as exc:
         print(f"openclaw-memory mcp: {exc}", file=sys.stderr)
         return 2
-    serve_mcp(config, scope, transport=args.transport, host=args.host, port=args.port,
-              maintenance=not args.no_maintenance)
+    serve_mcp(
+        config,
+        scope,
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        maintenance=not args.no_maintenance,
+    )
     return 0
 
 
-def serve_mcp(config: Any, scope: Scope, *, transport: str = "stdio", host: str = "127.0.0.1",
-              port: int = DEFAULT_PORT, maintenance: bool = True, middleware: Any = None) -> None:
+def serve_mcp(
+    config: Any,
+    scope: Scope,
+    *,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    maintenance: bool = True,
+    middleware: Any = None,
+) -> None:
     """Build the middleware (unless given), the tools and the server; serve until stopped."""
     import anyio
 
@@ -111,8 +146,12 @@ def _serve_http(server: Any, mw: Any, host: str, port: int) -> None:
     token = load_or_create_token(mw.cfg.data_dir, mw.cfg.service.token)
     app = http_app(server, token=token, hosts=allowed_hosts(host))
     shown = f"[{host}]" if ":" in host else host
-    print(f"openclaw-memory mcp: serving on http://{shown}:{port}{MCP_PATH} (the service's bearer token "
-          "required)", file=sys.stderr, flush=True)
+    print(
+        f"openclaw-memory mcp: serving on http://{shown}:{port}{MCP_PATH} (the service's bearer token "
+        "required)",
+        file=sys.stderr,
+        flush=True,
+    )
     build_http_server(app, host=host, port=port).run()
 
 
@@ -120,7 +159,15 @@ def build_http_server(app: Any, *, host: str, port: int) -> Any:
     """A uvicorn Server for the MCP app (its lifespan runs the SDK's session manager)."""
     import uvicorn
 
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            lifespan="on", timeout_graceful_shutdown=5, limit_concurrency=64,
-                            timeout_keep_alive=5)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        limit_concurrency=64,
+        timeout_keep_alive=5,
+    )
     return uvicorn.Server(config)

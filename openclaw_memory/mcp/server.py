@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import hmac
-from typing import Annotated, Any, Callable, Iterable, Literal, Optional
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -41,30 +42,43 @@ DESCRIPTIONS = {
         "Search this user's long-term memory (preferences, facts, decisions, tasks, past events and "
         "conversation turns). Returns short lines with ids. Use deep=true when a normal search finds "
         "nothing relevant and the answer may lie in older history: deep search also covers archived "
-        "and expired memories (old events, compacted history). Expand a result with memory_get."),
+        "and expired memories (old events, compacted history). Expand a result with memory_get."
+    ),
     "memory_get": (
         "Read one memory by id (from memory_search): its full detail, where it came from (session, "
-        "turns, channel) and its version chain (earlier values it replaced)."),
+        "turns, channel) and its version chain (earlier values it replaced)."
+    ),
     "memory_store": (
         "Remember something the user explicitly asked you to remember, as one self-contained "
-        "sentence. Secrets (passwords, keys, card or ID numbers) are refused."),
+        "sentence. Secrets (passwords, keys, card or ID numbers) are refused."
+    ),
     "memory_forget": (
         "Forget a memory when the user asks: by id, or the memories a description clearly names. "
-        "Forgotten memories stop being recalled and can be restored."),
+        "Forgotten memories stop being recalled and can be restored."
+    ),
     "memory_restore": "Restore a memory forgotten by mistake (by its id), so it is recalled again.",
     "memory_explain": (
         "Explain which memories would be recalled for a request and why: every candidate with its "
-        "scores, whether it would be kept, and the reason. For debugging recall, not for answering."),
+        "scores, whether it would be kept, and the reason. For debugging recall, not for answering."
+    ),
 }
 
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-_FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
-                          open_world_hint=False)
+_FORGET = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
 
-Query = Annotated[str, Field(min_length=1, max_length=10_000, description="What to look for, in the user's words.")]
-MemoryId = Annotated[str, Field(min_length=1, max_length=200, description="A memory id from memory_search.")]
-Deep = Annotated[bool, Field(description="Also search archived and expired memories (older history).")]
+Query = Annotated[
+    str,
+    Field(min_length=1, max_length=10_000, description="What to look for, in the user's words."),
+]
+MemoryId = Annotated[
+    str, Field(min_length=1, max_length=200, description="A memory id from memory_search.")
+]
+Deep = Annotated[
+    bool, Field(description="Also search archived and expired memories (older history).")
+]
 
 
 class StrictMCPServer(MCPServer):
@@ -76,8 +90,10 @@ class StrictMCPServer(MCPServer):
             known = set(tool.parameters.get("properties", {}))
             unknown = sorted(set(arguments or {}) - known)
             if unknown:
-                raise ToolError(f"{unknown[0]}: not an argument of {name}; expected only "
-                                f"{', '.join(sorted(known))} (the user and agent are fixed by the server)")
+                raise ToolError(
+                    f"{unknown[0]}: not an argument of {name}; expected only "
+                    f"{', '.join(sorted(known))} (the user and agent are fixed by the server)"
+                )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -109,7 +125,9 @@ def _answer(fn: Callable[..., str]) -> Callable[..., str]:
     return run
 
 
-def build_server(tools: MemoryTools, *, name: str = "openclaw-memory", version: str = "") -> StrictMCPServer:
+def build_server(
+    tools: MemoryTools, *, name: str = "openclaw-memory", version: str = ""
+) -> StrictMCPServer:
     """An MCP server exposing `tools` (its scope is fixed inside them)."""
     server = StrictMCPServer(name, instructions=INSTRUCTIONS, version=version, log_level="WARNING")
     _register(server, tools)
@@ -118,12 +136,22 @@ def build_server(tools: MemoryTools, *, name: str = "openclaw-memory", version: 
 
 def _register(server: MCPServer, tools: MemoryTools) -> None:
     def add(fn: Callable[..., str], name: str, annotations: ToolAnnotations) -> None:
-        server.add_tool(fn, name=name, description=DESCRIPTIONS[name], annotations=annotations,
-                        structured_output=False)
+        server.add_tool(
+            fn,
+            name=name,
+            description=DESCRIPTIONS[name],
+            annotations=annotations,
+            structured_output=False,
+        )
 
     @_answer
-    def memory_search(query: Query, limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="At most this many results.")] = 5,
-                      deep: Deep = False) -> str:
+    def memory_search(
+        query: Query,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LIMIT, description="At most this many results.")
+        ] = 5,
+        deep: Deep = False,
+    ) -> str:
         return tools.search(query, limit, deep)
 
     @_answer
@@ -131,14 +159,30 @@ def _register(server: MCPServer, tools: MemoryTools) -> None:
         return tools.get(id)
 
     @_answer
-    def memory_store(text: Annotated[str, Field(min_length=1, max_length=20_000, description="The memory, one self-contained sentence.")],
-                     type: Annotated[Optional[MemoryKind], Field(description="What kind of memory it is.")] = None,
-                     subject: Annotated[Optional[str], Field(max_length=500, description="Optional short subject key, e.g. 'diet'.")] = None) -> str:
+    def memory_store(
+        text: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=20_000,
+                description="The memory, one self-contained sentence.",
+            ),
+        ],
+        type: Annotated[MemoryKind | None, Field(description="What kind of memory it is.")] = None,
+        subject: Annotated[
+            str | None,
+            Field(max_length=500, description="Optional short subject key, e.g. 'diet'."),
+        ] = None,
+    ) -> str:
         return tools.store(text, type, subject)
 
     @_answer
-    def memory_forget(id: Annotated[Optional[str], Field(max_length=200, description="A memory id.")] = None,
-                      query: Annotated[Optional[str], Field(max_length=10_000, description="What to forget.")] = None) -> str:
+    def memory_forget(
+        id: Annotated[str | None, Field(max_length=200, description="A memory id.")] = None,
+        query: Annotated[
+            str | None, Field(max_length=10_000, description="What to forget.")
+        ] = None,
+    ) -> str:
         return tools.forget(id, query)
 
     @_answer
@@ -163,7 +207,9 @@ class BearerCheck:
 
     def __init__(self, app: Any, token: str) -> None:
         if not token or not token.strip():
-            raise ValueError("token: expected a non-empty token; the MCP HTTP transport never runs without one")
+            raise ValueError(
+                "token: expected a non-empty token; the MCP HTTP transport never runs without one"
+            )
         self.app = app
         self._expected = f"Bearer {token.strip()}".encode()
 
@@ -171,8 +217,13 @@ class BearerCheck:
         if scope["type"] == "http":
             got = dict(scope.get("headers", [])).get(b"authorization", b"")
             if not hmac.compare_digest(got, self._expected):
-                await send_json(send, 401, "unauthorized", "expected header 'Authorization: Bearer <token>'",
-                                {"www-authenticate": "Bearer"})
+                await send_json(
+                    send,
+                    401,
+                    "unauthorized",
+                    "expected header 'Authorization: Bearer <token>'",
+                    {"www-authenticate": "Bearer"},
+                )
                 return
         await self.app(scope, receive, send)
 

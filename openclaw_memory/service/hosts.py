@@ -65,12 +65,17 @@ class HostCheck:
             await self.app(scope, receive, send)
             return
         shown = host_name(header)
-        await send_json(send, 421, "misdirected_request",
-                        f"Host {shown!r} is not served here; expected one of {', '.join(sorted(self.hosts))}")
+        await send_json(
+            send,
+            421,
+            "misdirected_request",
+            f"Host {shown!r} is not served here; expected one of {', '.join(sorted(self.hosts))}",
+        )
 
 
-async def send_json(send: Any, status: int, kind: str, message: str,
-                    headers: dict[str, str] | None = None) -> None:
+async def send_json(
+    send: Any, status: int, kind: str, message: str, headers: dict[str, str] | None = None
+) -> None:
     """Answer an ASGI HTTP request with {"error": kind, "message": message}."""
     body = json.dumps({"error": kind, "message": message}).encode("utf-8")
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
