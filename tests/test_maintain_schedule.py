@@ -17,7 +17,7 @@ from openclaw_memory.factory import build_middleware
 from openclaw_memory.maintain import runs
 from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.runner import MaintenanceReport
-from openclaw_memory.maintain.schedule import HOUR, MaintenanceBusy, MaintenanceScheduler
+from openclaw_memory.maintain.schedule import HOUR, MaintenanceBusyError, MaintenanceScheduler
 from openclaw_memory.service.app import create_app
 from openclaw_memory.store.db import Database
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
@@ -279,7 +279,7 @@ def test_one_runner_at_a_time_across_connections_and_the_lease_expires(tmp_path,
     try:
         assert entered.wait(20)
         assert b.tick() is None  # the lease is held by a
-        with pytest.raises(MaintenanceBusy, match=re.escape(a.holder)):
+        with pytest.raises(MaintenanceBusyError, match=re.escape(a.holder)):
             b.run_now("cli")
         assert runs.lease(db_b, clock.now())["holder"] == a.holder
     finally:

@@ -178,7 +178,7 @@ def _maintenance_line(status: dict) -> str:
 def cmd_maintain(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Run the forgetting jobs."""
     from .runner import run_maintenance
-    from .schedule import MaintenanceBusy, MaintenanceScheduler
+    from .schedule import MaintenanceBusyError, MaintenanceScheduler
 
     if args.user is not None:
         Scope(args.user)  # validates the id before anything opens
@@ -190,7 +190,7 @@ def cmd_maintain(args: argparse.Namespace, config: MemoryConfig) -> int:
             engine, config.maintenance, run=lambda eng: run_maintenance(eng, user_id=args.user))
         try:
             report = scheduler.run_now("cli")
-        except MaintenanceBusy as exc:
+        except MaintenanceBusyError as exc:
             print(f"error: {exc}; try again when it is done", file=sys.stderr)
             return 1
     finally:

@@ -62,7 +62,7 @@ def begin(database: Database, trigger: str, holder: str, now: float) -> int:
             "VALUES (?, ?, ?, 'running')",
             (trigger, holder, now),
         )
-        return int(cur.lastrowid)
+        return int(cur.lastrowid or 0)  # an INSERT always sets it
 
 
 def finish(

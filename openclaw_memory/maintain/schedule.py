@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 HOUR = 3600.0
 
 
-class MaintenanceBusy(Exception):
+class MaintenanceBusyError(Exception):
     """Another process holds the maintenance lease."""
 
 
@@ -63,18 +63,23 @@ class MaintenanceScheduler:
         if not self.cfg.enabled:
             return None
         try:
-            return self.run_now("schedule", force=False)
-        except MaintenanceBusy:
+            return self._under_lease("schedule", force=False)
+        except MaintenanceBusyError:
             return None
 
-    def run_now(self, trigger: str = "manual", *, force: bool = True) -> MaintenanceReport | None:
-        """Run now (force) or only when due, under the lease; MaintenanceBusy when another
-        runner holds it. A failing run is logged with its error and re-raised."""
+    def run_now(self, trigger: str = "manual") -> MaintenanceReport:
+        """Run now, due or not, under the lease; MaintenanceBusyError when another runner holds
+        it. A failing run is logged with its error and re-raised."""
+        report = self._under_lease(trigger, force=True)
+        assert report is not None  # forced: never skipped
+        return report
+
+    def _under_lease(self, trigger: str, *, force: bool) -> MaintenanceReport | None:
         with self._running:  # one run at a time in this process too
             now = self.engine.clock.now()
             if not runs.acquire(self.engine.db, self.holder, now, self.cfg.lease_seconds):
                 held = runs.lease(self.engine.db, now) or {}
-                raise MaintenanceBusy(
+                raise MaintenanceBusyError(
                     f"maintenance is running in another process ({held.get('holder', '?')})"
                 )
             try:
