@@ -53,7 +53,7 @@ def service(tmp_path, clock):
     mw = build_middleware(overrides=overrides, clock=clock)
     app = create_app(mw, token=TOKEN)
     app.state.maintenance = MaintenanceScheduler(mw.engine, mw.cfg.maintenance)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         yield mw, app.state.maintenance, client
     mw.close()
 

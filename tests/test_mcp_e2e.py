@@ -26,7 +26,7 @@ def test_mcp_store_then_recall_in_a_new_session_and_deep_search_of_the_archive(t
     app = create_app(mw, token="e2e-token")
     scheduler = app.state.maintenance = MaintenanceScheduler(mw.engine, mw.cfg.maintenance)
     try:
-        with http_mcp(mw, ALICE) as url, TestClient(app) as service:
+        with http_mcp(mw, ALICE) as url, TestClient(app, base_url="http://127.0.0.1") as service:
             mcp = lambda: http_client(url)
             zh, en = call(
                 mcp,

@@ -21,7 +21,7 @@ def service(tmp_path):
     mw = MemoryMiddleware.from_config(
         overrides={"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}}
     )
-    with TestClient(create_app(mw, token=TOKEN)) as client:
+    with TestClient(create_app(mw, token=TOKEN), base_url="http://127.0.0.1") as client:
         yield mw, client
     mw.close()
 
