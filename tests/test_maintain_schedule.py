@@ -199,7 +199,7 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
     assert "by_scope" not in latest["counts"] and status["lease"] is None
     assert scheduler.tick() is None
     assert (
-        client.post("/v1/cleanup", json={}, headers={"authorization": f"Bearer {TOKEN}"}).json()[
+        client.post("/service/cleanup", json={}, headers={"authorization": f"Bearer {TOKEN}"}).json()[
             "maintenance"
         ]
         == "not_due"
@@ -214,7 +214,8 @@ def test_gateway_stop_cleanup_flushes_and_starts_a_due_run(service, clock):
     )
     clock.advance(7 * HOUR)
     auth = {"authorization": f"Bearer {TOKEN}"}
-    done = client.post("/v1/cleanup", json={"wait_ms": 1000}, headers=auth).json()
+    assert client.post("/service/cleanup", json={}).status_code == 401
+    done = client.post("/service/cleanup", json={"wait_ms": 1000}, headers=auth).json()
     assert done["flushed"] is True and done["pending"] == 0 and done["maintenance"] == "started"
     deadline = time.monotonic() + 20
     while (
@@ -224,7 +225,7 @@ def test_gateway_stop_cleanup_flushes_and_starts_a_due_run(service, clock):
         assert time.monotonic() < deadline, "the nudged run did not finish"
         time.sleep(0.05)
     assert runs.recent(mw.engine.db, 1)[0]["counts"]["expired"] == 1
-    bad = client.post("/v1/cleanup", json={"wait_ms": -1}, headers=auth)
+    bad = client.post("/service/cleanup", json={"wait_ms": -1}, headers=auth)
     assert bad.status_code == 422 and "wait_ms" in bad.text
 
 

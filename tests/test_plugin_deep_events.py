@@ -69,6 +69,6 @@ await seen.hooks.gateway_stop({{}}, {{}});
 console.log(JSON.stringify({{ calls, logs: seen.logs }}));
 """)
     assert out["logs"] == []
-    assert out["calls"][-1] == f"{url}/v1/cleanup"
+    assert out["calls"][-1] == f"{url}/service/cleanup"
     # by the time gateway_stop returned, the capture queued before it was written
     assert any("B2-17" in r.summary for r in mw.engine.find(ALICE))

@@ -55,7 +55,7 @@ def test_serve_runs_maintenance_by_itself_and_answers_cleanup(tmp_path):
             time.sleep(0.2)
         assert logged and logged[0]["trigger"] == "schedule", "serve logged no maintenance run"
         done = httpx.post(
-            f"{url}/v1/cleanup",
+            f"{url}/service/cleanup",
             json={"wait_ms": 8000},
             timeout=20,
             headers={"authorization": "Bearer tok"},

@@ -199,7 +199,7 @@ console.log(JSON.stringify({{ up, down, spooled: spooled.trim().split("\\n").map
 """)
     assert out["up"] == []
     assert len(out["down"]) == 3  # compact and end spooled; gateway_stop's cleanup is not
-    assert "/v1/cleanup failed" in out["down"][2]
+    assert "/service/cleanup failed" in out["down"][2]
     assert out["spooled"] == ["/v1/session/compact", "/v1/session/end"]
 
 

@@ -13,7 +13,8 @@ middleware serves many agents at once without blocking the event loop.
     POST /v1/session/compact     before_compaction -> 202, summary before context is dropped
     POST /v1/memory/search|get|remember|forget   the agent's memory tools (search: `deep` for the archive)
     POST /v1/process-event       a deterministic process node (a task's status changed), written now
-    POST /v1/cleanup             gateway_stop -> queued writes flushed, the index brought up to date
+    POST /service/cleanup        gateway_stop -> queued writes flushed, the index brought up to date
+                                 (outside /v1: it serves the whole process, not one scope)
 """
 
 from __future__ import annotations
@@ -132,6 +133,9 @@ def create_app(middleware: _Middleware, *, token: str) -> FastAPI:
     _add_hook_routes(router, middleware)
     _add_memory_routes(router, middleware)
     app.include_router(router)
+    service = APIRouter(prefix="/service", dependencies=[Depends(_auth_dependency(token))])
+    _add_service_routes(service, middleware)
+    app.include_router(service)
     app.state.middleware = middleware
     return app
 
@@ -207,6 +211,8 @@ def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
         )
         return {"results": [m.write_to_json(r) for r in results]}
 
+
+def _add_service_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/cleanup")
     def cleanup(body: m.CleanupIn, request: Request) -> dict[str, Any]:
         done = mw.cleanup(body.wait_ms / 1000)

@@ -144,7 +144,7 @@ class ProcessEventIn(_Scoped):
 
 
 class CleanupIn(_Strict):
-    """Body of POST /v1/cleanup (OpenClaw gateway_stop): how long to wait for queued writes."""
+    """Body of POST /service/cleanup (OpenClaw gateway_stop): how long to wait for queued writes."""
 
     wait_ms: int = Field(default=2000, ge=0, le=10_000)
 

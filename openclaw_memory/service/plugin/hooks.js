@@ -111,7 +111,7 @@ async function subagentEnded({ client, scopes }, event, ctx) {
 // then this process's spool replayed; inside the 5 s the gateway gives this hook.
 async function gatewayStop({ client, fresh }) {
   fresh.clear();
-  await client.post("/v1/cleanup", { wait_ms: 2000 }, { timeoutMs: 3500 });
+  await client.post("/service/cleanup", { wait_ms: 2000 }, { timeoutMs: 3500 });
   await client.lastDrain;
 }
 
