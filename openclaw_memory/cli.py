@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from typing import Sequence
 
@@ -18,7 +19,7 @@ def _scope(args: argparse.Namespace) -> Scope:
 
 def _add_scope(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="user id whose memories to use")
-    p.add_argument("--agent", default="default", help="agent id (default: default)")
+    p.add_argument("--agent", default="main", help="agent id (default: main, as the OpenClaw plugin writes)")
     p.add_argument("--workspace", default=None, help="optional workspace/project")
 
 
@@ -189,6 +190,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args, config) or 0)
     except OpenClawMemoryError as exc:
         print(f"openclaw-memory: error: {exc}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as exc:  # damage found past the open (a malformed page)
+        from .store.db import unreadable
+
+        print(f"openclaw-memory: error: {unreadable(config.sqlite_file, exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

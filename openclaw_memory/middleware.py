@@ -19,8 +19,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .capture.events import ToolEvent, redact_args, episode_candidate, process_event_candidates, tool_event_candidate
-from .capture.messages import PendingTurns, user_turns
+from .capture.events import (ToolEvent, episode_candidate, process_event_candidates, redact_args, tool_event_candidate,
+                             unwrap_tool_event)
+from .capture.messages import PendingTurns, own_turns, transcript_turns, user_turns
 from .capture.sessions import Sessions, check_session_id
 from .capture.short_term import ShortTermMemory
 from .capture.summaries import SessionSummaries
@@ -94,15 +95,24 @@ class MemoryMiddleware:
         return RequestResult(messages, plan)
 
     def recall(self, scope: Scope, session_id: str, prompt: str, recent: Sequence[Mapping] = (), *,
-               deep: bool = False) -> InjectionPlan:
-        """The `new` hook (session bookkeeping) and the read path for one prompt."""
+               deep: bool = False, live_turns: Sequence[str] = ()) -> InjectionPlan:
+        """The `new` hook (session bookkeeping) and the read path for one prompt.
+
+        live_turns: the keys of the turns the host's transcript still holds (see
+        `capture.messages.transcript_turns`); memories that only repeat them are left out, since
+        the model reads those turns in its own context already.
+        """
         check_session_id(session_id)
         if self.sessions.open(scope, session_id):
             log.debug("session %s opened for %s", session_id, scope.user_id)
         self._read_your_writes(scope)
         recent = [{**m, "content": message_text(m)} for m in recent]
         request_tokens = sum(len(m["content"]) for m in recent) // 3
-        plan = self.working.plan(scope, valid_unicode(prompt or ""), recent, deep=deep, request_tokens=request_tokens)
+        result = self.working.recaller.recall(scope, valid_unicode(prompt or ""), recent, deep=deep)
+        live = {f"{session_id}#{k}" for k in live_turns}
+        if live:
+            result = dataclasses.replace(result, ranked=[_unless_live(s, session_id, live) for s in result.ranked])
+        plan = self.working.assemble(scope, result, request_tokens=request_tokens)
         self._reinforce(scope, plan)
         return self._wrap(plan)
 
@@ -170,17 +180,32 @@ class MemoryMiddleware:
                     self.clock.now())
         self._submit_capture(request.scope, [turn])
 
-    def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]]) -> int:
-        """agent_end: capture every turn of a transcript not captured before; returns how many."""
+    def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]], *,
+                         stored_turns: Sequence[str] = ()) -> int:
+        """agent_end: capture the scope's turns of a transcript not captured before; returns how many.
+
+        Turns are known by a stable key (`capture.messages.transcript_turns`), so a transcript
+        whose window slid or was compacted is captured where it left off. In a shared transcript
+        (messages that name their `sender`) only the scope's user's own turns and the replies to
+        them are taken. stored_turns: keys of turns whose memories the agent already stored
+        through the memory tool; they are logged as episodes, nothing is extracted from them
+        again.
+        """
         check_session_id(session_id)
         validate_messages([dict(m) for m in messages])
+        everyone = transcript_turns(messages)
+        mine = own_turns(everyone, scope.user_id)
+        if len(mine) < len(everyone):
+            log.debug("capture for %s in %s: %d of %d turns are another sender's or nobody's, left out",
+                      scope.user_id, session_id, len(everyone) - len(mine), len(everyone))
         done = self.short_term.captured_turn_ids(scope, session_id)
-        turns = [Turn(scope, session_id, u, a, f"{session_id}#{n}", self.clock.now())
-                 for n, u, a in user_turns(messages) if f"{session_id}#{n}" not in done]
+        turns = [Turn(scope, session_id, t.user, t.reply, f"{session_id}#{t.key}", self.clock.now())
+                 for t in mine if f"{session_id}#{t.key}" not in done]
         claimed = set(self.pending.claim(scope, [t.turn_id for t in turns]))
         new = [t for t in turns if t.turn_id in claimed]
+        stored = frozenset(f"{session_id}#{k}" for k in stored_turns)
         for turn in new:
-            self._submit_capture(scope, [turn])
+            self._submit_capture(scope, [turn], logged_only=stored)
         return len(new)
 
     def on_tool_event(self, scope: Scope, session_id: str, event: ToolEvent) -> None:
@@ -188,9 +213,13 @@ class MemoryMiddleware:
         check_session_id(session_id)
         if not isinstance(event.tool, str) or not event.tool.strip():
             raise ValidationError("tool: expected a non-empty tool name")
-        clean = ToolEvent(valid_unicode(event.tool), redact_args(self.secrets, event.arguments),
-                          self.secrets.redact(valid_unicode(str(event.outcome or ""))), event.ok,
-                          tuple(valid_unicode(str(f)) for f in event.files), event.duration_ms)
+        event = unwrap_tool_event(event)
+        if event is None:  # a Tool Search control, or a memory tool: nothing to remember about it
+            return
+        redact = self.secrets.redact  # every text of the event reaches the disk: name, paths too
+        clean = ToolEvent(redact(valid_unicode(event.tool)), redact_args(self.secrets, event.arguments),
+                          redact(valid_unicode(str(event.outcome or ""))), event.ok,
+                          tuple(redact(valid_unicode(str(f))) for f in event.files), event.duration_ms)
         self.jobs.submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
                                                       writer="save-hook"), "save")
 
@@ -199,7 +228,6 @@ class MemoryMiddleware:
         """A deterministic process node (a task's status changed): written now, without the LLM."""
         if not subject or not status:
             raise ValidationError("subject and status: expected non-empty strings")
-        # Every field is filtered: a subject or status can carry a secret as well as the summary.
         subject, status, summary, reason = (self.secrets.redact(valid_unicode(str(x)))
                                             for x in (subject, status, summary, reason))
         cands = process_event_candidates(subject, status, summary, reason=reason)
@@ -216,6 +244,32 @@ class MemoryMiddleware:
             self.capture_messages(scope, session_id, messages)
         self.jobs.submit(scope, lambda: self.summaries.summarize(scope, session_id, "compaction", end=False), "summary")
 
+    def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list[Scope]:
+        """A session the host names without a sender ended: the `summary` hook for each person
+        who spoke in it. Returns their scopes."""
+        check_session_id(session_id)
+        Scope("probe", agent_id)  # validates the agent id
+        scopes = self.sessions.participants(agent_id, session_id)
+        for scope in scopes:
+            self.on_session_end(scope, session_id, reason)
+        return scopes
+
+    def on_session_compaction(self, agent_id: str, session_id: str,
+                              messages: Sequence[Mapping[str, Any]] = ()) -> list[Scope]:
+        """Before the host compacts a session it names without a sender (OpenClaw's
+        before_compaction): each person who spoke in it gets their own turns captured and
+        their own summary. Returns their scopes (none when nobody known spoke there)."""
+        check_session_id(session_id)
+        Scope("probe", agent_id)  # validates the agent id
+        scopes = self.sessions.participants(agent_id, session_id)
+        if len(scopes) > 1 and not any(m.get("role") == "user" and m.get("sender") for m in messages):
+            # several people, and no message says whose it is: summarise what each one's own
+            # captures hold, and give nobody the others' words
+            messages = ()
+        for scope in scopes:
+            self.on_compaction(scope, session_id, messages)
+        return scopes
+
     def remember(self, scope: Scope, text: str, *, type: str | None = None, subject: str | None = None,
                  session_id: str | None = None) -> WriteResult:
         """An explicit memory from the user or an admin tool: the explicit channel, written now."""
@@ -224,8 +278,10 @@ class MemoryMiddleware:
         if subject is not None and not isinstance(subject, str):
             raise ValidationError(f"subject: expected a string or None, found {type(subject).__name__}")
         text, subject = valid_unicode(text), valid_unicode(subject) if subject else subject
-        if self.secrets.contains_secret(text):
-            raise ValidationError("text: looks like a secret (password, key, card or ID number); secrets are never stored")
+        for name, value in (("text", text), ("subject", subject or "")):
+            if self.secrets.contains_secret(value):
+                raise ValidationError(f"{name}: looks like a secret (password, key, card or ID number); "
+                                      "secrets are never stored")
         kind = _memory_type(type) if type else None
         cands = [] if kind else [c for c in self.extractor.extract(Turn(scope, session_id or "tool", text)) if not c.forget]
         if not cands:
@@ -259,17 +315,18 @@ class MemoryMiddleware:
             if named or strong:
                 hits.append(r.id)
         for rid in hits[:5]:
-            self.engine.forget(scope, rid, f"forgotten on request: {command.summary[:80]}")
+            # the reason quotes the request, and lands in the audit log: no secret in it
+            self.engine.forget(scope, rid, f"forgotten on request: {self.secrets.redact(command.summary)[:80]}")
         return hits[:5]
 
     # ---- background jobs --------------------------------------------------------------------
 
-    def _submit_capture(self, scope: Scope, turns: list[Turn]) -> None:
-        capture = _Capture(turns)
+    def _submit_capture(self, scope: Scope, turns: list[Turn], logged_only: frozenset[str] = frozenset()) -> None:
+        capture = _Capture(turns, logged_only=logged_only)
 
         def run() -> None:
             try:
-                self._capture(capture.turns, capture.prepared)
+                self._capture(capture.turns, capture.prepared, capture.logged_only)
             finally:
                 self.pending.release(scope, [t.turn_id for t in capture.turns])
 
@@ -312,7 +369,8 @@ class MemoryMiddleware:
         """Ahead of a worker batch: filter and extract the turns of its captures, and embed all
         the candidates in one call (a vector depends on its text alone, so the records are the
         ones each capture would write by itself). Writes nothing."""
-        extracted = [[self._turn_candidates(t) for t in c.turns] for c in captures]
+        extracted = [[self._turn_candidates(t, extract=t.turn_id not in c.logged_only) for t in c.turns]
+                     for c in captures]
         stored = [_to_store(e) for e in extracted]
         vectors = self.engine.embed_candidates([c for cands in stored for c in cands])
         start = 0
@@ -320,9 +378,11 @@ class MemoryMiddleware:
             capture.prepared = _Prepared(turns, vectors[start:start + len(cands)])
             start += len(cands)
 
-    def _capture(self, turns: Sequence[Turn], prepared: "_Prepared | None" = None) -> int:
+    def _capture(self, turns: Sequence[Turn], prepared: "_Prepared | None" = None,
+                 logged_only: frozenset[str] = frozenset()) -> int:
         scope, sid = turns[0].scope, turns[0].session_id
-        extracted = prepared.turns if prepared else [self._turn_candidates(turn) for turn in turns]
+        extracted = prepared.turns if prepared else [
+            self._turn_candidates(turn, extract=turn.turn_id not in logged_only) for turn in turns]
         for turn, (user, reply, _) in zip(turns, extracted):
             self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
         for command in (c for _, _, found in extracted for c in found if c.forget):
@@ -335,16 +395,18 @@ class MemoryMiddleware:
             self.summaries.summarize(scope, sid, "threshold", end=False)
         return sum(1 for w in written if w.action != "skip")
 
-    def _turn_candidates(self, turn: Turn) -> "_Extracted":
+    def _turn_candidates(self, turn: Turn, *, extract: bool = True) -> "_Extracted":
         """Filter (secrets, contentless), extract, and log the episode: the turn's texts without
-        secrets and its candidates. Writes nothing."""
+        secrets and its candidates. Writes nothing. extract=False: the episode only (the turn's
+        memories were stored through the memory tool already)."""
         user = self.secrets.redact(turn.user or "")
         reply = self.secrets.redact(turn.assistant or "")
         scope, sid = turn.scope, turn.session_id
         cands: list[Candidate] = []
         speaker = turn.speaker or "user"
         if not is_contentless(user):
-            extracted = self.extractor.extract(Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker))
+            extracted = self.extractor.extract(Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker)) \
+                if extract else []
             extracted = attribute(extracted, turn.speaker)
             cands.extend(extracted)
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
@@ -392,6 +454,18 @@ class _Capture:
 
     turns: list[Turn]
     prepared: _Prepared | None = None
+    #: ids of turns to log as episodes without extracting from them (stored through the tool)
+    logged_only: frozenset[str] = frozenset()
+
+
+def _unless_live(item: ScoredMemory, session_id: str, live: set[str]) -> ScoredMemory:
+    """Drop a memory whose every source turn is still in the host's live transcript."""
+    rec = item.record
+    turns = rec.source.turn_ids
+    if item.kept and turns and (rec.session_id == session_id or rec.source.session_id == session_id) \
+            and all(t in live for t in turns):
+        return dataclasses.replace(item, kept=False, reason="in the live transcript already")
+    return item
 
 
 def _to_store(extracted: Sequence[_Extracted]) -> list[Candidate]:

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from .errors import ValidationError
 
-_ID_PART = re.compile(r"^[A-Za-z0-9_.:@+\-]{1,128}$")
+_ID_PART = re.compile(r"[A-Za-z0-9_.:@+\-]{1,128}")  # fullmatch: "$" would let "alice\n" through
 
 
 class MemoryType(str, enum.Enum):
@@ -63,7 +63,7 @@ class Status(str, enum.Enum):
 
 
 def _check_id(name: str, value: str) -> str:
-    if not isinstance(value, str) or not _ID_PART.match(value):
+    if not isinstance(value, str) or not _ID_PART.fullmatch(value):
         raise ValidationError(
             f"{name}: expected 1-128 characters of letters, digits or _.:@+-, found {value!r}"
         )

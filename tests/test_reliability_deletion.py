@@ -204,3 +204,47 @@ def test_a_purge_waits_for_the_users_running_capture(tmp_path):
     finally:
         gate.set()
         mw.close()
+
+
+def _forms(texts: list[str]) -> set[str]:
+    """The ways a text sits in the keyword index: lowercased words and segmented Chinese tokens
+    (fts_document), besides the original strings; short tokens are left out (they match by chance)."""
+    from openclaw_memory.text import search_tokens
+
+    out: set[str] = set()
+    for text in texts:
+        out |= {t for t in search_tokens(text) if len(t) >= 2 and not t.isascii() or len(t) >= 5}
+        out |= {w.lower() for w in text.split() if len(w) >= 5}
+    return out
+
+
+def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp_path, capsys):
+    """Deleting FTS5 rows only adds delete markers: the user's lowercased words and segmented
+    Chinese tokens stayed in the index pages until a merge. Purge merges the index (optimize)
+    before the vacuum; the scan searches the forms the index stores, not just the original text."""
+    cfg = hash_config(tmp_path)
+    mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
+    victim, other = Scope("lisbon-fan", "main"), Scope(BYSTANDER, "main")
+    said = ["I moved from Lisbon to Berlin last year", "我最喜欢吃花生酱和榴莲", "Zanzibar tortoises outlive everybody"]
+    kept = ["my cat is called Snollygoster", "我家的狗叫玳瑁"]
+    try:
+        cat = mw.remember(other, kept[0], subject="cat").record.id
+        for i, text in enumerate(said):
+            mw.remember(victim, text, subject=f"topic{i}")
+        mw.remember(other, kept[1], subject="狗")
+        mw.flush()
+        forms = _forms(said) - _forms(kept)
+        sqlite = [p for p in store_files(cfg) if cfg.chroma_dir not in p.parents]
+        before = find_in_files(sqlite, forms)
+        assert {"berlin", "花生"} & set(before), f"the scan must see the index's forms first: {before}"
+        purge_user(mw.engine, victim.user_id)
+        after = find_in_files(store_files(cfg), forms)
+        hits = mw.search(other, "Snollygoster cat")
+    finally:
+        mw.close()
+    closed = find_in_files(store_files(cfg), forms)
+    with capsys.disabled():
+        print(f"\ndeletion (keyword index): {len(forms)} lowercased/segmented forms searched, "
+              f"{len(before)} seen before purge, {len(after)} after, {len(closed)} after close")
+    assert after == {} and closed == {}, f"tokens of the purged user on disk: {after or closed}"
+    assert cat in [h.record.id for h in hits], "the bystander's memory must still be found"

@@ -64,7 +64,7 @@ def env(tmp_path_factory):
                               clock=FakeClock(BASE_TIME), llm=llm)
     llm.push("[]")  # the LLM-mode remember extracts through the LLM first
     canary = {id(m): m.remember(CANARY, CANARY_TEXT).record.id for m in (mw, llm_mw)}
-    with TestClient(create_app(mw, token=TOKEN)) as client:
+    with TestClient(create_app(mw, token=TOKEN), base_url="http://127.0.0.1") as client:
         yield Env(tmp, mw, client, llm_mw, llm, canary, [])
     mw.close()
     llm_mw.close()
@@ -421,7 +421,8 @@ HTTP = [  # (name, path, body: dict/list = JSON, str = raw bytes, expected statu
      {"scope": _S, "session_id": "h", "messages": [{"role": "user", "content": {"a": 1}}]}, 422, "messages.0.content"),
     ("no-messages", "/v1/capture", {"scope": _S, "session_id": "h", "messages": []}, 422, "messages"),
     ("forget-both", "/v1/memory/forget", {"scope": _S, "id": "x", "query": "y"}, 422, "exactly one"),
-    ("remember-1mb", "/v1/memory/remember", {"scope": _S, "text": "x" * MB}, 422, "text"),
+    ("remember-1mb", "/v1/memory/remember", {"scope": _S, "text": "x" * MB}, 413, "body_too_large"),
+    ("remember-30k", "/v1/memory/remember", {"scope": _S, "text": "x" * 30_000}, 422, "text"),
     ("capture-1mb", "/v1/capture",
      {"scope": _S, "session_id": "h", "messages": [{"role": "user", "content": "y" * MB}]}, 422, "messages.0.content"),
     ("session-id-pattern", "/v1/recall", {"scope": _S, "session_id": "../../etc", "prompt": "x"}, 422, "session_id"),

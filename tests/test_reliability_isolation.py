@@ -81,7 +81,7 @@ class IsolationMachine(RuleBasedStateMachine):
         cfg = hash_config(self.dir, short_term={"summary_threshold": 120, "max_tokens": 400},
                           forgetting={"compaction_trigger": 2, "compaction_batch": 2})
         self.mw: MemoryMiddleware = build_middleware(cfg, clock=self.clock)
-        self.client = TestClient(create_app(self.mw, token=TOKEN))
+        self.client = TestClient(create_app(self.mw, token=TOKEN), base_url="http://127.0.0.1")
         self.client.__enter__()
         self.history: dict[tuple[int, str], list[dict]] = {}
         self.nonce = 0
@@ -383,7 +383,7 @@ def _v1_routes(app) -> list[str]:
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
     mw = build_middleware(hash_config(tmp_path_factory.mktemp("api")), clock=FakeClock(BASE_TIME))
-    with TestClient(create_app(mw, token=TOKEN)) as client:
+    with TestClient(create_app(mw, token=TOKEN), base_url="http://127.0.0.1") as client:
         yield client
     mw.close()
 

@@ -147,3 +147,22 @@ def test_the_scan_finds_a_secret_written_past_the_filter(tmp_path):
     finally:
         mw.close()
     assert set(found) == {"hunter22", "4821"}
+
+
+BENIGN = Path(__file__).parent / "data" / "secrets_benign.txt"
+
+
+def test_false_positive_rate_on_everyday_text(capsys):
+    """tests/data/secrets_benign.txt: everyday Chinese and English lines with no secret (numbers,
+    dates, URLs, hashes, talk about passwords and keys); the filter may flag at most 2 %."""
+    from openclaw_memory.extract.secrets import SecretFilter
+
+    lines = [ln for ln in BENIGN.read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
+    zh = sum(map(has_cjk, lines))
+    assert len(lines) >= 100 and zh >= 40 and len(lines) - zh >= 40
+    flt = SecretFilter()
+    flagged = [(ln, [f.kind for f in flt.scan(ln)]) for ln in lines if flt.scan(ln)]
+    rate = len(flagged) / len(lines)
+    with capsys.disabled():
+        print(f"\nbenign corpus: {len(lines)} lines ({zh} Chinese), flagged {len(flagged)} = {rate:.1%}: {flagged}")
+    assert rate <= 0.02

@@ -29,7 +29,7 @@ def mw(tmp_path):
 
 @pytest.fixture
 def client(mw):
-    with TestClient(create_app(mw, token=TOKEN)) as c:
+    with TestClient(create_app(mw, token=TOKEN), base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -43,7 +43,7 @@ def shared_mw(tmp_path_factory):
 
 @pytest.fixture
 def shared(shared_mw):
-    with TestClient(create_app(shared_mw, token=TOKEN)) as c:
+    with TestClient(create_app(shared_mw, token=TOKEN), base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -88,10 +88,12 @@ def test_the_right_token_is_accepted(shared):
     assert resp.status_code == 200
 
 
-def test_an_empty_token_means_no_auth(shared_mw):
-    with TestClient(create_app(shared_mw, token="")) as c:
-        resp = c.post("/v1/memory/search", json={"scope": ALICE, "query": "tea"})
-    assert resp.status_code == 200
+@pytest.mark.parametrize("token", ["", "   "])
+def test_an_app_without_a_token_is_refused(shared_mw, token):
+    from openclaw_memory.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="service.token"):
+        create_app(shared_mw, token=token)
 
 
 @pytest.mark.parametrize(

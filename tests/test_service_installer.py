@@ -240,3 +240,54 @@ def test_json5_config_is_read_with_openclaws_parser(tmp_path):
             self._bin, self._run, self._node, self.path = str(openclaw), subprocess_runner(60), str(node), config
 
     assert Reader().read() == {"plugins": {"slots": {"memory": "openclaw-memory"}}, "note": "花生"}
+
+
+def test_install_turns_memory_core_off_says_so_and_uninstall_turns_it_back_on(fake, openclaw_bin):
+    report = _install(fake, openclaw_bin, token="tok")
+    assert fake.data()["plugins"]["entries"]["memory-core"] == {"enabled": False}
+    assert "memory slot: plugins.slots.memory = openclaw-memory" in report.describe()
+    assert "memory-core" in report.describe() and "is off" in report.describe()
+    uninstall(openclaw_bin, run=fake, node_bin="/usr/bin/node")
+    assert "enabled" not in fake.data()["plugins"]["entries"].get("memory-core", {})
+
+
+def test_uninstall_works_when_the_plugin_folder_is_gone(fake, openclaw_bin, tmp_path):
+    gone = tmp_path / "venv" / "lib" / "site-packages" / "openclaw_memory" / "service" / "plugin"
+    fake.config.parent.mkdir(parents=True)
+    fake.config.write_text(json.dumps({"plugins": {
+        "load": {"paths": [str(gone), "/opt/other"]}, "slots": {"memory": PLUGIN},
+        "entries": {PLUGIN: {"enabled": True, "config": {"token": "t"}}, "memory-core": {"enabled": False}}}}))
+
+    def broken_uninstall(argv, stdin):
+        if list(argv)[1:3] == ["plugins", "uninstall"]:
+            return subprocess.CompletedProcess(argv, 1, "", f"plugin manifest not found in {gone}")
+        return fake(argv, stdin)
+
+    report = uninstall(openclaw_bin, run=broken_uninstall, node_bin="/usr/bin/node")
+    plugins = fake.data()["plugins"]
+    assert plugins["load"]["paths"] == ["/opt/other"]
+    assert "memory" not in plugins.get("slots", {}) and PLUGIN not in plugins["entries"]
+    assert any("removing the link directly" in c for c in report.changes)
+
+
+def test_prepare_service_fixes_the_data_dir_shares_the_token_and_writes_a_unit(tmp_path):
+    from openclaw_memory.config import load_config
+    from openclaw_memory.service.installer import prepare_service
+    from openclaw_memory.service.token import read_token
+
+    env = {"HOME": str(tmp_path / "home")}
+    setup = prepare_service(env=env, python="/venv/bin/python")
+    assert setup.data_dir == tmp_path / "home" / ".local" / "share" / "openclaw-memory"
+    assert load_config(setup.config_file).data_dir == setup.data_dir  # from any working dir
+    assert setup.data_dir.stat().st_mode & 0o777 == 0o700
+    assert setup.token and read_token(setup.data_dir) == setup.token
+    assert setup.token_file.stat().st_mode & 0o777 == 0o600
+    launcher = setup.config_file.parent / "serve.sh"
+    assert setup.token not in launcher.read_text() and "service.token" in launcher.read_text()
+    assert setup.unit_file.read_text().count("ExecStart=") == 1 and setup.token not in setup.unit_file.read_text()
+    again = prepare_service(env=env, python="/venv/bin/python")
+    assert again.token == setup.token and again.data_dir == setup.data_dir
+    notes = "\n".join(again.notes())
+    assert str(setup.data_dir) in notes and "not started" in notes and setup.token not in notes
+    given = prepare_service(tmp_path / "other.yaml", tmp_path / "d2", token="chosen", unit=False, env=env)
+    assert read_token(tmp_path / "d2") == "chosen" and given.unit_file is None

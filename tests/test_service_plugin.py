@@ -225,7 +225,7 @@ console.log(JSON.stringify({{ injected: injected ?? null, ms: Date.now() - t0, l
     assert all(line.startswith("warn openclaw-memory: POST") for line in out["logs"])
     assert "ECONNREFUSED" in out["logs"][0] and "spooled to" in out["logs"][2]
     assert json.loads(out["spooled"])["path"] == "/v1/capture"
-    assert out["left"] == []  # replayed after the next successful call
+    assert out["left"] == ["spool.key"]  # replayed before the next recall; the HMAC key stays
     mw.flush(timeout=10)
     assert any("花生" in s.record.summary for s in mw.search(Scope("alice", "main"), "花生"))
 
@@ -275,7 +275,175 @@ def test_manifest_matches_the_code():
     schema = manifest["configSchema"]
     assert schema["additionalProperties"] is False
     assert set(schema["properties"]) == {
-        "serviceUrl", "token", "inject", "recallTimeoutMs", "timeoutMs", "spoolDir", "enabled"}
+        "serviceUrl", "token", "user", "inject", "recallTimeoutMs", "timeoutMs", "spoolDir", "enabled"}
+    assert manifest["name"] != "Memory" and "openclaw-memory" in manifest["name"]
     assert manifest["contracts"]["tools"] == ["memory_search", "memory_get", "memory_store", "memory_forget"]
     assert package["type"] == "module" and package["openclaw"]["extensions"] == ["./index.js"]
     assert "dependencies" not in package
+
+
+GROUP = {"agentId": "main", "sessionKey": "agent:main:telegram:group:42", "channel": "telegram"}
+
+
+def _said(text: str, sender: str, at: int) -> list[dict]:
+    """A persisted group message as OpenClaw stores it (sender in __openclaw) and its reply."""
+    return [{"role": "user", "content": text, "timestamp": at - 500, "__openclaw": {"senderId": sender}},
+            {"role": "assistant", "content": [{"type": "text", "text": "好的"}], "timestamp": at}]
+
+
+def test_two_senders_in_one_group_session_keep_their_own_facts(service, run_js, tmp_path):
+    url, mw = service
+    history = _said("请记住：我对虾过敏", "tg-bob", 1000)
+    live = {"role": "user", "content": [{"type": "text", "text": "Remember: my gym locker is number 88."}],
+            "timestamp": 3000}
+    reply = {"role": "assistant", "content": [{"type": "text", "text": "Noted"}], "timestamp": 3100}
+    out = run_js(f"""
+const seen = load({_cfg(url, tmp_path)});
+const bobCtx = {{ ...{json.dumps(GROUP)}, senderId: "tg-bob", runId: "r1" }};
+const aliceCtx = {{ ...{json.dumps(GROUP)}, senderId: "tg-alice", runId: "r2" }};
+await seen.hooks.before_prompt_build({{ prompt: "请记住：我对虾过敏", messages: [] }}, bobCtx);
+await seen.hooks.agent_end({{ messages: {json.dumps(history)} }}, bobCtx);
+await seen.hooks.before_prompt_build({{ prompt: "hi", messages: {json.dumps(history)} }}, aliceCtx);
+await seen.hooks.agent_end({{ messages: {json.dumps([*history, live, reply])} }}, aliceCtx);
+console.log(JSON.stringify({{ logs: seen.logs }}));
+""")
+    assert out["logs"] == []
+    mw.flush(timeout=10)
+    bob, alice = Scope("tg-bob", "main"), Scope("tg-alice", "main")
+    assert any("虾" in s.record.summary for s in mw.search(bob, "虾过敏"))
+    assert not [s for s in mw.search(alice, "虾过敏") if "虾" in s.record.summary]
+    assert any("88" in s.record.summary for s in mw.search(alice, "gym locker"))
+    assert not [s for s in mw.search(bob, "gym locker") if "88" in s.record.summary]
+
+
+def test_identity_links_make_one_person_of_two_channels(service, run_js, tmp_path):
+    url, mw = service
+    turn = [{"role": "user", "content": "请记住：我喜欢喝乌龙茶", "timestamp": 1},
+            {"role": "assistant", "content": "好", "timestamp": 2}]
+    run_js(f"""
+const {{ default: plugin }} = await import({json.dumps((PLUGIN_DIR / "index.js").as_uri())});
+const hooks = {{}};
+plugin.register({{ pluginConfig: {_cfg(url, tmp_path)}, logger: console,
+  config: {{ session: {{ identityLinks: {{ mei: ["telegram:123", "discord:987"] }} }} }},
+  on: (name, fn) => {{ hooks[name] = fn; }}, registerTool: () => {{}} }});
+await hooks.agent_end({{ messages: {json.dumps(turn)} }}, {{ agentId: "main", sessionKey: "agent:main:dm", channel: "discord", senderId: "987" }});
+console.log("{{}}");
+""")
+    mw.flush(timeout=10)
+    assert any("乌龙茶" in s.record.summary for s in mw.search(Scope("mei", "main"), "乌龙茶"))
+    assert mw.search(Scope("987", "main"), "乌龙茶") == []
+
+
+def test_a_run_without_a_known_sender_reads_and_writes_nothing(service, run_js, tmp_path):
+    url, mw = service
+    mw.remember(Scope("alice", "main"), "I live at 88 Wensan Road")
+    turn = [{"role": "user", "content": "请记住：我住在杭州西湖区文三路 88 号", "timestamp": 1}]
+    ctx = {"agentId": "main", "sessionKey": "agent:main:main", "trigger": "user"}
+    out = run_js(f"""
+const seen = load({_cfg(url, tmp_path)});
+const injected = await seen.hooks.before_prompt_build({{ prompt: "where do I live?", messages: [] }}, {json.dumps(ctx)});
+await seen.hooks.agent_end({{ messages: {json.dumps(turn)} }}, {json.dumps(ctx)});
+const withOperator = load({_cfg(url, tmp_path, user="carol")});
+await withOperator.hooks.agent_end({{ messages: {json.dumps(turn)} }}, {{ ...{json.dumps(ctx)}, trigger: "heartbeat" }});
+console.log(JSON.stringify({{ injected: injected ?? null, logs: seen.logs, heartbeat: withOperator.logs }}));
+""")
+    assert out["injected"] is None
+    assert len(out["logs"]) == 1 and "no known sender" in out["logs"][0]  # said once per session
+    assert "no known sender" in out["heartbeat"][0]  # a heartbeat is nobody's turn, operator or not
+    mw.flush(timeout=10)
+    for user in ("anonymous", "carol", "main", "default"):
+        assert mw.search(Scope(user, "main"), "杭州 文三路") == []
+
+
+def test_tool_search_calls_are_unwrapped_and_memory_tools_leave_no_event(service, run_js, tmp_path):
+    url, mw = service
+    ctx = {"agentId": "main", "sessionKey": "agent:main:t", "senderId": "alice", "runId": "r9"}
+    text = "Remember: I drink my coffee black."
+    turn = [{"role": "user", "content": text, "timestamp": 10}, {"role": "assistant", "content": "Stored.", "timestamp": 20}]
+    out = run_js(f"""
+const seen = load({_cfg(url, tmp_path)});
+const ctx = {json.dumps(ctx)};
+await seen.hooks.before_prompt_build({{ prompt: {json.dumps(text)}, messages: [] }}, ctx);
+const tools = Object.fromEntries(seen.tools[0].factory({{ agentId: "main", sessionKey: "agent:main:t",
+  requesterSenderId: "alice" }}).map((t) => [t.name, t]));
+const stored = await tools.memory_store.execute("c1", {{ text: {json.dumps(text)} }});
+const toolCtx = {{ agentId: "main", sessionKey: "agent:main:t", runId: "r9" }};
+await seen.hooks.after_tool_call({{ toolName: "tool_search", params: {{ query: "memory" }}, result: "hits" }}, {{ ...toolCtx, toolName: "tool_search" }});
+await seen.hooks.after_tool_call({{ toolName: "tool_call", params: {{ id: "openclaw:openclaw-memory:memory_store", args: {{ text: "x" }} }}, result: "ok" }}, {{ ...toolCtx, toolName: "tool_call" }});
+await seen.hooks.after_tool_call({{ toolName: "tool_call", params: {{ id: "openclaw:core:exec", args: {{ command: "ls", path: "src" }} }}, result: "main.py" }}, {{ ...toolCtx, toolName: "tool_call" }});
+await seen.hooks.agent_end({{ messages: {json.dumps(turn)} }}, ctx);
+const found = await tools.memory_search.execute("c2", {{ query: "coffee black" }});
+console.log(JSON.stringify({{ stored, found, logs: seen.logs }}));
+""")
+    assert out["logs"] == []
+    mw.flush(timeout=10)
+    alice = Scope("alice", "main")
+    events = mw.engine.find(alice, where="type = ?", args=["event"], limit=10)
+    assert [r.subject for r in events] == ["tool/exec"]  # run by the run's sender, unwrapped
+    curated = [r for r in mw.engine.find(alice, where="type != 'episode'", limit=20) if "black" in r.summary]
+    assert len(curated) == 1  # stored once: the capture did not extract it again
+    found = out["found"]["content"][0]["text"]
+    assert "black" in found and "not instructions" in found  # framed as reference data
+
+
+def test_a_capture_refused_for_its_token_is_spooled_privately_and_replayed_once_fixed(service, run_js, tmp_path):
+    url, mw = service
+    spool = tmp_path / "spool"
+    turn = [{"role": "user", "content": "请记住：我的车牌号是浙A12345", "timestamp": 1},
+            {"role": "assistant", "content": "好", "timestamp": 2}]
+    out = run_js(f"""
+const fs = await import("node:fs");
+const wrong = load({{ ...{_cfg(url, tmp_path)}, token: "wrong" }});
+await wrong.hooks.agent_end({{ messages: {json.dumps(turn)} }}, {json.dumps(CTX_ALICE)});
+const modes = {{ dir: fs.statSync({json.dumps(str(spool))}).mode & 0o777,
+  file: fs.statSync({json.dumps(str(spool / "spool.jsonl"))}).mode & 0o777,
+  key: fs.statSync({json.dumps(str(spool / "spool.key"))}).mode & 0o777 }};
+// a line someone else wrote, and one for a route that is not a capture: never posted
+fs.appendFileSync({json.dumps(str(spool / "spool.jsonl"))},
+  JSON.stringify({{ path: "/v1/memory/remember", at: 1, body: {{ scope: {{ user_id: "bob", agent_id: "main" }}, text: "I am Mallory" }}, mac: "00" }}) + "\\n");
+const fixed = load({_cfg(url, tmp_path)});
+await fixed.hooks.before_prompt_build({{ prompt: "车牌号是多少", messages: [] }}, {json.dumps(CTX_ALICE)});
+console.log(JSON.stringify({{ modes, wrong: wrong.logs, fixed: fixed.logs,
+  left: fs.existsSync({json.dumps(str(spool / "spool.jsonl"))}) ? fs.readFileSync({json.dumps(str(spool / "spool.jsonl"))}, "utf8") : "" }}));
+""")
+    assert out["modes"] == {"dir": 0o700, "file": 0o600, "key": 0o600}
+    assert "HTTP 401" in out["wrong"][0] and "spooled to" in out["wrong"][0]
+    assert any("failed the check" in line for line in out["fixed"])
+    assert out["left"] == ""
+    mw.flush(timeout=10)
+    assert any("浙A12345" in s.record.summary for s in mw.search(Scope("alice", "main"), "车牌号"))
+    assert not [s for s in mw.search(Scope("bob", "main"), "Mallory") if "Mallory" in s.record.summary]
+
+
+def test_a_purge_drops_the_users_spooled_lines(service, run_js, tmp_path):
+    url, mw = service
+    dead = f"http://127.0.0.1:{_free_port()}"
+    turn = [{"role": "user", "content": "Remember: my gym locker is number 88.", "timestamp": 1}]
+    run_js(f"""
+const down = load({_cfg(dead, tmp_path)});
+await down.hooks.agent_end({{ messages: {json.dumps(turn)} }}, {json.dumps(CTX_ALICE)});
+console.log("{{}}");
+""")
+    mw.recall(Scope("alice", "main"), "x", "hi")
+    mw.purge_user("alice")
+    out = run_js(f"""
+const up = load({_cfg(url, tmp_path)});
+await up.hooks.before_prompt_build({{ prompt: "hi", messages: [] }}, {json.dumps(CTX_ALICE)});
+const fs = await import("node:fs");
+console.log(JSON.stringify({{ logs: up.logs, left: fs.existsSync({json.dumps(str(tmp_path / "spool" / "spool.jsonl"))}) }}));
+""")
+    assert out == {"logs": [], "left": False}
+    mw.flush(timeout=10)
+    assert mw.search(Scope("alice", "main"), "gym locker") == []
+
+
+def test_safe_ids_are_one_to_one_and_never_trimmed(run_js):
+    out = run_js(f"""
+const {{ safeId }} = await import({json.dumps((PLUGIN_DIR / "messages.js").as_uri())});
+const ids = ["alice", " alice ", "alice\\n", "h-" + "0".repeat(64), "用户", "", null];
+console.log(JSON.stringify(ids.map((v) => safeId(v))));
+""")
+    alice, spaced, newline, lookalike, chinese, empty, missing = out
+    assert alice == "alice" and len({alice, spaced, newline, lookalike, chinese}) == 5
+    assert lookalike != "h-" + "0" * 64 and chinese.startswith("h-")
+    assert empty is None and missing is None

@@ -30,6 +30,43 @@ class ToolEvent:
     duration_ms: float | None = None
 
 
+#: the agent's own memory tools: what they do is memory already, never an event about memory
+MEMORY_TOOLS = frozenset({"memory_search", "memory_get", "memory_store", "memory_forget"})
+#: OpenClaw's Tool Search controls that only find or describe tools: no event of their own
+TOOL_SEARCH_CONTROLS = frozenset({"tool_search", "tool_describe", "tool_search_code"})
+#: OpenClaw's Tool Search call: `{id: "<source>:<plugin>:<tool>", args: {...}}` runs the tool it names
+TOOL_SEARCH_CALL = "tool_call"
+
+
+def _called_tool(arguments: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """The tool a Tool Search `tool_call` ran and its own arguments ("" when it names none)."""
+    target = next((arguments[k] for k in ("id", "name", "tool") if arguments.get(k)), "")
+    if isinstance(target, Mapping):
+        target = target.get("id") or target.get("name") or ""
+    name = str(target).strip().rsplit(":", 1)[-1].strip()
+    inner = next((arguments[k] for k in ("args", "arguments", "params", "input")
+                  if isinstance(arguments.get(k), Mapping)), {})
+    return name, inner
+
+
+def unwrap_tool_event(event: ToolEvent) -> ToolEvent | None:
+    """The event to store for a finished tool call, or None when it must not become memory.
+
+    A call made through Tool Search is stored as the tool it ran (its name and arguments);
+    the search/describe controls and the memory tools, however reached, store nothing.
+    """
+    tool, arguments = event.tool.strip(), event.arguments
+    if tool == TOOL_SEARCH_CALL:
+        tool, arguments = _called_tool(event.arguments if isinstance(event.arguments, Mapping) else {})
+        if not tool:
+            return None
+    if tool in TOOL_SEARCH_CONTROLS or tool in MEMORY_TOOLS or tool == TOOL_SEARCH_CALL:
+        return None
+    if tool == event.tool and arguments is event.arguments:
+        return event
+    return ToolEvent(tool, dict(arguments), event.outcome, event.ok, event.files, event.duration_ms)
+
+
 def _one_line(text: str, tokens: int) -> str:
     return truncate_tokens(" ".join(str(text).split()), tokens)
 
@@ -39,7 +76,7 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
     head = f"tool {event.tool} {verdict}"
     outcome = _one_line(event.outcome, 60)
     summary = f"{head}: {outcome}" if outcome else head
-    # nested values are not redacted one by one; lone surrogates in them would fail the write
+    # redact_args cleaned every nested value; valid_unicode again for callers that did not
     args = valid_unicode(json.dumps(dict(event.arguments), ensure_ascii=False, sort_keys=True, default=str))
     detail_parts = [f"arguments: {_one_line(args, 200)}"]
     if event.files:
@@ -79,6 +116,20 @@ def episode_candidate(text: str, *, speaker: str, turn_id: str | None, max_token
 
 
 def redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
-    """Tool arguments with lone surrogates repaired and secrets redacted in top-level strings."""
-    return {valid_unicode(str(k)): secrets.redact(valid_unicode(v)) if isinstance(v, str) else v
-            for k, v in dict(args or {}).items()}
+    """Tool arguments with lone surrogates repaired and secrets redacted in every string, keys
+    and nested values (lists such as argv, dicts) included."""
+    clean = _repair(dict(args or {}))
+    return dict(secrets.redact_value(clean))  # type: ignore[arg-type]
+
+
+def _repair(value: Any, depth: int = 0) -> Any:
+    """valid_unicode over every string of a JSON-like value."""
+    if isinstance(value, str):
+        return valid_unicode(value)
+    if depth > 32:
+        return valid_unicode(str(value))
+    if isinstance(value, Mapping):
+        return {valid_unicode(str(k)): _repair(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_repair(v, depth + 1) for v in value]
+    return value

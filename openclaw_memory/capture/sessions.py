@@ -52,6 +52,16 @@ class Sessions:
                 (self.clock.now(), reason, summary_id, scope.user_id, scope.agent_id, session_id),
             )
 
+    def participants(self, agent_id: str, session_id: str) -> list[Scope]:
+        """Every user who has spoken in this session of this agent (a shared session has
+        several), oldest first."""
+        with self.db.read() as db:
+            rows = db.execute(
+                "SELECT user_id FROM sessions WHERE agent_id = ? AND id = ? ORDER BY started_at",
+                (agent_id, session_id),
+            ).fetchall()
+        return [Scope(r[0], agent_id) for r in rows]
+
     def is_open(self, scope: Scope, session_id: str) -> bool:
         with self.db.read() as db:
             row = db.execute(

@@ -140,8 +140,22 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
     engine = _open(config)
     try:
         report = doctor(engine, repair=args.repair)
+        unusable = engine.index.unusable
     finally:
         engine.close()
+    if args.repair and unusable:  # derived data: rebuild it from SQLite, then check again
+        from .reindex import reindex
+
+        print(f"doctor: {unusable.split(';')[0]}; rebuilding it from SQLite", file=sys.stderr)
+        reindex(config)
+        engine = _open(config)
+        try:
+            report = doctor(engine, repair=True)
+        finally:
+            engine.close()
+        report.found["unusable_vector_index"] = report.fixed["unusable_vector_index"] = 1
+    for note in report.refused:
+        print(f"doctor: refused: {note}", file=sys.stderr)
     data = report.to_dict()
     if args.json:
         _print(data, True, "")
@@ -152,7 +166,7 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
             else ("repaired" if report.healthy else "problems found")
         )
         # Only the problems that occurred, so a healthy store prints "found: none".
-        text = {k: data[k] for k in ("scopes", "drained")}
+        text = {k: data[k] for k in ("scopes", "drained", "outbox_pending")}
         for key in ("found", "fixed"):
             text[key] = {k: n for k, n in data[key].items() if n}
         text["maintenance"] = _maintenance_line(data["maintenance"])

@@ -16,7 +16,19 @@ and for the whole store:
 - FTS rows without a record are deleted, records without an FTS row get one;
 - SQLite vectors without a record are deleted.
 
-With repair=False the same problems are counted and nothing is changed.
+With repair=False the same problems are counted and nothing is written: the outbox is not
+drained (its pending entries are counted, and the records they concern are left out of the
+vector checks, since the indexer will bring them in line) and no collection is created.
+
+Two states are refused rather than "repaired", because the repair would destroy the only copy:
+
+- SQLite holds no record while the vector index holds collections with vectors (a memory.db
+  lost, truncated or pointed elsewhere): dropping them as orphans would delete every user's
+  index; doctor reports `refused` and drops nothing; restore the database, or run reindex to
+  start the index over from the (empty) database on purpose;
+- the vector index cannot be opened (a damaged chroma.sqlite3): doctor reports it
+  (`unusable_vector_index`); the CLI's `doctor` then rebuilds the index from SQLite with
+  reindex when repairing.
 
 The report also shows the scheduled maintenance: its latest runs (when, by which process, what
 they changed or why they failed) and who holds the lease now (maintain/runs.py).
@@ -53,6 +65,7 @@ PROBLEMS = (
     "orphan_fts",
     "missing_fts",
     "orphan_sqlite_vectors",
+    "unusable_vector_index",
 )
 
 
@@ -63,6 +76,10 @@ class DoctorReport:
     repair: bool
     scopes: int = 0
     drained: int = 0
+    #: outbox entries still to apply (counted, not applied, when not repairing)
+    outbox_pending: int = 0
+    #: repairs doctor would not make, and why (see the module docstring)
+    refused: list[str] = field(default_factory=list)
     found: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
     fixed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
     #: the scheduled maintenance: {"runs": latest first, "lease": holder or None}
@@ -74,14 +91,16 @@ class DoctorReport:
 
     @property
     def healthy(self) -> bool:
-        """Nothing found, or everything found was fixed."""
-        return all(self.fixed[k] >= n for k, n in self.found.items())
+        """Nothing found, or everything found was fixed; nothing refused."""
+        return not self.refused and all(self.fixed[k] >= n for k, n in self.found.items())
 
     def to_dict(self) -> dict:
         return {
             "repair": self.repair,
             "scopes": self.scopes,
             "drained": self.drained,
+            "outbox_pending": self.outbox_pending,
+            "refused": list(self.refused),
             "found": dict(self.found),
             "fixed": dict(self.fixed),
             "problems": self.problems,
@@ -92,13 +111,23 @@ class DoctorReport:
 
 def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
     """Check (and with repair, fix) the vector and keyword indexes against SQLite."""
-    report = DoctorReport(repair=repair, drained=engine.indexer.drain())
+    report = DoctorReport(repair=repair)
+    if engine.index.unusable:
+        report.found["unusable_vector_index"] = 1  # fixed by reindex (the CLI runs it)
+        report.refused.append(f"vector index: {engine.index.unusable}")
+        _check_fts(engine, report)
+        _check_sqlite_vectors(engine, report)
+        report.maintenance = maintenance_status(engine)
+        return report
+    report.drained = engine.indexer.drain() if repair else 0
     with engine.db.read() as db:
         scopes = scopes_in(db)
+        pending = _pending(db)
+    report.outbox_pending = sum(len(v) for v in pending.values())
     report.scopes = len(scopes)
     existing = set(tier_collections(engine.index))
     for scope in scopes:
-        _check_vectors(engine, scope, existing, report)
+        _check_vectors(engine, scope, existing, report, pending.get((scope.user_id, scope.agent_id), set()))
     _check_collections(engine, scopes, existing, report)
     _check_fts(engine, report)
     _check_sqlite_vectors(engine, report)
@@ -109,6 +138,12 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
 def maintenance_status(engine: MemoryEngine, limit: int = 3) -> dict:
     """The latest maintenance runs (newest first) and the current lease holder, if any."""
     return {"runs": runs.recent(engine.db, limit), "lease": runs.lease(engine.db, engine.clock.now())}
+def _pending(db) -> dict[tuple[str, str], set[str]]:
+    """Records with outbox entries still to apply, by (user, agent)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for r in db.execute("SELECT user_id, agent_id, record_id FROM outbox"):
+        out.setdefault((r[0], r[1]), set()).add(r[2])
+    return out
 
 
 def _note(report: DoctorReport, kind: str, n: int) -> None:
@@ -118,7 +153,8 @@ def _note(report: DoctorReport, kind: str, n: int) -> None:
 
 
 def _check_vectors(
-    engine: MemoryEngine, scope: Scope, existing: set[str], report: DoctorReport
+    engine: MemoryEngine, scope: Scope, existing: set[str], report: DoctorReport,
+    pending: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> None:
     with engine.db.read() as db:
         rows = db.execute(
@@ -133,7 +169,7 @@ def _check_vectors(
         name = engine.index.collection_name(scope, tier)
         have = engine.index.ids(scope, tier) if name in existing else set()
         should = {i for i, t in want.items() if t == tier}
-        orphans, missing = have - should, should - have
+        orphans, missing = (have - should) - pending, (should - have) - pending
         _note(report, "orphan_vectors", len(orphans))
         _note(report, "missing_vectors", len(missing))
         if report.repair and orphans:
@@ -159,10 +195,24 @@ def _check_collections(
     known = {engine.index.collection_name(s, t) for s in scopes for t in TIERS}
     orphans = sorted(existing - known)
     report.found["orphan_collections"] += len(orphans)
+    if not scopes and orphans and _vectors_in(engine, orphans):
+        report.refused.append(
+            f"{engine.db.path} holds no records but the vector index holds {len(orphans)} collections "
+            "with vectors: the database looks lost or empty, so nothing was dropped; restore "
+            "memory.db from a backup, or run `openclaw-memory reindex` to empty the index on purpose")
+        return
     if report.repair:
         report.fixed["orphan_collections"] += sum(
             drop_collection(engine.index, name) for name in orphans
         )
+
+
+def _vectors_in(engine: MemoryEngine, names: list[str]) -> int:
+    """Vectors held by the named collections (read only)."""
+    total = 0
+    for name in names:
+        total += engine.index.collection_size(name)
+    return total
 
 
 def _check_fts(engine: MemoryEngine, report: DoctorReport) -> None:

@@ -1,8 +1,11 @@
 """Purge: remove every trace of a user, or of one record, from SQLite, the keyword index and
 Chroma (seed 001 §1.1, invariant 6). `forget` deactivates and keeps an audit trail; purge does not.
 
-Afterwards the SQLite file is vacuumed (secure_delete is on, and VACUUM plus a WAL truncate take
-the freed pages off the disk). The user's Chroma collections are dropped with their segment
+Afterwards the keyword index is merged into one segment (FTS5 `optimize`): deleting a row from
+an FTS5 table only adds a delete marker, and the row's lowercased and segmented tokens ("lisbon",
+"花生") stay in the older index segments until they are merged, which may be never. Then the
+SQLite file is vacuumed (secure_delete is on, and VACUUM plus a WAL truncate take the freed pages
+off the disk). The user's Chroma collections are dropped with their segment
 directories, and the embedded Chroma's own SQLite file is vacuumed and its segment files
 scrubbed too (`ChromaIndex.compact`). What remains is one audit row saying that a purge happened,
 with the user id replaced by a sha256 prefix, so an operator can prove the deletion without
@@ -54,6 +57,7 @@ def purge_user(engine: MemoryEngine, user_id: str, agent_id: str | None = None) 
         for table in _USER_TABLES:
             counts[table] = db.execute(f"DELETE FROM {table} WHERE {where}", args).rowcount
         _audit_purge(db, user_id, agent_id, counts, engine.clock.now())
+        rebuild_keyword_index(db)
     counts["collections"] = 0
     for agent in agents:
         before = set(engine.index.scope_names())
@@ -85,9 +89,16 @@ def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str
         ).rowcount
         reason = f"purged {len(ids)} record(s) of the version chain"
         rec.audit(db, scope, record_id, "purge", reason, engine.clock.now(), None, WRITER)
+        rebuild_keyword_index(db)
     engine.indexer.drain(scope)
     engine.db.vacuum()
     return counts
+
+
+def rebuild_keyword_index(db) -> None:
+    """Merge the FTS5 index into one segment, so deleted rows' tokens leave its pages (the
+    freed pages are zeroed by secure_delete and dropped by the VACUUM that follows)."""
+    db.execute("INSERT INTO records_fts(records_fts) VALUES ('optimize')")
 
 
 def _agents(engine: MemoryEngine, where: str, args: list) -> list[str]:
@@ -140,3 +151,17 @@ def _audit_purge(db, user_id: str, agent_id: str | None, counts: dict[str, int],
         "VALUES (?, ?, ?, NULL, 'purge', 'admin', ?, ?)",
         (at, hashed_user(user_id), agent_id or "*", f"purged user: {summary}", WRITER),
     )
+
+
+def purged_at(engine: MemoryEngine, user_id: str, agent_id: str) -> float | None:
+    """When user_id (all agents, or agent_id) was last purged, from the purge's audit row.
+
+    A write recorded before that time and replayed after it (the OpenClaw plugin's spool) must
+    not bring the user's data back; the service refuses such a replay.
+    """
+    with engine.db.read() as db:
+        row = db.execute(
+            "SELECT MAX(at) FROM audit WHERE user_id = ? AND action = 'purge' AND agent_id IN ('*', ?)",
+            (hashed_user(user_id), agent_id),
+        ).fetchone()
+    return None if row is None or row[0] is None else float(row[0])

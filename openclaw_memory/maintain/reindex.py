@@ -13,12 +13,19 @@ itself (Database, ChromaIndex, embedder) instead of the engine:
    vectors are written again, active -> hot, archived -> cold;
 4. the index is stamped with the embedder and the outbox entries it made redundant are cleared.
 
+An embedded index Chroma cannot open at all (a damaged chroma.sqlite3) is moved aside, rebuilt
+from SQLite in a fresh directory, and the damaged copy deleted once the rebuild succeeded (it is
+derived data, and may hold vectors of purged users); `rebuilt_unusable_index` says so.
+
 Run it with no other process writing to the store.
 """
 
 from __future__ import annotations
 
+import shutil
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -67,23 +74,35 @@ def reindex(
     dim = embedder_dim(emb)
     database = Database(config.sqlite_file)
     index = None
+    damaged: Path | None = None
     try:
-        vs = config.storage.vector_store
-        index = ChromaIndex(
-            kind=vs.kind,
-            path=config.chroma_dir,
-            host=vs.host,
-            port=vs.port,
-            prefix=vs.collection_prefix,
-            embedder_name=name,
-            dim=dim,
-            search_ef=vs.search_ef,
-        )
-        return _rebuild(database, index, emb, progress, batch, config.long_term.sentence_vectors)
+        index = _open_index(config, name, dim)
+        if index.unusable and index.path is not None:
+            index.close()
+            damaged = _move_aside(index.path)
+            index = _open_index(config, name, dim)
+        result = _rebuild(database, index, emb, progress, batch, config.long_term.sentence_vectors)
+        if damaged is not None:
+            shutil.rmtree(damaged, ignore_errors=True)
+            result["rebuilt_unusable_index"] = str(config.chroma_dir)
+        return result
     finally:
         if index is not None:
             index.close()
         database.close()
+
+
+def _open_index(config: MemoryConfig, name: str, dim: int) -> ChromaIndex:
+    vs = config.storage.vector_store
+    return ChromaIndex(kind=vs.kind, path=config.chroma_dir, host=vs.host, port=vs.port,
+                       prefix=vs.collection_prefix, embedder_name=name, dim=dim, search_ef=vs.search_ef)
+
+
+def _move_aside(path: Path) -> Path:
+    """Rename a damaged index directory out of the way (kept until the rebuild succeeded)."""
+    aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
+    path.rename(aside)
+    return aside
 
 
 def _rebuild(

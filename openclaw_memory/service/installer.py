@@ -8,6 +8,13 @@ ourselves: `openclaw plugins install --link` registers the plugin, and `openclaw
         conversation hook of a non-bundled plugin is silently blocked)
     plugins.entries.openclaw-memory.config = {serviceUrl, token, inject}
     plugins.slots.memory = "openclaw-memory"
+    plugins.entries.memory-core.enabled = false   (its tools would clash with ours by name, and
+        OpenClaw would log an ERROR for it on every run; its recall is off anyway once the
+        memory slot is ours)
+
+`prepare_service` sets up the service side the plugin talks to: a fixed data dir, the token in
+that dir (service/token.py; the plugin is given the same one), a config file naming them, and a
+systemd user unit that is written, never started.
 
 Reading is done from the file (plain JSON first, OpenClaw's own json5 package through node when
 that fails), because `openclaw config get` redacts secrets such as the token. Both operations are
@@ -28,6 +35,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..errors import OpenClawMemoryError
 
 PLUGIN_ID = "openclaw-memory"
+MEMORY_CORE = "memory-core"
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 INJECT_MODES = ("append_system", "prepend_context")
 MIN_NODE = (24, 16)
@@ -49,13 +57,17 @@ class InstallReport:
     action: str
     config_path: Path
     changes: list[str] = field(default_factory=list)
+    #: what stays true after the run (where things are, what is switched off), changed or not
+    notes: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
-        """Human-readable summary, one change a line."""
+        """Human-readable summary, one change a line, then the notes."""
         if not self.changes:
-            return f"openclaw-memory: {self.action}: no changes ({self.config_path} is up to date)"
-        lines = [f"openclaw-memory: {self.action}: {len(self.changes)} change(s) in {self.config_path}"]
-        return "\n".join(lines + [f"  {c}" for c in self.changes])
+            lines = [f"openclaw-memory: {self.action}: no changes ({self.config_path} is up to date)"]
+        else:
+            lines = [f"openclaw-memory: {self.action}: {len(self.changes)} change(s) in {self.config_path}"]
+            lines += [f"  {c}" for c in self.changes]
+        return "\n".join(lines + [f"  {n}" for n in self.notes])
 
 
 def subprocess_runner(timeout: float = 300.0) -> Runner:
@@ -210,6 +222,7 @@ def desired_settings(service_url: str, token: str, inject: str) -> dict[str, Any
         _entry("config.token"): token,
         _entry("config.inject"): inject,
         "plugins.slots.memory": PLUGIN_ID,
+        f"plugins.entries.{MEMORY_CORE}.enabled": False,
     }
 
 
@@ -224,6 +237,13 @@ def plan_patch(current: Mapping[str, Any], desired: Mapping[str, Any]) -> tuple[
         _put(patch, path, value)
         lines.append(f"set {path}: {_shown(path, old)} -> {_shown(path, value)}")
     return patch, lines
+
+
+def _ours(path: str, plugin_dir: Path) -> bool:
+    """A load path that is this plugin's folder, here or in a removed venv or checkout."""
+    if path in {str(plugin_dir), str(plugin_dir.resolve())}:
+        return True
+    return Path(path).parts[-3:] == ("openclaw_memory", "service", "plugin")
 
 
 def _linked(current: Mapping[str, Any], plugin_dir: Path) -> bool:
@@ -260,6 +280,10 @@ def install(
     if patch:
         oc.patch(patch)
         report.changes.extend(lines)
+    report.notes.append(
+        f"memory slot: plugins.slots.memory = {PLUGIN_ID}; OpenClaw's memory-core (MEMORY.md recall, its "
+        "memory_search/memory_get) is off while this plugin holds the slot"
+    )
     return report
 
 
@@ -278,10 +302,22 @@ def uninstall(
     report = InstallReport("uninstall", oc.path)
     current = oc.read()
     if _get(current, _entry("enabled")) is True or _linked(current, plugin_dir):
-        oc.command("plugins", "uninstall", PLUGIN_ID, "--force")
-        report.changes.append(f"uninstalled plugin {PLUGIN_ID} (load path, install record)")
+        try:
+            oc.command("plugins", "uninstall", PLUGIN_ID, "--force")
+            report.changes.append(f"uninstalled plugin {PLUGIN_ID} (load path, install record)")
+        except InstallError as exc:
+            # The plugin's folder may be gone with the venv it lived in: undo the link by hand.
+            report.changes.append(f"`openclaw plugins uninstall` failed ({str(exc)[:120]}); removing the link directly")
         current = oc.read()
     patch: dict[str, Any] = {}
+    paths = _get(current, "plugins.load.paths") or []
+    kept = [p for p in paths if not _ours(str(p), plugin_dir)]
+    if kept != paths:
+        _put(patch, "plugins.load.paths", kept)
+        report.changes.append("removed the plugin's folder from plugins.load.paths")
+    if _get(current, f"plugins.entries.{MEMORY_CORE}.enabled") is False:
+        _put(patch, f"plugins.entries.{MEMORY_CORE}.enabled", None)
+        report.changes.append(f"re-enabled {MEMORY_CORE} (removed plugins.entries.{MEMORY_CORE}.enabled)")
     if _get(current, f"plugins.entries.{PLUGIN_ID}") is not None:
         _put(patch, f"plugins.entries.{PLUGIN_ID}", None)
         report.changes.append(f"removed plugins.entries.{PLUGIN_ID}")
@@ -291,3 +327,131 @@ def uninstall(
     if patch:
         oc.patch(patch)
     return report
+
+
+# ---- the service side ---------------------------------------------------------------------
+
+UNIT_NAME = "openclaw-memory.service"
+
+
+@dataclass
+class ServiceSetup:
+    """Where the service keeps its data and token, its config file, and its user unit."""
+
+    config_file: Path
+    data_dir: Path
+    token: str
+    token_file: Path
+    unit_file: Path | None
+
+    def notes(self) -> list[str]:
+        """What a user needs to know to run and find the service."""
+        out = [
+            f"data: {self.data_dir} (memory.db, chroma/; config {self.config_file})",
+            f"token: {self.token_file} (0600; the plugin's config has the same token)",
+            f"run the service: {self.config_file.parent / 'serve.sh'} (or: openclaw-memory serve --config {self.config_file})",
+        ]
+        if self.unit_file is not None:
+            out.append(f"user service unit written (not started): {self.unit_file}; start it with "
+                       f"`systemctl --user daemon-reload && systemctl --user enable --now {UNIT_NAME}`")
+        return out
+
+
+def default_config_file(env: Mapping[str, str] = os.environ) -> Path:
+    """~/.config/openclaw-memory/memory.yaml (XDG_CONFIG_HOME honoured)."""
+    base = Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME") or Path.home()) / ".config")
+    return base / "openclaw-memory" / "memory.yaml"
+
+
+def default_data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """~/.local/share/openclaw-memory (XDG_DATA_HOME honoured): one place, whatever the cwd."""
+    base = Path(env.get("XDG_DATA_HOME") or Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    return base / "openclaw-memory"
+
+
+def _configured_data_dir(config_file: Path) -> Path | None:
+    from ..config import load_config
+
+    if not config_file.is_file():
+        return None
+    return load_config(config_file).data_dir
+
+
+def prepare_service(config_file: Path | None = None, data_dir: Path | None = None, *, token: str = "",
+                    unit: bool = True, python: str | None = None,
+                    env: Mapping[str, str] = os.environ) -> ServiceSetup:
+    """Fix the service's data dir and config file, make or read its token, write its user unit.
+
+    An existing config file is kept as it is (its data dir is used); a new one names the data
+    dir explicitly, so `serve` stores data in the same place from any working directory.
+    """
+    from .token import load_or_create_token, token_path
+
+    config_file = (config_file or default_config_file(env)).expanduser().resolve()
+    existing = _configured_data_dir(config_file)
+    data = (data_dir.expanduser().resolve() if data_dir else None) or existing or default_data_dir(env)
+    if existing is None:
+        config_file.parent.mkdir(parents=True, exist_ok=True)
+        config_file.write_text(
+            "# openclaw-memory service config, written by `openclaw-memory openclaw install`\n"
+            f"storage:\n  data_dir: {json.dumps(str(data))}\n", encoding="utf-8")
+    elif data_dir and existing != data:
+        raise InstallError(f"--data-dir: {config_file} already keeps data in {existing}; edit it or drop --data-dir")
+    data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    chosen = load_or_create_token(data, token)
+    if token and not token_path(data).exists():
+        # a token given here is the one the service must use too: keep it where serve reads it
+        fd = os.open(token_path(data), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(chosen + "\n")
+    launcher = write_launcher(config_file, data, python=python)
+    unit_file = write_unit(launcher, env=env) if unit else None
+    return ServiceSetup(config_file, data, chosen, token_path(data), unit_file)
+
+
+def launcher_text(config_file: Path, data_dir: Path, python: str) -> str:
+    """A shell script that runs `serve` on this config with the token read from its file at
+    start (the token is never written into the unit or a command line others can read)."""
+    from .token import token_path
+
+    return (
+        "#!/bin/sh\n# openclaw-memory service, written by `openclaw-memory openclaw install`\n"
+        f'OPENCLAW_MEMORY_TOKEN="$(cat {_sh(str(token_path(data_dir)))})"\n'
+        "export OPENCLAW_MEMORY_TOKEN\n"
+        f"exec {_sh(python)} -m openclaw_memory serve --config {_sh(str(config_file))} \"$@\"\n"
+    )
+
+
+def unit_text(launcher: Path) -> str:
+    """A systemd user unit running the launcher."""
+    return (
+        "[Unit]\nDescription=openclaw-memory: long-term memory service for OpenClaw\n"
+        "After=network.target\n\n"
+        "[Service]\nType=simple\n"
+        f'ExecStart="{launcher}"\n'
+        "Restart=on-failure\nRestartSec=3\nUMask=0077\n\n"
+        "[Install]\nWantedBy=default.target\n"
+    )
+
+
+def _sh(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def write_launcher(config_file: Path, data_dir: Path, *, python: str | None = None) -> Path:
+    """Write (or refresh) serve.sh beside the config file (0700)."""
+    import sys
+
+    launcher = config_file.parent / "serve.sh"
+    launcher.write_text(launcher_text(config_file, data_dir, python or sys.executable), encoding="utf-8")
+    launcher.chmod(0o700)
+    return launcher
+
+
+def write_unit(launcher: Path, *, env: Mapping[str, str] = os.environ) -> Path:
+    """Write (or refresh) ~/.config/systemd/user/openclaw-memory.service; never starts it."""
+    base = Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME") or Path.home()) / ".config")
+    path = base / "systemd" / "user" / UNIT_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(unit_text(launcher), encoding="utf-8")
+    return path

@@ -7,15 +7,34 @@ turn core values (`Scope`, `MemoryRecord`, `InjectionPlan`, ...) into plain JSON
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+import json
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..clock import iso_time
+from ..inject.escape import frame_reference, sanitize
 from ..types import InjectionPlan, MemoryRecord, Scope, ScoredMemory, WriteResult
 
 _ID = r"^[A-Za-z0-9_.:@+\-]{1,128}$"
 ID_HINT = "1-128 characters of letters, digits or _.:@+-"
+
+#: Request caps, one table. The plugin sends at most 40 messages of 8,000 characters per capture
+#: (6 recent ones with a recall), 2,000 characters of tool outcome and tool arguments cut to
+#: 20,000 characters of JSON; the caps leave room for twice that, and bound what one call can
+#: make the write path chew on (a 10 MB capture once held its user's recall for 94 s).
+CAPS = {
+    "message_chars": 20_000,        # one message's content
+    "messages": 2000,               # messages of one capture / compaction (the plugin sends at most
+                                    # 40 with a turn, and a compacted transcript of up to 1,000)
+    "transcript_chars": 1_000_000,  # all the contents of one capture / compaction together
+    "recent_messages": 50,          # messages sent with a recall
+    "prompt_chars": 50_000,
+    "outcome_chars": 20_000,
+    "argument_chars": 100_000,      # a tool call's arguments, as JSON
+    "files": 500,
+    "file_chars": 1_000,
+}
 
 
 class _Strict(BaseModel):
@@ -36,16 +55,46 @@ class ScopeIn(_Strict):
         return Scope(user_id=self.user_id, agent_id=self.agent_id, workspace=self.workspace)
 
 
+class SessionScopeIn(_Strict):
+    """The scope of a session-wide hook: one user, or (no user_id) each person who spoke in the
+    session of this agent. OpenClaw's session_end and before_compaction name no sender."""
+
+    user_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+    agent_id: str = Field(default="default", pattern=_ID, description=ID_HINT)
+    workspace: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+
+    def to_scope(self) -> Optional[Scope]:
+        """The core Scope, or None for "everyone in the session"."""
+        if self.user_id is None:
+            return None
+        return Scope(user_id=self.user_id, agent_id=self.agent_id, workspace=self.workspace)
+
+
 class MessageIn(_Strict):
-    """One chat message, text only (the plugin flattens content parts to text)."""
+    """One chat message, text only (the plugin flattens content parts to text).
+
+    id, timestamp: the host's identity of the message and its time (epoch, any unit), which make
+    a turn's key stable however the host's window slides (capture.messages.transcript_turns).
+    sender: the person who wrote a user message, in a session several people share.
+    """
 
     role: Literal["system", "user", "assistant", "tool"]
-    content: str = Field(max_length=200_000)
+    content: str = Field(max_length=CAPS["message_chars"])
     name: Optional[str] = Field(default=None, max_length=128)
+    id: Optional[str] = Field(default=None, min_length=1, max_length=200)
+    timestamp: Optional[float] = Field(default=None, ge=0)
+    sender: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
 
 def _messages_field() -> Any:
-    return Field(default_factory=list, max_length=2000)
+    return Field(default_factory=list, max_length=CAPS["messages"])
+
+
+def _check_transcript(messages: list[MessageIn]) -> None:
+    total = sum(len(m.content) for m in messages)
+    if total > CAPS["transcript_chars"]:
+        raise ValueError(f"messages: expected at most {CAPS['transcript_chars']} characters of content "
+                         f"in all, found {total}; send the transcript in parts")
 
 
 class _Scoped(_Strict):
@@ -56,44 +105,89 @@ class _SessionScoped(_Scoped):
     session_id: str = Field(pattern=_ID, description=ID_HINT)
 
 
+_TurnKey = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _Replayable(_SessionScoped):
+    """A write the plugin may have spooled: spooled_at (epoch seconds) is when it was first
+    attempted; a replay recorded before the user's last purge is refused (410)."""
+
+    spooled_at: Optional[float] = Field(default=None, ge=0)
+
+
 class RecallIn(_SessionScoped):
-    """Body of POST /v1/recall (OpenClaw before_prompt_build)."""
+    """Body of POST /v1/recall (OpenClaw before_prompt_build).
 
-    prompt: str = Field(max_length=200_000)
-    messages: list[MessageIn] = _messages_field()
+    live_turns: keys of the turns the host's transcript holds now (the `id` the plugin gives each
+    user message); memories that only repeat them are left out of the block.
+    """
+
+    prompt: str = Field(max_length=CAPS["prompt_chars"])
+    messages: list[MessageIn] = Field(default_factory=list, max_length=CAPS["recent_messages"])
+    live_turns: list[_TurnKey] = Field(default_factory=list, max_length=5000)
 
 
-class CaptureIn(_SessionScoped):
-    """Body of POST /v1/capture (OpenClaw agent_end): the turn's or the session's messages."""
+class CaptureIn(_Replayable):
+    """Body of POST /v1/capture (OpenClaw agent_end): the turn's or the session's messages.
 
-    messages: list[MessageIn] = Field(min_length=1, max_length=2000)
+    stored_turns: keys of turns whose memories the agent stored through memory_store (they are
+    logged, not extracted again).
+    """
+
+    messages: list[MessageIn] = Field(min_length=1, max_length=CAPS["messages"])
+    stored_turns: list[_TurnKey] = Field(default_factory=list, max_length=100)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "CaptureIn":
+        _check_transcript(self.messages)
+        return self
 
 
-class ToolEventIn(_SessionScoped):
+class ToolEventIn(_Replayable):
     """Body of POST /v1/tool-event (OpenClaw after_tool_call)."""
 
     tool: str = Field(min_length=1, max_length=200)
     arguments: dict[str, Any] = Field(default_factory=dict)
-    outcome: str = Field(default="", max_length=200_000)
+    outcome: str = Field(default="", max_length=CAPS["outcome_chars"])
     ok: bool = True
-    files: list[str] = Field(default_factory=list, max_length=500)
+    files: list[Annotated[str, Field(max_length=CAPS["file_chars"])]] = Field(
+        default_factory=list, max_length=CAPS["files"])
     duration_ms: Optional[float] = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "ToolEventIn":
+        size = len(json.dumps(self.arguments, ensure_ascii=False, default=str))
+        if size > CAPS["argument_chars"]:
+            raise ValueError(f"arguments: expected at most {CAPS['argument_chars']} characters as JSON, "
+                             f"found {size}")
+        return self
 
 
 class SessionStartIn(_SessionScoped):
     """Body of POST /v1/session/start."""
 
 
-class SessionEndIn(_SessionScoped):
-    """Body of POST /v1/session/end."""
+class SessionEndIn(_Strict):
+    """Body of POST /v1/session/end. A scope without user_id stands for each person who spoke in the session."""
 
+    scope: SessionScopeIn
+    session_id: str = Field(pattern=_ID, description=ID_HINT)
     reason: str = Field(default="end", max_length=64)
+    spooled_at: Optional[float] = Field(default=None, ge=0)
 
 
-class CompactIn(_SessionScoped):
-    """Body of POST /v1/session/compact (OpenClaw before_compaction)."""
+class CompactIn(_Strict):
+    """Body of POST /v1/session/compact (OpenClaw before_compaction). A scope without user_id stands for each person who spoke in the session."""
 
+    scope: SessionScopeIn
+    session_id: str = Field(pattern=_ID, description=ID_HINT)
     messages: list[MessageIn] = _messages_field()
+    spooled_at: Optional[float] = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "CompactIn":
+        _check_transcript(self.messages)
+        return self
 
 
 class SearchIn(_Scoped):
@@ -154,17 +248,42 @@ def messages_to_dicts(messages: list[MessageIn]) -> list[dict[str, str]]:
     return [m.model_dump(exclude_none=True) for m in messages]
 
 
+def _clean(text: str | None) -> str | None:
+    """Stored text as a model may read it: one sanitized line (escape.sanitize)."""
+    return None if text is None else sanitize(text)
+
+
 def scored_to_json(item: ScoredMemory) -> dict[str, Any]:
-    """A recalled or searched memory, short form."""
+    """A recalled or searched memory, short form; its texts sanitized (they reach a model)."""
     rec = item.record
     return {
         "id": rec.id,
         "type": rec.type.value,
-        "summary": rec.summary,
-        "subject": rec.subject,
+        "summary": _clean(rec.summary),
+        "subject": _clean(rec.subject),
         "status": rec.status.value,
         "score": round(float(item.score), 4),
     }
+
+
+def _line(rec: MemoryRecord, score: float | None = None) -> str:
+    scored = f", score {round(float(score), 4)}" if score is not None else ""
+    subject = f"{rec.subject}: " if rec.subject else ""
+    status = "" if rec.status.value == "active" else f", {rec.status.value}"  # archived: found by deep
+    return f"- [{rec.id}] ({rec.type.value}{status}{scored}) {subject}{rec.summary}"
+
+
+def search_to_json(found: list[ScoredMemory]) -> dict[str, Any]:
+    """POST /v1/memory/search's answer: the memories, and `text`, the framed tool result a
+    plugin hands the model as is (escape.frame_reference)."""
+    lines = [_line(s.record, s.score) for s in found] or ["No matching memories."]
+    return {"memories": [scored_to_json(s) for s in found], "text": frame_reference("\n".join(lines))}
+
+
+def get_to_json(rec: MemoryRecord) -> dict[str, Any]:
+    """POST /v1/memory/get's answer: the record (texts sanitized) and its framed `text`."""
+    detail = [sanitize(rec.detail)] if rec.detail else []
+    return {"memory": record_to_json(rec), "text": frame_reference("\n".join([_line(rec), *detail]))}
 
 
 def plan_to_json(plan: InjectionPlan) -> dict[str, Any]:
@@ -188,9 +307,9 @@ def record_to_json(rec: MemoryRecord) -> dict[str, Any]:
         "id": rec.id,
         "scope": scope_to_json(rec.scope),
         "type": rec.type.value,
-        "summary": rec.summary,
-        "subject": rec.subject,
-        "detail": rec.detail,
+        "summary": _clean(rec.summary),
+        "subject": _clean(rec.subject),
+        "detail": _clean(rec.detail),
         "tags": list(rec.tags),
         "importance": rec.importance,
         "confidence": rec.confidence,

@@ -1,9 +1,12 @@
 """Run the HTTP bridge with uvicorn, and the CLI glue for `serve` and `openclaw install|uninstall`.
 
 The service binds to loopback by default: it holds every user's memory, so listening on another
-interface needs an explicit `allow_remote` (and then a token is strongly advised). On SIGTERM or
-SIGINT uvicorn stops accepting requests, finishes the ones in flight, and we then close the
-middleware, which flushes queued writes before the process exits.
+interface needs an explicit `allow_remote` and an explicit token. It never runs without a token:
+one comes from $OPENCLAW_MEMORY_TOKEN, the config or `<data_dir>/service.token`, which is created
+(mode 0600) on first start (service/token.py). uvicorn is given a concurrency limit, a keep-alive
+timeout and a header timeout (`LIMITS`) so idle or half-open connections cannot pile up. On
+SIGTERM or SIGINT uvicorn stops accepting requests, finishes the ones in flight, and we then
+close the middleware, which flushes queued writes before the process exits.
 """
 
 from __future__ import annotations
@@ -42,15 +45,62 @@ def check_bind(host: str, allow_remote: bool) -> None:
         )
 
 
-def build_server(app: Any, *, host: str, port: int, log_level: str = "warning") -> Any:
-    """A uvicorn Server for app; its run() handles SIGTERM/SIGINT with a graceful shutdown."""
+#: Connection limits, one table. A loopback service has a handful of clients (one gateway, the
+#: CLI): past `concurrency` connections or running requests a request gets 503 at once, past
+#: `connections` open connections a new one is closed at once; a connection that has not sent a
+#: complete request head within `header_timeout_s` is closed, and so is one idle between requests
+#: for `keep_alive_s`; a request head is at most `max_header_bytes`.
+LIMITS = {"concurrency": 64, "connections": 256, "backlog": 128, "header_timeout_s": 10.0,
+          "keep_alive_s": 5, "max_header_bytes": 16 * 1024}
+
+
+def build_server(app: Any, *, host: str, port: int, log_level: str = "warning",
+                 limits: dict[str, Any] | None = None) -> Any:
+    """A uvicorn Server for app, with `LIMITS` (or `limits`); its run() handles SIGTERM/SIGINT
+    with a graceful shutdown."""
     import uvicorn
 
+    from .limits import guarded_http_protocol
+
+    lim = {**LIMITS, **(limits or {})}
     config = uvicorn.Config(
         app, host=host, port=port, log_level=log_level, access_log=False,
         timeout_graceful_shutdown=10, lifespan="off",
+        limit_concurrency=int(lim["concurrency"]), backlog=int(lim["backlog"]),
+        timeout_keep_alive=int(lim["keep_alive_s"]),
+        h11_max_incomplete_event_size=int(lim["max_header_bytes"]),
+        http=guarded_http_protocol(float(lim["header_timeout_s"]), int(lim["connections"])),
     )
     return uvicorn.Server(config)
+
+
+HOSTS_ENV = "OPENCLAW_MEMORY_HOSTS"
+
+
+def allowed_hosts(host: str) -> list[str]:
+    """Host names served besides the loopback ones: the bound host (unless it is a wildcard
+    address) and the comma-separated names of $OPENCLAW_MEMORY_HOSTS (a remote service's DNS
+    name, as its clients write it in their URL)."""
+    extra = [h.strip() for h in os.environ.get(HOSTS_ENV, "").split(",") if h.strip()]
+    bound = [] if is_loopback(host) or host in ("0.0.0.0", "::", "[::]") else [host]
+    return bound + extra
+
+
+def choose_token(cfg: Any, token: str | None, remote: bool) -> str:
+    """The token the service requires: `token` (the --token flag) if given, else the environment,
+    the config, the token file, or a new token written to the file. A service reachable from
+    other machines needs one given explicitly (flag, environment or config), not a generated one."""
+    from .token import TOKEN_ENV as ENV
+    from .token import load_or_create_token
+
+    explicit = (token or "").strip() or os.environ.get(ENV, "").strip() or (cfg.service.token or "").strip()
+    if remote and not explicit:
+        raise ConfigError(
+            "service.token: --allow-remote needs an explicit token; set $OPENCLAW_MEMORY_TOKEN or "
+            "service.token (a token file generated on first start is for loopback use)")
+    if token and token.strip():
+        return token.strip()
+    return load_or_create_token(cfg.data_dir, cfg.service.token)
 
 
 def serve(
@@ -74,9 +124,10 @@ def serve(
     cfg = config if isinstance(config, MemoryConfig) else load_config(config)
     host = host if host is not None else cfg.service.host
     port = port if port is not None else cfg.service.port
-    token = token if token is not None else cfg.service.token
     remote = allow_remote if allow_remote is not None else cfg.service.allow_remote
     check_bind(host, remote)
+    token = choose_token(cfg, token, remote)
+    app_hosts = allowed_hosts(host)
     if middleware is None:
         from ..middleware import MemoryMiddleware
 
@@ -84,11 +135,11 @@ def serve(
     restore = _exit_on_sigterm()
     scheduler = None
     try:
-        app = create_app(middleware, token=token)
+        app = create_app(middleware, token=token, hosts=app_hosts)
         server = build_server(app, host=host, port=port)
         warm_up(middleware)
         scheduler = app.state.maintenance = start_maintenance(middleware, cfg)
-        _announce(host, port, bool(token))
+        _announce(host, port, cfg)
         server.run()
     except KeyboardInterrupt:
         pass
@@ -140,13 +191,16 @@ def _exit_on_sigterm() -> Callable[[], None]:
     return lambda: signal.signal(signal.SIGTERM, previous)
 
 
-def _announce(host: str, port: int, has_token: bool) -> None:
-    auth = "token required" if has_token else "no token (loopback only is advised)"
-    if not has_token and not is_loopback(host):
-        print(f"openclaw-memory: WARNING: {host} is reachable from other machines and no token is set; "
-              "anyone who can connect can read every user's memory", file=sys.stderr, flush=True)
+def _announce(host: str, port: int, cfg: Any) -> None:
+    from .token import token_path
+
+    if not is_loopback(host):
+        print(f"openclaw-memory: WARNING: {host} is reachable from other machines; the token is the "
+              "only thing between them and every user's memory (use TLS in front)", file=sys.stderr, flush=True)
     shown = f"[{host}]" if ":" in host else host
-    print(f"openclaw-memory: serving on http://{shown}:{port} ({auth})", file=sys.stderr, flush=True)
+    print(f"openclaw-memory: serving on http://{shown}:{port} (token required; token file "
+          f"{token_path(cfg.data_dir)} unless $OPENCLAW_MEMORY_TOKEN or service.token is set)",
+          file=sys.stderr, flush=True)
 
 
 def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -163,11 +217,13 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=None, help="port (default from config: 8765)")
     p.add_argument(
         "--token", default=None,
-        help=f"bearer token clients must send (default: ${TOKEN_ENV}, then config)",
+        help=f"bearer token clients must send; visible to other local users in `ps`, so prefer "
+             f"${TOKEN_ENV} or the token file (default: ${TOKEN_ENV}, then service.token, then "
+             "<data_dir>/service.token, created 0600 on first start)",
     )
     p.add_argument(
         "--allow-remote", action="store_true", default=None,
-        help="allow a non-loopback --host (set a token too)",
+        help=f"allow a non-loopback --host (needs an explicit token: ${TOKEN_ENV} or service.token)",
     )
     p.set_defaults(func=run_serve)
     return p
@@ -175,11 +231,10 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_serve(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory serve`; config is the CLI's loaded MemoryConfig, if any."""
-    token = args.token if args.token is not None else os.environ.get(TOKEN_ENV)
     chosen = getattr(args, "serve_config", None) or config
     try:
         serve(
-            chosen, host=args.host, port=args.port, token=token, allow_remote=args.allow_remote,
+            chosen, host=args.host, port=args.port, token=args.token, allow_remote=args.allow_remote,
         )
     except ConfigError as exc:
         print(f"openclaw-memory serve: {exc}", file=sys.stderr)
@@ -188,21 +243,29 @@ def run_serve(args: argparse.Namespace, config: Any = None) -> int:
 
 
 def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `openclaw install|uninstall [--service-url URL] [--token T] [--inject MODE]`."""
+    """Add `openclaw install|uninstall [--service-url URL] [--token T] [--inject MODE] ...`."""
     p = subparsers.add_parser(
         "openclaw", help="install or remove the plugin in a local OpenClaw",
         description="Link the openclaw-memory plugin into OpenClaw and point it at the service.",
     )
     sub = p.add_subparsers(dest="openclaw_command", required=True, metavar="{install,uninstall}")
-    inst = sub.add_parser("install", help="install the plugin and configure it")
+    inst = sub.add_parser("install", help="install the plugin and configure it and the service")
     inst.add_argument("--service-url", default="http://127.0.0.1:8765", help="memory service URL")
     inst.add_argument(
-        "--token", default=None, help=f"bearer token for the service (default: ${TOKEN_ENV})"
+        "--token", default=None,
+        help=f"bearer token for the service (default: ${TOKEN_ENV}, else the data dir's token file, "
+             "created on first install)",
     )
     inst.add_argument(
         "--inject", choices=["append_system", "prepend_context"], default="append_system",
         help="where recalled memory goes: end of the system prompt, or before the user message",
     )
+    inst.add_argument("--service-config", type=Path, default=None, metavar="FILE",
+                      help="the service's YAML (default: ~/.config/openclaw-memory/memory.yaml, created)")
+    inst.add_argument("--data-dir", type=Path, default=None,
+                      help="where the service keeps its data (default: ~/.local/share/openclaw-memory)")
+    inst.add_argument("--no-service-unit", action="store_true",
+                      help="do not write the systemd user unit (~/.config/systemd/user/openclaw-memory.service)")
     uninst = sub.add_parser("uninstall", help="remove the plugin and its configuration")
     for q in (inst, uninst):
         q.add_argument("--openclaw-bin", default=None, help="path to the openclaw executable")
@@ -212,14 +275,17 @@ def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory openclaw install|uninstall`; returns the exit code."""
-    from .installer import InstallError, install, uninstall
+    from .installer import InstallError, install, prepare_service, uninstall
 
     try:
         if args.openclaw_command == "install":
             token = args.token if args.token is not None else os.environ.get(TOKEN_ENV, "")
+            setup = prepare_service(args.service_config, args.data_dir, token=token,
+                                    unit=not args.no_service_unit)
             report = install(
-                args.openclaw_bin, service_url=args.service_url, token=token, inject=args.inject
+                args.openclaw_bin, service_url=args.service_url, token=setup.token, inject=args.inject
             )
+            report.notes.extend(setup.notes())
         else:
             report = uninstall(args.openclaw_bin)
     except InstallError as exc:

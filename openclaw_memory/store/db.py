@@ -1,8 +1,17 @@
-"""The SQLite connection: WAL, busy timeout, one writer transaction at a time per process."""
+"""The SQLite connection: WAL, busy timeout, one writer transaction at a time per process.
+
+The store is private: a data directory this code creates is mode 0700 and the database file is
+created 0600 (SQLite gives its -wal and -shm the database file's mode), whatever the umask. An
+unreadable file (not a database, or damaged) is refused with a `StoreError` naming the file and
+what to do; a zero-length file beside a populated vector index is reported (`was_empty`), since
+it usually means the database was lost, not that the store is new.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import sqlite3
 import threading
 import time
@@ -11,6 +20,45 @@ from typing import Iterator
 
 from ..errors import StoreError
 from .schema import migrate
+
+log = logging.getLogger(__name__)
+
+#: what to tell an operator whose database file cannot be read
+REMEDY = ("restore it from a backup; or, to start over, move it away (the next start creates a new "
+          "store) and run `openclaw-memory reindex` so the vector index matches")
+
+
+def private_dir(path: Path) -> None:
+    """Create path and its missing parents mode 0700; an existing directory is left as it is."""
+    missing = []
+    while not path.is_dir():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for p in reversed(missing):
+        p.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(p, 0o700)  # mkdir's mode is filtered by the umask
+
+
+def private_file(path: Path) -> None:
+    """Create path empty with mode 0600 if missing; tighten an existing file we own to 0600."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        pass
+    try:
+        st = path.stat()
+        if st.st_uid == os.getuid() and st.st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError as exc:
+        log.warning("cannot make %s private: %s", path, exc)
+
+
+def unreadable(path: Path | str, exc: BaseException) -> StoreError:
+    """The error for a database file SQLite cannot read."""
+    return StoreError(f"{path}: cannot read the memory database ({exc}); {REMEDY}")
 
 
 class Database:
@@ -22,19 +70,36 @@ class Database:
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 60000) -> None:
         self.path = Path(path)
+        #: the file existed with no bytes in it (see the module docstring)
+        self.was_empty = False
         if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
+            self.was_empty = self.path.is_file() and self.path.stat().st_size == 0
+            private_file(self.path)
+            for extra in (Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+                if extra.exists():  # left by an older version with the umask's mode
+                    private_file(extra)
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        self._wal(busy_timeout_ms / 1000)
-        self._conn.execute("PRAGMA synchronous = NORMAL")
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        self._conn.execute("PRAGMA secure_delete = ON")
-        with self._lock:
-            self.schema_version = self._migrate()
         self._depth = 0
+        try:
+            self._conn.row_factory = sqlite3.Row
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self._wal(busy_timeout_ms / 1000)
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute("PRAGMA secure_delete = ON")
+            with self._lock:
+                self.schema_version = self._migrate()
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+            self._conn.close()
+            raise unreadable(self.path, exc) from exc
+        except StoreError:
+            self._conn.close()
+            raise
+        if self.was_empty:
+            log.warning("%s was an empty file (0 bytes) and now holds a new, empty store; if this "
+                        "store had memories, stop and %s", self.path, REMEDY)
 
     def _wal(self, timeout_s: float) -> None:
         """Switch to WAL. SQLite does not apply busy_timeout to this switch: while another process
@@ -50,7 +115,7 @@ class Database:
                 mode = str(self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise StoreError(f"{self.path}: cannot switch to WAL journal mode: {exc}") from exc
+                    raise unreadable(self.path, exc) from exc
             if mode == "wal":
                 return
             if time.monotonic() >= deadline:
@@ -69,7 +134,7 @@ class Database:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 if not any(m in str(exc) for m in ("already exists", "duplicate column", "locked")):
-                    raise StoreError(f"{self.path}: migration failed: {exc}") from exc
+                    raise StoreError(f"{self.path}: migration failed: {exc}; {REMEDY}") from exc
         raise StoreError(f"{self.path}: migration kept racing with another process; try again")
 
     @contextlib.contextmanager

@@ -18,7 +18,7 @@ import sqlite3
 import struct
 import threading
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -44,6 +44,14 @@ def record_of(vector_id: str) -> str:
     return vector_id.split(PART_MARK, 1)[0]
 
 
+#: what to do about an embedded vector index Chroma cannot open
+REBUILD = "run `openclaw-memory reindex` (or `openclaw-memory doctor`) to rebuild it from SQLite"
+
+
+class VectorIndexUnusable(StoreError):
+    """The embedded Chroma directory cannot be opened (a damaged chroma.sqlite3, ...)."""
+
+
 def _client(kind: str, path: Path | None, host: str, port: int) -> Any:
     import chromadb
     from chromadb.config import Settings
@@ -55,8 +63,58 @@ def _client(kind: str, path: Path | None, host: str, port: int) -> Any:
         except Exception as exc:  # chromadb raises bare ValueError/ConnectionError here
             raise StoreError(f"vector_store: cannot reach Chroma server at {host}:{port} ({exc})") from exc
     assert path is not None
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=settings)
+    from .db import private_dir, private_file
+
+    private_dir(path)
+    client = None
+    try:
+        client = chromadb.PersistentClient(path=str(path), settings=settings)
+        client.heartbeat()
+        client.list_collections(limit=1)  # a damaged chroma.sqlite3 fails here, not at the first query
+    except Exception as exc:  # chromadb raises its own, sqlite3's or Rust's errors here
+        _forget_system(client, str(path))
+        raise VectorIndexUnusable(f"{path}: the vector index cannot be opened ({exc}); {REBUILD}") from exc
+    _tighten(path)
+    db = path / "chroma.sqlite3"
+    if db.exists():
+        private_file(db)
+    return client
+
+
+def _forget_system(client: Any, identifier: str) -> None:
+    """Drop the System chromadb cached for a path that failed to open; a later open of the same
+    path (after reindex moved the damaged directory away) would otherwise get the broken one."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    try:
+        if client is not None:
+            client.close()
+    except Exception as exc:  # noqa: BLE001 - already broken; what matters is the cache below
+        log.debug("closing a client that failed to open: %s", exc)
+    system = SharedSystemClient._identifier_to_system.pop(identifier, None)
+    SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+    if system is not None:
+        try:
+            system.stop()
+        except Exception as exc:  # noqa: BLE001
+            log.debug("stopping a system that failed to open: %s", exc)
+
+
+def _tighten(path: Path) -> None:
+    """The Chroma directory is the store's alone: mode 0700 (Chroma creates it with the umask's)."""
+    try:
+        if path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o700)
+    except OSError as exc:
+        log.warning("cannot make %s private: %s", path, exc)
+
+
+def _gone(exc: BaseException) -> bool:
+    """A collection deleted under us (another process purged or reindexed the store)."""
+    from chromadb.errors import NotFoundError
+
+    text = str(exc).lower()
+    return isinstance(exc, NotFoundError) or "does not exist" in text or "not found" in text
 
 
 #: hnswlib's persisted header as Chroma writes it: format version (int32), then offsetLevel0,
@@ -154,7 +212,14 @@ class ChromaIndex:
         self.prefix = prefix
         self.embedder_name = embedder_name
         self.dim = dim
-        self._client = _client(kind, path, host, port)
+        #: why the embedded index cannot be used ("" when it can): reads fail open (keyword
+        #: search only, a warning), writes wait in the outbox, reindex and doctor rebuild it
+        self.unusable = ""
+        try:
+            self._client = _client(kind, path, host, port)
+        except VectorIndexUnusable as exc:
+            self._client, self.unusable = None, str(exc)
+            log.warning("%s", exc)
         self._stores: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._write_lock = threading.RLock()  # writes to Chroma, and compact() rewriting its files
@@ -162,8 +227,17 @@ class ChromaIndex:
 
     # ---- identity ---------------------------------------------------------------------------
 
+    def _usable(self) -> Any:
+        """The client, or a StoreError saying why the index cannot be used and how to fix it."""
+        if self._client is None:
+            raise StoreError(self.unusable)
+        return self._client
+
     def check_embedder(self, *, allow_init: bool = True) -> None:
-        """Refuse an index written by another embedder (invariant 4)."""
+        """Refuse an index written by another embedder (invariant 4). An unusable index is not
+        checked: it is rebuilt (reindex) before it is used again."""
+        if self._client is None:
+            return
         meta = self._client.get_or_create_collection(f"{self.prefix}_{META_COLLECTION}")
         stored = meta.metadata or {}
         name, dim = stored.get("embedder"), stored.get("dim")
@@ -177,7 +251,7 @@ class ChromaIndex:
             )
 
     def stamp_embedder(self) -> None:
-        meta = self._client.get_or_create_collection(f"{self.prefix}_{META_COLLECTION}")
+        meta = self._usable().get_or_create_collection(f"{self.prefix}_{META_COLLECTION}")
         meta.modify(metadata={"embedder": self.embedder_name, "dim": int(self.dim)})
 
     def collection_name(self, scope: Scope, tier: str = "hot") -> str:
@@ -191,19 +265,24 @@ class ChromaIndex:
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
         name = self.collection_name(scope, tier)
+        client = self._usable()
         with self._lock:
             store = self._stores.get(name)
             if store is None:
                 if create:
-                    col = self._client.get_or_create_collection(
+                    col = client.get_or_create_collection(
                         name, metadata={"hnsw:space": "cosine"}, embedding_function=None,
                         configuration={"hnsw": {"space": "cosine", "ef_search": self.search_ef}},
                     )
                 else:
                     try:
-                        col = self._client.get_collection(name, embedding_function=None)
+                        col = client.get_collection(name, embedding_function=None)
                     except NotFoundError:
                         return None
+                    except Exception as exc:  # a Chroma server says so in its own words
+                        if _gone(exc):
+                            return None
+                        raise
                 _tune(col, self.search_ef)
                 store = ChromaVectorStore(chroma_collection=col)
                 self._stores[name] = store
@@ -233,22 +312,52 @@ class ChromaIndex:
             for i, v, meta in rows
         ]
         with self._write_lock:
-            present = _present(store, _with_parts([i for i, _, _ in items]))
-            if present:
-                store.delete_nodes(node_ids=present)
-            store.add(nodes)
+            try:
+                self._replace(store, items, nodes)
+            except Exception as exc:
+                if not _gone(exc):
+                    raise
+                self._forget(scope, tier)  # dropped by another process: recreate it, once
+                self._replace(self._store(scope, tier), items, nodes)
+
+    @staticmethod
+    def _replace(store: Any, items: Sequence[tuple[str, np.ndarray, dict]], nodes: list) -> None:
+        present = _present(store, _with_parts([i for i, _, _ in items]))
+        if present:
+            store.delete_nodes(node_ids=present)
+        store.add(nodes)
+
+    def _forget(self, scope: Scope, tier: str) -> None:
+        """Drop the cached handle of a collection (it was deleted under us)."""
+        with self._lock:
+            self._stores.pop(self.collection_name(scope, tier), None)
+
+    def _existing(self, scope: Scope, tier: str, action: Callable[[Any], Any], empty: Any) -> Any:
+        """action(store) on the tier's collection, or `empty` when it does not exist (reads
+        create nothing) or was deleted under us by another process (the handle is renewed)."""
+        for _ in range(2):
+            store = self._store(scope, tier, create=False)
+            if store is None:
+                return empty
+            try:
+                return action(store)
+            except Exception as exc:
+                if not _gone(exc):
+                    raise
+                self._forget(scope, tier)
+        return empty
 
     def delete(self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")) -> None:
         if not ids:
             return
+        def remove(store: Any) -> None:
+            present = _present(store, _with_parts(ids))
+            if present:
+                store.delete_nodes(node_ids=present)
+
         for tier in tiers:
-            store = self._store(scope, tier, create=False)
-            if store is None:
-                continue
             with self._write_lock:
-                present = _present(store, _with_parts(ids))
-                if present:
-                    store.delete_nodes(node_ids=present)
+                self._existing(scope, tier, remove, None)
 
     def drop_scope(self, scope: Scope) -> None:
         """Delete both collections of a scope (purge)."""
@@ -266,7 +375,7 @@ class ChromaIndex:
         with self._write_lock:
             segments = self._segment_dirs(name)
             try:
-                self._client.delete_collection(name)
+                self._usable().delete_collection(name)
             except Exception:  # absent collection: nothing to delete
                 return False
             for seg in segments:
@@ -330,15 +439,22 @@ class ChromaIndex:
         and distances only: the store's query also fetches every hit's document and metadata and
         builds nodes from them, which cost 3x the search itself here (10 vs 3 ms at 1,000
         vectors per user)."""
-        col = self._store(scope, tier)._collection
+        if self._client is None:  # fail open: the keyword channel still answers
+            log.warning("vector search skipped: %s", self.unusable)
+            return []
         where = {"workspace": {"$in": [scope.workspace, ""]}} if scope.workspace is not None else None
-        try:
-            res = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
-                            n_results=2 * int(k), where=where, include=["distances"])
-        except Exception as exc:
-            if "Number of requested results" in str(exc) or "contigious" in str(exc):
-                return []
-            raise
+
+        def search(store: Any) -> Any:
+            try:
+                return store._collection.query(
+                    query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
+                    n_results=2 * int(k), where=where, include=["distances"])
+            except Exception as exc:
+                if "Number of requested results" in str(exc) or "contigious" in str(exc):
+                    return {}
+                raise
+
+        res = self._existing(scope, tier, search, {})
         ids = (res.get("ids") or [[]])[0]
         distances = (res.get("distances") or [[]])[0]
         best: dict[str, float] = {}
@@ -348,15 +464,26 @@ class ChromaIndex:
 
     def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
         """The records the tier holds vectors of."""
-        col = self._store(scope, tier)._collection
-        return {record_of(i) for i in col.get(include=[])["ids"]}
+        return self._existing(scope, tier, lambda s: {record_of(i) for i in s._collection.get(include=[])["ids"]},
+                              set())
 
     def scope_names(self) -> list[str]:
-        return [c.name if hasattr(c, "name") else str(c) for c in self._client.list_collections()]
+        return [c.name if hasattr(c, "name") else str(c) for c in self._usable().list_collections()]
+
+    def collection_size(self, name: str) -> int:
+        """Vectors in the collection called name (0 when there is none); creates nothing."""
+        try:
+            return int(self._usable().get_collection(name, embedding_function=None).count())
+        except StoreError:
+            raise
+        except Exception as exc:
+            if _gone(exc):
+                return 0
+            raise
 
     def count(self, scope: Scope, tier: str = "hot") -> int:
-        """Vectors in the tier, sentence parts included."""
-        return int(self._store(scope, tier)._collection.count())
+        """Vectors in the tier, sentence parts included (0 for a collection never written)."""
+        return int(self._existing(scope, tier, lambda s: s._collection.count(), 0))
 
     # ---- lifecycle --------------------------------------------------------------------------
 
@@ -369,6 +496,8 @@ class ChromaIndex:
                 return
             self._closed = True
             self._stores.clear()
+        if self._client is None:
+            return
         close = getattr(self._client, "close", None)
         try:
             if close is not None:

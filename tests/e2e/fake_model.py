@@ -229,3 +229,28 @@ def _text(message: dict[str, Any]) -> str:
     if isinstance(content, list):
         return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
     return ""
+
+
+def main() -> None:
+    """`python -m tests.e2e.fake_model PORTFILE [LOGFILE]`: serve until killed; write the port to
+    PORTFILE and, after each chat request, every request body so far to LOGFILE as JSON."""
+    import sys
+    import time
+
+    port_file = sys.argv[1]
+    log_file = sys.argv[2] if len(sys.argv) > 2 else None
+    with FakeModelServer() as server:
+        with open(port_file, "w") as fh:
+            fh.write(str(server.port))
+        seen = 0
+        while True:
+            time.sleep(0.2)
+            bodies = server.chat_requests()
+            if log_file and len(bodies) != seen:
+                seen = len(bodies)
+                with open(log_file, "w") as fh:
+                    json.dump(bodies, fh, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -85,7 +85,8 @@ class World:
         self.timings: dict[str, float] = {}
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENCLAW_MEMORY_")}
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("OPENCLAW_MEMORY_", "XDG_")) and k != "OPENCLAW_STATE_DIR"}
         env.update(HOME=str(self.home), OPENCLAW_NO_UPDATE_CHECK="1", NO_COLOR="1",
                    PATH=f"{self.tools.node_dir}{os.pathsep}{env.get('PATH', '')}",
                    PYTHONPATH=str(ROOT), **extra)
@@ -143,13 +144,21 @@ class World:
         data["plugins"]["entries"]["openclaw-memory"]["config"].update(settings)
         path.write_text(json.dumps(data, indent=2))
 
-    def agent(self, user: str, session: str, message: str) -> subprocess.Popen:
+    def agent(self, user: str | None, session: str, message: str) -> subprocess.Popen:
         argv = [str(self.tools.openclaw), "agent", "--local", "--agent", "main",
                 "--session-key", f"agent:main:{session}", "--message", message, "--json"]
-        return subprocess.Popen(argv, env=self.env(OPENCLAW_MEMORY_USER=user), cwd=self.tmp,
+        env = self.env(OPENCLAW_MEMORY_USER=user) if user else self.env()
+        return subprocess.Popen(argv, env=env, cwd=self.tmp,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def turn(self, user: str, session: str, message: str) -> tuple[dict, str, list[dict]]:
+    def records(self, where: str = "1", args: tuple = ()) -> list[tuple]:
+        """(user_id, type, summary) of the store's records, read straight from SQLite."""
+        import sqlite3
+
+        with sqlite3.connect(f"file:{self.tmp / 'memory-data' / 'memory.db'}?mode=ro", uri=True) as db:
+            return db.execute(f"SELECT user_id, type, summary FROM records WHERE {where}", args).fetchall()
+
+    def turn(self, user: str | None, session: str, message: str) -> tuple[dict, str, list[dict]]:
         """Run one agent turn; returns (OpenClaw's JSON result, its stderr, the model requests)."""
         before = len(self.model.chat_requests())
         started = time.monotonic()
@@ -235,6 +244,29 @@ def test_memory_reaches_the_model_for_its_sender_only(world):
     assert any("花生" in m["summary"] for m in alice_found)
     bob_found = world.api("/v1/memory/search", {"scope": BOB, "query": "花生过敏", "limit": 10})["memories"]
     assert not [m for m in bob_found if "花生" in m["summary"]]
+
+
+def test_a_run_without_a_sender_writes_nothing_for_anyone(world):
+    for scope in (ALICE, BOB):  # let the earlier tests' captures land first
+        world.api("/v1/memory/search", {"scope": scope, "query": "flush", "limit": 1})
+    before = sorted(world.records())
+    result, err, _ = world.turn(None, "nobody-1", "请记住：我住在杭州西湖区文三路 88 号")
+    assert answer_of(result)
+    assert "no known sender" in err  # said once per session
+    time.sleep(2)  # a capture, had one been sent, would be queued by now
+    assert sorted(world.records()) == before
+
+
+def test_a_capture_refused_for_its_token_is_spooled_and_replayed_once_the_token_is_fixed(world):
+    world.tune_plugin(token="not-the-token")
+    _, err, _ = world.turn("alice", "alice-401", "Remember: my gym locker is number 88.")
+    assert "HTTP 401" in err and "spooled to" in err
+    spool = world.spool / "spool.jsonl"
+    assert oct(world.spool.stat().st_mode & 0o777) == "0o700" and oct(spool.stat().st_mode & 0o777) == "0o600"
+    world.tune_plugin(token=TOKEN)
+    _, _, requests = world.turn("alice", "alice-402", "What is my gym locker number?")
+    assert "88" in system_text(requests[0])  # replayed before this very recall
+    assert not spool.exists() or not spool.read_text().strip()
 
 
 def test_killing_the_service_mid_run_does_not_fail_the_turn(world):

@@ -1,37 +1,120 @@
-// HTTP to the memory service. post() never throws: on failure it logs one line and returns null;
-// failed writes go to a JSONL spool that is replayed after the next successful call.
+// HTTP to the memory service. post() never throws: on failure it logs one line and returns null.
+//
+// Writes that fail (the service down, hung, or refusing the token) go to a private spool and are
+// replayed before the next recall and after the next successful call:
+// - where: <OpenClaw state dir>/openclaw-memory/spool/ ($OPENCLAW_STATE_DIR, else ~/.openclaw),
+//   a 0700 directory of the OS user running OpenClaw, files 0600;
+// - what: only the capture routes (SPOOL_ROUTES); every line carries an HMAC-SHA256 made with a
+//   random key kept beside it (spool.key, 0600), and a line that fails the check or names another
+//   route is dropped, so nothing written there by anyone else is ever posted with the token.
+//   The key is not the service token on purpose: a capture refused for a wrong token must still
+//   replay once the token is fixed;
+// - how much: at most MAX_SPOOL_BYTES; past that a write is dropped with a warning;
+// - purge: each line remembers when it was spooled (spooled_at); the service refuses with 410
+//   the replay of a line spooled before its user was purged, and the line is dropped.
 
-import { appendFile, mkdir, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { appendFile, chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join } from "node:path";
 
 import { PLUGIN_ID } from "./messages.js";
 
 const MAX_SPOOL_BYTES = 20 * 1024 * 1024;
+const MAX_LINE_BYTES = 2 * 1024 * 1024;
 const STALE_DRAIN_MS = 5 * 60 * 1000;
+/** The routes a spooled line may replay to: writes of captured conversation only. */
+export const SPOOL_ROUTES = new Set(["/v1/capture", "/v1/tool-event", "/v1/session/end", "/v1/session/compact"]);
+/** Failures worth a retry: the service down or overloaded, or the token not (yet) accepted. */
+const RETRY_STATUSES = new Set([401, 403, 408, 429]);
 
-/** A JSONL file of failed writes, replayed after the next successful call. */
+/** The spool's default place: under OpenClaw's state dir, which is the OS user's own. */
+export function defaultSpoolDir(env = process.env) {
+  const state = env.OPENCLAW_STATE_DIR || join(env.HOME || homedir(), ".openclaw");
+  return join(state, "openclaw-memory", "spool");
+}
+
+const retryable = (err) => !(err?.status >= 400 && err?.status < 500) || RETRY_STATUSES.has(err.status);
+
+async function privateDir(dir) {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+}
+
+async function loadKey(dir) {
+  const path = join(dir, "spool.key");
+  try {
+    return Buffer.from((await readFile(path, "utf8")).trim(), "hex");
+  } catch {
+    const key = randomBytes(32);
+    try {
+      const fh = await open(path, "wx", 0o600);
+      await fh.writeFile(key.toString("hex") + "\n");
+      await fh.close();
+      return key;
+    } catch {
+      return Buffer.from((await readFile(path, "utf8")).trim(), "hex"); // another process won
+    }
+  }
+}
+
+const macOf = (key, path, at, body) => createHmac("sha256", key).update(JSON.stringify([path, at, body])).digest("hex");
+
+function verified(key, entry) {
+  if (!entry || typeof entry.mac !== "string" || !SPOOL_ROUTES.has(entry.path)) return false;
+  const want = Buffer.from(macOf(key, entry.path, entry.at, entry.body), "hex");
+  const got = Buffer.from(entry.mac, "hex");
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+/** A private JSONL spool of failed writes (see the header). */
 export function createSpool(dir, logger) {
   const file = join(dir, "spool.jsonl");
+  let key = null;
   let draining = null;
-  async function add(path, body) {
+  const ready = async () => {
+    await privateDir(dir);
+    key ??= await loadKey(dir);
+    return key;
+  };
+  async function write(lines) {
+    const size = await stat(file).then((s) => s.size, () => 0);
+    const data = lines.join("");
+    if (size + Buffer.byteLength(data) > MAX_SPOOL_BYTES) {
+      logger.warn(`${PLUGIN_ID}: spool ${file} is full (${size} bytes); dropping ${lines.length} write(s)`);
+      return;
+    }
+    await appendFile(file, data, { encoding: "utf8", mode: 0o600 });
+    await chmod(file, 0o600);
+  }
+  async function add(path, body, at = Date.now() / 1000) {
+    if (!SPOOL_ROUTES.has(path)) return;
     try {
-      await mkdir(dir, { recursive: true });
-      const size = await stat(file).then((s) => s.size, () => 0);
-      if (size > MAX_SPOOL_BYTES) {
-        logger.warn(`${PLUGIN_ID}: spool ${file} is full (${size} bytes); dropping a ${path} write`);
+      const k = await ready();
+      const line = JSON.stringify({ path, at, body, mac: macOf(k, path, at, body) }) + "\n";
+      if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+        logger.warn(`${PLUGIN_ID}: a ${path} write of ${Buffer.byteLength(line)} bytes is too large to spool; dropped`);
         return;
       }
-      await appendFile(file, JSON.stringify({ path, body }) + "\n", "utf8");
+      await write([line]);
     } catch (err) {
       logger.warn(`${PLUGIN_ID}: cannot spool a ${path} write to ${file}: ${describe(err)}`);
     }
   }
+  async function pending() {
+    return (await stat(file).then((s) => s.size, () => 0)) > 0;
+  }
   return {
     add,
     file,
-    /** Replay spooled writes with send(path, body) -> ok; one drain at a time per process. */
+    pending,
+    /** Replay with send(path, body) -> "done" | "retry"; one drain at a time per process. */
     drain(send) {
-      if (!draining) draining = replay(dir, file, send, add).finally(() => { draining = null; });
+      if (!draining) {
+        draining = (async () => replay(dir, file, await ready(), send, write, logger))()
+          .catch((err) => logger.warn(`${PLUGIN_ID}: spool replay failed: ${describe(err)}`))
+          .finally(() => { draining = null; });
+      }
       return draining;
     },
   };
@@ -48,19 +131,29 @@ async function claim(dir, file) {
     if (!name.endsWith(".draining") || path === mine) continue;
     // A file left by a process that died while replaying it.
     const age = await stat(path).then((s) => Date.now() - s.mtimeMs, () => 0);
-    if (age > STALE_DRAIN_MS && (await moved(path, `${path}.${process.pid}`))) claimed.push(`${path}.${process.pid}`);
+    if (age > STALE_DRAIN_MS && (await moved(path, `${path}.${process.pid}.draining`))) {
+      claimed.push(`${path}.${process.pid}.draining`);
+    }
   }
   return claimed;
 }
 
-async function replay(dir, file, send, add) {
+async function replay(dir, file, key, send, write, logger) {
   for (const path of await claim(dir, file)) {
     const lines = (await readFile(path, "utf8").catch(() => "")).split("\n").filter(Boolean);
+    const keep = [];
+    let forged = 0;
     for (const line of lines) {
       let entry;
-      try { entry = JSON.parse(line); } catch { continue; }
-      if (!(await send(entry.path, entry.body))) await add(entry.path, entry.body);
+      try { entry = JSON.parse(line); } catch { forged += 1; continue; }
+      if (!verified(key, entry)) { forged += 1; continue; }
+      // Once one write fails the service is still away: keep the rest in order, untried.
+      if (keep.length || (await send(entry.path, { ...entry.body, spooled_at: entry.at })) === "retry") {
+        keep.push(line + "\n");
+      }
     }
+    if (forged) logger.warn(`${PLUGIN_ID}: dropped ${forged} spool line(s) that failed the check (not written by this plugin)`);
+    if (keep.length) await write(keep);
     await unlink(path).catch(() => {});
   }
 }
@@ -106,22 +199,32 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
       client.lastDrain = spool.drain(replayOne);
       return out;
     } catch (err) {
-      const retryable = !(err?.status >= 400 && err?.status < 500);
-      if (!retryable && answerRejections) return { rejected: true, status: err.status, message: err.detail };
-      const note = spoolIt && retryable ? `; spooled to ${spool.file}` : "; continuing without memory";
-      logger.warn(`${PLUGIN_ID}: POST ${cfg.serviceUrl}${path} failed: ${describe(err)}${note}`);
-      if (spoolIt && retryable) await spool.add(path, body);
+      const again = retryable(err);
+      if (!again && answerRejections) return { rejected: true, status: err.status, message: err.detail };
+      const note = spoolIt && again ? `; spooled to ${spool.file}` : "; continuing without memory";
+      const hint = err?.status === 401 || err?.status === 403
+        ? " (the token does not match the service's: run `openclaw-memory openclaw install` again)" : "";
+      logger.warn(`${PLUGIN_ID}: POST ${cfg.serviceUrl}${path} failed: ${describe(err)}${hint}${note}`);
+      if (spoolIt && again) await spool.add(path, body);
       return null;
     }
   }
   async function replayOne(path, body) {
     try {
       await send(path, body, cfg.timeoutMs);
-      return true;
+      return "done";
     } catch (err) {
-      return err?.status >= 400 && err?.status < 500; // rejected for good: do not retry forever
+      if (retryable(err)) return "retry";
+      if (err?.status !== 410) logger.warn(`${PLUGIN_ID}: a spooled ${path} write was refused for good: ${describe(err)}`);
+      return "done"; // refused for good (410: its user was purged since): dropped
     }
   }
-  const client = { post, spool, lastDrain: Promise.resolve() };
+  /** Replay what the spool holds now, within budgetMs (the recall that follows sees it). */
+  async function replaySpool(budgetMs) {
+    if (!(await spool.pending())) return;
+    const drained = spool.drain(replayOne);
+    await Promise.race([drained, new Promise((r) => setTimeout(r, budgetMs).unref?.())]);
+  }
+  const client = { post, spool, replaySpool, lastDrain: Promise.resolve() };
   return client;
 }

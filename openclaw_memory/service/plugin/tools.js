@@ -1,21 +1,17 @@
-// The memory_* agent tools, scoped by the requesting sender and agent like the hooks.
+// The memory_* agent tools, scoped by the requesting sender and agent like the hooks. What they
+// return is framed by the service as reference data, never instructions (`text` of the search
+// and get answers), the same rule as the injected block.
 
-import { safeId } from "./messages.js";
+import { sessionOf } from "./messages.js";
 
 function toolResult(text, details) {
   return { content: [{ type: "text", text }], details };
 }
 
-function formatMemories(memories) {
-  if (!memories?.length) return "No matching memories.";
-  const status = (m) => (m.status && m.status !== "active" ? `, ${m.status}` : "");
-  return memories.map((m) => `- [${m.id}] (${m.type}${status(m)}, score ${m.score}) ${m.summary}`).join("\n");
-}
-
 const str = (description) => ({ type: "string", description });
 const object = (properties, required = []) => ({ type: "object", additionalProperties: false, required, properties });
 
-// name -> [label, description, parameters, (params, call) -> result]; `call` posts with the scope.
+// name -> [label, description, parameters, (params, call, session) -> result]; `call` posts with the scope.
 const TOOLS = {
   memory_search: ["Memory search",
     "Search this user's long-term memory (preferences, facts, decisions, past events). Results are short "
@@ -30,13 +26,13 @@ const TOOLS = {
       const out = await call("/v1/memory/search", {
         query: String(params?.query || ""), limit: params?.limit ?? 5, deep: params?.deep === true,
       });
-      return out && toolResult(formatMemories(out.memories), out);
+      return out && toolResult(out.text || "No matching memories.", out);
     }],
   memory_get: ["Memory get", "Read one memory by id (from memory_search): its full detail, provenance and version.",
     object({ id: str("Memory id.") }, ["id"]),
     async (params, call) => {
       const out = await call("/v1/memory/get", { id: String(params?.id || "") });
-      return out && toolResult(JSON.stringify(out.memory, null, 1), out);
+      return out && toolResult(out.text || "", out);
     }],
   memory_store: ["Memory store", "Remember something the user explicitly asked you to remember.",
     object({
@@ -44,11 +40,12 @@ const TOOLS = {
       type: { type: "string", enum: ["profile", "preference", "fact", "decision", "task"] },
       subject: str("Optional short subject key, e.g. 'diet'."),
     }, ["text"]),
-    async (params, call, session) => {
+    async (params, call, session, stored) => {
       const body = { text: String(params?.text || ""), session_id: session };
       if (params?.type) body.type = params.type;
       if (params?.subject) body.subject = params.subject;
       const out = await call("/v1/memory/remember", body);
+      if (out) stored.add(session); // the turn's capture then logs it without extracting it again
       return out && toolResult(`${out.action}: ${out.reason}`, out);
     }],
   memory_forget: ["Memory forget", "Forget a memory by id, or the memories matching a query, when the user asks.",
@@ -60,19 +57,20 @@ const TOOLS = {
 };
 
 /** The memory_* agent tools for one tool context (its sender and agent give the scope). */
-export function createTools(client, scopes, toolCtx) {
-  const session = safeId(toolCtx?.sessionKey || toolCtx?.sessionId, undefined);
-  const scope = () => scopes.resolve(toolCtx, session);
+export function createTools(client, scopes, toolCtx, stored = new Set()) {
+  const session = sessionOf(toolCtx, undefined);
   return Object.entries(TOOLS).map(([name, [label, description, parameters, run]]) => ({
     name, label, description, parameters,
     async execute(_id, params) {
+      const scope = scopes.resolve(toolCtx, session);
+      if (!scope) return toolResult(`${name}: there is no known person in this conversation, so there is no memory to use.`, { ok: false });
       let rejection = null;
       const call = async (path, body) => {
-        const out = await client.post(path, { scope: scope(), ...body }, { answerRejections: true });
+        const out = await client.post(path, { scope, ...body }, { answerRejections: true });
         if (out?.rejected) rejection = out;
         return out?.rejected ? null : out;
       };
-      const result = await run(params, call, session);
+      const result = await run(params, call, session, stored);
       if (result) return result;
       if (rejection) return toolResult(`${name}: ${rejection.message}`, { ok: false, status: rejection.status });
       return toolResult(`${name}: the memory service is unavailable right now.`, { ok: false });
