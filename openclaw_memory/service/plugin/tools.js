@@ -26,7 +26,8 @@ const TOOLS = {
       const out = await call("/v1/memory/search", {
         query: String(params?.query || ""), limit: params?.limit ?? 5, deep: params?.deep === true,
       });
-      return out && toolResult(out.text || "No matching memories.", out);
+      // nothing found: plain words of ours, no frame needed (no stored text in them)
+      return out && toolResult(out.memories?.length ? out.text : "No matching memories.", out);
     }],
   memory_get: ["Memory get", "Read one memory by id (from memory_search): its full detail, provenance and version.",
     object({ id: str("Memory id.") }, ["id"]),
