@@ -323,7 +323,7 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
 def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/memory/search")
     def search(body: m.SearchIn) -> dict[str, Any]:
-        found = mw.search(body.scope.to_scope(), body.query, body.limit, deep=body.deep)
+        found = mw.search(body.scope.to_scope(), body.query, body.limit, **({"deep": True} if body.deep else {}))
         return m.search_to_json(found)
 
     @router.post("/memory/get")
