@@ -217,6 +217,9 @@ def _optional_parsers(sub) -> None:
 
     add_serve_parser(sub)
     add_openclaw_parser(sub)
+    from .mcp.cli import add_mcp_parser
+
+    add_mcp_parser(sub)
     from .evaluate.cli import add_parsers as add_eval
 
     add_eval(sub)

@@ -30,6 +30,10 @@ class ShortTermConfig:
     max_tokens: int = 4000
     window_size: int = 20
     summary_threshold: int = 3000
+    #: messages that left the window are deleted after this many days (0: kept forever)...
+    prune_after_days: float = 30.0
+    #: ...except each session's newest this-many, so a resent transcript is still recognised
+    keep_per_session: int = 200
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,16 @@ class ServiceConfig:
 
 
 @dataclass(frozen=True)
+class MaintenanceConfig:
+    """Scheduled maintenance inside `serve` and `mcp` (TTL, cap, compaction, cleanup, pruning)."""
+
+    enabled: bool = True
+    interval_hours: float = 6.0
+    check_seconds: float = 60.0
+    lease_seconds: float = 1800.0
+
+
+@dataclass(frozen=True)
 class WorkerConfig:
     queue_size: int = 1000
     batch_size: int = 16
@@ -181,6 +195,7 @@ class MemoryConfig:
     injection: InjectionConfig = field(default_factory=InjectionConfig)
     service: ServiceConfig = field(default_factory=ServiceConfig)
     worker: WorkerConfig = field(default_factory=WorkerConfig)
+    maintenance: MaintenanceConfig = field(default_factory=MaintenanceConfig)
     #: the directory relative paths are resolved against (the YAML's folder, or cwd)
     base_dir: str = "."
 

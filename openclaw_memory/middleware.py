@@ -445,6 +445,14 @@ class MemoryMiddleware:
         self.worker.wait(timeout=timeout)
         self.engine.indexer.drain()
 
+    def cleanup(self, timeout: float = 2.0) -> dict[str, Any]:
+        """The `cleanup` hook for a host that stops while this process serves on (OpenClaw's
+        gateway_stop): write what is queued (waiting up to timeout) and bring the vector index
+        up to date, without closing anything. Returns {"flushed", "pending", "indexed"}."""
+        flushed = self.worker.wait(timeout=max(0.0, timeout))
+        indexed = self.engine.indexer.drain()
+        return {"flushed": bool(flushed), "pending": self.worker.pending(), "indexed": int(indexed or 0)}
+
     def close(self) -> None:
         """The `cleanup` hook: flush queued work, stop threads, close the stores."""
         self.worker.close()

@@ -2,12 +2,15 @@
 
 Eviction drops the oldest messages until the window fits `max_tokens` and `window_size` (docs/design.md seed 002
 §2.1: by tokens, not by count alone). Messages leave the window but stay in the table, so a
-summary can cite them and a restarted process restores the window as it was.
+summary can cite them and a restarted process restores the window as it was. Maintenance prunes
+them later (`prune`): once out of the window and older than `prune_after_days`, unless they are
+among their session's newest `keep_per_session` (a transcript the host sends again is still
+recognised as captured).
 """
 
 from __future__ import annotations
 
-from ..clock import Clock
+from ..clock import DAY, Clock
 from ..config import ShortTermConfig
 from ..store.db import Database
 from ..tokens import count_tokens
@@ -109,3 +112,21 @@ class ShortTermMemory:
                 (scope.user_id, scope.agent_id, session_id),
             ).fetchall()
         return {r[0] for r in rows}
+
+    def prune(self, user_id: str | None = None, agent_id: str | None = None) -> int:
+        """Delete the messages the policy no longer keeps (of every user, one user, or one of its
+        agents); return how many."""
+        days, keep = self.cfg.prune_after_days, self.cfg.keep_per_session
+        if days <= 0:
+            return 0
+        conds = [(c, v) for c, v in (("user_id = ?", user_id), ("agent_id = ?", agent_id)) if v is not None]
+        where = ("WHERE " + " AND ".join(c for c, _ in conds)) if conds else ""
+        args = [v for _, v in conds]
+        with self.db.write() as db:
+            cur = db.execute(
+                "DELETE FROM messages WHERE seq IN (SELECT seq FROM (SELECT seq, in_window, created_at, "
+                "ROW_NUMBER() OVER (PARTITION BY user_id, agent_id, session_id ORDER BY seq DESC) AS newer "
+                f"FROM messages {where}) WHERE in_window = 0 AND created_at <= ? AND newer > ?)",
+                (*args, self.clock.now() - days * DAY, int(keep)),
+            )
+            return int(cur.rowcount)

@@ -169,20 +169,44 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
         text = {k: data[k] for k in ("scopes", "drained", "outbox_pending")}
         for key in ("found", "fixed"):
             text[key] = {k: n for k, n in data[key].items() if n}
+        text["maintenance"] = _maintenance_line(data["maintenance"])
         _print(text, False, f"doctor: {verdict}")
     return 0 if report.healthy else 1
+
+
+def _maintenance_line(status: dict) -> str:
+    """The latest maintenance run in one line ("never run" when there is none)."""
+    from ..clock import iso_time
+
+    latest = (status.get("runs") or [None])[0]
+    if latest is None:
+        return "never run"
+    changed = latest["counts"].get("changed", 0)
+    outcome = f"{changed} change(s)" if latest["status"] == "ok" else (latest.get("error") or latest["status"])
+    line = f"last run {iso_time(latest['started_at'])} UTC ({latest['trigger']}): {latest['status']}, {outcome}"
+    lease = status.get("lease")
+    return line + (f"; running now in {lease['holder']}" if lease else "")
 
 
 @_guard
 def cmd_maintain(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Run the forgetting jobs."""
     from .runner import run_maintenance
+    from .schedule import MaintenanceBusyError, MaintenanceScheduler
 
     if args.user is not None:
         Scope(args.user)  # validates the id before anything opens
     engine = _open(config)
     try:
-        report = run_maintenance(engine, user_id=args.user)
+        # Under the store's lease and logged like a scheduled run, so a running service and this
+        # command never run the jobs at the same time.
+        scheduler = MaintenanceScheduler(
+            engine, config.maintenance, run=lambda eng: run_maintenance(eng, user_id=args.user))
+        try:
+            report = scheduler.run_now("cli")
+        except MaintenanceBusyError as exc:
+            print(f"error: {exc}; try again when it is done", file=sys.stderr)
+            return 1
     finally:
         engine.close()
     data = report.to_dict()

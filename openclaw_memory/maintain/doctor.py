@@ -29,6 +29,9 @@ Two states are refused rather than "repaired", because the repair would destroy 
 - the vector index cannot be opened (a damaged chroma.sqlite3): doctor reports it
   (`unusable_vector_index`); the CLI's `doctor` then rebuilds the index from SQLite with
   reindex when repairing.
+
+The report also shows the scheduled maintenance: its latest runs (when, by which process, what
+they changed or why they failed) and who holds the lease now (maintain/runs.py).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from ..store import records as rec
 from ..types import MemoryRecord, Scope
+from . import runs
 from .common import (
     TIERS,
     drop_collection,
@@ -78,6 +82,8 @@ class DoctorReport:
     refused: list[str] = field(default_factory=list)
     found: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
     fixed: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PROBLEMS, 0))
+    #: the scheduled maintenance: {"runs": latest first, "lease": holder or None}
+    maintenance: dict = field(default_factory=dict)
 
     @property
     def problems(self) -> int:
@@ -99,6 +105,7 @@ class DoctorReport:
             "fixed": dict(self.fixed),
             "problems": self.problems,
             "healthy": self.healthy,
+            "maintenance": dict(self.maintenance),
         }
 
 
@@ -110,6 +117,7 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
         report.refused.append(f"vector index: {engine.index.unusable}")
         _check_fts(engine, report)
         _check_sqlite_vectors(engine, report)
+        report.maintenance = maintenance_status(engine)
         return report
     report.drained = engine.indexer.drain() if repair else 0
     with engine.db.read() as db:
@@ -123,9 +131,13 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
     _check_collections(engine, scopes, existing, report)
     _check_fts(engine, report)
     _check_sqlite_vectors(engine, report)
+    report.maintenance = maintenance_status(engine)
     return report
 
 
+def maintenance_status(engine: MemoryEngine, limit: int = 3) -> dict:
+    """The latest maintenance runs (newest first) and the current lease holder, if any."""
+    return {"runs": runs.recent(engine.db, limit), "lease": runs.lease(engine.db, engine.clock.now())}
 def _pending(db) -> dict[tuple[str, str], set[str]]:
     """Records with outbox entries still to apply, by (user, agent)."""
     out: dict[tuple[str, str], set[str]] = {}

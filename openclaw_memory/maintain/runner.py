@@ -1,4 +1,5 @@
-"""run_maintenance: TTL, cap, compaction and cleanup, in that order, for one partition or all.
+"""run_maintenance: TTL, cap, compaction and cleanup, in that order, for one partition or all,
+then the pruning of old short-term messages (of every partition, or of the one user).
 
 Each job commits its own transactions and queues index changes in the outbox; the runner drains
 the outbox of every partition it touched at the end, so the vector index agrees when it returns.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
+from ..capture.short_term import ShortTermMemory
 from ..types import Scope
 from .archive import enforce_cap
 from .cleanup import cleanup
@@ -30,11 +32,12 @@ class MaintenanceReport:
     summaries: int = 0
     compacted: int = 0
     deleted: int = 0
+    messages_pruned: int = 0
     by_scope: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def changed(self) -> int:
-        return self.expired + self.capped + self.summaries + self.compacted + self.deleted
+        return self.expired + self.capped + self.summaries + self.compacted + self.deleted + self.messages_pruned
 
     def add(self, scope: Scope, counts: dict[str, int]) -> None:
         self.scopes += 1
@@ -44,6 +47,10 @@ class MaintenanceReport:
 
     def to_dict(self) -> dict:
         return {**asdict(self), "changed": self.changed}
+
+    def totals(self) -> dict[str, int]:
+        """The counts without the per-partition breakdown (no user id in them)."""
+        return {k: v for k, v in self.to_dict().items() if k != "by_scope"}
 
 
 def run_maintenance(
@@ -61,6 +68,11 @@ def run_maintenance(
         report.add(part, maintain_scope(engine, part))
     for part in targets:
         engine.indexer.drain(part)
+    short_term = ShortTermMemory(engine.db, engine.config.short_term, engine.clock)
+    if scope is not None:
+        report.messages_pruned = short_term.prune(scope.user_id, scope.agent_id)
+    else:
+        report.messages_pruned = short_term.prune(user_id)
     return report
 
 

@@ -11,7 +11,10 @@ middleware serves many agents at once without blocking the event loop.
     POST /v1/session/start       session_start -> profile + recent summaries block
     POST /v1/session/end         session_end -> 202, session summary
     POST /v1/session/compact     before_compaction -> 202, summary before context is dropped
-    POST /v1/memory/search|get|remember|forget|restore   the agent's memory tools
+    POST /v1/memory/search|get|remember|forget|restore   the agent's memory tools (search: `deep` for the archive)
+    POST /v1/process-event       a deterministic process node (a task's status changed), written now
+    POST /service/cleanup        gateway_stop -> queued writes flushed, the index brought up to date
+                                 (outside /v1: it serves the whole process, not one scope)
 
 Every request first meets `RequestGuard`, a plain ASGI layer that runs before any body is read
 or parsed: a Host header outside the allow-list gets 421 (a DNS-rebinding page in a browser sends
@@ -34,11 +37,10 @@ from fastapi.responses import JSONResponse
 
 from ..errors import ConfigError, NotFoundError, OpenClawMemoryError, ValidationError
 from . import models as m
+from .hosts import LOOPBACK_HOSTS, host_name  # the Host allow-list the MCP server shares
 
 log = logging.getLogger(__name__)
 
-#: Host names a loopback service answers to (the port is ignored); the bound host is added.
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 #: Paths served without a token: the liveness probe only.
 OPEN_PATHS = frozenset({"/health"})
 #: the web console authenticates itself (the token traded once for a SameSite=Strict session
@@ -67,10 +69,12 @@ class _Middleware(Protocol):
     def on_compaction(self, scope: Any, session_id: str, messages: Any = ()) -> None: ...
     def on_session_compaction(self, agent_id: str, session_id: str, messages: Any = ()) -> list: ...
     def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list: ...
-    def search(self, scope: Any, query: str, limit: int = 10) -> list: ...
+    def search(self, scope: Any, query: str, limit: int = 10, *, deep: bool = False) -> list: ...
     def get(self, scope: Any, memory_id: str) -> Any: ...
     def remember(self, scope: Any, text: str, **kwargs: Any) -> Any: ...
     def forget(self, scope: Any, **kwargs: Any) -> list: ...
+    def record_process_event(self, scope: Any, subject: str, status: str, summary: str = "", **kw: Any) -> list: ...
+    def cleanup(self, timeout: float = 2.0) -> dict: ...
 
     def restore(self, scope: Any, memory_id: str) -> Any: ...
 
@@ -148,14 +152,6 @@ def _refuse_if_purged(mw: Any, scope: Any, spooled_at: float | None) -> None:
 
 def _json_bytes(kind: str, message: str) -> bytes:
     return json.dumps({"error": kind, "message": message}).encode("utf-8")
-
-
-def host_name(header: str) -> str:
-    """The host of a Host header, lowercased, without its port ("[::1]:8765" -> "[::1]")."""
-    value = header.strip().lower()
-    if value.startswith("["):
-        return value[: value.find("]") + 1] if "]" in value else value
-    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
 class RequestGuard:
@@ -275,6 +271,9 @@ def create_app(middleware: _Middleware, *, token: str, hosts: Iterable[str] = ()
     from ..console.views import mount_console
 
     mount_console(app, middleware, token=token)
+    service = APIRouter(prefix="/service")  # behind RequestGuard like /v1 (token, Host, body cap)
+    _add_service_routes(service, middleware)
+    app.include_router(service)
     app.state.middleware = middleware
     allowed = {*LOOPBACK_HOSTS, *(host_name(h) for h in hosts if h)}
     app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed)
@@ -339,7 +338,7 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
 def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/memory/search")
     def search(body: m.SearchIn) -> dict[str, Any]:
-        found = mw.search(body.scope.to_scope(), body.query, body.limit)
+        found = mw.search(body.scope.to_scope(), body.query, body.limit, **({"deep": True} if body.deep else {}))
         return m.search_to_json(found)
 
     @router.post("/memory/get")
@@ -363,3 +362,22 @@ def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     def forget(body: m.ForgetIn) -> dict[str, Any]:
         ids = mw.forget(body.scope.to_scope(), memory_id=body.id, query=body.query)
         return {"forgotten": list(ids)}
+
+    @router.post("/process-event")
+    def process_event(body: m.ProcessEventIn) -> dict[str, Any]:
+        results = mw.record_process_event(
+            body.scope.to_scope(), body.subject, body.status, body.summary, reason=body.reason,
+            session_id=body.session_id,
+        )
+        return {"results": [m.write_to_json(r) for r in results]}
+
+
+def _add_service_routes(router: APIRouter, mw: _Middleware) -> None:
+    @router.post("/cleanup")
+    def cleanup(body: m.CleanupIn, request: Request) -> dict[str, Any]:
+        done = mw.cleanup(body.wait_ms / 1000)
+        scheduler = getattr(request.app.state, "maintenance", None)
+        # the gateway is stopping: a good moment for a maintenance run that is due, in the
+        # background (the hook has a few seconds; a run may take longer)
+        done["maintenance"] = scheduler.nudge() if scheduler is not None else "off"
+        return done

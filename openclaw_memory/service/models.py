@@ -196,6 +196,8 @@ class SearchIn(_Scoped):
 
     query: str = Field(min_length=1, max_length=10_000)
     limit: int = Field(default=10, ge=1, le=100)
+    #: level 3 of progressive disclosure: the cold archive (expired, capped, compacted) too
+    deep: bool = False
 
 
 class GetIn(_Scoped):
@@ -232,6 +234,22 @@ class RestoreIn(_Scoped):
     id: str = Field(min_length=1, max_length=200)
 
 
+class ProcessEventIn(_Scoped):
+    """Body of POST /v1/process-event: a deterministic process node (a task's status changed)."""
+
+    subject: str = Field(min_length=1, max_length=500, description="what changed, e.g. a task name")
+    status: str = Field(min_length=1, max_length=64, description="its new status, e.g. done, blocked")
+    summary: str = Field(default="", max_length=20_000)
+    reason: str = Field(default="", max_length=5_000)
+    session_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
+
+
+class CleanupIn(_Strict):
+    """Body of POST /service/cleanup (OpenClaw gateway_stop): how long to wait for queued writes."""
+
+    wait_ms: int = Field(default=2000, ge=0, le=10_000)
+
+
 def messages_to_dicts(messages: list[MessageIn]) -> list[dict[str, str]]:
     """OpenAI-style dicts for the middleware."""
     return [m.model_dump(exclude_none=True) for m in messages]
@@ -250,6 +268,7 @@ def scored_to_json(item: ScoredMemory) -> dict[str, Any]:
         "type": rec.type.value,
         "summary": _clean(rec.summary),
         "subject": _clean(rec.subject),
+        "status": rec.status.value,
         "score": round(float(item.score), 4),
     }
 
@@ -257,7 +276,8 @@ def scored_to_json(item: ScoredMemory) -> dict[str, Any]:
 def _line(rec: MemoryRecord, score: float | None = None) -> str:
     scored = f", score {round(float(score), 4)}" if score is not None else ""
     subject = f"{rec.subject}: " if rec.subject else ""
-    return f"- [{rec.id}] ({rec.type.value}{scored}) {subject}{rec.summary}"
+    status = "" if rec.status.value == "active" else f", {rec.status.value}"  # archived: found by deep
+    return f"- [{rec.id}] ({rec.type.value}{status}{scored}) {subject}{rec.summary}"
 
 
 def search_to_json(found: list[ScoredMemory]) -> dict[str, Any]:

@@ -133,17 +133,29 @@ def serve(
 
         middleware = MemoryMiddleware.from_config(cfg)
     restore = _exit_on_sigterm()
+    scheduler = None
     try:
-        server = build_server(create_app(middleware, token=token, hosts=app_hosts), host=host, port=port)
+        app = create_app(middleware, token=token, hosts=app_hosts)
+        server = build_server(app, host=host, port=port)
         warm_up(middleware)
+        scheduler = app.state.maintenance = start_maintenance(middleware, cfg)
         _announce(host, port, cfg)
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
         restore()
+        if scheduler is not None:
+            scheduler.stop()
         middleware.close()
         print("openclaw-memory: stopped, queued writes flushed", file=sys.stderr, flush=True)
+
+
+def start_maintenance(middleware: Any, cfg: Any) -> Any:
+    """The scheduled maintenance of the middleware's store (None when maintenance.enabled is false)."""
+    from ..maintain.schedule import start_scheduler
+
+    return start_scheduler(middleware.engine, cfg.maintenance)
 
 
 def warm_up(middleware: Any) -> None:

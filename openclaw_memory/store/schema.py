@@ -188,8 +188,31 @@ def _m6_sentence_parts(db: sqlite3.Connection) -> str:
         """
 
 
+def _m7_maintenance_runs(db: sqlite3.Connection) -> str:
+    # Issue 21: scheduled maintenance. One row per run (who ran it, when, what it changed, how it
+    # ended), and named leases so one process at a time runs it, however many share the store.
+    return """
+        CREATE TABLE IF NOT EXISTS maintenance_runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            trigger TEXT NOT NULL,
+            holder TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            finished_at REAL,
+            status TEXT NOT NULL,
+            counts TEXT NOT NULL DEFAULT '{}',
+            error TEXT
+        );
+        CREATE INDEX IF NOT EXISTS maint_time ON maintenance_runs(started_at);
+        CREATE TABLE IF NOT EXISTS leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            expires_at REAL NOT NULL
+        );
+        """
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes, _m5_content_hash,
-                                     _m6_sentence_parts)
+                                     _m6_sentence_parts, _m7_maintenance_runs)
 
 
 def scope_token(user_id: str, agent_id: str) -> str:

@@ -155,6 +155,30 @@ async function beforeCompaction(deps, event, ctx) {
   }, { spool: true });
 }
 
+// A subagent run ended: a deterministic process node, recorded as the task's new status.
+const SUBAGENT_STATUS = { ok: "completed", error: "failed", timeout: "failed", killed: "cancelled",
+  reset: "cancelled", deleted: "cancelled" };
+
+async function subagentEnded({ client, scopes }, event, ctx) {
+  const child = String(event?.targetSessionKey || event?.runId || "").slice(0, 200);
+  if (!child) return;
+  const session = sessionOf(ctx, {});
+  const detail = String(event?.error || event?.reason || "").slice(0, 2000);
+  await client.post("/v1/process-event", {
+    scope: scopes.resolve(ctx, session), session_id: session, subject: `subagent ${child}`,
+    status: SUBAGENT_STATUS[event?.outcome] || "ended", summary: detail ? `subagent run ended: ${detail}` : "subagent run ended",
+    reason: detail,
+  }, { spool: true });
+}
+
+// gateway_stop: the service's cleanup hook (queued writes flushed, index brought up to date),
+// then this process's spool replayed; inside the 5 s the gateway gives this hook.
+async function gatewayStop({ client, fresh }) {
+  fresh.clear();
+  await client.post("/service/cleanup", { wait_ms: 2000 }, { timeoutMs: 3500 });
+  await client.lastDrain;
+}
+
 const HANDLERS = {
   before_prompt_build: beforePromptBuild,
   agent_end: agentEnd,
@@ -162,7 +186,8 @@ const HANDLERS = {
   session_start: async ({ fresh }, event, ctx) => { fresh.add(sessionOf(ctx, event)); },
   session_end: sessionEnd,
   before_compaction: beforeCompaction,
-  gateway_stop: async ({ fresh }) => { fresh.clear(); },
+  subagent_ended: subagentEnded,
+  gateway_stop: gatewayStop,
 };
 
 /** The hook handlers by OpenClaw hook name, bound to one client and one scope resolver. */

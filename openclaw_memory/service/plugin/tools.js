@@ -14,13 +14,22 @@ const object = (properties, required = []) => ({ type: "object", additionalPrope
 // name -> [label, description, parameters, (params, call, session) -> result]; `call` posts with the scope.
 const TOOLS = {
   memory_search: ["Memory search",
-    "Search this user's long-term memory (preferences, facts, decisions, past events).",
-    object({ query: str("What to look for."), limit: { type: "integer", minimum: 1, maximum: 20 } }, ["query"]),
+    "Search this user's long-term memory (preferences, facts, decisions, past events). Results are short "
+      + "lines with ids: expand one with memory_get for its detail and history. If nothing relevant comes "
+      + "back and the answer may lie in older history, search again with deep: true, which also covers "
+      + "archived and expired memories (old events, compacted history).",
+    object({
+      query: str("What to look for."), limit: { type: "integer", minimum: 1, maximum: 20 },
+      deep: { type: "boolean", description: "Also search archived and expired memories (older history)." },
+    }, ["query"]),
     async (params, call) => {
-      const out = await call("/v1/memory/search", { query: String(params?.query || ""), limit: params?.limit ?? 5 });
-      return out && toolResult(out.text || "No matching memories.", out);
+      const out = await call("/v1/memory/search", {
+        query: String(params?.query || ""), limit: params?.limit ?? 5, deep: params?.deep === true,
+      });
+      // nothing found: plain words of ours, no frame needed (no stored text in them)
+      return out && toolResult(out.memories?.length ? out.text : "No matching memories.", out);
     }],
-  memory_get: ["Memory get", "Read one memory by id, with its provenance.",
+  memory_get: ["Memory get", "Read one memory by id (from memory_search): its full detail, provenance and version.",
     object({ id: str("Memory id.") }, ["id"]),
     async (params, call) => {
       const out = await call("/v1/memory/get", { id: String(params?.id || "") });
