@@ -61,8 +61,12 @@ class ForgetPlan:
         return [r.id for r in self.matches]
 
 
+_REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+
 def distinctive_terms(text: str) -> tuple[str, ...]:
     """The command's terms that name something: search tokens minus command and stop words."""
+    text = _REDACTED.sub(" ", text)  # a redacted secret names nothing (no secret is stored to match)
     terms = [t for t in search_tokens(text) if t not in _COMMAND_WORDS and len(t) >= (1 if has_cjk(t) else 2)]
     return tuple(dict.fromkeys(terms))
 

@@ -311,7 +311,7 @@ def test_restore_over_http(tmp_path, clock):
         rid = mw.remember(ALICE, "the locker code word is heron3", type="fact").record.id
         mw.forget(ALICE, memory_id=rid)
         auth = {"authorization": "Bearer t0ken-x"}
-        with TestClient(create_app(mw, token="t0ken-x")) as c:
+        with TestClient(create_app(mw, token="t0ken-x"), base_url="http://127.0.0.1") as c:
             body = {"scope": {"user_id": "alice", "agent_id": "main"}, "id": rid}
             r = c.post("/v1/memory/restore", json=body, headers=auth)
             assert r.status_code == 200 and r.json() == {"restored": rid, "status": "active"}

@@ -124,8 +124,24 @@ def _clauses(text: str) -> list[str]:
     """Clauses to classify: split on commas and on "and I"/"but my"; leading fillers and
     hedges dropped (the hedge was already read from the whole sentence)."""
     parts = re.split(r"[，,]|\s+(?:and|but|also)\s+(?=(?:i|i'm|my)\b)|而且|并且", text, flags=_I)
+    parts = _join_name_tails([p for p in parts if p])
     cleaned = (_ZH_HEDGE.sub("", _HEDGE_LEAD.sub("", _LEAD.sub("", p.strip()))) for p in parts if p)
     return [c for c in cleaned if c]
+
+
+#: a comma's tail that only names a place or a number ("12 Rua Augusta, Lisbon", ", Apt 4"): it
+#: belongs to the clause before it, not a clause of its own (else the value loses its last part)
+_NAME_TAIL = re.compile(r"^\s*(?:[A-Z][\w.'-]*|\d[\w-]*)(?:\s+(?:[A-Z][\w.'-]*|\d[\w-]*)){0,2}\s*[.!]?\s*$")
+
+
+def _join_name_tails(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for p in parts:
+        if out and _NAME_TAIL.match(p) and not re.match(r"^\s*I\b", p):
+            out[-1] = f"{out[-1]},{p}"
+        else:
+            out.append(p)
+    return out
 
 
 def _is_question(sentence: str) -> bool:
