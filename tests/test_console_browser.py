@@ -124,11 +124,8 @@ def test_console_flow_in_chromium(browser, service, shots):
         w.page.click("#forget-form button")
         assert "inactive" in w.page.inner_text("h1 .badge")
         restore = w.page.locator("#restore-form button")
-        if hasattr(mw, "restore"):
-            restore.click()
-            assert "active" == w.page.inner_text("h1 .badge").strip()
-        else:
-            assert restore.is_disabled()  # restore lands with MemoryMiddleware.restore
+        restore.click()
+        assert "active" == w.page.inner_text("h1 .badge").strip()
         w.shot(shots, "06-forgotten")
 
         w.go("/ui/why?user=alice&agent=main")

@@ -19,7 +19,6 @@ from openclaw_memory.factory import build_middleware
 from openclaw_memory.inject.escape import fold
 from openclaw_memory.mcp.cli import scope_from
 from openclaw_memory.mcp.tools import REFERENCE_CLOSE, SEARCH_HINT
-from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.types import Scope
 
 ALICE = Scope("alice", "main")
@@ -53,8 +52,7 @@ def test_the_tools_are_listed_with_guidance_and_no_scope_argument(alice):
             return (await client.list_tools()).tools
 
     tools = {t.name: t for t in anyio.run(run)}
-    can_restore = callable(getattr(MemoryMiddleware, "restore", None))
-    assert set(tools) == TOOLS | ({"memory_restore"} if can_restore else set())
+    assert set(tools) == TOOLS | {"memory_restore"}
     assert "deep" in tools["memory_search"].input_schema["properties"]
     assert "deep=true" in tools["memory_search"].description
     assert "memory_get" in tools["memory_search"].description
@@ -261,10 +259,6 @@ def test_mcp_command_without_a_user_exits_with_a_clear_error(tmp_path, monkeypat
     assert "loopback" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    not callable(getattr(MemoryMiddleware, "restore", None)),
-    reason="MemoryMiddleware.restore is not in this tree yet: memory_restore is not offered",
-)
 def test_memory_restore_undoes_a_forget(store, alice):
     mw, _, _ = store
     (stored,) = call(

@@ -209,7 +209,7 @@ class Console:
             scope = _scope(request.query_params)
             view = q.memory_view(self.mw.engine, scope, memory_id)
             return self._render(request, "memory.html", scope=scope, v=view, r=view.record,
-                                can_restore=hasattr(self.mw, "restore"), title=f"Memory {memory_id}")
+                                title=f"Memory {memory_id}")
         return self._guard(request, page)
 
     async def memory_action(self, memory_id: str, action: str, request: Request) -> Response:
@@ -235,8 +235,6 @@ class Console:
             engine.forget(scope, memory_id, "forgotten in the console", writer=WRITER)
             return memory_id, "forgotten"
         if action == "restore":
-            if not hasattr(self.mw, "restore"):
-                raise ValidationError("restore: not available in this version of openclaw-memory")
             self.mw.restore(scope, memory_id)
             return memory_id, "restored"
         if action == "purge":
