@@ -1,6 +1,6 @@
 """Faults and recovery: a damaged or lost store fails with a clear way out, never silently.
 
-SQLite is the truth and Chroma a derived index (design.md invariant 2), so:
+SQLite is the truth and Chroma a derived index (docs/design.md invariant 2), so:
 
 - a damaged memory.db is named, with its remedy, by `search` and `doctor` (no traceback);
 - a zero-length memory.db beside a full Chroma is not taken for a new store whose collections
