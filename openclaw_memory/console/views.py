@@ -99,23 +99,21 @@ class Console:
         try:
             self._csrf(request)
             return fn()
-        except RefusedError as exc:
-            return self._refusal(request, exc)
-        except NotFoundError as exc:
-            return self._render(request, "error.html", 404, message=str(exc))
-        except (ValidationError, OpenClawMemoryError) as exc:
-            return self._render(request, "error.html", 422, message=str(exc))
+        except (RefusedError, OpenClawMemoryError) as exc:
+            return self._failure(request, exc)
 
     async def _act(self, request: Request, fn: Callable[[dict[str, str]], Response]) -> Response:
         try:
             form = await self._form(request)
             return await run_in_threadpool(fn, form)
-        except RefusedError as exc:
+        except (RefusedError, OpenClawMemoryError) as exc:
+            return self._failure(request, exc)
+
+    def _failure(self, request: Request, exc: Exception) -> Response:
+        """A refused request, a missing memory (404) or bad input (422), as a page."""
+        if isinstance(exc, RefusedError):
             return self._refusal(request, exc)
-        except NotFoundError as exc:
-            return self._render(request, "error.html", 404, message=str(exc))
-        except (ValidationError, OpenClawMemoryError) as exc:
-            return self._render(request, "error.html", 422, message=str(exc))
+        return self._render(request, "error.html", 404 if isinstance(exc, NotFoundError) else 422, message=str(exc))
 
     # ---- routes -----------------------------------------------------------------------------
 
