@@ -27,15 +27,19 @@ try:
 except metadata.PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
-#: public name -> the module that defines it
+#: public name -> the module that defines it ("module:name" when it is called otherwise there)
 _EXPORTS: dict[str, str] = {
-    # the middleware and its request / result types
+    # the middleware, its two halves and its request / result types
     "MemoryMiddleware": "middleware",
-    "ChatRequest": "middleware",
-    "RequestResult": "middleware",
+    "MemoryHooks": "hooks",
+    "MemoryAdmin": "admin",
+    "ChatRequest": "hooks",
+    "RequestResult": "hooks",
     "ToolEvent": "capture.events",
-    # the factory and config loading
+    # the factory, what a user plugs into it, and config loading
     "build_middleware": "factory",
+    "Extractor": "extract.base",
+    "RecallChannel": "recall.channels:Channel",
     "MemoryConfig": "config",
     "load_config": "config",
     "config_from_dict": "config",
@@ -70,8 +74,9 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "__version__", "MemoryMiddleware", "ChatRequest", "RequestResult", "ToolEvent",
-    "build_middleware", "MemoryConfig", "load_config", "config_from_dict", "Scope", "Turn",
+    "__version__", "MemoryMiddleware", "MemoryHooks", "MemoryAdmin", "ChatRequest", "RequestResult",
+    "ToolEvent", "build_middleware", "Extractor", "RecallChannel", "MemoryConfig", "load_config",
+    "config_from_dict", "Scope", "Turn",
     "Candidate", "MemoryRecord", "MemoryType", "Channel", "Status", "Source", "ScoredMemory",
     "InjectionPlan", "WriteResult", "Clock", "SystemClock", "OpenClawMemoryError", "ConfigError",
     "ValidationError", "NotFoundError", "IndexMismatchError", "StoreError", "ExtractionError",
@@ -81,10 +86,11 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Load a public name from its module on first use (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
+    where = _EXPORTS.get(name)
+    if where is None:
         raise AttributeError(f"module 'openclaw_memory' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    module, _, own_name = where.partition(":")
+    value = getattr(importlib.import_module(f".{module}", __name__), own_name or name)
     globals()[name] = value
     return value
 
@@ -107,11 +113,15 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         StoreError,
         ValidationError,
     )
+    from .admin import MemoryAdmin
+    from .extract.base import Extractor
     from .factory import build_middleware
+    from .hooks import ChatRequest, MemoryHooks, RequestResult
     from .fake_openai import FakeOpenAIServer
     from .harness import ConversationDriver
     from .llm import ScriptedLLM
-    from .middleware import ChatRequest, MemoryMiddleware, RequestResult
+    from .middleware import MemoryMiddleware
+    from .recall.channels import Channel as RecallChannel
     from .types import (
         Candidate,
         Channel,

@@ -23,13 +23,11 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from .clock import DAY, Clock
 from .config import MemoryConfig
 from .embedding import PassageVectors, embed_with_parts
+from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, POLICY
 from .store import records as rec
 from .text import lexical_overlap, negated
 from .store.db import Database
-from .types import (
-    APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, Candidate, Channel, MemoryRecord,
-    MemoryType, Scope, Source, Status, WriteResult,
-)
+from .types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source, Status, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +99,8 @@ class Consolidator:
     def _expiry(self, c: Candidate, now: float) -> float | None:
         if c.ttl_seconds:
             return now + c.ttl_seconds
-        days = {
-            MemoryType.EVENT: self.cfg.forgetting.event_ttl_days,
-            MemoryType.TASK: self.cfg.forgetting.task_ttl_days,
-            MemoryType.EPISODE: self.cfg.forgetting.episode_ttl_days,
-        }.get(c.type, 0.0)
+        key = POLICY[c.type].ttl_key  # the policy table names the forgetting.* key of its TTL
+        days = float(getattr(self.cfg.forgetting, key)) if key else 0.0
         return now + days * DAY if days else None
 
     def _one(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray,

@@ -1,23 +1,35 @@
-"""The one place that turns config into objects (style.md rule 4)."""
+"""The one place that turns config into objects (style.md rule 4).
+
+`build_middleware` builds every collaborator of the middleware and passes each one in: the
+engine, the recaller and its channels, the extractor, the summarizer, the capture pipeline,
+the hooks and the admin client. A user adds an extractor or a recall channel by passing it here
+(`extractor=`, `recall_channels=`), without forking anything.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import Clock
-from .extract.base import Extractor
 from .config import MemoryConfig, config_from_dict, load_config
+from .extract.base import Extractor
 from .resources import default_prompts_dir
 from .types import Scope
 from .worker import Job
+
+if TYPE_CHECKING:
+    from .engine import MemoryEngine
+    from .middleware import MemoryMiddleware
+    from .recall.channels import Channel as RecallChannel
 
 PROMPTS_DIR = default_prompts_dir()
 
 
 def resolve_config(config: MemoryConfig | str | Path | None, overrides: Mapping[str, Any] | None) -> MemoryConfig:
+    """A MemoryConfig from an object, a YAML path or None (the defaults), with overrides applied."""
     if isinstance(config, MemoryConfig):
         return config_from_dict(overrides, base=config) if overrides else config
     return load_config(config, overrides=overrides)
@@ -25,37 +37,77 @@ def resolve_config(config: MemoryConfig | str | Path | None, overrides: Mapping[
 
 def build_middleware(config: MemoryConfig | str | Path | None = None, *, clock: Clock | None = None,
                      embedder: BaseEmbedding | None = None, llm: Any = None, background: bool | None = None,
-                     overrides: Mapping[str, Any] | None = None):
-    """MemoryMiddleware from a config (object, YAML path or None for the defaults)."""
+                     overrides: Mapping[str, Any] | None = None, extractor: Extractor | None = None,
+                     recall_channels: Sequence["RecallChannel"] = ()) -> "MemoryMiddleware":
+    """MemoryMiddleware from a config (object, YAML path or None for the defaults).
+
+    extractor: extracts the candidates of every captured turn and of `remember`, in place of
+    the configured chain (rules, or the LLM chain with the rules behind it).
+    recall_channels: proposed candidates beside the built-in channels (vector, keyword, recent,
+    subject, profile, summaries); each is an object with a `name` and
+    `propose(scope, query, qvec, pool)` (`openclaw_memory.RecallChannel`). What they propose is
+    scored and gated like any candidate.
+    """
     from .engine import MemoryEngine
-    from .extract.rules import RuleExtractor
-    from .extract.secrets import SecretFilter
-    from .extract.summary import Summarizer
-    from .middleware import MemoryMiddleware
-    from .recall.recaller import Recaller
-    from .worker import Worker
-    from .working_memory import WorkingMemory
 
     cfg = resolve_config(config, overrides)
     engine = MemoryEngine.open(cfg, clock=clock, embedder=embedder, background=background)
     llm = llm if llm is not None else _llm(cfg)
-    rules = RuleExtractor(engine.clock)
-    extractor: Extractor = rules
-    if cfg.extraction.mode == "llm" and llm is not None:
-        from .extract.llm_chain import LLMExtractor
-
-        extractor = LLMExtractor(llm, rules, PROMPTS_DIR, engine.clock,
-                                 timeout_seconds=cfg.extraction.llm.timeout_seconds)
-    recaller = Recaller(engine, cfg.recall, summaries=cfg.injection.summaries)
-    mw = MemoryMiddleware(
-        engine, WorkingMemory(engine, recaller, cfg), extractor=extractor,
-        summarizer=Summarizer(llm, PROMPTS_DIR, engine.clock, timeout_seconds=cfg.extraction.llm.timeout_seconds),
-        secrets=SecretFilter(),
-        worker=Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size), config=cfg,
-    )
+    mw = assemble(engine, cfg, extractor=extractor if extractor is not None else _extractor(engine, cfg, llm),
+                  summarizer_llm=llm, recall_channels=recall_channels)
     # Warm up on the worker, ahead of any capture: nothing waits for it but the first job.
     mw.worker.submit(Job(Scope("warmup"), mw.warm_up, "warm-up"))
     return mw
+
+
+def assemble(engine: "MemoryEngine", cfg: MemoryConfig, *, extractor: Extractor, summarizer_llm: Any = None,
+             recall_channels: Sequence["RecallChannel"] = ()) -> "MemoryMiddleware":
+    """The middleware's collaborators over an open engine, each built once and passed in."""
+    from .admin import MemoryAdmin
+    from .capture.messages import PendingTurns
+    from .capture.pipeline import CapturePipeline
+    from .capture.sessions import Sessions
+    from .capture.short_term import ShortTermMemory
+    from .capture.summaries import SessionSummaries
+    from .extract.secrets import SecretFilter
+    from .extract.summary import Summarizer
+    from .hooks import MemoryHooks
+    from .jobs import UserJobs
+    from .middleware import MemoryMiddleware
+    from .recall.channels import build_channels
+    from .recall.recaller import Recaller
+    from .worker import Worker
+    from .working_memory import WorkingMemory
+
+    channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
+    working = WorkingMemory(engine, Recaller(engine, cfg.recall, summaries=cfg.injection.summaries,
+                                             channels=channels), cfg)
+    summarizer = Summarizer(summarizer_llm, PROMPTS_DIR, engine.clock, timeout_seconds=cfg.extraction.llm.timeout_seconds)
+    secrets = SecretFilter()
+    worker = Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size)
+    jobs = UserJobs(worker)  # background jobs, gated against purges
+    pending = PendingTurns()  # transcript turns queued for capture, not yet written
+    short_term = ShortTermMemory(engine.db, cfg.short_term, engine.clock)
+    sessions = Sessions(engine.db, engine.clock)
+    summaries = SessionSummaries(engine, short_term, sessions, summarizer)
+    capture = CapturePipeline(engine, extractor=extractor, secrets=secrets, short_term=short_term, sessions=sessions,
+                              summaries=summaries, jobs=jobs, pending=pending, config=cfg.extraction)
+    hooks = MemoryHooks(engine, working, capture=capture, sessions=sessions, short_term=short_term,
+                        summaries=summaries, secrets=secrets, jobs=jobs, pending=pending, config=cfg)
+    admin = MemoryAdmin(engine, working, extractor=extractor, secrets=secrets, jobs=jobs, pending=pending)
+    return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
+
+
+def _extractor(engine: "MemoryEngine", cfg: MemoryConfig, llm: Any) -> Extractor:
+    """The configured chain: the rules, or the LLM chain falling back to them."""
+    from .extract.rules import RuleExtractor
+
+    rules = RuleExtractor(engine.clock)
+    if cfg.extraction.mode == "llm" and llm is not None:
+        from .extract.llm_chain import LLMExtractor
+
+        return LLMExtractor(llm, rules, PROMPTS_DIR, engine.clock, timeout_seconds=cfg.extraction.llm.timeout_seconds)
+    return rules
 
 
 def _llm(cfg: MemoryConfig) -> Any:

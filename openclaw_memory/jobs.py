@@ -19,6 +19,12 @@ log = logging.getLogger(__name__)
 
 
 class UserJobs:
+    """The worker's jobs, per user: purges drop a user's queued jobs, and a read waits for its own
+    scope's writes."""
+
+    #: how long a read waits for its own scope's queued captures before going on without them
+    READ_WAIT_SECONDS = 30.0
+
     def __init__(self, worker: Worker) -> None:
         self.worker = worker
         self._epochs: Counter[Any] = Counter()
@@ -46,6 +52,12 @@ class UserJobs:
                     self._gate.notify_all()
 
         self.worker.submit(Job(scope, run, name, prepare=prepare, payload=payload, barrier=barrier))
+
+    def read_your_writes(self, scope: Scope) -> None:
+        """Wait for this scope's queued captures (what turn N said is recalled at turn N+1)."""
+        if not self.worker.wait(scope, timeout=self.READ_WAIT_SECONDS):
+            log.warning("captures for user %s still queued after %.0f s; reading without them",
+                        scope.user_id, self.READ_WAIT_SECONDS)
 
     def _epoch(self, scope: Scope) -> tuple[int, int]:
         return self._epochs[scope.user_id], self._epochs[(scope.user_id, scope.agent_id)]

@@ -1,13 +1,12 @@
 """One table: what happens to each memory type, and one trust order for the channels.
 
-docs/design.md "The type policy table" explains each column. Modules read their rule from here
-(`types_where`, `POLICY[type]`, `TRUST_ORDER`) instead of keeping a list of their own:
-extraction's base importance, injection's sections, the cap and cleanup's protected types do.
-Sites that still keep their own copy, each checked against this table by tests/test_policy.py:
-`types.KEYED_TYPES`, `types.APPEND_ONLY_TYPES` and `types.CHANNEL_PRIORITY` (this module imports
-types, so they cannot read it from there), consolidation's TTL per type (`Consolidator._expiry`),
-`recall.channels.TYPES_WITHOUT_DECAY`, `recall.rank.WINDOWED_TYPES` and `recall.rank.TRUST`, and
-the per-type forms in inject/render.py.
+docs/design.md "The type policy table" explains each column. Every site that applies a per-type
+rule reads it from here (`POLICY[type]`, `types_where`, or the sets and orders derived below):
+consolidation's write rule, TTL and trust, recall's decay, time window, profile channel and
+episode coverage, injection's sections and per-type forms, extraction's base importance, the
+cap, cleanup's protected types, import's typed entries. tests/test_policy.py checks every site
+against the table row by row. This module imports only `types` (the enums), so any module can
+read it without a cycle.
 """
 
 from __future__ import annotations
@@ -46,32 +45,39 @@ class TypePolicy:
     base_importance: float
     #: its compressed form in the block
     render: str
+    #: a claim distilled from the user's turns: live, it stands for them (an episode of those
+    #: turns ranked below it is not injected); retired, it marks them outdated
+    distilled: bool
 
 
 _P = TypePolicy
 #: fields in order: layer, keyed, append_only, decays, windowed, section, capped, kept_by_cleanup,
-#: ttl_key, base_importance, render
+#: ttl_key, base_importance, render, distilled
 POLICY: Mapping[MemoryType, TypePolicy] = {
     MemoryType.PROFILE:
-        _P(CURATED, True, False, False, False, "profile", True, True, None, 0.75, "value"),
+        _P(CURATED, True, False, False, False, "profile", True, True, None, 0.75, "value", True),
     MemoryType.PREFERENCE:
-        _P(CURATED, True, False, False, False, "profile", True, False, None, 0.6, "rule"),
+        _P(CURATED, True, False, False, False, "profile", True, False, None, 0.6, "rule", True),
     MemoryType.FACT:
-        _P(CURATED, True, False, False, False, "retrieved", True, False, None, 0.55, "subject status summary"),
+        _P(CURATED, True, False, False, False, "retrieved", True, False, None, 0.55, "subject status summary", True),
     MemoryType.DECISION:
-        _P(CURATED, False, False, False, False, "retrieved", True, False, None, 0.7, "subject status summary"),
+        _P(CURATED, False, False, False, False, "retrieved", True, False, None, 0.7, "subject status summary", True),
     MemoryType.TASK:
-        _P(CURATED, True, False, True, True, "retrieved", True, False, "task_ttl_days", 0.6, "subject status summary"),
+        _P(CURATED, True, False, True, True, "retrieved", True, False, "task_ttl_days", 0.6, "subject status summary", True),
     MemoryType.SUMMARY:
-        _P(CURATED, False, False, True, True, "summaries", False, True, None, 0.5, "summary lines"),
+        _P(CURATED, False, False, True, True, "summaries", False, True, None, 0.5, "summary lines", False),
     MemoryType.EVENT:
-        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "event_ttl_days", 0.35, "time kind result"),
+        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "event_ttl_days", 0.35, "time kind result", False),
     MemoryType.EPISODE:
-        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "episode_ttl_days", 0.2, "turn and neighbours"),
+        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "episode_ttl_days", 0.2, "turn and neighbours", False),
 }
 
 #: conflicts and ranking trust: a claim from a later channel never overwrites one from an earlier
 TRUST_ORDER: tuple[Channel, ...] = (Channel.EXPLICIT, Channel.ADMIN, Channel.TOOL, Channel.SUMMARY, Channel.IMPLICIT)
+#: consolidation's comparison of two channels: higher wins (the trust order, as numbers)
+CHANNEL_PRIORITY: Mapping[Channel, int] = {c: len(TRUST_ORDER) - i for i, c in enumerate(TRUST_ORDER)}
+#: ranking's trust component per channel: 1.0 for the first, 0.1 less for each next one
+CHANNEL_TRUST: Mapping[Channel, float] = {c: round(1.0 - 0.1 * i, 2) for i, c in enumerate(TRUST_ORDER)}
 
 
 def types_where(**rule: object) -> frozenset[MemoryType]:
@@ -89,4 +95,16 @@ def type_values(types: frozenset[MemoryType]) -> tuple[str, ...]:
     return tuple(sorted(t.value for t in types))
 
 
-__all__ = ["POLICY", "TRUST_ORDER", "TypePolicy", "type_values", "types_where"]
+def sql_list(types: frozenset[MemoryType]) -> str:
+    """The types' stored names as the inside of an SQL `IN (...)`: `'fact', 'task'`."""
+    return ", ".join(f"'{name}'" for name in type_values(types))
+
+
+#: consolidated by subject (a restatement updates in place, a change retires the old value)
+KEYED_TYPES = types_where(keyed=True)
+#: never overwritten: each one a new record
+APPEND_ONLY_TYPES = types_where(append_only=True)
+
+
+__all__ = ["APPEND_ONLY_TYPES", "CHANNEL_PRIORITY", "CHANNEL_TRUST", "KEYED_TYPES", "POLICY", "TRUST_ORDER",
+           "TypePolicy", "sql_list", "type_values", "types_where"]

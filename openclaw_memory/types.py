@@ -31,14 +31,8 @@ class MemoryType(str, enum.Enum):
     EPISODE = "episode"
 
 
-#: Types consolidated by subject (update in place with a version chain).
-KEYED_TYPES = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.TASK})
-#: Types that never overwrite: append-only logs.
-APPEND_ONLY_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE})
-
-
 class Channel(str, enum.Enum):
-    """How a memory entered the store; also its trust on conflict (explicit > tool > ...)."""
+    """How a memory entered the store; also its trust on conflict (`policy.TRUST_ORDER`)."""
 
     EXPLICIT = "explicit"
     ADMIN = "admin"  # written by an operator's tool: imports (portability/)
@@ -47,13 +41,18 @@ class Channel(str, enum.Enum):
     SUMMARY = "summary"
 
 
-CHANNEL_PRIORITY: Mapping[Channel, int] = {
-    Channel.EXPLICIT: 4,
-    Channel.ADMIN: 3,
-    Channel.TOOL: 2,
-    Channel.SUMMARY: 1,
-    Channel.IMPLICIT: 1,
-}
+#: per-type rules and the trust order live in policy.py (which imports this module); these names
+#: stay importable from here for code written before the table
+_MOVED_TO_POLICY = frozenset({"KEYED_TYPES", "APPEND_ONLY_TYPES", "CHANNEL_PRIORITY"})
+
+
+def __getattr__(name: str) -> Any:
+    """The names that moved to policy.py, read from there on first use (PEP 562)."""
+    if name in _MOVED_TO_POLICY:
+        from . import policy
+
+        return getattr(policy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Status(str, enum.Enum):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..clock import DAY, iso_date
 from ..errors import ValidationError
+from ..policy import POLICY
 from ..text import has_cjk
 from ..tokens import count_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
@@ -188,17 +189,21 @@ def render_record(
     The line is sanitized and has no field names.
     """
     zh = _zh(record)
-    if record.type in _NOUN:
-        line = _keyed_line(record, zh)
-    elif record.type is MemoryType.EVENT:
-        line = _event_line(record, zh)
-    elif record.type is MemoryType.EPISODE:
-        line = _episode_line(record, zh, window)
-    else:
-        line = sanitize(record.summary)
+    form = FORMS.get(POLICY[record.type].render)  # the policy table names each type's form
+    line = form(record, zh, window) if form else sanitize(record.summary)
     if prev is not None:
         line += _change_note(record, prev, now, change_note_days, zh)
     return sanitize(line)
+
+
+#: the policy table's `render` forms that are built from the record's fields; the others
+#: ("value", "rule", "summary lines") are the record's text as it is
+FORMS: Mapping[str, Callable[[MemoryRecord, bool, Sequence[MemoryRecord]], str]] = {
+    "subject status summary": lambda r, zh, _window: _keyed_line(r, zh),
+    "time kind result": lambda r, zh, _window: _event_line(r, zh),
+    "turn and neighbours": _episode_line,
+}
+PLAIN_FORMS = frozenset({"value", "rule", "summary lines"})
 
 
 def _zh(record: MemoryRecord) -> bool:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from ..embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.filter import is_contentless
+from ..policy import types_where
 from ..store import records as rec
 from ..text import valid_unicode
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status, Turn
@@ -47,8 +48,7 @@ if TYPE_CHECKING:
 
 WRITER = "openclaw-import"
 #: what a typed candidate of the rule chain may make of an imported entry
-_CURATED = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.DECISION,
-                      MemoryType.TASK})
+_CURATED = types_where(distilled=True)  # the policy table
 _DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$")
 _PROMOTED = re.compile(r"^##\s+Promoted From Short-Term Memory \((\d{4}-\d{2}-\d{2})[^)]*\)\s*$")
 _SESSION_HEAD = re.compile(r"^#\s+Session:\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}):(\d{2})")

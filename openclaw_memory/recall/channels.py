@@ -14,6 +14,7 @@ import numpy as np
 from ..clock import DAY
 from ..config import RecallConfig
 from ..engine import MemoryEngine
+from ..policy import sql_list, types_where
 from ..store import records as rec
 from ..types import MemoryRecord, MemoryType, Scope
 from .query import RecallQuery
@@ -49,9 +50,14 @@ class Pool:
 
 
 class Channel(Protocol):
+    """A source of recall candidates: `propose` adds record ids to the pool under its `name`
+    (`pool.propose(record_id, name)`); the pool loads and scores them like every other."""
+
     name: str
 
-    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None: ...
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        """Add the ids of scope's records this channel finds for the query (qvec: its vector)."""
+        ...
 
 
 class VectorChannel:
@@ -131,6 +137,10 @@ def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
     return leaf in terms or (len(leaf) >= 3 and leaf in text)
 
 
+#: the types the profile section holds (the policy table)
+_PROFILE_TYPES = sql_list(types_where(section="profile"))
+
+
 class ProfileChannel:
     """The profile whitelist, injected every turn (docs/design.md seed 001 §5.1): stable profile facts and
     standing preferences (reply language, format, allergies), bounded by the profile budget."""
@@ -141,7 +151,7 @@ class ProfileChannel:
         self.engine, self.cfg = engine, cfg
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        where, args = "status = 'active' AND type IN ('profile', 'preference') AND doubt_of IS NULL", []
+        where, args = f"status = 'active' AND type IN ({_PROFILE_TYPES}) AND doubt_of IS NULL", []
         if self.cfg.profile_whitelist:
             where += f" AND subject IN ({','.join('?' * len(self.cfg.profile_whitelist))})"
             args = list(self.cfg.profile_whitelist)
@@ -198,4 +208,4 @@ def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> S
             SubjectChannel(engine), ProfileChannel(engine, cfg), SummaryChannel(engine, summaries))
 
 
-TYPES_WITHOUT_DECAY = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.DECISION})
+TYPES_WITHOUT_DECAY = types_where(decays=False)  # the policy table

@@ -23,20 +23,21 @@ import numpy as np
 
 from ..clock import DAY
 from ..config import RecallConfig
+from ..policy import CHANNEL_TRUST, POLICY, types_where
 from ..text import has_cjk, search_tokens, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .query import RecallQuery, window_start
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
-TRUST = {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
+TRUST = {c.value: t for c, t in CHANNEL_TRUST.items()}  # the policy table's trust order
 #: the reason a kept memory carries when it is older than the request's time window, which was
 #: relaxed because nothing relevant fell inside it ("what did I write yesterday" when the user
 #: last wrote about it a week ago: the dated line is better than nothing)
 OUTSIDE_WINDOW_NOTE = "older than the time window the request names (nothing relevant inside it)"
 #: a kept memory whose nearest sentence, not its whole text, matched the request
 SENTENCE_NOTE = "matched by its sentence"
-WINDOWED_TYPES = frozenset({MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.TASK})
+WINDOWED_TYPES = types_where(windowed=True)  # the policy table
 
 
 @dataclass(frozen=True)
@@ -199,8 +200,7 @@ def _cover(covered: dict[str, str], r: MemoryRecord) -> None:
     """Record the turns a kept live curated memory was distilled from: an episode of those turns
     ranked below it says the same thing in more words (one ranked above it stays: the raw turn
     matched the request better than its distillate)."""
-    distilled = r.type not in (MemoryType.EPISODE, MemoryType.SUMMARY, MemoryType.EVENT)
-    if distilled and r.status is Status.ACTIVE:
+    if POLICY[r.type].distilled and r.status is Status.ACTIVE:
         for t in r.source.turn_ids:
             covered.setdefault(t, r.id)
 

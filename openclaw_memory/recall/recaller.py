@@ -10,7 +10,7 @@ from ..config import RecallConfig
 from ..embedding import calibration_for
 from ..engine import MemoryEngine
 from ..types import MemoryRecord, ScoredMemory, Scope
-from .channels import Pool, build_channels, load
+from .channels import Channel, Pool, build_channels, load
 from ..text import has_cjk
 from .background import Background
 from .context import attach_context
@@ -38,11 +38,13 @@ class RecallResult:
 
 
 class Recaller:
-    def __init__(self, engine: MemoryEngine, cfg: RecallConfig, *, summaries: int = 3) -> None:
+    def __init__(self, engine: MemoryEngine, cfg: RecallConfig, *, summaries: int = 3,
+                 channels: Sequence[Channel] | None = None) -> None:
         self.engine = engine
         self.cfg = cfg
         self.calibration = Calibration.resolve(cfg, calibration_for(engine.embedder))
-        self.channels = build_channels(engine, cfg, summaries)
+        # channels: built by the factory (the built-in ones and a user's own); None: the built-in
+        self.channels = build_channels(engine, cfg, summaries) if channels is None else tuple(channels)
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
 
     def recall(self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *,

@@ -15,6 +15,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..policy import sql_list, types_where
 from ..text import fts_document, fts_query
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
 from .schema import scope_token
@@ -298,6 +299,10 @@ def session_neighbours(db: sqlite3.Connection, scope: Scope, record_id: str, *, 
     return [row_to_record(r) for r in earlier], [row_to_record(r) for r in later]
 
 
+#: the curated types distilled from turns (the policy table): a retired one marks its turns outdated
+_DISTILLED = sql_list(types_where(distilled=True))
+
+
 def retired_turns(db: sqlite3.Connection, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
     """turn id -> an inactive curated record distilled from it (superseded or forgotten)."""
     out: dict[str, str] = {}
@@ -306,7 +311,7 @@ def retired_turns(db: sqlite3.Connection, scope: Scope, turn_ids: Sequence[str])
         marks = ",".join("?" * len(chunk))
         rows = db.execute(
             f"SELECT r.id AS id, j.value AS turn FROM records r, json_each(r.turn_ids) j WHERE {sql} "
-            f"AND r.status = 'inactive' AND r.type IN ('profile', 'preference', 'fact', 'task', 'decision') "
+            f"AND r.status = 'inactive' AND r.type IN ({_DISTILLED}) "
             f"AND j.value IN ({marks})",
             (*args, *chunk),
         )

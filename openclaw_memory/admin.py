@@ -1,0 +1,137 @@
+"""MemoryAdmin: what a user, an operator or a memory tool asks of the store directly.
+
+search and get read; remember writes on the explicit channel; forget, forget_plan and restore
+are the one forget (forget.py: a `ForgetCommand`, shown before it is taken, undoable); purge_user
+deletes everything of a user after dropping their queued jobs. None of these runs on a model
+call: the request hooks are `hooks.MemoryHooks`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .capture.messages import PendingTurns
+from .errors import ValidationError
+from .extract.base import Extractor
+from .extract.secrets import SecretFilter
+from .forget import MAX_MATCHES, ForgetCommand
+from .forget import plan as forget_plan
+from .forget import run as forget_run
+from .jobs import UserJobs
+from .text import valid_unicode
+from .types import Candidate, Channel, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
+from .working_memory import WorkingMemory
+
+if TYPE_CHECKING:
+    from .engine import MemoryEngine
+
+__all__ = ["MemoryAdmin"]
+
+
+class MemoryAdmin:
+    """The admin client over one store: search, get, remember, forget, restore, purge. Every
+    write is audited; every forget can be undone by `restore`."""
+
+    def __init__(self, engine: "MemoryEngine", working: WorkingMemory, *, extractor: Extractor,
+                 secrets: SecretFilter, jobs: UserJobs, pending: PendingTurns) -> None:
+        self.engine = engine
+        self.working = working
+        self.extractor = extractor
+        self.secrets = secrets
+        self.jobs = jobs
+        self.pending = pending
+
+    def search(self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False) -> list[ScoredMemory]:
+        """The memories recall keeps for query, best first (deep: the cold archive too)."""
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query: expected a non-empty string")
+        self.jobs.read_your_writes(scope)
+        result = self.working.recaller.recall(scope, valid_unicode(query), (), deep=deep)
+        return [s for s in result.ranked if s.kept][: max(1, int(limit))]
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        """One record of scope by id; NotFoundError if it is not there."""
+        return self.engine.get(scope, memory_id)
+
+    def remember(self, scope: Scope, text: str, *, type: str | None = None, subject: str | None = None,
+                 session_id: str | None = None) -> WriteResult:
+        """An explicit memory from the user or an admin tool: the explicit channel, written now."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationError("text: expected a non-empty string")
+        if subject is not None and not isinstance(subject, str):
+            raise ValidationError(f"subject: expected a string or None, found {_kind(subject)}")
+        text, subject = valid_unicode(text), valid_unicode(subject) if subject else subject
+        for name, value in (("text", text), ("subject", subject or "")):
+            if self.secrets.contains_secret(value):
+                raise ValidationError(f"{name}: looks like a secret (password, key, card or ID number); "
+                                      "secrets are never stored")
+        kind = _memory_type(type) if type else None
+        cands = [] if kind else [c for c in self.extractor.extract(Turn(scope, session_id or "tool", text))
+                                 if not c.forget]
+        if not cands:
+            cands = [Candidate(kind or MemoryType.FACT, text.strip(), subject=subject, importance=0.8, confidence=0.95)]
+        cands = [Candidate(**{**c.__dict__, "channel": Channel.EXPLICIT, "subject": subject or c.subject,
+                              "confidence": max(c.confidence, 0.95)}) for c in cands]
+        self.jobs.read_your_writes(scope)
+        return self.engine.write(scope, cands[:1], session_id=session_id, writer="memory-tool")[0]
+
+    def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None,
+               dry_run: bool = False) -> list[str]:
+        """Deactivate one memory by id, or the memories a description names by its distinctive
+        terms (forget.py); `dry_run`: only say which. Every forget is undone by `restore`."""
+        if memory_id:
+            if dry_run:
+                return [self.engine.get(scope, memory_id).id]
+            return [self.engine.forget(scope, memory_id).id]
+        if not query or not query.strip():
+            raise ValidationError("memory_id or query: expected one of them")
+        self.jobs.read_your_writes(scope)
+        command = self._command(query)
+        done = forget_plan(self.engine, scope, command) if dry_run else forget_run(self.engine, scope, command)
+        if done.too_broad:
+            raise ValidationError(f"query: names {len(done.matches)} memories, more than one forget takes "
+                                  f"({MAX_MATCHES}); name them more precisely or forget by id")
+        return done.ids
+
+    def forget_plan(self, scope: Scope, query: str) -> list[MemoryRecord]:
+        """The memories `forget(query=...)` would deactivate, nothing changed."""
+        self.jobs.read_your_writes(scope)
+        return list(forget_plan(self.engine, scope, self._command(query)).matches)
+
+    def _command(self, query: str) -> ForgetCommand:
+        # the query is quoted in the audit log: no secret in it (nothing secret is stored to match)
+        return ForgetCommand(self.secrets.redact(valid_unicode(query.strip())))
+
+    def restore(self, scope: Scope, memory_id: str) -> MemoryRecord:
+        """Undo a forget: the memory is active and recalled again (audited). NotFoundError if absent."""
+        if not isinstance(memory_id, str) or not memory_id.strip():
+            raise ValidationError("memory_id: expected a memory id")
+        return self.engine.restore(scope, memory_id.strip())
+
+    def purge_user(self, user_id: str, agent_id: str | None = None) -> dict[str, int]:
+        """Delete everything of a user (every agent, or one), as `maintain.purge_user`, after
+        dropping the user's captures still queued in the background worker and waiting for the
+        one running, so turns the user sent just before cannot write the data back afterwards.
+
+        A purge from another process (the CLI) cannot see this process's queue: stop the agent,
+        or purge through it.
+        """
+        from .maintain.purge import purge_user
+
+        Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
+        try:
+            return self.jobs.purge(user_id, agent_id, lambda: purge_user(self.engine, user_id, agent_id))
+        finally:
+            self.pending.drop_user(user_id, agent_id)
+
+
+def _kind(value: object) -> str:
+    return type(value).__name__
+
+
+def _memory_type(name: str) -> MemoryType:
+    try:
+        return MemoryType(name)
+    except ValueError:
+        kinds = ", ".join(t.value for t in MemoryType)
+        raise ValidationError(f"type: expected one of {kinds}, found {name!r}") from None
