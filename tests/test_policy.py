@@ -12,20 +12,24 @@ from openclaw_memory.clock import DAY, FakeClock
 from openclaw_memory.extract.importance import importance_for
 from openclaw_memory.inject.budget import section_of
 from openclaw_memory.maintain.common import UNCAPPED_TYPES
-from openclaw_memory.policy import POLICY, TRUST_ORDER, type_values, types_where
-from openclaw_memory.recall.channels import TYPES_WITHOUT_DECAY
-from openclaw_memory.recall.rank import TRUST, WINDOWED_TYPES
-from openclaw_memory.types import (
+from openclaw_memory.inject.render import _NOUN, FORMS, PLAIN_FORMS, render_record
+from openclaw_memory.policy import (
     APPEND_ONLY_TYPES,
     CHANNEL_PRIORITY,
+    CHANNEL_TRUST,
     KEYED_TYPES,
-    Candidate,
-    Channel,
-    MemoryRecord,
-    MemoryType,
-    Scope,
-    Source,
+    POLICY,
+    TRUST_ORDER,
+    sql_list,
+    type_values,
+    types_where,
 )
+from openclaw_memory.portability.openclaw import _CURATED as IMPORT_TYPED
+from openclaw_memory.recall.channels import TYPES_WITHOUT_DECAY, Pool, ProfileChannel
+from openclaw_memory.recall.query import build_query
+from openclaw_memory.recall.rank import TRUST, WINDOWED_TYPES, _cover
+from openclaw_memory.store import records as rec
+from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source
 
 ROWS = sorted(POLICY.items(), key=lambda kv: kv[0].value)
 IDS = [t.value for t, _ in ROWS]
@@ -100,10 +104,67 @@ def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
 
 def test_one_trust_order_in_consolidation_and_ranking():
     assert set(TRUST_ORDER) == set(Channel)
-    trust = [TRUST[c.value] for c in TRUST_ORDER]
-    assert trust == sorted(trust, reverse=True) and len(set(trust)) == len(trust)  # strictly
-    priority = [CHANNEL_PRIORITY[c] for c in TRUST_ORDER]
-    assert priority == sorted(priority, reverse=True)  # consolidation ties summary and implicit
+    for table in ({c: TRUST[c.value] for c in Channel}, CHANNEL_TRUST, CHANNEL_PRIORITY):
+        ranks = [table[c] for c in TRUST_ORDER]
+        assert ranks == sorted(ranks, reverse=True) and len(set(ranks)) == len(ranks)  # strictly, one order
+    assert TRUST == {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
+
+
+def test_the_old_names_in_types_are_the_tables():
+    from openclaw_memory import types
+
+    assert types.KEYED_TYPES is KEYED_TYPES and types.APPEND_ONLY_TYPES is APPEND_ONLY_TYPES
+    assert types.CHANNEL_PRIORITY is CHANNEL_PRIORITY
+    with pytest.raises(AttributeError):
+        types.TRUST_TABLE  # noqa: B018
+
+
+@pytest.mark.parametrize("kind,policy", ROWS, ids=IDS)
+def test_render_form_is_the_tables(kind, policy):
+    assert policy.render in FORMS or policy.render in PLAIN_FORMS
+    record = MemoryRecord(id="m1", scope=Scope("u1"), type=kind, summary="喝茶 tea", subject="drink/tea",
+                          tags=("status:done",), source=Source(Channel.IMPLICIT, None, (), "test"),
+                          created_at=1_700_000_000.0, updated_at=1_700_000_000.0)
+    line = render_record(record, now=1_700_000_000.0)
+    if policy.render == "subject status summary":
+        assert kind in _NOUN and line.startswith("drink/tea（")
+    elif policy.render == "time kind result":
+        assert line.startswith("2023-11-14 drink/tea：")
+    elif policy.render == "turn and neighbours":
+        assert line.startswith("2023-11-14 ")
+    else:
+        assert line == "喝茶 tea"
+
+
+@pytest.mark.parametrize("kind,policy", ROWS, ids=IDS)
+def test_profile_channel_proposes_the_profile_section(engine, kind, policy):
+    scope = Scope("u1")
+    subject = "session/s1" if kind is MemoryType.SUMMARY else f"{kind.value}/p"
+    engine.write(scope, [Candidate(type=kind, summary=f"{kind.value} 资料 data", subject=subject, confidence=0.9)],
+                 writer="test")
+    pool = Pool()
+    ProfileChannel(engine, engine.config.recall).propose(scope, build_query("你好 hello"), None, pool)
+    assert bool(pool.channels) is (policy.section == "profile")
+
+
+@pytest.mark.parametrize("kind,policy", ROWS, ids=IDS)
+def test_distilled_types_cover_and_retire_their_turns(engine, kind, policy):
+    scope = Scope("u1")
+    subject = "session/s1" if kind is MemoryType.SUMMARY else (None if policy.append_only else f"{kind.value}/d")
+    cand = Candidate(type=kind, summary=f"{kind.value} 提炼 distilled", subject=subject, confidence=0.9,
+                     turn_ids=("s1#1",))
+    (written,) = [w for w in engine.write(scope, [cand], writer="test") if w.record is not None]
+    covered: dict[str, str] = {}
+    _cover(covered, written.record)
+    assert bool(covered) is policy.distilled  # a live one stands for its turns in ranking
+    engine.forget(scope, written.record.id)
+    with engine.db.read() as db:
+        assert bool(rec.retired_turns(db, scope, ["s1#1"])) is policy.distilled  # a retired one marks them
+    assert (kind in IMPORT_TYPED) is policy.distilled
+
+
+def test_sql_list_quotes_the_sorted_names():
+    assert sql_list(types_where(section="profile")) == "'preference', 'profile'"
 
 
 def test_type_values_are_sorted_names():
