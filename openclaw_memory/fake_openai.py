@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .clock import Clock, SystemClock
 
 FakeReply = str | int
 
@@ -46,8 +47,10 @@ class RecordedRequest:
 class FakeOpenAIServer:
     """An OpenAI-compatible HTTP server on 127.0.0.1 (a free port), replying from a queue."""
 
-    def __init__(self, replies: Iterable[FakeReply] = (), *, model: str = "fake-model") -> None:
+    def __init__(self, replies: Iterable[FakeReply] = (), *, model: str = "fake-model",
+                 clock: Clock | None = None) -> None:
         self._replies: deque[FakeReply] = deque(replies)
+        self.clock = clock or SystemClock()  # the replies' `created` time
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self.model = model
@@ -95,10 +98,10 @@ class FakeOpenAIServer:
             reply = self._replies.popleft() if self._replies else 503
         if isinstance(reply, int):
             return reply, {"error": {"message": f"fake server: status {reply}", "type": "server_error"}}
-        return 200, _completion(request, reply, self.model)
+        return 200, _completion(request, reply, self.model, self.clock.now())
 
 
-def _completion(request: RecordedRequest, text: str, model: str) -> dict[str, Any]:
+def _completion(request: RecordedRequest, text: str, model: str, now: float) -> dict[str, Any]:
     chat = request.path.endswith("/chat/completions")
     choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "logprobs": None}
     if chat:
@@ -109,7 +112,7 @@ def _completion(request: RecordedRequest, text: str, model: str) -> dict[str, An
     return {
         "id": f"fake-{len(request.prompt)}",
         "object": "chat.completion" if chat else "text_completion",
-        "created": int(time.time()),
+        "created": int(now),
         "model": str(request.body.get("model") or model),
         "choices": [choice],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,

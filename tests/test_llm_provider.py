@@ -117,3 +117,14 @@ def test_the_middleware_stores_what_the_provider_extracted(server, tmp_path, mon
         mw.close()
     assert stored.get("task/marathon") == "The user is training for the Berlin marathon"
     assert [r.headers["authorization"] for r in server.requests] == ["Bearer sk-fake-456"]
+
+
+def test_the_fake_server_dates_its_replies_by_the_injected_clock():
+    import urllib.request
+
+    with FakeOpenAIServer(["好的 ok"], clock=FakeClock(MARCH_4_2024)) as fake:
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        req = urllib.request.Request(f"{fake.api_base}/chat/completions", body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            reply = json.loads(resp.read())
+    assert reply["created"] == int(MARCH_4_2024) and reply["choices"][0]["message"]["content"] == "好的 ok"

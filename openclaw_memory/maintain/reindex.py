@@ -23,13 +23,13 @@ Run it with no other process writing to the store.
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
+from ..clock import Clock, SystemClock
 from ..config import MemoryConfig
 from ..embedding import build_embedder, embedder_dim, embedder_name
 from ..store import records as rec
@@ -67,8 +67,10 @@ def reindex(
     progress: Progress | None = None,
     embedder: BaseEmbedding | None = None,
     batch: int = 64,
+    clock: Clock | None = None,
 ) -> dict[str, Any]:
-    """Re-embed what needs it and rebuild every Chroma collection; return what was done."""
+    """Re-embed what needs it and rebuild every Chroma collection; return what was done.
+    clock: dates the name a damaged index is moved aside to (the system clock by default)."""
     emb = embedder or build_embedder(config.storage.embedding_model)
     name = embedder_name(emb)
     dim = embedder_dim(emb)
@@ -79,7 +81,7 @@ def reindex(
         index = _open_index(config, name, dim)
         if index.unusable and index.path is not None:
             index.close()
-            damaged = _move_aside(index.path)
+            damaged = _move_aside(index.path, (clock or SystemClock()).now())
             index = _open_index(config, name, dim)
         result = _rebuild(database, index, emb, progress, batch, config.long_term.sentence_vectors)
         if damaged is not None:
@@ -98,9 +100,9 @@ def _open_index(config: MemoryConfig, name: str, dim: int) -> ChromaIndex:
                        prefix=vs.collection_prefix, embedder_name=name, dim=dim, search_ef=vs.search_ef)
 
 
-def _move_aside(path: Path) -> Path:
+def _move_aside(path: Path, now: float) -> Path:
     """Rename a damaged index directory out of the way (kept until the rebuild succeeded)."""
-    aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
+    aside = path.with_name(f"{path.name}.damaged-{int(now)}")
     path.rename(aside)
     return aside
 
