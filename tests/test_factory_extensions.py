@@ -14,7 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from openclaw_memory import Channel, ChatRequest, Extractor, MemoryType, RecallChannel, Scope, build_middleware
+from openclaw_memory import (
+    Channel,
+    ChatRequest,
+    Extractor,
+    MemoryType,
+    RecallChannel,
+    Scope,
+    build_middleware,
+)
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.types import Candidate, Turn
 
@@ -31,9 +39,18 @@ class TicketExtractor:
 
     def extract(self, turn: Turn) -> list[Candidate]:
         self.seen += 1
-        found = [Candidate(MemoryType.FACT, f"ticket {tid}: {turn.user.strip()}", subject=f"ticket/{tid}",
-                           tags=("ticket",), entities=(tid,), importance=0.7, confidence=0.9)
-                 for tid in dict.fromkeys(TICKET.findall(turn.user))]
+        found = [
+            Candidate(
+                MemoryType.FACT,
+                f"ticket {tid}: {turn.user.strip()}",
+                subject=f"ticket/{tid}",
+                tags=("ticket",),
+                entities=(tid,),
+                importance=0.7,
+                confidence=0.9,
+            )
+            for tid in dict.fromkeys(TICKET.findall(turn.user))
+        ]
         return [*found, *self.rules.extract(turn)]
 
 
@@ -49,7 +66,9 @@ class TicketChannel:
     def propose(self, scope, query, qvec: np.ndarray, pool) -> None:
         self.calls += 1
         for tid in dict.fromkeys(TICKET.findall(query.text)):
-            for r in self.engine.find(scope, where="status = 'active' AND subject = ?", args=(f"ticket/{tid}",)):
+            for r in self.engine.find(
+                scope, where="status = 'active' AND subject = ?", args=(f"ticket/{tid}",)
+            ):
                 pool.propose(r.id, self.name)
 
 
@@ -78,16 +97,25 @@ def test_the_protocols_are_public_and_the_plugins_satisfy_them(built):
     assert RecallChannel.__name__ == "Channel" and hasattr(RecallChannel, "propose")
 
 
-@pytest.mark.parametrize("statement,question,needle", [
-    ("The deploy of OPS-42 stalls the payment queue", "What do we know about OPS-42?", "OPS-42"),
-    ("工单 PAY-7 是退款接口超时的问题", "PAY-7 现在什么情况？", "PAY-7"),
-])
+@pytest.mark.parametrize(
+    "statement,question,needle",
+    [
+        (
+            "The deploy of OPS-42 stalls the payment queue",
+            "What do we know about OPS-42?",
+            "OPS-42",
+        ),
+        ("工单 PAY-7 是退款接口超时的问题", "PAY-7 现在什么情况？", "PAY-7"),
+    ],
+)
 def test_a_custom_extractor_and_channel_take_effect_end_to_end(built, statement, question, needle):
     mw, extractor, channel = built
     _chat(mw, "s1", statement)
     mw.flush()
     tickets = mw.engine.find(ALICE, where="subject = ?", args=(f"ticket/{needle}",))
-    assert [r.tags for r in tickets] == [("ticket",)]  # the extractor's fact, written by the real pipeline
+    assert [r.tags for r in tickets] == [
+        ("ticket",)
+    ]  # the extractor's fact, written by the real pipeline
     assert extractor.seen >= 1
 
     result = mw.before_request(ChatRequest(ALICE, "s2", [{"role": "user", "content": question}]))
@@ -101,7 +129,9 @@ def test_the_channel_proposes_nothing_for_a_request_without_a_ticket(built):
     mw, _, channel = built
     _chat(mw, "s1", "工单 PAY-7 是退款接口超时的问题")
     mw.flush()
-    result = mw.before_request(ChatRequest(ALICE, "s2", [{"role": "user", "content": "推荐一本小说 recommend a novel"}]))
+    result = mw.before_request(
+        ChatRequest(ALICE, "s2", [{"role": "user", "content": "推荐一本小说 recommend a novel"}])
+    )
     assert not any("tickets" in c.channels for c in result.plan.candidates)
 
 
@@ -121,7 +151,9 @@ def test_without_the_plugins_neither_takes_effect(config, clock):
         _chat(mw, "s1", "The deploy of OPS-42 stalls the payment queue")
         mw.flush()
         assert mw.engine.find(ALICE, where="subject LIKE 'ticket/%'") == []
-        result = mw.before_request(ChatRequest(ALICE, "s2", [{"role": "user", "content": "What about OPS-42?"}]))
+        result = mw.before_request(
+            ChatRequest(ALICE, "s2", [{"role": "user", "content": "What about OPS-42?"}])
+        )
         assert not any("tickets" in c.channels for c in result.plan.candidates)
     finally:
         mw.close()
