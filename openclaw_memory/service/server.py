@@ -275,7 +275,8 @@ def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory openclaw install|uninstall`; returns the exit code."""
-    from .installer import InstallError, install, prepare_service, uninstall
+    from .installer import InstallError, install, uninstall
+    from .setup import prepare_service
 
     try:
         if args.openclaw_command == "install":
