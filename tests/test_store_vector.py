@@ -10,7 +10,8 @@ import pytest
 
 from openclaw_memory.errors import ConfigError
 
-from openclaw_memory.store.vector import ChromaIndex, _client
+from openclaw_memory.store.chroma_files import open_client
+from openclaw_memory.store.vector import ChromaIndex
 from openclaw_memory.types import Scope
 
 SCOPE = Scope("u1")
@@ -89,7 +90,7 @@ def test_collections_search_with_the_configured_breadth_and_old_ones_are_retuned
     assert col.configuration["hnsw"]["ef_search"] == 250
     index.close()
     # a collection created with Chroma's defaults (an older store) is retuned when opened
-    client = _client("embedded", tmp_path / "old", "127.0.0.1", 8000)
+    client = open_client("embedded", tmp_path / "old", "127.0.0.1", 8000)
     name = index.collection_name(SCOPE, "hot")
     client.get_or_create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
     assert client.get_collection(name).configuration["hnsw"]["ef_search"] == 100

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import shutil
 import sqlite3
-import struct
 import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -24,6 +22,9 @@ import numpy as np
 from ..errors import ConfigError, IndexMismatchError, StoreError
 from ..text import MAX_SENTENCE_PARTS
 from ..types import Scope
+from .chroma_files import REBUILD, VectorIndexUnusableError, collection_gone, open_client, scrub_segment
+
+__all__ = ["REBUILD", "ChromaIndex", "VectorIndexUnusableError", "part_ids", "record_of"]
 
 log = logging.getLogger(__name__)
 
@@ -44,125 +45,6 @@ def record_of(vector_id: str) -> str:
 
 
 #: what to do about an embedded vector index Chroma cannot open
-REBUILD = "run `openclaw-memory reindex` (or `openclaw-memory doctor`) to rebuild it from SQLite"
-
-
-class VectorIndexUnusableError(StoreError):
-    """The embedded Chroma directory cannot be opened (a damaged chroma.sqlite3, ...)."""
-
-
-def _client(kind: str, path: Path | None, host: str, port: int) -> Any:
-    import chromadb
-    from chromadb.config import Settings
-
-    settings = Settings(anonymized_telemetry=False, allow_reset=False)
-    if kind == "http":
-        try:
-            return chromadb.HttpClient(host=host, port=port, settings=settings)
-        except Exception as exc:  # chromadb raises bare ValueError/ConnectionError here
-            raise StoreError(f"vector_store: cannot reach Chroma server at {host}:{port} ({exc})") from exc
-    assert path is not None
-    from .db import private_dir, private_file
-
-    private_dir(path)
-    client = None
-    try:
-        client = chromadb.PersistentClient(path=str(path), settings=settings)
-        client.heartbeat()
-        client.list_collections(limit=1)  # a damaged chroma.sqlite3 fails here, not at the first query
-    except Exception as exc:  # chromadb raises its own, sqlite3's or Rust's errors here
-        _forget_system(client, str(path))
-        raise VectorIndexUnusableError(f"{path}: the vector index cannot be opened ({exc}); {REBUILD}") from exc
-    _tighten(path)
-    db = path / "chroma.sqlite3"
-    if db.exists():
-        private_file(db)
-    return client
-
-
-def _forget_system(client: Any, identifier: str) -> None:
-    """Drop the System chromadb cached for a path that failed to open; a later open of the same
-    path (after reindex moved the damaged directory away) would otherwise get the broken one."""
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    try:
-        if client is not None:
-            client.close()
-    except Exception as exc:  # noqa: BLE001 - already broken; what matters is the cache below
-        log.debug("closing a client that failed to open: %s", exc)
-    system = SharedSystemClient._identifier_to_system.pop(identifier, None)
-    SharedSystemClient._identifier_to_refcount.pop(identifier, None)
-    if system is not None:
-        try:
-            system.stop()
-        except Exception as exc:  # noqa: BLE001
-            log.debug("stopping a system that failed to open: %s", exc)
-
-
-def _tighten(path: Path) -> None:
-    """The Chroma directory is the store's alone: mode 0700 (Chroma creates it with the umask's)."""
-    try:
-        if path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o077:
-            os.chmod(path, 0o700)
-    except OSError as exc:
-        log.warning("cannot make %s private: %s", path, exc)
-
-
-def _gone(exc: BaseException) -> bool:
-    """A collection deleted under us (another process purged or reindexed the store)."""
-    from chromadb.errors import NotFoundError
-
-    text = str(exc).lower()
-    return isinstance(exc, NotFoundError) or "does not exist" in text or "not found" in text
-
-
-#: hnswlib's persisted header as Chroma writes it: format version (int32), then offsetLevel0,
-#: max_elements, cur_element_count, size_data_per_element (size_t each).
-_HEADER = struct.Struct("<iQQQQ")
-
-
-def _scrub_segment(seg: Path) -> dict[str, int]:
-    """Zero what lies past the live elements in a segment's length.bin and data_level0.bin.
-
-    Chroma writes a new segment's files sized for max_elements (100) before any element is
-    flushed into them (cur_element_count 0), and what lies past the live entries comes from
-    uninitialised memory, which holds whatever the process freed before, such as the ids and
-    metadata of another user's vectors (seen after a purge in a live segment's length.bin).
-    Flushed segments are sized for their live elements and have no tail. hnswlib reads only the
-    first cur_element_count entries, so zeroing the tail changes nothing it uses. A header this
-    code does not recognise is left alone.
-    """
-    try:
-        head = (seg / "header.bin").read_bytes()
-        version, _, max_elements, current, per_element = _HEADER.unpack_from(head)
-    except (OSError, struct.error):
-        return {}
-    plan = {"length.bin": 4, "data_level0.bin": per_element}
-    if version != 1 or not 0 <= current <= max_elements or per_element <= 0:
-        return {}
-    zeroed: dict[str, int] = {}
-    for name, width in plan.items():
-        path = seg / name
-        try:
-            size = path.stat().st_size
-            if size != max_elements * width:  # not the layout described above: leave it alone
-                continue
-            start = current * width
-            with open(path, "r+b") as fh:
-                fh.seek(start)
-                tail = fh.read()
-                if tail.count(0) == len(tail):
-                    continue
-                fh.seek(start)
-                fh.write(bytes(len(tail)))
-                fh.flush()
-                os.fsync(fh.fileno())
-            zeroed[name] = len(tail)
-        except OSError as exc:
-            log.warning("cannot scrub %s: %s", path, exc)
-    return zeroed
-
-
 def _present(store: Any, ids: Sequence[str]) -> list[str]:
     """The ids a collection holds, in the order given.
 
@@ -216,7 +98,7 @@ class ChromaIndex:
         #: search only, a warning), writes wait in the outbox, reindex and doctor rebuild it
         self.unusable = ""
         try:
-            self._client = _client(kind, path, host, port)
+            self._client = open_client(kind, path, host, port)
         except VectorIndexUnusableError as exc:
             self._client, self.unusable = None, str(exc)
             log.warning("%s", exc)
@@ -280,7 +162,7 @@ class ChromaIndex:
                     except NotFoundError:
                         return None
                     except Exception as exc:  # a Chroma server says so in its own words
-                        if _gone(exc):
+                        if collection_gone(exc):
                             return None
                         raise
                 _tune(col, self.search_ef)
@@ -315,7 +197,7 @@ class ChromaIndex:
             try:
                 self._replace(store, items, nodes)
             except Exception as exc:
-                if not _gone(exc):
+                if not collection_gone(exc):
                     raise
                 self._forget(scope, tier)  # dropped by another process: recreate it, once
                 self._replace(self._store(scope, tier), items, nodes)
@@ -342,7 +224,7 @@ class ChromaIndex:
             try:
                 return action(store)
             except Exception as exc:
-                if not _gone(exc):
+                if not collection_gone(exc):
                     raise
                 self._forget(scope, tier)
         return empty
@@ -425,7 +307,7 @@ class ChromaIndex:
             zeroed: dict[str, int] = {}
             assert self.path is not None
             for seg in sorted(p for p in self.path.iterdir() if (p / "header.bin").is_file()):
-                for kind, n in _scrub_segment(seg).items():
+                for kind, n in scrub_segment(seg).items():
                     zeroed[kind] = zeroed.get(kind, 0) + n
             return zeroed
 
@@ -477,7 +359,7 @@ class ChromaIndex:
         except StoreError:
             raise
         except Exception as exc:
-            if _gone(exc):
+            if collection_gone(exc):
                 return 0
             raise
 
