@@ -151,7 +151,11 @@ def _spin(seconds: float) -> None:
 def test_stack_sampler_charges_time_to_the_running_function():
     code = _spin.__code__
     with StackSampler(threading.get_ident(), interval=0.001) as sampler:
-        _spin(0.3)
+        # spin in slices until the sampler has had enough turns: on a loaded machine its thread
+        # may get far fewer than one turn a millisecond
+        deadline = time.perf_counter() + 20.0
+        while sampler.samples < 40 and time.perf_counter() < deadline:
+            _spin(0.05)
     assert sampler.samples >= 20
     assert sampler.counts[(code.co_filename, code.co_firstlineno, code.co_name)] >= 0.8 * sampler.samples
 

@@ -132,7 +132,8 @@ def _messages(mw, session):
         return [
             r[0]
             for r in db.execute(
-                "SELECT content FROM messages WHERE session_id = ? ORDER BY seq", (session,)
+                "SELECT content FROM messages WHERE session_id = ? AND content != '' ORDER BY seq",
+                (session,),
             ).fetchall()
         ]
 
@@ -329,3 +330,40 @@ def test_maintain_command_runs_under_the_lease_and_is_logged(tmp_path, capsys):
         assert "running in another process (someone-else)" in capsys.readouterr().err
     finally:
         db.close()
+
+
+def test_a_pruned_turn_is_not_captured_again_when_the_host_resends_the_transcript(tmp_path, clock):
+    """OpenClaw's agent_end sends the whole transcript every turn: the old turns of a long session
+    must stay known as captured after their messages were pruned, in Chinese and English."""
+    overrides = {"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}, **POLICY}
+    mw = build_middleware(overrides=overrides, clock=clock)
+    try:
+        transcript = []
+        for i in range(6):
+            transcript += [{"role": "user", "content": f"我的第{i}个问题：周末去哪里爬山好？", "id": f"m{i}"},
+                           {"role": "assistant", "content": f"answer {i}: try the western hills"}]
+        assert mw.capture_messages(ALICE, "s-long", transcript) == 6
+        mw.flush()
+        clock.advance(10 * DAY)
+        pruned = mw.short_term.prune()
+        assert pruned > 0 and len(_messages(mw, "s-long")) == 4  # keep_per_session rows with text
+        before = _record_count(mw)
+
+        transcript += [{"role": "user", "content": "One more: is Fragrant Hill open in winter?", "id": "m6"},
+                       {"role": "assistant", "content": "yes"}]
+        assert mw.capture_messages(ALICE, "s-long", transcript) == 1  # only the new turn
+        mw.flush()
+        assert _record_count(mw) - before <= 2  # the new turn's memories, nothing re-learnt
+        with mw.engine.db.read() as db:
+            emptied = db.execute("SELECT COUNT(*) FROM messages WHERE session_id = 's-long' AND content = ''").fetchone()[0]
+        assert emptied == 4  # turns m0-m3: their user rows stay, emptied, as keys
+        assert mw.short_term.prune() == 2  # turn m4 is now old too: its user row emptied, its reply dropped
+        assert mw.short_term.prune() == 0  # an emptied row is not pruned again
+        assert mw.capture_messages(ALICE, "s-long", transcript) == 0
+    finally:
+        mw.close()
+
+
+def _record_count(mw) -> int:
+    with mw.engine.db.read() as db:
+        return int(db.execute("SELECT COUNT(*) FROM records WHERE status = 'active'").fetchone()[0])

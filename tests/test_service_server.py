@@ -118,7 +118,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    # generous: the first start imports chromadb and opens the store, slow on a loaded machine
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -4,8 +4,9 @@ Eviction drops the oldest messages until the window fits `max_tokens` and `windo
 §2.1: by tokens, not by count alone). Messages leave the window but stay in the table, so a
 summary can cite them and a restarted process restores the window as it was. Maintenance prunes
 them later (`prune`): once out of the window and older than `prune_after_days`, unless they are
-among their session's newest `keep_per_session` (a transcript the host sends again is still
-recognised as captured).
+among their session's newest `keep_per_session`. A pruned turn leaves its key behind (the user
+message's row, emptied), because hosts send whole transcripts again (OpenClaw's agent_end does,
+every turn): without the key, a long session's old turns would be captured a second time.
 """
 
 from __future__ import annotations
@@ -114,19 +115,20 @@ class ShortTermMemory:
         return {r[0] for r in rows}
 
     def prune(self, user_id: str | None = None, agent_id: str | None = None) -> int:
-        """Delete the messages the policy no longer keeps (of every user, one user, or one of its
-        agents); return how many."""
+        """Drop the messages the policy no longer keeps (of every user, one user, or one of its
+        agents); return how many. A turn's user message stays as an empty row holding the key."""
         days, keep = self.cfg.prune_after_days, self.cfg.keep_per_session
         if days <= 0:
             return 0
         conds = [(c, v) for c, v in (("user_id = ?", user_id), ("agent_id = ?", agent_id)) if v is not None]
         where = ("WHERE " + " AND ".join(c for c, _ in conds)) if conds else ""
-        args = [v for _, v in conds]
+        args = (*[v for _, v in conds], self.clock.now() - days * DAY, int(keep))
+        stale = ("SELECT seq FROM (SELECT seq, in_window, created_at, content, "
+                 "ROW_NUMBER() OVER (PARTITION BY user_id, agent_id, session_id ORDER BY seq DESC) AS newer "
+                 f"FROM messages {where}) WHERE in_window = 0 AND created_at <= ? AND newer > ? AND content != ''")
         with self.db.write() as db:
-            cur = db.execute(
-                "DELETE FROM messages WHERE seq IN (SELECT seq FROM (SELECT seq, in_window, created_at, "
-                "ROW_NUMBER() OVER (PARTITION BY user_id, agent_id, session_id ORDER BY seq DESC) AS newer "
-                f"FROM messages {where}) WHERE in_window = 0 AND created_at <= ? AND newer > ?)",
-                (*args, self.clock.now() - days * DAY, int(keep)),
-            )
-            return int(cur.rowcount)
+            kept_keys = db.execute(
+                f"UPDATE messages SET content = '', tokens = 0 WHERE seq IN ({stale}) "
+                "AND role = 'user' AND turn_id IS NOT NULL", args).rowcount
+            dropped = db.execute(f"DELETE FROM messages WHERE seq IN ({stale})", args).rowcount
+            return int(kept_keys) + int(dropped)

@@ -241,7 +241,7 @@ def source_turns(engine: MemoryEngine, scope: Scope, record: MemoryRecord) -> li
                 speaker = r.tags[0] if r.tags else "episode"  # an episode's first tag is its speaker
                 found.setdefault(t, []).append({"turn": t, "role": speaker, "text": r.summary})
         for m in db.execute("SELECT turn_id, role, content FROM messages WHERE user_id = ? AND agent_id = ? "
-                            "AND session_id = ? AND turn_id IS NOT NULL ORDER BY seq LIMIT 5000",
+                            "AND session_id = ? AND turn_id IS NOT NULL AND content != '' ORDER BY seq LIMIT 5000",
                             (scope.user_id, scope.agent_id, sid)):
             if m["turn_id"] in wanted and not any(x["text"] == m["content"] for x in found.get(m["turn_id"], [])):
                 found.setdefault(m["turn_id"], []).append({"turn": m["turn_id"], "role": m["role"],
