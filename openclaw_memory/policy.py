@@ -7,6 +7,11 @@ episode coverage, injection's sections and per-type forms, extraction's base imp
 cap, cleanup's protected types, import's typed entries. tests/test_policy.py checks every site
 against the table row by row. This module imports only `types` (the enums), so any module can
 read it without a cycle.
+
+Still outside the table (rules not yet expressed as a column): consolidation's decision and
+summary branches and its claim types (`consolidate.CLAIM_TYPES`: profile, preference and fact
+may restate one another), the recent channel leaving out episodes and summaries, the nouns and
+task states render.py words lines with, and the MCP tool's list of storable types.
 """
 
 from __future__ import annotations
