@@ -98,6 +98,28 @@ def test_cross_site_posts_and_foreign_hosts_are_refused(live):
     assert (audit[0]["action"], audit[0]["writer"]) == ("deactivate", "console")
 
 
+def test_the_console_answers_the_names_the_service_answers(make_config, tmp_path):
+    """One Host allow-list (service/hosts.py): a name the service is configured to answer (a
+    remote service's DNS name, a bound IPv6 address) reaches the console's pages too, and a
+    foreign name is refused by both the API and the console."""
+    from openclaw_memory.service.app import create_app
+
+    _, mw, ids = console_app(make_config(tmp_path))
+    try:
+        app = create_app(mw, token=TOKEN, hosts=["memory.lan:8765", "fd00::5"])
+        with LiveServer(app) as url, httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}) as c:
+            for host in ("memory.lan:8765", "[fd00::5]:8765", "127.0.0.1"):
+                assert c.get("/ui/", headers={"Host": host}).status_code == 200, host
+                assert c.post("/v1/memory/search", headers={"Host": host},
+                              json={"scope": {"user_id": "alice", "agent_id": "main"}, "query": "tea"}).status_code == 200
+            for host in ("evil.example", "memory.lan.evil.example"):
+                assert c.get("/ui/", headers={"Host": host}).status_code == 421, host
+                assert c.post("/v1/memory/search", headers={"Host": host},
+                              json={"scope": {"user_id": "alice"}, "query": "tea"}).status_code == 421
+    finally:
+        mw.close()
+
+
 def test_memory_text_is_escaped_on_every_page(live):
     url, mw, ids = live
     client, _ = _signed_in(url)
