@@ -121,16 +121,59 @@ def _expected(records, f: Filters) -> list[str]:
     Filters(status="all", date_from="2024-01-02", date_to="2024-01-05"), Filters(status="archived", sort="created"),
     Filters(status="all", type="episode", subject="work", sort="created", order="desc"),
 ], ids=lambda f: ",".join(f"{k}={v}" for k, v in f.params().items()) or "default")
-def test_keyset_pages_give_exactly_the_filtered_sorted_rows(listed, f):
+@pytest.mark.parametrize("cap", [10_000, 12], ids=["counted", "count-capped"])
+def test_keyset_pages_give_exactly_the_filtered_sorted_rows(listed, f, cap, monkeypatch):
+    """Every page, under the count cap and past it."""
+    import openclaw_memory.console.queries as q
+
+    monkeypatch.setattr(q, "COUNT_CAP", cap)
     eng, records = listed
     seen, cursor, pages = [], "", 0
     while True:
         page = memory_page(eng, ALICE, f, cursor, size=7)
         seen += [r.id for r in page.rows]
-        assert page.total == len(_expected(records, f))
+        assert page.total == (len(_expected(records, f)) if f.text else min(cap + 1, len(_expected(records, f))))
         pages += 1
         if page.next_after is None:
             break
         cursor = page.next_after
     assert seen == _expected(records, f) and seen, f
     assert pages == max(1, -(-len(seen) // 7))
+
+
+def test_read_path_lookups_by_index_find_what_the_scans_found(engine):
+    """The turn lookup (record_turns) and the profile channel's query (rec_profile) give the
+    rows, and the order among ties, that the scans before migration 9 gave."""
+    from openclaw_memory.store.records import retired_turns
+
+    rng = random.Random(5)
+    turns = [f"s1#{i}" for i in range(12)]
+    drafts = [MemoryRecord(id=f"mem_tie_{i:02d}", scope=ALICE, type=rng.choice([MemoryType.PROFILE, MemoryType.PREFERENCE,
+                                                                                 MemoryType.FACT, MemoryType.EPISODE]),
+                           summary=f"tie {i} 平局 {i}", importance=rng.choice([0.5, 0.7]), confidence=0.8,
+                           status=rng.choice([Status.ACTIVE, Status.INACTIVE]), source=Source(session_id="s1", turn_ids=tuple(rng.sample(turns, 2))),
+                           session_id="s1", created_at=1_704_067_200.0, updated_at=1_704_067_200.0 + rng.choice([0, 60]))
+              for i in range(40)]
+    with engine.db.write() as db:
+        for r in drafts:
+            rec.insert(db, r, None, engine.model_name)
+    with engine.db.read() as db:
+        scanned: dict[str, str] = {}
+        for row in db.execute(  # the query before migration 9, over (user, agent, status, type)
+                "SELECT r.id, j.value FROM records r INDEXED BY rec_scope, json_each(r.turn_ids) j WHERE r.user_id = ? "
+                "AND r.agent_id = ? AND r.status = 'inactive' AND r.type IN ('profile', 'preference', 'fact', 'task', "
+                "'decision') AND j.value IN (%s)" % ",".join("?" * len(turns)), ("alice", "main", *turns)):
+            scanned.setdefault(row[1], row[0])
+        assert scanned and retired_turns(db, ALICE, turns) == scanned
+        profile = ("SELECT id FROM records {} WHERE user_id = 'alice' AND agent_id = 'main' AND (status = 'active' AND "
+                   "type IN ('profile', 'preference') AND doubt_of IS NULL) ORDER BY importance DESC, updated_at DESC LIMIT 20")
+        plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + profile.format("")))
+        assert "rec_profile" in plan and "TEMP B-TREE" not in plan
+        assert [r[0] for r in db.execute(profile.format(""))] == [r[0] for r in db.execute(profile.format("INDEXED BY rec_scope"))]
+
+
+def test_a_filter_matching_nothing_is_an_empty_page(listed):
+    eng, _ = listed
+    for f in (Filters(status="all", subject="zz"), Filters(type="fact", subject="没有"), Filters(text="violin 小提琴")):
+        page = memory_page(eng, ALICE, f)
+        assert (page.rows, page.total, page.next_after) == ([], 0, None), f

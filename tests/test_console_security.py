@@ -162,3 +162,28 @@ def test_bearer_token_clients_and_the_v1_routes(live):
         assert r.status_code == 200 and r.json()["added"] == 2
     with httpx.Client(base_url=url) as anon:
         assert anon.post("/v1/memory/export", json={"scope": {"user_id": "alice"}}).status_code == 401
+
+
+def test_the_why_page_shows_the_plan_before_request_injects(live):
+    """For a request of one user message, the why page's block and candidate table are those of
+    the plan `before_request` returns and injects (English and Chinese, kept and dropped)."""
+    import html
+
+    from openclaw_memory.middleware import ChatRequest
+
+    url, mw, ids = live
+    client, _ = _signed_in(url)
+    for i, text in enumerate(["what should I avoid eating? peanuts", "我平时喜欢喝什么茶？",
+                              "where does the user work", "今天天气怎么样 weather today"]):
+        mw.flush()  # the previous request's reinforcement is written before both reads
+        page = client.get("/ui/why", params={"user": "alice", "agent": "main", "q": text})
+        assert page.status_code == 200
+        block = html.unescape(re.search(r'<pre class="block" id="block">(.*?)</pre>', page.text, re.S).group(1))
+        rows = re.findall(r'<tr class="(kept|dropped)">.*?href="/ui/memory/([^?"]+)\?', page.text, re.S)
+        result = mw.before_request(ChatRequest(ALICE, f"why-{i}", [{"role": "user", "content": text}]))
+        plan = result.plan
+        assert block == (plan.block or "(nothing would be injected)"), text
+        assert rows == [("kept" if c.kept else "dropped", c.record.id) for c in plan.candidates], text
+        if plan.block:
+            assert plan.block in result.messages[0]["content"] or any(plan.block in m["content"] for m in result.messages)
+    assert "peanuts" in mw.before_request(ChatRequest(ALICE, "why-x", [{"role": "user", "content": "peanuts?"}])).plan.block

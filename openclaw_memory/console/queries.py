@@ -167,12 +167,14 @@ def memory_page(engine: MemoryEngine, scope: Scope, f: Filters, after: str = "",
 
 def _index_keys(db: Any, where: list[str], args: list[Any], statuses: list[str], col: str, order: str,
                 after: str, limit: int) -> tuple[int, list[tuple[float, int]]]:
-    """The count (capped) and each status's next `limit` (sort value, rid) from its list index."""
+    """The count (capped, by whichever covering index SQLite picks) and each status's next
+    `limit` (sort value, rid) from its range of the list index on `col` (none when nothing
+    matches: a filter matching nothing reads the index once, not once more per status)."""
     counted, count_args = (where, args) if len(statuses) > 1 else ([*where, "status = ?"], [*args, *statuses])
     total = db.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(counted)} "
                        f"LIMIT {COUNT_CAP + 1})", count_args).fetchone()[0]
     keys: list[tuple[float, int]] = []
-    for status in statuses:
+    for status in statuses if total else ():
         part, part_args = [*where, "status = ?"], [*args, status]
         if after:
             value, rid = _cursor(after)

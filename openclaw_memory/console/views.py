@@ -256,10 +256,7 @@ class Console:
 
             scope = _scope(request.query_params)
             text = request.query_params.get("q", "")
-            plan = None
-            if text.strip():
-                # Read-only: no session is opened and nothing is reinforced (unlike a real request).
-                plan = self.mw._wrap(self.mw.working.plan(scope, text, ()))
+            plan = why_plan(self.mw, scope, text) if text.strip() else None
             keys = sorted({k for c in plan.candidates for k in c.components}) if plan else []
             return self._render(request, "why.html", scope=scope, query=text, plan=plan, keys=keys,
                                 table=explain_table(plan) if plan else "", title="Why")
@@ -325,6 +322,17 @@ class Console:
             self.mw.engine.indexer.drain(scope)
             return self._render(request, "import.html", scope=scope, report=report, title="Import")
         return await self._act(request, run)
+
+
+def why_plan(mw: Any, scope: Scope, text: str) -> Any:
+    """The plan `before_request` would inject for a request of one user message `text`: the same
+    recall (the message as the recent turns), the same request tokens, the same prefix template.
+    Read-only, unlike a real request: no session is opened and nothing is reinforced."""
+    from ..text import valid_unicode
+
+    recent = [{"role": "user", "content": text}]
+    result = mw.working.recaller.recall(scope, valid_unicode(text), recent)
+    return mw._wrap(mw.working.assemble(scope, result, request_tokens=len(text) // 3))
 
 
 def _scope(params: Any) -> Scope:
