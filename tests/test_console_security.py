@@ -98,6 +98,28 @@ def test_cross_site_posts_and_foreign_hosts_are_refused(live):
     assert (audit[0]["action"], audit[0]["writer"]) == ("deactivate", "console")
 
 
+def test_the_console_answers_the_names_the_service_answers(make_config, tmp_path):
+    """One Host allow-list (service/hosts.py): a name the service is configured to answer (a
+    remote service's DNS name, a bound IPv6 address) reaches the console's pages too, and a
+    foreign name is refused by both the API and the console."""
+    from openclaw_memory.service.app import create_app
+
+    _, mw, ids = console_app(make_config(tmp_path))
+    try:
+        app = create_app(mw, token=TOKEN, hosts=["memory.lan:8765", "fd00::5"])
+        with LiveServer(app) as url, httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}) as c:
+            for host in ("memory.lan:8765", "[fd00::5]:8765", "127.0.0.1"):
+                assert c.get("/ui/", headers={"Host": host}).status_code == 200, host
+                assert c.post("/v1/memory/search", headers={"Host": host},
+                              json={"scope": {"user_id": "alice", "agent_id": "main"}, "query": "tea"}).status_code == 200
+            for host in ("evil.example", "memory.lan.evil.example"):
+                assert c.get("/ui/", headers={"Host": host}).status_code == 421, host
+                assert c.post("/v1/memory/search", headers={"Host": host},
+                              json={"scope": {"user_id": "alice"}, "query": "tea"}).status_code == 421
+    finally:
+        mw.close()
+
+
 def test_memory_text_is_escaped_on_every_page(live):
     url, mw, ids = live
     client, _ = _signed_in(url)
@@ -140,3 +162,28 @@ def test_bearer_token_clients_and_the_v1_routes(live):
         assert r.status_code == 200 and r.json()["added"] == 2
     with httpx.Client(base_url=url) as anon:
         assert anon.post("/v1/memory/export", json={"scope": {"user_id": "alice"}}).status_code == 401
+
+
+def test_the_why_page_shows_the_plan_before_request_injects(live):
+    """For a request of one user message, the why page's block and candidate table are those of
+    the plan `before_request` returns and injects (English and Chinese, kept and dropped)."""
+    import html
+
+    from openclaw_memory.middleware import ChatRequest
+
+    url, mw, ids = live
+    client, _ = _signed_in(url)
+    for i, text in enumerate(["what should I avoid eating? peanuts", "我平时喜欢喝什么茶？",
+                              "where does the user work", "今天天气怎么样 weather today"]):
+        mw.flush()  # the previous request's reinforcement is written before both reads
+        page = client.get("/ui/why", params={"user": "alice", "agent": "main", "q": text})
+        assert page.status_code == 200
+        block = html.unescape(re.search(r'<pre class="block" id="block">(.*?)</pre>', page.text, re.S).group(1))
+        rows = re.findall(r'<tr class="(kept|dropped)">.*?href="/ui/memory/([^?"]+)\?', page.text, re.S)
+        result = mw.before_request(ChatRequest(ALICE, f"why-{i}", [{"role": "user", "content": text}]))
+        plan = result.plan
+        assert block == (plan.block or "(nothing would be injected)"), text
+        assert rows == [("kept" if c.kept else "dropped", c.record.id) for c in plan.candidates], text
+        if plan.block:
+            assert plan.block in result.messages[0]["content"] or any(plan.block in m["content"] for m in result.messages)
+    assert "peanuts" in mw.before_request(ChatRequest(ALICE, "why-x", [{"role": "user", "content": "peanuts?"}])).plan.block

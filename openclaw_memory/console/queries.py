@@ -22,9 +22,8 @@ from ..types import MemoryRecord, MemoryType, Scope, Status
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
-#: sort key -> the column (rid breaks ties, so the keyset order is total). Both are served by
-#: existing indexes, whose entries end with the rid: (user, agent, status, updated_at) and
-#: (user, agent, created_at); a list of every status by update time merges one range per status.
+#: sort key -> the column (rid breaks ties, so the keyset order is total). Each is served by a
+#: list index (schema migration 9): (user, agent, status, column, rid, type, subject, ...).
 SORTS = {"updated": "updated_at", "created": "created_at"}
 PAGE_SIZE = 50
 #: a text filter looks at the newest this many keyword matches (the page says so when it is cut)
@@ -88,10 +87,12 @@ class Page:
 
 
 def users(engine: MemoryEngine) -> list[dict[str, Any]]:
-    """Every (user, agent) with its counts by type and by status, most memories first."""
+    """Every (user, agent) with its counts by type and by status, most memories first.
+
+    From the counts the store keeps by trigger (schema migration 8): one row per (user, agent,
+    status, type) group, so the page costs the same at 100k memories as at 100."""
     with engine.db.read() as db:
-        rows = db.execute("SELECT user_id, agent_id, status, type, COUNT(*) AS n FROM records "
-                          "GROUP BY user_id, agent_id, status, type").fetchall()
+        rows = db.execute("SELECT user_id, agent_id, status, type, n FROM record_counts WHERE n > 0").fetchall()
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for r in rows:
         item = out.setdefault((r["user_id"], r["agent_id"]), {"user_id": r["user_id"], "agent_id": r["agent_id"],
@@ -104,13 +105,15 @@ def users(engine: MemoryEngine) -> list[dict[str, Any]]:
 
 
 def _conditions(scope: Scope, f: Filters) -> tuple[list[str], list[Any], bool]:
-    where = ["user_id = ?", "agent_id = ?"]
+    """The filters as SQL, without the status (a page asks one status at a time). With a text
+    filter the rows are found by their keyword matches (at most TEXT_MATCH_CAP rids): the `+`
+    keeps SQLite from walking a (user, agent) index past every row of the user instead."""
+    capped = bool(f.text.strip())
+    c = "+" if capped else ""
+    where = [f"{c}user_id = ?", f"{c}agent_id = ?"]
     args: list[Any] = [scope.user_id, scope.agent_id]
-    if f.status != "all":
-        where.append("status = ?")
-        args.append(f.status)
     if f.type:
-        where.append("type = ?")
+        where.append(f"{c}type = ?")
         args.append(f.type)
     if f.subject:
         where.append("subject LIKE ? ESCAPE '\\'")
@@ -118,17 +121,15 @@ def _conditions(scope: Scope, f: Filters) -> tuple[list[str], list[Any], bool]:
     for name, op, extra in (("date_from", ">=", 0), ("date_to", "<", 86400)):
         day = _day_start(getattr(f, name), name)
         if day is not None:
-            where.append(f"created_at {op} ?")
+            where.append(f"{c}created_at {op} ?")
             args.append(day + extra)
-    capped = False
-    if f.text.strip():
+    if capped:
         match = fts_query(f.text)
         if not match:
             where.append("0")
         else:
             where.append("rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?)")
             args += [f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({match})", TEXT_MATCH_CAP]
-            capped = True
     return where, args, capped
 
 
@@ -140,34 +141,61 @@ def memory_page(engine: MemoryEngine, scope: Scope, f: Filters, after: str = "",
                 size: int = PAGE_SIZE) -> Page:
     """The page of scope's memories after the cursor `after` ("<sort value>:<rid>").
 
-    A date range lists by creation time (the range is on it): one index range, where ordering
-    by update time would walk every newer row before reaching the range."""
+    Each status is one range of a list index (`rec_list_updated` / `rec_list_created`: status,
+    sort value, rid, then every filter column), so a page reads index entries up to the cursor
+    and its rows, never the rows the filters reject; "every status" merges one range per
+    status. A text filter reads its keyword matches (at most TEXT_MATCH_CAP) once, by rid. A
+    date range lists by creation time (the range is on it)."""
     col = "created_at" if f.date_from or f.date_to else SORTS[f.sort]
     where, args, text_filter = _conditions(scope, f)
-    count_sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(where)} LIMIT {COUNT_CAP + 1})"
-    # Every status by update time: one index range per status, merged (no sort of all rows).
-    parts = ([(["status = ?"], [s.value]) for s in Status] if f.status == "all" and col == "updated_at"
-             else [([], [])])
-    rows: list[Any] = []
+    statuses = [f.status] if f.status != "all" else [s.value for s in Status]
     with engine.db.read() as db:
-        total = db.execute(count_sql, args).fetchone()[0]
-        for extra_where, extra_args in parts:
-            rows += _page_rows(db, [*where, *extra_where], [*args, *extra_args], col, f.order, after, size + 1)
-    rows.sort(key=lambda r: (r[col], r["rid"]), reverse=f.order == "desc")
-    more = len(rows) > size
-    rows = rows[:size]
-    nxt = f"{rows[-1][col]!r}:{rows[-1]['rid']}" if more and rows else None
+        if text_filter:
+            total, keys = _text_keys(db, where, args, statuses, col, f.order, after)
+        else:
+            total, keys = _index_keys(db, where, args, statuses, col, f.order, after, size + 1)
+        keys.sort(reverse=f.order == "desc")
+        more = len(keys) > size
+        keys = keys[:size]
+        marks = ",".join("?" * len(keys))
+        found = {r["rid"]: r for r in db.execute(f"SELECT * FROM records WHERE rid IN ({marks})",
+                                                 [rid for _, rid in keys])} if keys else {}
+    rows = [found[rid] for _, rid in keys if rid in found]
+    nxt = f"{keys[-1][0]!r}:{keys[-1][1]}" if more and keys else None
     return Page([rec.row_to_record(r) for r in rows], nxt, total, text_filter and total >= TEXT_MATCH_CAP)
 
 
-def _page_rows(db: Any, where: list[str], args: list[Any], col: str, order: str, after: str, limit: int) -> list:
-    if after:
-        value, rid = _cursor(after)
-        where = [*where, f"({col}, rid) {'<' if order == 'desc' else '>'} (?, ?)"]
-        args = [*args, value, rid]
-    direction = order.upper()
-    return db.execute(f"SELECT * FROM records WHERE {' AND '.join(where)} ORDER BY {col} {direction}, rid {direction} "
-                      "LIMIT ?", (*args, limit)).fetchall()
+def _index_keys(db: Any, where: list[str], args: list[Any], statuses: list[str], col: str, order: str,
+                after: str, limit: int) -> tuple[int, list[tuple[float, int]]]:
+    """The count (capped, by whichever covering index SQLite picks) and each status's next
+    `limit` (sort value, rid) from its range of the list index on `col` (none when nothing
+    matches: a filter matching nothing reads the index once, not once more per status)."""
+    counted, count_args = (where, args) if len(statuses) > 1 else ([*where, "status = ?"], [*args, *statuses])
+    total = db.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(counted)} "
+                       f"LIMIT {COUNT_CAP + 1})", count_args).fetchone()[0]
+    keys: list[tuple[float, int]] = []
+    for status in statuses if total else ():
+        part, part_args = [*where, "status = ?"], [*args, status]
+        if after:
+            value, rid = _cursor(after)
+            part, part_args = [*part, f"({col}, rid) {'<' if order == 'desc' else '>'} (?, ?)"], [*part_args, value, rid]
+        direction = order.upper()
+        keys += [(r[0], r[1]) for r in db.execute(
+            f"SELECT {col}, rid FROM records INDEXED BY rec_list_{col.split('_')[0]} WHERE {' AND '.join(part)} "
+            f"ORDER BY {col} {direction}, rid {direction} LIMIT ?", (*part_args, limit))]
+    return total, keys
+
+
+def _text_keys(db: Any, where: list[str], args: list[Any], statuses: list[str], col: str, order: str,
+               after: str) -> tuple[int, list[tuple[float, int]]]:
+    """The count and the (sort value, rid) after the cursor among the text filter's matches: at
+    most TEXT_MATCH_CAP rows, read once by rid (the count and the page from the same read)."""
+    rows = db.execute(f"SELECT {col}, rid, status FROM records WHERE {' AND '.join(where)}", args).fetchall()
+    matched = [(r[0], r[1]) for r in rows if r[2] in statuses]
+    if not after:
+        return len(matched), matched
+    cursor = _cursor(after)
+    return len(matched), [k for k in matched if (k < cursor if order == "desc" else k > cursor)]
 
 
 def successor(engine: MemoryEngine, scope: Scope, record_id: str) -> MemoryRecord | None:
@@ -235,7 +263,9 @@ def source_turns(engine: MemoryEngine, scope: Scope, record: MemoryRecord) -> li
     wanted = set(ids)
     found: dict[str, list[dict[str, str]]] = {}
     with engine.db.read() as db:
-        for r in rec.query(db, scope, where="session_id = ? AND type = 'episode'", args=(sid,),
+        # `+type`: by the (user, agent, session) index; SQLite otherwise picked (user, agent, type)
+        # and walked every episode of the user
+        for r in rec.query(db, scope, where="session_id = ? AND +type = 'episode'", args=(sid,),
                            order="created_at", limit=2000):
             for t in set(r.source.turn_ids) & wanted:
                 speaker = r.tags[0] if r.tags else "episode"  # an episode's first tag is its speaker

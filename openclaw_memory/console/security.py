@@ -11,8 +11,10 @@ request (POST) must also:
   not this service's own, is refused before the form is read.
 
 Scripts may skip the cookie and send `Authorization: Bearer <token>` instead (no CSRF needed:
-a foreign page cannot set that header). Requests whose Host is not an allowed name (loopback
-names, the bound host, configured extras) are refused, which stops DNS-rebinding pages.
+a foreign page cannot set that header). Requests whose Host is not an allowed name are refused,
+which stops DNS-rebinding pages: `check_host` asks the service's own allow-list
+(service/hosts.py: loopback names, the bound host, $OPENCLAW_MEMORY_HOSTS), the same set the
+service's request guard checks, so the console and the API always answer the same names.
 """
 
 from __future__ import annotations
@@ -24,11 +26,18 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from ..service.hosts import host_allowed
+
 COOKIE = "ocm_console"
 #: an idle session expires after this many seconds
 SESSION_IDLE_SECONDS = 12 * 3600
 MAX_SESSIONS = 64
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def check_host(header: str | None, hosts: frozenset[str]) -> None:
+    """Raise RefusedError(421) for a missing Host or one outside the service's allow-list."""
+    if not host_allowed(header, hosts):
+        raise RefusedError(421, "unexpected Host header; open the console at the address the service prints")
 
 
 class RefusedError(Exception):
@@ -38,34 +47,6 @@ class RefusedError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-def host_name(host_header: str) -> str:
-    """The name part of a Host header ("[::1]:8765" -> "::1", "localhost:80" -> "localhost")."""
-    host = host_header.strip().lower()
-    if host.startswith("["):
-        return host[1:].split("]", 1)[0]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-@dataclass
-class HostAllowList:
-    """The Host names the console answers to."""
-
-    names: frozenset[str] = frozenset(LOOPBACK_NAMES)
-
-    @classmethod
-    def for_bind(cls, bind_host: str | None = None, extra: tuple[str, ...] = ()) -> HostAllowList:
-        """Loopback names, the address the service binds, and configured extras."""
-        names = {*LOOPBACK_NAMES, *(h.lower() for h in extra)}
-        if bind_host and bind_host not in ("0.0.0.0", "::"):
-            names.add(bind_host.strip("[]").lower())
-        return cls(frozenset(names))
-
-    def check(self, host_header: str | None) -> None:
-        """Raise RefusedError(421) for a missing or unknown Host."""
-        if not host_header or host_name(host_header) not in self.names:
-            raise RefusedError(421, "unexpected Host header; open the console at the address the service prints")
 
 
 @dataclass

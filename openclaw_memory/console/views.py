@@ -22,7 +22,8 @@ from ..clock import iso_time
 from ..errors import NotFoundError, OpenClawMemoryError, ValidationError
 from ..types import MemoryType, Scope, Status
 from . import queries as q
-from .security import COOKIE, SECURITY_HEADERS, HostAllowList, RefusedError, Sessions, check_same_origin, csrf_ok
+from ..service.hosts import allowed_hosts
+from .security import COOKIE, SECURITY_HEADERS, RefusedError, Sessions, check_host, check_same_origin, csrf_ok
 
 HERE = Path(__file__).parent
 WRITER = "console"
@@ -51,11 +52,11 @@ def _env() -> Environment:
 class Console:
     """The /ui router over one middleware, with its sessions and Host allow-list."""
 
-    def __init__(self, middleware: Any, *, token: str, hosts: HostAllowList | None = None) -> None:
+    def __init__(self, middleware: Any, *, token: str, hosts: frozenset[str] | None = None) -> None:
         self.mw = middleware
         self.sessions = Sessions(token)
-        self.hosts = hosts or HostAllowList.for_bind(getattr(getattr(getattr(middleware, "cfg", None), "service", None),
-                                                             "host", None))
+        # The service's allow-list (create_app passes the set its request guard checks).
+        self.hosts = hosts if hosts is not None else allowed_hosts()
         self.env = _env()
         self.router = APIRouter(prefix="/ui", include_in_schema=False)
         self._routes()
@@ -64,7 +65,7 @@ class Console:
 
     def _csrf(self, request: Request) -> str:
         """The caller's CSRF token ("" for a bearer-token client); RefusedError when not signed in."""
-        self.hosts.check(request.headers.get("host"))
+        check_host(request.headers.get("host"), self.hosts)
         auth = request.headers.get("authorization", "")
         if auth.startswith("Bearer ") and self.sessions.token_ok(auth[7:]):
             return ""
@@ -144,7 +145,7 @@ class Console:
     def login_page(self, request: Request, token: str = "") -> Response:
         """`/ui/login?token=...` signs in and redirects to a clean address; without a token, the form."""
         try:
-            self.hosts.check(request.headers.get("host"))
+            check_host(request.headers.get("host"), self.hosts)
         except RefusedError as exc:
             return self._render(request, "error.html", exc.status, message=exc.message)
         if not token:
@@ -156,7 +157,7 @@ class Console:
     async def login(self, request: Request) -> Response:
         """The sign-in form's POST."""
         try:
-            self.hosts.check(request.headers.get("host"))
+            check_host(request.headers.get("host"), self.hosts)
             check_same_origin({k.lower(): v for k, v in request.headers.items()}, request.url.scheme)
         except RefusedError as exc:
             return self._render(request, "error.html", exc.status, message=exc.message)
@@ -255,10 +256,7 @@ class Console:
 
             scope = _scope(request.query_params)
             text = request.query_params.get("q", "")
-            plan = None
-            if text.strip():
-                # Read-only: no session is opened and nothing is reinforced (unlike a real request).
-                plan = self.mw._wrap(self.mw.working.plan(scope, text, ()))
+            plan = why_plan(self.mw, scope, text) if text.strip() else None
             keys = sorted({k for c in plan.candidates for k in c.components}) if plan else []
             return self._render(request, "why.html", scope=scope, query=text, plan=plan, keys=keys,
                                 table=explain_table(plan) if plan else "", title="Why")
@@ -326,6 +324,17 @@ class Console:
         return await self._act(request, run)
 
 
+def why_plan(mw: Any, scope: Scope, text: str) -> Any:
+    """The plan `before_request` would inject for a request of one user message `text`: the same
+    recall (the message as the recent turns), the same request tokens, the same prefix template.
+    Read-only, unlike a real request: no session is opened and nothing is reinforced."""
+    from ..text import valid_unicode
+
+    recent = [{"role": "user", "content": text}]
+    result = mw.working.recaller.recall(scope, valid_unicode(text), recent)
+    return mw._wrap(mw.working.assemble(scope, result, request_tokens=len(text) // 3))
+
+
 def _scope(params: Any) -> Scope:
     user = params.get("user", "")
     if not user:
@@ -347,8 +356,9 @@ def _secured(resp: _R) -> _R:
     return resp
 
 
-def mount_console(app: Any, middleware: Any, *, token: str, hosts: HostAllowList | None = None) -> Console:
-    """Add the console's routes under /ui to a FastAPI app."""
+def mount_console(app: Any, middleware: Any, *, token: str, hosts: frozenset[str] | None = None) -> Console:
+    """Add the console's routes under /ui to a FastAPI app; hosts: the app's Host allow-list
+    (service/hosts.py `allowed_hosts`; loopback names only when not given)."""
     console = Console(middleware, token=token, hosts=hosts)
     app.include_router(console.router)
     return console

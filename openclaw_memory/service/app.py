@@ -37,7 +37,7 @@ from fastapi.responses import JSONResponse
 
 from ..errors import ConfigError, NotFoundError, OpenClawMemoryError, ValidationError
 from . import models as m
-from .hosts import LOOPBACK_HOSTS, host_name  # the Host allow-list the MCP server shares
+from .hosts import allowed_hosts, host_allowed, host_name  # the allow-list the MCP server and console share
 
 log = logging.getLogger(__name__)
 
@@ -191,8 +191,9 @@ class RequestGuard:
         await self.app(scope, _replay(body, receive), send)
 
     def _refuse(self, scope: dict, headers: dict[str, bytes]) -> tuple[int, str, str, dict] | None:
-        host = host_name(headers.get("host", b"").decode("latin-1"))
-        if host not in self._hosts:
+        header = headers.get("host", b"").decode("latin-1")
+        if not host_allowed(header, self._hosts):
+            host = host_name(header)
             return (421, "misdirected_request",
                     f"Host {host!r} is not served here; expected one of {', '.join(sorted(self._hosts))}", {})
         path = scope.get("path", "")
@@ -268,14 +269,16 @@ def create_app(middleware: _Middleware, *, token: str, hosts: Iterable[str] = ()
 
     add_console_routes(router, middleware)
     app.include_router(router)
+    # One allow-list for the API and the console: loopback names and `hosts` (ports dropped, an
+    # IPv6 literal also in brackets, as Host headers carry it).
+    allowed = allowed_hosts(extra=[host_name(h) for h in hosts if h])
     from ..console.views import mount_console
 
-    mount_console(app, middleware, token=token)
+    mount_console(app, middleware, token=token, hosts=allowed)
     service = APIRouter(prefix="/service")  # behind RequestGuard like /v1 (token, Host, body cap)
     _add_service_routes(service, middleware)
     app.include_router(service)
     app.state.middleware = middleware
-    allowed = {*LOOPBACK_HOSTS, *(host_name(h) for h in hosts if h)}
     app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed)
     return app
 

@@ -3,8 +3,9 @@
 A page in a browser can make a loopback service its target through DNS rebinding: the request
 then carries the attacker's host name in its Host header. Answering only the names this process
 is really reached by (the loopback names, plus the bound host when it is not loopback) closes
-that door before any route, token check or body parsing runs. The memory service and the MCP
-server's streamable HTTP transport use the same check, so they answer the same names.
+that door before any route, token check or body parsing runs. The memory service (its API and
+its web console under /ui) and the MCP server's streamable HTTP transport use the same check, so
+they answer the same names.
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ def allowed_hosts(bound_host: str = "127.0.0.1", extra: Iterable[str] = ()) -> f
     return frozenset(out)
 
 
+def host_allowed(header: str | None, hosts: frozenset[str]) -> bool:
+    """Whether a request with this Host header is served by an app answering `hosts` (the set
+    `allowed_hosts` builds); a missing header never is."""
+    return bool(header) and host_name(header or "") in hosts
+
+
 class HostCheck:
     """ASGI layer: an HTTP request whose Host is not in `hosts` gets 421, as JSON.
 
@@ -54,7 +61,7 @@ class HostCheck:
 
     def allows(self, header: str) -> bool:
         """Whether a request with this Host header is served."""
-        return host_name(header) in self.hosts
+        return host_allowed(header, self.hosts)
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":

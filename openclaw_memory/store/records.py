@@ -304,16 +304,20 @@ _DISTILLED = sql_list(types_where(distilled=True))
 
 
 def retired_turns(db: sqlite3.Connection, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
-    """turn id -> an inactive curated record distilled from it (superseded or forgotten)."""
+    """turn id -> an inactive curated record distilled from it (superseded or forgotten).
+
+    Looked up by turn in `record_turns` (schema migration 9); of several such records, the first
+    by (type, rid), the order the scan over (user, agent, status, type) used to find them in."""
     out: dict[str, str] = {}
-    sql, args = _scope_sql(scope, "r")
+    sql, args = _scope_sql(scope, "r", by_id=True)  # the records are found by rid; scope checked on them
     for chunk in _chunks(list(dict.fromkeys(turn_ids)), 500):
         marks = ",".join("?" * len(chunk))
         rows = db.execute(
-            f"SELECT r.id AS id, j.value AS turn FROM records r, json_each(r.turn_ids) j WHERE {sql} "
-            f"AND r.status = 'inactive' AND r.type IN ({_DISTILLED}) "
-            f"AND j.value IN ({marks})",
-            (*args, *chunk),
+            f"SELECT r.id AS id, t.turn_id AS turn FROM record_turns t JOIN records r ON r.rid = t.rid "
+            f"WHERE t.user_id = ? AND t.agent_id = ? AND t.turn_id IN ({marks}) AND {sql} "
+            f"AND +r.status = 'inactive' AND +r.type IN ({_DISTILLED}) "
+            f"ORDER BY r.type, r.rid",
+            (scope.user_id, scope.agent_id, *chunk, *args),
         )
         for row in rows:
             out.setdefault(row["turn"], row["id"])

@@ -211,8 +211,94 @@ def _m7_maintenance_runs(db: sqlite3.Connection) -> str:
         """
 
 
+def _m8_record_counts(db: sqlite3.Connection) -> str:
+    # Issue 20: the console's users page shows every (user, agent)'s counts by status and type.
+    # Counting them with GROUP BY walks every row of the store (61 ms of CPU at 100k memories);
+    # these counts are kept by triggers in the same transaction as the write that changes them,
+    # so they cannot drift, and a group that reaches zero is deleted (a purged user leaves no
+    # row). Rebuilt from the records whenever the migration runs (a re-run after a rollback).
+    key = "user_id = {r}.user_id AND agent_id = {r}.agent_id AND status = {r}.status AND type = {r}.type"
+    add = ("INSERT INTO record_counts(user_id, agent_id, status, type, n) "
+           "VALUES (NEW.user_id, NEW.agent_id, NEW.status, NEW.type, 1) "
+           "ON CONFLICT(user_id, agent_id, status, type) DO UPDATE SET n = n + 1;")
+    drop = (f"UPDATE record_counts SET n = n - 1 WHERE {key.format(r='OLD')}; "
+            f"DELETE FROM record_counts WHERE {key.format(r='OLD')} AND n <= 0;")
+    return f"""
+        DROP TRIGGER IF EXISTS rec_counts_insert;
+        DROP TRIGGER IF EXISTS rec_counts_delete;
+        DROP TRIGGER IF EXISTS rec_counts_update;
+        DROP TABLE IF EXISTS record_counts;
+        CREATE TABLE record_counts (
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            status TEXT NOT NULL,
+            type TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (user_id, agent_id, status, type)
+        ) WITHOUT ROWID;
+        INSERT INTO record_counts(user_id, agent_id, status, type, n)
+            SELECT user_id, agent_id, status, type, COUNT(*) FROM records GROUP BY user_id, agent_id, status, type;
+        CREATE TRIGGER rec_counts_insert AFTER INSERT ON records BEGIN {add} END;
+        CREATE TRIGGER rec_counts_delete AFTER DELETE ON records BEGIN {drop} END;
+        CREATE TRIGGER rec_counts_update AFTER UPDATE OF user_id, agent_id, status, type ON records
+            WHEN OLD.user_id IS NOT NEW.user_id OR OLD.agent_id IS NOT NEW.agent_id
+              OR OLD.status IS NOT NEW.status OR OLD.type IS NOT NEW.type
+            BEGIN {drop} {add} END;
+        """
+
+
+def _m9_console_indexes(db: sqlite3.Connection) -> str:
+    # Issue 20: every console list and the read path's lookups as index ranges at 100k memories
+    # of one user, whatever the filter matches (a rare type or subject used to walk every row).
+    # - rec_list_updated / rec_list_created: the list's keyset order per status with the filter
+    #   columns inside the index, so a page is found among index entries, not table rows. The rid
+    #   follows the sort column directly, so their order is exactly that of rec_recent and
+    #   rec_time (a query the planner moves onto them returns the same rows in the same order).
+    # - rec_active_subject: the subject channel's distinct active subjects, in index order.
+    # - rec_profile: the profile channel's query (its WHERE exactly) already in its ORDER BY, ties
+    #   by type then rid as the sort over rec_scope gave them; 20 entries read instead of sorting
+    #   every profile and preference.
+    # - record_turns: turn id -> records distilled from it, kept by triggers from turn_ids (the
+    #   outdated-turn check looked through every inactive record's turn list with json_each).
+    rebuild = "" if "record_turns" not in _tables(db) else "DROP TABLE record_turns;"
+    turns_of = "SELECT {r}.user_id, {r}.agent_id, j.value, {r}.rid FROM json_each({r}.turn_ids) j"
+    add = f"INSERT OR IGNORE INTO record_turns(user_id, agent_id, turn_id, rid) {turns_of.format(r='NEW')};"
+    drop = "DELETE FROM record_turns WHERE user_id = OLD.user_id AND agent_id = OLD.agent_id AND rid = OLD.rid;"
+    return f"""
+        CREATE INDEX IF NOT EXISTS rec_list_updated
+            ON records(user_id, agent_id, status, updated_at, rid, type, subject, created_at);
+        CREATE INDEX IF NOT EXISTS rec_list_created
+            ON records(user_id, agent_id, status, created_at, rid, type, subject, updated_at);
+        CREATE INDEX IF NOT EXISTS rec_active_subject ON records(user_id, agent_id, status, subject);
+        CREATE INDEX IF NOT EXISTS rec_profile ON records(user_id, agent_id, importance DESC, updated_at DESC, type)
+            WHERE status = 'active' AND type IN ('profile', 'preference') AND doubt_of IS NULL;
+        DROP TRIGGER IF EXISTS rec_turns_insert;
+        DROP TRIGGER IF EXISTS rec_turns_delete;
+        DROP TRIGGER IF EXISTS rec_turns_update;
+        {rebuild}
+        CREATE TABLE record_turns (
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            turn_id NOT NULL,  -- no type: compared exactly as json_each returns it
+            rid INTEGER NOT NULL,
+            PRIMARY KEY (user_id, agent_id, turn_id, rid)
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO record_turns(user_id, agent_id, turn_id, rid)
+            SELECT r.user_id, r.agent_id, j.value, r.rid FROM records r, json_each(r.turn_ids) j;
+        CREATE TRIGGER rec_turns_insert AFTER INSERT ON records BEGIN {add} END;
+        CREATE TRIGGER rec_turns_delete AFTER DELETE ON records BEGIN {drop} END;
+        CREATE TRIGGER rec_turns_update AFTER UPDATE OF user_id, agent_id, turn_ids ON records
+            BEGIN {drop} {add} END;
+        """
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes, _m5_content_hash,
-                                     _m6_sentence_parts, _m7_maintenance_runs)
+                                     _m6_sentence_parts, _m7_maintenance_runs, _m8_record_counts,
+                                     _m9_console_indexes)
 
 
 def scope_token(user_id: str, agent_id: str) -> str:
