@@ -131,7 +131,7 @@ class RecallConfig:
     #: request (the higher of its background bank in its language and its crowd in the user's
     #: store) by this margin, or with keyword evidence (half the request's terms, two at least)
     #: by `background_keyword_margin` (None: no levels, absolute min_semantic only)
-    background_margin: Optional[float] = 0.05
+    background_margin: Optional[float] = 0.06
     background_keyword_margin: float = 0.01
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -74,15 +74,18 @@ def keyword_coverage(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str]
     return keyword_hits(query, r, tokens) / len(query.terms) if query.terms else 0.0
 
 
-def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None) -> int:
-    """How many of the query's terms the memory holds: as tokens (`tokens`: the record's search
-    tokens when the caller has them) or, for terms of two characters or more, as substrings."""
-    if not query.terms:
+def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None,
+                 terms: Sequence[str] | None = None) -> int:
+    """How many of the query's terms (or of `terms`) the memory holds: as tokens (`tokens`: the
+    record's search tokens when the caller has them) or, for terms of two characters or more, as
+    substrings."""
+    terms = query.terms if terms is None else terms
+    if not terms:
         return 0
     if tokens is None:
         tokens = frozenset(search_tokens(r.text))
     text = r.text.lower()
-    return sum(1 for t in query.terms if t in tokens or (len(t) >= 2 and t in text))
+    return sum(1 for t in terms if t in tokens or (len(t) >= 2 and t in text))
 
 
 def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,

@@ -11,11 +11,11 @@ from ..embedding import calibration_for
 from ..engine import MemoryEngine
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Pool, build_channels, load
-from ..text import has_cjk
+from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
 from .gate import agreeing, store_level
-from .reference import memory_names, refers_to_user
+from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, keyword_hits, score_pool
 
@@ -75,9 +75,19 @@ class Recaller:
         memories = [r.text for r in pool.records.values()]
         pool.personal = refers_to_user(text, _names(pool), memories)
         if not pool.personal:
-            n = len(query.terms)
-            pool.agreeing = {rid for rid, r in pool.records.items()
-                             if n and agreeing((hits := keyword_hits(query, r, pool.tokens.get(rid))) / n, hits, n)}
+            # quoted text of such a request is material to work on (translate 'see you tomorrow'),
+            # not its topic: its words are no keyword evidence
+            terms = topic_terms(query, text)
+            for rid, r in pool.records.items():
+                hits = keyword_hits(query, r, pool.tokens.get(rid), terms)
+                if terms and agreeing(hits / len(terms), hits, len(terms)):
+                    pool.agreeing.add(rid)
+
+
+def topic_terms(query: RecallQuery, text: str) -> list[str]:
+    """The request's terms outside quoted text."""
+    outside = set(search_tokens(unquoted(text)))
+    return [t for t in query.terms if t in outside]
 
 
 def _names(pool: Pool) -> set[str]:

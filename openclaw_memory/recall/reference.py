@@ -55,6 +55,11 @@ _QUOTED_NAME = re.compile(r"“([^”]{2,12})”|\"([^\"]{2,12})\"|「([^」]{2,
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*|[\u4e00-\u9fff]{1,4}\d+)(?![A-Za-z0-9])")
 
 
+def unquoted(text: str) -> str:
+    """The request without its quoted text."""
+    return _QUOTED.sub(" ", text)
+
+
 def speaks_of_self(text: str) -> bool:
     """The user speaks of themselves (quoted text and 给我/帮我 objects aside)."""
     bare = _QUOTED.sub(" ", text)
