@@ -106,7 +106,7 @@ def test_a_dropped_memory_says_which_levels_it_was_read_against(told, lang):
     ("外婆的八十岁寿宴办在哪？", True), ("What did mom say about the trip?", True),
     ("重复扣款那个bug是谁查出来的？", True),
     ("怎么用Python读取CSV文件？", False), ("How do I read a CSV file with pandas?", False),
-    ("How can we center a div?", False), ("给我讲个笑话吧。", False), ("Tell me a joke.", False),
+    ("How can we center a div?", False), ("How do I get to work?", True), ("给我讲个笑话吧。", False), ("Tell me a joke.", False),
     ("把“我想要一杯水”翻译成葡萄牙语。", False), ("Translate 'I want a glass of water' into Portuguese.", False),
 ])
 def test_reference_follows_the_language(text, personal):

@@ -9,8 +9,9 @@ only when the memory clearly stands out from the request's own background
 
 Reference, per language:
 - the user speaking of themselves (I / my / we / our; 我 as subject or possessor, 我的, 我们, 咱们).
-  Not: 我 as the object of a request (给我讲, 帮我写), the generic "I" of a how-to question ("how
-  do I sort a list?" asks for a method, not about the user's life), or quoted text (translate
+  Not: 我 as the object of a request (给我讲, 帮我写), the generic "I" of a how-to question on an
+  object named with an article ("how do I sort a list?" asks for a method; "how do I get to
+  work?" is about the user), or quoted text (translate
   "I am learning to swim");
 - the user's people named by their relation, without a possessor: in Chinese a bare kinship or
   relation term is the speaker's own (外婆的寿宴 = my grandmother's birthday), as are "mom",
@@ -35,8 +36,10 @@ _EN_SELF = re.compile(
 #: 我 after a verb of asking is the object of the request (给我讲个笑话), not the user's life
 _ZH_OBJECT = re.compile(r"(?:给|帮|替|跟|对|让|陪|教|告诉|叫|请|和|为|考考|逗)我(?!们|的|家)")
 _ZH_SELF = re.compile(r"我|咱")
-#: "how do I ...", "how can we ...": the generic person of a request for a method
-_EN_HOW_TO = re.compile(r"\bhow (?:do|can|should|would|could) (?:i|we)\b", re.IGNORECASE)
+#: "how do I sort a list ...", "how can we center a div": the generic person of a request for a
+#: method on an object named with an article ("how do I get to work?" is about the user's commute)
+_EN_HOW_TO = re.compile(r"\bhow (?:do|can|should|would|could) (?:i|we) \w+ (?:a|an|the|two|this|that)\b",
+                        re.IGNORECASE)
 #: relation terms that, without a possessor, name the speaker's own people (Chinese), and the
 #: English ones used as names (mom, grandma) or that a request rarely uses of strangers
 _ZH_RELATIONS = re.compile(
