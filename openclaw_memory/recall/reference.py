@@ -83,9 +83,11 @@ def identifiers(text: str) -> set[str]:
 
 
 def memory_names(text: str) -> set[str]:
-    """Names a memory writes out: identifiers and quoted names."""
+    """Names a memory writes out: identifiers, and quoted names written as names are in their
+    language (Chinese, or a capitalised Latin word: "Charlotte's Web"; a quoted English word in
+    lower case, "short", is a word, not a name)."""
     quoted = {next(g for g in m.groups() if g) for m in _QUOTED_NAME.finditer(text)}
-    return identifiers(text) | quoted
+    return identifiers(text) | {q for q in quoted if _HAN_WORD.search(q) or q[:1].isupper()}
 
 
 def dictionary_word(word: str) -> bool:
