@@ -96,6 +96,7 @@ def _names(pool: Pool) -> set[str]:
     out: set[str] = set()
     for r in pool.records.values():
         out.update(t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
-        out.update(e for e in r.entities if len(e) <= 40)
+        # an English entity in lower case ("short" of a reply-length preference) is a word, not a name
+        out.update(e for e in r.entities if len(e) <= 40 and (not e.isascii() or e != e.lower()))
         out.update(memory_names(r.text))
     return out
