@@ -132,7 +132,7 @@ class RecallConfig:
     #: store) by this margin, or with keyword evidence (half the request's terms, two at least)
     #: by `background_keyword_margin` (None: no levels, absolute min_semantic only)
     background_margin: Optional[float] = 0.06
-    background_keyword_margin: float = 0.01
+    background_keyword_margin: float = 0.02
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()
