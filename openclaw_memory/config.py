@@ -126,12 +126,13 @@ class RecallConfig:
     semantic_floor: Optional[float] = None
     semantic_ceiling: Optional[float] = None
     min_semantic: Optional[float] = None
-    #: relevance gating against the request's own background (recall/background.py): a memory
-    #: passes on meaning alone when its cosine beats the request's background level by this
-    #: margin, or with keyword evidence when it is no more than `background_keyword_slack`
-    #: below it (None: no background, absolute min_semantic only)
-    background_margin: Optional[float] = 0.03
-    background_keyword_slack: float = 0.01
+    #: relevance gating for requests about nothing of the user's (recall/gate.py): a memory passes
+    #: on meaning alone when its cosine beats the level an unrelated memory reaches for this
+    #: request (the higher of its background bank in its language and its crowd in the user's
+    #: store) by this margin, or with keyword evidence (half the request's terms, two at least)
+    #: by `background_keyword_margin` (None: no levels, absolute min_semantic only)
+    background_margin: Optional[float] = 0.06
+    background_keyword_margin: float = 0.02
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()

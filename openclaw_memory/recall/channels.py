@@ -6,6 +6,7 @@ the same raw signals (cosine with the query, matched query terms), whichever cha
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
@@ -38,9 +39,11 @@ class Pool:
     sentence: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: the cosine an unrelated memory reaches for this request (recall/background.py); None: unknown
     background: float | None = None
+    #: the same, read from the user's own store: its crowd of vector candidates (recall/gate.py)
+    store_level: float | None = None
     #: the request refers to the user's own world (recall/reference.py); False: gated strictly
     personal: bool = True
-    #: records holding at least half of the request's terms (keyword evidence beyond BM25's share)
+    #: records holding at least half of the request's terms, two at least (recall/gate.py)
     agreeing: set[str] = field(default_factory=set)
 
     def propose(self, record_id: str, channel: str) -> None:
@@ -131,10 +134,18 @@ class SubjectChannel:
 
 
 def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
+    """The request names the subject's leaf: as a term, or written out (three characters at least;
+    a Latin leaf as a whole word: "art" is not in "earth" or "party")."""
     leaf = subject.lower().rsplit("/", 1)[-1].strip()
     if len(leaf) < 2:
         return False
-    return leaf in terms or (len(leaf) >= 3 and leaf in text)
+    if leaf in terms:
+        return True
+    if len(leaf) < 3:
+        return False
+    if leaf.isascii():
+        return re.search(rf"(?<![a-z0-9]){re.escape(leaf)}(?![a-z0-9])", text) is not None
+    return leaf in text
 
 
 #: the types the profile section holds (the policy table)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from ..policy import CHANNEL_TRUST, POLICY, types_where
 from ..text import has_cjk, search_tokens, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
+from .gate import bars, level_note, relevant
 from .query import RecallQuery, window_start
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
@@ -70,15 +71,22 @@ def importance(r: MemoryRecord) -> float:
 
 
 def keyword_coverage(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None) -> float:
-    """Share of the query's terms in the memory: as tokens (`tokens`: the record's search tokens
-    when the caller has them) or, for terms of two characters or more, as substrings."""
-    if not query.terms:
-        return 0.0
+    """Share of the query's terms in the memory (see `keyword_hits`)."""
+    return keyword_hits(query, r, tokens) / len(query.terms) if query.terms else 0.0
+
+
+def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None,
+                 terms: Sequence[str] | None = None) -> int:
+    """How many of the query's terms (or of `terms`) the memory holds: as tokens (`tokens`: the
+    record's search tokens when the caller has them) or, for terms of two characters or more, as
+    substrings."""
+    terms = query.terms if terms is None else terms
+    if not terms:
+        return 0
     if tokens is None:
         tokens = frozenset(search_tokens(r.text))
     text = r.text.lower()
-    hit = sum(1 for t in query.terms if t in tokens or (len(t) >= 2 and t in text))
-    return hit / len(query.terms)
+    return sum(1 for t in terms if t in tokens or (len(t) >= 2 and t in text))
 
 
 def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,
@@ -170,7 +178,7 @@ def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: flo
     # the window is relaxed when no live memory inside it is relevant
     relaxed = window is not None and not any(
         s.record.type in WINDOWED_TYPES and s.record.created_at >= window and s.record.status is Status.ACTIVE
-        and _relevant(s, pool, cal, cfg) for s in scored)
+        and relevant(s, pool, cal.min_semantic, cfg) for s in scored)
     start = None if relaxed else window
     covered: dict[str, str] = {}
     similar = _Similarity(pool.vectors)
@@ -235,46 +243,12 @@ def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, st
         return f"low confidence ({r.confidence:.2f}): offered to confirm, not injected"
     if start is not None and r.type in WINDOWED_TYPES and r.created_at < start:
         return "outside the time window the request names"
-    if not _relevant(s, pool, cal, cfg):
+    if not relevant(s, pool, cal.min_semantic, cfg):
         c = s.components
-        bar, _ = semantic_bars(pool, cal, cfg)
+        bar = bars(pool, cal.min_semantic, cfg).alone
         return (f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {bar:.2f}"
-                f"{_background_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})")
+                f"{level_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})")
     return _duplicate_reason(s, kept, cfg, similar)
-
-
-def _background_note(pool: Pool) -> str:
-    return f" (background {pool.background:.2f})" if pool.background is not None else ""
-
-
-def semantic_bars(pool: Pool, cal: Calibration, cfg: RecallConfig) -> tuple[float, float]:
-    """The cosine a memory needs on meaning alone, and with keyword evidence.
-
-    Absolute floors (the embedder's calibration) and, for a request that refers to nothing of the
-    user's (`reference.py`) when its background level is known, that level plus
-    `background_margin` (meaning alone) or minus `background_keyword_slack` (keyword and meaning
-    agree): the bar follows the request's language and wording instead of one constant tuned on
-    English."""
-    alone, with_keyword = cal.min_semantic, cal.min_semantic - 0.05
-    if pool.background is not None and cfg.background_margin is not None and not pool.personal:
-        alone = max(alone, pool.background + cfg.background_margin)
-        with_keyword = max(with_keyword, pool.background - cfg.background_keyword_slack)
-    return alone, with_keyword
-
-
-def _relevant(s: ScoredMemory, pool: Pool, cal: Calibration, cfg: RecallConfig) -> bool:
-    if "profile" in s.channels or s.record.id in pool.recent_summaries:
-        return True
-    c = s.components
-    if c["structure"] >= 1.0:
-        return True
-    cos = pool.cosine.get(s.record.id, 0.0)
-    alone, with_keyword = semantic_bars(pool, cal, cfg)
-    if cos >= alone:
-        return True
-    if not pool.personal and pool.background is not None and s.record.id not in pool.agreeing:
-        return False  # a request about nothing of the user's: keyword evidence must be real terms
-    return c["keyword"] >= 0.5 and cos >= with_keyword
 
 
 class _Similarity:

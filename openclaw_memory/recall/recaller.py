@@ -11,12 +11,13 @@ from ..embedding import calibration_for
 from ..engine import MemoryEngine
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Channel, Pool, build_channels, load
-from ..text import has_cjk
+from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
-from .reference import refers_to_user
+from .gate import agreeing, store_level
+from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
-from .rank import Calibration, keyword_coverage, score_pool
+from .rank import Calibration, keyword_hits, score_pool
 
 
 #: episodes (in rank order) that get their neighbouring turns attached
@@ -62,20 +63,42 @@ class Recaller:
             channel.propose(scope, query, qvec, pool)
         load(self.engine, scope, qvec, pool)
         if self.background is not None:
-            pool.personal = refers_to_user(current or query.text, _names(pool))
-            if not pool.personal:
-                pool.agreeing = {rid for rid, r in pool.records.items()
-                                 if keyword_coverage(query, r, pool.tokens.get(rid)) >= 0.5}
+            self._gate_signals(current or query.text, query, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
         ranked = attach_context(self.engine, scope, ranked, before=self.cfg.episode_context_before,
                                 after=self.cfg.episode_context_after, units=CONTEXT_UNITS)
         return RecallResult(query, ranked)
 
+    def _gate_signals(self, text: str, query: RecallQuery, pool: Pool) -> None:
+        """What relevance gating reads besides the cosines (recall/gate.py): the store's level for
+        this request, whether it refers to the user's world, and which memories agree in terms."""
+        vector = [pool.cosine[rid] for rid, chans in pool.channels.items() if "vector" in chans and rid in pool.cosine]
+        pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
+        memories = [r.text for r in pool.records.values()]
+        pool.personal = refers_to_user(text, _names(pool), memories)
+        if not pool.personal:
+            # quoted text of such a request is material to work on (translate 'see you tomorrow'),
+            # not its topic: its words are no keyword evidence
+            terms = topic_terms(query, text)
+            for rid, r in pool.records.items():
+                hits = keyword_hits(query, r, pool.tokens.get(rid), terms)
+                if terms and agreeing(hits / len(terms), hits, len(terms)):
+                    pool.agreeing.add(rid)
+
+
+def topic_terms(query: RecallQuery, text: str) -> list[str]:
+    """The request's terms outside quoted text."""
+    outside = set(search_tokens(unquoted(text)))
+    return [t for t in query.terms if t in outside]
+
 
 def _names(pool: Pool) -> set[str]:
-    """Speakers, entities and subject leaves of the pooled memories: names a request may use."""
+    """Speakers, entities and written-out names (identifiers, quoted names) of the pooled
+    memories: names a request may use."""
     out: set[str] = set()
     for r in pool.records.values():
         out.update(t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
-        out.update(e for e in r.entities if len(e) <= 40)
+        # an English entity in lower case ("short" of a reply-length preference) is a word, not a name
+        out.update(e for e in r.entities if len(e) <= 40 and (not e.isascii() or e != e.lower()))
+        out.update(memory_names(r.text))
     return out

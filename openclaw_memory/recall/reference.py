@@ -7,16 +7,28 @@ of theirs (chit-chat with the assistant, general knowledge, coding, translation)
 only when the memory clearly stands out from the request's own background
 (`recall/background.py`): otherwise the block stays empty.
 
-Reference, per language: the user speaking of themselves (I / my / we / our; 我 as subject or
-possessor, 我的, 我们, 咱们; 我 as the object of a request, 给我讲, 帮我写, does not count), or a
-name the user's memories hold (a speaker, an entity, a subject) written in the request. Quoted
-text is not the user speaking (translate "I am learning to swim").
+Reference, per language:
+- the user speaking of themselves (I / my / we / our; 我 as subject or possessor, 我的, 我们, 咱们).
+  Not: 我 as the object of a request (给我讲, 帮我写), the generic "I" of a how-to question on an
+  object named with an article ("how do I sort a list?" asks for a method; "how do I get to
+  work?" is about the user), or quoted text (translate
+  "I am learning to swim");
+- the user's people named by their relation, without a possessor: in Chinese a bare kinship or
+  relation term is the speaker's own (外婆的寿宴 = my grandmother's birthday), as are "mom",
+  "grandma", "my boss" in English;
+- something both sides know, in Chinese: 那个 / 那次 / 上次 ... (重复扣款那个bug);
+- a name the user's memories hold, written in the request: a speaker, an entity, an identifier
+  (ERP-2041, FW-517, 灵鹰3) or a quoted name (“毛孩子”) written in a memory, or a Chinese word the
+  language's dictionary does not know that a memory holds (a child's, a pet's or a shop's name:
+  小宇, 阿福, 刚子粉铺).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+from ..text import _jieba  # the package's one jieba loader (dictionary loaded once, no network)
 
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|'[^']{3,}'|「[^」]*」|‘[^’]*’")
 _EN_SELF = re.compile(
@@ -24,14 +36,79 @@ _EN_SELF = re.compile(
 #: 我 after a verb of asking is the object of the request (给我讲个笑话), not the user's life
 _ZH_OBJECT = re.compile(r"(?:给|帮|替|跟|对|让|陪|教|告诉|叫|请|和|为|考考|逗)我(?!们|的|家)")
 _ZH_SELF = re.compile(r"我|咱")
+#: "how do I sort a list ...", "how can we center a div": the generic person of a request for a
+#: method on an object named with an article ("how do I get to work?" is about the user's commute)
+_EN_HOW_TO = re.compile(r"\bhow (?:do|can|should|would|could) (?:i|we) \w+ (?:a|an|the|two|this|that)\b",
+                        re.IGNORECASE)
+#: relation terms that, without a possessor, name the speaker's own people (Chinese), and the
+#: English ones used as names (mom, grandma) or that a request rarely uses of strangers
+_ZH_RELATIONS = re.compile(
+    r"外婆|外公|奶奶|爷爷|姥姥|姥爷|爸爸|妈妈|老爸|老妈|爸妈|老公|老婆|媳妇|儿子|闺女|女儿|哥哥|姐姐|弟弟|妹妹|"
+    r"舅舅|舅妈|姑姑|姑父|姨妈|婶婶|叔叔|伯伯|婆婆|公公|岳父|岳母|丈母娘|男朋友|女朋友|男友|女友|老板|领导|室友")
+_EN_RELATIONS = re.compile(
+    r"\b(?:mom|mum|dad|grandma|grandpa|granny|nana)\b", re.IGNORECASE)
+#: a thing both sides know (that bug, that time, last time), Chinese
+_ZH_SHARED = re.compile(r"那个|那次|那家|那只|那位|那回|上次|上回")
+_HAN_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
+#: a name does not end in a structural or aspect particle (过得, 走了: a verb, not a name)
+_PARTICLE_END = re.compile(r"[的得地了着过吗呢吧啊呀]$")
+#: a quoted name in a memory (王浩: "毛孩子"？), two to twelve characters
+_QUOTED_NAME = re.compile(r"“([^”]{2,12})”|\"([^\"]{2,12})\"|「([^」]{2,12})」")
+#: an identifier: letters then digits, as project, ticket and model names are written (ERP-2041, 灵鹰3)
+IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*|[\u4e00-\u9fff]{1,4}\d+)(?![A-Za-z0-9])")
+
+
+def unquoted(text: str) -> str:
+    """The request without its quoted text."""
+    return _QUOTED.sub(" ", text)
 
 
 def speaks_of_self(text: str) -> bool:
     """The user speaks of themselves (quoted text and 给我/帮我 objects aside)."""
     bare = _QUOTED.sub(" ", text)
-    if _EN_SELF.search(bare.replace("’", "'")):
+    if _EN_SELF.search(_EN_HOW_TO.sub(" ", bare.replace("’", "'"))):
         return True
     return bool(_ZH_SELF.search(_ZH_OBJECT.sub("", bare)))
+
+
+def names_relations(text: str) -> bool:
+    """The request names the user's people by their relation (外婆, 女儿, mom), quoted text aside."""
+    bare = _QUOTED.sub(" ", text)
+    return bool(_ZH_RELATIONS.search(bare) or _EN_RELATIONS.search(bare))
+
+
+def identifiers(text: str) -> set[str]:
+    """Identifier-like names written in a memory (ERP-2041, FW-517, 灵鹰3)."""
+    return {m.group(0) for m in IDENTIFIER.finditer(text)}
+
+
+def memory_names(text: str) -> set[str]:
+    """Names a memory writes out: identifiers, and quoted names written as names are in their
+    language (Chinese, or a capitalised Latin word: "Charlotte's Web"; a quoted English word in
+    lower case, "short", is a word, not a name)."""
+    quoted = {next(g for g in m.groups() if g) for m in _QUOTED_NAME.finditer(text)}
+    return identifiers(text) | {q for q in quoted if _HAN_WORD.search(q) or q[:1].isupper()}
+
+
+def dictionary_word(word: str) -> bool:
+    """The bundled jieba dictionary knows `word` (a frequency above 0: it also lists every prefix
+    of a word, at 0). Names people coin are not in it."""
+    return bool(_jieba().dt.FREQ.get(word))
+
+
+def coined_words(request: str, memories: Sequence[str]) -> set[str]:
+    """Chinese words of the request that the dictionary does not know and a memory holds: the
+    user's own names for their people, pets and places (小宇, 阿福, 刚子粉铺)."""
+    if not _HAN_WORD.search(request):
+        return set()
+    words = {w for w in _jieba().lcut(_QUOTED.sub(" ", request)) if _HAN_WORD.fullmatch(w) and not _PARTICLE_END.search(w)
+             and not dictionary_word(w)}
+    return {w for w in words if any(w in m for m in memories)}
+
+
+def shared_reference(text: str) -> bool:
+    """The request points at something both sides know (重复扣款那个bug, 上次那家店)."""
+    return bool(_ZH_SHARED.search(_QUOTED.sub(" ", text)))
 
 
 def names_known(text: str, names: Iterable[str]) -> bool:
@@ -39,10 +116,16 @@ def names_known(text: str, names: Iterable[str]) -> bool:
     low = text.lower()
     for name in names:
         name = name.strip().lower()
-        if len(name) >= 2 and (name in low if not name.isascii() else re.search(rf"\b{re.escape(name)}\b", low)):
+        # an ASCII name stands alone among ASCII letters and digits (a CJK character beside it
+        # is a boundary: ERP-2041的切换), not inside a longer word
+        if len(name) >= 2 and (name in low if not name.isascii()
+                               else re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", low)):
             return True
     return False
 
 
-def refers_to_user(text: str, names: Iterable[str] = ()) -> bool:
-    return speaks_of_self(text) or names_known(text, names)
+def refers_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str] = ()) -> bool:
+    """Does the request refer to the user's world? `names`: names their memories hold;
+    `memories`: the texts of the memories pooled for it (for the words only they use)."""
+    return (speaks_of_self(text) or names_relations(text) or shared_reference(text)
+            or names_known(text, names) or bool(coined_words(text, memories)))

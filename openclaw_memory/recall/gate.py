@@ -1,0 +1,112 @@
+"""Relevance gating: may this pooled memory be injected for this request?
+
+Absolute cosine says little about relatedness: multilingual-e5 scores unrelated Chinese pairs
+0.82-0.85 and unrelated English statements 0.75-0.80, and chatty dialogue turns ("Thanks, Caroline!
+This is a great time.", 哈哈，就是写代码调参数) score higher against any request than short
+statements do. So a memory's cosine is read against the *level* an unrelated memory reaches for
+this request, with this embedder, in this language and in this store's style, and it must stand
+out from it:
+
+- bank level (`background.py`): the request against a fixed bank of everyday statements in its
+  own language (unrelated to any request by construction);
+- store level: the request against the user's own store. Most of a user's memories have nothing
+  to do with any one request, so the crowd of its vector candidates (those ranked in the last
+  third of the channel's `candidates_per_channel`) is what an unrelated memory *of this user*
+  scores. Known only when the store is large enough to fill the channel;
+- the level is the higher of the two.
+
+Then, for a request that refers to nothing of the user's (`reference.py`: chit-chat, general
+knowledge, coding, translation):
+
+- on meaning alone a memory passes when its cosine is at least `level + background_margin`;
+- with keyword evidence, at `level + background_keyword_margin`: the memory holds at least half of
+  the request's terms and at least two of them (one shared word, "blue", 谢谢, is a coincidence,
+  not evidence).
+
+A request that refers to the user's world ("where do I live?", "what did Caroline paint?",
+外婆的寿宴) may be answered by a memory that only loosely resembles it: it is gated by the
+embedder's absolute calibration (`recall.min_semantic`, 0.05 lower with keyword evidence), recall
+first. The profile section, recent summaries and memories whose subject or date the request names
+always pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..config import RecallConfig
+from ..types import ScoredMemory
+from .channels import Pool
+
+#: the share of the vector channel's candidates, from the top, that is *not* the crowd
+CROWD_FROM = 2 / 3
+#: keyword evidence needs at least this many of the request's terms (or all, when it has fewer)
+AGREEING_TERMS = 2
+
+
+@dataclass(frozen=True)
+class Bars:
+    """The cosine a memory needs: on meaning alone, and with keyword evidence."""
+
+    alone: float
+    with_keyword: float
+
+
+def store_level(vector_cosines: list[float], channel_limit: int) -> float | None:
+    """The crowd's mean cosine: the vector candidates past the first two thirds of the channel's
+    limit; None when the store did not fill the channel (too few memories to have a crowd)."""
+    if channel_limit < 3 or len(vector_cosines) < channel_limit:
+        return None
+    ranked = sorted(vector_cosines, reverse=True)[:channel_limit]
+    return float(np.mean(ranked[int(channel_limit * CROWD_FROM):]))
+
+
+def level(pool: Pool) -> float | None:
+    """What an unrelated memory scores for this request: the higher of the known levels."""
+    known = [v for v in (pool.background, pool.store_level) if v is not None]
+    return max(known) if known else None
+
+
+def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
+    """The bars for this request (see the module docstring)."""
+    alone, with_keyword = min_semantic, min_semantic - 0.05
+    lv = level(pool)
+    if lv is not None and cfg.background_margin is not None and not pool.personal:
+        alone = max(alone, lv + cfg.background_margin)
+        with_keyword = max(with_keyword, lv + cfg.background_keyword_margin)
+    return Bars(alone, with_keyword)
+
+
+def agreeing(coverage: float, hits: int, terms: int) -> bool:
+    """Keyword evidence for a request about nothing of the user's: at least half of its terms,
+    and at least two of them when it has two or more."""
+    return coverage >= 0.5 and hits >= min(AGREEING_TERMS, terms)
+
+
+def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
+    """May this memory be injected for this request (kept or dropped as below relevance)?"""
+    if "profile" in s.channels or s.record.id in pool.recent_summaries:
+        return True
+    c = s.components
+    if c["structure"] >= 1.0:
+        return True
+    cos = pool.cosine.get(s.record.id, 0.0)
+    b = bars(pool, min_semantic, cfg)
+    if cos >= b.alone:
+        return True
+    if not pool.personal and level(pool) is not None:
+        # a request about nothing of the user's: keyword evidence must be real terms
+        return s.record.id in pool.agreeing and cos >= b.with_keyword
+    return c["keyword"] >= 0.5 and cos >= b.with_keyword
+
+
+def level_note(pool: Pool) -> str:
+    """The levels behind a bar, for the drop reason (`search --explain`)."""
+    parts = []
+    if pool.background is not None:
+        parts.append(f"background {pool.background:.2f}")
+    if pool.store_level is not None:
+        parts.append(f"store {pool.store_level:.2f}")
+    return f" ({', '.join(parts)})" if parts else ""
