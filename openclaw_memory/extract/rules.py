@@ -116,7 +116,9 @@ _MY_KEY = (
 
 
 def _sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[。！？!?；;\n])|(?<=\.)\s+", text)
+    # a title's full stop ends no sentence ("I report to Mr. Chen")
+    parts = re.split(r"(?<=[。！？!?；;\n])|(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
+                     r"(?<=\.)\s+", text)
     return [p.strip() for p in parts if p and p.strip()]
 
 

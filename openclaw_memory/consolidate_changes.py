@@ -1,0 +1,157 @@
+"""The episode side of a change: the turn that says a value changed retires what stated the old
+one, whatever it was stored as (issue 16; docs/design.md invariant 10).
+
+A change the slot rules understood supersedes its curated memory in `consolidate.py`, and the
+episode of the old turn then reads as outdated (its distilled memory is inactive). Many changes
+name an attribute no rule keys ("I moved my gym day to Thursdays", 钢琴课换到周日了), or replace a
+value no rule curated ("I take evening classes at the community college"): the old value lives
+only in a live claim of another subject or in the verbatim episode of the old turn. Here the
+change turn's episode, once stored, finds that memory by what both are about:
+
+- the change is read from the grammar (`extract.change_grammar.states_change`), or from a
+  change candidate of the same turn (a `switch` tag, or `replaces`, from the rules or the LLM);
+- a live claim (profile / preference / fact) qualifies when it shares a content word with the
+  change, or names the value `replaces` gives, or is its clear semantic neighbour (nearest, ahead
+  of the next by `change_margin`); a live episode of the same speaker when it shares a content
+  word, states one thing (`single_statement`) and is similar enough (`change_similarity`);
+  two statements of different owners ("my sister's name", "my cat's name") never qualify;
+- the best one goes inactive, `superseded_at` set, audited "superseded by <id>", and its
+  successor links back to it (`prev_id`): the curated change candidate of the same turn when there
+  is one, else the change turn's own episode. The successor's line carries the "changed from"
+  note; the old memory stays in the store (evidence, restorable), out of recall.
+
+Why out of recall and not shown with a "later changed" note: the successor already shows the old
+words in its "changed from" note (the one-line history the design asks for), and a curated
+version that is superseded leaves recall the same way; one rule for every type keeps "at most one
+value current" checkable. The audit trail keeps the episode, and `restore` brings it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .extract.change_grammar import about, owner, single_statement, states_change
+from .store import records as rec
+from .types import Candidate, MemoryRecord, MemoryType, Status, WriteResult
+
+#: claims about the user (one attribute, whatever type it was stored as)
+_CLAIMS = ("fact", "preference", "profile")
+#: how many earlier episodes of a scope a change is compared with (newest first)
+_EPISODE_POOL = 400
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """A curated candidate of the same turn, and what consolidation did with it."""
+
+    candidate: Candidate
+    result: WriteResult
+
+
+class ChangeRetirer:
+    """Finds and retires the memory a change turn's episode contradicts (see the module doc)."""
+
+    def __init__(self, similarity: float, margin: float) -> None:
+        self.similarity = similarity
+        self.margin = margin
+
+    def after_episode(self, db, episode: MemoryRecord, vec: np.ndarray, siblings: Sequence[Sibling]) -> str | None:
+        """Called once the episode of a turn is stored. Returns the id of the memory it retired."""
+        if any(s.result.replaced_id or s.result.action in ("doubt", "skip") for s in siblings):
+            return None  # the turn's own claim already superseded (or restated) the old value
+        changes = [s for s in siblings if s.candidate.replaces or "switch" in s.candidate.tags]
+        if not changes and not states_change(episode.summary):
+            return None
+        replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
+        target = self._target(db, episode, vec, replaces, {s.result.record.id for s in siblings if s.result.record})
+        if target is None:
+            return None
+        successor = next((s.result.record for s in changes if s.result.record is not None), None)
+        self._retire(db, target, successor or episode)
+        return target.id
+
+    # ---- finding what the change is about ----------------------------------------------------
+
+    def _target(self, db, new: MemoryRecord, vec: np.ndarray, replaces: str | None,
+                skip: set[str]) -> MemoryRecord | None:
+        words, who = about(new.summary), owner(new.summary)
+        claims = [c for c in rec.query(db, new.scope, where=f"status = 'active' AND doubt_of IS NULL AND type IN "
+                                       f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
+                                       args=(*_CLAIMS, new.created_at), limit=500)
+                  if c.id not in skip and not set(c.source.turn_ids) & set(new.source.turn_ids)]
+        claim = self._claim(db, claims, new, vec, words, who, replaces)
+        if claim is not None:
+            return claim
+        return self._episode(db, new, vec, words, who)
+
+    def _claim(self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, words: frozenset[str],
+               who: str, replaces: str | None) -> MemoryRecord | None:
+        if not claims:
+            return None
+        vecs = rec.vectors_for(db, [c.id for c in claims])
+        scored = sorted(((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs), key=lambda x: -x[0])
+        fits = [(s, c) for s, c in scored if _same_owner(who, c) and (_shares(words, c) or _names(c, replaces))]
+        if fits and fits[0][0] >= self.similarity - 0.05:
+            return fits[0][1]
+        if not scored:
+            return None
+        best, runner_up = scored[0], (scored[1][0] if len(scored) > 1 else 0.0)
+        if best[0] >= self.similarity and best[0] - runner_up >= self.margin and _same_owner(who, best[1]):
+            return best[1]
+        return None
+
+    def _episode(self, db, new: MemoryRecord, vec: np.ndarray, words: frozenset[str], who: str) -> MemoryRecord | None:
+        if not words:
+            return None
+        pool = rec.query(db, new.scope, where="status = 'active' AND type = 'episode' AND created_at <= ? AND id != ?",
+                         args=(new.created_at, new.id), order="created_at DESC", limit=_EPISODE_POOL)
+        pool = [e for e in pool if e.tags[:1] == new.tags[:1] and e.entities == new.entities
+                and not set(e.source.turn_ids) & set(new.source.turn_ids)
+                and _shares(words, e) and _same_owner(who, e) and single_statement(e.summary)]
+        if not pool:
+            return None
+        vecs = rec.vectors_for(db, [e.id for e in pool])
+        scored = sorted(((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0])
+        if scored and scored[0][0] >= self.similarity:
+            return scored[0][1]
+        return None
+
+    # ---- retiring --------------------------------------------------------------------------
+
+    @staticmethod
+    def _retire(db, old: MemoryRecord, successor: MemoryRecord) -> None:
+        now = successor.created_at
+        rec.update(db, old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now), None, "", reindex=False)
+        rec.audit(db, old.scope, old.id, "deactivate", f"superseded by {successor.id} (a change: {_short(successor)})",
+                  now, successor.source.channel.value, successor.source.writer)
+        if successor.prev_id is None:
+            linked = successor.replace(prev_id=old.id, version=max(successor.version, old.version + 1)
+                                       if successor.type is not MemoryType.EPISODE else successor.version)
+            rec.update(db, linked, None, "", reindex=False)
+            rec.audit(db, old.scope, successor.id, "update", f"replaces {old.id}", now,
+                      successor.source.channel.value, successor.source.writer)
+
+
+def _shares(words: frozenset[str], r: MemoryRecord) -> bool:
+    return bool(words & about(r.text))
+
+
+def _names(r: MemoryRecord, value: str | None) -> bool:
+    if not value or len(value.strip()) < 2:
+        return False
+    v = value.strip().lower()
+    return any(e.lower() == v for e in r.entities) or v in r.text.lower()
+
+
+def _same_owner(who: str, r: MemoryRecord) -> bool:
+    """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes."""
+    theirs = owner(r.summary)
+    return not who or not theirs or who == theirs
+
+
+def _short(r: MemoryRecord) -> str:
+    text = r.summary.strip()
+    return text if len(text) <= 60 else text[:57] + "..."
