@@ -52,7 +52,8 @@ class Consolidator:
         self.clock = clock
         self.cfg = config
         self.threshold = config.long_term.similarity_threshold
-        self.changes = ChangeRetirer(config.long_term.change_similarity, config.long_term.change_margin)
+        self.changes = ChangeRetirer(config.long_term.change_similarity, config.long_term.change_margin,
+                                     model_name, clock)
 
     # ---- entry point ------------------------------------------------------------------------
 

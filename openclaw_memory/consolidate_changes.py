@@ -33,9 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .extract.change_grammar import about, owner, single_statement, states_change
+from .extract.change_grammar import about, owner, share, single_statement, states_change
+from .extract.slot import third_person
 from .store import records as rec
-from .types import Candidate, MemoryRecord, MemoryType, Status, WriteResult
+from .text import has_cjk
+from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status, WriteResult
 
 #: claims about the user (one attribute, whatever type it was stored as)
 _CLAIMS = ("fact", "preference", "profile")
@@ -54,9 +56,11 @@ class Sibling:
 class ChangeRetirer:
     """Finds and retires the memory a change turn's episode contradicts (see the module doc)."""
 
-    def __init__(self, similarity: float, margin: float) -> None:
+    def __init__(self, similarity: float, margin: float, model: str, clock) -> None:
         self.similarity = similarity
         self.margin = margin
+        self.model = model
+        self.clock = clock
 
     def after_episode(self, db, episode: MemoryRecord, vec: np.ndarray, siblings: Sequence[Sibling]) -> str | None:
         """Called once the episode of a turn is stored. Returns the id of the memory it retired."""
@@ -66,17 +70,39 @@ class ChangeRetirer:
         if not changes and not states_change(episode.summary):
             return None
         replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
-        target = self._target(db, episode, vec, replaces, {s.result.record.id for s in siblings if s.result.record})
+        target = self._target(db, episode, vec, replaces, {s.result.record.id for s in siblings if s.result.record},
+                              stated=bool(changes))
         if target is None:
             return None
         successor = next((s.result.record for s in changes if s.result.record is not None), None)
+        if successor is None and target.type is not MemoryType.EPISODE and target.subject \
+                and single_statement(episode.summary):
+            successor = self._new_value(db, target, episode, vec)
         self._retire(db, target, successor or episode)
         return target.id
+
+    def _new_value(self, db, old: MemoryRecord, episode: MemoryRecord, vec: np.ndarray) -> MemoryRecord:
+        """The new value of a keyed attribute that no rule cut out ("I now drive a Toyota Corolla"
+        after "my car is a Ford Focus"): the change turn in the third person, under the old key, so
+        the attribute keeps one current value that a question about it finds."""
+        from .consolidate import new_id
+
+        text = episode.summary.strip().rstrip("。.!！")
+        claim = MemoryRecord(
+            id=new_id(self.clock), scope=episode.scope, type=old.type, summary=third_person(text, has_cjk(text)),
+            subject=old.subject, session_id=episode.session_id, tags=("switch",), importance=old.importance,
+            confidence=0.85, source=Source(Channel.IMPLICIT, episode.source.session_id, episode.source.turn_ids,
+                                           episode.source.writer),
+            created_at=episode.created_at, updated_at=episode.created_at)
+        rec.insert(db, claim, vec, self.model)
+        rec.audit(db, claim.scope, claim.id, "insert", f"the new value turn {episode.source.turn_ids[0]} states",
+                  claim.created_at, Channel.IMPLICIT.value, episode.source.writer)
+        return claim
 
     # ---- finding what the change is about ----------------------------------------------------
 
     def _target(self, db, new: MemoryRecord, vec: np.ndarray, replaces: str | None,
-                skip: set[str]) -> MemoryRecord | None:
+                skip: set[str], stated: bool) -> MemoryRecord | None:
         words, who = about(new.summary), owner(new.summary)
         claims = [c for c in rec.query(db, new.scope, where=f"status = 'active' AND doubt_of IS NULL AND type IN "
                                        f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
@@ -85,7 +111,7 @@ class ChangeRetirer:
         claim = self._claim(db, claims, new, vec, words, who, replaces)
         if claim is not None:
             return claim
-        return self._episode(db, new, vec, words, who)
+        return self._episode(db, new, vec, words, who, stated)
 
     def _claim(self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, words: frozenset[str],
                who: str, replaces: str | None) -> MemoryRecord | None:
@@ -103,20 +129,27 @@ class ChangeRetirer:
             return best[1]
         return None
 
-    def _episode(self, db, new: MemoryRecord, vec: np.ndarray, words: frozenset[str], who: str) -> MemoryRecord | None:
-        if not words:
-            return None
+    def _episode(self, db, new: MemoryRecord, vec: np.ndarray, words: frozenset[str], who: str,
+                 stated: bool) -> MemoryRecord | None:
+        """An earlier single-statement episode of the same speaker: one that shares a content word
+        and is similar enough; or, when a rule read the turn as a change (`stated`), its clear
+        semantic neighbour ("I use Android" for "I've moved over to an iPhone now")."""
         pool = rec.query(db, new.scope, where="status = 'active' AND type = 'episode' AND created_at <= ? AND id != ?",
                          args=(new.created_at, new.id), order="created_at DESC", limit=_EPISODE_POOL)
         pool = [e for e in pool if e.tags[:1] == new.tags[:1] and e.entities == new.entities
                 and not set(e.source.turn_ids) & set(new.source.turn_ids)
-                and _shares(words, e) and _same_owner(who, e) and single_statement(e.summary)]
+                and _same_owner(who, e) and single_statement(e.summary)]
         if not pool:
             return None
         vecs = rec.vectors_for(db, [e.id for e in pool])
         scored = sorted(((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0])
-        if scored and scored[0][0] >= self.similarity:
-            return scored[0][1]
+        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e)]
+        if sharing and sharing[0][0] >= self.similarity:
+            return sharing[0][1]
+        if stated and scored:
+            runner_up = scored[1][0] if len(scored) > 1 else 0.0
+            if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
+                return scored[0][1]
         return None
 
     # ---- retiring --------------------------------------------------------------------------
@@ -136,7 +169,7 @@ class ChangeRetirer:
 
 
 def _shares(words: frozenset[str], r: MemoryRecord) -> bool:
-    return bool(words & about(r.text))
+    return share(words, about(r.text))
 
 
 def _names(r: MemoryRecord, value: str | None) -> bool:

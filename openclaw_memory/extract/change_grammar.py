@@ -45,7 +45,8 @@ _EN_ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|another|still)\b",
 _EN_NOT_A_CHANGE = re.compile(r"\b(?:right now|just now|for now|now and then|every now)\b", _I)
 
 _ZH_STRONG = re.compile(
-    r"不再|再也不|改成|改为|改到|改用|改喝|改吃|改做|改名|换成|换到|换为|换了|搬到|搬去|搬家|搬回|跳槽|辞职|离职|"
+    r"不再|再也不|改(?:成|为|到|用|喝|吃|做|学|坐|乘|骑|开|去|叫|名|了)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,4}了)|"
+    r"搬到|搬去|搬家|搬回|跳槽|辞职|离职|退了|"
     r"转学|转到|转岗|转行|调到|挪到|升职|升为|分手|离婚|戒掉|戒了|戒烟|戒酒|卖了|不算|已经不|不.{1,8}了"
 )
 _ZH_WEAK = re.compile(r"现在|如今|最近|这段时间|这阵子|近来|开始|以后|从今|后来|结婚|领养|入职|加入|当上|成了|变成")
@@ -60,12 +61,13 @@ _CHANGE_WORDS = frozenset(
         "upgraded converted cancelled canceled closed broke retired dropped handed got now these days nowadays "
         "lately currently since last started start began became become joined enrolled took picked adopted "
         "finished graduated really actually again mostly just recently week month year ago yesterday today "
+        "user ve ll re "
         "like likes love prefer use using go going get take make have having been being"
     )
 ) | frozenset(
     "不再 再也 改成 改为 改到 改用 改 换成 换到 换为 换 换了 搬到 搬去 搬家 搬回 跳槽 辞职 离职 转学 转到 调到 挪到 "
     "升职 分手 离婚 戒掉 戒 卖 不算 已经 现在 如今 最近 这段 时间 这段时间 开始 以后 后来 上个月 上周 去年 今年 "
-    "昨天 前天 刚 刚刚 喜欢 用 去 每天 每周 说 想 做 很 挺 太 过 来 得 着 没 再 更 人".split()
+    "昨天 前天 刚 刚刚 喜欢 用 去 每天 每周 说 想 做 很 挺 太 过 来 得 着 没 再 更 人 我们 用户 我换".split()
 )
 
 
@@ -84,9 +86,25 @@ def states_change(text: str) -> bool:
 
 
 def about(text: str) -> frozenset[str]:
-    """The content words a statement is about: search tokens without stopwords and change words."""
-    return frozenset(t for t in search_tokens(text, drop_stopwords=True)
-                     if t not in _CHANGE_WORDS and t not in STOPWORDS and (len(t) > 1 or has_cjk(t)) and not t.isdigit())
+    """The content words a statement is about: search tokens without stopwords and change words
+    (a Chinese verb keeps its object: 改喝 -> 喝, 不运动 -> 运动)."""
+    out = set()
+    for t in search_tokens(text, drop_stopwords=True):
+        if has_cjk(t) and len(t) >= 2 and t[0] in "改换不没":
+            t = t[1:]
+        if t not in _CHANGE_WORDS and t not in STOPWORDS and (len(t) > 1 or has_cjk(t)) and not t.isdigit():
+            out.add(t)
+    return frozenset(out)
+
+
+def share(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two statements share a content word; a Chinese word of two or more characters also when
+    one holds the other (周会 in 开周会: the segmenter cuts the same word differently in context)."""
+    if a & b:
+        return True
+    long_a = [t for t in a if has_cjk(t) and len(t) >= 2]
+    long_b = [t for t in b if has_cjk(t) and len(t) >= 2]
+    return any(x in y or y in x for x in long_a for y in long_b)
 
 
 _EN_OWNER = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?([a-z]+)(?:'s)?", _I)

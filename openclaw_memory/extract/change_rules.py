@@ -136,6 +136,10 @@ _EN_MY_NEW = re.compile(
 _EN_NOW_MY = re.compile(
     r"^(?:so\s+)?(?:now|these days) my (?P<k>[a-z][a-z' \-]{1,24}?) is (?P<v>.+)$", I
 )
+#: "photography is my hobby now": the value first, the attribute after "is my"
+_EN_IS_MY_NOW = re.compile(
+    r"^(?P<v>[\w.+#\- ]{1,30}?) (?:is|are) my (?:new )?(?P<k>[a-z][a-z ]{1,24}?) (?:now|these days|nowadays)$", I
+)
 _EN_REPORT = re.compile(r"^i (?:now )?report to (?P<v>.+?)(?: now)?$", I)
 _EN_FAV_NOW = re.compile(
     r"^(?:(?:these days|lately|now|nowadays),?\s+)?(?P<v>[\w.+#\- ]{1,30}?) is my (?:new )?(?:favou?rite|preferred) "
@@ -176,7 +180,7 @@ def _my_new(clause: str, cjk: bool) -> Slot | None:
             return None
         key, value = m.group("k"), _zh_value(m.group("v"))
     else:
-        m = _EN_NOW_MY.match(clause) or _EN_MY_NEW.match(clause)
+        m = _EN_NOW_MY.match(clause) or _EN_MY_NEW.match(clause) or _EN_IS_MY_NOW.match(clause)
         if not m or (
             m.re is _EN_MY_NEW and not m.group("new") and not re.search(r"\bnow\b", clause, I)
         ):
@@ -248,7 +252,7 @@ _ZH_REPLACED = (
     re.compile(
         r"^我?"
         + _ZH_TIME
-        + r"(?:昨天|上周|上个月)?(?:换成|改成|改为|换到|换为|改用)了?(?P<new>[^，,。]{1,16})$"
+        + r"(?:昨天|上周|上个月)?(?:换成|改成|改为|换到|换为|改用|改学|改喝|改吃|改玩|改练|改坐)了?(?P<new>[^，,。]{1,16})$"
     ),
 )
 
@@ -471,6 +475,23 @@ def _attribute(clause: str, cjk: bool) -> Slot | None:
     return None
 
 
+_EN_TEAM = re.compile(
+    r"^i(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|switched|transferred|changed|joined|went)\s+(?:over\s+)?"
+    r"(?:to\s+)?the (?P<v>[\w\- ]{1,24}?) team\b.*$",
+    I,
+)
+_ZH_TEAM = re.compile(r"^我?" + _ZH_TIME + r"(?:调到了|调到|转到了|转到|换到了|换到|去了|进了|加入了|加入)(?P<v>[^，,。]{1,10}?组)了?$")
+
+
+def _team(clause: str, cjk: bool) -> Slot | None:
+    """ "I moved to the search team in March", 我调到了支付组: the team changed (key "team")."""
+    m = (_ZH_TEAM if cjk else _EN_TEAM).match(clause)
+    if not m:
+        return None
+    value = m.group("v").strip()
+    return _switch("team", say(cjk, "用户在{v}", "The user is on the {v} team", v=value), value, kind=FACT)
+
+
 _ZH_MOVE = re.compile(
     r"^(?:我们?|我家)?"
     + _ZH_TIME
@@ -491,6 +512,7 @@ def _move(clause: str, cjk: bool) -> Slot | None:
 #: Change classifiers in the order they are tried (before profile and preference rules).
 CLASSIFIERS: tuple[Callable[[str, bool], Slot | None], ...] = (
     _move,
+    _team,
     _employer_change,
     _report_to,
     _favourite_now,

@@ -312,9 +312,14 @@ def _candidate(
 
 
 def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
-    """One candidate per subject (the last statement in the turn wins); free facts by summary."""
+    """One candidate per subject (the last statement in the turn wins); free facts by summary.
+    A stop and a new value of one subject in one turn (改喝绿茶了，不喝咖啡了) keep the new value,
+    which replaces what the stop names."""
     by_key: dict[tuple[str, bool], Candidate] = {}
     for c in candidates:
-        by_key.pop((c.subject or c.summary, c.forget), None)
-        by_key[(c.subject or c.summary, c.forget)] = c
+        key = (c.subject or c.summary, c.forget)
+        before = by_key.pop(key, None)
+        if before is not None and "stopped" in c.tags and "switch" in before.tags and "stopped" not in before.tags:
+            c = dataclasses.replace(before, replaces=before.replaces or c.replaces)
+        by_key[key] = c
     return list(by_key.values())
