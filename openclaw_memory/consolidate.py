@@ -185,6 +185,8 @@ class Consolidator:
             return WriteResult("doubt", res.record, res.reason, old.id)
         if sim >= self.threshold:
             return self._restate(db, old, r, vec, sim)
+        if cand is not None and "also" in cand.tags and not is_change(cand):
+            return self._insert(db, r, vec, f"a value beside {old.id}")  # "I also like tea": not a change
         return self._supersede(db, old, r, vec, sim)
 
     def _match(self, db, r: MemoryRecord, vec: np.ndarray) -> tuple[MemoryRecord | None, float]:

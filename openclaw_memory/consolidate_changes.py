@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .extract.change_grammar import about, owner, share, single_statement, states_change
+from .extract.change_grammar import about, about_self, owner, share, single_statement, states_change
 from .extract.slot import third_person
 from .store import records as rec
 from .text import has_cjk
@@ -76,7 +76,7 @@ class ChangeRetirer:
             return None
         successor = next((s.result.record for s in changes if s.result.record is not None), None)
         if successor is None and target.type is not MemoryType.EPISODE and target.subject \
-                and single_statement(episode.summary):
+                and single_statement(episode.summary) and about_self(episode.summary):
             successor = self._new_value(db, target, episode, vec)
         self._retire(db, target, successor or episode)
         return target.id
@@ -103,26 +103,35 @@ class ChangeRetirer:
 
     def _target(self, db, new: MemoryRecord, vec: np.ndarray, replaces: str | None,
                 skip: set[str], stated: bool) -> MemoryRecord | None:
-        words, who = about(new.summary), owner(new.summary)
+        names = tuple(e for e in new.entities if e)  # the speaker of a named turn
+        words, who = about(new.summary, names), owner(new.summary)
         claims = [c for c in rec.query(db, new.scope, where=f"status = 'active' AND doubt_of IS NULL AND type IN "
                                        f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
                                        args=(*_CLAIMS, new.created_at), limit=500)
                   if c.id not in skip and not set(c.source.turn_ids) & set(new.source.turn_ids)]
-        claim = self._claim(db, claims, new, vec, words, who, replaces)
+        claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
             return claim
-        return self._episode(db, new, vec, words, who, stated)
+        return self._episode(db, new, vec, words, who, stated, names)
 
     def _claim(self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, words: frozenset[str],
-               who: str, replaces: str | None) -> MemoryRecord | None:
+               who: str, replaces: str | None, names: tuple[str, ...]) -> MemoryRecord | None:
+        """The nearest live claim that shares a content word with the change (or states the value
+        `replaces` names), of the same owner; meaning alone only for a short statement about the
+        speaker."""
         if not claims:
             return None
         vecs = rec.vectors_for(db, [c.id for c in claims])
         scored = sorted(((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs), key=lambda x: -x[0])
-        fits = [(s, c) for s, c in scored if _same_owner(who, c) and (_shares(words, c) or _names(c, replaces))]
-        if fits and fits[0][0] >= self.similarity - 0.05:
+        fits = [(s, c) for s, c in scored if _same_owner(who, c)
+                and (_shares(words, c, names) or _names(c, replaces))]
+        # the nearest claim sharing a word, when it is (about) the nearest claim of all: a word
+        # shared with a farther claim is a coincidence (a name, 工作), not the attribute
+        if fits and fits[0][0] >= max(self.similarity - 0.05, scored[0][0] - self.margin):
             return fits[0][1]
-        if not scored:
+        # a short statement about the speaker ("I'm now living in Seattle" after "my home is in
+        # Austin"): the clear semantic neighbour among the claims, ahead of the next by the margin
+        if not (about_self(new.summary) and single_statement(new.summary)) or not scored:
             return None
         best, runner_up = scored[0], (scored[1][0] if len(scored) > 1 else 0.0)
         if best[0] >= self.similarity and best[0] - runner_up >= self.margin and _same_owner(who, best[1]):
@@ -130,21 +139,25 @@ class ChangeRetirer:
         return None
 
     def _episode(self, db, new: MemoryRecord, vec: np.ndarray, words: frozenset[str], who: str,
-                 stated: bool) -> MemoryRecord | None:
-        """An earlier single-statement episode of the same speaker: one that shares a content word
-        and is similar enough; or, when a rule read the turn as a change (`stated`), its clear
-        semantic neighbour ("I use Android" for "I've moved over to an iPhone now")."""
+                 stated: bool, names: tuple[str, ...]) -> MemoryRecord | None:
+        """An earlier episode of the same speaker that states one thing about them (the change
+        itself may name only the thing: 钢琴课换到周日了): the nearest
+        one that shares a content word and is similar enough; or, when a rule read the turn as a
+        change (`stated`), its clear semantic neighbour ("I use Android" for "I've moved over to
+        an iPhone now")."""
+        if not single_statement(new.summary):
+            return None  # a long turn says several things: which of them changed is not clear
         pool = rec.query(db, new.scope, where="status = 'active' AND type = 'episode' AND created_at <= ? AND id != ?",
                          args=(new.created_at, new.id), order="created_at DESC", limit=_EPISODE_POOL)
         pool = [e for e in pool if e.tags[:1] == new.tags[:1] and e.entities == new.entities
                 and not set(e.source.turn_ids) & set(new.source.turn_ids)
-                and _same_owner(who, e) and single_statement(e.summary)]
+                and _same_owner(who, e) and single_statement(e.summary) and about_self(e.summary)]
         if not pool:
             return None
         vecs = rec.vectors_for(db, [e.id for e in pool])
         scored = sorted(((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0])
-        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e)]
-        if sharing and sharing[0][0] >= self.similarity:
+        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names)]
+        if sharing and sharing[0][0] >= max(self.similarity, scored[0][0] - self.margin):
             return sharing[0][1]
         if stated and scored:
             runner_up = scored[1][0] if len(scored) > 1 else 0.0
@@ -168,8 +181,8 @@ class ChangeRetirer:
                       successor.source.channel.value, successor.source.writer)
 
 
-def _shares(words: frozenset[str], r: MemoryRecord) -> bool:
-    return share(words, about(r.text))
+def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:
+    return share(words, about(r.text, names))
 
 
 def _names(r: MemoryRecord, value: str | None) -> bool:

@@ -47,7 +47,9 @@ _EN_NOT_A_CHANGE = re.compile(r"\b(?:right now|just now|for now|now and then|eve
 _ZH_STRONG = re.compile(
     r"不再|再也不|改(?:成|为|到|用|喝|吃|做|学|坐|乘|骑|开|去|叫|名|了)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,4}了)|"
     r"搬到|搬去|搬家|搬回|跳槽|辞职|离职|退了|"
-    r"转学|转到|转岗|转行|调到|挪到|升职|升为|分手|离婚|戒掉|戒了|戒烟|戒酒|卖了|不算|已经不|不.{1,8}了"
+    r"转学|转到|转岗|转行|调到|挪到|升职|升为|分手|离婚|戒掉|戒了|戒烟|戒酒|卖了|不算|已经不|"
+    # a bare 不X了 only for verbs of habit (不说了 / 不行了 say nothing changed)
+    r"不(?:住|用|学|打|玩|当|做|吃|喝|抽|坐|开|画|弹|集|去|养|穿|跑|练|上)[\u4e00-\u9fff]{0,8}了"
 )
 _ZH_WEAK = re.compile(r"现在|如今|最近|这段时间|这阵子|近来|开始|以后|从今|后来|结婚|领养|入职|加入|当上|成了|变成")
 _ZH_SELF = re.compile(r"我|咱")
@@ -71,9 +73,21 @@ _CHANGE_WORDS = frozenset(
 )
 
 
+_QUESTION = re.compile(r"[?？]\s*$|[吗呢么]\s*[。!！]?\s*$")
+#: "林晓: ..." - the speaker of a logged turn, not part of what was said
+_SPEAKER = re.compile(r"^[^:：\s]{1,24}[:：]\s*")
+
+
+def said(text: str) -> str:
+    """The words of a logged turn without its "speaker:" prefix."""
+    return _SPEAKER.sub("", text.strip(), count=1)
+
+
 def states_change(text: str) -> bool:
-    """Whether the statement says a value changed (see the module docstring)."""
-    if not text or not text.strip():
+    """Whether the statement says a value changed (see the module docstring). A question
+    ("怎么换了？", "did you switch?") states nothing."""
+    text = said(text or "")
+    if not text or _QUESTION.search(text):
         return False
     if has_cjk(text):
         if _ZH_STRONG.search(text):
@@ -85,10 +99,19 @@ def states_change(text: str) -> bool:
     return bool(weak and _EN_SELF.search(text) and not _EN_ADDITIVE.search(text))
 
 
-def about(text: str) -> frozenset[str]:
-    """The content words a statement is about: search tokens without stopwords and change words
-    (a Chinese verb keeps its object: 改喝 -> 喝, 不运动 -> 运动)."""
+def additive(text: str) -> bool:
+    """The statement adds a value beside the ones before ("I also like tea", 我也喜欢茶)."""
+    return bool((_ZH_ADDITIVE if has_cjk(text) else _EN_ADDITIVE).search(text)) and not (
+        _ZH_STRONG if has_cjk(text) else _EN_STRONG).search(text)
+
+
+def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
+    """The content words a statement is about: search tokens without stopwords, change words and
+    the speakers' names (a Chinese verb keeps its object: 改喝 -> 喝, 不运动 -> 运动)."""
     out = set()
+    text = said(text)
+    for name in names:
+        text = text.replace(name, " ")
     for t in search_tokens(text, drop_stopwords=True):
         if has_cjk(t) and len(t) >= 2 and t[0] in "改换不没":
             t = t[1:]
@@ -114,13 +137,26 @@ _ZH_OWNER = re.compile(r"我(?:们)?(?:的|家的?)?(儿子|女儿|孩子|妻子
 
 def owner(text: str) -> str:
     """The noun after "my" (my son's school: "son"; 我儿子: 儿子), "" when none."""
+    text = said(text)
     m = (_ZH_OWNER if has_cjk(text) else _EN_OWNER).search(text)
     return m.group(1).lower() if m else ""
+
+
+_EN_FIRST = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our)\b", _I)
+
+
+def about_self(text: str) -> bool:
+    """A statement of the speaker about themselves (I / my / we, 我 / 我们), not a question."""
+    text = said(text)
+    if not text or _QUESTION.search(text):
+        return False
+    return "我" in text if has_cjk(text) else bool(_EN_FIRST.search(text) or re.search(r"\b(?:i|my)\b", text, _I))
 
 
 def single_statement(text: str) -> bool:
     """A short utterance that states one thing: a change can retire it as a whole. A long turn
     that says several things stays (retiring it would take the other things with it)."""
+    text = said(text)
     sentences = [s for s in re.split(r"(?<=[。！？!?；;])|(?<=\.)\s+", text) if s.strip()]
     size = len(re.sub(r"\s", "", text)) if has_cjk(text) else len(text.split())
     return len(sentences) <= 2 and size <= (40 if has_cjk(text) else 24)

@@ -480,7 +480,9 @@ _EN_TEAM = re.compile(
     r"(?:to\s+)?the (?P<v>[\w\- ]{1,24}?) team\b.*$",
     I,
 )
-_ZH_TEAM = re.compile(r"^我?" + _ZH_TIME + r"(?:调到了|调到|转到了|转到|换到了|换到|去了|进了|加入了|加入)(?P<v>[^，,。]{1,10}?组)了?$")
+_ZH_TEAM = re.compile(
+    r"^我?" + _ZH_TIME + r"(?:调到了|调到|转到了|转到|换到了|换到|去了|进了|加入了|加入)(?P<v>[^，,。]{1,10}?组)了?$"
+)
 
 
 def _team(clause: str, cjk: bool) -> Slot | None:

@@ -16,6 +16,7 @@ from typing import Any
 from ..clock import Clock
 from ..text import has_cjk
 from ..types import Candidate, Channel, MemoryType, Turn
+from .change_grammar import additive
 from .filter import is_contentless
 from .importance import importance_for
 from .lexicon import zh_head
@@ -186,7 +187,7 @@ class RuleExtractor:
             m = regex.match(body)
             if m:
                 return self._standing(m.group("what"), turn_ids, hedged)
-        slots = [s for s in map(classify, _clauses(body)) if s]
+        slots = [_also(s, clause) for s, clause in ((classify(c), c) for c in _clauses(body)) if s]
         conf = 0.4 if hedged else None
         return [_candidate(s, _channel(s), conf or s.confidence, turn_ids) for s in slots]
 
@@ -233,6 +234,12 @@ class RuleExtractor:
         if not slots:
             slots = _free_rule(what.strip(" 。.!！"))
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
+
+
+def _also(slot: Slot, clause: str) -> Slot:
+    """A value added beside the others ("I also like tea"): tagged `also`, so consolidation keeps
+    the earlier value of the subject instead of reading a change."""
+    return dataclasses.replace(slot, tags=(*slot.tags, "also")) if additive(clause) else slot
 
 
 def _channel(slot: Slot) -> Channel:
