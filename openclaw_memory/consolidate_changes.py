@@ -33,7 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .extract.change_grammar import about, about_self, owner, share, single_statement, states_change
+from .extract.change_grammar import (about, about_a_thing, about_self, owner, said, share, single_statement,
+                                     states_change)
+from .extract.base import attribute
 from .extract.slot import third_person
 from .store import records as rec
 from .text import has_cjk
@@ -69,6 +71,8 @@ class ChangeRetirer:
         changes = [s for s in siblings if s.candidate.replaces or "switch" in s.candidate.tags]
         if not changes and not states_change(episode.summary):
             return None
+        if not about_a_thing(episode.summary):
+            return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
         replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
         target = self._target(db, episode, vec, replaces, {s.result.record.id for s in siblings if s.result.record},
                               stated=bool(changes))
@@ -87,9 +91,12 @@ class ChangeRetirer:
         the attribute keeps one current value that a question about it finds."""
         from .consolidate import new_id
 
-        text = episode.summary.strip().rstrip("。.!！")
+        text = said(episode.summary).rstrip("。.!！")
+        summary = third_person(text, has_cjk(text))
+        if episode.entities:  # a named speaker: "李明轩 ...", as the rules write their claims
+            summary = attribute([Candidate(old.type, summary)], episode.entities[0])[0].summary
         claim = MemoryRecord(
-            id=new_id(self.clock), scope=episode.scope, type=old.type, summary=third_person(text, has_cjk(text)),
+            id=new_id(self.clock), scope=episode.scope, type=old.type, summary=summary, entities=episode.entities,
             subject=old.subject, session_id=episode.session_id, tags=("switch",), importance=old.importance,
             confidence=0.85, source=Source(Channel.IMPLICIT, episode.source.session_id, episode.source.turn_ids,
                                            episode.source.writer),
@@ -108,7 +115,8 @@ class ChangeRetirer:
         claims = [c for c in rec.query(db, new.scope, where=f"status = 'active' AND doubt_of IS NULL AND type IN "
                                        f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
                                        args=(*_CLAIMS, new.created_at), limit=500)
-                  if c.id not in skip and not set(c.source.turn_ids) & set(new.source.turn_ids)]
+                  if c.id not in skip and not set(c.source.turn_ids) & set(new.source.turn_ids)
+                  and _same_speaker(c, names)]
         claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
             return claim
@@ -190,6 +198,12 @@ def _names(r: MemoryRecord, value: str | None) -> bool:
         return False
     v = value.strip().lower()
     return any(e.lower() == v for e in r.entities) or v in r.text.lower()
+
+
+def _same_speaker(claim: MemoryRecord, names: tuple[str, ...]) -> bool:
+    """A named speaker's claims are keyed "<name>/..." (`extract.base.attribute`): one person's
+    change never retires another's claim."""
+    return not names or (claim.subject or "").startswith(f"{names[0]}/") or names[0] in claim.entities
 
 
 def _same_owner(who: str, r: MemoryRecord) -> bool:

@@ -142,15 +142,33 @@ def owner(text: str) -> str:
     return m.group(1).lower() if m else ""
 
 
-_EN_FIRST = re.compile(r"^(?:i|i'm|i've|my|we|we're|we've|our)\b", _I)
+#: the speaker as the subject: at most a few words before it (这段时间我, 现在周末我, 以后请叫我), no
+#: comma (姐，我... / 哈哈，记得给我... address someone first), no other person
+_ZH_SELF_START = re.compile(r"^[^，,。！!？?；;你您他她]{0,6}?(?:我|咱)")
+_EN_SELF_START = re.compile(r"^(?:(?:now|these days|lately|nowadays|so|and|actually|well)[,\s]+)*"
+                            r"(?:[A-Z]\w+ and )?(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b", _I)
+_SECOND_PERSON = re.compile(r"你|您|\byou\b|\byour\b", _I)
 
 
 def about_self(text: str) -> bool:
-    """A statement of the speaker about themselves (I / my / we, 我 / 我们), not a question."""
+    """A statement whose subject is the speaker ("I moved ...", "My car is ...", 我周六上钢琴课),
+    not a question: what a change can retire, and what can state a new value of an attribute.
+    Chat lines that only mention the speaker ("姐，我打算买车了", "哈哈，记得给我...") are not."""
     text = said(text)
     if not text or _QUESTION.search(text):
         return False
-    return "我" in text if has_cjk(text) else bool(_EN_FIRST.search(text) or re.search(r"\b(?:i|my)\b", text, _I))
+    return bool((_ZH_SELF_START if has_cjk(text) else _EN_SELF_START).match(text))
+
+
+def about_a_thing(text: str) -> bool:
+    """A statement about the speaker, or about a thing of theirs that names no person at all
+    (钢琴课换到周日了, "The weekly meeting got moved to Wednesday"): a change may be said either way."""
+    text = said(text)
+    if about_self(text):
+        return True
+    if not text or _QUESTION.search(text) or _SECOND_PERSON.search(text):
+        return False
+    return not (_ZH_SELF.search(text) if has_cjk(text) else _EN_SELF.search(text))
 
 
 def single_statement(text: str) -> bool:
