@@ -139,7 +139,9 @@ class ChangeRetirer:
             return fits[0][1]
         # a short statement about the speaker ("I'm now living in Seattle" after "my home is in
         # Austin"): the clear semantic neighbour among the claims, ahead of the next by the margin
-        if not (about_self(new.summary) and single_statement(new.summary)) or not scored:
+        # (not in Chinese: e5 puts unrelated Chinese statements of one person within a few
+        # hundredths of each other, so the nearest says nothing)
+        if not (about_self(new.summary) and single_statement(new.summary)) or not scored or has_cjk(new.summary):
             return None
         best, runner_up = scored[0], (scored[1][0] if len(scored) > 1 else 0.0)
         if best[0] >= self.similarity and best[0] - runner_up >= self.margin and _same_owner(who, best[1]):

@@ -121,9 +121,9 @@ def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
 
 
 def share(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Two statements share a content word; a Chinese word of two or more characters also when
-    one holds the other (周会 in 开周会: the segmenter cuts the same word differently in context)."""
-    if a & b:
+    """Two statements share a content word of two or more characters, also when one holds the
+    other (周会 in 开周会: the segmenter cuts the same word differently in context)."""
+    if any(len(t) > 1 for t in a & b):  # one Chinese character (好, 了) is too common to name a thing
         return True
     long_a = [t for t in a if has_cjk(t) and len(t) >= 2]
     long_b = [t for t in b if has_cjk(t) and len(t) >= 2]
