@@ -140,6 +140,27 @@ def test_change_phrasings_name_the_new_value_and_what_they_replace(text, subject
         assert c.subject == subject
 
 
+@pytest.mark.parametrize("text,subject,summary", [
+    ("I moved to the search team in March.", "team", "The user is on the search team"),
+    ("上周我调到了基础架构组。", "team", "用户在基础架构组"),
+    ("I transferred to MIT this semester.", "school", "The user studies at MIT"),
+    ("我现在改行当律师了。", "job", "用户是律师"),
+    ("It turns out I'm not allergic to penicillin after all.", "allergy/penicillin", "The user is not allergic to penicillin"),
+    ("医生说我其实对青霉素不过敏。", "allergy/青霉素", "用户对青霉素不过敏"),
+    ("We packed up and moved to Phoenix in the spring.", "location", "The user lives in Phoenix"),
+    ("我们春天搬去长沙了。", "location", "用户住在长沙"),
+    ("I gave up painting, photography is my hobby now.", "fact/hobby", "The user's hobby is photography"),
+    ("我现在改喝绿茶了，不喝咖啡了。", "drink", "用户换成了绿茶"),  # the stop of the same subject names what it replaces
+])
+def test_change_phrasings_keep_the_attribute_key(text, subject, summary):
+    assert (subject, summary) in [(c.subject, c.summary) for c in extract(text)]
+
+
+@pytest.mark.parametrize("text", ["I transferred to the night shift.", "I moved to the search team in March."])
+def test_a_transfer_or_a_team_is_no_place_to_live(text):
+    assert "location" not in [c.subject for c in extract(text)]
+
+
 @pytest.mark.parametrize("text,expected", [
     ("I switched to a Pixel 8 yesterday.", "The user switched to Pixel 8"),
     ("我昨天换成了iPhone 15。", "用户换成了iPhone 15"),

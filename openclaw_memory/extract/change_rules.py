@@ -100,6 +100,21 @@ _EN_CAREER = re.compile(
     r"(?: now)?$", I)
 
 
+_EN_TRANSFER = re.compile(
+    r"^i (?:transferred|switched schools|changed schools) to (?P<v>(?-i:[A-Z])[\w.&' \-]{1,40}?)"
+    r"(?P<term> this (?:semester|term|fall|spring|year))?$", I)
+_SCHOOL_WORD = re.compile(r"\b(?:university|college|school|institute|academy|MIT)\b", I)
+
+
+def _school_change(clause: str, cjk: bool) -> Slot | None:
+    """ "I transferred to MIT this semester": a school is named by a school word or a term."""
+    m = None if cjk else _EN_TRANSFER.match(clause)
+    if not m or not (m.group("term") or _SCHOOL_WORD.search(m.group("v"))):
+        return None
+    value = m.group("v").strip()
+    return _switch("school", f"The user studies at {value}", value, kind=FACT)
+
+
 def _career(clause: str, cjk: bool) -> Slot | None:
     """ "I switched careers and I'm a paramedic now", 我现在改行当律师了: the job changed."""
     m = (_ZH_CAREER if cjk else _EN_CAREER).match(clause)
@@ -530,6 +545,7 @@ CLASSIFIERS: tuple[Callable[[str, bool], Slot | None], ...] = (
     _move,
     _team,
     _career,
+    _school_change,
     _employer_change,
     _report_to,
     _favourite_now,
