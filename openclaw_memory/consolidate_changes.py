@@ -38,7 +38,7 @@ from .extract.change_grammar import (about, about_a_thing, about_self, owner, sa
 from .extract.base import attribute
 from .extract.slot import third_person
 from .store import records as rec
-from .text import has_cjk
+from .text import has_cjk, negated, search_tokens
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status, WriteResult
 
 #: claims about the user (one attribute, whatever type it was stored as)
@@ -83,6 +83,10 @@ class ChangeRetirer:
                 and single_statement(episode.summary) and about_self(episode.summary):
             successor = self._new_value(db, target, episode, vec)
         self._retire(db, target, successor or episode)
+        if target.type is MemoryType.EPISODE:  # the same words said again are the same old value
+            for again in rec.query(db, episode.scope, where="status = 'active' AND type = 'episode' AND summary = ? "
+                                   "AND id != ?", args=(target.summary, episode.id), limit=50):
+                self._retire(db, again, successor or episode, link=False)
         return target.id
 
     def _new_value(self, db, old: MemoryRecord, episode: MemoryRecord, vec: np.ndarray) -> MemoryRecord:
@@ -116,7 +120,7 @@ class ChangeRetirer:
                                        f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
                                        args=(*_CLAIMS, new.created_at), limit=500)
                   if c.id not in skip and not set(c.source.turn_ids) & set(new.source.turn_ids)
-                  and _same_speaker(c, names)]
+                  and _same_speaker(c, names) and not _restates(new, c, names)]
         claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
             return claim
@@ -161,7 +165,8 @@ class ChangeRetirer:
                          args=(new.created_at, new.id), order="created_at DESC", limit=_EPISODE_POOL)
         pool = [e for e in pool if e.tags[:1] == new.tags[:1] and e.entities == new.entities
                 and not set(e.source.turn_ids) & set(new.source.turn_ids)
-                and _same_owner(who, e) and single_statement(e.summary) and about_self(e.summary)]
+                and _same_owner(who, e) and single_statement(e.summary) and about_self(e.summary)
+                and not _restates(new, e, names)]
         if not pool:
             return None
         vecs = rec.vectors_for(db, [e.id for e in pool])
@@ -178,12 +183,12 @@ class ChangeRetirer:
     # ---- retiring --------------------------------------------------------------------------
 
     @staticmethod
-    def _retire(db, old: MemoryRecord, successor: MemoryRecord) -> None:
+    def _retire(db, old: MemoryRecord, successor: MemoryRecord, link: bool = True) -> None:
         now = successor.created_at
         rec.update(db, old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now), None, "", reindex=False)
         rec.audit(db, old.scope, old.id, "deactivate", f"superseded by {successor.id} (a change: {_short(successor)})",
                   now, successor.source.channel.value, successor.source.writer)
-        if successor.prev_id is None:
+        if link and successor.prev_id is None:
             linked = successor.replace(prev_id=old.id, version=max(successor.version, old.version + 1)
                                        if successor.type is not MemoryType.EPISODE else successor.version)
             rec.update(db, linked, None, "", reindex=False)
@@ -193,6 +198,17 @@ class ChangeRetirer:
 
 def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:
     return share(words, about(r.text, names))
+
+
+def _restates(new: MemoryRecord, old: MemoryRecord, names: tuple[str, ...]) -> bool:
+    """The same statement again ("My kids started swimming lessons" twice): nothing changed."""
+    def words(r: MemoryRecord) -> frozenset[str]:  # every word, numbers included (9 am / 7 am)
+        text = said(r.summary)
+        for name in names:
+            text = text.replace(name, " ")
+        return frozenset(search_tokens(text, drop_stopwords=True))
+
+    return words(old) == words(new) and negated(said(old.summary)) == negated(said(new.summary))
 
 
 def _names(r: MemoryRecord, value: str | None) -> bool:

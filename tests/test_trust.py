@@ -150,7 +150,7 @@ def test_change_phrasings_name_the_new_value_and_what_they_replace(text, subject
     ("We packed up and moved to Phoenix in the spring.", "location", "The user lives in Phoenix"),
     ("我们春天搬去长沙了。", "location", "用户住在长沙"),
     ("I gave up painting, photography is my hobby now.", "fact/hobby", "The user's hobby is photography"),
-    ("我现在改喝绿茶了，不喝咖啡了。", "drink", "用户换成了绿茶"),  # the stop of the same subject names what it replaces
+    ("我现在改喝绿茶了，不喝咖啡了。", "drink", "用户更喜欢喝绿茶"),  # the new value, not the stop of the same subject
 ])
 def test_change_phrasings_keep_the_attribute_key(text, subject, summary):
     assert (subject, summary) in [(c.subject, c.summary) for c in extract(text)]
