@@ -21,6 +21,7 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import DAY, Clock
+from .consolidate_changes import ChangeRetirer, Sibling
 from .config import MemoryConfig
 from .embedding import PassageVectors, embed_with_parts
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, POLICY
@@ -49,6 +50,8 @@ class Consolidator:
         self.clock = clock
         self.cfg = config
         self.threshold = config.long_term.similarity_threshold
+        self.changes = ChangeRetirer(config.long_term.change_similarity, config.long_term.change_margin,
+                                     model_name, clock)
 
     # ---- entry point ------------------------------------------------------------------------
 
@@ -71,14 +74,16 @@ class Consolidator:
         if len(work) > 1 and not self.db.nested():
             try:
                 with self.db.write() as db:
-                    return [self._one(db, *w) for w in work]
+                    turns: dict[tuple[str, ...], list[Sibling]] = {}
+                    return [self._one(db, *w, turns) for w in work]
             except Exception as exc:
                 log.warning("a batch of %d memories for user %s failed (%s); writing them one by one",
                             len(work), scope.user_id, exc)
         results = []
+        turns = {}
         for w in work:
             with self.db.write() as db:
-                results.append(self._one(db, *w))
+                results.append(self._one(db, *w, turns))
         return results
 
     def embed(self, candidates: Sequence[Candidate]) -> PassageVectors:
@@ -104,10 +109,18 @@ class Consolidator:
         return now + days * DAY if days else None
 
     def _one(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray,
-             parts: np.ndarray | None = None) -> WriteResult:
+             parts: np.ndarray | None = None, turns: dict[tuple[str, ...], list[Sibling]] | None = None) -> WriteResult:
         result = self._decide(db, cand, draft, vec)
         if parts is not None and result.record is not None and result.action != "skip":
             rec.put_parts(db, result.record, parts)  # only onto a vector row of this same text
+        if turns is not None and draft.source.turn_ids:
+            # the curated candidates of a turn come before its episode (middleware order): the
+            # episode sees what they did, and retires what the turn changed if they did not
+            siblings = turns.setdefault(draft.source.turn_ids, [])
+            if draft.type is MemoryType.EPISODE and result.action == "insert" and result.record is not None:
+                self.changes.after_episode(db, result.record, vec, siblings)
+            elif draft.type in CLAIM_TYPES:
+                siblings.append(Sibling(cand, result))
         return result
 
     def _decide(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray) -> WriteResult:
@@ -167,6 +180,8 @@ class Consolidator:
             return WriteResult("doubt", res.record, res.reason, old.id)
         if sim >= self.threshold:
             return self._restate(db, old, r, vec, sim)
+        if cand is not None and "also" in cand.tags and not is_change(cand):
+            return self._insert(db, r, vec, f"a value beside {old.id}")  # "I also like tea": not a change
         return self._supersede(db, old, r, vec, sim)
 
     def _match(self, db, r: MemoryRecord, vec: np.ndarray) -> tuple[MemoryRecord | None, float]:

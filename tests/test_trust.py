@@ -140,6 +140,27 @@ def test_change_phrasings_name_the_new_value_and_what_they_replace(text, subject
         assert c.subject == subject
 
 
+@pytest.mark.parametrize("text,subject,summary", [
+    ("I moved to the search team in March.", "team", "The user is on the search team"),
+    ("上周我调到了基础架构组。", "team", "用户在基础架构组"),
+    ("I transferred to MIT this semester.", "school", "The user studies at MIT"),
+    ("我现在改行当律师了。", "job", "用户是律师"),
+    ("It turns out I'm not allergic to penicillin after all.", "allergy/penicillin", "The user is not allergic to penicillin"),
+    ("医生说我其实对青霉素不过敏。", "allergy/青霉素", "用户对青霉素不过敏"),
+    ("We packed up and moved to Phoenix in the spring.", "location", "The user lives in Phoenix"),
+    ("我们春天搬去长沙了。", "location", "用户住在长沙"),
+    ("I gave up painting, photography is my hobby now.", "fact/hobby", "The user's hobby is photography"),
+    ("我现在改喝绿茶了，不喝咖啡了。", "drink", "用户更喜欢喝绿茶"),  # the new value, not the stop of the same subject
+])
+def test_change_phrasings_keep_the_attribute_key(text, subject, summary):
+    assert (subject, summary) in [(c.subject, c.summary) for c in extract(text)]
+
+
+@pytest.mark.parametrize("text", ["I transferred to the night shift.", "I moved to the search team in March."])
+def test_a_transfer_or_a_team_is_no_place_to_live(text):
+    assert "location" not in [c.subject for c in extract(text)]
+
+
 @pytest.mark.parametrize("text,expected", [
     ("I switched to a Pixel 8 yesterday.", "The user switched to Pixel 8"),
     ("我昨天换成了iPhone 15。", "用户换成了iPhone 15"),
@@ -253,6 +274,139 @@ def mw_shared(tmp_path_factory):
     mw = _mw(tmp_path_factory.mktemp("prop"), clock)
     yield mw, clock
     mw.close()
+
+
+# ---- the episode side: changes no rule keys, whatever the old value was stored as --------------
+
+@pytest.mark.parametrize("text,changed", [
+    ("I moved my gym day to Thursdays.", True), ("钢琴课换到周日了。", True),
+    ("I no longer take the bus.", True), ("我不再坐公交了。", True),
+    ("These days I sleep eight hours a night.", True), ("我现在改坐地铁上班了。", True),
+    ("I also like tea.", False), ("我也喜欢茶。", False),
+    ("Work has been busy lately.", False), ("最近工作挺忙的。", False),  # the week, not the user
+    ("I like coffee.", False), ("我喜欢咖啡。", False),
+])
+def test_the_grammar_of_a_change_in_both_languages(text, changed):
+    from openclaw_memory.extract.change_grammar import states_change
+
+    assert states_change(text) is changed
+
+
+UNKEYED = [
+    ("I go to the gym on Mondays.", "I moved my gym day to Thursdays.", "Which day do I go to the gym?",
+     ["Mondays"], ["Thursdays"]),
+    ("我周六上钢琴课。", "钢琴课换到周日了。", "我什么时候上钢琴课？", ["周六"], ["周日"]),
+    ("My username is blue_fox.", "I changed my username to red_owl.", "What's my username?", ["blue_fox"], ["red_owl"]),
+    ("我们每周二上午开周会。", "周会改成周三下午了。", "周会是什么时候？", ["周二"], ["周三"]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(UNKEYED)))
+def test_a_change_no_rule_keys_supersedes_the_episode_that_stated_the_old_value(nano, case):
+    """No curated memory holds either value: the old turn's episode goes inactive (kept as
+    evidence, audited), the change turn's episode links back to it and carries the note."""
+    fact, change, question, old, new = UNKEYED[case]
+    scope, clock = Scope(f"unkeyed-{case}"), nano.clock
+    say(nano, scope, "s1", fact)
+    clock.advance(3 * DAY)
+    say(nano, scope, "s2", change)
+    clock.advance(DAY)
+    text = block(nano, scope, "s3", question)
+    assert P.judge_block(text, old, new) == (True, False), text
+    [was] = nano.engine.find(scope, where="type = 'episode' AND summary = ?", args=(fact,))
+    [now] = nano.engine.find(scope, where="type = 'episode' AND summary = ?", args=(change,))
+    assert was.status is Status.INACTIVE and was.superseded_at is not None and now.prev_id == was.id
+    assert f"superseded by {now.id}" in nano.engine.audit_log(scope, was.id)[0]["reason"]
+
+
+@pytest.mark.parametrize("fact,change,question,old,new", [
+    ("My car is a Ford Focus.", "I now drive a Toyota Corolla.", "What's my car?", ["Ford Focus"], ["Corolla"]),
+    ("My bank is Chase.", "I closed my Chase account and opened one at Ally.", "Which bank do I use?", ["Chase"], ["Ally"]),
+])
+def test_a_change_of_a_keyed_attribute_no_rule_reads_keeps_the_key(nano, fact, change, question, old, new):
+    scope, clock = Scope(f"keyed-{abs(hash(fact)) % 10**6}"), nano.clock
+    say(nano, scope, "s1", fact)
+    clock.advance(3 * DAY)
+    say(nano, scope, "s2", change)
+    clock.advance(DAY)
+    assert P.judge_block(block(nano, scope, "s3", question), old, new) == (True, False)
+    [current] = nano.engine.find(scope, where="status = 'active' AND type = 'fact'")
+    assert new[0] in current.summary and current.prev_id is not None
+
+
+UNRELATED = [  # (earlier statement, later statement): the later one retires nothing
+    ("I like coffee.", "I also like tea."),
+    ("我喜欢咖啡。", "我也喜欢茶。"),
+    ("My sister's name is Anna.", "My cat's name is Milo now."),  # one word shared, two attributes
+    ("我姐姐的名字叫安娜。", "我的猫现在叫米洛。"),
+    ("I start work at 9 am.", "Work has been busy lately."),
+    ("我九点开始工作。", "最近工作挺忙的。"),
+    ("My son goes to Maple Elementary.", "My daughter switched to Hillcrest Academy."),
+    ("我儿子在实验小学上学。", "我女儿转学到育才小学了。"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(UNRELATED)))
+def test_an_unrelated_statement_retires_nothing(nano, case):
+    first, second = UNRELATED[case]
+    scope, clock = Scope(f"unrelated-{case}"), nano.clock
+    say(nano, scope, "s1", first)
+    clock.advance(DAY)
+    say(nano, scope, "s2", second)
+    assert nano.engine.find(scope, where="status = 'inactive'") == []
+
+
+DAYS = {"en": ["Mondays", "Tuesdays", "Thursdays", "Saturdays"], "zh": ["周一", "周二", "周四", "周六"]}
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lang=st.sampled_from(["en", "zh"]), seq=st.lists(st.integers(0, 3), min_size=2, max_size=4))
+def test_after_any_sequence_of_changes_no_rule_keys_one_value_is_current(nano, lang, seq):
+    """The one-value property on the episode side: an attribute no rule keys (the gym day),
+    stated once and then changed in plain words, any number of times."""
+    scope = Scope(f"q{abs(hash((lang, tuple(seq)))) % 10**9}")
+    for i, v in enumerate(seq):
+        day = DAYS[lang][v]
+        if lang == "en":
+            text = f"I go to the gym on {day}." if i == 0 else f"I moved my gym day to {day}."
+        else:
+            text = f"我每{day}去健身房。" if i == 0 else f"我把健身改到{day}了。"
+        say(nano, scope, f"s{i}", text)
+        nano.clock.advance(DAY)
+    text = block(nano, scope, "q", "Which day do I go to the gym?" if lang == "en" else "我哪天去健身？")
+    days = {d for d in DAYS[lang] for line in _without_notes(text) if d in line}
+    assert days <= {DAYS[lang][seq[-1]]}
+
+
+@pytest.mark.parametrize("first,second,reply,question,old,new", [
+    ("I go to the gym on Mondays.", "Thursdays suit me better for the gym.",
+     {"type": "fact", "fact": "The user goes to the gym on Thursdays", "replaces": "Mondays", "certainty": 0.9},
+     "Which day do I go to the gym?", ["Mondays"], ["Thursdays"]),
+    ("我周一去健身房。", "周四去健身房对我更合适。",
+     {"type": "fact", "fact": "用户周四去健身房", "replaces": "周一", "certainty": 0.9},
+     "我哪天去健身房？", ["周一"], ["周四"]),
+])
+def test_the_llm_chains_replaces_drives_the_same_retirement(tmp_path, first, second, reply, question, old, new):
+    """The change words are in the LLM's `replaces` only (the turn has none the grammar reads)."""
+    from openclaw_memory.extract.change_grammar import states_change
+    from openclaw_memory.llm import ScriptedLLM
+
+    assert not states_change(second)
+    clock = FakeClock(1_700_000_000.0)
+    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": "hash", "background_indexing": False},
+                            "extraction": {"mode": "llm"}})
+    mw = build_middleware(cfg, clock=clock, llm=ScriptedLLM([json.dumps([]), json.dumps([reply], ensure_ascii=False)]))
+    try:
+        say(mw, ALICE, "s1", first)
+        clock.advance(3 * DAY)
+        say(mw, ALICE, "s2", second)
+        clock.advance(DAY)
+        assert P.judge_block(block(mw, ALICE, "s3", question), old, new) == (True, False)
+        [was] = mw.engine.find(ALICE, where="type = 'episode' AND summary = ?", args=(first,))
+        retired = mw.engine.find(ALICE, where="status = 'inactive'")
+        assert retired and all(set(r.source.turn_ids) == set(was.source.turn_ids) for r in retired)
+    finally:
+        mw.close()
 
 
 # ---- forget names what it takes; restore undoes it -------------------------------------------

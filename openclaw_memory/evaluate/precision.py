@@ -183,11 +183,18 @@ def _mentions(line: str, value: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(value) + r"(?![a-z0-9])", line) is not None
 
 
+#: a line that says the old value stopped states no current value ("no longer takes the bus",
+#: 不再坐公交了); written for the judge, apart from the package's own change grammar
+_STOPPED = re.compile(r"\bno longer\b|\bany ?more\b|\bstopped\b|\bquit\b|\bgave up\b|\bgiven up\b|"
+                      r"不再|再也不|已经不|戒|不[\u4e00-\u9fff]{0,8}了")
+
+
 def judge_block(block: str, old: Sequence[str], new: Sequence[str]) -> tuple[bool, bool]:
     """(states the new value, states the old value as current) for one injected block.
 
     A line that names both values states the change itself ("left Acme, joined Globex"); a
-    "changed from ..." note is removed before the line is read."""
+    "changed from ..." note is removed before the line is read; a line that says the old value
+    stopped ("The user no longer takes the bus") does not state it as current."""
     current_ok = stale = False
     for raw in block.lower().splitlines():
         line = raw
@@ -196,7 +203,7 @@ def judge_block(block: str, old: Sequence[str], new: Sequence[str]) -> tuple[boo
         has_new = any(_mentions(line, v) for v in new)
         has_old = any(_mentions(line, v) for v in old)
         current_ok = current_ok or has_new
-        stale = stale or (has_old and not has_new)
+        stale = stale or (has_old and not has_new and not _STOPPED.search(line))
     return current_ok, stale
 
 

@@ -34,7 +34,10 @@ _EN_TAIL = re.compile(
     I,
 )
 _ZH_TAIL = re.compile(r"(?:了|啦|呢|吧|啊|哦|的)+$")
-_ZH_TIME = r"(?:上个月|上周|上星期|去年|今年|昨天|前天|前几天|最近|刚刚|刚|已经|现在|目前|如今|这段时间|后来|早就|又|也|都|就)*"
+_ZH_TIME = (r"(?:上个月|上周|上星期|去年|今年|昨天|前天|前几天|最近|刚刚|刚|已经|现在|目前|如今|这段时间|后来|早就|又|也|都|就|"
+            r"[一二三四五六七八九十\d]{1,2}月份?|春天|夏天|秋天|冬天|年初|年底|月初|月底)*")
+#: the start of a change clause: time words before or after the speaker (上周我调到了…, 我们春天搬去…)
+_ZH_LEAD = r"^" + _ZH_TIME + r"(?:我们|我)?" + _ZH_TIME
 
 
 def _en_value(raw: str) -> str | None:
@@ -75,9 +78,9 @@ _EN_JOB_CHANGE = (
 )
 _ZH_JOB_CHANGE = (
     re.compile(
-        r"^我?" + _ZH_TIME + r"从(?P<old>[^，,。]{1,12}?)跳槽(?:到|去)了?(?P<new>[^，,。]{1,12})$"
+        _ZH_LEAD + r"从(?P<old>[^，,。]{1,12}?)跳槽(?:到|去)了?(?P<new>[^，,。]{1,12})$"
     ),
-    re.compile(r"^我?" + _ZH_TIME + r"跳槽(?:到|去)了?(?P<new>[^，,。]{1,12})$"),
+    re.compile(_ZH_LEAD + r"跳槽(?:到|去)了?(?P<new>[^，,。]{1,12})$"),
     re.compile(
         r"^(?:我)?"
         + _ZH_TIME
@@ -89,6 +92,36 @@ _ZH_JOB_CHANGE = (
         + r"(?:去了|进了)(?P<new>[^，,。]{2,12}?)(?:上班|工作)$"
     ),
 )
+
+
+_ZH_CAREER = re.compile(_ZH_LEAD + r"(?:改行|转行)(?:当|做)?了?(?P<new>[^，,。]{1,10}?)了?$")
+_EN_CAREER = re.compile(
+    r"^i (?:switched|changed) careers?(?:,| and)?\s+(?:i'm|i am|now i'm|became)\s+(?:a |an )?(?P<new>[a-z][a-z ]{1,30}?)"
+    r"(?: now)?$", I)
+
+
+_EN_TRANSFER = re.compile(
+    r"^i (?:transferred|switched schools|changed schools) to (?P<v>(?-i:[A-Z])[\w.&' \-]{1,40}?)"
+    r"(?P<term> this (?:semester|term|fall|spring|year))?$", I)
+_SCHOOL_WORD = re.compile(r"\b(?:university|college|school|institute|academy|MIT)\b", I)
+
+
+def _school_change(clause: str, cjk: bool) -> Slot | None:
+    """ "I transferred to MIT this semester": a school is named by a school word or a term."""
+    m = None if cjk else _EN_TRANSFER.match(clause)
+    if not m or not (m.group("term") or _SCHOOL_WORD.search(m.group("v"))):
+        return None
+    value = m.group("v").strip()
+    return _switch("school", f"The user studies at {value}", value, kind=FACT)
+
+
+def _career(clause: str, cjk: bool) -> Slot | None:
+    """ "I switched careers and I'm a paramedic now", 我现在改行当律师了: the job changed."""
+    m = (_ZH_CAREER if cjk else _EN_CAREER).match(clause)
+    value = (_zh_value if cjk else _en_value)(m.group("new")) if m else None
+    if not value:
+        return None
+    return _switch("job", say(cjk, "用户是{v}", "The user is a {v}", v=value), value)
 
 
 def _employer_change(clause: str, cjk: bool) -> Slot | None:
@@ -136,6 +169,10 @@ _EN_MY_NEW = re.compile(
 _EN_NOW_MY = re.compile(
     r"^(?:so\s+)?(?:now|these days) my (?P<k>[a-z][a-z' \-]{1,24}?) is (?P<v>.+)$", I
 )
+#: "photography is my hobby now": the value first, the attribute after "is my"
+_EN_IS_MY_NOW = re.compile(
+    r"^(?P<v>[\w.+#\- ]{1,30}?) (?:is|are) my (?:new )?(?P<k>[a-z][a-z ]{1,24}?) (?:now|these days|nowadays)$", I
+)
 _EN_REPORT = re.compile(r"^i (?:now )?report to (?P<v>.+?)(?: now)?$", I)
 _EN_FAV_NOW = re.compile(
     r"^(?:(?:these days|lately|now|nowadays),?\s+)?(?P<v>[\w.+#\- ]{1,30}?) is my (?:new )?(?:favou?rite|preferred) "
@@ -149,7 +186,7 @@ _ZH_NOW_IS = re.compile(
     r"^(?:现在|如今)(?:的)?(?P<k>[\u4e00-\u9fff]{1,6}?)是(?P<v>[^，,。]{1,16})$"
 )
 _ZH_REPORT = re.compile(
-    r"^我?" + _ZH_TIME + r"(?:向|跟着?)(?P<v>[^，,。]{1,8}?)(?:汇报|干)(?:了)?$"
+    _ZH_LEAD + r"(?:向|跟着?)(?P<v>[^，,。]{1,8}?)(?:汇报|干)(?:了)?$"
 )
 _ZH_FAV = re.compile(
     r"^(?P<when>现在|最近|如今|这段时间)?(?:我)?(?P<when2>现在|最近)?最(?:喜欢|爱)的(?P<k>[^，,。是]{1,8}?)"
@@ -176,7 +213,7 @@ def _my_new(clause: str, cjk: bool) -> Slot | None:
             return None
         key, value = m.group("k"), _zh_value(m.group("v"))
     else:
-        m = _EN_NOW_MY.match(clause) or _EN_MY_NEW.match(clause)
+        m = _EN_NOW_MY.match(clause) or _EN_MY_NEW.match(clause) or _EN_IS_MY_NOW.match(clause)
         if not m or (
             m.re is _EN_MY_NEW and not m.group("new") and not re.search(r"\bnow\b", clause, I)
         ):
@@ -236,19 +273,16 @@ _EN_REPLACED = (
 )
 _ZH_REPLACED = (
     re.compile(
-        r"^我?"
-        + _ZH_TIME
+        _ZH_LEAD
         + r"把(?P<old>[^，,。]{1,16}?)(?:换成|改成|换为|改为|搬到|卖了，?买了)(?:了)?(?P<new>[^，,。]{1,16})$"
     ),
     re.compile(
-        r"^我?"
-        + _ZH_TIME
+        _ZH_LEAD
         + r"不用(?P<old>[^，,。]{1,12}?)了，?(?:改用|换成|用)(?P<new>[^，,。]{1,12})$"
     ),
     re.compile(
-        r"^我?"
-        + _ZH_TIME
-        + r"(?:昨天|上周|上个月)?(?:换成|改成|改为|换到|换为|改用)了?(?P<new>[^，,。]{1,16})$"
+        _ZH_LEAD
+        + r"(?:昨天|上周|上个月)?(?:换成|改成|改为|换到|换为|改用|改学|改吃|改玩|改练|改坐)了?(?P<new>[^，,。]{1,16})$"
     ),
 )
 
@@ -289,18 +323,17 @@ _EN_STOPPED = (
     re.compile(r"^i(?:'ve| have)?\s+(?:stopped|quit|gave up|given up|quitted)\s+(?P<what>.+)$", I),
 )
 _ZH_STOPPED = (
-    re.compile(r"^我?" + _ZH_TIME + r"(?:不再|再也不)(?P<what>[^，,。]{1,16})$"),
+    re.compile(_ZH_LEAD + r"(?:不再|再也不)(?P<what>[^，,。]{1,16})$"),
     re.compile(r"^我?(?:已经|早就|现在|如今)(?:也)?不(?P<what>[\u4e00-\u9fff][^，,。]{1,12}?)了$"),
     re.compile(
         r"^我?不(?P<what>(?:住|用|学|打|玩|当|做|吃|喝|抽|坐|开|画|弹|集)[^，,。]{1,10}?)了$"
     ),
     re.compile(
-        r"^我?"
-        + _ZH_TIME
+        _ZH_LEAD
         + r"(?:两个月前|上个月|去年|前几天)?(?:戒掉了|戒掉|戒了|放弃了|退出了|退出|辞掉了)(?P<what>[^，,。]{1,12})$"
     ),
     re.compile(
-        r"^我?" + _ZH_TIME + r"(?:两个月前|上个月|去年|前几天)?(?P<what>戒[\u4e00-\u9fff]{1,4})了$"
+        _ZH_LEAD + r"(?:两个月前|上个月|去年|前几天)?(?P<what>戒[\u4e00-\u9fff]{1,4})了$"
     ),
 )
 _NOT_STOPPED = re.compile(
@@ -345,7 +378,7 @@ _EN_DIET = (
     re.compile(r"^(?:so )?i(?:'m| am) (?P<v>" + _DIETS_EN + r") now$", I),
 )
 _ZH_DIET = (
-    re.compile(r"^我?" + _ZH_TIME + r"(?:开始)?(?P<v>吃素|吃全素|不吃肉|生酮饮食|素食)(?:了)?$"),
+    re.compile(_ZH_LEAD + r"(?:开始)?(?P<v>吃素|吃全素|不吃肉|生酮饮食|素食)(?:了)?$"),
 )
 
 
@@ -471,6 +504,25 @@ def _attribute(clause: str, cjk: bool) -> Slot | None:
     return None
 
 
+_EN_TEAM = re.compile(
+    r"^i(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|switched|transferred|changed|joined|went)\s+(?:over\s+)?"
+    r"(?:to\s+)?the (?P<v>[\w\- ]{1,24}?) team\b.*$",
+    I,
+)
+_ZH_TEAM = re.compile(
+    _ZH_LEAD + r"(?:调到了|调到|转到了|转到|换到了|换到|去了|进了|加入了|加入)(?P<v>[^，,。]{1,10}?组)了?$"
+)
+
+
+def _team(clause: str, cjk: bool) -> Slot | None:
+    """ "I moved to the search team in March", 我调到了支付组: the team changed (key "team")."""
+    m = (_ZH_TEAM if cjk else _EN_TEAM).match(clause)
+    if not m:
+        return None
+    value = m.group("v").strip()
+    return _switch("team", say(cjk, "用户在{v}", "The user is on the {v} team", v=value), value, kind=FACT)
+
+
 _ZH_MOVE = re.compile(
     r"^(?:我们?|我家)?"
     + _ZH_TIME
@@ -491,6 +543,9 @@ def _move(clause: str, cjk: bool) -> Slot | None:
 #: Change classifiers in the order they are tried (before profile and preference rules).
 CLASSIFIERS: tuple[Callable[[str, bool], Slot | None], ...] = (
     _move,
+    _team,
+    _career,
+    _school_change,
     _employer_change,
     _report_to,
     _favourite_now,

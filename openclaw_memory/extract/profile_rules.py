@@ -25,15 +25,28 @@ _ALLERGY = (
 )
 
 
+_NOT_ALLERGIC = re.compile(r"\bnot\b|n't\b|\bno longer\b|(?:不|没|没有|并不)$")
+
+
 def _allergy(clause: str, cjk: bool) -> Slot | None:
+    """ "I'm allergic to peanuts", 我对花生过敏; "I'm not allergic to penicillin after all" /
+    我其实对青霉素不过敏 is a change of the same key (the old allergy is retired)."""
     for pattern in _ALLERGY:
         m = pattern.search(clause)
         if not m:
             continue
-        thing = value_of(re.sub(r"(?:有点|有些|很|非常|严重|比较|轻微)$", "", m.group("x")), cjk)
+        raw = re.sub(r"(?:有点|有些|很|非常|严重|比较|轻微)$", "", m.group("x"))
+        raw = re.sub(r"^(?:其实|真的|确实|原来|并)*(?:对|吃)?", "", raw) if cjk else raw
+        before = clause[: m.start("x")] if not cjk else raw
+        negative = bool(_NOT_ALLERGIC.search(before)) if not cjk else bool(re.search(r"(?:不|没|没有|并不)$", raw))
+        raw = re.sub(r"(?:并不|没有|不|没)$", "", raw) if cjk else re.sub(r"\s+(?:after all|anymore|any more)$", "", raw, flags=I)
+        thing = value_of(raw, cjk)
         if not thing or thing.startswith(("不", "没", "有点")):
             return None
         key = thing if cjk else " ".join(singular(w) for w in thing.lower().split())
+        if negative:
+            summary = say(cjk, "用户对{t}不过敏", "The user is not allergic to {t}", t=thing)
+            return Slot(PROFILE, f"allergy/{key}", summary, ("allergy", "health", "switch"), (thing,), 0.9, thing)
         summary = say(cjk, "用户对{t}过敏", "The user is allergic to {t}", t=thing)
         return Slot(PROFILE, f"allergy/{key}", summary, ("allergy", "health"), (thing,), 0.9)
     return None
@@ -100,12 +113,14 @@ _PROFILE_PATTERNS = (
                 r"(?:住在|家住在|家住|定居在|生活在|家在|搬到了|搬到|搬去了|搬去)(?P<x>[^，,。！!？?\s]{1,20})"
             ),
             re.compile(
-                r"\bi(?:'m| am)?\s*(?:currently |now )?(?:live|living|reside|residing) in\s+(?P<x>[^,.;!?]+)",
+                r"\bi(?:'m| am|'ve been| have been)?\s*(?:currently |now )?(?:live|living|reside|residing) in\s+(?P<x>[^,.;!?]+)",
                 I,
             ),
             re.compile(r"\bi(?:'m| am) based in\s+(?P<x>[^,.;!?]+)", I),
+            # "we packed up and moved to Phoenix": a place is a name ("moved to the search team" is no move)
             re.compile(
-                r"\bi(?:'m| am)?\s*(?:just |recently )?(?:moved|moving) to\s+(?P<x>[^,.;!?]+)", I
+                r"\b(?:i|we)(?:'m| am|'ve| have|'re| are)?\s*(?:just |recently |finally )?(?:packed up and )?"
+                r"(?:moved|moving|relocated) (?:back )?to\s+(?P<x>(?-i:[A-Z])[^,.;!?]*)", I
             ),
         ),
         frozenset(["的", "哪", "哪里", "不", "院", "校", "宿"]),

@@ -16,6 +16,7 @@ from typing import Any
 from ..clock import Clock
 from ..text import has_cjk
 from ..types import Candidate, Channel, MemoryType, Turn
+from .change_grammar import additive
 from .filter import is_contentless
 from .importance import importance_for
 from .lexicon import zh_head
@@ -116,7 +117,9 @@ _MY_KEY = (
 
 
 def _sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[。！？!?；;\n])|(?<=\.)\s+", text)
+    # a title's full stop ends no sentence ("I report to Mr. Chen")
+    parts = re.split(r"(?<=[。！？!?；;\n])|(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
+                     r"(?<=\.)\s+", text)
     return [p.strip() for p in parts if p and p.strip()]
 
 
@@ -184,7 +187,7 @@ class RuleExtractor:
             m = regex.match(body)
             if m:
                 return self._standing(m.group("what"), turn_ids, hedged)
-        slots = [s for s in map(classify, _clauses(body)) if s]
+        slots = [_also(s, clause) for s, clause in ((classify(c), c) for c in _clauses(body)) if s]
         conf = 0.4 if hedged else None
         return [_candidate(s, _channel(s), conf or s.confidence, turn_ids) for s in slots]
 
@@ -231,6 +234,12 @@ class RuleExtractor:
         if not slots:
             slots = _free_rule(what.strip(" 。.!！"))
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
+
+
+def _also(slot: Slot, clause: str) -> Slot:
+    """A value added beside the others ("I also like tea"): tagged `also`, so consolidation keeps
+    the earlier value of the subject instead of reading a change."""
+    return dataclasses.replace(slot, tags=(*slot.tags, "also")) if additive(clause) else slot
 
 
 def _channel(slot: Slot) -> Channel:
@@ -310,9 +319,14 @@ def _candidate(
 
 
 def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
-    """One candidate per subject (the last statement in the turn wins); free facts by summary."""
+    """One candidate per subject (the last statement in the turn wins); free facts by summary.
+    A stop and a new value of one subject in one turn (改喝绿茶了，不喝咖啡了) keep the new value,
+    which replaces what the stop names."""
     by_key: dict[tuple[str, bool], Candidate] = {}
     for c in candidates:
-        by_key.pop((c.subject or c.summary, c.forget), None)
-        by_key[(c.subject or c.summary, c.forget)] = c
+        key = (c.subject or c.summary, c.forget)
+        before = by_key.pop(key, None)
+        if before is not None and "stopped" in c.tags and "switch" in before.tags and "stopped" not in before.tags:
+            c = dataclasses.replace(before, replaces=before.replaces or c.replaces)
+        by_key[key] = c
     return list(by_key.values())

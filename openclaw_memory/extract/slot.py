@@ -36,7 +36,9 @@ _ZH_VALUE_END = re.compile(
 )
 _EN_VALUE_END = re.compile(
     r"\s+(?:and|but|since|because|so|for|with|who|which|where|now|currently|these days|"
-    r"at the moment|right now|next|last|this|in \d{4}|as well|too)\b.*$",
+    r"at the moment|right now|next|last|this|in \d{4}|as well|too|after all|anymore|"
+    r"in the (?:spring|summer|autumn|fall|winter)|in (?:january|february|march|april|may|june|july|august|"
+    r"september|october|november|december))\b.*$",
     I,
 )
 STANDING = re.compile(

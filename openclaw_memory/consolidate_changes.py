@@ -1,0 +1,235 @@
+"""The episode side of a change: the turn that says a value changed retires what stated the old
+one, whatever it was stored as (issue 16; docs/design.md invariant 10).
+
+A change the slot rules understood supersedes its curated memory in `consolidate.py`, and the
+episode of the old turn then reads as outdated (its distilled memory is inactive). Many changes
+name an attribute no rule keys ("I moved my gym day to Thursdays", 钢琴课换到周日了), or replace a
+value no rule curated ("I take evening classes at the community college"): the old value lives
+only in a live claim of another subject or in the verbatim episode of the old turn. Here the
+change turn's episode, once stored, finds that memory by what both are about:
+
+- the change is read from the grammar (`extract.change_grammar.states_change`), or from a
+  change candidate of the same turn (a `switch` tag, or `replaces`, from the rules or the LLM);
+- a live claim (profile / preference / fact) qualifies when it shares a content word with the
+  change, or names the value `replaces` gives, or is its clear semantic neighbour (nearest, ahead
+  of the next by `change_margin`); a live episode of the same speaker when it shares a content
+  word, states one thing (`single_statement`) and is similar enough (`change_similarity`);
+  two statements of different owners ("my sister's name", "my cat's name") never qualify;
+- the best one goes inactive, `superseded_at` set, audited "superseded by <id>", and its
+  successor links back to it (`prev_id`): the curated change candidate of the same turn when there
+  is one, else the change turn's own episode. The successor's line carries the "changed from"
+  note; the old memory stays in the store (evidence, restorable), out of recall.
+
+Why out of recall and not shown with a "later changed" note: the successor already shows the old
+words in its "changed from" note (the one-line history the design asks for), and a curated
+version that is superseded leaves recall the same way; one rule for every type keeps "at most one
+value current" checkable. The audit trail keeps the episode, and `restore` brings it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .extract.change_grammar import (about, about_a_thing, about_self, owner, said, share, single_statement,
+                                     states_change)
+from .extract.base import attribute
+from .extract.slot import third_person
+from .store import records as rec
+from .text import has_cjk, negated, search_tokens
+from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status, WriteResult
+
+#: claims about the user (one attribute, whatever type it was stored as)
+_CLAIMS = ("fact", "preference", "profile")
+#: how many earlier episodes of a scope a change is compared with (newest first)
+_EPISODE_POOL = 400
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """A curated candidate of the same turn, and what consolidation did with it."""
+
+    candidate: Candidate
+    result: WriteResult
+
+
+class ChangeRetirer:
+    """Finds and retires the memory a change turn's episode contradicts (see the module doc)."""
+
+    def __init__(self, similarity: float, margin: float, model: str, clock) -> None:
+        self.similarity = similarity
+        self.margin = margin
+        self.model = model
+        self.clock = clock
+
+    def after_episode(self, db, episode: MemoryRecord, vec: np.ndarray, siblings: Sequence[Sibling]) -> str | None:
+        """Called once the episode of a turn is stored. Returns the id of the memory it retired."""
+        if any(s.result.replaced_id or s.result.action in ("doubt", "skip") for s in siblings):
+            return None  # the turn's own claim already superseded (or restated) the old value
+        changes = [s for s in siblings if s.candidate.replaces or "switch" in s.candidate.tags]
+        if not changes and not states_change(episode.summary):
+            return None
+        if not about_a_thing(episode.summary):
+            return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
+        replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
+        target = self._target(db, episode, vec, replaces, {s.result.record.id for s in siblings if s.result.record},
+                              stated=bool(changes))
+        if target is None:
+            return None
+        successor = next((s.result.record for s in changes if s.result.record is not None), None)
+        if successor is None and target.type is not MemoryType.EPISODE and target.subject \
+                and single_statement(episode.summary) and about_self(episode.summary):
+            successor = self._new_value(db, target, episode, vec)
+        self._retire(db, target, successor or episode)
+        if target.type is MemoryType.EPISODE:  # the same words said again are the same old value
+            for again in rec.query(db, episode.scope, where="status = 'active' AND type = 'episode' AND summary = ? "
+                                   "AND id != ?", args=(target.summary, episode.id), limit=50):
+                self._retire(db, again, successor or episode, link=False)
+        return target.id
+
+    def _new_value(self, db, old: MemoryRecord, episode: MemoryRecord, vec: np.ndarray) -> MemoryRecord:
+        """The new value of a keyed attribute that no rule cut out ("I now drive a Toyota Corolla"
+        after "my car is a Ford Focus"): the change turn in the third person, under the old key, so
+        the attribute keeps one current value that a question about it finds."""
+        from .consolidate import new_id
+
+        text = said(episode.summary).rstrip("。.!！")
+        summary = third_person(text, has_cjk(text))
+        if episode.entities:  # a named speaker: "李明轩 ...", as the rules write their claims
+            summary = attribute([Candidate(old.type, summary)], episode.entities[0])[0].summary
+        claim = MemoryRecord(
+            id=new_id(self.clock), scope=episode.scope, type=old.type, summary=summary, entities=episode.entities,
+            subject=old.subject, session_id=episode.session_id, tags=("switch",), importance=old.importance,
+            confidence=0.85, source=Source(Channel.IMPLICIT, episode.source.session_id, episode.source.turn_ids,
+                                           episode.source.writer),
+            created_at=episode.created_at, updated_at=episode.created_at)
+        rec.insert(db, claim, vec, self.model)
+        rec.audit(db, claim.scope, claim.id, "insert", f"the new value turn {episode.source.turn_ids[0]} states",
+                  claim.created_at, Channel.IMPLICIT.value, episode.source.writer)
+        return claim
+
+    # ---- finding what the change is about ----------------------------------------------------
+
+    def _target(self, db, new: MemoryRecord, vec: np.ndarray, replaces: str | None,
+                skip: set[str], stated: bool) -> MemoryRecord | None:
+        names = tuple(e for e in new.entities if e)  # the speaker of a named turn
+        words, who = about(new.summary, names), owner(new.summary)
+        claims = [c for c in rec.query(db, new.scope, where=f"status = 'active' AND doubt_of IS NULL AND type IN "
+                                       f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
+                                       args=(*_CLAIMS, new.created_at), limit=500)
+                  if c.id not in skip and not set(c.source.turn_ids) & set(new.source.turn_ids)
+                  and _same_speaker(c, names) and not _restates(new, c, names)]
+        claim = self._claim(db, claims, new, vec, words, who, replaces, names)
+        if claim is not None:
+            return claim
+        return self._episode(db, new, vec, words, who, stated, names)
+
+    def _claim(self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, words: frozenset[str],
+               who: str, replaces: str | None, names: tuple[str, ...]) -> MemoryRecord | None:
+        """The nearest live claim that shares a content word with the change (or states the value
+        `replaces` names), of the same owner; meaning alone only for a short statement about the
+        speaker."""
+        if not claims:
+            return None
+        vecs = rec.vectors_for(db, [c.id for c in claims])
+        scored = sorted(((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs), key=lambda x: -x[0])
+        fits = [(s, c) for s, c in scored if _same_owner(who, c)
+                and (_shares(words, c, names) or _names(c, replaces))]
+        # the nearest claim sharing a word, when it is (about) the nearest claim of all: a word
+        # shared with a farther claim is a coincidence (a name, 工作), not the attribute
+        if fits and fits[0][0] >= max(self.similarity - 0.05, scored[0][0] - self.margin):
+            return fits[0][1]
+        # a short statement about the speaker ("I'm now living in Seattle" after "my home is in
+        # Austin"): the clear semantic neighbour among the claims, ahead of the next by the margin
+        # (not in Chinese: e5 puts unrelated Chinese statements of one person within a few
+        # hundredths of each other, so the nearest says nothing)
+        if not (about_self(new.summary) and single_statement(new.summary)) or not scored or has_cjk(new.summary):
+            return None
+        best, runner_up = scored[0], (scored[1][0] if len(scored) > 1 else 0.0)
+        if best[0] >= self.similarity and best[0] - runner_up >= self.margin and _same_owner(who, best[1]):
+            return best[1]
+        return None
+
+    def _episode(self, db, new: MemoryRecord, vec: np.ndarray, words: frozenset[str], who: str,
+                 stated: bool, names: tuple[str, ...]) -> MemoryRecord | None:
+        """An earlier episode of the same speaker that states one thing about them (the change
+        itself may name only the thing: 钢琴课换到周日了): the nearest
+        one that shares a content word and is similar enough; or, when a rule read the turn as a
+        change (`stated`), its clear semantic neighbour ("I use Android" for "I've moved over to
+        an iPhone now")."""
+        if not single_statement(new.summary):
+            return None  # a long turn says several things: which of them changed is not clear
+        pool = rec.query(db, new.scope, where="status = 'active' AND type = 'episode' AND created_at <= ? AND id != ?",
+                         args=(new.created_at, new.id), order="created_at DESC", limit=_EPISODE_POOL)
+        pool = [e for e in pool if e.tags[:1] == new.tags[:1] and e.entities == new.entities
+                and not set(e.source.turn_ids) & set(new.source.turn_ids)
+                and _same_owner(who, e) and single_statement(e.summary) and about_self(e.summary)
+                and not _restates(new, e, names)]
+        if not pool:
+            return None
+        vecs = rec.vectors_for(db, [e.id for e in pool])
+        scored = sorted(((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0])
+        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names)]
+        if sharing and sharing[0][0] >= max(self.similarity, scored[0][0] - self.margin):
+            return sharing[0][1]
+        if stated and scored:
+            runner_up = scored[1][0] if len(scored) > 1 else 0.0
+            if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
+                return scored[0][1]
+        return None
+
+    # ---- retiring --------------------------------------------------------------------------
+
+    @staticmethod
+    def _retire(db, old: MemoryRecord, successor: MemoryRecord, link: bool = True) -> None:
+        now = successor.created_at
+        rec.update(db, old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now), None, "", reindex=False)
+        rec.audit(db, old.scope, old.id, "deactivate", f"superseded by {successor.id} (a change: {_short(successor)})",
+                  now, successor.source.channel.value, successor.source.writer)
+        if link and successor.prev_id is None:
+            linked = successor.replace(prev_id=old.id, version=max(successor.version, old.version + 1)
+                                       if successor.type is not MemoryType.EPISODE else successor.version)
+            rec.update(db, linked, None, "", reindex=False)
+            rec.audit(db, old.scope, successor.id, "update", f"replaces {old.id}", now,
+                      successor.source.channel.value, successor.source.writer)
+
+
+def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:
+    return share(words, about(r.text, names))
+
+
+def _restates(new: MemoryRecord, old: MemoryRecord, names: tuple[str, ...]) -> bool:
+    """The same statement again ("My kids started swimming lessons" twice): nothing changed."""
+    def words(r: MemoryRecord) -> frozenset[str]:  # every word, numbers included (9 am / 7 am)
+        text = said(r.summary)
+        for name in names:
+            text = text.replace(name, " ")
+        return frozenset(search_tokens(text, drop_stopwords=True))
+
+    return words(old) == words(new) and negated(said(old.summary)) == negated(said(new.summary))
+
+
+def _names(r: MemoryRecord, value: str | None) -> bool:
+    if not value or len(value.strip()) < 2:
+        return False
+    v = value.strip().lower()
+    return any(e.lower() == v for e in r.entities) or v in r.text.lower()
+
+
+def _same_speaker(claim: MemoryRecord, names: tuple[str, ...]) -> bool:
+    """A named speaker's claims are keyed "<name>/..." (`extract.base.attribute`): one person's
+    change never retires another's claim."""
+    return not names or (claim.subject or "").startswith(f"{names[0]}/") or names[0] in claim.entities
+
+
+def _same_owner(who: str, r: MemoryRecord) -> bool:
+    """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes."""
+    theirs = owner(r.summary)
+    return not who or not theirs or who == theirs
+
+
+def _short(r: MemoryRecord) -> str:
+    text = r.summary.strip()
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,180 @@
+"""Does a statement say that something changed, and what is it about? (issue 16, write path)
+
+The slot classifiers (`change_rules.py`) cut a new value out of the phrasings they know. Many
+changes name an attribute no classifier keys ("I moved my gym day to Thursdays", 钢琴课换到周日了),
+so consolidation also reads the plain grammar of a change, in both languages:
+
+- strong markers say a value changed by themselves: change verbs (switched, changed, moved,
+  transferred, renamed, quit, stopped, gave up, left, replaced, sold; 改成 / 换成 / 换到 / 搬到 /
+  跳槽 / 转学 / 辞职 / 戒), negated continuation ("no longer", "anymore", 不再, 已经不…了,
+  不…了) and corrections ("instead", "after all", "turns out", 不算);
+- weak markers say so only in a statement about the speaker (I / my / we, 我 / 我们): time words
+  of the present ("now", "these days", "lately", 现在, 最近, 如今) and beginnings ("started",
+  "became", "joined", 开始). "Work has been busy lately" describes the week, not the user.
+- an additive word (also, too, as well, another, 也, 还) makes a weak-marked statement an
+  addition, not a change: "I also like tea" leaves "I like coffee" alone.
+
+`about(text)` gives the words a statement is about (its content words without the change words),
+`owner(text)` the noun after "my" / 我的 (my *son*'s school, 我*儿子*): two statements of
+different owners are about different attributes even when they share a word ("name").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import STOPWORDS, has_cjk, search_tokens
+
+_I = re.IGNORECASE
+
+_EN_STRONG = re.compile(
+    r"\b(?:no longer|any ?more|instead|after all|turns? out|used to|not any longer|"
+    r"switch(?:ed|ing)?|chang(?:ed|ing)|moved|relocated|transferr?ed|renamed|re-?named|quit|quitted|stopped|"
+    r"gave up|given up|left|replaced|swapped|traded|sold|upgraded|converted|cancell?ed|closed|"
+    r"broke up|divorced|retired|dropped out|handed in|got rid of|gave (?:\w+ ){1,4}away)\b",
+    _I,
+)
+_EN_WEAK = re.compile(
+    r"\b(?:now|these days|nowadays|lately|currently|since last \w+|from now on|"
+    r"start(?:ed|ing)?|began|became|become|joined|enrolled|took up|picked up|got (?:married|engaged|promoted)|"
+    r"adopted|finished|graduated)\b",
+    _I,
+)
+_EN_SELF = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|we've|our|us)\b", _I)
+_EN_ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|another|still)\b", _I)
+_EN_NOT_A_CHANGE = re.compile(r"\b(?:right now|just now|for now|now and then|every now)\b", _I)
+
+_ZH_STRONG = re.compile(
+    r"不再|再也不|改(?:成|为|到|用|喝|吃|做|学|坐|乘|骑|开|去|叫|名|了)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,4}了)|"
+    r"搬到|搬去|搬家|搬回|跳槽|辞职|离职|退了|"
+    r"转学|转到|转岗|转行|调到|挪到|升职|升为|分手|离婚|戒掉|戒了|戒烟|戒酒|卖了|不算|已经不|"
+    # a bare 不X了 only for verbs of habit (不说了 / 不行了 say nothing changed)
+    r"不(?:住|用|学|打|玩|当|做|吃|喝|抽|坐|开|画|弹|集|去|养|穿|跑|练|上)[\u4e00-\u9fff]{0,8}了"
+)
+_ZH_WEAK = re.compile(r"现在|如今|最近|这段时间|这阵子|近来|开始|以后|从今|后来|结婚|领养|入职|加入|当上|成了|变成")
+_ZH_SELF = re.compile(r"我|咱")
+_ZH_ADDITIVE = re.compile(r"也|还|另外|另一")
+
+#: words of the change itself, not of what changed ("switched", 改成): left out of `about`
+_CHANGE_WORDS = frozenset(
+    search_tokens(
+        "no longer anymore any more instead after all turns out used switch switched changed change moved "
+        "move relocated transferred renamed quit stopped gave give given up left replaced swapped traded sold "
+        "upgraded converted cancelled canceled closed broke retired dropped handed got now these days nowadays "
+        "lately currently since last started start began became become joined enrolled took picked adopted "
+        "finished graduated really actually again mostly just recently week month year ago yesterday today "
+        "user ve ll re "
+        "like likes love prefer use using go going get take make have having been being"
+    )
+) | frozenset(
+    "不再 再也 改成 改为 改到 改用 改 换成 换到 换为 换 换了 搬到 搬去 搬家 搬回 跳槽 辞职 离职 转学 转到 调到 挪到 "
+    "升职 分手 离婚 戒掉 戒 卖 不算 已经 现在 如今 最近 这段 时间 这段时间 开始 以后 后来 上个月 上周 去年 今年 "
+    "昨天 前天 刚 刚刚 喜欢 用 去 每天 每周 说 想 做 很 挺 太 过 来 得 着 没 再 更 人 我们 用户 我换".split()
+)
+
+
+_QUESTION = re.compile(r"[?？]\s*$|[吗呢么]\s*[。!！]?\s*$")
+#: "林晓: ..." - the speaker of a logged turn, not part of what was said
+_SPEAKER = re.compile(r"^[^:：\s]{1,24}[:：]\s*")
+
+
+def said(text: str) -> str:
+    """The words of a logged turn without its "speaker:" prefix."""
+    return _SPEAKER.sub("", text.strip(), count=1)
+
+
+def states_change(text: str) -> bool:
+    """Whether the statement says a value changed (see the module docstring). A question
+    ("怎么换了？", "did you switch?") states nothing."""
+    text = said(text or "")
+    if not text or _QUESTION.search(text):
+        return False
+    if has_cjk(text):
+        if _ZH_STRONG.search(text):
+            return True
+        return bool(_ZH_WEAK.search(text) and _ZH_SELF.search(text) and not _ZH_ADDITIVE.search(text))
+    if _EN_STRONG.search(text):
+        return True
+    weak = _EN_WEAK.search(_EN_NOT_A_CHANGE.sub(" ", text))
+    return bool(weak and _EN_SELF.search(text) and not _EN_ADDITIVE.search(text))
+
+
+def additive(text: str) -> bool:
+    """The statement adds a value beside the ones before ("I also like tea", 我也喜欢茶)."""
+    return bool((_ZH_ADDITIVE if has_cjk(text) else _EN_ADDITIVE).search(text)) and not (
+        _ZH_STRONG if has_cjk(text) else _EN_STRONG).search(text)
+
+
+def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
+    """The content words a statement is about: search tokens without stopwords, change words and
+    the speakers' names (a Chinese verb keeps its object: 改喝 -> 喝, 不运动 -> 运动)."""
+    out = set()
+    text = said(text)
+    for name in names:
+        text = text.replace(name, " ")
+    for t in search_tokens(text, drop_stopwords=True):
+        if has_cjk(t) and len(t) >= 2 and t[0] in "改换不没":
+            t = t[1:]
+        if t not in _CHANGE_WORDS and t not in STOPWORDS and (len(t) > 1 or has_cjk(t)) and not t.isdigit():
+            out.add(t)
+    return frozenset(out)
+
+
+def share(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two statements share a content word of two or more characters, also when one holds the
+    other (周会 in 开周会: the segmenter cuts the same word differently in context)."""
+    if any(len(t) > 1 for t in a & b):  # one Chinese character (好, 了) is too common to name a thing
+        return True
+    long_a = [t for t in a if has_cjk(t) and len(t) >= 2]
+    long_b = [t for t in b if has_cjk(t) and len(t) >= 2]
+    return any(x in y or y in x for x in long_a for y in long_b)
+
+
+_EN_OWNER = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?([a-z]+)(?:'s)?", _I)
+_ZH_OWNER = re.compile(r"我(?:们)?(?:的|家的?)?(儿子|女儿|孩子|妻子|老婆|丈夫|老公|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|"
+                       r"朋友|同事|室友|邻居|男朋友|女朋友|狗|猫|宠物)")
+
+
+def owner(text: str) -> str:
+    """The noun after "my" (my son's school: "son"; 我儿子: 儿子), "" when none."""
+    text = said(text)
+    m = (_ZH_OWNER if has_cjk(text) else _EN_OWNER).search(text)
+    return m.group(1).lower() if m else ""
+
+
+#: the speaker as the subject: at most a few words before it (这段时间我, 现在周末我, 以后请叫我), no
+#: comma (姐，我... / 哈哈，记得给我... address someone first), no other person
+_ZH_SELF_START = re.compile(r"^[^，,。！!？?；;你您他她]{0,6}?(?:我|咱)")
+_EN_SELF_START = re.compile(r"^(?:(?:now|these days|lately|nowadays|so|and|actually|well)[,\s]+)*"
+                            r"(?:[A-Z]\w+ and )?(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b", _I)
+_SECOND_PERSON = re.compile(r"你|您|\byou\b|\byour\b", _I)
+
+
+def about_self(text: str) -> bool:
+    """A statement whose subject is the speaker ("I moved ...", "My car is ...", 我周六上钢琴课),
+    not a question: what a change can retire, and what can state a new value of an attribute.
+    Chat lines that only mention the speaker ("姐，我打算买车了", "哈哈，记得给我...") are not."""
+    text = said(text)
+    if not text or _QUESTION.search(text):
+        return False
+    return bool((_ZH_SELF_START if has_cjk(text) else _EN_SELF_START).match(text))
+
+
+def about_a_thing(text: str) -> bool:
+    """A statement about the speaker, or about a thing of theirs that names no person at all
+    (钢琴课换到周日了, "The weekly meeting got moved to Wednesday"): a change may be said either way."""
+    text = said(text)
+    if about_self(text):
+        return True
+    if not text or _QUESTION.search(text) or _SECOND_PERSON.search(text):
+        return False
+    return not (_ZH_SELF.search(text) if has_cjk(text) else _EN_SELF.search(text))
+
+
+def single_statement(text: str) -> bool:
+    """A short utterance that states one thing: a change can retire it as a whole. A long turn
+    that says several things stays (retiring it would take the other things with it)."""
+    text = said(text)
+    sentences = [s for s in re.split(r"(?<=[。！？!?；;])|(?<=\.)\s+", text) if s.strip()]
+    size = len(re.sub(r"\s", "", text)) if has_cjk(text) else len(text.split())
+    return len(sentences) <= 2 and size <= (40 if has_cjk(text) else 24)
