@@ -19,7 +19,16 @@ from .forget import plan as forget_plan
 from .forget import run as forget_run
 from .jobs import UserJobs
 from .text import valid_unicode
-from .types import Candidate, Channel, MemoryRecord, MemoryType, ScoredMemory, Scope, Turn, WriteResult
+from .types import (
+    Candidate,
+    Channel,
+    MemoryRecord,
+    MemoryType,
+    ScoredMemory,
+    Scope,
+    Turn,
+    WriteResult,
+)
 from .working_memory import WorkingMemory
 
 if TYPE_CHECKING:
@@ -32,8 +41,16 @@ class MemoryAdmin:
     """The admin client over one store: search, get, remember, forget, restore, purge. Every
     write is audited; every forget can be undone by `restore`."""
 
-    def __init__(self, engine: "MemoryEngine", working: WorkingMemory, *, extractor: Extractor,
-                 secrets: SecretFilter, jobs: UserJobs, pending: PendingTurns) -> None:
+    def __init__(
+        self,
+        engine: "MemoryEngine",
+        working: WorkingMemory,
+        *,
+        extractor: Extractor,
+        secrets: SecretFilter,
+        jobs: UserJobs,
+        pending: PendingTurns,
+    ) -> None:
         self.engine = engine
         self.working = working
         self.extractor = extractor
@@ -41,7 +58,9 @@ class MemoryAdmin:
         self.jobs = jobs
         self.pending = pending
 
-    def search(self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False) -> list[ScoredMemory]:
+    def search(
+        self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False
+    ) -> list[ScoredMemory]:
         """The memories recall keeps for query, best first (deep: the cold archive too)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: expected a non-empty string")
@@ -53,8 +72,15 @@ class MemoryAdmin:
         """One record of scope by id; NotFoundError if it is not there."""
         return self.engine.get(scope, memory_id)
 
-    def remember(self, scope: Scope, text: str, *, type: str | None = None, subject: str | None = None,
-                 session_id: str | None = None) -> WriteResult:
+    def remember(
+        self,
+        scope: Scope,
+        text: str,
+        *,
+        type: str | None = None,
+        subject: str | None = None,
+        session_id: str | None = None,
+    ) -> WriteResult:
         """An explicit memory from the user or an admin tool: the explicit channel, written now."""
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("text: expected a non-empty string")
@@ -63,20 +89,52 @@ class MemoryAdmin:
         text, subject = valid_unicode(text), valid_unicode(subject) if subject else subject
         for name, value in (("text", text), ("subject", subject or "")):
             if self.secrets.contains_secret(value):
-                raise ValidationError(f"{name}: looks like a secret (password, key, card or ID number); "
-                                      "secrets are never stored")
+                raise ValidationError(
+                    f"{name}: looks like a secret (password, key, card or ID number); "
+                    "secrets are never stored"
+                )
         kind = _memory_type(type) if type else None
-        cands = [] if kind else [c for c in self.extractor.extract(Turn(scope, session_id or "tool", text))
-                                 if not c.forget]
+        cands = (
+            []
+            if kind
+            else [
+                c
+                for c in self.extractor.extract(Turn(scope, session_id or "tool", text))
+                if not c.forget
+            ]
+        )
         if not cands:
-            cands = [Candidate(kind or MemoryType.FACT, text.strip(), subject=subject, importance=0.8, confidence=0.95)]
-        cands = [Candidate(**{**c.__dict__, "channel": Channel.EXPLICIT, "subject": subject or c.subject,
-                              "confidence": max(c.confidence, 0.95)}) for c in cands]
+            cands = [
+                Candidate(
+                    kind or MemoryType.FACT,
+                    text.strip(),
+                    subject=subject,
+                    importance=0.8,
+                    confidence=0.95,
+                )
+            ]
+        cands = [
+            Candidate(
+                **{
+                    **c.__dict__,
+                    "channel": Channel.EXPLICIT,
+                    "subject": subject or c.subject,
+                    "confidence": max(c.confidence, 0.95),
+                }
+            )
+            for c in cands
+        ]
         self.jobs.read_your_writes(scope)
         return self.engine.write(scope, cands[:1], session_id=session_id, writer="memory-tool")[0]
 
-    def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None,
-               dry_run: bool = False) -> list[str]:
+    def forget(
+        self,
+        scope: Scope,
+        *,
+        memory_id: str | None = None,
+        query: str | None = None,
+        dry_run: bool = False,
+    ) -> list[str]:
         """Deactivate one memory by id, or the memories a description names by its distinctive
         terms (forget.py); `dry_run`: only say which. Every forget is undone by `restore`."""
         if memory_id:
@@ -87,10 +145,16 @@ class MemoryAdmin:
             raise ValidationError("memory_id or query: expected one of them")
         self.jobs.read_your_writes(scope)
         command = self._command(query)
-        done = forget_plan(self.engine, scope, command) if dry_run else forget_run(self.engine, scope, command)
+        done = (
+            forget_plan(self.engine, scope, command)
+            if dry_run
+            else forget_run(self.engine, scope, command)
+        )
         if done.too_broad:
-            raise ValidationError(f"query: names {len(done.matches)} memories, more than one forget takes "
-                                  f"({MAX_MATCHES}); name them more precisely or forget by id")
+            raise ValidationError(
+                f"query: names {len(done.matches)} memories, more than one forget takes "
+                f"({MAX_MATCHES}); name them more precisely or forget by id"
+            )
         return done.ids
 
     def forget_plan(self, scope: Scope, query: str) -> list[MemoryRecord]:
@@ -120,7 +184,9 @@ class MemoryAdmin:
 
         Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
         try:
-            return self.jobs.purge(user_id, agent_id, lambda: purge_user(self.engine, user_id, agent_id))
+            return self.jobs.purge(
+                user_id, agent_id, lambda: purge_user(self.engine, user_id, agent_id)
+            )
         finally:
             self.pending.drop_user(user_id, agent_id)
 

@@ -62,7 +62,9 @@ def _nest(flat: Mapping[str, Any], where: str) -> dict:
             if isinstance(value, Mapping):
                 out.setdefault(key, {}).update(value)
                 continue
-            raise ConfigError(f"{where}: unknown key '{key}'; flat keys are {sorted(FLAT_KEYS)} or memory_config sections")
+            raise ConfigError(
+                f"{where}: unknown key '{key}'; flat keys are {sorted(FLAT_KEYS)} or memory_config sections"
+            )
         node = out
         for part in path[:-1]:
             node = node.setdefault(part, {})
@@ -73,7 +75,9 @@ def _nest(flat: Mapping[str, Any], where: str) -> dict:
 def _context_overrides(context: Mapping[str, Any], where: str) -> dict:
     unknown = sorted(set(context) - _CONTEXT_KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown key 'context.{unknown[0]}'; known keys: {sorted(_CONTEXT_KEYS)}")
+        raise ConfigError(
+            f"{where}: unknown key 'context.{unknown[0]}'; known keys: {sorted(_CONTEXT_KEYS)}"
+        )
     inj: dict = {}
     if "memory_position" in context:
         inj["position"] = context["memory_position"]
@@ -106,7 +110,9 @@ def load_chain(path: str | Path, **kwargs: Any) -> MiddlewareChain:
         raise ConfigError(f"{where}: unknown key '{unknown[0]}'; expected middlewares and context")
     items = data.get("middlewares")
     if not isinstance(items, list) or not items:
-        raise ConfigError(f"{where}: key 'middlewares' expects a non-empty list of {{name, module, config}}")
+        raise ConfigError(
+            f"{where}: key 'middlewares' expects a non-empty list of {{name, module, config}}"
+        )
     context = _context_overrides(data.get("context") or {}, where)
     built, names = [], []
     for i, item in enumerate(items):
@@ -119,7 +125,9 @@ def load_chain(path: str | Path, **kwargs: Any) -> MiddlewareChain:
         file = cfg.get("config_file")
         overrides = _merge(_nest(cfg, here), context)
         source = (p.parent / file) if file else None
-        built.append(_class_for(item["module"], here).from_config(source, overrides=overrides, **kwargs))
+        built.append(
+            _class_for(item["module"], here).from_config(source, overrides=overrides, **kwargs)
+        )
         names.append(str(item.get("name", item["module"])))
     return MiddlewareChain(built, names)
 
@@ -127,5 +135,7 @@ def load_chain(path: str | Path, **kwargs: Any) -> MiddlewareChain:
 def _merge(a: Mapping, b: Mapping) -> dict:
     out = dict(a)
     for k, v in b.items():
-        out[k] = _merge(out[k], v) if isinstance(out.get(k), Mapping) and isinstance(v, Mapping) else v
+        out[k] = (
+            _merge(out[k], v) if isinstance(out.get(k), Mapping) and isinstance(v, Mapping) else v
+        )
     return out

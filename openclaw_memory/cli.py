@@ -19,7 +19,9 @@ def _scope(args: argparse.Namespace) -> Scope:
 
 def _add_scope(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="user id whose memories to use")
-    p.add_argument("--agent", default="main", help="agent id (default: main, as the OpenClaw plugin writes)")
+    p.add_argument(
+        "--agent", default="main", help="agent id (default: main, as the OpenClaw plugin writes)"
+    )
     p.add_argument("--workspace", default=None, help="optional workspace/project")
 
 
@@ -41,7 +43,9 @@ def cmd_search(args: argparse.Namespace, config) -> int:
     else:
         kept = [c for c in plan.candidates if c.kept]
         for c in kept:
-            print(f"{c.rank:>3}  {c.score:.3f}  {c.record.id}  [{c.record.type.value}] {c.record.summary}")
+            print(
+                f"{c.rank:>3}  {c.score:.3f}  {c.record.id}  [{c.record.type.value}] {c.record.summary}"
+            )
         if not kept:
             print("no memory matched")
     return 0
@@ -89,8 +93,12 @@ def cmd_show(args: argparse.Namespace, config) -> int:
     try:
         scope = _scope(args)
         chain = [record_to_json(r) for r in engine.chain(scope, args.id)]
-        out = {"record": chain[0], "replaced": chain[1:], "versions": engine.versions(scope, args.id),
-               "audit": engine.audit_log(scope, args.id)}
+        out = {
+            "record": chain[0],
+            "replaced": chain[1:],
+            "versions": engine.versions(scope, args.id),
+            "audit": engine.audit_log(scope, args.id),
+        }
     finally:
         engine.close()
     print(json.dumps(out, ensure_ascii=False, indent=2))
@@ -124,8 +132,11 @@ def cmd_forget(args: argparse.Namespace, config) -> int:
         ids = mw.forget(scope, memory_id=args.id, query=args.query)
     finally:
         mw.close()
-    print("deactivated: " + (", ".join(ids) if ids else "nothing matched")
-          + (" (undo: openclaw-memory restore ID)" if ids else ""))
+    print(
+        "deactivated: "
+        + (", ".join(ids) if ids else "nothing matched")
+        + (" (undo: openclaw-memory restore ID)" if ids else "")
+    )
     return 0
 
 
@@ -148,15 +159,21 @@ def cmd_demo(args: argparse.Namespace, config) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="openclaw-memory", description="Long-term memory for OpenClaw agents.")
-    parser.add_argument("--config", default=None, help="project YAML overriding config/memory_config.yaml")
+    parser = argparse.ArgumentParser(
+        prog="openclaw-memory", description="Long-term memory for OpenClaw agents."
+    )
+    parser.add_argument(
+        "--config", default=None, help="project YAML overriding config/memory_config.yaml"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("search", help="recall memories for a query, as before_request would")
     _add_scope(p)
     p.add_argument("query")
     p.add_argument("--session", default="cli", help="session id (default: cli)")
-    p.add_argument("--explain", action="store_true", help="print every candidate's scores and fate as a table")
+    p.add_argument(
+        "--explain", action="store_true", help="print every candidate's scores and fate as a table"
+    )
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.add_argument("--deep", action="store_true", help="level 3: search the cold archive too")
     p.set_defaults(func=cmd_search)
@@ -181,12 +198,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--subject", default=None)
     p.set_defaults(func=cmd_remember)
 
-    p = sub.add_parser("forget", help="deactivate a memory (kept for audit; see purge for deletion)")
+    p = sub.add_parser(
+        "forget", help="deactivate a memory (kept for audit; see purge for deletion)"
+    )
     _add_scope(p)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--id")
     g.add_argument("--query")
-    p.add_argument("--dry-run", action="store_true", help="show what the query names, deactivate nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="show what the query names, deactivate nothing"
+    )
     p.set_defaults(func=cmd_forget)
 
     p = sub.add_parser("restore", help="undo a forget: reactivate a forgotten memory (audited)")
@@ -194,8 +215,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.set_defaults(func=cmd_restore)
 
-    p = sub.add_parser("demo", help="run a scripted two-session conversation and show what is recalled")
-    p.add_argument("--data-dir", default=None, help="where to keep the demo store (default: a temp dir)")
+    p = sub.add_parser(
+        "demo", help="run a scripted two-session conversation and show what is recalled"
+    )
+    p.add_argument(
+        "--data-dir", default=None, help="where to keep the demo store (default: a temp dir)"
+    )
     p.set_defaults(func=cmd_demo)
 
     _optional_parsers(sub)

@@ -120,7 +120,8 @@ class RecallConfig:
     #: weights for requests written in Chinese (CJK): segmented keywords match a paraphrase less
     #: often than English stems do, so the embedding carries more (None: the same as weights)
     weights_cjk: Optional[RecallWeights] = field(
-        default_factory=lambda: RecallWeights(semantic=0.6, keyword=0.15))
+        default_factory=lambda: RecallWeights(semantic=0.6, keyword=0.15)
+    )
     event_half_life_days: float = 30.0
     #: cosine calibration of the embedder; None = the embedder's measured default (embedding.py)
     semantic_floor: Optional[float] = None
@@ -277,11 +278,15 @@ def _coerce(value: Any, tp: Any, where: str, key: str) -> Any:
             f"{where}: key '{key}' expects {_type_name(tp)}, found {type(value).__name__} {value!r}"
         )
     if key in _CHOICES and value not in _CHOICES[key]:
-        raise ConfigError(f"{where}: key '{key}' expects one of {list(_CHOICES[key])}, found {value!r}")
+        raise ConfigError(
+            f"{where}: key '{key}' expects one of {list(_CHOICES[key])}, found {value!r}"
+        )
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         raise ConfigError(f"{where}: key '{key}' expects a value >= 0, found {value!r}")
     if key in _MAXIMA and value > _MAXIMA[key]:
-        raise ConfigError(f"{where}: key '{key}' expects a value from 0 to {_MAXIMA[key]}, found {value!r}")
+        raise ConfigError(
+            f"{where}: key '{key}' expects a value from 0 to {_MAXIMA[key]}, found {value!r}"
+        )
     return value
 
 
@@ -303,7 +308,9 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
         inner = _optional_dataclass(tp)
         if dataclasses.is_dataclass(tp):
             changes[name] = _build(tp, value, where, key, getattr(current, name))
-        elif inner is not None and isinstance(value, Mapping) and getattr(current, name) is not None:
+        elif (
+            inner is not None and isinstance(value, Mapping) and getattr(current, name) is not None
+        ):
             # a partial override of an optional section keeps its other keys (weights_cjk)
             changes[name] = _build(inner, value, where, key, getattr(current, name))
         else:
@@ -317,8 +324,11 @@ def _without_retired(data: Mapping[str, Any], where: str, prefix: str) -> Mappin
     for name, value in data.items():
         key = f"{prefix}.{name}" if prefix else str(name)
         if key in RETIRED_KEYS:
-            warnings.warn(f"{where}: key '{key}' is no longer read and is ignored; "
-                          f"use {RETIRED_KEYS[key]}", FutureWarning, stacklevel=2)
+            warnings.warn(
+                f"{where}: key '{key}' is no longer read and is ignored; use {RETIRED_KEYS[key]}",
+                FutureWarning,
+                stacklevel=2,
+            )
             continue
         kept[name] = value
     return kept
@@ -340,22 +350,30 @@ def _read_yaml(path: Path) -> Mapping[str, Any]:
     try:
         data = yaml.safe_load(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: expected UTF-8 text, found invalid bytes at {exc.start}") from exc
+        raise ConfigError(
+            f"{path}: expected UTF-8 text, found invalid bytes at {exc.start}"
+        ) from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
     if data is None:
         return {}
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{path}: expected a mapping of sections at the top, found {type(data).__name__}")
+        raise ConfigError(
+            f"{path}: expected a mapping of sections at the top, found {type(data).__name__}"
+        )
     return data
 
 
-def config_from_dict(data: Mapping[str, Any], *, where: str = "<dict>", base: MemoryConfig | None = None) -> MemoryConfig:
+def config_from_dict(
+    data: Mapping[str, Any], *, where: str = "<dict>", base: MemoryConfig | None = None
+) -> MemoryConfig:
     """Apply a mapping of overrides (same shape as the YAML) on top of base (default: defaults)."""
     return _build(MemoryConfig, dict(data), where, base=base or MemoryConfig())
 
 
-def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> MemoryConfig:
+def load_config(
+    path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None
+) -> MemoryConfig:
     """Defaults, then the project YAML at path (if any), then overrides. Paths resolve against the YAML's folder."""
     # The shipped YAML equals the dataclass defaults (tests/test_packaging.py); reading it anyway
     # keeps the file the one a user copies, and a missing file means a broken installation.

@@ -42,21 +42,35 @@ def new_id(clock: Clock) -> str:
 
 
 class Consolidator:
-    def __init__(self, db: Database, embedder: BaseEmbedding, model_name: str, clock: Clock,
-                 config: MemoryConfig) -> None:
+    def __init__(
+        self,
+        db: Database,
+        embedder: BaseEmbedding,
+        model_name: str,
+        clock: Clock,
+        config: MemoryConfig,
+    ) -> None:
         self.db = db
         self.embedder = embedder
         self.model = model_name
         self.clock = clock
         self.cfg = config
         self.threshold = config.long_term.similarity_threshold
-        self.changes = ChangeRetirer(config.long_term.change_similarity, config.long_term.change_margin,
-                                     model_name, clock)
+        self.changes = ChangeRetirer(
+            config.long_term.change_similarity, config.long_term.change_margin, model_name, clock
+        )
 
     # ---- entry point ------------------------------------------------------------------------
 
-    def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory", vectors: PassageVectors | None = None) -> list[WriteResult]:
+    def write(
+        self,
+        scope: Scope,
+        candidates: Sequence[Candidate],
+        *,
+        session_id: str | None = None,
+        writer: str = "openclaw-memory",
+        vectors: PassageVectors | None = None,
+    ) -> list[WriteResult]:
         """Consolidate a batch: one embedding call (unless `vectors`, from `embed`, are given),
         then one transaction for the whole batch.
 
@@ -69,7 +83,9 @@ class Consolidator:
         drafts = [self._draft(scope, c, session_id, writer) for c in candidates]
         vecs = self.embed(candidates) if vectors is None else vectors
         if len(vecs) != len(candidates):
-            raise ValueError(f"vectors: expected one per candidate ({len(candidates)}), found {len(vecs)}")
+            raise ValueError(
+                f"vectors: expected one per candidate ({len(candidates)}), found {len(vecs)}"
+            )
         work = list(zip(candidates, drafts, vecs.whole, vecs.parts))
         if len(work) > 1 and not self.db.nested():
             try:
@@ -77,8 +93,12 @@ class Consolidator:
                     turns: dict[tuple[str, ...], list[Sibling]] = {}
                     return [self._one(db, *w, turns) for w in work]
             except Exception as exc:
-                log.warning("a batch of %d memories for user %s failed (%s); writing them one by one",
-                            len(work), scope.user_id, exc)
+                log.warning(
+                    "a batch of %d memories for user %s failed (%s); writing them one by one",
+                    len(work),
+                    scope.user_id,
+                    exc,
+                )
         results = []
         turns = {}
         for w in work:
@@ -89,16 +109,31 @@ class Consolidator:
     def embed(self, candidates: Sequence[Candidate]) -> PassageVectors:
         """The vectors `write` would compute for these candidates (their records' text and its
         sentence parts), so a caller can embed several batches in one call."""
-        return embed_with_parts(self.embedder, [c.text for c in candidates], self.cfg.long_term.sentence_vectors)
+        return embed_with_parts(
+            self.embedder, [c.text for c in candidates], self.cfg.long_term.sentence_vectors
+        )
 
-    def _draft(self, scope: Scope, c: Candidate, session_id: str | None, writer: str) -> MemoryRecord:
+    def _draft(
+        self, scope: Scope, c: Candidate, session_id: str | None, writer: str
+    ) -> MemoryRecord:
         now = self.clock.now()
         return MemoryRecord(
-            id=new_id(self.clock), scope=scope, type=c.type, summary=c.summary.strip(),
-            subject=c.subject, detail=c.detail, session_id=session_id, tags=tuple(c.tags),
-            entities=tuple(c.entities), importance=_unit(c.importance), confidence=_unit(c.confidence),
-            source=Source(c.channel, session_id, tuple(c.turn_ids), writer), created_at=now,
-            updated_at=now, expires_at=self._expiry(c, now), links=tuple(c.links),
+            id=new_id(self.clock),
+            scope=scope,
+            type=c.type,
+            summary=c.summary.strip(),
+            subject=c.subject,
+            detail=c.detail,
+            session_id=session_id,
+            tags=tuple(c.tags),
+            entities=tuple(c.entities),
+            importance=_unit(c.importance),
+            confidence=_unit(c.confidence),
+            source=Source(c.channel, session_id, tuple(c.turn_ids), writer),
+            created_at=now,
+            updated_at=now,
+            expires_at=self._expiry(c, now),
+            links=tuple(c.links),
         )
 
     def _expiry(self, c: Candidate, now: float) -> float | None:
@@ -108,8 +143,15 @@ class Consolidator:
         days = float(getattr(self.cfg.forgetting, key)) if key else 0.0
         return now + days * DAY if days else None
 
-    def _one(self, db, cand: Candidate, draft: MemoryRecord, vec: np.ndarray,
-             parts: np.ndarray | None = None, turns: dict[tuple[str, ...], list[Sibling]] | None = None) -> WriteResult:
+    def _one(
+        self,
+        db,
+        cand: Candidate,
+        draft: MemoryRecord,
+        vec: np.ndarray,
+        parts: np.ndarray | None = None,
+        turns: dict[tuple[str, ...], list[Sibling]] | None = None,
+    ) -> WriteResult:
         result = self._decide(db, cand, draft, vec)
         if parts is not None and result.record is not None and result.action != "skip":
             rec.put_parts(db, result.record, parts)  # only onto a vector row of this same text
@@ -117,7 +159,11 @@ class Consolidator:
             # the curated candidates of a turn come before its episode (middleware order): the
             # episode sees what they did, and retires what the turn changed if they did not
             siblings = turns.setdefault(draft.source.turn_ids, [])
-            if draft.type is MemoryType.EPISODE and result.action == "insert" and result.record is not None:
+            if (
+                draft.type is MemoryType.EPISODE
+                and result.action == "insert"
+                and result.record is not None
+            ):
                 self.changes.after_episode(db, result.record, vec, siblings)
             elif draft.type in CLAIM_TYPES:
                 siblings.append(Sibling(cand, result))
@@ -132,19 +178,32 @@ class Consolidator:
             return self._decision(db, draft, vec)
         if draft.type in KEYED_TYPES:
             return self._keyed(db, draft, vec, cand)
-        return self._insert(db, draft, vec, "new summary" if draft.type is MemoryType.SUMMARY else "new")
+        return self._insert(
+            db, draft, vec, "new summary" if draft.type is MemoryType.SUMMARY else "new"
+        )
 
     # ---- policies ---------------------------------------------------------------------------
 
     def _insert(self, db, r: MemoryRecord, vec: np.ndarray, reason: str) -> WriteResult:
         rec.insert(db, r, vec, self.model)
-        rec.audit(db, r.scope, r.id, "insert", reason, r.created_at, r.source.channel.value, r.source.writer)
+        rec.audit(
+            db,
+            r.scope,
+            r.id,
+            "insert",
+            reason,
+            r.created_at,
+            r.source.channel.value,
+            r.source.writer,
+        )
         return WriteResult("insert", r, reason)
 
     def _append(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
         if r.source.turn_ids:
             h = rec.content_hash(r)
-            for old in rec.query(db, r.scope, where="type = ? AND content_hash = ?", args=(r.type.value, h), limit=20):
+            for old in rec.query(
+                db, r.scope, where="type = ? AND content_hash = ?", args=(r.type.value, h), limit=20
+            ):
                 if old.source.turn_ids == r.source.turn_ids:
                     return WriteResult("skip", old, "same turns already captured")
         return self._insert(db, r, vec, f"append {r.type.value}")
@@ -152,13 +211,18 @@ class Consolidator:
     def _decision(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
         if r.subject:
             decided = rec.query(
-                db, r.scope, where="status = 'active' AND subject = ? AND type IN ('fact', 'task')",
-                args=(r.subject,), limit=20,
+                db,
+                r.scope,
+                where="status = 'active' AND subject = ? AND type IN ('fact', 'task')",
+                args=(r.subject,),
+                limit=20,
             )
             r = r.replace(links=tuple(dict.fromkeys([*r.links, *(d.id for d in decided)])))
         return self._insert(db, r, vec, "new decision")
 
-    def _keyed(self, db, r: MemoryRecord, vec: np.ndarray, cand: Candidate | None = None) -> WriteResult:
+    def _keyed(
+        self, db, r: MemoryRecord, vec: np.ndarray, cand: Candidate | None = None
+    ) -> WriteResult:
         old, sim = self._match(db, r, vec)
         if old is None and cand is not None and is_change(cand):
             old, sim = self._about(db, r, vec, cand.replaces)
@@ -168,7 +232,9 @@ class Consolidator:
                     res = self._insert(db, doubt, vec, f"doubt: weaker claim contradicts {old.id}")
                     return WriteResult("doubt", res.record, res.reason, old.id)
                 # the successor speaks of the same attribute: it keeps the old memory's key
-                return self._supersede(db, old, r.replace(subject=old.subject or r.subject), vec, sim)
+                return self._supersede(
+                    db, old, r.replace(subject=old.subject or r.subject), vec, sim
+                )
             said = self._said_before(db, r, cand.replaces)
             if said is not None:
                 return self._supersede(db, said, r, vec, 0.0)
@@ -181,20 +247,35 @@ class Consolidator:
         if sim >= self.threshold:
             return self._restate(db, old, r, vec, sim)
         if cand is not None and "also" in cand.tags and not is_change(cand):
-            return self._insert(db, r, vec, f"a value beside {old.id}")  # "I also like tea": not a change
+            return self._insert(
+                db, r, vec, f"a value beside {old.id}"
+            )  # "I also like tea": not a change
         return self._supersede(db, old, r, vec, sim)
 
     def _match(self, db, r: MemoryRecord, vec: np.ndarray) -> tuple[MemoryRecord | None, float]:
         """The live record this candidate speaks about, and their similarity: by subject whatever
         type it was stored as (a fact "drink" and a preference "drink" are one attribute)."""
         if r.subject:
-            types = sorted(t.value for t in CLAIM_TYPES) if r.type in CLAIM_TYPES else [r.type.value]
+            types = (
+                sorted(t.value for t in CLAIM_TYPES) if r.type in CLAIM_TYPES else [r.type.value]
+            )
             marks = ",".join("?" * len(types))
-            pool = rec.query(db, r.scope, where=f"status = 'active' AND type IN ({marks}) AND subject = ? "
-                             f"AND doubt_of IS NULL", args=(*types, r.subject), limit=10)
+            pool = rec.query(
+                db,
+                r.scope,
+                where=f"status = 'active' AND type IN ({marks}) AND subject = ? "
+                f"AND doubt_of IS NULL",
+                args=(*types, r.subject),
+                limit=10,
+            )
         else:
-            pool = rec.query(db, r.scope, where="status = 'active' AND type = ? AND doubt_of IS NULL",
-                             args=(r.type.value,), limit=self.cfg.long_term.max_facts_per_user)
+            pool = rec.query(
+                db,
+                r.scope,
+                where="status = 'active' AND type = ? AND doubt_of IS NULL",
+                args=(r.type.value,),
+                limit=self.cfg.long_term.max_facts_per_user,
+            )
         if not pool:
             return None, 0.0
         vecs = rec.vectors_for(db, [p.id for p in pool])
@@ -204,19 +285,27 @@ class Consolidator:
             return None, sim
         return best, sim
 
-    def _about(self, db, r: MemoryRecord, vec: np.ndarray, replaces: str | None) -> tuple[MemoryRecord | None, float]:
+    def _about(
+        self, db, r: MemoryRecord, vec: np.ndarray, replaces: str | None
+    ) -> tuple[MemoryRecord | None, float]:
         """The live claim a change contradicts when no subject names it: the one that states the
         value it replaces, else its clear semantic neighbour (nearest, and ahead of the next one
         by `change_margin`: absolute cosine says little, e5 puts unrelated Chinese pairs at 0.9)."""
         marks = ",".join("?" * len(CLAIM_TYPES))
-        pool = rec.query(db, r.scope, where=f"status = 'active' AND type IN ({marks}) AND doubt_of IS NULL",
-                         args=tuple(sorted(t.value for t in CLAIM_TYPES)), limit=500)
+        pool = rec.query(
+            db,
+            r.scope,
+            where=f"status = 'active' AND type IN ({marks}) AND doubt_of IS NULL",
+            args=tuple(sorted(t.value for t in CLAIM_TYPES)),
+            limit=500,
+        )
         pool = [p for p in pool if p.id != r.id]
         if not pool:
             return None, 0.0
         vecs = rec.vectors_for(db, [p.id for p in pool])
-        scored = sorted(((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs),
-                        key=lambda x: -x[0])
+        scored = sorted(
+            ((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs), key=lambda x: -x[0]
+        )
         if replaces and len(replaces.strip()) >= 2:
             named = [(s, p) for s, p in scored if _states(p, replaces)]
             if named:
@@ -238,24 +327,59 @@ class Consolidator:
         "changed from" note. The episode itself stays as it was (the log is append-only)."""
         if not replaces or len(replaces.strip()) < 2:
             return None
-        episodes = rec.query(db, r.scope, where="status = 'active' AND type = 'episode' AND created_at <= ?",
-                             args=(r.created_at,), order="created_at DESC", limit=200)
-        said = next((e for e in episodes if _states(e, replaces) and e.source.turn_ids
-                     and not set(e.source.turn_ids) & set(r.source.turn_ids)), None)
+        episodes = rec.query(
+            db,
+            r.scope,
+            where="status = 'active' AND type = 'episode' AND created_at <= ?",
+            args=(r.created_at,),
+            order="created_at DESC",
+            limit=200,
+        )
+        said = next(
+            (
+                e
+                for e in episodes
+                if _states(e, replaces)
+                and e.source.turn_ids
+                and not set(e.source.turn_ids) & set(r.source.turn_ids)
+            ),
+            None,
+        )
         if said is None:
             return None
         claim = MemoryRecord(
-            id=new_id(self.clock), scope=r.scope, type=MemoryType.FACT, summary=said.summary, subject=r.subject,
-            session_id=said.session_id, entities=(replaces,), importance=said.importance, confidence=said.confidence,
-            source=Source(Channel.IMPLICIT, said.source.session_id, said.source.turn_ids, "consolidate"),
-            created_at=said.created_at, updated_at=said.created_at)
+            id=new_id(self.clock),
+            scope=r.scope,
+            type=MemoryType.FACT,
+            summary=said.summary,
+            subject=r.subject,
+            session_id=said.session_id,
+            entities=(replaces,),
+            importance=said.importance,
+            confidence=said.confidence,
+            source=Source(
+                Channel.IMPLICIT, said.source.session_id, said.source.turn_ids, "consolidate"
+            ),
+            created_at=said.created_at,
+            updated_at=said.created_at,
+        )
         rec.insert(db, claim, rec.vectors_for(db, [said.id]).get(said.id), self.model)
-        rec.audit(db, r.scope, claim.id, "insert", f"the claim turn {said.source.turn_ids[0]} made, replaced by a change",
-                  r.created_at, Channel.IMPLICIT.value, "consolidate")
+        rec.audit(
+            db,
+            r.scope,
+            claim.id,
+            "insert",
+            f"the claim turn {said.source.turn_ids[0]} made, replaced by a change",
+            r.created_at,
+            Channel.IMPLICIT.value,
+            "consolidate",
+        )
         return claim
 
     @staticmethod
-    def _same(old: MemoryRecord, new: MemoryRecord, old_vec: np.ndarray | None, vec: np.ndarray) -> float:
+    def _same(
+        old: MemoryRecord, new: MemoryRecord, old_vec: np.ndarray | None, vec: np.ndarray
+    ) -> float:
         """Similarity of two claims, or 0 when they visibly say different things.
 
         Embeddings barely see what changed inside a sentence (e5 scores 我喜欢喝咖啡 / 我不喜欢喝咖啡
@@ -264,51 +388,100 @@ class Consolidator:
         """
         if old_vec is None or negated(old.summary) != negated(new.summary):
             return 0.0
-        if old.entities and new.entities and not {e.lower() for e in old.entities} & {e.lower() for e in new.entities}:
+        if (
+            old.entities
+            and new.entities
+            and not {e.lower() for e in old.entities} & {e.lower() for e in new.entities}
+        ):
             return 0.0
         if lexical_overlap(old.summary, new.summary) < 0.3:
             return 0.0
         return float(np.dot(old_vec, vec))
 
     def _is_doubt(self, new: MemoryRecord, old: MemoryRecord, sim: float) -> bool:
-        if sim >= self.threshold and CHANNEL_PRIORITY[new.source.channel] >= CHANNEL_PRIORITY[old.source.channel]:
+        if (
+            sim >= self.threshold
+            and CHANNEL_PRIORITY[new.source.channel] >= CHANNEL_PRIORITY[old.source.channel]
+        ):
             return False
         # two things the user said in conversation: the later one wins, whichever the rules
         # classified as a stated change (explicit) and which as a plain statement (implicit)
         both_said = new.source.writer == old.source.writer == CONVERSATION_WRITER
-        weaker_channel = CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel] and not both_said
+        weaker_channel = (
+            CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel]
+            and not both_said
+        )
         floor = self.cfg.extraction.min_confidence
         unsure = new.confidence < floor <= old.confidence
         return weaker_channel or unsure
 
-    def _restate(self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float) -> WriteResult:
+    def _restate(
+        self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float
+    ) -> WriteResult:
         now = r.created_at
         rec.save_version(db, old, now)
         channel = max((old.source.channel, r.source.channel), key=lambda c: CHANNEL_PRIORITY[c])
         updated = old.replace(
-            summary=r.summary, detail=r.detail or old.detail, version=old.version + 1, updated_at=now,
-            confidence=max(old.confidence, r.confidence), importance=max(old.importance, r.importance),
+            summary=r.summary,
+            detail=r.detail or old.detail,
+            version=old.version + 1,
+            updated_at=now,
+            confidence=max(old.confidence, r.confidence),
+            importance=max(old.importance, r.importance),
             # the turns of every statement of it: an older turn saying the same stays covered by
             # it (and is recalled as outdated once the value changes)
-            source=Source(channel, r.source.session_id,
-                          tuple(dict.fromkeys([*old.source.turn_ids, *r.source.turn_ids])), r.source.writer),
-            tags=tuple(dict.fromkeys([*old.tags, *r.tags])), entities=tuple(dict.fromkeys([*old.entities, *r.entities])),
-            expires_at=r.expires_at, session_id=r.session_id or old.session_id,
+            source=Source(
+                channel,
+                r.source.session_id,
+                tuple(dict.fromkeys([*old.source.turn_ids, *r.source.turn_ids])),
+                r.source.writer,
+            ),
+            tags=tuple(dict.fromkeys([*old.tags, *r.tags])),
+            entities=tuple(dict.fromkeys([*old.entities, *r.entities])),
+            expires_at=r.expires_at,
+            session_id=r.session_id or old.session_id,
         )
         rec.update(db, updated, vec, self.model, reindex=True)
-        rec.audit(db, r.scope, old.id, "update", f"restated (similarity {sim:.2f}), version {updated.version}",
-                  now, r.source.channel.value, r.source.writer)
+        rec.audit(
+            db,
+            r.scope,
+            old.id,
+            "update",
+            f"restated (similarity {sim:.2f}), version {updated.version}",
+            now,
+            r.source.channel.value,
+            r.source.writer,
+        )
         return WriteResult("update", updated, "restated", old.id)
 
-    def _supersede(self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float) -> WriteResult:
+    def _supersede(
+        self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float
+    ) -> WriteResult:
         now = r.created_at
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
         rec.update(db, retired, None, self.model, reindex=False)
-        rec.audit(db, r.scope, old.id, "deactivate", f"superseded by {r.id} (similarity {sim:.2f})",
-                  now, r.source.channel.value, r.source.writer)
+        rec.audit(
+            db,
+            r.scope,
+            old.id,
+            "deactivate",
+            f"superseded by {r.id} (similarity {sim:.2f})",
+            now,
+            r.source.channel.value,
+            r.source.writer,
+        )
         successor = r.replace(version=old.version + 1, prev_id=old.id)
         rec.insert(db, successor, vec, self.model)
-        rec.audit(db, r.scope, successor.id, "insert", f"replaces {old.id}", now, r.source.channel.value, r.source.writer)
+        rec.audit(
+            db,
+            r.scope,
+            successor.id,
+            "insert",
+            f"replaces {old.id}",
+            now,
+            r.source.channel.value,
+            r.source.writer,
+        )
         return WriteResult("update", successor, "changed value supersedes the old version", old.id)
 
 
@@ -334,10 +507,18 @@ def _states(r: MemoryRecord, value: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(v)}(?![a-z0-9])", text) is not None
 
 
-def deactivate(db, r: MemoryRecord, now: float, reason: str, channel: Channel = Channel.EXPLICIT,
-               writer: str | None = None) -> MemoryRecord:
+def deactivate(
+    db,
+    r: MemoryRecord,
+    now: float,
+    reason: str,
+    channel: Channel = Channel.EXPLICIT,
+    writer: str | None = None,
+) -> MemoryRecord:
     """Status inactive, kept for audit; the vector leaves the index through the outbox."""
-    retired = r.replace(status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now)
+    retired = r.replace(
+        status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now
+    )
     rec.update(db, retired, None, "", reindex=False)
     rec.audit(db, r.scope, r.id, "deactivate", reason, now, channel.value, writer)
     return retired

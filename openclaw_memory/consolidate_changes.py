@@ -33,8 +33,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .extract.change_grammar import (about, about_a_thing, about_self, owner, said, share, single_statement,
-                                     states_change)
+from .extract.change_grammar import (
+    about,
+    about_a_thing,
+    about_self,
+    owner,
+    said,
+    share,
+    single_statement,
+    states_change,
+)
 from .extract.base import attribute
 from .extract.slot import third_person
 from .store import records as rec
@@ -64,7 +72,9 @@ class ChangeRetirer:
         self.model = model
         self.clock = clock
 
-    def after_episode(self, db, episode: MemoryRecord, vec: np.ndarray, siblings: Sequence[Sibling]) -> str | None:
+    def after_episode(
+        self, db, episode: MemoryRecord, vec: np.ndarray, siblings: Sequence[Sibling]
+    ) -> str | None:
         """Called once the episode of a turn is stored. Returns the id of the memory it retired."""
         if any(s.result.replaced_id or s.result.action in ("doubt", "skip") for s in siblings):
             return None  # the turn's own claim already superseded (or restated) the old value
@@ -74,22 +84,40 @@ class ChangeRetirer:
         if not about_a_thing(episode.summary):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
         replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
-        target = self._target(db, episode, vec, replaces, {s.result.record.id for s in siblings if s.result.record},
-                              stated=bool(changes))
+        target = self._target(
+            db,
+            episode,
+            vec,
+            replaces,
+            {s.result.record.id for s in siblings if s.result.record},
+            stated=bool(changes),
+        )
         if target is None:
             return None
         successor = next((s.result.record for s in changes if s.result.record is not None), None)
-        if successor is None and target.type is not MemoryType.EPISODE and target.subject \
-                and single_statement(episode.summary) and about_self(episode.summary):
+        if (
+            successor is None
+            and target.type is not MemoryType.EPISODE
+            and target.subject
+            and single_statement(episode.summary)
+            and about_self(episode.summary)
+        ):
             successor = self._new_value(db, target, episode, vec)
         self._retire(db, target, successor or episode)
         if target.type is MemoryType.EPISODE:  # the same words said again are the same old value
-            for again in rec.query(db, episode.scope, where="status = 'active' AND type = 'episode' AND summary = ? "
-                                   "AND id != ?", args=(target.summary, episode.id), limit=50):
+            for again in rec.query(
+                db,
+                episode.scope,
+                where="status = 'active' AND type = 'episode' AND summary = ? AND id != ?",
+                args=(target.summary, episode.id),
+                limit=50,
+            ):
                 self._retire(db, again, successor or episode, link=False)
         return target.id
 
-    def _new_value(self, db, old: MemoryRecord, episode: MemoryRecord, vec: np.ndarray) -> MemoryRecord:
+    def _new_value(
+        self, db, old: MemoryRecord, episode: MemoryRecord, vec: np.ndarray
+    ) -> MemoryRecord:
         """The new value of a keyed attribute that no rule cut out ("I now drive a Toyota Corolla"
         after "my car is a Ford Focus"): the change turn in the third person, under the old key, so
         the attribute keeps one current value that a question about it finds."""
@@ -100,43 +128,97 @@ class ChangeRetirer:
         if episode.entities:  # a named speaker: "李明轩 ...", as the rules write their claims
             summary = attribute([Candidate(old.type, summary)], episode.entities[0])[0].summary
         claim = MemoryRecord(
-            id=new_id(self.clock), scope=episode.scope, type=old.type, summary=summary, entities=episode.entities,
-            subject=old.subject, session_id=episode.session_id, tags=("switch",), importance=old.importance,
-            confidence=0.85, source=Source(Channel.IMPLICIT, episode.source.session_id, episode.source.turn_ids,
-                                           episode.source.writer),
-            created_at=episode.created_at, updated_at=episode.created_at)
+            id=new_id(self.clock),
+            scope=episode.scope,
+            type=old.type,
+            summary=summary,
+            entities=episode.entities,
+            subject=old.subject,
+            session_id=episode.session_id,
+            tags=("switch",),
+            importance=old.importance,
+            confidence=0.85,
+            source=Source(
+                Channel.IMPLICIT,
+                episode.source.session_id,
+                episode.source.turn_ids,
+                episode.source.writer,
+            ),
+            created_at=episode.created_at,
+            updated_at=episode.created_at,
+        )
         rec.insert(db, claim, vec, self.model)
-        rec.audit(db, claim.scope, claim.id, "insert", f"the new value turn {episode.source.turn_ids[0]} states",
-                  claim.created_at, Channel.IMPLICIT.value, episode.source.writer)
+        rec.audit(
+            db,
+            claim.scope,
+            claim.id,
+            "insert",
+            f"the new value turn {episode.source.turn_ids[0]} states",
+            claim.created_at,
+            Channel.IMPLICIT.value,
+            episode.source.writer,
+        )
         return claim
 
     # ---- finding what the change is about ----------------------------------------------------
 
-    def _target(self, db, new: MemoryRecord, vec: np.ndarray, replaces: str | None,
-                skip: set[str], stated: bool) -> MemoryRecord | None:
+    def _target(
+        self,
+        db,
+        new: MemoryRecord,
+        vec: np.ndarray,
+        replaces: str | None,
+        skip: set[str],
+        stated: bool,
+    ) -> MemoryRecord | None:
         names = tuple(e for e in new.entities if e)  # the speaker of a named turn
         words, who = about(new.summary, names), owner(new.summary)
-        claims = [c for c in rec.query(db, new.scope, where=f"status = 'active' AND doubt_of IS NULL AND type IN "
-                                       f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
-                                       args=(*_CLAIMS, new.created_at), limit=500)
-                  if c.id not in skip and not set(c.source.turn_ids) & set(new.source.turn_ids)
-                  and _same_speaker(c, names) and not _restates(new, c, names)]
+        claims = [
+            c
+            for c in rec.query(
+                db,
+                new.scope,
+                where=f"status = 'active' AND doubt_of IS NULL AND type IN "
+                f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
+                args=(*_CLAIMS, new.created_at),
+                limit=500,
+            )
+            if c.id not in skip
+            and not set(c.source.turn_ids) & set(new.source.turn_ids)
+            and _same_speaker(c, names)
+            and not _restates(new, c, names)
+        ]
         claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
             return claim
         return self._episode(db, new, vec, words, who, stated, names)
 
-    def _claim(self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, words: frozenset[str],
-               who: str, replaces: str | None, names: tuple[str, ...]) -> MemoryRecord | None:
+    def _claim(
+        self,
+        db,
+        claims: list[MemoryRecord],
+        new: MemoryRecord,
+        vec: np.ndarray,
+        words: frozenset[str],
+        who: str,
+        replaces: str | None,
+        names: tuple[str, ...],
+    ) -> MemoryRecord | None:
         """The nearest live claim that shares a content word with the change (or states the value
         `replaces` names), of the same owner; meaning alone only for a short statement about the
         speaker."""
         if not claims:
             return None
         vecs = rec.vectors_for(db, [c.id for c in claims])
-        scored = sorted(((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs), key=lambda x: -x[0])
-        fits = [(s, c) for s, c in scored if _same_owner(who, c)
-                and (_shares(words, c, names) or _names(c, replaces))]
+        scored = sorted(
+            ((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs),
+            key=lambda x: -x[0],
+        )
+        fits = [
+            (s, c)
+            for s, c in scored
+            if _same_owner(who, c) and (_shares(words, c, names) or _names(c, replaces))
+        ]
         # the nearest claim sharing a word, when it is (about) the nearest claim of all: a word
         # shared with a farther claim is a coincidence (a name, 工作), not the attribute
         if fits and fits[0][0] >= max(self.similarity - 0.05, scored[0][0] - self.margin):
@@ -145,15 +227,31 @@ class ChangeRetirer:
         # Austin"): the clear semantic neighbour among the claims, ahead of the next by the margin
         # (not in Chinese: e5 puts unrelated Chinese statements of one person within a few
         # hundredths of each other, so the nearest says nothing)
-        if not (about_self(new.summary) and single_statement(new.summary)) or not scored or has_cjk(new.summary):
+        if (
+            not (about_self(new.summary) and single_statement(new.summary))
+            or not scored
+            or has_cjk(new.summary)
+        ):
             return None
         best, runner_up = scored[0], (scored[1][0] if len(scored) > 1 else 0.0)
-        if best[0] >= self.similarity and best[0] - runner_up >= self.margin and _same_owner(who, best[1]):
+        if (
+            best[0] >= self.similarity
+            and best[0] - runner_up >= self.margin
+            and _same_owner(who, best[1])
+        ):
             return best[1]
         return None
 
-    def _episode(self, db, new: MemoryRecord, vec: np.ndarray, words: frozenset[str], who: str,
-                 stated: bool, names: tuple[str, ...]) -> MemoryRecord | None:
+    def _episode(
+        self,
+        db,
+        new: MemoryRecord,
+        vec: np.ndarray,
+        words: frozenset[str],
+        who: str,
+        stated: bool,
+        names: tuple[str, ...],
+    ) -> MemoryRecord | None:
         """An earlier episode of the same speaker that states one thing about them (the change
         itself may name only the thing: 钢琴课换到周日了): the nearest
         one that shares a content word and is similar enough; or, when a rule read the turn as a
@@ -161,16 +259,31 @@ class ChangeRetirer:
         an iPhone now")."""
         if not single_statement(new.summary):
             return None  # a long turn says several things: which of them changed is not clear
-        pool = rec.query(db, new.scope, where="status = 'active' AND type = 'episode' AND created_at <= ? AND id != ?",
-                         args=(new.created_at, new.id), order="created_at DESC", limit=_EPISODE_POOL)
-        pool = [e for e in pool if e.tags[:1] == new.tags[:1] and e.entities == new.entities
-                and not set(e.source.turn_ids) & set(new.source.turn_ids)
-                and _same_owner(who, e) and single_statement(e.summary) and about_self(e.summary)
-                and not _restates(new, e, names)]
+        pool = rec.query(
+            db,
+            new.scope,
+            where="status = 'active' AND type = 'episode' AND created_at <= ? AND id != ?",
+            args=(new.created_at, new.id),
+            order="created_at DESC",
+            limit=_EPISODE_POOL,
+        )
+        pool = [
+            e
+            for e in pool
+            if e.tags[:1] == new.tags[:1]
+            and e.entities == new.entities
+            and not set(e.source.turn_ids) & set(new.source.turn_ids)
+            and _same_owner(who, e)
+            and single_statement(e.summary)
+            and about_self(e.summary)
+            and not _restates(new, e, names)
+        ]
         if not pool:
             return None
         vecs = rec.vectors_for(db, [e.id for e in pool])
-        scored = sorted(((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0])
+        scored = sorted(
+            ((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0]
+        )
         sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names)]
         if sharing and sharing[0][0] >= max(self.similarity, scored[0][0] - self.margin):
             return sharing[0][1]
@@ -185,15 +298,41 @@ class ChangeRetirer:
     @staticmethod
     def _retire(db, old: MemoryRecord, successor: MemoryRecord, link: bool = True) -> None:
         now = successor.created_at
-        rec.update(db, old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now), None, "", reindex=False)
-        rec.audit(db, old.scope, old.id, "deactivate", f"superseded by {successor.id} (a change: {_short(successor)})",
-                  now, successor.source.channel.value, successor.source.writer)
+        rec.update(
+            db,
+            old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now),
+            None,
+            "",
+            reindex=False,
+        )
+        rec.audit(
+            db,
+            old.scope,
+            old.id,
+            "deactivate",
+            f"superseded by {successor.id} (a change: {_short(successor)})",
+            now,
+            successor.source.channel.value,
+            successor.source.writer,
+        )
         if link and successor.prev_id is None:
-            linked = successor.replace(prev_id=old.id, version=max(successor.version, old.version + 1)
-                                       if successor.type is not MemoryType.EPISODE else successor.version)
+            linked = successor.replace(
+                prev_id=old.id,
+                version=max(successor.version, old.version + 1)
+                if successor.type is not MemoryType.EPISODE
+                else successor.version,
+            )
             rec.update(db, linked, None, "", reindex=False)
-            rec.audit(db, old.scope, successor.id, "update", f"replaces {old.id}", now,
-                      successor.source.channel.value, successor.source.writer)
+            rec.audit(
+                db,
+                old.scope,
+                successor.id,
+                "update",
+                f"replaces {old.id}",
+                now,
+                successor.source.channel.value,
+                successor.source.writer,
+            )
 
 
 def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:
@@ -202,6 +341,7 @@ def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> b
 
 def _restates(new: MemoryRecord, old: MemoryRecord, names: tuple[str, ...]) -> bool:
     """The same statement again ("My kids started swimming lessons" twice): nothing changed."""
+
     def words(r: MemoryRecord) -> frozenset[str]:  # every word, numbers included (9 am / 7 am)
         text = said(r.summary)
         for name in names:
@@ -221,7 +361,9 @@ def _names(r: MemoryRecord, value: str | None) -> bool:
 def _same_speaker(claim: MemoryRecord, names: tuple[str, ...]) -> bool:
     """A named speaker's claims are keyed "<name>/..." (`extract.base.attribute`): one person's
     change never retires another's claim."""
-    return not names or (claim.subject or "").startswith(f"{names[0]}/") or names[0] in claim.entities
+    return (
+        not names or (claim.subject or "").startswith(f"{names[0]}/") or names[0] in claim.entities
+    )
 
 
 def _same_owner(who: str, r: MemoryRecord) -> bool:

@@ -45,7 +45,9 @@ def _session(mw: MemoryMiddleware, scope: Scope, session: str, turns) -> None:
 def _stored(mw: MemoryMiddleware, scope: Scope) -> None:
     for r in mw.engine.find(scope, where="type != 'episode'", order="created_at", limit=50):
         history = f" (v{r.version}, replaces {r.prev_id})" if r.prev_id else ""
-        print(f"  [{r.status.value:<8}] {r.type.value:<10} {r.subject or '-':<18} {r.summary[:60]}{history}")
+        print(
+            f"  [{r.status.value:<8}] {r.type.value:<10} {r.subject or '-':<18} {r.summary[:60]}{history}"
+        )
 
 
 def run_demo(config: MemoryConfig, data_dir: str | None = None) -> int:
@@ -59,23 +61,41 @@ def run_demo(config: MemoryConfig, data_dir: str | None = None) -> int:
             alice, bob = Scope("alice", "demo"), Scope("bob", "demo")
             print("== session 1 (alice): preferences, an allergy, a trip ==")
             _session(mw, alice, "s1", SESSION_1)
-            mw.on_tool_event(alice, "s1", ToolEvent("calendar.create", {"title": "杭州出差", "date": "周三"},
-                                                   "event created", files=("calendar/2025-03.ics",)))
+            mw.on_tool_event(
+                alice,
+                "s1",
+                ToolEvent(
+                    "calendar.create",
+                    {"title": "杭州出差", "date": "周三"},
+                    "event created",
+                    files=("calendar/2025-03.ics",),
+                ),
+            )
             mw.on_session_end(alice, "s1", "end")
             mw.flush()
             clock.advance(days=3)
-            print("\n== session 2, three days later: the preference changes, the trip is forgotten ==")
+            print(
+                "\n== session 2, three days later: the preference changes, the trip is forgotten =="
+            )
             _session(mw, alice, "s2", SESSION_2)
-            print("\n-- what is stored now (nothing is deleted: changed and forgotten records go inactive) --")
+            print(
+                "\n-- what is stored now (nothing is deleted: changed and forgotten records go inactive) --"
+            )
             _stored(mw, alice)
             print(f"\n== alice asks: {QUESTION} ==")
-            result = mw.before_request(ChatRequest(alice, "s2", [SYSTEM, {"role": "user", "content": QUESTION}]))
+            result = mw.before_request(
+                ChatRequest(alice, "s2", [SYSTEM, {"role": "user", "content": QUESTION}])
+            )
             print(explain_table(result.plan))
             print("\n-- the exact messages that would reach the model --")
             for m in result.messages:
                 print(f"[{m['role']}]\n{m['content']}\n")
-            other = mw.before_request(ChatRequest(bob, "b1", [SYSTEM, {"role": "user", "content": QUESTION}]))
-            print(f"== bob asks the same: {len(other.messages) - 2} memory messages (alice's memories stay hers) ==")
+            other = mw.before_request(
+                ChatRequest(bob, "b1", [SYSTEM, {"role": "user", "content": QUESTION}])
+            )
+            print(
+                f"== bob asks the same: {len(other.messages) - 2} memory messages (alice's memories stay hers) =="
+            )
         finally:
             mw.close()
     return 0

@@ -26,8 +26,16 @@ EDIT_CONFIDENCE = 0.95
 _KEEP = object()
 
 
-def edit_memory(engine: MemoryEngine, scope: Scope, record_id: str, text: str, *, writer: str,
-                detail: str | None | object = _KEEP, secrets: SecretFilter | None = None) -> MemoryRecord:
+def edit_memory(
+    engine: MemoryEngine,
+    scope: Scope,
+    record_id: str,
+    text: str,
+    *,
+    writer: str,
+    detail: str | None | object = _KEEP,
+    secrets: SecretFilter | None = None,
+) -> MemoryRecord:
     """Replace an active memory's text by a new version; return the new version's record.
 
     `detail`: the new detail (None clears it); by default the old detail is kept. A text that
@@ -36,8 +44,10 @@ def edit_memory(engine: MemoryEngine, scope: Scope, record_id: str, text: str, *
     summary = _clean_text(text, secrets)
     old = engine.get(scope, record_id)
     if old.status is not Status.ACTIVE:
-        raise ValidationError(f"id: memory {record_id!r} is {old.status.value}; only an active memory can be "
-                              "edited (restore it first, or edit its newest version)")
+        raise ValidationError(
+            f"id: memory {record_id!r} is {old.status.value}; only an active memory can be "
+            "edited (restore it first, or edit its newest version)"
+        )
     new_detail = old.detail if detail is _KEEP else detail
     if isinstance(new_detail, str):
         new_detail = _clean_text(new_detail, secrets) if new_detail.strip() else None
@@ -46,28 +56,66 @@ def edit_memory(engine: MemoryEngine, scope: Scope, record_id: str, text: str, *
     with engine.db.write() as db:
         current = rec.get(db, scope, record_id)
         if current is None or current != old:
-            raise ValidationError(f"id: memory {record_id!r} changed while it was being edited; try again")
+            raise ValidationError(
+                f"id: memory {record_id!r} changed while it was being edited; try again"
+            )
         now = engine.clock.now()
         successor = _successor(old, engine, summary, new_detail, writer, now)  # type: ignore[arg-type]
-        rec.update(db, old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now), None,
-                   engine.model_name, reindex=False)
-        rec.audit(db, scope, old.id, "deactivate", f"edited: superseded by {successor.id}", now,
-                  Channel.EXPLICIT.value, writer)
+        rec.update(
+            db,
+            old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now),
+            None,
+            engine.model_name,
+            reindex=False,
+        )
+        rec.audit(
+            db,
+            scope,
+            old.id,
+            "deactivate",
+            f"edited: superseded by {successor.id}",
+            now,
+            Channel.EXPLICIT.value,
+            writer,
+        )
         rec.insert(db, successor, vectors.whole[0], engine.model_name)
         rec.put_parts(db, successor, vectors.parts[0])
-        rec.audit(db, scope, successor.id, "edit", f"edit of {old.id}, version {successor.version}", now,
-                  Channel.EXPLICIT.value, writer)
+        rec.audit(
+            db,
+            scope,
+            successor.id,
+            "edit",
+            f"edit of {old.id}, version {successor.version}",
+            now,
+            Channel.EXPLICIT.value,
+            writer,
+        )
     engine.indexer.notify()
     return successor
 
 
-def _successor(old: MemoryRecord, engine: MemoryEngine, summary: str, detail: str | None, writer: str,
-               now: float) -> MemoryRecord:
+def _successor(
+    old: MemoryRecord,
+    engine: MemoryEngine,
+    summary: str,
+    detail: str | None,
+    writer: str,
+    now: float,
+) -> MemoryRecord:
     # The memory's time (created_at) stays: an event corrected today still happened then.
     return old.replace(
-        id=new_id(engine.clock), summary=summary, detail=detail, version=old.version + 1, prev_id=old.id,
-        superseded_at=None, updated_at=now, last_accessed_at=None, access_count=0, doubt_of=None,
-        confidence=max(old.confidence, EDIT_CONFIDENCE), status=Status.ACTIVE,
+        id=new_id(engine.clock),
+        summary=summary,
+        detail=detail,
+        version=old.version + 1,
+        prev_id=old.id,
+        superseded_at=None,
+        updated_at=now,
+        last_accessed_at=None,
+        access_count=0,
+        doubt_of=None,
+        confidence=max(old.confidence, EDIT_CONFIDENCE),
+        status=Status.ACTIVE,
         source=Source(Channel.EXPLICIT, old.source.session_id, (), writer),
     )
 
@@ -77,6 +125,7 @@ def _clean_text(text: object, secrets: SecretFilter | None) -> str:
         raise ValidationError("text: expected a non-empty string")
     text = valid_unicode(text).strip()
     if secrets is not None and secrets.contains_secret(text):
-        raise ValidationError("text: looks like a secret (password, key, card or ID number); secrets are never stored")
+        raise ValidationError(
+            "text: looks like a secret (password, key, card or ID number); secrets are never stored"
+        )
     return text
-

@@ -166,26 +166,32 @@ class PassageVectors:
 
     def __post_init__(self) -> None:
         if len(self.parts) != len(self.whole):
-            raise ValueError(f"parts: expected one entry per passage ({len(self.whole)}), found {len(self.parts)}")
+            raise ValueError(
+                f"parts: expected one entry per passage ({len(self.whole)}), found {len(self.parts)}"
+            )
 
     def __len__(self) -> int:
         return len(self.whole)
 
     def __getitem__(self, rows: slice) -> "PassageVectors":
         if not isinstance(rows, slice):
-            raise TypeError("PassageVectors: expected a slice of passages; use .whole or .parts for one")
+            raise TypeError(
+                "PassageVectors: expected a slice of passages; use .whole or .parts for one"
+            )
         return PassageVectors(self.whole[rows], self.parts[rows])
 
 
-def embed_with_parts(embedder: BaseEmbedding, texts: Sequence[str], max_parts: int) -> PassageVectors:
+def embed_with_parts(
+    embedder: BaseEmbedding, texts: Sequence[str], max_parts: int
+) -> PassageVectors:
     """Each text's vector and the vectors of its sentence parts, in one embedding call."""
     split = [sentence_parts(t, max_parts) for t in texts]
     flat = embed_passages(embedder, [*texts, *(p for parts in split for p in parts)])
-    whole, rest = flat[: len(texts)], flat[len(texts):]
+    whole, rest = flat[: len(texts)], flat[len(texts) :]
     out: list[np.ndarray | None] = []
     start = 0
     for parts in split:
-        out.append(rest[start:start + len(parts)] if parts else None)
+        out.append(rest[start : start + len(parts)] if parts else None)
         start += len(parts)
     return PassageVectors(whole, tuple(out))
 

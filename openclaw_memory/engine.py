@@ -28,8 +28,16 @@ log = logging.getLogger(__name__)
 
 
 class MemoryEngine:
-    def __init__(self, config: MemoryConfig, db: Database, index: ChromaIndex, embedder: BaseEmbedding,
-                 clock: Clock, *, background: bool = True) -> None:
+    def __init__(
+        self,
+        config: MemoryConfig,
+        db: Database,
+        index: ChromaIndex,
+        embedder: BaseEmbedding,
+        clock: Clock,
+        *,
+        background: bool = True,
+    ) -> None:
         self.config = config
         self.db = db
         self.index = index
@@ -41,16 +49,29 @@ class MemoryEngine:
         self.consolidator = Consolidator(db, embedder, self.model_name, clock, config)
 
     @classmethod
-    def open(cls, config: MemoryConfig | str | None = None, *, clock: Clock | None = None,
-             embedder: BaseEmbedding | None = None, background: bool | None = None,
-             check_embedder: bool = True) -> "MemoryEngine":
+    def open(
+        cls,
+        config: MemoryConfig | str | None = None,
+        *,
+        clock: Clock | None = None,
+        embedder: BaseEmbedding | None = None,
+        background: bool | None = None,
+        check_embedder: bool = True,
+    ) -> "MemoryEngine":
         cfg = config if isinstance(config, MemoryConfig) else load_config(config)
         emb = embedder or build_embedder(cfg.storage.embedding_model)
         name = embedder_name(emb)
         vs = cfg.storage.vector_store
-        index = ChromaIndex(kind=vs.kind, path=cfg.chroma_dir, host=vs.host, port=vs.port,
-                            prefix=vs.collection_prefix, embedder_name=name, dim=embedder_dim(emb),
-                            search_ef=vs.search_ef)
+        index = ChromaIndex(
+            kind=vs.kind,
+            path=cfg.chroma_dir,
+            host=vs.host,
+            port=vs.port,
+            prefix=vs.collection_prefix,
+            embedder_name=name,
+            dim=embedder_dim(emb),
+            search_ef=vs.search_ef,
+        )
         db = None
         try:
             if check_embedder:
@@ -58,7 +79,9 @@ class MemoryEngine:
             db = Database(cfg.sqlite_file)
             bg = cfg.storage.background_indexing if background is None else background
             return cls(cfg, db, index, emb, clock or SystemClock(), background=bg)
-        except BaseException:  # a refused open (mismatch, locked file) keeps no client or connection
+        except (
+            BaseException
+        ):  # a refused open (mismatch, locked file) keeps no client or connection
             index.close()
             if db is not None:
                 db.close()
@@ -69,7 +92,10 @@ class MemoryEngine:
             row = db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
         if row is None:
             with self.db.write() as db:
-                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (self.model_name,))
+                db.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)",
+                    (self.model_name,),
+                )
         elif row[0] != self.model_name:
             raise IndexMismatchError(
                 f"{self.db.path}: stored vectors come from embedder {row[0]!r}, the config uses "
@@ -78,32 +104,56 @@ class MemoryEngine:
 
     # ---- write ------------------------------------------------------------------------------
 
-    def write(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None = None,
-              writer: str = "openclaw-memory", vectors: PassageVectors | None = None) -> list[WriteResult]:
+    def write(
+        self,
+        scope: Scope,
+        candidates: Sequence[Candidate],
+        *,
+        session_id: str | None = None,
+        writer: str = "openclaw-memory",
+        vectors: PassageVectors | None = None,
+    ) -> list[WriteResult]:
         """Consolidate and store candidates (one transaction); `vectors` from `embed_candidates`
         spare the embedding."""
         commands = [c for c in candidates if c.forget]
         if commands:  # explicit "forget X" commands are not memories: they run on their own path
-            return self._write_with_commands(scope, candidates, session_id=session_id, writer=writer)
-        results = self.consolidator.write(scope, candidates, session_id=session_id, writer=writer, vectors=vectors)
+            return self._write_with_commands(
+                scope, candidates, session_id=session_id, writer=writer
+            )
+        results = self.consolidator.write(
+            scope, candidates, session_id=session_id, writer=writer, vectors=vectors
+        )
         self.indexer.notify()
         return results
 
-    def _write_with_commands(self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None,
-                             writer: str) -> list[WriteResult]:
+    def _write_with_commands(
+        self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None, writer: str
+    ) -> list[WriteResult]:
         from .forget import ForgetCommand, run
 
-        stored = iter(self.consolidator.write(scope, [c for c in candidates if not c.forget],
-                                              session_id=session_id, writer=writer))
+        stored = iter(
+            self.consolidator.write(
+                scope, [c for c in candidates if not c.forget], session_id=session_id, writer=writer
+            )
+        )
         results = []
         for c in candidates:
             if not c.forget:
                 results.append(next(stored))
                 continue
             done = run(self, scope, ForgetCommand.from_candidate(c))
-            reason = (f"names {len(done.matches)}, more than one command takes: nothing deactivated" if done.too_broad
-                      else f"deactivated {len(done.ids)}: {', '.join(done.ids)}" if done.ids else "nothing matched")
-            results.append(WriteResult("forget", None, reason, affected=() if done.too_broad else tuple(done.ids)))
+            reason = (
+                f"names {len(done.matches)}, more than one command takes: nothing deactivated"
+                if done.too_broad
+                else f"deactivated {len(done.ids)}: {', '.join(done.ids)}"
+                if done.ids
+                else "nothing matched"
+            )
+            results.append(
+                WriteResult(
+                    "forget", None, reason, affected=() if done.too_broad else tuple(done.ids)
+                )
+            )
         self.indexer.notify()
         return results
 
@@ -112,19 +162,33 @@ class MemoryEngine:
         any scopes) can share one embedding call. A vector depends on the text alone."""
         return self.consolidator.embed(candidates)
 
-    def forget(self, scope: Scope, record_id: str, reason: str = "forgotten on request",
-               channel: Channel = Channel.EXPLICIT, writer: str | None = None) -> MemoryRecord:
+    def forget(
+        self,
+        scope: Scope,
+        record_id: str,
+        reason: str = "forgotten on request",
+        channel: Channel = Channel.EXPLICIT,
+        writer: str | None = None,
+    ) -> MemoryRecord:
         with self.db.write() as db:
             r = rec.get(db, scope, record_id)
             if r is None:
                 raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
-            out = (deactivate(db, r, self.clock.now(), reason, channel, writer) if r.status is not Status.INACTIVE
-                   else r)
+            out = (
+                deactivate(db, r, self.clock.now(), reason, channel, writer)
+                if r.status is not Status.INACTIVE
+                else r
+            )
         self.indexer.notify()
         return out
 
-    def restore(self, scope: Scope, record_id: str, reason: str = "restored on request",
-                channel: Channel = Channel.EXPLICIT) -> MemoryRecord:
+    def restore(
+        self,
+        scope: Scope,
+        record_id: str,
+        reason: str = "restored on request",
+        channel: Channel = Channel.EXPLICIT,
+    ) -> MemoryRecord:
         """Undo a forget: the memory is active again (audited); an active one is returned as is."""
         with self.db.write() as db:
             r = rec.get(db, scope, record_id)
@@ -133,7 +197,9 @@ class MemoryEngine:
             if r.status is Status.INACTIVE:
                 now = self.clock.now()
                 r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
-                rec.update(db, r, None, self.model_name, reindex=False)  # the outbox re-indexes its vector
+                rec.update(
+                    db, r, None, self.model_name, reindex=False
+                )  # the outbox re-indexes its vector
                 rec.audit(db, scope, r.id, "restore", reason, now, channel.value)
         self.indexer.notify()
         return r
@@ -156,16 +222,26 @@ class MemoryEngine:
         with self.db.read() as db:
             return rec.get_many(db, scope, ids)
 
-    def find(self, scope: Scope, *, where: str = "1", args: Sequence = (), order: str = "updated_at DESC",
-             limit: int = 100) -> list[MemoryRecord]:
+    def find(
+        self,
+        scope: Scope,
+        *,
+        where: str = "1",
+        args: Sequence = (),
+        order: str = "updated_at DESC",
+        limit: int = 100,
+    ) -> list[MemoryRecord]:
         with self.db.read() as db:
             return rec.query(db, scope, where=where, args=args, order=order, limit=limit)
 
-    def neighbours(self, scope: Scope, record_id: str, *, before: int = 1,
-                   after: int = 1) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+    def neighbours(
+        self, scope: Scope, record_id: str, *, before: int = 1, after: int = 1
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
         """Live episodes of the same session just before and after an episode (nearest first)."""
         with self.db.read() as db:
-            return rec.session_neighbours(db, scope, record_id, before=before, after=after, now=self.clock.now())
+            return rec.session_neighbours(
+                db, scope, record_id, before=before, after=after, now=self.clock.now()
+            )
 
     def chain(self, scope: Scope, record_id: str) -> list[MemoryRecord]:
         """The record and the records it replaced, newest first."""
@@ -182,15 +258,18 @@ class MemoryEngine:
         with self.db.read() as db:
             return rec.history(db, scope, record_id)
 
-    def keyword(self, scope: Scope, text: str, *, limit: int = 30,
-                statuses: Sequence[str] = ("active",)) -> list[tuple[str, float]]:
+    def keyword(
+        self, scope: Scope, text: str, *, limit: int = 30, statuses: Sequence[str] = ("active",)
+    ) -> list[tuple[str, float]]:
         with self.db.read() as db:
             return rec.keyword_search(db, scope, text, statuses=statuses, limit=limit)
 
     def embed_query(self, text: str) -> np.ndarray:
         return embed_query(self.embedder, text)
 
-    def semantic(self, scope: Scope, vector: np.ndarray, *, limit: int = 30, tier: str = "hot") -> list[tuple[str, float]]:
+    def semantic(
+        self, scope: Scope, vector: np.ndarray, *, limit: int = 30, tier: str = "hot"
+    ) -> list[tuple[str, float]]:
         """Vector search; pending writes of this scope are indexed first (read-your-writes)."""
         self.indexer.drain(scope)
         return self.index.query(scope, vector, limit, tier=tier)
@@ -200,11 +279,13 @@ class MemoryEngine:
             if record_id:
                 rows = db.execute(
                     "SELECT * FROM audit WHERE user_id = ? AND agent_id = ? AND record_id = ? ORDER BY seq DESC LIMIT ?",
-                    (scope.user_id, scope.agent_id, record_id, limit)).fetchall()
+                    (scope.user_id, scope.agent_id, record_id, limit),
+                ).fetchall()
             else:
                 rows = db.execute(
                     "SELECT * FROM audit WHERE user_id = ? AND agent_id = ? ORDER BY seq DESC LIMIT ?",
-                    (scope.user_id, scope.agent_id, limit)).fetchall()
+                    (scope.user_id, scope.agent_id, limit),
+                ).fetchall()
         return [dict(r) for r in rows]
 
     # ---- lifecycle --------------------------------------------------------------------------

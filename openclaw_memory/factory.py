@@ -28,17 +28,26 @@ if TYPE_CHECKING:
 PROMPTS_DIR = default_prompts_dir()
 
 
-def resolve_config(config: MemoryConfig | str | Path | None, overrides: Mapping[str, Any] | None) -> MemoryConfig:
+def resolve_config(
+    config: MemoryConfig | str | Path | None, overrides: Mapping[str, Any] | None
+) -> MemoryConfig:
     """A MemoryConfig from an object, a YAML path or None (the defaults), with overrides applied."""
     if isinstance(config, MemoryConfig):
         return config_from_dict(overrides, base=config) if overrides else config
     return load_config(config, overrides=overrides)
 
 
-def build_middleware(config: MemoryConfig | str | Path | None = None, *, clock: Clock | None = None,
-                     embedder: BaseEmbedding | None = None, llm: Any = None, background: bool | None = None,
-                     overrides: Mapping[str, Any] | None = None, extractor: Extractor | None = None,
-                     recall_channels: Sequence["RecallChannel"] = ()) -> "MemoryMiddleware":
+def build_middleware(
+    config: MemoryConfig | str | Path | None = None,
+    *,
+    clock: Clock | None = None,
+    embedder: BaseEmbedding | None = None,
+    llm: Any = None,
+    background: bool | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    extractor: Extractor | None = None,
+    recall_channels: Sequence["RecallChannel"] = (),
+) -> "MemoryMiddleware":
     """MemoryMiddleware from a config (object, YAML path or None for the defaults).
 
     extractor: extracts the candidates of every captured turn and of `remember`, in place of
@@ -53,15 +62,26 @@ def build_middleware(config: MemoryConfig | str | Path | None = None, *, clock: 
     cfg = resolve_config(config, overrides)
     engine = MemoryEngine.open(cfg, clock=clock, embedder=embedder, background=background)
     llm = llm if llm is not None else _llm(cfg)
-    mw = assemble(engine, cfg, extractor=extractor if extractor is not None else _extractor(engine, cfg, llm),
-                  summarizer_llm=llm, recall_channels=recall_channels)
+    mw = assemble(
+        engine,
+        cfg,
+        extractor=extractor if extractor is not None else _extractor(engine, cfg, llm),
+        summarizer_llm=llm,
+        recall_channels=recall_channels,
+    )
     # Warm up on the worker, ahead of any capture: nothing waits for it but the first job.
     mw.worker.submit(Job(Scope("warmup"), mw.warm_up, "warm-up"))
     return mw
 
 
-def assemble(engine: "MemoryEngine", cfg: MemoryConfig, *, extractor: Extractor, summarizer_llm: Any = None,
-             recall_channels: Sequence["RecallChannel"] = ()) -> "MemoryMiddleware":
+def assemble(
+    engine: "MemoryEngine",
+    cfg: MemoryConfig,
+    *,
+    extractor: Extractor,
+    summarizer_llm: Any = None,
+    recall_channels: Sequence["RecallChannel"] = (),
+) -> "MemoryMiddleware":
     """The middleware's collaborators over an open engine, each built once and passed in."""
     from .admin import MemoryAdmin
     from .capture.messages import PendingTurns
@@ -80,9 +100,17 @@ def assemble(engine: "MemoryEngine", cfg: MemoryConfig, *, extractor: Extractor,
     from .working_memory import WorkingMemory
 
     channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
-    working = WorkingMemory(engine, Recaller(engine, cfg.recall, summaries=cfg.injection.summaries,
-                                             channels=channels), cfg)
-    summarizer = Summarizer(summarizer_llm, PROMPTS_DIR, engine.clock, timeout_seconds=cfg.extraction.llm.timeout_seconds)
+    working = WorkingMemory(
+        engine,
+        Recaller(engine, cfg.recall, summaries=cfg.injection.summaries, channels=channels),
+        cfg,
+    )
+    summarizer = Summarizer(
+        summarizer_llm,
+        PROMPTS_DIR,
+        engine.clock,
+        timeout_seconds=cfg.extraction.llm.timeout_seconds,
+    )
     secrets = SecretFilter()
     worker = Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size)
     jobs = UserJobs(worker)  # background jobs, gated against purges
@@ -90,11 +118,32 @@ def assemble(engine: "MemoryEngine", cfg: MemoryConfig, *, extractor: Extractor,
     short_term = ShortTermMemory(engine.db, cfg.short_term, engine.clock)
     sessions = Sessions(engine.db, engine.clock)
     summaries = SessionSummaries(engine, short_term, sessions, summarizer)
-    capture = CapturePipeline(engine, extractor=extractor, secrets=secrets, short_term=short_term, sessions=sessions,
-                              summaries=summaries, jobs=jobs, pending=pending, config=cfg.extraction)
-    hooks = MemoryHooks(engine, working, capture=capture, sessions=sessions, short_term=short_term,
-                        summaries=summaries, secrets=secrets, jobs=jobs, pending=pending, config=cfg)
-    admin = MemoryAdmin(engine, working, extractor=extractor, secrets=secrets, jobs=jobs, pending=pending)
+    capture = CapturePipeline(
+        engine,
+        extractor=extractor,
+        secrets=secrets,
+        short_term=short_term,
+        sessions=sessions,
+        summaries=summaries,
+        jobs=jobs,
+        pending=pending,
+        config=cfg.extraction,
+    )
+    hooks = MemoryHooks(
+        engine,
+        working,
+        capture=capture,
+        sessions=sessions,
+        short_term=short_term,
+        summaries=summaries,
+        secrets=secrets,
+        jobs=jobs,
+        pending=pending,
+        config=cfg,
+    )
+    admin = MemoryAdmin(
+        engine, working, extractor=extractor, secrets=secrets, jobs=jobs, pending=pending
+    )
     return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
 
 
@@ -106,7 +155,13 @@ def _extractor(engine: "MemoryEngine", cfg: MemoryConfig, llm: Any) -> Extractor
     if cfg.extraction.mode == "llm" and llm is not None:
         from .extract.llm_chain import LLMExtractor
 
-        return LLMExtractor(llm, rules, PROMPTS_DIR, engine.clock, timeout_seconds=cfg.extraction.llm.timeout_seconds)
+        return LLMExtractor(
+            llm,
+            rules,
+            PROMPTS_DIR,
+            engine.clock,
+            timeout_seconds=cfg.extraction.llm.timeout_seconds,
+        )
     return rules
 
 

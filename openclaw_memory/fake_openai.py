@@ -61,8 +61,15 @@ class ToolCall:
 class FakeOpenAIServer:
     """An OpenAI-compatible HTTP server on 127.0.0.1 (a free port), replying from a queue."""
 
-    def __init__(self, replies: Iterable[FakeReply] = (), *, model: str = "fake-model",
-                 clock: Clock | None = None, default: DefaultReply = None, port: int = 0) -> None:
+    def __init__(
+        self,
+        replies: Iterable[FakeReply] = (),
+        *,
+        model: str = "fake-model",
+        clock: Clock | None = None,
+        default: DefaultReply = None,
+        port: int = 0,
+    ) -> None:
         self._replies: deque[FakeReply] = deque(replies)
         self._tool_calls: deque[ToolCall] = deque()
         self._hold: tuple[threading.Event, threading.Event] | None = None
@@ -73,8 +80,12 @@ class FakeOpenAIServer:
         self.clock = clock or SystemClock()  # the replies' `created` time
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-openai",
+            daemon=True,
+        )
 
     @property
     def port(self) -> int:
@@ -165,13 +176,18 @@ def _usage(request: RecordedRequest, text: str) -> dict[str, int]:
 
 def _message(reply: str | ToolCall) -> tuple[dict[str, Any], str]:
     if isinstance(reply, ToolCall):
-        call = {"id": "call_fake_1", "type": "function",
-                "function": {"name": reply.name, "arguments": json.dumps(reply.arguments)}}
+        call = {
+            "id": "call_fake_1",
+            "type": "function",
+            "function": {"name": reply.name, "arguments": json.dumps(reply.arguments)},
+        }
         return {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
     return {"role": "assistant", "content": reply}, "stop"
 
 
-def _completion(request: RecordedRequest, reply: str | ToolCall, model: str, now: float) -> dict[str, Any]:
+def _completion(
+    request: RecordedRequest, reply: str | ToolCall, model: str, now: float
+) -> dict[str, Any]:
     chat = request.path.rstrip("/").endswith("/chat/completions")
     choice: dict[str, Any] = {"index": 0, "logprobs": None}
     if chat:
@@ -189,28 +205,56 @@ def _completion(request: RecordedRequest, reply: str | ToolCall, model: str, now
     }
 
 
-def _chunk(base: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+def _chunk(
+    base: dict[str, Any], delta: dict[str, Any], finish: str | None = None
+) -> dict[str, Any]:
     return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
 
-def _stream(request: RecordedRequest, reply: str | ToolCall, model: str, now: float) -> list[dict[str, Any]]:
+def _stream(
+    request: RecordedRequest, reply: str | ToolCall, model: str, now: float
+) -> list[dict[str, Any]]:
     """The chunks of a streamed chat completion: role, the content (or the tool call) in two
     pieces, the finish reason, and the usage when the request asked for it."""
-    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(now),
-            "model": str(request.body.get("model") or model)}
+    base = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": int(now),
+        "model": str(request.body.get("model") or model),
+    }
     message, finish = _message(reply)
     chunks = [_chunk(base, {"role": "assistant", "content": ""})]
     if isinstance(reply, ToolCall):
         call = message["tool_calls"][0]
-        head = {"index": 0, "id": call["id"], "type": "function", "function": {"name": reply.name, "arguments": ""}}
+        head = {
+            "index": 0,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": reply.name, "arguments": ""},
+        }
         chunks.append(_chunk(base, {"tool_calls": [head]}))
-        chunks.append(_chunk(base, {"tool_calls": [{"index": 0, "function": {"arguments": call["function"]["arguments"]}}]}))
+        chunks.append(
+            _chunk(
+                base,
+                {
+                    "tool_calls": [
+                        {"index": 0, "function": {"arguments": call["function"]["arguments"]}}
+                    ]
+                },
+            )
+        )
     else:
         half = max(1, len(reply) // 2)
         chunks += [_chunk(base, {"content": reply[:half]}), _chunk(base, {"content": reply[half:]})]
     chunks.append(_chunk(base, {}, finish))
     if (request.body.get("stream_options") or {}).get("include_usage"):
-        chunks.append({**base, "choices": [], "usage": _usage(request, reply if isinstance(reply, str) else "")})
+        chunks.append(
+            {
+                **base,
+                "choices": [],
+                "usage": _usage(request, reply if isinstance(reply, str) else ""),
+            }
+        )
     return chunks
 
 
@@ -223,7 +267,9 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 model = {"id": server.model, "object": "model", "created": 0, "owned_by": "fake"}
                 self._json(200, {"object": "list", "data": [model]})
             else:
-                self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                self._json(
+                    404, {"error": {"message": f"no route {self.path}", "type": "not_found"}}
+                )
 
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length") or 0)
@@ -232,16 +278,26 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw.decode("utf-8") or "{}")
             except ValueError:
                 body = {}
-            recorded = RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                       body if isinstance(body, dict) else {})
+            recorded = RecordedRequest(
+                self.path,
+                {k.lower(): v for k, v in self.headers.items()},
+                body if isinstance(body, dict) else {},
+            )
             if not self.path.rstrip("/").endswith(("/chat/completions", "/completions")):
-                self._json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                self._json(
+                    404, {"error": {"message": f"no route {self.path}", "type": "not_found"}}
+                )
                 return
             status, reply = server._answer(recorded)
             now = server.clock.now()
             if isinstance(reply, int):
-                self._json(status, {"error": {"message": f"fake server: status {status}", "type": "server_error"}})
-            elif recorded.body.get("stream") and recorded.path.rstrip("/").endswith("/chat/completions"):
+                self._json(
+                    status,
+                    {"error": {"message": f"fake server: status {status}", "type": "server_error"}},
+                )
+            elif recorded.body.get("stream") and recorded.path.rstrip("/").endswith(
+                "/chat/completions"
+            ):
                 self._sse(_stream(recorded, reply, server.model, now))
             else:
                 self._json(200, _completion(recorded, reply, server.model, now))

@@ -66,8 +66,14 @@ _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
 
 def distinctive_terms(text: str) -> tuple[str, ...]:
     """The command's terms that name something: search tokens minus command and stop words."""
-    text = _REDACTED.sub(" ", text)  # a redacted secret names nothing (no secret is stored to match)
-    terms = [t for t in search_tokens(text) if t not in _COMMAND_WORDS and len(t) >= (1 if has_cjk(t) else 2)]
+    text = _REDACTED.sub(
+        " ", text
+    )  # a redacted secret names nothing (no secret is stored to match)
+    terms = [
+        t
+        for t in search_tokens(text)
+        if t not in _COMMAND_WORDS and len(t) >= (1 if has_cjk(t) else 2)
+    ]
     return tuple(dict.fromkeys(terms))
 
 
@@ -92,7 +98,9 @@ def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPl
     terms = distinctive_terms(command.text)
     found: dict[str, MemoryRecord] = {}
     if command.subject:
-        for r in engine.find(scope, where="status = 'active' AND subject = ?", args=(command.subject,), limit=50):
+        for r in engine.find(
+            scope, where="status = 'active' AND subject = ?", args=(command.subject,), limit=50
+        ):
             found[r.id] = r
     if terms:
         hits = [rid for rid, _ in engine.keyword(scope, " ".join(terms), limit=200)]
@@ -101,8 +109,15 @@ def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPl
                 found.setdefault(rid, r)
     marks = ",".join("?" * len(found))
     # in the order they were written (deterministic whatever order the indexes returned them in)
-    matches = tuple(engine.find(scope, where=f"id IN ({marks})", args=list(found), order="rid",
-                                limit=len(found))) if found else ()
+    matches = (
+        tuple(
+            engine.find(
+                scope, where=f"id IN ({marks})", args=list(found), order="rid", limit=len(found)
+            )
+        )
+        if found
+        else ()
+    )
     return ForgetPlan(command, terms, matches, too_broad=len(matches) > MAX_MATCHES)
 
 

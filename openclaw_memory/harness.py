@@ -47,7 +47,11 @@ class ConversationDriver:
 
     def prompt(self, text: str) -> str:
         """One user turn: recall and inject, call the model, capture; returns the reply."""
-        messages = [{"role": "system", "content": self.system_prompt}, *self.history, {"role": "user", "content": text}]
+        messages = [
+            {"role": "system", "content": self.system_prompt},
+            *self.history,
+            {"role": "user", "content": text},
+        ]
         request = ChatRequest(self.scope, self.session_id, messages)
         result = self.middleware.before_request(request)
         self.requests.append(result.messages)
@@ -57,8 +61,15 @@ class ConversationDriver:
         self.history += [{"role": "user", "content": text}, {"role": "assistant", "content": reply}]
         return reply
 
-    def tool_call(self, tool: str, arguments: Mapping[str, Any] | None = None, outcome: str = "", *,
-                  ok: bool = True, files: Sequence[str] = ()) -> None:
+    def tool_call(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any] | None = None,
+        outcome: str = "",
+        *,
+        ok: bool = True,
+        files: Sequence[str] = (),
+    ) -> None:
         """after_tool_call: report one tool call of the current session."""
         event = ToolEvent(tool, dict(arguments or {}), outcome, ok, tuple(files))
         self.middleware.on_tool_event(self.scope, self.session_id, event)
@@ -75,13 +86,20 @@ class ConversationDriver:
 
     def as_user(self, user: str, agent: str | None = None) -> "ConversationDriver":
         """Another sender on the same middleware and store (for isolation checks)."""
-        return ConversationDriver(self.middleware, Scope(user, agent or self.scope.agent_id), self.model, self.system_prompt)
+        return ConversationDriver(
+            self.middleware,
+            Scope(user, agent or self.scope.agent_id),
+            self.model,
+            self.system_prompt,
+        )
 
 
 def harness_config(tmp_path: Path, base: MemoryConfig | str | Path | None = None) -> MemoryConfig:
     """A config (defaults, or a project's YAML) redirected to a temp store with the hash embedder."""
     cfg = base if isinstance(base, MemoryConfig) else load_config(base)
-    return config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}}, base=cfg)
+    return config_from_dict(
+        {"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}}, base=cfg
+    )
 
 
 __all__ = ["ConversationDriver", "Model", "echo_model", "harness_config"]

@@ -18,7 +18,13 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .capture.events import ToolEvent, process_event_candidates, redact_args, tool_event_candidate, unwrap_tool_event
+from .capture.events import (
+    ToolEvent,
+    process_event_candidates,
+    redact_args,
+    tool_event_candidate,
+    unwrap_tool_event,
+)
 from .capture.messages import PendingTurns, own_turns, transcript_turns, user_turns
 from .capture.pipeline import CapturePipeline
 from .capture.sessions import Sessions, check_session_id
@@ -64,9 +70,20 @@ class MemoryHooks:
     `capture_messages` queue captures, and the session, tool and compaction events write what
     they carry. Every collaborator comes in built (`factory.build_middleware` builds them)."""
 
-    def __init__(self, engine: "MemoryEngine", working: WorkingMemory, *, capture: CapturePipeline,
-                 sessions: Sessions, short_term: ShortTermMemory, summaries: SessionSummaries,
-                 secrets: SecretFilter, jobs: UserJobs, pending: PendingTurns, config: MemoryConfig) -> None:
+    def __init__(
+        self,
+        engine: "MemoryEngine",
+        working: WorkingMemory,
+        *,
+        capture: CapturePipeline,
+        sessions: Sessions,
+        short_term: ShortTermMemory,
+        summaries: SessionSummaries,
+        secrets: SecretFilter,
+        jobs: UserJobs,
+        pending: PendingTurns,
+        config: MemoryConfig,
+    ) -> None:
         self.engine = engine
         self.working = working
         self.capture = capture
@@ -88,12 +105,24 @@ class MemoryHooks:
         current = turns[-1][1] if turns else ""
         plan = self.recall(request.scope, request.session_id, current, request.messages)
         pos = self.cfg.injection
-        messages = inject([dict(m) for m in request.messages], plan.block, position=pos.position,
-                          system_prefix=pos.system_prefix)
+        messages = inject(
+            [dict(m) for m in request.messages],
+            plan.block,
+            position=pos.position,
+            system_prefix=pos.system_prefix,
+        )
         return RequestResult(messages, plan)
 
-    def recall(self, scope: Scope, session_id: str, prompt: str, recent: Sequence[Mapping] = (), *,
-               deep: bool = False, live_turns: Sequence[str] = ()) -> InjectionPlan:
+    def recall(
+        self,
+        scope: Scope,
+        session_id: str,
+        prompt: str,
+        recent: Sequence[Mapping] = (),
+        *,
+        deep: bool = False,
+        live_turns: Sequence[str] = (),
+    ) -> InjectionPlan:
         """The `new` hook (session bookkeeping) and the read path for one prompt.
 
         live_turns: the keys of the turns the host's transcript still holds (see
@@ -109,7 +138,9 @@ class MemoryHooks:
         result = self.working.recaller.recall(scope, valid_unicode(prompt or ""), recent, deep=deep)
         live = {f"{session_id}#{k}" for k in live_turns}
         if live:
-            result = dataclasses.replace(result, ranked=[_unless_live(s, session_id, live) for s in result.ranked])
+            result = dataclasses.replace(
+                result, ranked=[_unless_live(s, session_id, live) for s in result.ranked]
+            )
         plan = self.working.assemble(scope, result, request_tokens=request_tokens)
         self._reinforce(scope, plan)
         return self.wrap(plan)
@@ -125,7 +156,11 @@ class MemoryHooks:
     def wrap(self, plan: InjectionPlan) -> InjectionPlan:
         """Apply the system_prefix template when the block is not placed by it already."""
         template = self.cfg.injection.system_prefix
-        if not plan.block or plan.position == "system_prefix" or template.strip() == "{memory_block}":
+        if (
+            not plan.block
+            or plan.position == "system_prefix"
+            or template.strip() == "{memory_block}"
+        ):
             return plan
         return dataclasses.replace(plan, block=template.replace("{memory_block}", plan.block))
 
@@ -147,12 +182,24 @@ class MemoryHooks:
         if reply is not None and not isinstance(reply, str):
             raise ValidationError(f"reply: expected a string, found {type(reply).__name__}")
         number, user, _ = turns[-1]
-        turn = Turn(request.scope, request.session_id, user, valid_unicode(reply or ""),
-                    f"{request.session_id}#{number}", self.clock.now())
+        turn = Turn(
+            request.scope,
+            request.session_id,
+            user,
+            valid_unicode(reply or ""),
+            f"{request.session_id}#{number}",
+            self.clock.now(),
+        )
         self.capture.submit(request.scope, [turn])
 
-    def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]], *,
-                         stored_turns: Sequence[str] = ()) -> int:
+    def capture_messages(
+        self,
+        scope: Scope,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        stored_turns: Sequence[str] = (),
+    ) -> int:
         """agent_end: capture the scope's turns of a transcript not captured before; returns how many.
 
         Turns are known by a stable key (`capture.messages.transcript_turns`), so a transcript
@@ -167,11 +214,19 @@ class MemoryHooks:
         everyone = transcript_turns(messages)
         mine = own_turns(everyone, scope.user_id)
         if len(mine) < len(everyone):
-            log.debug("capture for %s in %s: %d of %d turns are another sender's or nobody's, left out",
-                      scope.user_id, session_id, len(everyone) - len(mine), len(everyone))
+            log.debug(
+                "capture for %s in %s: %d of %d turns are another sender's or nobody's, left out",
+                scope.user_id,
+                session_id,
+                len(everyone) - len(mine),
+                len(everyone),
+            )
         done = self.short_term.captured_turn_ids(scope, session_id)
-        turns = [Turn(scope, session_id, t.user, t.reply, f"{session_id}#{t.key}", self.clock.now())
-                 for t in mine if f"{session_id}#{t.key}" not in done]
+        turns = [
+            Turn(scope, session_id, t.user, t.reply, f"{session_id}#{t.key}", self.clock.now())
+            for t in mine
+            if f"{session_id}#{t.key}" not in done
+        ]
         claimed = set(self.pending.claim(scope, [t.turn_id or "" for t in turns]))
         new = [t for t in turns if t.turn_id in claimed]
         stored = frozenset(f"{session_id}#{k}" for k in stored_turns)
@@ -185,36 +240,65 @@ class MemoryHooks:
         if not isinstance(event.tool, str) or not event.tool.strip():
             raise ValidationError("tool: expected a non-empty tool name")
         unwrapped = unwrap_tool_event(event)
-        if unwrapped is None:  # a Tool Search control, or a memory tool: nothing to remember about it
+        if (
+            unwrapped is None
+        ):  # a Tool Search control, or a memory tool: nothing to remember about it
             return
         event = unwrapped
         redact = self.secrets.redact  # every text of the event reaches the disk: name, paths too
-        clean = ToolEvent(redact(valid_unicode(event.tool)), redact_args(self.secrets, event.arguments),
-                          redact(valid_unicode(str(event.outcome or ""))), event.ok,
-                          tuple(redact(valid_unicode(str(f))) for f in event.files), event.duration_ms)
-        self.jobs.submit(scope, lambda: self.engine.write(scope, [tool_event_candidate(clean)], session_id=session_id,
-                                                          writer="save-hook"), "save")
+        clean = ToolEvent(
+            redact(valid_unicode(event.tool)),
+            redact_args(self.secrets, event.arguments),
+            redact(valid_unicode(str(event.outcome or ""))),
+            event.ok,
+            tuple(redact(valid_unicode(str(f))) for f in event.files),
+            event.duration_ms,
+        )
+        self.jobs.submit(
+            scope,
+            lambda: self.engine.write(
+                scope, [tool_event_candidate(clean)], session_id=session_id, writer="save-hook"
+            ),
+            "save",
+        )
 
-    def record_process_event(self, scope: Scope, subject: str, status: str, summary: str = "", *,
-                             reason: str = "", session_id: str | None = None) -> list[WriteResult]:
+    def record_process_event(
+        self,
+        scope: Scope,
+        subject: str,
+        status: str,
+        summary: str = "",
+        *,
+        reason: str = "",
+        session_id: str | None = None,
+    ) -> list[WriteResult]:
         """A deterministic process node (a task's status changed): written now, without the LLM."""
         if not subject or not status:
             raise ValidationError("subject and status: expected non-empty strings")
-        subject, status, summary, reason = (self.secrets.redact(valid_unicode(str(x)))
-                                            for x in (subject, status, summary, reason))
+        subject, status, summary, reason = (
+            self.secrets.redact(valid_unicode(str(x))) for x in (subject, status, summary, reason)
+        )
         cands = process_event_candidates(subject, status, summary, reason=reason)
         return self.engine.write(scope, cands, session_id=session_id, writer="process-node")
 
     def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
         """The `summary` hook at session end."""
         check_session_id(session_id)
-        self.jobs.submit(scope, lambda: self.summaries.summarize(scope, session_id, reason, end=True), "summary")
+        self.jobs.submit(
+            scope, lambda: self.summaries.summarize(scope, session_id, reason, end=True), "summary"
+        )
 
-    def on_compaction(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()) -> None:
+    def on_compaction(
+        self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
         """Before the host compacts its context: capture what is missing, then summarize."""
         if messages:
             self.capture_messages(scope, session_id, messages)
-        self.jobs.submit(scope, lambda: self.summaries.summarize(scope, session_id, "compaction", end=False), "summary")
+        self.jobs.submit(
+            scope,
+            lambda: self.summaries.summarize(scope, session_id, "compaction", end=False),
+            "summary",
+        )
 
     def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list[Scope]:
         """A session the host names without a sender ended: the `summary` hook for each person
@@ -226,15 +310,18 @@ class MemoryHooks:
             self.on_session_end(scope, session_id, reason)
         return scopes
 
-    def on_session_compaction(self, agent_id: str, session_id: str,
-                              messages: Sequence[Mapping[str, Any]] = ()) -> list[Scope]:
+    def on_session_compaction(
+        self, agent_id: str, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+    ) -> list[Scope]:
         """Before the host compacts a session it names without a sender (OpenClaw's
         before_compaction): each person who spoke in it gets their own turns captured and
         their own summary. Returns their scopes (none when nobody known spoke there)."""
         check_session_id(session_id)
         Scope("probe", agent_id)  # validates the agent id
         scopes = self.sessions.participants(agent_id, session_id)
-        if len(scopes) > 1 and not any(m.get("role") == "user" and m.get("sender") for m in messages):
+        if len(scopes) > 1 and not any(
+            m.get("role") == "user" and m.get("sender") for m in messages
+        ):
             # several people, and no message says whose it is: summarise what each one's own
             # captures hold, and give nobody the others' words
             messages = ()
@@ -247,7 +334,11 @@ def _unless_live(item: ScoredMemory, session_id: str, live: set[str]) -> ScoredM
     """Drop a memory whose every source turn is still in the host's live transcript."""
     rec = item.record
     turns = rec.source.turn_ids
-    if item.kept and turns and (rec.session_id == session_id or rec.source.session_id == session_id) \
-            and all(t in live for t in turns):
+    if (
+        item.kept
+        and turns
+        and (rec.session_id == session_id or rec.source.session_id == session_id)
+        and all(t in live for t in turns)
+    ):
         return dataclasses.replace(item, kept=False, reason="in the live transcript already")
     return item

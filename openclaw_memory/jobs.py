@@ -32,8 +32,16 @@ class UserJobs:
         self._running: Counter[str] = Counter()  # jobs running, per user id
         self._purging: Counter[str] = Counter()  # purges in progress, per user id
 
-    def submit(self, scope: Scope, fn: Callable[[], object], name: str, *, prepare=None, payload=None,
-               barrier: bool = True) -> None:
+    def submit(
+        self,
+        scope: Scope,
+        fn: Callable[[], object],
+        name: str,
+        *,
+        prepare=None,
+        payload=None,
+        barrier: bool = True,
+    ) -> None:
         """Queue fn for the worker (see `Job` for prepare, payload and barrier)."""
         epoch, user = self._epoch(scope), scope.user_id
 
@@ -56,23 +64,32 @@ class UserJobs:
     def read_your_writes(self, scope: Scope) -> None:
         """Wait for this scope's queued captures (what turn N said is recalled at turn N+1)."""
         if not self.worker.wait(scope, timeout=self.READ_WAIT_SECONDS):
-            log.warning("captures for user %s still queued after %.0f s; reading without them",
-                        scope.user_id, self.READ_WAIT_SECONDS)
+            log.warning(
+                "captures for user %s still queued after %.0f s; reading without them",
+                scope.user_id,
+                self.READ_WAIT_SECONDS,
+            )
 
     def _epoch(self, scope: Scope) -> tuple[int, int]:
         return self._epochs[scope.user_id], self._epochs[(scope.user_id, scope.agent_id)]
 
-    def purge(self, user_id: str, agent_id: str | None, delete: Callable[[], dict[str, int]]) -> dict[str, int]:
+    def purge(
+        self, user_id: str, agent_id: str | None, delete: Callable[[], dict[str, int]]
+    ) -> dict[str, int]:
         """Drop the user's queued jobs, wait for the one running, then run `delete`; its counts
         come back with `queued_jobs_dropped`."""
 
         def of_user(job: Job) -> bool:
-            return job.scope.user_id == user_id and (agent_id is None or job.scope.agent_id == agent_id)
+            return job.scope.user_id == user_id and (
+                agent_id is None or job.scope.agent_id == agent_id
+            )
 
         with self._gate:
             self._purging[user_id] += 1
             self._epochs[user_id if agent_id is None else (user_id, agent_id)] += 1
-            self._gate.wait_for(lambda: not self._running[user_id])  # the running one finishes first
+            self._gate.wait_for(
+                lambda: not self._running[user_id]
+            )  # the running one finishes first
         try:
             dropped = self.worker.discard(of_user)
             counts = delete()

@@ -41,8 +41,15 @@ class MemoryMiddleware:
     calls (`admin`: search, remember, forget, purge) share one store. Build one with
     `build_middleware`."""
 
-    def __init__(self, hooks: MemoryHooks, admin: MemoryAdmin, *, capture: CapturePipeline, worker: Worker,
-                 config: MemoryConfig) -> None:
+    def __init__(
+        self,
+        hooks: MemoryHooks,
+        admin: MemoryAdmin,
+        *,
+        capture: CapturePipeline,
+        worker: Worker,
+        config: MemoryConfig,
+    ) -> None:
         self.hooks = hooks
         self.admin = admin
         self.capture = capture
@@ -50,7 +57,9 @@ class MemoryMiddleware:
         self.cfg = config
 
     @classmethod
-    def from_config(cls, config: MemoryConfig | str | None = None, **kwargs: Any) -> "MemoryMiddleware":
+    def from_config(
+        cls, config: MemoryConfig | str | None = None, **kwargs: Any
+    ) -> "MemoryMiddleware":
         """The same as `build_middleware(config, **kwargs)`."""
         from .factory import build_middleware
 
@@ -108,10 +117,20 @@ class MemoryMiddleware:
         """The read path: recall for the last user message and inject the block into a copy."""
         return self.hooks.before_request(request)
 
-    def recall(self, scope: Scope, session_id: str, prompt: str, recent: Sequence[Mapping] = (), *,
-               deep: bool = False, live_turns: Sequence[str] = ()) -> InjectionPlan:
+    def recall(
+        self,
+        scope: Scope,
+        session_id: str,
+        prompt: str,
+        recent: Sequence[Mapping] = (),
+        *,
+        deep: bool = False,
+        live_turns: Sequence[str] = (),
+    ) -> InjectionPlan:
         """The `new` hook and the read path for one prompt (`MemoryHooks.recall`)."""
-        return self.hooks.recall(scope, session_id, prompt, recent, deep=deep, live_turns=live_turns)
+        return self.hooks.recall(
+            scope, session_id, prompt, recent, deep=deep, live_turns=live_turns
+        )
 
     def on_session_start(self, scope: Scope, session_id: str) -> InjectionPlan:
         """The `context` hook: profile and recent summaries, before any prompt."""
@@ -121,8 +140,14 @@ class MemoryMiddleware:
         """Queue the capture of the finished turn and return at once."""
         self.hooks.after_response(request, reply)
 
-    def capture_messages(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]], *,
-                         stored_turns: Sequence[str] = ()) -> int:
+    def capture_messages(
+        self,
+        scope: Scope,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        stored_turns: Sequence[str] = (),
+    ) -> int:
         """agent_end: capture a transcript's turns not captured before (`MemoryHooks.capture_messages`)."""
         return self.hooks.capture_messages(scope, session_id, messages, stored_turns=stored_turns)
 
@@ -130,16 +155,28 @@ class MemoryMiddleware:
         """The `save` hook: one event memory per finished tool call."""
         self.hooks.on_tool_event(scope, session_id, event)
 
-    def record_process_event(self, scope: Scope, subject: str, status: str, summary: str = "", *,
-                             reason: str = "", session_id: str | None = None) -> list[WriteResult]:
+    def record_process_event(
+        self,
+        scope: Scope,
+        subject: str,
+        status: str,
+        summary: str = "",
+        *,
+        reason: str = "",
+        session_id: str | None = None,
+    ) -> list[WriteResult]:
         """A deterministic process node (a task's status changed): written now, without the LLM."""
-        return self.hooks.record_process_event(scope, subject, status, summary, reason=reason, session_id=session_id)
+        return self.hooks.record_process_event(
+            scope, subject, status, summary, reason=reason, session_id=session_id
+        )
 
     def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
         """The `summary` hook at session end."""
         self.hooks.on_session_end(scope, session_id, reason)
 
-    def on_compaction(self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()) -> None:
+    def on_compaction(
+        self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
         """Before the host compacts its context: capture what is missing, then summarize."""
         self.hooks.on_compaction(scope, session_id, messages)
 
@@ -147,8 +184,9 @@ class MemoryMiddleware:
         """A session named without a sender ended: the `summary` hook for each person in it."""
         return self.hooks.on_session_ended(agent_id, session_id, reason)
 
-    def on_session_compaction(self, agent_id: str, session_id: str,
-                              messages: Sequence[Mapping[str, Any]] = ()) -> list[Scope]:
+    def on_session_compaction(
+        self, agent_id: str, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+    ) -> list[Scope]:
         """Before the host compacts a session named without a sender (`MemoryHooks.on_session_compaction`)."""
         return self.hooks.on_session_compaction(agent_id, session_id, messages)
 
@@ -157,7 +195,9 @@ class MemoryMiddleware:
 
     # ---- admin client (admin.MemoryAdmin) -----------------------------------------------------
 
-    def search(self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False) -> list[ScoredMemory]:
+    def search(
+        self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False
+    ) -> list[ScoredMemory]:
         """The memories recall keeps for query, best first (deep: the cold archive too)."""
         return self.admin.search(scope, query, limit, deep=deep)
 
@@ -165,13 +205,26 @@ class MemoryMiddleware:
         """One record of scope by id; NotFoundError if it is not there."""
         return self.admin.get(scope, memory_id)
 
-    def remember(self, scope: Scope, text: str, *, type: str | None = None, subject: str | None = None,
-                 session_id: str | None = None) -> WriteResult:
+    def remember(
+        self,
+        scope: Scope,
+        text: str,
+        *,
+        type: str | None = None,
+        subject: str | None = None,
+        session_id: str | None = None,
+    ) -> WriteResult:
         """An explicit memory from the user or an admin tool: the explicit channel, written now."""
         return self.admin.remember(scope, text, type=type, subject=subject, session_id=session_id)
 
-    def forget(self, scope: Scope, *, memory_id: str | None = None, query: str | None = None,
-               dry_run: bool = False) -> list[str]:
+    def forget(
+        self,
+        scope: Scope,
+        *,
+        memory_id: str | None = None,
+        query: str | None = None,
+        dry_run: bool = False,
+    ) -> list[str]:
         """Deactivate one memory by id or the memories a description names (`MemoryAdmin.forget`)."""
         return self.admin.forget(scope, memory_id=memory_id, query=query, dry_run=dry_run)
 
@@ -218,7 +271,11 @@ class MemoryMiddleware:
         up to date, without closing anything. Returns {"flushed", "pending", "indexed"}."""
         flushed = self.worker.wait(timeout=max(0.0, timeout))
         indexed = self.engine.indexer.drain()
-        return {"flushed": bool(flushed), "pending": self.worker.pending(), "indexed": int(indexed or 0)}
+        return {
+            "flushed": bool(flushed),
+            "pending": self.worker.pending(),
+            "indexed": int(indexed or 0),
+        }
 
     def close(self) -> None:
         """The `cleanup` hook: flush queued work, stop threads, close the stores."""

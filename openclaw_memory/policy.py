@@ -59,30 +59,114 @@ _P = TypePolicy
 #: fields in order: layer, keyed, append_only, decays, windowed, section, capped, kept_by_cleanup,
 #: ttl_key, base_importance, render, distilled
 POLICY: Mapping[MemoryType, TypePolicy] = {
-    MemoryType.PROFILE:
-        _P(CURATED, True, False, False, False, "profile", True, True, None, 0.75, "value", True),
-    MemoryType.PREFERENCE:
-        _P(CURATED, True, False, False, False, "profile", True, False, None, 0.6, "rule", True),
-    MemoryType.FACT:
-        _P(CURATED, True, False, False, False, "retrieved", True, False, None, 0.55, "subject status summary", True),
-    MemoryType.DECISION:
-        _P(CURATED, False, False, False, False, "retrieved", True, False, None, 0.7, "subject status summary", True),
-    MemoryType.TASK:
-        _P(CURATED, True, False, True, True, "retrieved", True, False, "task_ttl_days", 0.6, "subject status summary", True),
-    MemoryType.SUMMARY:
-        _P(CURATED, False, False, True, True, "summaries", False, True, None, 0.5, "summary lines", False),
-    MemoryType.EVENT:
-        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "event_ttl_days", 0.35, "time kind result", False),
-    MemoryType.EPISODE:
-        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "episode_ttl_days", 0.2, "turn and neighbours", False),
+    MemoryType.PROFILE: _P(
+        CURATED, True, False, False, False, "profile", True, True, None, 0.75, "value", True
+    ),
+    MemoryType.PREFERENCE: _P(
+        CURATED, True, False, False, False, "profile", True, False, None, 0.6, "rule", True
+    ),
+    MemoryType.FACT: _P(
+        CURATED,
+        True,
+        False,
+        False,
+        False,
+        "retrieved",
+        True,
+        False,
+        None,
+        0.55,
+        "subject status summary",
+        True,
+    ),
+    MemoryType.DECISION: _P(
+        CURATED,
+        False,
+        False,
+        False,
+        False,
+        "retrieved",
+        True,
+        False,
+        None,
+        0.7,
+        "subject status summary",
+        True,
+    ),
+    MemoryType.TASK: _P(
+        CURATED,
+        True,
+        False,
+        True,
+        True,
+        "retrieved",
+        True,
+        False,
+        "task_ttl_days",
+        0.6,
+        "subject status summary",
+        True,
+    ),
+    MemoryType.SUMMARY: _P(
+        CURATED,
+        False,
+        False,
+        True,
+        True,
+        "summaries",
+        False,
+        True,
+        None,
+        0.5,
+        "summary lines",
+        False,
+    ),
+    MemoryType.EVENT: _P(
+        EPISODIC,
+        False,
+        True,
+        True,
+        True,
+        "retrieved",
+        False,
+        False,
+        "event_ttl_days",
+        0.35,
+        "time kind result",
+        False,
+    ),
+    MemoryType.EPISODE: _P(
+        EPISODIC,
+        False,
+        True,
+        True,
+        True,
+        "retrieved",
+        False,
+        False,
+        "episode_ttl_days",
+        0.2,
+        "turn and neighbours",
+        False,
+    ),
 }
 
 #: conflicts and ranking trust: a claim from a later channel never overwrites one from an earlier
-TRUST_ORDER: tuple[Channel, ...] = (Channel.EXPLICIT, Channel.ADMIN, Channel.TOOL, Channel.SUMMARY, Channel.IMPLICIT)
+TRUST_ORDER: tuple[Channel, ...] = (
+    Channel.EXPLICIT,
+    Channel.ADMIN,
+    Channel.TOOL,
+    Channel.SUMMARY,
+    Channel.IMPLICIT,
+)
 #: consolidation's comparison of two channels: higher wins (the trust order, as numbers)
-CHANNEL_PRIORITY: Mapping[Channel, int] = {c: len(TRUST_ORDER) - i for i, c in enumerate(TRUST_ORDER)}
+CHANNEL_PRIORITY: Mapping[Channel, int] = {
+    c: len(TRUST_ORDER) - i for i, c in enumerate(TRUST_ORDER)
+}
 #: ranking's trust component per channel: 1.0 for the first, 0.1 less for each next one
-CHANNEL_TRUST: Mapping[Channel, float] = {c: round(1.0 - 0.1 * i, 2) for i, c in enumerate(TRUST_ORDER)}
+CHANNEL_TRUST: Mapping[Channel, float] = {
+    c: round(1.0 - 0.1 * i, 2) for i, c in enumerate(TRUST_ORDER)
+}
 
 
 def types_where(**rule: object) -> frozenset[MemoryType]:
@@ -90,9 +174,13 @@ def types_where(**rule: object) -> frozenset[MemoryType]:
     `types_where(capped=False)` or `types_where(section="profile")`."""
     unknown = sorted(set(rule) - set(TypePolicy.__dataclass_fields__))
     if unknown:
-        raise ValueError(f"types_where: unknown policy field {unknown[0]!r}; "
-                         f"expected one of {sorted(TypePolicy.__dataclass_fields__)}")
-    return frozenset(t for t, p in POLICY.items() if all(getattr(p, k) == v for k, v in rule.items()))
+        raise ValueError(
+            f"types_where: unknown policy field {unknown[0]!r}; "
+            f"expected one of {sorted(TypePolicy.__dataclass_fields__)}"
+        )
+    return frozenset(
+        t for t, p in POLICY.items() if all(getattr(p, k) == v for k, v in rule.items())
+    )
 
 
 def type_values(types: frozenset[MemoryType]) -> tuple[str, ...]:
@@ -111,5 +199,15 @@ KEYED_TYPES = types_where(keyed=True)
 APPEND_ONLY_TYPES = types_where(append_only=True)
 
 
-__all__ = ["APPEND_ONLY_TYPES", "CHANNEL_PRIORITY", "CHANNEL_TRUST", "KEYED_TYPES", "POLICY", "TRUST_ORDER",
-           "TypePolicy", "sql_list", "type_values", "types_where"]
+__all__ = [
+    "APPEND_ONLY_TYPES",
+    "CHANNEL_PRIORITY",
+    "CHANNEL_TRUST",
+    "KEYED_TYPES",
+    "POLICY",
+    "TRUST_ORDER",
+    "TypePolicy",
+    "sql_list",
+    "type_values",
+    "types_where",
+]

@@ -70,9 +70,17 @@ def ocm_conversation_factory(tmp_path, ocm_clock):
 
     built: list[MemoryMiddleware] = []
 
-    def make(config: MemoryConfig | str | Path | None = None, *, user: str = "alice", agent: str = "main",
-             model: Model = echo_model, llm: Any = None) -> ConversationDriver:
-        mw = build_middleware(harness_config(tmp_path / f"ocm-{len(built)}", config), clock=ocm_clock, llm=llm)
+    def make(
+        config: MemoryConfig | str | Path | None = None,
+        *,
+        user: str = "alice",
+        agent: str = "main",
+        model: Model = echo_model,
+        llm: Any = None,
+    ) -> ConversationDriver:
+        mw = build_middleware(
+            harness_config(tmp_path / f"ocm-{len(built)}", config), clock=ocm_clock, llm=llm
+        )
         built.append(mw)
         return ConversationDriver(mw, Scope(user, agent), model)
 

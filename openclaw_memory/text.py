@@ -136,7 +136,9 @@ def message_text(message: Mapping[str, Any]) -> str:
     if isinstance(content, str):
         return valid_unicode(content)
     if isinstance(content, list):
-        return valid_unicode(" ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping)))
+        return valid_unicode(
+            " ".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+        )
     return ""
 
 
@@ -189,6 +191,6 @@ def sentence_parts(text: str, max_parts: int) -> list[str]:
         return []
     if len(parts) > max_parts:
         size = len(parts) / max_parts
-        runs = [parts[round(i * size):round((i + 1) * size)] for i in range(max_parts)]
+        runs = [parts[round(i * size) : round((i + 1) * size)] for i in range(max_parts)]
         parts = [functools.reduce(_join, run) for run in runs]
     return parts

@@ -48,7 +48,10 @@ class Worker:
         self._cond = threading.Condition()
         self._closed = False
         self.failures = 0
-        self._threads = [threading.Thread(target=self._loop, name=f"ocm-worker-{i}", daemon=True) for i in range(threads)]
+        self._threads = [
+            threading.Thread(target=self._loop, name=f"ocm-worker-{i}", daemon=True)
+            for i in range(threads)
+        ]
         for t in self._threads:
             t.start()
 
@@ -119,7 +122,9 @@ class Worker:
             try:
                 prepare(payloads)
             except Exception:  # the jobs then do this work themselves, one by one
-                log.exception("preparing a batch of %d memory jobs failed; they run unprepared", len(payloads))
+                log.exception(
+                    "preparing a batch of %d memory jobs failed; they run unprepared", len(payloads)
+                )
 
     def _run(self, job: Job) -> None:
         try:

@@ -24,13 +24,27 @@ class WorkingMemory:
         self.recaller = recaller
         self.cfg = config
 
-    def plan(self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *, deep: bool = False,
-             request_tokens: int = 0, sections: Sequence[str] = SECTIONS) -> InjectionPlan:
+    def plan(
+        self,
+        scope: Scope,
+        current: str,
+        recent: Sequence[Mapping] = (),
+        *,
+        deep: bool = False,
+        request_tokens: int = 0,
+        sections: Sequence[str] = SECTIONS,
+    ) -> InjectionPlan:
         result = self.recaller.recall(scope, current, recent, deep=deep)
         return self.assemble(scope, result, request_tokens=request_tokens, sections=sections)
 
-    def assemble(self, scope: Scope, result: RecallResult, *, request_tokens: int = 0,
-                 sections: Sequence[str] = SECTIONS) -> InjectionPlan:
+    def assemble(
+        self,
+        scope: Scope,
+        result: RecallResult,
+        *,
+        request_tokens: int = 0,
+        sections: Sequence[str] = SECTIONS,
+    ) -> InjectionPlan:
         ranked = self._limit(result.ranked, sections)
         now = self.engine.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])
@@ -38,8 +52,13 @@ class WorkingMemory:
         windows = {s.record.id: s.context for s in ranked if s.kept and s.context}
 
         def render_one(r: MemoryRecord) -> str:
-            return render_record(r, now=now, prev=prevs.get(r.prev_id or ""), change_note_days=days,
-                                 window=windows.get(r.id, ()))
+            return render_record(
+                r,
+                now=now,
+                prev=prevs.get(r.prev_id or ""),
+                change_note_days=days,
+                window=windows.get(r.id, ()),
+            )
 
         b = self.cfg.injection.budgets
         budgets = {"profile": b.profile, "summaries": b.summaries, "retrieved": b.retrieved}
@@ -50,9 +69,13 @@ class WorkingMemory:
         block = render_block(lines, lang=lang)
         candidates = sorted([*packing.kept, *packing.dropped], key=lambda s: s.rank)
         return InjectionPlan(
-            block=block, position=self.cfg.injection.position, query=result.query.text,
-            candidates=tuple(candidates), sections=used,
-            tokens=count_tokens(block), to_confirm=tuple(result.to_confirm),
+            block=block,
+            position=self.cfg.injection.position,
+            query=result.query.text,
+            candidates=tuple(candidates),
+            sections=used,
+            tokens=count_tokens(block),
+            to_confirm=tuple(result.to_confirm),
         )
 
     def _limit(self, ranked: Sequence[ScoredMemory], sections: Sequence[str]) -> list[ScoredMemory]:

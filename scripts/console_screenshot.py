@@ -15,13 +15,22 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 TOKEN = "screenshot-token"
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--out", type=Path, default=ROOT / "docs")
     p.add_argument("--chromium", default="/usr/bin/chromium")
     args = p.parse_args(argv)
@@ -37,13 +46,26 @@ def main(argv: list[str] | None = None) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        mw = build_middleware(config_from_dict({"storage": {"data_dir": tmp, "embedding_model": "hash"}}))
+        mw = build_middleware(
+            config_from_dict({"storage": {"data_dir": tmp, "embedding_model": "hash"}})
+        )
         scope = Scope("alice", "main")
-        import_path(mw.engine, ROOT / "tests" / "data" / "openclaw_workspace", scope, extractor=mw.extractor,
-                    secrets=mw.secrets)
+        import_path(
+            mw.engine,
+            ROOT / "tests" / "data" / "openclaw_workspace",
+            scope,
+            extractor=mw.extractor,
+            secrets=mw.secrets,
+        )
         coffee = next(r for r in mw.engine.find(scope, limit=50) if "美式咖啡" in r.summary)
-        edited = edit_memory(mw.engine, scope, coffee.id, "用户每天早上喝一杯美式咖啡，不加糖，周末改喝拿铁。",
-                             writer="console", secrets=mw.secrets)
+        edited = edit_memory(
+            mw.engine,
+            scope,
+            coffee.id,
+            "用户每天早上喝一杯美式咖啡，不加糖，周末改喝拿铁。",
+            writer="console",
+            secrets=mw.secrets,
+        )
         mw.flush()
         try:
             with LiveServer(create_app(mw, token=TOKEN)) as url, sync_playwright() as pw:

@@ -27,18 +27,26 @@ def main(argv: list[str]) -> int:
     import test_reliability_hardening as cases
 
     flt = SecretFilter()
-    rows = [ln.split("\t") for ln in (ROOT / "tests/data/secrets_corpus.tsv").read_text(encoding="utf-8").splitlines()
-            if ln and not ln.startswith("#")]
+    rows = [
+        ln.split("\t")
+        for ln in (ROOT / "tests/data/secrets_corpus.tsv").read_text(encoding="utf-8").splitlines()
+        if ln and not ln.startswith("#")
+    ]
     secret = [(text.replace("\\n", "\n"), s) for label, _, text, s in rows if label == "secret"]
     plain = [text for label, _, text, _ in rows if label == "plain"]
-    benign = [ln for ln in (ROOT / "tests/data/secrets_benign.txt").read_text(encoding="utf-8").splitlines()
-              if ln and not ln.startswith("#")]
+    benign = [
+        ln
+        for ln in (ROOT / "tests/data/secrets_benign.txt").read_text(encoding="utf-8").splitlines()
+        if ln and not ln.startswith("#")
+    ]
     missed = [t for t, s in secret if not flt.scan(t) or s in flt.redact(t)]
     marker = re.compile(r"<[/]?memory(context|reference)|memory(context|reference)>")
     survived = [x for x in cases.LOOKALIKES if marker.search(cases._normalised(sanitize(x)))]
     print(f"source: {tree}")
     print(f"secret lines missed: {len(missed)} of {len(secret)}")
-    print(f"plain look-alike lines flagged: {sum(bool(flt.scan(t)) for t in plain)} of {len(plain)}")
+    print(
+        f"plain look-alike lines flagged: {sum(bool(flt.scan(t)) for t in plain)} of {len(plain)}"
+    )
     print(f"everyday lines flagged: {sum(bool(flt.scan(t)) for t in benign)} of {len(benign)}")
     print(f"look-alike markers surviving sanitize: {len(survived)} of {len(cases.LOOKALIKES)}")
     return 0

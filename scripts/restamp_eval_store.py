@@ -23,11 +23,15 @@ from openclaw_memory.evaluate.memory_system import MANIFEST, MemorySystem
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", help="a kept evaluation store (an earlier --data-dir); not modified")
+    parser.add_argument(
+        "source", help="a kept evaluation store (an earlier --data-dir); not modified"
+    )
     parser.add_argument("target", help="where the copy goes (replaced if it exists)")
     args = parser.parse_args()
     if not (Path(args.source) / MANIFEST).is_file():
-        parser.error(f"source: expected an evaluation store with {MANIFEST}, found none in {args.source}")
+        parser.error(
+            f"source: expected an evaluation store with {MANIFEST}, found none in {args.source}"
+        )
     shutil.rmtree(args.target, ignore_errors=True)
     shutil.copytree(args.source, args.target)
     system = MemorySystem(load_config(None), args.target)

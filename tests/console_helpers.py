@@ -17,16 +17,41 @@ def seed(mw) -> dict[str, str]:
     eng = mw.engine
     ids = {}
     for name, cand in {
-        "tea": Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶，不加糖", subject="drink", tags=("like",),
-                         turn_ids=("s1#1",), channel=Channel.EXPLICIT, importance=0.7),
-        "peanut": Candidate(MemoryType.PROFILE, "Allergic to peanuts", subject="allergy", turn_ids=("s1#2",),
-                            importance=0.9, confidence=0.95),
-        "job": Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job", turn_ids=("s1#3",)),
+        "tea": Candidate(
+            MemoryType.PREFERENCE,
+            "我喜欢喝乌龙茶，不加糖",
+            subject="drink",
+            tags=("like",),
+            turn_ids=("s1#1",),
+            channel=Channel.EXPLICIT,
+            importance=0.7,
+        ),
+        "peanut": Candidate(
+            MemoryType.PROFILE,
+            "Allergic to peanuts",
+            subject="allergy",
+            turn_ids=("s1#2",),
+            importance=0.9,
+            confidence=0.95,
+        ),
+        "job": Candidate(
+            MemoryType.FACT, "Works at Acme as a data engineer", subject="job", turn_ids=("s1#3",)
+        ),
         "hostile": Candidate(MemoryType.FACT, HOSTILE, subject="note"),
     }.items():
         ids[name] = eng.write(ALICE, [cand], session_id="s1")[0].record.id
-    ids["episode"] = eng.write(ALICE, [Candidate(MemoryType.EPISODE, "I am allergic to peanuts, remember that",
-                                                 tags=("user",), turn_ids=("s1#2",))], session_id="s1")[0].record.id
+    ids["episode"] = eng.write(
+        ALICE,
+        [
+            Candidate(
+                MemoryType.EPISODE,
+                "I am allergic to peanuts, remember that",
+                tags=("user",),
+                turn_ids=("s1#2",),
+            )
+        ],
+        session_id="s1",
+    )[0].record.id
     eng.write(Scope("bob"), [Candidate(MemoryType.FACT, "Bob plays the cello 鲍勃拉大提琴")])
     eng.indexer.drain()
     return ids

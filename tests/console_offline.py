@@ -28,8 +28,14 @@ def main(chromium: str, args: list[str]) -> int:
                 page.on("requestfailed", lambda r: failed.append(r.url))
                 page.goto(f"{url}/ui/login?token={TOKEN}")
                 who = "user=alice&agent=main"
-                for path in ("/ui/", f"/ui/memories?{who}", f"/ui/memory/{ids['tea']}?{who}",
-                             f"/ui/why?{who}&q=tea", f"/ui/import?{who}", f"/ui/purge-user?{who}"):
+                for path in (
+                    "/ui/",
+                    f"/ui/memories?{who}",
+                    f"/ui/memory/{ids['tea']}?{who}",
+                    f"/ui/why?{who}&q=tea",
+                    f"/ui/import?{who}",
+                    f"/ui/purge-user?{who}",
+                ):
                     resp = page.goto(url + path)
                     css = page.evaluate("getComputedStyle(document.body).backgroundColor")
                     print(path, resp.status, css)

@@ -68,7 +68,9 @@ def fast_dir(fallback: Path, prefix: str = "ocm-rel-") -> tuple[Path, bool]:
 def store_files(cfg: MemoryConfig) -> list[Path]:
     """The SQLite file, its -wal and -shm, and every file under the Chroma directory."""
     db = cfg.sqlite_file
-    files = [p for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal")) if p.exists()]
+    files = [
+        p for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal")) if p.exists()
+    ]
     if cfg.chroma_dir.exists():
         files += sorted(p for p in cfg.chroma_dir.rglob("*") if p.is_file())
     return files
@@ -180,20 +182,36 @@ class ChromaServer:
         path.mkdir(parents=True, exist_ok=True)
         self._log = open(path / "server.log", "wb")
         self.proc = subprocess.Popen(
-            [chroma_bin(), "run", "--path", str(path / "db"), "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=self._log, stderr=subprocess.STDOUT, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+            [
+                chroma_bin(),
+                "run",
+                "--path",
+                str(path / "db"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
         )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/v2/heartbeat", timeout=1).read()
+                urllib.request.urlopen(
+                    f"http://127.0.0.1:{self.port}/api/v2/heartbeat", timeout=1
+                ).read()
                 return
             except OSError:
                 if self.proc.poll() is not None:
                     break
                 time.sleep(0.3)
         self.stop()
-        raise RuntimeError("chroma server did not start: " + (path / "server.log").read_text(errors="replace")[-2000:])
+        raise RuntimeError(
+            "chroma server did not start: "
+            + (path / "server.log").read_text(errors="replace")[-2000:]
+        )
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -214,9 +232,13 @@ class ForkServer:
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, str(HERE), "forkserver"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            cwd=str(ROOT), env={**os.environ, "ANONYMIZED_TELEMETRY": "False", "PYTHONHASHSEED": "0"},
-            text=True, bufsize=1,
+            [sys.executable, str(HERE), "forkserver"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=str(ROOT),
+            env={**os.environ, "ANONYMIZED_TELEMETRY": "False", "PYTHONHASHSEED": "0"},
+            text=True,
+            bufsize=1,
         )
         ready = self.proc.stdout.readline().strip()
         if ready != "ready":
@@ -232,7 +254,9 @@ class ForkServer:
 
     def spawn(self, task: str, out: Path, err: Path, **kwargs: Any) -> int:
         """Fork a child running TASKS[task](**kwargs) with stdout -> out and stderr -> err."""
-        return int(self._call(op="spawn", task=task, kwargs=kwargs, out=str(out), err=str(err))["pid"])
+        return int(
+            self._call(op="spawn", task=task, kwargs=kwargs, out=str(out), err=str(err))["pid"]
+        )
 
     def wait(self, pid: int) -> int:
         """The child's exit code, or minus the signal number that ended it."""
@@ -334,19 +358,34 @@ def _crash_candidates(rng: random.Random, n: int, tag: str) -> list:
         value = rng.choice(_VALUES)
         subject = rng.choice(_SUBJECTS)
         if kind == "event":
-            out.append(Candidate(MemoryType.EVENT, f"build {tag}-{j} finished: {value}", subject="tool/build",
-                                 channel=Channel.TOOL, turn_ids=(f"{tag}#{j}",)))
+            out.append(
+                Candidate(
+                    MemoryType.EVENT,
+                    f"build {tag}-{j} finished: {value}",
+                    subject="tool/build",
+                    channel=Channel.TOOL,
+                    turn_ids=(f"{tag}#{j}",),
+                )
+            )
         elif kind == "episode":
-            out.append(Candidate(MemoryType.EPISODE, f"用户说 {value} {tag}-{j}", turn_ids=(f"{tag}#{j}",)))
+            out.append(
+                Candidate(MemoryType.EPISODE, f"用户说 {value} {tag}-{j}", turn_ids=(f"{tag}#{j}",))
+            )
         elif kind == "decision":
             out.append(Candidate(MemoryType.DECISION, f"decided to use {value}", subject=subject))
         else:
             mtype = MemoryType.FACT if kind == "fact" else MemoryType.PREFERENCE
-            out.append(Candidate(mtype, f"the {subject} is {value}", subject=subject, channel=Channel.EXPLICIT))
+            out.append(
+                Candidate(
+                    mtype, f"the {subject} is {value}", subject=subject, channel=Channel.EXPLICIT
+                )
+            )
     return out
 
 
-def crash_writer(data_dir: str, seed: int, batches: int = 100_000, doctor_first: bool = False) -> None:
+def crash_writer(
+    data_dir: str, seed: int, batches: int = 100_000, doctor_first: bool = False
+) -> None:
     """Write batches through MemoryEngine.write with the background indexer on; after each
     batch commits, print `ACK <user> <agent> <id>` per record, flushed, until killed."""
     from openclaw_memory.clock import FakeClock
@@ -356,8 +395,11 @@ def crash_writer(data_dir: str, seed: int, batches: int = 100_000, doctor_first:
 
     rng = random.Random(seed)
     clock = FakeClock(BASE_TIME + seed * 100_000)
-    cfg = hash_config(data_dir, storage={"background_indexing": True},
-                      forgetting={"compaction_trigger": 6, "compaction_batch": 4})
+    cfg = hash_config(
+        data_dir,
+        storage={"background_indexing": True},
+        forgetting={"compaction_trigger": 6, "compaction_batch": 4},
+    )
     eng = MemoryEngine.open(cfg, clock=clock, background=True)
     print("OPEN", flush=True)
     if doctor_first:
@@ -367,7 +409,9 @@ def crash_writer(data_dir: str, seed: int, batches: int = 100_000, doctor_first:
     mine: dict[Scope, list[str]] = {s: [] for s in scopes}
     for b in range(batches):
         scope = rng.choice(scopes)
-        results = eng.write(scope, _crash_candidates(rng, rng.randint(1, 5), f"w{seed}b{b}"), session_id=f"s{seed}")
+        results = eng.write(
+            scope, _crash_candidates(rng, rng.randint(1, 5), f"w{seed}b{b}"), session_id=f"s{seed}"
+        )
         for r in results:
             if r.record is not None:
                 mine[scope].append(r.record.id)
@@ -381,8 +425,16 @@ def crash_writer(data_dir: str, seed: int, batches: int = 100_000, doctor_first:
     eng.close()
 
 
-def conc_worker(data_dir: str, port: int, prefix: str, proc: int, sessions: int, turns: int, race_user: str,
-                race_values: list[str]) -> None:
+def conc_worker(
+    data_dir: str,
+    port: int,
+    prefix: str,
+    proc: int,
+    sessions: int,
+    turns: int,
+    race_user: str,
+    race_values: list[str],
+) -> None:
     """One of the racing processes: sessions of turns, explicit memories and restatements of the
     shared preference subject, through a middleware on the shared store (Chroma over HTTP)."""
     from openclaw_memory.clock import FakeClock
@@ -391,8 +443,17 @@ def conc_worker(data_dir: str, port: int, prefix: str, proc: int, sessions: int,
     from openclaw_memory.types import Scope
 
     rng = random.Random(proc)
-    cfg = hash_config(data_dir, storage={"vector_store": {"kind": "http", "host": "127.0.0.1", "port": port,
-                                                          "collection_prefix": prefix}})
+    cfg = hash_config(
+        data_dir,
+        storage={
+            "vector_store": {
+                "kind": "http",
+                "host": "127.0.0.1",
+                "port": port,
+                "collection_prefix": prefix,
+            }
+        },
+    )
     mw = build_middleware(cfg, clock=FakeClock(BASE_TIME + proc * 1000))
     race = Scope(race_user, "main")
     try:
@@ -402,19 +463,27 @@ def conc_worker(data_dir: str, port: int, prefix: str, proc: int, sessions: int,
             history: list[dict] = []
             for t in range(turns):
                 token = f"ptok{proc}x{s}x{t}"
-                history.append({"role": "user", "content": f"note {token}: the build uses cache {token}"})
+                history.append(
+                    {"role": "user", "content": f"note {token}: the build uses cache {token}"}
+                )
                 req = ChatRequest(scope, sid, list(history))
                 if t == turns - 1:
                     mw.before_request(req)
                 mw.after_response(req, "noted")
                 history.append({"role": "assistant", "content": "noted"})
                 print(f"TURN {scope.user_id} {scope.agent_id} {token}", flush=True)
-            fact = mw.remember(scope, f"remember that project pfact{proc}x{s} ships on Friday", type="fact",
-                               subject=f"pfact{proc}x{s}")
+            fact = mw.remember(
+                scope,
+                f"remember that project pfact{proc}x{s} ships on Friday",
+                type="fact",
+                subject=f"pfact{proc}x{s}",
+            )
             print(f"ACK {scope.user_id} {scope.agent_id} {fact.record.id}", flush=True)
             hits = mw.search(scope, f"pfact{proc}x{s}")
             print(f"RYW {int(fact.record.id in {h.record.id for h in hits})}", flush=True)
-            res = mw.remember(race, f"I prefer {rng.choice(race_values)}", type="preference", subject="drink")
+            res = mw.remember(
+                race, f"I prefer {rng.choice(race_values)}", type="preference", subject="drink"
+            )
             print(f"RACE {res.action} {res.record.id}", flush=True)
         mw.flush()
     finally:

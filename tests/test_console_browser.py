@@ -23,11 +23,20 @@ from openclaw_memory.portability import export_text
 from openclaw_memory.types import Status
 
 CHROMIUM = os.environ.get("OCM_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 sync_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
-                                reason=f"needs Debian's chromium at {CHROMIUM} (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
+    reason=f"needs Debian's chromium at {CHROMIUM} (.ci/run installs it)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +50,11 @@ def browser():
 @pytest.fixture
 def shots(tmp_path_factory) -> Path:
     configured = os.environ.get("OCM_ARTIFACTS_DIR")
-    out = Path(configured) / "console" if configured else tmp_path_factory.mktemp("console-screenshots")
+    out = (
+        Path(configured) / "console"
+        if configured
+        else tmp_path_factory.mktemp("console-screenshots")
+    )
     out.mkdir(parents=True, exist_ok=True)
     return out
 
@@ -58,7 +71,9 @@ class Watched:
     """A page that records every request and refuses script dialogs (an executed <script>)."""
 
     def __init__(self, browser, base: str) -> None:
-        self.context = browser.new_context(accept_downloads=True, viewport={"width": 1360, "height": 900})
+        self.context = browser.new_context(
+            accept_downloads=True, viewport={"width": 1360, "height": 900}
+        )
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.requests: list[str] = []
@@ -173,7 +188,9 @@ def test_export_then_import_into_a_fresh_store(browser, service, shots, make_con
                 _sign_in(w2)
                 w2.go("/ui/import?user=alice&agent=main")
                 w2.page.set_input_files("#import-file", str(path))
-                w2.page.wait_for_function("document.getElementById('import-content').value.length > 0")
+                w2.page.wait_for_function(
+                    "document.getElementById('import-content').value.length > 0"
+                )
                 w2.page.click("#import-form button")
                 assert "record" in w2.page.inner_text("#report")
                 w2.shot(shots, "10-imported")
@@ -195,8 +212,11 @@ def test_hostile_text_renders_as_text(browser, service, shots):
     w = Watched(browser, url)
     try:
         _sign_in(w)
-        for path in (f"/ui/memory/{ids['hostile']}?user=alice&agent=main", "/ui/memories?user=alice&agent=main",
-                     "/ui/why?user=alice&agent=main&q=ignore+previous+instructions+note"):
+        for path in (
+            f"/ui/memory/{ids['hostile']}?user=alice&agent=main",
+            "/ui/memories?user=alice&agent=main",
+            "/ui/why?user=alice&agent=main&q=ignore+previous+instructions+note",
+        ):
             w.go(path)
             assert w.page.locator("main script").count() == 0
         w.go(f"/ui/memory/{ids['hostile']}?user=alice&agent=main")
@@ -213,8 +233,10 @@ class _Evil(http.server.BaseHTTPRequestHandler):
     target = ""
 
     def do_GET(self) -> None:
-        body = (f'<form id="f" method="post" action="{self.target}"><input name="user" value="alice">'
-                f'<input name="agent" value="main"></form><script>document.getElementById("f").submit()</script>')
+        body = (
+            f'<form id="f" method="post" action="{self.target}"><input name="user" value="alice">'
+            f'<input name="agent" value="main"></form><script>document.getElementById("f").submit()</script>'
+        )
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.end_headers()
@@ -227,7 +249,9 @@ class _Evil(http.server.BaseHTTPRequestHandler):
 def test_a_foreign_page_cannot_post_to_the_console(browser, service):
     url, mw, ids = service
     w = Watched(browser, url)
-    evil = http.server.HTTPServer(("127.0.0.1", 0), type("Evil", (_Evil,), {"target": f"{url}/ui/memory/{ids['tea']}/forget"}))
+    evil = http.server.HTTPServer(
+        ("127.0.0.1", 0), type("Evil", (_Evil,), {"target": f"{url}/ui/memory/{ids['tea']}/forget"})
+    )
     thread = threading.Thread(target=evil.serve_forever, daemon=True)
     thread.start()
     try:
@@ -253,7 +277,12 @@ def test_pages_load_with_the_network_namespace_unshared(tmp_path):
         pytest.skip("needs `unshare -n` (root or user namespaces) and iproute2's `ip`")
     script = Path(__file__).parent / "console_offline.py"
     cmd = f"ip link set lo up && {sys.executable} {script} {CHROMIUM} {' '.join(ARGS)}"
-    done = subprocess.run(["unshare", "-n", "sh", "-c", cmd], capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        ["unshare", "-n", "sh", "-c", cmd],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().endswith("ok") and "/ui/why" in done.stdout

@@ -22,12 +22,19 @@ ALICE, ALICE_WORK, BOB = Scope("alice", "main"), Scope("alice", "work"), Scope("
 
 
 def _kept(db) -> list[tuple]:
-    return sorted(tuple(r) for r in db.execute("SELECT user_id, agent_id, status, type, n FROM record_counts"))
+    return sorted(
+        tuple(r) for r in db.execute("SELECT user_id, agent_id, status, type, n FROM record_counts")
+    )
 
 
 def _counted(db) -> list[tuple]:
-    return sorted(tuple(r) for r in db.execute("SELECT user_id, agent_id, status, type, COUNT(*) FROM records "
-                                               "GROUP BY user_id, agent_id, status, type"))
+    return sorted(
+        tuple(r)
+        for r in db.execute(
+            "SELECT user_id, agent_id, status, type, COUNT(*) FROM records "
+            "GROUP BY user_id, agent_id, status, type"
+        )
+    )
 
 
 def _same(eng: MemoryEngine) -> list[tuple]:
@@ -38,17 +45,29 @@ def _same(eng: MemoryEngine) -> list[tuple]:
 
 
 def test_counts_follow_every_write_and_a_purge_leaves_no_row(engine):
-    tea = engine.write(ALICE, [Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶", subject="drink")])[0].record
-    job = engine.write(ALICE, [Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job")])[0].record
+    tea = engine.write(
+        ALICE, [Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶", subject="drink")]
+    )[0].record
+    job = engine.write(
+        ALICE, [Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job")]
+    )[0].record
     engine.write(ALICE_WORK, [Candidate(MemoryType.TASK, "Ship the quarterly report 季度报告")])
     engine.write(BOB, [Candidate(MemoryType.FACT, "Bob plays the cello 鲍勃拉大提琴")])
     assert ("alice", "main", "active", "preference", 1) in _same(engine)
     engine.forget(ALICE, tea.id, writer="test")
     assert ("alice", "main", "inactive", "preference", 1) in _same(engine)
-    assert not any(r[2:4] == ("active", "preference") for r in _same(engine) if r[:2] == ("alice", "main"))
+    assert not any(
+        r[2:4] == ("active", "preference") for r in _same(engine) if r[:2] == ("alice", "main")
+    )
     engine.restore(ALICE, tea.id)
     edit_memory(engine, ALICE, job.id, "Works at Initech as a data engineer", writer="test")
-    assert ("alice", "main", "active", "fact", 1) in _same(engine) and ("alice", "main", "inactive", "fact", 1) in _same(engine)
+    assert ("alice", "main", "active", "fact", 1) in _same(engine) and (
+        "alice",
+        "main",
+        "inactive",
+        "fact",
+        1,
+    ) in _same(engine)
     purge_record(engine, ALICE, tea.id)
     _same(engine)
     purge_user(engine, "alice")
@@ -61,8 +80,10 @@ def test_the_migration_counts_an_existing_store(config, clock):
         eng.write(ALICE, [Candidate(MemoryType.FACT, f"fact number {i} 第{i}条")])
     eng.close()
     db = sqlite3.connect(config.data_dir / "memory.db")  # back to schema 7: no counts kept
-    db.executescript("DROP TRIGGER rec_counts_insert; DROP TRIGGER rec_counts_delete; DROP TRIGGER rec_counts_update;"
-                     "DROP TABLE record_counts; DELETE FROM schema_version WHERE version > 7;")
+    db.executescript(
+        "DROP TRIGGER rec_counts_insert; DROP TRIGGER rec_counts_delete; DROP TRIGGER rec_counts_update;"
+        "DROP TABLE record_counts; DELETE FROM schema_version WHERE version > 7;"
+    )
     db.close()
     eng = MemoryEngine.open(config, clock=clock, background=False)
     try:
@@ -84,12 +105,22 @@ def listed(tmp_path_factory):
     drafts = []
     for i in range(280):
         at = 1_704_067_200.0 + (i // 3) * 3600.0  # three memories share each creation time
-        drafts.append(MemoryRecord(
-            id=f"mem_list_{i:03d}", scope=ALICE if i < 240 else BOB, type=rng.choice(list(MemoryType)),
-            summary=f"note {i}: {rng.choice(WORDS)} {rng.choice(WORDS)}",
-            subject=rng.choice([None, "Diet", "diet/tea", "work"]), importance=0.5, confidence=0.5,
-            status=rng.choice([Status.ACTIVE] * 3 + [Status.INACTIVE, Status.ARCHIVED]),
-            source=Source(session_id="s1"), session_id="s1", created_at=at, updated_at=at + (i % 4) * 600.0))
+        drafts.append(
+            MemoryRecord(
+                id=f"mem_list_{i:03d}",
+                scope=ALICE if i < 240 else BOB,
+                type=rng.choice(list(MemoryType)),
+                summary=f"note {i}: {rng.choice(WORDS)} {rng.choice(WORDS)}",
+                subject=rng.choice([None, "Diet", "diet/tea", "work"]),
+                importance=0.5,
+                confidence=0.5,
+                status=rng.choice([Status.ACTIVE] * 3 + [Status.INACTIVE, Status.ARCHIVED]),
+                source=Source(session_id="s1"),
+                session_id="s1",
+                created_at=at,
+                updated_at=at + (i % 4) * 600.0,
+            )
+        )
     with eng.db.write() as db:
         for r in drafts:
             rec.insert(db, r, None, eng.model_name)
@@ -102,25 +133,43 @@ def _day(d: str) -> float:
 
 
 def _expected(records, f: Filters) -> list[str]:
-    col = "created_at" if f.date_from or f.date_to else {"updated": "updated_at", "created": "created_at"}[f.sort]
-    keep = [r for r in records if (f.status == "all" or r.status.value == f.status)
-            and (not f.type or r.type.value == f.type)
-            and (not f.subject or (r.subject or "").lower().startswith(f.subject.lower()))
-            and (not f.text or f.text in r.summary)
-            and (not f.date_from or r.created_at >= _day(f.date_from))
-            and (not f.date_to or r.created_at < _day(f.date_to) + 86400)]
+    col = (
+        "created_at"
+        if f.date_from or f.date_to
+        else {"updated": "updated_at", "created": "created_at"}[f.sort]
+    )
+    keep = [
+        r
+        for r in records
+        if (f.status == "all" or r.status.value == f.status)
+        and (not f.type or r.type.value == f.type)
+        and (not f.subject or (r.subject or "").lower().startswith(f.subject.lower()))
+        and (not f.text or f.text in r.summary)
+        and (not f.date_from or r.created_at >= _day(f.date_from))
+        and (not f.date_to or r.created_at < _day(f.date_to) + 86400)
+    ]
     rid = {r.id: i for i, r in enumerate(records)}  # inserted in order: rid order
     keep.sort(key=lambda r: (getattr(r, col), rid[r.id]), reverse=f.order == "desc")
     return [r.id for r in keep]
 
 
-@pytest.mark.parametrize("f", [
-    Filters(), Filters(status="all"), Filters(status="all", sort="created", order="asc"),
-    Filters(status="inactive", type="fact"), Filters(status="all", subject="diet"), Filters(subject="DIET/"),
-    Filters(status="all", text="coffee"), Filters(status="all", text="咖啡", order="asc"),
-    Filters(status="all", date_from="2024-01-02", date_to="2024-01-05"), Filters(status="archived", sort="created"),
-    Filters(status="all", type="episode", subject="work", sort="created", order="desc"),
-], ids=lambda f: ",".join(f"{k}={v}" for k, v in f.params().items()) or "default")
+@pytest.mark.parametrize(
+    "f",
+    [
+        Filters(),
+        Filters(status="all"),
+        Filters(status="all", sort="created", order="asc"),
+        Filters(status="inactive", type="fact"),
+        Filters(status="all", subject="diet"),
+        Filters(subject="DIET/"),
+        Filters(status="all", text="coffee"),
+        Filters(status="all", text="咖啡", order="asc"),
+        Filters(status="all", date_from="2024-01-02", date_to="2024-01-05"),
+        Filters(status="archived", sort="created"),
+        Filters(status="all", type="episode", subject="work", sort="created", order="desc"),
+    ],
+    ids=lambda f: ",".join(f"{k}={v}" for k, v in f.params().items()) or "default",
+)
 @pytest.mark.parametrize("cap", [10_000, 12], ids=["counted", "count-capped"])
 def test_keyset_pages_give_exactly_the_filtered_sorted_rows(listed, f, cap, monkeypatch):
     """Every page, under the count cap and past it."""
@@ -132,7 +181,9 @@ def test_keyset_pages_give_exactly_the_filtered_sorted_rows(listed, f, cap, monk
     while True:
         page = memory_page(eng, ALICE, f, cursor, size=7)
         seen += [r.id for r in page.rows]
-        assert page.total == (len(_expected(records, f)) if f.text else min(cap + 1, len(_expected(records, f))))
+        assert page.total == (
+            len(_expected(records, f)) if f.text else min(cap + 1, len(_expected(records, f)))
+        )
         pages += 1
         if page.next_after is None:
             break
@@ -148,32 +199,54 @@ def test_read_path_lookups_by_index_find_what_the_scans_found(engine):
 
     rng = random.Random(5)
     turns = [f"s1#{i}" for i in range(12)]
-    drafts = [MemoryRecord(id=f"mem_tie_{i:02d}", scope=ALICE, type=rng.choice([MemoryType.PROFILE, MemoryType.PREFERENCE,
-                                                                                 MemoryType.FACT, MemoryType.EPISODE]),
-                           summary=f"tie {i} 平局 {i}", importance=rng.choice([0.5, 0.7]), confidence=0.8,
-                           status=rng.choice([Status.ACTIVE, Status.INACTIVE]), source=Source(session_id="s1", turn_ids=tuple(rng.sample(turns, 2))),
-                           session_id="s1", created_at=1_704_067_200.0, updated_at=1_704_067_200.0 + rng.choice([0, 60]))
-              for i in range(40)]
+    drafts = [
+        MemoryRecord(
+            id=f"mem_tie_{i:02d}",
+            scope=ALICE,
+            type=rng.choice(
+                [MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.EPISODE]
+            ),
+            summary=f"tie {i} 平局 {i}",
+            importance=rng.choice([0.5, 0.7]),
+            confidence=0.8,
+            status=rng.choice([Status.ACTIVE, Status.INACTIVE]),
+            source=Source(session_id="s1", turn_ids=tuple(rng.sample(turns, 2))),
+            session_id="s1",
+            created_at=1_704_067_200.0,
+            updated_at=1_704_067_200.0 + rng.choice([0, 60]),
+        )
+        for i in range(40)
+    ]
     with engine.db.write() as db:
         for r in drafts:
             rec.insert(db, r, None, engine.model_name)
     with engine.db.read() as db:
         scanned: dict[str, str] = {}
         for row in db.execute(  # the query before migration 9, over (user, agent, status, type)
-                "SELECT r.id, j.value FROM records r INDEXED BY rec_scope, json_each(r.turn_ids) j WHERE r.user_id = ? "
-                "AND r.agent_id = ? AND r.status = 'inactive' AND r.type IN ('profile', 'preference', 'fact', 'task', "
-                "'decision') AND j.value IN (%s)" % ",".join("?" * len(turns)), ("alice", "main", *turns)):
+            "SELECT r.id, j.value FROM records r INDEXED BY rec_scope, json_each(r.turn_ids) j WHERE r.user_id = ? "
+            "AND r.agent_id = ? AND r.status = 'inactive' AND r.type IN ('profile', 'preference', 'fact', 'task', "
+            "'decision') AND j.value IN (%s)" % ",".join("?" * len(turns)),
+            ("alice", "main", *turns),
+        ):
             scanned.setdefault(row[1], row[0])
         assert scanned and retired_turns(db, ALICE, turns) == scanned
-        profile = ("SELECT id FROM records {} WHERE user_id = 'alice' AND agent_id = 'main' AND (status = 'active' AND "
-                   "type IN ('profile', 'preference') AND doubt_of IS NULL) ORDER BY importance DESC, updated_at DESC LIMIT 20")
+        profile = (
+            "SELECT id FROM records {} WHERE user_id = 'alice' AND agent_id = 'main' AND (status = 'active' AND "
+            "type IN ('profile', 'preference') AND doubt_of IS NULL) ORDER BY importance DESC, updated_at DESC LIMIT 20"
+        )
         plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + profile.format("")))
         assert "rec_profile" in plan and "TEMP B-TREE" not in plan
-        assert [r[0] for r in db.execute(profile.format(""))] == [r[0] for r in db.execute(profile.format("INDEXED BY rec_scope"))]
+        assert [r[0] for r in db.execute(profile.format(""))] == [
+            r[0] for r in db.execute(profile.format("INDEXED BY rec_scope"))
+        ]
 
 
 def test_a_filter_matching_nothing_is_an_empty_page(listed):
     eng, _ = listed
-    for f in (Filters(status="all", subject="zz"), Filters(type="fact", subject="没有"), Filters(text="violin 小提琴")):
+    for f in (
+        Filters(status="all", subject="zz"),
+        Filters(type="fact", subject="没有"),
+        Filters(text="violin 小提琴"),
+    ):
         page = memory_page(eng, ALICE, f)
         assert (page.rows, page.total, page.next_after) == ([], 0, None), f

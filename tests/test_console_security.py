@@ -29,18 +29,31 @@ def _q(ids: dict, name: str = "tea") -> str:
 
 def _pages(ids: dict) -> list[str]:
     who = "user=alice&agent=main"
-    return ["/ui/", f"/ui/memories?{who}", f"/ui/memories?{who}&status=all&q=peanuts",
-            f"/ui/memory/{ids['hostile']}?{who}", f"/ui/memory/{ids['tea']}?{who}", f"/ui/why?{who}&q=tea",
-            f"/ui/purge-user?{who}", f"/ui/import?{who}", f"/ui/export?{who}&format=jsonl"]
+    return [
+        "/ui/",
+        f"/ui/memories?{who}",
+        f"/ui/memories?{who}&status=all&q=peanuts",
+        f"/ui/memory/{ids['hostile']}?{who}",
+        f"/ui/memory/{ids['tea']}?{who}",
+        f"/ui/why?{who}&q=tea",
+        f"/ui/purge-user?{who}",
+        f"/ui/import?{who}",
+        f"/ui/export?{who}&format=jsonl",
+    ]
 
 
 def _actions(ids: dict) -> list[tuple[str, dict]]:
     base = {"user": "alice", "agent": "main"}
     tea = ids["tea"]
-    return [(f"/ui/memory/{tea}/edit", {**base, "text": "changed"}), (f"/ui/memory/{tea}/forget", base),
-            (f"/ui/memory/{tea}/restore", base), (f"/ui/memory/{tea}/purge", {**base, "confirm": "purge"}),
-            ("/ui/purge-user", {**base, "confirm": "alice"}),
-            ("/ui/import", {**base, "content": "- I like hiking in the Alps."}), ("/ui/logout", {})]
+    return [
+        (f"/ui/memory/{tea}/edit", {**base, "text": "changed"}),
+        (f"/ui/memory/{tea}/forget", base),
+        (f"/ui/memory/{tea}/restore", base),
+        (f"/ui/memory/{tea}/purge", {**base, "confirm": "purge"}),
+        ("/ui/purge-user", {**base, "confirm": "alice"}),
+        ("/ui/import", {**base, "content": "- I like hiking in the Alps."}),
+        ("/ui/logout", {}),
+    ]
 
 
 def _signed_in(url: str) -> tuple[httpx.Client, str]:
@@ -84,14 +97,24 @@ def test_cross_site_posts_and_foreign_hosts_are_refused(live):
     base = {"user": "alice", "agent": "main"}
     assert client.post(forget, data=base).status_code == 403  # no form token
     assert client.post(forget, data={**base, "csrf": "x" * 43}).status_code == 403
-    for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
-                    {"Origin": "http://evil.example"}, {"Origin": "null"}):
-        assert client.post(forget, data={**base, "csrf": csrf}, headers=headers).status_code == 403, headers
+    for headers in (
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+    ):
+        assert (
+            client.post(forget, data={**base, "csrf": csrf}, headers=headers).status_code == 403
+        ), headers
     for host in ("evil.example", "attacker.127.0.0.1.nip.io:80"):
         assert client.get("/ui/", headers={"Host": host}).status_code == 421
     _unchanged(mw, ids)
     # The same request from this origin, with its token, goes through.
-    r = client.post(forget, data={**base, "csrf": csrf}, headers={"Sec-Fetch-Site": "same-origin", "Origin": url})
+    r = client.post(
+        forget,
+        data={**base, "csrf": csrf},
+        headers={"Sec-Fetch-Site": "same-origin", "Origin": url},
+    )
     assert r.status_code == 303
     assert mw.engine.get(ALICE, ids["tea"]).status is Status.INACTIVE
     audit = mw.engine.audit_log(ALICE, ids["tea"])
@@ -107,15 +130,30 @@ def test_the_console_answers_the_names_the_service_answers(make_config, tmp_path
     _, mw, ids = console_app(make_config(tmp_path))
     try:
         app = create_app(mw, token=TOKEN, hosts=["memory.lan:8765", "fd00::5"])
-        with LiveServer(app) as url, httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}) as c:
+        with (
+            LiveServer(app) as url,
+            httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}) as c,
+        ):
             for host in ("memory.lan:8765", "[fd00::5]:8765", "127.0.0.1"):
                 assert c.get("/ui/", headers={"Host": host}).status_code == 200, host
-                assert c.post("/v1/memory/search", headers={"Host": host},
-                              json={"scope": {"user_id": "alice", "agent_id": "main"}, "query": "tea"}).status_code == 200
+                assert (
+                    c.post(
+                        "/v1/memory/search",
+                        headers={"Host": host},
+                        json={"scope": {"user_id": "alice", "agent_id": "main"}, "query": "tea"},
+                    ).status_code
+                    == 200
+                )
             for host in ("evil.example", "memory.lan.evil.example"):
                 assert c.get("/ui/", headers={"Host": host}).status_code == 421, host
-                assert c.post("/v1/memory/search", headers={"Host": host},
-                              json={"scope": {"user_id": "alice"}, "query": "tea"}).status_code == 421
+                assert (
+                    c.post(
+                        "/v1/memory/search",
+                        headers={"Host": host},
+                        json={"scope": {"user_id": "alice"}, "query": "tea"},
+                    ).status_code
+                    == 421
+                )
     finally:
         mw.close()
 
@@ -142,26 +180,47 @@ def test_bearer_token_clients_and_the_v1_routes(live):
     with httpx.Client(base_url=url, headers=auth) as api:
         assert api.get("/ui/memories?user=alice&agent=main").status_code == 200
         scope = {"user_id": "alice", "agent_id": "main"}
-        r = api.post("/v1/memory/edit", json={"scope": scope, "id": ids["job"], "text": "Works at Initech now"})
+        r = api.post(
+            "/v1/memory/edit",
+            json={"scope": scope, "id": ids["job"], "text": "Works at Initech now"},
+        )
         assert r.status_code == 200
         new = r.json()["memory"]
-        assert new["version"] == 2 and new["prev_id"] == ids["job"] and new["source"]["writer"] == "api"
+        assert (
+            new["version"] == 2
+            and new["prev_id"] == ids["job"]
+            and new["source"]["writer"] == "api"
+        )
         r = api.post("/v1/memory/edit", json={"scope": scope, "id": ids["job"], "text": "again"})
         assert r.status_code == 422 and "inactive" in r.json()["message"]
         exported = api.post("/v1/memory/export", json={"scope": scope, "format": "jsonl"})
-        assert exported.status_code == 200 and exported.headers["content-type"].startswith("application/x-ndjson")
+        assert exported.status_code == 200 and exported.headers["content-type"].startswith(
+            "application/x-ndjson"
+        )
         kinds = [json.loads(line)["kind"] for line in exported.text.splitlines()]
         assert kinds[0] == "header" and kinds.count("record") == 6
-        md = api.post("/v1/memory/export", json={"scope": {"user_id": "alice"}, "all_agents": True,
-                                                  "format": "markdown"}).text
+        md = api.post(
+            "/v1/memory/export",
+            json={"scope": {"user_id": "alice"}, "all_agents": True, "format": "markdown"},
+        ).text
         assert "Works at Initech now" in md
-        r = api.post("/v1/memory/import", json={"scope": {"user_id": "carol"}, "content": exported.text})
+        r = api.post(
+            "/v1/memory/import", json={"scope": {"user_id": "carol"}, "content": exported.text}
+        )
         assert r.status_code == 422 and "another user" in r.json()["message"]
-        r = api.post("/v1/memory/import", json={"scope": {"user_id": "carol"}, "name": "MEMORY.md",
-                                                "content": "# Notes\n\n- Carol prefers aisle seats.\n- 卡罗尔不吃香菜。\n"})
+        r = api.post(
+            "/v1/memory/import",
+            json={
+                "scope": {"user_id": "carol"},
+                "name": "MEMORY.md",
+                "content": "# Notes\n\n- Carol prefers aisle seats.\n- 卡罗尔不吃香菜。\n",
+            },
+        )
         assert r.status_code == 200 and r.json()["added"] == 2
     with httpx.Client(base_url=url) as anon:
-        assert anon.post("/v1/memory/export", json={"scope": {"user_id": "alice"}}).status_code == 401
+        assert (
+            anon.post("/v1/memory/export", json={"scope": {"user_id": "alice"}}).status_code == 401
+        )
 
 
 def test_the_why_page_shows_the_plan_before_request_injects(live):
@@ -173,17 +232,38 @@ def test_the_why_page_shows_the_plan_before_request_injects(live):
 
     url, mw, ids = live
     client, _ = _signed_in(url)
-    for i, text in enumerate(["what should I avoid eating? peanuts", "我平时喜欢喝什么茶？",
-                              "where does the user work", "今天天气怎么样 weather today"]):
+    for i, text in enumerate(
+        [
+            "what should I avoid eating? peanuts",
+            "我平时喜欢喝什么茶？",
+            "where does the user work",
+            "今天天气怎么样 weather today",
+        ]
+    ):
         mw.flush()  # the previous request's reinforcement is written before both reads
         page = client.get("/ui/why", params={"user": "alice", "agent": "main", "q": text})
         assert page.status_code == 200
-        block = html.unescape(re.search(r'<pre class="block" id="block">(.*?)</pre>', page.text, re.S).group(1))
-        rows = re.findall(r'<tr class="(kept|dropped)">.*?href="/ui/memory/([^?"]+)\?', page.text, re.S)
-        result = mw.before_request(ChatRequest(ALICE, f"why-{i}", [{"role": "user", "content": text}]))
+        block = html.unescape(
+            re.search(r'<pre class="block" id="block">(.*?)</pre>', page.text, re.S).group(1)
+        )
+        rows = re.findall(
+            r'<tr class="(kept|dropped)">.*?href="/ui/memory/([^?"]+)\?', page.text, re.S
+        )
+        result = mw.before_request(
+            ChatRequest(ALICE, f"why-{i}", [{"role": "user", "content": text}])
+        )
         plan = result.plan
         assert block == (plan.block or "(nothing would be injected)"), text
-        assert rows == [("kept" if c.kept else "dropped", c.record.id) for c in plan.candidates], text
+        assert rows == [("kept" if c.kept else "dropped", c.record.id) for c in plan.candidates], (
+            text
+        )
         if plan.block:
-            assert plan.block in result.messages[0]["content"] or any(plan.block in m["content"] for m in result.messages)
-    assert "peanuts" in mw.before_request(ChatRequest(ALICE, "why-x", [{"role": "user", "content": "peanuts?"}])).plan.block
+            assert plan.block in result.messages[0]["content"] or any(
+                plan.block in m["content"] for m in result.messages
+            )
+    assert (
+        "peanuts"
+        in mw.before_request(
+            ChatRequest(ALICE, "why-x", [{"role": "user", "content": "peanuts?"}])
+        ).plan.block
+    )

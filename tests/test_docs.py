@@ -11,32 +11,47 @@ DESIGN = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
 
 
 def _sources() -> list[tuple[Path, str]]:
-    paths = [*REPO.joinpath("openclaw_memory").rglob("*.py"), *REPO.joinpath("config").glob("*.yaml"),
-             *REPO.joinpath("tests").glob("*.py")]
+    paths = [
+        *REPO.joinpath("openclaw_memory").rglob("*.py"),
+        *REPO.joinpath("config").glob("*.yaml"),
+        *REPO.joinpath("tests").glob("*.py"),
+    ]
     return [(p, p.read_text(encoding="utf-8")) for p in sorted(paths)]
 
 
 def test_every_cited_invariant_is_in_the_design_doc():
     listed = {int(n) for n in re.findall(r"^(\d+)\. \*\*", DESIGN, re.M)}
     assert listed == set(range(1, 15))
-    cited = {(p.name, int(n)) for p, text in _sources() for n in re.findall(r"invariant (\d+)", text)}
+    cited = {
+        (p.name, int(n)) for p, text in _sources() for n in re.findall(r"invariant (\d+)", text)
+    }
     assert len(cited) >= 10  # the scan finds the citations
     assert sorted(c for c in cited if c[1] not in listed) == []
 
 
 def test_every_cited_seed_section_is_in_the_design_doc():
     table = set(re.findall(r"^\| (seed \d{3} §[\d.]+)", DESIGN, re.M))
-    table |= {f"seed {n} §{s}" for n, a, b in re.findall(r"^\| seed (\d{3}) §([\d.]+) / §([\d.]+)", DESIGN, re.M)
-              for s in (a, b)}
-    cited = {(p.name, m) for p, text in _sources() for m in re.findall(r"seed \d{3} §[\d.]*\d", text)}
+    table |= {
+        f"seed {n} §{s}"
+        for n, a, b in re.findall(r"^\| seed (\d{3}) §([\d.]+) / §([\d.]+)", DESIGN, re.M)
+        for s in (a, b)
+    }
+    cited = {
+        (p.name, m) for p, text in _sources() for m in re.findall(r"seed \d{3} §[\d.]*\d", text)
+    }
     assert len(cited) >= 10
     assert sorted(c for c in cited if c[1] not in table) == []
 
 
 def test_every_code_comment_citing_a_seed_or_invariant_points_to_the_design_doc():
-    unpointed = [(p.name, line.strip()) for p, text in _sources() for line in text.splitlines()
-                 if re.search(r"\bseed \d{3}\b|\binvariant \d+\b", line) and "docs/design.md" not in line
-                 and p.name != "test_docs.py"]
+    unpointed = [
+        (p.name, line.strip())
+        for p, text in _sources()
+        for line in text.splitlines()
+        if re.search(r"\bseed \d{3}\b|\binvariant \d+\b", line)
+        and "docs/design.md" not in line
+        and p.name != "test_docs.py"
+    ]
     assert unpointed == []
 
 

@@ -14,16 +14,27 @@ def e5():
     return emb, emb._m()
 
 
-@pytest.mark.parametrize("text", [
-    "The staging database was migrated to postgres sixteen last night. " * 120,
-    "我们今天讨论了数据库迁移的方案和时间表，周五之前上线。" * 150,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The staging database was migrated to postgres sixteen last night. " * 120,
+        "我们今天讨论了数据库迁移的方案和时间表，周五之前上线。" * 150,
+    ],
+)
 def test_long_texts_are_cut_to_the_models_positions(e5, text):
     emb, model = e5
     fitted = emb._fit(model, text, False)
-    assert model.token_count(text, False) > MAX_TOKENS >= model.token_count(fitted, False) > MAX_TOKENS * 0.8
+    assert (
+        model.token_count(text, False)
+        > MAX_TOKENS
+        >= model.token_count(fitted, False)
+        > MAX_TOKENS * 0.8
+    )
     assert text.startswith(fitted)
-    whole, prefix = np.asarray(emb.get_text_embedding(text)), np.asarray(emb.get_text_embedding(fitted))
+    whole, prefix = (
+        np.asarray(emb.get_text_embedding(text)),
+        np.asarray(emb.get_text_embedding(fitted)),
+    )
     assert float(whole @ prefix) == pytest.approx(1.0, abs=1e-5)
 
 

@@ -12,7 +12,9 @@ ALICE = Scope("alice")
 
 
 def pref(text, subject="drink", channel=Channel.EXPLICIT, confidence=0.95):
-    return Candidate(MemoryType.PREFERENCE, text, subject=subject, channel=channel, confidence=confidence)
+    return Candidate(
+        MemoryType.PREFERENCE, text, subject=subject, channel=channel, confidence=confidence
+    )
 
 
 def active(engine, scope=ALICE, **kw):
@@ -32,23 +34,35 @@ def test_restated_preference_is_one_record_with_twenty_versions(engine, clock, t
     assert actions.count("update") == 19 and actions.count("insert") == 1
 
 
-@pytest.mark.parametrize("old,new", [
-    ("我住在上海", "我搬到北京了，现在住在北京"),
-    ("I live in Berlin", "I moved to Lisbon last month"),
-])
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("我住在上海", "我搬到北京了，现在住在北京"),
+        ("I live in Berlin", "I moved to Lisbon last month"),
+    ],
+)
 def test_correction_deactivates_old_and_links_successor(engine, clock, old, new):
-    first = engine.write(ALICE, [Candidate(MemoryType.PROFILE, old, subject="location", channel=Channel.EXPLICIT)])[0]
+    first = engine.write(
+        ALICE, [Candidate(MemoryType.PROFILE, old, subject="location", channel=Channel.EXPLICIT)]
+    )[0]
     clock.advance(days=3)
-    second = engine.write(ALICE, [Candidate(MemoryType.PROFILE, new, subject="location", channel=Channel.EXPLICIT)])[0]
+    second = engine.write(
+        ALICE, [Candidate(MemoryType.PROFILE, new, subject="location", channel=Channel.EXPLICIT)]
+    )[0]
     assert second.action == "update" and second.replaced_id == first.record.id
     old_rec = engine.get(ALICE, first.record.id)
     new_rec = engine.get(ALICE, second.record.id)
     assert old_rec.status is Status.INACTIVE and old_rec.superseded_at == clock.now()
-    assert new_rec.status is Status.ACTIVE and new_rec.prev_id == old_rec.id and new_rec.version == 2
+    assert (
+        new_rec.status is Status.ACTIVE and new_rec.prev_id == old_rec.id and new_rec.version == 2
+    )
     assert [r.id for r in engine.chain(ALICE, new_rec.id)] == [new_rec.id, old_rec.id]
 
 
-@pytest.mark.parametrize("like,dislike", [("我喜欢喝咖啡", "我不喜欢喝咖啡"), ("I like green tea", "I don't like green tea")])
+@pytest.mark.parametrize(
+    "like,dislike",
+    [("我喜欢喝咖啡", "我不喜欢喝咖啡"), ("I like green tea", "I don't like green tea")],
+)
 def test_negation_is_a_change_not_a_restatement(engine, like, dislike):
     engine.write(ALICE, [pref(like)])
     res = engine.write(ALICE, [pref(dislike)])[0]
@@ -58,25 +72,41 @@ def test_negation_is_a_change_not_a_restatement(engine, like, dislike):
 
 def test_weaker_claim_never_overwrites_a_confident_one(engine):
     strong = engine.write(ALICE, [pref("I drink only black coffee")])[0]
-    weak = engine.write(ALICE, [pref("maybe they like tea", channel=Channel.IMPLICIT, confidence=0.4)])[0]
+    weak = engine.write(
+        ALICE, [pref("maybe they like tea", channel=Channel.IMPLICIT, confidence=0.4)]
+    )[0]
     assert weak.action == "doubt" and weak.record.doubt_of == strong.record.id
     assert engine.get(ALICE, strong.record.id).status is Status.ACTIVE
     assert engine.get(ALICE, strong.record.id).summary == "I drink only black coffee"
 
 
 def test_explicit_beats_implicit_but_not_the_reverse(engine):
-    implicit = engine.write(ALICE, [pref("seems to like tea", channel=Channel.IMPLICIT, confidence=0.85)])[0]
+    implicit = engine.write(
+        ALICE, [pref("seems to like tea", channel=Channel.IMPLICIT, confidence=0.85)]
+    )[0]
     explicit = engine.write(ALICE, [pref("我只喝咖啡", channel=Channel.EXPLICIT)])[0]
     assert explicit.replaced_id == implicit.record.id
-    back = engine.write(ALICE, [pref("seems to like tea again", channel=Channel.IMPLICIT, confidence=0.85)])[0]
+    back = engine.write(
+        ALICE, [pref("seems to like tea again", channel=Channel.IMPLICIT, confidence=0.85)]
+    )[0]
     assert back.action == "doubt"
     assert [r.summary for r in active(engine) if not r.doubt_of] == ["我只喝咖啡"]
 
 
 def test_three_failed_permission_checks_in_one_day_stay_three_events(engine, clock):
     for i in range(3):
-        engine.write(ALICE, [Candidate(MemoryType.EVENT, "权限校验失败: 403 on /admin", subject="task/PRD-223",
-                                       channel=Channel.TOOL, turn_ids=(f"s1#{i}",))])
+        engine.write(
+            ALICE,
+            [
+                Candidate(
+                    MemoryType.EVENT,
+                    "权限校验失败: 403 on /admin",
+                    subject="task/PRD-223",
+                    channel=Channel.TOOL,
+                    turn_ids=(f"s1#{i}",),
+                )
+            ],
+        )
         clock.advance(3600)
     events = engine.find(ALICE, where="type = 'event' AND status = 'active'")
     assert len(events) == 3
@@ -89,31 +119,57 @@ def test_replayed_capture_of_the_same_turn_is_not_duplicated(engine):
 
 
 def test_events_get_a_ttl_and_profiles_do_not(engine, clock):
-    ev = engine.write(ALICE, [Candidate(MemoryType.EVENT, "deploy failed", subject="tool/deploy")])[0].record
-    prof = engine.write(ALICE, [Candidate(MemoryType.PROFILE, "name is Alice", subject="name")])[0].record
+    ev = engine.write(ALICE, [Candidate(MemoryType.EVENT, "deploy failed", subject="tool/deploy")])[
+        0
+    ].record
+    prof = engine.write(ALICE, [Candidate(MemoryType.PROFILE, "name is Alice", subject="name")])[
+        0
+    ].record
     assert ev.expires_at == pytest.approx(clock.now() + 30 * DAY)
     assert prof.expires_at is None
 
 
 def test_decision_links_to_the_facts_it_decides(engine):
-    fact = engine.write(ALICE, [Candidate(MemoryType.FACT, "PRD-223 needs mobile permission flow", subject="task/PRD-223")])[0]
-    dec = engine.write(ALICE, [Candidate(MemoryType.DECISION, "采用后端鉴权方案, because the app cannot hold secrets",
-                                         subject="task/PRD-223")])[0]
+    fact = engine.write(
+        ALICE,
+        [
+            Candidate(
+                MemoryType.FACT, "PRD-223 needs mobile permission flow", subject="task/PRD-223"
+            )
+        ],
+    )[0]
+    dec = engine.write(
+        ALICE,
+        [
+            Candidate(
+                MemoryType.DECISION,
+                "采用后端鉴权方案, because the app cannot hold secrets",
+                subject="task/PRD-223",
+            )
+        ],
+    )[0]
     assert fact.record.id in dec.record.links
 
 
 def test_forget_command_deactivates_matching_memory(engine):
     kept = engine.write(ALICE, [pref("I like jazz", subject="music")])[0].record
     gone = engine.write(ALICE, [pref("我对猫过敏", subject="allergy/猫")])[0].record
-    res = engine.write(ALICE, [Candidate(MemoryType.PREFERENCE, "我对猫过敏", subject="allergy/猫", forget=True)])[0]
+    res = engine.write(
+        ALICE, [Candidate(MemoryType.PREFERENCE, "我对猫过敏", subject="allergy/猫", forget=True)]
+    )[0]
     assert res.action == "forget" and gone.id in res.affected
     assert engine.get(ALICE, gone.id).status is Status.INACTIVE
     assert engine.get(ALICE, kept.id).status is Status.ACTIVE
 
 
 def test_every_record_answers_who_when_where_from(engine):
-    c = Candidate(MemoryType.FACT, "the staging DB is Postgres 16", subject="staging_db", channel=Channel.TOOL,
-                  turn_ids=("s9#2", "s9#3"))
+    c = Candidate(
+        MemoryType.FACT,
+        "the staging DB is Postgres 16",
+        subject="staging_db",
+        channel=Channel.TOOL,
+        turn_ids=("s9#2", "s9#3"),
+    )
     r = engine.write(ALICE, [c], session_id="s9", writer="unit-test")[0].record
     got = engine.get(ALICE, r.id)
     assert got.source.channel is Channel.TOOL and got.source.turn_ids == ("s9#2", "s9#3")

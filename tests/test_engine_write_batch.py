@@ -14,7 +14,9 @@ ALICE = Scope("alice")
 
 
 def pref(text, subject="drink"):
-    return Candidate(MemoryType.PREFERENCE, text, subject=subject, channel=Channel.EXPLICIT, confidence=0.95)
+    return Candidate(
+        MemoryType.PREFERENCE, text, subject=subject, channel=Channel.EXPLICIT, confidence=0.95
+    )
 
 
 def fact(text):
@@ -23,14 +25,23 @@ def fact(text):
 
 def _commits(engine) -> list[str]:
     seen: list[str] = []
-    engine.db._conn.set_trace_callback(lambda sql: seen.append(sql) if sql.startswith("COMMIT") else None)
+    engine.db._conn.set_trace_callback(
+        lambda sql: seen.append(sql) if sql.startswith("COMMIT") else None
+    )
     return seen
 
 
 def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine):
     commits = _commits(engine)
-    results = engine.write(ALICE, [pref("I prefer coffee in the morning"), pref("I prefer coffee in the morning"),
-                                   pref("I don't like coffee"), fact("the build uses make")])
+    results = engine.write(
+        ALICE,
+        [
+            pref("I prefer coffee in the morning"),
+            pref("I prefer coffee in the morning"),
+            pref("I don't like coffee"),
+            fact("the build uses make"),
+        ],
+    )
     assert len(commits) == 1
     assert [r.action for r in results] == ["insert", "update", "update", "insert"]
     live = engine.find(ALICE, where="status = 'active'")
@@ -40,7 +51,8 @@ def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine)
 def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog):
     engine.db._conn.execute(
         "CREATE TEMP TRIGGER refuse BEFORE INSERT ON records WHEN NEW.summary = 'boom' "
-        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+    )
     batch = [fact("one"), fact("two"), fact("boom"), fact("four")]
     with pytest.raises(sqlite3.IntegrityError, match="refused by the test"):
         engine.write(ALICE, batch)
@@ -48,7 +60,9 @@ def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog)
     inserts = [a for a in engine.audit_log(ALICE) if a["action"] == "insert"]
     assert len(inserts) == 2
     assert "writing them one by one" in caplog.text
-    with engine.db.read() as db:  # nothing half-written: every record has its FTS row, vector and outbox entry
+    with (
+        engine.db.read() as db
+    ):  # nothing half-written: every record has its FTS row, vector and outbox entry
         assert db.execute("SELECT COUNT(*) FROM records_fts").fetchone()[0] == 2
         assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 2
         assert db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 2
@@ -59,14 +73,18 @@ def test_given_vectors_are_the_ones_write_would_compute(engine):
     vecs = engine.embed_candidates(cands)
     written = engine.write(ALICE, cands, vectors=vecs)
     with engine.db.read() as db:
-        stored = {r[0]: np.frombuffer(r[1], dtype=np.float32)
-                  for r in db.execute("SELECT record_id, vec FROM vectors")}
+        stored = {
+            r[0]: np.frombuffer(r[1], dtype=np.float32)
+            for r in db.execute("SELECT record_id, vec FROM vectors")
+        }
     for res, vec in zip(written, vecs.whole):
         assert np.array_equal(stored[res.record.id], vec)
     other = engine.write(Scope("bob"), cands)
     with engine.db.read() as db:
         for res, mine in zip(other, written):
-            theirs = db.execute("SELECT vec FROM vectors WHERE record_id = ?", (res.record.id,)).fetchone()[0]
+            theirs = db.execute(
+                "SELECT vec FROM vectors WHERE record_id = ?", (res.record.id,)
+            ).fetchone()[0]
             assert theirs == stored[mine.record.id].tobytes()
     with pytest.raises(ValueError, match="one per candidate"):
         engine.write(ALICE, cands, vectors=vecs[:1])

@@ -21,18 +21,35 @@ def files(tmp_path: Path):
     sample = {
         "sample_id": "conv-1",
         "conversation": {
-            "speaker_a": "Ann", "speaker_b": "Bo",
+            "speaker_a": "Ann",
+            "speaker_b": "Bo",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [_turn("Ann", "D1:1", "I adopted a cat named Miso last week."),
-                          _turn("Bo", "D1:2", "Cute! I started a pottery class on Tuesdays."),
-                          _turn("Ann", "D1:3", "Miso sleeps on the piano all day.")],
+            "session_1": [
+                _turn("Ann", "D1:1", "I adopted a cat named Miso last week."),
+                _turn("Bo", "D1:2", "Cute! I started a pottery class on Tuesdays."),
+                _turn("Ann", "D1:3", "Miso sleeps on the piano all day."),
+            ],
             "session_2_date_time": "9:00 am on 2 June, 2023",
-            "session_2": [_turn("Ann", "D2:1", "我在学做陶艺，每周六上课。"),
-                          _turn("Bo", "D2:2", "Miso knocked over my vase yesterday.")],
+            "session_2": [
+                _turn("Ann", "D2:1", "我在学做陶艺，每周六上课。"),
+                _turn("Bo", "D2:2", "Miso knocked over my vase yesterday."),
+            ],
         },
-        "qa": [{"question": "What is the name of Ann's cat?", "answer": "Miso", "evidence": ["D1:1"], "category": 4},
-               {"question": "谁在学陶艺？", "answer": "Ann", "evidence": ["D2:1"], "category": 4},
-               {"question": "What did Miso break?", "answer": "a vase", "evidence": ["D2:2"], "category": 1}],
+        "qa": [
+            {
+                "question": "What is the name of Ann's cat?",
+                "answer": "Miso",
+                "evidence": ["D1:1"],
+                "category": 4,
+            },
+            {"question": "谁在学陶艺？", "answer": "Ann", "evidence": ["D2:1"], "category": 4},
+            {
+                "question": "What did Miso break?",
+                "answer": "a vase",
+                "evidence": ["D2:2"],
+                "category": 1,
+            },
+        ],
     }
     data = tmp_path / "locomo.json"
     data.write_text(json.dumps([sample]), encoding="utf-8")
@@ -42,8 +59,25 @@ def files(tmp_path: Path):
 
 
 def _eval(capsys, data, cfg, store, retriever, *extra):
-    assert main(["--config", str(cfg), "eval", "locomo", str(data), "--retriever", retriever, "--json",
-                 "--no-progress", "--data-dir", str(store), *extra]) == 0
+    assert (
+        main(
+            [
+                "--config",
+                str(cfg),
+                "eval",
+                "locomo",
+                str(data),
+                "--retriever",
+                retriever,
+                "--json",
+                "--no-progress",
+                "--data-dir",
+                str(store),
+                *extra,
+            ]
+        )
+        == 0
+    )
     return json.loads(capsys.readouterr().out)
 
 
@@ -52,20 +86,38 @@ def test_all_retrievers_side_by_side_over_one_ingestion(capsys, files):
     results = _eval(capsys, data, cfg, store, "all")
     assert [r["retriever"] for r in results] == ["hybrid", "keyword", "vector"]
     assert {r["questions"] for r in results} == {3}
-    assert len({json.dumps(r["ingest"]) for r in results}) == 1 and results[0]["ingest"]["items"] >= 5
+    assert (
+        len({json.dumps(r["ingest"]) for r in results}) == 1 and results[0]["ingest"]["items"] >= 5
+    )
     for r in results:
-        assert {"dataset", "retriever", "questions", "overall", "by_category", "injected", "latency_ms", "ingest"} <= set(r)
+        assert {
+            "dataset",
+            "retriever",
+            "questions",
+            "overall",
+            "by_category",
+            "injected",
+            "latency_ms",
+            "ingest",
+        } <= set(r)
         assert 0.0 <= r["overall"]["recall_all@10"] <= 1.0
-    assert results[0]["overall"]["recall_all@10"] == 1.0  # three questions, five turns: all in the top 10
+    assert (
+        results[0]["overall"]["recall_all@10"] == 1.0
+    )  # three questions, five turns: all in the top 10
 
 
 def test_a_kept_store_is_reused_not_ingested_twice(capsys, files):
     data, cfg, store = files
     first = _eval(capsys, data, cfg, store, "hybrid")
-    count = sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0]
+    count = (
+        sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0]
+    )
     manifest = json.loads((store / MANIFEST).read_text())
     second = _eval(capsys, data, cfg, store, "keyword")
-    assert sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0] == count
+    assert (
+        sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0]
+        == count
+    )
     assert json.loads((store / MANIFEST).read_text()) == manifest
     assert second["ingest"] == first["ingest"]
 
@@ -74,12 +126,19 @@ def test_a_store_ingested_under_other_extraction_settings_is_ingested_again(caps
     data, cfg, store = files
     _eval(capsys, data, cfg, store, "hybrid")
     before = json.loads((store / MANIFEST).read_text())
-    cfg.write_text("storage:\n  embedding_model: hash\nextraction:\n  store_assistant_episodes: true\n", encoding="utf-8")
+    cfg.write_text(
+        "storage:\n  embedding_model: hash\nextraction:\n  store_assistant_episodes: true\n",
+        encoding="utf-8",
+    )
     _eval(capsys, data, cfg, store, "hybrid")
     after = json.loads((store / MANIFEST).read_text())
     assert [v["fingerprint"] for v in after.values()] != [v["fingerprint"] for v in before.values()]
     db = sqlite3.connect(store / "memory.db")
-    turns = [t for (ids,) in db.execute("SELECT turn_ids FROM records WHERE type = 'episode'") for t in json.loads(ids)]
+    turns = [
+        t
+        for (ids,) in db.execute("SELECT turn_ids FROM records WHERE type = 'episode'")
+        for t in json.loads(ids)
+    ]
     assert len(turns) == len(set(turns))  # started over, not logged twice
 
 
@@ -92,35 +151,86 @@ def test_reuse_vectors_rebuilds_the_same_store_without_the_model(capsys, files):
     data, cfg, store = files
     first = _eval(capsys, data, cfg, store, "all", "--no-precision")
     again = store.parent / "again"
-    assert main(["--config", str(cfg), "eval", "locomo", str(data), "--retriever", "all", "--json",
-                 "--no-progress", "--data-dir", str(again), "--reuse-vectors", str(store), "--no-precision"]) == 0
+    assert (
+        main(
+            [
+                "--config",
+                str(cfg),
+                "eval",
+                "locomo",
+                str(data),
+                "--retriever",
+                "all",
+                "--json",
+                "--no-progress",
+                "--data-dir",
+                str(again),
+                "--reuse-vectors",
+                str(store),
+                "--no-precision",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr()
     second = json.loads(out.out)
     held = _vectors(store)
     assert f"--reuse-vectors: {len(held)} passages reused, 0 embedded" in out.err
     # (recall, not the order inside the top k: the hash embedder makes exact ties, and a vector read
     # back from float32 storage may differ from a fresh one in the last bit)
-    recall = lambda r: ({k: v for k, v in r["overall"].items() if k.startswith("recall_all")},  # noqa: E731
-                        r["injected"]["recall_all"])
+    recall = lambda r: (
+        {k: v for k, v in r["overall"].items() if k.startswith("recall_all")},  # noqa: E731
+        r["injected"]["recall_all"],
+    )
     assert [recall(a) for a in first] == [recall(b) for b in second]
     rebuilt = _vectors(again)
     assert rebuilt.keys() == held.keys()
     import numpy as np
 
     for key, vec in held.items():
-        assert np.allclose(np.frombuffer(vec, np.float32), np.frombuffer(rebuilt[key], np.float32), atol=1e-6)
+        assert np.allclose(
+            np.frombuffer(vec, np.float32), np.frombuffer(rebuilt[key], np.float32), atol=1e-6
+        )
 
 
 def test_reuse_vectors_refuses_a_store_of_another_embedder(capsys, files):
     data, cfg, store = files
     _eval(capsys, data, cfg, store, "hybrid")
     cfg.write_text("storage:\n  embedding_model: hash:128\n", encoding="utf-8")
-    assert main(["--config", str(cfg), "eval", "locomo", str(data), "--no-progress",
-                 "--data-dir", str(store.parent / "other"), "--reuse-vectors", str(store)]) == 2
+    assert (
+        main(
+            [
+                "--config",
+                str(cfg),
+                "eval",
+                "locomo",
+                str(data),
+                "--no-progress",
+                "--data-dir",
+                str(store.parent / "other"),
+                "--reuse-vectors",
+                str(store),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "--reuse-vectors" in err and "hash-embedding@256" in err and "hash-embedding@128" in err
-    assert main(["--config", str(cfg), "eval", "locomo", str(data), "--no-progress",
-                 "--reuse-vectors", str(store.parent / "missing")]) == 2
+    assert (
+        main(
+            [
+                "--config",
+                str(cfg),
+                "eval",
+                "locomo",
+                str(data),
+                "--no-progress",
+                "--reuse-vectors",
+                str(store.parent / "missing"),
+            ]
+        )
+        == 2
+    )
     assert "expected an evaluation data dir" in capsys.readouterr().err
 
 

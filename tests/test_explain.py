@@ -19,20 +19,46 @@ def rec(rid, type_, summary, **kw):
 
 def plan() -> InjectionPlan:
     cands = [
-        ScoredMemory(rec("m1", MemoryType.PREFERENCE, "用户不吃花生，对花生过敏"), 0.912345,
-                     {"semantic": 0.9, "keyword": 0.81234}, ("vector", "keyword"), rank=1),
-        ScoredMemory(rec("m2", MemoryType.FACT, "Switched to frontend auth", subject="PRD-223"),
-                     0.7, {"semantic": 0.6, "recency": 1.0}, ("vector",), rank=2),
-        ScoredMemory(rec("m3", MemoryType.EVENT, "部署失败：权限校验未通过，详细日志见附件，" * 3),
-                     0.51, {"keyword": 0.5}, ("keyword",), rank=3, kept=False,
-                     reason="over section budget retrieved (1400+200>1500)"),
-        ScoredMemory(rec("m4", MemoryType.EPISODE, "line one\nline two\tｆｕｌｌｗｉｄｔｈ"),
-                     float("nan"), {}, (), rank=4, kept=False, reason="below min_semantic"),
+        ScoredMemory(
+            rec("m1", MemoryType.PREFERENCE, "用户不吃花生，对花生过敏"),
+            0.912345,
+            {"semantic": 0.9, "keyword": 0.81234},
+            ("vector", "keyword"),
+            rank=1,
+        ),
+        ScoredMemory(
+            rec("m2", MemoryType.FACT, "Switched to frontend auth", subject="PRD-223"),
+            0.7,
+            {"semantic": 0.6, "recency": 1.0},
+            ("vector",),
+            rank=2,
+        ),
+        ScoredMemory(
+            rec("m3", MemoryType.EVENT, "部署失败：权限校验未通过，详细日志见附件，" * 3),
+            0.51,
+            {"keyword": 0.5},
+            ("keyword",),
+            rank=3,
+            kept=False,
+            reason="over section budget retrieved (1400+200>1500)",
+        ),
+        ScoredMemory(
+            rec("m4", MemoryType.EPISODE, "line one\nline two\tｆｕｌｌｗｉｄｔｈ"),
+            float("nan"),
+            {},
+            (),
+            rank=4,
+            kept=False,
+            reason="below min_semantic",
+        ),
     ]
     return InjectionPlan(
-        block="<memory-context>\n...\n</memory-context>", position="after_system",
-        query="我对什么过敏？", candidates=cands,
-        sections={"profile": 20, "summaries": 0, "retrieved": 15}, tokens=35,
+        block="<memory-context>\n...\n</memory-context>",
+        position="after_system",
+        query="我对什么过敏？",
+        candidates=cands,
+        sections={"profile": 20, "summaries": 0, "retrieved": 15},
+        tokens=35,
         to_confirm=[rec("c1", MemoryType.PREFERENCE, "可能喜欢猫", confidence=0.3)],
     )
 
@@ -79,11 +105,29 @@ def test_table_columns_line_up_with_chinese_text():
 def test_table_header_and_cells():
     lines = explain_table(plan()).split("\n")
     assert lines[0].startswith("query: 我对什么过敏？ | position: after_system | tokens: 35")
-    assert lines[1].split() == ["rank", "fate", "score", "keyword", "recency", "semantic",
-                                "channels", "type", "summary", "reason"]
+    assert lines[1].split() == [
+        "rank",
+        "fate",
+        "score",
+        "keyword",
+        "recency",
+        "semantic",
+        "channels",
+        "type",
+        "summary",
+        "reason",
+    ]
     row1, row2, row3, row4 = lines[3:7]
-    assert row1.split()[:8] == ["1", "kept", "0.9123", "0.8123", "-", "0.9000", "vector,keyword",
-                                "preference"]
+    assert row1.split()[:8] == [
+        "1",
+        "kept",
+        "0.9123",
+        "0.8123",
+        "-",
+        "0.9000",
+        "vector,keyword",
+        "preference",
+    ]
     assert row2.split()[3:5] == ["-", "1.0000"]
     assert row3.endswith("over section budget retrieved (1400+200>1500)")
     assert "dropped" in row3 and "…" in row3
@@ -116,16 +160,32 @@ def test_empty_plan():
 def test_plan_to_json_shape():
     data = plan_to_json(plan())
     json.dumps(data, allow_nan=False, ensure_ascii=False)
-    assert set(data) == {"query", "position", "tokens", "sections", "block", "candidates",
-                         "to_confirm"}
+    assert set(data) == {
+        "query",
+        "position",
+        "tokens",
+        "sections",
+        "block",
+        "candidates",
+        "to_confirm",
+    }
     first = data["candidates"][0]
     assert first == {
-        "rank": 1, "kept": True, "score": 0.9123,
+        "rank": 1,
+        "kept": True,
+        "score": 0.9123,
         "components": {"keyword": 0.8123, "semantic": 0.9},
-        "channels": ["vector", "keyword"], "reason": "",
-        "record": {"id": "m1", "type": "preference", "subject": None,
-                   "summary": "用户不吃花生，对花生过敏", "status": "active", "version": 1,
-                   "created_at": NOW},
+        "channels": ["vector", "keyword"],
+        "reason": "",
+        "record": {
+            "id": "m1",
+            "type": "preference",
+            "subject": None,
+            "summary": "用户不吃花生，对花生过敏",
+            "status": "active",
+            "version": 1,
+            "created_at": NOW,
+        },
     }
     assert data["candidates"][3]["score"] is None
     assert [c["rank"] for c in data["candidates"]] == [1, 2, 3, 4]

@@ -234,7 +234,9 @@ def test_build_llm_openai_like_missing_package_gives_install_hint(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "llama_index.llms.openai_like", None)
-    with pytest.raises(ConfigError, match=r"llama-index-llms-openai-like.*pip install 'openclaw-memory\[openai\]'"):
+    with pytest.raises(
+        ConfigError, match=r"llama-index-llms-openai-like.*pip install 'openclaw-memory\[openai\]'"
+    ):
         build_llm(LLMConfig(provider="openai_like", model="qwen2.5"))
 
 

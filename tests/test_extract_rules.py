@@ -105,11 +105,20 @@ CASES = [
     ("叫我小王就行", "Call me Bobby", PR, "nickname", "nickname", Channel.IMPLICIT),
     ("我来自成都", "I'm from Shanghai", PR, "hometown", "hometown", Channel.IMPLICIT),
     # a stated switch names the new value and corrects the user's own earlier words
-    ("我最近不喝咖啡了，改喝绿茶", "I switched from coffee to green tea", P, "drink", "drink", Channel.EXPLICIT),
+    (
+        "我最近不喝咖啡了，改喝绿茶",
+        "I switched from coffee to green tea",
+        P,
+        "drink",
+        "drink",
+        Channel.EXPLICIT,
+    ),
 ]
 
 
-@pytest.mark.parametrize("text", ["我换了个工作", "我改主意了", "我们改天再聊", "I switched off the lights"])
+@pytest.mark.parametrize(
+    "text", ["我换了个工作", "我改主意了", "我们改天再聊", "I switched off the lights"]
+)
 def test_switch_needs_a_named_new_value(text: str) -> None:
     assert all("switch" not in c.tags for c in extract(text))
 
@@ -432,24 +441,32 @@ def test_turn_without_id_has_no_turn_ids() -> None:
     assert c.turn_ids == ()
 
 
-@pytest.mark.parametrize("text", [
-    "Finding self-acceptance was a long process",
-    "Sharing your story might make a difference for a long time",
-    "[shares a photo: a photo of a couple of wooden dolls sitting on top of a table]",
-    "I like to",
-    "那次会议开得太长了，大家都很累",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Finding self-acceptance was a long process",
+        "Sharing your story might make a difference for a long time",
+        "[shares a photo: a photo of a couple of wooden dolls sitting on top of a table]",
+        "I like to",
+        "那次会议开得太长了，大家都很累",
+    ],
+)
 def test_narrative_mentions_of_length_format_or_liking_are_not_preferences(text: str) -> None:
     assert not [c for c in extract(text) if c.type is P], extract(text)
 
 
-@pytest.mark.parametrize("text,subject", [
-    ("Please keep answers short", "reply_length"),
-    ("Bullet points please", "reply_format"),
-    ("以后回答简洁点", "reply_length"),
-    ("用表格", "reply_format"),
-])
-def test_format_and_length_wishes_addressed_to_the_assistant_still_count(text: str, subject: str) -> None:
+@pytest.mark.parametrize(
+    "text,subject",
+    [
+        ("Please keep answers short", "reply_length"),
+        ("Bullet points please", "reply_format"),
+        ("以后回答简洁点", "reply_length"),
+        ("用表格", "reply_format"),
+    ],
+)
+def test_format_and_length_wishes_addressed_to_the_assistant_still_count(
+    text: str, subject: str
+) -> None:
     assert subject in {c.subject for c in extract(text)}, extract(text)
 
 
@@ -465,44 +482,52 @@ def test_named_speakers_get_their_own_memories() -> None:
     assert attribute([en], "user") == [en] and attribute([en], None) == [en]
 
 
-@pytest.mark.parametrize("text", [
-    # greetings and remarks that hold a length or format word
-    "Long time no see",
-    "Hey Jon, long time no chat",
-    "Long time no talk!",
-    "We can do it as long as we keep practicing",
-    "Life's too short",
-    "Been running longer since our last chat - a great way to destress",
-    # encouragement to the person spoken to, and past tenses after never / don't
-    "Don't let it get you down",
-    "Don't let anything stop you",
-    "Never give up",
-    "Don't be afraid to take risks",
-    "Don't be scared to reach out to people in your field",
-    "Don't miss a beat",
-    "Never had a chance to visit it",
-    "I never thought about it that way",
-    "别放弃",
-    "不要害怕失败",
-    # the speaker remembering, not an order to remember
-    "Wow, I remember that",
-    "这个我记住了",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # greetings and remarks that hold a length or format word
+        "Long time no see",
+        "Hey Jon, long time no chat",
+        "Long time no talk!",
+        "We can do it as long as we keep practicing",
+        "Life's too short",
+        "Been running longer since our last chat - a great way to destress",
+        # encouragement to the person spoken to, and past tenses after never / don't
+        "Don't let it get you down",
+        "Don't let anything stop you",
+        "Never give up",
+        "Don't be afraid to take risks",
+        "Don't be scared to reach out to people in your field",
+        "Don't miss a beat",
+        "Never had a chance to visit it",
+        "I never thought about it that way",
+        "别放弃",
+        "不要害怕失败",
+        # the speaker remembering, not an order to remember
+        "Wow, I remember that",
+        "这个我记住了",
+    ],
+)
 def test_remarks_that_look_like_rules_are_not_stored(text: str) -> None:
     assert extract(text) == [], extract(text)
 
 
-@pytest.mark.parametrize("text,subject", [
-    ("Shorter please", "reply_length"),
-    ("Way too long", "reply_length"),
-    ("Please make your answers more concise", "reply_length"),
-    ("Don't send me long replies", "reply_length"),
-    ("Never use emoji", "prohibition/emoji"),
-    ("Don't call me before 8am", "prohibition/call"),
-    ("The door code is 4711, remember that", None),
-    ("下周三我要去杭州出差，帮我记一下", None),
-])
-def test_rules_for_the_assistant_still_count_beside_those_lookalikes(text: str, subject: str | None) -> None:
+@pytest.mark.parametrize(
+    "text,subject",
+    [
+        ("Shorter please", "reply_length"),
+        ("Way too long", "reply_length"),
+        ("Please make your answers more concise", "reply_length"),
+        ("Don't send me long replies", "reply_length"),
+        ("Never use emoji", "prohibition/emoji"),
+        ("Don't call me before 8am", "prohibition/call"),
+        ("The door code is 4711, remember that", None),
+        ("下周三我要去杭州出差，帮我记一下", None),
+    ],
+)
+def test_rules_for_the_assistant_still_count_beside_those_lookalikes(
+    text: str, subject: str | None
+) -> None:
     found = extract(text)
     assert found, text
     if subject:

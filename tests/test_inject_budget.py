@@ -50,14 +50,18 @@ CASES = [
     (
         "everything fits",
         [sm(rec("p1", T.PROFILE, W3)), sm(rec("r1", T.FACT, W2))],
-        (10, 10, 10), None,
-        ["p1", "r1"], {},
+        (10, 10, 10),
+        None,
+        ["p1", "r1"],
+        {},
     ),
     (
         "section overflow",
         [sm(rec("p1", T.PROFILE, W3)), sm(rec("p2", T.PREFERENCE, "one two three"))],
-        (5, 10, 10), None,
-        ["p1"], {"p2": "over section budget profile (3+3>5)"},
+        (5, 10, 10),
+        None,
+        ["p1"],
+        {"p2": "over section budget profile (3+3>5)"},
     ),
     (
         "later smaller line still fits after an oversize one",
@@ -66,44 +70,58 @@ CASES = [
             sm(rec("p2", T.PROFILE, "a b c d e f")),
             sm(rec("p3", T.PROFILE, W3)),
         ],
-        (5, 10, 10), None,
-        ["p1", "p3"], {"p2": "over section budget profile (2+6>5)"},
+        (5, 10, 10),
+        None,
+        ["p1", "p3"],
+        {"p2": "over section budget profile (2+6>5)"},
     ),
     (
         "total cap",
         [sm(rec("r1", T.FACT, W3)), sm(rec("s1", T.SUMMARY, W2))],
-        (10, 10, 10), 4,
-        ["r1"], {"s1": "over total budget (3+2>4)"},
+        (10, 10, 10),
+        4,
+        ["r1"],
+        {"s1": "over total budget (3+2>4)"},
     ),
     (
         "duplicate id",
         [sm(rec("r1", T.FACT, W3)), sm(rec("r1", T.FACT, W3))],
-        (10, 10, 10), None,
-        ["r1"], {"r1": "duplicate of r1"},
+        (10, 10, 10),
+        None,
+        ["r1"],
+        {"r1": "duplicate of r1"},
     ),
     (
         "duplicate text under another id",
         [sm(rec("r1", T.FACT, W3)), sm(rec("r2", T.EVENT, "Alpha  beta\tGAMMA"))],
-        (10, 10, 10), None,
-        ["r1"], {"r2": "duplicate of r1"},
+        (10, 10, 10),
+        None,
+        ["r1"],
+        {"r2": "duplicate of r1"},
     ),
     (
         "pre-dropped keeps its reason",
         [sm(rec("r1", T.FACT, W3), kept=False, reason="below min_semantic (0.71<0.80)")],
-        (10, 10, 10), None,
-        [], {"r1": "below min_semantic (0.71<0.80)"},
+        (10, 10, 10),
+        None,
+        [],
+        {"r1": "below min_semantic (0.71<0.80)"},
     ),
     (
         "older version dropped even when it ranks first",
         [sm(rec("r0", T.FACT, W3)), sm(rec("r1", T.FACT, W2, prev_id="r0", version=2))],
-        (10, 10, 10), None,
-        ["r1"], {"r0": "superseded by r1"},
+        (10, 10, 10),
+        None,
+        ["r1"],
+        {"r0": "superseded by r1"},
     ),
     (
         "zero budget section",
         [sm(rec("s1", T.SUMMARY, W2)), sm(rec("r1", T.EPISODE, W3))],
-        (10, 0, 10), None,
-        ["r1"], {"s1": "over section budget summaries (0+2>0)"},
+        (10, 0, 10),
+        None,
+        ["r1"],
+        {"s1": "over section budget summaries (0+2>0)"},
     ),
 ]
 
@@ -170,9 +188,14 @@ def test_kept_lines_grouped_by_section_in_rank_order():
 @pytest.mark.parametrize(
     "type_,section",
     [
-        (T.PROFILE, "profile"), (T.PREFERENCE, "profile"), (T.SUMMARY, "summaries"),
-        (T.FACT, "retrieved"), (T.EVENT, "retrieved"), (T.DECISION, "retrieved"),
-        (T.TASK, "retrieved"), (T.EPISODE, "retrieved"),
+        (T.PROFILE, "profile"),
+        (T.PREFERENCE, "profile"),
+        (T.SUMMARY, "summaries"),
+        (T.FACT, "retrieved"),
+        (T.EVENT, "retrieved"),
+        (T.DECISION, "retrieved"),
+        (T.TASK, "retrieved"),
+        (T.EPISODE, "retrieved"),
     ],
 )
 def test_section_of(type_, section):
@@ -203,14 +226,21 @@ def test_real_tokens_chinese_and_english_stay_in_budget():
         sm(rec("f2", T.FACT, "Switched to frontend auth", subject="PRD-224")),
     ]
     budgets = {"profile": 60, "summaries": 100, "retrieved": 100}
-    p = pack(cands, budgets, total=200, count=count_tokens,
-             render_one=lambda r: render_record(r, now=NOW))
+    p = pack(
+        cands,
+        budgets,
+        total=200,
+        count=count_tokens,
+        render_one=lambda r: render_record(r, now=NOW),
+    )
     assert p.lines["profile"][0].endswith("…")
     assert count_tokens(p.lines["profile"][0]) <= 60
     assert p.dropped[0].record.id == "p2"
     assert p.dropped[0].reason.startswith("over section budget profile (")
-    assert p.lines["retrieved"] == ("PRD-223（当前）：已切换为前端实现",
-                                    "PRD-224 (current): Switched to frontend auth")
+    assert p.lines["retrieved"] == (
+        "PRD-223（当前）：已切换为前端实现",
+        "PRD-224 (current): Switched to frontend auth",
+    )
     assert p.tokens_by_section["retrieved"] == sum(count_tokens(x) for x in p.lines["retrieved"])
 
 
@@ -245,8 +275,12 @@ def candidate_lists(draw):
     for i in range(n):
         pieces = draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=9))
         text = " ".join(pieces)
-        r = rec(f"m{draw(st.integers(0, 8))}", draw(st.sampled_from(_TYPES)), text,
-                created_at=NOW - i * DAY)
+        r = rec(
+            f"m{draw(st.integers(0, 8))}",
+            draw(st.sampled_from(_TYPES)),
+            text,
+            created_at=NOW - i * DAY,
+        )
         pre_dropped = i % 3 == 0 and draw(st.booleans())
         out.append(sm(r, kept=not pre_dropped, reason="pre" if pre_dropped else ""))
     return out

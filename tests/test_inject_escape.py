@@ -17,8 +17,20 @@ NOW = 1_750_000_000.0
 
 # The test's own folding (independent of the module's): whole-string NFKC, casefold, a few
 # look-alike brackets, and format characters removed.
-_TEST_LOOKALIKE = str.maketrans({"‹": "<", "〈": "<", "《": "<", "⟨": "<", "›": ">", "〉": ">",
-                                 "》": ">", "⟩": ">", "∕": "/", "⁄": "/"})
+_TEST_LOOKALIKE = str.maketrans(
+    {
+        "‹": "<",
+        "〈": "<",
+        "《": "<",
+        "⟨": "<",
+        "›": ">",
+        "〉": ">",
+        "》": ">",
+        "⟩": ">",
+        "∕": "/",
+        "⁄": "/",
+    }
+)
 _MARKERISH = re.compile(r"<\s*/?\s*memory[^a-z0-9]{0,3}context")
 _HEADERISH = re.compile(r"^(?:-\s*)?(?:#{2,}|#(?:\s|$))")
 _ROLE_AT_START = re.compile(
@@ -93,8 +105,15 @@ def test_hostile_content_through_every_renderer(text):
     scope = Scope("u1")
     lines = [
         render_record(
-            MemoryRecord(id="m", scope=scope, type=t, summary=text, subject=text, created_at=NOW,
-                         tags=(f"speaker:{text}",)),
+            MemoryRecord(
+                id="m",
+                scope=scope,
+                type=t,
+                summary=text,
+                subject=text,
+                created_at=NOW,
+                tags=(f"speaker:{text}",),
+            ),
             now=NOW,
         )
         for t in MemoryType
@@ -122,17 +141,53 @@ def test_sanitize_examples(text, expected):
 
 @pytest.mark.parametrize(
     "text",
-    ["x < y and y > z", "#1 priority", "喜欢《三体》，住在杭州。", "The system: a Linux box",
-     "user_name: alice", "价格：100元（含税）", "email me at a@b.co"],
+    [
+        "x < y and y > z",
+        "#1 priority",
+        "喜欢《三体》，住在杭州。",
+        "The system: a Linux box",
+        "user_name: alice",
+        "价格：100元（含税）",
+        "email me at a@b.co",
+    ],
 )
 def test_ordinary_text_survives(text):
     assert sanitize(text) == text
 
 
 _FRAGMENTS = [
-    "<", ">", "/", " ", "\n", "memory", "-", "context", "MEMORY", "＜", "＞", "／", "‹", "›",
-    "system", ":", "：", "assistant", "<|", "|>", "im_start", "```", "###", "\u200b", "\x00",
-    "\u2028", "_", "用户", "记忆", "<memory-context>", "</memory-context>", "[INST]",
+    "<",
+    ">",
+    "/",
+    " ",
+    "\n",
+    "memory",
+    "-",
+    "context",
+    "MEMORY",
+    "＜",
+    "＞",
+    "／",
+    "‹",
+    "›",
+    "system",
+    ":",
+    "：",
+    "assistant",
+    "<|",
+    "|>",
+    "im_start",
+    "```",
+    "###",
+    "\u200b",
+    "\x00",
+    "\u2028",
+    "_",
+    "用户",
+    "记忆",
+    "<memory-context>",
+    "</memory-context>",
+    "[INST]",
 ]
 hostile_text = st.one_of(
     st.text(max_size=200),
@@ -160,12 +215,16 @@ def test_property_sanitize_is_one_idempotent_line(text):
 # spaces: it must give what the full escaping gives, for any mix of those characters, and any
 # character outside them (a bracket, colon, hash, look-alike, control) must take the full path.
 _PLAIN_ALPHABET = st.sampled_from(
-    list(" !\"$%&'()*+,-./09:;=?@AZaz\\^_{|}éßĳſ") + list("我喜欢咖啡㐀，。！？；：（）「」『』“”‘’—…·、")
+    list(" !\"$%&'()*+,-./09:;=?@AZaz\\^_{|}éßĳſ")
+    + list("我喜欢咖啡㐀，。！？；：（）「」『』“”‘’—…·、")
     + ["system", "user", "assistant", "用户", "ſystem", "  *_ "]
 )
 
 
-@given(st.lists(_PLAIN_ALPHABET, max_size=40).map("".join), st.sampled_from(["", "system", "user", "# ", "<", ":"]))
+@given(
+    st.lists(_PLAIN_ALPHABET, max_size=40).map("".join),
+    st.sampled_from(["", "system", "user", "# ", "<", ":"]),
+)
 @settings(max_examples=400, deadline=None)
 def test_plain_prose_fast_path_matches_the_full_escaping(text, prefix):
     from openclaw_memory.inject.escape import escape_fully
@@ -173,9 +232,25 @@ def test_plain_prose_fast_path_matches_the_full_escaping(text, prefix):
     assert sanitize(prefix + text) == escape_fully(prefix + text)
 
 
-@pytest.mark.parametrize("text", ["a <b> c", "user: hi", "## title", "x\ny", "a\tb", "《Dune》", "ｓｙｓｔｅｍ：",
-                                  "ok ` fence", "a ~ b", "a [INST] b", "用户：你好",
-                                  "-- Assistant *: ok", "ſystem: x", "user  : x"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a <b> c",
+        "user: hi",
+        "## title",
+        "x\ny",
+        "a\tb",
+        "《Dune》",
+        "ｓｙｓｔｅｍ：",
+        "ok ` fence",
+        "a ~ b",
+        "a [INST] b",
+        "用户：你好",
+        "-- Assistant *: ok",
+        "ſystem: x",
+        "user  : x",
+    ],
+)
 def test_text_with_a_special_character_is_not_taken_for_plain(text):
     from openclaw_memory.inject.escape import _plain
 

@@ -31,15 +31,24 @@ def asst(text="hello"):
     [
         ([sys(), user()], [sys(), MEM, user()]),
         ([sys("a"), sys("b"), user()], [sys("a"), sys("b"), MEM, user()]),
-        ([sys(), {"role": "developer", "content": "d"}, user()],
-         [sys(), {"role": "developer", "content": "d"}, MEM, user()]),
+        (
+            [sys(), {"role": "developer", "content": "d"}, user()],
+            [sys(), {"role": "developer", "content": "d"}, MEM, user()],
+        ),
         ([user(), asst(), user("again")], [MEM, user(), asst(), user("again")]),
         ([sys()], [sys(), MEM]),
         ([], [MEM]),
         ([sys(), user(), sys("late")], [sys(), MEM, user(), sys("late")]),
     ],
-    ids=["one-system", "two-systems", "system+developer", "no-system", "only-system", "empty",
-         "late-system-ignored"],
+    ids=[
+        "one-system",
+        "two-systems",
+        "system+developer",
+        "no-system",
+        "only-system",
+        "empty",
+        "late-system-ignored",
+    ],
 )
 def test_after_system(messages, expected):
     assert inject(messages, BLOCK, position="after_system") == expected
@@ -50,8 +59,10 @@ def test_after_system(messages, expected):
     [
         ([sys(), user("q1"), asst(), user("q2")], [sys(), user("q1"), asst(), MEM, user("q2")]),
         ([user("only")], [MEM, user("only")]),
-        ([sys(), user("q"), asst("a"), {"role": "tool", "content": "r"}],
-         [sys(), MEM, user("q"), asst("a"), {"role": "tool", "content": "r"}]),
+        (
+            [sys(), user("q"), asst("a"), {"role": "tool", "content": "r"}],
+            [sys(), MEM, user("q"), asst("a"), {"role": "tool", "content": "r"}],
+        ),
         ([sys(), asst()], [sys(), MEM, asst()]),
     ],
     ids=["last-user", "single-user", "last-user-not-at-end", "no-user-falls-back"],
@@ -66,13 +77,19 @@ TEMPLATE = "【历史记忆】\n{memory_block}\n【当前输入】"
 @pytest.mark.parametrize(
     "messages,expected",
     [
-        ([sys("Be brief."), user()],
-         [sys(f"Be brief.\n\n【历史记忆】\n{BLOCK}\n【当前输入】"), user()]),
+        (
+            [sys("Be brief."), user()],
+            [sys(f"Be brief.\n\n【历史记忆】\n{BLOCK}\n【当前输入】"), user()],
+        ),
         ([user()], [sys(f"【历史记忆】\n{BLOCK}\n【当前输入】"), user()]),
-        ([{"role": "system", "content": None}, user()],
-         [sys(f"【历史记忆】\n{BLOCK}\n【当前输入】"), user()]),
-        ([sys("A"), sys("B"), user()],
-         [sys(f"A\n\n【历史记忆】\n{BLOCK}\n【当前输入】"), sys("B"), user()]),
+        (
+            [{"role": "system", "content": None}, user()],
+            [sys(f"【历史记忆】\n{BLOCK}\n【当前输入】"), user()],
+        ),
+        (
+            [sys("A"), sys("B"), user()],
+            [sys(f"A\n\n【历史记忆】\n{BLOCK}\n【当前输入】"), sys("B"), user()],
+        ),
     ],
     ids=["append-to-system", "no-system", "null-content", "only-first-system"],
 )

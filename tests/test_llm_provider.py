@@ -25,19 +25,36 @@ from openclaw_memory.types import MemoryType, Scope, Turn
 
 if importlib.util.find_spec("llama_index.llms.openai_like") is None:
     if os.environ.get("OPENCLAW_MEMORY_REQUIRE_PROVIDER") == "1":
-        pytest.fail("OPENCLAW_MEMORY_REQUIRE_PROVIDER=1 but the openai extra is not installed",
-                    pytrace=False)
+        pytest.fail(
+            "OPENCLAW_MEMORY_REQUIRE_PROVIDER=1 but the openai extra is not installed",
+            pytrace=False,
+        )
     pytest.skip("needs pip install 'openclaw-memory[openai]'", allow_module_level=True)
 
 MARCH_4_2024 = 1_709_510_400.0
 KEY_ENV = "OCM_FAKE_PROVIDER_KEY"
 
-FACTS = json.dumps({"facts": [
-    {"type": "profile", "subject": "location", "fact": "用户住在杭州", "certainty": 0.9,
-     "replaces": "上海"},
-    {"type": "task", "subject": "task/marathon", "fact": "The user is training for the Berlin marathon",
-     "certainty": 0.85, "entities": ["Berlin"]},
-]}, ensure_ascii=False)
+FACTS = json.dumps(
+    {
+        "facts": [
+            {
+                "type": "profile",
+                "subject": "location",
+                "fact": "用户住在杭州",
+                "certainty": 0.9,
+                "replaces": "上海",
+            },
+            {
+                "type": "task",
+                "subject": "task/marathon",
+                "fact": "The user is training for the Berlin marathon",
+                "certainty": 0.85,
+                "entities": ["Berlin"],
+            },
+        ]
+    },
+    ensure_ascii=False,
+)
 
 
 @pytest.fixture
@@ -47,14 +64,26 @@ def server():
 
 
 def extractor(server: FakeOpenAIServer, timeout: float = 10.0) -> LLMExtractor:
-    cfg = LLMConfig(provider="openai_like", model="fake-model", api_base=server.api_base,
-                    api_key_env=KEY_ENV, timeout_seconds=timeout)
+    cfg = LLMConfig(
+        provider="openai_like",
+        model="fake-model",
+        api_base=server.api_base,
+        api_key_env=KEY_ENV,
+        timeout_seconds=timeout,
+    )
     clock = FakeClock(MARCH_4_2024)
     llm = build_llm(cfg, env={KEY_ENV: "sk-fake-123"})
-    return LLMExtractor(llm, RuleExtractor(clock), DEFAULT_PROMPTS_DIR, clock, timeout_seconds=timeout)
+    return LLMExtractor(
+        llm, RuleExtractor(clock), DEFAULT_PROMPTS_DIR, clock, timeout_seconds=timeout
+    )
 
 
-TURN = Turn(Scope("u1"), "s1", "我从上海搬到杭州了, and Berlin is in September: 42 km, wish me luck", turn_id="s1#1")
+TURN = Turn(
+    Scope("u1"),
+    "s1",
+    "我从上海搬到杭州了, and Berlin is in September: 42 km, wish me luck",
+    turn_id="s1#1",
+)
 
 
 def test_structured_output_over_http_becomes_candidates(server):
@@ -76,11 +105,14 @@ def test_structured_output_over_http_becomes_candidates(server):
     assert "User: 我从上海搬到杭州了" in request.prompt and '{"facts": [...]}' in request.prompt
 
 
-@pytest.mark.parametrize("reply", [
-    "Sorry, I can't help with that.",
-    '{"facts": [{"type": "profile"}]}',  # no element has a fact
-    '{"memories": "none"}',
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Sorry, I can't help with that.",
+        '{"facts": [{"type": "profile"}]}',  # no element has a fact
+        '{"memories": "none"}',
+    ],
+)
 def test_bad_output_over_http_falls_back_to_rules(server, reply):
     server.push(reply)
     found = extractor(server).extract(TURN)
@@ -124,7 +156,12 @@ def test_the_fake_server_dates_its_replies_by_the_injected_clock():
 
     with FakeOpenAIServer(["好的 ok"], clock=FakeClock(MARCH_4_2024)) as fake:
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
-        req = urllib.request.Request(f"{fake.api_base}/chat/completions", body, {"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            f"{fake.api_base}/chat/completions", body, {"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             reply = json.loads(resp.read())
-    assert reply["created"] == int(MARCH_4_2024) and reply["choices"][0]["message"]["content"] == "好的 ok"
+    assert (
+        reply["created"] == int(MARCH_4_2024)
+        and reply["choices"][0]["message"]["content"] == "好的 ok"
+    )

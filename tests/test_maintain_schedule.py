@@ -200,9 +200,9 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
     assert "by_scope" not in latest["counts"] and status["lease"] is None
     assert scheduler.tick() is None
     assert (
-        client.post("/service/cleanup", json={}, headers={"authorization": f"Bearer {TOKEN}"}).json()[
-            "maintenance"
-        ]
+        client.post(
+            "/service/cleanup", json={}, headers={"authorization": f"Bearer {TOKEN}"}
+        ).json()["maintenance"]
         == "not_due"
     )
 
@@ -340,8 +340,10 @@ def test_a_pruned_turn_is_not_captured_again_when_the_host_resends_the_transcrip
     try:
         transcript = []
         for i in range(6):
-            transcript += [{"role": "user", "content": f"我的第{i}个问题：周末去哪里爬山好？", "id": f"m{i}"},
-                           {"role": "assistant", "content": f"answer {i}: try the western hills"}]
+            transcript += [
+                {"role": "user", "content": f"我的第{i}个问题：周末去哪里爬山好？", "id": f"m{i}"},
+                {"role": "assistant", "content": f"answer {i}: try the western hills"},
+            ]
         assert mw.capture_messages(ALICE, "s-long", transcript) == 6
         mw.flush()
         clock.advance(10 * DAY)
@@ -349,15 +351,21 @@ def test_a_pruned_turn_is_not_captured_again_when_the_host_resends_the_transcrip
         assert pruned > 0 and len(_messages(mw, "s-long")) == 4  # keep_per_session rows with text
         before = _record_count(mw)
 
-        transcript += [{"role": "user", "content": "One more: is Fragrant Hill open in winter?", "id": "m6"},
-                       {"role": "assistant", "content": "yes"}]
+        transcript += [
+            {"role": "user", "content": "One more: is Fragrant Hill open in winter?", "id": "m6"},
+            {"role": "assistant", "content": "yes"},
+        ]
         assert mw.capture_messages(ALICE, "s-long", transcript) == 1  # only the new turn
         mw.flush()
         assert _record_count(mw) - before <= 2  # the new turn's memories, nothing re-learnt
         with mw.engine.db.read() as db:
-            emptied = db.execute("SELECT COUNT(*) FROM messages WHERE session_id = 's-long' AND content = ''").fetchone()[0]
+            emptied = db.execute(
+                "SELECT COUNT(*) FROM messages WHERE session_id = 's-long' AND content = ''"
+            ).fetchone()[0]
         assert emptied == 4  # turns m0-m3: their user rows stay, emptied, as keys
-        assert mw.short_term.prune() == 2  # turn m4 is now old too: its user row emptied, its reply dropped
+        assert (
+            mw.short_term.prune() == 2
+        )  # turn m4 is now old too: its user row emptied, its reply dropped
         assert mw.short_term.prune() == 0  # an emptied row is not pruned again
         assert mw.capture_messages(ALICE, "s-long", transcript) == 0
     finally:

@@ -31,14 +31,21 @@ def say(mw, scope, session, text, reply="ok, noted.", history=None):
 
 
 def ask(mw, scope, session, text):
-    return mw.before_request(ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}]))
+    return mw.before_request(
+        ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}])
+    )
 
 
-@pytest.mark.parametrize("statement,question,needle", [
-    ("请记住：我对花生过敏", "推荐几道川菜", "花生"),
-    ("Remember that I am allergic to peanuts", "suggest a dinner recipe", "peanut"),
-])
-def test_memory_of_turn_n_is_injected_right_after_the_system_prompt_at_turn_n_plus_1(mw, statement, question, needle):
+@pytest.mark.parametrize(
+    "statement,question,needle",
+    [
+        ("请记住：我对花生过敏", "推荐几道川菜", "花生"),
+        ("Remember that I am allergic to peanuts", "suggest a dinner recipe", "peanut"),
+    ],
+)
+def test_memory_of_turn_n_is_injected_right_after_the_system_prompt_at_turn_n_plus_1(
+    mw, statement, question, needle
+):
     say(mw, ALICE, "s1", statement)
     res = ask(mw, ALICE, "s2", question)
     assert res.messages[0] == SYSTEM
@@ -66,7 +73,11 @@ def test_after_response_returns_before_the_capture_runs(config, clock):
 
     mw.extractor.extract = slow_extract
     try:
-        req = ChatRequest(ALICE, "s1", [SYSTEM, {"role": "user", "content": "remember that my cat is called Miso"}])
+        req = ChatRequest(
+            ALICE,
+            "s1",
+            [SYSTEM, {"role": "user", "content": "remember that my cat is called Miso"}],
+        )
         mw.after_response(req, "noted")
         assert mw.worker.pending(ALICE) == 1  # queued, not done
         gate.set()
@@ -83,8 +94,17 @@ def test_injection_position_from_config(make_config, tmp_path, clock, position, 
     mw = build_middleware(make_config(tmp_path, injection={"position": position}), clock=clock)
     try:
         say(mw, ALICE, "s1", "remember that I prefer tabs over spaces")
-        res = mw.before_request(ChatRequest(ALICE, "s2", [SYSTEM, {"role": "assistant", "content": "hi"},
-                                                          {"role": "user", "content": "tabs or spaces?"}]))
+        res = mw.before_request(
+            ChatRequest(
+                ALICE,
+                "s2",
+                [
+                    SYSTEM,
+                    {"role": "assistant", "content": "hi"},
+                    {"role": "user", "content": "tabs or spaces?"},
+                ],
+            )
+        )
         assert "<memory-context>" in res.messages[expect_index]["content"]
         assert res.messages[-1]["content"] == "tabs or spaces?"
     finally:
@@ -92,7 +112,13 @@ def test_injection_position_from_config(make_config, tmp_path, clock, position, 
 
 
 def test_system_prefix_template_wraps_the_block_in_the_system_message(make_config, tmp_path, clock):
-    cfg = make_config(tmp_path, injection={"position": "system_prefix", "system_prefix": "【历史记忆】\n{memory_block}\n【当前输入】"})
+    cfg = make_config(
+        tmp_path,
+        injection={
+            "position": "system_prefix",
+            "system_prefix": "【历史记忆】\n{memory_block}\n【当前输入】",
+        },
+    )
     mw = build_middleware(cfg, clock=clock)
     try:
         say(mw, ALICE, "s1", "请记住：我喜欢用表格回复")
@@ -104,14 +130,20 @@ def test_system_prefix_template_wraps_the_block_in_the_system_message(make_confi
         mw.close()
 
 
-def test_short_term_window_is_bounded_by_tokens_and_survives_a_restart(make_config, tmp_path, clock):
-    cfg = make_config(tmp_path, short_term={"max_tokens": 60, "window_size": 50, "summary_threshold": 10_000})
+def test_short_term_window_is_bounded_by_tokens_and_survives_a_restart(
+    make_config, tmp_path, clock
+):
+    cfg = make_config(
+        tmp_path, short_term={"max_tokens": 60, "window_size": 50, "summary_threshold": 10_000}
+    )
     mw = build_middleware(cfg, clock=clock)
     for i in range(12):
         say(mw, ALICE, "s1", f"message number {i} talks about topic {i} in some detail", reply="")
     mw.flush()
     window = mw.short_term.window(ALICE, "s1")
-    assert mw.short_term.tokens(ALICE, "s1") <= 60 and window[-1]["content"].startswith("message number 11")
+    assert mw.short_term.tokens(ALICE, "s1") <= 60 and window[-1]["content"].startswith(
+        "message number 11"
+    )
     mw.close()
     again = build_middleware(cfg, clock=clock)
     try:
@@ -121,16 +153,30 @@ def test_short_term_window_is_bounded_by_tokens_and_survives_a_restart(make_conf
 
 
 def test_window_over_threshold_becomes_a_summary_with_provenance(make_config, tmp_path, clock):
-    cfg = make_config(tmp_path, short_term={"max_tokens": 4000, "window_size": 100, "summary_threshold": 80})
+    cfg = make_config(
+        tmp_path, short_term={"max_tokens": 4000, "window_size": 100, "summary_threshold": 80}
+    )
     mw = build_middleware(cfg, clock=clock)
     try:
         history = []
-        for text in ["We decided to use Postgres because the team knows it well.",
-                     "Next step: write the migration scripts tomorrow.",
-                     "Should we shard by tenant? Not decided yet.",
-                     "The deadline is fixed: release must ship before March."]:
-            say(mw, ALICE, "s1", text, reply="Understood, that is recorded in detail for later use.", history=history)
-            history += [{"role": "user", "content": text}, {"role": "assistant", "content": "Understood."}]
+        for text in [
+            "We decided to use Postgres because the team knows it well.",
+            "Next step: write the migration scripts tomorrow.",
+            "Should we shard by tenant? Not decided yet.",
+            "The deadline is fixed: release must ship before March.",
+        ]:
+            say(
+                mw,
+                ALICE,
+                "s1",
+                text,
+                reply="Understood, that is recorded in detail for later use.",
+                history=history,
+            )
+            history += [
+                {"role": "user", "content": text},
+                {"role": "assistant", "content": "Understood."},
+            ]
         mw.flush()
         summaries = mw.engine.find(ALICE, where="type = 'summary'")
         assert summaries, "a summary should replace the window"
@@ -154,17 +200,32 @@ def test_session_end_summarizes_and_the_next_session_starts_with_context(mw):
 
 
 def test_save_hook_turns_a_tool_call_into_an_event(mw):
-    mw.on_tool_event(ALICE, "s1", ToolEvent("write_file", {"path": "src/app.py", "mode": "w"}, "permission denied",
-                                            ok=False, files=("src/app.py",)))
+    mw.on_tool_event(
+        ALICE,
+        "s1",
+        ToolEvent(
+            "write_file",
+            {"path": "src/app.py", "mode": "w"},
+            "permission denied",
+            ok=False,
+            files=("src/app.py",),
+        ),
+    )
     mw.flush()
     ev = mw.engine.find(ALICE, where="type = 'event'")[0]
-    assert ev.subject == "tool/write_file" and "failed" in ev.summary and "permission denied" in ev.summary
+    assert (
+        ev.subject == "tool/write_file"
+        and "failed" in ev.summary
+        and "permission denied" in ev.summary
+    )
     assert "src/app.py" in ev.detail and ev.source.channel.value == "tool"
 
 
 def test_process_event_updates_the_task_without_an_llm(mw):
     mw.record_process_event(ALICE, "task/PRD-223", "in_progress", "移动端权限申请流程")
-    mw.record_process_event(ALICE, "task/PRD-223", "blocked", "移动端权限申请流程", reason="等待安全评审")
+    mw.record_process_event(
+        ALICE, "task/PRD-223", "blocked", "移动端权限申请流程", reason="等待安全评审"
+    )
     tasks = mw.engine.find(ALICE, where="type = 'task' AND status = 'active'")
     assert len(tasks) == 1 and "blocked" in tasks[0].summary and tasks[0].version == 2
     events = mw.engine.find(ALICE, where="type = 'event'")
@@ -180,10 +241,17 @@ def test_secrets_never_reach_storage(mw, config):
 
 
 def test_capture_messages_skips_turns_already_captured(mw):
-    msgs = [SYSTEM, {"role": "user", "content": "remember my editor is helix"}, {"role": "assistant", "content": "ok"}]
+    msgs = [
+        SYSTEM,
+        {"role": "user", "content": "remember my editor is helix"},
+        {"role": "assistant", "content": "ok"},
+    ]
     assert mw.capture_messages(ALICE, "s1", msgs) == 1
     mw.flush()
-    msgs += [{"role": "user", "content": "and my shell is fish"}, {"role": "assistant", "content": "ok"}]
+    msgs += [
+        {"role": "user", "content": "and my shell is fish"},
+        {"role": "assistant", "content": "ok"},
+    ]
     assert mw.capture_messages(ALICE, "s1", msgs) == 1
     mw.flush()
     assert mw.capture_messages(ALICE, "s1", msgs) == 0
@@ -224,10 +292,18 @@ def test_constructor_takes_its_collaborators(config, clock):
         built.close()
 
 
-@pytest.mark.parametrize("fact,command,question,gone", [
-    ("请记住：我下周三要去杭州出差", "忘掉去杭州出差那件事吧", "我下周三有什么安排", "杭州"),
-    ("Remember that my trip to Oslo is on Friday", "Please forget about my trip to Oslo", "what is on Friday", "oslo"),
-])
+@pytest.mark.parametrize(
+    "fact,command,question,gone",
+    [
+        ("请记住：我下周三要去杭州出差", "忘掉去杭州出差那件事吧", "我下周三有什么安排", "杭州"),
+        (
+            "Remember that my trip to Oslo is on Friday",
+            "Please forget about my trip to Oslo",
+            "what is on Friday",
+            "oslo",
+        ),
+    ],
+)
 def test_explicit_forget_takes_effect_on_the_next_request(mw, fact, command, question, gone):
     say(mw, ALICE, "s1", fact)
     assert gone in ask(mw, ALICE, "s1", question).plan.block.lower()
@@ -244,7 +320,10 @@ def test_injected_memories_are_reinforced_in_the_background_and_others_are_not(m
     assert injected.id in {c.record.id for c in res.plan.candidates if c.kept}
     assert unrelated.id not in {c.record.id for c in res.plan.candidates if c.kept}
     mw.flush()
-    counts = {r.id: (r.access_count, r.last_accessed_at) for r in (mw.get(ALICE, injected.id), mw.get(ALICE, unrelated.id))}
+    counts = {
+        r.id: (r.access_count, r.last_accessed_at)
+        for r in (mw.get(ALICE, injected.id), mw.get(ALICE, unrelated.id))
+    }
     assert counts[injected.id][0] == 1 and counts[injected.id][1] is not None
     assert counts[unrelated.id] == (0, None)
 
@@ -285,9 +364,11 @@ def test_a_transcript_sent_again_before_its_capture_ran_is_captured_once(config,
     mw = build_middleware(config, clock=clock)
     gate, real = threading.Event(), mw.extractor.extract
     mw.extractor.extract = lambda turn: (gate.wait(10), real(turn))[1]
-    transcript = [{"role": "user", "content": "remember that my cat is called Miso"},
-                  {"role": "assistant", "content": "noted"},
-                  {"role": "user", "content": "我住在杭州"}]
+    transcript = [
+        {"role": "user", "content": "remember that my cat is called Miso"},
+        {"role": "assistant", "content": "noted"},
+        {"role": "user", "content": "我住在杭州"},
+    ]
     try:
         assert mw.capture_messages(ALICE, "s1", transcript) == 2
         assert mw.capture_messages(ALICE, "s1", transcript) == 0  # still queued: not again
@@ -296,12 +377,17 @@ def test_a_transcript_sent_again_before_its_capture_ran_is_captured_once(config,
         mw.flush(timeout=10)
         assert mw.capture_messages(ALICE, "s1", transcript) == 0  # written: not again either
         window = [m for m in mw.short_term.window(ALICE, "s1") if m["role"] == "user"]
-        assert [m["content"] for m in window] == ["remember that my cat is called Miso", "我住在杭州"]
+        assert [m["content"] for m in window] == [
+            "remember that my cat is called Miso",
+            "我住在杭州",
+        ]
         # a purge drops what was queued, and the same transcript may then be captured anew
         busy = threading.Event()
         mw.jobs.submit(BOB, lambda: busy.wait(10), "another user's job, holding the worker")
         assert mw.capture_messages(ALICE, "s2", transcript) == 2
-        mw.purge_user("alice")  # the queued capture is dropped (from the queue, or when its turn comes)
+        mw.purge_user(
+            "alice"
+        )  # the queued capture is dropped (from the queue, or when its turn comes)
         assert mw.capture_messages(ALICE, "s2", transcript) == 2
         busy.set()
         mw.flush(timeout=10)

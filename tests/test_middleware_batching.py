@@ -52,7 +52,9 @@ def _run(config, clock, *, together: bool, fail_first: bool = False):
         mw.worker.submit(Job(Scope("gate"), lambda: gate.wait(30), "gate"))
     try:
         for user, session, text in TURNS:
-            req = ChatRequest(Scope(user, "main"), session, [SYSTEM, {"role": "user", "content": text}])
+            req = ChatRequest(
+                Scope(user, "main"), session, [SYSTEM, {"role": "user", "content": text}]
+            )
             mw.after_response(req, "ok, noted.")
             if not together:
                 mw.flush()
@@ -67,8 +69,10 @@ def _run(config, clock, *, together: bool, fail_first: bool = False):
 def _state(mw) -> dict:
     """Everything stored, with record ids replaced by their order of creation."""
     with mw.engine.db.read() as db:
-        rows = db.execute("SELECT r.*, v.vec FROM records r LEFT JOIN vectors v ON v.record_id = r.id "
-                          "ORDER BY r.rid").fetchall()
+        rows = db.execute(
+            "SELECT r.*, v.vec FROM records r LEFT JOIN vectors v ON v.record_id = r.id "
+            "ORDER BY r.rid"
+        ).fetchall()
         names = {r["id"]: f"#{n}" for n, r in enumerate(rows)}
 
         def plain(value):
@@ -76,18 +80,36 @@ def _state(mw) -> dict:
                 value = value.replace(rid, name) if isinstance(value, str) else value
             return value
 
-        skip = {"rid", "id", "created_at", "updated_at", "last_accessed_at", "superseded_at", "expires_at"}
+        skip = {
+            "rid",
+            "id",
+            "created_at",
+            "updated_at",
+            "last_accessed_at",
+            "superseded_at",
+            "expires_at",
+        }
         records = [{k: plain(r[k]) for k in r.keys() if k not in skip} for r in rows]
-        audit = [(plain(a["record_id"]), a["action"], plain(a["reason"]), a["user_id"])
-                 for a in db.execute("SELECT * FROM audit ORDER BY seq")]
-        versions = [tuple(plain(v[k]) for k in ("record_id", "version", "summary"))
-                    for v in db.execute("SELECT * FROM versions ORDER BY record_id, version")]
-        window = [tuple(m) for m in db.execute(
-            "SELECT user_id, session_id, role, content, in_window FROM messages ORDER BY seq")]
+        audit = [
+            (plain(a["record_id"]), a["action"], plain(a["reason"]), a["user_id"])
+            for a in db.execute("SELECT * FROM audit ORDER BY seq")
+        ]
+        versions = [
+            tuple(plain(v[k]) for k in ("record_id", "version", "summary"))
+            for v in db.execute("SELECT * FROM versions ORDER BY record_id, version")
+        ]
+        window = [
+            tuple(m)
+            for m in db.execute(
+                "SELECT user_id, session_id, role, content, in_window FROM messages ORDER BY seq"
+            )
+        ]
     return {"records": records, "audit": audit, "versions": versions, "window": window}
 
 
-def test_queued_captures_share_one_embedding_call_and_store_what_one_by_one_stores(tmp_path, make_config, clock):
+def test_queued_captures_share_one_embedding_call_and_store_what_one_by_one_stores(
+    tmp_path, make_config, clock
+):
     alone, alone_batches, _ = _run(make_config(tmp_path / "alone"), clock, together=False)
     batched, batches, failures = _run(make_config(tmp_path / "batched"), clock, together=True)
     assert len(batches) == 1 and len(alone_batches) > 5
@@ -98,9 +120,13 @@ def test_queued_captures_share_one_embedding_call_and_store_what_one_by_one_stor
     assert "update" in actions and "deactivate" in actions  # restated, changed and forgotten
 
 
-def test_a_failed_preparation_leaves_the_captures_to_run_one_by_one(tmp_path, make_config, clock, caplog):
+def test_a_failed_preparation_leaves_the_captures_to_run_one_by_one(
+    tmp_path, make_config, clock, caplog
+):
     alone, _, _ = _run(make_config(tmp_path / "alone"), clock, together=False)
-    batched, batches, failures = _run(make_config(tmp_path / "batched"), clock, together=True, fail_first=True)
+    batched, batches, failures = _run(
+        make_config(tmp_path / "batched"), clock, together=True, fail_first=True
+    )
     assert "run unprepared" in caplog.text
     assert failures == 0 and len(batches) > 1
     assert batched == alone

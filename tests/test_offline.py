@@ -37,10 +37,17 @@ def test_full_round_trip_without_network(tmp_path):
         pytest.skip("unshare (util-linux) is not installed")
     probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
     if probe.returncode != 0:
-        pytest.skip(f"unshare -n is not permitted here: {probe.stderr.decode(errors='replace').strip()}")
+        pytest.skip(
+            f"unshare -n is not permitted here: {probe.stderr.decode(errors='replace').strip()}"
+        )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TIKTOKEN"))}
     env["HOME"] = str(tmp_path)  # no caches from earlier runs
-    out = subprocess.run(["unshare", "-n", sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                         env=env, timeout=300)
+    out = subprocess.run(
+        ["unshare", "-n", sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "花生" in out.stdout

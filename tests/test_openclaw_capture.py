@@ -50,7 +50,10 @@ def test_a_turn_keeps_its_key_when_the_window_slides_or_is_compacted():
     assert len(set(keys)) == 30
     window = full[-40:]  # the last 20 turns, as a host that sends a window would
     assert [t.key for t in transcript_turns(window)] == keys[-20:]
-    compacted = [{"role": "user", "content": "Summary of the conversation so far: ..."}, *full[-10:]]
+    compacted = [
+        {"role": "user", "content": "Summary of the conversation so far: ..."},
+        *full[-10:],
+    ]
     assert [t.key for t in transcript_turns(compacted)][1:] == keys[-5:]
 
 
@@ -65,10 +68,13 @@ def test_the_reply_time_wins_over_a_restamped_user_message_and_host_ids_win_over
     assert len({t.key for t in transcript_turns(bare)}) == 2
 
 
-@pytest.mark.parametrize("fact,query,needle", [
-    ("Remember: my gym locker is number 88.", "gym locker number", "88"),
-    ("记住：我的车牌号是浙A12345。", "车牌号", "浙A12345"),
-])
+@pytest.mark.parametrize(
+    "fact,query,needle",
+    [
+        ("Remember: my gym locker is number 88.", "gym locker number", "88"),
+        ("记住：我的车牌号是浙A12345。", "车牌号", "浙A12345"),
+    ],
+)
 def test_facts_after_turn_20_of_a_long_session_are_captured(mw, fact, query, needle):
     for n in range(1, 31):  # agent_end after every turn, with the last 40 messages
         transcript = session_of(n, {22: fact})[-40:]
@@ -83,16 +89,21 @@ def test_a_fact_after_a_compaction_is_captured_and_the_kept_turns_are_not_again(
     before = session_of(6, {})
     assert mw.capture_messages(ALICE, "s", before) == 6
     mw.flush()
-    after = [{"role": "user", "content": "Summary: six turns of small talk"}, *before[-4:],
-             *turn("我住在杭州西湖区", 2_000_000)]
+    after = [
+        {"role": "user", "content": "Summary: six turns of small talk"},
+        *before[-4:],
+        *turn("我住在杭州西湖区", 2_000_000),
+    ]
     assert mw.capture_messages(ALICE, "s", after) == 2  # the summary message and the new turn
     mw.flush()
     assert any("杭州" in r.summary for r in kinds(mw, ALICE, "住在哪里"))
 
 
 def test_a_shared_session_gives_each_sender_their_own_turns_only(mw):
-    group = [*turn("我对虾过敏", 10, reply="好的，记住了", sender="bob"),
-             *turn("I love hiking in the Alps", 20, reply="Noted!", sender="alice")]
+    group = [
+        *turn("我对虾过敏", 10, reply="好的，记住了", sender="bob"),
+        *turn("I love hiking in the Alps", 20, reply="Noted!", sender="alice"),
+    ]
     turns = transcript_turns(group)
     assert [t.user for t in own_turns(turns, "bob")] == ["我对虾过敏"]
     assert [t.reply for t in own_turns(turns, "alice")] == ["Noted!"]
@@ -107,8 +118,10 @@ def test_a_shared_session_gives_each_sender_their_own_turns_only(mw):
 
 
 def test_a_turn_nobody_is_known_to_have_sent_is_written_for_nobody(mw):
-    group = [*turn("我住在杭州西湖区文三路 88 号", 10, sender="bob"),
-             *turn("heartbeat: anything new?", 20)]  # a senderless run in the same session
+    group = [
+        *turn("我住在杭州西湖区文三路 88 号", 10, sender="bob"),
+        *turn("heartbeat: anything new?", 20),
+    ]  # a senderless run in the same session
     assert mw.capture_messages(ALICE, "agent:main:group", group) == 0
     mw.flush()
     assert kinds(mw, ALICE, "住在哪里 杭州") == [] and kinds(mw, ALICE, "heartbeat") == []
@@ -117,9 +130,14 @@ def test_a_turn_nobody_is_known_to_have_sent_is_written_for_nobody(mw):
 
 
 def test_compaction_without_a_sender_summarises_each_participant_apart(mw):
-    for scope, text in ((ALICE, "We decided to move to Lyon next month"), (BOB, "我们决定下个月搬到杭州")):
+    for scope, text in (
+        (ALICE, "We decided to move to Lyon next month"),
+        (BOB, "我们决定下个月搬到杭州"),
+    ):
         mw.recall(scope, "agent:main:g", "hi")
-        convo = turn(text, 10, sender=scope.user_id) + turn("and that is all", 20, sender=scope.user_id)
+        convo = turn(text, 10, sender=scope.user_id) + turn(
+            "and that is all", 20, sender=scope.user_id
+        )
         mw.capture_messages(scope, "agent:main:g", convo)
     mw.flush()
     assert mw.on_session_compaction("main", "agent:main:g") == [ALICE, BOB]
@@ -130,46 +148,78 @@ def test_compaction_without_a_sender_summarises_each_participant_apart(mw):
     assert bob and "杭州" in bob[0].summary and "Lyon" not in bob[0].summary
 
 
-@pytest.mark.parametrize("event,stored", [
-    (ToolEvent("tool_call", {"id": "openclaw:openclaw-memory:memory_store", "args": {"text": "x"}}), None),
-    (ToolEvent("tool_search", {"query": "memory"}), None),
-    (ToolEvent("tool_describe", {"id": "openclaw:core:ls"}), None),
-    (ToolEvent("memory_search", {"query": "花生"}), None),
-    (ToolEvent("tool_call", {"id": "openclaw:core:ls", "args": {"path": "src"}}, "main.py"), ("ls", {"path": "src"})),
-    (ToolEvent("ls", {"path": "."}), ("ls", {"path": "."})),
-])
+@pytest.mark.parametrize(
+    "event,stored",
+    [
+        (
+            ToolEvent(
+                "tool_call", {"id": "openclaw:openclaw-memory:memory_store", "args": {"text": "x"}}
+            ),
+            None,
+        ),
+        (ToolEvent("tool_search", {"query": "memory"}), None),
+        (ToolEvent("tool_describe", {"id": "openclaw:core:ls"}), None),
+        (ToolEvent("memory_search", {"query": "花生"}), None),
+        (
+            ToolEvent("tool_call", {"id": "openclaw:core:ls", "args": {"path": "src"}}, "main.py"),
+            ("ls", {"path": "src"}),
+        ),
+        (ToolEvent("ls", {"path": "."}), ("ls", {"path": "."})),
+    ],
+)
 def test_tool_search_calls_are_unwrapped_and_memory_tools_are_never_events(event, stored):
     out = unwrap_tool_event(event)
     assert (out if out is None else (out.tool, dict(out.arguments))) == stored
 
 
 def test_a_memory_store_through_tool_search_leaves_no_event(mw):
-    mw.on_tool_event(ALICE, "s", ToolEvent("tool_call", {"id": "openclaw:openclaw-memory:memory_store",
-                                                         "args": {"text": "I like oolong"}}, "stored"))
-    mw.on_tool_event(ALICE, "s", ToolEvent("tool_call", {"id": "openclaw:core:exec", "args": {"cmd": "ls"}}, "a b"))
+    mw.on_tool_event(
+        ALICE,
+        "s",
+        ToolEvent(
+            "tool_call",
+            {"id": "openclaw:openclaw-memory:memory_store", "args": {"text": "I like oolong"}},
+            "stored",
+        ),
+    )
+    mw.on_tool_event(
+        ALICE,
+        "s",
+        ToolEvent("tool_call", {"id": "openclaw:core:exec", "args": {"cmd": "ls"}}, "a b"),
+    )
     mw.flush()
     events = [r for r in mw.engine.find(ALICE, where="type = ?", args=["event"], limit=10)]
     assert [r.subject for r in events] == ["tool/exec"]
 
 
-@pytest.mark.parametrize("text,query,needle", [
-    ("Remember: I drink my coffee black, no sugar.", "coffee", "black"),
-    ("请记住：我喝美式咖啡不加糖。", "咖啡", "美式"),
-])
-def test_a_fact_stored_through_the_tool_is_not_extracted_again_from_its_turn(mw, text, query, needle):
+@pytest.mark.parametrize(
+    "text,query,needle",
+    [
+        ("Remember: I drink my coffee black, no sugar.", "coffee", "black"),
+        ("请记住：我喝美式咖啡不加糖。", "咖啡", "美式"),
+    ],
+)
+def test_a_fact_stored_through_the_tool_is_not_extracted_again_from_its_turn(
+    mw, text, query, needle
+):
     mw.remember(ALICE, text, session_id="s")
     transcript = turn(text, 100, reply="Stored.")
     key = transcript_turns(transcript)[0].key
     mw.capture_messages(ALICE, "s", transcript, stored_turns=[key])
     mw.flush()
-    curated = [r for r in kinds(mw, ALICE, query) if r.type != MemoryType.EPISODE and needle in r.summary]
+    curated = [
+        r for r in kinds(mw, ALICE, query) if r.type != MemoryType.EPISODE and needle in r.summary
+    ]
     assert len(curated) == 1 and curated[0].source.channel.value == "explicit"
 
 
-@pytest.mark.parametrize("fact,question,needle", [
-    ("Remember that my daughter is called Mia.", "what is my daughter called", "Mia"),
-    ("请记住：我女儿叫小米。", "我女儿叫什么", "小米"),
-])
+@pytest.mark.parametrize(
+    "fact,question,needle",
+    [
+        ("Remember that my daughter is called Mia.", "what is my daughter called", "Mia"),
+        ("请记住：我女儿叫小米。", "我女儿叫什么", "小米"),
+    ],
+)
 def test_recall_leaves_out_what_the_live_transcript_still_holds(mw, fact, question, needle):
     transcript = turn(fact, 100)
     mw.recall(ALICE, "live", "hi")

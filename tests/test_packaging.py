@@ -111,39 +111,89 @@ def test_the_wheel_installs_outside_the_repository_and_runs_the_demo_and_llm_mod
     wheels = tmp_path / "wheels"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "-w", str(wheels), str(src)],
-        check=True, cwd=tmp_path, env=env, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(wheels),
+            str(src),
+        ],
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
     )
     (wheel,) = wheels.glob("openclaw_memory-*.whl")
 
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
     python = venv / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-         "--no-index", str(wheel)],
-        check=True, cwd=tmp_path, env=env, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
     )
     # The dependencies come from this interpreter's site-packages, appended after the venv's own
     # (a path in a .pth file is not a site dir, so an editable install there is not activated).
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    deps = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
-                          *site.getsitepackages()])
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    deps = dict.fromkeys(
+        [
+            sysconfig.get_paths()["purelib"],
+            sysconfig.get_paths()["platlib"],
+            *site.getsitepackages(),
+        ]
+    )
     Path(purelib, "zz_test_deps.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
 
     run = tmp_path / "run"
     run.mkdir()
     (run / "hash.yaml").write_text("storage:\n  embedding_model: hash\n", encoding="utf-8")
-    demo = subprocess.run([str(venv / "bin" / "openclaw-memory"), "--config", "hash.yaml", "demo"],
-                          cwd=run, env=env, capture_output=True, text=True, timeout=300)
+    demo = subprocess.run(
+        [str(venv / "bin" / "openclaw-memory"), "--config", "hash.yaml", "demo"],
+        cwd=run,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "绿茶" in demo.stdout and "bob asks the same: 0 memory messages" in demo.stdout
 
     (run / "llm_mode.py").write_text(LLM_SCRIPT, encoding="utf-8")
-    out = subprocess.run([str(python), "llm_mode.py", str(run / "data")], cwd=run, env=env,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [str(python), "llm_mode.py", str(run / "data")],
+        cwd=run,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     import json
 

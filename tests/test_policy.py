@@ -58,8 +58,15 @@ def test_decay_and_time_window_match_recall(kind, policy):
 
 
 def _record(kind: MemoryType) -> MemoryRecord:
-    return MemoryRecord(id="m1", scope=Scope("u1"), type=kind, summary="x 测试",
-                        source=Source(Channel.IMPLICIT, None, (), "test"), created_at=0.0, updated_at=0.0)
+    return MemoryRecord(
+        id="m1",
+        scope=Scope("u1"),
+        type=kind,
+        summary="x 测试",
+        source=Source(Channel.IMPLICIT, None, (), "test"),
+        created_at=0.0,
+        updated_at=0.0,
+    )
 
 
 @pytest.mark.parametrize("kind,policy", ROWS, ids=IDS)
@@ -79,8 +86,12 @@ def test_ttl_matches_what_consolidation_writes(engine, kind, policy):
         subject = None if kind is not MemoryType.SUMMARY else "session/s1"
     else:
         subject = f"{kind.value}/x"
-    cand = Candidate(type=kind, summary=f"{kind.value} 记录 record", subject=subject, confidence=0.9)
-    (written,) = [w for w in engine.write(Scope("u1"), [cand], writer="test") if w.record is not None]
+    cand = Candidate(
+        type=kind, summary=f"{kind.value} 记录 record", subject=subject, confidence=0.9
+    )
+    (written,) = [
+        w for w in engine.write(Scope("u1"), [cand], writer="test") if w.record is not None
+    ]
     days = getattr(engine.config.forgetting, policy.ttl_key) if policy.ttl_key else 0.0
     expected = engine.clock.now() + days * DAY if days else None
     assert written.record.expires_at == (pytest.approx(expected) if expected else None)
@@ -92,8 +103,13 @@ def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
 
     scope = Scope("u1")
     subject = "session/s1" if kind is MemoryType.SUMMARY else f"{kind.value}/old"
-    cand = Candidate(type=kind, summary=f"old {kind.value} 旧记录", subject=subject, importance=0.1,
-                     confidence=0.9)
+    cand = Candidate(
+        type=kind,
+        summary=f"old {kind.value} 旧记录",
+        subject=subject,
+        importance=0.1,
+        confidence=0.9,
+    )
     (written,) = [w for w in engine.write(scope, [cand], writer="test") if w.record is not None]
     clock: FakeClock = engine.clock
     clock.advance(days=engine.config.forgetting.cleanup_unused_days + 1)
@@ -106,7 +122,9 @@ def test_one_trust_order_in_consolidation_and_ranking():
     assert set(TRUST_ORDER) == set(Channel)
     for table in ({c: TRUST[c.value] for c in Channel}, CHANNEL_TRUST, CHANNEL_PRIORITY):
         ranks = [table[c] for c in TRUST_ORDER]
-        assert ranks == sorted(ranks, reverse=True) and len(set(ranks)) == len(ranks)  # strictly, one order
+        assert ranks == sorted(ranks, reverse=True) and len(set(ranks)) == len(
+            ranks
+        )  # strictly, one order
     assert TRUST == {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
 
 
@@ -122,9 +140,17 @@ def test_the_old_names_in_types_are_the_tables():
 @pytest.mark.parametrize("kind,policy", ROWS, ids=IDS)
 def test_render_form_is_the_tables(kind, policy):
     assert policy.render in FORMS or policy.render in PLAIN_FORMS
-    record = MemoryRecord(id="m1", scope=Scope("u1"), type=kind, summary="喝茶 tea", subject="drink/tea",
-                          tags=("status:done",), source=Source(Channel.IMPLICIT, None, (), "test"),
-                          created_at=1_700_000_000.0, updated_at=1_700_000_000.0)
+    record = MemoryRecord(
+        id="m1",
+        scope=Scope("u1"),
+        type=kind,
+        summary="喝茶 tea",
+        subject="drink/tea",
+        tags=("status:done",),
+        source=Source(Channel.IMPLICIT, None, (), "test"),
+        created_at=1_700_000_000.0,
+        updated_at=1_700_000_000.0,
+    )
     line = render_record(record, now=1_700_000_000.0)
     if policy.render == "subject status summary":
         assert kind in _NOUN and line.startswith("drink/tea（")
@@ -140,26 +166,42 @@ def test_render_form_is_the_tables(kind, policy):
 def test_profile_channel_proposes_the_profile_section(engine, kind, policy):
     scope = Scope("u1")
     subject = "session/s1" if kind is MemoryType.SUMMARY else f"{kind.value}/p"
-    engine.write(scope, [Candidate(type=kind, summary=f"{kind.value} 资料 data", subject=subject, confidence=0.9)],
-                 writer="test")
+    engine.write(
+        scope,
+        [Candidate(type=kind, summary=f"{kind.value} 资料 data", subject=subject, confidence=0.9)],
+        writer="test",
+    )
     pool = Pool()
-    ProfileChannel(engine, engine.config.recall).propose(scope, build_query("你好 hello"), None, pool)
+    ProfileChannel(engine, engine.config.recall).propose(
+        scope, build_query("你好 hello"), None, pool
+    )
     assert bool(pool.channels) is (policy.section == "profile")
 
 
 @pytest.mark.parametrize("kind,policy", ROWS, ids=IDS)
 def test_distilled_types_cover_and_retire_their_turns(engine, kind, policy):
     scope = Scope("u1")
-    subject = "session/s1" if kind is MemoryType.SUMMARY else (None if policy.append_only else f"{kind.value}/d")
-    cand = Candidate(type=kind, summary=f"{kind.value} 提炼 distilled", subject=subject, confidence=0.9,
-                     turn_ids=("s1#1",))
+    subject = (
+        "session/s1"
+        if kind is MemoryType.SUMMARY
+        else (None if policy.append_only else f"{kind.value}/d")
+    )
+    cand = Candidate(
+        type=kind,
+        summary=f"{kind.value} 提炼 distilled",
+        subject=subject,
+        confidence=0.9,
+        turn_ids=("s1#1",),
+    )
     (written,) = [w for w in engine.write(scope, [cand], writer="test") if w.record is not None]
     covered: dict[str, str] = {}
     _cover(covered, written.record)
     assert bool(covered) is policy.distilled  # a live one stands for its turns in ranking
     engine.forget(scope, written.record.id)
     with engine.db.read() as db:
-        assert bool(rec.retired_turns(db, scope, ["s1#1"])) is policy.distilled  # a retired one marks them
+        assert (
+            bool(rec.retired_turns(db, scope, ["s1#1"])) is policy.distilled
+        )  # a retired one marks them
     assert (kind in IMPORT_TYPED) is policy.distilled
 
 

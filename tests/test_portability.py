@@ -29,7 +29,12 @@ from openclaw_memory.evaluate.memory_system import MemorySystem
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.extract.secrets import SecretFilter
 from openclaw_memory.portability import export_text, import_path, import_text
-from openclaw_memory.portability.jsonl import export_jsonl, import_jsonl, record_from_dict, record_to_dict
+from openclaw_memory.portability.jsonl import (
+    export_jsonl,
+    import_jsonl,
+    record_from_dict,
+    record_to_dict,
+)
 from openclaw_memory.portability.markdown import export_markdown
 from openclaw_memory.portability.openclaw import export_workspace, read_workspace
 from openclaw_memory.recall.explain import plan_to_json
@@ -53,7 +58,9 @@ class DenseHash(HashEmbedding):
     """The hash embedding plus a small dense part seeded by the text (no exact-zero cosines)."""
 
     def _vec(self, text: str) -> list[float]:
-        seed = int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+        seed = int.from_bytes(
+            hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+        )
         noise = np.random.default_rng(seed).standard_normal(self.dimensions).astype(np.float32)
         v = np.asarray(super()._vec(text), dtype=np.float32) + 0.05 * noise / np.linalg.norm(noise)
         return (v / np.linalg.norm(v)).tolist()
@@ -72,7 +79,9 @@ def locomo_store(tmp_path, make_config):
     src.close()
 
 
-def test_jsonl_round_trip_gives_identical_records_and_recall_plans(locomo_store, tmp_path, make_config):
+def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
+    locomo_store, tmp_path, make_config
+):
     src, asked = locomo_store
     assert len(asked) == 20
     # Make the source store carry every kind of history: an edit (version chain) and a forget.
@@ -88,7 +97,9 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(locomo_store,
         dst.reset(src.scope.user_id)
         dst._last = src._last  # questions without a date are asked a day after the last session
         report = import_jsonl(dst.mw.engine, exported.splitlines(), user_id=src.scope.user_id)
-        assert report.added["record"] == len([i for i in _lines_without_header(exported) if i["kind"] == "record"])
+        assert report.added["record"] == len(
+            [i for i in _lines_without_header(exported) if i["kind"] == "record"]
+        )
         dst.mw.engine.indexer.drain()
         again = export_text(dst.mw.engine, src.scope.user_id)
         assert _lines_without_header(again) == _lines_without_header(exported)
@@ -102,16 +113,29 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(locomo_store,
         # A second import adds nothing.
         second = import_jsonl(dst.mw.engine, exported.splitlines(), user_id=src.scope.user_id)
         assert second.added.get("record", 0) == 0 and second.existing == report.added["record"]
-        assert _lines_without_header(export_text(dst.mw.engine, src.scope.user_id)) == _lines_without_header(exported)
+        assert _lines_without_header(
+            export_text(dst.mw.engine, src.scope.user_id)
+        ) == _lines_without_header(exported)
     finally:
         dst.close()
 
 
 def test_record_dict_round_trip_keeps_every_field(engine):
     scope = Scope("rt-user", "agent-1")
-    written = engine.write(scope, [Candidate(MemoryType.FACT, "Lives in Lisbon 住在里斯本", subject="home",
-                                             tags=("city",), entities=("Lisbon",), turn_ids=("s1#1",))],
-                           session_id="s1")[0].record
+    written = engine.write(
+        scope,
+        [
+            Candidate(
+                MemoryType.FACT,
+                "Lives in Lisbon 住在里斯本",
+                subject="home",
+                tags=("city",),
+                entities=("Lisbon",),
+                turn_ids=("s1#1",),
+            )
+        ],
+        session_id="s1",
+    )[0].record
     assert record_from_dict(record_to_dict(written)) == written
     moved = record_from_dict(record_to_dict(written), user_id="other")
     assert moved.scope == Scope("other", "agent-1") and moved.replace(scope=scope) == written
@@ -121,8 +145,11 @@ def test_import_refuses_bad_lines_and_foreign_ids(engine):
     with pytest.raises(ValidationError, match="header"):
         import_jsonl(engine, ['{"kind": "record"}'], user_id="u1")
     with pytest.raises(ValidationError, match=r"import:2: expected a JSON object"):
-        import_jsonl(engine, ['{"kind": "header", "format": "openclaw-memory-export", "version": 1}', "{oops"],
-                     user_id="u1")
+        import_jsonl(
+            engine,
+            ['{"kind": "header", "format": "openclaw-memory-export", "version": 1}', "{oops"],
+            user_id="u1",
+        )
     engine.write(Scope("owner"), [Candidate(MemoryType.FACT, "owner's fact")])
     text = export_text(engine, "owner")
     with pytest.raises(ValidationError, match="another user"):
@@ -132,7 +159,9 @@ def test_import_refuses_bad_lines_and_foreign_ids(engine):
 
 def test_markdown_export_is_readable_and_separates_inactive(engine):
     scope = Scope("md-user")
-    a = engine.write(scope, [Candidate(MemoryType.PREFERENCE, "喜欢喝乌龙茶", subject="drink")])[0].record
+    a = engine.write(scope, [Candidate(MemoryType.PREFERENCE, "喜欢喝乌龙茶", subject="drink")])[
+        0
+    ].record
     b = engine.write(scope, [Candidate(MemoryType.FACT, "# not a heading, just text")])[0].record
     engine.forget(scope, b.id)
     md = export_markdown(engine, "md-user")
@@ -179,7 +208,9 @@ def test_openclaw_import_types_dates_filters_and_is_idempotent(engine):
     assert seafood.type in (MemoryType.PROFILE, MemoryType.FACT)
     west_lake = by_text["和用户讨论了周末去杭州西湖的行程。"]
     assert west_lake.type is MemoryType.EPISODE and west_lake.created_at == _day("2026-08-30")
-    assert sum("美式咖啡" in r.summary for r in rows) == 1  # promoted copy and daily note: one memory
+    assert (
+        sum("美式咖啡" in r.summary for r in rows) == 1
+    )  # promoted copy and daily note: one memory
     # Secrets never reach the store, nor does the leftover of their sentence.
     with sqlite3.connect(engine.db.path) as db:
         dump = "\n".join(db.iterdump())
@@ -209,32 +240,50 @@ def test_openclaw_import_then_recall_in_both_languages(make_config, tmp_path):
         mw.close()
 
 
-def test_openclaw_export_writes_the_layout_and_reimports_to_the_same_memories(engine, tmp_path, clock):
+def test_openclaw_export_writes_the_layout_and_reimports_to_the_same_memories(
+    engine, tmp_path, clock
+):
     scope = Scope("leaver")
-    engine.write(scope, [Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶", subject="drink"),
-                         Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job")])
-    engine.write(scope, [Candidate(MemoryType.EPISODE, "We talked about the Lisbon trip", tags=("user",))])
+    engine.write(
+        scope,
+        [
+            Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶", subject="drink"),
+            Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job"),
+        ],
+    )
+    engine.write(
+        scope, [Candidate(MemoryType.EPISODE, "We talked about the Lisbon trip", tags=("user",))]
+    )
     out = tmp_path / "workspace"
     info = export_workspace(engine, "leaver", out)
     memory_md = (out / "MEMORY.md").read_text(encoding="utf-8")
     assert memory_md.startswith("# Long-Term Memory") and "- 我喜欢喝乌龙茶" in memory_md
     day = datetime.fromtimestamp(clock.now(), tz=timezone.utc).strftime("%Y-%m-%d")
-    assert "We talked about the Lisbon trip" in (out / "memory" / f"{day}.md").read_text(encoding="utf-8")
+    assert "We talked about the Lisbon trip" in (out / "memory" / f"{day}.md").read_text(
+        encoding="utf-8"
+    )
     assert info["files"] == 2
     back = Scope("returner")
     import_path(engine, out, back, **_importer_args(engine))
     got = {(r.type, r.subject, r.summary) for r in engine.find(back, limit=50)}
     assert (MemoryType.PREFERENCE, "drink", "我喜欢喝乌龙茶") in got
     assert (MemoryType.FACT, "job", "Works at Acme as a data engineer") in got
-    assert any(t is MemoryType.EPISODE and s == "We talked about the Lisbon trip" for t, _, s in got)
+    assert any(
+        t is MemoryType.EPISODE and s == "We talked about the Lisbon trip" for t, _, s in got
+    )
     again = import_path(engine, out, back, **_importer_args(engine))
     assert again["added"] == 0
 
 
 def test_import_text_accepts_an_uploaded_memory_file(engine):
     scope = Scope("uploader")
-    report = import_text(engine, "# Notes\n\n- I prefer window seats on flights.\n- 我不吃香菜。\n", scope,
-                         name="MEMORY.md", **_importer_args(engine))
+    report = import_text(
+        engine,
+        "# Notes\n\n- I prefer window seats on flights.\n- 我不吃香菜。\n",
+        scope,
+        name="MEMORY.md",
+        **_importer_args(engine),
+    )
     assert report["format"] == "openclaw" and report["added"] == 2
 
 
@@ -243,10 +292,23 @@ def test_import_text_accepts_an_uploaded_memory_file(engine):
 
 def test_edit_writes_a_new_version_and_keeps_the_old(engine, clock):
     scope = Scope("editor")
-    old = engine.write(scope, [Candidate(MemoryType.FACT, "Lives in Berlin", subject="home", tags=("city",),
-                                         turn_ids=("s1#2",))], session_id="s1")[0].record
+    old = engine.write(
+        scope,
+        [
+            Candidate(
+                MemoryType.FACT,
+                "Lives in Berlin",
+                subject="home",
+                tags=("city",),
+                turn_ids=("s1#2",),
+            )
+        ],
+        session_id="s1",
+    )[0].record
     clock.advance(60)
-    new = edit_memory(engine, scope, old.id, "Lives in Lisbon 住在里斯本", writer="test", secrets=SecretFilter())
+    new = edit_memory(
+        engine, scope, old.id, "Lives in Lisbon 住在里斯本", writer="test", secrets=SecretFilter()
+    )
     assert new.id != old.id and new.version == 2 and new.prev_id == old.id
     assert (new.subject, new.tags, new.created_at) == ("home", ("city",), old.created_at)
     assert new.source.writer == "test" and new.source.channel.value == "explicit"
@@ -255,7 +317,9 @@ def test_edit_writes_a_new_version_and_keeps_the_old(engine, clock):
     assert [r.id for r in engine.chain(scope, new.id)] == [new.id, old.id]
     actions = [(a["action"], a["writer"]) for a in engine.audit_log(scope, new.id)]
     assert actions == [("edit", "test")]
-    assert ("deactivate", "test") in [(a["action"], a["writer"]) for a in engine.audit_log(scope, old.id)]
+    assert ("deactivate", "test") in [
+        (a["action"], a["writer"]) for a in engine.audit_log(scope, old.id)
+    ]
     hits = [h for h, _ in engine.keyword(scope, "Lisbon")]
     assert hits == [new.id]
 
@@ -264,7 +328,9 @@ def test_edit_refuses_secrets_inactive_and_unknown(engine):
     scope = Scope("editor2")
     r = engine.write(scope, [Candidate(MemoryType.FACT, "my locker is number 12")])[0].record
     with pytest.raises(ValidationError, match="secret"):
-        edit_memory(engine, scope, r.id, "my password is Xk9#mQ2$vL7p", writer="t", secrets=SecretFilter())
+        edit_memory(
+            engine, scope, r.id, "my password is Xk9#mQ2$vL7p", writer="t", secrets=SecretFilter()
+        )
     with pytest.raises(ValidationError, match="non-empty"):
         edit_memory(engine, scope, r.id, "   ", writer="t")
     with pytest.raises(NotFoundError):
@@ -279,7 +345,9 @@ def test_edit_refuses_secrets_inactive_and_unknown(engine):
 
 def test_cli_edit_export_import_and_list_show_provenance(tmp_path, capsys):
     cfg = tmp_path / "c.yaml"
-    cfg.write_text(f"storage: {{data_dir: '{tmp_path / 'd'}', embedding_model: hash}}\n", encoding="utf-8")
+    cfg.write_text(
+        f"storage: {{data_dir: '{tmp_path / 'd'}', embedding_model: hash}}\n", encoding="utf-8"
+    )
     run = lambda *a: main(["--config", str(cfg), *a])
     assert run("import", str(WORKSPACE), "--user", "cli-u") == 0
     assert "added" in capsys.readouterr().out
@@ -296,19 +364,29 @@ def test_cli_edit_export_import_and_list_show_provenance(tmp_path, capsys):
     assert run("export", "--user", "cli-u", "--format", "markdown") == 0
     assert "cashews" in capsys.readouterr().out
     cfg2 = tmp_path / "c2.yaml"
-    cfg2.write_text(f"storage: {{data_dir: '{tmp_path / 'd2'}', embedding_model: hash}}\n", encoding="utf-8")
-    assert main(["--config", str(cfg2), "import", str(tmp_path / "u.jsonl"), "--user", "cli-u"]) == 0
+    cfg2.write_text(
+        f"storage: {{data_dir: '{tmp_path / 'd2'}', embedding_model: hash}}\n", encoding="utf-8"
+    )
+    assert (
+        main(["--config", str(cfg2), "import", str(tmp_path / "u.jsonl"), "--user", "cli-u"]) == 0
+    )
     capsys.readouterr()
     assert main(["--config", str(cfg2), "export", "--user", "cli-u"]) == 0
     moved = capsys.readouterr().out
-    assert _lines_without_header(moved) == _lines_without_header((tmp_path / "u.jsonl").read_text(encoding="utf-8"))
-    assert main(["--config", str(cfg2), "import", str(tmp_path / "nope.txt"), "--user", "cli-u"]) == 2
+    assert _lines_without_header(moved) == _lines_without_header(
+        (tmp_path / "u.jsonl").read_text(encoding="utf-8")
+    )
+    assert (
+        main(["--config", str(cfg2), "import", str(tmp_path / "nope.txt"), "--user", "cli-u"]) == 2
+    )
     assert "does not exist" in capsys.readouterr().err
 
 
 def test_export_jsonl_to_stream_counts_kinds(engine):
     scope = Scope("counter")
-    engine.write(scope, [Candidate(MemoryType.FACT, "a fact"), Candidate(MemoryType.EVENT, "an event")])
+    engine.write(
+        scope, [Candidate(MemoryType.FACT, "a fact"), Candidate(MemoryType.EVENT, "an event")]
+    )
     buf = io.StringIO()
     counts = export_jsonl(engine, "counter", buf)
     assert counts["record"] == 2 and counts["audit"] == 2

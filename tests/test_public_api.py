@@ -34,14 +34,20 @@ def test_every_public_name_imports_from_the_package_and_has_a_docstring(name):
     assert _own_doc(value), f"{name} has no docstring of its own"
 
 
-@pytest.mark.parametrize("name", [n for n in PUBLIC if inspect.isclass(getattr(openclaw_memory, n))])
+@pytest.mark.parametrize(
+    "name", [n for n in PUBLIC if inspect.isclass(getattr(openclaw_memory, n))]
+)
 def test_public_methods_of_public_classes_have_docstrings(name):
     cls = getattr(openclaw_memory, name)
     missing = []
     for attr, member in vars(cls).items():
-        if attr.startswith("_") or not (inspect.isfunction(member) or isinstance(member, (property, classmethod, staticmethod))):
+        if attr.startswith("_") or not (
+            inspect.isfunction(member) or isinstance(member, (property, classmethod, staticmethod))
+        ):
             continue
-        target = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+        target = (
+            member.fget if isinstance(member, property) else getattr(member, "__func__", member)
+        )
         if not inspect.getdoc(target):
             missing.append(attr)
     assert missing == [], f"{name}: public methods without a docstring: {missing}"
@@ -60,13 +66,16 @@ def test_an_unknown_name_is_an_attribute_error_and_dir_lists_the_api():
 
 def test_importing_the_package_is_cheap():
     """`import openclaw_memory` loads no store, vector index or LlamaIndex (names load on use)."""
-    code = ("import sys, openclaw_memory; heavy = [m for m in ('chromadb', 'llama_index.core', "
-            "'openclaw_memory.middleware') if m in sys.modules]; print(heavy)")
+    code = (
+        "import sys, openclaw_memory; heavy = [m for m in ('chromadb', 'llama_index.core', "
+        "'openclaw_memory.middleware') if m in sys.modules]; print(heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 # ---- import cycles ------------------------------------------------------------------------
+
 
 def _modules() -> dict[str, Path]:
     mods = {}
@@ -104,7 +113,11 @@ def import_graph() -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 edges |= {a.name for a in node.names}
                 continue
-            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            base = (
+                package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                if node.level
+                else []
+            )
             target = ".".join([*base, *([node.module] if node.module else [])])
             for alias in node.names:
                 sub = f"{target}.{alias.name}"

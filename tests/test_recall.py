@@ -29,11 +29,14 @@ def by_summary(result, text):
     return next(s for s in result.ranked if s.record.summary == text)
 
 
-@pytest.mark.parametrize("memory,query", [
-    ("我每天早上都喝咖啡", "咖啡"),
-    ("他对花生过敏，不能吃花生酱", "花生"),
-    ("I drink coffee every morning", "coffee"),
-])
+@pytest.mark.parametrize(
+    "memory,query",
+    [
+        ("我每天早上都喝咖啡", "咖啡"),
+        ("他对花生过敏，不能吃花生酱", "花生"),
+        ("I drink coffee every morning", "coffee"),
+    ],
+)
 def test_keyword_channel_matches_two_character_chinese_words(engine, recaller, memory, query):
     put(engine, ALICE, MemoryType.FACT, memory)
     s = by_summary(recaller.recall(ALICE, query), memory)
@@ -42,21 +45,29 @@ def test_keyword_channel_matches_two_character_chinese_words(engine, recaller, m
 
 def test_vector_channel_proposes_semantic_neighbours(engine, recaller):
     put(engine, ALICE, MemoryType.FACT, "the staging database runs postgres sixteen")
-    s = by_summary(recaller.recall(ALICE, "which postgres does staging run"), "the staging database runs postgres sixteen")
+    s = by_summary(
+        recaller.recall(ALICE, "which postgres does staging run"),
+        "the staging database runs postgres sixteen",
+    )
     assert "vector" in s.channels and s.components["semantic"] > 0
 
 
 def test_recent_important_channel_brings_fresh_important_memories(engine, clock, recaller):
     old = put(engine, ALICE, MemoryType.FACT, "release freeze starts monday", importance=0.9)
     clock.advance(days=5)
-    fresh = put(engine, ALICE, MemoryType.FACT, "prod incident: payment gateway down", importance=0.9)
+    fresh = put(
+        engine, ALICE, MemoryType.FACT, "prod incident: payment gateway down", importance=0.9
+    )
     res = recaller.recall(ALICE, "what should I know today")
     channels = {s.record.id: s.channels for s in res.ranked}
     assert "recent" in channels[fresh.id]
     assert "recent" not in channels.get(old.id, ())
 
 
-@pytest.mark.parametrize("subject,query", [("task/PRD-223", "PRD-223 现在什么状态"), ("coding_lang", "what is my coding_lang")])
+@pytest.mark.parametrize(
+    "subject,query",
+    [("task/PRD-223", "PRD-223 现在什么状态"), ("coding_lang", "what is my coding_lang")],
+)
 def test_subject_channel_matches_exact_keys(engine, recaller, subject, query):
     put(engine, ALICE, MemoryType.FACT, "采用后端鉴权方案", subject=subject)
     s = by_summary(recaller.recall(ALICE, query), "采用后端鉴权方案")
@@ -64,7 +75,14 @@ def test_subject_channel_matches_exact_keys(engine, recaller, subject, query):
 
 
 def test_profile_is_always_proposed_even_when_unrelated(engine, recaller):
-    put(engine, ALICE, MemoryType.PROFILE, "对花生过敏", subject="allergy/花生", channel=Channel.EXPLICIT)
+    put(
+        engine,
+        ALICE,
+        MemoryType.PROFILE,
+        "对花生过敏",
+        subject="allergy/花生",
+        channel=Channel.EXPLICIT,
+    )
     s = by_summary(recaller.recall(ALICE, "how do I rotate the TLS certificate"), "对花生过敏")
     assert "profile" in s.channels and s.kept
 
@@ -73,11 +91,18 @@ def test_inactive_and_archived_are_filtered_and_deep_recall_reaches_the_archive(
     r = put(engine, ALICE, MemoryType.FACT, "the old VPN endpoint is vpn1.example.org")
     with engine.db.write() as db:
         from openclaw_memory.store import records as rec
+
         rec.update(db, r.replace(status=Status.ARCHIVED), None, "", reindex=False)
-    assert "the old VPN endpoint is vpn1.example.org" not in kept(recaller.recall(ALICE, "VPN endpoint"))
-    assert "the old VPN endpoint is vpn1.example.org" in kept(recaller.recall(ALICE, "VPN endpoint", deep=True))
+    assert "the old VPN endpoint is vpn1.example.org" not in kept(
+        recaller.recall(ALICE, "VPN endpoint")
+    )
+    assert "the old VPN endpoint is vpn1.example.org" in kept(
+        recaller.recall(ALICE, "VPN endpoint", deep=True)
+    )
     engine.forget(ALICE, r.id)
-    assert "the old VPN endpoint is vpn1.example.org" not in kept(recaller.recall(ALICE, "VPN endpoint", deep=True))
+    assert "the old VPN endpoint is vpn1.example.org" not in kept(
+        recaller.recall(ALICE, "VPN endpoint", deep=True)
+    )
 
 
 def test_expired_records_are_not_recalled(engine, clock, recaller):
@@ -89,18 +114,44 @@ def test_expired_records_are_not_recalled(engine, clock, recaller):
 
 # the user's own deploy: a request about nothing of theirs is gated against its levels instead
 # (recall/gate.py), which the hashing embedder's cosines do not model
-@pytest.mark.parametrize("query", ["我们上周的部署出了什么错", "what went wrong with our deploy last week"])
+@pytest.mark.parametrize(
+    "query", ["我们上周的部署出了什么错", "what went wrong with our deploy last week"]
+)
 def test_time_window_in_the_request_filters_old_events(engine, clock, recaller, query):
-    put(engine, ALICE, MemoryType.EVENT, "deploy 部署 failed: disk full", subject="tool/deploy", ttl_seconds=400 * DAY)
+    put(
+        engine,
+        ALICE,
+        MemoryType.EVENT,
+        "deploy 部署 failed: disk full",
+        subject="tool/deploy",
+        ttl_seconds=400 * DAY,
+    )
     clock.advance(days=20)
-    put(engine, ALICE, MemoryType.EVENT, "deploy 部署 failed: timeout", subject="tool/deploy", ttl_seconds=400 * DAY)
+    put(
+        engine,
+        ALICE,
+        MemoryType.EVENT,
+        "deploy 部署 failed: timeout",
+        subject="tool/deploy",
+        ttl_seconds=400 * DAY,
+    )
     res = recaller.recall(ALICE, query)
     assert by_summary(res, "deploy 部署 failed: timeout").kept
-    assert by_summary(res, "deploy 部署 failed: disk full").reason.startswith("outside the time window")
+    assert by_summary(res, "deploy 部署 failed: disk full").reason.startswith(
+        "outside the time window"
+    )
 
 
-@pytest.mark.parametrize("type_,decays", [(MemoryType.EVENT, True), (MemoryType.EPISODE, True),
-                                          (MemoryType.FACT, False), (MemoryType.PROFILE, False), (MemoryType.PREFERENCE, False)])
+@pytest.mark.parametrize(
+    "type_,decays",
+    [
+        (MemoryType.EVENT, True),
+        (MemoryType.EPISODE, True),
+        (MemoryType.FACT, False),
+        (MemoryType.PROFILE, False),
+        (MemoryType.PREFERENCE, False),
+    ],
+)
 def test_decay_is_type_aware(engine, clock, type_, decays):
     r = put(engine, ALICE, type_, "something that happened")
     later = clock.now() + 60 * DAY
@@ -122,9 +173,23 @@ def test_low_confidence_is_offered_to_confirm_not_kept(engine, recaller):
 
 
 def test_only_the_newest_version_is_recalled(engine, clock, recaller):
-    put(engine, ALICE, MemoryType.PREFERENCE, "回复用中文", subject="reply_language", channel=Channel.EXPLICIT)
+    put(
+        engine,
+        ALICE,
+        MemoryType.PREFERENCE,
+        "回复用中文",
+        subject="reply_language",
+        channel=Channel.EXPLICIT,
+    )
     clock.advance(days=2)
-    put(engine, ALICE, MemoryType.PREFERENCE, "回复改用英文 English", subject="reply_language", channel=Channel.EXPLICIT)
+    put(
+        engine,
+        ALICE,
+        MemoryType.PREFERENCE,
+        "回复改用英文 English",
+        subject="reply_language",
+        channel=Channel.EXPLICIT,
+    )
     res = recaller.recall(ALICE, "reply_language 用什么语言回复")
     assert kept(res).count("回复用中文") == 0 and "回复改用英文 English" in kept(res)
 
@@ -138,23 +203,55 @@ def test_another_users_memory_never_appears(engine, recaller):
 
 def test_near_duplicates_are_suppressed(engine, recaller):
     put(engine, ALICE, MemoryType.EPISODE, "the quarterly report is due friday", turn_ids=("s1#1",))
-    put(engine, ALICE, MemoryType.EPISODE, "the quarterly report is due friday!", turn_ids=("s2#1",))
+    put(
+        engine, ALICE, MemoryType.EPISODE, "the quarterly report is due friday!", turn_ids=("s2#1",)
+    )
     res = recaller.recall(ALICE, "when is the quarterly report due")
     reasons = [s.reason for s in res.ranked if s.record.summary.startswith("the quarterly report")]
-    assert sum(1 for r in reasons if r == "") == 1 and any(r.startswith("near-duplicate") for r in reasons)
+    assert sum(1 for r in reasons if r == "") == 1 and any(
+        r.startswith("near-duplicate") for r in reasons
+    )
 
 
 def test_curated_memory_outranks_the_episode_it_came_from(engine, recaller):
-    put(engine, ALICE, MemoryType.PREFERENCE, "likes window seats on flights", subject="seat", turn_ids=("s1#3",), importance=0.8)
-    put(engine, ALICE, MemoryType.EPISODE, "I always take window seats on flights", turn_ids=("s1#3",))
+    put(
+        engine,
+        ALICE,
+        MemoryType.PREFERENCE,
+        "likes window seats on flights",
+        subject="seat",
+        turn_ids=("s1#3",),
+        importance=0.8,
+    )
+    put(
+        engine,
+        ALICE,
+        MemoryType.EPISODE,
+        "I always take window seats on flights",
+        turn_ids=("s1#3",),
+    )
     res = recaller.recall(ALICE, "window seats on flights")
     ep = by_summary(res, "I always take window seats on flights")
     assert not ep.kept and ep.reason.startswith("covered by curated memory")
 
 
 def test_episode_that_ranks_above_its_curated_memory_stays(engine, recaller):
-    put(engine, ALICE, MemoryType.PREFERENCE, "likes quiet cafes", subject="cafe", turn_ids=("s1#3",), importance=0.8)
-    put(engine, ALICE, MemoryType.EPISODE, "the new router arrived on tuesday, I like quiet cafes", turn_ids=("s1#3",))
+    put(
+        engine,
+        ALICE,
+        MemoryType.PREFERENCE,
+        "likes quiet cafes",
+        subject="cafe",
+        turn_ids=("s1#3",),
+        importance=0.8,
+    )
+    put(
+        engine,
+        ALICE,
+        MemoryType.EPISODE,
+        "the new router arrived on tuesday, I like quiet cafes",
+        turn_ids=("s1#3",),
+    )
     res = recaller.recall(ALICE, "when did the new router arrive")
     ep = by_summary(res, "the new router arrived on tuesday, I like quiet cafes")
     pref = by_summary(res, "likes quiet cafes")
@@ -173,7 +270,9 @@ def test_read_your_writes_with_background_indexing(make_config, tmp_path, clock)
         eng.close()
 
 
-@pytest.mark.parametrize("query,which", [("咖啡喝什么", "weights_cjk"), ("what coffee do I drink", "weights")])
+@pytest.mark.parametrize(
+    "query,which", [("咖啡喝什么", "weights_cjk"), ("what coffee do I drink", "weights")]
+)
 def test_chinese_requests_use_their_own_weights(engine, recaller, query, which):
     from openclaw_memory.recall.rank import COMPONENTS, fuse
 
@@ -211,9 +310,14 @@ def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_pa
     put(eng, BOB, MemoryType.FACT, "bob drinks coffee too")
     with eng.db.write() as db:  # back to schema 2: one column, no scope token
         db.execute("DROP TABLE records_fts")
-        db.execute("CREATE VIRTUAL TABLE records_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')")
+        db.execute(
+            "CREATE VIRTUAL TABLE records_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')"
+        )
         for row in db.execute("SELECT rid, summary FROM records").fetchall():
-            db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)", (row[0], fts_document(row[1])))
+            db.execute(
+                "INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)",
+                (row[0], fts_document(row[1])),
+            )
         db.execute("DELETE FROM schema_version WHERE version > 2")
     eng.close()
 
@@ -221,7 +325,9 @@ def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_pa
     try:
         assert eng.db.schema_version == len(MIGRATIONS)
         hits = eng.keyword(ALICE, "咖啡 coffee")
-        assert [eng.get(ALICE, rid).summary for rid, _ in hits] == ["I drink coffee every morning 每天早上喝咖啡"]
+        assert [eng.get(ALICE, rid).summary for rid, _ in hits] == [
+            "I drink coffee every morning 每天早上喝咖啡"
+        ]
         assert len(eng.keyword(BOB, "coffee")) == 1
     finally:
         eng.close()
@@ -230,8 +336,11 @@ def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_pa
 @pytest.mark.parametrize("channel", ["semantic", "keyword"])
 def test_a_workspace_sees_its_own_and_shared_memories_not_another_workspaces(engine, channel):
     w1, w2, shared = Scope("alice", workspace="w1"), Scope("alice", workspace="w2"), Scope("alice")
-    for scope, text in ((w1, "deploy the billing service on friday"), (w2, "deploy the search service on monday"),
-                        (shared, "deploy checklist lives in the wiki")):
+    for scope, text in (
+        (w1, "deploy the billing service on friday"),
+        (w2, "deploy the search service on monday"),
+        (shared, "deploy checklist lives in the wiki"),
+    ):
         put(engine, scope, MemoryType.FACT, text)
     if channel == "semantic":
         hits = engine.semantic(w1, engine.embed_query("deploy service"), limit=10)

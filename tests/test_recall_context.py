@@ -33,8 +33,10 @@ def log(engine, scope, session, turns, first=1):
 
 
 def recaller_for(engine, before=1, after=1):
-    cfg = config_from_dict({"recall": {"episode_context_before": before, "episode_context_after": after}},
-                           base=engine.config)
+    cfg = config_from_dict(
+        {"recall": {"episode_context_before": before, "episode_context_after": after}},
+        base=engine.config,
+    )
     return Recaller(engine, cfg.recall), cfg
 
 
@@ -51,8 +53,15 @@ def test_a_kept_episode_brings_the_turns_before_and_after_it_in_session_order(en
     assert s.turn_ids == ("s1:2", "s1:1", "s1:3")
 
 
-@pytest.mark.parametrize("before,after,expected", [(0, 1, ["s1:2", "s1:3"]), (1, 0, ["s1:1", "s1:2"]),
-                                                   (0, 0, ["s1:2"]), (2, 2, ["s1:1", "s1:2", "s1:3", "s1:4"])])
+@pytest.mark.parametrize(
+    "before,after,expected",
+    [
+        (0, 1, ["s1:2", "s1:3"]),
+        (1, 0, ["s1:1", "s1:2"]),
+        (0, 0, ["s1:2"]),
+        (2, 2, ["s1:1", "s1:2", "s1:3", "s1:4"]),
+    ],
+)
 def test_the_window_size_comes_from_config(engine, before, after, expected):
     _, answer, _, _ = log(engine, ALICE, "s1", DIALOGUE)
     rec, _ = recaller_for(engine, before, after)
@@ -67,8 +76,10 @@ def test_context_never_crosses_a_session_or_a_scope(engine):
     log(engine, BOB, "s1", [("Bob", "bob's own turn in a session with the same id")], first=3)
     rec, _ = recaller_for(engine, 2, 2)
     s = unit(rec.recall(ALICE, "counseling mental health jobs"), answer)
-    assert {c.summary for c in s.context} == {"Melanie: What kind of jobs are you thinking of?",
-                                              "Caroline: I'm keen on counseling or working in mental health"}
+    assert {c.summary for c in s.context} == {
+        "Melanie: What kind of jobs are you thinking of?",
+        "Caroline: I'm keen on counseling or working in mental health",
+    }
 
 
 def test_forgotten_neighbours_do_not_come_back_as_context(engine):
@@ -81,14 +92,31 @@ def test_forgotten_neighbours_do_not_come_back_as_context(engine):
 
 
 def test_outdated_neighbours_do_not_come_back_as_context(engine):
-    old = episode_candidate("Caroline: I drink coffee every morning", speaker="Caroline", turn_id="s1:1")
-    engine.write(ALICE, [old, Candidate(MemoryType.PREFERENCE, "Caroline likes coffee", subject="drink",
-                                        turn_ids=("s1:1",))], session_id="s1")
+    old = episode_candidate(
+        "Caroline: I drink coffee every morning", speaker="Caroline", turn_id="s1:1"
+    )
+    engine.write(
+        ALICE,
+        [
+            old,
+            Candidate(
+                MemoryType.PREFERENCE, "Caroline likes coffee", subject="drink", turn_ids=("s1:1",)
+            ),
+        ],
+        session_id="s1",
+    )
     engine.clock.advance(seconds=5)
     now = log(engine, ALICE, "s1", [("Caroline", "Counseling is the career I want")], first=2)[0]
     engine.clock.advance(seconds=5)
-    engine.write(ALICE, [Candidate(MemoryType.PREFERENCE, "Caroline likes tea now", subject="drink",
-                                   turn_ids=("s1:3",))], session_id="s1")
+    engine.write(
+        ALICE,
+        [
+            Candidate(
+                MemoryType.PREFERENCE, "Caroline likes tea now", subject="drink", turn_ids=("s1:3",)
+            )
+        ],
+        session_id="s1",
+    )
     rec, _ = recaller_for(engine)
     s = unit(rec.recall(ALICE, "counseling career"), now)
     assert "s1:1" not in s.turn_ids
@@ -112,15 +140,25 @@ def test_the_injected_block_holds_the_whole_exchange_once(engine):
     assert plan.block.index("What kind of jobs") < plan.block.index("keen on counseling")
 
 
-@pytest.mark.parametrize("texts,expected", [
-    ([("Melanie", "What jobs?"), ("Caroline", "Counseling.")],
-     "2023-11-14, Melanie: What jobs? / Caroline: Counseling."),
-    ([("小明", "你想做什么工作？"), ("小红", "心理咨询。")],
-     "2023-11-14 小明：你想做什么工作？ / 小红：心理咨询。"),
-])
+@pytest.mark.parametrize(
+    "texts,expected",
+    [
+        (
+            [("Melanie", "What jobs?"), ("Caroline", "Counseling.")],
+            "2023-11-14, Melanie: What jobs? / Caroline: Counseling.",
+        ),
+        (
+            [("小明", "你想做什么工作？"), ("小红", "心理咨询。")],
+            "2023-11-14 小明：你想做什么工作？ / 小红：心理咨询。",
+        ),
+    ],
+)
 def test_a_window_renders_as_one_line_of_who_said_what(engine, texts, expected):
     records = log(engine, ALICE, "s1", [(who, text) for who, text in texts])
-    plain = [dataclasses.replace(r, summary=text, tags=(f"speaker:{who}",)) for r, (who, text) in zip(records, texts)]
+    plain = [
+        dataclasses.replace(r, summary=text, tags=(f"speaker:{who}",))
+        for r, (who, text) in zip(records, texts)
+    ]
     line = render_record(plain[1], now=engine.clock.now(), window=plain)
     assert line == expected
 
@@ -129,12 +167,23 @@ def test_only_turns_shown_in_full_count_as_delivered(engine):
     from openclaw_memory.inject.render import delivered_turns
 
     long_reply = "Caroline: " + "counseling and mental health " * 30
-    records = log(engine, ALICE, "s1", [("Melanie", "What jobs are you thinking of?"), ("Caroline", long_reply[10:]),
-                                        ("Melanie", "Sounds great!")])
+    records = log(
+        engine,
+        ALICE,
+        "s1",
+        [
+            ("Melanie", "What jobs are you thinking of?"),
+            ("Caroline", long_reply[10:]),
+            ("Melanie", "Sounds great!"),
+        ],
+    )
     rec, _ = recaller_for(engine)
     result = rec.recall(ALICE, "what jobs are you thinking of")
     ask = unit(result, records[0])
-    assert ask.kept and set(ask.turn_ids) == {"s1:1", "s1:2"}  # the window reaches the long reply...
+    assert ask.kept and set(ask.turn_ids) == {
+        "s1:1",
+        "s1:2",
+    }  # the window reaches the long reply...
     assert delivered_turns(ask) == ("s1:1",)  # ...but it is shown cut, so it is not delivered
     answer = dataclasses.replace(ask, record=records[1], context=())
     assert delivered_turns(answer) == ()  # a recalled turn cut short is not delivered either
@@ -146,8 +195,14 @@ def test_neighbours_are_nearest_first_with_ties_in_insertion_order(engine):
     first = log(engine, ALICE, "s1", DIALOGUE)
     engine.clock.advance(seconds=-20)  # s2's turns share timestamps with s1's
     second = log(engine, ALICE, "s2", DIALOGUE[:3])
-    same_time = [engine.write(ALICE, [episode_candidate(f"tie {n}", speaker="user", turn_id=f"s3:{n}")],
-                              session_id="s3")[0].record for n in range(4)]
+    same_time = [
+        engine.write(
+            ALICE,
+            [episode_candidate(f"tie {n}", speaker="user", turn_id=f"s3:{n}")],
+            session_id="s3",
+        )[0].record
+        for n in range(4)
+    ]
     log(engine, BOB, "s1", DIALOGUE[:2])
 
     def ids(rs):
@@ -159,7 +214,9 @@ def test_neighbours_are_nearest_first_with_ties_in_insertion_order(engine):
         earlier, later = engine.neighbours(ALICE, second[2].id, before=before, after=after)
         assert ids(earlier) == ids(reversed(second[:2]))[:before] and later == []
         earlier, later = engine.neighbours(ALICE, same_time[1].id, before=before, after=after)
-        assert ids(earlier) == ids(same_time[:1])[:before] and ids(later) == ids(same_time[2:])[:after]
+        assert (
+            ids(earlier) == ids(same_time[:1])[:before] and ids(later) == ids(same_time[2:])[:after]
+        )
     assert engine.neighbours(ALICE, "mem_missing") == ([], [])
 
 
@@ -167,7 +224,10 @@ def test_two_exchanges_of_one_day_share_one_dated_line(engine):
     from openclaw_memory.tokens import count_tokens
 
     fillers = [("Melanie", f"My kids played game number {n} today") for n in range(4)]
-    later = [("Melanie", "Any counseling workshops lately?"), ("Caroline", "Yes, a mental health counseling workshop")]
+    later = [
+        ("Melanie", "Any counseling workshops lately?"),
+        ("Caroline", "Yes, a mental health counseling workshop"),
+    ]
     log(engine, ALICE, "s1", [*DIALOGUE[:2], *fillers, *later])
     rec, cfg = recaller_for(engine)
     plan = WorkingMemory(engine, rec, cfg).plan(ALICE, "counseling mental health jobs workshop")

@@ -15,8 +15,16 @@ SCOPE = Scope("alice")
 
 
 def episode(rid: str, session: str | None, text: str = "something said") -> MemoryRecord:
-    return MemoryRecord(rid, SCOPE, MemoryType.EPISODE, text, session_id=session,
-                        source=Source(session_id=session, turn_ids=(f"t-{rid}",)), created_at=1.0, updated_at=1.0)
+    return MemoryRecord(
+        rid,
+        SCOPE,
+        MemoryType.EPISODE,
+        text,
+        session_id=session,
+        source=Source(session_id=session, turn_ids=(f"t-{rid}",)),
+        created_at=1.0,
+        updated_at=1.0,
+    )
 
 
 def pool_of(*entries: tuple[MemoryRecord, float, tuple[str, ...]]) -> Pool:
@@ -31,8 +39,18 @@ def pool_of(*entries: tuple[MemoryRecord, float, tuple[str, ...]]) -> Pool:
 
 
 def cfg(**weights: float) -> RecallConfig:
-    w = RecallWeights(**{"semantic": 1.0, "keyword": 0.0, "structure": 0.0, "recency": 0.0,
-                         "importance": 0.0, "trust": 0.0, "session": 0.0, **weights})
+    w = RecallWeights(
+        **{
+            "semantic": 1.0,
+            "keyword": 0.0,
+            "structure": 0.0,
+            "recency": 0.0,
+            "importance": 0.0,
+            "trust": 0.0,
+            "session": 0.0,
+            **weights,
+        }
+    )
     return RecallConfig(weights=w, weights_cjk=None)
 
 
@@ -45,20 +63,29 @@ def ranked(pool: Pool, config: RecallConfig) -> list[str]:
 
 
 def test_session_evidence_lifts_the_other_turns_of_a_strongly_matching_session():
-    pool = pool_of((episode("top", "s1"), 0.90, ("vector",)), (episode("sibling", "s1"), 0.50, ("vector",)),
-                   (episode("loner", "s2"), 0.55, ("vector",)))
+    pool = pool_of(
+        (episode("top", "s1"), 0.90, ("vector",)),
+        (episode("sibling", "s1"), 0.50, ("vector",)),
+        (episode("loner", "s2"), 0.55, ("vector",)),
+    )
     assert ranked(pool, cfg()) == ["top", "loner", "sibling"]
     assert ranked(pool, cfg(session=0.2)) == ["top", "sibling", "loner"]
 
 
 def test_session_evidence_is_the_best_other_memory_of_the_session_over_the_pool_best():
-    first = [ScoredMemory(episode("a", "s1"), 0.8, {"semantic": 0.8}), ScoredMemory(episode("b", "s1"), 0.4, {"semantic": 0.4}),
-             ScoredMemory(episode("c", "s2"), 0.2, {"semantic": 0.2}), ScoredMemory(episode("d", None), 0.6, {"semantic": 0.6})]
+    first = [
+        ScoredMemory(episode("a", "s1"), 0.8, {"semantic": 0.8}),
+        ScoredMemory(episode("b", "s1"), 0.4, {"semantic": 0.4}),
+        ScoredMemory(episode("c", "s2"), 0.2, {"semantic": 0.2}),
+        ScoredMemory(episode("d", None), 0.6, {"semantic": 0.6}),
+    ]
     weights = {k: 0.0 for k in COMPONENTS} | {"semantic": 1.0, "session": 1.0}
     out = {s.record.id: s for s in session_evidence(first, weights)}
     assert out["a"].components["session"] == pytest.approx(0.4 / 0.8)  # its best sibling
     assert out["b"].components["session"] == pytest.approx(1.0)  # the pool's best is its sibling
-    assert out["c"].components["session"] == 0.0 and out["d"].components["session"] == 0.0  # alone / no session
+    assert (
+        out["c"].components["session"] == 0.0 and out["d"].components["session"] == 0.0
+    )  # alone / no session
     assert out["b"].score == pytest.approx(fuse(out["b"].components, weights))
 
 
@@ -67,14 +94,23 @@ def test_without_a_session_weight_there_is_no_session_component():
     assert all("session" not in s.components for s in score_pool(pool, QUERY, 10.0, cfg(), CAL))
 
 
-@pytest.mark.parametrize("query", [QUERY, RecallQuery("我们去哪里徒步", ("徒步",), None, frozenset(), False)])
+@pytest.mark.parametrize(
+    "query", [QUERY, RecallQuery("我们去哪里徒步", ("徒步",), None, frozenset(), False)]
+)
 def test_session_evidence_is_on_by_default_in_both_languages(query):
-    pool = pool_of((episode("top", "s1"), 0.90, ("vector",)), (episode("sibling", "s1"), 0.50, ("vector",)),
-                   (episode("loner", "s2"), 0.55, ("vector",)))
+    pool = pool_of(
+        (episode("top", "s1"), 0.90, ("vector",)),
+        (episode("sibling", "s1"), 0.50, ("vector",)),
+        (episode("loner", "s2"), 0.55, ("vector",)),
+    )
     order = [s.record.id for s in score_pool(pool, query, 10.0, RecallConfig(), CAL)]
     assert order.index("sibling") < order.index("loner")
 
 
 def test_exact_ties_do_not_depend_on_the_order_candidates_were_pooled_in():
     tied = [(episode(rid, None), 0.5, ("vector",)) for rid in ("mem_b", "mem_c", "mem_a")]
-    assert ranked(pool_of(*tied), cfg()) == ranked(pool_of(*reversed(tied)), cfg()) == ["mem_a", "mem_b", "mem_c"]
+    assert (
+        ranked(pool_of(*tied), cfg())
+        == ranked(pool_of(*reversed(tied)), cfg())
+        == ["mem_a", "mem_b", "mem_c"]
+    )

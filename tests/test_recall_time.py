@@ -17,40 +17,46 @@ from openclaw_memory.types import Candidate, MemoryType, Scope
 ALICE = Scope("alice")
 
 
-@pytest.mark.parametrize("text,days", [
-    ("which trips did I take in the past three months", 94.0),
-    ("最近三个月我去了哪些地方旅行", 94.0),
-    ("how many times did I bake over the last 2 weeks", 15.0),
-    ("过去两周我烤了几次蛋糕", 15.0),
-    ("what did I read in the past 10 days", 11.0),
-    ("近十天我读了什么书", 11.0),
-    ("anything new in the past few days", 5.0),
-    ("这几天有什么新消息", 5.0),
-    ("what went wrong with the deploy last week", 14.0),
-    ("上周的部署出了什么错", 14.0),
-    ("what did I do last weekend", 9.0),
-    ("上周末我做了什么", 9.0),
-    ("how many plants did I buy last month", 62.0),
-    ("上个月我买了几盆植物", 62.0),
-    ("what did I write yesterday", 2.0),
-    ("我昨天写了什么", 2.0),
-    ("how many plants did I buy in the last two months", 63.0),
-    ("过去二十天我跑了几次步", 21.0),
-])
+@pytest.mark.parametrize(
+    "text,days",
+    [
+        ("which trips did I take in the past three months", 94.0),
+        ("最近三个月我去了哪些地方旅行", 94.0),
+        ("how many times did I bake over the last 2 weeks", 15.0),
+        ("过去两周我烤了几次蛋糕", 15.0),
+        ("what did I read in the past 10 days", 11.0),
+        ("近十天我读了什么书", 11.0),
+        ("anything new in the past few days", 5.0),
+        ("这几天有什么新消息", 5.0),
+        ("what went wrong with the deploy last week", 14.0),
+        ("上周的部署出了什么错", 14.0),
+        ("what did I do last weekend", 9.0),
+        ("上周末我做了什么", 9.0),
+        ("how many plants did I buy last month", 62.0),
+        ("上个月我买了几盆植物", 62.0),
+        ("what did I write yesterday", 2.0),
+        ("我昨天写了什么", 2.0),
+        ("how many plants did I buy in the last two months", 63.0),
+        ("过去二十天我跑了几次步", 21.0),
+    ],
+)
 def test_a_request_that_looks_back_gets_a_window(text, days):
     assert time_reference(text).window_days == days
 
 
-@pytest.mark.parametrize("text", [
-    "what did we do on the last day of the trip",   # a day, not a stretch of time
-    "what was the social media activity I did 5 days ago",
-    "我三天前参加了什么活动",
-    "how many days ago did I watch the Super Bowl",
-    "what should I serve for dinner this weekend",   # ahead, not back
-    "这周末晚饭做什么好",
-    "where did we go hiking",
-    "我们去哪里徒步了",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what did we do on the last day of the trip",  # a day, not a stretch of time
+        "what was the social media activity I did 5 days ago",
+        "我三天前参加了什么活动",
+        "how many days ago did I watch the Super Bowl",
+        "what should I serve for dinner this weekend",  # ahead, not back
+        "这周末晚饭做什么好",
+        "where did we go hiking",
+        "我们去哪里徒步了",
+    ],
+)
 def test_no_window_without_a_look_back(text):
     assert time_reference(text).window_days is None
 
@@ -59,23 +65,41 @@ def test_the_longest_window_named_wins():
     assert time_reference("what did I do yesterday and over the past two weeks").window_days == 15.0
 
 
-@pytest.mark.parametrize("text,gone,left", [
-    ("What is the order of the three trips I took in the past three months?", {"past", "month"}, {"three", "trip"}),
-    ("What was the social media activity I participated 5 days ago?", {"5", "day", "ago"}, {"social", "media", "activ"}),
-    ("How many days ago did I watch the Super Bowl?", {"day", "ago", "mani"}, {"watch", "super", "bowl"}),
-    ("最近三个月我去了哪几次旅行", {"三个", "个月", "最近"}, {"旅行"}),
-    ("我三天前参加了什么活动", {"三天"}, {"参加", "活动"}),
-])
+@pytest.mark.parametrize(
+    "text,gone,left",
+    [
+        (
+            "What is the order of the three trips I took in the past three months?",
+            {"past", "month"},
+            {"three", "trip"},
+        ),
+        (
+            "What was the social media activity I participated 5 days ago?",
+            {"5", "day", "ago"},
+            {"social", "media", "activ"},
+        ),
+        (
+            "How many days ago did I watch the Super Bowl?",
+            {"day", "ago", "mani"},
+            {"watch", "super", "bowl"},
+        ),
+        ("最近三个月我去了哪几次旅行", {"三个", "个月", "最近"}, {"旅行"}),
+        ("我三天前参加了什么活动", {"三天"}, {"参加", "活动"}),
+    ],
+)
 def test_words_that_only_say_when_are_not_keyword_terms(text, gone, left):
     q = build_query(text)
     assert not gone & set(q.terms) and left <= set(q.terms), q.terms
     assert q.text == text  # the embedding still reads the whole request
 
 
-@pytest.mark.parametrize("text", [
-    "What did Maria do last weekend before April 10, 2023?",
-    "2023年4月10日之前的上周末玛丽亚做了什么",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What did Maria do last weekend before April 10, 2023?",
+        "2023年4月10日之前的上周末玛丽亚做了什么",
+    ],
+)
 def test_a_named_date_anchors_relative_words_instead_of_now(text):
     q = build_query(text)
     assert q.dates and q.window_days is None
@@ -98,13 +122,19 @@ def by_summary(result, text):
     return next(s for s in result.ranked if s.record.summary == text)
 
 
-@pytest.mark.parametrize("memory,question", [
-    ("Last weekend I volunteered at the charity race downtown",
-     "What did I volunteer at last weekend before April 10, 2023?"),
-    ("上周末我在市中心的慈善赛跑做了志愿者",
-     "2023年4月10日之前的上周末我在哪里做志愿者"),
-])
-def test_an_old_memory_on_the_named_date_is_recalled_a_year_later(engine, clock, recaller, memory, question):
+@pytest.mark.parametrize(
+    "memory,question",
+    [
+        (
+            "Last weekend I volunteered at the charity race downtown",
+            "What did I volunteer at last weekend before April 10, 2023?",
+        ),
+        ("上周末我在市中心的慈善赛跑做了志愿者", "2023年4月10日之前的上周末我在哪里做志愿者"),
+    ],
+)
+def test_an_old_memory_on_the_named_date_is_recalled_a_year_later(
+    engine, clock, recaller, memory, question
+):
     clock.set(_at(2023, 4, 10))
     put(engine, memory, "s1#1")
     clock.set(_at(2024, 5, 1))
@@ -120,25 +150,39 @@ def _old_and_fresh(engine, clock, old, fresh):
     clock.advance(days=0.5)
 
 
-@pytest.mark.parametrize("old,fresh,question", [
-    ("I wrote a poem about the harbour at night", "I repainted the fence in the garden",
-     "what poem did I write yesterday"),
-    ("我写了一首关于夜晚港口的诗", "我把花园的篱笆重新刷了漆",
-     "我昨天写了一首什么诗"),
-])
-def test_a_window_with_nothing_relevant_inside_is_relaxed_and_says_so(engine, clock, recaller, old, fresh, question):
+@pytest.mark.parametrize(
+    "old,fresh,question",
+    [
+        (
+            "I wrote a poem about the harbour at night",
+            "I repainted the fence in the garden",
+            "what poem did I write yesterday",
+        ),
+        ("我写了一首关于夜晚港口的诗", "我把花园的篱笆重新刷了漆", "我昨天写了一首什么诗"),
+    ],
+)
+def test_a_window_with_nothing_relevant_inside_is_relaxed_and_says_so(
+    engine, clock, recaller, old, fresh, question
+):
     _old_and_fresh(engine, clock, old, fresh)
     s = by_summary(recaller.recall(ALICE, question), old)
     assert s.kept and s.reason == OUTSIDE_WINDOW_NOTE
 
 
-@pytest.mark.parametrize("old,fresh,question", [
-    ("I wrote a poem about the harbour at night", "I wrote a poem about the autumn rain",
-     "what poem did I write yesterday"),
-    ("我写了一首关于夜晚港口的诗", "我写了一首关于秋雨的诗",
-     "我昨天写了一首什么诗"),
-])
-def test_a_window_with_a_relevant_memory_inside_still_filters(engine, clock, recaller, old, fresh, question):
+@pytest.mark.parametrize(
+    "old,fresh,question",
+    [
+        (
+            "I wrote a poem about the harbour at night",
+            "I wrote a poem about the autumn rain",
+            "what poem did I write yesterday",
+        ),
+        ("我写了一首关于夜晚港口的诗", "我写了一首关于秋雨的诗", "我昨天写了一首什么诗"),
+    ],
+)
+def test_a_window_with_a_relevant_memory_inside_still_filters(
+    engine, clock, recaller, old, fresh, question
+):
     _old_and_fresh(engine, clock, old, fresh)
     res = recaller.recall(ALICE, question)
     assert by_summary(res, fresh).kept
@@ -151,4 +195,9 @@ def test_deep_recall_keeps_the_dates_the_request_names(engine, clock, recaller):
     clock.set(_at(2024, 5, 1))
     res = recaller.recall(ALICE, "What did I volunteer at on April 10, 2023?", deep=True)
     assert res.query.deep and res.query.dates
-    assert by_summary(res, "Last weekend I volunteered at the charity race downtown").components["structure"] == 1.0
+    assert (
+        by_summary(res, "Last weekend I volunteered at the charity race downtown").components[
+            "structure"
+        ]
+        == 1.0
+    )

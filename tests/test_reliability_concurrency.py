@@ -62,12 +62,23 @@ class Problems(logging.Handler):
         self.records: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(f"{record.levelname} {record.name}: {record.getMessage()} {record.exc_text or ''}")
+        self.records.append(
+            f"{record.levelname} {record.name}: {record.getMessage()} {record.exc_text or ''}"
+        )
 
 
 def _http_config(data: Path, port: int, prefix: str):
-    return hash_config(data, storage={"vector_store": {"kind": "http", "host": "127.0.0.1", "port": port,
-                                                       "collection_prefix": prefix}})
+    return hash_config(
+        data,
+        storage={
+            "vector_store": {
+                "kind": "http",
+                "host": "127.0.0.1",
+                "port": port,
+                "collection_prefix": prefix,
+            }
+        },
+    )
 
 
 def _session(mw, t: int, out: dict) -> None:
@@ -84,12 +95,19 @@ def _session(mw, t: int, out: dict) -> None:
         mw.after_response(req, "noted")
         history.append({"role": "assistant", "content": "noted"})
         out["turns"].append((scope, token))
-    fact = mw.remember(scope, f"remember that project tfact{t} ships on Monday", type="fact", subject=f"tfact{t}")
+    fact = mw.remember(
+        scope, f"remember that project tfact{t} ships on Monday", type="fact", subject=f"tfact{t}"
+    )
     out["acks"].append((scope, fact.record.id))
     out["ryw"].append(fact.record.id in {h.record.id for h in mw.search(scope, f"tfact{t} ships")})
     if rng.random() < 0.5:  # turns of the racing scope queue up at the same time
-        mw.after_response(ChatRequest(RACE, sid, [{"role": "user", "content": f"racing turn {t} about drinks"}]), "ok")
-    race = mw.remember(RACE, f"I prefer {rng.choice(RACE_VALUES)}", type="preference", subject="drink")
+        mw.after_response(
+            ChatRequest(RACE, sid, [{"role": "user", "content": f"racing turn {t} about drinks"}]),
+            "ok",
+        )
+    race = mw.remember(
+        RACE, f"I prefer {rng.choice(RACE_VALUES)}", type="preference", subject="drink"
+    )
     out["race"].append(race.action)
 
 
@@ -133,21 +151,32 @@ def _process_results(tmp: Path) -> dict:
 
 def _check_store(mw, turns, acks) -> None:
     with mw.engine.db.read() as db:
-        rows = db.execute("SELECT id, user_id, agent_id, type, status, summary FROM records").fetchall()
+        rows = db.execute(
+            "SELECT id, user_id, agent_id, type, status, summary FROM records"
+        ).fetchall()
         groups = db.execute(
             "SELECT user_id, agent_id, type, subject, COUNT(*) FROM records WHERE status = 'active' "
             "AND doubt_of IS NULL AND subject IS NOT NULL AND type IN ('profile', 'preference', 'fact', 'task') "
-            "GROUP BY 1, 2, 3, 4 HAVING COUNT(*) > 1").fetchall()
+            "GROUP BY 1, 2, 3, 4 HAVING COUNT(*) > 1"
+        ).fetchall()
         race = "user_id = ? AND agent_id = ? AND type = 'preference' AND subject = 'drink'"
-        race_active = db.execute(f"SELECT COUNT(*) FROM records WHERE {race} AND status = 'active'",
-                                 (RACE.user_id, RACE.agent_id)).fetchone()[0]
+        race_active = db.execute(
+            f"SELECT COUNT(*) FROM records WHERE {race} AND status = 'active'",
+            (RACE.user_id, RACE.agent_id),
+        ).fetchone()[0]
         # every change links to the version it replaced: a second chain root means two writers both
         # found no live version and both inserted
-        race_roots = db.execute(f"SELECT COUNT(*) FROM records WHERE {race} AND prev_id IS NULL",
-                                (RACE.user_id, RACE.agent_id)).fetchone()[0]
+        race_roots = db.execute(
+            f"SELECT COUNT(*) FROM records WHERE {race} AND prev_id IS NULL",
+            (RACE.user_id, RACE.agent_id),
+        ).fetchone()[0]
     by_id = {r["id"]: r for r in rows}
-    lost = [(s, rid) for s, rid in acks
-            if rid not in by_id or (by_id[rid]["user_id"], by_id[rid]["status"]) != (s.user_id, "active")]
+    lost = [
+        (s, rid)
+        for s, rid in acks
+        if rid not in by_id
+        or (by_id[rid]["user_id"], by_id[rid]["status"]) != (s.user_id, "active")
+    ]
     assert lost == [], f"{len(lost)} acknowledged memories lost or not active: {lost[:5]}"
     episodes: dict[tuple[str, str], str] = {}
     for r in rows:
@@ -167,11 +196,22 @@ def test_50_threads_and_4_processes_share_one_store(tmp_path, chroma, forkserver
     logging.getLogger().addHandler(problems)
     started = time.monotonic()
     try:
-        pids = [forkserver.spawn("conc_worker", tmp_path / f"p{p}.out", tmp_path / f"p{p}.err",
-                                 data_dir=str(data), port=chroma.port, prefix=prefix, proc=p,
-                                 sessions=SESSIONS_PER_PROCESS, turns=TURNS, race_user=RACE.user_id,
-                                 race_values=RACE_VALUES)
-                 for p in range(PROCESSES)]
+        pids = [
+            forkserver.spawn(
+                "conc_worker",
+                tmp_path / f"p{p}.out",
+                tmp_path / f"p{p}.err",
+                data_dir=str(data),
+                port=chroma.port,
+                prefix=prefix,
+                proc=p,
+                sessions=SESSIONS_PER_PROCESS,
+                turns=TURNS,
+                race_user=RACE.user_id,
+                race_values=RACE_VALUES,
+            )
+            for p in range(PROCESSES)
+        ]
         threads, errors = _run_threads(mw)
         statuses = [forkserver.wait(pid) for pid in pids]
         mw.flush()
@@ -180,7 +220,9 @@ def test_50_threads_and_4_processes_share_one_store(tmp_path, chroma, forkserver
         assert errors == [], errors[:5]
         assert statuses == [0] * PROCESSES, procs["stderr"][-3000:]
         assert procs["done"] == PROCESSES
-        assert "locked" not in procs["stderr"] and "Traceback" not in procs["stderr"], procs["stderr"][-3000:]
+        assert "locked" not in procs["stderr"] and "Traceback" not in procs["stderr"], procs[
+            "stderr"
+        ][-3000:]
         assert [p for p in problems.records if "locked" in p] == []
         assert [p for p in problems.records if p.startswith(("ERROR", "CRITICAL"))] == []
         assert mw.worker.failures == 0
@@ -190,12 +232,16 @@ def test_50_threads_and_4_processes_share_one_store(tmp_path, chroma, forkserver
         ryw = threads["ryw"] + procs["ryw"]
         assert all(ryw), f"{ryw.count(False)} of {len(ryw)} sessions did not find their own fact"
         race = threads["race"] + procs["race"]
-        assert race.count("insert") <= 1 and len(race) == THREADS + PROCESSES * SESSIONS_PER_PROCESS, race
+        assert (
+            race.count("insert") <= 1 and len(race) == THREADS + PROCESSES * SESSIONS_PER_PROCESS
+        ), race
         with capsys.disabled():
-            print(f"\nconcurrency: {THREADS} threads + {PROCESSES} processes, {len(turns)} turns, {len(acks)} "
-                  f"acknowledged memories, {len(race)} racing writes ({race.count('insert')} insert), "
-                  f"{len(problems.records)} warnings {dict(Counter(p[:70] for p in problems.records))}, "
-                  f"{elapsed:.0f} s")
+            print(
+                f"\nconcurrency: {THREADS} threads + {PROCESSES} processes, {len(turns)} turns, {len(acks)} "
+                f"acknowledged memories, {len(race)} racing writes ({race.count('insert')} insert), "
+                f"{len(problems.records)} warnings {dict(Counter(p[:70] for p in problems.records))}, "
+                f"{elapsed:.0f} s"
+            )
     finally:
         logging.getLogger().removeHandler(problems)
         mw.close()
@@ -210,21 +256,36 @@ def test_processes_opening_a_fresh_store_at_once_all_work(tmp_path, forkserver):
     for trial in range(TRIALS):
         data, go = tmp_path / f"fresh{trial}", tmp_path / f"go{trial}"
         data.mkdir()
-        pids = [forkserver.spawn("open_db", tmp_path / f"f{trial}-{p}.out", tmp_path / f"f{trial}-{p}.err",
-                                 path=str(data / "memory.db"), proc=p, go_file=str(go)) for p in range(6)]
+        pids = [
+            forkserver.spawn(
+                "open_db",
+                tmp_path / f"f{trial}-{p}.out",
+                tmp_path / f"f{trial}-{p}.err",
+                path=str(data / "memory.db"),
+                proc=p,
+                go_file=str(go),
+            )
+            for p in range(6)
+        ]
         time.sleep(0.3)
         go.touch()
         statuses = [forkserver.wait(pid) for pid in pids]
-        errs = "".join((tmp_path / f"f{trial}-{p}.err").read_text(errors="replace") for p in range(6))
+        errs = "".join(
+            (tmp_path / f"f{trial}-{p}.err").read_text(errors="replace") for p in range(6)
+        )
         if statuses != [0] * 6:
             failures.append(errs.strip().splitlines()[-1])
             continue
         con = sqlite3.connect(data / "memory.db")
         try:
             mode = con.execute("PRAGMA journal_mode").fetchone()[0]
-            openers = con.execute("SELECT COUNT(*) FROM meta WHERE key LIKE 'opener%'").fetchone()[0]
+            openers = con.execute("SELECT COUNT(*) FROM meta WHERE key LIKE 'opener%'").fetchone()[
+                0
+            ]
         finally:
             con.close()
         if (mode, openers) != ("wal", 6):
             failures.append(f"journal mode {mode}, {openers} of 6 writes")
-    assert failures == [], f"{len(failures)} of {TRIALS} trials had a process fail: {sorted(set(failures))}"
+    assert failures == [], (
+        f"{len(failures)} of {TRIALS} trials had a process fail: {sorted(set(failures))}"
+    )

@@ -56,19 +56,29 @@ def _kill_at_random_point(fs: ForkServer, rng: random.Random, pid: int, out: Pat
     return fs.kill(pid)
 
 
-def _crash_store(fs: ForkServer, rng: random.Random, data: Path, store: int) -> tuple[dict[str, tuple[str, str]], int]:
+def _crash_store(
+    fs: ForkServer, rng: random.Random, data: Path, store: int
+) -> tuple[dict[str, tuple[str, str]], int]:
     """KILLS_PER_STORE writers on one store, each killed; the acknowledged ids and the kills."""
     acked: dict[str, tuple[str, str]] = {}
     kills = 0
     data.parent.mkdir(parents=True, exist_ok=True)
     for k in range(KILLS_PER_STORE):
         out, err = data.parent / f"s{store}k{k}.out", data.parent / f"s{store}k{k}.err"
-        pid = fs.spawn("crash_writer", out, err, data_dir=str(data), seed=store * 100 + k,
-                       doctor_first=rng.random() < 0.25)
+        pid = fs.spawn(
+            "crash_writer",
+            out,
+            err,
+            data_dir=str(data),
+            seed=store * 100 + k,
+            doctor_first=rng.random() < 0.25,
+        )
         status = _kill_at_random_point(fs, rng, pid, out)
         trouble = err.read_text(errors="replace") if err.exists() else ""
         assert "Traceback" not in trouble, f"writer {k} of store {store} failed:\n{trouble[-3000:]}"
-        assert status == -signal.SIGKILL, f"writer {k} of store {store} ended with {status}, not SIGKILL"
+        assert status == -signal.SIGKILL, (
+            f"writer {k} of store {store} ended with {status}, not SIGKILL"
+        )
         kills += 1
         for line in read_lines(out):
             if line.startswith("ACK "):
@@ -83,11 +93,14 @@ def _assert_consistent(eng: MemoryEngine, acked: dict[str, tuple[str, str]]) -> 
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         rows = db.execute("SELECT id, user_id, agent_id, status FROM records").fetchall()
         orphan_fts = db.execute(
-            "SELECT COUNT(*) FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)").fetchone()[0]
+            "SELECT COUNT(*) FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)"
+        ).fetchone()[0]
         missing_fts = db.execute(
-            "SELECT COUNT(*) FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)").fetchone()[0]
+            "SELECT COUNT(*) FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)"
+        ).fetchone()[0]
         orphan_sql_vecs = db.execute(
-            "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)").fetchone()[0]
+            "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)"
+        ).fetchone()[0]
         stale = stale_vector_ids(db, eng.model_name, eng.index.dim)
         outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
     assert orphan_fts == 0 and missing_fts == 0, "FTS rows and records disagree"
@@ -119,14 +132,20 @@ def _check_store(data: Path, acked: dict[str, tuple[str, str]]) -> dict[str, int
         second = doctor(eng, repair=False)
         assert second.problems == 0, f"doctor still finds problems after repair: {second.to_dict()}"
         records = _assert_consistent(eng, acked)
-        return {"acked": len(acked), "records": records, "outbox_replayed": first.drained,
-                "repaired": sum(first.fixed.values()),
-                **{f"fixed_{k}": v for k, v in first.fixed.items() if v}}
+        return {
+            "acked": len(acked),
+            "records": records,
+            "outbox_replayed": first.drained,
+            "repaired": sum(first.fixed.values()),
+            **{f"fixed_{k}": v for k, v in first.fixed.items() if v},
+        }
     finally:
         eng.close()
 
 
-def test_sigkilled_writers_lose_no_acknowledged_write_and_doctor_reconciles(forkserver, tmp_path, capsys):
+def test_sigkilled_writers_lose_no_acknowledged_write_and_doctor_reconciles(
+    forkserver, tmp_path, capsys
+):
     rng = random.Random(20_260_601)
     totals: Counter[str] = Counter()
     started = time.monotonic()
@@ -150,15 +169,27 @@ def test_the_checks_see_damage_and_doctor_repairs_it(tmp_path):
     eng = MemoryEngine.open(hash_config(tmp_path), clock=FakeClock(BASE_TIME), background=False)
     try:
         scope = Scope("u0", "main")
-        ids = [r.record.id for r in eng.write(scope, [Candidate(MemoryType.FACT, f"the drink is tea number {i}")
-                                                      for i in range(4)])]
+        ids = [
+            r.record.id
+            for r in eng.write(
+                scope,
+                [Candidate(MemoryType.FACT, f"the drink is tea number {i}") for i in range(4)],
+            )
+        ]
         eng.indexer.drain()
         _assert_consistent(eng, {i: ("u0", "main") for i in ids})
         eng.index.delete(scope, ids[:1])  # a record without its vector
-        eng.index.upsert(scope, "hot", [("mem_orphan", eng.embed_query("orphan"), {"type": "fact", "workspace": ""})])
+        eng.index.upsert(
+            scope,
+            "hot",
+            [("mem_orphan", eng.embed_query("orphan"), {"type": "fact", "workspace": ""})],
+        )
         with eng.db.write() as db:  # an FTS row without a record, and a record without its FTS row
             db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (999999, 'orphan tokens')")
-            db.execute("DELETE FROM records_fts WHERE rowid = (SELECT rid FROM records WHERE id = ?)", (ids[1],))
+            db.execute(
+                "DELETE FROM records_fts WHERE rowid = (SELECT rid FROM records WHERE id = ?)",
+                (ids[1],),
+            )
         with pytest.raises(AssertionError):
             _assert_consistent(eng, {i: ("u0", "main") for i in ids})
         report = doctor(eng, repair=True)

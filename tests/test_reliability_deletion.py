@@ -28,6 +28,7 @@ STRINGS = {
     BYSTANDER: ["Snollygoster", "玳瑁橘猫"],
 }
 
+
 def _say(mw, scope: Scope, session: str, texts: list[str]) -> None:
     history: list[dict] = []
     for text in texts:
@@ -40,17 +41,33 @@ def _populate(mw, user: str, words: list[str], workspace: str | None = None) -> 
     en1, en2, zh1, zh2 = (words * 2)[:4]
     for agent in ("main", "coder"):
         scope = Scope(user, agent, workspace)
-        _say(mw, scope, "s1", [f"remember that my cat is called {en1}", f"请记住：我的猫叫{zh1}",
-                               f"we decided to name the project {en2} because of {zh2}",
-                               f"下一步：给{zh2}买猫粮，然后联系 {en1}"])
+        _say(
+            mw,
+            scope,
+            "s1",
+            [
+                f"remember that my cat is called {en1}",
+                f"请记住：我的猫叫{zh1}",
+                f"we decided to name the project {en2} because of {zh2}",
+                f"下一步：给{zh2}买猫粮，然后联系 {en1}",
+            ],
+        )
         mw.remember(scope, f"my nickname is {en1}", type="profile", subject="nickname")
-        mw.remember(scope, f"my nickname is {en1} the Great", type="profile", subject="nickname")  # changed
+        mw.remember(
+            scope, f"my nickname is {en1} the Great", type="profile", subject="nickname"
+        )  # changed
         mw.remember(scope, f"我最喜欢的颜色是{zh1}色", type="preference", subject="颜色")
-        mw.remember(scope, f"我最喜欢的颜色是{zh1}色", type="preference", subject="颜色")  # restated
+        mw.remember(
+            scope, f"我最喜欢的颜色是{zh1}色", type="preference", subject="颜色"
+        )  # restated
         gone = mw.remember(scope, f"my old address mentions {en2}", type="fact", subject="address")
         mw.forget(scope, memory_id=gone.record.id)
         for n in range(4):
-            mw.on_tool_event(scope, "s1", ToolEvent("search", {"q": f"{en1} {zh1} {n}"}, f"found {en2} {zh2} #{n}"))
+            mw.on_tool_event(
+                scope,
+                "s1",
+                ToolEvent("search", {"q": f"{en1} {zh1} {n}"}, f"found {en2} {zh2} #{n}"),
+            )
         mw.on_session_end(scope, "s1")
         mw.flush()
         compact_events(mw.engine, scope, trigger=2, batch=2)
@@ -65,9 +82,17 @@ def test_purge_user_leaves_no_trace_of_the_user_on_disk(tmp_path, capsys):
         _populate(mw, VICTIM, STRINGS[VICTIM])
         _populate(mw, BYSTANDER, STRINGS[BYSTANDER])
         with mw.engine.db.read() as db:
-            kinds = dict(db.execute("SELECT type, COUNT(*) FROM records WHERE user_id = ? GROUP BY 1", (VICTIM,)))
-            versions = db.execute("SELECT COUNT(*) FROM versions WHERE user_id = ?", (VICTIM,)).fetchone()[0]
-        assert {"summary", "episode", "event", "profile", "preference", "fact"} <= set(kinds) and versions >= 2
+            kinds = dict(
+                db.execute(
+                    "SELECT type, COUNT(*) FROM records WHERE user_id = ? GROUP BY 1", (VICTIM,)
+                )
+            )
+            versions = db.execute(
+                "SELECT COUNT(*) FROM versions WHERE user_id = ?", (VICTIM,)
+            ).fetchone()[0]
+        assert {"summary", "episode", "event", "profile", "preference", "fact"} <= set(
+            kinds
+        ) and versions >= 2
         before = find_in_files(store_files(cfg), victim_words)
         assert set(before) == set(victim_words), f"the scan must see the data first: {before}"
 
@@ -86,8 +111,10 @@ def test_purge_user_leaves_no_trace_of_the_user_on_disk(tmp_path, capsys):
     closed = find_in_files(store_files(cfg), victim_words)
     assert closed == {}, f"purged strings on disk after close: {closed}"
     with capsys.disabled():
-        print(f"\ndeletion: purged {counts}; {len(victim_words)} strings searched in {len(files)} files: "
-              f"found before purge {len(before)}, after purge {len(after)}, after close {len(closed)}")
+        print(
+            f"\ndeletion: purged {counts}; {len(victim_words)} strings searched in {len(files)} files: "
+            f"found before purge {len(before)}, after purge {len(after)}, after close {len(closed)}"
+        )
 
 
 def test_purge_user_leaves_no_trace_in_the_chroma_directory(tmp_path, capsys):
@@ -98,18 +125,28 @@ def test_purge_user_leaves_no_trace_in_the_chroma_directory(tmp_path, capsys):
         _populate(mw, VICTIM, STRINGS[VICTIM], workspace="wsquokkaden")
         _populate(mw, BYSTANDER, STRINGS[BYSTANDER])
         with mw.engine.db.read() as db:
-            ids = [r[0] for r in db.execute(
-                "SELECT id FROM records WHERE user_id = ? AND status != 'inactive'", (VICTIM,))]
-            rows = db.execute("SELECT r.user_id, v.vec FROM vectors v JOIN records r ON r.id = v.record_id "
-                              "WHERE r.status = 'active'").fetchall()
+            ids = [
+                r[0]
+                for r in db.execute(
+                    "SELECT id FROM records WHERE user_id = ? AND status != 'inactive'", (VICTIM,)
+                )
+            ]
+            rows = db.execute(
+                "SELECT r.user_id, v.vec FROM vectors v JOIN records r ON r.id = v.record_id "
+                "WHERE r.status = 'active'"
+            ).fetchall()
         # Whole vectors (the hash embedder's are sparse: a prefix is often all zeros and matches
         # anything), and only those no other user's record shares.
         others = {r[1] for r in rows if r[0] != VICTIM}
         vecs = [r[1] for r in rows if r[0] == VICTIM and r[1] not in others]
         chroma = [p for p in store_files(cfg) if cfg.chroma_dir in p.parents]
-        assert find_in_files(chroma, ["wsquokkaden", *ids[:3]]), "the scan must see the index data first"
+        assert find_in_files(chroma, ["wsquokkaden", *ids[:3]]), (
+            "the scan must see the index data first"
+        )
         vectors_before = _vectors_in(chroma, vecs)
-        assert vectors_before >= len(vecs) // 2 > 0, f"the scan must see the vectors first: {vectors_before}"
+        assert vectors_before >= len(vecs) // 2 > 0, (
+            f"the scan must see the vectors first: {vectors_before}"
+        )
         counts = purge_user(mw.engine, VICTIM)
         chroma = [p for p in store_files(cfg) if cfg.chroma_dir in p.parents]
         left = find_in_files(chroma, ["wsquokkaden", *ids])
@@ -119,21 +156,34 @@ def test_purge_user_leaves_no_trace_in_the_chroma_directory(tmp_path, capsys):
     chroma_closed = [p for p in store_files(cfg) if cfg.chroma_dir in p.parents]
     left_closed = find_in_files(chroma_closed, ["wsquokkaden", *ids])
     vectors_closed = _vectors_in(chroma_closed, vecs)
-    again = build_middleware(cfg, clock=FakeClock(BASE_TIME))  # the scrubbed index still serves the others
+    again = build_middleware(
+        cfg, clock=FakeClock(BASE_TIME)
+    )  # the scrubbed index still serves the others
     try:
         scope = Scope(BYSTANDER, "main")
-        near = again.engine.semantic(scope, again.engine.embed_query("my cat is called Snollygoster"), limit=3)
+        near = again.engine.semantic(
+            scope, again.engine.embed_query("my cat is called Snollygoster"), limit=3
+        )
         assert near and "Snollygoster" in again.get(scope, near[0][0]).summary
-        assert again.engine.semantic(Scope(VICTIM, "main"), again.engine.embed_query("Flibbertigibbet"), limit=3) == []
+        assert (
+            again.engine.semantic(
+                Scope(VICTIM, "main"), again.engine.embed_query("Flibbertigibbet"), limit=3
+            )
+            == []
+        )
     finally:
         again.close()
     with capsys.disabled():
-        print(f"\ndeletion (chroma): {len(ids)} ids + the workspace label and {len(vecs)} distinct vectors "
-              f"searched in {len(chroma)} Chroma files: vectors before purge {vectors_before}; after purge "
-              f"{len(left)} strings, {vectors_left} vectors; after close {len(left_closed)}, {vectors_closed}; "
-              f"collections dropped {counts['collections']}")
+        print(
+            f"\ndeletion (chroma): {len(ids)} ids + the workspace label and {len(vecs)} distinct vectors "
+            f"searched in {len(chroma)} Chroma files: vectors before purge {vectors_before}; after purge "
+            f"{len(left)} strings, {vectors_left} vectors; after close {len(left_closed)}, {vectors_closed}; "
+            f"collections dropped {counts['collections']}"
+        )
     where = sorted({f for v in left.values() for f in v})
-    assert left == {} and vectors_left == 0, f"{len(left)} strings and {vectors_left} vectors left in {where}"
+    assert left == {} and vectors_left == 0, (
+        f"{len(left)} strings and {vectors_left} vectors left in {where}"
+    )
     assert left_closed == {} and vectors_closed == 0
 
 
@@ -155,15 +205,24 @@ def test_a_purge_is_not_undone_by_turns_still_queued(tmp_path):
         mw.worker.submit(Job(other, lambda: gate.wait(30), "gate"))  # a busy worker holds the queue
         for i in range(10):
             for scope in (victim, other):
-                turn = {"role": "user", "content": f"remember that my cat is {STRINGS[scope.user_id][0]}{i}"}
+                turn = {
+                    "role": "user",
+                    "content": f"remember that my cat is {STRINGS[scope.user_id][0]}{i}",
+                }
                 mw.after_response(ChatRequest(scope, "s1", [turn]), "ok")
         counts = mw.purge_user(VICTIM)
         gate.set()
         mw.flush()
         with mw.engine.db.read() as db:
-            left = {t: db.execute(f"SELECT COUNT(*) FROM {t} WHERE user_id = ?", (VICTIM,)).fetchone()[0]
-                    for t in ("records", "messages")}
-            kept = db.execute("SELECT COUNT(*) FROM messages WHERE user_id = ?", (BYSTANDER,)).fetchone()[0]
+            left = {
+                t: db.execute(f"SELECT COUNT(*) FROM {t} WHERE user_id = ?", (VICTIM,)).fetchone()[
+                    0
+                ]
+                for t in ("records", "messages")
+            }
+            kept = db.execute(
+                "SELECT COUNT(*) FROM messages WHERE user_id = ?", (BYSTANDER,)
+            ).fetchone()[0]
         failures = mw.worker.failures
     finally:
         gate.set()
@@ -184,7 +243,10 @@ def test_a_purge_waits_for_the_users_running_capture(tmp_path):
     def slow_capture() -> None:  # a capture job as jobs.submit queues it, slowed down
         started.set()
         gate.wait(30)
-        mw.engine.write(victim, [Candidate(MemoryType.FACT, f"my cat is called {STRINGS[VICTIM][0]}", subject="cat")])
+        mw.engine.write(
+            victim,
+            [Candidate(MemoryType.FACT, f"my cat is called {STRINGS[VICTIM][0]}", subject="cat")],
+        )
 
     try:
         mw.jobs.submit(victim, slow_capture, "capture")
@@ -198,7 +260,9 @@ def test_a_purge_waits_for_the_users_running_capture(tmp_path):
         assert not purge.is_alive() and result
         mw.flush()
         with mw.engine.db.read() as db:
-            left = db.execute("SELECT COUNT(*) FROM records WHERE user_id = ?", (VICTIM,)).fetchone()[0]
+            left = db.execute(
+                "SELECT COUNT(*) FROM records WHERE user_id = ?", (VICTIM,)
+            ).fetchone()[0]
         assert left == 0, f"{left} records of the purged user written by the running capture"
         assert result[0]["records"] == 1 and mw.worker.failures == 0
     finally:
@@ -225,7 +289,11 @@ def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp
     cfg = hash_config(tmp_path)
     mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
     victim, other = Scope("lisbon-fan", "main"), Scope(BYSTANDER, "main")
-    said = ["I moved from Lisbon to Berlin last year", "我最喜欢吃花生酱和榴莲", "Zanzibar tortoises outlive everybody"]
+    said = [
+        "I moved from Lisbon to Berlin last year",
+        "我最喜欢吃花生酱和榴莲",
+        "Zanzibar tortoises outlive everybody",
+    ]
     kept = ["my cat is called Snollygoster", "我家的狗叫玳瑁"]
     try:
         cat = mw.remember(other, kept[0], subject="cat").record.id
@@ -236,7 +304,9 @@ def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp
         forms = _forms(said) - _forms(kept)
         sqlite = [p for p in store_files(cfg) if cfg.chroma_dir not in p.parents]
         before = find_in_files(sqlite, forms)
-        assert {"berlin", "花生"} & set(before), f"the scan must see the index's forms first: {before}"
+        assert {"berlin", "花生"} & set(before), (
+            f"the scan must see the index's forms first: {before}"
+        )
         purge_user(mw.engine, victim.user_id)
         after = find_in_files(store_files(cfg), forms)
         hits = mw.search(other, "Snollygoster cat")
@@ -244,7 +314,9 @@ def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp
         mw.close()
     closed = find_in_files(store_files(cfg), forms)
     with capsys.disabled():
-        print(f"\ndeletion (keyword index): {len(forms)} lowercased/segmented forms searched, "
-              f"{len(before)} seen before purge, {len(after)} after, {len(closed)} after close")
+        print(
+            f"\ndeletion (keyword index): {len(forms)} lowercased/segmented forms searched, "
+            f"{len(before)} seen before purge, {len(after)} after, {len(closed)} after close"
+        )
     assert after == {} and closed == {}, f"tokens of the purged user on disk: {after or closed}"
     assert cat in [h.record.id for h in hits], "the bystander's memory must still be found"

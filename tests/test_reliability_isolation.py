@@ -23,7 +23,12 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
-    RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
 )
 from reliability_helpers import BASE_TIME, fast_dir, hash_config
 
@@ -39,8 +44,21 @@ from openclaw_memory.types import Scope
 USERS = ("ana", "ben", "chen", "dara", "eli")
 AGENTS = ("main", "coder")
 SCOPES = tuple(Scope(u, a) for u in USERS for a in AGENTS)
-EN = tuple("kw" + w for w in ("marlow", "quince", "tessel", "vorpal", "gimble",
-                               "brillig", "slithy", "mimsy", "borogove", "jubjub"))
+EN = tuple(
+    "kw" + w
+    for w in (
+        "marlow",
+        "quince",
+        "tessel",
+        "vorpal",
+        "gimble",
+        "brillig",
+        "slithy",
+        "mimsy",
+        "borogove",
+        "jubjub",
+    )
+)
 ZH = ("翡翠", "琥珀", "珊瑚", "玛瑙", "水晶", "碧玉", "琉璃", "黛石", "紫檀", "沉香")
 SESSIONS = ("s1", "s2", "s3")  # the same session ids in every scope, on purpose
 TOKEN = "iso-token"
@@ -56,8 +74,13 @@ TEMPLATES = (
     "we decided to ship {en}{n} because the {zh} build is stable",
     "下一步要把{zh}{n}部署到{en}环境",
 )
-QUERIES = ("what is my codeword {en}?", "我的暗号{zh}是什么", "what do you remember about me",
-           "tea breakfast preference", "我们讨论过什么")
+QUERIES = (
+    "what is my codeword {en}?",
+    "我的暗号{zh}是什么",
+    "what do you remember about me",
+    "tea breakfast preference",
+    "我们讨论过什么",
+)
 
 #: How often each kind of check really saw data (the property must not pass on empty results).
 SEEN: Counter[str] = Counter()
@@ -78,8 +101,11 @@ class IsolationMachine(RuleBasedStateMachine):
     def open_store(self) -> None:
         self.dir = Path(tempfile.mkdtemp(dir=self.base))
         self.clock = FakeClock(BASE_TIME)
-        cfg = hash_config(self.dir, short_term={"summary_threshold": 120, "max_tokens": 400},
-                          forgetting={"compaction_trigger": 2, "compaction_batch": 2})
+        cfg = hash_config(
+            self.dir,
+            short_term={"summary_threshold": 120, "max_tokens": 400},
+            forgetting={"compaction_trigger": 2, "compaction_batch": 2},
+        )
         self.mw: MemoryMiddleware = build_middleware(cfg, clock=self.clock)
         self.client = TestClient(create_app(self.mw, token=TOKEN), base_url="http://127.0.0.1")
         self.client.__enter__()
@@ -87,15 +113,25 @@ class IsolationMachine(RuleBasedStateMachine):
         self.nonce = 0
         self.steps_since_purge = 0
         for i, scope in enumerate(SCOPES):  # every scope starts with data of its own to leak
-            self.mw.remember(scope, f"I prefer {EN[i]} tea, 我喜欢{ZH[i]}", type="preference", subject="tea")
-            for n in range(3):  # and with more tool events than compaction_trigger, so compaction has work
-                self.mw.on_tool_event(scope, "s0", ToolEvent("probe", {"q": EN[i]}, f"probe found {EN[i]}{n} in {ZH[i]}"))
+            self.mw.remember(
+                scope, f"I prefer {EN[i]} tea, 我喜欢{ZH[i]}", type="preference", subject="tea"
+            )
+            for n in range(
+                3
+            ):  # and with more tool events than compaction_trigger, so compaction has work
+                self.mw.on_tool_event(
+                    scope,
+                    "s0",
+                    ToolEvent("probe", {"q": EN[i]}, f"probe found {EN[i]}{n} in {ZH[i]}"),
+                )
 
     def teardown(self) -> None:
         if hasattr(self, "mw"):
             self.mw.flush()
             with self.mw.engine.db.read() as db:
-                SEEN["summaries"] += db.execute("SELECT COUNT(*) FROM records WHERE type = 'summary'").fetchone()[0]
+                SEEN["summaries"] += db.execute(
+                    "SELECT COUNT(*) FROM records WHERE type = 'summary'"
+                ).fetchone()[0]
             self.client.__exit__(None, None, None)
             self.mw.close()
             shutil.rmtree(self.dir, ignore_errors=True)
@@ -109,14 +145,18 @@ class IsolationMachine(RuleBasedStateMachine):
 
     def owner(self, record_id: str) -> Scope | None:
         with self.mw.engine.db.read() as db:
-            row = db.execute("SELECT user_id, agent_id FROM records WHERE id = ?", (record_id,)).fetchone()
+            row = db.execute(
+                "SELECT user_id, agent_id FROM records WHERE id = ?", (record_id,)
+            ).fetchone()
         return Scope(row[0], row[1]) if row else None
 
     def snapshot_outside(self, inside) -> dict:
         """Every record not owned by a scope that inside(user, agent) accepts: id -> state."""
         self.mw.flush()
         with self.mw.engine.db.read() as db:
-            rows = db.execute("SELECT id, user_id, agent_id, status, version, summary FROM records").fetchall()
+            rows = db.execute(
+                "SELECT id, user_id, agent_id, status, version, summary FROM records"
+            ).fetchall()
         return {r["id"]: tuple(r) for r in rows if not inside(r["user_id"], r["agent_id"])}
 
     def check(self, i: int, what: str, text: str, ids: list[str]) -> None:
@@ -124,7 +164,9 @@ class IsolationMachine(RuleBasedStateMachine):
         leaked = [w for w in foreign_words(i) if w in text]
         assert not leaked, f"{what} for {SCOPES[i]} shows words of other scopes {leaked}:\n{text}"
         for rid in ids:
-            assert self.owner(rid) == SCOPES[i], f"{what} for {SCOPES[i]} returned {rid} of {self.owner(rid)}"
+            assert self.owner(rid) == SCOPES[i], (
+                f"{what} for {SCOPES[i]} returned {rid} of {self.owner(rid)}"
+            )
         if EN[i] in text or ZH[i] in text:
             SEEN[f"{what} with own data"] += 1
 
@@ -135,14 +177,20 @@ class IsolationMachine(RuleBasedStateMachine):
     def foreign_ids(self, i: int) -> list[str]:
         s = SCOPES[i]
         with self.mw.engine.db.read() as db:
-            rows = db.execute("SELECT id FROM records WHERE NOT (user_id = ? AND agent_id = ?) ORDER BY rid",
-                              (s.user_id, s.agent_id)).fetchall()
+            rows = db.execute(
+                "SELECT id FROM records WHERE NOT (user_id = ? AND agent_id = ?) ORDER BY rid",
+                (s.user_id, s.agent_id),
+            ).fetchall()
         return [r[0] for r in rows]
 
     # ---- writes ---------------------------------------------------------------------------
 
-    @rule(i=st.integers(0, 9), session=st.sampled_from(SESSIONS), ts=st.lists(st.integers(0, 6), min_size=1,
-          max_size=3), http=st.booleans())
+    @rule(
+        i=st.integers(0, 9),
+        session=st.sampled_from(SESSIONS),
+        ts=st.lists(st.integers(0, 6), min_size=1, max_size=3),
+        http=st.booleans(),
+    )
     def turns(self, i: int, session: str, ts: list[int], http: bool) -> None:
         for t in ts:
             self.turn(i, session, t, http)
@@ -153,10 +201,19 @@ class IsolationMachine(RuleBasedStateMachine):
         user = {"role": "user", "content": self.text_for(i, TEMPLATES[t])}
         reply = {"role": "assistant", "content": f"Noted, {EN[i]}."}
         if http:
-            self.post("/v1/capture", {"scope": _scope_json(scope), "session_id": session,
-                                      "messages": [*history, user, reply]}, 202)
+            self.post(
+                "/v1/capture",
+                {
+                    "scope": _scope_json(scope),
+                    "session_id": session,
+                    "messages": [*history, user, reply],
+                },
+                202,
+            )
         else:
-            self.mw.after_response(ChatRequest(scope, session, [SYSTEM, *history, user]), reply["content"])
+            self.mw.after_response(
+                ChatRequest(scope, session, [SYSTEM, *history, user]), reply["content"]
+            )
         history += [user, reply]
         self.clock.advance(600)
 
@@ -167,21 +224,38 @@ class IsolationMachine(RuleBasedStateMachine):
         text = f"my project {EN[i]} is code-named {ZH[i]}{value}"
         before = self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id))
         if http:
-            rid = self.post("/v1/memory/remember", {"scope": _scope_json(scope), "text": text,
-                                                    "type": "fact", "subject": "codename"})["memory"]["id"]
+            rid = self.post(
+                "/v1/memory/remember",
+                {"scope": _scope_json(scope), "text": text, "type": "fact", "subject": "codename"},
+            )["memory"]["id"]
         else:
             rid = self.mw.remember(scope, text, type="fact", subject="codename").record.id
         assert self.owner(rid) == scope
-        assert self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        assert (
+            self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        )
 
-    @rule(i=st.integers(0, 9), session=st.sampled_from(SESSIONS), n=st.integers(1, 3), http=st.booleans())
+    @rule(
+        i=st.integers(0, 9),
+        session=st.sampled_from(SESSIONS),
+        n=st.integers(1, 3),
+        http=st.booleans(),
+    )
     def tool_events(self, i: int, session: str, n: int, http: bool) -> None:
         scope = SCOPES[i]
         for _ in range(n):
             outcome = self.text_for(i, "probe found {en}{n} in the {zh} archive")
             if http:
-                self.post("/v1/tool-event", {"scope": _scope_json(scope), "session_id": session,
-                                             "tool": "probe", "outcome": outcome}, 202)
+                self.post(
+                    "/v1/tool-event",
+                    {
+                        "scope": _scope_json(scope),
+                        "session_id": session,
+                        "tool": "probe",
+                        "outcome": outcome,
+                    },
+                    202,
+                )
             else:
                 self.mw.on_tool_event(scope, session, ToolEvent("probe", {"q": EN[i]}, outcome))
 
@@ -192,11 +266,15 @@ class IsolationMachine(RuleBasedStateMachine):
         """Ask, sometimes with another scope's words in the prompt (`of`)."""
         scope, prompt = SCOPES[i], QUERIES[q].format(en=EN[of], zh=ZH[of])
         if http:
-            plan = self.post("/v1/recall", {"scope": _scope_json(scope), "session_id": "s1", "prompt": prompt})
+            plan = self.post(
+                "/v1/recall", {"scope": _scope_json(scope), "session_id": "s1", "prompt": prompt}
+            )
             block, ids = plan["block"], [m["id"] for m in plan["memories"]]
             text = block + " ".join(m["summary"] for m in plan["memories"])
         else:
-            res = self.mw.before_request(ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": prompt}]))
+            res = self.mw.before_request(
+                ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": prompt}])
+            )
             block, ids = res.plan.block, [c.record.id for c in res.plan.candidates]
             text = block + " ".join(c.record.summary for c in res.plan.candidates)
         self.check(i, "recall", text, ids)
@@ -205,17 +283,23 @@ class IsolationMachine(RuleBasedStateMachine):
     def search(self, i: int, q: int, of: int, http: bool) -> None:
         scope, query = SCOPES[i], QUERIES[q].format(en=EN[of], zh=ZH[of])
         if http:
-            found = self.post("/v1/memory/search", {"scope": _scope_json(scope), "query": query, "limit": 20})
+            found = self.post(
+                "/v1/memory/search", {"scope": _scope_json(scope), "query": query, "limit": 20}
+            )
             pairs = [(m["id"], m["summary"]) for m in found["memories"]]
         else:
-            pairs = [(s.record.id, s.record.summary) for s in self.mw.search(scope, query, limit=20)]
+            pairs = [
+                (s.record.id, s.record.summary) for s in self.mw.search(scope, query, limit=20)
+            ]
         self.check(i, "search", " ".join(p[1] for p in pairs), [p[0] for p in pairs])
 
     @rule(i=st.integers(0, 9), session=st.sampled_from(SESSIONS), http=st.booleans())
     def session_start(self, i: int, session: str, http: bool) -> None:
         scope = SCOPES[i]
         if http:
-            plan = self.post("/v1/session/start", {"scope": _scope_json(scope), "session_id": session})
+            plan = self.post(
+                "/v1/session/start", {"scope": _scope_json(scope), "session_id": session}
+            )
             block, ids = plan["block"], [m["id"] for m in plan["memories"]]
         else:
             p = self.mw.on_session_start(scope, session)
@@ -240,7 +324,9 @@ class IsolationMachine(RuleBasedStateMachine):
                 self.mw.forget(scope, memory_id=rid)
         with pytest.raises(NotFoundError):
             purge_record(self.mw.engine, scope, rid)
-        assert self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        assert (
+            self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        )
         SEEN["foreign id refused"] += 1
 
     # ---- forgetting, summaries, compaction, purge ------------------------------------------
@@ -250,23 +336,37 @@ class IsolationMachine(RuleBasedStateMachine):
         scope, query = SCOPES[i], f"my project {EN[of]} is code-named {ZH[of]}1"
         before = self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id))
         if http:
-            ids = self.post("/v1/memory/forget", {"scope": _scope_json(scope), "query": query})["forgotten"]
+            ids = self.post("/v1/memory/forget", {"scope": _scope_json(scope), "query": query})[
+                "forgotten"
+            ]
         else:
             ids = self.mw.forget(scope, query=query)
         assert all(self.owner(rid) == scope for rid in ids)
-        assert self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        assert (
+            self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        )
 
-    @rule(i=st.integers(0, 9), session=st.sampled_from(SESSIONS), http=st.booleans(), compaction=st.booleans())
+    @rule(
+        i=st.integers(0, 9),
+        session=st.sampled_from(SESSIONS),
+        http=st.booleans(),
+        compaction=st.booleans(),
+    )
     def end_session(self, i: int, session: str, http: bool, compaction: bool) -> None:
         scope = SCOPES[i]
         before = self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id))
-        path, hook = ("/v1/session/compact", self.mw.on_compaction) if compaction else \
-            ("/v1/session/end", self.mw.on_session_end)
+        path, hook = (
+            ("/v1/session/compact", self.mw.on_compaction)
+            if compaction
+            else ("/v1/session/end", self.mw.on_session_end)
+        )
         if http:
             self.post(path, {"scope": _scope_json(scope), "session_id": session}, 202)
         else:
             hook(scope, session)
-        assert self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        assert (
+            self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+        )
 
     @rule(i=st.integers(0, 9), everyone=st.booleans())
     def compact(self, i: int, everyone: bool) -> None:
@@ -277,7 +377,10 @@ class IsolationMachine(RuleBasedStateMachine):
         else:
             before = self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id))
             compact_events(self.mw.engine, scope)
-            assert self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
+            assert (
+                self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id))
+                == before
+            )
         self.check_links()
 
     @invariant()
@@ -296,7 +399,9 @@ class IsolationMachine(RuleBasedStateMachine):
         self.mw.purge_user(user, agent)
         assert self.snapshot_outside(hit) == before
         with self.mw.engine.db.read() as db:
-            left = db.execute("SELECT user_id, agent_id FROM records WHERE user_id = ?", (user,)).fetchall()
+            left = db.execute(
+                "SELECT user_id, agent_id FROM records WHERE user_id = ?", (user,)
+            ).fetchall()
         assert all(not hit(r[0], r[1]) for r in left)
         for i, scope in enumerate(SCOPES):
             if hit(scope.user_id, scope.agent_id):
@@ -310,7 +415,9 @@ class IsolationMachine(RuleBasedStateMachine):
     def check_links(self) -> None:
         """Summaries made by compaction link only to events of their own scope."""
         with self.mw.engine.db.read() as db:
-            rows = db.execute("SELECT id, user_id, agent_id, links FROM records WHERE type = 'summary'").fetchall()
+            rows = db.execute(
+                "SELECT id, user_id, agent_id, links FROM records WHERE type = 'summary'"
+            ).fetchall()
         for r in rows:
             for link in json.loads(r["links"]):
                 owner = self.owner(link)
@@ -334,14 +441,29 @@ def base(tmp_path):
 
 def test_no_scope_ever_sees_another_scopes_memory(base, capsys):
     SEEN.clear()
-    run_state_machine_as_test(IsolationMachine, settings=settings(
-        max_examples=10, stateful_step_count=30, deadline=None, database=None, derandomize=True,
-        suppress_health_check=list(HealthCheck)))
+    run_state_machine_as_test(
+        IsolationMachine,
+        settings=settings(
+            max_examples=10,
+            stateful_step_count=30,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
     with capsys.disabled():
         print(f"\nisolation checks that saw data: {dict(SEEN)}")
     # the property held on real data, not on empty answers
-    for kind in ("recall with own data", "search with own data", "session start with own data",
-                 "foreign id refused", "purge", "summaries", "compaction links checked"):
+    for kind in (
+        "recall with own data",
+        "search with own data",
+        "session start with own data",
+        "foreign id refused",
+        "purge",
+        "summaries",
+        "compaction links checked",
+    ):
         assert SEEN[kind] > 0, f"no {kind} during the run: {dict(SEEN)}"
 
 
@@ -359,9 +481,15 @@ def test_summaries_and_compaction_of_same_named_sessions_stay_in_their_scope(bas
             m.end_session(i, "s1", http=bool(i % 2), compaction=False)
             m.compact(i, everyone=False)
         with m.mw.engine.db.read() as db:
-            kinds = dict(db.execute("SELECT user_id || '/' || agent_id, COUNT(*) FROM records "
-                                    "WHERE type = 'summary' GROUP BY 1").fetchall())
-        assert len(kinds) == len(SCOPES) and all(n >= 2 for n in kinds.values()), kinds  # session + compaction
+            kinds = dict(
+                db.execute(
+                    "SELECT user_id || '/' || agent_id, COUNT(*) FROM records "
+                    "WHERE type = 'summary' GROUP BY 1"
+                ).fetchall()
+            )
+        assert len(kinds) == len(SCOPES) and all(n >= 2 for n in kinds.values()), (
+            kinds
+        )  # session + compaction
         for i, scope in enumerate(SCOPES):
             plan = m.mw.on_session_start(scope, "s2")
             assert EN[i] in plan.block or ZH[i] in plan.block, plan.block
@@ -377,7 +505,9 @@ def test_summaries_and_compaction_of_same_named_sessions_stay_in_their_scope(bas
 
 
 def _v1_routes(app) -> list[str]:
-    return sorted(p for p, ops in app.openapi()["paths"].items() if p.startswith("/v1/") and "post" in ops)
+    return sorted(
+        p for p, ops in app.openapi()["paths"].items() if p.startswith("/v1/") and "post" in ops
+    )
 
 
 @pytest.fixture(scope="module")
@@ -394,15 +524,48 @@ def test_every_v1_route_requires_a_scope(api):
     for path in routes:
         resp = api.post(path, json={}, headers=AUTH)
         assert resp.status_code == 422, path
-        assert "scope" in [f["field"] for f in resp.json()["fields"]], f"{path} accepts a body without scope"
+        assert "scope" in [f["field"] for f in resp.json()["fields"]], (
+            f"{path} accepts a body without scope"
+        )
 
 
-@pytest.mark.parametrize("cls,methods", [
-    (MemoryMiddleware, ("recall", "search", "get", "remember", "forget", "on_session_start", "capture_messages",
-                        "on_tool_event", "on_session_end", "on_compaction", "record_process_event")),
-    (MemoryEngine, ("get", "get_many", "find", "chain", "versions", "keyword", "semantic", "audit_log",
-                    "write", "forget", "touch")),
-])
+@pytest.mark.parametrize(
+    "cls,methods",
+    [
+        (
+            MemoryMiddleware,
+            (
+                "recall",
+                "search",
+                "get",
+                "remember",
+                "forget",
+                "on_session_start",
+                "capture_messages",
+                "on_tool_event",
+                "on_session_end",
+                "on_compaction",
+                "record_process_event",
+            ),
+        ),
+        (
+            MemoryEngine,
+            (
+                "get",
+                "get_many",
+                "find",
+                "chain",
+                "versions",
+                "keyword",
+                "semantic",
+                "audit_log",
+                "write",
+                "forget",
+                "touch",
+            ),
+        ),
+    ],
+)
 def test_every_read_and_write_takes_a_scope_first(cls, methods):
     public = {n for n, f in inspect.getmembers(cls, inspect.isfunction) if not n.startswith("_")}
     assert set(methods) <= public
@@ -415,10 +578,22 @@ def test_every_read_and_write_takes_a_scope_first(cls, methods):
 
 def test_same_user_on_another_agent_is_another_scope(api):
     ana_main, ana_coder = _scope_json(Scope("ana", "main")), _scope_json(Scope("ana", "coder"))
-    mem = api.post("/v1/memory/remember", json={"scope": ana_main, "text": "remember that my codeword is kwmarlow"},
-                   headers=AUTH).json()["memory"]
-    assert api.post("/v1/memory/get", json={"scope": ana_coder, "id": mem["id"]}, headers=AUTH).status_code == 404
-    found = api.post("/v1/memory/search", json={"scope": ana_coder, "query": "kwmarlow codeword"}, headers=AUTH).json()
+    mem = api.post(
+        "/v1/memory/remember",
+        json={"scope": ana_main, "text": "remember that my codeword is kwmarlow"},
+        headers=AUTH,
+    ).json()["memory"]
+    assert (
+        api.post(
+            "/v1/memory/get", json={"scope": ana_coder, "id": mem["id"]}, headers=AUTH
+        ).status_code
+        == 404
+    )
+    found = api.post(
+        "/v1/memory/search", json={"scope": ana_coder, "query": "kwmarlow codeword"}, headers=AUTH
+    ).json()
     assert found["memories"] == []
-    found = api.post("/v1/memory/search", json={"scope": ana_main, "query": "kwmarlow codeword"}, headers=AUTH).json()
+    found = api.post(
+        "/v1/memory/search", json={"scope": ana_main, "query": "kwmarlow codeword"}, headers=AUTH
+    ).json()
     assert mem["id"] in [m["id"] for m in found["memories"]]

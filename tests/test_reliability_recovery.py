@@ -43,8 +43,14 @@ def _config_file(data: Path) -> Path:
 def cli(config: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """The real command line, in its own process."""
     env = {**os.environ, "ANONYMIZED_TELEMETRY": "False"}
-    return subprocess.run([sys.executable, "-m", "openclaw_memory", "--config", str(config), *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=str(ROOT), env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "openclaw_memory", "--config", str(config), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(ROOT),
+        env=env,
+    )
 
 
 def _populate(data: Path) -> None:
@@ -93,7 +99,9 @@ def test_a_damaged_memory_db_is_named_with_its_remedy(store, tmp_path, damage):
         proc = cli(config, *args)
         _no_traceback(proc)
         assert proc.returncode == 2, (args, proc.returncode, proc.stderr[-2000:])
-        assert str(db) in proc.stderr and "backup" in proc.stderr and "reindex" in proc.stderr, proc.stderr
+        assert str(db) in proc.stderr and "backup" in proc.stderr and "reindex" in proc.stderr, (
+            proc.stderr
+        )
 
 
 def _collections(data: Path) -> dict[str, int]:
@@ -101,9 +109,13 @@ def _collections(data: Path) -> dict[str, int]:
 
     con = sqlite3.connect(f"file:{data / 'chroma' / 'chroma.sqlite3'}?mode=ro", uri=True)
     try:
-        return {r[0]: r[1] for r in con.execute(
-            "SELECT c.name, (SELECT COUNT(*) FROM embeddings e JOIN segments s ON e.segment_id = s.id "
-            "WHERE s.collection = c.id) FROM collections c")}
+        return {
+            r[0]: r[1]
+            for r in con.execute(
+                "SELECT c.name, (SELECT COUNT(*) FROM embeddings e JOIN segments s ON e.segment_id = s.id "
+                "WHERE s.collection = c.id) FROM collections c"
+            )
+        }
     finally:
         con.close()
 
@@ -119,7 +131,9 @@ def test_a_zero_length_memory_db_beside_a_full_index_deletes_no_collection(store
     _no_traceback(proc)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "refused" in proc.stderr and "holds no records" in proc.stderr, proc.stderr
-    assert _collections(data) == before, "doctor deleted collections of a store whose database was lost"
+    assert _collections(data) == before, (
+        "doctor deleted collections of a store whose database was lost"
+    )
 
 
 def _damage_chroma(data: Path) -> None:
@@ -145,7 +159,9 @@ def test_a_damaged_chroma_fails_open_and_reindex_rebuilds_it(store, tmp_path):
     mw = build_middleware(hash_config(data), clock=FakeClock(BASE_TIME))
     try:
         assert mw.engine.index.unusable == ""
-        near = mw.engine.semantic(ALICE, mw.engine.embed_query("my cat is called Flibbertigibbet"), limit=3)
+        near = mw.engine.semantic(
+            ALICE, mw.engine.embed_query("my cat is called Flibbertigibbet"), limit=3
+        )
     finally:
         mw.close()
     assert near, "the rebuilt vector index must answer"
@@ -158,7 +174,9 @@ def test_doctor_rebuilds_a_damaged_chroma_but_not_with_no_repair(store, tmp_path
     proc = cli(config, "doctor", "--no-repair", "--json")
     _no_traceback(proc)
     assert proc.returncode == 1 and json.loads(proc.stdout)["found"]["unusable_vector_index"] == 1
-    assert (data / "chroma" / "chroma.sqlite3").read_bytes() == damaged, "--no-repair must write nothing"
+    assert (data / "chroma" / "chroma.sqlite3").read_bytes() == damaged, (
+        "--no-repair must write nothing"
+    )
     proc = cli(config, "doctor", "--json")
     _no_traceback(proc)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
@@ -179,7 +197,9 @@ def test_reads_create_no_collection(store, tmp_path):
             mw.search(Scope(f"stranger{i}", "main"), "anything at all 随便")
             mw.recall(Scope(f"stranger{i}", "coder"), "s1", "what do you know about me?")
         assert mw.engine.index.count(Scope("stranger0", "main")) == 0
-        report = __import__("openclaw_memory.maintain", fromlist=["doctor"]).doctor(mw.engine, repair=False)
+        report = __import__("openclaw_memory.maintain", fromlist=["doctor"]).doctor(
+            mw.engine, repair=False
+        )
     finally:
         mw.close()
     assert set(_collections(data)) == before, "a read created collections"
@@ -204,7 +224,9 @@ def test_doctor_no_repair_writes_nothing_not_even_the_outbox(store, tmp_path):
     data, _ = _copy(store, tmp_path)
     eng = MemoryEngine.open(hash_config(data), clock=FakeClock(BASE_TIME), background=False)
     try:  # writes whose index work is still queued in the outbox, as after a crash
-        eng.write(ALICE, [Candidate(MemoryType.FACT, "my bike is called Quokkasaurus", subject="bike")])
+        eng.write(
+            ALICE, [Candidate(MemoryType.FACT, "my bike is called Quokkasaurus", subject="bike")]
+        )
         eng.write(BOB, [Candidate(MemoryType.FACT, "我的自行车叫翡翠", subject="自行车")])
         with eng.db.read() as db:
             pending = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
@@ -235,25 +257,41 @@ def test_purge_from_another_process_while_the_service_runs(tmp_path):
     try:
         app = create_app(mw, token="t0ken-for-the-test")
         with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as client:
+
             def post(path: str, body: dict) -> dict:
                 resp = client.post(path, json={"scope": scope, **body}, headers=auth)
                 assert resp.headers["content-type"].startswith("application/json"), resp.text[:300]
                 assert resp.status_code == 200, resp.text[:500]
                 return resp.json()
 
-            post("/v1/memory/remember", {"text": "my cat is called Flibbertigibbet", "subject": "cat"})
+            post(
+                "/v1/memory/remember",
+                {"text": "my cat is called Flibbertigibbet", "subject": "cat"},
+            )
             assert post("/v1/memory/search", {"query": "Flibbertigibbet"})["memories"]
             mw.flush()
             proc = cli(config, "purge", "--user", "alice", "--yes", "--json")
             assert proc.returncode == 0, proc.stderr[-2000:]
             assert json.loads(proc.stdout)["collections"] >= 1
             assert post("/v1/memory/search", {"query": "Flibbertigibbet"})["memories"] == []
-            assert "Flibbertigibbet" not in post("/v1/recall", {"session_id": "s9", "prompt": "what is my cat called?"})["block"]
-            post("/v1/memory/remember", {"text": "my parrot is called Quokkasaurus", "subject": "parrot"})
+            assert (
+                "Flibbertigibbet"
+                not in post("/v1/recall", {"session_id": "s9", "prompt": "what is my cat called?"})[
+                    "block"
+                ]
+            )
+            post(
+                "/v1/memory/remember",
+                {"text": "my parrot is called Quokkasaurus", "subject": "parrot"},
+            )
             mw.flush()
             found = post("/v1/memory/search", {"query": "Quokkasaurus parrot"})["memories"]
         failures = mw.worker.failures
-        near = mw.engine.semantic(Scope("alice", "main"), mw.engine.embed_query("my parrot is called Quokkasaurus"), limit=3)
+        near = mw.engine.semantic(
+            Scope("alice", "main"),
+            mw.engine.embed_query("my parrot is called Quokkasaurus"),
+            limit=3,
+        )
         with mw.engine.db.read() as db:
             outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
     finally:

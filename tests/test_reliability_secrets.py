@@ -16,7 +16,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from reliability_helpers import BASE_TIME, fast_dir, find_in_files, hash_config, needs_boundary, store_files
+from reliability_helpers import (
+    BASE_TIME,
+    fast_dir,
+    find_in_files,
+    hash_config,
+    needs_boundary,
+    store_files,
+)
 
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.errors import ValidationError
@@ -51,10 +58,16 @@ def _feed(mw, rows) -> Counter:
         scope, session = _scope(i), f"s{i % 4}"
         if i % 2:
             transcripts.setdefault((scope, session), []).extend(
-                [{"role": "user", "content": text}, {"role": "assistant", "content": f"Noted: {text}"}])
+                [
+                    {"role": "user", "content": text},
+                    {"role": "assistant", "content": f"Noted: {text}"},
+                ]
+            )
         else:
-            mw.after_response(ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}]),
-                              f"Got it, I will keep this in mind: {text}")
+            mw.after_response(
+                ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}]),
+                f"Got it, I will keep this in mind: {text}",
+            )
         try:
             mw.remember(scope, text, session_id=session)
         except ValidationError as exc:
@@ -62,8 +75,16 @@ def _feed(mw, rows) -> Counter:
             refused[label] += 1
             refused[f"{label}:{i}"] = 1
         if label == "secret":
-            mw.on_tool_event(scope, session, ToolEvent("login", {"input": text, "note": "from the corpus"},
-                                                       f"ran with {text}", ok=False))
+            mw.on_tool_event(
+                scope,
+                session,
+                ToolEvent(
+                    "login",
+                    {"input": text, "note": "from the corpus"},
+                    f"ran with {text}",
+                    ok=False,
+                ),
+            )
     for (scope, session), messages in transcripts.items():
         mw.capture_messages(scope, session, messages)
     for i in range(7):
@@ -92,13 +113,25 @@ def fed(tmp_path_factory):
     found_closed = find_in_files(store_files(cfg), secrets)
     if remove:
         shutil.rmtree(data, ignore_errors=True)
-    return {"rows": rows, "refused": refused, "secrets": secrets, "files": files_open, "kb": size_kb,
-            "found_open": found_open,
-            "found_closed": found_closed, "episodes": "\n".join(texts), "summaries": summaries}
+    return {
+        "rows": rows,
+        "refused": refused,
+        "secrets": secrets,
+        "files": files_open,
+        "kb": size_kb,
+        "found_open": found_open,
+        "found_closed": found_closed,
+        "episodes": "\n".join(texts),
+        "summaries": summaries,
+    }
 
 
 def test_corpus_is_large_and_bilingual():
-    lines = [ln for ln in CORPUS.read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
+    lines = [
+        ln
+        for ln in CORPUS.read_text(encoding="utf-8").splitlines()
+        if ln and not ln.startswith("#")
+    ]
     rows = corpus()
     assert len(lines) >= 200
     for label in ("secret", "plain"):
@@ -111,11 +144,15 @@ def test_no_secret_reaches_sqlite_its_wal_or_chroma(fed, capsys):
     short = sum(map(needs_boundary, fed["secrets"]))
     named = sorted({p.name for p in files if not p.name.endswith(".bin")})
     with capsys.disabled():
-        print(f"\nsecrets: {len(fed['rows'])} corpus lines, {len(fed['secrets'])} secret strings ({short} short or "
-              f"hex-only, matched as whole tokens) searched in {len(files)} files, {fed['kb']} kB "
-              f"({', '.join(named)} and {len(files) - len(named)} HNSW segment files); {fed['summaries']} session "
-              f"summaries; leaks while open: {len(fed['found_open'])}, after close: {len(fed['found_closed'])}")
-    assert any(p.name.endswith("-wal") for p in fed["files"]), "the WAL was not there to be searched"
+        print(
+            f"\nsecrets: {len(fed['rows'])} corpus lines, {len(fed['secrets'])} secret strings ({short} short or "
+            f"hex-only, matched as whole tokens) searched in {len(files)} files, {fed['kb']} kB "
+            f"({', '.join(named)} and {len(files) - len(named)} HNSW segment files); {fed['summaries']} session "
+            f"summaries; leaks while open: {len(fed['found_open'])}, after close: {len(fed['found_closed'])}"
+        )
+    assert any(p.name.endswith("-wal") for p in fed["files"]), (
+        "the WAL was not there to be searched"
+    )
     assert any("chroma" in str(p) for p in fed["files"])
     assert fed["found_open"] == {}, f"secrets on disk while open: {fed['found_open']}"
     assert fed["found_closed"] == {}, f"secrets on disk after close: {fed['found_closed']}"
@@ -128,8 +165,10 @@ def test_plain_lines_come_through(fed, capsys):
     flagged = set(refused) | set(altered)
     rate = len(flagged) / len(plain)
     with capsys.disabled():
-        print(f"\nplain lines: {len(plain)}, refused by remember {len(refused)}, not stored verbatim "
-              f"{len(altered)}, flag rate {rate:.1%}: {sorted(flagged)}")
+        print(
+            f"\nplain lines: {len(plain)}, refused by remember {len(refused)}, not stored verbatim "
+            f"{len(altered)}, flag rate {rate:.1%}: {sorted(flagged)}"
+        )
     assert fed["refused"]["secret"] >= 0.95 * sum(r[0] == "secret" for r in fed["rows"])
     assert rate <= 0.02
 
@@ -141,7 +180,10 @@ def test_the_scan_finds_a_secret_written_past_the_filter(tmp_path):
     cfg = hash_config(tmp_path)
     mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
     try:
-        mw.engine.write(Scope("leaky"), [Candidate(MemoryType.FACT, "my password is hunter22, PIN码是 4821，别说")])
+        mw.engine.write(
+            Scope("leaky"),
+            [Candidate(MemoryType.FACT, "my password is hunter22, PIN码是 4821，别说")],
+        )
         mw.flush()
         found = find_in_files(store_files(cfg), ["hunter22", "4821", "Tr0ub4dor&3"])
     finally:
@@ -157,12 +199,18 @@ def test_false_positive_rate_on_everyday_text(capsys):
     dates, URLs, hashes, talk about passwords and keys); the filter may flag at most 2 %."""
     from openclaw_memory.extract.secrets import SecretFilter
 
-    lines = [ln for ln in BENIGN.read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
+    lines = [
+        ln
+        for ln in BENIGN.read_text(encoding="utf-8").splitlines()
+        if ln and not ln.startswith("#")
+    ]
     zh = sum(map(has_cjk, lines))
     assert len(lines) >= 100 and zh >= 40 and len(lines) - zh >= 40
     flt = SecretFilter()
     flagged = [(ln, [f.kind for f in flt.scan(ln)]) for ln in lines if flt.scan(ln)]
     rate = len(flagged) / len(lines)
     with capsys.disabled():
-        print(f"\nbenign corpus: {len(lines)} lines ({zh} Chinese), flagged {len(flagged)} = {rate:.1%}: {flagged}")
+        print(
+            f"\nbenign corpus: {len(lines)} lines ({zh} Chinese), flagged {len(flagged)} = {rate:.1%}: {flagged}"
+        )
     assert rate <= 0.02

@@ -45,9 +45,16 @@ RSS_BOUND_MB = 24.0
 STORES = 5  # opened and closed one after another
 DRINKS = ("green tea", "black coffee", "oolong", "matcha", "espresso")
 CHAT = (
-    "what does this error mean?", "can you explain the stack trace", "how do I write a unit test for this",
-    "今天的部署失败了，帮我看看日志", "这个函数为什么这么慢", "why is the build red again", "write a haiku about rust",
-    "帮我写一个SQL查询", "we decided to use postgres because it is stable", "下一步：把服务迁移到新集群",
+    "what does this error mean?",
+    "can you explain the stack trace",
+    "how do I write a unit test for this",
+    "今天的部署失败了，帮我看看日志",
+    "这个函数为什么这么慢",
+    "why is the build red again",
+    "write a haiku about rust",
+    "帮我写一个SQL查询",
+    "we decided to use postgres because it is stable",
+    "下一步：把服务迁移到新集群",
 )
 
 
@@ -65,11 +72,16 @@ def _turn(mw, clock: FakeClock, i: int) -> None:
         text = f"remember that I prefer {DRINKS[(i // 100) % len(DRINKS)]} in the morning"
     else:
         text = f"{CHAT[(i // USERS) % len(CHAT)]} (case {i % 53})"
-    req = ChatRequest(scope, session, [{"role": "system", "content": "You are helpful."},
-                                       {"role": "user", "content": text}])
+    req = ChatRequest(
+        scope,
+        session,
+        [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": text}],
+    )
     if i % 100 == 7:
         mw.before_request(req)
-    mw.after_response(req, f"Here is an answer about {CHAT[(i * 3) % len(CHAT)]}; check item {i % 13}.")
+    mw.after_response(
+        req, f"Here is an answer about {CHAT[(i * 3) % len(CHAT)]}; check item {i % 13}."
+    )
     clock.advance(30)
 
 
@@ -77,8 +89,12 @@ def test_10000_turns_keep_memory_queue_and_threads_bounded(data_dir, capsys):
     threads_before = set(threading.enumerate())
     os_threads_before = status_field("Threads")
     children_before = child_pids()
-    cfg = hash_config(data_dir, extraction={"store_episodes": False}, worker={"queue_size": QUEUE},
-                      short_term={"summary_threshold": 700, "window_size": 40, "max_tokens": 1500})
+    cfg = hash_config(
+        data_dir,
+        extraction={"store_episodes": False},
+        worker={"queue_size": QUEUE},
+        short_term={"summary_threshold": 700, "window_size": 40, "max_tokens": 1500},
+    )
     clock = FakeClock(BASE_TIME)
     mw = build_middleware(cfg, clock=clock)
     rss: list[float] = []
@@ -100,7 +116,9 @@ def test_10000_turns_keep_memory_queue_and_threads_bounded(data_dir, capsys):
         mw.close()
     elapsed = time.monotonic() - started
     os_threads_closed = status_field("Threads")  # process-wide native pools may start once and stay
-    again = build_middleware(cfg, clock=clock)  # and a reopen of the same store leaves no thread either
+    again = build_middleware(
+        cfg, clock=clock
+    )  # and a reopen of the same store leaves no thread either
     again.close()
     time.sleep(0.5)
     os_threads_reopened = status_field("Threads")
@@ -110,15 +128,19 @@ def test_10000_turns_keep_memory_queue_and_threads_bounded(data_dir, capsys):
     stray = [t.name for t in set(threading.enumerate()) - threads_before]
     growth = rss[-1] - rss[len(rss) // 2 - 1]
     with capsys.disabled():
-        print(f"\nsoak: {TURNS} turns in {elapsed:.0f} s ({data_dir.parent}), records {kinds}, RSS MB at each "
-              f"{CHECKPOINT}: {rss}, second-half growth {growth:.1f} MB (bound {RSS_BOUND_MB}), max queue depth "
-              f"{depth}/{QUEUE}, stray threads {stray}, OS threads before {os_threads_before}, after close "
-              f"{os_threads_closed}, after reopen+close {os_threads_reopened}, children {sorted(child_pids() - children_before)}")
+        print(
+            f"\nsoak: {TURNS} turns in {elapsed:.0f} s ({data_dir.parent}), records {kinds}, RSS MB at each "
+            f"{CHECKPOINT}: {rss}, second-half growth {growth:.1f} MB (bound {RSS_BOUND_MB}), max queue depth "
+            f"{depth}/{QUEUE}, stray threads {stray}, OS threads before {os_threads_before}, after close "
+            f"{os_threads_closed}, after reopen+close {os_threads_reopened}, children {sorted(child_pids() - children_before)}"
+        )
     assert kinds.get("summary", 0) >= 150, "the soak must exercise session summaries"
     assert depth <= QUEUE
     assert growth <= RSS_BOUND_MB, f"RSS grew {growth:.1f} MB over the second half: {rss}"
     assert stray == []
-    assert os_threads_reopened <= os_threads_closed + 1, "a reopened and closed store kept native threads"
+    assert os_threads_reopened <= os_threads_closed + 1, (
+        "a reopened and closed store kept native threads"
+    )
     assert child_pids() - children_before == set()
 
 
@@ -126,6 +148,7 @@ def test_closed_stores_give_back_their_native_threads(tmp_path, capsys):
     """MemoryEngine.close releases the embedded Chroma client: its System (native runtime threads,
     memory, SQLite pool) stops, so a process that opens and closes stores does not accumulate them
     (before the fix each store left ~6 OS threads and ~4 MB)."""
+
     def open_and_close(path) -> None:
         mw = build_middleware(hash_config(path), clock=FakeClock(BASE_TIME))
         mw.remember(Scope("u"), "remember that my cat is called Miso")
@@ -140,5 +163,7 @@ def test_closed_stores_give_back_their_native_threads(tmp_path, capsys):
     time.sleep(0.5)
     grown = status_field("Threads") - before
     with capsys.disabled():
-        print(f"\nclose: {STORES} stores opened and closed: OS threads {before} -> {before + grown}")
+        print(
+            f"\nclose: {STORES} stores opened and closed: OS threads {before} -> {before + grown}"
+        )
     assert grown <= 2, f"{grown} more OS threads after {STORES} stores were opened and closed"

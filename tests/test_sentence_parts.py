@@ -22,29 +22,60 @@ from openclaw_memory.types import Candidate, MemoryType, Scope
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
-ASIDE_EN = ("We are launching a new product next month and the whole team is busy with the launch plan. "
-            "Tom and I keep aligning the launch timeline with the sales team every week. "
-            "By the way, I have worked as a senior marketing specialist for three years.")
-ASIDE_ZH = ("我们下个月要发布新产品，整个团队都在忙发布计划。"
-            "我和小王每周都在跟销售团队对齐发布时间表。"
-            "顺便说一下，我已经在这家公司做了三年的高级市场专员。")
+ASIDE_EN = (
+    "We are launching a new product next month and the whole team is busy with the launch plan. "
+    "Tom and I keep aligning the launch timeline with the sales team every week. "
+    "By the way, I have worked as a senior marketing specialist for three years."
+)
+ASIDE_ZH = (
+    "我们下个月要发布新产品，整个团队都在忙发布计划。"
+    "我和小王每周都在跟销售团队对齐发布时间表。"
+    "顺便说一下，我已经在这家公司做了三年的高级市场专员。"
+)
 
 
-@pytest.mark.parametrize("text, max_parts, expected", [
-    ("One short sentence about coffee.", 8, []),
-    ("Hi! Thanks. I went to the lake on Sunday with my kids.", 8, []),
-    ("I went to the lake on Sunday with my kids. We caught three fish and grilled them.", 8,
-     ["I went to the lake on Sunday with my kids.", "We caught three fish and grilled them."]),
-    ("I moved to Berlin last spring. Ok! My new job is at a bank near the river.", 8,
-     ["I moved to Berlin last spring.", "Ok! My new job is at a bank near the river."]),
-    ("First line of a note about the plan\nsecond line about the budget for it", 8,
-     ["First line of a note about the plan", "second line about the budget for it"]),
-    ("我最近在学吉他。顺便说一下，我下个月要搬到杭州了。", 8, ["我最近在学吉他。", "顺便说一下，我下个月要搬到杭州了。"]),
-    ("好的。谢谢你。我下个月要搬到杭州了，新公司在西湖附近。", 8, []),
-    ("我喜欢喝咖啡。", 8, []),
-    ("I went to the lake on Sunday with my kids. We caught three fish and grilled them.", 0, []),
-    ("I went to the lake on Sunday with my kids. We caught three fish and grilled them.", 1, []),
-])
+@pytest.mark.parametrize(
+    "text, max_parts, expected",
+    [
+        ("One short sentence about coffee.", 8, []),
+        ("Hi! Thanks. I went to the lake on Sunday with my kids.", 8, []),
+        (
+            "I went to the lake on Sunday with my kids. We caught three fish and grilled them.",
+            8,
+            [
+                "I went to the lake on Sunday with my kids.",
+                "We caught three fish and grilled them.",
+            ],
+        ),
+        (
+            "I moved to Berlin last spring. Ok! My new job is at a bank near the river.",
+            8,
+            ["I moved to Berlin last spring.", "Ok! My new job is at a bank near the river."],
+        ),
+        (
+            "First line of a note about the plan\nsecond line about the budget for it",
+            8,
+            ["First line of a note about the plan", "second line about the budget for it"],
+        ),
+        (
+            "我最近在学吉他。顺便说一下，我下个月要搬到杭州了。",
+            8,
+            ["我最近在学吉他。", "顺便说一下，我下个月要搬到杭州了。"],
+        ),
+        ("好的。谢谢你。我下个月要搬到杭州了，新公司在西湖附近。", 8, []),
+        ("我喜欢喝咖啡。", 8, []),
+        (
+            "I went to the lake on Sunday with my kids. We caught three fish and grilled them.",
+            0,
+            [],
+        ),
+        (
+            "I went to the lake on Sunday with my kids. We caught three fish and grilled them.",
+            1,
+            [],
+        ),
+    ],
+)
 def test_sentence_parts_english_and_chinese(text, max_parts, expected):
     assert sentence_parts(text, max_parts) == expected
 
@@ -69,16 +100,21 @@ def _episode(engine, scope, text):
 
 
 def _open(make_config, tmp_path, clock, parts=8):
-    return MemoryEngine.open(make_config(tmp_path, long_term={"sentence_vectors": parts}), clock=clock,
-                             background=False)
+    return MemoryEngine.open(
+        make_config(tmp_path, long_term={"sentence_vectors": parts}), clock=clock, background=False
+    )
 
 
-@pytest.mark.parametrize("text, query", [
-    (ASIDE_EN, "how long have I worked as a marketing specialist"),
-    (ASIDE_ZH, "我做高级市场专员多久了"),
-])
-def test_an_aside_is_found_by_its_own_sentence_and_the_memory_comes_back_whole(make_config, tmp_path, clock,
-                                                                               text, query):
+@pytest.mark.parametrize(
+    "text, query",
+    [
+        (ASIDE_EN, "how long have I worked as a marketing specialist"),
+        (ASIDE_ZH, "我做高级市场专员多久了"),
+    ],
+)
+def test_an_aside_is_found_by_its_own_sentence_and_the_memory_comes_back_whole(
+    make_config, tmp_path, clock, text, query
+):
     eng = _open(make_config, tmp_path, clock)
     try:
         r = _episode(eng, ALICE, text)
@@ -93,7 +129,9 @@ def test_an_aside_is_found_by_its_own_sentence_and_the_memory_comes_back_whole(m
         result = Recaller(eng, eng.config.recall).recall(ALICE, query, ())
         best = next(s for s in result.ranked if s.record.id == r.id)
         assert best.record.summary == text  # delivered whole
-        assert best.kept and best.reason == f"matched by its sentence: {sentence_parts(text, 8)[-1]}"
+        assert (
+            best.kept and best.reason == f"matched by its sentence: {sentence_parts(text, 8)[-1]}"
+        )
     finally:
         eng.close()
 
@@ -108,7 +146,9 @@ def test_without_sentence_vectors_the_memory_is_one_vector(make_config, tmp_path
         assert col.get(include=[])["ids"] == [r.id]
         whole = float(np.dot(embed_passages(eng.embedder, [ASIDE_EN])[0], qvec))
         assert eng.semantic(ALICE, qvec, limit=5)[0][1] == pytest.approx(whole, abs=1e-4)
-        result = Recaller(eng, eng.config.recall).recall(ALICE, "how long have I worked as a marketing specialist", ())
+        result = Recaller(eng, eng.config.recall).recall(
+            ALICE, "how long have I worked as a marketing specialist", ()
+        )
         assert [s.reason for s in result.ranked if s.record.id == r.id] == [""]
     finally:
         eng.close()
@@ -118,18 +158,32 @@ def _index_ids(eng, scope, tier="hot"):
     return sorted(eng.index._store(scope, tier)._collection.get(include=[])["ids"])
 
 
-def test_parts_follow_their_memory_through_update_archive_forget_and_purge(make_config, tmp_path, clock):
+def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
+    make_config, tmp_path, clock
+):
     eng = _open(make_config, tmp_path, clock)
     try:
-        fact = eng.write(ALICE, [Candidate(MemoryType.FACT, "I work at Acme in Berlin. My team builds the billing service.",
-                                           subject="job")])[0].record
+        fact = eng.write(
+            ALICE,
+            [
+                Candidate(
+                    MemoryType.FACT,
+                    "I work at Acme in Berlin. My team builds the billing service.",
+                    subject="job",
+                )
+            ],
+        )[0].record
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == sorted([fact.id, *part_ids(fact.id, 2)])
         with eng.db.read() as db:
-            blob, dim = db.execute("SELECT parts, dim FROM vectors WHERE record_id = ?", (fact.id,)).fetchone()
+            blob, dim = db.execute(
+                "SELECT parts, dim FROM vectors WHERE record_id = ?", (fact.id,)
+            ).fetchone()
         assert len(blob) == 2 * dim * 4
         # a new value with one sentence supersedes it: the old record's parts leave the index too
-        new = eng.write(ALICE, [Candidate(MemoryType.FACT, "I work at Globex now", subject="job")])[0].record
+        new = eng.write(ALICE, [Candidate(MemoryType.FACT, "I work at Globex now", subject="job")])[
+            0
+        ].record
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == [new.id]
         ep = _episode(eng, ALICE, ASIDE_ZH)
@@ -147,13 +201,20 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(make_
         eng.indexer.drain()
         assert _index_ids(eng, BOB) == []
         with eng.db.read() as db:
-            assert db.execute("SELECT COUNT(*) FROM vectors WHERE parts IS NOT NULL AND record_id IN "
-                              "(SELECT id FROM records WHERE user_id = 'bob')").fetchone()[0] == 0
+            assert (
+                db.execute(
+                    "SELECT COUNT(*) FROM vectors WHERE parts IS NOT NULL AND record_id IN "
+                    "(SELECT id FROM records WHERE user_id = 'bob')"
+                ).fetchone()[0]
+                == 0
+            )
     finally:
         eng.close()
 
 
-def test_reindex_gives_an_older_store_its_sentence_vectors_and_takes_them_away(make_config, tmp_path, clock):
+def test_reindex_gives_an_older_store_its_sentence_vectors_and_takes_them_away(
+    make_config, tmp_path, clock
+):
     eng = _open(make_config, tmp_path, clock, parts=0)
     r = _episode(eng, ALICE, ASIDE_EN)
     short = _episode(eng, ALICE, "one short turn")
@@ -194,7 +255,9 @@ def test_a_store_from_before_sentence_vectors_is_migrated(make_config, tmp_path,
         assert eng.get(ALICE, r.id).summary == ASIDE_EN
         later = _episode(eng, ALICE, ASIDE_ZH)
         with eng.db.read() as conn:
-            assert conn.execute("SELECT parts IS NOT NULL FROM vectors WHERE record_id = ?", (later.id,)).fetchone()[0]
+            assert conn.execute(
+                "SELECT parts IS NOT NULL FROM vectors WHERE record_id = ?", (later.id,)
+            ).fetchone()[0]
     finally:
         eng.close()
 
@@ -208,7 +271,9 @@ def test_reused_vectors_include_the_parts(make_config, tmp_path, clock):
         _episode(eng, ALICE, ASIDE_EN)
         known = load_vectors(tmp_path, eng.embedder)
         for part in sentence_parts(ASIDE_EN, 8):
-            assert np.allclose(known[text_hash(part)], embed_passages(eng.embedder, [part])[0], atol=1e-6)
+            assert np.allclose(
+                known[text_hash(part)], embed_passages(eng.embedder, [part])[0], atol=1e-6
+            )
         assert text_hash(ASIDE_EN) in known
     finally:
         eng.close()

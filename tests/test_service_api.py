@@ -69,7 +69,10 @@ ROUTES = [
     ("/v1/recall", {"scope": ALICE, "session_id": "s1", "prompt": "hi"}),
     ("/v1/memory/search", {"scope": ALICE, "query": "花生"}),
     ("/v1/memory/remember", {"scope": ALICE, "text": "I like tea"}),
-    ("/v1/capture", {"scope": ALICE, "session_id": "s1", "messages": [{"role": "user", "content": "hi"}]}),
+    (
+        "/v1/capture",
+        {"scope": ALICE, "session_id": "s1", "messages": [{"role": "user", "content": "hi"}]},
+    ),
 ]
 
 
@@ -101,16 +104,30 @@ def test_an_app_without_a_token_is_refused(shared_mw, token):
     [
         ("/v1/recall", {"scope": ALICE, "session_id": "s1", "prompt": "x", "extra": 1}, "extra"),
         ("/v1/recall", {"session_id": "s1", "prompt": "x"}, "scope"),
-        ("/v1/recall", {"scope": {"user_id": "a b"}, "session_id": "s1", "prompt": "x"}, "scope.user_id"),
-        ("/v1/recall", {"scope": {**ALICE, "tenant": "t"}, "session_id": "s1", "prompt": "x"}, "scope.tenant"),
+        (
+            "/v1/recall",
+            {"scope": {"user_id": "a b"}, "session_id": "s1", "prompt": "x"},
+            "scope.user_id",
+        ),
+        (
+            "/v1/recall",
+            {"scope": {**ALICE, "tenant": "t"}, "session_id": "s1", "prompt": "x"},
+            "scope.tenant",
+        ),
         ("/v1/recall", {"scope": ALICE, "prompt": "x"}, "session_id"),
         ("/v1/memory/search", {"scope": ALICE, "query": "x", "limit": 0}, "limit"),
         ("/v1/memory/search", {"scope": ALICE, "query": ""}, "query"),
         ("/v1/capture", {"scope": ALICE, "session_id": "s1", "messages": []}, "messages"),
-        ("/v1/capture", {"scope": ALICE, "session_id": "s1",
-                         "messages": [{"role": "robot", "content": "x"}]}, "messages.0.role"),
-        ("/v1/tool-event", {"scope": ALICE, "session_id": "s1", "tool": "ls", "duration_ms": -1},
-         "duration_ms"),
+        (
+            "/v1/capture",
+            {"scope": ALICE, "session_id": "s1", "messages": [{"role": "robot", "content": "x"}]},
+            "messages.0.role",
+        ),
+        (
+            "/v1/tool-event",
+            {"scope": ALICE, "session_id": "s1", "tool": "ls", "duration_ms": -1},
+            "duration_ms",
+        ),
         ("/v1/memory/get", {"scope": ALICE}, "id"),
     ],
 )
@@ -161,13 +178,18 @@ def test_unknown_memory_is_404(shared):
 
 @pytest.mark.parametrize(
     "text,query",
-    [("我对花生过敏，推荐菜的时候要避开花生", "花生过敏"), ("I am allergic to peanuts", "peanuts allergy")],
+    [
+        ("我对花生过敏，推荐菜的时候要避开花生", "花生过敏"),
+        ("I am allergic to peanuts", "peanuts allergy"),
+    ],
 )
 def test_remember_search_get_forget_roundtrip(client, text, query):
     rec = remember(client, ALICE, text)
     assert rec["scope"]["user_id"] == "alice"
     assert rec["source"]["channel"] == "explicit"
-    found = post(client, "/v1/memory/search", {"scope": ALICE, "query": query, "limit": 5})["memories"]
+    found = post(client, "/v1/memory/search", {"scope": ALICE, "query": query, "limit": 5})[
+        "memories"
+    ]
     assert rec["id"] in [m["id"] for m in found]
     assert all(0.0 <= m["score"] <= 1.0 for m in found)
     got = post(client, "/v1/memory/get", {"scope": ALICE, "id": rec["id"]})["memory"]
@@ -175,7 +197,9 @@ def test_remember_search_get_forget_roundtrip(client, text, query):
 
     gone = post(client, "/v1/memory/forget", {"scope": ALICE, "id": rec["id"]})["forgotten"]
     assert gone == [rec["id"]]
-    again = post(client, "/v1/memory/search", {"scope": ALICE, "query": query, "limit": 5})["memories"]
+    again = post(client, "/v1/memory/search", {"scope": ALICE, "query": query, "limit": 5})[
+        "memories"
+    ]
     assert rec["id"] not in [m["id"] for m in again]
 
 
@@ -186,8 +210,13 @@ def test_another_user_can_neither_search_nor_get_nor_forget(client):
         resp = client.post(path, json={"scope": BOB, "id": rec["id"]}, headers=AUTH)
         assert resp.status_code == 404, path
     other_agent = {"user_id": "alice", "agent_id": "other"}
-    assert post(client, "/v1/memory/search", {"scope": other_agent, "query": "花生"})["memories"] == []
-    assert post(client, "/v1/memory/get", {"scope": ALICE, "id": rec["id"]})["memory"]["status"] == "active"
+    assert (
+        post(client, "/v1/memory/search", {"scope": other_agent, "query": "花生"})["memories"] == []
+    )
+    assert (
+        post(client, "/v1/memory/get", {"scope": ALICE, "id": rec["id"]})["memory"]["status"]
+        == "active"
+    )
 
 
 def test_capture_then_recall_in_a_new_session_is_scoped(client, mw):
@@ -211,9 +240,13 @@ def test_capture_then_recall_in_a_new_session_is_scoped(client, mw):
 def test_recall_accepts_recent_messages_in_english(client, mw):
     remember(client, ALICE, "I prefer window seats on flights", type="preference", subject="seat")
     body = {
-        "scope": ALICE, "session_id": "s9", "prompt": "Book flights to Oslo for me",
-        "messages": [{"role": "user", "content": "I travel next week"},
-                     {"role": "assistant", "content": "Where to?"}],
+        "scope": ALICE,
+        "session_id": "s9",
+        "prompt": "Book flights to Oslo for me",
+        "messages": [
+            {"role": "user", "content": "I travel next week"},
+            {"role": "assistant", "content": "Where to?"},
+        ],
     }
     out = post(client, "/v1/recall", body)
     assert "window seats" in out["block"]
@@ -221,8 +254,14 @@ def test_recall_accepts_recent_messages_in_english(client, mw):
 
 def test_tool_event_becomes_an_event_memory_of_that_scope(client, mw):
     body = {
-        "scope": ALICE, "session_id": "s1", "tool": "ls", "arguments": {"path": "."},
-        "outcome": "README.md\nsrc/", "ok": True, "files": ["."], "duration_ms": 12.5,
+        "scope": ALICE,
+        "session_id": "s1",
+        "tool": "ls",
+        "arguments": {"path": "."},
+        "outcome": "README.md\nsrc/",
+        "ok": True,
+        "files": ["."],
+        "duration_ms": 12.5,
     }
     assert post(client, "/v1/tool-event", body, status=202) == {"accepted": True}
     mw.flush(timeout=10)
@@ -239,5 +278,9 @@ def test_session_routes(client, mw):
     assert "花生" in start["block"]
     end = {"scope": ALICE, "session_id": "s5", "reason": "new"}
     assert post(client, "/v1/session/end", end, status=202) == {"accepted": True}
-    compact = {"scope": ALICE, "session_id": "s5", "messages": [{"role": "user", "content": "记住我住在杭州"}]}
+    compact = {
+        "scope": ALICE,
+        "session_id": "s5",
+        "messages": [{"role": "user", "content": "记住我住在杭州"}],
+    }
     assert post(client, "/v1/session/compact", compact, status=202) == {"accepted": True}

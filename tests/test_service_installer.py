@@ -105,7 +105,11 @@ def test_install_links_the_plugin_and_sets_what_install_leaves_out(fake, opencla
     report = _install(fake, openclaw_bin, service_url="http://127.0.0.1:9999/", token="tok")
     entry = fake.data()["plugins"]["entries"][PLUGIN]
     assert entry["hooks"] == {"allowConversationAccess": True}
-    assert entry["config"] == {"serviceUrl": "http://127.0.0.1:9999", "token": "tok", "inject": "append_system"}
+    assert entry["config"] == {
+        "serviceUrl": "http://127.0.0.1:9999",
+        "token": "tok",
+        "inject": "append_system",
+    }
     assert fake.data()["plugins"]["slots"]["memory"] == PLUGIN
     assert ["plugins", "install"] in fake.commands()
     install_call = next(c for c in fake.calls if c[1:3] == ["plugins", "install"])
@@ -138,8 +142,14 @@ def test_install_updates_only_what_differs(fake, openclaw_bin):
 
 def test_install_keeps_other_settings(fake, openclaw_bin):
     fake.config.parent.mkdir(parents=True)
-    fake.config.write_text(json.dumps({"models": {"providers": {"x": {"baseUrl": "u"}}},
-                                       "plugins": {"entries": {"other": {"enabled": True}}}}))
+    fake.config.write_text(
+        json.dumps(
+            {
+                "models": {"providers": {"x": {"baseUrl": "u"}}},
+                "plugins": {"entries": {"other": {"enabled": True}}},
+            }
+        )
+    )
     _install(fake, openclaw_bin)
     data = fake.data()
     assert data["models"] == {"providers": {"x": {"baseUrl": "u"}}}
@@ -178,7 +188,8 @@ def test_install_refuses_without_openclaw(fake, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "kw,field", [({"inject": "system"}, "--inject"), ({"service_url": "127.0.0.1:8765"}, "--service-url")]
+    "kw,field",
+    [({"inject": "system"}, "--inject"), ({"service_url": "127.0.0.1:8765"}, "--service-url")],
 )
 def test_install_rejects_bad_options(fake, openclaw_bin, kw, field):
     with pytest.raises(InstallError, match=field):
@@ -206,15 +217,25 @@ def test_parse_node_version(text, expected):
 
 @pytest.mark.parametrize(
     "version,ok",
-    [((24, 16, 0), True), ((24, 22, 3), True), ((24, 15, 9), False), ((25, 9, 0), False),
-     ((26, 0, 5), False), ((26, 1, 0), True), ((27, 0, 0), True), ((20, 20, 2), False)],
+    [
+        ((24, 16, 0), True),
+        ((24, 22, 3), True),
+        ((24, 15, 9), False),
+        ((25, 9, 0), False),
+        ((26, 0, 5), False),
+        ((26, 1, 0), True),
+        ((27, 0, 0), True),
+        ((20, 20, 2), False),
+    ],
 )
 def test_node_supported(version, ok):
     assert node_supported(version) is ok
 
 
 def test_plan_patch_touches_changed_leaves_only():
-    current = {"plugins": {"slots": {"memory": PLUGIN}, "entries": {PLUGIN: {"config": {"token": "a"}}}}}
+    current = {
+        "plugins": {"slots": {"memory": PLUGIN}, "entries": {PLUGIN: {"config": {"token": "a"}}}}
+    }
     desired = {"plugins.slots.memory": PLUGIN, f"plugins.entries.{PLUGIN}.config.token": "b"}
     patch, lines = plan_patch(current, desired)
     assert patch == {"plugins": {"entries": {PLUGIN: {"config": {"token": "b"}}}}}
@@ -228,16 +249,25 @@ def _cached_openclaw() -> tuple[Path, Path] | None:
     return (openclaw, nodes[0]) if openclaw.exists() and nodes else None
 
 
-@pytest.mark.skipif(_cached_openclaw() is None, reason="needs scripts/openclaw-env.sh (OpenClaw's json5)")
+@pytest.mark.skipif(
+    _cached_openclaw() is None, reason="needs scripts/openclaw-env.sh (OpenClaw's json5)"
+)
 def test_json5_config_is_read_with_openclaws_parser(tmp_path):
     openclaw, node = _cached_openclaw()
     config = tmp_path / "openclaw.json"
-    config.write_text("// JSON5: comments, unquoted keys, trailing commas\n"
-                      "{plugins: {slots: {memory: 'openclaw-memory',},}, note: '花生',}\n")
+    config.write_text(
+        "// JSON5: comments, unquoted keys, trailing commas\n"
+        "{plugins: {slots: {memory: 'openclaw-memory',},}, note: '花生',}\n"
+    )
 
     class Reader(OpenClawConfig):
         def __init__(self) -> None:  # skip `openclaw config file` (4 s): read our file
-            self._bin, self._run, self._node, self.path = str(openclaw), subprocess_runner(60), str(node), config
+            self._bin, self._run, self._node, self.path = (
+                str(openclaw),
+                subprocess_runner(60),
+                str(node),
+                config,
+            )
 
     assert Reader().read() == {"plugins": {"slots": {"memory": "openclaw-memory"}}, "note": "花生"}
 
@@ -254,9 +284,20 @@ def test_install_turns_memory_core_off_says_so_and_uninstall_turns_it_back_on(fa
 def test_uninstall_works_when_the_plugin_folder_is_gone(fake, openclaw_bin, tmp_path):
     gone = tmp_path / "venv" / "lib" / "site-packages" / "openclaw_memory" / "service" / "plugin"
     fake.config.parent.mkdir(parents=True)
-    fake.config.write_text(json.dumps({"plugins": {
-        "load": {"paths": [str(gone), "/opt/other"]}, "slots": {"memory": PLUGIN},
-        "entries": {PLUGIN: {"enabled": True, "config": {"token": "t"}}, "memory-core": {"enabled": False}}}}))
+    fake.config.write_text(
+        json.dumps(
+            {
+                "plugins": {
+                    "load": {"paths": [str(gone), "/opt/other"]},
+                    "slots": {"memory": PLUGIN},
+                    "entries": {
+                        PLUGIN: {"enabled": True, "config": {"token": "t"}},
+                        "memory-core": {"enabled": False},
+                    },
+                }
+            }
+        )
+    )
 
     def broken_uninstall(argv, stdin):
         if list(argv)[1:3] == ["plugins", "uninstall"]:
@@ -284,10 +325,15 @@ def test_prepare_service_fixes_the_data_dir_shares_the_token_and_writes_a_unit(t
     assert setup.token_file.stat().st_mode & 0o777 == 0o600
     launcher = setup.config_file.parent / "serve.sh"
     assert setup.token not in launcher.read_text() and "service.token" in launcher.read_text()
-    assert setup.unit_file.read_text().count("ExecStart=") == 1 and setup.token not in setup.unit_file.read_text()
+    assert (
+        setup.unit_file.read_text().count("ExecStart=") == 1
+        and setup.token not in setup.unit_file.read_text()
+    )
     again = prepare_service(env=env, python="/venv/bin/python")
     assert again.token == setup.token and again.data_dir == setup.data_dir
     notes = "\n".join(again.notes())
     assert str(setup.data_dir) in notes and "not started" in notes and setup.token not in notes
-    given = prepare_service(tmp_path / "other.yaml", tmp_path / "d2", token="chosen", unit=False, env=env)
+    given = prepare_service(
+        tmp_path / "other.yaml", tmp_path / "d2", token="chosen", unit=False, env=env
+    )
     assert read_token(tmp_path / "d2") == "chosen" and given.unit_file is None

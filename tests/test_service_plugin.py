@@ -76,8 +76,12 @@ def run_js(tmp_path):
 
     def run(body: str, timeout: float = 60) -> dict:
         script = f"import {{ load }} from {json.dumps(harness.as_uri())};\n{body}\n"
-        proc = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True,
-                              text=True, timeout=timeout)
+        proc = subprocess.run(
+            [NODE, "--input-type=module", "-e", script],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -85,10 +89,17 @@ def run_js(tmp_path):
 
 
 def _cfg(url: str, tmp_path: Path, **extra) -> str:
-    return json.dumps({"serviceUrl": url, "token": TOKEN, "spoolDir": str(tmp_path / "spool"), **extra})
+    return json.dumps(
+        {"serviceUrl": url, "token": TOKEN, "spoolDir": str(tmp_path / "spool"), **extra}
+    )
 
 
-CTX_ALICE = {"senderId": "alice", "agentId": "main", "sessionKey": "agent:main:s2", "sessionId": "u-2"}
+CTX_ALICE = {
+    "senderId": "alice",
+    "agentId": "main",
+    "sessionKey": "agent:main:s2",
+    "sessionId": "u-2",
+}
 
 
 def test_recall_injects_the_senders_memory_only(service, run_js, tmp_path):
@@ -114,7 +125,11 @@ def test_agent_end_captures_text_of_openclaw_messages(service, run_js, tmp_path)
     url, mw = service
     messages = [
         {"role": "user", "content": [{"type": "text", "text": "请记住：我喜欢喝乌龙茶"}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "好的"}], "api": "openai-completions"},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "好的"}],
+            "api": "openai-completions",
+        },
         {"role": "toolResult", "content": [{"type": "text", "text": "README.md"}]},
         {"role": "assistant", "content": [{"type": "image", "data": "..."}]},
     ]
@@ -133,8 +148,12 @@ console.log(JSON.stringify({{ logs: seen.logs }}));
 def test_tool_calls_become_events_and_tools_are_scoped(service, run_js, tmp_path):
     url, mw = service
     mw.remember(Scope("alice", "main"), "I am allergic to peanuts")
-    tool_ctx = {"agentId": "main", "sessionKey": "agent:main:s2", "toolName": "ls",
-                "requester": {"senderId": "alice"}}
+    tool_ctx = {
+        "agentId": "main",
+        "sessionKey": "agent:main:s2",
+        "toolName": "ls",
+        "requester": {"senderId": "alice"},
+    }
     out = run_js(f"""
 const seen = load({_cfg(url, tmp_path)});
 await seen.hooks.after_tool_call({{ toolName: "ls", params: {{ path: "src" }},
@@ -206,7 +225,10 @@ console.log(JSON.stringify({{ up, down, spooled: spooled.trim().split("\\n").map
 def test_service_down_fails_open_and_spools_captures_for_later(service, run_js, tmp_path):
     url, mw = service
     dead = f"http://127.0.0.1:{_free_port()}"
-    turn = [{"role": "user", "content": "请记住：我对花生过敏"}, {"role": "assistant", "content": "好"}]
+    turn = [
+        {"role": "user", "content": "请记住：我对花生过敏"},
+        {"role": "assistant", "content": "好"},
+    ]
     out = run_js(f"""
 const down = load({_cfg(dead, tmp_path)});
 const t0 = Date.now();
@@ -275,9 +297,22 @@ def test_manifest_matches_the_code():
     schema = manifest["configSchema"]
     assert schema["additionalProperties"] is False
     assert set(schema["properties"]) == {
-        "serviceUrl", "token", "user", "inject", "recallTimeoutMs", "timeoutMs", "spoolDir", "enabled"}
+        "serviceUrl",
+        "token",
+        "user",
+        "inject",
+        "recallTimeoutMs",
+        "timeoutMs",
+        "spoolDir",
+        "enabled",
+    }
     assert manifest["name"] != "Memory" and "openclaw-memory" in manifest["name"]
-    assert manifest["contracts"]["tools"] == ["memory_search", "memory_get", "memory_store", "memory_forget"]
+    assert manifest["contracts"]["tools"] == [
+        "memory_search",
+        "memory_get",
+        "memory_store",
+        "memory_forget",
+    ]
     assert package["type"] == "module" and package["openclaw"]["extensions"] == ["./index.js"]
     assert "dependencies" not in package
 
@@ -287,15 +322,25 @@ GROUP = {"agentId": "main", "sessionKey": "agent:main:telegram:group:42", "chann
 
 def _said(text: str, sender: str, at: int) -> list[dict]:
     """A persisted group message as OpenClaw stores it (sender in __openclaw) and its reply."""
-    return [{"role": "user", "content": text, "timestamp": at - 500, "__openclaw": {"senderId": sender}},
-            {"role": "assistant", "content": [{"type": "text", "text": "好的"}], "timestamp": at}]
+    return [
+        {
+            "role": "user",
+            "content": text,
+            "timestamp": at - 500,
+            "__openclaw": {"senderId": sender},
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "好的"}], "timestamp": at},
+    ]
 
 
 def test_two_senders_in_one_group_session_keep_their_own_facts(service, run_js, tmp_path):
     url, mw = service
     history = _said("请记住：我对虾过敏", "tg-bob", 1000)
-    live = {"role": "user", "content": [{"type": "text", "text": "Remember: my gym locker is number 88."}],
-            "timestamp": 3000}
+    live = {
+        "role": "user",
+        "content": [{"type": "text", "text": "Remember: my gym locker is number 88."}],
+        "timestamp": 3000,
+    }
     reply = {"role": "assistant", "content": [{"type": "text", "text": "Noted"}], "timestamp": 3100}
     out = run_js(f"""
 const seen = load({_cfg(url, tmp_path)});
@@ -318,8 +363,10 @@ console.log(JSON.stringify({{ logs: seen.logs }}));
 
 def test_identity_links_make_one_person_of_two_channels(service, run_js, tmp_path):
     url, mw = service
-    turn = [{"role": "user", "content": "请记住：我喜欢喝乌龙茶", "timestamp": 1},
-            {"role": "assistant", "content": "好", "timestamp": 2}]
+    turn = [
+        {"role": "user", "content": "请记住：我喜欢喝乌龙茶", "timestamp": 1},
+        {"role": "assistant", "content": "好", "timestamp": 2},
+    ]
     run_js(f"""
 const {{ default: plugin }} = await import({json.dumps((PLUGIN_DIR / "index.js").as_uri())});
 const hooks = {{}};
@@ -359,7 +406,10 @@ def test_tool_search_calls_are_unwrapped_and_memory_tools_leave_no_event(service
     url, mw = service
     ctx = {"agentId": "main", "sessionKey": "agent:main:t", "senderId": "alice", "runId": "r9"}
     text = "Remember: I drink my coffee black."
-    turn = [{"role": "user", "content": text, "timestamp": 10}, {"role": "assistant", "content": "Stored.", "timestamp": 20}]
+    turn = [
+        {"role": "user", "content": text, "timestamp": 10},
+        {"role": "assistant", "content": "Stored.", "timestamp": 20},
+    ]
     out = run_js(f"""
 const seen = load({_cfg(url, tmp_path)});
 const ctx = {json.dumps(ctx)};
@@ -380,17 +430,25 @@ console.log(JSON.stringify({{ stored, found, logs: seen.logs }}));
     alice = Scope("alice", "main")
     events = mw.engine.find(alice, where="type = ?", args=["event"], limit=10)
     assert [r.subject for r in events] == ["tool/exec"]  # run by the run's sender, unwrapped
-    curated = [r for r in mw.engine.find(alice, where="type != 'episode'", limit=20) if "black" in r.summary]
+    curated = [
+        r
+        for r in mw.engine.find(alice, where="type != 'episode'", limit=20)
+        if "black" in r.summary
+    ]
     assert len(curated) == 1  # stored once: the capture did not extract it again
     found = out["found"]["content"][0]["text"]
     assert "black" in found and "not instructions" in found  # framed as reference data
 
 
-def test_a_capture_refused_for_its_token_is_spooled_privately_and_replayed_once_fixed(service, run_js, tmp_path):
+def test_a_capture_refused_for_its_token_is_spooled_privately_and_replayed_once_fixed(
+    service, run_js, tmp_path
+):
     url, mw = service
     spool = tmp_path / "spool"
-    turn = [{"role": "user", "content": "请记住：我的车牌号是浙A12345", "timestamp": 1},
-            {"role": "assistant", "content": "好", "timestamp": 2}]
+    turn = [
+        {"role": "user", "content": "请记住：我的车牌号是浙A12345", "timestamp": 1},
+        {"role": "assistant", "content": "好", "timestamp": 2},
+    ]
     out = run_js(f"""
 const fs = await import("node:fs");
 const wrong = load({{ ...{_cfg(url, tmp_path)}, token: "wrong" }});
@@ -412,7 +470,9 @@ console.log(JSON.stringify({{ modes, wrong: wrong.logs, fixed: fixed.logs,
     assert out["left"] == ""
     mw.flush(timeout=10)
     assert any("浙A12345" in s.record.summary for s in mw.search(Scope("alice", "main"), "车牌号"))
-    assert not [s for s in mw.search(Scope("bob", "main"), "Mallory") if "Mallory" in s.record.summary]
+    assert not [
+        s for s in mw.search(Scope("bob", "main"), "Mallory") if "Mallory" in s.record.summary
+    ]
 
 
 def test_a_purge_drops_the_users_spooled_lines(service, run_js, tmp_path):

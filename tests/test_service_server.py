@@ -32,8 +32,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize(
     "host,expected",
-    [("127.0.0.1", True), ("127.8.9.1", True), ("localhost", True), ("::1", True), ("[::1]", True),
-     ("0.0.0.0", False), ("::", False), ("192.168.1.5", False), ("example.com", False)],
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.com", False),
+    ],
 )
 def test_is_loopback(host, expected):
     assert is_loopback(host) is expected
@@ -80,7 +89,9 @@ def test_warm_up_writes_nothing(tmp_path):
     )
     try:
         warm_up(mw)
-        stored = mw.engine.find(Scope("openclaw-memory-warmup", "warmup"), where="1", args=[], limit=5)
+        stored = mw.engine.find(
+            Scope("openclaw-memory-warmup", "warmup"), where="1", args=[], limit=5
+        )
     finally:
         mw.close()
     assert stored == []
@@ -96,10 +107,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def test_cli_parsers():
     args = _parser().parse_args(["serve", "--port", "9000", "--allow-remote", "--config", "x.yaml"])
-    assert (args.port, args.allow_remote, args.serve_config, args.host) == (9000, True, Path("x.yaml"), None)
+    assert (args.port, args.allow_remote, args.serve_config, args.host) == (
+        9000,
+        True,
+        Path("x.yaml"),
+        None,
+    )
     args = _parser().parse_args(["openclaw", "install", "--inject", "prepend_context"])
     assert (args.openclaw_command, args.inject, args.service_url) == (
-        "install", "prepend_context", "http://127.0.0.1:8765")
+        "install",
+        "prepend_context",
+        "http://127.0.0.1:8765",
+    )
     with pytest.raises(SystemExit):
         _parser().parse_args(["openclaw", "install", "--inject", "system"])
 
@@ -140,16 +159,32 @@ def test_signal_shuts_down_gracefully_and_flushes_queued_writes(tmp_path, sig):
     port = _free_port()
     env = {**os.environ, "OPENCLAW_MEMORY_TOKEN": "tok", "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "openclaw_memory.service", "--config", str(cfg), "--port", str(port)],
-        env=env, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "openclaw_memory.service",
+            "--config",
+            str(cfg),
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
     )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc)
         assert httpx.post(f"{url}/v1/memory/search", json={}, timeout=5).status_code == 401
-        turn = {"scope": {"user_id": "alice", "agent_id": "main"}, "session_id": "s1",
-                "messages": [{"role": "user", "content": "请记住：我对花生过敏"}]}
-        resp = httpx.post(f"{url}/v1/capture", json=turn, headers={"authorization": "Bearer tok"}, timeout=10)
+        turn = {
+            "scope": {"user_id": "alice", "agent_id": "main"},
+            "session_id": "s1",
+            "messages": [{"role": "user", "content": "请记住：我对花生过敏"}],
+        }
+        resp = httpx.post(
+            f"{url}/v1/capture", json=turn, headers={"authorization": "Bearer tok"}, timeout=10
+        )
         assert resp.status_code == 202 and resp.json() == {"queued": 1}
         proc.send_signal(sig)  # at once: the capture is probably still queued
         assert proc.wait(timeout=60) == 0

@@ -8,7 +8,9 @@ from openclaw_memory.store import schema
 from openclaw_memory.store.db import Database
 
 
-def test_an_older_store_gets_the_content_hash_index_and_the_replay_check_uses_it(tmp_path, monkeypatch):
+def test_an_older_store_gets_the_content_hash_index_and_the_replay_check_uses_it(
+    tmp_path, monkeypatch
+):
     path = tmp_path / "memory.db"
     monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:2])
     Database(path).close()
@@ -17,13 +19,20 @@ def test_an_older_store_gets_the_content_hash_index_and_the_replay_check_uses_it
     try:
         assert db.schema_version == len(schema.MIGRATIONS)
         with db.read() as conn:
-            plan = " ".join(str(tuple(r)) for r in conn.execute(
-                "EXPLAIN QUERY PLAN SELECT * FROM records WHERE user_id = ? AND agent_id = ? "
-                "AND (type = ? AND content_hash = ?) ORDER BY updated_at DESC LIMIT 20", ("u", "a", "episode", "h")))
+            plan = " ".join(
+                str(tuple(r))
+                for r in conn.execute(
+                    "EXPLAIN QUERY PLAN SELECT * FROM records WHERE user_id = ? AND agent_id = ? "
+                    "AND (type = ? AND content_hash = ?) ORDER BY updated_at DESC LIMIT 20",
+                    ("u", "a", "episode", "h"),
+                )
+            )
         assert "rec_hash" in plan
     finally:
         db.close()
-    assert sqlite3.connect(path).execute("SELECT MAX(version) FROM schema_version").fetchone()[0] == len(schema.MIGRATIONS)
+    assert sqlite3.connect(path).execute("SELECT MAX(version) FROM schema_version").fetchone()[
+        0
+    ] == len(schema.MIGRATIONS)
 
 
 def test_a_record_reads_back_with_every_field(tmp_path):
@@ -35,20 +44,42 @@ def test_a_record_reads_back_with_every_field(tmp_path):
 
     db = Database(tmp_path / "m.db")
     r = MemoryRecord(
-        id="mem_1", scope=Scope("u1", "a1", "ws"), type=MemoryType.DECISION, summary="用 Postgres", subject="db",
-        detail="because", session_id="s1", tags=("t1", "t2"), entities=("Postgres",), importance=0.7,
-        confidence=0.8, source=Source(Channel.EXPLICIT, "s0", ("s0#1", "s0#2"), "tester"), status=Status.INACTIVE,
-        version=3, prev_id="mem_0", superseded_at=5.0, created_at=1.0, updated_at=2.0, last_accessed_at=3.0,
-        access_count=4, expires_at=9.0, doubt_of="mem_x", links=("mem_a",),
+        id="mem_1",
+        scope=Scope("u1", "a1", "ws"),
+        type=MemoryType.DECISION,
+        summary="用 Postgres",
+        subject="db",
+        detail="because",
+        session_id="s1",
+        tags=("t1", "t2"),
+        entities=("Postgres",),
+        importance=0.7,
+        confidence=0.8,
+        source=Source(Channel.EXPLICIT, "s0", ("s0#1", "s0#2"), "tester"),
+        status=Status.INACTIVE,
+        version=3,
+        prev_id="mem_0",
+        superseded_at=5.0,
+        created_at=1.0,
+        updated_at=2.0,
+        last_accessed_at=3.0,
+        access_count=4,
+        expires_at=9.0,
+        doubt_of="mem_x",
+        links=("mem_a",),
     )
-    plain = MemoryRecord(id="mem_2", scope=Scope("u1", "a1", "ws"), type=MemoryType.EPISODE, summary="hi")
+    plain = MemoryRecord(
+        id="mem_2", scope=Scope("u1", "a1", "ws"), type=MemoryType.EPISODE, summary="hi"
+    )
     with db.write() as con:
         rec.insert(con, r, np.ones(4, dtype=np.float32), "hash")
         rec.insert(con, plain, None, "hash")
     with db.read() as con:
         got = rec.get_many(con, Scope("u1", "a1", "ws"), ["mem_1", "mem_2"])
     assert got == {"mem_1": r, "mem_2": plain}
-    assert got["mem_1"].scope is got["mem_2"].scope  # one validated Scope per (user, agent, workspace)
+    assert (
+        got["mem_1"].scope is got["mem_2"].scope
+    )  # one validated Scope per (user, agent, workspace)
     db.close()
 
 
@@ -62,8 +93,15 @@ def test_lookups_by_id_use_the_id_index_not_the_users_rows(tmp_path):
 
     db = Database(tmp_path / "m.db")
     scope = Scope("u1")
-    recs = [MemoryRecord(id=f"mem_{i}", scope=scope, type=(MemoryType.FACT, MemoryType.EPISODE)[i % 2], summary=f"s{i % 3}")
-            for i in range(12)]
+    recs = [
+        MemoryRecord(
+            id=f"mem_{i}",
+            scope=scope,
+            type=(MemoryType.FACT, MemoryType.EPISODE)[i % 2],
+            summary=f"s{i % 3}",
+        )
+        for i in range(12)
+    ]
     with db.write() as con:
         for r in recs:
             rec.insert(con, r, np.ones(4, dtype=np.float32), "hash")
@@ -77,7 +115,9 @@ def test_lookups_by_id_use_the_id_index_not_the_users_rows(tmp_path):
         rec.touch(c, scope, ["mem_1", "mem_2"], 5.0)
         rec.delete_records(c, scope, ["mem_3"])
     con.set_trace_callback(None)
-    looked_up = [s for s in seen if " IN (" in s and "records" in s and not s.startswith("DELETE FROM v")]
+    looked_up = [
+        s for s in seen if " IN (" in s and "records" in s and not s.startswith("DELETE FROM v")
+    ]
     assert len(looked_up) >= 4
     for sql in looked_up:
         plan = " ".join(str(row[3]) for row in con.execute("EXPLAIN QUERY PLAN " + sql))

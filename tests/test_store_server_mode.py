@@ -39,8 +39,21 @@ def chroma_server(tmp_path_factory):
     port = _free_port()
     path = tmp_path_factory.mktemp("chroma-server")
     log = open(path / "server.log", "wb")
-    proc = subprocess.Popen([_chroma_bin(), "run", "--path", str(path / "db"), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+    proc = subprocess.Popen(
+        [
+            _chroma_bin(),
+            "run",
+            "--path",
+            str(path / "db"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -50,7 +63,10 @@ def chroma_server(tmp_path_factory):
             time.sleep(0.3)
     else:
         proc.kill()
-        pytest.fail("chroma server did not start: " + (path / "server.log").read_text(errors="replace")[-2000:])
+        pytest.fail(
+            "chroma server did not start: "
+            + (path / "server.log").read_text(errors="replace")[-2000:]
+        )
     yield port
     proc.terminate()
     proc.wait(timeout=20)
@@ -58,12 +74,24 @@ def chroma_server(tmp_path_factory):
 
 
 def _config(make_config, tmp_path, port, embedder="hash"):
-    return make_config(tmp_path, embedder, storage={"vector_store": {"kind": "http", "host": "127.0.0.1", "port": port,
-                                                                       "collection_prefix": f"t{tmp_path.name[-8:]}"}})
+    return make_config(
+        tmp_path,
+        embedder,
+        storage={
+            "vector_store": {
+                "kind": "http",
+                "host": "127.0.0.1",
+                "port": port,
+                "collection_prefix": f"t{tmp_path.name[-8:]}",
+            }
+        },
+    )
 
 
 def test_write_then_search_through_the_server(make_config, tmp_path, clock, chroma_server):
-    eng = MemoryEngine.open(_config(make_config, tmp_path, chroma_server), clock=clock, background=True)
+    eng = MemoryEngine.open(
+        _config(make_config, tmp_path, chroma_server), clock=clock, background=True
+    )
     try:
         alice = Scope("alice")
         r = eng.write(alice, [Candidate(MemoryType.FACT, "服务器模式下也能找到咖啡偏好")])[0].record
@@ -78,7 +106,14 @@ def test_server_index_from_another_embedder_is_refused(make_config, tmp_path, cl
     cfg = _config(make_config, tmp_path, chroma_server, "hash:256")
     MemoryEngine.open(cfg, clock=clock, background=False).close()
     other = _config(make_config, tmp_path / "other", chroma_server, "hash:128")
-    other = type(other)(**{**other.__dict__, "storage": cfg.storage.__class__(**{**other.storage.__dict__, "vector_store": cfg.storage.vector_store})})
+    other = type(other)(
+        **{
+            **other.__dict__,
+            "storage": cfg.storage.__class__(
+                **{**other.storage.__dict__, "vector_store": cfg.storage.vector_store}
+            ),
+        }
+    )
     with pytest.raises(IndexMismatchError, match="openclaw-memory reindex"):
         MemoryEngine.open(other, clock=clock, background=False)
 

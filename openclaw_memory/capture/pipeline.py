@@ -42,9 +42,19 @@ __all__ = ["CapturePipeline"]
 class CapturePipeline:
     """Turns -> stored memories, queued on the worker (`submit`) or at once (`ingest`)."""
 
-    def __init__(self, engine: "MemoryEngine", *, extractor: Extractor, secrets: SecretFilter,
-                 short_term: ShortTermMemory, sessions: Sessions, summaries: SessionSummaries, jobs: UserJobs,
-                 pending: PendingTurns, config: ExtractionConfig) -> None:
+    def __init__(
+        self,
+        engine: "MemoryEngine",
+        *,
+        extractor: Extractor,
+        secrets: SecretFilter,
+        short_term: ShortTermMemory,
+        sessions: Sessions,
+        summaries: SessionSummaries,
+        jobs: UserJobs,
+        pending: PendingTurns,
+        config: ExtractionConfig,
+    ) -> None:
         self.engine = engine
         self.extractor = extractor
         self.secrets = secrets
@@ -55,7 +65,9 @@ class CapturePipeline:
         self.pending = pending
         self.cfg = config
 
-    def submit(self, scope: Scope, turns: list[Turn], logged_only: frozenset[str] = frozenset()) -> None:
+    def submit(
+        self, scope: Scope, turns: list[Turn], logged_only: frozenset[str] = frozenset()
+    ) -> None:
         """Queue the capture of turns of one scope; their pending claims are released when done.
         logged_only: ids of turns logged as episodes only (stored through the memory tool)."""
         capture = _Capture(turns, logged_only=logged_only)
@@ -81,36 +93,57 @@ class CapturePipeline:
             raise ValidationError("turns: expected one scope and one session per ingest call")
         check_session_id(first.session_id)
         self.sessions.open(first.scope, first.session_id)
-        turns = [dataclasses.replace(t, user=valid_unicode(t.user or ""), assistant=valid_unicode(t.assistant or ""))
-                 for t in turns]
+        turns = [
+            dataclasses.replace(
+                t, user=valid_unicode(t.user or ""), assistant=valid_unicode(t.assistant or "")
+            )
+            for t in turns
+        ]
         return self._capture(turns)
 
     def _prepare(self, captures: list["_Capture"]) -> None:
         """Ahead of a worker batch: filter and extract the turns of its captures, and embed all
         the candidates in one call (a vector depends on its text alone, so the records are the
         ones each capture would write by itself). Writes nothing."""
-        extracted = [[self._turn_candidates(t, extract=t.turn_id not in c.logged_only) for t in c.turns]
-                     for c in captures]
+        extracted = [
+            [self._turn_candidates(t, extract=t.turn_id not in c.logged_only) for t in c.turns]
+            for c in captures
+        ]
         stored = [_to_store(e) for e in extracted]
         vectors = self.engine.embed_candidates([c for cands in stored for c in cands])
         start = 0
         for capture, turns, cands in zip(captures, extracted, stored):
-            capture.prepared = _Prepared(turns, vectors[start:start + len(cands)])
+            capture.prepared = _Prepared(turns, vectors[start : start + len(cands)])
             start += len(cands)
 
-    def _capture(self, turns: Sequence[Turn], prepared: "_Prepared | None" = None,
-                 logged_only: frozenset[str] = frozenset()) -> int:
+    def _capture(
+        self,
+        turns: Sequence[Turn],
+        prepared: "_Prepared | None" = None,
+        logged_only: frozenset[str] = frozenset(),
+    ) -> int:
         scope, sid = turns[0].scope, turns[0].session_id
-        extracted = prepared.turns if prepared else [
-            self._turn_candidates(turn, extract=turn.turn_id not in logged_only) for turn in turns]
+        extracted = (
+            prepared.turns
+            if prepared
+            else [
+                self._turn_candidates(turn, extract=turn.turn_id not in logged_only)
+                for turn in turns
+            ]
+        )
         for turn, (user, reply, _) in zip(turns, extracted):
             self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
         for command in (c for _, _, found in extracted for c in found if c.forget):
             forget_run(self.engine, scope, ForgetCommand.from_candidate(command))
         cands = _to_store(extracted)
         vectors = prepared.vectors if prepared else None
-        written = (self.engine.write(scope, cands, session_id=sid, writer="after_response", vectors=vectors)
-                   if cands else [])
+        written = (
+            self.engine.write(
+                scope, cands, session_id=sid, writer="after_response", vectors=vectors
+            )
+            if cands
+            else []
+        )
         if self.short_term.over_threshold(scope, sid):
             self.summaries.summarize(scope, sid, "threshold", end=False)
         return sum(1 for w in written if w.action != "skip")
@@ -125,8 +158,13 @@ class CapturePipeline:
         cands: list[Candidate] = []
         speaker = turn.speaker or "user"
         if not is_contentless(user):
-            extracted = self.extractor.extract(Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker)) \
-                if extract else []
+            extracted = (
+                self.extractor.extract(
+                    Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker)
+                )
+                if extract
+                else []
+            )
             extracted = attribute(extracted, turn.speaker)
             cands.extend(extracted)
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
@@ -134,7 +172,9 @@ class CapturePipeline:
                 text = user if speaker == "user" else f"{speaker}: {user}"
                 cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id))
         if reply and self.cfg.store_assistant_episodes and not is_contentless(reply):
-            cands.append(episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150))
+            cands.append(
+                episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150)
+            )
         return user, reply, cands
 
 

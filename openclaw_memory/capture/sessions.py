@@ -74,6 +74,10 @@ class Sessions:
 def check_session_id(session_id: str) -> None:
     """A session id is a non-empty string of at most 256 characters of valid Unicode."""
     if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 256:
-        raise ValidationError(f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}")
+        raise ValidationError(
+            f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}"
+        )
     if valid_unicode(session_id) != session_id:
-        raise ValidationError(f"session_id: expected valid Unicode text, found lone surrogates in {session_id!r}")
+        raise ValidationError(
+            f"session_id: expected valid Unicode text, found lone surrogates in {session_id!r}"
+        )

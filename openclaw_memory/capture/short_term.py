@@ -24,25 +24,39 @@ class ShortTermMemory:
     def __init__(self, db: Database, cfg: ShortTermConfig, clock: Clock) -> None:
         self.db, self.cfg, self.clock = db, cfg, clock
 
-    def add(self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None = None) -> int:
+    def add(
+        self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None = None
+    ) -> int:
         """Append a message, evict the oldest past the budgets; return the window's token count."""
         with self.db.write() as db:
             self._append(db, scope, session_id, role, content, turn_id)
         return self.tokens(scope, session_id)
 
-    def add_turn(self, scope: Scope, session_id: str, user: str, reply: str, turn_id: str | None) -> None:
+    def add_turn(
+        self, scope: Scope, session_id: str, user: str, reply: str, turn_id: str | None
+    ) -> None:
         """The user's message and the reply (when there is one), in one transaction."""
         with self.db.write() as db:
             self._append(db, scope, session_id, "user", user, turn_id)
             if reply:
                 self._append(db, scope, session_id, "assistant", reply, turn_id)
 
-    def _append(self, db, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None) -> None:
+    def _append(
+        self, db, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None
+    ) -> None:
         db.execute(
             "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, scope.user_id, scope.agent_id, role, content, count_tokens(content), turn_id,
-             self.clock.now()),
+            (
+                session_id,
+                scope.user_id,
+                scope.agent_id,
+                role,
+                content,
+                count_tokens(content),
+                turn_id,
+                self.clock.now(),
+            ),
         )
         self._evict(db, scope, session_id)
 
@@ -62,7 +76,10 @@ class ShortTermMemory:
             total -= r["tokens"]
             count -= 1
         if evict:
-            db.execute(f"UPDATE messages SET in_window = 0 WHERE seq IN ({','.join('?' * len(evict))})", evict)
+            db.execute(
+                f"UPDATE messages SET in_window = 0 WHERE seq IN ({','.join('?' * len(evict))})",
+                evict,
+            )
 
     def window(self, scope: Scope, session_id: str, max_tokens: int | None = None) -> list[dict]:
         """The window's messages, oldest first; with max_tokens, only the newest that fit."""
@@ -102,7 +119,15 @@ class ShortTermMemory:
             db.execute(
                 "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
-                (session_id, scope.user_id, scope.agent_id, SUMMARY_ROLE, summary, count_tokens(summary), self.clock.now()),
+                (
+                    session_id,
+                    scope.user_id,
+                    scope.agent_id,
+                    SUMMARY_ROLE,
+                    summary,
+                    count_tokens(summary),
+                    self.clock.now(),
+                ),
             )
 
     def captured_turn_ids(self, scope: Scope, session_id: str) -> set[str]:
@@ -120,15 +145,23 @@ class ShortTermMemory:
         days, keep = self.cfg.prune_after_days, self.cfg.keep_per_session
         if days <= 0:
             return 0
-        conds = [(c, v) for c, v in (("user_id = ?", user_id), ("agent_id = ?", agent_id)) if v is not None]
+        conds = [
+            (c, v)
+            for c, v in (("user_id = ?", user_id), ("agent_id = ?", agent_id))
+            if v is not None
+        ]
         where = ("WHERE " + " AND ".join(c for c, _ in conds)) if conds else ""
         args = (*[v for _, v in conds], self.clock.now() - days * DAY, int(keep))
-        stale = ("SELECT seq FROM (SELECT seq, in_window, created_at, content, "
-                 "ROW_NUMBER() OVER (PARTITION BY user_id, agent_id, session_id ORDER BY seq DESC) AS newer "
-                 f"FROM messages {where}) WHERE in_window = 0 AND created_at <= ? AND newer > ? AND content != ''")
+        stale = (
+            "SELECT seq FROM (SELECT seq, in_window, created_at, content, "
+            "ROW_NUMBER() OVER (PARTITION BY user_id, agent_id, session_id ORDER BY seq DESC) AS newer "
+            f"FROM messages {where}) WHERE in_window = 0 AND created_at <= ? AND newer > ? AND content != ''"
+        )
         with self.db.write() as db:
             kept_keys = db.execute(
                 f"UPDATE messages SET content = '', tokens = 0 WHERE seq IN ({stale}) "
-                "AND role = 'user' AND turn_id IS NOT NULL", args).rowcount
+                "AND role = 'user' AND turn_id IS NOT NULL",
+                args,
+            ).rowcount
             dropped = db.execute(f"DELETE FROM messages WHERE seq IN ({stale})", args).rowcount
             return int(kept_keys) + int(dropped)

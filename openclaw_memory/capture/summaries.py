@@ -19,8 +19,13 @@ if TYPE_CHECKING:
 
 
 class SessionSummaries:
-    def __init__(self, engine: "MemoryEngine", short_term: ShortTermMemory, sessions: Sessions,
-                 summarizer: Summarizer) -> None:
+    def __init__(
+        self,
+        engine: "MemoryEngine",
+        short_term: ShortTermMemory,
+        sessions: Sessions,
+        summarizer: Summarizer,
+    ) -> None:
         self.engine = engine
         self.short_term = short_term
         self.sessions = sessions
@@ -33,12 +38,23 @@ class SessionSummaries:
         summary_id = None
         if len(window) >= 2:
             evidence = tuple(dict.fromkeys(m["turn_id"] for m in window if m.get("turn_id")))
-            summary = self.summarizer.summarize([Message(m["role"], m["content"]) for m in window], evidence)
+            summary = self.summarizer.summarize(
+                [Message(m["role"], m["content"]) for m in window], evidence
+            )
             text = summary.render(with_evidence=False)
             if text.strip():
-                cand = Candidate(MemoryType.SUMMARY, text, subject=f"session/{session_id}", importance=0.6,
-                                 confidence=0.9, channel=Channel.SUMMARY, turn_ids=evidence)
-                written = self.engine.write(scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}")
+                cand = Candidate(
+                    MemoryType.SUMMARY,
+                    text,
+                    subject=f"session/{session_id}",
+                    importance=0.6,
+                    confidence=0.9,
+                    channel=Channel.SUMMARY,
+                    turn_ids=evidence,
+                )
+                written = self.engine.write(
+                    scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}"
+                )
                 summary_id = written[0].record.id if written[0].record else None
                 self.short_term.replace_with_summary(scope, session_id, text)
         if end:

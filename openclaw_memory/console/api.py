@@ -51,8 +51,15 @@ def add_routes(router: APIRouter, mw: Any) -> None:
     def edit(body: EditIn) -> dict[str, Any]:
         from ..edit import _KEEP, edit_memory
 
-        new = edit_memory(mw.engine, body.scope.to_scope(), body.id, body.text, writer=API_WRITER,
-                          detail=_KEEP if body.detail is None else body.detail, secrets=mw.secrets)
+        new = edit_memory(
+            mw.engine,
+            body.scope.to_scope(),
+            body.id,
+            body.text,
+            writer=API_WRITER,
+            detail=_KEEP if body.detail is None else body.detail,
+            secrets=mw.secrets,
+        )
         return {"memory": m.record_to_json(new)}
 
     @router.post("/memory/export")
@@ -60,7 +67,9 @@ def add_routes(router: APIRouter, mw: Any) -> None:
         from ..portability import export_text
 
         scope = body.scope.to_scope()
-        text = export_text(mw.engine, scope.user_id, body.format, None if body.all_agents else scope.agent_id)
+        text = export_text(
+            mw.engine, scope.user_id, body.format, None if body.all_agents else scope.agent_id
+        )
         kind = "application/x-ndjson" if body.format == "jsonl" else "text/markdown"
         return PlainTextResponse(text, media_type=f"{kind}; charset=utf-8")
 
@@ -70,5 +79,12 @@ def add_routes(router: APIRouter, mw: Any) -> None:
 
         scope = body.scope.to_scope()
         mw.flush()
-        return import_text(mw.engine, body.content, scope, extractor=mw.extractor, secrets=mw.secrets,
-                           name=body.name, writer=API_WRITER)
+        return import_text(
+            mw.engine,
+            body.content,
+            scope,
+            extractor=mw.extractor,
+            secrets=mw.secrets,
+            name=body.name,
+            writer=API_WRITER,
+        )

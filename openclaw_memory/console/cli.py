@@ -19,14 +19,25 @@ TOKEN_ENV = "OPENCLAW_MEMORY_TOKEN"
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add `ui [--host] [--port] [--token]`."""
     p = subparsers.add_parser(
-        "ui", help="start the service with the web console and print its address",
+        "ui",
+        help="start the service with the web console and print its address",
         description="Serve the API and the memory console (under /ui) and print the address to open.",
     )
-    p.add_argument("--config", dest="serve_config", type=Path, default=None, metavar="FILE",
-                   help="project YAML config file (same as the global --config)")
+    p.add_argument(
+        "--config",
+        dest="serve_config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="project YAML config file (same as the global --config)",
+    )
     p.add_argument("--host", default=None, help="address to bind (default from config: 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default from config: 8765)")
-    p.add_argument("--token", default=None, help=f"bearer token (default: ${TOKEN_ENV}, config, then the token file)")
+    p.add_argument(
+        "--token",
+        default=None,
+        help=f"bearer token (default: ${TOKEN_ENV}, config, then the token file)",
+    )
     p.set_defaults(func=run_ui)
     return p
 
@@ -48,7 +59,9 @@ def run_ui(args: argparse.Namespace, config: Any = None) -> int:
 
     chosen = getattr(args, "serve_config", None) or config
     cfg = chosen if isinstance(chosen, MemoryConfig) else load_config(chosen)
-    configured = args.token if args.token is not None else os.environ.get(TOKEN_ENV, cfg.service.token)
+    configured = (
+        args.token if args.token is not None else os.environ.get(TOKEN_ENV, cfg.service.token)
+    )
     token = load_or_create_token(cfg.data_dir, configured or "")
     host = args.host or cfg.service.host
     port = args.port or cfg.service.port

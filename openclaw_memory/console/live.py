@@ -14,7 +14,9 @@ class LiveServer:
     def __init__(self, app: Any, host: str = "127.0.0.1") -> None:
         import uvicorn
 
-        self.config = uvicorn.Config(app, host=host, port=0, log_level="warning", access_log=False, lifespan="off")
+        self.config = uvicorn.Config(
+            app, host=host, port=0, log_level="warning", access_log=False, lifespan="off"
+        )
         self.server = uvicorn.Server(self.config)
         self.thread = threading.Thread(target=self.server.run, name="live-server", daemon=True)
         self.url = ""

@@ -47,9 +47,13 @@ class Filters:
 
     def __post_init__(self) -> None:
         if self.type and self.type not in {t.value for t in MemoryType}:
-            raise ValidationError(f"type: expected one of {', '.join(t.value for t in MemoryType)}, found {self.type!r}")
+            raise ValidationError(
+                f"type: expected one of {', '.join(t.value for t in MemoryType)}, found {self.type!r}"
+            )
         if self.status not in {"all", *(s.value for s in Status)}:
-            raise ValidationError(f"status: expected active, inactive, archived or all, found {self.status!r}")
+            raise ValidationError(
+                f"status: expected active, inactive, archived or all, found {self.status!r}"
+            )
         if self.sort not in SORTS:
             raise ValidationError(f"sort: expected one of {', '.join(SORTS)}, found {self.sort!r}")
         if self.order not in ("asc", "desc"):
@@ -59,7 +63,11 @@ class Filters:
 
     def params(self) -> dict[str, str]:
         """The non-default filters, for links that keep them."""
-        return {k: v for k, v in self.__dict__.items() if v and v != Filters.__dataclass_fields__[k].default}
+        return {
+            k: v
+            for k, v in self.__dict__.items()
+            if v and v != Filters.__dataclass_fields__[k].default
+        }
 
 
 def _day_start(value: str, name: str) -> float | None:
@@ -92,11 +100,21 @@ def users(engine: MemoryEngine) -> list[dict[str, Any]]:
     From the counts the store keeps by trigger (schema migration 8): one row per (user, agent,
     status, type) group, so the page costs the same at 100k memories as at 100."""
     with engine.db.read() as db:
-        rows = db.execute("SELECT user_id, agent_id, status, type, n FROM record_counts WHERE n > 0").fetchall()
+        rows = db.execute(
+            "SELECT user_id, agent_id, status, type, n FROM record_counts WHERE n > 0"
+        ).fetchall()
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for r in rows:
-        item = out.setdefault((r["user_id"], r["agent_id"]), {"user_id": r["user_id"], "agent_id": r["agent_id"],
-                                                               "total": 0, "types": {}, "statuses": {}})
+        item = out.setdefault(
+            (r["user_id"], r["agent_id"]),
+            {
+                "user_id": r["user_id"],
+                "agent_id": r["agent_id"],
+                "total": 0,
+                "types": {},
+                "statuses": {},
+            },
+        )
         item["total"] += r["n"]
         item["statuses"][r["status"]] = item["statuses"].get(r["status"], 0) + r["n"]
         if r["status"] == "active":
@@ -128,8 +146,13 @@ def _conditions(scope: Scope, f: Filters) -> tuple[list[str], list[Any], bool]:
         if not match:
             where.append("0")
         else:
-            where.append("rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?)")
-            args += [f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({match})", TEXT_MATCH_CAP]
+            where.append(
+                "rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?)"
+            )
+            args += [
+                f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({match})",
+                TEXT_MATCH_CAP,
+            ]
     return where, args, capped
 
 
@@ -137,8 +160,9 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def memory_page(engine: MemoryEngine, scope: Scope, f: Filters, after: str = "",
-                size: int = PAGE_SIZE) -> Page:
+def memory_page(
+    engine: MemoryEngine, scope: Scope, f: Filters, after: str = "", size: int = PAGE_SIZE
+) -> Page:
     """The page of scope's memories after the cursor `after` ("<sort value>:<rid>").
 
     Each status is one range of a list index (`rec_list_updated` / `rec_list_created`: status,
@@ -158,39 +182,79 @@ def memory_page(engine: MemoryEngine, scope: Scope, f: Filters, after: str = "",
         more = len(keys) > size
         keys = keys[:size]
         marks = ",".join("?" * len(keys))
-        found = {r["rid"]: r for r in db.execute(f"SELECT * FROM records WHERE rid IN ({marks})",
-                                                 [rid for _, rid in keys])} if keys else {}
+        found = (
+            {
+                r["rid"]: r
+                for r in db.execute(
+                    f"SELECT * FROM records WHERE rid IN ({marks})", [rid for _, rid in keys]
+                )
+            }
+            if keys
+            else {}
+        )
     rows = [found[rid] for _, rid in keys if rid in found]
     nxt = f"{keys[-1][0]!r}:{keys[-1][1]}" if more and keys else None
-    return Page([rec.row_to_record(r) for r in rows], nxt, total, text_filter and total >= TEXT_MATCH_CAP)
+    return Page(
+        [rec.row_to_record(r) for r in rows], nxt, total, text_filter and total >= TEXT_MATCH_CAP
+    )
 
 
-def _index_keys(db: Any, where: list[str], args: list[Any], statuses: list[str], col: str, order: str,
-                after: str, limit: int) -> tuple[int, list[tuple[float, int]]]:
+def _index_keys(
+    db: Any,
+    where: list[str],
+    args: list[Any],
+    statuses: list[str],
+    col: str,
+    order: str,
+    after: str,
+    limit: int,
+) -> tuple[int, list[tuple[float, int]]]:
     """The count (capped, by whichever covering index SQLite picks) and each status's next
     `limit` (sort value, rid) from its range of the list index on `col` (none when nothing
     matches: a filter matching nothing reads the index once, not once more per status)."""
-    counted, count_args = (where, args) if len(statuses) > 1 else ([*where, "status = ?"], [*args, *statuses])
-    total = db.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(counted)} "
-                       f"LIMIT {COUNT_CAP + 1})", count_args).fetchone()[0]
+    counted, count_args = (
+        (where, args) if len(statuses) > 1 else ([*where, "status = ?"], [*args, *statuses])
+    )
+    total = db.execute(
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(counted)} "
+        f"LIMIT {COUNT_CAP + 1})",
+        count_args,
+    ).fetchone()[0]
     keys: list[tuple[float, int]] = []
     for status in statuses if total else ():
         part, part_args = [*where, "status = ?"], [*args, status]
         if after:
             value, rid = _cursor(after)
-            part, part_args = [*part, f"({col}, rid) {'<' if order == 'desc' else '>'} (?, ?)"], [*part_args, value, rid]
+            part, part_args = (
+                [*part, f"({col}, rid) {'<' if order == 'desc' else '>'} (?, ?)"],
+                [*part_args, value, rid],
+            )
         direction = order.upper()
-        keys += [(r[0], r[1]) for r in db.execute(
-            f"SELECT {col}, rid FROM records INDEXED BY rec_list_{col.split('_')[0]} WHERE {' AND '.join(part)} "
-            f"ORDER BY {col} {direction}, rid {direction} LIMIT ?", (*part_args, limit))]
+        keys += [
+            (r[0], r[1])
+            for r in db.execute(
+                f"SELECT {col}, rid FROM records INDEXED BY rec_list_{col.split('_')[0]} WHERE {' AND '.join(part)} "
+                f"ORDER BY {col} {direction}, rid {direction} LIMIT ?",
+                (*part_args, limit),
+            )
+        ]
     return total, keys
 
 
-def _text_keys(db: Any, where: list[str], args: list[Any], statuses: list[str], col: str, order: str,
-               after: str) -> tuple[int, list[tuple[float, int]]]:
+def _text_keys(
+    db: Any,
+    where: list[str],
+    args: list[Any],
+    statuses: list[str],
+    col: str,
+    order: str,
+    after: str,
+) -> tuple[int, list[tuple[float, int]]]:
     """The count and the (sort value, rid) after the cursor among the text filter's matches: at
     most TEXT_MATCH_CAP rows, read once by rid (the count and the page from the same read)."""
-    rows = db.execute(f"SELECT {col}, rid, status FROM records WHERE {' AND '.join(where)}", args).fetchall()
+    rows = db.execute(
+        f"SELECT {col}, rid, status FROM records WHERE {' AND '.join(where)}", args
+    ).fetchall()
     matched = [(r[0], r[1]) for r in rows if r[2] in statuses]
     if not after:
         return len(matched), matched
@@ -202,8 +266,11 @@ def successor(engine: MemoryEngine, scope: Scope, record_id: str) -> MemoryRecor
     """The version that replaced record_id, if any. By the prev_id index: the scope is checked on
     the row found (`+`), or SQLite would walk the user's whole (user, agent) index instead."""
     with engine.db.read() as db:
-        row = db.execute("SELECT * FROM records WHERE prev_id = ? AND +user_id = ? AND +agent_id = ? "
-                         "ORDER BY version DESC LIMIT 1", (record_id, scope.user_id, scope.agent_id)).fetchone()
+        row = db.execute(
+            "SELECT * FROM records WHERE prev_id = ? AND +user_id = ? AND +agent_id = ? "
+            "ORDER BY version DESC LIMIT 1",
+            (record_id, scope.user_id, scope.agent_id),
+        ).fetchone()
     return rec.row_to_record(row) if row else None
 
 
@@ -212,7 +279,9 @@ def _cursor(after: str) -> tuple[float, int]:
         value, rid = after.rsplit(":", 1)
         return float(value), int(rid)
     except ValueError:
-        raise ValidationError(f"after: expected a page cursor '<value>:<row>', found {after!r}") from None
+        raise ValidationError(
+            f"after: expected a page cursor '<value>:<row>', found {after!r}"
+        ) from None
 
 
 @dataclass
@@ -241,16 +310,26 @@ def memory_view(engine: MemoryEngine, scope: Scope, record_id: str) -> MemoryVie
     # audit or version row of the user), then checked against the scope.
     with engine.db.read() as db:
         marks = ",".join("?" * len(chain))
-        audit = [dict(a) for a in db.execute(
-            f"SELECT * FROM audit WHERE record_id IN ({marks}) AND +user_id = ? AND +agent_id = ? "
-            "ORDER BY at DESC, seq DESC LIMIT 500", (*(r.id for r in chain), scope.user_id, scope.agent_id))]
-        versions = [dict(v) for v in db.execute(
-            "SELECT * FROM versions WHERE record_id = ? AND +user_id = ? AND +agent_id = ? ORDER BY version",
-            (record_id, scope.user_id, scope.agent_id))]
+        audit = [
+            dict(a)
+            for a in db.execute(
+                f"SELECT * FROM audit WHERE record_id IN ({marks}) AND +user_id = ? AND +agent_id = ? "
+                "ORDER BY at DESC, seq DESC LIMIT 500",
+                (*(r.id for r in chain), scope.user_id, scope.agent_id),
+            )
+        ]
+        versions = [
+            dict(v)
+            for v in db.execute(
+                "SELECT * FROM versions WHERE record_id = ? AND +user_id = ? AND +agent_id = ? ORDER BY version",
+                (record_id, scope.user_id, scope.agent_id),
+            )
+        ]
     # An edited version has no turns of its own: show those of the version it corrects.
     origin = next((r for r in [record, *older] if r.source.turn_ids), record)
-    return MemoryView(record, chain, versions, audit, source_turns(engine, scope, origin),
-                      origin.id)
+    return MemoryView(
+        record, chain, versions, audit, source_turns(engine, scope, origin), origin.id
+    )
 
 
 def source_turns(engine: MemoryEngine, scope: Scope, record: MemoryRecord) -> list[dict[str, str]]:
@@ -265,17 +344,30 @@ def source_turns(engine: MemoryEngine, scope: Scope, record: MemoryRecord) -> li
     with engine.db.read() as db:
         # `+type`: by the (user, agent, session) index; SQLite otherwise picked (user, agent, type)
         # and walked every episode of the user
-        for r in rec.query(db, scope, where="session_id = ? AND +type = 'episode'", args=(sid,),
-                           order="created_at", limit=2000):
+        for r in rec.query(
+            db,
+            scope,
+            where="session_id = ? AND +type = 'episode'",
+            args=(sid,),
+            order="created_at",
+            limit=2000,
+        ):
             for t in set(r.source.turn_ids) & wanted:
-                speaker = r.tags[0] if r.tags else "episode"  # an episode's first tag is its speaker
+                speaker = (
+                    r.tags[0] if r.tags else "episode"
+                )  # an episode's first tag is its speaker
                 found.setdefault(t, []).append({"turn": t, "role": speaker, "text": r.summary})
-        for m in db.execute("SELECT turn_id, role, content FROM messages WHERE user_id = ? AND agent_id = ? "
-                            "AND session_id = ? AND turn_id IS NOT NULL AND content != '' ORDER BY seq LIMIT 5000",
-                            (scope.user_id, scope.agent_id, sid)):
-            if m["turn_id"] in wanted and not any(x["text"] == m["content"] for x in found.get(m["turn_id"], [])):
-                found.setdefault(m["turn_id"], []).append({"turn": m["turn_id"], "role": m["role"],
-                                                           "text": m["content"]})
+        for m in db.execute(
+            "SELECT turn_id, role, content FROM messages WHERE user_id = ? AND agent_id = ? "
+            "AND session_id = ? AND turn_id IS NOT NULL AND content != '' ORDER BY seq LIMIT 5000",
+            (scope.user_id, scope.agent_id, sid),
+        ):
+            if m["turn_id"] in wanted and not any(
+                x["text"] == m["content"] for x in found.get(m["turn_id"], [])
+            ):
+                found.setdefault(m["turn_id"], []).append(
+                    {"turn": m["turn_id"], "role": m["role"], "text": m["content"]}
+                )
     return [item for t in ids for item in (found.get(t) or [{"turn": t, "role": "", "text": ""}])]
 
 

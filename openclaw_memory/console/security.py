@@ -37,7 +37,9 @@ MAX_SESSIONS = 64
 def check_host(header: str | None, hosts: frozenset[str]) -> None:
     """Raise RefusedError(421) for a missing Host or one outside the service's allow-list."""
     if not host_allowed(header, hosts):
-        raise RefusedError(421, "unexpected Host header; open the console at the address the service prints")
+        raise RefusedError(
+            421, "unexpected Host header; open the console at the address the service prints"
+        )
 
 
 class RefusedError(Exception):
@@ -113,7 +115,11 @@ def check_same_origin(headers: dict[str, str], scheme: str) -> None:
     origin = headers.get("origin")
     if origin is not None:
         parts = urlsplit(origin)
-        if origin == "null" or parts.scheme != scheme or parts.netloc.lower() != headers.get("host", "").lower():
+        if (
+            origin == "null"
+            or parts.scheme != scheme
+            or parts.netloc.lower() != headers.get("host", "").lower()
+        ):
             raise RefusedError(403, "cross-origin request refused")
 
 
@@ -126,8 +132,10 @@ def csrf_ok(expected: str | None, got: str | None) -> bool:
 
 #: sent with every console response: no framing, no foreign scripts, styles or form targets
 SECURITY_HEADERS = {
-    "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",  # "no-referrer" would make browsers send Origin: null

@@ -14,7 +14,13 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlencode
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 
@@ -23,7 +29,15 @@ from ..errors import NotFoundError, OpenClawMemoryError, ValidationError
 from ..types import MemoryType, Scope, Status
 from . import queries as q
 from ..service.hosts import allowed_hosts
-from .security import COOKIE, SECURITY_HEADERS, RefusedError, Sessions, check_host, check_same_origin, csrf_ok
+from .security import (
+    COOKIE,
+    SECURITY_HEADERS,
+    RefusedError,
+    Sessions,
+    check_host,
+    check_same_origin,
+    csrf_ok,
+)
 
 HERE = Path(__file__).parent
 WRITER = "console"
@@ -40,8 +54,12 @@ MAX_FORM_BYTES = 60_000_000
 
 
 def _env() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(HERE / "templates")),
-                      autoescape=select_autoescape(["html"], default=True), trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(str(HERE / "templates")),
+        autoescape=select_autoescape(["html"], default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["time"] = lambda t: iso_time(t) if t else "-"
     env.filters["num"] = lambda v: "-" if v is None else f"{v:.3f}"
     env.globals["types"] = [t.value for t in MemoryType]
@@ -71,7 +89,10 @@ class Console:
             return ""
         csrf = self.sessions.csrf_for(request.cookies.get(COOKIE))
         if csrf is None:
-            raise RefusedError(401, "sign in first: open the address `openclaw-memory ui` prints, or enter the token")
+            raise RefusedError(
+                401,
+                "sign in first: open the address `openclaw-memory ui` prints, or enter the token",
+            )
         return csrf
 
     async def _form(self, request: Request) -> dict[str, str]:
@@ -81,12 +102,17 @@ class Console:
         body = await request.body()
         if len(body) > MAX_FORM_BYTES:
             raise RefusedError(413, "form too large")
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+        form = {
+            k: v[0]
+            for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()
+        }
         if csrf and not csrf_ok(csrf, form.get("csrf")):
             raise RefusedError(403, "missing or wrong form token; reload the page and try again")
         return form
 
-    def _render(self, request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+    def _render(
+        self, request: Request, template: str, status: int = 200, **ctx: Any
+    ) -> HTMLResponse:
         csrf = self.sessions.csrf_for(request.cookies.get(COOKIE)) or ""
         notice = NOTICES.get(request.query_params.get("done", ""))
         html = self.env.get_template(template).render(csrf=csrf, notice=notice, **ctx)
@@ -94,7 +120,9 @@ class Console:
 
     def _refusal(self, request: Request, exc: RefusedError) -> HTMLResponse:
         login = exc.status == 401
-        return self._render(request, "login.html" if login else "error.html", exc.status, message=exc.message)
+        return self._render(
+            request, "login.html" if login else "error.html", exc.status, message=exc.message
+        )
 
     def _guard(self, request: Request, fn: Callable[[], Response]) -> Response:
         try:
@@ -114,7 +142,9 @@ class Console:
         """A refused request, a missing memory (404) or bad input (422), as a page."""
         if isinstance(exc, RefusedError):
             return self._refusal(request, exc)
-        return self._render(request, "error.html", 404 if isinstance(exc, NotFoundError) else 422, message=str(exc))
+        return self._render(
+            request, "error.html", 404 if isinstance(exc, NotFoundError) else 422, message=str(exc)
+        )
 
     # ---- routes -----------------------------------------------------------------------------
 
@@ -151,19 +181,27 @@ class Console:
         if not token:
             return self._render(request, "login.html", message="")
         if not self.sessions.token_ok(token):
-            return self._render(request, "login.html", 401, message="that token is not this service's token")
+            return self._render(
+                request, "login.html", 401, message="that token is not this service's token"
+            )
         return self._signed_in()
 
     async def login(self, request: Request) -> Response:
         """The sign-in form's POST."""
         try:
             check_host(request.headers.get("host"), self.hosts)
-            check_same_origin({k.lower(): v for k, v in request.headers.items()}, request.url.scheme)
+            check_same_origin(
+                {k.lower(): v for k, v in request.headers.items()}, request.url.scheme
+            )
         except RefusedError as exc:
             return self._render(request, "error.html", exc.status, message=exc.message)
-        form = {k: v[0] for k, v in parse_qs((await request.body()).decode("utf-8", "replace")).items()}
+        form = {
+            k: v[0] for k, v in parse_qs((await request.body()).decode("utf-8", "replace")).items()
+        }
         if not self.sessions.token_ok(form.get("token", "").strip()):
-            return self._render(request, "login.html", 401, message="that token is not this service's token")
+            return self._render(
+                request, "login.html", 401, message="that token is not this service's token"
+            )
         return self._signed_in()
 
     def _signed_in(self) -> Response:
@@ -185,50 +223,94 @@ class Console:
 
     def users_page(self, request: Request) -> Response:
         """Users and agents with their counts by type and status."""
-        return self._guard(request, lambda: self._render(request, "users.html", users=q.users(self.mw.engine),
-                                                          title="Users"))
+        return self._guard(
+            request,
+            lambda: self._render(
+                request, "users.html", users=q.users(self.mw.engine), title="Users"
+            ),
+        )
 
     def list_page(self, request: Request) -> Response:
         """A scope's memories: filtered, sorted, paged."""
+
         def page() -> Response:
             scope = _scope(request.query_params)
             p = request.query_params
-            f = q.Filters(type=p.get("type", ""), status=p.get("status", "active"), subject=p.get("subject", ""),
-                          text=p.get("q", ""), date_from=p.get("from", ""), date_to=p.get("to", ""),
-                          sort=p.get("sort", "updated"), order=p.get("order", "desc"))
+            f = q.Filters(
+                type=p.get("type", ""),
+                status=p.get("status", "active"),
+                subject=p.get("subject", ""),
+                text=p.get("q", ""),
+                date_from=p.get("from", ""),
+                date_to=p.get("to", ""),
+                sort=p.get("sort", "updated"),
+                order=p.get("order", "desc"),
+            )
             result = q.memory_page(self.mw.engine, scope, f, p.get("after", ""))
             base = {"user": scope.user_id, "agent": scope.agent_id, **_form_params(f)}
-            return self._render(request, "memories.html", scope=scope, f=f, page=result, base=base,
-                                link=lambda **kw: "/ui/memories?" + urlencode({**base, **kw}), title="Memories")
+            return self._render(
+                request,
+                "memories.html",
+                scope=scope,
+                f=f,
+                page=result,
+                base=base,
+                link=lambda **kw: "/ui/memories?" + urlencode({**base, **kw}),
+                title="Memories",
+            )
+
         return self._guard(request, page)
 
     def memory_page(self, memory_id: str, request: Request) -> Response:
         """One memory: fields, version chain, audit trail, provenance, actions."""
+
         def page() -> Response:
             scope = _scope(request.query_params)
             view = q.memory_view(self.mw.engine, scope, memory_id)
-            return self._render(request, "memory.html", scope=scope, v=view, r=view.record,
-                                title=f"Memory {memory_id}")
+            return self._render(
+                request,
+                "memory.html",
+                scope=scope,
+                v=view,
+                r=view.record,
+                title=f"Memory {memory_id}",
+            )
+
         return self._guard(request, page)
 
     async def memory_action(self, memory_id: str, action: str, request: Request) -> Response:
         """edit / forget / restore / purge one memory."""
+
         def run(form: dict[str, str]) -> Response:
             scope = _scope(form)
             target, done = self._memory_action(scope, memory_id, action, form)
             where = "/ui/memories?" if target is None else f"/ui/memory/{target}?"
-            return _secured(RedirectResponse(where + urlencode({"user": scope.user_id, "agent": scope.agent_id,
-                                                                "done": done}), status_code=303))
+            return _secured(
+                RedirectResponse(
+                    where
+                    + urlencode({"user": scope.user_id, "agent": scope.agent_id, "done": done}),
+                    status_code=303,
+                )
+            )
+
         return await self._act(request, run)
 
-    def _memory_action(self, scope: Scope, memory_id: str, action: str,
-                       form: dict[str, str]) -> tuple[str | None, str]:
+    def _memory_action(
+        self, scope: Scope, memory_id: str, action: str, form: dict[str, str]
+    ) -> tuple[str | None, str]:
         engine = self.mw.engine
         if action == "edit":
             from ..edit import edit_memory
 
-            new = edit_memory(engine, scope, memory_id, form.get("text", ""), writer=WRITER,
-                              detail=form.get("detail") or None, secrets=self.mw.secrets)
+            new = edit_memory(
+                engine,
+                scope,
+                memory_id,
+                form.get("text", ""),
+                writer=WRITER,
+                detail=form.get("detail") or None,
+                secrets=self.mw.secrets,
+            )
             return new.id, "edited"
         if action == "forget":
             engine.forget(scope, memory_id, "forgotten in the console", writer=WRITER)
@@ -238,19 +320,30 @@ class Console:
             return memory_id, "restored"
         if action == "purge":
             if form.get("confirm", "").strip() != "purge":
-                raise ValidationError("confirm: type the word purge to delete this memory and its version chain")
+                raise ValidationError(
+                    "confirm: type the word purge to delete this memory and its version chain"
+                )
             from ..maintain.purge import purge_record
             from ..store import records as rec
 
             purge_record(engine, scope, memory_id)
             with engine.db.write() as db:
-                rec.audit(db, scope, memory_id, "purge", "purge requested in the console", engine.clock.now(),
-                          "admin", WRITER)
+                rec.audit(
+                    db,
+                    scope,
+                    memory_id,
+                    "purge",
+                    "purge requested in the console",
+                    engine.clock.now(),
+                    "admin",
+                    WRITER,
+                )
             return None, "purged"
         raise NotFoundError(f"action: expected edit, forget, restore or purge, found {action!r}")
 
     def why_page(self, request: Request) -> Response:
         """The injection plan for a request typed as a user (what `search --explain` prints)."""
+
         def page() -> Response:
             from ..recall.explain import explain_table
 
@@ -258,19 +351,35 @@ class Console:
             text = request.query_params.get("q", "")
             plan = why_plan(self.mw, scope, text) if text.strip() else None
             keys = sorted({k for c in plan.candidates for k in c.components}) if plan else []
-            return self._render(request, "why.html", scope=scope, query=text, plan=plan, keys=keys,
-                                table=explain_table(plan) if plan else "", title="Why")
+            return self._render(
+                request,
+                "why.html",
+                scope=scope,
+                query=text,
+                plan=plan,
+                keys=keys,
+                table=explain_table(plan) if plan else "",
+                title="Why",
+            )
+
         return self._guard(request, page)
 
     def purge_user_page(self, request: Request) -> Response:
         """The typed confirmation before a user's purge."""
-        return self._guard(request, lambda: self._render(request, "purge_user.html",
-                                                          scope=_scope(request.query_params),
-                                                          all_agents=request.query_params.get("all") == "1",
-                                                          title="Purge user"))
+        return self._guard(
+            request,
+            lambda: self._render(
+                request,
+                "purge_user.html",
+                scope=_scope(request.query_params),
+                all_agents=request.query_params.get("all") == "1",
+                title="Purge user",
+            ),
+        )
 
     async def purge_user(self, request: Request) -> Response:
         """Delete every memory of a user (or of one agent) after the user id was typed."""
+
         def run(form: dict[str, str]) -> Response:
             from ..maintain.purge import hashed_user
 
@@ -280,14 +389,18 @@ class Console:
             agent = None if form.get("all_agents") == "1" else scope.agent_id
             self.mw.purge_user(scope.user_id, agent)
             with self.mw.engine.db.write() as db:
-                db.execute("INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, writer) "
-                           "VALUES (?, ?, ?, NULL, 'purge', 'admin', 'purge of the user requested in the console', ?)",
-                           (self.mw.engine.clock.now(), hashed_user(scope.user_id), agent or "*", WRITER))
+                db.execute(
+                    "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, writer) "
+                    "VALUES (?, ?, ?, NULL, 'purge', 'admin', 'purge of the user requested in the console', ?)",
+                    (self.mw.engine.clock.now(), hashed_user(scope.user_id), agent or "*", WRITER),
+                )
             return _secured(RedirectResponse("/ui/?done=user-purged", status_code=303))
+
         return await self._act(request, run)
 
     def export(self, request: Request) -> Response:
         """Download a user's export (jsonl or markdown)."""
+
         def run() -> Response:
             from ..portability import export_text
 
@@ -296,31 +409,55 @@ class Console:
             fmt = p.get("format", "jsonl")
             agent = None if p.get("all") == "1" else scope.agent_id
             text = export_text(self.mw.engine, scope.user_id, fmt, agent)
-            ext, kind = ("jsonl", "application/x-ndjson") if fmt == "jsonl" else ("md", "text/markdown")
+            ext, kind = (
+                ("jsonl", "application/x-ndjson") if fmt == "jsonl" else ("md", "text/markdown")
+            )
             resp = Response(text, media_type=f"{kind}; charset=utf-8")
-            resp.headers["Content-Disposition"] = f'attachment; filename="{scope.user_id}-memories.{ext}"'
+            resp.headers["Content-Disposition"] = (
+                f'attachment; filename="{scope.user_id}-memories.{ext}"'
+            )
             return _secured(resp)
+
         return self._guard(request, run)
 
     def import_page(self, request: Request) -> Response:
         """The import form (a JSON Lines export or an OpenClaw memory file)."""
-        return self._guard(request, lambda: self._render(request, "import.html", scope=_scope(request.query_params),
-                                                          report=None, title="Import"))
+        return self._guard(
+            request,
+            lambda: self._render(
+                request,
+                "import.html",
+                scope=_scope(request.query_params),
+                report=None,
+                title="Import",
+            ),
+        )
 
     async def import_(self, request: Request) -> Response:
         """Import the pasted or chosen file into the scope."""
+
         def run(form: dict[str, str]) -> Response:
             from ..portability import import_text
 
             scope = _scope(form)
             content = form.get("content", "")
             if not content.strip():
-                raise ValidationError("content: expected the file's text (choose a file or paste it)")
+                raise ValidationError(
+                    "content: expected the file's text (choose a file or paste it)"
+                )
             self.mw.flush()
-            report = import_text(self.mw.engine, content, scope, extractor=self.mw.extractor,
-                                 secrets=self.mw.secrets, name=form.get("name") or "MEMORY.md", writer=WRITER)
+            report = import_text(
+                self.mw.engine,
+                content,
+                scope,
+                extractor=self.mw.extractor,
+                secrets=self.mw.secrets,
+                name=form.get("name") or "MEMORY.md",
+                writer=WRITER,
+            )
             self.mw.engine.indexer.drain(scope)
             return self._render(request, "import.html", scope=scope, report=report, title="Import")
+
         return await self._act(request, run)
 
 
@@ -356,7 +493,9 @@ def _secured(resp: _R) -> _R:
     return resp
 
 
-def mount_console(app: Any, middleware: Any, *, token: str, hosts: frozenset[str] | None = None) -> Console:
+def mount_console(
+    app: Any, middleware: Any, *, token: str, hosts: frozenset[str] | None = None
+) -> Console:
     """Add the console's routes under /ui to a FastAPI app; hosts: the app's Host allow-list
     (service/hosts.py `allowed_hosts`; loopback names only when not given)."""
     console = Console(middleware, token=token, hosts=hosts)

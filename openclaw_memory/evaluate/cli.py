@@ -26,25 +26,47 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
     results = []
     embedder = _reused_embedder(config, args.reuse_vectors) if args.reuse_vectors else None
     with tempfile.TemporaryDirectory(prefix="ocm-eval-") as tmp:
-        system = MemorySystem(config, args.data_dir or tmp, retriever=retrievers[0], embedder=embedder)
+        system = MemorySystem(
+            config, args.data_dir or tmp, retriever=retrievers[0], embedder=embedder
+        )
         try:
             for name in retrievers:
                 system.use(name)
                 progress = None if args.no_progress else ProgressBar(f"{args.dataset}/{name}")
-                result = run(system, args.path, limit=args.limit, progress=progress, retriever=name,
-                             precision=not args.no_precision)
+                result = run(
+                    system,
+                    args.path,
+                    limit=args.limit,
+                    progress=progress,
+                    retriever=name,
+                    precision=not args.no_precision,
+                )
                 # the store was ingested once; every retriever reports that ingestion's cost
                 items = sum(n for n, _ in system.ingested.values())
-                result["ingest"] = {"items": items, "seconds": sum(s for _, s in system.ingested.values())}
+                result["ingest"] = {
+                    "items": items,
+                    "seconds": sum(s for _, s in system.ingested.values()),
+                }
                 results.append(result)
         finally:
             system.close()
     if embedder is not None:
-        print(f"--reuse-vectors: {embedder.hits} passages reused, {embedder.misses} embedded", file=sys.stderr)
+        print(
+            f"--reuse-vectors: {embedder.hits} passages reused, {embedder.misses} embedded",
+            file=sys.stderr,
+        )
     if args.json:
-        print(json.dumps(results if args.retriever == "all" else results[0], indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                results if args.retriever == "all" else results[0], indent=2, ensure_ascii=False
+            )
+        )
     else:
-        print("\n\n".join(format_report(r) if "overall" in r else format_precision(r) for r in results))
+        print(
+            "\n\n".join(
+                format_report(r) if "overall" in r else format_precision(r) for r in results
+            )
+        )
         if len(results) > 1:
             print("\n" + format_comparison(results))
     return 0
@@ -65,22 +87,46 @@ def _reused_embedder(config, source: str):
 
 
 def add_parsers(sub) -> None:
-    p = sub.add_parser("eval", help="retrieval quality on LoCoMo or LongMemEval through the real write and read paths")
-    p.add_argument("dataset", choices=["locomo", "longmemeval", "precision"],
-                   help="precision: the package's own noise and knowledge-update sets, both languages")
-    p.add_argument("path", nargs="?", default=None,
-                   help="the dataset file (.json or .json.gz); for precision, optionally another update scenario file")
-    p.add_argument("--retriever", choices=(*RETRIEVERS, "all"), default="hybrid",
-                   help="hybrid (default), keyword or vector: same ingestion, different read path; "
-                        "all: the three side by side over one ingestion (--json prints a list)")
+    p = sub.add_parser(
+        "eval",
+        help="retrieval quality on LoCoMo or LongMemEval through the real write and read paths",
+    )
+    p.add_argument(
+        "dataset",
+        choices=["locomo", "longmemeval", "precision"],
+        help="precision: the package's own noise and knowledge-update sets, both languages",
+    )
+    p.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="the dataset file (.json or .json.gz); for precision, optionally another update scenario file",
+    )
+    p.add_argument(
+        "--retriever",
+        choices=(*RETRIEVERS, "all"),
+        default="hybrid",
+        help="hybrid (default), keyword or vector: same ingestion, different read path; "
+        "all: the three side by side over one ingestion (--json prints a list)",
+    )
     p.add_argument("--limit", type=int, default=None, help="score only the first N questions")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--data-dir", default=None,
-                   help="keep the evaluation store here and reuse what it already ingested (default: a temp dir)")
-    p.add_argument("--reuse-vectors", metavar="DIR", default=None,
-                   help="an earlier evaluation store (its --data-dir): passages it already embedded with the same "
-                        "embedder take their vectors from it, so re-ingesting after an extraction change is fast")
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        help="keep the evaluation store here and reuse what it already ingested (default: a temp dir)",
+    )
+    p.add_argument(
+        "--reuse-vectors",
+        metavar="DIR",
+        default=None,
+        help="an earlier evaluation store (its --data-dir): passages it already embedded with the same "
+        "embedder take their vectors from it, so re-ingesting after an extraction change is fast",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.add_argument("--no-precision", action="store_true",
-                   help="recall only: no noise and update sections (they embed the background and scenario texts)")
+    p.add_argument(
+        "--no-precision",
+        action="store_true",
+        help="recall only: no noise and update sections (they embed the background and scenario texts)",
+    )
     p.set_defaults(func=cmd_eval)

@@ -32,9 +32,24 @@ MANIFEST = "eval-ingested.json"
 
 
 #: the parts of the package that decide what ingestion stores (the read path's modules do not)
-READ_SIDE = ("recall", "inject", "evaluate", "bench", "service", "maintain", "cli.py", "demo.py", "chain.py",
-             "working_memory.py", "testing.py", "harness.py", "fake_openai.py", "console", "portability",
-             "edit.py")
+READ_SIDE = (
+    "recall",
+    "inject",
+    "evaluate",
+    "bench",
+    "service",
+    "maintain",
+    "cli.py",
+    "demo.py",
+    "chain.py",
+    "working_memory.py",
+    "testing.py",
+    "harness.py",
+    "fake_openai.py",
+    "console",
+    "portability",
+    "edit.py",
+)
 
 
 def write_path_code(root: Path = Path(__file__).resolve().parent.parent) -> str:  # noqa: B008 - a constant
@@ -57,10 +72,18 @@ def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
         package = version("openclaw-memory")
     except PackageNotFoundError:
         package = "unknown"
-    parts = [dataclasses.asdict(config.extraction), dataclasses.asdict(config.forgetting),
-             dataclasses.asdict(config.short_term), config.long_term.sentence_vectors,
-             embedder_name(engine.embedder), package, write_path_code()]
+    parts = [
+        dataclasses.asdict(config.extraction),
+        dataclasses.asdict(config.forgetting),
+        dataclasses.asdict(config.short_term),
+        config.long_term.sentence_vectors,
+        embedder_name(engine.embedder),
+        package,
+        write_path_code(),
+    ]
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 _SAFE = re.compile(r"[^A-Za-z0-9_.:@+\-]")
 
 
@@ -70,19 +93,29 @@ def retriever_config(config: MemoryConfig, retriever: str) -> MemoryConfig:
         return config
     zero = {k: 0.0 for k in COMPONENTS}
     key = "keyword" if retriever == "keyword" else "semantic"
-    return config_from_dict({"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None}}, base=config)
+    return config_from_dict(
+        {"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None}}, base=config
+    )
 
 
 class MemorySystem:
     """EvalSystem over a MemoryMiddleware built from config in data_dir."""
 
-    def __init__(self, config: MemoryConfig, data_dir: str | Path, *, retriever: str = "hybrid",
-                 embedder: Any = None) -> None:
+    def __init__(
+        self,
+        config: MemoryConfig,
+        data_dir: str | Path,
+        *,
+        retriever: str = "hybrid",
+        embedder: Any = None,
+    ) -> None:
         from ..factory import build_middleware
 
         if retriever not in RETRIEVERS:
             raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
-        cfg = config_from_dict({"storage": {"data_dir": str(data_dir), "background_indexing": False}}, base=config)
+        cfg = config_from_dict(
+            {"storage": {"data_dir": str(data_dir), "background_indexing": False}}, base=config
+        )
         self.base_config = cfg
         self.clock = FakeClock(0.0)
         self.mw = build_middleware(cfg, clock=self.clock, embedder=embedder)
@@ -103,7 +136,9 @@ class MemorySystem:
             raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
         self.name = self.retriever = retriever
         self.config = retriever_config(self.base_config, retriever)
-        recaller = Recaller(self.mw.engine, self.config.recall, summaries=self.config.injection.summaries)
+        recaller = Recaller(
+            self.mw.engine, self.config.recall, summaries=self.config.injection.summaries
+        )
         self.mw.working = WorkingMemory(self.mw.engine, recaller, self.config)
 
     def reset(self, conversation_id: str) -> None:
@@ -128,7 +163,12 @@ class MemorySystem:
         seconds = time.perf_counter() - start
         self.ingested[conversation.id] = (written, seconds)
         manifest = self._read_manifest()
-        manifest[key] = {"items": written, "seconds": seconds, "last": self._last, "fingerprint": self._fingerprint}
+        manifest[key] = {
+            "items": written,
+            "seconds": seconds,
+            "last": self._last,
+            "fingerprint": self._fingerprint,
+        }
         self._manifest.write_text(json.dumps(manifest, indent=1))
         return written
 
@@ -142,8 +182,19 @@ class MemorySystem:
         written = 0
         for session in conversation.sessions:
             self.clock.set(session.date)
-            turns = [Turn(self.scope, _SAFE.sub("_", session.id)[:200], t.text, "", t.id, session.date, t.speaker)
-                     for t in session.turns if not user_only or t.role == "user"]
+            turns = [
+                Turn(
+                    self.scope,
+                    _SAFE.sub("_", session.id)[:200],
+                    t.text,
+                    "",
+                    t.id,
+                    session.date,
+                    t.speaker,
+                )
+                for t in session.turns
+                if not user_only or t.role == "user"
+            ]
             if turns:
                 written += self.mw.ingest(turns)
             self._last = max(self._last, session.date)
@@ -165,7 +216,11 @@ class MemorySystem:
         result = self.mw.working.recaller.recall(self.scope, question.text, ())
         # The system's ranking: fused score order over what passed the filters; the relevance
         # threshold decides injection (measured by injected()), not the order.
-        ranked = [s for s in result.ranked if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))]
+        ranked = [
+            s
+            for s in result.ranked
+            if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))
+        ]
         ranked.sort(key=lambda s: s.rank)
         return [frozenset(s.turn_ids) for s in ranked[:k]]
 
@@ -173,7 +228,9 @@ class MemorySystem:
         self._ask(question)
         result = self.mw.working.recaller.recall(self.scope, question.text, ())
         if self.retriever != "hybrid":
-            result = dataclasses.replace(result, ranked=[s for s in result.ranked if self._channel_ok(s)])
+            result = dataclasses.replace(
+                result, ranked=[s for s in result.ranked if self._channel_ok(s)]
+            )
         plan = self.mw.working.assemble(self.scope, result)
         return [frozenset(delivered_turns(c)) for c in plan.candidates if c.kept], plan.tokens
 
@@ -185,7 +242,9 @@ class MemorySystem:
         self.clock.set(self._last + DAY)
         result = self.mw.working.recaller.recall(self.scope, text, ())
         if self.retriever != "hybrid":
-            result = dataclasses.replace(result, ranked=[s for s in result.ranked if self._channel_ok(s)])
+            result = dataclasses.replace(
+                result, ranked=[s for s in result.ranked if self._channel_ok(s)]
+            )
         plan = self.mw.working.assemble(self.scope, result)
         kept = [section_of(c.record) for c in plan.candidates if c.kept]
         return Planned(plan.block, kept.count("retrieved"), kept.count("profile"))

@@ -142,7 +142,9 @@ def bank_for(lang: str, index: int, conversations: int) -> list[str]:
     return [bank[(start + i) % len(bank)] for i in range(_SLICE)]
 
 
-def ask_offtopic(system: PrecisionSystem, lang: str, requests: Iterable[str], tally: NoiseTally) -> None:
+def ask_offtopic(
+    system: PrecisionSystem, lang: str, requests: Iterable[str], tally: NoiseTally
+) -> None:
     for text in requests:
         tally.add(lang, system.plan_for(text))
 
@@ -152,7 +154,9 @@ def persona_conversations(lang: str) -> list[Conversation]:
     out = []
     for i, lines in enumerate(personas(lang)):
         cid = f"noise-{lang}-{i + 1}"
-        turns = tuple(EvalTurn(f"{cid}:D1:{j + 1}", "user", "user", text) for j, text in enumerate(lines))
+        turns = tuple(
+            EvalTurn(f"{cid}:D1:{j + 1}", "user", "user", text) for j, text in enumerate(lines)
+        )
         out.append(Conversation(cid, (EvalSession(f"{cid}-s1", _START + i * DAY, turns),)))
     return out
 
@@ -164,12 +168,16 @@ def scenario_conversation(sc: Mapping[str, Any], filler_lines: Sequence[str]) ->
     """A scenario as dated sessions: the fact, `gap` unrelated turns, then the change (in a later
     session when `later_session`); the question is asked a day after the last session."""
     cid = f"update-{sc['id']}"
-    gap = [filler_lines[(k + len(sc["id"])) % len(filler_lines)] for k in range(int(sc.get("gap", 0)))]
+    gap = [
+        filler_lines[(k + len(sc["id"])) % len(filler_lines)] for k in range(int(sc.get("gap", 0)))
+    ]
     first = [sc["fact"], *gap]
     sessions = [first, [sc["change"]]] if sc.get("later_session") else [[*first, sc["change"]]]
     out = []
     for s, texts in enumerate(sessions):
-        turns = tuple(EvalTurn(f"{cid}:D{s + 1}:{j + 1}", "user", "user", t) for j, t in enumerate(texts))
+        turns = tuple(
+            EvalTurn(f"{cid}:D{s + 1}:{j + 1}", "user", "user", t) for j, t in enumerate(texts)
+        )
         out.append(EvalSession(f"{cid}-s{s + 1}", _START + s * 3 * DAY, turns))
     return Conversation(cid, tuple(out))
 
@@ -185,8 +193,10 @@ def _mentions(line: str, value: str) -> bool:
 
 #: a line that says the old value stopped states no current value ("no longer takes the bus",
 #: 不再坐公交了); written for the judge, apart from the package's own change grammar
-_STOPPED = re.compile(r"\bno longer\b|\bany ?more\b|\bstopped\b|\bquit\b|\bgave up\b|\bgiven up\b|"
-                      r"不再|再也不|已经不|戒|不[\u4e00-\u9fff]{0,8}了")
+_STOPPED = re.compile(
+    r"\bno longer\b|\bany ?more\b|\bstopped\b|\bquit\b|\bgave up\b|\bgiven up\b|"
+    r"不再|再也不|已经不|戒|不[\u4e00-\u9fff]{0,8}了"
+)
 
 
 def judge_block(block: str, old: Sequence[str], new: Sequence[str]) -> tuple[bool, bool]:
@@ -221,20 +231,43 @@ class UpdateTally:
     def result(self) -> dict[str, Any]:
         def figures(rows: Sequence[tuple[str, str, bool, bool, str]]) -> dict[str, Any]:
             n = len(rows)
-            return {"scenarios": n, "current_ok": _share(sum(r[2] for r in rows), n),
-                    "stale_as_current": _share(sum(r[3] for r in rows), n)}
+            return {
+                "scenarios": n,
+                "current_ok": _share(sum(r[2] for r in rows), n),
+                "stale_as_current": _share(sum(r[3] for r in rows), n),
+            }
 
-        by_lang = {lang: figures([r for r in self.rows if r[0] == lang]) for lang in sorted({r[0] for r in self.rows})}
-        by_split = {sp: {lang: figures([r for r in self.rows if r[0] == lang and r[1] == sp])
-                         for lang in sorted({r[0] for r in self.rows if r[1] == sp})}
-                    for sp in sorted({r[1] for r in self.rows})}
-        failures = [{"id": r[4], "current_ok": r[2], "stale_as_current": r[3]}
-                    for r in self.rows if not r[2] or r[3]]
-        return {**figures(self.rows), "by_lang": by_lang, "by_split": by_split, "failures": failures}
+        by_lang = {
+            lang: figures([r for r in self.rows if r[0] == lang])
+            for lang in sorted({r[0] for r in self.rows})
+        }
+        by_split = {
+            sp: {
+                lang: figures([r for r in self.rows if r[0] == lang and r[1] == sp])
+                for lang in sorted({r[0] for r in self.rows if r[1] == sp})
+            }
+            for sp in sorted({r[1] for r in self.rows})
+        }
+        failures = [
+            {"id": r[4], "current_ok": r[2], "stale_as_current": r[3]}
+            for r in self.rows
+            if not r[2] or r[3]
+        ]
+        return {
+            **figures(self.rows),
+            "by_lang": by_lang,
+            "by_split": by_split,
+            "failures": failures,
+        }
 
 
-def run_updates(system: PrecisionSystem, *, langs: Sequence[str] = LANGS, path: str | Path | None = None,
-                progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def run_updates(
+    system: PrecisionSystem,
+    *,
+    langs: Sequence[str] = LANGS,
+    path: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Store each scenario in its own scope, then ask its question in a new session."""
     chosen = [sc for sc in scenarios(path) if sc["lang"] in langs]
     tally = UpdateTally.empty()
@@ -261,8 +294,16 @@ def run_noise(system: PrecisionSystem, *, langs: Sequence[str] = LANGS) -> dict[
     return tally.result()
 
 
-def run_precision(system: PrecisionSystem, *, path: str | Path | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def run_precision(
+    system: PrecisionSystem,
+    *,
+    path: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """`openclaw-memory eval precision`: noise on the personas, updates on the scenario set."""
-    return {"dataset": "precision", "retriever": getattr(system, "name", "hybrid"),
-            "noise": run_noise(system), "update": run_updates(system, path=path, progress=progress)}
+    return {
+        "dataset": "precision",
+        "retriever": getattr(system, "name", "hybrid"),
+        "noise": run_noise(system),
+        "update": run_updates(system, path=path, progress=progress),
+    }

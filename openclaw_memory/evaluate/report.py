@@ -81,15 +81,21 @@ def _precision_lines(result: Mapping[str, Any]) -> list[str]:
     lines = []
     noise, update = result.get("noise") or {}, result.get("update") or {}
     for lang, n in (noise.get("by_lang") or {}).items():
-        lines.append(f"noise [{lang}]: rate {n['rate']:.3f}, lines {n['lines_mean']:.2f} a request, "
-                     f"profile shown {n['profile_rate']:.3f} ({n['requests']} off-topic requests)")
+        lines.append(
+            f"noise [{lang}]: rate {n['rate']:.3f}, lines {n['lines_mean']:.2f} a request, "
+            f"profile shown {n['profile_rate']:.3f} ({n['requests']} off-topic requests)"
+        )
     for lang, u in (update.get("by_lang") or {}).items():
-        lines.append(f"update [{lang}]: current_ok {u['current_ok']:.3f}, stale_as_current "
-                     f"{u['stale_as_current']:.3f} ({u['scenarios']} scenarios)")
+        lines.append(
+            f"update [{lang}]: current_ok {u['current_ok']:.3f}, stale_as_current "
+            f"{u['stale_as_current']:.3f} ({u['scenarios']} scenarios)"
+        )
     lme = update.get("longmemeval")
     if lme:
-        lines.append(f"LongMemEval knowledge-update: {lme['questions']} questions, injected recall_all "
-                     f"{lme['injected_recall_all']:.3f}")
+        lines.append(
+            f"LongMemEval knowledge-update: {lme['questions']} questions, injected recall_all "
+            f"{lme['injected_recall_all']:.3f}"
+        )
     return lines
 
 
@@ -97,7 +103,10 @@ def format_precision(result: Mapping[str, Any]) -> str:
     """`eval precision` as text: noise and updates per language, then the split check."""
     lines = [f"precision | retriever: {result['retriever']}", "", *_precision_lines(result)]
     for split, langs in (result["update"].get("by_split") or {}).items():
-        cells = ", ".join(f"{lang} {u['current_ok']:.3f} / {u['stale_as_current']:.3f}" for lang, u in langs.items())
+        cells = ", ".join(
+            f"{lang} {u['current_ok']:.3f} / {u['stale_as_current']:.3f}"
+            for lang, u in langs.items()
+        )
         lines.append(f"update split {split} (current_ok / stale): {cells}")
     return "\n".join(lines)
 
@@ -106,8 +115,15 @@ def format_comparison(results: Sequence[Mapping[str, Any]]) -> str:
     """Retrievers side by side on the headline metrics (one ingestion, several read paths)."""
     keys = [k for k in results[0]["overall"] if k.split("@")[0].endswith("recall_all")]
     head = ["retriever", *keys, "injected", "tokens"]
-    rows = [[r["retriever"], *(f"{r['overall'][k]:.3f}" for k in keys),
-             f"{r['injected']['recall_all']:.3f}", f"{r['injected']['tokens_mean']:.0f}"] for r in results]
+    rows = [
+        [
+            r["retriever"],
+            *(f"{r['overall'][k]:.3f}" for k in keys),
+            f"{r['injected']['recall_all']:.3f}",
+            f"{r['injected']['tokens_mean']:.0f}",
+        ]
+        for r in results
+    ]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
     return "\n".join([line(head), *(line(r) for r in rows)])

@@ -29,23 +29,41 @@ def load_vectors(data_dir: str | Path, embedder: BaseEmbedding) -> dict[str, np.
     """Every vector of the store in data_dir, by the hash of its text; the store must come from `embedder`."""
     db_path = Path(data_dir) / "memory.db"
     if not db_path.is_file():
-        raise ValidationError(f"--reuse-vectors: expected an evaluation data dir holding memory.db, found {data_dir}")
+        raise ValidationError(
+            f"--reuse-vectors: expected an evaluation data dir holding memory.db, found {data_dir}"
+        )
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
         name = embedder_name(embedder)
         if row is None or row[0] != name:
-            raise ValidationError(f"--reuse-vectors: {db_path} holds vectors of embedder "
-                                  f"{row[0] if row else None!r}, expected {name!r}")
-        rows = conn.execute("SELECT content_hash, vec FROM vectors WHERE model = ?", (name,)).fetchall()
+            raise ValidationError(
+                f"--reuse-vectors: {db_path} holds vectors of embedder "
+                f"{row[0] if row else None!r}, expected {name!r}"
+            )
+        rows = conn.execute(
+            "SELECT content_hash, vec FROM vectors WHERE model = ?", (name,)
+        ).fetchall()
         columns = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
-        with_parts = conn.execute(
-            "SELECT r.subject, r.summary, r.detail, v.dim, v.parts FROM vectors v JOIN records r ON r.id = v.record_id "
-            "WHERE v.model = ? AND v.parts IS NOT NULL", (name,)).fetchall() if "parts" in columns else []
+        with_parts = (
+            conn.execute(
+                "SELECT r.subject, r.summary, r.detail, v.dim, v.parts FROM vectors v JOIN records r ON r.id = v.record_id "
+                "WHERE v.model = ? AND v.parts IS NOT NULL",
+                (name,),
+            ).fetchall()
+            if "parts" in columns
+            else []
+        )
     finally:
         conn.close()
     known = {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
-    for subject, summary, detail, dim, blob in with_parts:  # a part's text is cut again from its memory's
+    for (
+        subject,
+        summary,
+        detail,
+        dim,
+        blob,
+    ) in with_parts:  # a part's text is cut again from its memory's
         vecs = np.frombuffer(blob, dtype=np.float32).reshape(-1, dim)
         # k parts were cut with a limit of k or more, and a limit of k cuts the same k
         texts = sentence_parts(memory_text(subject, summary, detail), len(vecs))
@@ -63,8 +81,11 @@ class ReusedVectors(BaseEmbedding):
     _counts: list = PrivateAttr(default_factory=lambda: [0, 0])
 
     def __init__(self, inner: BaseEmbedding, known: dict[str, np.ndarray], **kw: Any) -> None:
-        super().__init__(model_name=getattr(inner, "model_name", type(inner).__name__),
-                         embed_batch_size=inner.embed_batch_size, **kw)
+        super().__init__(
+            model_name=getattr(inner, "model_name", type(inner).__name__),
+            embed_batch_size=inner.embed_batch_size,
+            **kw,
+        )
         self._inner = inner
         self._known = known
 

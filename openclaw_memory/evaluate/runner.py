@@ -51,7 +51,14 @@ from .metrics import (
     score_at_ks,
     to_sessions,
 )
-from .precision import NoiseTally, PrecisionSystem, ask_offtopic, bank_for, conversation_lang, run_updates
+from .precision import (
+    NoiseTally,
+    PrecisionSystem,
+    ask_offtopic,
+    bank_for,
+    conversation_lang,
+    run_updates,
+)
 from .report import format_report
 
 __all__ = ["EvalSystem", "format_report", "render_full_context", "run_locomo", "run_longmemeval"]
@@ -256,7 +263,12 @@ def _run(
         if precision:
             lang = conversation_lang(conv)
             tally.langs.append(lang)
-            ask_offtopic(cast(PrecisionSystem, system), lang, bank_for(lang, len(tally.langs) - 1, len(groups)), tally.noise)
+            ask_offtopic(
+                cast(PrecisionSystem, system),
+                lang,
+                bank_for(lang, len(tally.langs) - 1, len(groups)),
+                tally.noise,
+            )
     name = retriever or getattr(system, "name", None) or type(system).__name__
     result = tally.result(dataset, str(name))
     if precision:

@@ -40,8 +40,13 @@ def attribute(candidates: Sequence[Candidate], speaker: str | None) -> list[Cand
         text = _THE_USER.sub(lambda m: name + ("'s" if m.group().endswith("'s") else ""), text)
         return text.replace("用户", name)
 
-    return [dataclasses.replace(
-        c, summary=named(c.summary) or c.summary, detail=named(c.detail),
-        subject=f"{name}/{c.subject}" if c.subject else c.subject,
-        entities=tuple(dict.fromkeys((*c.entities, name))),
-    ) for c in candidates]
+    return [
+        dataclasses.replace(
+            c,
+            summary=named(c.summary) or c.summary,
+            detail=named(c.detail),
+            subject=f"{name}/{c.subject}" if c.subject else c.subject,
+            entities=tuple(dict.fromkeys((*c.entities, name))),
+        )
+        for c in candidates
+    ]

@@ -51,7 +51,9 @@ _ZH_STRONG = re.compile(
     # a bare 不X了 only for verbs of habit (不说了 / 不行了 say nothing changed)
     r"不(?:住|用|学|打|玩|当|做|吃|喝|抽|坐|开|画|弹|集|去|养|穿|跑|练|上)[\u4e00-\u9fff]{0,8}了"
 )
-_ZH_WEAK = re.compile(r"现在|如今|最近|这段时间|这阵子|近来|开始|以后|从今|后来|结婚|领养|入职|加入|当上|成了|变成")
+_ZH_WEAK = re.compile(
+    r"现在|如今|最近|这段时间|这阵子|近来|开始|以后|从今|后来|结婚|领养|入职|加入|当上|成了|变成"
+)
 _ZH_SELF = re.compile(r"我|咱")
 _ZH_ADDITIVE = re.compile(r"也|还|另外|另一")
 
@@ -92,7 +94,9 @@ def states_change(text: str) -> bool:
     if has_cjk(text):
         if _ZH_STRONG.search(text):
             return True
-        return bool(_ZH_WEAK.search(text) and _ZH_SELF.search(text) and not _ZH_ADDITIVE.search(text))
+        return bool(
+            _ZH_WEAK.search(text) and _ZH_SELF.search(text) and not _ZH_ADDITIVE.search(text)
+        )
     if _EN_STRONG.search(text):
         return True
     weak = _EN_WEAK.search(_EN_NOT_A_CHANGE.sub(" ", text))
@@ -102,7 +106,8 @@ def states_change(text: str) -> bool:
 def additive(text: str) -> bool:
     """The statement adds a value beside the ones before ("I also like tea", 我也喜欢茶)."""
     return bool((_ZH_ADDITIVE if has_cjk(text) else _EN_ADDITIVE).search(text)) and not (
-        _ZH_STRONG if has_cjk(text) else _EN_STRONG).search(text)
+        _ZH_STRONG if has_cjk(text) else _EN_STRONG
+    ).search(text)
 
 
 def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
@@ -115,7 +120,12 @@ def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
     for t in search_tokens(text, drop_stopwords=True):
         if has_cjk(t) and len(t) >= 2 and t[0] in "改换不没":
             t = t[1:]
-        if t not in _CHANGE_WORDS and t not in STOPWORDS and (len(t) > 1 or has_cjk(t)) and not t.isdigit():
+        if (
+            t not in _CHANGE_WORDS
+            and t not in STOPWORDS
+            and (len(t) > 1 or has_cjk(t))
+            and not t.isdigit()
+        ):
             out.add(t)
     return frozenset(out)
 
@@ -123,7 +133,9 @@ def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
 def share(a: frozenset[str], b: frozenset[str]) -> bool:
     """Two statements share a content word of two or more characters, also when one holds the
     other (周会 in 开周会: the segmenter cuts the same word differently in context)."""
-    if any(len(t) > 1 for t in a & b):  # one Chinese character (好, 了) is too common to name a thing
+    if any(
+        len(t) > 1 for t in a & b
+    ):  # one Chinese character (好, 了) is too common to name a thing
         return True
     long_a = [t for t in a if has_cjk(t) and len(t) >= 2]
     long_b = [t for t in b if has_cjk(t) and len(t) >= 2]
@@ -131,8 +143,10 @@ def share(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 _EN_OWNER = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?([a-z]+)(?:'s)?", _I)
-_ZH_OWNER = re.compile(r"我(?:们)?(?:的|家的?)?(儿子|女儿|孩子|妻子|老婆|丈夫|老公|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|"
-                       r"朋友|同事|室友|邻居|男朋友|女朋友|狗|猫|宠物)")
+_ZH_OWNER = re.compile(
+    r"我(?:们)?(?:的|家的?)?(儿子|女儿|孩子|妻子|老婆|丈夫|老公|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|"
+    r"朋友|同事|室友|邻居|男朋友|女朋友|狗|猫|宠物)"
+)
 
 
 def owner(text: str) -> str:
@@ -145,8 +159,11 @@ def owner(text: str) -> str:
 #: the speaker as the subject: at most a few words before it (这段时间我, 现在周末我, 以后请叫我), no
 #: comma (姐，我... / 哈哈，记得给我... address someone first), no other person
 _ZH_SELF_START = re.compile(r"^[^，,。！!？?；;你您他她]{0,6}?(?:我|咱)")
-_EN_SELF_START = re.compile(r"^(?:(?:now|these days|lately|nowadays|so|and|actually|well)[,\s]+)*"
-                            r"(?:[A-Z]\w+ and )?(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b", _I)
+_EN_SELF_START = re.compile(
+    r"^(?:(?:now|these days|lately|nowadays|so|and|actually|well)[,\s]+)*"
+    r"(?:[A-Z]\w+ and )?(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b",
+    _I,
+)
 _SECOND_PERSON = re.compile(r"你|您|\byou\b|\byour\b", _I)
 
 

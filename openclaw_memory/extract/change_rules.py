@@ -34,8 +34,10 @@ _EN_TAIL = re.compile(
     I,
 )
 _ZH_TAIL = re.compile(r"(?:了|啦|呢|吧|啊|哦|的)+$")
-_ZH_TIME = (r"(?:上个月|上周|上星期|去年|今年|昨天|前天|前几天|最近|刚刚|刚|已经|现在|目前|如今|这段时间|后来|早就|又|也|都|就|"
-            r"[一二三四五六七八九十\d]{1,2}月份?|春天|夏天|秋天|冬天|年初|年底|月初|月底)*")
+_ZH_TIME = (
+    r"(?:上个月|上周|上星期|去年|今年|昨天|前天|前几天|最近|刚刚|刚|已经|现在|目前|如今|这段时间|后来|早就|又|也|都|就|"
+    r"[一二三四五六七八九十\d]{1,2}月份?|春天|夏天|秋天|冬天|年初|年底|月初|月底)*"
+)
 #: the start of a change clause: time words before or after the speaker (上周我调到了…, 我们春天搬去…)
 _ZH_LEAD = r"^" + _ZH_TIME + r"(?:我们|我)?" + _ZH_TIME
 
@@ -77,9 +79,7 @@ _EN_JOB_CHANGE = (
     re.compile(r"^(?:now|these days) i work (?:at|for) (?P<new>.+)$", I),
 )
 _ZH_JOB_CHANGE = (
-    re.compile(
-        _ZH_LEAD + r"从(?P<old>[^，,。]{1,12}?)跳槽(?:到|去)了?(?P<new>[^，,。]{1,12})$"
-    ),
+    re.compile(_ZH_LEAD + r"从(?P<old>[^，,。]{1,12}?)跳槽(?:到|去)了?(?P<new>[^，,。]{1,12})$"),
     re.compile(_ZH_LEAD + r"跳槽(?:到|去)了?(?P<new>[^，,。]{1,12})$"),
     re.compile(
         r"^(?:我)?"
@@ -97,12 +97,16 @@ _ZH_JOB_CHANGE = (
 _ZH_CAREER = re.compile(_ZH_LEAD + r"(?:改行|转行)(?:当|做)?了?(?P<new>[^，,。]{1,10}?)了?$")
 _EN_CAREER = re.compile(
     r"^i (?:switched|changed) careers?(?:,| and)?\s+(?:i'm|i am|now i'm|became)\s+(?:a |an )?(?P<new>[a-z][a-z ]{1,30}?)"
-    r"(?: now)?$", I)
+    r"(?: now)?$",
+    I,
+)
 
 
 _EN_TRANSFER = re.compile(
     r"^i (?:transferred|switched schools|changed schools) to (?P<v>(?-i:[A-Z])[\w.&' \-]{1,40}?)"
-    r"(?P<term> this (?:semester|term|fall|spring|year))?$", I)
+    r"(?P<term> this (?:semester|term|fall|spring|year))?$",
+    I,
+)
 _SCHOOL_WORD = re.compile(r"\b(?:university|college|school|institute|academy|MIT)\b", I)
 
 
@@ -171,7 +175,8 @@ _EN_NOW_MY = re.compile(
 )
 #: "photography is my hobby now": the value first, the attribute after "is my"
 _EN_IS_MY_NOW = re.compile(
-    r"^(?P<v>[\w.+#\- ]{1,30}?) (?:is|are) my (?:new )?(?P<k>[a-z][a-z ]{1,24}?) (?:now|these days|nowadays)$", I
+    r"^(?P<v>[\w.+#\- ]{1,30}?) (?:is|are) my (?:new )?(?P<k>[a-z][a-z ]{1,24}?) (?:now|these days|nowadays)$",
+    I,
 )
 _EN_REPORT = re.compile(r"^i (?:now )?report to (?P<v>.+?)(?: now)?$", I)
 _EN_FAV_NOW = re.compile(
@@ -185,9 +190,7 @@ _ZH_MY_NEW = re.compile(
 _ZH_NOW_IS = re.compile(
     r"^(?:现在|如今)(?:的)?(?P<k>[\u4e00-\u9fff]{1,6}?)是(?P<v>[^，,。]{1,16})$"
 )
-_ZH_REPORT = re.compile(
-    _ZH_LEAD + r"(?:向|跟着?)(?P<v>[^，,。]{1,8}?)(?:汇报|干)(?:了)?$"
-)
+_ZH_REPORT = re.compile(_ZH_LEAD + r"(?:向|跟着?)(?P<v>[^，,。]{1,8}?)(?:汇报|干)(?:了)?$")
 _ZH_FAV = re.compile(
     r"^(?P<when>现在|最近|如今|这段时间)?(?:我)?(?P<when2>现在|最近)?最(?:喜欢|爱)的(?P<k>[^，,。是]{1,8}?)"
     r"(?:(?P<changed>改成|变成|换成)了?|是)(?P<v>[^，,。]{1,16})$"
@@ -277,8 +280,7 @@ _ZH_REPLACED = (
         + r"把(?P<old>[^，,。]{1,16}?)(?:换成|改成|换为|改为|搬到|卖了，?买了)(?:了)?(?P<new>[^，,。]{1,16})$"
     ),
     re.compile(
-        _ZH_LEAD
-        + r"不用(?P<old>[^，,。]{1,12}?)了，?(?:改用|换成|用)(?P<new>[^，,。]{1,12})$"
+        _ZH_LEAD + r"不用(?P<old>[^，,。]{1,12}?)了，?(?:改用|换成|用)(?P<new>[^，,。]{1,12})$"
     ),
     re.compile(
         _ZH_LEAD
@@ -332,9 +334,7 @@ _ZH_STOPPED = (
         _ZH_LEAD
         + r"(?:两个月前|上个月|去年|前几天)?(?:戒掉了|戒掉|戒了|放弃了|退出了|退出|辞掉了)(?P<what>[^，,。]{1,12})$"
     ),
-    re.compile(
-        _ZH_LEAD + r"(?:两个月前|上个月|去年|前几天)?(?P<what>戒[\u4e00-\u9fff]{1,4})了$"
-    ),
+    re.compile(_ZH_LEAD + r"(?:两个月前|上个月|去年|前几天)?(?P<what>戒[\u4e00-\u9fff]{1,4})了$"),
 )
 _NOT_STOPPED = re.compile(
     r"^(?:sure|sorry|feeling|tired|hungry|going|able|allowed|ready|interested|worried|afraid|happy|sad|a |an |the |that |"
@@ -377,9 +377,7 @@ _EN_DIET = (
     re.compile(r"^i follow (?:a |an )?(?P<v>" + _DIETS_EN + r") diet$", I),
     re.compile(r"^(?:so )?i(?:'m| am) (?P<v>" + _DIETS_EN + r") now$", I),
 )
-_ZH_DIET = (
-    re.compile(_ZH_LEAD + r"(?:开始)?(?P<v>吃素|吃全素|不吃肉|生酮饮食|素食)(?:了)?$"),
-)
+_ZH_DIET = (re.compile(_ZH_LEAD + r"(?:开始)?(?P<v>吃素|吃全素|不吃肉|生酮饮食|素食)(?:了)?$"),)
 
 
 def _diet(clause: str, cjk: bool) -> Slot | None:
@@ -510,7 +508,8 @@ _EN_TEAM = re.compile(
     I,
 )
 _ZH_TEAM = re.compile(
-    _ZH_LEAD + r"(?:调到了|调到|转到了|转到|换到了|换到|去了|进了|加入了|加入)(?P<v>[^，,。]{1,10}?组)了?$"
+    _ZH_LEAD
+    + r"(?:调到了|调到|转到了|转到|换到了|换到|去了|进了|加入了|加入)(?P<v>[^，,。]{1,10}?组)了?$"
 )
 
 
@@ -520,7 +519,9 @@ def _team(clause: str, cjk: bool) -> Slot | None:
     if not m:
         return None
     value = m.group("v").strip()
-    return _switch("team", say(cjk, "用户在{v}", "The user is on the {v} team", v=value), value, kind=FACT)
+    return _switch(
+        "team", say(cjk, "用户在{v}", "The user is on the {v} team", v=value), value, kind=FACT
+    )
 
 
 _ZH_MOVE = re.compile(

@@ -189,8 +189,10 @@ class LLMExtractor:
         self._llm = llm
         self._fallback = fallback
         self._prompt = load_prompt(prompts_dir, PROMPT_FILE)
-        self._program: LLMTextCompletionProgram[ExtractedFacts] = LLMTextCompletionProgram.from_defaults(
-            output_parser=FactsOutputParser(), prompt=prompt_template(self._prompt), llm=llm
+        self._program: LLMTextCompletionProgram[ExtractedFacts] = (
+            LLMTextCompletionProgram.from_defaults(
+                output_parser=FactsOutputParser(), prompt=prompt_template(self._prompt), llm=llm
+            )
         )
         self._clock = clock
         self._timeout = timeout_seconds

@@ -189,7 +189,9 @@ def _reply_format(clause: str, cjk: bool, standing: bool) -> Slot | None:
             continue
         if not cjk and subject == "reply_length" and _LENGTH_IDIOM.search(clause):
             continue
-        terse = len(clause) <= 5 if cjk else _terse_en(clause, m)  # "简洁点", "太长了", "bullet points please"
+        terse = (
+            len(clause) <= 5 if cjk else _terse_en(clause, m)
+        )  # "简洁点", "太长了", "bullet points please"
         if not (_names_replies(clause, m, cjk) or _IMPERATIVE.match(clause.strip()) or terse):
             continue
         tags = ("prohibition",) if _NEGATION.search(clause[: m.start()]) else ()
@@ -231,7 +233,9 @@ _IRREGULAR_PAST = frozenset(
 
 def _past_tense(rest: str) -> bool:
     word = (rest.split() or [""])[0].lower()
-    return word in _IRREGULAR_PAST or (word.endswith("ed") and not word.endswith("eed") and len(word) > 4)
+    return word in _IRREGULAR_PAST or (
+        word.endswith("ed") and not word.endswith("eed") and len(word) > 4
+    )
 
 
 def _prohibition(clause: str, cjk: bool, standing: bool) -> Slot | None:
@@ -344,7 +348,9 @@ def _preference(clause: str, cjk: bool, standing: bool) -> Slot | None:
 
 
 _NOW = re.compile(r"now|these days|nowadays|现在|最近|如今|这段时间", I)
-_INSTEAD = re.compile(r"\s+(?:instead of|rather than)\s+(?P<x>.+)$|(?:，|,)?(?:而不是|不再是)(?P<y>.+)$", I)
+_INSTEAD = re.compile(
+    r"\s+(?:instead of|rather than)\s+(?P<x>.+)$|(?:，|,)?(?:而不是|不再是)(?P<y>.+)$", I
+)
 
 
 def _instead(obj: str, cjk: bool) -> tuple[str, str]:
@@ -379,7 +385,11 @@ def _favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
 
 def _like_slot(obj: str, cjk: bool, negative: bool, kind: str) -> Slot | None:
     obj = obj.strip(" 。.!！~")
-    obj = re.sub(r"(?:了|啦)$", "", obj) if cjk else re.sub(r"\s+(?:now|anymore|any more)$", "", obj, flags=I)
+    obj = (
+        re.sub(r"(?:了|啦)$", "", obj)
+        if cjk
+        else re.sub(r"\s+(?:now|anymore|any more)$", "", obj, flags=I)
+    )
     if not obj or QUESTION_WORDS.search(obj) or not tokenize(obj, drop_stopwords=True):
         return None
     subject, head = object_subject(obj, cjk)

@@ -38,15 +38,31 @@ def _allergy(clause: str, cjk: bool) -> Slot | None:
         raw = re.sub(r"(?:有点|有些|很|非常|严重|比较|轻微)$", "", m.group("x"))
         raw = re.sub(r"^(?:其实|真的|确实|原来|并)*(?:对|吃)?", "", raw) if cjk else raw
         before = clause[: m.start("x")] if not cjk else raw
-        negative = bool(_NOT_ALLERGIC.search(before)) if not cjk else bool(re.search(r"(?:不|没|没有|并不)$", raw))
-        raw = re.sub(r"(?:并不|没有|不|没)$", "", raw) if cjk else re.sub(r"\s+(?:after all|anymore|any more)$", "", raw, flags=I)
+        negative = (
+            bool(_NOT_ALLERGIC.search(before))
+            if not cjk
+            else bool(re.search(r"(?:不|没|没有|并不)$", raw))
+        )
+        raw = (
+            re.sub(r"(?:并不|没有|不|没)$", "", raw)
+            if cjk
+            else re.sub(r"\s+(?:after all|anymore|any more)$", "", raw, flags=I)
+        )
         thing = value_of(raw, cjk)
         if not thing or thing.startswith(("不", "没", "有点")):
             return None
         key = thing if cjk else " ".join(singular(w) for w in thing.lower().split())
         if negative:
             summary = say(cjk, "用户对{t}不过敏", "The user is not allergic to {t}", t=thing)
-            return Slot(PROFILE, f"allergy/{key}", summary, ("allergy", "health", "switch"), (thing,), 0.9, thing)
+            return Slot(
+                PROFILE,
+                f"allergy/{key}",
+                summary,
+                ("allergy", "health", "switch"),
+                (thing,),
+                0.9,
+                thing,
+            )
         summary = say(cjk, "用户对{t}过敏", "The user is allergic to {t}", t=thing)
         return Slot(PROFILE, f"allergy/{key}", summary, ("allergy", "health"), (thing,), 0.9)
     return None
@@ -85,7 +101,8 @@ _PROFILE_PATTERNS = (
         (
             re.compile(r"^(?:你)?(?:可以|请)?(?:叫我|称呼我|喊我)(?P<x>[^，,。！!？?\s]{1,12})"),
             re.compile(
-                r"\b(?<!n't )(?<!not )(?<!never )(?:please\s+)?call me\s+(?P<x>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*)?)", I
+                r"\b(?<!n't )(?<!not )(?<!never )(?:please\s+)?call me\s+(?P<x>[A-Za-z][\w'\-]*(?:\s+[A-Z][\w'\-]*)?)",
+                I,
             ),
         ),
         frozenset(
@@ -120,7 +137,8 @@ _PROFILE_PATTERNS = (
             # "we packed up and moved to Phoenix": a place is a name ("moved to the search team" is no move)
             re.compile(
                 r"\b(?:i|we)(?:'m| am|'ve| have|'re| are)?\s*(?:just |recently |finally )?(?:packed up and )?"
-                r"(?:moved|moving|relocated) (?:back )?to\s+(?P<x>(?-i:[A-Z])[^,.;!?]*)", I
+                r"(?:moved|moving|relocated) (?:back )?to\s+(?P<x>(?-i:[A-Z])[^,.;!?]*)",
+                I,
             ),
         ),
         frozenset(["的", "哪", "哪里", "不", "院", "校", "宿"]),

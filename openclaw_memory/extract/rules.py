@@ -60,7 +60,9 @@ _FORGET = (
     re.compile(
         r"^(?P<what>.+?)[，,]\s*(?:请|你)?(?:把它|把这件事|把那件事)?(?:忘掉|忘了|忘记)(?:那件事|这件事|它|吧|了|哈)*$"
     ),
-    re.compile(r"^(?P<what>.+?)[,;]\s*(?:so\s+)?(?:please\s+)?forget (?:about )?(?:it|that)(?: too)?$", _I),
+    re.compile(
+        r"^(?P<what>.+?)[,;]\s*(?:so\s+)?(?:please\s+)?forget (?:about )?(?:it|that)(?: too)?$", _I
+    ),
 )
 _REMEMBER = (
     re.compile(
@@ -74,10 +76,15 @@ _REMEMBER = (
     ),
     # "下周三我要去杭州出差，记一下": the command closes the sentence.
     # ("这个我记住了" is the speaker remembering, not an order)
-    re.compile(r"^(?P<what>.+?)(?<![我你他她])[，,\s]*(?:请|帮我)?(?:记一下|记住|记下来|记下|记着|记好)(?:吧|哦|啊|哈|了)*$"),
+    re.compile(
+        r"^(?P<what>.+?)(?<![我你他她])[，,\s]*(?:请|帮我)?(?:记一下|记住|记下来|记下|记着|记好)(?:吧|哦|啊|哈|了)*$"
+    ),
     # "The code is 1234, remember that" (a comma or "please" before it: "Wow, I remember that" is no order)
-    re.compile(r"^(?P<what>.+?)(?:[,;]\s*(?:please\s+)?|\s+please\s+)(?:remember that|note that down|"
-               r"make a note of (?:it|that))$", _I),
+    re.compile(
+        r"^(?P<what>.+?)(?:[,;]\s*(?:please\s+)?|\s+please\s+)(?:remember that|note that down|"
+        r"make a note of (?:it|that))$",
+        _I,
+    ),
 )
 _STANDING = (
     re.compile(
@@ -118,8 +125,11 @@ _MY_KEY = (
 
 def _sentences(text: str) -> list[str]:
     # a title's full stop ends no sentence ("I report to Mr. Chen")
-    parts = re.split(r"(?<=[。！？!?；;\n])|(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
-                     r"(?<=\.)\s+", text)
+    parts = re.split(
+        r"(?<=[。！？!?；;\n])|(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
+        r"(?<=\.)\s+",
+        text,
+    )
     return [p.strip() for p in parts if p and p.strip()]
 
 
@@ -134,7 +144,9 @@ def _clauses(text: str) -> list[str]:
 
 #: a comma's tail that only names a place or a number ("12 Rua Augusta, Lisbon", ", Apt 4"): it
 #: belongs to the clause before it, not a clause of its own (else the value loses its last part)
-_NAME_TAIL = re.compile(r"^\s*(?:[A-Z][\w.'-]*|\d[\w-]*)(?:\s+(?:[A-Z][\w.'-]*|\d[\w-]*)){0,2}\s*[.!]?\s*$")
+_NAME_TAIL = re.compile(
+    r"^\s*(?:[A-Z][\w.'-]*|\d[\w-]*)(?:\s+(?:[A-Z][\w.'-]*|\d[\w-]*)){0,2}\s*[.!]?\s*$"
+)
 
 
 def _join_name_tails(parts: list[str]) -> list[str]:
@@ -326,7 +338,12 @@ def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
     for c in candidates:
         key = (c.subject or c.summary, c.forget)
         before = by_key.pop(key, None)
-        if before is not None and "stopped" in c.tags and "switch" in before.tags and "stopped" not in before.tags:
+        if (
+            before is not None
+            and "stopped" in c.tags
+            and "switch" in before.tags
+            and "stopped" not in before.tags
+        ):
             c = dataclasses.replace(before, replaces=before.replaces or c.replaces)
         by_key[key] = c
     return list(by_key.values())

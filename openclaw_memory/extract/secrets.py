@@ -52,7 +52,9 @@ _TOKEN_PATTERNS = (
     re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}"),
     re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}"),
     re.compile(r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),  # Stripe secret/restricted
+    re.compile(
+        r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
+    ),  # Stripe secret/restricted
     re.compile(r"(?<![A-Za-z0-9])whsec_[A-Za-z0-9]{20,}"),  # Stripe webhook signing secret
     re.compile(r"(?<![A-Za-z0-9])gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_\-]{20,}"),  # GitLab
     re.compile(r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}"),
@@ -61,7 +63,9 @@ _TOKEN_PATTERNS = (
     re.compile(r"(?:discord(?:app)?\.com)/api/webhooks/\d+/[A-Za-z0-9_\-]{20,}"),
 )
 #: the password of a URL's user info: scheme://user:PASSWORD@host
-_URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{0,64}:(?P<pw>[^\s@/]{1,128})@[\w.\-\[\]]")
+_URL_PASSWORD = re.compile(
+    r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{0,64}:(?P<pw>[^\s@/]{1,128})@[\w.\-\[\]]"
+)
 #: an unlabelled 40-character AWS-style secret key (base64 alphabet, mixed case and digits)
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _BEARER = re.compile(r"\bBearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", re.IGNORECASE)
@@ -110,7 +114,9 @@ _FUNCTION_WORDS = frozenset(
     wrong incorrect invalid required sensitive case manager policy somewhere""".split()
 )
 #: North American numbers: (415) 555-2671, 415-555-2671, 415.555.2671
-_NANP_PHONE = re.compile(r"(?<![\d\-.])(?:\+?1[ \-.]?)?(?:\(\d{3}\)\s?|\d{3}[\-. ])\d{3}[\-. ]\d{4}(?![\d\-])")
+_NANP_PHONE = re.compile(
+    r"(?<![\d\-.])(?:\+?1[ \-.]?)?(?:\(\d{3}\)\s?|\d{3}[\-. ])\d{3}[\-. ]\d{4}(?![\d\-])"
+)
 _HOTLINE_AREAS = frozenset({"400", "800", "833", "844", "855", "866", "877", "888", "900"})
 #: a card number in dotted groups of four: 4111.1111.1111.1111
 _CARD_DOTTED = re.compile(r"(?<![\d.])\d{4}(?:\.\d{4}){2,3}(?:\.\d{1,3})?(?![\d.])")
@@ -305,8 +311,13 @@ def _scan_numbers(text: str) -> Iterator[SecretFinding]:
             yield SecretFinding("phone", m.start(), m.end())
     for m in _CARD_DOTTED.finditer(text):
         digits = m.group().replace(".", "")
-        if 13 <= len(digits) <= 19 and luhn_ok(digits) and (
-            _CARD_CONTEXT.search(text[max(0, m.start() - 16) : m.start()]) or _iin_plausible(digits)
+        if (
+            13 <= len(digits) <= 19
+            and luhn_ok(digits)
+            and (
+                _CARD_CONTEXT.search(text[max(0, m.start() - 16) : m.start()])
+                or _iin_plausible(digits)
+            )
         ):
             yield SecretFinding("card_number", m.start(), m.end())
 
@@ -363,7 +374,9 @@ class SecretFilter:
         if depth > 32:
             return self.redact(str(value))
         if isinstance(value, dict):
-            return {self.redact(str(k)): self.redact_value(v, depth=depth + 1) for k, v in value.items()}
+            return {
+                self.redact(str(k)): self.redact_value(v, depth=depth + 1) for k, v in value.items()
+            }
         if isinstance(value, (list, tuple, set, frozenset)):
             return [self.redact_value(v, depth=depth + 1) for v in value]
         if value is None or isinstance(value, bool):

@@ -61,8 +61,10 @@ def total_budget(cfg: BudgetConfig, request_tokens: int) -> int:
     of the model's window (docs/design.md seed 000 §4.2: 15-20%), and the third keeps the request itself (the
     prompt's own tokens, `request_tokens`) plus memory inside the window. Never negative.
     """
-    if isinstance(request_tokens, bool) or not isinstance(request_tokens, int) or (
-        request_tokens < 0
+    if (
+        isinstance(request_tokens, bool)
+        or not isinstance(request_tokens, int)
+        or (request_tokens < 0)
     ):
         raise ValidationError(
             f"request_tokens: expected a token count >= 0, found {request_tokens!r}"
@@ -102,9 +104,7 @@ def _ranked(candidates: Sequence[ScoredMemory]) -> list[ScoredMemory]:
 def _superseded(candidates: Sequence[ScoredMemory]) -> dict[str, str]:
     """old id -> id of the candidate that replaced it (only the newest version is injected)."""
     return {
-        c.record.prev_id: c.record.id
-        for c in candidates
-        if c.kept and c.record.prev_id is not None
+        c.record.prev_id: c.record.id for c in candidates if c.kept and c.record.prev_id is not None
     }
 
 

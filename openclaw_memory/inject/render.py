@@ -141,9 +141,17 @@ def delivered_turns(candidate: ScoredMemory) -> tuple[str, ...]:
     """The turns a kept candidate's line shows in full: its own, and those of the neighbouring
     turns in its window that were not cut short (a cut neighbour does not count as delivered)."""
     r = candidate.record
-    own = r.source.turn_ids if r.type is not MemoryType.EPISODE or len(sanitize(r.summary)) <= _EPISODE_CHARS else ()
-    full = [t for c in candidate.context if c.id != candidate.record.id
-            and len(sanitize(c.summary)) <= _CONTEXT_CHARS for t in c.source.turn_ids]
+    own = (
+        r.source.turn_ids
+        if r.type is not MemoryType.EPISODE or len(sanitize(r.summary)) <= _EPISODE_CHARS
+        else ()
+    )
+    full = [
+        t
+        for c in candidate.context
+        if c.id != candidate.record.id and len(sanitize(c.summary)) <= _CONTEXT_CHARS
+        for t in c.source.turn_ids
+    ]
     return tuple(dict.fromkeys([*own, *full]))
 
 
@@ -155,7 +163,9 @@ def _date_prefix(date: str, zh: bool) -> str:
 
 def _episode_line(record: MemoryRecord, zh: bool, window: Sequence[MemoryRecord] = ()) -> str:
     said = _TURN_SEP.join(
-        _said(r, zh, _EPISODE_CHARS if r.id == record.id else _CONTEXT_CHARS) for r in (window or (record,)))
+        _said(r, zh, _EPISODE_CHARS if r.id == record.id else _CONTEXT_CHARS)
+        for r in (window or (record,))
+    )
     return _date_prefix(_date(record.created_at), zh) + said
 
 
@@ -231,12 +241,12 @@ def merge_same_day(entries: Iterable[tuple[str, MemoryRecord]]) -> list[str]:
         if day not in days:
             days[day] = []
             out.append(day)
-        days[day].append(line[len(prefix):])
+        days[day].append(line[len(prefix) :])
     return [x if isinstance(x, str) else x[0] + _GAP[x[1]].join(days[x]) for x in out]
 
 
 def choose_lang(texts: Iterable[str]) -> str:
-    """"zh" when at least half of the non-empty texts contain Chinese characters, else "en"."""
+    """ "zh" when at least half of the non-empty texts contain Chinese characters, else "en"."""
     flags = [has_cjk(t) for t in texts if t and t.strip()]
     return "zh" if flags and 2 * sum(flags) >= len(flags) else "en"
 

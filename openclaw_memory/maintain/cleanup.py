@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
 _BATCH = 500
-_KEPT = ", ".join(repr(t) for t in type_values(types_where(kept_by_cleanup=True)))  # the policy table
+_KEPT = ", ".join(
+    repr(t) for t in type_values(types_where(kept_by_cleanup=True))
+)  # the policy table
 _WHERE = (
     f"status IN ('active', 'archived') AND type NOT IN ({_KEPT}) "
     "AND channel != 'explicit' AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?"

@@ -182,7 +182,11 @@ def _maintenance_line(status: dict) -> str:
     if latest is None:
         return "never run"
     changed = latest["counts"].get("changed", 0)
-    outcome = f"{changed} change(s)" if latest["status"] == "ok" else (latest.get("error") or latest["status"])
+    outcome = (
+        f"{changed} change(s)"
+        if latest["status"] == "ok"
+        else (latest.get("error") or latest["status"])
+    )
     line = f"last run {iso_time(latest['started_at'])} UTC ({latest['trigger']}): {latest['status']}, {outcome}"
     lease = status.get("lease")
     return line + (f"; running now in {lease['holder']}" if lease else "")
@@ -201,7 +205,8 @@ def cmd_maintain(args: argparse.Namespace, config: MemoryConfig) -> int:
         # Under the store's lease and logged like a scheduled run, so a running service and this
         # command never run the jobs at the same time.
         scheduler = MaintenanceScheduler(
-            engine, config.maintenance, run=lambda eng: run_maintenance(eng, user_id=args.user))
+            engine, config.maintenance, run=lambda eng: run_maintenance(eng, user_id=args.user)
+        )
         try:
             report = scheduler.run_now("cli")
         except MaintenanceBusyError as exc:

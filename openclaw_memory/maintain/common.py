@@ -104,7 +104,9 @@ def part_stale_ids(db: sqlite3.Connection, max_parts: int, scope: Scope | None =
     out = []
     for row in db.execute(sql + " ORDER BY r.rid", args):
         have = (row["size"] or 0) // (4 * row["dim"])
-        if have != len(sentence_parts(memory_text(row["subject"], row["summary"], row["detail"]), max_parts)):
+        if have != len(
+            sentence_parts(memory_text(row["subject"], row["summary"], row["detail"]), max_parts)
+        ):
             out.append(row["id"])
     return out
 

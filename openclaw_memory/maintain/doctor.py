@@ -127,7 +127,9 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
     report.scopes = len(scopes)
     existing = set(tier_collections(engine.index))
     for scope in scopes:
-        _check_vectors(engine, scope, existing, report, pending.get((scope.user_id, scope.agent_id), set()))
+        _check_vectors(
+            engine, scope, existing, report, pending.get((scope.user_id, scope.agent_id), set())
+        )
     _check_collections(engine, scopes, existing, report)
     _check_fts(engine, report)
     _check_sqlite_vectors(engine, report)
@@ -137,7 +139,12 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
 
 def maintenance_status(engine: MemoryEngine, limit: int = 3) -> dict:
     """The latest maintenance runs (newest first) and the current lease holder, if any."""
-    return {"runs": runs.recent(engine.db, limit), "lease": runs.lease(engine.db, engine.clock.now())}
+    return {
+        "runs": runs.recent(engine.db, limit),
+        "lease": runs.lease(engine.db, engine.clock.now()),
+    }
+
+
 def _pending(db) -> dict[tuple[str, str], set[str]]:
     """Records with outbox entries still to apply, by (user, agent)."""
     out: dict[tuple[str, str], set[str]] = {}
@@ -153,7 +160,10 @@ def _note(report: DoctorReport, kind: str, n: int) -> None:
 
 
 def _check_vectors(
-    engine: MemoryEngine, scope: Scope, existing: set[str], report: DoctorReport,
+    engine: MemoryEngine,
+    scope: Scope,
+    existing: set[str],
+    report: DoctorReport,
     pending: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> None:
     with engine.db.read() as db:
@@ -184,8 +194,13 @@ def _readd(engine: MemoryEngine, scope: Scope, ids: list[str], stale: set[str]) 
     with engine.db.read() as db:
         found = rec.get_many(db, scope, ids)
     records: list[MemoryRecord] = [found[i] for i in ids if i in found]
-    reembed(engine.db, engine.embedder, engine.model_name, [r.id for r in records if r.id in stale],
-            max_parts=engine.config.long_term.sentence_vectors)
+    reembed(
+        engine.db,
+        engine.embedder,
+        engine.model_name,
+        [r.id for r in records if r.id in stale],
+        max_parts=engine.config.long_term.sentence_vectors,
+    )
     upsert_from_sqlite(engine.db, engine.index, scope, records)
 
 
@@ -199,7 +214,8 @@ def _check_collections(
         report.refused.append(
             f"{engine.db.path} holds no records but the vector index holds {len(orphans)} collections "
             "with vectors: the database looks lost or empty, so nothing was dropped; restore "
-            "memory.db from a backup, or run `openclaw-memory reindex` to empty the index on purpose")
+            "memory.db from a backup, or run `openclaw-memory reindex` to empty the index on purpose"
+        )
         return
     if report.repair:
         report.fixed["orphan_collections"] += sum(

@@ -93,9 +93,14 @@ def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str
         counts["episodes"] = len(episodes)
         # the short-term window holds the same turns verbatim
         tmarks = ",".join("?" * len(turns))
-        counts["messages"] = db.execute(
-            f"DELETE FROM messages WHERE user_id = ? AND agent_id = ? AND turn_id IN ({tmarks})",
-            (scope.user_id, scope.agent_id, *sorted(turns))).rowcount if turns else 0
+        counts["messages"] = (
+            db.execute(
+                f"DELETE FROM messages WHERE user_id = ? AND agent_id = ? AND turn_id IN ({tmarks})",
+                (scope.user_id, scope.agent_id, *sorted(turns)),
+            ).rowcount
+            if turns
+            else 0
+        )
         reason = f"purged {len(ids)} record(s): the version chain and the episodes of its turns"
         rec.audit(db, scope, record_id, "purge", reason, engine.clock.now(), None, WRITER)
         rebuild_keyword_index(db)
@@ -139,14 +144,21 @@ def _delete_records(db, where: str, args: list) -> dict[str, int]:
 def _episodes_of(db, scope: Scope, ids: list[str]) -> tuple[list[str], set[str]]:
     """The verbatim episodes of the turns these records were distilled from (a record purged
     while its turn stays logged would be recalled again from the episode)."""
-    turns = {t for r in rec.get_many(db, scope, ids).values() if r.type.value != "episode" for t in r.source.turn_ids}
+    turns = {
+        t
+        for r in rec.get_many(db, scope, ids).values()
+        if r.type.value != "episode"
+        for t in r.source.turn_ids
+    }
     if not turns:
         return [], turns
     marks = ",".join("?" * len(turns))
     sql, args = rec._scope_sql(scope, "r")
     rows = db.execute(
         f"SELECT DISTINCT r.id FROM records r, json_each(r.turn_ids) j WHERE {sql} AND r.type = 'episode' "
-        f"AND j.value IN ({marks})", (*args, *sorted(turns)))
+        f"AND j.value IN ({marks})",
+        (*args, *sorted(turns)),
+    )
     return [row[0] for row in rows], turns
 
 

@@ -96,8 +96,16 @@ def reindex(
 
 def _open_index(config: MemoryConfig, name: str, dim: int) -> ChromaIndex:
     vs = config.storage.vector_store
-    return ChromaIndex(kind=vs.kind, path=config.chroma_dir, host=vs.host, port=vs.port,
-                       prefix=vs.collection_prefix, embedder_name=name, dim=dim, search_ef=vs.search_ef)
+    return ChromaIndex(
+        kind=vs.kind,
+        path=config.chroma_dir,
+        host=vs.host,
+        port=vs.port,
+        prefix=vs.collection_prefix,
+        embedder_name=name,
+        dim=dim,
+        search_ef=vs.search_ef,
+    )
 
 
 def _move_aside(path: Path, now: float) -> Path:

@@ -37,7 +37,14 @@ class MaintenanceReport:
 
     @property
     def changed(self) -> int:
-        return self.expired + self.capped + self.summaries + self.compacted + self.deleted + self.messages_pruned
+        return (
+            self.expired
+            + self.capped
+            + self.summaries
+            + self.compacted
+            + self.deleted
+            + self.messages_pruned
+        )
 
     def add(self, scope: Scope, counts: dict[str, int]) -> None:
         self.scopes += 1

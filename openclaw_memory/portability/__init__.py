@@ -32,7 +32,9 @@ FORMATS = ("jsonl", "markdown", "openclaw")
 __all__ = ["FORMATS", "export_text", "export_user", "import_path", "import_text"]
 
 
-def export_text(engine: MemoryEngine, user_id: str, fmt: str = "jsonl", agent_id: str | None = None) -> str:
+def export_text(
+    engine: MemoryEngine, user_id: str, fmt: str = "jsonl", agent_id: str | None = None
+) -> str:
     """The export as one string (jsonl or markdown)."""
     if fmt == "jsonl":
         buf = io.StringIO()
@@ -40,11 +42,14 @@ def export_text(engine: MemoryEngine, user_id: str, fmt: str = "jsonl", agent_id
         return buf.getvalue()
     if fmt == "markdown":
         return export_markdown(engine, user_id, agent_id)
-    raise ValidationError(f"format: expected jsonl or markdown for a single document, found {fmt!r}")
+    raise ValidationError(
+        f"format: expected jsonl or markdown for a single document, found {fmt!r}"
+    )
 
 
-def export_user(engine: MemoryEngine, user_id: str, fmt: str, out: Path | None,
-                agent_id: str | None = None) -> tuple[str | None, dict[str, Any]]:
+def export_user(
+    engine: MemoryEngine, user_id: str, fmt: str, out: Path | None, agent_id: str | None = None
+) -> tuple[str | None, dict[str, Any]]:
     """Export in `fmt`; to `out` (a file, or a directory for openclaw), else returned as text."""
     if fmt not in FORMATS:
         raise ValidationError(f"format: expected one of {', '.join(FORMATS)}, found {fmt!r}")
@@ -65,24 +70,45 @@ def is_jsonl_export(text: str) -> bool:
     return text.lstrip()[:200].startswith("{") and FORMAT in text.lstrip()[:300]
 
 
-def import_text(engine: MemoryEngine, text: str, scope: Scope, *, extractor: Extractor,
-                secrets: SecretFilter, name: str = "upload", writer: str = "import") -> dict[str, Any]:
+def import_text(
+    engine: MemoryEngine,
+    text: str,
+    scope: Scope,
+    *,
+    extractor: Extractor,
+    secrets: SecretFilter,
+    name: str = "upload",
+    writer: str = "import",
+) -> dict[str, Any]:
     """Import an uploaded document: a JSON Lines export, or one OpenClaw memory file named `name`."""
     if is_jsonl_export(text):
-        return {"format": "jsonl", **import_jsonl(engine, text.splitlines(), user_id=scope.user_id,
-                                                  where=name, writer=writer).to_dict()}
+        return {
+            "format": "jsonl",
+            **import_jsonl(
+                engine, text.splitlines(), user_id=scope.user_id, where=name, writer=writer
+            ).to_dict(),
+        }
     import tempfile
 
     safe = Path(name).name if Path(name).name.endswith(".md") else "MEMORY.md"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / safe
         path.write_text(text, encoding="utf-8")
-        counts = OpenClawImporter(engine, extractor, secrets).import_path(path, scope, writer=writer)
+        counts = OpenClawImporter(engine, extractor, secrets).import_path(
+            path, scope, writer=writer
+        )
     return {"format": "openclaw", **counts}
 
 
-def import_path(engine: MemoryEngine, path: Path, scope: Scope, *, extractor: Extractor,
-                secrets: SecretFilter, writer: str = "import") -> dict[str, Any]:
+def import_path(
+    engine: MemoryEngine,
+    path: Path,
+    scope: Scope,
+    *,
+    extractor: Extractor,
+    secrets: SecretFilter,
+    writer: str = "import",
+) -> dict[str, Any]:
     """Import a JSON Lines export or an OpenClaw workspace (or memory file) into `scope`."""
     if not path.exists():
         raise ValidationError(f"path: {path} does not exist")
@@ -90,7 +116,9 @@ def import_path(engine: MemoryEngine, path: Path, scope: Scope, *, extractor: Ex
         with path.open(encoding="utf-8") as fh:
             head = fh.read(300)
         if not is_jsonl_export(head):
-            raise ValidationError(f"path: {path} is neither an {FORMAT} JSON Lines file nor a Markdown memory file")
+            raise ValidationError(
+                f"path: {path} is neither an {FORMAT} JSON Lines file nor a Markdown memory file"
+            )
         with path.open(encoding="utf-8") as fh:
             report = import_jsonl(engine, fh, user_id=scope.user_id, where=str(path), writer=writer)
         return {"format": "jsonl", **report.to_dict()}

@@ -18,9 +18,12 @@ from ..types import Scope
 
 def add_parsers(subparsers: Any) -> None:
     """Register edit, export and import."""
-    p = subparsers.add_parser("edit", help="correct a memory's text (a new version; the old one is kept)",
-                              description="Write a new version of a memory with this text. The old version "
-                              "goes inactive and stays in the version chain; both steps are audited.")
+    p = subparsers.add_parser(
+        "edit",
+        help="correct a memory's text (a new version; the old one is kept)",
+        description="Write a new version of a memory with this text. The old version "
+        "goes inactive and stays in the version chain; both steps are audited.",
+    )
     _scope_args(p)
     p.add_argument("id", help="the memory id")
     p.add_argument("text", help="the corrected text")
@@ -28,19 +31,32 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the new version as JSON")
     p.set_defaults(func=cmd_edit)
 
-    p = subparsers.add_parser("export", help="export a user's memories (jsonl, markdown or openclaw)",
-                              description="jsonl round-trips exactly; markdown is for reading; openclaw "
-                              "writes MEMORY.md + memory/YYYY-MM-DD.md into the --out directory.")
+    p = subparsers.add_parser(
+        "export",
+        help="export a user's memories (jsonl, markdown or openclaw)",
+        description="jsonl round-trips exactly; markdown is for reading; openclaw "
+        "writes MEMORY.md + memory/YYYY-MM-DD.md into the --out directory.",
+    )
     p.add_argument("--user", required=True, help="user id to export")
-    p.add_argument("--agent", default=None, help="only this agent (default: every agent of the user)")
+    p.add_argument(
+        "--agent", default=None, help="only this agent (default: every agent of the user)"
+    )
     p.add_argument("--format", default="jsonl", choices=["jsonl", "markdown", "openclaw"])
-    p.add_argument("--out", type=Path, default=None, help="output file (directory for openclaw); default stdout")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output file (directory for openclaw); default stdout",
+    )
     p.set_defaults(func=cmd_export)
 
-    p = subparsers.add_parser("import", help="import a JSON Lines export or an OpenClaw workspace",
-                              description="PATH: an export written by `export --format jsonl`, an OpenClaw "
-                              "workspace directory (MEMORY.md, memory/YYYY-MM-DD.md), or one such file. "
-                              "Importing the same thing twice adds nothing.")
+    p = subparsers.add_parser(
+        "import",
+        help="import a JSON Lines export or an OpenClaw workspace",
+        description="PATH: an export written by `export --format jsonl`, an OpenClaw "
+        "workspace directory (MEMORY.md, memory/YYYY-MM-DD.md), or one such file. "
+        "Importing the same thing twice adds nothing.",
+    )
     p.add_argument("path", type=Path)
     _scope_args(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -49,7 +65,9 @@ def add_parsers(subparsers: Any) -> None:
 
 def _scope_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", required=True, help="user id whose memories to use")
-    p.add_argument("--agent", default="main", help="agent id (default: main, as the OpenClaw plugin writes)")
+    p.add_argument(
+        "--agent", default="main", help="agent id (default: main, as the OpenClaw plugin writes)"
+    )
 
 
 def _open(config: MemoryConfig) -> Any:
@@ -67,14 +85,23 @@ def cmd_edit(args: argparse.Namespace, config: MemoryConfig) -> int:
     engine = _open(config)
     try:
         detail = _KEEP if args.detail is None else args.detail
-        new = edit_memory(engine, Scope(args.user, args.agent), args.id, args.text, writer="cli", detail=detail,
-                          secrets=SecretFilter())
+        new = edit_memory(
+            engine,
+            Scope(args.user, args.agent),
+            args.id,
+            args.text,
+            writer="cli",
+            detail=detail,
+            secrets=SecretFilter(),
+        )
     finally:
         engine.close()
     if args.json:
         print(json.dumps(record_to_dict(new), ensure_ascii=False, indent=2))
     else:
-        print(f"edited: {args.id} -> {new.id} (version {new.version}; the old version is kept, inactive)")
+        print(
+            f"edited: {args.id} -> {new.id} (version {new.version}; the old version is kept, inactive)"
+        )
     return 0
 
 
@@ -90,8 +117,11 @@ def cmd_export(args: argparse.Namespace, config: MemoryConfig) -> int:
     if text is not None:
         sys.stdout.write(text)
     else:
-        print(f"exported {args.user} as {args.format} to {args.out}: "
-              + ", ".join(f"{k} {v}" for k, v in info.items() if k != "path"), file=sys.stderr)
+        print(
+            f"exported {args.user} as {args.format} to {args.out}: "
+            + ", ".join(f"{k} {v}" for k, v in info.items() if k != "path"),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -103,14 +133,22 @@ def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
 
     engine = _open(config)
     try:
-        report = import_path(engine, args.path, Scope(args.user, args.agent), extractor=RuleExtractor(engine.clock),
-                             secrets=SecretFilter(), writer="cli-import")
+        report = import_path(
+            engine,
+            args.path,
+            Scope(args.user, args.agent),
+            extractor=RuleExtractor(engine.clock),
+            secrets=SecretFilter(),
+            writer="cli-import",
+        )
         engine.indexer.drain()
     finally:
         engine.close()
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        print(f"imported {args.path} ({report['format']}): "
-              + ", ".join(f"{k} {v}" for k, v in report.items() if k != "format"))
+        print(
+            f"imported {args.path} ({report['format']}): "
+            + ", ".join(f"{k} {v}" for k, v in report.items() if k != "format")
+        )
     return 0

@@ -43,36 +43,75 @@ _EMBED_BATCH = 256
 def record_to_dict(r: MemoryRecord) -> dict[str, Any]:
     """Every field of a record, JSON-safe (tuples as lists, enums as their values)."""
     return {
-        "id": r.id, "user_id": r.scope.user_id, "agent_id": r.scope.agent_id, "workspace": r.scope.workspace,
-        "type": r.type.value, "summary": r.summary, "subject": r.subject, "detail": r.detail,
-        "session_id": r.session_id, "tags": list(r.tags), "entities": list(r.entities),
-        "importance": r.importance, "confidence": r.confidence,
-        "source": {"channel": r.source.channel.value, "session_id": r.source.session_id,
-                   "turn_ids": list(r.source.turn_ids), "writer": r.source.writer},
-        "status": r.status.value, "version": r.version, "prev_id": r.prev_id, "superseded_at": r.superseded_at,
-        "created_at": r.created_at, "updated_at": r.updated_at, "last_accessed_at": r.last_accessed_at,
-        "access_count": r.access_count, "expires_at": r.expires_at, "doubt_of": r.doubt_of,
+        "id": r.id,
+        "user_id": r.scope.user_id,
+        "agent_id": r.scope.agent_id,
+        "workspace": r.scope.workspace,
+        "type": r.type.value,
+        "summary": r.summary,
+        "subject": r.subject,
+        "detail": r.detail,
+        "session_id": r.session_id,
+        "tags": list(r.tags),
+        "entities": list(r.entities),
+        "importance": r.importance,
+        "confidence": r.confidence,
+        "source": {
+            "channel": r.source.channel.value,
+            "session_id": r.source.session_id,
+            "turn_ids": list(r.source.turn_ids),
+            "writer": r.source.writer,
+        },
+        "status": r.status.value,
+        "version": r.version,
+        "prev_id": r.prev_id,
+        "superseded_at": r.superseded_at,
+        "created_at": r.created_at,
+        "updated_at": r.updated_at,
+        "last_accessed_at": r.last_accessed_at,
+        "access_count": r.access_count,
+        "expires_at": r.expires_at,
+        "doubt_of": r.doubt_of,
         "links": list(r.links),
     }
 
 
-def record_from_dict(d: dict[str, Any], *, user_id: str | None = None, where: str = "record") -> MemoryRecord:
+def record_from_dict(
+    d: dict[str, Any], *, user_id: str | None = None, where: str = "record"
+) -> MemoryRecord:
     """The record `record_to_dict` wrote; `user_id` moves it to another user."""
     try:
         src = d.get("source") or {}
         return MemoryRecord(
-            id=_str(d["id"], f"{where}.id"), scope=Scope(user_id or d["user_id"], d.get("agent_id") or "default",
-                                                         d.get("workspace")),
-            type=MemoryType(d["type"]), summary=_str(d["summary"], f"{where}.summary"), subject=d.get("subject"),
-            detail=d.get("detail"), session_id=d.get("session_id"), tags=tuple(d.get("tags") or ()),
-            entities=tuple(d.get("entities") or ()), importance=float(d.get("importance", 0.5)),
+            id=_str(d["id"], f"{where}.id"),
+            scope=Scope(
+                user_id or d["user_id"], d.get("agent_id") or "default", d.get("workspace")
+            ),
+            type=MemoryType(d["type"]),
+            summary=_str(d["summary"], f"{where}.summary"),
+            subject=d.get("subject"),
+            detail=d.get("detail"),
+            session_id=d.get("session_id"),
+            tags=tuple(d.get("tags") or ()),
+            entities=tuple(d.get("entities") or ()),
+            importance=float(d.get("importance", 0.5)),
             confidence=float(d.get("confidence", 1.0)),
-            source=Source(Channel(src.get("channel", "implicit")), src.get("session_id"),
-                          tuple(src.get("turn_ids") or ()), src.get("writer") or "openclaw-memory"),
-            status=Status(d.get("status", "active")), version=int(d.get("version", 1)), prev_id=d.get("prev_id"),
-            superseded_at=d.get("superseded_at"), created_at=float(d["created_at"]),
-            updated_at=float(d.get("updated_at", d["created_at"])), last_accessed_at=d.get("last_accessed_at"),
-            access_count=int(d.get("access_count", 0)), expires_at=d.get("expires_at"), doubt_of=d.get("doubt_of"),
+            source=Source(
+                Channel(src.get("channel", "implicit")),
+                src.get("session_id"),
+                tuple(src.get("turn_ids") or ()),
+                src.get("writer") or "openclaw-memory",
+            ),
+            status=Status(d.get("status", "active")),
+            version=int(d.get("version", 1)),
+            prev_id=d.get("prev_id"),
+            superseded_at=d.get("superseded_at"),
+            created_at=float(d["created_at"]),
+            updated_at=float(d.get("updated_at", d["created_at"])),
+            last_accessed_at=d.get("last_accessed_at"),
+            access_count=int(d.get("access_count", 0)),
+            expires_at=d.get("expires_at"),
+            doubt_of=d.get("doubt_of"),
             links=tuple(d.get("links") or ()),
         )
     except KeyError as exc:
@@ -90,22 +129,36 @@ def _str(value: Any, where: str) -> str:
 # ---- export ---------------------------------------------------------------------------------
 
 
-def export_lines(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> Iterator[dict[str, Any]]:
+def export_lines(
+    engine: MemoryEngine, user_id: str, agent_id: str | None = None
+) -> Iterator[dict[str, Any]]:
     """The export of a user (every agent, or one) as dicts, header first."""
     Scope(user_id, agent_id or "default")  # validates the ids
     where, args = _where(user_id, agent_id)
-    yield {"kind": "header", "format": FORMAT, "version": FORMAT_VERSION, "user_id": user_id,
-           "agent_id": agent_id, "embedder": engine.model_name, "exported_at": engine.clock.now()}
+    yield {
+        "kind": "header",
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "user_id": user_id,
+        "agent_id": agent_id,
+        "embedder": engine.model_name,
+        "exported_at": engine.clock.now(),
+    }
     with engine.db.read() as db:
         for row in db.execute(f"SELECT * FROM records WHERE {where} ORDER BY rid", args):
             yield {"kind": "record", **record_to_dict(rec.row_to_record(row))}
         for kind, (table, _) in _TABLES.items():
             order = "seq" if table in ("audit", "messages") else "rowid"
             for row in db.execute(f"SELECT * FROM {table} WHERE {where} ORDER BY {order}", args):
-                yield {"kind": kind, **{k: row[k] for k in row.keys() if k not in ("seq", "user_id")}}
+                yield {
+                    "kind": kind,
+                    **{k: row[k] for k in row.keys() if k not in ("seq", "user_id")},
+                }
 
 
-def export_jsonl(engine: MemoryEngine, user_id: str, out: IO[str], agent_id: str | None = None) -> dict[str, int]:
+def export_jsonl(
+    engine: MemoryEngine, user_id: str, out: IO[str], agent_id: str | None = None
+) -> dict[str, int]:
     """Write the export to `out`; return how many lines of each kind were written."""
     counts: dict[str, int] = {}
     for item in export_lines(engine, user_id, agent_id):
@@ -137,7 +190,9 @@ class ImportReport:
         return {"added": dict(self.added), "existing": self.existing, "skipped": dict(self.skipped)}
 
 
-def read_jsonl(lines: Iterable[str], *, where: str = "import") -> Iterator[tuple[int, dict[str, Any]]]:
+def read_jsonl(
+    lines: Iterable[str], *, where: str = "import"
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each non-blank line; the first must be this format's header."""
     seen_header = False
     for number, line in enumerate(lines, start=1):
@@ -146,23 +201,35 @@ def read_jsonl(lines: Iterable[str], *, where: str = "import") -> Iterator[tuple
         try:
             item = json.loads(line)
         except ValueError as exc:
-            raise ValidationError(f"{where}:{number}: expected a JSON object, found invalid JSON ({exc})") from None
+            raise ValidationError(
+                f"{where}:{number}: expected a JSON object, found invalid JSON ({exc})"
+            ) from None
         if not isinstance(item, dict) or "kind" not in item:
             raise ValidationError(f"{where}:{number}: expected a JSON object with a 'kind' field")
         if not seen_header:
             if item.get("kind") != "header" or item.get("format") != FORMAT:
-                raise ValidationError(f"{where}:{number}: expected the header line of an {FORMAT} file")
+                raise ValidationError(
+                    f"{where}:{number}: expected the header line of an {FORMAT} file"
+                )
             if int(item.get("version", 0)) > FORMAT_VERSION:
-                raise ValidationError(f"{where}: format version {item.get('version')} is newer than "
-                                      f"{FORMAT_VERSION}; upgrade openclaw-memory to import it")
+                raise ValidationError(
+                    f"{where}: format version {item.get('version')} is newer than "
+                    f"{FORMAT_VERSION}; upgrade openclaw-memory to import it"
+                )
             seen_header = True
         yield number, item
     if not seen_header:
         raise ValidationError(f"{where}: empty file; expected an {FORMAT} header line")
 
 
-def import_jsonl(engine: MemoryEngine, lines: Iterable[str], *, user_id: str, where: str = "import",
-                 writer: str = "import") -> ImportReport:
+def import_jsonl(
+    engine: MemoryEngine,
+    lines: Iterable[str],
+    *,
+    user_id: str,
+    where: str = "import",
+    writer: str = "import",
+) -> ImportReport:
     """Import an export into the store under `user_id`; vectors are computed by the store's embedder."""
     Scope(user_id)
     records: list[MemoryRecord] = []
@@ -186,27 +253,36 @@ def import_jsonl(engine: MemoryEngine, lines: Iterable[str], *, user_id: str, wh
     return report
 
 
-def _new_records(engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport,
-                 where: str) -> list[MemoryRecord]:
+def _new_records(
+    engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport, where: str
+) -> list[MemoryRecord]:
     fresh = []
     with engine.db.read() as db:
         for r in records:
-            row = db.execute("SELECT user_id, agent_id FROM records WHERE id = ?", (r.id,)).fetchone()
+            row = db.execute(
+                "SELECT user_id, agent_id FROM records WHERE id = ?", (r.id,)
+            ).fetchone()
             if row is None:
                 fresh.append(r)
             elif (row[0], row[1]) == (r.scope.user_id, r.scope.agent_id):
                 report.existing += 1
             else:
-                raise ValidationError(f"{where}: record id {r.id!r} already belongs to another user or agent "
-                                      "in this store; nothing was imported")
+                raise ValidationError(
+                    f"{where}: record id {r.id!r} already belongs to another user or agent "
+                    "in this store; nothing was imported"
+                )
     return fresh
 
 
-def _insert_records(engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport, writer: str) -> None:
+def _insert_records(
+    engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport, writer: str
+) -> None:
     """Insert in batches: one embedding call and one transaction a batch."""
     for start in range(0, len(records), _EMBED_BATCH):
-        batch = records[start:start + _EMBED_BATCH]
-        vecs = embed_with_parts(engine.embedder, [r.text for r in batch], engine.config.long_term.sentence_vectors)
+        batch = records[start : start + _EMBED_BATCH]
+        vecs = embed_with_parts(
+            engine.embedder, [r.text for r in batch], engine.config.long_term.sentence_vectors
+        )
         with engine.db.write() as db:
             for r, vec, parts in zip(batch, vecs.whole, vecs.parts):
                 rec.insert(db, r, vec, engine.model_name)
@@ -222,9 +298,13 @@ def _insert_row(db: Any, kind: str, item: dict[str, Any]) -> int:
         values["turn_ids"] = values.get("turn_ids") or "[]"
     ident = ("user_id", *key)
     cond = " AND ".join(f"{k} IS ?" for k in ident)
-    if db.execute(f"SELECT 1 FROM {table} WHERE {cond} LIMIT 1", [values.get(k) for k in ident]).fetchone():
+    if db.execute(
+        f"SELECT 1 FROM {table} WHERE {cond} LIMIT 1", [values.get(k) for k in ident]
+    ).fetchone():
         return 0
     names = sorted(values)
-    db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-               [values[n] for n in names])
+    db.execute(
+        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+        [values[n] for n in names],
+    )
     return 1

@@ -18,21 +18,33 @@ if TYPE_CHECKING:
 
 #: section order and titles
 TYPE_TITLES: dict[MemoryType, str] = {
-    MemoryType.PROFILE: "Profile", MemoryType.PREFERENCE: "Preferences", MemoryType.FACT: "Facts",
-    MemoryType.DECISION: "Decisions", MemoryType.TASK: "Tasks", MemoryType.EVENT: "Events",
-    MemoryType.SUMMARY: "Session summaries", MemoryType.EPISODE: "Conversation log",
+    MemoryType.PROFILE: "Profile",
+    MemoryType.PREFERENCE: "Preferences",
+    MemoryType.FACT: "Facts",
+    MemoryType.DECISION: "Decisions",
+    MemoryType.TASK: "Tasks",
+    MemoryType.EVENT: "Events",
+    MemoryType.SUMMARY: "Session summaries",
+    MemoryType.EPISODE: "Conversation log",
 }
 
 
-def user_records(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> list[MemoryRecord]:
+def user_records(
+    engine: MemoryEngine, user_id: str, agent_id: str | None = None
+) -> list[MemoryRecord]:
     """Every record of a user (every agent, or one), newest first."""
     from ..store.records import row_to_record
 
     Scope(user_id, agent_id or "default")
-    where, args = ("user_id = ?", [user_id]) if agent_id is None else ("user_id = ? AND agent_id = ?",
-                                                                         [user_id, agent_id])
+    where, args = (
+        ("user_id = ?", [user_id])
+        if agent_id is None
+        else ("user_id = ? AND agent_id = ?", [user_id, agent_id])
+    )
     with engine.db.read() as db:
-        rows = db.execute(f"SELECT * FROM records WHERE {where} ORDER BY created_at DESC, rid DESC", args)
+        rows = db.execute(
+            f"SELECT * FROM records WHERE {where} ORDER BY created_at DESC, rid DESC", args
+        )
         return [row_to_record(r) for r in rows]
 
 
@@ -47,8 +59,13 @@ def _entry(r: MemoryRecord) -> list[str]:
     lines = [f"- {head}{_escape(r.summary)}"]
     if r.detail:
         lines.append(f"  {_escape(r.detail)}")
-    facts = [r.status.value, f"v{r.version}", iso_time(r.created_at) + " UTC",
-             f"importance {r.importance:.2f}", f"confidence {r.confidence:.2f}"]
+    facts = [
+        r.status.value,
+        f"v{r.version}",
+        iso_time(r.created_at) + " UTC",
+        f"importance {r.importance:.2f}",
+        f"confidence {r.confidence:.2f}",
+    ]
     if r.tags:
         facts.append("tags: " + ", ".join(r.tags))
     if r.scope.agent_id != "default":
@@ -71,12 +88,18 @@ def _section(title: str, records: Iterable[MemoryRecord]) -> list[str]:
 def render_markdown(records: list[MemoryRecord], user_id: str, exported_at: float) -> str:
     """The Markdown document for these records."""
     live = [r for r in records if r.status is Status.ACTIVE]
-    out = [f"# Memories of {_escape(user_id)}", "",
-           f"Exported {iso_time(exported_at)} UTC: {len(records)} memories ({len(live)} active).", ""]
+    out = [
+        f"# Memories of {_escape(user_id)}",
+        "",
+        f"Exported {iso_time(exported_at)} UTC: {len(records)} memories ({len(live)} active).",
+        "",
+    ]
     for kind, title in TYPE_TITLES.items():
         out += _section(title, (r for r in live if r.type is kind))
     out += _section("Archived", (r for r in records if r.status is Status.ARCHIVED))
-    out += _section("Inactive (forgotten or replaced)", (r for r in records if r.status is Status.INACTIVE))
+    out += _section(
+        "Inactive (forgotten or replaced)", (r for r in records if r.status is Status.INACTIVE)
+    )
     return "\n".join(out).rstrip() + "\n"
 
 

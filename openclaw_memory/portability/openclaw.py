@@ -113,9 +113,14 @@ def _annotations(text: str) -> _Notes:
     subject = _SUBJECT.search(text)
     tod = _TIME.search(text)
     clean = _COMMENT.sub(" ", _PROMO_META.sub(" ", text))
-    return _Notes(" ".join(clean.split()), tuple(dict.fromkeys(tags)), importance, at,
-                  (subject.group(1) or None) if subject else None,
-                  int(tod.group(1)) * 3600 + int(tod.group(2)) * 60 if tod else None)
+    return _Notes(
+        " ".join(clean.split()),
+        tuple(dict.fromkeys(tags)),
+        importance,
+        at,
+        (subject.group(1) or None) if subject else None,
+        int(tod.group(1)) * 3600 + int(tod.group(2)) * 60 if tod else None,
+    )
 
 
 class _Parser:
@@ -194,8 +199,20 @@ class _Parser:
         at = n.source_at or self.at
         if at is not None and n.seconds is not None:
             at = at - at % 86400 + n.seconds
-        self.entries.append(NoteEntry(self.path, self._start, n.text[:_MAX_ENTRY], at, self.curated, n.tags,
-                                      n.importance, self.session, self.heading, n.subject))
+        self.entries.append(
+            NoteEntry(
+                self.path,
+                self._start,
+                n.text[:_MAX_ENTRY],
+                at,
+                self.curated,
+                n.tags,
+                n.importance,
+                self.session,
+                self.heading,
+                n.subject,
+            )
+        )
 
 
 def _unquote(quoted: str) -> str:
@@ -225,14 +242,21 @@ def workspace_files(root: Path) -> list[tuple[Path, str]]:
     if root.is_file():
         return [(root, root.name)]
     if not root.is_dir():
-        raise ValidationError(f"path: expected an OpenClaw workspace directory or a memory file, found {root}")
+        raise ValidationError(
+            f"path: expected an OpenClaw workspace directory or a memory file, found {root}"
+        )
     files = [(p, p.name) for p in (root / "MEMORY.md", root / "memory.md") if p.is_file()][:1]
     notes = root / "memory"
     if notes.is_dir():
-        files += [(p, f"memory/{p.name}") for p in sorted(notes.iterdir())
-                  if p.is_file() and _DAILY_NAME.match(p.name)]
+        files += [
+            (p, f"memory/{p.name}")
+            for p in sorted(notes.iterdir())
+            if p.is_file() and _DAILY_NAME.match(p.name)
+        ]
     if not files:
-        raise ValidationError(f"path: {root} holds neither MEMORY.md nor memory/YYYY-MM-DD.md notes")
+        raise ValidationError(
+            f"path: {root} holds neither MEMORY.md nor memory/YYYY-MM-DD.md notes"
+        )
     return files
 
 
@@ -246,7 +270,9 @@ def read_workspace(root: Path) -> list[NoteEntry]:
 
 def entry_id(scope: Scope, text: str) -> str:
     """An imported entry's record id: the same text for the same user and agent, the same id."""
-    digest = hashlib.sha256(f"{scope.user_id}\0{scope.agent_id}\0{text}".encode("utf-8", "surrogatepass"))
+    digest = hashlib.sha256(
+        f"{scope.user_id}\0{scope.agent_id}\0{text}".encode("utf-8", "surrogatepass")
+    )
     return "oc_" + digest.hexdigest()[:24]
 
 
@@ -261,8 +287,14 @@ class OpenClawImporter:
     def import_path(self, root: Path, scope: Scope, *, writer: str = WRITER) -> dict[str, Any]:
         """Import a workspace or one memory file; returns counts (added, existing, secrets, files)."""
         entries = read_workspace(root)
-        counts = {"entries": len(entries), "added": 0, "existing": 0, "secrets_removed": 0, "empty": 0,
-                  "files": len({e.path for e in entries})}
+        counts = {
+            "entries": len(entries),
+            "added": 0,
+            "existing": 0,
+            "secrets_removed": 0,
+            "empty": 0,
+            "files": len({e.path for e in entries}),
+        }
         drafts: dict[str, MemoryRecord] = {}
         for entry in entries:
             record = self._draft(entry, scope, writer, counts)
@@ -273,7 +305,9 @@ class OpenClawImporter:
         counts["added"] = len(fresh)
         return counts
 
-    def _draft(self, e: NoteEntry, scope: Scope, writer: str, counts: dict[str, int]) -> MemoryRecord | None:
+    def _draft(
+        self, e: NoteEntry, scope: Scope, writer: str, counts: dict[str, int]
+    ) -> MemoryRecord | None:
         text = self.secrets.strip(e.text)
         if text != e.text.strip():
             counts["secrets_removed"] += 1
@@ -287,21 +321,43 @@ class OpenClawImporter:
         subject = e.subject or subject
         at = e.at if e.at is not None else self.engine.clock.now()
         tags = tuple(dict.fromkeys([*e.tags, "openclaw"]))
-        expires = at + self.engine.config.forgetting.task_ttl_days * 86400 if kind is MemoryType.TASK else None
+        expires = (
+            at + self.engine.config.forgetting.task_ttl_days * 86400
+            if kind is MemoryType.TASK
+            else None
+        )
         return MemoryRecord(
-            id=entry_id(scope, text), scope=scope, type=kind, summary=text, subject=subject,
-            session_id=e.session_id, tags=tags, entities=entities,
-            importance=e.importance if e.importance is not None else importance, confidence=confidence,
-            source=Source(channel=Channel.ADMIN, session_id=e.session_id, turn_ids=(f"{e.path}:{e.line}",), writer=writer),
-            created_at=at, updated_at=at, expires_at=expires,
+            id=entry_id(scope, text),
+            scope=scope,
+            type=kind,
+            summary=text,
+            subject=subject,
+            session_id=e.session_id,
+            tags=tags,
+            entities=entities,
+            importance=e.importance if e.importance is not None else importance,
+            confidence=confidence,
+            source=Source(
+                channel=Channel.ADMIN,
+                session_id=e.session_id,
+                turn_ids=(f"{e.path}:{e.line}",),
+                writer=writer,
+            ),
+            created_at=at,
+            updated_at=at,
+            expires_at=expires,
         )
 
-    def _typed(self, scope: Scope, text: str, e: NoteEntry) -> tuple[MemoryType, str | None, tuple, float, float]:
+    def _typed(
+        self, scope: Scope, text: str, e: NoteEntry
+    ) -> tuple[MemoryType, str | None, tuple, float, float]:
         """The rule chain's type and subject for the entry, or the layer's default."""
         titled = _TITLED.get((e.heading or "").lower())
         if titled is not None:  # a section of our own export names the type
             return titled, None, (), 0.6, 0.9
-        found = [c for c in self.extractor.extract(Turn(scope, "openclaw-import", text)) if not c.forget]
+        found = [
+            c for c in self.extractor.extract(Turn(scope, "openclaw-import", text)) if not c.forget
+        ]
         typed = next((c for c in found if c.type in _CURATED), None)
         if typed is not None:
             return typed.type, typed.subject, tuple(typed.entities), max(typed.importance, 0.6), 0.9
@@ -309,20 +365,31 @@ class OpenClawImporter:
             return MemoryType.FACT, None, (), 0.6, 0.9
         return MemoryType.EPISODE, None, (), 0.4, 0.8
 
-    def _not_stored(self, scope: Scope, drafts: list[MemoryRecord], counts: dict[str, int]) -> list[MemoryRecord]:
+    def _not_stored(
+        self, scope: Scope, drafts: list[MemoryRecord], counts: dict[str, int]
+    ) -> list[MemoryRecord]:
         """Drafts whose id and text are not in the store yet (any type, any status)."""
         fresh = []
         with self.engine.db.read() as db:
             for r in drafts:
                 by_id = db.execute("SELECT 1 FROM records WHERE id = ?", (r.id,)).fetchone()
-                same = db.execute(
-                    "SELECT 1 FROM records WHERE user_id = ? AND agent_id = ? AND type IN "
-                    f"({','.join('?' * len(MemoryType))}) AND content_hash = ? LIMIT 1",
-                    (scope.user_id, scope.agent_id, *(t.value for t in MemoryType), rec.content_hash(r)),
-                ).fetchone() or db.execute(  # the same summary under the same type and subject
-                    "SELECT 1 FROM records WHERE user_id = ? AND agent_id = ? AND type = ? AND subject IS ? "
-                    "AND summary = ? LIMIT 1", (scope.user_id, scope.agent_id, r.type.value, r.subject, r.summary),
-                ).fetchone()
+                same = (
+                    db.execute(
+                        "SELECT 1 FROM records WHERE user_id = ? AND agent_id = ? AND type IN "
+                        f"({','.join('?' * len(MemoryType))}) AND content_hash = ? LIMIT 1",
+                        (
+                            scope.user_id,
+                            scope.agent_id,
+                            *(t.value for t in MemoryType),
+                            rec.content_hash(r),
+                        ),
+                    ).fetchone()
+                    or db.execute(  # the same summary under the same type and subject
+                        "SELECT 1 FROM records WHERE user_id = ? AND agent_id = ? AND type = ? AND subject IS ? "
+                        "AND summary = ? LIMIT 1",
+                        (scope.user_id, scope.agent_id, r.type.value, r.subject, r.summary),
+                    ).fetchone()
+                )
                 if by_id or same:
                     counts["existing"] += 1
                 else:
@@ -332,14 +399,24 @@ class OpenClawImporter:
     def _store(self, records: list[MemoryRecord]) -> None:
         eng = self.engine
         for start in range(0, len(records), 256):
-            batch = records[start:start + 256]
-            vecs = embed_with_parts(eng.embedder, [r.text for r in batch], eng.config.long_term.sentence_vectors)
+            batch = records[start : start + 256]
+            vecs = embed_with_parts(
+                eng.embedder, [r.text for r in batch], eng.config.long_term.sentence_vectors
+            )
             with eng.db.write() as db:
                 for r, vec, parts in zip(batch, vecs.whole, vecs.parts):
                     rec.insert(db, r, vec, eng.model_name)
                     rec.put_parts(db, r, parts)
-                    rec.audit(db, r.scope, r.id, "insert", f"imported from {r.source.turn_ids[0]}",
-                              eng.clock.now(), r.source.channel.value, r.source.writer)
+                    rec.audit(
+                        db,
+                        r.scope,
+                        r.id,
+                        "insert",
+                        f"imported from {r.source.turn_ids[0]}",
+                        eng.clock.now(),
+                        r.source.channel.value,
+                        r.source.writer,
+                    )
         eng.indexer.notify()
 
 
@@ -351,9 +428,15 @@ _TITLED = {title.lower(): kind for kind, title in TYPE_TITLES.items() if kind no
 
 def _bullet(r: MemoryRecord, *, daily: bool = False) -> str:
     text = " ".join(r.summary.split())
-    notes = [f"<!-- subject: {' '.join(r.subject.split()).replace('--', '- -')} -->"] if r.subject else []
+    notes = (
+        [f"<!-- subject: {' '.join(r.subject.split()).replace('--', '- -')} -->"]
+        if r.subject
+        else []
+    )
     if daily:
-        notes.append(f"<!-- time: {datetime.fromtimestamp(r.created_at, tz=timezone.utc):%H:%M} -->")
+        notes.append(
+            f"<!-- time: {datetime.fromtimestamp(r.created_at, tz=timezone.utc):%H:%M} -->"
+        )
     tags = [t for t in r.tags if t != "openclaw" and not t.startswith("project:")]
     if tags:
         notes.append(f"<!-- trigger: {', '.join(t.replace(',', ' ') for t in tags[:3])} -->")
@@ -363,7 +446,9 @@ def _bullet(r: MemoryRecord, *, daily: bool = False) -> str:
 
 def render_workspace(records: list[MemoryRecord]) -> dict[str, str]:
     """relative path -> content of the OpenClaw layout for these (live) records."""
-    live = sorted((r for r in records if r.status is Status.ACTIVE), key=lambda r: (r.created_at, r.id))
+    live = sorted(
+        (r for r in records if r.status is Status.ACTIVE), key=lambda r: (r.created_at, r.id)
+    )
     memory = ["# Long-Term Memory", ""]
     for kind, title in TYPE_TITLES.items():
         items = [r for r in live if r.type is kind and kind not in _DAILY_TYPES]
@@ -373,7 +458,9 @@ def render_workspace(records: list[MemoryRecord]) -> dict[str, str]:
     days: dict[str, list[MemoryRecord]] = {}
     for r in live:
         if r.type in _DAILY_TYPES:
-            days.setdefault(datetime.fromtimestamp(r.created_at, tz=timezone.utc).strftime("%Y-%m-%d"), []).append(r)
+            days.setdefault(
+                datetime.fromtimestamp(r.created_at, tz=timezone.utc).strftime("%Y-%m-%d"), []
+            ).append(r)
     for day, items in days.items():
         body = [f"# {day}", ""]
         body += [_bullet(r, daily=True) for r in items]
@@ -381,7 +468,9 @@ def render_workspace(records: list[MemoryRecord]) -> dict[str, str]:
     return files
 
 
-def export_workspace(engine: MemoryEngine, user_id: str, out_dir: Path, agent_id: str | None = None) -> dict[str, int]:
+def export_workspace(
+    engine: MemoryEngine, user_id: str, out_dir: Path, agent_id: str | None = None
+) -> dict[str, int]:
     """Write MEMORY.md and memory/YYYY-MM-DD.md for a user's live memories into out_dir."""
     files = render_workspace(user_records(engine, user_id, agent_id))
     for rel, content in files.items():

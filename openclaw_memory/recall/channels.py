@@ -85,7 +85,9 @@ class KeywordChannel:
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         statuses = ("active", "archived") if query.deep else ("active",)
-        for rid, score in self.engine.keyword(scope, query.search_text or query.text, limit=self.limit, statuses=statuses):
+        for rid, score in self.engine.keyword(
+            scope, query.search_text or query.text, limit=self.limit, statuses=statuses
+        ):
             pool.propose(rid, self.name)
             pool.bm25[rid] = score
 
@@ -101,8 +103,10 @@ class RecentChannel:
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         since = self.engine.clock.now() - self.cfg.recent_days * DAY
         for r in self.engine.find(
-            scope, where="status = 'active' AND updated_at >= ? AND importance >= ? AND type NOT IN ('episode', 'summary')",
-            args=(since, self.cfg.recent_min_importance), limit=self.limit,
+            scope,
+            where="status = 'active' AND updated_at >= ? AND importance >= ? AND type NOT IN ('episode', 'summary')",
+            args=(since, self.cfg.recent_min_importance),
+            limit=self.limit,
         ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
@@ -119,16 +123,23 @@ class SubjectChannel:
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         with self.engine.db.read() as db:
             where, args = rec._scope_sql(scope)
-            subjects = [row[0] for row in db.execute(
-                f"SELECT DISTINCT subject FROM records WHERE {where} AND status = 'active' AND subject IS NOT NULL "
-                f"LIMIT 2000", args)]
+            subjects = [
+                row[0]
+                for row in db.execute(
+                    f"SELECT DISTINCT subject FROM records WHERE {where} AND status = 'active' AND subject IS NOT NULL "
+                    f"LIMIT 2000",
+                    args,
+                )
+            ]
         text = query.text.lower()
         terms = set(query.terms)
         hits = [s for s in subjects if subject_matches(s, text, terms)]
         if not hits:
             return
         marks = ",".join("?" * len(hits))
-        for r in self.engine.find(scope, where=f"status = 'active' AND subject IN ({marks})", args=hits, limit=20):
+        for r in self.engine.find(
+            scope, where=f"status = 'active' AND subject IN ({marks})", args=hits, limit=20
+        ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
 
@@ -166,7 +177,9 @@ class ProfileChannel:
         if self.cfg.profile_whitelist:
             where += f" AND subject IN ({','.join('?' * len(self.cfg.profile_whitelist))})"
             args = list(self.cfg.profile_whitelist)
-        for r in self.engine.find(scope, where=where, args=args, order="importance DESC, updated_at DESC", limit=20):
+        for r in self.engine.find(
+            scope, where=where, args=args, order="importance DESC, updated_at DESC", limit=20
+        ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
 
@@ -182,8 +195,12 @@ class SummaryChannel:
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         if self.count <= 0:
             return
-        for r in self.engine.find(scope, where="status = 'active' AND type = 'summary'",
-                                  order="created_at DESC", limit=self.count):
+        for r in self.engine.find(
+            scope,
+            where="status = 'active' AND type = 'summary'",
+            order="created_at DESC",
+            limit=self.count,
+        ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
             pool.recent_summaries.append(r.id)
@@ -197,7 +214,9 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
     pool.records.update(engine.get_many(scope, missing))
     for gone in [i for i in pool.channels if i not in pool.records]:  # index ahead of a purge
         pool.channels.pop(gone)
-    episode_turns = [t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids]
+    episode_turns = [
+        t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids
+    ]
     with engine.db.read() as db:
         pool.vectors, parts = rec.vectors_with_parts(db, list(pool.records))
         pool.tokens = rec.search_tokens_for(db, list(pool.records))
@@ -215,8 +234,14 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
 
 def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> Sequence[Channel]:
     n = cfg.candidates_per_channel
-    return (VectorChannel(engine, n), KeywordChannel(engine, n), RecentChannel(engine, cfg),
-            SubjectChannel(engine), ProfileChannel(engine, cfg), SummaryChannel(engine, summaries))
+    return (
+        VectorChannel(engine, n),
+        KeywordChannel(engine, n),
+        RecentChannel(engine, cfg),
+        SubjectChannel(engine),
+        ProfileChannel(engine, cfg),
+        SummaryChannel(engine, summaries),
+    )
 
 
 TYPES_WITHOUT_DECAY = types_where(decays=False)  # the policy table

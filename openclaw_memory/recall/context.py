@@ -19,8 +19,15 @@ from ..store import records as rec
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 
 
-def attach_context(engine: MemoryEngine, scope: Scope, ranked: Sequence[ScoredMemory], *, before: int,
-                   after: int, units: int) -> list[ScoredMemory]:
+def attach_context(
+    engine: MemoryEngine,
+    scope: Scope,
+    ranked: Sequence[ScoredMemory],
+    *,
+    before: int,
+    after: int,
+    units: int,
+) -> list[ScoredMemory]:
     """Give the first `units` episodes that are kept (or only below the relevance threshold)
     their neighbouring turns; drop later kept episodes already shown in a kept one's context."""
     if before <= 0 and after <= 0:
@@ -30,7 +37,9 @@ def attach_context(engine: MemoryEngine, scope: Scope, ranked: Sequence[ScoredMe
     done = 0
     for s in ranked:
         r = s.record
-        eligible = r.type is MemoryType.EPISODE and (s.kept or s.reason.startswith("below relevance"))
+        eligible = r.type is MemoryType.EPISODE and (
+            s.kept or s.reason.startswith("below relevance")
+        )
         if s.kept and r.id in shown:
             s = dataclasses.replace(s, kept=False, reason=f"shown as context of {shown[r.id]}")
         elif eligible and done < units:
@@ -45,8 +54,14 @@ def attach_context(engine: MemoryEngine, scope: Scope, ranked: Sequence[ScoredMe
     return out
 
 
-def _context(engine: MemoryEngine, scope: Scope, r: MemoryRecord, before: int, after: int,
-             shown: dict[str, str]) -> tuple[MemoryRecord, ...]:
+def _context(
+    engine: MemoryEngine,
+    scope: Scope,
+    r: MemoryRecord,
+    before: int,
+    after: int,
+    shown: dict[str, str],
+) -> tuple[MemoryRecord, ...]:
     earlier, later = engine.neighbours(scope, r.id, before=before, after=after)
     around = [*reversed(earlier), *later]
     if not around:
@@ -55,6 +70,13 @@ def _context(engine: MemoryEngine, scope: Scope, r: MemoryRecord, before: int, a
     with engine.db.read() as db:
         retired = rec.retired_turns(db, scope, turns) if turns else {}
     ordered = [*reversed(earlier), r, *later]
-    window = tuple(c for c in ordered if c is r or (
-        c.id not in shown and not (c.source.turn_ids and all(t in retired for t in c.source.turn_ids))))
+    window = tuple(
+        c
+        for c in ordered
+        if c is r
+        or (
+            c.id not in shown
+            and not (c.source.turn_ids and all(t in retired for t in c.source.turn_ids))
+        )
+    )
     return window if len(window) > 1 else ()

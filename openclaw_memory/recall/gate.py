@@ -60,7 +60,7 @@ def store_level(vector_cosines: list[float], channel_limit: int) -> float | None
     if channel_limit < 3 or len(vector_cosines) < channel_limit:
         return None
     ranked = sorted(vector_cosines, reverse=True)[:channel_limit]
-    return float(np.mean(ranked[int(channel_limit * CROWD_FROM):]))
+    return float(np.mean(ranked[int(channel_limit * CROWD_FROM) :]))
 
 
 def level(pool: Pool) -> float | None:

@@ -19,22 +19,41 @@ from ..types import MemoryType
 from .timeref import time_reference
 
 _TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
-    (re.compile(r"偏好|喜好|喜欢什么|习惯|prefer|preference|favou?rite", re.I), MemoryType.PREFERENCE),
-    (re.compile(r"决定|决策|为什么选|decid|decision|why did we (?:choose|pick)", re.I), MemoryType.DECISION),
+    (
+        re.compile(r"偏好|喜好|喜欢什么|习惯|prefer|preference|favou?rite", re.I),
+        MemoryType.PREFERENCE,
+    ),
+    (
+        re.compile(r"决定|决策|为什么选|decid|decision|why did we (?:choose|pick)", re.I),
+        MemoryType.DECISION,
+    ),
     (re.compile(r"任务|待办|进度|todo|task|status of", re.I), MemoryType.TASK),
     (re.compile(r"报错|错误|失败|出错|error|fail|crash|exception", re.I), MemoryType.EVENT),
 )
-_DEEP = re.compile(r"仔细回忆|完整历史|全部历史|所有记录|翻一下历史|deep recall|search (?:all|the whole) history|full history", re.I)  # noqa: E501
+_DEEP = re.compile(
+    r"仔细回忆|完整历史|全部历史|所有记录|翻一下历史|deep recall|search (?:all|the whole) history|full history",
+    re.I,
+)  # noqa: E501
 
 
-_MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december".split(), start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november december".split(),
+        start=1,
+    )
+}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DATES = (
     re.compile(_MON + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d\d)", re.I),
-    re.compile(r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r",?\s+(?P<year>(?:19|20)\d\d)", re.I),
-    re.compile(r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?"),
+    re.compile(
+        r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r",?\s+(?P<year>(?:19|20)\d\d)",
+        re.I,
+    ),
+    re.compile(
+        r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?"
+    ),
     re.compile(r"(?P<year>(?:19|20)\d\d)-(?P<month>\d{1,2})-(?P<day>\d{1,2})"),
     re.compile(_MON + r",?\s+(?P<year>(?:19|20)\d\d)", re.I),
 )
@@ -54,19 +73,39 @@ class RecallQuery:
     search_text: str = ""
 
 
-def build_query(current: str, recent: Sequence[Mapping] = (), *, context_turns: int = 2,
-                max_tokens: int = 256) -> RecallQuery:
+def build_query(
+    current: str, recent: Sequence[Mapping] = (), *, context_turns: int = 2, max_tokens: int = 256
+) -> RecallQuery:
     """The current input first (it carries the intent), then recent user turns as context."""
     earlier = [message_text(m) for m in recent if m.get("role") == "user"]
-    earlier = [t for t in earlier if t and t.strip() != current.strip()][-context_turns:] if context_turns else []
+    earlier = (
+        [t for t in earlier if t and t.strip() != current.strip()][-context_turns:]
+        if context_turns
+        else []
+    )
     text = truncate_tokens("\n".join([current, *reversed(earlier)]).strip(), max_tokens)
     dates = explicit_dates(current)
     when = time_reference(current, names_a_date=bool(dates))
     content = when.strip(current)
-    search_text = truncate_tokens("\n".join([content, *reversed(earlier)]).strip(), max_tokens) if when.spans else text
-    terms = tuple(dict.fromkeys(t for t in search_tokens(content) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)))
-    return RecallQuery(text=text, terms=terms, window_days=when.window_days, types=_types(current),
-                       deep=bool(_DEEP.search(current)), dates=dates, search_text=search_text)
+    search_text = (
+        truncate_tokens("\n".join([content, *reversed(earlier)]).strip(), max_tokens)
+        if when.spans
+        else text
+    )
+    terms = tuple(
+        dict.fromkeys(
+            t for t in search_tokens(content) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)
+        )
+    )
+    return RecallQuery(
+        text=text,
+        terms=terms,
+        window_days=when.window_days,
+        types=_types(current),
+        deep=bool(_DEEP.search(current)),
+        dates=dates,
+        search_text=search_text,
+    )
 
 
 def explicit_dates(text: str) -> tuple[tuple[float, float], ...]:

@@ -70,13 +70,19 @@ def importance(r: MemoryRecord) -> float:
     return min(1.0, r.importance + 0.05 * math.log1p(r.access_count))
 
 
-def keyword_coverage(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None) -> float:
+def keyword_coverage(
+    query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None
+) -> float:
     """Share of the query's terms in the memory (see `keyword_hits`)."""
     return keyword_hits(query, r, tokens) / len(query.terms) if query.terms else 0.0
 
 
-def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None,
-                 terms: Sequence[str] | None = None) -> int:
+def keyword_hits(
+    query: RecallQuery,
+    r: MemoryRecord,
+    tokens: frozenset[str] | None = None,
+    terms: Sequence[str] | None = None,
+) -> int:
     """How many of the query's terms (or of `terms`) the memory holds: as tokens (`tokens`: the
     record's search tokens when the caller has them) or, for terms of two characters or more, as
     substrings."""
@@ -89,8 +95,16 @@ def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | N
     return sum(1 for t in terms if t in tokens or (len(t) >= 2 and t in text))
 
 
-def components(r: MemoryRecord, cos: float, query: RecallQuery, now: float, cfg: RecallConfig,
-               cal: Calibration, bm25: float = 0.0, tokens: frozenset[str] | None = None) -> dict[str, float]:
+def components(
+    r: MemoryRecord,
+    cos: float,
+    query: RecallQuery,
+    now: float,
+    cfg: RecallConfig,
+    cal: Calibration,
+    bm25: float = 0.0,
+    tokens: frozenset[str] | None = None,
+) -> dict[str, float]:
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
     if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
@@ -121,7 +135,9 @@ def session_of(r: MemoryRecord) -> str | None:
     return r.session_id or r.source.session_id
 
 
-def session_evidence(scored: list[ScoredMemory], weights: Mapping[str, float]) -> list[ScoredMemory]:
+def session_evidence(
+    scored: list[ScoredMemory], weights: Mapping[str, float]
+) -> list[ScoredMemory]:
     """Second pass: each memory's "session" component is the best first-pass score among the
     other memories of its session, over the best first-pass score of the pool."""
     top = max((s.score for s in scored), default=0.0)
@@ -151,7 +167,9 @@ def fuse(comp: Mapping[str, float], weights: Mapping[str, float]) -> float:
     return sum(weights.get(k, 0.0) * v for k, v in comp.items()) / total
 
 
-def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, cal: Calibration) -> list[ScoredMemory]:
+def score_pool(
+    pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, cal: Calibration
+) -> list[ScoredMemory]:
     """Score every record in the pool, rank, then apply filters and thresholds in order."""
     chosen = cfg.weights_cjk if cfg.weights_cjk is not None and has_cjk(query.text) else cfg.weights
     weights = {k: getattr(chosen, k) for k in COMPONENTS}
@@ -160,7 +178,9 @@ def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, ca
     for rid, r in pool.records.items():
         bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
         channels = tuple(pool.channels.get(rid, ()))
-        comp = components(r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid))
+        comp = components(
+            r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid)
+        )
         scored.append(ScoredMemory(r, fuse(comp, weights), comp, channels))
     if weights["session"] > 0:
         scored = session_evidence(scored, weights)
@@ -170,27 +190,45 @@ def score_pool(pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, ca
     return _filter(scored, pool, query, now, cfg, cal)
 
 
-def _filter(scored: list[ScoredMemory], pool: Pool, query: RecallQuery, now: float,
-            cfg: RecallConfig, cal: Calibration) -> list[ScoredMemory]:
+def _filter(
+    scored: list[ScoredMemory],
+    pool: Pool,
+    query: RecallQuery,
+    now: float,
+    cfg: RecallConfig,
+    cal: Calibration,
+) -> list[ScoredMemory]:
     out: list[ScoredMemory] = []
     kept: list[ScoredMemory] = []
     window = window_start(query, now)
     # the window is relaxed when no live memory inside it is relevant
     relaxed = window is not None and not any(
-        s.record.type in WINDOWED_TYPES and s.record.created_at >= window and s.record.status is Status.ACTIVE
-        and relevant(s, pool, cal.min_semantic, cfg) for s in scored)
+        s.record.type in WINDOWED_TYPES
+        and s.record.created_at >= window
+        and s.record.status is Status.ACTIVE
+        and relevant(s, pool, cal.min_semantic, cfg)
+        for s in scored
+    )
     start = None if relaxed else window
     covered: dict[str, str] = {}
     similar = _Similarity(pool.vectors)
     for rank, s in enumerate(scored, start=1):
-        reason = (_drop_reason(s, pool, query, now, start, cfg, cal, kept, similar)
-                  or _covered_reason(s, covered, pool.retired))
+        reason = _drop_reason(
+            s, pool, query, now, start, cfg, cal, kept, similar
+        ) or _covered_reason(s, covered, pool.retired)
         note = ""
-        if not reason and relaxed and s.record.type in WINDOWED_TYPES and s.record.created_at < (window or 0.0):
+        if (
+            not reason
+            and relaxed
+            and s.record.type in WINDOWED_TYPES
+            and s.record.created_at < (window or 0.0)
+        ):
             note = OUTSIDE_WINDOW_NOTE
         elif not reason and s.record.id in pool.sentence:
             note = sentence_note(s.record, *pool.sentence[s.record.id])
-        s = ScoredMemory(s.record, s.score, s.components, s.channels, rank, reason == "", reason or note)
+        s = ScoredMemory(
+            s.record, s.score, s.components, s.channels, rank, reason == "", reason or note
+        )
         if s.kept:
             kept.append(s)
             _cover(covered, s.record)
@@ -232,8 +270,17 @@ def query_is_deep(s: ScoredMemory) -> bool:
     return s.record.status is Status.ARCHIVED
 
 
-def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, start: float | None,
-                 cfg: RecallConfig, cal: Calibration, kept: list[ScoredMemory], similar: "_Similarity") -> str:
+def _drop_reason(
+    s: ScoredMemory,
+    pool: Pool,
+    query: RecallQuery,
+    now: float,
+    start: float | None,
+    cfg: RecallConfig,
+    cal: Calibration,
+    kept: list[ScoredMemory],
+    similar: "_Similarity",
+) -> str:
     r = s.record
     if r.status is Status.INACTIVE or (r.status is Status.ARCHIVED and not query.deep):
         return f"status {r.status.value}"
@@ -246,8 +293,10 @@ def _drop_reason(s: ScoredMemory, pool: Pool, query: RecallQuery, now: float, st
     if not relevant(s, pool, cal.min_semantic, cfg):
         c = s.components
         bar = bars(pool, cal.min_semantic, cfg).alone
-        return (f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {bar:.2f}"
-                f"{level_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})")
+        return (
+            f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {bar:.2f}"
+            f"{level_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})"
+        )
     return _duplicate_reason(s, kept, cfg, similar)
 
 
@@ -260,7 +309,9 @@ class _Similarity:
 
     def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
         self.row = {rid: i for i, rid in enumerate(vectors)}
-        self.matrix = np.stack(list(vectors.values())) if vectors else np.zeros((0, 0), dtype=np.float32)
+        self.matrix = (
+            np.stack(list(vectors.values())) if vectors else np.zeros((0, 0), dtype=np.float32)
+        )
 
     def most_similar(self, rid: str, others: list[str]) -> tuple[str, float] | None:
         """The first of `others` that is most similar to rid, and the cosine (None: no vectors)."""
@@ -273,11 +324,18 @@ class _Similarity:
         return cols[best][0], float(sims[best])
 
 
-def _duplicate_reason(s: ScoredMemory, kept: list[ScoredMemory], cfg: RecallConfig, similar: _Similarity) -> str:
+def _duplicate_reason(
+    s: ScoredMemory, kept: list[ScoredMemory], cfg: RecallConfig, similar: _Similarity
+) -> str:
     r = s.record
     for k in kept:
         o = k.record
-        if r.subject and o.subject == r.subject and o.type == r.type and r.type is not MemoryType.EVENT:
+        if (
+            r.subject
+            and o.subject == r.subject
+            and o.type == r.type
+            and r.type is not MemoryType.EVENT
+        ):
             return f"same subject as {o.id}: only one version is injected"
     nearest = similar.most_similar(r.id, [k.record.id for k in kept])
     if nearest is not None and nearest[1] >= cfg.dedup_similarity:

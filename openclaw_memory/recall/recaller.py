@@ -39,17 +39,26 @@ class RecallResult:
 
 
 class Recaller:
-    def __init__(self, engine: MemoryEngine, cfg: RecallConfig, *, summaries: int = 3,
-                 channels: Sequence[Channel] | None = None) -> None:
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        cfg: RecallConfig,
+        *,
+        summaries: int = 3,
+        channels: Sequence[Channel] | None = None,
+    ) -> None:
         self.engine = engine
         self.cfg = cfg
         self.calibration = Calibration.resolve(cfg, calibration_for(engine.embedder))
         # channels: built by the factory (the built-in ones and a user's own); None: the built-in
-        self.channels = build_channels(engine, cfg, summaries) if channels is None else tuple(channels)
+        self.channels = (
+            build_channels(engine, cfg, summaries) if channels is None else tuple(channels)
+        )
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
 
-    def recall(self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *,
-               deep: bool = False) -> RecallResult:
+    def recall(
+        self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *, deep: bool = False
+    ) -> RecallResult:
         """Rank every candidate for this request. Reads only: reinforcing what gets injected is
         the caller's (the middleware queues it off the request path)."""
         query = build_query(current, recent, context_turns=self.cfg.context_turns)
@@ -65,14 +74,24 @@ class Recaller:
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
-        ranked = attach_context(self.engine, scope, ranked, before=self.cfg.episode_context_before,
-                                after=self.cfg.episode_context_after, units=CONTEXT_UNITS)
+        ranked = attach_context(
+            self.engine,
+            scope,
+            ranked,
+            before=self.cfg.episode_context_before,
+            after=self.cfg.episode_context_after,
+            units=CONTEXT_UNITS,
+        )
         return RecallResult(query, ranked)
 
     def _gate_signals(self, text: str, query: RecallQuery, pool: Pool) -> None:
         """What relevance gating reads besides the cosines (recall/gate.py): the store's level for
         this request, whether it refers to the user's world, and which memories agree in terms."""
-        vector = [pool.cosine[rid] for rid, chans in pool.channels.items() if "vector" in chans and rid in pool.cosine]
+        vector = [
+            pool.cosine[rid]
+            for rid, chans in pool.channels.items()
+            if "vector" in chans and rid in pool.cosine
+        ]
         pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
         memories = [r.text for r in pool.records.values()]
         pool.personal = refers_to_user(text, _names(pool), memories)

@@ -32,21 +32,23 @@ from ..text import _jieba  # the package's one jieba loader (dictionary loaded o
 
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|'[^']{3,}'|「[^」]*」|‘[^’]*’")
 _EN_SELF = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
+    r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE
+)
 #: 我 after a verb of asking is the object of the request (给我讲个笑话), not the user's life
 _ZH_OBJECT = re.compile(r"(?:给|帮|替|跟|对|让|陪|教|告诉|叫|请|和|为|考考|逗)我(?!们|的|家)")
 _ZH_SELF = re.compile(r"我|咱")
 #: "how do I sort a list ...", "how can we center a div": the generic person of a request for a
 #: method on an object named with an article ("how do I get to work?" is about the user's commute)
-_EN_HOW_TO = re.compile(r"\bhow (?:do|can|should|would|could) (?:i|we) \w+ (?:a|an|the|two|this|that)\b",
-                        re.IGNORECASE)
+_EN_HOW_TO = re.compile(
+    r"\bhow (?:do|can|should|would|could) (?:i|we) \w+ (?:a|an|the|two|this|that)\b", re.IGNORECASE
+)
 #: relation terms that, without a possessor, name the speaker's own people (Chinese), and the
 #: English ones used as names (mom, grandma) or that a request rarely uses of strangers
 _ZH_RELATIONS = re.compile(
     r"外婆|外公|奶奶|爷爷|姥姥|姥爷|爸爸|妈妈|老爸|老妈|爸妈|老公|老婆|媳妇|儿子|闺女|女儿|哥哥|姐姐|弟弟|妹妹|"
-    r"舅舅|舅妈|姑姑|姑父|姨妈|婶婶|叔叔|伯伯|婆婆|公公|岳父|岳母|丈母娘|男朋友|女朋友|男友|女友|老板|领导|室友")
-_EN_RELATIONS = re.compile(
-    r"\b(?:mom|mum|dad|grandma|grandpa|granny|nana)\b", re.IGNORECASE)
+    r"舅舅|舅妈|姑姑|姑父|姨妈|婶婶|叔叔|伯伯|婆婆|公公|岳父|岳母|丈母娘|男朋友|女朋友|男友|女友|老板|领导|室友"
+)
+_EN_RELATIONS = re.compile(r"\b(?:mom|mum|dad|grandma|grandpa|granny|nana)\b", re.IGNORECASE)
 #: a thing both sides know (that bug, that time, last time), Chinese
 _ZH_SHARED = re.compile(r"那个|那次|那家|那只|那位|那回|上次|上回")
 _HAN_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
@@ -55,7 +57,9 @@ _PARTICLE_END = re.compile(r"[的得地了着过吗呢吧啊呀]$")
 #: a quoted name in a memory (王浩: "毛孩子"？), two to twelve characters
 _QUOTED_NAME = re.compile(r"“([^”]{2,12})”|\"([^\"]{2,12})\"|「([^」]{2,12})」")
 #: an identifier: letters then digits, as project, ticket and model names are written (ERP-2041, 灵鹰3)
-IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*|[\u4e00-\u9fff]{1,4}\d+)(?![A-Za-z0-9])")
+IDENTIFIER = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*|[\u4e00-\u9fff]{1,4}\d+)(?![A-Za-z0-9])"
+)
 
 
 def unquoted(text: str) -> str:
@@ -101,8 +105,11 @@ def coined_words(request: str, memories: Sequence[str]) -> set[str]:
     user's own names for their people, pets and places (小宇, 阿福, 刚子粉铺)."""
     if not _HAN_WORD.search(request):
         return set()
-    words = {w for w in _jieba().lcut(_QUOTED.sub(" ", request)) if _HAN_WORD.fullmatch(w) and not _PARTICLE_END.search(w)
-             and not dictionary_word(w)}
+    words = {
+        w
+        for w in _jieba().lcut(_QUOTED.sub(" ", request))
+        if _HAN_WORD.fullmatch(w) and not _PARTICLE_END.search(w) and not dictionary_word(w)
+    }
     return {w for w in words if any(w in m for m in memories)}
 
 
@@ -118,8 +125,11 @@ def names_known(text: str, names: Iterable[str]) -> bool:
         name = name.strip().lower()
         # an ASCII name stands alone among ASCII letters and digits (a CJK character beside it
         # is a boundary: ERP-2041的切换), not inside a longer word
-        if len(name) >= 2 and (name in low if not name.isascii()
-                               else re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", low)):
+        if len(name) >= 2 and (
+            name in low
+            if not name.isascii()
+            else re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", low)
+        ):
             return True
     return False
 
@@ -127,5 +137,10 @@ def names_known(text: str, names: Iterable[str]) -> bool:
 def refers_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str] = ()) -> bool:
     """Does the request refer to the user's world? `names`: names their memories hold;
     `memories`: the texts of the memories pooled for it (for the words only they use)."""
-    return (speaks_of_self(text) or names_relations(text) or shared_reference(text)
-            or names_known(text, names) or bool(coined_words(text, memories)))
+    return (
+        speaks_of_self(text)
+        or names_relations(text)
+        or shared_reference(text)
+        or names_known(text, names)
+        or bool(coined_words(text, memories))
+    )

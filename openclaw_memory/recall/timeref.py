@@ -16,21 +16,52 @@ import re
 from dataclasses import dataclass
 
 _EN_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "a couple": 2,
-    "a couple of": 2, "couple of": 2, "few": 4, "a few": 4, "several": 5,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "couple": 2,
+    "a couple": 2,
+    "a couple of": 2,
+    "couple of": 2,
+    "few": 4,
+    "a few": 4,
+    "several": 5,
 }
 _EN_NUM = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
 _EN_UNIT = {"day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 31.0}
 _EN_UNITS = r"(?P<unit>days?|weeks?|fortnights?|months?)"
-_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_DIGITS = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _ZH_NUM = r"\d{1,3}|[一二两三四五六七八九十]{1,3}|几"
 _ZH_UNITS = r"(?P<unit>天|日|个?星期|个?礼拜|周|个月)"
 
 #: "in the past three months", "over the last 2 weeks", "past few days"
 _EN_SPAN = re.compile(
     r"\b(?:(?:in|over|during|within|for)\s+)?(?:the\s+)?(?:last|past|previous)\s+"
-    rf"(?:(?P<num>\d{{1,3}}|{_EN_NUM})\s+)?{_EN_UNITS}\b", re.I)
+    rf"(?:(?P<num>\d{{1,3}}|{_EN_NUM})\s+)?{_EN_UNITS}\b",
+    re.I,
+)
 #: 最近三个月, 过去两周, 近十天, 这两周
 _ZH_SPAN = re.compile(rf"(?:最近|过去|近|这)\s*(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}")
 #: words with a fixed look-back (days): "last week" is the calendar week before this one
@@ -75,7 +106,11 @@ def _zh_number(s: str) -> int | None:
         tens, _, units = s.partition("十")
         t = _ZH_DIGITS.get(tens, 0) if tens else 1
         u = _ZH_DIGITS.get(units, 0) if units else 0
-        return t * 10 + u if (not tens or tens in _ZH_DIGITS) and (not units or units in _ZH_DIGITS) else None
+        return (
+            t * 10 + u
+            if (not tens or tens in _ZH_DIGITS) and (not units or units in _ZH_DIGITS)
+            else None
+        )
     return _ZH_DIGITS.get(s) if len(s) == 1 else None
 
 

@@ -37,7 +37,11 @@ from fastapi.responses import JSONResponse
 
 from ..errors import ConfigError, NotFoundError, OpenClawMemoryError, ValidationError
 from . import models as m
-from .hosts import allowed_hosts, host_allowed, host_name  # the allow-list the MCP server and console share
+from .hosts import (
+    allowed_hosts,
+    host_allowed,
+    host_name,
+)  # the allow-list the MCP server and console share
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +65,12 @@ DEFAULT_BODY_CAP = 1024 * 1024
 class _Middleware(Protocol):
     """The part of MemoryMiddleware the service uses (see middleware.py)."""
 
-    def recall(self, scope: Any, session_id: str, prompt: str, recent: Any = (), *, live_turns: Any = ()) -> Any: ...
-    def capture_messages(self, scope: Any, session_id: str, messages: Any, *, stored_turns: Any = ()) -> int: ...
+    def recall(
+        self, scope: Any, session_id: str, prompt: str, recent: Any = (), *, live_turns: Any = ()
+    ) -> Any: ...
+    def capture_messages(
+        self, scope: Any, session_id: str, messages: Any, *, stored_turns: Any = ()
+    ) -> int: ...
     def on_session_start(self, scope: Any, session_id: str) -> Any: ...
     def on_tool_event(self, scope: Any, session_id: str, event: Any) -> None: ...
     def on_session_end(self, scope: Any, session_id: str, reason: str = "end") -> None: ...
@@ -73,7 +81,9 @@ class _Middleware(Protocol):
     def get(self, scope: Any, memory_id: str) -> Any: ...
     def remember(self, scope: Any, text: str, **kwargs: Any) -> Any: ...
     def forget(self, scope: Any, **kwargs: Any) -> list: ...
-    def record_process_event(self, scope: Any, subject: str, status: str, summary: str = "", **kw: Any) -> list: ...
+    def record_process_event(
+        self, scope: Any, subject: str, status: str, summary: str = "", **kw: Any
+    ) -> list: ...
     def cleanup(self, timeout: float = 2.0) -> dict: ...
 
     def restore(self, scope: Any, memory_id: str) -> Any: ...
@@ -101,7 +111,9 @@ def _message(error: dict[str, Any]) -> str:
 
 
 def _validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
-    fields = [{"field": _field_name(tuple(e.get("loc", ()))), "message": _message(e)} for e in errors]
+    fields = [
+        {"field": _field_name(tuple(e.get("loc", ()))), "message": _message(e)} for e in errors
+    ]
     message = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
     return {"error": "validation_error", "message": message, "fields": fields}
 
@@ -162,8 +174,15 @@ class RequestGuard:
     unauthenticated or oversized body never reaches JSON parsing or validation.
     """
 
-    def __init__(self, app: Any, *, token: str, hosts: Iterable[str],
-                 caps: dict[str, int] | None = None, default_cap: int = DEFAULT_BODY_CAP) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        token: str,
+        hosts: Iterable[str],
+        caps: dict[str, int] | None = None,
+        default_cap: int = DEFAULT_BODY_CAP,
+    ) -> None:
         self.app = app
         self._expected = f"Bearer {token}".encode()
         self._hosts = frozenset(h.lower() for h in hosts)
@@ -182,11 +201,15 @@ class RequestGuard:
         cap = self._caps.get(scope.get("path", ""), self._default_cap)
         declared = headers.get("content-length", b"").decode("latin-1").strip()
         if declared.isdigit() and int(declared) > cap:
-            await _send_json(send, 413, "body_too_large", f"request body over {cap} bytes for this route")
+            await _send_json(
+                send, 413, "body_too_large", f"request body over {cap} bytes for this route"
+            )
             return
         body = await _read_body(receive, cap)
         if body is None:
-            await _send_json(send, 413, "body_too_large", f"request body over {cap} bytes for this route")
+            await _send_json(
+                send, 413, "body_too_large", f"request body over {cap} bytes for this route"
+            )
             return
         await self.app(scope, _replay(body, receive), send)
 
@@ -194,18 +217,28 @@ class RequestGuard:
         header = headers.get("host", b"").decode("latin-1")
         if not host_allowed(header, self._hosts):
             host = host_name(header)
-            return (421, "misdirected_request",
-                    f"Host {host!r} is not served here; expected one of {', '.join(sorted(self._hosts))}", {})
+            return (
+                421,
+                "misdirected_request",
+                f"Host {host!r} is not served here; expected one of {', '.join(sorted(self._hosts))}",
+                {},
+            )
         path = scope.get("path", "")
         if path in OPEN_PATHS or path == CONSOLE_PREFIX or path.startswith(CONSOLE_PREFIX + "/"):
             return None
         if not hmac.compare_digest(headers.get("authorization", b""), self._expected):
-            return (401, "unauthorized", "expected header 'Authorization: Bearer <token>'",
-                    {"www-authenticate": "Bearer"})
+            return (
+                401,
+                "unauthorized",
+                "expected header 'Authorization: Bearer <token>'",
+                {"www-authenticate": "Bearer"},
+            )
         return None
 
 
-async def _send_json(send: Any, status: int, kind: str, message: str, extra: dict | None = None) -> None:
+async def _send_json(
+    send: Any, status: int, kind: str, message: str, extra: dict | None = None
+) -> None:
     body = _json_bytes(kind, message)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
@@ -250,13 +283,17 @@ def create_app(middleware: _Middleware, *, token: str, hosts: Iterable[str] = ()
     names served besides the loopback ones (the bound host, when it is not loopback).
     """
     if not isinstance(token, str) or not token.strip():
-        raise ConfigError("service.token: expected a non-empty token; the service never runs without one")
+        raise ConfigError(
+            "service.token: expected a non-empty token; the service never runs without one"
+        )
     app = FastAPI(title="openclaw-memory", version=package_version(), docs_url=None, redoc_url=None)
     _install_error_handlers(app)
 
     @app.exception_handler(_Purged)
     async def _on_purged(_: Request, __: _Purged) -> JSONResponse:
-        return _error(410, "purged", "the user was purged after this write was spooled; it is dropped")
+        return _error(
+            410, "purged", "the user was purged after this write was spooled; it is dropped"
+        )
 
     @app.get("/health")
     def health() -> dict[str, str]:
@@ -289,7 +326,9 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/recall")
     def recall(body: m.RecallIn) -> dict[str, Any]:
         recent = m.messages_to_dicts(body.messages)
-        plan = mw.recall(body.scope.to_scope(), body.session_id, body.prompt, recent, live_turns=body.live_turns)
+        plan = mw.recall(
+            body.scope.to_scope(), body.session_id, body.prompt, recent, live_turns=body.live_turns
+        )
         return m.plan_to_json(plan)
 
     @router.post("/capture", status_code=202)
@@ -297,15 +336,22 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
         scope = body.scope.to_scope()
         _refuse_if_purged(mw, scope, body.spooled_at)
         queued = mw.capture_messages(
-            scope, body.session_id, m.messages_to_dicts(body.messages), stored_turns=body.stored_turns
+            scope,
+            body.session_id,
+            m.messages_to_dicts(body.messages),
+            stored_turns=body.stored_turns,
         )
         return {"queued": int(queued)}
 
     @router.post("/tool-event", status_code=202)
     def tool_event(body: m.ToolEventIn) -> dict[str, Any]:
         event = ToolEvent(
-            tool=body.tool, arguments=body.arguments, outcome=body.outcome, ok=body.ok,
-            files=tuple(body.files), duration_ms=body.duration_ms,
+            tool=body.tool,
+            arguments=body.arguments,
+            outcome=body.outcome,
+            ok=body.ok,
+            files=tuple(body.files),
+            duration_ms=body.duration_ms,
         )
         scope = body.scope.to_scope()
         _refuse_if_purged(mw, scope, body.spooled_at)
@@ -341,7 +387,9 @@ def _add_hook_routes(router: APIRouter, mw: _Middleware) -> None:
 def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/memory/search")
     def search(body: m.SearchIn) -> dict[str, Any]:
-        found = mw.search(body.scope.to_scope(), body.query, body.limit, **({"deep": True} if body.deep else {}))
+        found = mw.search(
+            body.scope.to_scope(), body.query, body.limit, **({"deep": True} if body.deep else {})
+        )
         return m.search_to_json(found)
 
     @router.post("/memory/get")
@@ -351,7 +399,10 @@ def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/memory/remember")
     def remember(body: m.RememberIn) -> dict[str, Any]:
         result = mw.remember(
-            body.scope.to_scope(), body.text, type=body.type, subject=body.subject,
+            body.scope.to_scope(),
+            body.text,
+            type=body.type,
+            subject=body.subject,
             session_id=body.session_id,
         )
         return m.write_to_json(result)
@@ -369,7 +420,11 @@ def _add_memory_routes(router: APIRouter, mw: _Middleware) -> None:
     @router.post("/process-event")
     def process_event(body: m.ProcessEventIn) -> dict[str, Any]:
         results = mw.record_process_event(
-            body.scope.to_scope(), body.subject, body.status, body.summary, reason=body.reason,
+            body.scope.to_scope(),
+            body.subject,
+            body.status,
+            body.summary,
+            reason=body.reason,
             session_id=body.session_id,
         )
         return {"results": [m.write_to_json(r) for r in results]}

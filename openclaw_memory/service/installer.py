@@ -62,9 +62,13 @@ class InstallReport:
     def describe(self) -> str:
         """Human-readable summary, one change a line, then the notes."""
         if not self.changes:
-            lines = [f"openclaw-memory: {self.action}: no changes ({self.config_path} is up to date)"]
+            lines = [
+                f"openclaw-memory: {self.action}: no changes ({self.config_path} is up to date)"
+            ]
         else:
-            lines = [f"openclaw-memory: {self.action}: {len(self.changes)} change(s) in {self.config_path}"]
+            lines = [
+                f"openclaw-memory: {self.action}: {len(self.changes)} change(s) in {self.config_path}"
+            ]
             lines += [f"  {c}" for c in self.changes]
         return "\n".join(lines + [f"  {n}" for n in self.notes])
 
@@ -89,7 +93,9 @@ def find_openclaw(openclaw_bin: str | Path | None) -> str:
     if openclaw_bin:
         path = Path(openclaw_bin).expanduser()
         if not (path.is_file() and os.access(path, os.X_OK)):
-            raise InstallError(f"--openclaw-bin: expected an executable file, found nothing at {path}")
+            raise InstallError(
+                f"--openclaw-bin: expected an executable file, found nothing at {path}"
+            )
         return str(path)
     found = shutil.which("openclaw")
     if not found:
@@ -104,7 +110,9 @@ def parse_node_version(text: str) -> tuple[int, int, int]:
     """'v24.22.3' -> (24, 22, 3)."""
     m = re.search(r"v?(\d+)\.(\d+)\.(\d+)", text)
     if not m:
-        raise InstallError(f"node --version: expected a version like v24.16.0, found {text.strip()!r}")
+        raise InstallError(
+            f"node --version: expected a version like v24.16.0, found {text.strip()!r}"
+        )
     return int(m.group(1)), int(m.group(2)), int(m.group(3))
 
 
@@ -143,7 +151,9 @@ class OpenClawConfig:
         proc = self._run(argv, stdin)
         if proc.returncode != 0:
             detail = (proc.stderr or proc.stdout or "").strip()[-800:]
-            raise InstallError(f"`openclaw {' '.join(argv[1:4])}` failed (exit {proc.returncode}): {detail}")
+            raise InstallError(
+                f"`openclaw {' '.join(argv[1:4])}` failed (exit {proc.returncode}): {detail}"
+            )
         return proc.stdout or ""
 
     def read(self) -> dict[str, Any]:
@@ -157,7 +167,9 @@ class OpenClawConfig:
         except ValueError:
             data = self._read_json5()
         if not isinstance(data, dict):
-            raise InstallError(f"{self.path}: expected a JSON5 object at the top, found {type(data).__name__}")
+            raise InstallError(
+                f"{self.path}: expected a JSON5 object at the top, found {type(data).__name__}"
+            )
         return data
 
     def _read_json5(self) -> Any:
@@ -171,7 +183,9 @@ class OpenClawConfig:
         argv = [self._node, "-e", script, self._bin, str(self.path)]
         proc = self._run(argv, None)
         if proc.returncode != 0:
-            raise InstallError(f"{self.path}: not valid JSON5: {(proc.stderr or '').strip()[-400:]}")
+            raise InstallError(
+                f"{self.path}: not valid JSON5: {(proc.stderr or '').strip()[-400:]}"
+            )
         return json.loads(proc.stdout)
 
     def patch(self, patch: Mapping[str, Any]) -> None:
@@ -225,7 +239,9 @@ def desired_settings(service_url: str, token: str, inject: str) -> dict[str, Any
     }
 
 
-def plan_patch(current: Mapping[str, Any], desired: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def plan_patch(
+    current: Mapping[str, Any], desired: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
     """The patch that turns current into desired (changed leaves only) and one line per change."""
     patch: dict[str, Any] = {}
     lines = []
@@ -272,8 +288,12 @@ def install(
     report = InstallReport("install", oc.path)
     current = oc.read()
     if not _linked(current, plugin_dir):
-        oc.command("plugins", "install", "--link", str(plugin_dir), "--force", "--accept-capabilities")
-        report.changes.append(f"linked plugin {plugin_dir} (plugins.load.paths, {_entry('enabled')})")
+        oc.command(
+            "plugins", "install", "--link", str(plugin_dir), "--force", "--accept-capabilities"
+        )
+        report.changes.append(
+            f"linked plugin {plugin_dir} (plugins.load.paths, {_entry('enabled')})"
+        )
         current = oc.read()
     patch, lines = plan_patch(current, desired)
     if patch:
@@ -306,7 +326,9 @@ def uninstall(
             report.changes.append(f"uninstalled plugin {PLUGIN_ID} (load path, install record)")
         except InstallError as exc:
             # The plugin's folder may be gone with the venv it lived in: undo the link by hand.
-            report.changes.append(f"`openclaw plugins uninstall` failed ({str(exc)[:120]}); removing the link directly")
+            report.changes.append(
+                f"`openclaw plugins uninstall` failed ({str(exc)[:120]}); removing the link directly"
+            )
         current = oc.read()
     patch: dict[str, Any] = {}
     paths = _get(current, "plugins.load.paths") or []
@@ -316,13 +338,17 @@ def uninstall(
         report.changes.append("removed the plugin's folder from plugins.load.paths")
     if _get(current, f"plugins.entries.{MEMORY_CORE}.enabled") is False:
         _put(patch, f"plugins.entries.{MEMORY_CORE}.enabled", None)
-        report.changes.append(f"re-enabled {MEMORY_CORE} (removed plugins.entries.{MEMORY_CORE}.enabled)")
+        report.changes.append(
+            f"re-enabled {MEMORY_CORE} (removed plugins.entries.{MEMORY_CORE}.enabled)"
+        )
     if _get(current, f"plugins.entries.{PLUGIN_ID}") is not None:
         _put(patch, f"plugins.entries.{PLUGIN_ID}", None)
         report.changes.append(f"removed plugins.entries.{PLUGIN_ID}")
     if _get(current, "plugins.slots.memory") == PLUGIN_ID:
         _put(patch, "plugins.slots.memory", None)
-        report.changes.append("removed plugins.slots.memory (OpenClaw's default memory applies again)")
+        report.changes.append(
+            "removed plugins.slots.memory (OpenClaw's default memory applies again)"
+        )
     if patch:
         oc.patch(patch)
     return report

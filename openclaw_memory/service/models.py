@@ -24,14 +24,14 @@ ID_HINT = "1-128 characters of letters, digits or _.:@+-"
 #: 20,000 characters of JSON; the caps leave room for twice that, and bound what one call can
 #: make the write path chew on (a 10 MB capture once held its user's recall for 94 s).
 CAPS = {
-    "message_chars": 20_000,        # one message's content
-    "messages": 2000,               # messages of one capture / compaction (the plugin sends at most
-                                    # 40 with a turn, and a compacted transcript of up to 1,000)
+    "message_chars": 20_000,  # one message's content
+    "messages": 2000,  # messages of one capture / compaction (the plugin sends at most
+    # 40 with a turn, and a compacted transcript of up to 1,000)
     "transcript_chars": 1_000_000,  # all the contents of one capture / compaction together
-    "recent_messages": 50,          # messages sent with a recall
+    "recent_messages": 50,  # messages sent with a recall
     "prompt_chars": 50_000,
     "outcome_chars": 20_000,
-    "argument_chars": 100_000,      # a tool call's arguments, as JSON
+    "argument_chars": 100_000,  # a tool call's arguments, as JSON
     "files": 500,
     "file_chars": 1_000,
 }
@@ -93,8 +93,10 @@ def _messages_field() -> Any:
 def _check_transcript(messages: list[MessageIn]) -> None:
     total = sum(len(m.content) for m in messages)
     if total > CAPS["transcript_chars"]:
-        raise ValueError(f"messages: expected at most {CAPS['transcript_chars']} characters of content "
-                         f"in all, found {total}; send the transcript in parts")
+        raise ValueError(
+            f"messages: expected at most {CAPS['transcript_chars']} characters of content "
+            f"in all, found {total}; send the transcript in parts"
+        )
 
 
 class _Scoped(_Strict):
@@ -151,15 +153,18 @@ class ToolEventIn(_Replayable):
     outcome: str = Field(default="", max_length=CAPS["outcome_chars"])
     ok: bool = True
     files: list[Annotated[str, Field(max_length=CAPS["file_chars"])]] = Field(
-        default_factory=list, max_length=CAPS["files"])
+        default_factory=list, max_length=CAPS["files"]
+    )
     duration_ms: Optional[float] = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _bounded(self) -> "ToolEventIn":
         size = len(json.dumps(self.arguments, ensure_ascii=False, default=str))
         if size > CAPS["argument_chars"]:
-            raise ValueError(f"arguments: expected at most {CAPS['argument_chars']} characters as JSON, "
-                             f"found {size}")
+            raise ValueError(
+                f"arguments: expected at most {CAPS['argument_chars']} characters as JSON, "
+                f"found {size}"
+            )
         return self
 
 
@@ -238,7 +243,9 @@ class ProcessEventIn(_Scoped):
     """Body of POST /v1/process-event: a deterministic process node (a task's status changed)."""
 
     subject: str = Field(min_length=1, max_length=500, description="what changed, e.g. a task name")
-    status: str = Field(min_length=1, max_length=64, description="its new status, e.g. done, blocked")
+    status: str = Field(
+        min_length=1, max_length=64, description="its new status, e.g. done, blocked"
+    )
     summary: str = Field(default="", max_length=20_000)
     reason: str = Field(default="", max_length=5_000)
     session_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
@@ -276,7 +283,9 @@ def scored_to_json(item: ScoredMemory) -> dict[str, Any]:
 def _line(rec: MemoryRecord, score: float | None = None) -> str:
     scored = f", score {round(float(score), 4)}" if score is not None else ""
     subject = f"{rec.subject}: " if rec.subject else ""
-    status = "" if rec.status.value == "active" else f", {rec.status.value}"  # archived: found by deep
+    status = (
+        "" if rec.status.value == "active" else f", {rec.status.value}"
+    )  # archived: found by deep
     return f"- [{rec.id}] ({rec.type.value}{status}{scored}) {subject}{rec.summary}"
 
 
@@ -286,13 +295,19 @@ def search_to_json(found: list[ScoredMemory]) -> dict[str, Any]:
     if not found:  # nothing stored reaches the model: no frame needed
         return {"memories": [], "text": "No matching memories."}
     lines = [_line(s.record, s.score) for s in found]
-    return {"memories": [scored_to_json(s) for s in found], "text": frame_reference("\n".join(lines))}
+    return {
+        "memories": [scored_to_json(s) for s in found],
+        "text": frame_reference("\n".join(lines)),
+    }
 
 
 def get_to_json(rec: MemoryRecord) -> dict[str, Any]:
     """POST /v1/memory/get's answer: the record (texts sanitized) and its framed `text`."""
     detail = [sanitize(rec.detail)] if rec.detail else []
-    return {"memory": record_to_json(rec), "text": frame_reference("\n".join([_line(rec), *detail]))}
+    return {
+        "memory": record_to_json(rec),
+        "text": frame_reference("\n".join([_line(rec), *detail])),
+    }
 
 
 def plan_to_json(plan: InjectionPlan) -> dict[str, Any]:

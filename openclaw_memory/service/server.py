@@ -50,12 +50,24 @@ def check_bind(host: str, allow_remote: bool) -> None:
 #: `connections` open connections a new one is closed at once; a connection that has not sent a
 #: complete request head within `header_timeout_s` is closed, and so is one idle between requests
 #: for `keep_alive_s`; a request head is at most `max_header_bytes`.
-LIMITS = {"concurrency": 64, "connections": 256, "backlog": 128, "header_timeout_s": 10.0,
-          "keep_alive_s": 5, "max_header_bytes": 16 * 1024}
+LIMITS = {
+    "concurrency": 64,
+    "connections": 256,
+    "backlog": 128,
+    "header_timeout_s": 10.0,
+    "keep_alive_s": 5,
+    "max_header_bytes": 16 * 1024,
+}
 
 
-def build_server(app: Any, *, host: str, port: int, log_level: str = "warning",
-                 limits: dict[str, Any] | None = None) -> Any:
+def build_server(
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    log_level: str = "warning",
+    limits: dict[str, Any] | None = None,
+) -> Any:
     """A uvicorn Server for app, with `LIMITS` (or `limits`); its run() handles SIGTERM/SIGINT
     with a graceful shutdown."""
     import uvicorn
@@ -64,9 +76,15 @@ def build_server(app: Any, *, host: str, port: int, log_level: str = "warning",
 
     lim = {**LIMITS, **(limits or {})}
     config = uvicorn.Config(
-        app, host=host, port=port, log_level=log_level, access_log=False,
-        timeout_graceful_shutdown=10, lifespan="off",
-        limit_concurrency=int(lim["concurrency"]), backlog=int(lim["backlog"]),
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=10,
+        lifespan="off",
+        limit_concurrency=int(lim["concurrency"]),
+        backlog=int(lim["backlog"]),
         timeout_keep_alive=int(lim["keep_alive_s"]),
         h11_max_incomplete_event_size=int(lim["max_header_bytes"]),
         http=guarded_http_protocol(float(lim["header_timeout_s"]), int(lim["connections"])),
@@ -93,11 +111,16 @@ def choose_token(cfg: Any, token: str | None, remote: bool) -> str:
     from .token import TOKEN_ENV as ENV
     from .token import load_or_create_token
 
-    explicit = (token or "").strip() or os.environ.get(ENV, "").strip() or (cfg.service.token or "").strip()
+    explicit = (
+        (token or "").strip()
+        or os.environ.get(ENV, "").strip()
+        or (cfg.service.token or "").strip()
+    )
     if remote and not explicit:
         raise ConfigError(
             "service.token: --allow-remote needs an explicit token; set $OPENCLAW_MEMORY_TOKEN or "
-            "service.token (a token file generated on first start is for loopback use)")
+            "service.token (a token file generated on first start is for loopback use)"
+        )
     if token and token.strip():
         return token.strip()
     return load_or_create_token(cfg.data_dir, cfg.service.token)
@@ -170,8 +193,11 @@ def warm_up(middleware: Any) -> None:
     try:
         middleware.search(Scope("openclaw-memory-warmup", "warmup"), "warm up 预热", 1)
     except Exception as exc:  # noqa: BLE001 - a failed warm-up must not stop the service
-        print(f"openclaw-memory: warm-up failed ({exc}); first requests may be slow",
-              file=sys.stderr, flush=True)
+        print(
+            f"openclaw-memory: warm-up failed ({exc}); first requests may be slow",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _exit_on_sigterm() -> Callable[[], object]:
@@ -195,34 +221,49 @@ def _announce(host: str, port: int, cfg: Any) -> None:
     from .token import token_path
 
     if not is_loopback(host):
-        print(f"openclaw-memory: WARNING: {host} is reachable from other machines; the token is the "
-              "only thing between them and every user's memory (use TLS in front)", file=sys.stderr, flush=True)
+        print(
+            f"openclaw-memory: WARNING: {host} is reachable from other machines; the token is the "
+            "only thing between them and every user's memory (use TLS in front)",
+            file=sys.stderr,
+            flush=True,
+        )
     shown = f"[{host}]" if ":" in host else host
-    print(f"openclaw-memory: serving on http://{shown}:{port} (token required; token file "
-          f"{token_path(cfg.data_dir)} unless $OPENCLAW_MEMORY_TOKEN or service.token is set)",
-          file=sys.stderr, flush=True)
+    print(
+        f"openclaw-memory: serving on http://{shown}:{port} (token required; token file "
+        f"{token_path(cfg.data_dir)} unless $OPENCLAW_MEMORY_TOKEN or service.token is set)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add `serve [--config FILE] [--host] [--port] [--token] [--allow-remote]`."""
     p = subparsers.add_parser(
-        "serve", help="run the HTTP service the OpenClaw plugin talks to",
+        "serve",
+        help="run the HTTP service the OpenClaw plugin talks to",
         description="Run the memory service for the OpenClaw plugin (default 127.0.0.1:8765).",
     )
     p.add_argument(
-        "--config", dest="serve_config", type=Path, default=None, metavar="FILE",
+        "--config",
+        dest="serve_config",
+        type=Path,
+        default=None,
+        metavar="FILE",
         help="project YAML config file (same as the global --config)",
     )
     p.add_argument("--host", default=None, help="address to bind (default from config: 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default from config: 8765)")
     p.add_argument(
-        "--token", default=None,
+        "--token",
+        default=None,
         help=f"bearer token clients must send; visible to other local users in `ps`, so prefer "
-             f"${TOKEN_ENV} or the token file (default: ${TOKEN_ENV}, then service.token, then "
-             "<data_dir>/service.token, created 0600 on first start)",
+        f"${TOKEN_ENV} or the token file (default: ${TOKEN_ENV}, then service.token, then "
+        "<data_dir>/service.token, created 0600 on first start)",
     )
     p.add_argument(
-        "--allow-remote", action="store_true", default=None,
+        "--allow-remote",
+        action="store_true",
+        default=None,
         help=f"allow a non-loopback --host (needs an explicit token: ${TOKEN_ENV} or service.token)",
     )
     p.set_defaults(func=run_serve)
@@ -234,7 +275,11 @@ def run_serve(args: argparse.Namespace, config: Any = None) -> int:
     chosen = getattr(args, "serve_config", None) or config
     try:
         serve(
-            chosen, host=args.host, port=args.port, token=args.token, allow_remote=args.allow_remote,
+            chosen,
+            host=args.host,
+            port=args.port,
+            token=args.token,
+            allow_remote=args.allow_remote,
         )
     except ConfigError as exc:
         print(f"openclaw-memory serve: {exc}", file=sys.stderr)
@@ -245,27 +290,43 @@ def run_serve(args: argparse.Namespace, config: Any = None) -> int:
 def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add `openclaw install|uninstall [--service-url URL] [--token T] [--inject MODE] ...`."""
     p = subparsers.add_parser(
-        "openclaw", help="install or remove the plugin in a local OpenClaw",
+        "openclaw",
+        help="install or remove the plugin in a local OpenClaw",
         description="Link the openclaw-memory plugin into OpenClaw and point it at the service.",
     )
     sub = p.add_subparsers(dest="openclaw_command", required=True, metavar="{install,uninstall}")
     inst = sub.add_parser("install", help="install the plugin and configure it and the service")
     inst.add_argument("--service-url", default="http://127.0.0.1:8765", help="memory service URL")
     inst.add_argument(
-        "--token", default=None,
+        "--token",
+        default=None,
         help=f"bearer token for the service (default: ${TOKEN_ENV}, else the data dir's token file, "
-             "created on first install)",
+        "created on first install)",
     )
     inst.add_argument(
-        "--inject", choices=["append_system", "prepend_context"], default="append_system",
+        "--inject",
+        choices=["append_system", "prepend_context"],
+        default="append_system",
         help="where recalled memory goes: end of the system prompt, or before the user message",
     )
-    inst.add_argument("--service-config", type=Path, default=None, metavar="FILE",
-                      help="the service's YAML (default: ~/.config/openclaw-memory/memory.yaml, created)")
-    inst.add_argument("--data-dir", type=Path, default=None,
-                      help="where the service keeps its data (default: ~/.local/share/openclaw-memory)")
-    inst.add_argument("--no-service-unit", action="store_true",
-                      help="do not write the systemd user unit (~/.config/systemd/user/openclaw-memory.service)")
+    inst.add_argument(
+        "--service-config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the service's YAML (default: ~/.config/openclaw-memory/memory.yaml, created)",
+    )
+    inst.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="where the service keeps its data (default: ~/.local/share/openclaw-memory)",
+    )
+    inst.add_argument(
+        "--no-service-unit",
+        action="store_true",
+        help="do not write the systemd user unit (~/.config/systemd/user/openclaw-memory.service)",
+    )
     uninst = sub.add_parser("uninstall", help="remove the plugin and its configuration")
     for q in (inst, uninst):
         q.add_argument("--openclaw-bin", default=None, help="path to the openclaw executable")
@@ -281,10 +342,14 @@ def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
     try:
         if args.openclaw_command == "install":
             token = args.token if args.token is not None else os.environ.get(TOKEN_ENV, "")
-            setup = prepare_service(args.service_config, args.data_dir, token=token,
-                                    unit=not args.no_service_unit)
+            setup = prepare_service(
+                args.service_config, args.data_dir, token=token, unit=not args.no_service_unit
+            )
             report = install(
-                args.openclaw_bin, service_url=args.service_url, token=setup.token, inject=args.inject
+                args.openclaw_bin,
+                service_url=args.service_url,
+                token=setup.token,
+                inject=args.inject,
             )
             report.notes.extend(setup.notes())
         else:

@@ -37,8 +37,10 @@ class ServiceSetup:
             f"run the service: {self.config_file.parent / 'serve.sh'} (or: openclaw-memory serve --config {self.config_file})",
         ]
         if self.unit_file is not None:
-            out.append(f"user service unit written (not started): {self.unit_file}; start it with "
-                       f"`systemctl --user daemon-reload && systemctl --user enable --now {UNIT_NAME}`")
+            out.append(
+                f"user service unit written (not started): {self.unit_file}; start it with "
+                f"`systemctl --user daemon-reload && systemctl --user enable --now {UNIT_NAME}`"
+            )
         return out
 
 
@@ -50,7 +52,9 @@ def default_config_file(env: Mapping[str, str] = os.environ) -> Path:
 
 def default_data_dir(env: Mapping[str, str] = os.environ) -> Path:
     """~/.local/share/openclaw-memory (XDG_DATA_HOME honoured): one place, whatever the cwd."""
-    base = Path(env.get("XDG_DATA_HOME") or Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    base = Path(
+        env.get("XDG_DATA_HOME") or Path(env.get("HOME") or Path.home()) / ".local" / "share"
+    )
     return base / "openclaw-memory"
 
 
@@ -62,9 +66,15 @@ def _configured_data_dir(config_file: Path) -> Path | None:
     return load_config(config_file).data_dir
 
 
-def prepare_service(config_file: Path | None = None, data_dir: Path | None = None, *, token: str = "",
-                    unit: bool = True, python: str | None = None,
-                    env: Mapping[str, str] = os.environ) -> ServiceSetup:
+def prepare_service(
+    config_file: Path | None = None,
+    data_dir: Path | None = None,
+    *,
+    token: str = "",
+    unit: bool = True,
+    python: str | None = None,
+    env: Mapping[str, str] = os.environ,
+) -> ServiceSetup:
     """Fix the service's data dir and config file, make or read its token, write its user unit.
 
     An existing config file is kept as it is (its data dir is used); a new one names the data
@@ -74,14 +84,20 @@ def prepare_service(config_file: Path | None = None, data_dir: Path | None = Non
 
     config_file = (config_file or default_config_file(env)).expanduser().resolve()
     existing = _configured_data_dir(config_file)
-    data = (data_dir.expanduser().resolve() if data_dir else None) or existing or default_data_dir(env)
+    data = (
+        (data_dir.expanduser().resolve() if data_dir else None) or existing or default_data_dir(env)
+    )
     if existing is None:
         config_file.parent.mkdir(parents=True, exist_ok=True)
         config_file.write_text(
             "# openclaw-memory service config, written by `openclaw-memory openclaw install`\n"
-            f"storage:\n  data_dir: {json.dumps(str(data))}\n", encoding="utf-8")
+            f"storage:\n  data_dir: {json.dumps(str(data))}\n",
+            encoding="utf-8",
+        )
     elif data_dir and existing != data:
-        raise InstallError(f"--data-dir: {config_file} already keeps data in {existing}; edit it or drop --data-dir")
+        raise InstallError(
+            f"--data-dir: {config_file} already keeps data in {existing}; edit it or drop --data-dir"
+        )
     data.mkdir(mode=0o700, parents=True, exist_ok=True)
     chosen = load_or_create_token(data, token)
     if token and not token_path(data).exists():
@@ -103,7 +119,7 @@ def launcher_text(config_file: Path, data_dir: Path, python: str) -> str:
         "#!/bin/sh\n# openclaw-memory service, written by `openclaw-memory openclaw install`\n"
         f'OPENCLAW_MEMORY_TOKEN="$(cat {_sh(str(token_path(data_dir)))})"\n'
         "export OPENCLAW_MEMORY_TOKEN\n"
-        f"exec {_sh(python)} -m openclaw_memory serve --config {_sh(str(config_file))} \"$@\"\n"
+        f'exec {_sh(python)} -m openclaw_memory serve --config {_sh(str(config_file))} "$@"\n'
     )
 
 
@@ -128,7 +144,9 @@ def write_launcher(config_file: Path, data_dir: Path, *, python: str | None = No
     import sys
 
     launcher = config_file.parent / "serve.sh"
-    launcher.write_text(launcher_text(config_file, data_dir, python or sys.executable), encoding="utf-8")
+    launcher.write_text(
+        launcher_text(config_file, data_dir, python or sys.executable), encoding="utf-8"
+    )
     launcher.chmod(0o700)
     return launcher
 

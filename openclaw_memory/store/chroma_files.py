@@ -31,7 +31,9 @@ def open_client(kind: str, path: Path | None, host: str, port: int) -> Any:
         try:
             return chromadb.HttpClient(host=host, port=port, settings=settings)
         except Exception as exc:  # chromadb raises bare ValueError/ConnectionError here
-            raise StoreError(f"vector_store: cannot reach Chroma server at {host}:{port} ({exc})") from exc
+            raise StoreError(
+                f"vector_store: cannot reach Chroma server at {host}:{port} ({exc})"
+            ) from exc
     assert path is not None
     from .db import private_dir, private_file
 
@@ -40,10 +42,14 @@ def open_client(kind: str, path: Path | None, host: str, port: int) -> Any:
     try:
         client = chromadb.PersistentClient(path=str(path), settings=settings)
         client.heartbeat()
-        client.list_collections(limit=1)  # a damaged chroma.sqlite3 fails here, not at the first query
+        client.list_collections(
+            limit=1
+        )  # a damaged chroma.sqlite3 fails here, not at the first query
     except Exception as exc:  # chromadb raises its own, sqlite3's or Rust's errors here
         _forget_system(client, str(path))
-        raise VectorIndexUnusableError(f"{path}: the vector index cannot be opened ({exc}); {REBUILD}") from exc
+        raise VectorIndexUnusableError(
+            f"{path}: the vector index cannot be opened ({exc}); {REBUILD}"
+        ) from exc
     _tighten(path)
     db = path / "chroma.sqlite3"
     if db.exists():

@@ -24,8 +24,10 @@ from .schema import migrate
 log = logging.getLogger(__name__)
 
 #: what to tell an operator whose database file cannot be read
-REMEDY = ("restore it from a backup; or, to start over, move it away (the next start creates a new "
-          "store) and run `openclaw-memory reindex` so the vector index matches")
+REMEDY = (
+    "restore it from a backup; or, to start over, move it away (the next start creates a new "
+    "store) and run `openclaw-memory reindex` so the vector index matches"
+)
 
 
 def private_dir(path: Path) -> None:
@@ -98,8 +100,12 @@ class Database:
             self._conn.close()
             raise
         if self.was_empty:
-            log.warning("%s was an empty file (0 bytes) and now holds a new, empty store; if this "
-                        "store had memories, stop and %s", self.path, REMEDY)
+            log.warning(
+                "%s was an empty file (0 bytes) and now holds a new, empty store; if this "
+                "store had memories, stop and %s",
+                self.path,
+                REMEDY,
+            )
 
     def _wal(self, timeout_s: float) -> None:
         """Switch to WAL. SQLite does not apply busy_timeout to this switch: while another process
@@ -119,8 +125,10 @@ class Database:
             if mode == "wal":
                 return
             if time.monotonic() >= deadline:
-                raise StoreError(f"{self.path}: cannot switch to WAL journal mode: the file stayed locked by "
-                                 f"another process for {timeout_s:.0f} s (journal mode {mode or 'unknown'})")
+                raise StoreError(
+                    f"{self.path}: cannot switch to WAL journal mode: the file stayed locked by "
+                    f"another process for {timeout_s:.0f} s (journal mode {mode or 'unknown'})"
+                )
             time.sleep(delay)
             delay = min(delay * 2, 0.25)
 

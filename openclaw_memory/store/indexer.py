@@ -21,8 +21,15 @@ log = logging.getLogger(__name__)
 
 
 class Indexer:
-    def __init__(self, db: Database, index: ChromaIndex, *, background: bool = True,
-                 interval: float = 0.2, batch: int = 256) -> None:
+    def __init__(
+        self,
+        db: Database,
+        index: ChromaIndex,
+        *,
+        background: bool = True,
+        interval: float = 0.2,
+        batch: int = 256,
+    ) -> None:
         self.db = db
         self.index = index
         self.batch = batch
@@ -42,10 +49,12 @@ class Indexer:
         with self.db.read() as db:
             if scope is None:
                 return int(db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
-            return int(db.execute(
-                "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND agent_id = ?",
-                (scope.user_id, scope.agent_id),
-            ).fetchone()[0])
+            return int(
+                db.execute(
+                    "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND agent_id = ?",
+                    (scope.user_id, scope.agent_id),
+                ).fetchone()[0]
+            )
 
     def drain(self, scope: Scope | None = None) -> int:
         """Apply pending outbox entries (of one scope, or all); return how many were applied."""
@@ -61,7 +70,9 @@ class Indexer:
     def _next(self, scope: Scope | None) -> list:
         with self.db.read() as db:
             if scope is None:
-                return db.execute("SELECT * FROM outbox ORDER BY seq LIMIT ?", (self.batch,)).fetchall()
+                return db.execute(
+                    "SELECT * FROM outbox ORDER BY seq LIMIT ?", (self.batch,)
+                ).fetchall()
             return db.execute(
                 "SELECT * FROM outbox WHERE user_id = ? AND agent_id = ? ORDER BY seq LIMIT ?",
                 (scope.user_id, scope.agent_id, self.batch),

@@ -39,13 +39,35 @@ def text_hash(text: str) -> str:
 
 def _row_values(r: MemoryRecord) -> tuple:
     return (
-        r.id, r.scope.user_id, r.scope.agent_id, r.scope.workspace, r.session_id, r.type.value,
-        r.subject, r.summary, r.detail, json.dumps(list(r.tags), ensure_ascii=False),
-        json.dumps(list(r.entities), ensure_ascii=False), r.importance, r.confidence,
-        r.source.channel.value, r.source.session_id, json.dumps(list(r.source.turn_ids)),
-        r.source.writer, r.status.value, r.version, r.prev_id, r.superseded_at, r.created_at,
-        r.updated_at, r.last_accessed_at, r.access_count, r.expires_at, r.doubt_of,
-        json.dumps(list(r.links)), content_hash(r),
+        r.id,
+        r.scope.user_id,
+        r.scope.agent_id,
+        r.scope.workspace,
+        r.session_id,
+        r.type.value,
+        r.subject,
+        r.summary,
+        r.detail,
+        json.dumps(list(r.tags), ensure_ascii=False),
+        json.dumps(list(r.entities), ensure_ascii=False),
+        r.importance,
+        r.confidence,
+        r.source.channel.value,
+        r.source.session_id,
+        json.dumps(list(r.source.turn_ids)),
+        r.source.writer,
+        r.status.value,
+        r.version,
+        r.prev_id,
+        r.superseded_at,
+        r.created_at,
+        r.updated_at,
+        r.last_accessed_at,
+        r.access_count,
+        r.expires_at,
+        r.doubt_of,
+        json.dumps(list(r.links)),
+        content_hash(r),
     )
 
 
@@ -70,7 +92,9 @@ def row_to_record(row: sqlite3.Row) -> MemoryRecord:
         importance=c["importance"],
         confidence=c["confidence"],
         source=Source(
-            _CHANNELS.get(c["channel"]) or Channel(c["channel"]), c["source_session"], _json_tuple(c["turn_ids"]),
+            _CHANNELS.get(c["channel"]) or Channel(c["channel"]),
+            c["source_session"],
+            _json_tuple(c["turn_ids"]),
             c["writer"],
         ),
         status=_STATUSES.get(c["status"]) or Status(c["status"]),
@@ -127,11 +151,15 @@ def insert(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, mode
 
 def index_text(db: sqlite3.Connection, rid: int, r: MemoryRecord) -> None:
     """The record's keyword-index row: its search tokens and its scope's token."""
-    db.execute("INSERT INTO records_fts(rowid, tokens, scope) VALUES (?, ?, ?)",
-               (rid, fts_document(r.text), scope_token(r.scope.user_id, r.scope.agent_id)))
+    db.execute(
+        "INSERT INTO records_fts(rowid, tokens, scope) VALUES (?, ?, ?)",
+        (rid, fts_document(r.text), scope_token(r.scope.user_id, r.scope.agent_id)),
+    )
 
 
-def update(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, model: str, *, reindex: bool) -> None:
+def update(
+    db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, model: str, *, reindex: bool
+) -> None:
     """Rewrite a record's row; refresh FTS and the vector when its text changed."""
     cols = [c.strip() for c in _COLUMNS.split(",")]
     sets = ", ".join(f"{c} = ?" for c in cols[1:])
@@ -158,9 +186,13 @@ def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: 
 def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None) -> None:
     """Attach sentence-part vectors to the record's vector row, if that row holds the vector of
     this very text (`put_vector` writes a row without parts)."""
-    blob = None if parts is None or not len(parts) else np.asarray(parts, dtype=np.float32).tobytes()
-    db.execute("UPDATE vectors SET parts = ? WHERE record_id = ? AND content_hash = ?",
-               (blob, r.id, content_hash(r)))
+    blob = (
+        None if parts is None or not len(parts) else np.asarray(parts, dtype=np.float32).tobytes()
+    )
+    db.execute(
+        "UPDATE vectors SET parts = ? WHERE record_id = ? AND content_hash = ?",
+        (blob, r.id, content_hash(r)),
+    )
 
 
 def enqueue(db: sqlite3.Connection, r: MemoryRecord, op: str, at: float) -> None:
@@ -174,14 +206,32 @@ def save_version(db: sqlite3.Connection, old: MemoryRecord, superseded_at: float
     db.execute(
         "INSERT OR REPLACE INTO versions(record_id, version, user_id, agent_id, summary, detail, channel, "
         "confidence, turn_ids, valid_from, superseded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (old.id, old.version, old.scope.user_id, old.scope.agent_id, old.summary, old.detail,
-         old.source.channel.value, old.confidence, json.dumps(list(old.source.turn_ids)),
-         old.updated_at, superseded_at),
+        (
+            old.id,
+            old.version,
+            old.scope.user_id,
+            old.scope.agent_id,
+            old.summary,
+            old.detail,
+            old.source.channel.value,
+            old.confidence,
+            json.dumps(list(old.source.turn_ids)),
+            old.updated_at,
+            superseded_at,
+        ),
     )
 
 
-def audit(db: sqlite3.Connection, scope: Scope, record_id: str | None, action: str, reason: str,
-          at: float, channel: str | None = None, writer: str | None = None) -> None:
+def audit(
+    db: sqlite3.Connection,
+    scope: Scope,
+    record_id: str | None,
+    action: str,
+    reason: str,
+    at: float,
+    channel: str | None = None,
+    writer: str | None = None,
+) -> None:
     db.execute(
         "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, writer) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -207,7 +257,9 @@ def delete_records(db: sqlite3.Connection, scope: Scope, ids: Sequence[str]) -> 
     sql, args = _scope_sql(scope, by_id=True)
     for chunk in _chunks(list(ids), 500):
         marks = ",".join("?" * len(chunk))
-        rows = db.execute(f"SELECT rid, id FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)).fetchall()
+        rows = db.execute(
+            f"SELECT rid, id FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)
+        ).fetchall()
         for row in rows:
             db.execute("DELETE FROM records_fts WHERE rowid = ?", (row["rid"],))
         got = [row["id"] for row in rows]
@@ -240,13 +292,22 @@ def get_many(db: sqlite3.Connection, scope: Scope, ids: Iterable[str]) -> dict[s
     out: dict[str, MemoryRecord] = {}
     for chunk in _chunks(list(dict.fromkeys(ids)), 500):
         marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT * FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)):
+        for row in db.execute(
+            f"SELECT * FROM records WHERE {sql} AND id IN ({marks})", (*args, *chunk)
+        ):
             out[row["id"]] = row_to_record(row)
     return out
 
 
-def query(db: sqlite3.Connection, scope: Scope, *, where: str = "1", args: Sequence = (),
-          order: str = "updated_at DESC", limit: int = 100) -> list[MemoryRecord]:
+def query(
+    db: sqlite3.Connection,
+    scope: Scope,
+    *,
+    where: str = "1",
+    args: Sequence = (),
+    order: str = "updated_at DESC",
+    limit: int = 100,
+) -> list[MemoryRecord]:
     """Records of a scope matching an extra SQL condition (written by this package, never user text)."""
     sql, sargs = _scope_sql(scope)
     rows = db.execute(
@@ -256,8 +317,14 @@ def query(db: sqlite3.Connection, scope: Scope, *, where: str = "1", args: Seque
     return [row_to_record(r) for r in rows]
 
 
-def keyword_search(db: sqlite3.Connection, scope: Scope, text: str, *, statuses: Sequence[str] = ("active",),
-                   limit: int = 30) -> list[tuple[str, float]]:
+def keyword_search(
+    db: sqlite3.Connection,
+    scope: Scope,
+    text: str,
+    *,
+    statuses: Sequence[str] = ("active",),
+    limit: int = 30,
+) -> list[tuple[str, float]]:
     """(record id, bm25 relevance > 0) for records of scope whose tokens match text, best first."""
     match = fts_query(text)
     if not match:
@@ -276,26 +343,43 @@ def keyword_search(db: sqlite3.Connection, scope: Scope, text: str, *, statuses:
     return [(row["id"], float(row["score"])) for row in rows]
 
 
-def session_neighbours(db: sqlite3.Connection, scope: Scope, record_id: str, *, before: int, after: int,
-                       now: float) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+def session_neighbours(
+    db: sqlite3.Connection, scope: Scope, record_id: str, *, before: int, after: int, now: float
+) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
     """The live episodes logged just before and just after an episode in the same session
     (nearest first), for delivering a turn with the exchange around it."""
     sql, args = _scope_sql(scope)
-    row = db.execute(f"SELECT rid, session_id, created_at FROM records WHERE id = ? AND {sql}",
-                     (record_id, *args)).fetchone()
+    row = db.execute(
+        f"SELECT rid, session_id, created_at FROM records WHERE id = ? AND {sql}",
+        (record_id, *args),
+    ).fetchone()
     if row is None or row["session_id"] is None:
         return [], []
     # `+type`: walk the session's index (rec_session_scope) from the episode's time on; on
     # (user, agent, type, created_at) SQLite walked the user's whole history to reach the session.
-    live = (f"{sql} AND session_id = ? AND +type = 'episode' AND status = 'active' "
-            f"AND (expires_at IS NULL OR expires_at > ?)")
+    live = (
+        f"{sql} AND session_id = ? AND +type = 'episode' AND status = 'active' "
+        f"AND (expires_at IS NULL OR expires_at > ?)"
+    )
     base = (*args, row["session_id"], now, row["created_at"], row["created_at"], row["rid"])
-    earlier = db.execute(
-        f"SELECT * FROM records WHERE {live} AND created_at <= ? AND (created_at < ? OR rid < ?) "
-        f"ORDER BY created_at DESC, rid DESC LIMIT ?", (*base, int(before))).fetchall() if before > 0 else []
-    later = db.execute(
-        f"SELECT * FROM records WHERE {live} AND created_at >= ? AND (created_at > ? OR rid > ?) "
-        f"ORDER BY created_at ASC, rid ASC LIMIT ?", (*base, int(after))).fetchall() if after > 0 else []
+    earlier = (
+        db.execute(
+            f"SELECT * FROM records WHERE {live} AND created_at <= ? AND (created_at < ? OR rid < ?) "
+            f"ORDER BY created_at DESC, rid DESC LIMIT ?",
+            (*base, int(before)),
+        ).fetchall()
+        if before > 0
+        else []
+    )
+    later = (
+        db.execute(
+            f"SELECT * FROM records WHERE {live} AND created_at >= ? AND (created_at > ? OR rid > ?) "
+            f"ORDER BY created_at ASC, rid ASC LIMIT ?",
+            (*base, int(after)),
+        ).fetchall()
+        if after > 0
+        else []
+    )
     return [row_to_record(r) for r in earlier], [row_to_record(r) for r in later]
 
 
@@ -309,7 +393,9 @@ def retired_turns(db: sqlite3.Connection, scope: Scope, turn_ids: Sequence[str])
     Looked up by turn in `record_turns` (schema migration 9); of several such records, the first
     by (type, rid), the order the scan over (user, agent, status, type) used to find them in."""
     out: dict[str, str] = {}
-    sql, args = _scope_sql(scope, "r", by_id=True)  # the records are found by rid; scope checked on them
+    sql, args = _scope_sql(
+        scope, "r", by_id=True
+    )  # the records are found by rid; scope checked on them
     for chunk in _chunks(list(dict.fromkeys(turn_ids)), 500):
         marks = ",".join("?" * len(chunk))
         rows = db.execute(
@@ -329,8 +415,11 @@ def search_tokens_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, f
     out: dict[str, frozenset[str]] = {}
     for chunk in _chunks(list(ids), 500):
         marks = ",".join("?" * len(chunk))
-        rows = db.execute(f"SELECT r.id, f.tokens FROM records r JOIN records_fts f ON f.rowid = r.rid "
-                          f"WHERE r.id IN ({marks})", chunk)
+        rows = db.execute(
+            f"SELECT r.id, f.tokens FROM records r JOIN records_fts f ON f.rowid = r.rid "
+            f"WHERE r.id IN ({marks})",
+            chunk,
+        )
         out.update((row[0], frozenset(row[1].split())) for row in rows)
     return out
 
@@ -339,22 +428,30 @@ def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndar
     out: dict[str, np.ndarray] = {}
     for chunk in _chunks(list(ids), 500):
         marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk):
+        for row in db.execute(
+            f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk
+        ):
             out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
     return out
 
 
-def vectors_with_parts(db: sqlite3.Connection, ids: Sequence[str]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+def vectors_with_parts(
+    db: sqlite3.Connection, ids: Sequence[str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
     the records that have parts."""
     vecs: dict[str, np.ndarray] = {}
     parts: dict[str, np.ndarray] = {}
     for chunk in _chunks(list(ids), 500):
         marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT record_id, vec, dim, parts FROM vectors WHERE record_id IN ({marks})", chunk):
+        for row in db.execute(
+            f"SELECT record_id, vec, dim, parts FROM vectors WHERE record_id IN ({marks})", chunk
+        ):
             vecs[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
             if row["parts"] is not None:
-                parts[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(-1, row["dim"])
+                parts[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(
+                    -1, row["dim"]
+                )
     return vecs, parts
 
 

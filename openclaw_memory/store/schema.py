@@ -218,11 +218,15 @@ def _m8_record_counts(db: sqlite3.Connection) -> str:
     # so they cannot drift, and a group that reaches zero is deleted (a purged user leaves no
     # row). Rebuilt from the records whenever the migration runs (a re-run after a rollback).
     key = "user_id = {r}.user_id AND agent_id = {r}.agent_id AND status = {r}.status AND type = {r}.type"
-    add = ("INSERT INTO record_counts(user_id, agent_id, status, type, n) "
-           "VALUES (NEW.user_id, NEW.agent_id, NEW.status, NEW.type, 1) "
-           "ON CONFLICT(user_id, agent_id, status, type) DO UPDATE SET n = n + 1;")
-    drop = (f"UPDATE record_counts SET n = n - 1 WHERE {key.format(r='OLD')}; "
-            f"DELETE FROM record_counts WHERE {key.format(r='OLD')} AND n <= 0;")
+    add = (
+        "INSERT INTO record_counts(user_id, agent_id, status, type, n) "
+        "VALUES (NEW.user_id, NEW.agent_id, NEW.status, NEW.type, 1) "
+        "ON CONFLICT(user_id, agent_id, status, type) DO UPDATE SET n = n + 1;"
+    )
+    drop = (
+        f"UPDATE record_counts SET n = n - 1 WHERE {key.format(r='OLD')}; "
+        f"DELETE FROM record_counts WHERE {key.format(r='OLD')} AND n <= 0;"
+    )
     return f"""
         DROP TRIGGER IF EXISTS rec_counts_insert;
         DROP TRIGGER IF EXISTS rec_counts_delete;
@@ -296,15 +300,25 @@ def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m1_core, _m2_fts, _m3_fts_scope, _m4_read_indexes, _m5_content_hash,
-                                     _m6_sentence_parts, _m7_maintenance_runs, _m8_record_counts,
-                                     _m9_console_indexes)
+MIGRATIONS: tuple[Migration, ...] = (
+    _m1_core,
+    _m2_fts,
+    _m3_fts_scope,
+    _m4_read_indexes,
+    _m5_content_hash,
+    _m6_sentence_parts,
+    _m7_maintenance_runs,
+    _m8_record_counts,
+    _m9_console_indexes,
+)
 
 
 def scope_token(user_id: str, agent_id: str) -> str:
     """The FTS token of a (user, agent) scope: a hash, so no user id is spelled out in the index
     and any id (spaces, Chinese) becomes one alphanumeric token."""
-    digest = hashlib.blake2b(f"{user_id}\0{agent_id}".encode("utf-8", "surrogatepass"), digest_size=10)
+    digest = hashlib.blake2b(
+        f"{user_id}\0{agent_id}".encode("utf-8", "surrogatepass"), digest_size=10
+    )
     return "scope" + digest.hexdigest()
 
 

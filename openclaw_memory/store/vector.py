@@ -22,7 +22,13 @@ import numpy as np
 from ..errors import ConfigError, IndexMismatchError, StoreError
 from ..text import MAX_SENTENCE_PARTS
 from ..types import Scope
-from .chroma_files import REBUILD, VectorIndexUnusableError, collection_gone, open_client, scrub_segment
+from .chroma_files import (
+    REBUILD,
+    VectorIndexUnusableError,
+    collection_gone,
+    open_client,
+    scrub_segment,
+)
 
 __all__ = ["REBUILD", "ChromaIndex", "VectorIndexUnusableError", "part_ids", "record_of"]
 
@@ -76,18 +82,34 @@ def _tune(col: Any, search_ef: int) -> None:
     try:
         col.modify(configuration={"hnsw": {"ef_search": int(search_ef)}})
     except Exception as exc:  # a busy server (another process writing): the search still works
-        log.warning("could not set ef_search %d on %s (searching with %s): %s", search_ef, col.name,
-                    hnsw.get("ef_search"), exc)
+        log.warning(
+            "could not set ef_search %d on %s (searching with %s): %s",
+            search_ef,
+            col.name,
+            hnsw.get("ef_search"),
+            exc,
+        )
 
 
 class ChromaIndex:
     """Per-scope Chroma collections behind LlamaIndex's ChromaVectorStore."""
 
-    def __init__(self, *, kind: str = "embedded", path: Path | None = None, host: str = "127.0.0.1",
-                 port: int = 8000, prefix: str = "ocm", embedder_name: str, dim: int,
-                 search_ef: int = 400) -> None:
+    def __init__(
+        self,
+        *,
+        kind: str = "embedded",
+        path: Path | None = None,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        prefix: str = "ocm",
+        embedder_name: str,
+        dim: int,
+        search_ef: int = 400,
+    ) -> None:
         if isinstance(search_ef, bool) or not isinstance(search_ef, int) or search_ef < 1:
-            raise ConfigError(f"storage.vector_store.search_ef: expected an integer >= 1, found {search_ef!r}")
+            raise ConfigError(
+                f"storage.vector_store.search_ef: expected an integer >= 1, found {search_ef!r}"
+            )
         self.kind = kind
         self.search_ef = search_ef
         self.path = Path(path) if path is not None and kind != "http" else None  # embedded only
@@ -153,7 +175,9 @@ class ChromaIndex:
             if store is None:
                 if create:
                     col = client.get_or_create_collection(
-                        name, metadata={"hnsw:space": "cosine"}, embedding_function=None,
+                        name,
+                        metadata={"hnsw:space": "cosine"},
+                        embedding_function=None,
                         configuration={"hnsw": {"space": "cosine", "ef_search": self.search_ef}},
                     )
                 else:
@@ -172,8 +196,13 @@ class ChromaIndex:
 
     # ---- writes -----------------------------------------------------------------------------
 
-    def upsert(self, scope: Scope, tier: str, items: Sequence[tuple[str, np.ndarray, dict]],
-               parts: Mapping[str, np.ndarray] | None = None) -> None:
+    def upsert(
+        self,
+        scope: Scope,
+        tier: str,
+        items: Sequence[tuple[str, np.ndarray, dict]],
+        parts: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
         """Put records' vectors (id, vector, metadata) into a tier, with their sentence-part
         vectors (`parts`: id -> (k, d)), replacing whatever the index held for those records."""
         from llama_index.core.schema import TextNode
@@ -188,9 +217,14 @@ class ChromaIndex:
             if vecs is not None:
                 rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i), vecs))
         nodes = [
-            TextNode(id_=i, text="", embedding=np.asarray(v, dtype=np.float32).tolist(),
-                     metadata={k: ("" if x is None else x) for k, x in meta.items()},
-                     excluded_embed_metadata_keys=list(meta), excluded_llm_metadata_keys=list(meta))
+            TextNode(
+                id_=i,
+                text="",
+                embedding=np.asarray(v, dtype=np.float32).tolist(),
+                metadata={k: ("" if x is None else x) for k, x in meta.items()},
+                excluded_embed_metadata_keys=list(meta),
+                excluded_llm_metadata_keys=list(meta),
+            )
             for i, v, meta in rows
         ]
         with self._write_lock:
@@ -229,9 +263,12 @@ class ChromaIndex:
                 self._forget(scope, tier)
         return empty
 
-    def delete(self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")) -> None:
+    def delete(
+        self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")
+    ) -> None:
         if not ids:
             return
+
         def remove(store: Any) -> None:
             present = _present(store, _with_parts(ids))
             if present:
@@ -277,9 +314,13 @@ class ChromaIndex:
         try:
             con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
             try:
-                ids = [r[0] for r in con.execute(
-                    "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection WHERE c.name = ?",
-                    (name,))]
+                ids = [
+                    r[0]
+                    for r in con.execute(
+                        "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection WHERE c.name = ?",
+                        (name,),
+                    )
+                ]
             finally:
                 con.close()
         except sqlite3.Error as exc:  # another Chroma layout: the drop itself still happens
@@ -313,7 +354,9 @@ class ChromaIndex:
 
     # ---- reads ------------------------------------------------------------------------------
 
-    def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> list[tuple[str, float]]:
+    def query(
+        self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot"
+    ) -> list[tuple[str, float]]:
         """(record id, cosine similarity) best first, for up to k records; a record found by a
         sentence part scores that part's similarity if it beats its own.
 
@@ -324,13 +367,18 @@ class ChromaIndex:
         if self._client is None:  # fail open: the keyword channel still answers
             log.warning("vector search skipped: %s", self.unusable)
             return []
-        where = {"workspace": {"$in": [scope.workspace, ""]}} if scope.workspace is not None else None
+        where = (
+            {"workspace": {"$in": [scope.workspace, ""]}} if scope.workspace is not None else None
+        )
 
         def search(store: Any) -> Any:
             try:
                 return store._collection.query(
                     query_embeddings=[np.asarray(vector, dtype=np.float32).tolist()],
-                    n_results=2 * int(k), where=where, include=["distances"])
+                    n_results=2 * int(k),
+                    where=where,
+                    include=["distances"],
+                )
             except Exception as exc:
                 if "Number of requested results" in str(exc) or "contigious" in str(exc):
                     return {}
@@ -346,8 +394,12 @@ class ChromaIndex:
 
     def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
         """The records the tier holds vectors of."""
-        return self._existing(scope, tier, lambda s: {record_of(i) for i in s._collection.get(include=[])["ids"]},
-                              set())
+        return self._existing(
+            scope,
+            tier,
+            lambda s: {record_of(i) for i in s._collection.get(include=[])["ids"]},
+            set(),
+        )
 
     def scope_names(self) -> list[str]:
         return [c.name if hasattr(c, "name") else str(c) for c in self._usable().list_collections()]
@@ -387,7 +439,9 @@ class ChromaIndex:
             else:  # chromadb without Client.close: stop and forget the shared System ourselves
                 from chromadb.api.shared_system_client import SharedSystemClient
 
-                system = SharedSystemClient._identifier_to_system.pop(self._client._identifier, None)
+                system = SharedSystemClient._identifier_to_system.pop(
+                    self._client._identifier, None
+                )
                 if system is not None:
                     system.stop()
         except Exception as exc:  # closing must not hide the caller's own error

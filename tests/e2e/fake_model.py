@@ -23,7 +23,9 @@ class FakeModelServer(FakeOpenAIServer):
     """`FakeOpenAIServer` answering every chat request with reply_text (a text, or a function of
     the request body); use as a context manager or call start()/stop()."""
 
-    def __init__(self, reply_text: Callable[[dict[str, Any]], str] | str = "好的，已记下。", port: int = 0) -> None:
+    def __init__(
+        self, reply_text: Callable[[dict[str, Any]], str] | str = "好的，已记下。", port: int = 0
+    ) -> None:
         super().__init__(model=MODEL_ID, default=reply_text, port=port)
 
     @property
@@ -37,7 +39,9 @@ class FakeModelServer(FakeOpenAIServer):
 
 def system_text(body: dict[str, Any]) -> str:
     """The text of the system (or developer) messages of a recorded request."""
-    return "\n".join(_text(m) for m in body.get("messages", []) if m.get("role") in ("system", "developer"))
+    return "\n".join(
+        _text(m) for m in body.get("messages", []) if m.get("role") in ("system", "developer")
+    )
 
 
 def user_text(body: dict[str, Any]) -> str:

@@ -85,18 +85,36 @@ class World:
         self.timings: dict[str, float] = {}
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("OPENCLAW_MEMORY_", "XDG_")) and k != "OPENCLAW_STATE_DIR"}
-        env.update(HOME=str(self.home), OPENCLAW_NO_UPDATE_CHECK="1", NO_COLOR="1",
-                   PATH=f"{self.tools.node_dir}{os.pathsep}{env.get('PATH', '')}",
-                   PYTHONPATH=str(ROOT), **extra)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("OPENCLAW_MEMORY_", "XDG_")) and k != "OPENCLAW_STATE_DIR"
+        }
+        env.update(
+            HOME=str(self.home),
+            OPENCLAW_NO_UPDATE_CHECK="1",
+            NO_COLOR="1",
+            PATH=f"{self.tools.node_dir}{os.pathsep}{env.get('PATH', '')}",
+            PYTHONPATH=str(ROOT),
+            **extra,
+        )
         return env
 
     def write_openclaw_config(self) -> None:
         provider = {
-            "baseUrl": self.model.base_url, "apiKey": "sk-fake", "api": "openai-completions",
-            "models": [{"id": MODEL_ID, "name": "Fake", "input": ["text"], "contextWindow": 128000,
-                        "maxTokens": 4096, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
+            "baseUrl": self.model.base_url,
+            "apiKey": "sk-fake",
+            "api": "openai-completions",
+            "models": [
+                {
+                    "id": MODEL_ID,
+                    "name": "Fake",
+                    "input": ["text"],
+                    "contextWindow": 128000,
+                    "maxTokens": 4096,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                }
+            ],
         }
         config = {
             "models": {"providers": {"fake": provider}},
@@ -111,9 +129,19 @@ class World:
         cfg = self.tmp / "memory.yaml"
         cfg.write_text(f"storage:\n  data_dir: {self.tmp / 'memory-data'}\n")
         self.service = subprocess.Popen(
-            [sys.executable, "-m", "openclaw_memory.service", "--config", str(cfg), "--port", str(self.port)],
-            env=self.env(OPENCLAW_MEMORY_TOKEN=TOKEN), cwd=self.tmp,
-            stdout=subprocess.DEVNULL, stderr=open(self.tmp / "service.log", "w"),
+            [
+                sys.executable,
+                "-m",
+                "openclaw_memory.service",
+                "--config",
+                str(cfg),
+                "--port",
+                str(self.port),
+            ],
+            env=self.env(OPENCLAW_MEMORY_TOKEN=TOKEN),
+            cwd=self.tmp,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.tmp / "service.log", "w"),
         )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -131,9 +159,22 @@ class World:
             self.service.wait(timeout=60)
 
     def install_plugin(self) -> str:
-        argv = [sys.executable, "-m", "openclaw_memory.cli", "openclaw", "install",
-                "--openclaw-bin", str(self.tools.openclaw), "--service-url", self.url, "--token", TOKEN]
-        proc = subprocess.run(argv, env=self.env(), capture_output=True, text=True, timeout=600, cwd=self.tmp)
+        argv = [
+            sys.executable,
+            "-m",
+            "openclaw_memory.cli",
+            "openclaw",
+            "install",
+            "--openclaw-bin",
+            str(self.tools.openclaw),
+            "--service-url",
+            self.url,
+            "--token",
+            TOKEN,
+        ]
+        proc = subprocess.run(
+            argv, env=self.env(), capture_output=True, text=True, timeout=600, cwd=self.tmp
+        )
         assert proc.returncode == 0, proc.stderr + proc.stdout
         return proc.stdout
 
@@ -145,18 +186,33 @@ class World:
         path.write_text(json.dumps(data, indent=2))
 
     def agent(self, user: str | None, session: str, message: str) -> subprocess.Popen:
-        argv = [str(self.tools.openclaw), "agent", "--local", "--agent", "main",
-                "--session-key", f"agent:main:{session}", "--message", message, "--json"]
+        argv = [
+            str(self.tools.openclaw),
+            "agent",
+            "--local",
+            "--agent",
+            "main",
+            "--session-key",
+            f"agent:main:{session}",
+            "--message",
+            message,
+            "--json",
+        ]
         env = self.env(OPENCLAW_MEMORY_USER=user) if user else self.env()
-        return subprocess.Popen(argv, env=env, cwd=self.tmp,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(
+            argv, env=env, cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
 
     def records(self, where: str = "1", args: tuple = ()) -> list[tuple]:
         """(user_id, type, summary) of the store's records, read straight from SQLite."""
         import sqlite3
 
-        with sqlite3.connect(f"file:{self.tmp / 'memory-data' / 'memory.db'}?mode=ro", uri=True) as db:
-            return db.execute(f"SELECT user_id, type, summary FROM records WHERE {where}", args).fetchall()
+        with sqlite3.connect(
+            f"file:{self.tmp / 'memory-data' / 'memory.db'}?mode=ro", uri=True
+        ) as db:
+            return db.execute(
+                f"SELECT user_id, type, summary FROM records WHERE {where}", args
+            ).fetchall()
 
     def turn(self, user: str | None, session: str, message: str) -> tuple[dict, str, list[dict]]:
         """Run one agent turn; returns (OpenClaw's JSON result, its stderr, the model requests)."""
@@ -169,15 +225,16 @@ class World:
         return parse_result(out), err, self.model.chat_requests()[before:]
 
     def api(self, path: str, body: dict) -> dict:
-        resp = httpx.post(f"{self.url}{path}", json=body, timeout=30,
-                          headers={"authorization": f"Bearer {TOKEN}"})
+        resp = httpx.post(
+            f"{self.url}{path}", json=body, timeout=30, headers={"authorization": f"Bearer {TOKEN}"}
+        )
         assert resp.status_code == 200, resp.text
         return resp.json()
 
 
 def parse_result(stdout: str) -> dict:
     """The JSON document `openclaw agent --json` prints (log lines may precede it)."""
-    return json.loads(stdout[stdout.index("{"):])
+    return json.loads(stdout[stdout.index("{") :])
 
 
 def answer_of(result: dict) -> str:
@@ -228,21 +285,34 @@ def test_memory_reaches_the_model_for_its_sender_only(world):
     assert len(requests) >= 2, "expected the tool call round trip"
     system = system_text(requests[0])
     assert OPENCLAW_PROMPT in system and INJECTED in system
-    assert system.index(OPENCLAW_PROMPT) < system.index(INJECTED), "memory must follow OpenClaw's prompt"
-    assert "花生" in system[system.index(INJECTED):]
+    assert system.index(OPENCLAW_PROMPT) < system.index(INJECTED), (
+        "memory must follow OpenClaw's prompt"
+    )
+    assert "花生" in system[system.index(INJECTED) :]
     users = [m for m in requests[0]["messages"] if m.get("role") == "user"]
     assert all("花生" not in json.dumps(m, ensure_ascii=False) for m in users)  # append_system mode
 
     tool_messages = [m for m in requests[-1]["messages"] if m.get("role") == "tool"]
     assert tool_messages, "OpenClaw ran the ls tool and sent its result back"
-    events = [m for m in world.api("/v1/memory/search", {"scope": ALICE, "query": "ls", "limit": 10})["memories"]
-              if m["type"] == "event"]
+    events = [
+        m
+        for m in world.api("/v1/memory/search", {"scope": ALICE, "query": "ls", "limit": 10})[
+            "memories"
+        ]
+        if m["type"] == "event"
+    ]
     assert events and "ls" in events[0]["summary"]
-    bob_events = world.api("/v1/memory/search", {"scope": BOB, "query": "ls", "limit": 10})["memories"]
+    bob_events = world.api("/v1/memory/search", {"scope": BOB, "query": "ls", "limit": 10})[
+        "memories"
+    ]
     assert not [m for m in bob_events if m["type"] == "event"]
-    alice_found = world.api("/v1/memory/search", {"scope": ALICE, "query": "花生过敏", "limit": 5})["memories"]
+    alice_found = world.api("/v1/memory/search", {"scope": ALICE, "query": "花生过敏", "limit": 5})[
+        "memories"
+    ]
     assert any("花生" in m["summary"] for m in alice_found)
-    bob_found = world.api("/v1/memory/search", {"scope": BOB, "query": "花生过敏", "limit": 10})["memories"]
+    bob_found = world.api("/v1/memory/search", {"scope": BOB, "query": "花生过敏", "limit": 10})[
+        "memories"
+    ]
     assert not [m for m in bob_found if "花生" in m["summary"]]
 
 
@@ -262,7 +332,10 @@ def test_a_capture_refused_for_its_token_is_spooled_and_replayed_once_the_token_
     _, err, _ = world.turn("alice", "alice-401", "Remember: my gym locker is number 88.")
     assert "HTTP 401" in err and "spooled to" in err
     spool = world.spool / "spool.jsonl"
-    assert oct(world.spool.stat().st_mode & 0o777) == "0o700" and oct(spool.stat().st_mode & 0o777) == "0o600"
+    assert (
+        oct(world.spool.stat().st_mode & 0o777) == "0o700"
+        and oct(spool.stat().st_mode & 0o777) == "0o600"
+    )
     world.tune_plugin(token=TOKEN)
     _, _, requests = world.turn("alice", "alice-402", "What is my gym locker number?")
     assert "88" in system_text(requests[0])  # replayed before this very recall
@@ -284,4 +357,7 @@ def test_killing_the_service_mid_run_does_not_fail_the_turn(world):
     assert answer_of(parse_result(out))
     assert "openclaw-memory: POST" in err and "/v1/capture failed" in err
     spooled = [json.loads(line) for line in (world.spool / "spool.jsonl").read_text().splitlines()]
-    assert any(e["path"] == "/v1/capture" and "乌龙茶" in json.dumps(e, ensure_ascii=False) for e in spooled)
+    assert any(
+        e["path"] == "/v1/capture" and "乌龙茶" in json.dumps(e, ensure_ascii=False)
+        for e in spooled
+    )

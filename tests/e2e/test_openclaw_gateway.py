@@ -40,20 +40,42 @@ class Gateway:
     def configure(self) -> None:
         path = self.world.home / ".openclaw" / "openclaw.json"
         data = json.loads(path.read_text())
-        data["gateway"] = {"mode": "local", "port": self.port, "bind": "loopback",
-                           "auth": {"mode": "token", "token": GATEWAY_TOKEN},
-                           "http": {"endpoints": {"chatCompletions": {"enabled": True}}}}
+        data["gateway"] = {
+            "mode": "local",
+            "port": self.port,
+            "bind": "loopback",
+            "auth": {"mode": "token", "token": GATEWAY_TOKEN},
+            "http": {"endpoints": {"chatCompletions": {"enabled": True}}},
+        }
         path.write_text(json.dumps(data, indent=2))
 
     def start(self) -> None:
-        argv = [str(self.world.tools.openclaw), "gateway", "run", "--bind", "loopback", "--port", str(self.port)]
-        self.proc = subprocess.Popen(argv, env=self.world.env(OPENCLAW_MEMORY_USER=OPERATOR), cwd=self.world.tmp,
-                                     stdout=open(self.world.tmp / "gateway.log", "w"), stderr=subprocess.STDOUT)
+        argv = [
+            str(self.world.tools.openclaw),
+            "gateway",
+            "run",
+            "--bind",
+            "loopback",
+            "--port",
+            str(self.port),
+        ]
+        self.proc = subprocess.Popen(
+            argv,
+            env=self.world.env(OPENCLAW_MEMORY_USER=OPERATOR),
+            cwd=self.world.tmp,
+            stdout=open(self.world.tmp / "gateway.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, (self.world.tmp / "gateway.log").read_text()[-3000:]
             try:
-                if httpx.get(f"{self.url}/v1/models", headers=self.headers(), timeout=5).status_code == 200:
+                if (
+                    httpx.get(
+                        f"{self.url}/v1/models", headers=self.headers(), timeout=5
+                    ).status_code
+                    == 200
+                ):
                     return
             except httpx.HTTPError:
                 pass
@@ -81,8 +103,12 @@ class Gateway:
     def chat(self, session: str, text: str) -> list[dict]:
         """One turn; returns the model requests it made."""
         before = len(self.world.model.chat_requests())
-        resp = httpx.post(f"{self.url}/v1/chat/completions", headers=self.headers(session), timeout=300,
-                          json={"model": "openclaw/main", "messages": [{"role": "user", "content": text}]})
+        resp = httpx.post(
+            f"{self.url}/v1/chat/completions",
+            headers=self.headers(session),
+            timeout=300,
+            json={"model": "openclaw/main", "messages": [{"role": "user", "content": text}]},
+        )
         assert resp.status_code == 200, resp.text[-2000:]
         return self.world.model.chat_requests()[before:]
 
@@ -121,7 +147,9 @@ def _flushed(world: World) -> None:
 def test_facts_after_turn_20_of_a_30_turn_session_are_recalled_in_a_new_session(gateway):
     mark = time.monotonic()
     for n in range(1, 31):
-        text = {21: PLATE, 22: LOCKER}.get(n, f"第{n}轮：今天天气不错，随便聊聊。Small talk, turn {n}.")
+        text = {21: PLATE, 22: LOCKER}.get(
+            n, f"第{n}轮：今天天气不错，随便聊聊。Small talk, turn {n}."
+        )
         gateway.chat("long", text)
     gateway.world.timings["30 turns"] = round(time.monotonic() - mark, 1)
     system = system_text(gateway.world.model.chat_requests()[-1])
@@ -134,13 +162,21 @@ def test_facts_after_turn_20_of_a_30_turn_session_are_recalled_in_a_new_session(
     assert "88" in locker and "locker" in locker.lower()
 
 
-def test_a_compaction_through_the_gateway_then_a_new_fact_both_recalled_and_a_summary_written(gateway):
+def test_a_compaction_through_the_gateway_then_a_new_fact_both_recalled_and_a_summary_written(
+    gateway,
+):
     world = gateway.world
     gateway.chat("compact-me", "请记住：我女儿叫小米，今年五岁。")
     gateway.chat("compact-me", "We decided to move to Lisbon next spring.")
     mark = time.monotonic()
-    proc = subprocess.run([str(world.tools.openclaw), "sessions", "compact", "agent:main:compact-me"],
-                          env=world.env(), cwd=world.tmp, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(world.tools.openclaw), "sessions", "compact", "agent:main:compact-me"],
+        env=world.env(),
+        cwd=world.tmp,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     world.timings["compact"] = round(time.monotonic() - mark, 1)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
     gateway.chat("compact-me", "Remember: my dentist is called Okafor, on Rua Augusta.")
@@ -157,14 +193,28 @@ def test_memory_store_through_tool_search_stores_the_fact_once_and_no_event(gate
     world = gateway.world
     fact = "I prefer window seats on long flights."
     world.model.queue_tool_call("tool_search", {"query": "store a memory"})
-    world.model.queue_tool_call("tool_call", {"id": "openclaw:openclaw-memory:memory_store", "args": {"text": fact}})
+    world.model.queue_tool_call(
+        "tool_call", {"id": "openclaw:openclaw-memory:memory_store", "args": {"text": fact}}
+    )
     requests = gateway.chat("tools-1", f"Please remember this: {fact}")
     assert len(requests) >= 3, "expected the tool_search and tool_call round trips"
-    tool_results = json.dumps([m for m in requests[-1]["messages"] if m.get("role") == "tool"], ensure_ascii=False)
-    assert "memory_store" in tool_results or "stored" in tool_results.lower() or "added" in tool_results.lower()
+    tool_results = json.dumps(
+        [m for m in requests[-1]["messages"] if m.get("role") == "tool"], ensure_ascii=False
+    )
+    assert (
+        "memory_store" in tool_results
+        or "stored" in tool_results.lower()
+        or "added" in tool_results.lower()
+    )
     _flushed(world)
-    stored = [r for r in world.records("user_id = ? AND type != 'episode'", (OPERATOR,)) if "window seats" in r[2]]
+    stored = [
+        r
+        for r in world.records("user_id = ? AND type != 'episode'", (OPERATOR,))
+        if "window seats" in r[2]
+    ]
     assert len(stored) == 1, stored
     events = world.records("user_id = ? AND type = 'event'", (OPERATOR,))
-    assert not [e for e in events if "tool_call" in e[2] or "tool_search" in e[2] or "memory_" in e[2]], events
+    assert not [
+        e for e in events if "tool_call" in e[2] or "tool_search" in e[2] or "memory_" in e[2]
+    ], events
     assert "plugin tool name conflict" not in gateway.log()
