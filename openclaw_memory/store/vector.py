@@ -14,6 +14,7 @@ import logging
 import shutil
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -68,6 +69,10 @@ def _with_parts(ids: Sequence[str]) -> list[str]:
     return [*ids, *(p for i in ids for p in part_ids(i))]
 
 
+#: seconds between the attempts to retune a collection whose SQLite is locked by a writer
+_TUNE_RETRY_WAITS = (0.05, 0.2, 0.5, 1.0, 0.0)
+
+
 def _tune(col: Any, search_ef: int) -> None:
     """Give a collection created before the setting (or with another value) the configured HNSW
     search breadth; new collections are created with it. Chroma keeps it.
@@ -79,16 +84,26 @@ def _tune(col: Any, search_ef: int) -> None:
     hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
     if hnsw.get("ef_search") in (None, search_ef):
         return
-    try:
-        col.modify(configuration={"hnsw": {"ef_search": int(search_ef)}})
-    except Exception as exc:  # a busy server (another process writing): the search still works
-        log.warning(
-            "could not set ef_search %d on %s (searching with %s): %s",
-            search_ef,
-            col.name,
-            hnsw.get("ef_search"),
-            exc,
-        )
+    error: Exception | None = None
+    for wait in _TUNE_RETRY_WAITS:
+        try:
+            col.modify(configuration={"hnsw": {"ef_search": int(search_ef)}})
+            return
+        except Exception as exc:  # noqa: BLE001 - chromadb's errors share no base class
+            error = exc
+            if "locked" not in str(exc):
+                break
+            # "database is locked" past Chroma's own busy wait (seen on a loaded machine with a
+            # second client open on the same path): brief retries before searching narrower
+            time.sleep(wait)
+    # still busy, or refused: the search works, with the old breadth
+    log.warning(
+        "could not set ef_search %d on %s (searching with %s): %s",
+        search_ef,
+        col.name,
+        hnsw.get("ef_search"),
+        error,
+    )
 
 
 class ChromaIndex:
