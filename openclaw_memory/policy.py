@@ -58,98 +58,27 @@ class TypePolicy:
 _P = TypePolicy
 #: fields in order: layer, keyed, append_only, decays, windowed, section, capped, kept_by_cleanup,
 #: ttl_key, base_importance, render, distilled
+# one row per type, so the table reads across: kept out of the formatter
+# fmt: off
 POLICY: Mapping[MemoryType, TypePolicy] = {
-    MemoryType.PROFILE: _P(
-        CURATED, True, False, False, False, "profile", True, True, None, 0.75, "value", True
-    ),
-    MemoryType.PREFERENCE: _P(
-        CURATED, True, False, False, False, "profile", True, False, None, 0.6, "rule", True
-    ),
-    MemoryType.FACT: _P(
-        CURATED,
-        True,
-        False,
-        False,
-        False,
-        "retrieved",
-        True,
-        False,
-        None,
-        0.55,
-        "subject status summary",
-        True,
-    ),
-    MemoryType.DECISION: _P(
-        CURATED,
-        False,
-        False,
-        False,
-        False,
-        "retrieved",
-        True,
-        False,
-        None,
-        0.7,
-        "subject status summary",
-        True,
-    ),
-    MemoryType.TASK: _P(
-        CURATED,
-        True,
-        False,
-        True,
-        True,
-        "retrieved",
-        True,
-        False,
-        "task_ttl_days",
-        0.6,
-        "subject status summary",
-        True,
-    ),
-    MemoryType.SUMMARY: _P(
-        CURATED,
-        False,
-        False,
-        True,
-        True,
-        "summaries",
-        False,
-        True,
-        None,
-        0.5,
-        "summary lines",
-        False,
-    ),
-    MemoryType.EVENT: _P(
-        EPISODIC,
-        False,
-        True,
-        True,
-        True,
-        "retrieved",
-        False,
-        False,
-        "event_ttl_days",
-        0.35,
-        "time kind result",
-        False,
-    ),
-    MemoryType.EPISODE: _P(
-        EPISODIC,
-        False,
-        True,
-        True,
-        True,
-        "retrieved",
-        False,
-        False,
-        "episode_ttl_days",
-        0.2,
-        "turn and neighbours",
-        False,
-    ),
+    MemoryType.PROFILE:
+        _P(CURATED, True, False, False, False, "profile", True, True, None, 0.75, "value", True),
+    MemoryType.PREFERENCE:
+        _P(CURATED, True, False, False, False, "profile", True, False, None, 0.6, "rule", True),
+    MemoryType.FACT:
+        _P(CURATED, True, False, False, False, "retrieved", True, False, None, 0.55, "subject status summary", True),
+    MemoryType.DECISION:
+        _P(CURATED, False, False, False, False, "retrieved", True, False, None, 0.7, "subject status summary", True),
+    MemoryType.TASK:
+        _P(CURATED, True, False, True, True, "retrieved", True, False, "task_ttl_days", 0.6, "subject status summary", True),
+    MemoryType.SUMMARY:
+        _P(CURATED, False, False, True, True, "summaries", False, True, None, 0.5, "summary lines", False),
+    MemoryType.EVENT:
+        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "event_ttl_days", 0.35, "time kind result", False),
+    MemoryType.EPISODE:
+        _P(EPISODIC, False, True, True, True, "retrieved", False, False, "episode_ttl_days", 0.2, "turn and neighbours", False),
 }
+# fmt: on
 
 #: conflicts and ranking trust: a claim from a later channel never overwrites one from an earlier
 TRUST_ORDER: tuple[Channel, ...] = (
