@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -461,3 +461,9 @@ class ChromaIndex:
                     system.stop()
         except Exception as exc:  # closing must not hide the caller's own error
             log.warning("closing the vector index failed: %s", exc)
+
+
+if TYPE_CHECKING:  # the type checker holds the class to the port
+    from .ports import ManagedVectorIndex
+
+    _conforms: type[ManagedVectorIndex] = ChromaIndex

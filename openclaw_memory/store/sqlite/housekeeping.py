@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Sequence
 
 import numpy as np
@@ -10,15 +9,11 @@ import numpy as np
 from ...text import sentence_parts
 from ...types import MemoryRecord, Scope, memory_text
 from .. import records as rec
+from ..ports import hashed_user
 from .base import SQLiteBase
 
 #: Tables keyed by user_id/agent_id, deleted row by row for a user purge.
 USER_TABLES = ("versions", "outbox", "messages", "sessions", "audit")
-
-
-def hashed_user(user_id: str) -> str:
-    """What stays of a purged user id in the audit log."""
-    return "sha256:" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:16]
 
 
 def _marks(values: Sequence[Any]) -> str:
@@ -72,6 +67,11 @@ class HousekeepingMixin(SQLiteBase):
                 (scope.user_id, scope.agent_id),
             ).fetchall()
         return {r["id"]: r["status"] for r in rows}
+
+    def record_count(self) -> int:
+        """Records of every scope and status."""
+        with self._read() as db:
+            return int(db.execute("SELECT COUNT(*) FROM records").fetchone()[0])
 
     def live_count(self) -> int:
         with self._read() as db:
