@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 import functools
 from typing import Any, Callable
 
-from .housekeeping import HousekeepingMixin
+from .portability import PortabilityMixin
+from .audit import AuditMixin
 from .logs import LogsMixin
 
 __all__ = ["MemoryStore"]
@@ -31,7 +32,7 @@ def _locked(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-class MemoryStore(HousekeepingMixin, LogsMixin):
+class MemoryStore(PortabilityMixin, AuditMixin, LogsMixin):
     """A record store held in memory (one process, nothing persists)."""
 
     path = ":memory:"

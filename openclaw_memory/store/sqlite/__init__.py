@@ -16,12 +16,15 @@ from ..ports import hashed_user
 from .housekeeping import HousekeepingMixin
 from .logs import LogsMixin
 from .portability import PortabilityMixin
+from .purge import PurgeMixin
 from .records import RecordsMixin
 
 __all__ = ["SQLiteStore", "hashed_user"]
 
 
-class SQLiteStore(RecordsMixin, LogsMixin, HousekeepingMixin, ConsoleMixin, PortabilityMixin):
+class SQLiteStore(
+    RecordsMixin, LogsMixin, HousekeepingMixin, PurgeMixin, ConsoleMixin, PortabilityMixin
+):
     """The record store on one SQLite file (see `store/db.py` for the connection)."""
 
     @classmethod
