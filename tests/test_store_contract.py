@@ -491,3 +491,55 @@ def test_vector_workspace_filter(index):
     )
     found = {i for i, _ in index.query(Scope("alice", "a1", "w1"), vec(1), 5)}
     assert found == {"shared", "w1"}
+
+
+# ---- the port's shape ---------------------------------------------------------------------
+
+#: the port's methods that take no scope, by reason; a new one must be added here on purpose
+UNSCOPED = {
+    # a record carries its scope
+    "insert": "record",
+    "update": "record",
+    "put_parts": "record",
+    "put_vector": "record",
+    "save_version": "record",
+    # by ids a scoped read returned first (recall loads a pool it fetched within the scope)
+    "search_tokens": "ids",
+    "vectors": "ids",
+    "vectors_with_parts": "ids",
+    "records_by_id": "ids",
+    # a user (every agent, or one): export, purge
+    "user_agents": "user",
+    "user_records": "user",
+    "user_rows": "user",
+    "purge_user": "user",
+    "purged_at": "user",
+    "audit_purge_request": "user",
+    "prune_messages": "user",
+    "participants": "agent and session: who spoke in a shared session",
+    "record_owner": "import: an id must not change owner",
+    "import_row": "import: the row carries its user and agent",
+    # the whole store: maintenance, reindex, doctor, the console's user list, lifecycle
+    **dict.fromkeys(
+        (
+            "scopes stale_vector_ids part_stale_ids retire_vectors orphan_vector_rows embedder "
+            "set_embedder live_count record_count last_outbox_seq clear_outbox pending_by_scope "
+            "keyword_index_gaps repair_keyword_index optimize_keyword_index counts_by_scope "
+            "pending done acquire_lease release_lease lease begin_run finish_run recent_runs "
+            "last_run_started transaction in_transaction vacuum close"
+        ).split(),
+        "whole store",
+    ),
+}
+
+
+def test_every_other_method_of_the_record_store_takes_a_scope_first():
+    import inspect
+
+    from openclaw_memory.store.ports import RecordStore
+
+    for name, fn in inspect.getmembers(RecordStore, inspect.isfunction):
+        if name.startswith("_") or name in UNSCOPED:
+            continue
+        params = list(inspect.signature(fn).parameters)
+        assert params[1:2] == ["scope"], f"RecordStore.{name} does not take a scope first"

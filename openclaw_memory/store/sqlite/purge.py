@@ -131,16 +131,6 @@ class PurgeMixin(SQLiteBase):
             ).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
-    # ---- console counts -------------------------------------------------------------------
-
-    def counts_by_scope(self) -> list[dict[str, Any]]:
-        # from the counts the store keeps by trigger (schema migration 8)
-        with self._read() as db:
-            rows = db.execute(
-                "SELECT user_id, agent_id, status, type, n FROM record_counts WHERE n > 0"
-            ).fetchall()
-        return [dict(r) for r in rows]
-
     def audit_purge_request(
         self, user_id: str, agent_id: str | None, at: float, reason: str, writer: str
     ) -> None:
