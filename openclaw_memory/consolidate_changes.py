@@ -252,7 +252,7 @@ class ChangeRetirer:
         if (
             best[0] >= self.similarity
             and best[0] - runner_up >= self.margin
-            and _same_owner(who, best[1])
+            and _same_owner(who, best[1], strict=True)
         ):
             return best[1]
         return None
@@ -307,7 +307,7 @@ class ChangeRetirer:
         for sim, old in scored:
             if sim < self.similarity - _ATTRIBUTE_SLACK:
                 break
-            if not _same_owner(who, old):
+            if not _same_owner(who, old, strict=True):
                 continue
             if contradicts(said(old.summary), text, switch=switch, nots_only=only_flips):
                 return old
@@ -438,13 +438,15 @@ def _same_speaker(claim: MemoryRecord, names: tuple[str, ...]) -> bool:
     )
 
 
-def _same_owner(who: str, r: MemoryRecord) -> bool:
-    """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes, and
-    someone else's ("my sister is single") is never the speaker's ("I got married")."""
+def _same_owner(who: str, r: MemoryRecord, strict: bool = False) -> bool:
+    """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes. With a
+    shared word a change may leave the owner unsaid ("We renamed the dog" after "My dog is called
+    Rex"); on meaning or attribute alone (`strict`) someone else's ("my sister is single") is never
+    the speaker's ("I got married")."""
     theirs = owner(r.summary)
     if who and theirs:
         return who == theirs
-    return not someone_else(who or theirs)
+    return not strict or not someone_else(who or theirs)
 
 
 def _short(r: MemoryRecord) -> str:
