@@ -132,6 +132,8 @@ def test_a_predicate_negated_then_stated_flips(old, new, flipped):
         ("I eat beef now too.", False, True),
         ("我也喜欢茶。", False, False),  # additive, no "now": nothing ends
         ("I also like tea.", False, False),
+        ("是啊，过敏原越来越多，烦死了。", False, False),  # 死了 after an adjective: "very"
+        ("Ugh, allergies everywhere, I'm dying here.", False, False),
         ("你现在也吃牛肉了吗？", False, False),  # a question
         ("Do you eat beef now too?", False, False),
     ],

@@ -49,7 +49,7 @@ _ZH_STRONG = re.compile(
     r"不再|再也不|改(?:成|为|到|用|喝|吃|做|学|坐|乘|骑|开|去|叫|名|了)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,4}了)|"
     r"搬到|搬去|搬家|搬回|跳槽|辞职|离职|退了|"
     r"转学|转到|转岗|转行|调到|挪到|升职|升为|分手|离婚|戒掉|戒了|戒烟|戒酒|卖了|不算|已经不|"
-    r"去世|过世|病逝|死了|"
+    r"去世|过世|病逝|"
     # a bare 不X了 only for verbs of habit (不说了 / 不行了 say nothing changed)
     r"不(?:住|用|学|打|玩|当|做|吃|喝|抽|坐|开|画|弹|集|去|养|穿|跑|练|上)[\u4e00-\u9fff]{0,8}了"
 )
@@ -245,7 +245,7 @@ def about_a_thing(text: str) -> bool:
 
 #: a first clause that says a thing of the speaker's ended (a pet, a plan), then the speaker
 _ENDED_THEN_SELF = re.compile(
-    r"^[^，,。！!？?你您他她我]{1,12}(?:去世|过世|病逝|死)了?[，,]\s*(?:我|咱)|"
+    r"^[^，,。！!？?你您他她我]{1,12}(?:去世|过世|病逝)了?[，,]\s*(?:我|咱)|"
     r"^(?![^,;]*\b(?:he|she|his|her|they|their|them)\b)[A-Z][\w ]{0,30}\b(?:passed away|died)\b"
     r"[^,.;]*[,;]\s*(?:and )?(?:i|we)\b",
     _I,
