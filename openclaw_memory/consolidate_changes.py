@@ -37,12 +37,16 @@ from .extract.change_grammar import (
     about,
     about_a_thing,
     about_self,
+    now_also,
     owner,
     said,
     share,
     single_statement,
+    someone_else,
     states_change,
+    switches,
 )
+from .extract.attributes import contradicts, mentions
 from .extract.base import attribute
 from .extract.slot import third_person
 from .text import has_cjk, negated, search_tokens
@@ -52,6 +56,8 @@ from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status,
 _CLAIMS = ("fact", "preference", "profile")
 #: how many earlier episodes of a scope a change is compared with (newest first)
 _EPISODE_POOL = 400
+#: how far under `change_similarity` a memory the change contradicts by attribute may score
+_ATTRIBUTE_SLACK = 0.05
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,9 @@ class ChangeRetirer:
         if any(s.result.replaced_id or s.result.action in ("doubt", "skip") for s in siblings):
             return None  # the turn's own claim already superseded (or restated) the old value
         changes = [s for s in siblings if s.candidate.replaces or "switch" in s.candidate.tags]
-        if not changes and not states_change(episode.summary):
+        change = bool(changes) or states_change(episode.summary)
+        also = not change and _ends_a_not(episode.summary)  # retires only a "not" it ends
+        if not change and not also:
             return None
         if not about_a_thing(episode.summary):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
@@ -90,6 +98,7 @@ class ChangeRetirer:
             replaces,
             {s.result.record.id for s in siblings if s.result.record},
             stated=bool(changes),
+            also=also,
         )
         if target is None:
             return None
@@ -164,6 +173,7 @@ class ChangeRetirer:
         replaces: str | None,
         skip: set[str],
         stated: bool,
+        also: bool = False,
     ) -> MemoryRecord | None:
         names = tuple(e for e in new.entities if e)  # the speaker of a named turn
         words, who = about(new.summary, names), owner(new.summary)
@@ -175,6 +185,8 @@ class ChangeRetirer:
             and _same_speaker(c, names)
             and not _restates(new, c, names)
         ]
+        if also:
+            return self._ended_not(db, claims, new, vec, who)
         claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
             return claim
@@ -210,6 +222,9 @@ class ChangeRetirer:
         # shared with a farther claim is a coincidence (a name, 工作), not the attribute
         if fits and fits[0][0] >= max(self.similarity - 0.05, scored[0][0] - self.margin):
             return fits[0][1]
+        hit = self._contradicted(scored, new, who)
+        if hit is not None:
+            return hit
         # a short statement about the speaker ("I'm now living in Seattle" after "my home is in
         # Austin"): the clear semantic neighbour among the claims, ahead of the next by the margin
         # (not in Chinese: e5 puts unrelated Chinese statements of one person within a few
@@ -224,7 +239,7 @@ class ChangeRetirer:
         if (
             best[0] >= self.similarity
             and best[0] - runner_up >= self.margin
-            and _same_owner(who, best[1])
+            and _same_owner(who, best[1], strict=True)
         ):
             return best[1]
         return None
@@ -246,13 +261,56 @@ class ChangeRetirer:
         an iPhone now")."""
         if not single_statement(new.summary):
             return None  # a long turn says several things: which of them changed is not clear
+        pool = self._statements(db, new, who, names)
+        if not pool:
+            return None
+        vecs = db.vectors([e.id for e in pool])
+        scored = sorted(
+            ((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0]
+        )
+        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names)]
+        if sharing and sharing[0][0] >= max(self.similarity, scored[0][0] - self.margin):
+            return sharing[0][1]
+        hit = self._contradicted(scored, new, who)
+        if hit is not None:
+            return hit
+        if stated and scored:
+            runner_up = scored[1][0] if len(scored) > 1 else 0.0
+            if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
+                return scored[0][1]
+        return None
+
+    def _contradicted(
+        self,
+        scored: list[tuple[float, MemoryRecord]],
+        new: MemoryRecord,
+        who: str,
+        only_flips: bool = False,
+    ) -> MemoryRecord | None:
+        """The nearest memory the change contradicts by what both say of one attribute (no pets /
+        adopted a cat, 坐班 / 居家办公, 不吃辣 / 能吃辣: `extract.attributes`), similar enough to be
+        about the same thing; no margin over the others, the attribute is the evidence."""
+        switch, text = switches(new.summary), said(new.summary)
+        for sim, old in scored:
+            if sim < self.similarity - _ATTRIBUTE_SLACK:
+                break
+            if not _same_owner(who, old, strict=True):
+                continue
+            if contradicts(said(old.summary), text, switch=switch, nots_only=only_flips):
+                return old
+        return None
+
+    def _statements(
+        self, db, new: MemoryRecord, who: str, names: tuple[str, ...]
+    ) -> list[MemoryRecord]:
+        """The live single-statement episodes of the same speaker before the change."""
         pool = db.live_episodes_before(
             new.scope,
             new.created_at,
             _EPISODE_POOL,
             exclude=new.id,
         )
-        pool = [
+        return [
             e
             for e in pool
             if e.tags[:1] == new.tags[:1]
@@ -263,20 +321,21 @@ class ChangeRetirer:
             and about_self(e.summary)
             and not _restates(new, e, names)
         ]
-        if not pool:
-            return None
-        vecs = db.vectors([e.id for e in pool])
+
+    def _ended_not(
+        self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, who: str
+    ) -> MemoryRecord | None:
+        """A statement that is no change (我现在也吃牛肉了, "We got a puppy") retires only a "not" it
+        ends (我不吃牛肉, "I have no pets"): the nearest live claim or single-statement episode of
+        the speaker that negates that predicate, or the whole attribute."""
+        names = tuple(e for e in new.entities if e)
+        pool = [*claims, *self._statements(db, new, who, names)]
+        vecs = db.vectors([r.id for r in pool])
         scored = sorted(
-            ((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0]
+            ((float(np.dot(vecs[r.id], vec)), r) for r in pool if r.id in vecs),
+            key=lambda x: -x[0],
         )
-        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names)]
-        if sharing and sharing[0][0] >= max(self.similarity, scored[0][0] - self.margin):
-            return sharing[0][1]
-        if stated and scored:
-            runner_up = scored[1][0] if len(scored) > 1 else 0.0
-            if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
-                return scored[0][1]
-        return None
+        return self._contradicted(scored, new, who, only_flips=True)
 
     # ---- retiring --------------------------------------------------------------------------
 
@@ -317,6 +376,19 @@ class ChangeRetirer:
             )
 
 
+def _ends_a_not(text: str) -> bool:
+    """Worth looking for a "not" this statement ends: "now also" (我现在也吃牛肉了), or a short
+    statement about the speaker that names a value of an attribute ("We got a puppy")."""
+    if now_also(text):
+        return True
+    return (
+        about_self(text)
+        and single_statement(text)
+        and not negated(said(text))
+        and any(m.values for m in mentions(said(text)).values())
+    )
+
+
 def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:
     return share(words, about(r.text, names))
 
@@ -348,10 +420,15 @@ def _same_speaker(claim: MemoryRecord, names: tuple[str, ...]) -> bool:
     )
 
 
-def _same_owner(who: str, r: MemoryRecord) -> bool:
-    """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes."""
+def _same_owner(who: str, r: MemoryRecord, strict: bool = False) -> bool:
+    """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes. With a
+    shared word a change may leave the owner unsaid ("We renamed the dog" after "My dog is called
+    Rex"); on meaning or attribute alone (`strict`) someone else's ("my sister is single") is never
+    the speaker's ("I got married")."""
     theirs = owner(r.summary)
-    return not who or not theirs or who == theirs
+    if who and theirs:
+        return who == theirs
+    return not strict or not someone_else(who or theirs)
 
 
 def _short(r: MemoryRecord) -> str:

@@ -507,6 +507,14 @@ def test_a_change_of_a_keyed_attribute_no_rule_reads_keeps_the_key(
 UNRELATED = [  # (earlier statement, later statement): the later one retires nothing
     ("I like coffee.", "I also like tea."),
     ("我喜欢咖啡。", "我也喜欢茶。"),
+    ("I have a dog.", "We adopted a cat last week."),  # one more pet
+    ("我养了一只狗。", "我们上周又领养了一只猫。"),
+    ("I don't like running.", "I started going to the gym."),  # a "not" of another thing
+    ("我不喜欢跑步。", "我开始去健身房了。"),
+    ("My sister is single.", "I got married in June."),  # someone else's status
+    ("我姐姐是单身。", "我六月结婚了。"),
+    ("I drink green tea.", "I now also drink coffee."),  # "now also" ends no "not"
+    ("我喝绿茶。", "我现在也喝咖啡了。"),
     ("My sister's name is Anna.", "My cat's name is Milo now."),  # one word shared, two attributes
     ("我姐姐的名字叫安娜。", "我的猫现在叫米洛。"),
     ("I start work at 9 am.", "Work has been busy lately."),
@@ -524,6 +532,104 @@ def test_an_unrelated_statement_retires_nothing(nano, case):
     clock.advance(DAY)
     say(nano, scope, "s2", second)
     assert find(nano.engine, scope, where="status = 'inactive'") == []
+
+
+# (fact, change, question, old, new): the two values share no word; what they are about (pets,
+# exercise, marital status, work arrangement, drinks, a "not" ended) makes them one attribute
+ATTRIBUTE_CHANGES = [
+    (
+        "I never work out.",
+        "These days I go swimming twice a week.",
+        "Do I work out?",
+        ["never work out"],
+        ["swimming"],
+    ),
+    ("我平时不锻炼。", "我最近开始练瑜伽了。", "我锻炼吗？", ["不锻炼"], ["瑜伽"]),
+    ("I have no pets.", "We got a puppy last month.", "Do I have a pet?", ["no pets"], ["puppy"]),
+    ("我没有养宠物。", "我上个月领养了一只狗。", "我有宠物吗？", ["没有养宠物"], ["狗"]),
+    ("I'm single.", "I got engaged in May.", "Am I in a relationship?", ["single"], ["engaged"]),
+    ("我是单身。", "我去年结婚了。", "我结婚了吗？", ["单身"], ["结婚"]),
+    (
+        "I work in the office every day.",
+        "I work from home now.",
+        "Do I go to the office?",
+        ["in the office"],
+        ["from home"],
+    ),
+    ("我每天到公司上班。", "我现在在家办公了。", "我在哪里上班？", ["到公司上班"], ["在家办公"]),
+    (
+        "I usually drink americanos.",
+        "Lately I switched to lattes.",
+        "What coffee do I drink?",
+        ["americanos"],
+        ["lattes"],
+    ),
+    ("我平时喝绿茶。", "最近我改喝奶茶了。", "我平时喝什么？", ["绿茶"], ["奶茶"]),
+    (
+        "I don't drink coffee.",
+        "I drink coffee every morning now.",
+        "Do I drink coffee?",
+        ["don't drink coffee"],
+        ["every morning"],
+    ),
+    ("我不吃香菜。", "我现在也吃香菜了。", "我吃香菜吗？", ["不吃香菜"], ["也吃香菜"]),
+    (
+        "I have a dog named Rex.",
+        "Rex passed away in May, and we adopted a kitten.",
+        "What pet do I have?",
+        ["dog"],
+        ["kitten"],
+    ),
+    (
+        "我养了一只叫豆豆的狗。",
+        "豆豆去世了，我们又养了一只猫。",
+        "我养的是什么宠物？",
+        ["狗"],
+        ["猫"],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ATTRIBUTE_CHANGES)))
+def test_a_change_retires_the_old_value_of_the_attribute_without_a_shared_word(nano, case):
+    fact, change, question, old, new = ATTRIBUTE_CHANGES[case]
+    scope, clock = Scope(f"attribute-{case}"), nano.clock
+    say(nano, scope, "s1", fact)
+    clock.advance(3 * DAY)
+    say(nano, scope, "s2", change)
+    clock.advance(DAY)
+    text = block(nano, scope, "s3", question)
+    assert P.judge_block(text, old, new) == (True, False), text
+
+
+ARRANGEMENTS = {
+    "en": {
+        "office": "I work in the office every day now.",
+        "home": "I work from home now.",
+        "hybrid": "I work hybrid now.",
+    },
+    "zh": {
+        "坐班": "我现在每天去公司坐班。",
+        "居家": "我现在居家办公了。",
+        "混合": "我现在混合办公了。",
+    },
+}
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lang=st.sampled_from(["en", "zh"]), seq=st.lists(st.integers(0, 2), min_size=2, max_size=4))
+def test_after_any_sequence_of_values_of_an_exclusive_attribute_one_is_current(nano, lang, seq):
+    """The one-value property for an attribute whose values share no word (work arrangement)."""
+    scope = Scope(f"w{abs(hash((lang, tuple(seq)))) % 10**9}")
+    keys = list(ARRANGEMENTS[lang])
+    for i, v in enumerate(seq):
+        say(nano, scope, f"s{i}", ARRANGEMENTS[lang][keys[v]])
+        nano.clock.advance(DAY)
+    text = block(nano, scope, "q", "Where do I work?" if lang == "en" else "我在哪里办公？")
+    current = {k for k in keys for line in _without_notes(text) if k in line}
+    assert current <= {keys[seq[-1]]}
 
 
 DAYS = {

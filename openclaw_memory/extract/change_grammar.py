@@ -31,7 +31,8 @@ _EN_STRONG = re.compile(
     r"\b(?:no longer|any ?more|instead|after all|turns? out|used to|not any longer|"
     r"switch(?:ed|ing)?|chang(?:ed|ing)|moved|relocated|transferr?ed|renamed|re-?named|quit|quitted|stopped|"
     r"gave up|given up|left|replaced|swapped|traded|sold|upgraded|converted|cancell?ed|closed|"
-    r"broke up|divorced|retired|dropped out|handed in|got rid of|gave (?:\w+ ){1,4}away)\b",
+    r"broke up|divorced|retired|dropped out|handed in|got rid of|gave (?:\w+ ){1,4}away|"
+    r"passed away|died)\b",
     _I,
 )
 _EN_WEAK = re.compile(
@@ -48,6 +49,7 @@ _ZH_STRONG = re.compile(
     r"不再|再也不|改(?:成|为|到|用|喝|吃|做|学|坐|乘|骑|开|去|叫|名|了)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,4}了)|"
     r"搬到|搬去|搬家|搬回|跳槽|辞职|离职|退了|"
     r"转学|转到|转岗|转行|调到|挪到|升职|升为|分手|离婚|戒掉|戒了|戒烟|戒酒|卖了|不算|已经不|"
+    r"去世|过世|病逝|"
     # a bare 不X了 only for verbs of habit (不说了 / 不行了 say nothing changed)
     r"不(?:住|用|学|打|玩|当|做|吃|喝|抽|坐|开|画|弹|集|去|养|穿|跑|练|上)[\u4e00-\u9fff]{0,8}了"
 )
@@ -74,6 +76,11 @@ _CHANGE_WORDS = frozenset(
     "昨天 前天 刚 刚刚 喜欢 用 去 每天 每周 说 想 做 很 挺 太 过 来 得 着 没 再 更 人 我们 用户 我换".split()
 )
 
+
+#: a number and its measure word (一只, 三次, 每周): says how many, not what (我养了一只狗 / 领养了一只猫)
+_MEASURE = re.compile(
+    r"^[一二两三四五六七八九十百千几半每这那某]+[只个条件家位本台辆次回天年月周份张双块篇首部间所种]$"
+)
 
 _QUESTION = re.compile(r"[?？]\s*$|[吗呢么]\s*[。!！]?\s*$")
 #: "林晓: ..." - the speaker of a logged turn, not part of what was said
@@ -103,6 +110,38 @@ def states_change(text: str) -> bool:
     return bool(weak and _EN_SELF.search(text) and not _EN_ADDITIVE.search(text))
 
 
+_EN_SWITCH = re.compile(
+    r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing) (?:to|over)|moved (?:over )?to|swapped|traded|"
+    r"replaced|instead|prefer(?:s|red)? .{1,30} (?:now|these days|nowadays)|"
+    r"(?:now|these days|nowadays),? i prefer|(?:changed|switched) jobs|new job)\b",
+    _I,
+)
+_ZH_SWITCH = re.compile(
+    r"改(?:成|为|到|用|喝|吃|坐|乘|骑|开|学|养)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,3}了)|转(?:到|成|为)|"
+    r"跳槽|更(?:喜欢|爱)"
+)
+
+
+def switches(text: str) -> bool:
+    """The statement says one value took another's place (改喝拿铁, "switched to oat milk", a
+    preference "these days" / 更喜欢), not only that something holds now: then two values of an
+    attribute that add up (drinks, pets) contradict each other too
+    (`extract.attributes.contradicts`)."""
+    text = said(text or "")
+    return bool((_ZH_SWITCH if has_cjk(text) else _EN_SWITCH).search(text))
+
+
+def now_also(text: str) -> bool:
+    """ "Now also" (我现在也吃牛肉了, "I eat beef now too"): a value added now. Not a change of the
+    values before it, but the end of a "not" said before (不吃牛肉), which consolidation retires
+    when the two are one predicate (`extract.attributes.flips`)."""
+    text = said(text or "")
+    if not text or _QUESTION.search(text) or states_change(text):
+        return False
+    weak, self_ = (_ZH_WEAK, _ZH_SELF) if has_cjk(text) else (_EN_WEAK, _EN_SELF)
+    return bool(weak.search(text) and self_.search(text) and additive(text))
+
+
 def additive(text: str) -> bool:
     """The statement adds a value beside the ones before ("I also like tea", 我也喜欢茶)."""
     return bool((_ZH_ADDITIVE if has_cjk(text) else _EN_ADDITIVE).search(text)) and not (
@@ -123,6 +162,7 @@ def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
         if (
             t not in _CHANGE_WORDS
             and t not in STOPWORDS
+            and not _MEASURE.match(t)
             and (len(t) > 1 or has_cjk(t))
             and not t.isdigit()
         ):
@@ -142,18 +182,31 @@ def share(a: frozenset[str], b: frozenset[str]) -> bool:
     return any(x in y or y in x for x in long_a for y in long_b)
 
 
-_EN_OWNER = re.compile(r"\b(?:my|our)\s+(?:new\s+|old\s+)?([a-z]+)(?:'s)?", _I)
+#: a claim in the third person names the owner the same way ("The user's sister", 用户的姐姐)
+#: owners that are someone else: their statements are never the speaker's own attribute
+_EN_OTHERS = (
+    r"son|daughter|kids?|child(?:ren)?|wife|husband|partner|mom|mother|dad|father|brother|sister|"
+    r"friend|colleague|roommate|neighbou?r|boyfriend|girlfriend|boss|manager|dog|cat|pet"
+)
+_EN_OWNER = re.compile(
+    rf"\b(?:my|our)\s+(?:new\s+|old\s+)?([a-z]+)(?:'s)?|\bthe user's\s+({_EN_OTHERS})\b", _I
+)
 _ZH_OWNER = re.compile(
-    r"我(?:们)?(?:的|家的?)?(儿子|女儿|孩子|妻子|老婆|丈夫|老公|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|"
+    r"(?:我(?:们)?|用户)(?:的|家的?)?(儿子|女儿|孩子|妻子|老婆|丈夫|老公|妈妈|爸爸|母亲|父亲|哥哥|姐姐|弟弟|妹妹|"
     r"朋友|同事|室友|邻居|男朋友|女朋友|狗|猫|宠物)"
 )
+
+
+def someone_else(who: str) -> bool:
+    """An owner that is a person or a pet (my sister, 我女儿), not a thing (my car, 我的手机)."""
+    return bool(who) and bool(re.fullmatch(_EN_OTHERS, who, _I) or _ZH_OWNER.fullmatch(f"我{who}"))
 
 
 def owner(text: str) -> str:
     """The noun after "my" (my son's school: "son"; 我儿子: 儿子), "" when none."""
     text = said(text)
     m = (_ZH_OWNER if has_cjk(text) else _EN_OWNER).search(text)
-    return m.group(1).lower() if m else ""
+    return next((g.lower() for g in m.groups() if g), "") if m else ""
 
 
 #: the speaker as the subject: at most a few words before it (这段时间我, 现在周末我, 以后请叫我), no
@@ -185,7 +238,18 @@ def about_a_thing(text: str) -> bool:
         return True
     if not text or _QUESTION.search(text) or _SECOND_PERSON.search(text):
         return False
+    if _ENDED_THEN_SELF.match(text):
+        return True  # 闪电去世了，我们又养了一只兔子: a thing of theirs ended, then the speaker
     return not (_ZH_SELF.search(text) if has_cjk(text) else _EN_SELF.search(text))
+
+
+#: a first clause that says a thing of the speaker's ended (a pet, a plan), then the speaker
+_ENDED_THEN_SELF = re.compile(
+    r"^[^，,。！!？?你您他她我]{1,12}(?:去世|过世|病逝)了?[，,]\s*(?:我|咱)|"
+    r"^(?![^,;]*\b(?:he|she|his|her|they|their|them)\b)[A-Z][\w ]{0,30}\b(?:passed away|died)\b"
+    r"[^,.;]*[,;]\s*(?:and )?(?:i|we)\b",
+    _I,
+)
 
 
 def single_statement(text: str) -> bool:

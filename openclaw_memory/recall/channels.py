@@ -42,7 +42,8 @@ class Pool:
     store_level: float | None = None
     #: the request refers to the user's own world (recall/reference.py); False: gated strictly
     personal: bool = True
-    #: records holding at least half of the request's terms, two at least (recall/gate.py)
+    #: records holding at least half of the request's terms, two at least; for a request about the
+    #: user's world, those naming an attribute it names (recall/gate.py)
     agreeing: set[str] = field(default_factory=set)
 
     def propose(self, record_id: str, channel: str) -> None:

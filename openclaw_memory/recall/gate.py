@@ -26,8 +26,11 @@ knowledge, coding, translation):
 A request that refers to the user's world ("where do I live?", "what did Caroline paint?",
 外婆的寿宴) may be answered by a memory that only loosely resembles it: it is gated by the
 embedder's absolute calibration (`recall.min_semantic`, 0.05 lower with keyword evidence), recall
-first. The profile section, recent summaries and memories whose subject or date the request names
-always pass.
+first. A memory that names the attribute the request asks about counts as keyword evidence
+(`extract.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
+two share no word, and the answer to such a question is a value, not its general word. The
+profile section, recent summaries and memories whose subject or date the request names always
+pass.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import RecallConfig
+from ..extract.attributes import mentions
 from ..types import ScoredMemory
 from .channels import Pool
 
@@ -85,6 +89,15 @@ def agreeing(coverage: float, hits: int, terms: int) -> bool:
     return coverage >= 0.5 and hits >= min(AGREEING_TERMS, terms)
 
 
+def attribute_agreeing(text: str, pool: Pool) -> set[str]:
+    """The pooled memories that name an attribute the request names (a value or its general
+    word: "Do I exercise?" and "I go to the gym"), for a request about the user's world."""
+    asked = mentions(text).keys()
+    if not asked:
+        return set()
+    return {rid for rid, r in pool.records.items() if asked & mentions(r.text).keys()}
+
+
 def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
     if "profile" in s.channels or s.record.id in pool.recent_summaries:
@@ -99,7 +112,7 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     if not pool.personal and level(pool) is not None:
         # a request about nothing of the user's: keyword evidence must be real terms
         return s.record.id in pool.agreeing and cos >= b.with_keyword
-    return c["keyword"] >= 0.5 and cos >= b.with_keyword
+    return (c["keyword"] >= 0.5 or s.record.id in pool.agreeing) and cos >= b.with_keyword
 
 
 def level_note(pool: Pool) -> str:

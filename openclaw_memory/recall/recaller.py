@@ -14,7 +14,7 @@ from .channels import Channel, Pool, build_channels, load
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
-from .gate import agreeing, store_level
+from .gate import agreeing, attribute_agreeing, store_level
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, keyword_hits, score_pool
@@ -103,6 +103,8 @@ class Recaller:
                 hits = keyword_hits(query, r, pool.tokens.get(rid), terms)
                 if terms and agreeing(hits / len(terms), hits, len(terms)):
                     pool.agreeing.add(rid)
+        else:
+            pool.agreeing = attribute_agreeing(text, pool)
 
 
 def topic_terms(query: RecallQuery, text: str) -> list[str]:
