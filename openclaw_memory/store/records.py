@@ -344,7 +344,7 @@ def keyword_search(
     # FTS5 itself keeps to the scope's rows; the scope token's column has weight 0 in BM25.
     token = scope_token(scope.user_id, scope.agent_id)
     scoped = f"scope : {token} AND tokens : ({match})"
-    within, bounds = "", ()
+    within, bounds = "", ()  # type: tuple[str, tuple]
     if len(_newest_matches(db, scoped)) > KEYWORD_SCORED:
         scored = _scored_rows(db, token, match)
         within = (
