@@ -3,6 +3,7 @@ query vectors of repeated request texts are cached (bounded, per user, dropped o
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import numpy as np
@@ -13,6 +14,7 @@ from openclaw_memory.embedding import QueryVectors
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.recall.channels import Pool
 from openclaw_memory.recall.recaller import Recaller, merge
+from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 ALICE, BOB = Scope("alice"), Scope("bob")
@@ -202,3 +204,25 @@ def test_a_purge_drops_the_users_cached_query_vectors(config, clock):
         assert [k[0] for k in recaller.query_vectors._vectors] == ["bob"]
     finally:
         mw.close()
+
+
+def test_the_profile_channel_reads_its_partial_index(engine, monkeypatch):
+    """The channel's own WHERE (not a copy of it) is one SQLite matches to rec_profile: no sort
+    of every profile and preference of the user."""
+    from openclaw_memory.recall.channels import ProfileChannel
+
+    seen: list[str] = []
+    find = engine.find
+
+    def spy(scope, *, where, args=(), order, limit):
+        sql, sargs = rec._scope_sql(scope)
+        query = f"SELECT * FROM records WHERE {sql} AND ({where}) ORDER BY {order} LIMIT ?"
+        with engine.db.read() as db:
+            plan = db.execute("EXPLAIN QUERY PLAN " + query, (*sargs, *args, limit)).fetchall()
+        seen.append(" ".join(r[3] for r in plan))
+        return find(scope, where=where, args=args, order=order, limit=limit)
+
+    monkeypatch.setattr(engine, "find", spy)
+    cfg = dataclasses.replace(engine.config.recall, profile_whitelist=())
+    ProfileChannel(engine, cfg).propose(ALICE, None, np.empty(0), Pool())
+    assert seen and "rec_profile" in seen[0] and "TEMP B-TREE" not in seen[0]
