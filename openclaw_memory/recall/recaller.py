@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -28,9 +27,6 @@ from .rank import Calibration, keyword_hits, score_pool
 CONTEXT_UNITS = 20
 #: query vectors kept for repeated request texts (embedding.QueryVectors), all users together
 QUERY_VECTORS = 256
-#: threads running the channels that need no query vector while the query is embedded (they share
-#: one SQLite connection, so one task a request; more threads only queue behind its lock)
-CHANNEL_THREADS = 4
 #: what a channel that declared `uses_vector = False` receives instead of the query vector
 _NO_VECTOR = np.empty(0, dtype=np.float32)
 
@@ -72,8 +68,6 @@ class Recaller:
         self.query_vectors = QueryVectors(
             embedder_name(engine.embedder), engine.embed_query, query_vectors
         )
-        self._threads: ThreadPoolExecutor | None = None
-        self._threads_lock = threading.Lock()
 
     def recall(
         self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *, deep: bool = False
@@ -116,11 +110,19 @@ class Recaller:
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
         if qvec is None and early and self.parallel:
-            task = self._pool().submit(_run_early, early, scope, query)
+            box: dict[str, Any] = {}
+            # a thread of this request's own, ended before recall returns: nothing outlives it
+            worker = threading.Thread(
+                target=_run_early, args=(early, scope, query, box), name="recall-channels"
+            )
+            worker.start()
             try:
                 qvec = self.query_vectors.embed(owner, text)
             finally:
-                parts = task.result()
+                worker.join()
+            if "error" in box:
+                raise box["error"]
+            parts = box["parts"]
         elif qvec is None:
             qvec = self.query_vectors.embed(owner, text)
         pool = Pool()
@@ -130,12 +132,6 @@ class Recaller:
             else:
                 channel.propose(scope, query, qvec, pool)
         return qvec, pool
-
-    def _pool(self) -> ThreadPoolExecutor:
-        with self._threads_lock:
-            if self._threads is None:
-                self._threads = ThreadPoolExecutor(CHANNEL_THREADS, thread_name_prefix="recall")
-            return self._threads
 
     def _gate_signals(self, text: str, query: RecallQuery, pool: Pool) -> None:
         """What relevance gating reads besides the cosines (recall/gate.py): the store's level for
@@ -158,13 +154,19 @@ class Recaller:
                     pool.agreeing.add(rid)
 
 
-def _run_early(channels: Sequence[Channel], scope: Scope, query: RecallQuery) -> dict[int, Pool]:
-    """Each channel's proposals in a pool of its own (run in a worker thread)."""
-    out = {}
-    for channel in channels:
-        out[id(channel)] = part = Pool()
-        channel.propose(scope, query, _NO_VECTOR, part)
-    return out
+def _run_early(
+    channels: Sequence[Channel], scope: Scope, query: RecallQuery, box: dict[str, Any]
+) -> None:
+    """Each channel's proposals in a pool of its own, into box["parts"] (box["error"]: what one
+    raised), in a worker thread. The channels share one SQLite connection: one thread suffices."""
+    try:
+        out = {}
+        for channel in channels:
+            out[id(channel)] = part = Pool()
+            channel.propose(scope, query, _NO_VECTOR, part)
+        box["parts"] = out
+    except BaseException as exc:  # re-raised in the request's thread
+        box["error"] = exc
 
 
 def merge(pool: Pool, part: Pool) -> None:
