@@ -226,3 +226,11 @@ def test_the_profile_channel_reads_its_partial_index(engine, monkeypatch):
     cfg = dataclasses.replace(engine.config.recall, profile_whitelist=())
     ProfileChannel(engine, cfg).propose(ALICE, None, np.empty(0), Pool())
     assert seen and "rec_profile" in seen[0] and "TEMP B-TREE" not in seen[0]
+
+
+def test_no_thread_outlives_a_recall(stocked):
+    before = set(threading.enumerate())
+    recaller = Recaller(stocked, stocked.config.recall, query_vectors=0)
+    for text in REQUESTS[:3]:
+        recaller.recall(ALICE, text)
+    assert set(threading.enumerate()) - before == set()
