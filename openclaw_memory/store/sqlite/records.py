@@ -7,13 +7,33 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ...types import MemoryRecord, Scope
+from ...errors import StoreError
+from ...types import MemoryRecord, MemoryType, Scope
 from .. import records as rec
 from .base import SQLiteBase
 
 
 def _marks(values: Sequence[Any]) -> str:
     return ",".join("?" * len(values))
+
+
+#: rec_profile's types in the order of its WHERE (store/schema.py, migration 9). SQLite reads a
+#: partial index only for a query whose WHERE repeats the index's terms as literals in the same
+#: order: bound parameters, or another order, sort every profile and preference of the user
+#: instead (45-90 ms a recall at 100k memories).
+_PROFILE_INDEX_TYPES = ("profile", "preference")
+
+
+def _type_literals(types: Sequence[str]) -> str:
+    """Memory types as SQL literals, rec_profile's first and in its order; only the package's
+    own type names are ever written into a statement."""
+    known = {t.value for t in MemoryType}
+    unknown = sorted(set(types) - known)
+    if unknown:
+        raise StoreError(f"profile types: {unknown} are not memory types; expected {sorted(known)}")
+    rank = {name: i for i, name in enumerate(_PROFILE_INDEX_TYPES)}
+    ordered = sorted(set(types), key=lambda t: (rank.get(t, len(rank)), t))
+    return ", ".join(f"'{t}'" for t in ordered)
 
 
 class RecordsMixin(SQLiteBase):
@@ -114,8 +134,8 @@ class RecordsMixin(SQLiteBase):
     def profile(
         self, scope: Scope, types: Sequence[str], whitelist: Sequence[str], limit: int = 20
     ) -> list[MemoryRecord]:
-        where = f"status = 'active' AND type IN ({_marks(types)}) AND doubt_of IS NULL"
-        args = list(types)
+        where = f"status = 'active' AND type IN ({_type_literals(types)}) AND doubt_of IS NULL"
+        args: list[Any] = []
         if whitelist:
             where += f" AND subject IN ({_marks(whitelist)})"
             args += list(whitelist)

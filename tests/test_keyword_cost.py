@@ -1,0 +1,107 @@
+"""The keyword channel scores at most KEYWORD_SCORED matches of each term: below that it is the
+plain BM25 query; above it, each term's newest matches keep their exact BM25 score."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.store import records as rec
+from openclaw_memory.store.schema import scope_token
+from openclaw_memory.text import fts_query
+from openclaw_memory.types import Candidate, MemoryType, Scope
+
+ALICE, BOB = Scope("alice"), Scope("bob")
+
+#: a common word in every memory, a rarer one in some, and a rare one in the oldest two
+EN = ["coffee", "oat milk", "Lisbon"]
+ZH = ["咖啡", "燕麦奶", "杭州"]
+
+
+def _stock(engine, words):
+    common, some, rare = words
+    texts = []
+    for i in range(24):
+        parts = [common, f"note {i}"]
+        if i % 3 == 0:
+            parts.append(some)
+        if i < 2:
+            parts.append(rare)
+        if i % 5 == 0:
+            parts.append(common)  # twice: a higher term frequency
+        texts.append(" ".join(parts))
+    for scope in (ALICE, BOB):
+        engine.write(scope, [Candidate(MemoryType.FACT, t) for t in texts])
+    return texts
+
+
+def _every_match(db, scope, text, statuses=("active",)):
+    """The query before the cap: BM25 of every match, best first (id -> score, in order)."""
+    sql, args = rec._scope_sql(scope, "r")
+    scoped = (
+        f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({fts_query(text)})"
+    )
+    marks = ",".join("?" * len(statuses))
+    rows = db.execute(
+        f"SELECT r.id, -bm25(records_fts, 1.0, 0.0) FROM records_fts "
+        f"JOIN records r ON r.rid = records_fts.rowid "
+        f"WHERE records_fts MATCH ? AND {sql} AND r.status IN ({marks}) "
+        f"ORDER BY bm25(records_fts, 1.0, 0.0)",
+        (scoped, *args, *statuses),
+    ).fetchall()
+    return [(r[0], float(r[1])) for r in rows]
+
+
+def _rid(db, record_id):
+    return db.execute("SELECT rid FROM records WHERE id = ?", (record_id,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("words", [EN, ZH], ids=["en", "zh"])
+def test_under_the_cap_every_match_is_scored_as_before(engine, words):
+    common, some, rare = words
+    _stock(engine, words)
+    with engine.db.read() as db:
+        for text in (common, f"{some} {rare}", f"{common} {some} {rare}"):
+            want = _every_match(db, ALICE, text)
+            assert rec.keyword_search(db, ALICE, text, limit=30) == want[:30]
+            assert rec.keyword_search(db, ALICE, text, limit=4) == want[:4]
+
+
+@pytest.mark.parametrize("words", [EN, ZH], ids=["en", "zh"])
+def test_over_the_cap_each_term_is_scored_in_its_newest_matches(engine, words, monkeypatch):
+    common, some, rare = words
+    _stock(engine, words)
+    monkeypatch.setattr(rec, "KEYWORD_SCORED", 5)
+    text = f"{common} {some} {rare}"
+    with engine.db.read() as db:
+        exact = dict(_every_match(db, ALICE, text))
+        got = rec.keyword_search(db, ALICE, text, limit=30)
+        ids = [i for i, _ in got]
+        # the same BM25 as the uncapped query, best first
+        assert all(exact[i] == s for i, s in got)
+        assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+        # which rows: the rare term's oldest matches are still found; the common and the rarer
+        # term count their five newest matches each (by insertion: row id)
+        rows = {_rid(db, i) for i in ids}
+        by_term = {}
+        for term in (common, some, rare):
+            matched = sorted((_rid(db, i) for i, _ in _every_match(db, ALICE, term)), reverse=True)
+            by_term[term] = set(matched[:5])
+        assert rows == set().union(*by_term.values())
+        assert len(by_term[rare]) == 2 and by_term[rare] <= rows
+        assert len(ids) < len(exact)  # memories outside every term's newest five are not scored
+        # bob's memories hold the same words: the cap counts alice's matches only
+        assert all(i in exact for i in ids)
+
+
+def test_the_cap_keeps_statuses_and_limit(engine, monkeypatch):
+    texts = _stock(engine, EN)
+    monkeypatch.setattr(rec, "KEYWORD_SCORED", 5)
+    with engine.db.read() as db:
+        newest = max((i for i, _ in _every_match(db, ALICE, "coffee")), key=lambda i: _rid(db, i))
+    engine.forget(ALICE, newest)
+    with engine.db.read() as db:
+        got = rec.keyword_search(db, ALICE, "coffee", limit=3)
+        assert len(got) == 3 and newest not in [i for i, _ in got]
+        # four of the five newest are still active
+        assert len(rec.keyword_search(db, ALICE, "coffee", limit=30)) == 4
+    assert len(texts) == 24
