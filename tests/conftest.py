@@ -38,3 +38,34 @@ def engine(config, clock):
     eng = MemoryEngine.open(config, clock=clock, background=False)
     yield eng
     eng.close()
+
+
+# ---- PostgreSQL (the postgres backend's tests) ------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A throwaway PostgreSQL server for the session (tests/pg_server.py); skips without the
+    server binaries or psycopg, unless OPENCLAW_MEMORY_REQUIRE_POSTGRES=1 makes that a failure."""
+    import os
+
+    from pg_server import REQUIRE_ENV, start_server
+
+    try:
+        import psycopg  # noqa: F401
+
+        server = start_server()
+    except (ImportError, FileNotFoundError) as exc:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{REQUIRE_ENV}=1 but PostgreSQL is not usable: {exc}")
+        pytest.skip(f"PostgreSQL not available: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_dsn(pg_server):
+    """The DSN of a database of this test's own on the session's server, dropped after it."""
+    name = pg_server.create_database()
+    yield pg_server.dsn(name)
+    pg_server.drop_database(name)
