@@ -165,14 +165,8 @@ class Logs:
         return _dicts(rows)
 
     def leave_window(self, scope: Scope, session_id: str, seqs: Sequence[int] | None) -> None:
-        where, args = (
-            "user_id = %s AND agent_id = %s AND session_id = %s",
-            [
-                scope.user_id,
-                scope.agent_id,
-                session_id,
-            ],
-        )
+        where = "user_id = %s AND agent_id = %s AND session_id = %s"
+        args: list[Any] = [scope.user_id, scope.agent_id, session_id]
         if seqs is not None:
             if not seqs:
                 return
