@@ -1,0 +1,373 @@
+"""The storage ports: what the pipeline stages ask of the record store and the vector index.
+
+Stages depend on these protocols, never on SQLite, Chroma or SQL. Each method names an intention
+(the live memories of a subject, the profile, the session's neighbours) rather than a query, so a
+backend (SQLite + FTS5 today, PostgreSQL next, pure-Python fakes in tests) answers it its own way.
+
+Contracts every implementation keeps (the contract tests in `tests/test_store_contract.py` run
+one suite against each):
+
+- Scope: every read and write of user data takes a `Scope` (user, agent, optional workspace). A
+  workspace scope also sees the records with no workspace. Nothing of one (user, agent) reaches
+  another's call.
+- Scores: higher is better. Keyword relevance is in (0, 1], relative to the call's best hit
+  (which scores 1.0). Vector similarity is the cosine: in [0, 1] for the embedders the package
+  ships (normalised, e5 puts even unrelated pairs far above 0); an arbitrary test embedder can
+  reach below 0, and the ranker clips nothing, so it is passed on as is.
+- Order: lists come best first (or in the order the docstring names); ties break by insertion
+  order, so results are deterministic.
+- Transactions: `transaction()` groups writes atomically; nested calls join the outer one; a
+  write outside one commits on its own. A record, its keyword row, its vector and its outbox
+  entry commit together (the outbox guarantee: the vector index follows from the outbox).
+- Errors: a backend failure surfaces as `StoreError` (or a subclass); driver exceptions
+  (sqlite3, chromadb, psycopg) never leave the store.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ContextManager, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from ..types import MemoryRecord, Scope
+
+#: (record id, score in [0, 1]) best first
+Scored = list[tuple[str, float]]
+
+
+# ---- the record store: small protocols, one per concern ---------------------------------------
+
+
+class Transactional(Protocol):
+    def transaction(self) -> ContextManager[None]:
+        """Group the calls inside into one atomic write; nested transactions join the outer."""
+
+    def in_transaction(self) -> bool:
+        """True inside this thread's own open transaction."""
+
+
+class RecordWrites(Protocol):
+    """Writing records: consolidation, edit, forget, restore, maintenance."""
+
+    def insert(self, record: MemoryRecord, vector: np.ndarray | None, model: str) -> None:
+        """Store a new record, its keyword row and (given) its vector; queue it for the index."""
+
+    def update(
+        self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, reindex: bool
+    ) -> None:
+        """Rewrite a record; `reindex` refreshes its keyword row and vector (its text changed).
+        Queues an upsert (a delete for an inactive record)."""
+
+    def put_parts(self, record: MemoryRecord, parts: np.ndarray | None) -> None:
+        """Attach sentence-part vectors (k, d) to the record's vector, if that vector is of this
+        very text."""
+
+    def save_version(self, old: MemoryRecord, superseded_at: float) -> None:
+        """Keep the text of a version that is being replaced (the `versions` history)."""
+
+    def touch(self, scope: Scope, ids: Sequence[str], at: float) -> None:
+        """Reinforcement by access: count one access of each record, now."""
+
+    def delete_records(self, scope: Scope, ids: Sequence[str]) -> int:
+        """Remove records everywhere (row, keyword row, vector, versions); queue index deletes.
+        Returns how many were removed."""
+
+
+class RecordReads(Protocol):
+    """Reading records: the recall channels, consolidation's look-ups, the API."""
+
+    def get(self, scope: Scope, record_id: str) -> MemoryRecord | None: ...
+
+    def get_many(self, scope: Scope, ids: Iterable[str]) -> dict[str, MemoryRecord]: ...
+
+    def in_written_order(self, scope: Scope, ids: Sequence[str]) -> list[MemoryRecord]:
+        """The records of these ids in the order they were first written."""
+
+    def live_subjects(self, scope: Scope, limit: int = 2000) -> list[str]:
+        """Distinct subjects of the scope's active records."""
+
+    def live_by_subject(
+        self,
+        scope: Scope,
+        subjects: Sequence[str],
+        *,
+        types: Sequence[str] | None = None,
+        limit: int = 20,
+    ) -> list[MemoryRecord]:
+        """Active records whose subject is one of `subjects` (of `types`), newest update first."""
+
+    def recent_important(
+        self, scope: Scope, since: float, min_importance: float, limit: int
+    ) -> list[MemoryRecord]:
+        """Active curated records (not episodes, not summaries) updated since `since` with
+        importance at least `min_importance`, newest update first."""
+
+    def profile(
+        self, scope: Scope, types: Sequence[str], whitelist: Sequence[str], limit: int = 20
+    ) -> list[MemoryRecord]:
+        """Active, undoubted records of the profile `types` (of the `whitelist` subjects when
+        one is given), most important first, then newest update."""
+
+    def latest_summaries(self, scope: Scope, count: int) -> list[MemoryRecord]:
+        """The newest active session summaries, newest first."""
+
+    def live_claims(
+        self,
+        scope: Scope,
+        types: Sequence[str],
+        *,
+        subject: str | None = None,
+        created_before: float | None = None,
+        limit: int = 500,
+    ) -> list[MemoryRecord]:
+        """Active, undoubted records of `types` (with that subject; created at or before
+        `created_before`), newest update first: what a new claim may replace."""
+
+    def copies_of_text(
+        self, scope: Scope, type_: str, content_hash: str, limit: int = 20
+    ) -> list[MemoryRecord]:
+        """Records of a type holding this very text (any status), newest update first."""
+
+    def live_episodes_before(self, scope: Scope, at: float, limit: int) -> list[MemoryRecord]:
+        """Active episodes created at or before `at`, newest first."""
+
+    def session_episodes(
+        self, scope: Scope, session_id: str, limit: int = 2000
+    ) -> list[MemoryRecord]:
+        """The episodes of a session (any status), oldest first."""
+
+    def session_neighbours(
+        self, scope: Scope, record_id: str, *, before: int, after: int, now: float
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        """The live episodes logged just before and just after an episode in its session
+        (nearest first)."""
+
+    def successors(self, scope: Scope, record_id: str, limit: int = 100) -> list[MemoryRecord]:
+        """The records whose `prev_id` is record_id (the versions that replaced it)."""
+
+    def latest_successor(self, scope: Scope, record_id: str) -> MemoryRecord | None:
+        """The newest version that replaced record_id, if any."""
+
+    def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
+        """Active records whose `expires_at` has passed, oldest expiry first."""
+
+    def listing(
+        self, scope: Scope, *, curated_only: bool, limit: int, oldest_first: bool = False
+    ) -> list[MemoryRecord]:
+        """Records of the scope for a listing (CLI, demo): newest update first, or oldest
+        creation first; `curated_only` leaves the episodic log out."""
+
+    def retired_turns(self, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
+        """turn id -> an inactive curated record distilled from that turn (it is outdated)."""
+
+    def keyword_search(
+        self, scope: Scope, text: str, *, statuses: Sequence[str] = ("active",), limit: int = 30
+    ) -> Scored:
+        """(record id, relevance in (0, 1]) for the scope's records whose search tokens (jieba
+        and Snowball, `text.fts_document`) match the text's (`text.fts_query`), best first:
+        BM25 divided by the best hit's, so the best scores 1.0."""
+
+    def search_tokens(self, ids: Sequence[str]) -> dict[str, frozenset[str]]:
+        """record id -> its search tokens as the keyword index holds them."""
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """record id -> its stored (normalised) vector."""
+
+    def vectors_with_parts(
+        self, ids: Sequence[str]
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """`vectors` and record id -> its sentence-part vectors (k, d), for records with parts."""
+
+    def versions(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
+        """The saved earlier versions of a record, oldest first."""
+
+
+class AuditLog(Protocol):
+    def audit(
+        self,
+        scope: Scope,
+        record_id: str | None,
+        action: str,
+        reason: str,
+        at: float,
+        channel: str | None = None,
+        writer: str | None = None,
+    ) -> None:
+        """Append an audit row."""
+
+    def audit_log(
+        self, scope: Scope, record_id: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """Audit rows of the scope (of one record), newest first."""
+
+    def audit_of(self, scope: Scope, ids: Sequence[str], limit: int = 500) -> list[dict[str, Any]]:
+        """Audit rows of these records, newest first."""
+
+
+class Outbox(Protocol):
+    """The durable queue the vector index follows (invariant 2)."""
+
+    def pending(self, scope: Scope | None = None) -> int: ...
+
+    def next_entries(self, scope: Scope | None, limit: int) -> list[dict[str, Any]]:
+        """The oldest queued entries: {seq, record_id, user_id, agent_id, op}."""
+
+    def done(self, seqs: Sequence[int]) -> None:
+        """Drop applied entries."""
+
+
+class SessionLog(Protocol):
+    def session(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
+        """{started_at, last_active_at, ended_at} of a session, or None."""
+
+    def open_session(self, scope: Scope, session_id: str, now: float) -> bool:
+        """Open a new session or reopen/continue one; True when it is new."""
+
+    def end_session(
+        self, scope: Scope, session_id: str, now: float, reason: str, summary_id: str | None
+    ) -> None: ...
+
+    def participants(self, agent_id: str, session_id: str) -> list[str]:
+        """Users who have spoken in this session of this agent, oldest first."""
+
+
+class MessageWindow(Protocol):
+    """The short-term window: messages of a session, the newest kept within budgets."""
+
+    def append_message(
+        self,
+        scope: Scope,
+        session_id: str,
+        role: str,
+        content: str,
+        tokens: int,
+        turn_id: str | None,
+        at: float,
+    ) -> None: ...
+
+    def window_messages(self, scope: Scope, session_id: str) -> list[dict[str, Any]]:
+        """The messages in the window, oldest first: {seq, role, content, tokens, turn_id}."""
+
+    def leave_window(self, scope: Scope, session_id: str, seqs: Sequence[int] | None) -> None:
+        """Take these messages (all, when None) out of the window; they stay logged."""
+
+    def captured_turn_ids(self, scope: Scope, session_id: str) -> set[str]: ...
+
+    def session_messages(self, scope: Scope, session_id: str, limit: int = 5000) -> list[dict]:
+        """Non-empty messages carrying a turn id, in order: {turn_id, role, content}."""
+
+    def prune_messages(
+        self, user_id: str | None, agent_id: str | None, before: float, keep: int
+    ) -> int:
+        """Drop messages out of the window, older than `before`, past the `keep` newest of
+        their session (a user message keeps an empty row holding its turn key)."""
+
+
+class MaintenanceLog(Protocol):
+    """The lease that lets one process at a time run maintenance, and the run log."""
+
+    def acquire_lease(self, name: str, holder: str, now: float, seconds: float) -> bool: ...
+
+    def release_lease(self, name: str, holder: str) -> None: ...
+
+    def lease(self, name: str, now: float) -> dict[str, Any] | None: ...
+
+    def begin_run(self, trigger: str, holder: str, now: float) -> int: ...
+
+    def finish_run(
+        self, run_id: int, now: float, status: str, counts: str, error: str | None
+    ) -> None: ...
+
+    def recent_runs(self, limit: int) -> list[dict[str, Any]]: ...
+
+    def last_run_started(self) -> float | None: ...
+
+
+class Housekeeping(Protocol):
+    """Whole-store work: scopes, reindex, purge, doctor, counts for the console."""
+
+    def scopes(self, user_id: str | None = None) -> list[Scope]:
+        """Every (user, agent) partition holding records, sorted."""
+
+    def records_by_id(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records for ids in any scope (the ids came from a scoped query)."""
+
+    def stale_vector_ids(self, model: str, dim: int, scope: Scope | None = None) -> list[str]: ...
+
+    def embedder(self) -> str | None:
+        """The embedder the stored vectors come from."""
+
+    def set_embedder(self, name: str) -> None: ...
+
+    def purge_user(self, user_id: str, agent_id: str | None, at: float) -> dict[str, int]:
+        """Delete every row of a user (every agent, or one); audit it under a hashed id."""
+
+    def purge_records(
+        self, scope: Scope, ids: Sequence[str], turns: Sequence[str]
+    ) -> dict[str, int]:
+        """Delete records (with their audit rows) and the short-term messages of `turns`."""
+
+    def purged_at(self, user_id: str, agent_id: str) -> float | None: ...
+
+    def counts_by_scope(self) -> list[dict[str, Any]]:
+        """{user_id, agent_id, status, type, n} for every non-empty group."""
+
+    def vacuum(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class RecordStore(
+    Transactional,
+    RecordWrites,
+    RecordReads,
+    AuditLog,
+    Outbox,
+    SessionLog,
+    MessageWindow,
+    MaintenanceLog,
+    Housekeeping,
+    Protocol,
+):
+    """The source of truth: records, versions, keyword index, audit, outbox, sessions, the
+    short-term window and the maintenance log."""
+
+
+# ---- the vector index -------------------------------------------------------------------------
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """Derived from the record store (rebuildable from it at any time). Two tiers per scope:
+    "hot" (live memories) and "cold" (the archive, deep recall only)."""
+
+    embedder_name: str
+
+    def upsert(
+        self,
+        scope: Scope,
+        tier: str,
+        items: Sequence[tuple[str, np.ndarray, dict]],
+        parts: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
+        """Put (id, vector, metadata) into a tier with their sentence parts, replacing what the
+        tier held for those ids."""
+
+    def delete(
+        self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")
+    ) -> None: ...
+
+    def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> Scored:
+        """Up to k (record id, similarity) best first; a record found by a sentence part scores
+        that part's similarity if it beats its own. Similarity is the cosine (see the module
+        docstring: in [0, 1] for the package's embedders)."""
+
+    def ids(self, scope: Scope, tier: str = "hot") -> set[str]: ...
+
+    def count(self, scope: Scope, tier: str = "hot") -> int:
+        """Vectors in the tier, sentence parts included."""
+
+    def drop_scope(self, scope: Scope) -> None:
+        """Delete both tiers of a scope (purge)."""
+
+    def close(self) -> None: ...
