@@ -14,7 +14,15 @@ def clock() -> FakeClock:
 
 
 def make_config(tmp_path, embedder: str = "hash", **sections):
-    data = {"storage": {"data_dir": str(tmp_path), "embedding_model": embedder}}
+    from pg_server import storage_overrides
+
+    data = {
+        "storage": {
+            "data_dir": str(tmp_path),
+            "embedding_model": embedder,
+            **storage_overrides(tmp_path),
+        }
+    }
     for key, value in sections.items():
         data.setdefault(key, {}).update(value)
     return config_from_dict(data)
@@ -49,12 +57,12 @@ def pg_server():
     server binaries or psycopg, unless OPENCLAW_MEMORY_REQUIRE_POSTGRES=1 makes that a failure."""
     import os
 
-    from pg_server import REQUIRE_ENV, start_server
+    from pg_server import REQUIRE_ENV, shared_server
 
     try:
         import psycopg  # noqa: F401
 
-        server = start_server()
+        server = shared_server()
     except (ImportError, FileNotFoundError) as exc:
         if os.environ.get(REQUIRE_ENV) == "1":
             pytest.fail(f"{REQUIRE_ENV}=1 but PostgreSQL is not usable: {exc}")

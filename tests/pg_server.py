@@ -10,7 +10,9 @@ Imported by path-insertion (pytest puts tests/ on sys.path; there is no tests/__
 
 from __future__ import annotations
 
+import atexit
 import glob
+import hashlib
 import os
 import pwd
 import shutil
@@ -58,6 +60,7 @@ class PgServer:
     root: Path
     bindir: Path
     prefix: list[str]
+    owned: bool = True
 
     @property
     def socket_dir(self) -> Path:
@@ -81,6 +84,9 @@ class PgServer:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
     def stop(self) -> None:
+        if not self.owned:
+            return
+        self.owned = False
         subprocess.run(
             [
                 *self.prefix,
@@ -156,3 +162,54 @@ def _run(cmd: list[str], root: Path) -> None:
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
         shutil.rmtree(root, ignore_errors=True)
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr}{tail}")
+
+
+# ---- one server per test run, shared with the processes the tests spawn ---------------------
+
+#: "postgres" runs the tests that build their config through make_config / hash_config on
+#: the PostgreSQL backend (one database per data_dir); anything else: SQLite
+BACKEND_ENV = "OPENCLAW_MEMORY_TEST_BACKEND"
+#: the running server's root, handed to child processes so they reach the same server
+_ROOT_ENV = "OCM_TEST_PG_ROOT"
+_server: PgServer | None = None
+
+
+def backend() -> str:
+    return os.environ.get(BACKEND_ENV, "sqlite")
+
+
+def shared_server() -> PgServer:
+    """The run's server: started on first use (stopped at exit), or the parent's in a child."""
+    global _server
+    if _server is None:
+        root = os.environ.get(_ROOT_ENV)
+        if root:
+            bindir = find_bindir()
+            assert bindir is not None
+            _server = PgServer(Path(root), bindir, _runner()[0], owned=False)
+        else:
+            _server = start_server()
+            os.environ[_ROOT_ENV] = str(_server.root)
+            atexit.register(_server.stop)
+    return _server
+
+
+def database_for(data_dir: str | Path) -> str:
+    """The DSN of the database of a data_dir (created on first use, by any process)."""
+    import psycopg
+
+    server = shared_server()
+    name = "d_" + hashlib.sha256(str(Path(data_dir).resolve()).encode()).hexdigest()[:24]
+    with psycopg.connect(server.dsn(), autocommit=True) as conn:
+        try:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+            pass  # made by an earlier call, or by another process at the same moment
+    return server.dsn(name)
+
+
+def storage_overrides(data_dir: str | Path) -> dict:
+    """The storage section's keys that put a test's store on the selected backend."""
+    if backend() != "postgres":
+        return {}
+    return {"backend": "postgres", "postgres": {"dsn": database_for(data_dir)}}
