@@ -53,10 +53,11 @@ def index(conn: Any, rid: int, scope: Scope, text: str) -> None:
         "INSERT INTO keyword_docs(rid, user_id, agent_id, length, tokens) VALUES (%s, %s, %s, %s, %s)",
         (rid, scope.user_id, scope.agent_id, sum(terms.values()) + 1, tokens),
     )
-    if terms:
-        conn.executemany(
-            "INSERT INTO keyword_terms(user_id, agent_id, term, rid, tf) VALUES (%s, %s, %s, %s, %s)",
-            [(scope.user_id, scope.agent_id, t, rid, n) for t, n in terms.items()],
+    if terms:  # one statement, whatever the number of terms
+        conn.execute(
+            "INSERT INTO keyword_terms(user_id, agent_id, term, rid, tf) "
+            "SELECT %s, %s, t, %s, n FROM unnest(%s::text[], %s::int[]) AS u(t, n)",
+            (scope.user_id, scope.agent_id, rid, list(terms), list(terms.values())),
         )
 
 
