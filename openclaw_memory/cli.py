@@ -71,11 +71,12 @@ def cmd_list(args: argparse.Namespace, config) -> int:
 
     engine = MemoryEngine.open(config, background=False)
     try:
-        where, qargs = ("status = ?", [args.status]) if args.status != "all" else ("1", [])
-        if args.type:
-            where += " AND type = ?"
-            qargs.append(args.type)
-        rows = engine.find(_scope(args), where=where, args=qargs, limit=args.limit)
+        rows = engine.store.listing(
+            _scope(args),
+            status=None if args.status == "all" else args.status,
+            type_=args.type or None,
+            limit=args.limit,
+        )
     finally:
         engine.close()
     if args.json:

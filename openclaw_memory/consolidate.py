@@ -25,9 +25,9 @@ from .consolidate_changes import ChangeRetirer, Sibling
 from .config import MemoryConfig
 from .embedding import PassageVectors, embed_with_parts
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, POLICY
-from .store import records as rec
+from .store.ports import RecordStore
+from .store.records import content_hash
 from .text import lexical_overlap, negated
-from .store.db import Database
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source, Status, WriteResult
 
 log = logging.getLogger(__name__)
@@ -44,13 +44,13 @@ def new_id(clock: Clock) -> str:
 class Consolidator:
     def __init__(
         self,
-        db: Database,
+        store: RecordStore,
         embedder: BaseEmbedding,
         model_name: str,
         clock: Clock,
         config: MemoryConfig,
     ) -> None:
-        self.db = db
+        self.store = store
         self.embedder = embedder
         self.model = model_name
         self.clock = clock
@@ -87,11 +87,11 @@ class Consolidator:
                 f"vectors: expected one per candidate ({len(candidates)}), found {len(vecs)}"
             )
         work = list(zip(candidates, drafts, vecs.whole, vecs.parts))
-        if len(work) > 1 and not self.db.nested():
+        if len(work) > 1 and not self.store.in_transaction():
             try:
-                with self.db.write() as db:
+                with self.store.transaction():
                     turns: dict[tuple[str, ...], list[Sibling]] = {}
-                    return [self._one(db, *w, turns) for w in work]
+                    return [self._one(self.store, *w, turns) for w in work]
             except Exception as exc:
                 log.warning(
                     "a batch of %d memories for user %s failed (%s); writing them one by one",
@@ -102,8 +102,8 @@ class Consolidator:
         results = []
         turns = {}
         for w in work:
-            with self.db.write() as db:
-                results.append(self._one(db, *w, turns))
+            with self.store.transaction():
+                results.append(self._one(self.store, *w, turns))
         return results
 
     def embed(self, candidates: Sequence[Candidate]) -> PassageVectors:
@@ -154,7 +154,7 @@ class Consolidator:
     ) -> WriteResult:
         result = self._decide(db, cand, draft, vec)
         if parts is not None and result.record is not None and result.action != "skip":
-            rec.put_parts(db, result.record, parts)  # only onto a vector row of this same text
+            db.put_parts(result.record, parts)  # only onto a vector row of this same text
         if turns is not None and draft.source.turn_ids:
             # the curated candidates of a turn come before its episode (middleware order): the
             # episode sees what they did, and retires what the turn changed if they did not
@@ -185,9 +185,8 @@ class Consolidator:
     # ---- policies ---------------------------------------------------------------------------
 
     def _insert(self, db, r: MemoryRecord, vec: np.ndarray, reason: str) -> WriteResult:
-        rec.insert(db, r, vec, self.model)
-        rec.audit(
-            db,
+        db.insert(r, vec, self.model)
+        db.audit(
             r.scope,
             r.id,
             "insert",
@@ -200,23 +199,15 @@ class Consolidator:
 
     def _append(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
         if r.source.turn_ids:
-            h = rec.content_hash(r)
-            for old in rec.query(
-                db, r.scope, where="type = ? AND content_hash = ?", args=(r.type.value, h), limit=20
-            ):
+            h = content_hash(r)
+            for old in db.copies_of_text(r.scope, r.type.value, h, limit=20):
                 if old.source.turn_ids == r.source.turn_ids:
                     return WriteResult("skip", old, "same turns already captured")
         return self._insert(db, r, vec, f"append {r.type.value}")
 
     def _decision(self, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
         if r.subject:
-            decided = rec.query(
-                db,
-                r.scope,
-                where="status = 'active' AND subject = ? AND type IN ('fact', 'task')",
-                args=(r.subject,),
-                limit=20,
-            )
+            decided = db.live_by_subject(r.scope, [r.subject], types=("fact", "task"), limit=20)
             r = r.replace(links=tuple(dict.fromkeys([*r.links, *(d.id for d in decided)])))
         return self._insert(db, r, vec, "new decision")
 
@@ -259,26 +250,14 @@ class Consolidator:
             types = (
                 sorted(t.value for t in CLAIM_TYPES) if r.type in CLAIM_TYPES else [r.type.value]
             )
-            marks = ",".join("?" * len(types))
-            pool = rec.query(
-                db,
-                r.scope,
-                where=f"status = 'active' AND type IN ({marks}) AND subject = ? "
-                f"AND doubt_of IS NULL",
-                args=(*types, r.subject),
-                limit=10,
-            )
+            pool = db.live_claims(r.scope, types, subject=r.subject, limit=10)
         else:
-            pool = rec.query(
-                db,
-                r.scope,
-                where="status = 'active' AND type = ? AND doubt_of IS NULL",
-                args=(r.type.value,),
-                limit=self.cfg.long_term.max_facts_per_user,
+            pool = db.live_claims(
+                r.scope, [r.type.value], limit=self.cfg.long_term.max_facts_per_user
             )
         if not pool:
             return None, 0.0
-        vecs = rec.vectors_for(db, [p.id for p in pool])
+        vecs = db.vectors([p.id for p in pool])
         scored = [(self._same(p, r, vecs.get(p.id), vec), p) for p in pool]
         sim, best = max(scored, key=lambda x: x[0])
         if not r.subject and sim < self.threshold:
@@ -291,18 +270,11 @@ class Consolidator:
         """The live claim a change contradicts when no subject names it: the one that states the
         value it replaces, else its clear semantic neighbour (nearest, and ahead of the next one
         by `change_margin`: absolute cosine says little, e5 puts unrelated Chinese pairs at 0.9)."""
-        marks = ",".join("?" * len(CLAIM_TYPES))
-        pool = rec.query(
-            db,
-            r.scope,
-            where=f"status = 'active' AND type IN ({marks}) AND doubt_of IS NULL",
-            args=tuple(sorted(t.value for t in CLAIM_TYPES)),
-            limit=500,
-        )
+        pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         pool = [p for p in pool if p.id != r.id]
         if not pool:
             return None, 0.0
-        vecs = rec.vectors_for(db, [p.id for p in pool])
+        vecs = db.vectors([p.id for p in pool])
         scored = sorted(
             ((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs), key=lambda x: -x[0]
         )
@@ -327,14 +299,7 @@ class Consolidator:
         "changed from" note. The episode itself stays as it was (the log is append-only)."""
         if not replaces or len(replaces.strip()) < 2:
             return None
-        episodes = rec.query(
-            db,
-            r.scope,
-            where="status = 'active' AND type = 'episode' AND created_at <= ?",
-            args=(r.created_at,),
-            order="created_at DESC",
-            limit=200,
-        )
+        episodes = db.live_episodes_before(r.scope, r.created_at, 200)
         said = next(
             (
                 e
@@ -363,9 +328,8 @@ class Consolidator:
             created_at=said.created_at,
             updated_at=said.created_at,
         )
-        rec.insert(db, claim, rec.vectors_for(db, [said.id]).get(said.id), self.model)
-        rec.audit(
-            db,
+        db.insert(claim, db.vectors([said.id]).get(said.id), self.model)
+        db.audit(
             r.scope,
             claim.id,
             "insert",
@@ -419,7 +383,7 @@ class Consolidator:
         self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float
     ) -> WriteResult:
         now = r.created_at
-        rec.save_version(db, old, now)
+        db.save_version(old, now)
         channel = max((old.source.channel, r.source.channel), key=lambda c: CHANNEL_PRIORITY[c])
         updated = old.replace(
             summary=r.summary,
@@ -441,9 +405,8 @@ class Consolidator:
             expires_at=r.expires_at,
             session_id=r.session_id or old.session_id,
         )
-        rec.update(db, updated, vec, self.model, reindex=True)
-        rec.audit(
-            db,
+        db.update(updated, vec, self.model, reindex=True)
+        db.audit(
             r.scope,
             old.id,
             "update",
@@ -459,9 +422,8 @@ class Consolidator:
     ) -> WriteResult:
         now = r.created_at
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
-        rec.update(db, retired, None, self.model, reindex=False)
-        rec.audit(
-            db,
+        db.update(retired, None, self.model, reindex=False)
+        db.audit(
             r.scope,
             old.id,
             "deactivate",
@@ -471,9 +433,8 @@ class Consolidator:
             r.source.writer,
         )
         successor = r.replace(version=old.version + 1, prev_id=old.id)
-        rec.insert(db, successor, vec, self.model)
-        rec.audit(
-            db,
+        db.insert(successor, vec, self.model)
+        db.audit(
             r.scope,
             successor.id,
             "insert",
@@ -519,8 +480,8 @@ def deactivate(
     retired = r.replace(
         status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now
     )
-    rec.update(db, retired, None, "", reindex=False)
-    rec.audit(db, r.scope, r.id, "deactivate", reason, now, channel.value, writer)
+    db.update(retired, None, "", reindex=False)
+    db.audit(r.scope, r.id, "deactivate", reason, now, channel.value, writer)
     return retired
 
 

@@ -45,7 +45,6 @@ from .extract.change_grammar import (
 )
 from .extract.base import attribute
 from .extract.slot import third_person
-from .store import records as rec
 from .text import has_cjk, negated, search_tokens
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status, WriteResult
 
@@ -105,12 +104,8 @@ class ChangeRetirer:
             successor = self._new_value(db, target, episode, vec)
         self._retire(db, target, successor or episode)
         if target.type is MemoryType.EPISODE:  # the same words said again are the same old value
-            for again in rec.query(
-                db,
-                episode.scope,
-                where="status = 'active' AND type = 'episode' AND summary = ? AND id != ?",
-                args=(target.summary, episode.id),
-                limit=50,
+            for again in db.live_episodes_saying(
+                episode.scope, target.summary, exclude=episode.id, limit=50
             ):
                 self._retire(db, again, successor or episode, link=False)
         return target.id
@@ -147,9 +142,8 @@ class ChangeRetirer:
             created_at=episode.created_at,
             updated_at=episode.created_at,
         )
-        rec.insert(db, claim, vec, self.model)
-        rec.audit(
-            db,
+        db.insert(claim, vec, self.model)
+        db.audit(
             claim.scope,
             claim.id,
             "insert",
@@ -175,14 +169,7 @@ class ChangeRetirer:
         words, who = about(new.summary, names), owner(new.summary)
         claims = [
             c
-            for c in rec.query(
-                db,
-                new.scope,
-                where=f"status = 'active' AND doubt_of IS NULL AND type IN "
-                f"({','.join('?' * len(_CLAIMS))}) AND created_at <= ?",
-                args=(*_CLAIMS, new.created_at),
-                limit=500,
-            )
+            for c in db.live_claims(new.scope, _CLAIMS, created_before=new.created_at, limit=500)
             if c.id not in skip
             and not set(c.source.turn_ids) & set(new.source.turn_ids)
             and _same_speaker(c, names)
@@ -209,7 +196,7 @@ class ChangeRetirer:
         speaker."""
         if not claims:
             return None
-        vecs = rec.vectors_for(db, [c.id for c in claims])
+        vecs = db.vectors([c.id for c in claims])
         scored = sorted(
             ((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs),
             key=lambda x: -x[0],
@@ -259,13 +246,11 @@ class ChangeRetirer:
         an iPhone now")."""
         if not single_statement(new.summary):
             return None  # a long turn says several things: which of them changed is not clear
-        pool = rec.query(
-            db,
+        pool = db.live_episodes_before(
             new.scope,
-            where="status = 'active' AND type = 'episode' AND created_at <= ? AND id != ?",
-            args=(new.created_at, new.id),
-            order="created_at DESC",
-            limit=_EPISODE_POOL,
+            new.created_at,
+            _EPISODE_POOL,
+            exclude=new.id,
         )
         pool = [
             e
@@ -280,7 +265,7 @@ class ChangeRetirer:
         ]
         if not pool:
             return None
-        vecs = rec.vectors_for(db, [e.id for e in pool])
+        vecs = db.vectors([e.id for e in pool])
         scored = sorted(
             ((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0]
         )
@@ -298,15 +283,13 @@ class ChangeRetirer:
     @staticmethod
     def _retire(db, old: MemoryRecord, successor: MemoryRecord, link: bool = True) -> None:
         now = successor.created_at
-        rec.update(
-            db,
+        db.update(
             old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now),
             None,
             "",
             reindex=False,
         )
-        rec.audit(
-            db,
+        db.audit(
             old.scope,
             old.id,
             "deactivate",
@@ -322,9 +305,8 @@ class ChangeRetirer:
                 if successor.type is not MemoryType.EPISODE
                 else successor.version,
             )
-            rec.update(db, linked, None, "", reindex=False)
-            rec.audit(
-                db,
+            db.update(linked, None, "", reindex=False)
+            db.audit(
                 old.scope,
                 successor.id,
                 "update",

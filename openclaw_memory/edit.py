@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from .consolidate import new_id
 from .errors import ValidationError
-from .store import records as rec
 from .text import valid_unicode
 from .types import Candidate, Channel, MemoryRecord, Scope, Source, Status
 
@@ -53,23 +52,22 @@ def edit_memory(
         new_detail = _clean_text(new_detail, secrets) if new_detail.strip() else None
     cand = Candidate(old.type, summary, subject=old.subject, detail=new_detail)  # type: ignore[arg-type]
     vectors = engine.embed_candidates([cand])  # outside the write transaction: embedding is slow
-    with engine.db.write() as db:
-        current = rec.get(db, scope, record_id)
+    store = engine.store
+    with store.transaction():
+        current = store.get(scope, record_id)
         if current is None or current != old:
             raise ValidationError(
                 f"id: memory {record_id!r} changed while it was being edited; try again"
             )
         now = engine.clock.now()
         successor = _successor(old, engine, summary, new_detail, writer, now)  # type: ignore[arg-type]
-        rec.update(
-            db,
+        store.update(
             old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now),
             None,
             engine.model_name,
             reindex=False,
         )
-        rec.audit(
-            db,
+        store.audit(
             scope,
             old.id,
             "deactivate",
@@ -78,10 +76,9 @@ def edit_memory(
             Channel.EXPLICIT.value,
             writer,
         )
-        rec.insert(db, successor, vectors.whole[0], engine.model_name)
-        rec.put_parts(db, successor, vectors.parts[0])
-        rec.audit(
-            db,
+        store.insert(successor, vectors.whole[0], engine.model_name)
+        store.put_parts(successor, vectors.parts[0])
+        store.audit(
             scope,
             successor.id,
             "edit",

@@ -1,28 +1,34 @@
 """MemoryEngine: the store facade the pipeline stages share.
 
-SQLite (truth) + the Chroma index (derived, fed by the outbox) + the embedder + the clock. Every
-method takes a Scope: there is no unscoped read. Construction is by `MemoryEngine.open(config)`,
-the one place that turns config into these objects.
+The record store (truth, `store.ports.RecordStore`; SQLite by default) + the vector index
+(derived, fed by the outbox; Chroma) + the embedder + the clock. Every method takes a Scope:
+there is no unscoped read. Construction is by `MemoryEngine.open(config)`, the one place that
+turns config into these objects. Consolidation is a stage of its own (`writer.py`,
+`consolidate.py`); `write` hands candidates to it.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import Clock, SystemClock
 from .config import MemoryConfig, load_config
-from .consolidate import Consolidator, deactivate
+from .consolidate import deactivate
 from .embedding import PassageVectors, build_embedder, embed_query, embedder_dim, embedder_name
 from .errors import IndexMismatchError, NotFoundError
-from .store import records as rec
 from .store.db import Database
 from .store.indexer import Indexer
+from .store.ports import ManagedVectorIndex, RecordStore
+from .store.sqlite import SQLiteStore
 from .store.vector import ChromaIndex
 from .types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
+
+if TYPE_CHECKING:
+    from .writer import MemoryWriter
 
 log = logging.getLogger(__name__)
 
@@ -31,22 +37,37 @@ class MemoryEngine:
     def __init__(
         self,
         config: MemoryConfig,
-        db: Database,
-        index: ChromaIndex,
+        store: RecordStore,
+        index: ManagedVectorIndex,
         embedder: BaseEmbedding,
         clock: Clock,
         *,
         background: bool = True,
     ) -> None:
         self.config = config
-        self.db = db
+        self.store = store
         self.index = index
         self.embedder = embedder
         self.clock = clock
         self.model_name = index.embedder_name
         self._check_vectors_model()
-        self.indexer = Indexer(db, index, background=background)
-        self.consolidator = Consolidator(db, embedder, self.model_name, clock, config)
+        self.indexer = Indexer(store, index, background=background)
+        self._writer: MemoryWriter | None = None
+
+    @property
+    def db(self) -> Database:
+        """The SQLite database under the record store (tools and tests that inspect the file);
+        stages use `store`."""
+        return self.store.db  # type: ignore[attr-defined]
+
+    @property
+    def writer(self) -> MemoryWriter:
+        """The write stage over this engine's store (built on first use)."""
+        if self._writer is None:
+            from .writer import MemoryWriter
+
+            self._writer = MemoryWriter(self)
+        return self._writer
 
     @classmethod
     def open(
@@ -72,33 +93,29 @@ class MemoryEngine:
             dim=embedder_dim(emb),
             search_ef=vs.search_ef,
         )
-        db = None
+        store = None
         try:
             if check_embedder:
                 index.check_embedder()
-            db = Database(cfg.sqlite_file)
+            store = SQLiteStore.open(cfg.sqlite_file)
             bg = cfg.storage.background_indexing if background is None else background
-            return cls(cfg, db, index, emb, clock or SystemClock(), background=bg)
+            return cls(cfg, store, index, emb, clock or SystemClock(), background=bg)
         except (
             BaseException
         ):  # a refused open (mismatch, locked file) keeps no client or connection
             index.close()
-            if db is not None:
-                db.close()
+            if store is not None:
+                store.close()
             raise
 
     def _check_vectors_model(self) -> None:
-        with self.db.read() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
-        if row is None:
-            with self.db.write() as db:
-                db.execute(
-                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)",
-                    (self.model_name,),
-                )
-        elif row[0] != self.model_name:
+        stored = self.store.embedder()
+        if stored is None:
+            self.store.set_embedder(self.model_name)
+        elif stored != self.model_name:
+            where = getattr(self.store, "path", "the record store")
             raise IndexMismatchError(
-                f"{self.db.path}: stored vectors come from embedder {row[0]!r}, the config uses "
+                f"{where}: stored vectors come from embedder {stored!r}, the config uses "
                 f"{self.model_name!r}; run `openclaw-memory reindex` to re-embed and rebuild the index"
             )
 
@@ -113,54 +130,14 @@ class MemoryEngine:
         writer: str = "openclaw-memory",
         vectors: PassageVectors | None = None,
     ) -> list[WriteResult]:
-        """Consolidate and store candidates (one transaction); `vectors` from `embed_candidates`
-        spare the embedding."""
-        commands = [c for c in candidates if c.forget]
-        if commands:  # explicit "forget X" commands are not memories: they run on their own path
-            return self._write_with_commands(
-                scope, candidates, session_id=session_id, writer=writer
-            )
-        results = self.consolidator.write(
+        """Consolidate and store candidates (the write stage, `writer.MemoryWriter.write`)."""
+        return self.writer.write(
             scope, candidates, session_id=session_id, writer=writer, vectors=vectors
         )
-        self.indexer.notify()
-        return results
-
-    def _write_with_commands(
-        self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None, writer: str
-    ) -> list[WriteResult]:
-        from .forget import ForgetCommand, run
-
-        stored = iter(
-            self.consolidator.write(
-                scope, [c for c in candidates if not c.forget], session_id=session_id, writer=writer
-            )
-        )
-        results = []
-        for c in candidates:
-            if not c.forget:
-                results.append(next(stored))
-                continue
-            done = run(self, scope, ForgetCommand.from_candidate(c))
-            reason = (
-                f"names {len(done.matches)}, more than one command takes: nothing deactivated"
-                if done.too_broad
-                else f"deactivated {len(done.ids)}: {', '.join(done.ids)}"
-                if done.ids
-                else "nothing matched"
-            )
-            results.append(
-                WriteResult(
-                    "forget", None, reason, affected=() if done.too_broad else tuple(done.ids)
-                )
-            )
-        self.indexer.notify()
-        return results
 
     def embed_candidates(self, candidates: Sequence[Candidate]) -> PassageVectors:
-        """The vectors `write` would compute for these candidates, so that several writes (of
-        any scopes) can share one embedding call. A vector depends on the text alone."""
-        return self.consolidator.embed(candidates)
+        """The vectors `write` would compute for these candidates (`MemoryWriter.embed`)."""
+        return self.writer.embed(candidates)
 
     def forget(
         self,
@@ -170,12 +147,12 @@ class MemoryEngine:
         channel: Channel = Channel.EXPLICIT,
         writer: str | None = None,
     ) -> MemoryRecord:
-        with self.db.write() as db:
-            r = rec.get(db, scope, record_id)
+        with self.store.transaction():
+            r = self.store.get(scope, record_id)
             if r is None:
                 raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
             out = (
-                deactivate(db, r, self.clock.now(), reason, channel, writer)
+                deactivate(self.store, r, self.clock.now(), reason, channel, writer)
                 if r.status is not Status.INACTIVE
                 else r
             )
@@ -190,79 +167,60 @@ class MemoryEngine:
         channel: Channel = Channel.EXPLICIT,
     ) -> MemoryRecord:
         """Undo a forget: the memory is active again (audited); an active one is returned as is."""
-        with self.db.write() as db:
-            r = rec.get(db, scope, record_id)
+        with self.store.transaction():
+            r = self.store.get(scope, record_id)
             if r is None:
                 raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
             if r.status is Status.INACTIVE:
                 now = self.clock.now()
                 r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
-                rec.update(
-                    db, r, None, self.model_name, reindex=False
-                )  # the outbox re-indexes its vector
-                rec.audit(db, scope, r.id, "restore", reason, now, channel.value)
+                # the outbox re-indexes its vector
+                self.store.update(r, None, self.model_name, reindex=False)
+                self.store.audit(scope, r.id, "restore", reason, now, channel.value)
         self.indexer.notify()
         return r
 
     def touch(self, scope: Scope, ids: Sequence[str]) -> None:
         if ids:
-            with self.db.write() as db:
-                rec.touch(db, scope, ids, self.clock.now())
+            self.store.touch(scope, ids, self.clock.now())
 
     # ---- read -------------------------------------------------------------------------------
 
     def get(self, scope: Scope, record_id: str) -> MemoryRecord:
-        with self.db.read() as db:
-            r = rec.get(db, scope, record_id)
+        r = self.store.get(scope, record_id)
         if r is None:
             raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
         return r
 
     def get_many(self, scope: Scope, ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        with self.db.read() as db:
-            return rec.get_many(db, scope, ids)
-
-    def find(
-        self,
-        scope: Scope,
-        *,
-        where: str = "1",
-        args: Sequence = (),
-        order: str = "updated_at DESC",
-        limit: int = 100,
-    ) -> list[MemoryRecord]:
-        with self.db.read() as db:
-            return rec.query(db, scope, where=where, args=args, order=order, limit=limit)
+        return self.store.get_many(scope, ids)
 
     def neighbours(
         self, scope: Scope, record_id: str, *, before: int = 1, after: int = 1
     ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
         """Live episodes of the same session just before and after an episode (nearest first)."""
-        with self.db.read() as db:
-            return rec.session_neighbours(
-                db, scope, record_id, before=before, after=after, now=self.clock.now()
-            )
+        return self.store.session_neighbours(
+            scope, record_id, before=before, after=after, now=self.clock.now()
+        )
 
     def chain(self, scope: Scope, record_id: str) -> list[MemoryRecord]:
         """The record and the records it replaced, newest first."""
         out = [self.get(scope, record_id)]
         while out[-1].prev_id and len(out) < 100:
-            with self.db.read() as db:
-                prev = rec.get(db, scope, out[-1].prev_id)
+            prev = self.store.get(scope, out[-1].prev_id)
             if prev is None:
                 break
             out.append(prev)
         return out
 
     def versions(self, scope: Scope, record_id: str) -> list[dict]:
-        with self.db.read() as db:
-            return rec.history(db, scope, record_id)
+        return self.store.versions(scope, record_id)
 
     def keyword(
         self, scope: Scope, text: str, *, limit: int = 30, statuses: Sequence[str] = ("active",)
     ) -> list[tuple[str, float]]:
-        with self.db.read() as db:
-            return rec.keyword_search(db, scope, text, statuses=statuses, limit=limit)
+        """(record id, relevance in (0, 1]) best first (the store's keyword search)."""
+        return self.store.keyword_search(scope, text, statuses=statuses, limit=limit)
 
     def embed_query(self, text: str) -> np.ndarray:
         return embed_query(self.embedder, text)
@@ -275,22 +233,11 @@ class MemoryEngine:
         return self.index.query(scope, vector, limit, tier=tier)
 
     def audit_log(self, scope: Scope, record_id: str | None = None, limit: int = 100) -> list[dict]:
-        with self.db.read() as db:
-            if record_id:
-                rows = db.execute(
-                    "SELECT * FROM audit WHERE user_id = ? AND agent_id = ? AND record_id = ? ORDER BY seq DESC LIMIT ?",
-                    (scope.user_id, scope.agent_id, record_id, limit),
-                ).fetchall()
-            else:
-                rows = db.execute(
-                    "SELECT * FROM audit WHERE user_id = ? AND agent_id = ? ORDER BY seq DESC LIMIT ?",
-                    (scope.user_id, scope.agent_id, limit),
-                ).fetchall()
-        return [dict(r) for r in rows]
+        return self.store.audit_log(scope, record_id, limit)
 
     # ---- lifecycle --------------------------------------------------------------------------
 
     def close(self) -> None:
         self.indexer.close()
         self.index.close()
-        self.db.close()
+        self.store.close()

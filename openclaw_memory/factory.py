@@ -115,8 +115,8 @@ def assemble(
     worker = Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size)
     jobs = UserJobs(worker)  # background jobs, gated against purges
     pending = PendingTurns()  # transcript turns queued for capture, not yet written
-    short_term = ShortTermMemory(engine.db, cfg.short_term, engine.clock)
-    sessions = Sessions(engine.db, engine.clock)
+    short_term = ShortTermMemory(engine.store, cfg.short_term, engine.clock)
+    sessions = Sessions(engine.store, engine.clock)
     summaries = SessionSummaries(engine, short_term, sessions, summarizer)
     capture = CapturePipeline(
         engine,

@@ -98,26 +98,15 @@ def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPl
     terms = distinctive_terms(command.text)
     found: dict[str, MemoryRecord] = {}
     if command.subject:
-        for r in engine.find(
-            scope, where="status = 'active' AND subject = ?", args=(command.subject,), limit=50
-        ):
+        for r in engine.store.live_by_subject(scope, [command.subject], limit=50):
             found[r.id] = r
     if terms:
         hits = [rid for rid, _ in engine.keyword(scope, " ".join(terms), limit=200)]
         for rid, r in engine.get_many(scope, hits).items():
             if r.status is Status.ACTIVE and names(r, terms):
                 found.setdefault(rid, r)
-    marks = ",".join("?" * len(found))
     # in the order they were written (deterministic whatever order the indexes returned them in)
-    matches = (
-        tuple(
-            engine.find(
-                scope, where=f"id IN ({marks})", args=list(found), order="rid", limit=len(found)
-            )
-        )
-        if found
-        else ()
-    )
+    matches = tuple(engine.store.in_written_order(scope, list(found)))
     return ForgetPlan(command, terms, matches, too_broad=len(matches) > MAX_MATCHES)
 
 

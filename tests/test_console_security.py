@@ -13,6 +13,7 @@ from console_helpers import ALICE, TOKEN, console_app
 
 from openclaw_memory.console.live import LiveServer
 from openclaw_memory.types import Status
+from store_helpers import find
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def _signed_in(url: str) -> tuple[httpx.Client, str]:
 def _unchanged(mw, ids) -> None:
     tea = mw.engine.get(ALICE, ids["tea"])
     assert tea.status is Status.ACTIVE and tea.version == 1
-    assert len(mw.engine.find(ALICE, limit=50)) == 5
+    assert len(find(mw.engine, ALICE, limit=50)) == 5
 
 
 def test_without_the_token_every_page_and_action_is_refused(live):

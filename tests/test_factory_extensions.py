@@ -25,6 +25,7 @@ from openclaw_memory import (
 )
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.types import Candidate, Turn
+from store_helpers import find
 
 ALICE = Scope("alice", "main")
 TICKET = re.compile(r"\b[A-Z]{2,5}-\d{1,5}\b")
@@ -66,8 +67,11 @@ class TicketChannel:
     def propose(self, scope, query, qvec: np.ndarray, pool) -> None:
         self.calls += 1
         for tid in dict.fromkeys(TICKET.findall(query.text)):
-            for r in self.engine.find(
-                scope, where="status = 'active' AND subject = ?", args=(f"ticket/{tid}",)
+            for r in find(
+                self.engine,
+                scope,
+                where="status = 'active' AND subject = ?",
+                args=(f"ticket/{tid}",),
             ):
                 pool.propose(r.id, self.name)
 
@@ -112,7 +116,7 @@ def test_a_custom_extractor_and_channel_take_effect_end_to_end(built, statement,
     mw, extractor, channel = built
     _chat(mw, "s1", statement)
     mw.flush()
-    tickets = mw.engine.find(ALICE, where="subject = ?", args=(f"ticket/{needle}",))
+    tickets = find(mw.engine, ALICE, where="subject = ?", args=(f"ticket/{needle}",))
     assert [r.tags for r in tickets] == [
         ("ticket",)
     ]  # the extractor's fact, written by the real pipeline
@@ -150,7 +154,7 @@ def test_without_the_plugins_neither_takes_effect(config, clock):
     try:
         _chat(mw, "s1", "The deploy of OPS-42 stalls the payment queue")
         mw.flush()
-        assert mw.engine.find(ALICE, where="subject LIKE 'ticket/%'") == []
+        assert find(mw.engine, ALICE, where="subject LIKE 'ticket/%'") == []
         result = mw.before_request(
             ChatRequest(ALICE, "s2", [{"role": "user", "content": "What about OPS-42?"}])
         )

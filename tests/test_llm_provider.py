@@ -22,6 +22,7 @@ from openclaw_memory.fake_openai import FakeOpenAIServer
 from openclaw_memory.llm import build_llm
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import MemoryType, Scope, Turn
+from store_helpers import find
 
 if importlib.util.find_spec("llama_index.llms.openai_like") is None:
     if os.environ.get("OPENCLAW_MEMORY_REQUIRE_PROVIDER") == "1":
@@ -144,7 +145,7 @@ def test_the_middleware_stores_what_the_provider_extracted(server, tmp_path, mon
         mw.before_request(request)
         mw.after_response(request, "好的 / good luck")
         mw.flush()
-        stored = {r.subject: r.summary for r in mw.engine.find(scope, where="type != 'episode'")}
+        stored = {r.subject: r.summary for r in find(mw.engine, scope, where="type != 'episode'")}
     finally:
         mw.close()
     assert stored.get("task/marathon") == "The user is training for the Berlin marathon"

@@ -11,6 +11,7 @@ from openclaw_memory.config import config_from_dict
 from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.maintain.cli import add_parsers
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import find
 
 COMMANDS = ("reindex", "doctor", "maintain", "purge")
 
@@ -45,7 +46,7 @@ def run(config, *argv) -> int:
 def count(config, user):
     engine = MemoryEngine.open(config, background=False)
     try:
-        return len(engine.find(Scope(user), limit=100))
+        return len(find(engine, Scope(user), limit=100))
     finally:
         engine.close()
 

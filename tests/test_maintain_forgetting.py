@@ -17,6 +17,7 @@ from openclaw_memory.maintain import (
 )
 from openclaw_memory.tokens import count_tokens
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
+from store_helpers import find
 
 T = MemoryType
 U1 = Scope("u1")
@@ -184,7 +185,7 @@ def test_compaction_repeats_until_under_the_trigger(engine):
     engine.write(U1, write_many)
     done = compact_events(engine, U1)
     assert len(done) == 3  # 120 -> 90 -> 60 -> 30
-    left = engine.find(U1, where="status = 'active' AND type = 'event'", limit=500)
+    left = find(engine, U1, where="status = 'active' AND type = 'event'", limit=500)
     assert len(left) == 30
 
 
@@ -250,7 +251,7 @@ def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engin
     assert cleanup(engine, U1) == 3
 
     gone = {doomed.id, doomed_zh.id, archived.id}
-    left = {r.id for r in engine.find(U1, limit=100)}
+    left = {r.id for r in find(engine, U1, limit=100)}
     assert not gone & left
     assert {
         keep_important.id,

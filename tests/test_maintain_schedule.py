@@ -19,8 +19,9 @@ from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.runner import MaintenanceReport
 from openclaw_memory.maintain.schedule import HOUR, MaintenanceBusyError, MaintenanceScheduler
 from openclaw_memory.service.app import create_app
-from openclaw_memory.store.db import Database
+from openclaw_memory.store.sqlite import SQLiteStore
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
+from store_helpers import find
 
 T = MemoryType
 ALICE = Scope("alice", "main")
@@ -122,7 +123,7 @@ def _seed(mw, clock):
 def _statuses(mw, records):
     out = {}
     for rec in records:
-        found = mw.engine.find(rec.scope, where="id = ?", args=(rec.id,), limit=1)
+        found = find(mw.engine, rec.scope, where="id = ?", args=(rec.id,), limit=1)
         out[rec.id] = found[0].status.value if found else "deleted"
     return out
 
@@ -148,7 +149,7 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
 
     clock.set(START + 5 * HOUR)  # the interval (6 h) has not passed since the first run
     assert scheduler.tick() is None
-    assert len(runs.recent(mw.engine.db, 10)) == 1
+    assert len(runs.recent(mw.engine.store, 10)) == 1
     assert _statuses(mw, everything) == before and len(_messages(mw, "s-old")) == 12
 
     clock.set(START + 12 * DAY)  # past every threshold; fresh messages in a new session
@@ -167,7 +168,7 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
         **{d.id: "archived" for d in r["deploys"][:3]},
     }
     assert after == expected
-    summaries = mw.engine.find(ALICE, where="type = 'summary'")
+    summaries = find(mw.engine, ALICE, where="type = 'summary'")
     assert len(summaries) == 1 and set(summaries[0].links) == {d.id for d in r["deploys"][:3]}
     assert _messages(mw, "s-old") == ["question 4", "answer 4", "question 5", "answer 5"]
     assert _messages(mw, "s-new") == ["new question", "new answer"]
@@ -220,12 +221,12 @@ def test_gateway_stop_cleanup_flushes_and_starts_a_due_run(service, clock):
     assert done["flushed"] is True and done["pending"] == 0 and done["maintenance"] == "started"
     deadline = time.monotonic() + 20
     while (
-        len(runs.recent(mw.engine.db, 5)) < 2
-        or runs.recent(mw.engine.db, 1)[0]["status"] == "running"
+        len(runs.recent(mw.engine.store, 5)) < 2
+        or runs.recent(mw.engine.store, 1)[0]["status"] == "running"
     ):
         assert time.monotonic() < deadline, "the nudged run did not finish"
         time.sleep(0.05)
-    assert runs.recent(mw.engine.db, 1)[0]["counts"]["expired"] == 1
+    assert runs.recent(mw.engine.store, 1)[0]["counts"]["expired"] == 1
     bad = client.post("/service/cleanup", json={"wait_ms": -1}, headers=auth)
     assert bad.status_code == 422 and "wait_ms" in bad.text
 
@@ -240,7 +241,7 @@ def test_the_background_thread_runs_when_the_clock_passes_the_interval(tmp_path,
     try:
         _wait_for_runs(mw.engine.db, 1)
         time.sleep(0.3)
-        assert len(runs.recent(mw.engine.db, 10)) == 1  # not due again while the clock stands still
+        assert len(runs.recent(mw.engine.store, 10)) == 1  # not due again while the clock stands still
         clock.advance(HOUR)
         _wait_for_runs(mw.engine.db, 2)
     finally:
@@ -260,8 +261,8 @@ def _process(db_path, clock, run, interval_hours=6.0):
     cfg = SimpleNamespace(
         enabled=True, interval_hours=interval_hours, check_seconds=1.0, lease_seconds=60.0
     )
-    engine = SimpleNamespace(db=Database(db_path), clock=clock)
-    return MaintenanceScheduler(engine, cfg, run=run), engine.db
+    engine = SimpleNamespace(store=SQLiteStore.open(db_path), clock=clock)
+    return MaintenanceScheduler(engine, cfg, run=run), engine.store
 
 
 def test_one_runner_at_a_time_across_connections_and_the_lease_expires(tmp_path, clock):
@@ -323,7 +324,7 @@ def test_maintain_command_runs_under_the_lease_and_is_logged(tmp_path, capsys):
     assert main(["--config", str(cfg), "doctor", "--no-repair"]) == 0
     out = capsys.readouterr().out
     assert "maintenance: last run" in out and "(cli): ok, 0 change(s)" in out
-    db = Database(tmp_path / "d" / "memory.db")
+    db = SQLiteStore.open(tmp_path / "d" / "memory.db")
     try:
         assert runs.acquire(db, "someone-else", time.time(), 60.0)
         assert main(["--config", str(cfg), "maintain"]) == 1

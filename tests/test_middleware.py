@@ -10,6 +10,7 @@ from openclaw_memory.capture.events import ToolEvent
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware
 from openclaw_memory.types import MemoryType, Scope
+from store_helpers import find
 
 ALICE, BOB = Scope("alice", "main"), Scope("bob", "main")
 SYSTEM = {"role": "system", "content": "You are helpful."}
@@ -83,7 +84,7 @@ def test_after_response_returns_before_the_capture_runs(config, clock):
         gate.set()
         mw.flush(timeout=10)
         assert mw.worker.pending(ALICE) == 0
-        assert any("Miso" in r.summary for r in mw.engine.find(ALICE))
+        assert any("Miso" in r.summary for r in find(mw.engine, ALICE))
     finally:
         gate.set()
         mw.close()
@@ -178,7 +179,7 @@ def test_window_over_threshold_becomes_a_summary_with_provenance(make_config, tm
                 {"role": "assistant", "content": "Understood."},
             ]
         mw.flush()
-        summaries = mw.engine.find(ALICE, where="type = 'summary'")
+        summaries = find(mw.engine, ALICE, where="type = 'summary'")
         assert summaries, "a summary should replace the window"
         s = summaries[0]
         assert s.source.channel.value == "summary" and len(s.source.turn_ids) >= 2
@@ -212,7 +213,7 @@ def test_save_hook_turns_a_tool_call_into_an_event(mw):
         ),
     )
     mw.flush()
-    ev = mw.engine.find(ALICE, where="type = 'event'")[0]
+    ev = find(mw.engine, ALICE, where="type = 'event'")[0]
     assert (
         ev.subject == "tool/write_file"
         and "failed" in ev.summary
@@ -226,9 +227,9 @@ def test_process_event_updates_the_task_without_an_llm(mw):
     mw.record_process_event(
         ALICE, "task/PRD-223", "blocked", "移动端权限申请流程", reason="等待安全评审"
     )
-    tasks = mw.engine.find(ALICE, where="type = 'task' AND status = 'active'")
+    tasks = find(mw.engine, ALICE, where="type = 'task' AND status = 'active'")
     assert len(tasks) == 1 and "blocked" in tasks[0].summary and tasks[0].version == 2
-    events = mw.engine.find(ALICE, where="type = 'event'")
+    events = find(mw.engine, ALICE, where="type = 'event'")
     assert len(events) == 1 and "等待安全评审" in events[0].summary
 
 
@@ -343,7 +344,7 @@ def test_a_job_without_barrier_does_not_hold_up_the_users_next_read_but_a_full_f
 def test_a_continuing_session_is_only_read_until_its_activity_stamp_is_a_minute_old(engine, clock):
     from openclaw_memory.capture.sessions import Sessions
 
-    sessions = Sessions(engine.db, clock)
+    sessions = Sessions(engine.store, clock)
 
     def stamp():
         with engine.db.read() as db:

@@ -96,7 +96,7 @@ LLM_SCRIPT = textwrap.dedent(
         mw.before_request(request)
         mw.after_response(request, "好的 / noted")
         mw.flush()
-        stored = sorted(r.summary for r in mw.engine.find(scope, where="type != 'episode'"))
+        stored = sorted(r.summary for r in mw.engine.store.listing(scope, curated_only=True))
     finally:
         mw.close()
     print(json.dumps({"package": openclaw_memory.__file__, "config": str(DEFAULT_CONFIG_PATH),

@@ -9,6 +9,7 @@ from test_service_plugin import _cfg, run_js, service  # noqa: F401 - fixtures a
 
 from openclaw_memory.maintain.archive import enforce_cap
 from openclaw_memory.types import Scope
+from store_helpers import find
 
 ALICE = Scope("alice", "main")
 TOOL_CTX = {"agentId": "main", "sessionKey": "agent:main:s1", "requesterSenderId": "alice"}
@@ -46,7 +47,7 @@ await seen.hooks.subagent_ended({{ targetSessionKey: "agent:main:subagent:43", o
 console.log(JSON.stringify({{ logs: seen.logs }}));
 """)
     assert out["logs"] == []
-    tasks = {r.subject: r for r in mw.engine.find(ALICE, where="type = 'task'")}
+    tasks = {r.subject: r for r in find(mw.engine, ALICE, where="type = 'task'")}
     assert "completed" in tasks["subagent agent:main:subagent:42"].summary
     assert "failed" in tasks["subagent agent:main:subagent:43"].summary
     assert tasks["subagent agent:main:subagent:43"].source.writer == "process-node"
@@ -71,4 +72,4 @@ console.log(JSON.stringify({{ calls, logs: seen.logs }}));
     assert out["logs"] == []
     assert out["calls"][-1] == f"{url}/service/cleanup"
     # by the time gateway_stop returned, the capture queued before it was written
-    assert any("B2-17" in r.summary for r in mw.engine.find(ALICE))
+    assert any("B2-17" in r.summary for r in find(mw.engine, ALICE))

@@ -30,6 +30,7 @@ from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import TRUST, WINDOWED_TYPES, _cover
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source
+from store_helpers import find
 
 ROWS = sorted(POLICY.items(), key=lambda kv: kv[0].value)
 IDS = [t.value for t, _ in ROWS]
@@ -114,7 +115,7 @@ def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
     clock: FakeClock = engine.clock
     clock.advance(days=engine.config.forgetting.cleanup_unused_days + 1)
     cleanup(engine, scope)
-    still_there = engine.find(scope, where="id = ?", args=(written.record.id,))
+    still_there = find(engine, scope, where="id = ?", args=(written.record.id,))
     assert bool(still_there) is policy.kept_by_cleanup
 
 

@@ -39,6 +39,7 @@ from openclaw_memory.portability.markdown import export_markdown
 from openclaw_memory.portability.openclaw import export_workspace, read_workspace
 from openclaw_memory.recall.explain import plan_to_json
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
+from store_helpers import find
 
 DATA = Path(__file__).parent / "data"
 WORKSPACE = DATA / "openclaw_workspace"
@@ -154,7 +155,7 @@ def test_import_refuses_bad_lines_and_foreign_ids(engine):
     text = export_text(engine, "owner")
     with pytest.raises(ValidationError, match="another user"):
         import_jsonl(engine, text.splitlines(), user_id="intruder")
-    assert engine.find(Scope("intruder")) == []
+    assert find(engine, Scope("intruder")) == []
 
 
 def test_markdown_export_is_readable_and_separates_inactive(engine):
@@ -199,7 +200,7 @@ def test_openclaw_import_types_dates_filters_and_is_idempotent(engine):
     scope = Scope("oc-user")
     first = import_path(engine, WORKSPACE, scope, **_importer_args(engine))
     assert first["format"] == "openclaw" and first["added"] >= 10 and first["secrets_removed"] == 2
-    rows = engine.find(scope, limit=100)
+    rows = find(engine, scope, limit=100)
     by_text = {r.summary: r for r in rows}
     peanut = by_text["I am allergic to peanuts; never suggest dishes with peanuts."]
     assert peanut.type in (MemoryType.PROFILE, MemoryType.FACT) and "allergy" in peanut.tags
@@ -217,7 +218,7 @@ def test_openclaw_import_types_dates_filters_and_is_idempotent(engine):
     assert "hunter2" not in dump and "sk-proj-4fT9" not in dump and "keep it handy" not in dump
     second = import_path(engine, WORKSPACE, scope, **_importer_args(engine))
     assert second["added"] == 0 and second["existing"] == first["added"]
-    assert len(engine.find(scope, limit=100)) == len(rows)
+    assert len(find(engine, scope, limit=100)) == len(rows)
 
 
 def test_openclaw_import_then_recall_in_both_languages(make_config, tmp_path):
@@ -265,7 +266,7 @@ def test_openclaw_export_writes_the_layout_and_reimports_to_the_same_memories(
     assert info["files"] == 2
     back = Scope("returner")
     import_path(engine, out, back, **_importer_args(engine))
-    got = {(r.type, r.subject, r.summary) for r in engine.find(back, limit=50)}
+    got = {(r.type, r.subject, r.summary) for r in find(engine, back, limit=50)}
     assert (MemoryType.PREFERENCE, "drink", "我喜欢喝乌龙茶") in got
     assert (MemoryType.FACT, "job", "Works at Acme as a data engineer") in got
     assert any(

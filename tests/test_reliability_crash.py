@@ -22,7 +22,7 @@ from reliability_helpers import BASE_TIME, ForkServer, hash_config, read_lines
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.maintain import doctor
-from openclaw_memory.maintain.common import stale_vector_ids, tier_collections
+from openclaw_memory.maintain.common import tier_collections
 from openclaw_memory.types import Scope
 
 pytestmark = pytest.mark.slow
@@ -101,7 +101,7 @@ def _assert_consistent(eng: MemoryEngine, acked: dict[str, tuple[str, str]]) -> 
         orphan_sql_vecs = db.execute(
             "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)"
         ).fetchone()[0]
-        stale = stale_vector_ids(db, eng.model_name, eng.index.dim)
+        stale = eng.store.stale_vector_ids(eng.model_name, eng.index.dim)
         outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
     assert orphan_fts == 0 and missing_fts == 0, "FTS rows and records disagree"
     assert orphan_sql_vecs == 0 and stale == [], "SQLite vectors and records disagree"

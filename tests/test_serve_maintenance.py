@@ -13,7 +13,7 @@ import httpx
 from mcp_helpers import free_port
 
 from openclaw_memory.maintain import runs
-from openclaw_memory.store.db import Database
+from openclaw_memory.store.sqlite import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_serve_runs_maintenance_by_itself_and_answers_cleanup(tmp_path):
         while time.monotonic() < deadline and not logged:
             assert proc.poll() is None, proc.stderr.read()
             if (tmp_path / "data" / "memory.db").exists():
-                db = Database(tmp_path / "data" / "memory.db")
+                db = SQLiteStore.open(tmp_path / "data" / "memory.db")
                 logged = [r for r in runs.recent(db, 5) if r["status"] == "ok"]
                 db.close()
             time.sleep(0.2)

@@ -21,6 +21,7 @@ from openclaw_memory.service.app import create_app
 from openclaw_memory.service.installer import PLUGIN_DIR
 from openclaw_memory.service.server import build_server
 from openclaw_memory.types import Scope
+from store_helpers import find
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
@@ -428,11 +429,11 @@ console.log(JSON.stringify({{ stored, found, logs: seen.logs }}));
     assert out["logs"] == []
     mw.flush(timeout=10)
     alice = Scope("alice", "main")
-    events = mw.engine.find(alice, where="type = ?", args=["event"], limit=10)
+    events = find(mw.engine, alice, where="type = ?", args=["event"], limit=10)
     assert [r.subject for r in events] == ["tool/exec"]  # run by the run's sender, unwrapped
     curated = [
         r
-        for r in mw.engine.find(alice, where="type != 'episode'", limit=20)
+        for r in find(mw.engine, alice, where="type != 'episode'", limit=20)
         if "black" in r.summary
     ]
     assert len(curated) == 1  # stored once: the capture did not extract it again

@@ -10,6 +10,7 @@ from openclaw_memory.maintain.archive import enforce_cap
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope
+from store_helpers import find
 
 TOKEN = "pe-token"
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -65,7 +66,7 @@ def test_a_process_event_updates_the_task_and_a_blocked_one_warns(
         and task["source"]["session_id"] == "agent:main:s1"
     )
     assert first["id"] in (task["id"], task["prev_id"])  # one task, updated: not a second live copy
-    live = mw.engine.find(Scope("alice", "main"), where="status = 'active' AND type = 'task'")
+    live = find(mw.engine, Scope("alice", "main"), where="status = 'active' AND type = 'task'")
     assert [r.subject for r in live] == [subject]
     warnings = [r["memory"] for r in out["results"][1:]]
     assert [w["type"] for w in warnings] == (["event"] if kind == "blocked" else [])

@@ -26,6 +26,7 @@ from openclaw_memory.service.server import (
     serve,
     warm_up,
 )
+from store_helpers import find
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,8 +90,8 @@ def test_warm_up_writes_nothing(tmp_path):
     )
     try:
         warm_up(mw)
-        stored = mw.engine.find(
-            Scope("openclaw-memory-warmup", "warmup"), where="1", args=[], limit=5
+        stored = find(
+            mw.engine, Scope("openclaw-memory-warmup", "warmup"), where="1", args=[], limit=5
         )
     finally:
         mw.close()

@@ -1,17 +1,17 @@
-"""Sessions: opened by the `new` hook, ended by the `summary` hook, kept in SQLite."""
+"""Sessions: opened by the `new` hook, ended by the `summary` hook, kept in the record store."""
 
 from __future__ import annotations
 
 from ..clock import Clock
 from ..errors import ValidationError
-from ..store.db import Database
+from ..store.ports import SessionLog
 from ..text import valid_unicode
 from ..types import Scope
 
 
 class Sessions:
-    def __init__(self, db: Database, clock: Clock) -> None:
-        self.db, self.clock = db, clock
+    def __init__(self, store: SessionLog, clock: Clock) -> None:
+        self.store, self.clock = store, clock
 
     #: an open session's last_active_at is refreshed at most this often (seconds): most requests
     #: then only read, with no write transaction on the request path
@@ -20,55 +20,26 @@ class Sessions:
     def open(self, scope: Scope, session_id: str) -> bool:
         """Open or continue a session; True when it is new (the `context` hook then runs)."""
         now = self.clock.now()
-        with self.db.read() as db:
-            row = db.execute(
-                "SELECT ended_at, last_active_at FROM sessions WHERE user_id = ? AND agent_id = ? AND id = ?",
-                (scope.user_id, scope.agent_id, session_id),
-            ).fetchone()
-        if row is not None and row[0] is None and 0 <= now - row[1] < self.ACTIVE_GRANULARITY:
+        row = self.store.session(scope, session_id)
+        if (
+            row is not None
+            and row["ended_at"] is None
+            and 0 <= now - row["last_active_at"] < self.ACTIVE_GRANULARITY
+        ):
             return False
-        with self.db.write() as db:
-            row = db.execute(
-                "SELECT ended_at FROM sessions WHERE user_id = ? AND agent_id = ? AND id = ?",
-                (scope.user_id, scope.agent_id, session_id),
-            ).fetchone()
-            if row is None:
-                db.execute(
-                    "INSERT INTO sessions(id, user_id, agent_id, started_at, last_active_at) VALUES (?, ?, ?, ?, ?)",
-                    (session_id, scope.user_id, scope.agent_id, now, now),
-                )
-                return True
-            db.execute(
-                "UPDATE sessions SET last_active_at = ?, ended_at = NULL WHERE user_id = ? AND agent_id = ? AND id = ?",
-                (now, scope.user_id, scope.agent_id, session_id),
-            )
-            return False
+        return self.store.open_session(scope, session_id, now)
 
     def end(self, scope: Scope, session_id: str, reason: str, summary_id: str | None) -> None:
-        with self.db.write() as db:
-            db.execute(
-                "UPDATE sessions SET ended_at = ?, end_reason = ?, summary_id = COALESCE(?, summary_id) "
-                "WHERE user_id = ? AND agent_id = ? AND id = ?",
-                (self.clock.now(), reason, summary_id, scope.user_id, scope.agent_id, session_id),
-            )
+        self.store.end_session(scope, session_id, self.clock.now(), reason, summary_id)
 
     def participants(self, agent_id: str, session_id: str) -> list[Scope]:
         """Every user who has spoken in this session of this agent (a shared session has
         several), oldest first."""
-        with self.db.read() as db:
-            rows = db.execute(
-                "SELECT user_id FROM sessions WHERE agent_id = ? AND id = ? ORDER BY started_at",
-                (agent_id, session_id),
-            ).fetchall()
-        return [Scope(r[0], agent_id) for r in rows]
+        return [Scope(u, agent_id) for u in self.store.participants(agent_id, session_id)]
 
     def is_open(self, scope: Scope, session_id: str) -> bool:
-        with self.db.read() as db:
-            row = db.execute(
-                "SELECT ended_at FROM sessions WHERE user_id = ? AND agent_id = ? AND id = ?",
-                (scope.user_id, scope.agent_id, session_id),
-            ).fetchone()
-        return row is not None and row[0] is None
+        row = self.store.session(scope, session_id)
+        return row is not None and row["ended_at"] is None
 
 
 def check_session_id(session_id: str) -> None:

@@ -1,4 +1,4 @@
-"""Short-term memory: each session's sliding window, bounded by tokens, persisted in SQLite.
+"""Short-term memory: each session's sliding window, bounded by tokens, persisted in the record store.
 
 Eviction drops the oldest messages until the window fits `max_tokens` and `window_size` (docs/design.md seed 002
 §2.1: by tokens, not by count alone). Messages leave the window but stay in the table, so a
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..clock import DAY, Clock
 from ..config import ShortTermConfig
-from ..store.db import Database
+from ..store.ports import RecordStore
 from ..tokens import count_tokens
 from ..types import Scope
 
@@ -21,51 +21,36 @@ SUMMARY_ROLE = "summary"
 
 
 class ShortTermMemory:
-    def __init__(self, db: Database, cfg: ShortTermConfig, clock: Clock) -> None:
-        self.db, self.cfg, self.clock = db, cfg, clock
+    def __init__(self, store: RecordStore, cfg: ShortTermConfig, clock: Clock) -> None:
+        self.store, self.cfg, self.clock = store, cfg, clock
 
     def add(
         self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None = None
     ) -> int:
         """Append a message, evict the oldest past the budgets; return the window's token count."""
-        with self.db.write() as db:
-            self._append(db, scope, session_id, role, content, turn_id)
+        with self.store.transaction():
+            self._append(scope, session_id, role, content, turn_id)
         return self.tokens(scope, session_id)
 
     def add_turn(
         self, scope: Scope, session_id: str, user: str, reply: str, turn_id: str | None
     ) -> None:
         """The user's message and the reply (when there is one), in one transaction."""
-        with self.db.write() as db:
-            self._append(db, scope, session_id, "user", user, turn_id)
+        with self.store.transaction():
+            self._append(scope, session_id, "user", user, turn_id)
             if reply:
-                self._append(db, scope, session_id, "assistant", reply, turn_id)
+                self._append(scope, session_id, "assistant", reply, turn_id)
 
     def _append(
-        self, db, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None
+        self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None
     ) -> None:
-        db.execute(
-            "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                session_id,
-                scope.user_id,
-                scope.agent_id,
-                role,
-                content,
-                count_tokens(content),
-                turn_id,
-                self.clock.now(),
-            ),
+        self.store.append_message(
+            scope, session_id, role, content, count_tokens(content), turn_id, self.clock.now()
         )
-        self._evict(db, scope, session_id)
+        self._evict(scope, session_id)
 
-    def _evict(self, db, scope: Scope, session_id: str) -> None:
-        rows = db.execute(
-            "SELECT seq, tokens FROM messages WHERE user_id = ? AND agent_id = ? AND session_id = ? "
-            "AND in_window = 1 ORDER BY seq",
-            (scope.user_id, scope.agent_id, session_id),
-        ).fetchall()
+    def _evict(self, scope: Scope, session_id: str) -> None:
+        rows = self.store.window_messages(scope, session_id)
         total = sum(r["tokens"] for r in rows)
         count = len(rows)
         evict = []
@@ -76,19 +61,11 @@ class ShortTermMemory:
             total -= r["tokens"]
             count -= 1
         if evict:
-            db.execute(
-                f"UPDATE messages SET in_window = 0 WHERE seq IN ({','.join('?' * len(evict))})",
-                evict,
-            )
+            self.store.leave_window(scope, session_id, evict)
 
     def window(self, scope: Scope, session_id: str, max_tokens: int | None = None) -> list[dict]:
         """The window's messages, oldest first; with max_tokens, only the newest that fit."""
-        with self.db.read() as db:
-            rows = db.execute(
-                "SELECT role, content, tokens, turn_id FROM messages WHERE user_id = ? AND agent_id = ? "
-                "AND session_id = ? AND in_window = 1 ORDER BY seq",
-                (scope.user_id, scope.agent_id, session_id),
-            ).fetchall()
+        rows = self.store.window_messages(scope, session_id)
         out, used = [], 0
         for r in reversed(rows):
             if max_tokens is not None and used + r["tokens"] > max_tokens:
@@ -98,46 +75,27 @@ class ShortTermMemory:
         return list(reversed(out))
 
     def tokens(self, scope: Scope, session_id: str) -> int:
-        with self.db.read() as db:
-            row = db.execute(
-                "SELECT COALESCE(SUM(tokens), 0) FROM messages WHERE user_id = ? AND agent_id = ? "
-                "AND session_id = ? AND in_window = 1",
-                (scope.user_id, scope.agent_id, session_id),
-            ).fetchone()
-        return int(row[0])
+        return self.store.window_tokens(scope, session_id)
 
     def over_threshold(self, scope: Scope, session_id: str) -> bool:
         return self.tokens(scope, session_id) > self.cfg.summary_threshold
 
     def replace_with_summary(self, scope: Scope, session_id: str, summary: str) -> None:
         """The window becomes one summary message (docs/design.md seed 002 §2.2)."""
-        with self.db.write() as db:
-            db.execute(
-                "UPDATE messages SET in_window = 0 WHERE user_id = ? AND agent_id = ? AND session_id = ?",
-                (scope.user_id, scope.agent_id, session_id),
-            )
-            db.execute(
-                "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, turn_id, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
-                (
-                    session_id,
-                    scope.user_id,
-                    scope.agent_id,
-                    SUMMARY_ROLE,
-                    summary,
-                    count_tokens(summary),
-                    self.clock.now(),
-                ),
+        with self.store.transaction():
+            self.store.leave_window(scope, session_id, None)
+            self.store.append_message(
+                scope,
+                session_id,
+                SUMMARY_ROLE,
+                summary,
+                count_tokens(summary),
+                None,
+                self.clock.now(),
             )
 
     def captured_turn_ids(self, scope: Scope, session_id: str) -> set[str]:
-        with self.db.read() as db:
-            rows = db.execute(
-                "SELECT DISTINCT turn_id FROM messages WHERE user_id = ? AND agent_id = ? AND session_id = ? "
-                "AND turn_id IS NOT NULL",
-                (scope.user_id, scope.agent_id, session_id),
-            ).fetchall()
-        return {r[0] for r in rows}
+        return self.store.captured_turn_ids(scope, session_id)
 
     def prune(self, user_id: str | None = None, agent_id: str | None = None) -> int:
         """Drop the messages the policy no longer keeps (of every user, one user, or one of its
@@ -145,23 +103,4 @@ class ShortTermMemory:
         days, keep = self.cfg.prune_after_days, self.cfg.keep_per_session
         if days <= 0:
             return 0
-        conds = [
-            (c, v)
-            for c, v in (("user_id = ?", user_id), ("agent_id = ?", agent_id))
-            if v is not None
-        ]
-        where = ("WHERE " + " AND ".join(c for c, _ in conds)) if conds else ""
-        args = (*[v for _, v in conds], self.clock.now() - days * DAY, int(keep))
-        stale = (
-            "SELECT seq FROM (SELECT seq, in_window, created_at, content, "
-            "ROW_NUMBER() OVER (PARTITION BY user_id, agent_id, session_id ORDER BY seq DESC) AS newer "
-            f"FROM messages {where}) WHERE in_window = 0 AND created_at <= ? AND newer > ? AND content != ''"
-        )
-        with self.db.write() as db:
-            kept_keys = db.execute(
-                f"UPDATE messages SET content = '', tokens = 0 WHERE seq IN ({stale}) "
-                "AND role = 'user' AND turn_id IS NOT NULL",
-                args,
-            ).rowcount
-            dropped = db.execute(f"DELETE FROM messages WHERE seq IN ({stale})", args).rowcount
-            return int(kept_keys) + int(dropped)
+        return self.store.prune_messages(user_id, agent_id, self.clock.now() - days * DAY, keep)

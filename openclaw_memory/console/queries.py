@@ -14,9 +14,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
-from ..store import records as rec
-from ..store.schema import scope_token
-from ..text import fts_query
+from ..store.ports import ListQuery
 from ..types import MemoryRecord, MemoryType, Scope, Status
 
 if TYPE_CHECKING:
@@ -97,14 +95,10 @@ class Page:
 def users(engine: MemoryEngine) -> list[dict[str, Any]]:
     """Every (user, agent) with its counts by type and by status, most memories first.
 
-    From the counts the store keeps by trigger (schema migration 8): one row per (user, agent,
-    status, type) group, so the page costs the same at 100k memories as at 100."""
-    with engine.db.read() as db:
-        rows = db.execute(
-            "SELECT user_id, agent_id, status, type, n FROM record_counts WHERE n > 0"
-        ).fetchall()
+    From the counts the store keeps per (user, agent, status, type) group, so the page costs
+    the same at 100k memories as at 100."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in rows:
+    for r in engine.store.counts_by_scope():
         item = out.setdefault(
             (r["user_id"], r["agent_id"]),
             {
@@ -122,156 +116,35 @@ def users(engine: MemoryEngine) -> list[dict[str, Any]]:
     return sorted(out.values(), key=lambda u: (-u["total"], u["user_id"], u["agent_id"]))
 
 
-def _conditions(scope: Scope, f: Filters) -> tuple[list[str], list[Any], bool]:
-    """The filters as SQL, without the status (a page asks one status at a time). With a text
-    filter the rows are found by their keyword matches (at most TEXT_MATCH_CAP rids): the `+`
-    keeps SQLite from walking a (user, agent) index past every row of the user instead."""
-    capped = bool(f.text.strip())
-    c = "+" if capped else ""
-    where = [f"{c}user_id = ?", f"{c}agent_id = ?"]
-    args: list[Any] = [scope.user_id, scope.agent_id]
-    if f.type:
-        where.append(f"{c}type = ?")
-        args.append(f.type)
-    if f.subject:
-        where.append("subject LIKE ? ESCAPE '\\'")
-        args.append(_like_prefix(f.subject))
-    for name, op, extra in (("date_from", ">=", 0), ("date_to", "<", 86400)):
-        day = _day_start(getattr(f, name), name)
-        if day is not None:
-            where.append(f"{c}created_at {op} ?")
-            args.append(day + extra)
-    if capped:
-        match = fts_query(f.text)
-        if not match:
-            where.append("0")
-        else:
-            where.append(
-                "rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?)"
-            )
-            args += [
-                f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({match})",
-                TEXT_MATCH_CAP,
-            ]
-    return where, args, capped
-
-
-def _like_prefix(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 def memory_page(
     engine: MemoryEngine, scope: Scope, f: Filters, after: str = "", size: int = PAGE_SIZE
 ) -> Page:
-    """The page of scope's memories after the cursor `after` ("<sort value>:<rid>").
-
-    Each status is one range of a list index (`rec_list_updated` / `rec_list_created`: status,
-    sort value, rid, then every filter column), so a page reads index entries up to the cursor
-    and its rows, never the rows the filters reject; "every status" merges one range per
-    status. A text filter reads its keyword matches (at most TEXT_MATCH_CAP) once, by rid. A
-    date range lists by creation time (the range is on it)."""
-    col = "created_at" if f.date_from or f.date_to else SORTS[f.sort]
-    where, args, text_filter = _conditions(scope, f)
-    statuses = [f.status] if f.status != "all" else [s.value for s in Status]
-    with engine.db.read() as db:
-        if text_filter:
-            total, keys = _text_keys(db, where, args, statuses, col, f.order, after)
-        else:
-            total, keys = _index_keys(db, where, args, statuses, col, f.order, after, size + 1)
-        keys.sort(reverse=f.order == "desc")
-        more = len(keys) > size
-        keys = keys[:size]
-        marks = ",".join("?" * len(keys))
-        found = (
-            {
-                r["rid"]: r
-                for r in db.execute(
-                    f"SELECT * FROM records WHERE rid IN ({marks})", [rid for _, rid in keys]
-                )
-            }
-            if keys
-            else {}
-        )
-    rows = [found[rid] for _, rid in keys if rid in found]
-    nxt = f"{keys[-1][0]!r}:{keys[-1][1]}" if more and keys else None
-    return Page(
-        [rec.row_to_record(r) for r in rows], nxt, total, text_filter and total >= TEXT_MATCH_CAP
+    """The page of scope's memories after the cursor `after` ("<sort value>:<rid>"), from the
+    store's keyset listing (`RecordStore.list_page`). A date range lists by creation time (the
+    range is on it)."""
+    start, end = _day_start(f.date_from, "date_from"), _day_start(f.date_to, "date_to")
+    q = ListQuery(
+        statuses=(f.status,) if f.status != "all" else tuple(s.value for s in Status),
+        column="created_at" if f.date_from or f.date_to else SORTS[f.sort],
+        order=f.order,
+        type=f.type,
+        subject=f.subject,
+        text=f.text,
+        created_from=start,
+        created_to=None if end is None else end + 86400,
+        after=_cursor(after) if after else None,
+        size=size,
+        text_cap=TEXT_MATCH_CAP,
+        count_cap=COUNT_CAP,
     )
-
-
-def _index_keys(
-    db: Any,
-    where: list[str],
-    args: list[Any],
-    statuses: list[str],
-    col: str,
-    order: str,
-    after: str,
-    limit: int,
-) -> tuple[int, list[tuple[float, int]]]:
-    """The count (capped, by whichever covering index SQLite picks) and each status's next
-    `limit` (sort value, rid) from its range of the list index on `col` (none when nothing
-    matches: a filter matching nothing reads the index once, not once more per status)."""
-    counted, count_args = (
-        (where, args) if len(statuses) > 1 else ([*where, "status = ?"], [*args, *statuses])
-    )
-    total = db.execute(
-        f"SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE {' AND '.join(counted)} "
-        f"LIMIT {COUNT_CAP + 1})",
-        count_args,
-    ).fetchone()[0]
-    keys: list[tuple[float, int]] = []
-    for status in statuses if total else ():
-        part, part_args = [*where, "status = ?"], [*args, status]
-        if after:
-            value, rid = _cursor(after)
-            part, part_args = (
-                [*part, f"({col}, rid) {'<' if order == 'desc' else '>'} (?, ?)"],
-                [*part_args, value, rid],
-            )
-        direction = order.upper()
-        keys += [
-            (r[0], r[1])
-            for r in db.execute(
-                f"SELECT {col}, rid FROM records INDEXED BY rec_list_{col.split('_')[0]} WHERE {' AND '.join(part)} "
-                f"ORDER BY {col} {direction}, rid {direction} LIMIT ?",
-                (*part_args, limit),
-            )
-        ]
-    return total, keys
-
-
-def _text_keys(
-    db: Any,
-    where: list[str],
-    args: list[Any],
-    statuses: list[str],
-    col: str,
-    order: str,
-    after: str,
-) -> tuple[int, list[tuple[float, int]]]:
-    """The count and the (sort value, rid) after the cursor among the text filter's matches: at
-    most TEXT_MATCH_CAP rows, read once by rid (the count and the page from the same read)."""
-    rows = db.execute(
-        f"SELECT {col}, rid, status FROM records WHERE {' AND '.join(where)}", args
-    ).fetchall()
-    matched = [(r[0], r[1]) for r in rows if r[2] in statuses]
-    if not after:
-        return len(matched), matched
-    cursor = _cursor(after)
-    return len(matched), [k for k in matched if (k < cursor if order == "desc" else k > cursor)]
+    page = engine.store.list_page(scope, q)
+    nxt = f"{page.next_after[0]!r}:{page.next_after[1]}" if page.next_after else None
+    return Page(page.rows, nxt, page.total, page.text_filter and page.total >= TEXT_MATCH_CAP)
 
 
 def successor(engine: MemoryEngine, scope: Scope, record_id: str) -> MemoryRecord | None:
-    """The version that replaced record_id, if any. By the prev_id index: the scope is checked on
-    the row found (`+`), or SQLite would walk the user's whole (user, agent) index instead."""
-    with engine.db.read() as db:
-        row = db.execute(
-            "SELECT * FROM records WHERE prev_id = ? AND +user_id = ? AND +agent_id = ? "
-            "ORDER BY version DESC LIMIT 1",
-            (record_id, scope.user_id, scope.agent_id),
-        ).fetchone()
-    return rec.row_to_record(row) if row else None
+    """The version that replaced record_id, if any."""
+    return engine.store.latest_successor(scope, record_id)
 
 
 def _cursor(after: str) -> tuple[float, int]:
@@ -306,25 +179,8 @@ def memory_view(engine: MemoryEngine, scope: Scope, record_id: str) -> MemoryVie
         newer.insert(0, nxt)
         nxt = successor(engine, scope, nxt.id)
     chain = [*newer, record, *older]
-    # By record id first (`+` keeps SQLite off the (user, agent) indexes, which would walk every
-    # audit or version row of the user), then checked against the scope.
-    with engine.db.read() as db:
-        marks = ",".join("?" * len(chain))
-        audit = [
-            dict(a)
-            for a in db.execute(
-                f"SELECT * FROM audit WHERE record_id IN ({marks}) AND +user_id = ? AND +agent_id = ? "
-                "ORDER BY at DESC, seq DESC LIMIT 500",
-                (*(r.id for r in chain), scope.user_id, scope.agent_id),
-            )
-        ]
-        versions = [
-            dict(v)
-            for v in db.execute(
-                "SELECT * FROM versions WHERE record_id = ? AND +user_id = ? AND +agent_id = ? ORDER BY version",
-                (record_id, scope.user_id, scope.agent_id),
-            )
-        ]
+    audit = engine.store.audit_of(scope, [r.id for r in chain], limit=500)
+    versions = engine.store.versions_in_scope(scope, record_id)
     # An edited version has no turns of its own: show those of the version it corrects.
     origin = next((r for r in [record, *older] if r.source.turn_ids), record)
     return MemoryView(
@@ -341,33 +197,17 @@ def source_turns(engine: MemoryEngine, scope: Scope, record: MemoryRecord) -> li
         return [{"turn": t, "role": "", "text": ""} for t in ids]
     wanted = set(ids)
     found: dict[str, list[dict[str, str]]] = {}
-    with engine.db.read() as db:
-        # `+type`: by the (user, agent, session) index; SQLite otherwise picked (user, agent, type)
-        # and walked every episode of the user
-        for r in rec.query(
-            db,
-            scope,
-            where="session_id = ? AND +type = 'episode'",
-            args=(sid,),
-            order="created_at",
-            limit=2000,
+    for r in engine.store.session_episodes(scope, sid, limit=2000):
+        for t in set(r.source.turn_ids) & wanted:
+            speaker = r.tags[0] if r.tags else "episode"  # an episode's first tag is its speaker
+            found.setdefault(t, []).append({"turn": t, "role": speaker, "text": r.summary})
+    for m in engine.store.session_messages(scope, sid, limit=5000):
+        if m["turn_id"] in wanted and not any(
+            x["text"] == m["content"] for x in found.get(m["turn_id"], [])
         ):
-            for t in set(r.source.turn_ids) & wanted:
-                speaker = (
-                    r.tags[0] if r.tags else "episode"
-                )  # an episode's first tag is its speaker
-                found.setdefault(t, []).append({"turn": t, "role": speaker, "text": r.summary})
-        for m in db.execute(
-            "SELECT turn_id, role, content FROM messages WHERE user_id = ? AND agent_id = ? "
-            "AND session_id = ? AND turn_id IS NOT NULL AND content != '' ORDER BY seq LIMIT 5000",
-            (scope.user_id, scope.agent_id, sid),
-        ):
-            if m["turn_id"] in wanted and not any(
-                x["text"] == m["content"] for x in found.get(m["turn_id"], [])
-            ):
-                found.setdefault(m["turn_id"], []).append(
-                    {"turn": m["turn_id"], "role": m["role"], "text": m["content"]}
-                )
+            found.setdefault(m["turn_id"], []).append(
+                {"turn": m["turn_id"], "role": m["role"], "text": m["content"]}
+            )
     return [item for t in ids for item in (found.get(t) or [{"turn": t, "role": "", "text": ""}])]
 
 

@@ -324,20 +324,17 @@ class Console:
                     "confirm: type the word purge to delete this memory and its version chain"
                 )
             from ..maintain.purge import purge_record
-            from ..store import records as rec
 
             purge_record(engine, scope, memory_id)
-            with engine.db.write() as db:
-                rec.audit(
-                    db,
-                    scope,
-                    memory_id,
-                    "purge",
-                    "purge requested in the console",
-                    engine.clock.now(),
-                    "admin",
-                    WRITER,
-                )
+            engine.store.audit(
+                scope,
+                memory_id,
+                "purge",
+                "purge requested in the console",
+                engine.clock.now(),
+                "admin",
+                WRITER,
+            )
             return None, "purged"
         raise NotFoundError(f"action: expected edit, forget, restore or purge, found {action!r}")
 
@@ -381,19 +378,18 @@ class Console:
         """Delete every memory of a user (or of one agent) after the user id was typed."""
 
         def run(form: dict[str, str]) -> Response:
-            from ..maintain.purge import hashed_user
-
             scope = _scope(form)
             if form.get("confirm", "").strip() != scope.user_id:
                 raise ValidationError("confirm: type the user id exactly to purge this user")
             agent = None if form.get("all_agents") == "1" else scope.agent_id
             self.mw.purge_user(scope.user_id, agent)
-            with self.mw.engine.db.write() as db:
-                db.execute(
-                    "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, writer) "
-                    "VALUES (?, ?, ?, NULL, 'purge', 'admin', 'purge of the user requested in the console', ?)",
-                    (self.mw.engine.clock.now(), hashed_user(scope.user_id), agent or "*", WRITER),
-                )
+            self.mw.engine.store.audit_purge_request(
+                scope.user_id,
+                agent,
+                self.mw.engine.clock.now(),
+                "purge of the user requested in the console",
+                WRITER,
+            )
             return _secured(RedirectResponse("/ui/?done=user-purged", status_code=303))
 
         return await self._act(request, run)

@@ -12,33 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store import records as rec
 from ..types import Scope
 from .common import UNCAPPED_TYPES, archive, partition
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
-_CURATED = f"status = 'active' AND type NOT IN ({', '.join(repr(t) for t in UNCAPPED_TYPES)})"
-#: Lowest value first: the rows archived when over the cap.
-VALUE_ORDER = (
-    "(type = 'profile' OR channel = 'explicit') ASC, importance ASC, "
-    "COALESCE(last_accessed_at, updated_at) ASC, access_count ASC, created_at ASC, rid ASC"
-)
-
 
 def count_curated(engine: MemoryEngine, scope: Scope) -> int:
     """Live curated records in scope's partition."""
-    with engine.db.read() as db:
-        return _count(db, partition(scope))
-
-
-def _count(db, part: Scope) -> int:
-    row = db.execute(
-        f"SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND {_CURATED}",
-        (part.user_id, part.agent_id),
-    ).fetchone()
-    return int(row[0])
+    return engine.store.curated_count(partition(scope), UNCAPPED_TYPES)
 
 
 def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> int:
@@ -46,13 +29,14 @@ def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> i
     limit = engine.config.long_term.max_facts_per_user if cap is None else int(cap)
     part = partition(scope)
     now = engine.clock.now()
-    with engine.db.write() as db:
-        excess = _count(db, part) - limit
+    store = engine.store
+    with store.transaction():
+        excess = store.curated_count(part, UNCAPPED_TYPES) - limit
         if excess <= 0:
             return 0
-        victims = rec.query(db, part, where=_CURATED, order=VALUE_ORDER, limit=excess)
+        victims = store.lowest_value(part, UNCAPPED_TYPES, excess)
         reason = f"over the cap of {limit} curated memories (lowest value)"
         for r in victims:
-            archive(db, r, now, reason)
+            archive(store, r, now, reason)
     engine.indexer.notify()
     return len(victims)

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..clock import DAY
-from ..store import records as rec
 from ..policy import type_values, types_where
 from ..types import Scope
 from .common import WRITER, partition
@@ -26,13 +25,7 @@ if TYPE_CHECKING:
     from ..engine import MemoryEngine
 
 _BATCH = 500
-_KEPT = ", ".join(
-    repr(t) for t in type_values(types_where(kept_by_cleanup=True))
-)  # the policy table
-_WHERE = (
-    f"status IN ('active', 'archived') AND type NOT IN ({_KEPT}) "
-    "AND channel != 'explicit' AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?"
-)
+_KEPT = type_values(types_where(kept_by_cleanup=True))  # the policy table
 
 
 def cleanup(engine: MemoryEngine, scope: Scope) -> int:
@@ -46,18 +39,12 @@ def cleanup(engine: MemoryEngine, scope: Scope) -> int:
     )
     done = 0
     while True:
-        with engine.db.write() as db:
-            victims = rec.query(
-                db,
-                part,
-                where=_WHERE,
-                args=(f.cleanup_max_importance, cutoff),
-                order="rid ASC",
-                limit=_BATCH,
-            )
-            rec.delete_records(db, part, [r.id for r in victims])  # queues the vector deletes
+        store = engine.store
+        with store.transaction():
+            victims = store.unused(part, _KEPT, f.cleanup_max_importance, cutoff, _BATCH)
+            store.delete_records(part, [r.id for r in victims])  # queues the vector deletes
             for r in victims:
-                rec.audit(db, part, r.id, "delete", reason, now, None, WRITER)
+                store.audit(part, r.id, "delete", reason, now, None, WRITER)
         done += len(victims)
         if len(victims) < _BATCH:
             break

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from ..clock import iso_date
 from ..consolidate import new_id
 from ..embedding import embed_passages
-from ..store import records as rec
 from ..text import has_cjk
 from ..tokens import count_tokens
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 
 DIGEST_MAX_TOKENS = 200
 OUTCOME_MAX_CHARS = 80
-_EVENTS = "status = 'active' AND type = 'event' AND subject IS ?"
 
 
 @dataclass(frozen=True)
@@ -66,37 +64,26 @@ def compact_events(
 
 
 def _crowded_subjects(engine: MemoryEngine, part: Scope, trigger: int) -> list[str | None]:
-    with engine.db.read() as db:
-        rows = db.execute(
-            "SELECT subject FROM records WHERE user_id = ? AND agent_id = ? AND status = 'active' "
-            "AND type = 'event' GROUP BY subject HAVING COUNT(*) > ? ORDER BY subject",
-            (part.user_id, part.agent_id, trigger),
-        ).fetchall()
-    return [r[0] for r in rows]
+    return engine.store.crowded_event_subjects(part, trigger)
 
 
 def _compact_oldest(
     engine: MemoryEngine, part: Scope, subject: str | None, trigger: int, batch: int
 ) -> Compaction | None:
     """One round, in one transaction: the summary is inserted and the events archived together."""
-    with engine.db.write() as db:
-        count = db.execute(
-            f"SELECT COUNT(*) FROM records WHERE user_id = ? AND agent_id = ? AND {_EVENTS}",
-            (part.user_id, part.agent_id, subject),
-        ).fetchone()[0]
-        if count <= trigger:
+    store = engine.store
+    with store.transaction():
+        if store.live_event_count(part, subject) <= trigger:
             return None
-        events = rec.query(
-            db, part, where=_EVENTS, args=(subject,), order="created_at ASC, rid ASC", limit=batch
-        )
+        events = store.oldest_live_events(part, subject, batch)
         now = engine.clock.now()
         summary = summary_record(new_id(engine.clock), part, subject, events, now)
         vec = embed_passages(engine.embedder, [summary.text])[0]
-        rec.insert(db, summary, vec, engine.model_name)
+        store.insert(summary, vec, engine.model_name)
         reason = f"compaction of {len(events)} events"
-        rec.audit(db, part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
+        store.audit(part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
         for e in events:
-            archive(db, e, now, f"compacted into {summary.id}")
+            archive(store, e, now, f"compacted into {summary.id}")
     return Compaction(summary.id, subject, tuple(e.id for e in events))
 
 

@@ -39,19 +39,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..store import records as rec
 from ..types import MemoryRecord, Scope
 from . import runs
 from .common import (
     TIERS,
     drop_collection,
-    records_by_id,
     reembed,
-    scopes_in,
-    stale_vector_ids,
     tier_collections,
     tier_of,
-    upsert_from_sqlite,
+    upsert_from_store,
 )
 
 if TYPE_CHECKING:
@@ -120,9 +116,8 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
         report.maintenance = maintenance_status(engine)
         return report
     report.drained = engine.indexer.drain() if repair else 0
-    with engine.db.read() as db:
-        scopes = scopes_in(db)
-        pending = _pending(db)
+    scopes = engine.store.scopes()
+    pending = engine.store.pending_by_scope()
     report.outbox_pending = sum(len(v) for v in pending.values())
     report.scopes = len(scopes)
     existing = set(tier_collections(engine.index))
@@ -140,17 +135,9 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
 def maintenance_status(engine: MemoryEngine, limit: int = 3) -> dict:
     """The latest maintenance runs (newest first) and the current lease holder, if any."""
     return {
-        "runs": runs.recent(engine.db, limit),
-        "lease": runs.lease(engine.db, engine.clock.now()),
+        "runs": runs.recent(engine.store, limit),
+        "lease": runs.lease(engine.store, engine.clock.now()),
     }
-
-
-def _pending(db) -> dict[tuple[str, str], set[str]]:
-    """Records with outbox entries still to apply, by (user, agent)."""
-    out: dict[tuple[str, str], set[str]] = {}
-    for r in db.execute("SELECT user_id, agent_id, record_id FROM outbox"):
-        out.setdefault((r[0], r[1]), set()).add(r[2])
-    return out
 
 
 def _note(report: DoctorReport, kind: str, n: int) -> None:
@@ -166,14 +153,9 @@ def _check_vectors(
     report: DoctorReport,
     pending: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> None:
-    with engine.db.read() as db:
-        rows = db.execute(
-            "SELECT id, status FROM records "
-            "WHERE user_id = ? AND agent_id = ? AND status != 'inactive'",
-            (scope.user_id, scope.agent_id),
-        ).fetchall()
-        stale = stale_vector_ids(db, engine.model_name, engine.index.dim, scope)
-    want = {r["id"]: tier_of(r["status"]) for r in rows}
+    statuses = engine.store.live_statuses(scope)
+    stale = engine.store.stale_vector_ids(engine.model_name, engine.index.dim, scope)
+    want = {i: tier_of(status) for i, status in statuses.items()}
     readd: set[str] = set(stale)
     for tier in TIERS:
         name = engine.index.collection_name(scope, tier)
@@ -191,17 +173,16 @@ def _check_vectors(
 
 
 def _readd(engine: MemoryEngine, scope: Scope, ids: list[str], stale: set[str]) -> None:
-    with engine.db.read() as db:
-        found = rec.get_many(db, scope, ids)
+    found = engine.store.get_many(scope, ids)
     records: list[MemoryRecord] = [found[i] for i in ids if i in found]
     reembed(
-        engine.db,
+        engine.store,
         engine.embedder,
         engine.model_name,
         [r.id for r in records if r.id in stale],
         max_parts=engine.config.long_term.sentence_vectors,
     )
-    upsert_from_sqlite(engine.db, engine.index, scope, records)
+    upsert_from_store(engine.store, engine.index, scope, records)
 
 
 def _check_collections(
@@ -211,8 +192,9 @@ def _check_collections(
     orphans = sorted(existing - known)
     report.found["orphan_collections"] += len(orphans)
     if not scopes and orphans and _vectors_in(engine, orphans):
+        where = getattr(engine.store, "path", "the record store")
         report.refused.append(
-            f"{engine.db.path} holds no records but the vector index holds {len(orphans)} collections "
+            f"{where} holds no records but the vector index holds {len(orphans)} collections "
             "with vectors: the database looks lost or empty, so nothing was dropped; restore "
             "memory.db from a backup, or run `openclaw-memory reindex` to empty the index on purpose"
         )
@@ -232,36 +214,14 @@ def _vectors_in(engine: MemoryEngine, names: list[str]) -> int:
 
 
 def _check_fts(engine: MemoryEngine, report: DoctorReport) -> None:
-    with engine.db.read() as db:
-        orphan = [
-            r[0]
-            for r in db.execute(
-                "SELECT rowid FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)"
-            ).fetchall()
-        ]
-        missing = [
-            r[0]
-            for r in db.execute(
-                "SELECT id FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)"
-            ).fetchall()
-        ]
+    orphan, missing = engine.store.keyword_index_gaps()
     _note(report, "orphan_fts", len(orphan))
     _note(report, "missing_fts", len(missing))
     if not report.repair or not (orphan or missing):
         return
-    with engine.db.write() as db:
-        for rowid in orphan:
-            db.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
-        for r in records_by_id(db, missing):
-            rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
-            rec.index_text(db, rid, r)
+    engine.store.repair_keyword_index(orphan, missing)
 
 
 def _check_sqlite_vectors(engine: MemoryEngine, report: DoctorReport) -> None:
-    sql = "FROM vectors WHERE record_id NOT IN (SELECT id FROM records)"
-    with engine.db.read() as db:
-        n = int(db.execute(f"SELECT COUNT(*) {sql}").fetchone()[0])
+    n = engine.store.orphan_vector_rows(delete=report.repair)
     _note(report, "orphan_sqlite_vectors", n)
-    if report.repair and n:
-        with engine.db.write() as db:
-            db.execute(f"DELETE {sql}")

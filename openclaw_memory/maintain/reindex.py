@@ -32,19 +32,11 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from ..clock import Clock, SystemClock
 from ..config import MemoryConfig
 from ..embedding import build_embedder, embedder_dim, embedder_name
-from ..store import records as rec
-from ..store.db import Database
+from ..store.ports import RecordStore
+from ..store.sqlite import SQLiteStore
 from ..store.vector import ChromaIndex
-from ..types import MemoryRecord, Scope
-from .common import (
-    drop_collection,
-    part_stale_ids,
-    reembed,
-    scopes_in,
-    stale_vector_ids,
-    tier_collections,
-    upsert_from_sqlite,
-)
+from ..types import Scope
+from .common import drop_collection, reembed, tier_collections, upsert_from_store
 
 #: progress(done, total): called as records are embedded and indexed (e.g. evaluate.ProgressBar).
 Progress = Callable[[int, int], None]
@@ -74,7 +66,7 @@ def reindex(
     emb = embedder or build_embedder(config.storage.embedding_model)
     name = embedder_name(emb)
     dim = embedder_dim(emb)
-    database = Database(config.sqlite_file)
+    store = SQLiteStore.open(config.sqlite_file)
     index = None
     damaged: Path | None = None
     try:
@@ -83,7 +75,7 @@ def reindex(
             index.close()
             damaged = _move_aside(index.path, (clock or SystemClock()).now())
             index = _open_index(config, name, dim)
-        result = _rebuild(database, index, emb, progress, batch, config.long_term.sentence_vectors)
+        result = _rebuild(store, index, emb, progress, batch, config.long_term.sentence_vectors)
         if damaged is not None:
             shutil.rmtree(damaged, ignore_errors=True)
             result["rebuilt_unusable_index"] = str(config.chroma_dir)
@@ -91,7 +83,7 @@ def reindex(
     finally:
         if index is not None:
             index.close()
-        database.close()
+        store.close()
 
 
 def _open_index(config: MemoryConfig, name: str, dim: int) -> ChromaIndex:
@@ -116,7 +108,7 @@ def _move_aside(path: Path, now: float) -> Path:
 
 
 def _rebuild(
-    database: Database,
+    store: RecordStore,
     index: ChromaIndex,
     emb: BaseEmbedding,
     progress: Progress | None,
@@ -124,21 +116,19 @@ def _rebuild(
     max_parts: int,
 ) -> dict[str, Any]:
     name, dim = index.embedder_name, index.dim
-    with database.read() as db:
-        last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM outbox").fetchone()[0]
-        stale = stale_vector_ids(db, name, dim)
-        known = set(stale)
-        stale += [i for i in part_stale_ids(db, max_parts) if i not in known]
-        live = db.execute("SELECT COUNT(*) FROM records WHERE status != 'inactive'").fetchone()[0]
-        scopes = scopes_in(db)
+    last_seq = store.last_outbox_seq()
+    stale = store.stale_vector_ids(name, dim)
+    known = set(stale)
+    stale += [i for i in store.part_stale_ids(max_parts) if i not in known]
+    live = store.live_count()
+    scopes = store.scopes()
     tick = _Ticker(progress, len(stale) + int(live))
-    reembedded = reembed(database, emb, name, stale, batch, on_batch=tick, max_parts=max_parts)
-    dropped = _retire_old_vectors(database, name, dim)
+    reembedded = reembed(store, emb, name, stale, batch, on_batch=tick, max_parts=max_parts)
+    dropped = store.retire_vectors(name, dim)
     collections = sum(drop_collection(index, n) for n in tier_collections(index))
-    indexed = sum(_index_scope(database, index, s, tick) for s in scopes)
+    indexed = sum(_index_scope(store, index, s, tick) for s in scopes)
     index.stamp_embedder()
-    with database.write() as db:
-        cleared = db.execute("DELETE FROM outbox WHERE seq <= ?", (last_seq,)).rowcount
+    cleared = store.clear_outbox(last_seq)
     if progress is not None and tick.done < tick.total:
         progress(tick.total, tick.total)
     return {
@@ -154,35 +144,13 @@ def _rebuild(
     }
 
 
-def _retire_old_vectors(database: Database, name: str, dim: int) -> int:
-    """Drop vectors of another model (left only on inactive or deleted records); stamp the meta."""
-    with database.write() as db:
-        dropped = db.execute(
-            "DELETE FROM vectors WHERE model != ? OR dim != ? OR record_id NOT IN "
-            "(SELECT id FROM records)",
-            (name, dim),
-        ).rowcount
-        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('embedder', ?)", (name,))
-    return int(dropped)
-
-
-def _index_scope(database: Database, index: ChromaIndex, scope: Scope, tick: _Ticker) -> int:
+def _index_scope(store: RecordStore, index: ChromaIndex, scope: Scope, tick: _Ticker) -> int:
     written, after = 0, 0
     while True:
-        page = _page(database, scope, after)
+        page = store.live_page(scope, after, _PAGE)
         if not page:
             return written
         after = page[-1][0]
         records = [r for _, r in page]
-        written += upsert_from_sqlite(database, index, scope, records)
+        written += upsert_from_store(store, index, scope, records)
         tick(len(records))
-
-
-def _page(database: Database, scope: Scope, after: int) -> list[tuple[int, MemoryRecord]]:
-    with database.read() as db:
-        rows = db.execute(
-            "SELECT * FROM records WHERE user_id = ? AND agent_id = ? "
-            "AND status != 'inactive' AND rid > ? ORDER BY rid LIMIT ?",
-            (scope.user_id, scope.agent_id, after, _PAGE),
-        ).fetchall()
-    return [(row["rid"], rec.row_to_record(row)) for row in rows]

@@ -14,7 +14,7 @@ from ..capture.short_term import ShortTermMemory
 from ..types import Scope
 from .archive import enforce_cap
 from .cleanup import cleanup
-from .common import partition, scopes_in
+from .common import partition
 from .compaction import compact_events
 from .ttl import expire
 
@@ -66,8 +66,7 @@ def run_maintenance(
     """Run every forgetting job for scope's partition, or for every partition with records
     (of user_id, when given)."""
     if scope is None:
-        with engine.db.read() as db:
-            targets = scopes_in(db, user_id)
+        targets = engine.store.scopes(user_id)
     else:
         targets = [partition(scope)]
     report = MaintenanceReport()
@@ -75,7 +74,7 @@ def run_maintenance(
         report.add(part, maintain_scope(engine, part))
     for part in targets:
         engine.indexer.drain(part)
-    short_term = ShortTermMemory(engine.db, engine.config.short_term, engine.clock)
+    short_term = ShortTermMemory(engine.store, engine.config.short_term, engine.clock)
     if scope is not None:
         report.messages_pruned = short_term.prune(scope.user_id, scope.agent_id)
     else:

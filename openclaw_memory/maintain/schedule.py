@@ -51,7 +51,7 @@ class MaintenanceScheduler:
 
     def next_due(self) -> float | None:
         """When the next run is due (None: at once, no run was ever logged)."""
-        last = runs.last_started(self.engine.db)
+        last = runs.last_started(self.engine.store)
         return None if last is None else last + self.cfg.interval_hours * HOUR
 
     def due(self) -> bool:
@@ -77,8 +77,8 @@ class MaintenanceScheduler:
     def _under_lease(self, trigger: str, *, force: bool) -> MaintenanceReport | None:
         with self._running:  # one run at a time in this process too
             now = self.engine.clock.now()
-            if not runs.acquire(self.engine.db, self.holder, now, self.cfg.lease_seconds):
-                held = runs.lease(self.engine.db, now) or {}
+            if not runs.acquire(self.engine.store, self.holder, now, self.cfg.lease_seconds):
+                held = runs.lease(self.engine.store, now) or {}
                 raise MaintenanceBusyError(
                     f"maintenance is running in another process ({held.get('holder', '?')})"
                 )
@@ -87,22 +87,22 @@ class MaintenanceScheduler:
                     return None
                 return self._logged(trigger, now)
             finally:
-                runs.release(self.engine.db, self.holder)
+                runs.release(self.engine.store, self.holder)
 
     def _logged(self, trigger: str, now: float) -> MaintenanceReport:
-        run_id = runs.begin(self.engine.db, trigger, self.holder, now)
+        run_id = runs.begin(self.engine.store, trigger, self.holder, now)
         try:
             report = self._run(self.engine)
         except Exception as exc:
             runs.finish(
-                self.engine.db,
+                self.engine.store,
                 run_id,
                 self.engine.clock.now(),
                 None,
                 f"{type(exc).__name__}: {exc}",
             )
             raise
-        runs.finish(self.engine.db, run_id, self.engine.clock.now(), report.totals())
+        runs.finish(self.engine.store, run_id, self.engine.clock.now(), report.totals())
         if report.changed:
             log.info(
                 "maintenance (%s): %d change(s) in %d partition(s)",

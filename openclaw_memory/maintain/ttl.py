@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..store import records as rec
 from ..types import Scope
 from .common import archive, partition
 
@@ -25,17 +24,10 @@ def expire(engine: MemoryEngine, scope: Scope) -> int:
     now = engine.clock.now()
     done = 0
     while True:
-        with engine.db.write() as db:
-            due = rec.query(
-                db,
-                part,
-                where="status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?",
-                args=(now,),
-                order="expires_at ASC, rid ASC",
-                limit=_BATCH,
-            )
+        with engine.store.transaction():
+            due = engine.store.expired(part, now, _BATCH)
             for r in due:
-                archive(db, r, now, REASON)
+                archive(engine.store, r, now, REASON)
         done += len(due)
         if len(due) < _BATCH:
             break

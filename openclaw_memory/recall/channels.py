@@ -15,8 +15,7 @@ import numpy as np
 from ..clock import DAY
 from ..config import RecallConfig
 from ..engine import MemoryEngine
-from ..policy import sql_list, types_where
-from ..store import records as rec
+from ..policy import type_values, types_where
 from ..types import MemoryRecord, MemoryType, Scope
 from .query import RecallQuery
 
@@ -102,11 +101,8 @@ class RecentChannel:
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         since = self.engine.clock.now() - self.cfg.recent_days * DAY
-        for r in self.engine.find(
-            scope,
-            where="status = 'active' AND updated_at >= ? AND importance >= ? AND type NOT IN ('episode', 'summary')",
-            args=(since, self.cfg.recent_min_importance),
-            limit=self.limit,
+        for r in self.engine.store.recent_important(
+            scope, since, self.cfg.recent_min_importance, self.limit
         ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
@@ -121,25 +117,13 @@ class SubjectChannel:
         self.engine = engine
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        with self.engine.db.read() as db:
-            where, args = rec._scope_sql(scope)
-            subjects = [
-                row[0]
-                for row in db.execute(
-                    f"SELECT DISTINCT subject FROM records WHERE {where} AND status = 'active' AND subject IS NOT NULL "
-                    f"LIMIT 2000",
-                    args,
-                )
-            ]
+        subjects = self.engine.store.live_subjects(scope, limit=2000)
         text = query.text.lower()
         terms = set(query.terms)
         hits = [s for s in subjects if subject_matches(s, text, terms)]
         if not hits:
             return
-        marks = ",".join("?" * len(hits))
-        for r in self.engine.find(
-            scope, where=f"status = 'active' AND subject IN ({marks})", args=hits, limit=20
-        ):
+        for r in self.engine.store.live_by_subject(scope, hits, limit=20):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
 
@@ -160,7 +144,7 @@ def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
 
 
 #: the types the profile section holds (the policy table)
-_PROFILE_TYPES = sql_list(types_where(section="profile"))
+_PROFILE_TYPES = type_values(types_where(section="profile"))
 
 
 class ProfileChannel:
@@ -173,12 +157,8 @@ class ProfileChannel:
         self.engine, self.cfg = engine, cfg
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        where, args = f"status = 'active' AND type IN ({_PROFILE_TYPES}) AND doubt_of IS NULL", []
-        if self.cfg.profile_whitelist:
-            where += f" AND subject IN ({','.join('?' * len(self.cfg.profile_whitelist))})"
-            args = list(self.cfg.profile_whitelist)
-        for r in self.engine.find(
-            scope, where=where, args=args, order="importance DESC, updated_at DESC", limit=20
+        for r in self.engine.store.profile(
+            scope, _PROFILE_TYPES, list(self.cfg.profile_whitelist or ()), limit=20
         ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
@@ -195,12 +175,7 @@ class SummaryChannel:
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         if self.count <= 0:
             return
-        for r in self.engine.find(
-            scope,
-            where="status = 'active' AND type = 'summary'",
-            order="created_at DESC",
-            limit=self.count,
-        ):
+        for r in self.engine.store.latest_summaries(scope, self.count):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
             pool.recent_summaries.append(r.id)
@@ -217,10 +192,10 @@ def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> No
     episode_turns = [
         t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids
     ]
-    with engine.db.read() as db:
-        pool.vectors, parts = rec.vectors_with_parts(db, list(pool.records))
-        pool.tokens = rec.search_tokens_for(db, list(pool.records))
-        pool.retired = rec.retired_turns(db, scope, episode_turns) if episode_turns else {}
+    store = engine.store
+    pool.vectors, parts = store.vectors_with_parts(list(pool.records))
+    pool.tokens = store.search_tokens(list(pool.records))
+    pool.retired = store.retired_turns(scope, episode_turns) if episode_turns else {}
     for rid, vec in pool.vectors.items():  # a memory is as near as its nearest sentence
         whole = float(np.dot(vec, qvec))
         pool.cosine[rid] = whole

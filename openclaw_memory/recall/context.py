@@ -15,7 +15,6 @@ import dataclasses
 from typing import Sequence
 
 from ..engine import MemoryEngine
-from ..store import records as rec
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 
 
@@ -67,8 +66,7 @@ def _context(
     if not around:
         return ()
     turns = [t for c in around for t in c.source.turn_ids]
-    with engine.db.read() as db:
-        retired = rec.retired_turns(db, scope, turns) if turns else {}
+    retired = engine.store.retired_turns(scope, turns) if turns else {}
     ordered = [*reversed(earlier), r, *later]
     window = tuple(
         c

@@ -1,7 +1,8 @@
 """Drains the outbox into the vector index, in the background and on demand.
 
 The vector for a record is computed in the write transaction and kept in SQLite, so draining is a
-copy: no embedding happens here. `drain(scope)` before a search gives read-your-writes (invariant
+copy: no embedding happens here. It speaks only to the ports (any record store, any vector
+index). `drain(scope)` before a search gives read-your-writes (invariant
 3) even when the background thread is behind. Every operation is idempotent, so two processes
 draining the same entries, or a crash between the index write and the outbox delete, are harmless.
 """
@@ -13,9 +14,7 @@ import threading
 from typing import Any
 
 from ..types import Scope, Status
-from . import records as rec
-from .db import Database
-from .vector import ChromaIndex
+from .ports import RecordStore, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -23,14 +22,14 @@ log = logging.getLogger(__name__)
 class Indexer:
     def __init__(
         self,
-        db: Database,
-        index: ChromaIndex,
+        store: RecordStore,
+        index: VectorIndex,
         *,
         background: bool = True,
         interval: float = 0.2,
         batch: int = 256,
     ) -> None:
-        self.db = db
+        self.store = store
         self.index = index
         self.batch = batch
         self._interval = interval
@@ -46,15 +45,7 @@ class Indexer:
         self._wake.set()
 
     def pending(self, scope: Scope | None = None) -> int:
-        with self.db.read() as db:
-            if scope is None:
-                return int(db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
-            return int(
-                db.execute(
-                    "SELECT COUNT(*) FROM outbox WHERE user_id = ? AND agent_id = ?",
-                    (scope.user_id, scope.agent_id),
-                ).fetchone()[0]
-            )
+        return self.store.pending(scope)
 
     def drain(self, scope: Scope | None = None) -> int:
         """Apply pending outbox entries (of one scope, or all); return how many were applied."""
@@ -68,15 +59,7 @@ class Indexer:
                 done += len(rows)
 
     def _next(self, scope: Scope | None) -> list:
-        with self.db.read() as db:
-            if scope is None:
-                return db.execute(
-                    "SELECT * FROM outbox ORDER BY seq LIMIT ?", (self.batch,)
-                ).fetchall()
-            return db.execute(
-                "SELECT * FROM outbox WHERE user_id = ? AND agent_id = ? ORDER BY seq LIMIT ?",
-                (scope.user_id, scope.agent_id, self.batch),
-            ).fetchall()
+        return self.store.next_entries(scope, self.batch)
 
     def _apply(self, rows: list) -> None:
         by_scope: dict[tuple[str, str], list] = {}
@@ -84,16 +67,12 @@ class Indexer:
             by_scope.setdefault((row["user_id"], row["agent_id"]), []).append(row)
         for (user, agent), group in by_scope.items():
             self._apply_scope(Scope(user, agent), group)
-        seqs = [row["seq"] for row in rows]
-        with self.db.write() as db:
-            marks = ",".join("?" * len(seqs))
-            db.execute(f"DELETE FROM outbox WHERE seq IN ({marks})", seqs)
+        self.store.done([row["seq"] for row in rows])
 
     def _apply_scope(self, scope: Scope, rows: list) -> None:
         ids = list(dict.fromkeys(row["record_id"] for row in rows))
-        with self.db.read() as db:
-            current = rec.get_many(db, scope, ids)
-            vecs, parts = rec.vectors_with_parts(db, ids)
+        current = self.store.get_many(scope, ids)
+        vecs, parts = self.store.vectors_with_parts(ids)
         hot: list[tuple[str, Any, dict[str, str]]] = []
         cold: list[tuple[str, Any, dict[str, str]]] = []
         gone: list[str] = []

@@ -25,6 +25,7 @@ one suite against each):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ContextManager, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -33,6 +34,33 @@ from ..types import MemoryRecord, Scope
 
 #: (record id, score in [0, 1]) best first
 Scored = list[tuple[str, float]]
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    """One page of a scope's memories for the console, ordered by `column` then a row cursor
+    (keyset paging: `after` is the last row's (sort value, row key))."""
+
+    statuses: tuple[str, ...]
+    column: str = "updated_at"  # or "created_at"
+    order: str = "desc"
+    type: str = ""
+    subject: str = ""  # a prefix
+    text: str = ""  # keyword filter: its newest `text_cap` matches
+    created_from: float | None = None
+    created_to: float | None = None  # exclusive
+    after: tuple[float, int] | None = None
+    size: int = 50
+    text_cap: int = 2_000
+    count_cap: int = 10_000
+
+
+@dataclass
+class ListPage:
+    rows: list[MemoryRecord]
+    next_after: tuple[float, int] | None
+    total: int  # at most count_cap + 1
+    text_filter: bool
 
 
 # ---- the record store: small protocols, one per concern ---------------------------------------
@@ -128,8 +156,15 @@ class RecordReads(Protocol):
     ) -> list[MemoryRecord]:
         """Records of a type holding this very text (any status), newest update first."""
 
-    def live_episodes_before(self, scope: Scope, at: float, limit: int) -> list[MemoryRecord]:
-        """Active episodes created at or before `at`, newest first."""
+    def live_episodes_before(
+        self, scope: Scope, at: float, limit: int, *, exclude: str | None = None
+    ) -> list[MemoryRecord]:
+        """Active episodes created at or before `at` (but `exclude`), newest first."""
+
+    def live_episodes_saying(
+        self, scope: Scope, summary: str, *, exclude: str, limit: int = 50
+    ) -> list[MemoryRecord]:
+        """Active episodes with exactly this text (but `exclude`), newest update first."""
 
     def session_episodes(
         self, scope: Scope, session_id: str, limit: int = 2000
@@ -148,14 +183,18 @@ class RecordReads(Protocol):
     def latest_successor(self, scope: Scope, record_id: str) -> MemoryRecord | None:
         """The newest version that replaced record_id, if any."""
 
-    def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
-        """Active records whose `expires_at` has passed, oldest expiry first."""
-
     def listing(
-        self, scope: Scope, *, curated_only: bool, limit: int, oldest_first: bool = False
+        self,
+        scope: Scope,
+        *,
+        status: str | None = None,
+        type_: str | None = None,
+        curated_only: bool = False,
+        oldest_first: bool = False,
+        limit: int = 100,
     ) -> list[MemoryRecord]:
-        """Records of the scope for a listing (CLI, demo): newest update first, or oldest
-        creation first; `curated_only` leaves the episodic log out."""
+        """Records of the scope for a listing (CLI, demo), of a status and type when given:
+        newest update first, or oldest creation first; `curated_only` leaves episodes out."""
 
     def retired_turns(self, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
         """turn id -> an inactive curated record distilled from that turn (it is outdated)."""
@@ -179,7 +218,15 @@ class RecordReads(Protocol):
         """`vectors` and record id -> its sentence-part vectors (k, d), for records with parts."""
 
     def versions(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
-        """The saved earlier versions of a record, oldest first."""
+        """The saved earlier versions of a record (of the scope's user and agent), oldest
+        first: {record_id, version, summary, detail, channel, confidence, turn_ids, valid_from,
+        superseded_at, ...}."""
+
+    def versions_in_scope(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
+        """`versions`, looked up by record id first (the console's page of one memory)."""
+
+    def list_page(self, scope: Scope, q: ListQuery) -> ListPage:
+        """One keyset page of the scope's memories for the console (see `ListQuery`)."""
 
 
 class AuditLog(Protocol):
@@ -248,6 +295,9 @@ class MessageWindow(Protocol):
     def window_messages(self, scope: Scope, session_id: str) -> list[dict[str, Any]]:
         """The messages in the window, oldest first: {seq, role, content, tokens, turn_id}."""
 
+    def window_tokens(self, scope: Scope, session_id: str) -> int:
+        """The tokens of the messages in the window."""
+
     def leave_window(self, scope: Scope, session_id: str, seqs: Sequence[int] | None) -> None:
         """Take these messages (all, when None) out of the window; they stay logged."""
 
@@ -283,36 +333,130 @@ class MaintenanceLog(Protocol):
     def last_run_started(self) -> float | None: ...
 
 
-class Housekeeping(Protocol):
-    """Whole-store work: scopes, reindex, purge, doctor, counts for the console."""
+class Forgetting(Protocol):
+    """The look-ups of the forgetting jobs (TTL, cleanup, compaction, the cap)."""
 
     def scopes(self, user_id: str | None = None) -> list[Scope]:
-        """Every (user, agent) partition holding records, sorted."""
+        """Every (user, agent) partition holding records (of one user), sorted."""
+
+    def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
+        """Active records whose `expires_at` has passed, oldest expiry first."""
+
+    def unused(
+        self,
+        scope: Scope,
+        kept_types: Sequence[str],
+        max_importance: float,
+        cutoff: float,
+        limit: int,
+    ) -> list[MemoryRecord]:
+        """Active or archived records not of `kept_types`, not explicit, of importance at most
+        `max_importance`, neither accessed nor updated after `cutoff`, in written order."""
+
+    def crowded_event_subjects(self, scope: Scope, more_than: int) -> list[str | None]:
+        """Subjects holding more than `more_than` active events, sorted."""
+
+    def live_event_count(self, scope: Scope, subject: str | None) -> int: ...
+
+    def oldest_live_events(
+        self, scope: Scope, subject: str | None, limit: int
+    ) -> list[MemoryRecord]:
+        """Active events of the subject (None: no subject), oldest first."""
+
+    def curated_count(self, scope: Scope, uncapped: Sequence[str]) -> int:
+        """Active records not of the `uncapped` types."""
+
+    def lowest_value(self, scope: Scope, uncapped: Sequence[str], limit: int) -> list[MemoryRecord]:
+        """Active records not of the `uncapped` types, lowest value first: profile and explicit
+        ones last, then by importance, last use, access count, age, written order."""
+
+
+class Housekeeping(Protocol):
+    """Whole-store work: reindex, doctor, purge, counts for the console, lifecycle."""
 
     def records_by_id(self, ids: Sequence[str]) -> list[MemoryRecord]:
         """Records for ids in any scope (the ids came from a scoped query)."""
 
-    def stale_vector_ids(self, model: str, dim: int, scope: Scope | None = None) -> list[str]: ...
+    def live_statuses(self, scope: Scope) -> dict[str, str]:
+        """record id -> status of the partition's records that are not inactive."""
+
+    def live_count(self) -> int:
+        """Records that are not inactive, in every scope."""
+
+    def live_page(self, scope: Scope, after: int, limit: int) -> list[tuple[int, MemoryRecord]]:
+        """(cursor, record) of the partition's records that are not inactive, in written
+        order, after the cursor `after` (0: from the start)."""
 
     def embedder(self) -> str | None:
-        """The embedder the stored vectors come from."""
+        """The embedder the stored vectors come from (None: a new store)."""
 
     def set_embedder(self, name: str) -> None: ...
 
-    def purge_user(self, user_id: str, agent_id: str | None, at: float) -> dict[str, int]:
-        """Delete every row of a user (every agent, or one); audit it under a hashed id."""
+    def put_vector(self, record: MemoryRecord, vector: np.ndarray, model: str) -> None:
+        """Store a record's vector (without parts), replacing the one it had."""
+
+    def stale_vector_ids(self, model: str, dim: int, scope: Scope | None = None) -> list[str]:
+        """Live records whose stored vector is missing, of another model or dimension, or of
+        an older text, in written order."""
+
+    def part_stale_ids(self, max_parts: int, scope: Scope | None = None) -> list[str]:
+        """Live records whose sentence-part vectors are not the ones `max_parts` asks for."""
+
+    def retire_vectors(self, model: str, dim: int) -> int:
+        """Drop stored vectors of another model or dimension or of no record; record `model`
+        as the store's embedder. Returns how many were dropped."""
+
+    def orphan_vector_rows(self, *, delete: bool = False) -> int:
+        """Stored vectors of no record (deleted when `delete`)."""
+
+    def last_outbox_seq(self) -> int: ...
+
+    def clear_outbox(self, upto: int) -> int:
+        """Drop the outbox entries up to `upto` (a full rebuild covered them)."""
+
+    def pending_by_scope(self) -> dict[tuple[str, str], set[str]]:
+        """Records with outbox entries still to apply, by (user, agent)."""
+
+    def keyword_index_gaps(self) -> tuple[list[int], list[str]]:
+        """Keyword rows of no record (their keys), and ids of records with no keyword row."""
+
+    def repair_keyword_index(self, orphan: Sequence[int], missing: Sequence[str]) -> None: ...
+
+    def optimize_keyword_index(self) -> None:
+        """Compact the keyword index so deleted rows' tokens leave the disk (purge)."""
+
+    def user_agents(self, user_id: str, agent_id: str | None = None) -> list[str]:
+        """The agents under which the user has any row."""
+
+    def purge_user(
+        self, user_id: str, agent_id: str | None, at: float, writer: str
+    ) -> dict[str, int]:
+        """Delete every row of a user (every agent, or one); audit the purge under a hashed
+        user id. Returns rows removed per kind (records, fts, vectors, versions, outbox,
+        messages, sessions, audit)."""
+
+    def episodes_of_turns(self, scope: Scope, turns: Sequence[str]) -> list[str]:
+        """Ids of the episodes logged for these turns."""
 
     def purge_records(
         self, scope: Scope, ids: Sequence[str], turns: Sequence[str]
     ) -> dict[str, int]:
-        """Delete records (with their audit rows) and the short-term messages of `turns`."""
+        """Delete records everywhere with their audit rows, and the short-term messages of
+        `turns`. Returns {vectors, records, audit, messages}."""
 
-    def purged_at(self, user_id: str, agent_id: str) -> float | None: ...
+    def purged_at(self, user_id: str, agent_id: str) -> float | None:
+        """When the user (every agent, or this one) was last purged."""
+
+    def audit_purge_request(
+        self, user_id: str, agent_id: str | None, at: float, reason: str, writer: str
+    ) -> None:
+        """An audit row about a purge of a user, under the hashed user id."""
 
     def counts_by_scope(self) -> list[dict[str, Any]]:
         """{user_id, agent_id, status, type, n} for every non-empty group."""
 
-    def vacuum(self) -> None: ...
+    def vacuum(self) -> None:
+        """Give freed space back, so deleted content leaves the disk."""
 
     def close(self) -> None: ...
 
@@ -326,6 +470,7 @@ class RecordStore(
     SessionLog,
     MessageWindow,
     MaintenanceLog,
+    Forgetting,
     Housekeeping,
     Protocol,
 ):
@@ -371,3 +516,29 @@ class VectorIndex(Protocol):
         """Delete both tiers of a scope (purge)."""
 
     def close(self) -> None: ...
+
+
+class ManagedVectorIndex(VectorIndex, Protocol):
+    """A vector index with its collections named: what reindex, doctor and purge manage."""
+
+    dim: int
+    prefix: str
+    #: why the index cannot be used ("" when it can); searches then return nothing
+    unusable: str
+
+    def check_embedder(self, *, allow_init: bool = True) -> None:
+        """Raise `IndexMismatchError` when the index was built by another embedder."""
+
+    def stamp_embedder(self) -> None: ...
+
+    def collection_name(self, scope: Scope, tier: str = "hot") -> str: ...
+
+    def scope_names(self) -> list[str]:
+        """Every collection's name."""
+
+    def collection_size(self, name: str) -> int: ...
+
+    def drop_collection(self, name: str) -> bool: ...
+
+    def compact(self) -> dict[str, int]:
+        """Zero freed bytes in the index's files (purge); bytes zeroed per file."""
