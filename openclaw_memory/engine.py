@@ -23,7 +23,7 @@ from .errors import IndexMismatchError, NotFoundError
 from .store.db import Database
 from .store.indexer import Indexer
 from .store.ports import ManagedVectorIndex, RecordStore
-from .store.sqlite import SQLiteStore
+from .store.backend import open_record_store
 from .store.vector import ChromaIndex
 from .types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
 
@@ -97,7 +97,7 @@ class MemoryEngine:
         try:
             if check_embedder:
                 index.check_embedder()
-            store = SQLiteStore.open(cfg.sqlite_file)
+            store = open_record_store(cfg)
             bg = cfg.storage.background_indexing if background is None else background
             return cls(cfg, store, index, emb, clock or SystemClock(), background=bg)
         except (

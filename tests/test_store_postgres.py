@@ -149,7 +149,7 @@ def test_purge_user_leaves_no_row_of_the_user(store):
     store.append_message(ALICE, "s1", "user", "I live in Lisbon", 5, "t1", 1.0)
     store.open_session(ALICE, "s1", 1.0)
     store.insert(record(BOB, "b1", "Bob lives in Porto"), None, "hash")
-    counts = store.purge_user("alice", None, 2.0)
+    counts = store.purge_user("alice", None, 2.0, "openclaw-memory")
     assert counts["records"] == 1 and counts["messages"] == 1
     with store.db.read() as c:
         for table in (

@@ -33,7 +33,7 @@ from ..clock import Clock, SystemClock
 from ..config import MemoryConfig
 from ..embedding import build_embedder, embedder_dim, embedder_name
 from ..store.ports import RecordStore
-from ..store.sqlite import SQLiteStore
+from ..store.backend import open_record_store
 from ..store.vector import ChromaIndex
 from ..types import Scope
 from .common import drop_collection, reembed, tier_collections, upsert_from_store
@@ -66,7 +66,7 @@ def reindex(
     emb = embedder or build_embedder(config.storage.embedding_model)
     name = embedder_name(emb)
     dim = embedder_dim(emb)
-    store = SQLiteStore.open(config.sqlite_file)
+    store = open_record_store(config)
     index = None
     damaged: Path | None = None
     try:

@@ -8,11 +8,11 @@ from typing import Any, Sequence
 from ...types import Scope
 from . import keywords
 from .db import Connection, PostgresDatabase
+from .sql import scope_sql
 from .writes import _delete_rows
 
 #: tables keyed by user_id/agent_id, deleted row by row for a user purge
 _USER_TABLES = ("versions", "outbox", "messages", "sessions", "audit")
-WRITER = "openclaw-memory"
 
 
 def hashed_user(user_id: str) -> str:
@@ -65,12 +65,22 @@ class Housekeeping:
                 (name,),
             )
 
-    def purge_user(self, user_id: str, agent_id: str | None, at: float) -> dict[str, int]:
-        where, args = (
-            ("user_id = %s", [user_id])
-            if agent_id is None
-            else ("user_id = %s AND agent_id = %s", [user_id, agent_id])
-        )
+    def user_agents(self, user_id: str, agent_id: str | None = None) -> list[str]:
+        """The agents under which the user has any row (records, sessions, messages, ...)."""
+        where, args = _user_where(user_id, agent_id)
+        found: set[str] = set()
+        with self.db.read() as c:
+            for table in ("records", *_USER_TABLES):
+                found.update(
+                    r[0]
+                    for r in c.execute(f"SELECT DISTINCT agent_id FROM {table} WHERE {where}", args)
+                )
+        return sorted(found)
+
+    def purge_user(
+        self, user_id: str, agent_id: str | None, at: float, writer: str
+    ) -> dict[str, int]:
+        where, args = _user_where(user_id, agent_id)
         counts: dict[str, int] = {}
         with self.db.write() as c:
             rows = c.execute(f"SELECT rid, id FROM records WHERE {where}", args).fetchall()
@@ -82,8 +92,30 @@ class Housekeeping:
             counts["records"] = c.execute(f"DELETE FROM records WHERE {where}", args).rowcount
             for table in _USER_TABLES:
                 counts[table] = c.execute(f"DELETE FROM {table} WHERE {where}", args).rowcount
-            _audit_purge(c, user_id, agent_id, counts, at)
+            summary = ", ".join(f"{k} {v}" for k, v in counts.items())
+            _audit_purge(c, user_id, agent_id, at, f"purged user: {summary}", writer)
         return counts
+
+    def audit_purge_request(
+        self, user_id: str, agent_id: str | None, at: float, reason: str, writer: str
+    ) -> None:
+        """An audit row about a purge of a user, under the hashed user id."""
+        with self.db.write() as c:
+            _audit_purge(c, user_id, agent_id, at, reason, writer)
+
+    def episodes_of_turns(self, scope: Scope, turns: Sequence[str]) -> list[str]:
+        """The episodes logged for these turns."""
+        if not turns:
+            return []
+        sql, args = scope_sql(scope, "r")
+        with self.db.read() as c:
+            rows = c.execute(
+                "SELECT DISTINCT r.id FROM records r JOIN record_turns t ON t.rid = r.rid "
+                f"WHERE {sql} AND t.user_id = r.user_id AND t.agent_id = r.agent_id "
+                "AND r.type = 'episode' AND t.turn_id = ANY(%s) ORDER BY r.id",
+                (*args, list(turns)),
+            ).fetchall()
+        return [row[0] for row in rows]
 
     def purge_records(
         self, scope: Scope, ids: Sequence[str], turns: Sequence[str]
@@ -139,13 +171,18 @@ class Housekeeping:
         self.db.close()
 
 
+def _user_where(user_id: str, agent_id: str | None) -> tuple[str, list[str]]:
+    if agent_id is None:
+        return "user_id = %s", [user_id]
+    return "user_id = %s AND agent_id = %s", [user_id, agent_id]
+
+
 def _audit_purge(
-    c: Connection, user_id: str, agent_id: str | None, counts: dict[str, int], at: float
+    c: Connection, user_id: str, agent_id: str | None, at: float, reason: str, writer: str
 ) -> None:
-    summary = ", ".join(f"{k} {v}" for k, v in counts.items())
     # the row must not carry the user id, and "*" (every agent) is no valid Scope
     c.execute(
         "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, writer) "
         "VALUES (%s, %s, %s, NULL, 'purge', 'admin', %s, %s)",
-        (at, hashed_user(user_id), agent_id or "*", f"purged user: {summary}", WRITER),
+        (at, hashed_user(user_id), agent_id or "*", reason, writer),
     )

@@ -3,7 +3,6 @@ the maintenance lease and runs."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 from ...types import Scope
@@ -42,7 +41,7 @@ class Logs:
         self, scope: Scope, record_id: str | None = None, limit: int = 100
     ) -> list[dict[str, Any]]:
         where, args = "user_id = %s AND agent_id = %s", [scope.user_id, scope.agent_id]
-        if record_id is not None:
+        if record_id:
             where += " AND record_id = %s"
             args.append(record_id)
         with self.db.read() as c:
@@ -57,7 +56,7 @@ class Logs:
         with self.db.read() as c:
             rows = c.execute(
                 "SELECT * FROM audit WHERE user_id = %s AND agent_id = %s AND record_id = ANY(%s) "
-                "ORDER BY seq DESC LIMIT %s",
+                "ORDER BY at DESC, seq DESC LIMIT %s",
                 (scope.user_id, scope.agent_id, list(ids), int(limit)),
             ).fetchall()
         return _dicts(rows)
@@ -76,7 +75,7 @@ class Logs:
             )
 
     def next_entries(self, scope: Scope | None, limit: int) -> list[dict[str, Any]]:
-        cols = "seq, record_id, user_id, agent_id, op"
+        cols = "*"
         with self.db.read() as c:
             if scope is None:
                 rows = c.execute(
@@ -164,6 +163,15 @@ class Logs:
             ).fetchall()
         return _dicts(rows)
 
+    def window_tokens(self, scope: Scope, session_id: str) -> int:
+        with self.db.read() as c:
+            row = c.execute(
+                "SELECT COALESCE(SUM(tokens), 0) FROM messages WHERE user_id = %s "
+                "AND agent_id = %s AND session_id = %s AND in_window = 1",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchone()
+        return int(row[0])
+
     def leave_window(self, scope: Scope, session_id: str, seqs: Sequence[int] | None) -> None:
         where = "user_id = %s AND agent_id = %s AND session_id = %s"
         args: list[Any] = [scope.user_id, scope.agent_id, session_id]
@@ -196,7 +204,11 @@ class Logs:
     def prune_messages(
         self, user_id: str | None, agent_id: str | None, before: float, keep: int
     ) -> int:
-        conds = [(c, v) for c, v in (("user_id = %s", user_id), ("agent_id = %s", agent_id)) if v]
+        conds = [
+            (c, v)
+            for c, v in (("user_id = %s", user_id), ("agent_id = %s", agent_id))
+            if v is not None
+        ]
         where = ("WHERE " + " AND ".join(c for c, _ in conds)) if conds else ""
         args = (*[v for _, v in conds], before, int(keep))
         stale = (
@@ -266,7 +278,7 @@ class Logs:
                 "SELECT * FROM maintenance_runs ORDER BY started_at DESC, id DESC LIMIT %s",
                 (int(limit),),
             ).fetchall()
-        return [{**d, "counts": json.loads(d["counts"] or "{}")} for d in _dicts(rows)]
+        return _dicts(rows)
 
     def last_run_started(self) -> float | None:
         with self.db.read() as c:

@@ -138,12 +138,24 @@ class Reads:
             limit,
         )
 
-    def live_episodes_before(self, scope: Scope, at: float, limit: int) -> list[MemoryRecord]:
+    def live_episodes_before(
+        self, scope: Scope, at: float, limit: int, *, exclude: str | None = None
+    ) -> list[MemoryRecord]:
+        where = "status = 'active' AND type = 'episode' AND created_at <= %s"
+        args: list[Any] = [at]
+        if exclude is not None:
+            where += " AND id <> %s"
+            args.append(exclude)
+        return self._records(scope, where, args, "created_at DESC, rid", limit)
+
+    def live_episodes_saying(
+        self, scope: Scope, summary: str, *, exclude: str, limit: int = 50
+    ) -> list[MemoryRecord]:
         return self._records(
             scope,
-            "status = 'active' AND type = 'episode' AND created_at <= %s",
-            (at,),
-            "created_at DESC, rid",
+            "status = 'active' AND type = 'episode' AND summary = %s AND id <> %s",
+            (summary, exclude),
+            "updated_at DESC, rid",
             limit,
         )
 
@@ -198,7 +210,7 @@ class Reads:
         return self._records(scope, "prev_id = %s", (record_id,), "updated_at DESC, rid", limit)
 
     def latest_successor(self, scope: Scope, record_id: str) -> MemoryRecord | None:
-        found = self._records(scope, "prev_id = %s", (record_id,), "updated_at DESC, rid DESC", 1)
+        found = self._records(scope, "prev_id = %s", (record_id,), "version DESC, rid DESC", 1)
         return found[0] if found else None
 
     def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
@@ -211,11 +223,27 @@ class Reads:
         )
 
     def listing(
-        self, scope: Scope, *, curated_only: bool, limit: int, oldest_first: bool = False
+        self,
+        scope: Scope,
+        *,
+        status: str | None = None,
+        type_: str | None = None,
+        curated_only: bool = False,
+        oldest_first: bool = False,
+        limit: int = 100,
     ) -> list[MemoryRecord]:
-        where = "type <> 'episode'" if curated_only else "TRUE"
+        conds: list[str] = []
+        args: list[Any] = []
+        if status is not None:
+            conds.append("status = %s")
+            args.append(status)
+        if type_ is not None:
+            conds.append("type = %s")
+            args.append(type_)
+        if curated_only:
+            conds.append("type <> 'episode'")
         order = "created_at, rid" if oldest_first else "updated_at DESC, rid"
-        return self._records(scope, where, (), order, limit)
+        return self._records(scope, " AND ".join(conds) or "TRUE", args, order, limit)
 
     def retired_turns(self, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
         wanted = list(dict.fromkeys(turn_ids))
@@ -275,6 +303,10 @@ class Reads:
                 (scope.user_id, scope.agent_id, record_id),
             ).fetchall()
         return [dict(zip(row.keys(), row)) for row in rows]
+
+    def versions_in_scope(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
+        """`versions`: the same rows (PostgreSQL picks the record id's index itself)."""
+        return self.versions(scope, record_id)
 
     def records_by_id(self, ids: Sequence[str]) -> list[MemoryRecord]:
         if not ids:

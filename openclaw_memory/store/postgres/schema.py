@@ -190,13 +190,16 @@ def _m2_keywords() -> str:
 
 
 def _m3_read_indexes() -> str:
-    # The read path's per-request lookups and consolidation's replay check (SQLite's 4 and 5).
+    # The read path's per-request lookups, consolidation's replay check and the console's keyset
+    # pages (SQLite's 4, 5 and 9).
     return """
         CREATE INDEX rec_session_scope ON records(user_id, agent_id, session_id, created_at);
         CREATE INDEX rec_recent ON records(user_id, agent_id, status, updated_at);
         CREATE INDEX rec_type_time ON records(user_id, agent_id, type, created_at);
         CREATE INDEX rec_hash ON records(user_id, agent_id, type, content_hash);
         CREATE INDEX rec_active_subject ON records(user_id, agent_id, status, subject);
+        CREATE INDEX rec_list_updated ON records(user_id, agent_id, status, updated_at, rid);
+        CREATE INDEX rec_list_created ON records(user_id, agent_id, status, created_at, rid);
         CREATE INDEX rec_profile ON records(user_id, agent_id, importance DESC, updated_at DESC, type)
             WHERE status = 'active' AND type IN ('profile', 'preference') AND doubt_of IS NULL;
         """

@@ -7,14 +7,22 @@ database, so a write through one process is seen by the next read through any ot
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .console import Console
 from .db import PostgresDatabase
+from .forgetting import Forgetting
 from .housekeeping import Housekeeping
 from .logs import Logs
 from .reads import Reads
+from .upkeep import Upkeep
 from .writes import Writes
 
+if TYPE_CHECKING:
+    from ..ports import RecordStore
 
-class PostgresRecordStore(Writes, Reads, Logs, Housekeeping):
+
+class PostgresRecordStore(Writes, Reads, Logs, Housekeeping, Forgetting, Upkeep, Console):
     """The source of truth in PostgreSQL: records, versions, keyword index, audit, outbox,
     sessions, the short-term window and the maintenance log."""
 
@@ -30,3 +38,9 @@ class PostgresRecordStore(Writes, Reads, Logs, Housekeeping):
     def where(self) -> str:
         """The server and database, as errors and logs name them (no password)."""
         return self.db.where
+
+
+if TYPE_CHECKING:
+
+    def _implements_the_port(store: PostgresRecordStore) -> RecordStore:
+        return store  # mypy checks the protocol here
