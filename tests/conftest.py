@@ -51,6 +51,18 @@ def engine(config, clock):
 # ---- PostgreSQL (the postgres backend's tests) ------------------------------------------------
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, skip the tests about SQLite's own files."""
+    from pg_server import BACKEND_ENV, backend
+
+    if backend() != "postgres":
+        return
+    skip = pytest.mark.skip(reason=f"SQLite's own files or schema ({BACKEND_ENV}=postgres)")
+    for item in items:
+        if "sqlite_only" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     """A throwaway PostgreSQL server for the session (tests/pg_server.py); skips without the
