@@ -55,3 +55,12 @@ def stored_bytes(engine: Any) -> bytes:
         for table in tables:
             out += [r[0] for r in db.execute(f'SELECT t::text FROM "{table}" t').fetchall()]
     return "\n".join(out).encode("utf-8")
+
+
+def rows(engine: Any, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    """The rows of a read-only SQL query written with SQLite's `?` marks, on either backend
+    (rows answer `row[0]` and `row["name"]`)."""
+    if type(engine.store).__name__ == "PostgresRecordStore":
+        sql = sql.replace("?", "%s")
+    with engine.db.read() as db:
+        return list(db.execute(sql, tuple(args)).fetchall())
