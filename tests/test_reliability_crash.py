@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from reliability_helpers import BASE_TIME, ForkServer, hash_config, read_lines
+from store_helpers import rows
 
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.engine import MemoryEngine
@@ -89,24 +90,18 @@ def _crash_store(
 
 def _assert_consistent(eng: MemoryEngine, acked: dict[str, tuple[str, str]]) -> int:
     """SQLite, FTS, the SQLite vectors and the Chroma tiers agree; every acked id is there."""
-    with eng.db.read() as db:
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = db.execute("SELECT id, user_id, agent_id, status FROM records").fetchall()
-        orphan_fts = db.execute(
-            "SELECT COUNT(*) FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)"
-        ).fetchone()[0]
-        missing_fts = db.execute(
-            "SELECT COUNT(*) FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)"
-        ).fetchone()[0]
-        orphan_sql_vecs = db.execute(
-            "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)"
-        ).fetchone()[0]
-        stale = eng.store.stale_vector_ids(eng.model_name, eng.index.dim)
-        outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+    if type(eng.store).__name__ == "SQLiteStore":
+        assert rows(eng, "PRAGMA integrity_check")[0][0] == "ok"
+    found = rows(eng, "SELECT id, user_id, agent_id, status FROM records")
+    orphan, missing = eng.store.keyword_index_gaps()
+    orphan_fts, missing_fts = len(orphan), len(missing)
+    orphan_sql_vecs = eng.store.orphan_vector_rows()
+    stale = eng.store.stale_vector_ids(eng.model_name, eng.index.dim)
+    outbox = eng.store.pending()
     assert orphan_fts == 0 and missing_fts == 0, "FTS rows and records disagree"
     assert orphan_sql_vecs == 0 and stale == [], "SQLite vectors and records disagree"
     assert outbox == 0
-    where = {r["id"]: (r["user_id"], r["agent_id"]) for r in rows}
+    where = {r["id"]: (r["user_id"], r["agent_id"]) for r in found}
     lost = [rid for rid, owner in acked.items() if where.get(rid) != owner]
     assert lost == [], f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
     scopes = {Scope(u, a) for u, a in where.values()}
@@ -162,6 +157,7 @@ def test_sigkilled_writers_lose_no_acknowledged_write_and_doctor_reconciles(
     assert totals["kills"] >= 50
 
 
+@pytest.mark.sqlite_only  # the damage is made with SQLite's FTS5 statements
 def test_the_checks_see_damage_and_doctor_repairs_it(tmp_path):
     """The consistency checks are not blind: a damaged index fails them until doctor repairs it."""
     from openclaw_memory.types import Candidate, MemoryType
