@@ -51,6 +51,15 @@ def engine(config, clock):
 # ---- PostgreSQL (the postgres backend's tests) ------------------------------------------------
 
 
+def pytest_configure(config):
+    """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, start the run's server before any fixture
+    starts a helper process, so every process the tests spawn inherits its address."""
+    from pg_server import backend, shared_server
+
+    if backend() == "postgres":
+        shared_server()
+
+
 def pytest_collection_modifyitems(config, items):
     """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, skip the tests about SQLite's own files."""
     from pg_server import BACKEND_ENV, backend
