@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from typing import Sequence
 
@@ -264,11 +263,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args, config) or 0)
     except OpenClawMemoryError as exc:
         print(f"openclaw-memory: error: {exc}", file=sys.stderr)
-        return 2
-    except sqlite3.DatabaseError as exc:  # damage found past the open (a malformed page)
-        from .store.db import unreadable
-
-        print(f"openclaw-memory: error: {unreadable(config.sqlite_file, exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -26,7 +26,7 @@ from .config import MemoryConfig
 from .embedding import PassageVectors, embed_with_parts
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, POLICY
 from .store.ports import RecordStore
-from .store.records import content_hash
+from .store.ports import content_hash
 from .text import lexical_overlap, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source, Status, WriteResult
 

@@ -87,7 +87,7 @@ def edit_memory(
             Channel.EXPLICIT.value,
             writer,
         )
-    engine.indexer.notify()
+    engine.written()
     return successor
 
 

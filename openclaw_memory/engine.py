@@ -23,7 +23,7 @@ from .errors import IndexMismatchError, NotFoundError
 from .store.db import Database
 from .store.indexer import Indexer
 from .store.ports import ManagedVectorIndex, RecordStore
-from .store.backend import open_record_store
+from .store.backends import open_record_store
 from .store.vector import ChromaIndex
 from .types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
 
@@ -156,7 +156,7 @@ class MemoryEngine:
                 if r.status is not Status.INACTIVE
                 else r
             )
-        self.indexer.notify()
+        self.written()
         return out
 
     def restore(
@@ -177,7 +177,7 @@ class MemoryEngine:
                 # the outbox re-indexes its vector
                 self.store.update(r, None, self.model_name, reindex=False)
                 self.store.audit(scope, r.id, "restore", reason, now, channel.value)
-        self.indexer.notify()
+        self.written()
         return r
 
     def touch(self, scope: Scope, ids: Sequence[str]) -> None:
@@ -234,6 +234,16 @@ class MemoryEngine:
 
     def audit_log(self, scope: Scope, record_id: str | None = None, limit: int = 100) -> list[dict]:
         return self.store.audit_log(scope, record_id, limit)
+
+    # ---- the index follows the store ---------------------------------------------------------
+
+    def written(self) -> None:
+        """Tell the indexer that writes queued outbox entries (it applies them soon)."""
+        self.indexer.notify()
+
+    def sync_index(self, scope: Scope | None = None) -> int:
+        """Apply the pending outbox entries (of one scope, or all) now; returns how many."""
+        return self.indexer.drain(scope)
 
     # ---- lifecycle --------------------------------------------------------------------------
 

@@ -263,14 +263,14 @@ class MemoryMiddleware:
     def flush(self, timeout: float | None = None) -> None:
         """Wait until queued captures are written and indexed (at most timeout seconds)."""
         self.worker.wait(timeout=timeout)
-        self.engine.indexer.drain()
+        self.engine.sync_index()
 
     def cleanup(self, timeout: float = 2.0) -> dict[str, Any]:
         """The `cleanup` hook for a host that stops while this process serves on (OpenClaw's
         gateway_stop): write what is queued (waiting up to timeout) and bring the vector index
         up to date, without closing anything. Returns {"flushed", "pending", "indexed"}."""
         flushed = self.worker.wait(timeout=max(0.0, timeout))
-        indexed = self.engine.indexer.drain()
+        indexed = self.engine.sync_index()
         return {
             "flushed": bool(flushed),
             "pending": self.worker.pending(),

@@ -43,7 +43,7 @@ class MemoryWriter:
         results = self.consolidator.write(
             scope, candidates, session_id=session_id, writer=writer, vectors=vectors
         )
-        self.engine.indexer.notify()
+        self.engine.written()
         return results
 
     def _with_commands(
@@ -74,7 +74,7 @@ class MemoryWriter:
                     "forget", None, reason, affected=() if done.too_broad else tuple(done.ids)
                 )
             )
-        self.engine.indexer.notify()
+        self.engine.written()
         return results
 
     def embed(self, candidates: Sequence[Candidate]) -> PassageVectors:

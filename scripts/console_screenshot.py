@@ -57,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
             extractor=mw.extractor,
             secrets=mw.secrets,
         )
-        coffee = next(r for r in mw.engine.find(scope, limit=50) if "美式咖啡" in r.summary)
+        coffee = next(
+            r for r in mw.engine.store.listing(scope, limit=50) if "美式咖啡" in r.summary
+        )
         edited = edit_memory(
             mw.engine,
             scope,

@@ -239,13 +239,13 @@ def test_the_background_thread_runs_when_the_clock_passes_the_interval(tmp_path,
     mw = build_middleware(overrides=overrides, clock=clock)
     scheduler = MaintenanceScheduler(mw.engine, mw.cfg.maintenance).start()
     try:
-        _wait_for_runs(mw.engine.db, 1)
+        _wait_for_runs(mw.engine.store, 1)
         time.sleep(0.3)
         assert (
             len(runs.recent(mw.engine.store, 10)) == 1
         )  # not due again while the clock stands still
         clock.advance(HOUR)
-        _wait_for_runs(mw.engine.db, 2)
+        _wait_for_runs(mw.engine.store, 2)
     finally:
         scheduler.stop()
         mw.close()

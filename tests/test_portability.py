@@ -87,7 +87,7 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
     assert len(asked) == 20
     # Make the source store carry every kind of history: an edit (version chain) and a forget.
     eng = src.mw.engine
-    live = eng.find(src.scope, where="status = 'active' AND type != 'episode'", limit=5)
+    live = find(eng, src.scope, where="status = 'active' AND type != 'episode'", limit=5)
     assert len(live) >= 2
     edit_memory(eng, src.scope, live[0].id, live[0].summary + "（已更正）", writer="test")
     eng.forget(src.scope, live[1].id, "test forget", writer="test")

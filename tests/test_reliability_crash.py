@@ -106,7 +106,9 @@ def _assert_consistent(eng: MemoryEngine, acked: dict[str, tuple[str, str]]) -> 
     assert lost == [], f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
     scopes = {Scope(u, a) for u, a in where.values()}
     for scope in scopes:
-        mine = [r for r in found if (r["user_id"], r["agent_id"]) == (scope.user_id, scope.agent_id)]
+        mine = [
+            r for r in found if (r["user_id"], r["agent_id"]) == (scope.user_id, scope.agent_id)
+        ]
         for tier, status in (("hot", "active"), ("cold", "archived")):
             want = {r["id"] for r in mine if r["status"] == status}
             assert eng.index.ids(scope, tier) == want, f"{scope} {tier}: index and records disagree"

@@ -551,7 +551,7 @@ def test_every_v1_route_requires_a_scope(api):
             (
                 "get",
                 "get_many",
-                "find",
+                "neighbours",
                 "chain",
                 "versions",
                 "keyword",

@@ -282,11 +282,7 @@ def _targets(naive: NaiveSearch, queries: Sequence[SynthQuery]) -> list[set[str]
     """The stored ids of each question's target memory (same user, same summary)."""
     out = []
     for q in queries:
-        rows = naive.conn.execute(
-            "SELECT id FROM records WHERE user_id = ? AND summary = ?",
-            (q.user_id, q.target_summary),
-        ).fetchall()
-        out.append({r[0] for r in rows})
+        out.append(naive.store.ids_saying(q.user_id, q.target_summary))
     return out
 
 
@@ -345,8 +341,7 @@ def _ingest(opts: BenchOptions, config: MemoryConfig | None, embedder: Any) -> d
                 feed(mw, turns)
                 mw.flush()
                 elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-                with mw.engine.db.read() as db:
-                    stored = int(db.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+                stored = mw.engine.store.record_count()
                 failures = mw.worker.failures
             finally:
                 mw.close()

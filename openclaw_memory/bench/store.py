@@ -99,7 +99,7 @@ def build_store(
                     writer="bench",
                 )
                 written += sum(1 for r in results if r.action != "skip")
-            engine.indexer.drain(scope)
+            engine.sync_index(scope)
             bank.extend(synth.question_bank(memories, seed))
             if progress and (n == users or n % max(1, users // 20) == 0):
                 progress(

@@ -451,7 +451,7 @@ class Console:
                 name=form.get("name") or "MEMORY.md",
                 writer=WRITER,
             )
-            self.mw.engine.indexer.drain(scope)
+            self.mw.engine.sync_index(scope)
             return self._render(request, "import.html", scope=scope, report=report, title="Import")
 
         return await self._act(request, run)

@@ -198,7 +198,7 @@ class MemorySystem:
             if turns:
                 written += self.mw.ingest(turns)
             self._last = max(self._last, session.date)
-        self.mw.engine.indexer.drain(self.scope)
+        self.mw.engine.sync_index(self.scope)
         return written
 
     def _ask(self, question: Question) -> None:

@@ -10,7 +10,6 @@ vectors.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,8 @@ from llama_index.core.bridge.pydantic import PrivateAttr
 
 from ..embedding import embedder_name
 from ..errors import ValidationError
-from ..store.records import text_hash
+from ..store.ports import text_hash
+from ..store.sqlite.readonly import ReadOnlyStore
 from ..text import sentence_parts
 from ..types import memory_text
 
@@ -32,39 +32,24 @@ def load_vectors(data_dir: str | Path, embedder: BaseEmbedding) -> dict[str, np.
         raise ValidationError(
             f"--reuse-vectors: expected an evaluation data dir holding memory.db, found {data_dir}"
         )
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    store = ReadOnlyStore(db_path)
     try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
-        name = embedder_name(embedder)
-        if row is None or row[0] != name:
+        stored, name = store.embedder(), embedder_name(embedder)
+        if stored != name:
             raise ValidationError(
-                f"--reuse-vectors: {db_path} holds vectors of embedder "
-                f"{row[0] if row else None!r}, expected {name!r}"
+                f"--reuse-vectors: {db_path} holds vectors of embedder {stored!r}, "
+                f"expected {name!r}"
             )
-        rows = conn.execute(
-            "SELECT content_hash, vec FROM vectors WHERE model = ?", (name,)
-        ).fetchall()
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(vectors)")}
-        with_parts = (
-            conn.execute(
-                "SELECT r.subject, r.summary, r.detail, v.dim, v.parts FROM vectors v JOIN records r ON r.id = v.record_id "
-                "WHERE v.model = ? AND v.parts IS NOT NULL",
-                (name,),
-            ).fetchall()
-            if "parts" in columns
-            else []
-        )
+        known = dict(store.vectors_by_text(name))
+        with_parts = store.parts_with_text(name)
     finally:
-        conn.close()
-    known = {h: np.frombuffer(v, dtype=np.float32) for h, v in rows}
+        store.close()
     for (
         subject,
         summary,
         detail,
-        dim,
-        blob,
+        vecs,
     ) in with_parts:  # a part's text is cut again from its memory's
-        vecs = np.frombuffer(blob, dtype=np.float32).reshape(-1, dim)
         # k parts were cut with a limit of k or more, and a limit of k cuts the same k
         texts = sentence_parts(memory_text(subject, summary, detail), len(vecs))
         if len(texts) == len(vecs):

@@ -38,5 +38,5 @@ def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> i
         reason = f"over the cap of {limit} curated memories (lowest value)"
         for r in victims:
             archive(store, r, now, reason)
-    engine.indexer.notify()
+    engine.written()
     return len(victims)

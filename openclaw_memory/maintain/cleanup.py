@@ -49,5 +49,5 @@ def cleanup(engine: MemoryEngine, scope: Scope) -> int:
         if len(victims) < _BATCH:
             break
     if done:
-        engine.indexer.notify()
+        engine.written()
     return done

@@ -59,7 +59,7 @@ def compact_events(
                 break
             out.append(done)
     if out:
-        engine.indexer.notify()
+        engine.written()
     return out
 
 

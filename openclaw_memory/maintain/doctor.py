@@ -115,7 +115,7 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
         _check_sqlite_vectors(engine, report)
         report.maintenance = maintenance_status(engine)
         return report
-    report.drained = engine.indexer.drain() if repair else 0
+    report.drained = engine.sync_index() if repair else 0
     scopes = engine.store.scopes()
     pending = engine.store.pending_by_scope()
     report.outbox_pending = sum(len(v) for v in pending.values())

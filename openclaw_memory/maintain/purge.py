@@ -39,7 +39,7 @@ def purge_user(engine: MemoryEngine, user_id: str, agent_id: str | None = None) 
     store = engine.store
     agents = store.user_agents(user_id, agent_id)
     for agent in agents:  # let in-flight index work of the user finish before the drop
-        engine.indexer.drain(Scope(user_id, agent))
+        engine.sync_index(Scope(user_id, agent))
     counts = store.purge_user(user_id, agent_id, engine.clock.now(), WRITER)
     counts["collections"] = 0
     for agent in agents:
@@ -74,7 +74,7 @@ def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str
         reason = f"purged {len(ids)} record(s): the version chain and the episodes of its turns"
         store.audit(scope, record_id, "purge", reason, engine.clock.now(), None, WRITER)
         store.optimize_keyword_index()
-    engine.indexer.drain(scope)
+    engine.sync_index(scope)
     store.vacuum()
     return counts
 

@@ -33,7 +33,7 @@ from ..clock import Clock, SystemClock
 from ..config import MemoryConfig
 from ..embedding import build_embedder, embedder_dim, embedder_name
 from ..store.ports import RecordStore
-from ..store.backend import open_record_store
+from ..store.backends import open_record_store
 from ..store.vector import ChromaIndex
 from ..types import Scope
 from .common import drop_collection, reembed, tier_collections, upsert_from_store

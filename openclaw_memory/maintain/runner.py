@@ -73,7 +73,7 @@ def run_maintenance(
     for part in targets:
         report.add(part, maintain_scope(engine, part))
     for part in targets:
-        engine.indexer.drain(part)
+        engine.sync_index(part)
     short_term = ShortTermMemory(engine.store, engine.config.short_term, engine.clock)
     if scope is not None:
         report.messages_pruned = short_term.prune(scope.user_id, scope.agent_id)

@@ -32,5 +32,5 @@ def expire(engine: MemoryEngine, scope: Scope) -> int:
         if len(due) < _BATCH:
             break
     if done:
-        engine.indexer.notify()
+        engine.written()
     return done

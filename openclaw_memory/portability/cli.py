@@ -141,7 +141,7 @@ def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
             secrets=SecretFilter(),
             writer="cli-import",
         )
-        engine.indexer.drain()
+        engine.sync_index()
     finally:
         engine.close()
     if args.json:

@@ -21,7 +21,6 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..embedding import embed_with_parts
 from ..errors import ValidationError
-from ..store import records as rec
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
 
 if TYPE_CHECKING:
@@ -31,11 +30,11 @@ FORMAT = "openclaw-memory-export"
 FORMAT_VERSION = 1
 #: tables exported row by row besides records, with the columns that identify a row (for
 #: idempotent import); `seq` columns are the store's own counters and are not carried over
-_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "version": ("versions", ("record_id", "version")),
-    "audit": ("audit", ("at", "agent_id", "record_id", "action", "reason")),
-    "session": ("sessions", ("agent_id", "id")),
-    "message": ("messages", ("agent_id", "session_id", "created_at", "role", "content")),
+_TABLES: dict[str, str] = {
+    "version": "versions",
+    "audit": "audit",
+    "session": "sessions",
+    "message": "messages",
 }
 _EMBED_BATCH = 256
 
@@ -134,7 +133,6 @@ def export_lines(
 ) -> Iterator[dict[str, Any]]:
     """The export of a user (every agent, or one) as dicts, header first."""
     Scope(user_id, agent_id or "default")  # validates the ids
-    where, args = _where(user_id, agent_id)
     yield {
         "kind": "header",
         "format": FORMAT,
@@ -144,16 +142,11 @@ def export_lines(
         "embedder": engine.model_name,
         "exported_at": engine.clock.now(),
     }
-    with engine.db.read() as db:
-        for row in db.execute(f"SELECT * FROM records WHERE {where} ORDER BY rid", args):
-            yield {"kind": "record", **record_to_dict(rec.row_to_record(row))}
-        for kind, (table, _) in _TABLES.items():
-            order = "seq" if table in ("audit", "messages") else "rowid"
-            for row in db.execute(f"SELECT * FROM {table} WHERE {where} ORDER BY {order}", args):
-                yield {
-                    "kind": kind,
-                    **{k: row[k] for k in row.keys() if k not in ("seq", "user_id")},
-                }
+    for r in engine.store.user_records(user_id, agent_id):
+        yield {"kind": "record", **record_to_dict(r)}
+    for kind, table in _TABLES.items():
+        for row in engine.store.user_rows(table, user_id, agent_id):
+            yield {"kind": kind, **{k: v for k, v in row.items() if k != "user_id"}}
 
 
 def export_jsonl(
@@ -166,12 +159,6 @@ def export_jsonl(
         counts[item["kind"]] = counts.get(item["kind"], 0) + 1
     counts.pop("header", None)
     return counts
-
-
-def _where(user_id: str, agent_id: str | None) -> tuple[str, list[str]]:
-    if agent_id is None:
-        return "user_id = ?", [user_id]
-    return "user_id = ? AND agent_id = ?", [user_id, agent_id]
 
 
 # ---- import ---------------------------------------------------------------------------------
@@ -243,13 +230,13 @@ def import_jsonl(
     report = ImportReport()
     fresh = _new_records(engine, records, report, where)
     _insert_records(engine, fresh, report, writer)
-    with engine.db.write() as db:
+    with engine.store.transaction():
         for kind, item in rows:
-            added = _insert_row(db, kind, {**item, "user_id": user_id})
+            added = engine.store.import_row(_TABLES[kind], {**item, "user_id": user_id})
             report.added[kind] = report.added.get(kind, 0) + added
             if not added:
                 report.skipped[kind] = report.skipped.get(kind, 0) + 1
-    engine.indexer.notify()
+    engine.written()
     return report
 
 
@@ -257,20 +244,17 @@ def _new_records(
     engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport, where: str
 ) -> list[MemoryRecord]:
     fresh = []
-    with engine.db.read() as db:
-        for r in records:
-            row = db.execute(
-                "SELECT user_id, agent_id FROM records WHERE id = ?", (r.id,)
-            ).fetchone()
-            if row is None:
-                fresh.append(r)
-            elif (row[0], row[1]) == (r.scope.user_id, r.scope.agent_id):
-                report.existing += 1
-            else:
-                raise ValidationError(
-                    f"{where}: record id {r.id!r} already belongs to another user or agent "
-                    "in this store; nothing was imported"
-                )
+    for r in records:
+        owner = engine.store.record_owner(r.id)
+        if owner is None:
+            fresh.append(r)
+        elif owner == (r.scope.user_id, r.scope.agent_id):
+            report.existing += 1
+        else:
+            raise ValidationError(
+                f"{where}: record id {r.id!r} already belongs to another user or agent "
+                "in this store; nothing was imported"
+            )
     return fresh
 
 
@@ -283,28 +267,8 @@ def _insert_records(
         vecs = embed_with_parts(
             engine.embedder, [r.text for r in batch], engine.config.long_term.sentence_vectors
         )
-        with engine.db.write() as db:
+        with engine.store.transaction():
             for r, vec, parts in zip(batch, vecs.whole, vecs.parts):
-                rec.insert(db, r, vec, engine.model_name)
-                rec.put_parts(db, r, parts)
+                engine.store.insert(r, vec, engine.model_name)
+                engine.store.put_parts(r, parts)
         report.added["record"] = report.added.get("record", 0) + len(batch)
-
-
-def _insert_row(db: Any, kind: str, item: dict[str, Any]) -> int:
-    table, key = _TABLES[kind]
-    columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")} - {"seq"}
-    values = {k: v for k, v in item.items() if k in columns}
-    if kind == "version":
-        values["turn_ids"] = values.get("turn_ids") or "[]"
-    ident = ("user_id", *key)
-    cond = " AND ".join(f"{k} IS ?" for k in ident)
-    if db.execute(
-        f"SELECT 1 FROM {table} WHERE {cond} LIMIT 1", [values.get(k) for k in ident]
-    ).fetchone():
-        return 0
-    names = sorted(values)
-    db.execute(
-        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-        [values[n] for n in names],
-    )
-    return 1

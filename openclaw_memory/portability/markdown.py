@@ -33,19 +33,8 @@ def user_records(
     engine: MemoryEngine, user_id: str, agent_id: str | None = None
 ) -> list[MemoryRecord]:
     """Every record of a user (every agent, or one), newest first."""
-    from ..store.records import row_to_record
-
     Scope(user_id, agent_id or "default")
-    where, args = (
-        ("user_id = ?", [user_id])
-        if agent_id is None
-        else ("user_id = ? AND agent_id = ?", [user_id, agent_id])
-    )
-    with engine.db.read() as db:
-        rows = db.execute(
-            f"SELECT * FROM records WHERE {where} ORDER BY created_at DESC, rid DESC", args
-        )
-        return [row_to_record(r) for r in rows]
+    return engine.store.user_records(user_id, agent_id, newest_first=True)
 
 
 def _escape(text: str) -> str:

@@ -36,7 +36,6 @@ from ..embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.filter import is_contentless
 from ..policy import types_where
-from ..store import records as rec
 from ..text import valid_unicode
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status, Turn
 from .markdown import TYPE_TITLES, user_records
@@ -370,30 +369,11 @@ class OpenClawImporter:
     ) -> list[MemoryRecord]:
         """Drafts whose id and text are not in the store yet (any type, any status)."""
         fresh = []
-        with self.engine.db.read() as db:
-            for r in drafts:
-                by_id = db.execute("SELECT 1 FROM records WHERE id = ?", (r.id,)).fetchone()
-                same = (
-                    db.execute(
-                        "SELECT 1 FROM records WHERE user_id = ? AND agent_id = ? AND type IN "
-                        f"({','.join('?' * len(MemoryType))}) AND content_hash = ? LIMIT 1",
-                        (
-                            scope.user_id,
-                            scope.agent_id,
-                            *(t.value for t in MemoryType),
-                            rec.content_hash(r),
-                        ),
-                    ).fetchone()
-                    or db.execute(  # the same summary under the same type and subject
-                        "SELECT 1 FROM records WHERE user_id = ? AND agent_id = ? AND type = ? AND subject IS ? "
-                        "AND summary = ? LIMIT 1",
-                        (scope.user_id, scope.agent_id, r.type.value, r.subject, r.summary),
-                    ).fetchone()
-                )
-                if by_id or same:
-                    counts["existing"] += 1
-                else:
-                    fresh.append(r)
+        for r in drafts:
+            if self.engine.store.holds(scope, r):
+                counts["existing"] += 1
+            else:
+                fresh.append(r)
         return fresh
 
     def _store(self, records: list[MemoryRecord]) -> None:
@@ -403,12 +383,11 @@ class OpenClawImporter:
             vecs = embed_with_parts(
                 eng.embedder, [r.text for r in batch], eng.config.long_term.sentence_vectors
             )
-            with eng.db.write() as db:
+            with eng.store.transaction():
                 for r, vec, parts in zip(batch, vecs.whole, vecs.parts):
-                    rec.insert(db, r, vec, eng.model_name)
-                    rec.put_parts(db, r, parts)
-                    rec.audit(
-                        db,
+                    eng.store.insert(r, vec, eng.model_name)
+                    eng.store.put_parts(r, parts)
+                    eng.store.audit(
                         r.scope,
                         r.id,
                         "insert",

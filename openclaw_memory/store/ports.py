@@ -14,8 +14,8 @@ one suite against each):
   (which scores 1.0). Vector similarity is the cosine: in [0, 1] for the embedders the package
   ships (normalised, e5 puts even unrelated pairs far above 0); an arbitrary test embedder can
   reach below 0, and the ranker clips nothing, so it is passed on as is.
-- Order: lists come best first (or in the order the docstring names); ties break by insertion
-  order, so results are deterministic.
+- Order: lists come in the order the docstring names (best first for scores). Ties are the
+  backend's: a caller that needs a total order asks for one (`in_written_order`, `live_page`).
 - Transactions: `transaction()` groups writes atomically; nested calls join the outer one; a
   write outside one commits on its own. A record, its keyword row, its vector and its outbox
   entry commit together (the outbox guarantee: the vector index follows from the outbox).
@@ -25,8 +25,18 @@ one suite against each):
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
-from typing import Any, ContextManager, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import (
+    Any,
+    ContextManager,
+    Iterable,
+    Iterator,
+    Mapping,
+    Protocol,
+    Sequence,
+    runtime_checkable,
+)
 
 import numpy as np
 
@@ -34,6 +44,20 @@ from ..types import MemoryRecord, Scope
 
 #: (record id, score in [0, 1]) best first
 Scored = list[tuple[str, float]]
+
+
+def text_hash(text: str) -> str:
+    """The key a text (and its vector) is filed under, in every backend."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def content_hash(record: MemoryRecord) -> str:
+    return text_hash(record.text)
+
+
+def hashed_user(user_id: str) -> str:
+    """What stays of a purged user id in the audit log, in every backend."""
+    return "sha256:" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -380,6 +404,9 @@ class Housekeeping(Protocol):
     def live_statuses(self, scope: Scope) -> dict[str, str]:
         """record id -> status of the partition's records that are not inactive."""
 
+    def record_count(self) -> int:
+        """Records of every scope and status."""
+
     def live_count(self) -> int:
         """Records that are not inactive, in every scope."""
 
@@ -461,6 +488,32 @@ class Housekeeping(Protocol):
     def close(self) -> None: ...
 
 
+class Portability(Protocol):
+    """A user's rows out and in: the JSONL export, Markdown, OpenClaw imports."""
+
+    def user_records(
+        self, user_id: str, agent_id: str | None = None, *, newest_first: bool = False
+    ) -> list[MemoryRecord]:
+        """Every record of a user (every agent, or one), in written order or newest first."""
+
+    def user_rows(
+        self, table: str, user_id: str, agent_id: str | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """The user's rows of "versions", "audit", "sessions" or "messages", in written order,
+        as column -> value."""
+
+    def record_owner(self, record_id: str) -> tuple[str, str] | None:
+        """(user, agent) of the record with this id, in any scope."""
+
+    def holds(self, scope: Scope, record: MemoryRecord) -> bool:
+        """The store holds this record: its id (any scope), its text (any type or status),
+        or its summary under the same type and subject."""
+
+    def import_row(self, table: str, item: dict[str, Any]) -> int:
+        """Add one exported row of a user table unless one with its identity is there;
+        returns 1 when added."""
+
+
 class RecordStore(
     Transactional,
     RecordWrites,
@@ -472,6 +525,7 @@ class RecordStore(
     MaintenanceLog,
     Forgetting,
     Housekeeping,
+    Portability,
     Protocol,
 ):
     """The source of truth: records, versions, keyword index, audit, outbox, sessions, the

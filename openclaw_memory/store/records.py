@@ -8,7 +8,6 @@ and its outbox entry commit together.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import sqlite3
 from typing import Iterable, Sequence
@@ -18,6 +17,8 @@ import numpy as np
 from ..policy import sql_list, types_where
 from ..text import fts_document, fts_query
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
+from .ports import content_hash as content_hash  # re-exported: the key the rows carry
+from .ports import text_hash as text_hash
 from .schema import scope_token
 
 _COLUMNS = (
@@ -26,15 +27,6 @@ _COLUMNS = (
     "superseded_at, created_at, updated_at, last_accessed_at, access_count, expires_at, doubt_of, "
     "links, content_hash"
 )
-
-
-def content_hash(record: MemoryRecord) -> str:
-    return text_hash(record.text)
-
-
-def text_hash(text: str) -> str:
-    """The key a record's text (and its vector) is filed under."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def _row_values(r: MemoryRecord) -> tuple:

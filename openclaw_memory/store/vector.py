@@ -9,6 +9,7 @@ Vectors are always ours (cosine space); Chroma's default embedding function is n
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import shutil
@@ -16,11 +17,11 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, IndexMismatchError, StoreError
+from ..errors import ConfigError, IndexMismatchError, OpenClawMemoryError, StoreError
 from ..text import MAX_SENTENCE_PARTS
 from ..types import Scope
 from .chroma_files import (
@@ -461,3 +462,40 @@ class ChromaIndex:
                     system.stop()
         except Exception as exc:  # closing must not hide the caller's own error
             log.warning("closing the vector index failed: %s", exc)
+
+
+def _boundary(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Chroma's own exceptions leave the index as `StoreError` (the package's errors pass)."""
+
+    @functools.wraps(fn)
+    def call(self: ChromaIndex, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except OpenClawMemoryError:
+            raise
+        except Exception as exc:
+            raise StoreError(f"vector index: {name} failed: {exc}") from exc
+
+    return call
+
+
+#: the port's methods: what callers outside the index see
+for _name in (
+    "upsert",
+    "delete",
+    "query",
+    "ids",
+    "count",
+    "drop_scope",
+    "drop_collection",
+    "scope_names",
+    "collection_size",
+    "compact",
+    "stamp_embedder",
+):
+    setattr(ChromaIndex, _name, _boundary(_name, getattr(ChromaIndex, _name)))
+
+if TYPE_CHECKING:  # the type checker holds the class to the port
+    from .ports import ManagedVectorIndex
+
+    _conforms: type[ManagedVectorIndex] = ChromaIndex

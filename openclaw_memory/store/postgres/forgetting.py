@@ -36,6 +36,11 @@ class Forgetting:
             ).fetchall()
         return {r[0]: r[1] for r in rows}
 
+    def record_count(self) -> int:
+        """Records of every scope and status."""
+        with self.db.read() as c:
+            return int(c.execute("SELECT COUNT(*) FROM records").fetchone()[0])
+
     def live_count(self) -> int:
         with self.db.read() as c:
             row = c.execute("SELECT COUNT(*) FROM records WHERE status <> 'inactive'").fetchone()

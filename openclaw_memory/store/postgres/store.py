@@ -14,6 +14,7 @@ from .db import PostgresDatabase
 from .forgetting import Forgetting
 from .housekeeping import Housekeeping
 from .logs import Logs
+from .portability import Portability
 from .reads import Reads
 from .upkeep import Upkeep
 from .writes import Writes
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
     from ..ports import RecordStore
 
 
-class PostgresRecordStore(Writes, Reads, Logs, Housekeeping, Forgetting, Upkeep, Console):
+class PostgresRecordStore(
+    Writes, Reads, Logs, Housekeeping, Forgetting, Upkeep, Console, Portability
+):
     """The source of truth in PostgreSQL: records, versions, keyword index, audit, outbox,
     sessions, the short-term window and the maintenance log."""
 

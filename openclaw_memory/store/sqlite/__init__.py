@@ -6,18 +6,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pathlib import Path
 
 from ..db import Database
 from .console import ConsoleMixin
-from .housekeeping import HousekeepingMixin, hashed_user
+from ..ports import hashed_user
+from .housekeeping import HousekeepingMixin
 from .logs import LogsMixin
+from .portability import PortabilityMixin
+from .purge import PurgeMixin
 from .records import RecordsMixin
 
 __all__ = ["SQLiteStore", "hashed_user"]
 
 
-class SQLiteStore(RecordsMixin, LogsMixin, HousekeepingMixin, ConsoleMixin):
+class SQLiteStore(
+    RecordsMixin, LogsMixin, HousekeepingMixin, PurgeMixin, ConsoleMixin, PortabilityMixin
+):
     """The record store on one SQLite file (see `store/db.py` for the connection)."""
 
     @classmethod
@@ -28,3 +35,9 @@ class SQLiteStore(RecordsMixin, LogsMixin, HousekeepingMixin, ConsoleMixin):
     def was_empty(self) -> bool:
         """The file existed with no bytes in it (it usually means the database was lost)."""
         return self.db.was_empty
+
+
+if TYPE_CHECKING:  # the type checker holds the class to the port
+    from ..ports import RecordStore
+
+    _conforms: type[RecordStore] = SQLiteStore

@@ -61,6 +61,14 @@ def _conditions(scope: Scope, q: ListQuery) -> tuple[list[str], list[Any], bool]
 
 
 class ConsoleMixin(SQLiteBase):
+    def counts_by_scope(self) -> list[dict[str, Any]]:
+        # from the counts the store keeps by trigger (schema migration 8)
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT user_id, agent_id, status, type, n FROM record_counts WHERE n > 0"
+            ).fetchall()
+        return [dict(r) for r in rows]
+
     def list_page(self, scope: Scope, q: ListQuery) -> ListPage:
         if q.column not in _COLUMNS:
             raise ValueError(f"column: expected one of {sorted(_COLUMNS)}, found {q.column!r}")
