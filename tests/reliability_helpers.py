@@ -39,7 +39,10 @@ BASE_TIME = 1_700_000_000.0
 
 def hash_config(data_dir: str | Path, **sections: Mapping[str, Any]) -> MemoryConfig:
     """A config on data_dir with the hash embedder, plus section overrides (nested dicts)."""
-    data: dict[str, Any] = {"storage": {"data_dir": str(data_dir), "embedding_model": "hash"}}
+    from pg_server import storage_overrides  # the backend under test (SQLite unless chosen)
+
+    storage = {"data_dir": str(data_dir), "embedding_model": "hash", **storage_overrides(data_dir)}
+    data: dict[str, Any] = {"storage": storage}
     for key, value in sections.items():
         node = data.setdefault(key, {})
         for k, v in value.items():

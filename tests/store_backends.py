@@ -26,6 +26,28 @@ def _memory(tmp: Path) -> RecordStore:
     return MemoryStore()
 
 
+def _postgres(tmp: Path) -> RecordStore:
+    """A database of this test's own on the run's throwaway server (tests/pg_server.py)."""
+    import os
+
+    import pytest
+    from pg_server import REQUIRE_ENV, database_for, find_bindir
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        missing = f"psycopg is not installed ({exc})"
+    else:
+        missing = "" if find_bindir() else "no PostgreSQL server binaries"
+    if missing:
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{REQUIRE_ENV}=1 but {missing}")
+        pytest.skip(missing)
+    from openclaw_memory.store.postgres.store import PostgresRecordStore
+
+    return PostgresRecordStore.open(database_for(tmp))
+
+
 def _chroma(tmp: Path, name: str, dim: int) -> ManagedVectorIndex:
     index = ChromaIndex(path=tmp / "chroma", embedder_name=name, dim=dim)
     index.check_embedder()
@@ -38,7 +60,11 @@ def _numpy(tmp: Path, name: str, dim: int) -> ManagedVectorIndex:
     return index
 
 
-RECORD_STORES: dict[str, Callable[[Path], RecordStore]] = {"sqlite": _sqlite, "memory": _memory}
+RECORD_STORES: dict[str, Callable[[Path], RecordStore]] = {
+    "sqlite": _sqlite,
+    "memory": _memory,
+    "postgres": _postgres,
+}
 VECTOR_INDEXES: dict[str, Callable[[Path, str, int], ManagedVectorIndex]] = {
     "chroma": _chroma,
     "numpy": _numpy,

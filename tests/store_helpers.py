@@ -18,6 +18,49 @@ def find(
     order: str = "updated_at DESC",
     limit: int = 100,
 ) -> list[MemoryRecord]:
-    """Records of scope matching an SQL condition, as the engine's retired `find` returned them."""
+    """Records of scope matching an SQL condition, as the engine's retired `find` returned them.
+    On PostgreSQL the condition's SQLite spelling (`?` marks, `1` for true) is translated."""
+    if type(engine.store).__name__ == "PostgresRecordStore":
+        return _pg_find(engine, scope, where, args, order, limit)
     with engine.db.read() as db:
         return rec.query(db, scope, where=where, args=args, order=order, limit=limit)
+
+
+def _pg_find(engine, scope, where, args, order, limit) -> list[MemoryRecord]:
+    from openclaw_memory.store.postgres.sql import scope_sql, to_records
+
+    sql, sargs = scope_sql(scope)
+    cond = "TRUE" if where.strip() == "1" else where.replace("?", "%s")
+    with engine.db.read() as db:
+        rows = db.execute(
+            f"SELECT * FROM records WHERE {sql} AND ({cond}) ORDER BY {order}, rid LIMIT %s",
+            (*sargs, *args, int(limit)),
+        ).fetchall()
+    return to_records(rows)
+
+
+def stored_bytes(engine: Any) -> bytes:
+    """Everything the record store holds, as bytes to search for a text: the SQLite file, or
+    every row of every table of the PostgreSQL database as text."""
+    if type(engine.store).__name__ != "PostgresRecordStore":
+        return engine.db.path.read_bytes()
+    out: list[str] = []
+    with engine.db.read() as db:
+        tables = [
+            r[0]
+            for r in db.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+            ).fetchall()
+        ]
+        for table in tables:
+            out += [r[0] for r in db.execute(f'SELECT t::text FROM "{table}" t').fetchall()]
+    return "\n".join(out).encode("utf-8")
+
+
+def rows(engine: Any, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    """The rows of a read-only SQL query written with SQLite's `?` marks, on either backend
+    (rows answer `row[0]` and `row["name"]`)."""
+    if type(engine.store).__name__ == "PostgresRecordStore":
+        sql = sql.replace("?", "%s")
+    with engine.db.read() as db:
+        return list(db.execute(sql, tuple(args)).fetchall())

@@ -10,7 +10,7 @@ from openclaw_memory.capture.events import ToolEvent
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware
 from openclaw_memory.types import MemoryType, Scope
-from store_helpers import find
+from store_helpers import find, stored_bytes
 
 ALICE, BOB = Scope("alice", "main"), Scope("bob", "main")
 SYSTEM = {"role": "system", "content": "You are helpful."}
@@ -237,8 +237,7 @@ def test_secrets_never_reach_storage(mw, config):
     say(mw, ALICE, "s1", "my password is Hunter2-Zebra-77, remember that I use vim", reply="ok")
     mw.flush()
     mw.engine.db.vacuum()
-    raw = config.sqlite_file.read_bytes()
-    assert b"Hunter2-Zebra-77" not in raw
+    assert b"Hunter2-Zebra-77" not in stored_bytes(mw.engine)
 
 
 def test_capture_messages_skips_turns_already_captured(mw):

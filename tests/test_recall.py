@@ -89,10 +89,7 @@ def test_profile_is_always_proposed_even_when_unrelated(engine, recaller):
 
 def test_inactive_and_archived_are_filtered_and_deep_recall_reaches_the_archive(engine, recaller):
     r = put(engine, ALICE, MemoryType.FACT, "the old VPN endpoint is vpn1.example.org")
-    with engine.db.write() as db:
-        from openclaw_memory.store import records as rec
-
-        rec.update(db, r.replace(status=Status.ARCHIVED), None, "", reindex=False)
+    engine.store.update(r.replace(status=Status.ARCHIVED), None, "", reindex=False)
     assert "the old VPN endpoint is vpn1.example.org" not in kept(
         recaller.recall(ALICE, "VPN endpoint")
     )
@@ -299,6 +296,7 @@ def test_keyword_search_stays_inside_the_scope_in_fts(engine):
     assert [len(engine.keyword(BOB, q)) for q in ("falcon", "猎鹰")] == [1, 1]
 
 
+@pytest.mark.sqlite_only
 def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_path, clock):
     from openclaw_memory.engine import MemoryEngine
     from openclaw_memory.store.schema import MIGRATIONS

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from reliability_helpers import BASE_TIME, ChromaServer, ForkServer, hash_config, read_lines
+from store_helpers import rows
 
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.factory import build_middleware
@@ -150,27 +151,28 @@ def _process_results(tmp: Path) -> dict:
 
 
 def _check_store(mw, turns, acks) -> None:
-    with mw.engine.db.read() as db:
-        rows = db.execute(
-            "SELECT id, user_id, agent_id, type, status, summary FROM records"
-        ).fetchall()
-        groups = db.execute(
-            "SELECT user_id, agent_id, type, subject, COUNT(*) FROM records WHERE status = 'active' "
-            "AND doubt_of IS NULL AND subject IS NOT NULL AND type IN ('profile', 'preference', 'fact', 'task') "
-            "GROUP BY 1, 2, 3, 4 HAVING COUNT(*) > 1"
-        ).fetchall()
-        race = "user_id = ? AND agent_id = ? AND type = 'preference' AND subject = 'drink'"
-        race_active = db.execute(
-            f"SELECT COUNT(*) FROM records WHERE {race} AND status = 'active'",
-            (RACE.user_id, RACE.agent_id),
-        ).fetchone()[0]
-        # every change links to the version it replaced: a second chain root means two writers both
-        # found no live version and both inserted
-        race_roots = db.execute(
-            f"SELECT COUNT(*) FROM records WHERE {race} AND prev_id IS NULL",
-            (RACE.user_id, RACE.agent_id),
-        ).fetchone()[0]
-    by_id = {r["id"]: r for r in rows}
+    eng = mw.engine
+    found = rows(eng, "SELECT id, user_id, agent_id, type, status, summary FROM records")
+    groups = rows(
+        eng,
+        "SELECT user_id, agent_id, type, subject, COUNT(*) FROM records WHERE status = 'active' "
+        "AND doubt_of IS NULL AND subject IS NOT NULL AND type IN ('profile', 'preference', 'fact', 'task') "
+        "GROUP BY 1, 2, 3, 4 HAVING COUNT(*) > 1",
+    )
+    race = "user_id = ? AND agent_id = ? AND type = 'preference' AND subject = 'drink'"
+    race_active = rows(
+        eng,
+        f"SELECT COUNT(*) FROM records WHERE {race} AND status = 'active'",
+        (RACE.user_id, RACE.agent_id),
+    )[0][0]
+    # every change links to the version it replaced: a second chain root means two writers both
+    # found no live version and both inserted
+    race_roots = rows(
+        eng,
+        f"SELECT COUNT(*) FROM records WHERE {race} AND prev_id IS NULL",
+        (RACE.user_id, RACE.agent_id),
+    )[0][0]
+    by_id = {r["id"]: r for r in found}
     lost = [
         (s, rid)
         for s, rid in acks
@@ -179,7 +181,7 @@ def _check_store(mw, turns, acks) -> None:
     ]
     assert lost == [], f"{len(lost)} acknowledged memories lost or not active: {lost[:5]}"
     episodes: dict[tuple[str, str], str] = {}
-    for r in rows:
+    for r in found:
         if r["type"] == "episode":
             key = (r["user_id"], r["agent_id"])
             episodes[key] = episodes.get(key, "") + "\n" + r["summary"]
@@ -250,6 +252,7 @@ def test_50_threads_and_4_processes_share_one_store(tmp_path, chroma, forkserver
 TRIALS = 8  # rounds of six processes (3 of 40 rounds failed before the WAL switch was retried)
 
 
+@pytest.mark.sqlite_only  # SQLite's file lock, WAL switch and migration race
 def test_processes_opening_a_fresh_store_at_once_all_work(tmp_path, forkserver):
     """Several agents start together on an empty data dir: each must migrate or wait, then write."""
     failures = []

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from reliability_helpers import BASE_TIME, ForkServer, hash_config, read_lines
+from store_helpers import rows
 
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.engine import MemoryEngine
@@ -89,29 +90,25 @@ def _crash_store(
 
 def _assert_consistent(eng: MemoryEngine, acked: dict[str, tuple[str, str]]) -> int:
     """SQLite, FTS, the SQLite vectors and the Chroma tiers agree; every acked id is there."""
-    with eng.db.read() as db:
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = db.execute("SELECT id, user_id, agent_id, status FROM records").fetchall()
-        orphan_fts = db.execute(
-            "SELECT COUNT(*) FROM records_fts WHERE rowid NOT IN (SELECT rid FROM records)"
-        ).fetchone()[0]
-        missing_fts = db.execute(
-            "SELECT COUNT(*) FROM records WHERE rid NOT IN (SELECT rowid FROM records_fts)"
-        ).fetchone()[0]
-        orphan_sql_vecs = db.execute(
-            "SELECT COUNT(*) FROM vectors WHERE record_id NOT IN (SELECT id FROM records)"
-        ).fetchone()[0]
-        stale = eng.store.stale_vector_ids(eng.model_name, eng.index.dim)
-        outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+    if type(eng.store).__name__ == "SQLiteStore":
+        assert rows(eng, "PRAGMA integrity_check")[0][0] == "ok"
+    found = rows(eng, "SELECT id, user_id, agent_id, status FROM records")
+    orphan, missing = eng.store.keyword_index_gaps()
+    orphan_fts, missing_fts = len(orphan), len(missing)
+    orphan_sql_vecs = eng.store.orphan_vector_rows()
+    stale = eng.store.stale_vector_ids(eng.model_name, eng.index.dim)
+    outbox = eng.store.pending()
     assert orphan_fts == 0 and missing_fts == 0, "FTS rows and records disagree"
     assert orphan_sql_vecs == 0 and stale == [], "SQLite vectors and records disagree"
     assert outbox == 0
-    where = {r["id"]: (r["user_id"], r["agent_id"]) for r in rows}
+    where = {r["id"]: (r["user_id"], r["agent_id"]) for r in found}
     lost = [rid for rid, owner in acked.items() if where.get(rid) != owner]
     assert lost == [], f"{len(lost)} acknowledged writes lost, e.g. {lost[:5]}"
     scopes = {Scope(u, a) for u, a in where.values()}
     for scope in scopes:
-        mine = [r for r in rows if (r["user_id"], r["agent_id"]) == (scope.user_id, scope.agent_id)]
+        mine = [
+            r for r in found if (r["user_id"], r["agent_id"]) == (scope.user_id, scope.agent_id)
+        ]
         for tier, status in (("hot", "active"), ("cold", "archived")):
             want = {r["id"] for r in mine if r["status"] == status}
             assert eng.index.ids(scope, tier) == want, f"{scope} {tier}: index and records disagree"
@@ -121,7 +118,7 @@ def _assert_consistent(eng: MemoryEngine, acked: dict[str, tuple[str, str]]) -> 
             assert hits and {i for i, _ in hits} <= live
     known = {eng.index.collection_name(s, t) for s in scopes for t in ("hot", "cold")}
     assert set(tier_collections(eng.index)) <= known, "collections of no partition remain"
-    return len(rows)
+    return len(found)
 
 
 def _check_store(data: Path, acked: dict[str, tuple[str, str]]) -> dict[str, int]:
@@ -162,6 +159,7 @@ def test_sigkilled_writers_lose_no_acknowledged_write_and_doctor_reconciles(
     assert totals["kills"] >= 50
 
 
+@pytest.mark.sqlite_only  # the damage is made with SQLite's FTS5 statements
 def test_the_checks_see_damage_and_doctor_repairs_it(tmp_path):
     """The consistency checks are not blind: a damaged index fails them until doctor repairs it."""
     from openclaw_memory.types import Candidate, MemoryType

@@ -32,6 +32,8 @@ from hypothesis.stateful import (
 )
 from reliability_helpers import BASE_TIME, fast_dir, hash_config
 
+from store_helpers import rows
+
 from openclaw_memory.clock import FakeClock
 from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.errors import NotFoundError
@@ -128,10 +130,9 @@ class IsolationMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         if hasattr(self, "mw"):
             self.mw.flush()
-            with self.mw.engine.db.read() as db:
-                SEEN["summaries"] += db.execute(
-                    "SELECT COUNT(*) FROM records WHERE type = 'summary'"
-                ).fetchone()[0]
+            SEEN["summaries"] += rows(
+                self.mw.engine, "SELECT COUNT(*) FROM records WHERE type = 'summary'"
+            )[0][0]
             self.client.__exit__(None, None, None)
             self.mw.close()
             shutil.rmtree(self.dir, ignore_errors=True)
@@ -144,20 +145,18 @@ class IsolationMachine(RuleBasedStateMachine):
         return resp.json()
 
     def owner(self, record_id: str) -> Scope | None:
-        with self.mw.engine.db.read() as db:
-            row = db.execute(
-                "SELECT user_id, agent_id FROM records WHERE id = ?", (record_id,)
-            ).fetchone()
-        return Scope(row[0], row[1]) if row else None
+        found = rows(
+            self.mw.engine, "SELECT user_id, agent_id FROM records WHERE id = ?", (record_id,)
+        )
+        return Scope(found[0][0], found[0][1]) if found else None
 
     def snapshot_outside(self, inside) -> dict:
         """Every record not owned by a scope that inside(user, agent) accepts: id -> state."""
         self.mw.flush()
-        with self.mw.engine.db.read() as db:
-            rows = db.execute(
-                "SELECT id, user_id, agent_id, status, version, summary FROM records"
-            ).fetchall()
-        return {r["id"]: tuple(r) for r in rows if not inside(r["user_id"], r["agent_id"])}
+        found = rows(
+            self.mw.engine, "SELECT id, user_id, agent_id, status, version, summary FROM records"
+        )
+        return {r["id"]: tuple(r) for r in found if not inside(r["user_id"], r["agent_id"])}
 
     def check(self, i: int, what: str, text: str, ids: list[str]) -> None:
         """text shown to scope i holds no other scope's word; ids are all owned by scope i."""
@@ -176,12 +175,12 @@ class IsolationMachine(RuleBasedStateMachine):
 
     def foreign_ids(self, i: int) -> list[str]:
         s = SCOPES[i]
-        with self.mw.engine.db.read() as db:
-            rows = db.execute(
-                "SELECT id FROM records WHERE NOT (user_id = ? AND agent_id = ?) ORDER BY rid",
-                (s.user_id, s.agent_id),
-            ).fetchall()
-        return [r[0] for r in rows]
+        found = rows(
+            self.mw.engine,
+            "SELECT id FROM records WHERE NOT (user_id = ? AND agent_id = ?) ORDER BY rid",
+            (s.user_id, s.agent_id),
+        )
+        return [r[0] for r in found]
 
     # ---- writes ---------------------------------------------------------------------------
 
@@ -398,10 +397,9 @@ class IsolationMachine(RuleBasedStateMachine):
         before = self.snapshot_outside(hit)
         self.mw.purge_user(user, agent)
         assert self.snapshot_outside(hit) == before
-        with self.mw.engine.db.read() as db:
-            left = db.execute(
-                "SELECT user_id, agent_id FROM records WHERE user_id = ?", (user,)
-            ).fetchall()
+        left = rows(
+            self.mw.engine, "SELECT user_id, agent_id FROM records WHERE user_id = ?", (user,)
+        )
         assert all(not hit(r[0], r[1]) for r in left)
         for i, scope in enumerate(SCOPES):
             if hit(scope.user_id, scope.agent_id):
@@ -414,11 +412,10 @@ class IsolationMachine(RuleBasedStateMachine):
 
     def check_links(self) -> None:
         """Summaries made by compaction link only to events of their own scope."""
-        with self.mw.engine.db.read() as db:
-            rows = db.execute(
-                "SELECT id, user_id, agent_id, links FROM records WHERE type = 'summary'"
-            ).fetchall()
-        for r in rows:
+        for r in rows(
+            self.mw.engine,
+            "SELECT id, user_id, agent_id, links FROM records WHERE type = 'summary'",
+        ):
             for link in json.loads(r["links"]):
                 owner = self.owner(link)
                 own = Scope(r["user_id"], r["agent_id"])
@@ -480,13 +477,14 @@ def test_summaries_and_compaction_of_same_named_sessions_stay_in_their_scope(bas
         for i in range(len(SCOPES)):
             m.end_session(i, "s1", http=bool(i % 2), compaction=False)
             m.compact(i, everyone=False)
-        with m.mw.engine.db.read() as db:
-            kinds = dict(
-                db.execute(
-                    "SELECT user_id || '/' || agent_id, COUNT(*) FROM records "
-                    "WHERE type = 'summary' GROUP BY 1"
-                ).fetchall()
+        kinds = dict(
+            (r[0], r[1])
+            for r in rows(
+                m.mw.engine,
+                "SELECT user_id || '/' || agent_id, COUNT(*) FROM records "
+                "WHERE type = 'summary' GROUP BY 1",
             )
+        )
         assert len(kinds) == len(SCOPES) and all(n >= 2 for n in kinds.values()), (
             kinds
         )  # session + compaction

@@ -1,5 +1,5 @@
-"""The one place that turns the storage config into a record store (SQLite today; a server
-database joins here), so the engine, reindex and the tools open whichever is configured."""
+"""The one place that turns the storage config into a record store (`storage.backend`), so
+the engine, reindex and the tools open whichever is configured."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ if TYPE_CHECKING:
 
 
 def open_record_store(config: MemoryConfig) -> RecordStore:
-    """The configured record store, open and migrated."""
+    """The configured record store, open and migrated: SQLite at storage.sqlite_path (the
+    default), or PostgreSQL at storage.postgres.dsn (else $OPENCLAW_MEMORY_PG_DSN) when
+    storage.backend is 'postgres'."""
+    if config.storage.backend == "postgres":
+        from .postgres import resolve_dsn
+        from .postgres.store import PostgresRecordStore
+
+        return PostgresRecordStore.open(resolve_dsn(config.storage.postgres.dsn))
     from .sqlite import SQLiteStore
 
     return SQLiteStore.open(config.sqlite_file)

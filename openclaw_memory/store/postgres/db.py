@@ -1,0 +1,157 @@
+"""The PostgreSQL connection: one per process, shared by its threads behind a lock.
+
+Mirrors `store/db.py`'s `Database`: `read()` and `write()` yield a connection whose `execute`
+returns rows that answer `row["name"]`, `row[0]` and `row.keys()`; `write()` is one transaction
+(nested calls join the outer one), so a record, its keyword rows, its vector and its outbox
+entry commit together (read-your-writes). Write transactions of every process take one
+advisory lock first: writers queue as they do on SQLite's file lock, so consolidation's
+check-before-write sees every earlier write, whichever process made it.
+
+psycopg's errors leave through `StoreError`, naming the server without the DSN's password.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from typing import Any, Iterator, Sequence
+
+from ...errors import StoreError
+from . import psycopg_module
+from .schema import migrate
+
+log = logging.getLogger(__name__)
+
+#: the advisory lock every write transaction takes (an arbitrary constant of this package)
+WRITE_LOCK = 0x6F636D02
+
+
+def redact(dsn: str) -> str:
+    """The DSN as it may be shown: host, port, database and user; never the password."""
+    psycopg = psycopg_module()
+    try:
+        parts = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return "postgresql://<unparsable DSN>"
+    shown = [f"{k}={parts[k]}" for k in ("host", "port", "dbname", "user") if parts.get(k)]
+    return "postgresql (" + (" ".join(shown) or "defaults") + ")"
+
+
+class Row(tuple):
+    """A result row read like `sqlite3.Row`: by position, by column name, and `keys()`."""
+
+    _names: tuple[str, ...] = ()
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self._names.index(key))
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> tuple[str, ...]:
+        return self._names
+
+
+def _row_factory(cursor: Any) -> Any:
+    names = tuple(c.name for c in cursor.description or ())
+
+    def make(values: Sequence[Any]) -> Row:
+        row = Row(values)
+        row._names = names
+        return row
+
+    return make
+
+
+class Connection:
+    """The connection `read()` and `write()` yield: `execute` maps psycopg's errors."""
+
+    def __init__(self, conn: Any, where: str) -> None:
+        self._conn = conn
+        self._where = where
+
+    def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        psycopg = psycopg_module()
+        try:
+            return self._conn.execute(sql, args or None)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        psycopg = psycopg_module()
+        try:
+            with self._conn.cursor() as cur:
+                cur.executemany(sql, rows)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+
+
+class PostgresDatabase:
+    """The store's PostgreSQL database: migrated on open, one connection, writes serialized."""
+
+    def __init__(self, dsn: str, *, connect_timeout_s: int = 10) -> None:
+        psycopg = psycopg_module()
+        self.where = redact(dsn)
+        #: what logs and errors name instead of a file path
+        self.path = self.where
+        self.was_empty = False
+        self._lock = threading.RLock()
+        self._depth = 0
+        try:
+            self._raw = psycopg.connect(
+                dsn, autocommit=True, connect_timeout=connect_timeout_s, row_factory=_row_factory
+            )
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.where}: cannot connect: {_first_line(exc)}") from exc
+        self._conn = Connection(self._raw, self.where)
+        try:
+            with self._lock:
+                self.schema_version = migrate(self._raw)
+        except psycopg.Error as exc:
+            self._raw.close()
+            raise StoreError(f"{self.where}: migration failed: {_first_line(exc)}") from exc
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self._lock:
+            yield self._conn
+
+    def nested(self) -> bool:
+        """True inside this thread's own write transaction."""
+        with self._lock:
+            return self._depth > 0
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Connection]:
+        """A write transaction; nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            psycopg = psycopg_module()
+            self._depth = 1
+            try:
+                with self._raw.transaction():
+                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    yield self._conn
+            except psycopg.Error as exc:  # raised by the commit itself
+                raise StoreError(f"{self.where}: commit failed: {_first_line(exc)}") from exc
+            finally:
+                self._depth = 0
+
+    def vacuum(self) -> None:
+        """Reclaim the space of deleted rows (VACUUM runs outside a transaction)."""
+        with self._lock:
+            self._conn.execute("VACUUM")
+
+    def close(self) -> None:
+        with self._lock:
+            self._raw.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -1,0 +1,133 @@
+"""Keyword search in PostgreSQL: BM25 over the same tokens SQLite's FTS5 table holds, with the
+statistics of one (user, agent) scope.
+
+A record's document is `text.fts_document` (jieba search-mode words, Snowball stems), split the
+way FTS5's unicode61 tokenizer splits it (on anything but letters and digits, diacritics
+removed), so both backends match the same terms. The score is FTS5's bm25() (k1 = 1.2,
+b = 0.75, idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6), but N, n and the average length
+count the documents of the searching scope only: on SQLite they count every user's.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from typing import Any, Sequence
+
+from ...text import fts_document, search_tokens
+from ...types import Scope
+from .sql import scope_sql
+
+_SPLIT = re.compile(r"[\W_]+", re.UNICODE)
+K1, B = 1.2, 0.75
+
+
+def _fold(token: str) -> list[str]:
+    """A token as unicode61 (remove_diacritics) indexes it: marks dropped, split on separators."""
+    bare = "".join(
+        c for c in unicodedata.normalize("NFD", token) if unicodedata.category(c) != "Mn"
+    )
+    return [t for t in _SPLIT.split(unicodedata.normalize("NFC", bare)) if t]
+
+
+def document_terms(tokens: str) -> list[str]:
+    """The terms of a stored document (`fts_document`'s space-joined tokens), repeats kept."""
+    return [t for tok in tokens.split() for t in _fold(tok)]
+
+
+def query_terms(text: str, *, max_terms: int = 32) -> list[str]:
+    """The distinct content terms of a query (`fts_query`'s tokens, stopwords dropped)."""
+    seen: list[str] = []
+    for tok in search_tokens(text, drop_stopwords=True):
+        if tok not in seen:
+            seen.append(tok)
+    return list(dict.fromkeys(t for tok in seen[:max_terms] for t in _fold(tok)))
+
+
+def index(conn: Any, rid: int, scope: Scope, text: str) -> None:
+    """The record's keyword rows: its document and one row per distinct term."""
+    tokens = fts_document(text)
+    terms = Counter(document_terms(tokens))
+    conn.execute(
+        "INSERT INTO keyword_docs(rid, user_id, agent_id, length, tokens) VALUES (%s, %s, %s, %s, %s)",
+        (rid, scope.user_id, scope.agent_id, sum(terms.values()) + 1, tokens),
+    )
+    if terms:  # one statement, whatever the number of terms
+        conn.execute(
+            "INSERT INTO keyword_terms(user_id, agent_id, term, rid, tf) "
+            "SELECT %s, %s, t, %s, n FROM unnest(%s::text[], %s::int[]) AS u(t, n)",
+            (scope.user_id, scope.agent_id, rid, list(terms), list(terms.values())),
+        )
+
+
+def unindex(conn: Any, rids: Sequence[int]) -> int:
+    """Drop the keyword rows of these records; how many documents went."""
+    if not rids:
+        return 0
+    conn.execute("DELETE FROM keyword_terms WHERE rid = ANY(%s)", (list(rids),))
+    cur = conn.execute("DELETE FROM keyword_docs WHERE rid = ANY(%s)", (list(rids),))
+    return int(cur.rowcount or 0)
+
+
+_SEARCH = f"""
+    WITH st AS (
+        SELECT docs::float8 AS n, length::float8 / docs AS avgdl FROM keyword_stats
+        WHERE user_id = %(user)s AND agent_id = %(agent)s
+    ), df AS (
+        SELECT term, count(*)::float8 AS n FROM keyword_terms
+        WHERE user_id = %(user)s AND agent_id = %(agent)s AND term = ANY(%(terms)s)
+        GROUP BY term
+    ), idf AS (
+        SELECT df.term, CASE WHEN x <= 0 THEN 1e-6 ELSE x END AS w
+        FROM df, st, LATERAL (SELECT ln((st.n - df.n + 0.5) / (df.n + 0.5)) AS x) l
+    )
+    SELECT r.id AS id,
+           SUM(idf.w * (t.tf * {K1 + 1}) / (t.tf + {K1} * ({1 - B} + {B} * d.length / st.avgdl)))
+               AS score
+    FROM keyword_terms t
+    JOIN idf ON idf.term = t.term
+    JOIN keyword_docs d ON d.rid = t.rid
+    JOIN records r ON r.rid = t.rid
+    CROSS JOIN st
+    WHERE t.user_id = %(user)s AND t.agent_id = %(agent)s AND t.term = ANY(%(terms)s)
+      AND r.status = ANY(%(statuses)s) AND {{scope}}
+    GROUP BY r.id, r.rid
+    ORDER BY score DESC, r.rid
+    LIMIT %(limit)s
+"""
+
+
+def search(
+    conn: Any, scope: Scope, text: str, *, statuses: Sequence[str], limit: int
+) -> list[tuple[str, float]]:
+    """(record id, relevance in (0, 1]) best first: BM25 divided by the best hit's."""
+    terms = query_terms(text)
+    if not terms:
+        return []
+    where, args = scope_sql(scope, "r", named=True)
+    rows = conn.execute(
+        _SEARCH.format(scope=where),
+        {
+            **args,
+            "user": scope.user_id,
+            "agent": scope.agent_id,
+            "terms": terms,
+            "statuses": list(statuses),
+            "limit": int(limit),
+        },
+    ).fetchall()
+    best = max((float(row[1]) for row in rows), default=0.0)
+    if best <= 0:
+        return [(row[0], 1.0) for row in rows]
+    return [(row[0], float(row[1]) / best) for row in rows]
+
+
+def tokens_for(conn: Any, ids: Sequence[str]) -> dict[str, frozenset[str]]:
+    """record id -> its search tokens as the keyword index holds them."""
+    rows = conn.execute(
+        "SELECT r.id, d.tokens FROM records r JOIN keyword_docs d ON d.rid = r.rid "
+        "WHERE r.id = ANY(%s)",
+        (list(ids),),
+    )
+    return {row[0]: frozenset(row[1].split()) for row in rows}
