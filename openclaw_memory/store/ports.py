@@ -276,7 +276,7 @@ class AuditLog(Protocol):
 
 
 class Outbox(Protocol):
-    """The durable queue the vector index follows (invariant 2)."""
+    """The durable queue the vector index follows (docs/design.md invariant 2)."""
 
     def pending(self, scope: Scope | None = None) -> int: ...
 
