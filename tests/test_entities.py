@@ -117,8 +117,16 @@ def entity_rows(engine, scope=A):
         return {e["name"]: e for e in ent.of_scope(db, scope)}
 
 
+def test_a_sentences_first_word_is_a_name_only_when_known(engine):
+    write(engine, A, "Oliver is my cat.")  # "Oliver", or "Painting": no telling
+    assert entity_rows(engine) == {}
+    write(engine, A, "I fed Oliver at noon.")
+    write(engine, A, "Oliver is asleep.")
+    assert entity_rows(engine)["Oliver"]["links"] == 2
+
+
 def test_links_with_first_and_last_seen(engine, clock):
-    write(engine, A, "Caroline joined a choir in Boston.")
+    write(engine, A, "Today Caroline joined a choir in Boston.")
     clock.advance(86400)
     write(engine, A, "Caroline sang a solo at the spring concert.", session="s2")
     rows = entity_rows(engine)
@@ -129,8 +137,10 @@ def test_links_with_first_and_last_seen(engine, clock):
 
 
 def test_nickname_and_stated_alias_merge(engine):
-    write(engine, A, "Mel took the kids camping.")
-    write(engine, A, "Melanie painted a sunset.")  # the long name takes the short one over
+    write(engine, A, "On Sunday Mel took the kids camping.")
+    write(
+        engine, A, "Yesterday Melanie painted a sunset."
+    )  # the long name takes the short one over
     rows = entity_rows(engine)
     assert "Mel" not in rows and rows["Melanie"]["aliases"] == ["mel"]
     assert rows["Melanie"]["links"] == 2
@@ -160,8 +170,10 @@ def table_text(engine) -> str:
 
 
 def test_purge_record_and_user_leave_no_entity(engine):
-    keep = write(engine, A, "Caroline visited Lisbon.")
-    gone = write(engine, A, "Mel is short for Melanie; Melanie loves Quasimodo the fish.")
+    keep = write(engine, A, "Last week Caroline visited Lisbon.")
+    gone = write(
+        engine, A, "By the way, Mel is short for Melanie; Melanie loves Quasimodo the fish."
+    )
     write(engine, B, "Bob visited Quasimodo's pond.")
     purge_record(engine, A, gone.id)
     a_rows = entity_rows(engine)
@@ -208,7 +220,7 @@ def propose(engine, text, pool=None):
 
 
 def test_entity_channel_finds_memories_across_sessions_by_alias(engine):
-    a = write(engine, A, "Melanie ran a charity race for mental health.", session="s1")
+    a = write(engine, A, "In May Melanie ran a charity race for mental health.", session="s1")
     b = write(engine, A, "Mel is short for Melanie, by the way.", session="s2")
     write(engine, A, "Caroline went to a support group.", session="s3")
     pool = propose(engine, "What did mel do for charity?")
@@ -251,7 +263,7 @@ def test_hop_follows_the_strong_candidates_entities_and_is_bounded(engine):
 def test_recall_explains_the_entity(engine):
     from openclaw_memory.recall.recaller import Recaller
 
-    write(engine, A, "Melanie ran a charity race for mental health.")
+    write(engine, A, "In May Melanie ran a charity race for mental health.")
     result = Recaller(engine, engine.config.recall).recall(A, "What did Melanie run?")
     chans = {c for s in result.ranked for c in s.channels}
     assert "entity:Melanie" in chans

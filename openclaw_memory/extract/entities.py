@@ -85,6 +85,9 @@ _ZH_STOP = frozenset("小时 大家 我们 你们 他们 人家".split())
 class Entity:
     name: str  # as first written
     kind: str
+    #: a single capitalised word that opens a sentence ("Painting is...", "Oliver is..."): a
+    #: name only if the store already knows it from elsewhere
+    weak: bool = False
 
     @property
     def key(self) -> str:
@@ -112,7 +115,11 @@ def extract(text: str, given: tuple[str, ...] = ()) -> list[Entity]:
     seen: dict[str, Entity] = {}
     for e in found:
         k = e.key
-        if k and k not in seen and (len(k) >= 2 or not k.isascii()):
+        if (
+            k
+            and (k not in seen or seen[k].weak and not e.weak)
+            and (len(k) >= 2 or not k.isascii())
+        ):
             seen[k] = e
     return list(seen.values())
 
@@ -148,22 +155,21 @@ def _english(text: str) -> list[Entity]:
             continue
         span = " ".join(words)
         key = normalise(span)
-        if len(words) == 1 and key in _COMMON:
+        if len(words) == 1 and (key in _COMMON or _contraction(key)):
             continue
-        if first_in_sentence and len(words) == 1 and key not in GAZETTEER and _is_word(key):
-            continue
-        out.append(Entity(span, GAZETTEER.get(key, NAME)))
+        weak = first_in_sentence and len(words) == 1 and key not in GAZETTEER
+        out.append(Entity(span, GAZETTEER.get(key, NAME), weak))
     return out
+
+
+def _contraction(key: str) -> bool:
+    """you've, they're, life's: a word with a clitic, not a name (a possessive is normalised)."""
+    return bool(re.search(r"'(?:ve|re|ll|d|m|t)$", key))
 
 
 def _starts_sentence(text: str, at: int) -> bool:
     before = text[:at].rstrip(" \t\"'“‘(")
     return not before or before[-1] in ".!?:\n"
-
-
-#: lower-case words seen in the text itself are words; without that, only the common list says so
-def _is_word(key: str) -> bool:
-    return key in _COMMON
 
 
 def _gazetteer(text: str) -> list[Entity]:

@@ -36,6 +36,8 @@ def link(db: sqlite3.Connection, rid: int, r: MemoryRecord) -> None:
         _add_alias(db, scope, alias, eid, rid)
         ids.add(eid)
     for e in extract(r.text, given):
+        if e.weak and resolve(db, scope, e.key) is None:
+            continue  # a sentence's first word: a name only when known from elsewhere
         ids.add(_entity(db, scope, e, r.created_at, rid))
     db.executemany(
         "INSERT OR IGNORE INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
