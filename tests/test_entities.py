@@ -68,6 +68,11 @@ def test_extract_keeps_given_names_and_one_entity_per_key():
     assert [e.key for e in found] == ["melanie"]
 
 
+def test_given_values_count_when_written_like_names():
+    given = ("hiking", "to give kids a loving home", "Oscar", "王伟", "PRD-7")
+    assert [e.name for e in extract("I love it", given)] == ["Oscar", "王伟", "PRD-7"]
+
+
 @pytest.mark.parametrize(
     "name, key",
     [("The  Louvre", "louvre"), ("Melanie's", "melanie"), ("ＩＫＥＡ", "ikea"), ("王伟", "王伟")],

@@ -76,7 +76,9 @@ _COMMON = STOPWORDS | frozenset(
     yesterday let lets let's i'm i've i'd i'll it's that's what's there's he's she's we're
     they're you're don't can't won't didn't isn't anyway actually really maybe definitely
     absolutely totally good glad happy love like just sounds speaking btw by mr mrs ms dr
-    monday tuesday wednesday thursday friday saturday sunday""".split()
+    congrats congratulations last next this every
+    monday tuesday wednesday thursday friday saturday sunday
+    mon tue tues wed thu thur thurs fri sat sun""".split()
 )
 _ZH_STOP = frozenset("小时 大家 我们 你们 他们 人家".split())
 
@@ -105,7 +107,7 @@ def normalise(name: str) -> str:
 def extract(text: str, given: tuple[str, ...] = ()) -> list[Entity]:
     """Entities of text, first mention first, one per key; `given`: names a writer already
     attached (a speaker, an LLM's entities), kept as names."""
-    found: list[Entity] = [Entity(g, NAME) for g in given if g and normalise(g)]
+    found: list[Entity] = [Entity(g, NAME) for g in given if _named(g)]
     found += _dates(text)
     found += [Entity(m.group(), NAME) for m in _CODE.finditer(text)]
     found += _english(text)
@@ -122,6 +124,17 @@ def extract(text: str, given: tuple[str, ...] = ()) -> list[Entity]:
         ):
             seen[k] = e
     return list(seen.values())
+
+
+def _named(value: str) -> bool:
+    """A value a writer attached is a name when it is written like one: a few words, not all
+    lower case ("Caroline", 王伟, PRD-223; not "hiking" or "to give kids a home")."""
+    value = value.strip()
+    return (
+        bool(normalise(value))
+        and len(value.split()) <= 4
+        and (not value.isascii() or value != value.lower())
+    )
 
 
 def _dates(text: str) -> list[Entity]:
