@@ -20,13 +20,18 @@ def en_plural(unit: str, n: int) -> str:
     return unit if n == 1 else unit + "s"
 
 
+def window(n: int, days: float) -> float | None:
+    """N units back, plus today; years are too coarse to look back on (no window)."""
+    return None if days >= 366.0 else n * days + 1.0
+
+
 LOOK_BACK = [
-    (f"what did I do {frame} {word} {en_plural(unit, n)}", n * days + 1.0)
+    (f"what did I do {frame} {word} {en_plural(unit, n)}", window(n, days))
     for (word, n), (unit, days), frame in itertools.product(
         EN_COUNTS, EN_UNITS, ["in the past", "over the last", "during the previous"]
     )
 ] + [
-    (f"{frame}{word}{unit}我做了什么", n * days + 1.0)
+    (f"{frame}{word}{unit}我做了什么", window(n, days))
     for (word, n), (unit, days), frame in itertools.product(
         ZH_COUNTS, ZH_UNITS, ["最近", "过去", "近"]
     )
@@ -102,10 +107,6 @@ def test_a_duration_that_lasts_is_a_time_word_not_a_window(text):
         ("上个月", 62.0),
         ("the month before last", 93.0),
         ("上上个月", 93.0),
-        ("this year", 366.0),
-        ("今年", 366.0),
-        ("last year", 731.0),
-        ("去年", 731.0),
         ("last weekend", 9.0),
         ("上周末", 9.0),
     ],
@@ -113,6 +114,14 @@ def test_a_duration_that_lasts_is_a_time_word_not_a_window(text):
 def test_calendar_words(text, days):
     request = f"what happened {text}" if text.isascii() else f"{text}发生了什么"
     assert time_reference(request).window_days == days
+
+
+@pytest.mark.parametrize(
+    "text", ["what did I do last year", "this year", "in the past year", "去年", "今年春天", "前年"]
+)
+def test_a_year_is_a_time_word_without_a_window(text):
+    ref = time_reference(text)
+    assert ref.window_days is None and ref.spans
 
 
 @pytest.mark.parametrize(

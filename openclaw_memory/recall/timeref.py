@@ -11,7 +11,9 @@ The grammar, not a list of phrasings: a count (digits, number words, 几, 半) a
 week, fortnight, month, year; 天, 周, 星期, 礼拜, 个月, 年) make a duration; a duration with
 "past/last/最近/过去" looks back, with "ago/前" points back, with "later/after/后" points
 forward, with "for/持续/了" lasts. Calendar words name their unit before this one (last week,
-上周; the one before that, 上上周; 前天, 大前天; last year, 去年). Order words relate the
+上周; the one before that, 上上周; 前天, 大前天). Years are time words but no window ("this
+year" when the user said it may be last year now; "the past two years" reaches back past most
+of what a store holds). Order words relate the
 request to another event ("before the concert", 搬家之前, 那天): `relation` keeps the order
 and the event, and the order word itself is no content to match.
 
@@ -54,6 +56,7 @@ _EN_NUMBERS = {
 }
 _EN_NUM = "|".join(sorted((re.escape(k) for k in _EN_NUMBERS), key=len, reverse=True))
 _EN_UNIT = {"day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 31.0, "year": 366.0}
+_YEAR = 366.0
 _EN_UNITS = r"(?P<unit>days?|weeks?|fortnights?|months?|years?)"
 _ZH_DIGITS = {
     "一": 1,
@@ -86,8 +89,6 @@ _FIXED: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"昨天|昨晚|\byesterday\b|\blast\s+night\b", re.I), 2.0),
     (re.compile(r"上上(?:个)?(?:周|星期|礼拜)(?!末)|\bthe\s+week\s+before\s+last\b", re.I), 21.0),
     (re.compile(r"上上个?月|\bthe\s+month\s+before\s+last\b", re.I), 93.0),
-    (re.compile(r"去年|\blast\s+year\b", re.I), 731.0),
-    (re.compile(r"今年|\bthis\s+year\b", re.I), 366.0),
     (re.compile(r"\bearlier\s+this\s+(?:week|month)\b", re.I), 31.0),
     (re.compile(r"前几天|这几天", re.I), 5.0),
     (re.compile(r"上周末|上个周末|\b(?:last|past)\s+weekend\b", re.I), 9.0),
@@ -95,7 +96,7 @@ _FIXED: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"上个月|这个月|本月|\bthis\s+month\b", re.I), 62.0),
 )
 #: a bare "last week" / "past month" (no number): the calendar unit before this one
-_BARE = {"week": 14.0, "fortnight": 15.0, "month": 62.0, "year": 731.0}
+_BARE = {"week": 14.0, "fortnight": 15.0, "month": 62.0}
 #: "5 days ago", "a week ago", "how many days ago", "how long ago", 三天前, 两个月前
 _AGO = (
     re.compile(rf"\b(?:\d{{1,3}}|{_EN_NUM})\s+{_EN_UNITS}\s+(?:ago|earlier|before)\b", re.I),
@@ -121,6 +122,10 @@ _WHEN_WORDS = (
     re.compile(rf"(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}(?:之|以)?后"),
     re.compile(rf"(?:持续了?|花了|用了)\s*(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}"),
     re.compile(r"什么时候|多久|多长时间|哪天|哪一天|哪年|哪一年|几月|几号|那天|当天|那时候?"),
+    # a year is too coarse to look back on: "this year's spring" was told when it was this year
+    re.compile(
+        r"去年|今年|前年|\b(?:last|this)\s+year\b|\b(?:the\s+)?(?:past|last)\s+year\b", re.I
+    ),
 )
 #: order words that relate the request to another event: "before the concert", "after she
 #: moved", 搬家之前, 毕业以后 (the event: the words after the English word, before the Chinese)
@@ -207,7 +212,8 @@ def time_reference(text: str, *, names_a_date: bool = False) -> TimeRef:
         unit = _en_unit(m.group("unit"))
         if num:
             n = int(num) if num.isdigit() else _EN_NUMBERS[re.sub(r"\s+", " ", num.lower())]
-            windows.append(n * unit + 1.0)
+            if unit < _YEAR:
+                windows.append(n * unit + 1.0)
         else:
             bare = _BARE.get(m.group("unit").lower().rstrip("s"))
             if bare is None:  # "the last day of the trip" names no stretch of time
@@ -217,7 +223,8 @@ def time_reference(text: str, *, names_a_date: bool = False) -> TimeRef:
     for m in _ZH_SPAN.finditer(text):
         zh = _zh_number(m.group("num"))
         if zh:
-            windows.append(zh * _zh_unit(m.group("unit")) + 1.0)
+            if _zh_unit(m.group("unit")) < _YEAR:
+                windows.append(zh * _zh_unit(m.group("unit")) + 1.0)
             spans.append(m.span())
     for pattern, days in _FIXED:
         for m in pattern.finditer(text):
