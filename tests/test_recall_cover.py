@@ -31,11 +31,7 @@ def scored(rid: str, session: str, rank: int, kept: bool = True) -> ScoredMemory
     ],
 )
 def test_list_questions_name_several_things(text, several):
-    assert names_several(text, entities=0) is several
-
-
-def test_two_selective_entities_name_several_things():
-    assert names_several("Did Oscar meet Biscuit?", entities=2)
+    assert names_several(text) is several
 
 
 def test_every_sessions_best_comes_before_any_sessions_second():

@@ -48,8 +48,6 @@ class Pool:
     personal: bool = True
     #: records holding at least half of the request's terms, two at least (recall/gate.py)
     agreeing: set[str] = field(default_factory=set)
-    #: how many selective entities the request names (the entity channel)
-    named_entities: int = 0
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])
@@ -249,7 +247,6 @@ class EntityChannel:
             hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
             hop_hits = ent.linked(db, scope, list(hop_ids), statuses=statuses, limit=self.limit * 4)
             hop_names = ent.names(db, hop_ids)
-        pool.named_entities = len(asked)
         for rid, label in _best(hits, weight, named, self.limit):
             pool.propose(rid, f"{ENTITY}:{label}")
         share = max(1, int(self.limit * self.hop_share))

@@ -3,7 +3,7 @@
 A question about one thing ("where did I park?") is answered by one memory, and the session
 component (recall/rank.py) rightly lifts the turns around the best one. A question that names
 several things, or asks for a list ("what books has she read?", "which places did we visit",
-"how many times", 哪些, 几次, "Oscar and Biscuit") is answered by memories spread over sessions;
+"how many times", 哪些, 几次) is answered by memories spread over sessions;
 a ranking that fills its head with one session's turns misses the others. For such a request the
 head of the ranking (its first HEAD kept places) is re-ordered by how many memories of the same
 session stand above each one, then by rank: every session's best comes before any session's
@@ -33,10 +33,9 @@ HEAD = 20
 _NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus always".split())
 
 
-def names_several(text: str, entities: int) -> bool:
-    """The request asks for several things: a list question, or two selective entities."""
-    if entities >= 2:
-        return True
+def names_several(text: str) -> bool:
+    """The request asks for several things: a list question ("what books", 哪些, how many).
+    Naming two entities is not enough: most questions name a person and a place."""
     for m in _LIST.finditer(text):
         noun = m.group("noun")
         if noun is None or noun.lower() not in _NOT_PLURAL:

@@ -75,7 +75,7 @@ class Recaller:
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
-        if names_several(current or query.text, pool.named_entities):
+        if names_several(current or query.text):
             ranked = cover_sessions(ranked)
         ranked = attach_context(
             self.engine,
