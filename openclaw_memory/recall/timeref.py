@@ -104,8 +104,8 @@ _AGO = (
     re.compile(rf"(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}(?:之|以)?前"),
 )
 #: words that only say when, with no window: a duration forward or lasting ("three days later",
-#: "for two weeks", 两天后, 持续了三个月), a question about time ("how long", "what year",
-#: 什么时候, 多久, 哪天), "the other day", 那天
+#: "for two weeks", 两天后, 持续了三个月), an English question about time ("how long", "what
+#: year"), "the other day", 那天
 _WHEN_WORDS = (
     re.compile(
         rf"\b(?:\d{{1,3}}|{_EN_NUM})\s+{_EN_UNITS}\s+(?:later|after(?:wards?)?|from\s+now)\b",
@@ -121,7 +121,8 @@ _WHEN_WORDS = (
     ),
     re.compile(rf"(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}(?:之|以)?后"),
     re.compile(rf"(?:持续了?|花了|用了)\s*(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}"),
-    re.compile(r"什么时候|多久|多长时间|哪天|哪一天|哪年|哪一年|几月|几号|那天|当天|那时候?"),
+    # 什么时候 / 哪天 stay keyword terms: taking them out cost the Chinese set a temporal question
+    re.compile(r"那天|当天|那时候?"),
     # a year is too coarse to look back on: "this year's spring" was told when it was this year
     re.compile(
         r"去年|今年|前年|\b(?:last|this)\s+year\b|\b(?:the\s+)?(?:past|last)\s+year\b", re.I
