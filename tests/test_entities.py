@@ -21,7 +21,6 @@ from openclaw_memory.extract.entities import (
 from openclaw_memory.maintain import purge_record, purge_user
 from openclaw_memory.recall.channels import EntityChannel, Pool, request_keys
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.store import entities as ent
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 A, B = Scope("alice", "main"), Scope("bob", "main")
@@ -118,8 +117,7 @@ def write(engine, scope, text, session="s1", type_=MemoryType.EPISODE, **kw):
 
 
 def entity_rows(engine, scope=A):
-    with engine.db.read() as db:
-        return {e["name"]: e for e in ent.of_scope(db, scope)}
+    return {e["name"]: e for e in engine.store.entity_list(scope)}
 
 
 def test_a_sentences_first_word_is_a_name_only_when_known(engine):

@@ -217,18 +217,18 @@ class EntityChannel:
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         statuses = ("active", "archived") if query.deep else ("active",)
-        with self.engine.db.read() as db:
-            named = ent.lookup(db, scope, request_keys(query.text))
-            weight = ent.weights(db, scope, list(named))
-            asked = [e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT]
-            hits = ent.linked(db, scope, asked, statuses=statuses, limit=self.limit * 4)
-            seeds = self._seeds(pool)
-            seed_entities = ent.of_records(db, scope, seeds) if seeds else {}
-            hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
-            hop_weight = ent.weights(db, scope, list(hop_ids))
-            hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
-            hop_hits = ent.linked(db, scope, list(hop_ids), statuses=statuses, limit=self.limit * 4)
-            hop_names = ent.names(db, hop_ids)
+        store, cap = self.engine.store, self.limit * 4
+        named = store.entities_named(scope, request_keys(query.text))
+        weight = store.entity_weights(scope, sorted(named))
+        asked = sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
+        hits = store.records_naming(scope, asked, statuses=statuses, limit=cap)
+        seeds = self._seeds(pool)
+        seed_entities = store.entities_of(scope, seeds) if seeds else {}
+        hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
+        hop_weight = store.entity_weights(scope, sorted(hop_ids))
+        hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
+        hop_hits = store.records_naming(scope, sorted(hop_ids), statuses=statuses, limit=cap)
+        hop_names = store.entity_names(scope, hop_ids)
         for rid, label in _best(hits, weight, named, self.limit):
             pool.propose(rid, f"{ENTITY}:{label}")
         share = max(1, int(self.limit * self.hop_share))

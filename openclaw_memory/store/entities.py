@@ -11,149 +11,118 @@ Every statement is scoped by (user_id, agent_id).
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from typing import Iterable, Sequence
 
-from ..extract.entities import NAME, Entity, aliases, extract, nickname_of, normalise
-from ..types import MemoryRecord, Scope, Status
-
-#: a given name longer than this is a path or a sentence, not a name
-_MAX_NAME = 60
+from ..extract.entities import Entity
+from ..types import MemoryRecord, Scope
+from .entity_linking import Owner, idf
+from .entity_linking import link as link_rows
+from . import records as _records  # its scope condition (records imports this module)
 
 
 def link(db: sqlite3.Connection, rid: int, r: MemoryRecord) -> None:
-    """(Re)link record `rid` to the entities its text and its `entities` field name; a
-    forgotten record keeps no links."""
-    db.execute("DELETE FROM entity_links WHERE rid = ?", (rid,))
-    if r.status is Status.INACTIVE:
-        return
-    scope = (r.scope.user_id, r.scope.agent_id)
-    given = tuple(e for e in r.entities if 0 < len(e) <= _MAX_NAME)
-    ids: set[int] = set()
-    for alias, name in aliases(r.text):
-        eid = _entity(db, scope, Entity(name, NAME), r.created_at, rid)
-        _add_alias(db, scope, alias, eid, rid)
-        ids.add(eid)
-    for e in extract(r.text, given):
-        if e.weak and resolve(db, scope, e.key) is None:
-            continue  # a sentence's first word: a name only when known from elsewhere
-        ids.add(_entity(db, scope, e, r.created_at, rid))
-    db.executemany(
-        "INSERT OR IGNORE INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
-        "VALUES (?, ?, ?, ?, ?)",
-        [(eid, rid, *scope, r.created_at) for eid in ids],
-    )
+    """(Re)link record `rid` to the entities it names (store/entity_linking.py), in db's
+    transaction; a forgotten record keeps no links."""
+    link_rows(SQLiteEntityRows(db), rid, r)
 
 
-def _entity(
-    db: sqlite3.Connection, scope: tuple[str, str], e: Entity, at: float, rid: int = 0
-) -> int:
-    """The id of e's entity (by alias, then key, then nickname), created if new; seen at `at`."""
-    key = e.key
-    eid = resolve(db, scope, key)
-    if eid is None and e.kind == NAME:
-        eid = _by_nickname(db, scope, e, rid)
-    if eid is None:
-        cur = db.execute(
+class SQLiteEntityRows:
+    """`entity_linking.EntityRows` on one SQLite connection (the triggers of migration 10 drop
+    an entity with its last link and its aliases with it)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def resolve(self, owner: Owner, key: str) -> int | None:
+        row = (
+            self.db.execute(
+                "SELECT entity_id FROM entity_aliases "
+                "WHERE user_id = ? AND agent_id = ? AND alias = ?",
+                (*owner, key),
+            ).fetchone()
+            or self.db.execute(
+                "SELECT id FROM entities WHERE user_id = ? AND agent_id = ? AND key = ?",
+                (*owner, key),
+            ).fetchone()
+        )
+        return int(row[0]) if row else None
+
+    def by_key(self, owner: Owner, key: str) -> int | None:
+        row = self.db.execute(
+            "SELECT id FROM entities WHERE user_id = ? AND agent_id = ? AND key = ?", (*owner, key)
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def create(self, owner: Owner, e: Entity, at: float) -> int | None:
+        cur = self.db.execute(
             "INSERT INTO entities(user_id, agent_id, key, name, kind, first_seen, last_seen) "
             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(user_id, agent_id, key) DO NOTHING",
-            (*scope, key, e.name, e.kind, at, at),
+            (*owner, e.key, e.name, e.kind, at, at),
         )
-        if cur.rowcount:
-            assert cur.lastrowid is not None
-            _absorb_nicknames(db, scope, cur.lastrowid, e, rid)
-            return cur.lastrowid
-        eid = resolve(db, scope, key)
-        assert eid is not None
-    db.execute(
-        "UPDATE entities SET first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?) "
-        "WHERE id = ?",
-        (at, at, eid),
-    )
-    return eid
+        return int(cur.lastrowid) if cur.rowcount and cur.lastrowid is not None else None
 
+    def seen(self, eid: int, at: float) -> None:
+        self.db.execute(
+            "UPDATE entities SET first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?) "
+            "WHERE id = ?",
+            (at, at, eid),
+        )
 
-def resolve(db: sqlite3.Connection, scope: tuple[str, str], key: str) -> int | None:
-    row = (
+    def keys_extending(self, owner: Owner, key: str, limit: int) -> list[tuple[int, str]]:
+        rows = self.db.execute(
+            "SELECT id, key FROM entities WHERE user_id = ? AND agent_id = ? AND key > ? "
+            "AND key < ? ORDER BY key LIMIT ?",
+            (*owner, key, key + "\U0010ffff", limit),
+        ).fetchall()
+        return [(int(r[0]), r[1]) for r in rows if r[1].startswith(key)]
+
+    def keys_among(self, owner: Owner, keys: Sequence[str]) -> list[tuple[int, str]]:
+        if not keys:
+            return []
+        rows = self.db.execute(
+            f"SELECT id, key FROM entities WHERE user_id = ? AND agent_id = ? "
+            f"AND key IN ({_marks(keys)}) ORDER BY key",
+            (*owner, *keys),
+        ).fetchall()
+        return [(int(r[0]), r[1]) for r in rows]
+
+    def put_alias(self, owner: Owner, alias: str, eid: int, rid: int) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO entity_aliases(user_id, agent_id, alias, entity_id, rid) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (*owner, alias, eid, rid),
+        )
+
+    def merge(self, source: int, target: int) -> None:
+        db = self.db
         db.execute(
-            "SELECT entity_id FROM entity_aliases WHERE user_id = ? AND agent_id = ? AND alias = ?",
-            (*scope, key),
-        ).fetchone()
-        or db.execute(
-            "SELECT id FROM entities WHERE user_id = ? AND agent_id = ? AND key = ?", (*scope, key)
-        ).fetchone()
-    )
-    return int(row[0]) if row else None
+            "INSERT OR IGNORE INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
+            "SELECT ?, rid, user_id, agent_id, seen_at FROM entity_links WHERE entity_id = ?",
+            (target, source),
+        )
+        db.execute("UPDATE entity_aliases SET entity_id = ? WHERE entity_id = ?", (target, source))
+        db.execute(
+            "UPDATE entities SET first_seen = MIN(first_seen, (SELECT first_seen FROM entities "
+            "WHERE id = ?)) WHERE id = ?",
+            (source, target),
+        )
+        db.execute("DELETE FROM entity_links WHERE entity_id = ?", (source,))
+        db.execute("DELETE FROM entities WHERE id = ?", (source,))
+
+    def unlink(self, rid: int) -> None:
+        self.db.execute("DELETE FROM entity_links WHERE rid = ?", (rid,))
+
+    def add_links(self, owner: Owner, rid: int, ids: Sequence[int], at: float) -> None:
+        self.db.executemany(
+            "INSERT OR IGNORE INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(eid, rid, *owner, at) for eid in ids],
+        )
 
 
-def _add_alias(
-    db: sqlite3.Connection, scope: tuple[str, str], alias: str, eid: int, rid: int
-) -> None:
-    """`alias` names entity eid from now on; an entity filed under the alias merges into it."""
-    key = normalise(alias)
-    old = db.execute(
-        "SELECT id FROM entities WHERE user_id = ? AND agent_id = ? AND key = ?", (*scope, key)
-    ).fetchone()
-    if old is not None and old[0] != eid:
-        _merge(db, int(old[0]), eid)
-    db.execute(
-        "INSERT OR REPLACE INTO entity_aliases(user_id, agent_id, alias, entity_id, rid) "
-        "VALUES (?, ?, ?, ?, ?)",
-        (*scope, key, eid, rid),
-    )
-
-
-def _merge(db: sqlite3.Connection, source: int, target: int) -> None:
-    """Entity `source` is `target` under another name: its links and aliases move over."""
-    db.execute(
-        "INSERT OR IGNORE INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
-        "SELECT ?, rid, user_id, agent_id, seen_at FROM entity_links WHERE entity_id = ?",
-        (target, source),
-    )
-    db.execute("UPDATE entity_aliases SET entity_id = ? WHERE entity_id = ?", (target, source))
-    db.execute(
-        "UPDATE entities SET first_seen = MIN(first_seen, (SELECT first_seen FROM entities "
-        "WHERE id = ?)) WHERE id = ?",
-        (source, target),
-    )
-    db.execute("DELETE FROM entity_links WHERE entity_id = ?", (source,))
-    db.execute("DELETE FROM entities WHERE id = ?", (source,))
-
-
-def _by_nickname(db: sqlite3.Connection, scope: tuple[str, str], e: Entity, rid: int) -> int | None:
-    """A short name that begins exactly one longer known name (Mel, Melanie) is its alias."""
-    key = e.key
-    if len(key) < 3 or not key.isascii():
-        return None
-    rows = db.execute(
-        "SELECT id, key FROM entities WHERE user_id = ? AND agent_id = ? AND key > ? AND key < ? "
-        "LIMIT 20",
-        (*scope, key, key + "\U0010ffff"),
-    ).fetchall()
-    longer = nickname_of(e.name, [row[1] for row in rows])
-    if longer is None:
-        return None
-    eid = next(int(row[0]) for row in rows if row[1] == longer)
-    _add_alias(db, scope, key, eid, rid)
-    return eid
-
-
-def _absorb_nicknames(
-    db: sqlite3.Connection, scope: tuple[str, str], eid: int, e: Entity, rid: int
-) -> None:
-    """A new long name takes over a known short one that begins it (Melanie after Mel)."""
-    key = e.key
-    if e.kind != NAME or not key.isascii() or " " in key or len(key) < 4:
-        return
-    prefixes = [key[:n] for n in range(3, len(key))]
-    marks = ",".join("?" * len(prefixes))
-    for row in db.execute(
-        f"SELECT id, key FROM entities WHERE user_id = ? AND agent_id = ? AND key IN ({marks})",
-        (*scope, *prefixes),
-    ).fetchall():
-        if nickname_of(row[1], [key]) == key:
-            _add_alias(db, scope, row[1], eid, rid)
+def _marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
 
 
 # ---- reads ----------------------------------------------------------------------------------
@@ -195,18 +164,11 @@ def weights(db: sqlite3.Connection, scope: Scope, ids: Sequence[int]) -> dict[in
     out = {}
     for eid, df in db.execute(
         f"SELECT entity_id, COUNT(*) FROM entity_links WHERE entity_id IN ({marks}) "
-        f"GROUP BY entity_id",
-        list(ids),
+        f"AND user_id = ? AND agent_id = ? GROUP BY entity_id",
+        (*ids, scope.user_id, scope.agent_id),
     ):
         out[int(eid)] = idf(df, total)
     return out
-
-
-def idf(df: int, total: int) -> float:
-    """log(total / df) / log(total): 1 for a name in one memory, 0 for a name in all of them."""
-    if total <= 1 or df <= 0:
-        return 1.0 if df > 0 else 0.0
-    return max(0.0, min(1.0, math.log(total / df) / math.log(total)))
 
 
 def linked(
@@ -222,11 +184,12 @@ def linked(
         return []
     marks = ",".join("?" * len(ids))
     smarks = ",".join("?" * len(statuses))
+    where, args = _records._scope_sql(scope, "r")
     rows = db.execute(
         f"SELECT r.id, l.entity_id FROM entity_links l JOIN records r ON r.rid = l.rid "
-        f"WHERE l.entity_id IN ({marks}) AND l.user_id = ? AND l.agent_id = ? "
-        f"AND r.status IN ({smarks}) ORDER BY l.seen_at DESC LIMIT ?",
-        (*ids, scope.user_id, scope.agent_id, *statuses, limit),
+        f"WHERE l.entity_id IN ({marks}) AND l.user_id = ? AND l.agent_id = ? AND {where} "
+        f"AND r.status IN ({smarks}) ORDER BY l.seen_at DESC, l.rid DESC, l.entity_id LIMIT ?",
+        (*ids, scope.user_id, scope.agent_id, *args, *statuses, limit),
     )
     return [(row[0], int(row[1])) for row in rows]
 
@@ -236,25 +199,30 @@ def of_records(
 ) -> dict[str, set[int]]:
     """record id -> the ids of the entities it is linked to."""
     out: dict[str, set[int]] = {}
+    where, args = _records._scope_sql(scope, "r")
     for chunk in _chunks(list(record_ids), 400):
         marks = ",".join("?" * len(chunk))
         for row in db.execute(
             f"SELECT r.id, l.entity_id FROM records r JOIN entity_links l ON l.rid = r.rid "
-            f"WHERE r.id IN ({marks}) AND r.user_id = ? AND r.agent_id = ?",
-            (*chunk, scope.user_id, scope.agent_id),
+            f"WHERE r.id IN ({marks}) AND {where}",
+            (*chunk, *args),
         ):
             out.setdefault(row[0], set()).add(int(row[1]))
     return out
 
 
-def names(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
-    ids = list(ids)
+def names(db: sqlite3.Connection, scope: Scope, ids: Iterable[int]) -> dict[int, str]:
+    """entity id -> name, of the scope's entities among `ids`."""
     out: dict[int, str] = {}
-    for chunk in _chunks(ids, 400):
+    for chunk in _chunks(sorted(set(ids)), 400):
         marks = ",".join("?" * len(chunk))
         out.update(
             (int(r[0]), r[1])
-            for r in db.execute(f"SELECT id, name FROM entities WHERE id IN ({marks})", chunk)
+            for r in db.execute(
+                f"SELECT id, name FROM entities WHERE user_id = ? AND agent_id = ? "
+                f"AND id IN ({marks})",
+                (scope.user_id, scope.agent_id, *chunk),
+            )
         )
     return out
 
