@@ -256,7 +256,8 @@ class RecordReads(Protocol):
 
 class EntityMemory(Protocol):
     """Who and what the memories name (people, places, things, dates), their other names, and
-    which memories name them: the entity channel's reads. Entity ids are the backend's own.
+    which memories name them: the entity channel's reads. Entity ids are the backend's own and
+    hold for one request (rewriting a record may file its names under new ids).
 
     Writes come with the records: `insert` and `update` link the record to the entities its
     text and its `entities` field name (store/entity_linking.py decides which, for every
