@@ -206,6 +206,7 @@ def test_a_purge_drops_the_users_cached_query_vectors(config, clock):
         mw.close()
 
 
+@pytest.mark.sqlite_only  # SQLite's partial index
 def test_the_profile_channel_reads_its_partial_index(engine, monkeypatch):
     """The channel's own WHERE (not a copy of it) is one SQLite matches to rec_profile: no sort
     of every profile and preference of the user."""
