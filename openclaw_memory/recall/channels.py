@@ -206,7 +206,10 @@ class EntityChannel:
     sessions linked by a person, place or thing). The hop adds at most `hop_share` of `limit`
     and only what the pool does not hold, so single-hop ranking keeps its candidates.
 
-    Runs after the vector and keyword channels (it reads their candidates for the hop)."""
+    Runs after the vector and keyword channels (it reads their candidates for the hop), so it
+    declares no `uses_vector = False`: the parallel recaller runs it after the early channels'
+    pools are merged, on the pool of every channel before it. Reads entities through the
+    store's port (`ports.EntityMemory`)."""
 
     name = ENTITY
 
