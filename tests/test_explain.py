@@ -176,6 +176,7 @@ def test_plan_to_json_shape():
         "score": 0.9123,
         "components": {"keyword": 0.8123, "semantic": 0.9},
         "channels": ["vector", "keyword"],
+        "entity": None,
         "reason": "",
         "record": {
             "id": "m1",

@@ -206,6 +206,7 @@ def test_a_purge_drops_the_users_cached_query_vectors(config, clock):
         mw.close()
 
 
+@pytest.mark.sqlite_only  # SQLite's partial index
 def test_the_profile_channel_reads_its_partial_index(engine, monkeypatch):
     """The channel's own WHERE (not a copy of it) is one SQLite matches to rec_profile: no sort
     of every profile and preference of the user."""
@@ -235,3 +236,32 @@ def test_no_thread_outlives_a_recall(stocked):
     for text in REQUESTS[:3]:
         recaller.recall(ALICE, text)
     assert set(threading.enumerate()) - before == set()
+
+
+def test_the_entity_hop_starts_from_the_merged_pool_under_the_parallel_recaller(engine):
+    """The keyword channel runs beside the embedding into a pool of its own; the entity channel
+    (no `uses_vector = False`: it reads the others' candidates) runs after the merge, so its hop
+    starts from the keyword candidates in both modes, with the same plan."""
+    from openclaw_memory.recall.channels import EntityChannel, KeywordChannel
+
+    def write(text: str, session: str) -> str:
+        got = engine.write(ALICE, [Candidate(MemoryType.EPISODE, text)], session_id=session)
+        return got[0].record.id
+
+    write("Caroline's mentor is Oscar.", "s1")
+    hops = {write(f"Oscar taught a pottery class number {i}.", f"h{i}") for i in range(6)}
+    for i in range(20):  # names in few memories: selective enough to follow
+        write(f"The weather was mild on day {i}.", f"w{i}")
+    keyword, entity = KeywordChannel(engine, 20), EntityChannel(engine, 20)
+    assert getattr(keyword, "uses_vector", True) is False
+    assert getattr(entity, "uses_vector", True) is True
+    cfg = engine.config.recall
+    results = [
+        Recaller(engine, cfg, channels=(keyword, entity), parallel=p, query_vectors=0).recall(
+            ALICE, "who is the mentor"
+        )
+        for p in (False, True)
+    ]
+    hopped = {s.record.id for s in results[1].ranked if "hop:Oscar" in s.channels}
+    assert hopped and hopped <= hops
+    assert _fingerprint(results[1]) == _fingerprint(results[0])

@@ -405,6 +405,113 @@ def test_purge_records_with_their_messages(store):
     assert store.get_many(ALICE, [fact.id, ep.id]) == {} and store.audit_log(ALICE) == []
 
 
+# ---- entity memory: links written with the records, the entity channel's reads ----------------
+
+
+def named(store, scope, *keys):
+    """name -> entity id of the scope's entities filed under these keys."""
+    return {name: eid for eid, name in store.entities_named(scope, keys).items()}
+
+
+def test_entities_are_linked_on_write_and_read_back_per_scope(store):
+    r1, r2, r3 = put(
+        store,
+        rec(summary="Today Caroline joined a choir in Boston.", at=1000.0),
+        rec(summary="Yesterday Caroline sang a solo at the concert.", at=2000.0),
+        rec(summary="王伟今天在上海加班。", at=3000.0),
+    )
+    (other,) = put(store, rec(scope=BOB, summary="Bob met Caroline in Boston."))
+    ids = named(store, ALICE, "caroline", "boston", "王伟", "nobody")
+    assert set(ids) == {"Caroline", "Boston", "王伟"}
+    caroline, boston = ids["Caroline"], ids["Boston"]
+    bobs = named(store, BOB, "caroline")
+    assert set(bobs) == {"Caroline"} and bobs["Caroline"] != caroline  # one entity per user
+    # newest link first; another user's records never
+    assert store.records_naming(ALICE, [caroline]) == [(r2.id, caroline), (r1.id, caroline)]
+    assert store.records_naming(ALICE, [caroline], limit=1) == [(r2.id, caroline)]
+    assert store.records_naming(BOB, [caroline]) == []
+    assert store.entities_of(ALICE, [r1.id, r3.id, other.id])[r1.id] == {caroline, boston}
+    assert other.id not in store.entities_of(ALICE, [other.id])
+    # a name in two of three memories tells less than one in a single memory
+    weight = store.entity_weights(ALICE, [caroline, boston])
+    assert 0.0 <= weight[caroline] < weight[boston] <= 1.0
+    assert store.entity_weights(BOB, [caroline]) == {}
+    assert store.entity_names(ALICE, [caroline, boston]) == {caroline: "Caroline", boston: "Boston"}
+    assert store.entity_names(BOB, [caroline]) == {}
+    listed = {e["name"]: e for e in store.entity_list(ALICE)}
+    assert listed["Caroline"]["links"] == 2 and listed["Caroline"]["first_seen"] == 1000.0
+    assert listed["Caroline"]["last_seen"] == 2000.0 and listed["Boston"]["kind"] == "place"
+    assert store.entity_list(ALICE)[0]["name"] == "Caroline"  # most linked first
+
+
+def test_aliases_resolve_to_one_entity_in_chinese_and_english(store):
+    put(
+        store,
+        rec(summary="On Sunday Mel took the kids camping."),
+        rec(summary="Yesterday Melanie painted a sunset."),  # takes the short name over
+        rec(summary="王伟今天加班。"),
+        rec(summary="我叫王伟，大家都叫我小王。"),
+        rec(summary="小王明天去上海出差。"),
+    )
+    assert set(named(store, ALICE, "mel")) == {"Melanie"}
+    assert named(store, ALICE, "mel") == named(store, ALICE, "melanie")
+    assert set(named(store, ALICE, "小王")) == {"王伟"}
+    listed = {e["name"]: e for e in store.entity_list(ALICE)}
+    assert "Mel" not in listed and listed["Melanie"]["aliases"] == ["mel"]
+    assert "小王" in listed["王伟"]["aliases"] and listed["王伟"]["links"] == 3
+    assert named(store, BOB, "mel") == {}
+
+
+def test_entity_links_follow_forget_restore_archive_and_delete(store):
+    r, keep = put(
+        store,
+        rec(summary="Today Caroline adopted a dog named Biscuit."),
+        rec(summary="Last year Caroline moved to Lisbon."),
+    )
+    store.update(r.replace(status=Status.INACTIVE), None, "hash-8", reindex=False)
+    assert "Biscuit" not in named(store, ALICE, "biscuit")  # forgotten: no links, no entity
+    store.update(r, None, "hash-8", reindex=False)  # restored
+    biscuit = named(store, ALICE, "biscuit")["Biscuit"]
+    assert store.records_naming(ALICE, [biscuit]) == [(r.id, biscuit)]
+    store.update(r.replace(status=Status.ARCHIVED), None, "hash-8", reindex=False)
+    biscuit = named(store, ALICE, "biscuit")["Biscuit"]  # ids are per request: relinked
+    assert store.records_naming(ALICE, [biscuit]) == []  # deep recall only
+    both = ("active", "archived")
+    assert store.records_naming(ALICE, [biscuit], statuses=both) == [(r.id, biscuit)]
+    assert store.delete_records(ALICE, [r.id]) == 1
+    assert named(store, ALICE, "biscuit") == {}
+    caroline = named(store, ALICE, "caroline")["Caroline"]
+    assert store.records_naming(ALICE, [caroline]) == [(keep.id, caroline)]
+
+
+def test_entity_reads_keep_to_the_workspace(store):
+    shared, mine, theirs = put(
+        store,
+        rec(summary="Today Caroline played the piano."),
+        rec(summary="Yesterday Caroline played the violin.", scope=Scope("alice", "a1", "w1")),
+        rec(summary="Last week Caroline played the drums.", scope=Scope("alice", "a1", "w2")),
+    )
+    w1 = Scope("alice", "a1", "w1")
+    caroline = named(store, w1, "caroline")["Caroline"]
+    assert {rid for rid, _ in store.records_naming(w1, [caroline])} == {shared.id, mine.id}
+    assert store.entities_of(w1, [theirs.id]) == {}
+
+
+def test_purges_leave_no_entity_of_the_user(store):
+    keep, gone = put(
+        store,
+        rec(summary="Last week Caroline visited Lisbon."),
+        rec(summary="By the way, Mel is short for Melanie; Melanie loves Quasimodo the fish."),
+    )
+    put(store, rec(scope=BOB, summary="Bob visited Quasimodo's pond."))
+    store.purge_records(ALICE, [gone.id], [])
+    assert {e["name"] for e in store.entity_list(ALICE)} == {"Caroline", "Lisbon"}
+    assert named(store, ALICE, "mel", "melanie", "quasimodo") == {}
+    store.purge_user("alice", None, 99.0, "test")
+    assert store.entity_list(ALICE) == [] and named(store, ALICE, "caroline", "lisbon") == {}
+    assert named(store, BOB, "quasimodo")  # bob keeps his
+
+
 # ---- export, import and the console's list ------------------------------------------------
 
 

@@ -55,6 +55,8 @@ def test_migrate_copies_the_store_and_checks_counts(make_config, tmp_path, clock
                 for s in (ALICE, BOB)
             }
             hits = rec.keyword_search(db, ALICE, "咖啡 Lisbon", statuses=("active", "inactive"))
+        entities = {s: engine.store.entity_list(s) for s in (ALICE, BOB)}
+        assert "Lisbon" in {e["name"] for e in entities[ALICE]}
     finally:
         engine.close()
     yaml = tmp_path / "c.yaml"
@@ -77,6 +79,7 @@ def test_migrate_copies_the_store_and_checks_counts(make_config, tmp_path, clock
             for i, _ in store.keyword_search(ALICE, "咖啡 Lisbon", statuses=("active", "inactive"))
         } == {i for i, _ in hits}
         assert store.embedder() is not None and store.audit_log(ALICE)
+        assert {s: store.entity_list(s) for s in (ALICE, BOB)} == entities  # relinked
     finally:
         store.close()
     # a second copy into the same database is refused and changes nothing

@@ -1,4 +1,5 @@
-"""Candidate channels: vector, keyword (CJK-aware FTS5), recent-important, subject, profile.
+"""Candidate channels: vector, keyword (CJK-aware FTS5), recent-important, subject, profile,
+entity (the people, places and things the request names, and one hop through them).
 
 Each channel proposes record ids; the pool then loads every proposed record once and gives each
 the same raw signals (cosine with the query, matched query terms), whichever channel found it.
@@ -15,6 +16,7 @@ import numpy as np
 from ..clock import DAY
 from ..config import RecallConfig
 from ..engine import MemoryEngine
+from ..extract.entities import extract, normalise
 from ..policy import type_values, types_where
 from ..types import MemoryRecord, MemoryType, Scope
 from .query import RecallQuery
@@ -189,6 +191,100 @@ class SummaryChannel:
             pool.recent_summaries.append(r.id)
 
 
+#: channel name prefixes: "entity:Melanie" (the request names Melanie), "hop:Boston" (a strong
+#: candidate names Boston); `search --explain` shows them
+ENTITY, HOP = "entity", "hop"
+#: an entity whose weight (store/entities.py `idf`) is below this, a name in more than total^0.7
+#: of the user's memories (their own, a chat partner's), selects nothing
+MIN_ENTITY_WEIGHT = 0.3
+
+
+class EntityChannel:
+    """Memories that name what the request names, across sessions (aliases resolved: "Mel" finds
+    Melanie's), then one hop: the entities of the strongest candidates the channels before it
+    found lead to other memories that name them (multi-hop questions: evidence in several
+    sessions linked by a person, place or thing). The hop adds at most `hop_share` of `limit`
+    and only what the pool does not hold, so single-hop ranking keeps its candidates.
+
+    Runs after the vector and keyword channels (it reads their candidates for the hop), so it
+    declares no `uses_vector = False`: the parallel recaller runs it after the early channels'
+    pools are merged, on the pool of every channel before it. Reads entities through the
+    store's port (`ports.EntityMemory`)."""
+
+    name = ENTITY
+
+    def __init__(
+        self, engine: MemoryEngine, limit: int, *, seeds: int = 5, hop_share: float = 0.2
+    ) -> None:
+        self.engine, self.limit, self.seeds, self.hop_share = engine, limit, seeds, hop_share
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        statuses = ("active", "archived") if query.deep else ("active",)
+        store, cap = self.engine.store, self.limit * 4
+        named = store.entities_named(scope, request_keys(query.text))
+        weight = store.entity_weights(scope, sorted(named))
+        asked = sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
+        hits = store.records_naming(scope, asked, statuses=statuses, limit=cap)
+        seeds = self._seeds(pool)
+        seed_entities = store.entities_of(scope, seeds) if seeds else {}
+        hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
+        hop_weight = store.entity_weights(scope, sorted(hop_ids))
+        hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
+        hop_hits = store.records_naming(scope, sorted(hop_ids), statuses=statuses, limit=cap)
+        hop_names = store.entity_names(scope, hop_ids)
+        for rid, label in _best(hits, weight, named, self.limit):
+            pool.propose(rid, f"{ENTITY}:{label}")
+        share = max(1, int(self.limit * self.hop_share))
+        counts = {e: sum(e in es for es in seed_entities.values()) for e in hop_ids}
+        score = {e: counts[e] * hop_weight[e] for e in hop_ids}
+        fresh = [(rid, e) for rid, e in hop_hits if rid not in pool.channels]
+        for rid, label in _best(fresh, score, hop_names, share):
+            pool.propose(rid, f"{HOP}:{label}")
+
+    def _seeds(self, pool: Pool) -> list[str]:
+        """The strongest first-pass candidates: best vector cosine, best keyword score."""
+        vector = sorted(
+            (r for r, c in pool.channels.items() if "vector" in c and r in pool.cosine),
+            key=lambda r: -pool.cosine[r],
+        )
+        keyword = sorted(pool.bm25, key=lambda r: -pool.bm25[r])
+        return list(dict.fromkeys([*vector[: self.seeds], *keyword[: max(1, self.seeds // 2)]]))
+
+
+def _best(
+    hits: list[tuple[str, int]], weight: dict[int, float], names: dict[int, str], limit: int
+) -> list[tuple[str, str]]:
+    """Records by the summed weight of the entities they share (most first), each with the
+    name of its strongest one."""
+    total: dict[str, float] = {}
+    top: dict[str, int] = {}
+    for rid, e in hits:
+        w = weight.get(e, 0.0)
+        total[rid] = total.get(rid, 0.0) + w
+        if rid not in top or w > weight.get(top[rid], 0.0):
+            top[rid] = e
+    ranked = sorted(total, key=lambda r: -total[r])[:limit]
+    return [(rid, names.get(top[rid], "?")) for rid in ranked]
+
+
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+def request_keys(text: str) -> set[str]:
+    """Keys a request may name an entity by: its extracted entities, and every run of one to
+    three words (lower case or not: "what did caroline do") and its Chinese words."""
+    # Chinese: jieba's words below hold the names; tagging them too would double the cost
+    keys = {e.key for e in extract(text)} if text.isascii() else set()
+    words = [w for w in _WORD.findall(text) if w.isascii()]
+    for n in (1, 2, 3):
+        keys.update(normalise(" ".join(words[i : i + n])) for i in range(len(words) - n + 1))
+    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        from ..text import _jieba
+
+        keys.update(normalise(w) for w in _jieba().lcut_for_search(text) if len(w) >= 2)
+    return {k for k in keys if k}
+
+
 def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> None:
     """Fetch every proposed record and its vectors; give each its cosine with the query: that of
     its whole text or of its nearest sentence part, whichever is higher (as the vector channel
@@ -224,6 +320,7 @@ def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> S
         SubjectChannel(engine),
         ProfileChannel(engine, cfg),
         SummaryChannel(engine, summaries),
+        EntityChannel(engine, n),  # last: its hop starts from the others' candidates
     )
 
 

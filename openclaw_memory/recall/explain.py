@@ -107,6 +107,16 @@ def explain_table(plan: InjectionPlan) -> str:
     return "\n".join(lines)
 
 
+def entity_of(c: ScoredMemory) -> str | None:
+    """The entity that brought the memory in: "Melanie" (the request names her) or
+    "Boston (hop)" (a strong candidate names it); None when no entity did."""
+    for name in c.channels:
+        kind, _, entity = name.partition(":")
+        if entity and kind in ("entity", "hop"):
+            return entity if kind == "entity" else f"{entity} (hop)"
+    return None
+
+
 def _round(value: float) -> float | None:
     return round(float(value), 4) if math.isfinite(value) else None
 
@@ -139,6 +149,7 @@ def plan_to_json(plan: InjectionPlan) -> dict[str, Any]:
                 "score": _round(c.score),
                 "components": {k: _round(v) for k, v in sorted(c.components.items())},
                 "channels": list(c.channels),
+                "entity": entity_of(c),
                 "reason": c.reason,
                 "record": record_to_json(c.record),
             }

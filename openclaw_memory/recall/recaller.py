@@ -17,6 +17,7 @@ from .channels import Channel, Pool, build_channels, load
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
+from .cover import cover_sessions, names_several
 from .gate import agreeing, attribute_agreeing, store_level
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
@@ -84,6 +85,8 @@ class Recaller:
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
+        if names_several(current or query.text):
+            ranked = cover_sessions(ranked)
         ranked = attach_context(
             self.engine,
             scope,

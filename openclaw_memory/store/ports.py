@@ -102,7 +102,8 @@ class RecordWrites(Protocol):
     """Writing records: consolidation, edit, forget, restore, maintenance."""
 
     def insert(self, record: MemoryRecord, vector: np.ndarray | None, model: str) -> None:
-        """Store a new record, its keyword row and (given) its vector; queue it for the index."""
+        """Store a new record, its keyword row, its entity links and (given) its vector; queue
+        it for the index."""
 
     def update(
         self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, reindex: bool
@@ -251,6 +252,48 @@ class RecordReads(Protocol):
 
     def list_page(self, scope: Scope, q: ListQuery) -> ListPage:
         """One keyset page of the scope's memories for the console (see `ListQuery`)."""
+
+
+class EntityMemory(Protocol):
+    """Who and what the memories name (people, places, things, dates), their other names, and
+    which memories name them: the entity channel's reads. Entity ids are the backend's own and
+    hold for one request (rewriting a record may file its names under new ids).
+
+    Writes come with the records: `insert` and `update` link the record to the entities its
+    text and its `entities` field name (store/entity_linking.py decides which, for every
+    backend) in the same transaction; a forgotten record keeps no links, a restored one gets
+    them back. Deleting or purging a record removes its links and the aliases it stated; an
+    entity goes with its last link, its aliases with it: a purge leaves no entity text."""
+
+    def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
+        """entity id -> name of the (user, agent)'s entities filed under any of these
+        normalised keys (`extract.entities.normalise`), as their own key or an alias."""
+
+    def entity_weights(self, scope: Scope, ids: Sequence[int]) -> dict[int, float]:
+        """How much naming each entity tells: `entity_linking.idf` of its links over the
+        (user, agent)'s active and archived memories. Ids without links are absent."""
+
+    def records_naming(
+        self,
+        scope: Scope,
+        ids: Sequence[int],
+        *,
+        statuses: Sequence[str] = ("active",),
+        limit: int = 200,
+    ) -> list[tuple[str, int]]:
+        """(record id, entity id) of the scope's records of `statuses` linked to these
+        entities, the newest link first (then the newest record, then the lower entity id)."""
+
+    def entities_of(self, scope: Scope, record_ids: Sequence[str]) -> dict[str, set[int]]:
+        """record id -> the entities the scope's record is linked to (records with none
+        absent)."""
+
+    def entity_names(self, scope: Scope, ids: Iterable[int]) -> dict[int, str]:
+        """entity id -> name, of the (user, agent)'s entities among `ids`."""
+
+    def entity_list(self, scope: Scope, limit: int = 1000) -> list[dict[str, Any]]:
+        """The (user, agent)'s entities, most linked first (then oldest): name, kind, aliases
+        (sorted keys), first_seen, last_seen, links."""
 
 
 class AuditLog(Protocol):
@@ -518,6 +561,7 @@ class RecordStore(
     Transactional,
     RecordWrites,
     RecordReads,
+    EntityMemory,
     AuditLog,
     Outbox,
     SessionLog,

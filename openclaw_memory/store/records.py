@@ -17,6 +17,7 @@ import numpy as np
 from ..policy import sql_list, types_where
 from ..text import fts_document, fts_query
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
+from . import entities
 from .ports import content_hash as content_hash  # re-exported: the key the rows carry
 from .ports import text_hash as text_hash
 from .schema import scope_token
@@ -135,6 +136,7 @@ def insert(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray | None, mode
     cur = db.execute(f"INSERT INTO records ({_COLUMNS}) VALUES ({placeholders})", _row_values(r))
     assert cur.lastrowid is not None  # an INSERT always sets it
     index_text(db, cur.lastrowid, r)
+    entities.link(db, cur.lastrowid, r)
     if vec is not None:
         put_vector(db, r, vec, model)
     if r.status is not Status.INACTIVE:
@@ -157,8 +159,9 @@ def update(
     sets = ", ".join(f"{c} = ?" for c in cols[1:])
     values = _row_values(r)
     db.execute(f"UPDATE records SET {sets} WHERE id = ?", (*values[1:], r.id))
+    rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
+    entities.link(db, rid, r)  # a forgotten record loses its links, a restored one regains them
     if reindex:
-        rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
         db.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
         index_text(db, rid, r)
         if vec is not None:

@@ -296,6 +296,65 @@ def _m9_console_indexes(db: sqlite3.Connection) -> str:
         """
 
 
+def _m10_entities(db: sqlite3.Connection) -> str:
+    # Issue 22: entity memory. The people, places, things and dates the memories name, per
+    # (user, agent), one row per normalised name, with the memories that mention them. Links go
+    # with their record (deleted, or forgotten: status inactive) and an entity goes with its
+    # last link, its aliases with it; an alias goes with the record that stated it too, so a
+    # purge leaves no entity text behind. Filled on write (store/entities.py): no backfill here.
+    return """
+        CREATE TABLE IF NOT EXISTS entities (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            first_seen REAL NOT NULL,
+            last_seen REAL NOT NULL,
+            UNIQUE (user_id, agent_id, key)
+        );
+        CREATE TABLE IF NOT EXISTS entity_aliases (
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            alias TEXT NOT NULL,
+            entity_id INTEGER NOT NULL,
+            rid INTEGER NOT NULL,
+            PRIMARY KEY (user_id, agent_id, alias)
+        );
+        CREATE INDEX IF NOT EXISTS ent_alias_entity ON entity_aliases(entity_id);
+        CREATE INDEX IF NOT EXISTS ent_alias_rid ON entity_aliases(rid);
+        CREATE TABLE IF NOT EXISTS entity_links (
+            entity_id INTEGER NOT NULL,
+            rid INTEGER NOT NULL,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            seen_at REAL NOT NULL,
+            PRIMARY KEY (entity_id, rid)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS ent_links_rid ON entity_links(rid);
+        DROP TRIGGER IF EXISTS ent_links_delete;
+        DROP TRIGGER IF EXISTS ent_links_forget;
+        DROP TRIGGER IF EXISTS ent_orphan;
+        DROP TRIGGER IF EXISTS ent_aliases_delete;
+        CREATE TRIGGER ent_links_delete AFTER DELETE ON records BEGIN
+            DELETE FROM entity_links WHERE rid = OLD.rid;
+            DELETE FROM entity_aliases WHERE rid = OLD.rid;
+        END;
+        CREATE TRIGGER ent_links_forget AFTER UPDATE OF status ON records
+            WHEN NEW.status = 'inactive' BEGIN
+            DELETE FROM entity_links WHERE rid = NEW.rid;
+        END;
+        CREATE TRIGGER ent_orphan AFTER DELETE ON entity_links
+            WHEN NOT EXISTS (SELECT 1 FROM entity_links WHERE entity_id = OLD.entity_id) BEGIN
+            DELETE FROM entities WHERE id = OLD.entity_id;
+        END;
+        CREATE TRIGGER ent_aliases_delete AFTER DELETE ON entities BEGIN
+            DELETE FROM entity_aliases WHERE entity_id = OLD.id;
+        END;
+        """
+
+
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
@@ -310,6 +369,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m7_maintenance_runs,
     _m8_record_counts,
     _m9_console_indexes,
+    _m10_entities,
 )
 
 

@@ -12,6 +12,17 @@ from ...types import MemoryRecord, Scope
 
 
 @dataclass
+class EntityState:
+    """Entity memory (memory/entities.py). entities: id -> row; aliases: (user, agent, alias)
+    -> (entity id, record rid); links: (entity id, record rid) -> (user, agent, seen at)."""
+
+    entities: dict[int, dict[str, Any]] = field(default_factory=dict)
+    aliases: dict[tuple[str, str, str], tuple[int, int]] = field(default_factory=dict)
+    links: dict[tuple[int, int], tuple[str, str, float]] = field(default_factory=dict)
+    seq: int = 0
+
+
+@dataclass
 class State:
     """Everything the store holds; copied whole at the start of a transaction (a fake: small)."""
 
@@ -28,6 +39,7 @@ class State:
     runs: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
     seq: int = 0
+    entities: EntityState = field(default_factory=lambda: EntityState())
 
     def next_seq(self) -> int:
         self.seq += 1

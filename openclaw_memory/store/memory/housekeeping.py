@@ -238,6 +238,7 @@ class HousekeepingMixin(RecordsMixin):
                 "vectors": sum(1 for i in ids if i in self.s.vectors),
             }
             for i in ids:
+                self._drop_entities(i)
                 self.s.records.pop(i)
                 self.s.rids.pop(i, None)
                 self.s.tokens.pop(i, None)

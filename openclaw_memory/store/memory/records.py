@@ -12,7 +12,8 @@ from ...policy import type_values, types_where
 from ...text import search_tokens
 from ...types import MemoryRecord, Scope, Status
 from ..ports import content_hash
-from .base import MemoryBase, in_scope
+from .base import in_scope
+from .entities import EntitiesMixin
 
 #: curated types distilled from turns (the policy table): a retired one marks its turns outdated
 _DISTILLED = set(type_values(types_where(distilled=True)))
@@ -23,7 +24,7 @@ def _newest_update(rows: list[MemoryRecord]) -> list[MemoryRecord]:
     return sorted(rows, key=lambda r: -r.updated_at)
 
 
-class RecordsMixin(MemoryBase):
+class RecordsMixin(EntitiesMixin):
     # ---- writes ---------------------------------------------------------------------------
 
     def _enqueue(self, r: MemoryRecord, op: str, at: float) -> None:
@@ -55,6 +56,7 @@ class RecordsMixin(MemoryBase):
             self.s.records[record.id] = record
             self.s.rids[record.id] = self.s.next_seq()
             self.s.tokens[record.id] = search_tokens(record.text)
+            self._link_entities(record)
             if vector is not None:
                 self.put_vector(record, vector, model)
             if record.status is not Status.INACTIVE:
@@ -67,6 +69,7 @@ class RecordsMixin(MemoryBase):
             if record.id not in self.s.records:
                 return
             self.s.records[record.id] = record
+            self._link_entities(record)  # a forgotten record loses its links
             if reindex:
                 self.s.tokens[record.id] = search_tokens(record.text)
                 if vector is not None:
@@ -105,6 +108,7 @@ class RecordsMixin(MemoryBase):
                     )
 
     def _drop(self, record_id: str) -> None:
+        self._drop_entities(record_id)
         self.s.records.pop(record_id, None)
         self.s.rids.pop(record_id, None)
         self.s.tokens.pop(record_id, None)

@@ -20,6 +20,7 @@ from ..db import Database
 from ..records import row_to_record
 from . import keywords
 from .db import Connection, PostgresDatabase
+from .entities import link_record
 from .sql import COLUMNS, PLACEHOLDERS, row_values
 
 #: tables copied column for column, with their key (the copy keeps the source's order)
@@ -82,6 +83,7 @@ def _copy_records(src: sqlite3.Connection, dst: Connection, progress: Progress |
                 row_values(r),
             ).fetchone()[0]
             keywords.index(dst, rid, r.scope, r.text)
+            link_record(dst, rid, r)  # entity links rebuilt in write order, as on write
         n += len(batch)
         if progress is not None:
             progress("records", n)

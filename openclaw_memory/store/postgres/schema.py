@@ -284,7 +284,82 @@ def _m5_counts_and_turns() -> str:
         """
 
 
-MIGRATIONS = (_m1_core, _m2_keywords, _m3_read_indexes, _m4_maintenance, _m5_counts_and_turns)
+def _m6_entities() -> str:
+    # Entity memory (SQLite's 10): entities per (user, agent), their aliases (with the record
+    # that stated one) and links (entity, record). Triggers, in the writing transaction: a
+    # record's links go when it is deleted or forgotten, the aliases it stated when it is
+    # deleted; an entity goes with its last link, its aliases with it. A purge leaves no entity
+    # text.
+    return """
+        CREATE TABLE entities (
+            id BIGSERIAL PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            first_seen DOUBLE PRECISION NOT NULL,
+            last_seen DOUBLE PRECISION NOT NULL,
+            UNIQUE (user_id, agent_id, key)
+        );
+        CREATE TABLE entity_aliases (
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            alias TEXT NOT NULL,
+            entity_id BIGINT NOT NULL,
+            rid BIGINT NOT NULL,
+            PRIMARY KEY (user_id, agent_id, alias)
+        );
+        CREATE INDEX ent_alias_entity ON entity_aliases(entity_id);
+        CREATE INDEX ent_alias_rid ON entity_aliases(rid);
+        CREATE TABLE entity_links (
+            entity_id BIGINT NOT NULL,
+            rid BIGINT NOT NULL,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            seen_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (entity_id, rid)
+        );
+        CREATE INDEX ent_links_rid ON entity_links(rid);
+        CREATE FUNCTION ent_record_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM entity_links WHERE rid = OLD.rid;
+            IF TG_OP = 'DELETE' THEN
+                DELETE FROM entity_aliases WHERE rid = OLD.rid;
+            END IF;
+            RETURN OLD;
+        END $$;
+        CREATE TRIGGER ent_links_delete AFTER DELETE ON records
+            FOR EACH ROW EXECUTE FUNCTION ent_record_gone();
+        CREATE TRIGGER ent_links_forget AFTER UPDATE OF status ON records
+            FOR EACH ROW WHEN (NEW.status = 'inactive') EXECUTE FUNCTION ent_record_gone();
+        CREATE FUNCTION ent_orphan() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT EXISTS (SELECT 1 FROM entity_links WHERE entity_id = OLD.entity_id) THEN
+                DELETE FROM entities WHERE id = OLD.entity_id;
+            END IF;
+            RETURN OLD;
+        END $$;
+        CREATE TRIGGER ent_orphan AFTER DELETE ON entity_links
+            FOR EACH ROW EXECUTE FUNCTION ent_orphan();
+        CREATE FUNCTION ent_aliases_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM entity_aliases WHERE entity_id = OLD.id;
+            RETURN OLD;
+        END $$;
+        CREATE TRIGGER ent_aliases_delete AFTER DELETE ON entities
+            FOR EACH ROW EXECUTE FUNCTION ent_aliases_gone();
+        """
+
+
+MIGRATIONS = (
+    _m1_core,
+    _m2_keywords,
+    _m3_read_indexes,
+    _m4_maintenance,
+    _m5_counts_and_turns,
+    _m6_entities,
+)
 
 
 def migrate(conn: Any) -> int:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .console import Console
 from .db import PostgresDatabase
+from .entities import Entities
 from .forgetting import Forgetting
 from .housekeeping import Housekeeping
 from .logs import Logs
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 
 class PostgresRecordStore(
-    Writes, Reads, Logs, Housekeeping, Forgetting, Upkeep, Console, Portability
+    Writes, Reads, Entities, Logs, Housekeeping, Forgetting, Upkeep, Console, Portability
 ):
     """The source of truth in PostgreSQL: records, versions, keyword index, audit, outbox,
     sessions, the short-term window and the maintenance log."""

@@ -16,6 +16,7 @@ from ...types import MemoryRecord, Scope, Status
 from ..records import content_hash
 from . import keywords
 from .db import Connection, PostgresDatabase
+from .entities import link_record
 from .sql import COLUMN_NAMES, COLUMNS, PLACEHOLDERS, row_values, scope_sql
 
 
@@ -40,6 +41,7 @@ class Writes:
                 row_values(record),
             ).fetchone()[0]
             keywords.index(c, rid, record.scope, record.text)
+            link_record(c, rid, record)
             if vector is not None:
                 _put_vector(c, record, vector, model)
             if record.status is not Status.INACTIVE:
@@ -54,6 +56,8 @@ class Writes:
                 f"UPDATE records SET {sets} WHERE id = %s RETURNING rid",
                 (*row_values(record)[1:], record.id),
             ).fetchone()
+            if row is not None:  # a forgotten record loses its links, a restored one regains them
+                link_record(c, row[0], record)
             if reindex and row is not None:
                 keywords.unindex(c, [row[0]])
                 keywords.index(c, row[0], record.scope, record.text)

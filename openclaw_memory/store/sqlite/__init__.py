@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..db import Database
 from .console import ConsoleMixin
+from .entities import EntitiesMixin
 from ..ports import hashed_user
 from .housekeeping import HousekeepingMixin
 from .logs import LogsMixin
@@ -23,7 +24,13 @@ __all__ = ["SQLiteStore", "hashed_user"]
 
 
 class SQLiteStore(
-    RecordsMixin, LogsMixin, HousekeepingMixin, PurgeMixin, ConsoleMixin, PortabilityMixin
+    RecordsMixin,
+    EntitiesMixin,
+    LogsMixin,
+    HousekeepingMixin,
+    PurgeMixin,
+    ConsoleMixin,
+    PortabilityMixin,
 ):
     """The record store on one SQLite file (see `store/db.py` for the connection)."""
 

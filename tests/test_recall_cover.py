@@ -1,0 +1,55 @@
+"""Covering sessions: a request that names several things gets every session's best first."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.recall.cover import cover_sessions, names_several
+from openclaw_memory.types import MemoryRecord, MemoryType, ScoredMemory, Scope
+
+A = Scope("alice", "main")
+
+
+def scored(rid: str, session: str, rank: int, kept: bool = True) -> ScoredMemory:
+    r = MemoryRecord(rid, A, MemoryType.EPISODE, f"turn {rid}", session_id=session)
+    return ScoredMemory(r, 1.0 - rank / 100, {}, ("vector",), rank, kept, "" if kept else "x")
+
+
+@pytest.mark.parametrize(
+    "text, several",
+    [
+        ("What books has she read?", True),
+        ("Which places did we visit?", True),
+        ("What kinds of music does he like?", True),
+        ("How many times did I run this month?", True),
+        ("她去过哪些地方", True),
+        ("我跑了几次步", True),
+        ("What does Melanie do for work?", False),
+        ("Where did I park the car?", False),
+        ("What is his name?", False),
+        ("我的车停在哪里", False),
+    ],
+)
+def test_list_questions_name_several_things(text, several):
+    assert names_several(text) is several
+
+
+def test_every_sessions_best_comes_before_any_sessions_second():
+    ranked = [
+        scored("a1", "s1", 1),
+        scored("a2", "s1", 2),
+        scored("x", "s9", 3, kept=False),
+        scored("a3", "s1", 4),
+        scored("b1", "s2", 5),
+        scored("c1", "s3", 6),
+        scored("b2", "s2", 7),
+    ]
+    out = cover_sessions(ranked)
+    assert [s.record.id for s in out] == ["a1", "b1", "x", "c1", "a2", "b2", "a3"]
+    assert [s.rank for s in out] == list(range(1, 8))  # the dropped one keeps its place
+
+
+def test_nothing_beyond_the_head_moves():
+    ranked = [scored(f"a{i}", "s1", i) for i in range(1, 4)] + [scored("b1", "s2", 4)]
+    out = cover_sessions(ranked, head_size=3)
+    assert [s.record.id for s in out] == ["a1", "a2", "a3", "b1"]

@@ -1,0 +1,162 @@
+"""The time-expression table, built from the grammar (count x unit x frame, calendar words, order
+words) in both languages, not from any data set's questions."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from openclaw_memory.recall.query import build_query
+from openclaw_memory.recall.timeref import time_reference
+
+EN_COUNTS = [("2", 2), ("two", 2), ("three", 3), ("a couple of", 2), ("ten", 10), ("twenty", 20)]
+EN_UNITS = [("day", 1.0), ("week", 7.0), ("month", 31.0), ("year", 366.0)]
+ZH_COUNTS = [("2", 2), ("两", 2), ("三", 3), ("十", 10), ("二十", 20)]
+ZH_UNITS = [("天", 1.0), ("周", 7.0), ("个星期", 7.0), ("个月", 31.0), ("年", 366.0)]
+
+
+def en_plural(unit: str, n: int) -> str:
+    return unit if n == 1 else unit + "s"
+
+
+def window(n: int, days: float) -> float | None:
+    """N units back, plus today; years are too coarse to look back on (no window)."""
+    return None if days >= 366.0 else n * days + 1.0
+
+
+LOOK_BACK = [
+    (f"what did I do {frame} {word} {en_plural(unit, n)}", window(n, days))
+    for (word, n), (unit, days), frame in itertools.product(
+        EN_COUNTS, EN_UNITS, ["in the past", "over the last", "during the previous"]
+    )
+] + [
+    (f"{frame}{word}{unit}我做了什么", window(n, days))
+    for (word, n), (unit, days), frame in itertools.product(
+        ZH_COUNTS, ZH_UNITS, ["最近", "过去", "近"]
+    )
+]
+
+
+@pytest.mark.parametrize("text, days", LOOK_BACK)
+def test_a_count_and_a_unit_after_past_or_last_look_back(text, days):
+    ref = time_reference(text)
+    assert ref.window_days == days
+    assert ref.spans  # and the words are no content
+
+
+POINTS = [
+    (f"what did I do {word} {en_plural(unit, n)} {frame}", frame)
+    for (word, n), (unit, _), frame in itertools.product(
+        EN_COUNTS, EN_UNITS, ["ago", "later", "after", "earlier"]
+    )
+] + [
+    (f"{word}{unit}{frame}我做了什么", frame)
+    for (word, n), (unit, _), frame in itertools.product(
+        ZH_COUNTS, ZH_UNITS, ["前", "之前", "以前", "后", "之后", "以后"]
+    )
+]
+
+
+@pytest.mark.parametrize("text, frame", POINTS)
+def test_a_duration_that_points_back_or_forward_makes_no_window(text, frame):
+    ref = time_reference(text)
+    assert ref.window_days is None
+    blanked = ref.strip(text)
+    assert frame not in blanked.split() and frame not in blanked.replace(" ", "")[:4]
+
+
+LASTING = [
+    f"{verb} {word} {en_plural(unit, n)}"
+    for (word, n), (unit, _), verb in itertools.product(
+        EN_COUNTS, EN_UNITS, ["we stayed for", "the course lasted", "it took"]
+    )
+] + [
+    f"{verb}{word}{unit}"
+    for (word, n), (unit, _), verb in itertools.product(
+        ZH_COUNTS, ZH_UNITS, ["持续了", "花了", "用了"]
+    )
+]
+
+
+@pytest.mark.parametrize("text", LASTING)
+def test_a_duration_that_lasts_is_a_time_word_not_a_window(text):
+    ref = time_reference(text)
+    assert ref.window_days is None and ref.spans
+    assert ref.strip(text).split()[-1:] != [text.split()[-1]]
+
+
+@pytest.mark.parametrize(
+    "text, days",
+    [
+        # calendar words: the unit before this one, counted back from now
+        ("today", 1.0),
+        ("今天", 1.0),
+        ("yesterday", 2.0),
+        ("昨天", 2.0),
+        ("the day before yesterday", 3.0),
+        ("前天", 3.0),
+        ("大前天", 4.0),
+        ("last week", 14.0),
+        ("上周", 14.0),
+        ("上个星期", 14.0),
+        ("the week before last", 21.0),
+        ("上上周", 21.0),
+        ("上上个星期", 21.0),
+        ("last month", 62.0),
+        ("上个月", 62.0),
+        ("the month before last", 93.0),
+        ("上上个月", 93.0),
+        ("last weekend", 9.0),
+        ("上周末", 9.0),
+    ],
+)
+def test_calendar_words(text, days):
+    request = f"what happened {text}" if text.isascii() else f"{text}发生了什么"
+    assert time_reference(request).window_days == days
+
+
+@pytest.mark.parametrize(
+    "text", ["what did I do last year", "this year", "in the past year", "去年", "今年春天", "前年"]
+)
+def test_a_year_is_a_time_word_without_a_window(text):
+    ref = time_reference(text)
+    assert ref.window_days is None and ref.spans
+
+
+@pytest.mark.parametrize(
+    "text, relation",
+    [
+        ("what did she do before the concert", ("before", "the concert")),
+        ("where did they live prior to the move", ("before", "the move")),
+        ("what changed after her divorce", ("after", "her divorce")),
+        ("what has he painted since the trip", ("after", "the trip")),
+        ("what did we eat following the hike", ("after", "the hike")),
+        ("搬家之前住在哪里", ("before", "搬家")),
+        ("毕业以后去了哪", ("after", "毕业")),
+        ("爬山那天吃了什么", ("on", "爬山")),
+        ("what did we eat", None),
+        ("我们吃了什么", None),
+    ],
+)
+def test_order_words_relate_the_request_to_another_event(text, relation):
+    ref = time_reference(text)
+    assert ref.relation == relation
+    assert ref.window_days is None
+
+
+@pytest.mark.parametrize(
+    "text, gone, left",
+    [
+        ("how long did the course last", {"long"}, {"cours", "last"}),
+        ("what year did she graduate", {"year"}, {"graduat"}),
+        ("what did she do before the concert", {"befor"}, {"concert"}),
+        ("我们什么时候去的杭州", set(), {"时候", "杭州"}),  # kept: dated memories share it
+        ("搬家之前住在哪里", {"之前"}, {"搬家"}),
+        ("那天吃了什么", {"那天"}, set()),
+        ("持续了三个月的项目", {"三个", "个月"}, {"项目"}),
+    ],
+)
+def test_time_words_are_not_keyword_terms(text, gone, left):
+    terms = set(build_query(text).terms)
+    assert not gone & terms and left <= terms, terms
