@@ -245,6 +245,7 @@ class MemoryMiddleware:
     def warm_up(self) -> None:
         """Load the lazy parts (tokenizers, jieba's dictionaries, the embedding model) now, so the
         first capture does not hold up the first recall."""
+        from .extract.entities import extract as extract_entities
         from .extract.filter import is_contentless
         from .tokens import count_tokens
 
@@ -253,6 +254,9 @@ class MemoryMiddleware:
         # The offline chain only: warming up must not spend a (paid) LLM call on every start.
         offline = getattr(self.extractor, "fallback", self.extractor)
         offline.extract(Turn(Scope("warmup"), "warmup", "我喜欢喝茶 I like tea"))
+        # jieba's part-of-speech model (about a second) is first read by the entity pass of a
+        # write or a recall: load it here, not inside a session's first request.
+        extract_entities("王伟在北京 Melanie in Boston")
         self.engine.embed_query("预热 warm up")
 
     def ingest(self, turns: Sequence[Turn]) -> int:
