@@ -56,7 +56,7 @@ def test_ratios_are_postgres_over_sqlite_and_none_where_missing():
     assert set(r) == {name for name, _ in RATIO_FIGURES}
     assert (r["before_request_p50"], r["before_request_p95"]) == (1.5, 0.5)
     assert (r["ingest_per_s"], r["hit_rate"]) == (0.5, 1.0)
-    assert r["concurrent_p95"] is None and r["vm_rss_mb"] is None
+    assert r["concurrent_p95"] is None and r["after_response_p95"] is None
 
 
 def test_postgres_without_a_dsn_names_the_settings(tmp_path, monkeypatch):
