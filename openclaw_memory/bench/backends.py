@@ -10,7 +10,6 @@ and a run never starts from another run's leftovers.
 from __future__ import annotations
 
 import contextlib
-import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -37,21 +36,11 @@ def storage_overrides(backend: str, dsn: str) -> dict[str, Any]:
     return {"backend": "postgres", "postgres": {"dsn": dsn}}
 
 
-@contextlib.contextmanager
-def scratch_database(dsn: str) -> Iterator[str]:
-    """A new empty database on the DSN's server (the DSN's own user creates it); yields its DSN
-    and drops it afterwards."""
-    from ..store.postgres import psycopg_module
+def scratch_database(dsn: str) -> contextlib.AbstractContextManager[str]:
+    """A new empty database on the DSN's server for one measurement, dropped afterwards."""
+    from ..store.postgres.scratch import scratch_database as scratch
 
-    psycopg = psycopg_module()
-    name = "ocm_bench_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield psycopg.conninfo.make_conninfo(dsn, dbname=name)
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    return scratch(dsn, prefix="ocm_bench_")
 
 
 @contextlib.contextmanager
@@ -85,8 +74,6 @@ def empty_store(backend: str, dsn: str) -> Iterator[str]:
 
 def postgres_mb(dsn: str) -> float:
     """The database's size on the server, in MB."""
-    from ..store.postgres import psycopg_module
+    from ..store.postgres.scratch import database_mb
 
-    with psycopg_module().connect(dsn) as conn:
-        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
-    return round(float(row[0]) / 2**20, 2)
+    return database_mb(dsn)
