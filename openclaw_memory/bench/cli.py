@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
+from .backends import CHOICES
 from .run import EMBEDDERS, BenchOptions, run_bench, stage_printer
 from .store import DEFAULT_CACHE_DIR
 
@@ -77,7 +78,7 @@ def _read_lines(r: Mapping[str, Any]) -> list[str]:
 
 
 def _write_lines(r: Mapping[str, Any]) -> list[str]:
-    ar, rss, disk = r["after_response_ms"], r["rss"], r["disk"]
+    ar, rss = r["after_response_ms"], r["rss"]
     lines = [
         _row(
             "after_response p50/p95 ms",
@@ -101,11 +102,28 @@ def _write_lines(r: Mapping[str, Any]) -> list[str]:
         )
     return lines + [
         _row("RSS max / current MB", f"{rss['max_rss_mb']:.0f} / {rss['vm_rss_mb']:.0f}"),
-        _row(
-            "disk MB (sqlite + wal + chroma)",
-            f"{disk['total_mb']:.1f} ({disk['sqlite_mb']:.1f} + {disk['wal_mb']:.1f} + {disk['chroma_mb']:.1f})",
-        ),
+        _disk_line(r["disk"]),
     ]
+
+
+def _disk_line(disk: Mapping[str, float]) -> str:
+    if "postgres_mb" in disk:
+        return _row(
+            "disk MB (postgres + chroma)",
+            f"{disk['total_mb']:.1f} ({disk['postgres_mb']:.1f} + {disk['chroma_mb']:.1f})",
+        )
+    return _row(
+        "disk MB (sqlite + wal + chroma)",
+        f"{disk['total_mb']:.1f} ({disk['sqlite_mb']:.1f} + {disk['wal_mb']:.1f} + {disk['chroma_mb']:.1f})",
+    )
+
+
+def _targets_lines(r: Mapping[str, Any]) -> list[str]:
+    lines = ["targets:"]
+    for t in r.get("targets", check_targets(r)):
+        mark = "n/a" if t["ok"] is None else ("ok" if t["ok"] else "MISSED")
+        lines.append(_row(t["target"], f"{t['value']}  {mark}"))
+    return lines
 
 
 def format_table(r: Mapping[str, Any]) -> str:
@@ -113,18 +131,22 @@ def format_table(r: Mapping[str, Any]) -> str:
     m = r["machine"]
     lines = [
         f"openclaw-memory bench: {r['memories']} memories over {r['users']} users, embedder {r['embedder']}, "
-        f"{r['requests']} requests, seed {r['seed']}, {r['repeat']} run(s)",
+        f"{r['requests']} requests, seed {r['seed']}, {r['repeat']} run(s), "
+        f"backend {r.get('backend', 'sqlite')}",
         f"machine: {m['cpus']} CPUs, {m['mem_total_gb']} GB, Python {m['python']}; "
         f"load average {m.get('loadavg_start')} -> {m.get('loadavg')}; {r['date']}",
-        "",
-        *_read_lines(r),
-        *_write_lines(r),
-        "",
-        "targets:",
     ]
-    for t in r.get("targets", check_targets(r)):
-        mark = "n/a" if t["ok"] is None else ("ok" if t["ok"] else "MISSED")
-        lines.append(_row(t["target"], f"{t['value']}  {mark}"))
+    if "ratios" in r:  # --backend both: one section per backend, then the ratios
+        for backend in ("sqlite", "postgres"):
+            section = r[backend]
+            lines += ["", f"{backend}:", *_read_lines(section), *_write_lines(section)]
+            lines += ["", *_targets_lines(section)]
+        lines += ["", "postgres / sqlite:"]
+        lines += [
+            _row(name, "n/a" if v is None else f"x{v:.2f}") for name, v in r["ratios"].items()
+        ]
+        return "\n".join(lines)
+    lines += ["", *_read_lines(r), *_write_lines(r), "", *_targets_lines(r)]
     if r.get("profile"):
         from .profile import format_profile
 
@@ -144,9 +166,12 @@ def cmd_bench(args: argparse.Namespace, config: Any) -> int:
         seed=args.seed,
         repeat=args.repeat,
         profile=args.profile,
+        backend=args.backend,
+        pg_dsn=args.pg_dsn,
     )
     result = run_bench(opts, config, progress=stage_printer(sys.stderr))
-    result["targets"] = check_targets(result)
+    for section in (result[b] for b in ("sqlite", "postgres")) if "ratios" in result else [result]:
+        section["targets"] = check_targets(section)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else format_table(result))
     return 0
 
@@ -196,6 +221,20 @@ def add_parser(sub: Any) -> None:
         type=int,
         default=0,
         help="after measuring, sample N more requests and show where the time goes",
+    )
+    p.add_argument(
+        "--backend",
+        choices=CHOICES,
+        default="sqlite",
+        help="the source of truth measured: sqlite, postgres, or both in one run, rounds "
+        "alternating (default: sqlite)",
+    )
+    p.add_argument(
+        "--pg-dsn",
+        default="",
+        metavar="DSN",
+        help="a PostgreSQL server where the run may create and drop scratch databases (default: "
+        "storage.postgres.dsn, then $OPENCLAW_MEMORY_PG_DSN; prefer those for a password)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_bench)

@@ -15,6 +15,11 @@ One run, on a private copy of the cached store (see store.py):
 5. RSS and the data dir's size on disk;
 6. sustained ingest on a fresh store: M turns through `after_response` + flush (and the same
    turns through `MemoryMiddleware.ingest`, batched per session).
+
+`--backend postgres` runs the same steps with PostgreSQL as the source of truth (see
+backends.py); `--backend both` measures SQLite and PostgreSQL in one run, their rounds
+alternating (SQLite, PostgreSQL, SQLite, ...) so the machine's load falls on both alike, and
+reports one section per backend with their ratios.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from ..config import MemoryConfig
 from ..errors import ValidationError
 from ..types import Scope, Turn
 from . import synth
+from .backends import BACKENDS, backends_for, empty_store, postgres_mb, prepared, storage_overrides
 from .baseline import NaiveSearch
 from .measure import burst, median_merge, paced, rss_mb, summary_ms, timed
 from .store import (
@@ -69,6 +75,10 @@ class BenchOptions:
     build_in_subprocess: bool = True
     #: requests to run under the stack sampler after the measurements (0: none)
     profile: int = 0
+    #: sqlite, postgres or both (see backends.py)
+    backend: str = "sqlite"
+    #: the PostgreSQL server's DSN; empty: storage.postgres.dsn, then $OPENCLAW_MEMORY_PG_DSN
+    pg_dsn: str = ""
 
     def check(self) -> None:
         if self.profile < 0:
@@ -84,6 +94,7 @@ class BenchOptions:
             raise ValidationError(
                 f"memories: expected at least one per user ({self.users}), found {self.records}"
             )
+        backends_for(self.backend)
         if self.embedder not in EMBEDDERS:
             raise ValidationError(
                 f"embedder: expected one of {', '.join(EMBEDDERS)}, found {self.embedder!r}"
@@ -110,14 +121,15 @@ def run_bench(
         progress=say,
     )
     manifest, bank = load_entry(entry)
+    backends = backends_for(opts.backend)
+    dsn = _postgres_dsn(opts, config) if "postgres" in backends else ""
     load_start = [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
-    runs = []
+    runs: dict[str, list[dict[str, Any]]] = {b: [] for b in backends}
     for n in range(opts.repeat):
-        say(f"run {n + 1}/{opts.repeat}")
-        runs.append(_run_once(opts, config, entry, bank, say))
-    result = median_merge(runs) if len(runs) > 1 else runs[0]
-    # Chroma keeps a closed store's memory, so later runs start higher: memory comes from run 1.
-    result.update(rss=runs[0]["rss"], rss_mb=runs[0]["rss_mb"])
+        for backend in backends:  # rounds alternate, so load falls on every backend alike
+            say(f"run {n + 1}/{opts.repeat}, {backend}")
+            runs[backend].append(_run_once(opts, config, entry, bank, say, backend, dsn))
+    sections = {b: _merge(rs) for b, rs in runs.items()}
     # The issue's JSON shape comes first (memories, users, embedder, before_request_ms,
     # after_response_ms, ingest_per_s, concurrent, rss_mb, disk_mb); the other keys are extras.
     # "records" is the old name of "memories", kept for existing readers.
@@ -129,9 +141,8 @@ def run_bench(
         "requests": opts.requests,
         "seed": opts.seed,
         "repeat": opts.repeat,
+        "backend": opts.backend,
     }
-    # memories/s stored through after_response + flush with the run's embedder (None: --ingest 0)
-    result["ingest_per_s"] = result["ingest"]["memories_per_s"] if "ingest" in result else None
     meta = {
         "store": {
             "cache": entry.name,
@@ -141,7 +152,66 @@ def run_bench(
         "machine": {**machine(), "loadavg_start": load_start},
         "date": iso_time((clock or SystemClock()).now()),
     }
-    return {**head, **result, **meta}
+    if len(sections) == 1:
+        return {**head, **sections[backends[0]], **meta}
+    # each backend's section has the issue's JSON shape on its own (memories, users, embedder...)
+    own = {k: head[k] for k in ("memories", "users", "embedder")}
+    both = {b: {**own, "backend": b, **section} for b, section in sections.items()}
+    return {**head, **both, "ratios": ratios(sections["sqlite"], sections["postgres"]), **meta}
+
+
+def _merge(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One backend's rounds: the median of each figure; memory from its first round."""
+    result = median_merge(runs) if len(runs) > 1 else dict(runs[0])
+    # Chroma keeps a closed store's memory, so later runs start higher: memory comes from run 1.
+    result.update(rss=runs[0]["rss"], rss_mb=runs[0]["rss_mb"])
+    # memories/s stored through after_response + flush with the run's embedder (None: --ingest 0)
+    result["ingest_per_s"] = result["ingest"]["memories_per_s"] if "ingest" in result else None
+    result["rounds"] = {
+        "before_request_p50_ms": [r["before_request_ms"]["p50"] for r in runs],
+        "before_request_p95_ms": [r["before_request_ms"]["p95"] for r in runs],
+        "before_request_cpu_ms": [r["before_request_cpu_ms"] for r in runs],
+        "ingest_per_s": [r["ingest"]["memories_per_s"] for r in runs if "ingest" in r],
+    }
+    return result
+
+
+#: (name, path into a backend's section) of the figures compared across backends. Not RSS: with
+#: `both`, one process hosts every round and keeps what the earlier ones allocated (Chroma's
+#: caches among them), so a later backend's RSS includes the earlier one's.
+RATIO_FIGURES = (
+    ("before_request_p50", ("before_request_ms", "p50")),
+    ("before_request_p95", ("before_request_ms", "p95")),
+    ("before_request_cpu", ("before_request_cpu_ms",)),
+    ("concurrent_p95", ("concurrent", "p95_ms")),
+    ("after_response_p95", ("after_response_ms", "p95")),
+    ("ingest_per_s", ("ingest_per_s",)),
+    ("batched_ingest_per_s", ("ingest", "batched_memories_per_s")),
+    ("hit_rate", ("hit_rate",)),
+)
+
+
+def ratios(sqlite: dict[str, Any], postgres: dict[str, Any]) -> dict[str, float | None]:
+    """PostgreSQL's figure over SQLite's, figure by figure (None where one is missing or 0)."""
+
+    def get(section: dict[str, Any], path: tuple[str, ...]) -> Any:
+        value: Any = section
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        return value
+
+    out: dict[str, float | None] = {}
+    for name, path in RATIO_FIGURES:
+        a, b = get(sqlite, path), get(postgres, path)
+        out[name] = round(b / a, 2) if a and b is not None else None
+    return out
+
+
+def _postgres_dsn(opts: BenchOptions, config: MemoryConfig | None) -> str:
+    from ..store.postgres import resolve_dsn
+
+    configured = config.storage.postgres.dsn if config is not None else ""
+    return resolve_dsn(opts.pg_dsn or configured)
 
 
 def _run_once(
@@ -150,33 +220,55 @@ def _run_once(
     entry: Path,
     bank: list[SynthQuery],
     say: Progress,
+    backend: str = "sqlite",
+    dsn: str = "",
 ) -> dict[str, Any]:
     from ..embedding import build_embedder
 
+    assert backend in BACKENDS
     embedder = build_embedder(opts.embedder)
     with tempfile.TemporaryDirectory(prefix="ocm-bench-") as tmp:
         data = copy_data(entry, Path(tmp))
-        mw = _middleware(bench_config(data, opts.embedder, base=config), embedder)
-        try:
-            out = _read_path(mw, bank, opts, data, embedder, say)
-            say("after_response")
-            out["after_response_ms"] = _after_response(
-                mw, synth.make_queries(bank, opts.requests, opts.seed + 1)
+        if backend != "sqlite":
+            say(f"copying the store into a scratch {backend} database")
+        with prepared(backend, data, dsn) as scratch:
+            storage = storage_overrides(backend, scratch)
+            mw = _middleware(
+                bench_config(data, opts.embedder, base=config, storage=storage), embedder
             )
-            out["rss"] = rss_mb()
-            out["rss_mb"] = out["rss"]["max_rss_mb"]
-            out["disk"] = disk_usage(data)
-            out["disk_mb"] = out["disk"]["total_mb"]
-            if opts.profile:
-                say(f"profile: {opts.profile} requests under the stack sampler")
-                out["profile"] = _profile(mw, bank, opts)
-        finally:
-            mw.close()
+            try:
+                out = _read_path(mw, bank, opts, data, embedder, say)
+                say("after_response")
+                out["after_response_ms"] = _after_response(
+                    mw, synth.make_queries(bank, opts.requests, opts.seed + 1)
+                )
+                out["rss"] = rss_mb()
+                out["rss_mb"] = out["rss"]["max_rss_mb"]
+                out["disk"] = _disk(backend, data, scratch)
+                out["disk_mb"] = out["disk"]["total_mb"]
+                if opts.profile:
+                    say(f"profile: {opts.profile} requests under the stack sampler")
+                    out["profile"] = _profile(mw, bank, opts)
+            finally:
+                mw.close()
     if opts.ingest:
-        say(f"ingest {opts.ingest} turns")
-        out["ingest"] = _ingest(opts, config, embedder)
+        say(f"ingest {opts.ingest} turns, {backend}")
+        out["ingest"] = _ingest(opts, config, embedder, backend, dsn)
         out["rss"]["after_ingest_max_rss_mb"] = rss_mb()["max_rss_mb"]
     return out
+
+
+def _disk(backend: str, data: Path, dsn: str) -> dict[str, float]:
+    """MB on disk of the store measured: SQLite's files, or the PostgreSQL database; + Chroma."""
+    disk = disk_usage(data)
+    if backend == "sqlite":
+        return disk
+    pg = postgres_mb(dsn)
+    return {
+        "postgres_mb": pg,
+        "chroma_mb": disk["chroma_mb"],
+        "total_mb": round(pg + disk["chroma_mb"], 2),
+    }
 
 
 def _profile(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> list[dict[str, Any]]:
@@ -343,13 +435,24 @@ def _after_response(mw: Any, queries: Sequence[SynthQuery]) -> dict[str, float]:
     return {**summary_ms(samples, (50, 95, 99)), "flush_s": round(time.perf_counter() - t0, 3)}
 
 
-def _ingest(opts: BenchOptions, config: MemoryConfig | None, embedder: Any) -> dict[str, Any]:
+def _ingest(
+    opts: BenchOptions,
+    config: MemoryConfig | None,
+    embedder: Any,
+    backend: str = "sqlite",
+    dsn: str = "",
+) -> dict[str, Any]:
     """Sustained ingest on fresh stores: after_response + flush, then ingest() batched per session."""
     turns = synth.make_turns(opts.ingest, opts.users, opts.seed)
     out: dict[str, Any] = {"turns": len(turns)}
     for mode, feed in (("", _feed_after_response), ("batched_", _feed_ingest)):
-        with tempfile.TemporaryDirectory(prefix="ocm-bench-ingest-") as tmp:
-            mw = _middleware(bench_config(Path(tmp) / "data", opts.embedder, base=config), embedder)
+        with (
+            tempfile.TemporaryDirectory(prefix="ocm-bench-ingest-") as tmp,
+            empty_store(backend, dsn) as scratch,
+        ):
+            storage = storage_overrides(backend, scratch)
+            cfg = bench_config(Path(tmp) / "data", opts.embedder, base=config, storage=storage)
+            mw = _middleware(cfg, embedder)
             try:
                 t0, c0 = time.perf_counter(), time.process_time()
                 feed(mw, turns)

@@ -37,14 +37,21 @@ class BenchError(OpenClawMemoryError):
     """A benchmark store could not be built or read."""
 
 
-def bench_config(data_dir: Path, embedder: str, base: MemoryConfig | None = None) -> MemoryConfig:
-    """The config a bench store runs under: embedded stores in data_dir, offline rule extraction."""
+def bench_config(
+    data_dir: Path,
+    embedder: str,
+    base: MemoryConfig | None = None,
+    storage: dict[str, Any] | None = None,
+) -> MemoryConfig:
+    """The config a bench store runs under: embedded stores in data_dir, offline rule extraction;
+    `storage` adds settings (the backend and its DSN, see backends.storage_overrides)."""
     overrides = {
         "storage": {
             "data_dir": str(data_dir),
             "sqlite_path": "memory.db",
             "embedding_model": embedder,
             "vector_store": {"kind": "embedded", "path": "chroma"},
+            **(storage or {}),
         },
         "extraction": {"mode": "rules", "llm": {"provider": "none"}},
     }
