@@ -18,7 +18,7 @@ from ..extract.entities import Entity
 from ..types import MemoryRecord, Scope
 from .entity_linking import Owner, idf
 from .entity_linking import link as link_rows
-from . import records as _records  # its scope condition (records imports this module)
+from .scope_sql import scope_sql
 
 
 def link(db: sqlite3.Connection, rid: int, r: MemoryRecord) -> None:
@@ -184,7 +184,7 @@ def linked(
         return []
     marks = ",".join("?" * len(ids))
     smarks = ",".join("?" * len(statuses))
-    where, args = _records._scope_sql(scope, "r")
+    where, args = scope_sql(scope, "r")
     rows = db.execute(
         f"SELECT r.id, l.entity_id FROM entity_links l JOIN records r ON r.rid = l.rid "
         f"WHERE l.entity_id IN ({marks}) AND l.user_id = ? AND l.agent_id = ? AND {where} "
@@ -199,7 +199,7 @@ def of_records(
 ) -> dict[str, set[int]]:
     """record id -> the ids of the entities it is linked to."""
     out: dict[str, set[int]] = {}
-    where, args = _records._scope_sql(scope, "r")
+    where, args = scope_sql(scope, "r")
     for chunk in _chunks(list(record_ids), 400):
         marks = ",".join("?" * len(chunk))
         for row in db.execute(

@@ -21,6 +21,7 @@ from . import entities
 from .ports import content_hash as content_hash  # re-exported: the key the rows carry
 from .ports import text_hash as text_hash
 from .schema import scope_token
+from .scope_sql import scope_sql as _scope_sql  # re-exported: store/sqlite reads it here
 
 _COLUMNS = (
     "id, user_id, agent_id, workspace, session_id, type, subject, summary, detail, tags, entities, "
@@ -113,19 +114,6 @@ _STATUSES = {st.value: st for st in Status}
 def _scope(user_id: str, agent_id: str, workspace: str | None) -> Scope:
     """Scopes are immutable and a read returns rows of one or a few: validate each once."""
     return Scope(user_id, agent_id, workspace)
-
-
-def _scope_sql(scope: Scope, alias: str = "", *, by_id: bool = False) -> tuple[str, list]:
-    """The scope's condition. `by_id`: for a lookup by a list of ids, which should use the id's
-    unique index; SQLite otherwise picked a (user, agent) index and scanned every row of the
-    user (3 ms at 1,000 records a user)."""
-    a = ("+" if by_id else "") + (f"{alias}." if alias else "")
-    sql = f"{a}user_id = ? AND {a}agent_id = ?"
-    args: list = [scope.user_id, scope.agent_id]
-    if scope.workspace is not None:
-        sql += f" AND ({a}workspace = ? OR {a}workspace IS NULL)"
-        args.append(scope.workspace)
-    return sql, args
 
 
 # ---- writes ---------------------------------------------------------------------------------
