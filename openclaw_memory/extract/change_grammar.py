@@ -1,6 +1,6 @@
 """Does a statement say that something changed, and what is it about? (issue 16, write path)
 
-The slot classifiers (`change_rules.py`) cut a new value out of the phrasings they know. Many
+The slot classifiers (`change_rules/`) cut a new value out of the phrasings they know. Many
 changes name an attribute no classifier keys ("I moved my gym day to Thursdays", 钢琴课换到周日了),
 so consolidation also reads the plain grammar of a change, in both languages:
 

@@ -22,8 +22,8 @@ def classify(clause: str, *, standing: bool = False) -> Slot | None:
     if not clause or clause.endswith(("?", "？")):
         return None
     cjk = has_cjk(clause)
-    for change in change_rules.CLASSIFIERS:
-        slot = change(clause, cjk)
+    for change in change_rules.classifiers(cjk):
+        slot = change(clause)
         if slot:
             return slot
     for profile in profile_rules.CLASSIFIERS:
