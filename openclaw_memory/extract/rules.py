@@ -20,7 +20,7 @@ from .change_grammar import additive
 from .filter import is_contentless
 from .importance import importance_for
 from .lexicon import zh_head
-from .preference_rules import rule_head_en
+from .instruction_rules import rule_head_en
 from .secrets import SecretFilter
 from .slot import instruction_summary
 from .slots import Slot, classify, third_person

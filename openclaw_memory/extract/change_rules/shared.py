@@ -7,7 +7,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping
 
-from ..preference_rules import _favorite_slot
+from ..preference_rules import favorite_slot
 from ..slot import PROFILE, I, Slot
 
 #: "not sure", "no longer able", 不知道, 不想: the rest of a "no longer / 不再" clause that is a
@@ -32,5 +32,5 @@ def role_subject(key: str, roles: Mapping[str, str], head: Callable[[str], str])
 
 def favourite_changed(cat: str, value: str | None, cjk: bool) -> Slot | None:
     """A new favourite of a category, keyed by the category and tagged as a change."""
-    slot = _favorite_slot(cat.strip(), value, cjk) if value else None
+    slot = favorite_slot(cat.strip(), value, cjk) if value else None
     return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None
