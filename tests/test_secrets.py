@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memory.extract.secrets import SecretFilter, cn_id_ok, luhn_ok
+from openclaw_memory.extract.secret_patterns import cn_id_ok, luhn_ok
+from openclaw_memory.extract.secrets import SecretFilter
 
 CORPUS = Path(__file__).parent / "data" / "secrets_corpus.tsv"
 FILTER = SecretFilter()

@@ -6,21 +6,19 @@ webhook URLs, AWS access and unlabelled secret keys, ...), PEM private keys, pay
 (Luhn-checked, spaced, dashed or dotted), Chinese resident ID numbers (checksum and birth date
 checked), phone numbers (Chinese, international, North American) and user-marked
 `<private>...</private>` spans. `redact_value` applies the filter to any JSON-like value (nested
-tool arguments, argv lists). Rules are regular expressions plus
-validators; lookalikes (order numbers, timestamps, hashes in prose, "password policy" sentences)
-are rejected by the validators, and `tests/data/secrets_corpus.tsv` measures both sides.
+tool arguments, argv lists). Rules are regular expressions plus validators, one table in
+`secret_patterns.py`; lookalikes (order numbers, timestamps, hashes in prose, "password policy"
+sentences) are rejected by the validators, and `tests/data/secrets_corpus.tsv` measures both
+sides.
 """
-
-# ruff: noqa: SIM905  (word lists read best as one string)
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+from . import secret_patterns as patterns
 
 #: Kinds in priority order: when two findings overlap, the earlier kind wins.
 KINDS = ("private", "private_key", "api_key", "password", "cn_id", "card_number", "phone")
@@ -36,208 +34,36 @@ class SecretFinding:
     end: int
 
 
-# --- patterns -------------------------------------------------------------------------------
-
-_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
-_PEM = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\Z)",
-    re.DOTALL,
-)
-_TOKEN_PATTERNS = (
-    re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Za-z0-9])"),
-    re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}"),
-    re.compile(r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{22,}"),
-    re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}"),
-    re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}"),
-    re.compile(r"(?<![A-Za-z0-9])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-    re.compile(
-        r"(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"
-    ),  # Stripe secret/restricted
-    re.compile(r"(?<![A-Za-z0-9])whsec_[A-Za-z0-9]{20,}"),  # Stripe webhook signing secret
-    re.compile(r"(?<![A-Za-z0-9])gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_\-]{20,}"),  # GitLab
-    re.compile(r"(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}"),
-    re.compile(r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),  # SendGrid
-    re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{16,}"),
-    re.compile(r"(?:discord(?:app)?\.com)/api/webhooks/\d+/[A-Za-z0-9_\-]{20,}"),
-)
-#: the password of a URL's user info: scheme://user:PASSWORD@host
-_URL_PASSWORD = re.compile(
-    r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{0,64}:(?P<pw>[^\s@/]{1,128})@[\w.\-\[\]]"
-)
-#: an unlabelled 40-character AWS-style secret key (base64 alphabet, mixed case and digits)
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-_BEARER = re.compile(r"\bBearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", re.IGNORECASE)
-_KEY_LABEL = re.compile(
-    r"(?:(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_\-])*(?:api[_\-]?key|apikey|secret|token|key|credentials?)"
-    r"(?![A-Za-z0-9])|密钥|秘钥|令牌)"
-    r"\s*(?:[:=：]|\bis\b|是|为)\s*[\"'`]?([A-Za-z0-9_\-./+=]{16,})",
-    re.IGNORECASE,
-)
-_PW_VALUE = r"(?:[\"'`“‘](?P<q>[^\"'`”’\n]{1,64})[\"'`”’]|(?P<v>[\x21-\x7e]+))"
-_PW_EN = re.compile(
-    r"(?P<pre>\b(?:my|our|his|her|their|wifi|wi-fi|admin|root|account|login|email|bank)\s+)?"
-    r"\b(?P<label>password|passwd|passphrase|passcode|pwd|pw|pin(?:\s+code)?)\b"
-    r"(?P<sep>\s*(?:[:=：]|\bis\b|\bwas\b|\bto\b)?\s*)" + _PW_VALUE,
-    re.IGNORECASE,
-)
-_PW_ZH = re.compile(
-    r"(?P<label>密码|口令|PIN码|pin码|PIN)"
-    r"(?P<sep>\s*(?:是|为|：|:|=|改成了?|改为|设成了?|设置成了?|设为|设置为)?\s*)" + _PW_VALUE
-)
-#: a Chinese (or other non-ASCII) password value after an explicit separator: 我的密码是天王盖地虎
-_PW_ZH_WORDS = re.compile(
-    r"(?P<label>密码|口令|暗号)(?P<sep>\s*(?:是|为|：|:|=|改成了?|改为|设成了?|设置成了?|设为|设置为)\s*)"
-    r"(?P<v>[^\s，。,;；！!？?、\x00-\x7f]{4,32})"
-)
-_ZH_NOT_A_VALUE = re.compile(
-    r"^(?:什么|多少|啥|哪|几|怎么|如何|不|没|别|错|对|正确|必须|需要|要|一样|相同|同一|空|默认|忘|记不|"
-    r"区分|包含|至少|最少|长度|太|很|非常|有效|无效|过期|强|弱|安全|复杂|简单|随机|临时|初始|原来|之前|"
-    r"以前|已经|刚|被|由|在|从|用|和|跟|与|及|或|还|也|都|就|才|又|再|更|最|挺|真)"
-)
-#: a multi-word passphrase after "my ... password is": 3-6 plain words, none of them a function word
-_PASSPHRASE = re.compile(
-    r"(?P<pre>\b(?:my|our|his|her|their|the|wifi|wi-fi|admin|root|account|login|email|bank)\s+)"
-    r"(?:\w+\s+)?\b(?:password|passphrase)\s+(?:is|was)\s+"
-    r"(?P<v>[A-Za-z]+(?:[ \-][A-Za-z]+){2,5})(?=\s*(?:[.,;!?)\n]|$))",
-    re.IGNORECASE,
-)
-_FUNCTION_WORDS = frozenset(
-    """a an the and or but if of for to in on at by with from into onto about as than then so too
-    very really quite not no never always still just only also again now soon today tomorrow
-    yesterday next last this that these those it its is was be been being are were has have had
-    do does did will would can could should must may might shall my your his her our their me you
-    him us them i we they he she here there where when what which who how why all any some every
-    each both few more most less least much many stored saved written kept set changed reset
-    expired expiring same different easy hard long short weak strong simple complex secure safe
-    wrong incorrect invalid required sensitive case manager policy somewhere""".split()
-)
-#: North American numbers: (415) 555-2671, 415-555-2671, 415.555.2671
-_NANP_PHONE = re.compile(
-    r"(?<![\d\-.])(?:\+?1[ \-.]?)?(?:\(\d{3}\)\s?|\d{3}[\-. ])\d{3}[\-. ]\d{4}(?![\d\-])"
-)
-_HOTLINE_AREAS = frozenset({"400", "800", "833", "844", "855", "866", "877", "888", "900"})
-#: a card number in dotted groups of four: 4111.1111.1111.1111
-_CARD_DOTTED = re.compile(r"(?<![\d.])\d{4}(?:\.\d{4}){2,3}(?:\.\d{1,3})?(?![\d.])")
-_CN_ID = re.compile(
-    r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx]"
-    r"(?![0-9A-Za-z])"
-)
-_CARD = re.compile(r"(?<![\dA-Za-z.])\d(?:[ \-]?\d){12,18}(?![\dA-Za-z]|\.\d)")
-_CN_MOBILE = re.compile(
-    r"(?<![\dA-Za-z])(?:(?:\+|00)86[ \-]?)?1[3-9]\d(?:[ \-]?\d{4}){2}(?![\dA-Za-z])"
-)
-_INTL_PHONE = re.compile(
-    r"(?<![\w+])\+\d{1,3}[ \-]?(?:\(\d{1,4}\)[ \-]?)?\d{1,4}(?:[ \-]?\d{2,4}){1,4}(?![\d])"
-)
-
-_CARD_CONTEXT = re.compile(r"卡|card|visa|master|amex|银联|信用|借记|储蓄|\bcc\b", re.IGNORECASE)
-_ORDER_CONTEXT = re.compile(
-    r"订单|单号|运单|快递|物流|流水|编号|发票|工单|条码|条形码|order|tracking|invoice|\bref|serial|\bid\b|"
-    r"no\.|#|\bean\b|\bupc\b|isbn|barcode|\bsku\b",
-    re.IGNORECASE,
-)
-_PW_STOPWORDS = frozenset(
-    """required optional incorrect wrong invalid expired reset changed updated policy policies
-    manager managers strength length field protected hidden empty none null n/a na same different
-    weak strong too very not set the a an your my must should will can needs need requirements
-    rules rule hint here below above redacted secure long short complex simple easy hard missing
-    correct saved stored forgotten mandatory case-sensitive sensitive please and or of for with
-    into if when that this it written kept somewhere there on in at""".split()
-)
-_UNIT_AFTER = re.compile(
-    r"\s*(?:位|个|年|月|日|号|次|天|字|分钟|小时|秒|元|块|characters?\b|chars?\b|digits?\b)"
-)
-_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_ID_CHECK = "10X98765432"
-
-
-# --- validators ------------------------------------------------------------------------------
-
-
-def luhn_ok(digits: str) -> bool:
-    """True when a digit string passes the Luhn checksum used by payment cards."""
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def cn_id_ok(value: str) -> bool:
-    """True for an 18-character Chinese resident ID with a valid checksum and a real birth date."""
-    value = value.upper()
-    if len(value) != 18 or not value[:17].isdigit():
-        return False
-    try:
-        born = _dt.date(int(value[6:10]), int(value[10:12]), int(value[12:14]))
-    except ValueError:
-        return False
-    if not 1900 <= born.year <= 2099:
-        return False
-    total = sum(int(d) * w for d, w in zip(value[:17], _ID_WEIGHTS))
-    return _ID_CHECK[total % 11] == value[17]
-
-
-def _iin_plausible(digits: str) -> bool:
-    """Issuer prefixes actually in use (Visa, Mastercard, Amex, UnionPay, JCB, Diners, ...)."""
-    head2 = int(digits[:2])
-    if digits[0] in "46":
-        return True
-    if digits[0] == "5":
-        return True
-    if digits[0] == "3":
-        return head2 in (30, 34, 35, 36, 37, 38, 39)
-    if digits[0] == "2":
-        return 2221 <= int(digits[:4]) <= 2720
-    return False
-
-
-def _entropy(value: str) -> float:
-    counts = Counter(value)
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
-def _char_classes(value: str) -> int:
-    return sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-            any(not c.isalnum() for c in value),
-        )
-    )
-
-
 # --- per-kind scanners -----------------------------------------------------------------------
 
 
 def _scan_private(text: str) -> Iterator[SecretFinding]:
-    for m in _PRIVATE.finditer(text):
+    for m in patterns.PRIVATE.finditer(text):
         yield SecretFinding("private", m.start(), m.end())
-    for m in _PEM.finditer(text):
+    for m in patterns.PEM.finditer(text):
         yield SecretFinding("private_key", m.start(), m.end())
 
 
 def _scan_api_keys(text: str) -> Iterator[SecretFinding]:
-    for pattern in _TOKEN_PATTERNS:
+    for pattern in patterns.TOKEN_PATTERNS:
         for m in pattern.finditer(text):
             yield SecretFinding("api_key", m.start(), m.end())
-    for m in _BEARER.finditer(text):
+    for m in patterns.BEARER.finditer(text):
         yield SecretFinding("api_key", m.start(1), m.end(1))
-    for m in _KEY_LABEL.finditer(text):
+    for m in patterns.KEY_LABEL.finditer(text):
         value = m.group(1)
-        mixed = _char_classes(value.strip("=")) >= 2 and any(c.isdigit() for c in value)
-        if mixed and _entropy(value) >= 3.0:  # a random-looking value, not "placeholder_value"
+        mixed = patterns.char_classes(value.strip("=")) >= 2 and any(c.isdigit() for c in value)
+        if (
+            mixed and patterns.entropy(value) >= 3.0
+        ):  # a random-looking value, not "placeholder_value"
             yield SecretFinding("api_key", m.start(1), m.end(1))
-    for m in _AWS_SECRET.finditer(text):
+    for m in patterns.AWS_SECRET.finditer(text):
         value = m.group()
         # upper, lower and digits, and random: a git hash is hex, a word run has no digits
-        if _char_classes(value.replace("/", "").replace("+", "")) >= 3 and _entropy(value) >= 4.2:
+        if (
+            patterns.char_classes(value.replace("/", "").replace("+", "")) >= 3
+            and patterns.entropy(value) >= 4.2
+        ):
             yield SecretFinding("api_key", m.start(), m.end())
 
 
@@ -249,11 +75,11 @@ def _password_value(m: re.Match[str], text: str, relaxed: bool) -> tuple[int, in
     stripped = value.rstrip(".,;:!?)]}")
     end -= len(value) - len(stripped)
     value = stripped
-    if len(value) < 4 or value.lower() in _PW_STOPWORDS or set(value) <= set("*xX#•.-_"):
+    if len(value) < 4 or value.lower() in patterns.PW_STOPWORDS or set(value) <= set("*xX#•.-_"):
         return None
-    if _UNIT_AFTER.match(text, end):
+    if patterns.UNIT_AFTER.match(text, end):
         return None
-    if not relaxed and (_char_classes(value) < 2 or len(value) < 6):
+    if not relaxed and (patterns.char_classes(value) < 2 or len(value) < 6):
         return None
     if value.isalpha() and value.lower().endswith(("ing", "ed")):  # "is expiring", "was changed"
         return None
@@ -265,22 +91,24 @@ def _looks_numeric_pin(value: str | None) -> bool:
 
 
 def _scan_passwords(text: str) -> Iterator[SecretFinding]:
-    for m in _URL_PASSWORD.finditer(text):
+    for m in patterns.URL_PASSWORD.finditer(text):
         yield SecretFinding("password", m.start("pw"), m.end("pw"))
-    for m in _PASSPHRASE.finditer(text):
+    for m in patterns.PASSPHRASE.finditer(text):
         words = re.split(r"[ \-]", m.group("v").lower())
-        if not any(w in _FUNCTION_WORDS or w.endswith(("ing", "ed")) for w in words):
+        if not any(w in patterns.FUNCTION_WORDS or w.endswith(("ing", "ed")) for w in words):
             yield SecretFinding("password", m.start("v"), m.end("v"))
-    for m in _PW_ZH_WORDS.finditer(text):
-        if not _ZH_NOT_A_VALUE.match(m.group("v")) and not _UNIT_AFTER.match(text, m.end("v")):
+    for m in patterns.PW_ZH_WORDS.finditer(text):
+        if not patterns.ZH_NOT_A_VALUE.match(m.group("v")) and not patterns.UNIT_AFTER.match(
+            text, m.end("v")
+        ):
             yield SecretFinding("password", m.start("v"), m.end("v"))
-    for m in _PW_EN.finditer(text):
+    for m in patterns.PW_EN.finditer(text):
         sep = m.group("sep").strip()
         relaxed = sep in (":", "=", "：") or (m.group("pre") is not None and sep != "")
         span = _password_value(m, text, relaxed)
         if span:
             yield SecretFinding("password", *span)
-    for m in _PW_ZH.finditer(text):
+    for m in patterns.PW_ZH.finditer(text):
         if m.group("sep").strip():
             span = _password_value(m, text, relaxed=True)
         else:  # "密码 Alice#2023", "密码123456": no separator, so the value must look like one
@@ -290,33 +118,37 @@ def _scan_passwords(text: str) -> Iterator[SecretFinding]:
 
 
 def _scan_numbers(text: str) -> Iterator[SecretFinding]:
-    for m in _CN_ID.finditer(text):
-        if cn_id_ok(m.group()):
+    for m in patterns.CN_ID.finditer(text):
+        if patterns.cn_id_ok(m.group()):
             yield SecretFinding("cn_id", m.start(), m.end())
-    for m in _CARD.finditer(text):
+    for m in patterns.CARD.finditer(text):
         if _card_ok(text, m):
             yield SecretFinding("card_number", m.start(), m.end())
-    for m in _CN_MOBILE.finditer(text):
+    for m in patterns.CN_MOBILE.finditer(text):
         yield SecretFinding("phone", m.start(), m.end())
-    for m in _INTL_PHONE.finditer(text):
+    for m in patterns.INTL_PHONE.finditer(text):
         if 8 <= sum(c.isdigit() for c in m.group()) <= 15:
             yield SecretFinding("phone", m.start(), m.end())
-    for m in _NANP_PHONE.finditer(text):
+    for m in patterns.NANP_PHONE.finditer(text):
         before = text[max(0, m.start() - 16) : m.start()]
         digits = re.sub(r"\D", "", m.group())[-10:]
         # a real area code and exchange (2-9, then not N11), and not a toll-free or 400 hotline,
         # which are businesses' published numbers (客服热线 400-800-8888)
         valid = digits[0] in "23456789" and digits[3] in "23456789" and digits[1:3] != "11"
-        if valid and digits[:3] not in _HOTLINE_AREAS and not _ORDER_CONTEXT.search(before):
+        if (
+            valid
+            and digits[:3] not in patterns.HOTLINE_AREAS
+            and not patterns.ORDER_CONTEXT.search(before)
+        ):
             yield SecretFinding("phone", m.start(), m.end())
-    for m in _CARD_DOTTED.finditer(text):
+    for m in patterns.CARD_DOTTED.finditer(text):
         digits = m.group().replace(".", "")
         if (
             13 <= len(digits) <= 19
-            and luhn_ok(digits)
+            and patterns.luhn_ok(digits)
             and (
-                _CARD_CONTEXT.search(text[max(0, m.start() - 16) : m.start()])
-                or _iin_plausible(digits)
+                patterns.CARD_CONTEXT.search(text[max(0, m.start() - 16) : m.start()])
+                or patterns.iin_plausible(digits)
             )
         ):
             yield SecretFinding("card_number", m.start(), m.end())
@@ -325,7 +157,7 @@ def _scan_numbers(text: str) -> Iterator[SecretFinding]:
 def _card_ok(text: str, m: re.Match[str]) -> bool:
     raw = m.group()
     digits = re.sub(r"\D", "", raw)
-    if not 13 <= len(digits) <= 19 or not luhn_ok(digits):
+    if not 13 <= len(digits) <= 19 or not patterns.luhn_ok(digits):
         return False
     groups = re.split(r"[ \-]", raw)
     if len(groups) > 1 and not (
@@ -333,10 +165,10 @@ def _card_ok(text: str, m: re.Match[str]) -> bool:
     ):
         return False
     before = text[max(0, m.start() - 16) : m.start()]
-    card_context = bool(_CARD_CONTEXT.search(before))
-    if _ORDER_CONTEXT.search(before) and not card_context:
+    card_context = bool(patterns.CARD_CONTEXT.search(before))
+    if patterns.ORDER_CONTEXT.search(before) and not card_context:
         return False
-    return card_context or _iin_plausible(digits)
+    return card_context or patterns.iin_plausible(digits)
 
 
 _SCANNERS: tuple[Callable[[str], Iterator[SecretFinding]], ...] = (
@@ -415,7 +247,7 @@ class SecretFilter:
         out of memories; a text that is only a secret strips to "". Clauses holding a
         `[REDACTED:<kind>]` marker (text redacted upstream) are dropped the same way.
         """
-        text = _PRIVATE.sub(" ", text)
+        text = patterns.PRIVATE.sub(" ", text)
         spans = [(f.start, f.end) for f in self.scan(text)]
         spans += [m.span() for m in _MARKER.finditer(text)]  # already redacted upstream
         if not spans:
