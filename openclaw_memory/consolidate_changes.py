@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .consolidate_records import new_id
 from .extract.change_grammar import (
     about,
     about_a_thing,
@@ -125,8 +126,6 @@ class ChangeRetirer:
         """The new value of a keyed attribute that no rule cut out ("I now drive a Toyota Corolla"
         after "my car is a Ford Focus"): the change turn in the third person, under the old key, so
         the attribute keeps one current value that a question about it finds."""
-        from .consolidate import new_id
-
         text = said(episode.summary).rstrip("。.!！")
         summary = third_person(text, has_cjk(text))
         if episode.entities:  # a named speaker: "李明轩 ...", as the rules write their claims

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .consolidate import new_id
+from .consolidate_records import new_id
 from .errors import ValidationError
 from .text import valid_unicode
 from .types import Candidate, Channel, MemoryRecord, Scope, Source, Status

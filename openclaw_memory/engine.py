@@ -17,7 +17,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import Clock, SystemClock
 from .config import MemoryConfig, load_config
-from .consolidate import deactivate
+from .consolidate_records import deactivate
 from .embedding import PassageVectors, build_embedder, embed_query, embedder_dim, embedder_name
 from .errors import IndexMismatchError, NotFoundError
 from .store.db import Database

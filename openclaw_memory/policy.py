@@ -9,7 +9,7 @@ against the table row by row. This module imports only `types` (the enums), so a
 read it without a cycle.
 
 Still outside the table (rules not yet expressed as a column): consolidation's decision and
-summary branches and its claim types (`consolidate.CLAIM_TYPES`: profile, preference and fact
+summary branches and its claim types (`consolidate_decide.CLAIM_TYPES`: profile, preference and fact
 may restate one another), the recent channel leaving out episodes and summaries, the nouns and
 task states render.py words lines with, and the MCP tool's list of storable types.
 """

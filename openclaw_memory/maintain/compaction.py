@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..clock import iso_date
-from ..consolidate import new_id
+from ..consolidate_records import new_id
 from ..embedding import embed_passages
 from ..text import has_cjk
 from ..tokens import count_tokens
