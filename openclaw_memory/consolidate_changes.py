@@ -1,8 +1,10 @@
 """The episode side of a change: the turn that says a value changed retires what stated the old
-one, whatever it was stored as (issue 16; docs/design.md invariant 10).
+one, whatever it was stored as (issue 16; docs/design.md invariant 10). What the change is
+about is found in `consolidate_targets.py`; this module decides whether a turn is a change and
+retires what was found.
 
-A change the slot rules understood supersedes its curated memory in `consolidate.py`, and the
-episode of the old turn then reads as outdated (its distilled memory is inactive). Many changes
+A change the slot rules understood supersedes its curated memory (`consolidate_decide.py`), and
+the episode of the old turn then reads as outdated (its distilled memory is inactive). Many changes
 name an attribute no rule keys ("I moved my gym day to Thursdays", 钢琴课换到周日了), or replace a
 value no rule curated ("I take evening classes at the community college"): the old value lives
 only in a live claim of another subject or in the verbatim episode of the old turn. Here the
@@ -34,31 +36,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from .consolidate_records import new_id
+from .consolidate_targets import ChangeTargets
+from .extract.attributes import mentions
+from .extract.base import attribute
 from .extract.change_grammar import (
-    about,
     about_a_thing,
     about_self,
     now_also,
-    owner,
     said,
-    share,
     single_statement,
-    someone_else,
     states_change,
-    switches,
 )
-from .extract.attributes import contradicts, mentions
-from .extract.base import attribute
 from .extract.slot import third_person
-from .text import has_cjk, negated, search_tokens
+from .text import has_cjk, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status, WriteResult
-
-#: claims about the user (one attribute, whatever type it was stored as)
-_CLAIMS = ("fact", "preference", "profile")
-#: how many earlier episodes of a scope a change is compared with (newest first)
-_EPISODE_POOL = 400
-#: how far under `change_similarity` a memory the change contradicts by attribute may score
-_ATTRIBUTE_SLACK = 0.05
 
 
 @dataclass(frozen=True)
@@ -70,11 +61,10 @@ class Sibling:
 
 
 class ChangeRetirer:
-    """Finds and retires the memory a change turn's episode contradicts (see the module doc)."""
+    """Retires the memory a change turn's episode contradicts (see the module doc)."""
 
     def __init__(self, similarity: float, margin: float, model: str, clock) -> None:
-        self.similarity = similarity
-        self.margin = margin
+        self.targets = ChangeTargets(similarity, margin)
         self.model = model
         self.clock = clock
 
@@ -92,7 +82,7 @@ class ChangeRetirer:
         if not about_a_thing(episode.summary):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
         replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
-        target = self._target(
+        target = self.targets.find(
             db,
             episode,
             vec,
@@ -162,180 +152,6 @@ class ChangeRetirer:
         )
         return claim
 
-    # ---- finding what the change is about ----------------------------------------------------
-
-    def _target(
-        self,
-        db,
-        new: MemoryRecord,
-        vec: np.ndarray,
-        replaces: str | None,
-        skip: set[str],
-        stated: bool,
-        also: bool = False,
-    ) -> MemoryRecord | None:
-        names = tuple(e for e in new.entities if e)  # the speaker of a named turn
-        words, who = about(new.summary, names), owner(new.summary)
-        claims = [
-            c
-            for c in db.live_claims(new.scope, _CLAIMS, created_before=new.created_at, limit=500)
-            if c.id not in skip
-            and not set(c.source.turn_ids) & set(new.source.turn_ids)
-            and _same_speaker(c, names)
-            and not _restates(new, c, names)
-        ]
-        if also:
-            return self._ended_not(db, claims, new, vec, who)
-        claim = self._claim(db, claims, new, vec, words, who, replaces, names)
-        if claim is not None:
-            return claim
-        return self._episode(db, new, vec, words, who, stated, names)
-
-    def _claim(
-        self,
-        db,
-        claims: list[MemoryRecord],
-        new: MemoryRecord,
-        vec: np.ndarray,
-        words: frozenset[str],
-        who: str,
-        replaces: str | None,
-        names: tuple[str, ...],
-    ) -> MemoryRecord | None:
-        """The nearest live claim that shares a content word with the change (or states the value
-        `replaces` names), of the same owner; meaning alone only for a short statement about the
-        speaker."""
-        if not claims:
-            return None
-        vecs = db.vectors([c.id for c in claims])
-        scored = sorted(
-            ((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs),
-            key=lambda x: -x[0],
-        )
-        fits = [
-            (s, c)
-            for s, c in scored
-            if _same_owner(who, c) and (_shares(words, c, names) or _names(c, replaces))
-        ]
-        # the nearest claim sharing a word, when it is (about) the nearest claim of all: a word
-        # shared with a farther claim is a coincidence (a name, 工作), not the attribute
-        if fits and fits[0][0] >= max(self.similarity - 0.05, scored[0][0] - self.margin):
-            return fits[0][1]
-        hit = self._contradicted(scored, new, who)
-        if hit is not None:
-            return hit
-        # a short statement about the speaker ("I'm now living in Seattle" after "my home is in
-        # Austin"): the clear semantic neighbour among the claims, ahead of the next by the margin
-        # (not in Chinese: e5 puts unrelated Chinese statements of one person within a few
-        # hundredths of each other, so the nearest says nothing)
-        if (
-            not (about_self(new.summary) and single_statement(new.summary))
-            or not scored
-            or has_cjk(new.summary)
-        ):
-            return None
-        best, runner_up = scored[0], (scored[1][0] if len(scored) > 1 else 0.0)
-        if (
-            best[0] >= self.similarity
-            and best[0] - runner_up >= self.margin
-            and _same_owner(who, best[1], strict=True)
-        ):
-            return best[1]
-        return None
-
-    def _episode(
-        self,
-        db,
-        new: MemoryRecord,
-        vec: np.ndarray,
-        words: frozenset[str],
-        who: str,
-        stated: bool,
-        names: tuple[str, ...],
-    ) -> MemoryRecord | None:
-        """An earlier episode of the same speaker that states one thing about them (the change
-        itself may name only the thing: 钢琴课换到周日了): the nearest
-        one that shares a content word and is similar enough; or, when a rule read the turn as a
-        change (`stated`), its clear semantic neighbour ("I use Android" for "I've moved over to
-        an iPhone now")."""
-        if not single_statement(new.summary):
-            return None  # a long turn says several things: which of them changed is not clear
-        pool = self._statements(db, new, who, names)
-        if not pool:
-            return None
-        vecs = db.vectors([e.id for e in pool])
-        scored = sorted(
-            ((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0]
-        )
-        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names)]
-        if sharing and sharing[0][0] >= max(self.similarity, scored[0][0] - self.margin):
-            return sharing[0][1]
-        hit = self._contradicted(scored, new, who)
-        if hit is not None:
-            return hit
-        if stated and scored:
-            runner_up = scored[1][0] if len(scored) > 1 else 0.0
-            if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
-                return scored[0][1]
-        return None
-
-    def _contradicted(
-        self,
-        scored: list[tuple[float, MemoryRecord]],
-        new: MemoryRecord,
-        who: str,
-        only_flips: bool = False,
-    ) -> MemoryRecord | None:
-        """The nearest memory the change contradicts by what both say of one attribute (no pets /
-        adopted a cat, 坐班 / 居家办公, 不吃辣 / 能吃辣: `extract.attributes`), similar enough to be
-        about the same thing; no margin over the others, the attribute is the evidence."""
-        switch, text = switches(new.summary), said(new.summary)
-        for sim, old in scored:
-            if sim < self.similarity - _ATTRIBUTE_SLACK:
-                break
-            if not _same_owner(who, old, strict=True):
-                continue
-            if contradicts(said(old.summary), text, switch=switch, nots_only=only_flips):
-                return old
-        return None
-
-    def _statements(
-        self, db, new: MemoryRecord, who: str, names: tuple[str, ...]
-    ) -> list[MemoryRecord]:
-        """The live single-statement episodes of the same speaker before the change."""
-        pool = db.live_episodes_before(
-            new.scope,
-            new.created_at,
-            _EPISODE_POOL,
-            exclude=new.id,
-        )
-        return [
-            e
-            for e in pool
-            if e.tags[:1] == new.tags[:1]
-            and e.entities == new.entities
-            and not set(e.source.turn_ids) & set(new.source.turn_ids)
-            and _same_owner(who, e)
-            and single_statement(e.summary)
-            and about_self(e.summary)
-            and not _restates(new, e, names)
-        ]
-
-    def _ended_not(
-        self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, who: str
-    ) -> MemoryRecord | None:
-        """A statement that is no change (我现在也吃牛肉了, "We got a puppy") retires only a "not" it
-        ends (我不吃牛肉, "I have no pets"): the nearest live claim or single-statement episode of
-        the speaker that negates that predicate, or the whole attribute."""
-        names = tuple(e for e in new.entities if e)
-        pool = [*claims, *self._statements(db, new, who, names)]
-        vecs = db.vectors([r.id for r in pool])
-        scored = sorted(
-            ((float(np.dot(vecs[r.id], vec)), r) for r in pool if r.id in vecs),
-            key=lambda x: -x[0],
-        )
-        return self._contradicted(scored, new, who, only_flips=True)
-
     # ---- retiring --------------------------------------------------------------------------
 
     @staticmethod
@@ -386,48 +202,6 @@ def _ends_a_not(text: str) -> bool:
         and not negated(said(text))
         and any(m.values for m in mentions(said(text)).values())
     )
-
-
-def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:
-    return share(words, about(r.text, names))
-
-
-def _restates(new: MemoryRecord, old: MemoryRecord, names: tuple[str, ...]) -> bool:
-    """The same statement again ("My kids started swimming lessons" twice): nothing changed."""
-
-    def words(r: MemoryRecord) -> frozenset[str]:  # every word, numbers included (9 am / 7 am)
-        text = said(r.summary)
-        for name in names:
-            text = text.replace(name, " ")
-        return frozenset(search_tokens(text, drop_stopwords=True))
-
-    return words(old) == words(new) and negated(said(old.summary)) == negated(said(new.summary))
-
-
-def _names(r: MemoryRecord, value: str | None) -> bool:
-    if not value or len(value.strip()) < 2:
-        return False
-    v = value.strip().lower()
-    return any(e.lower() == v for e in r.entities) or v in r.text.lower()
-
-
-def _same_speaker(claim: MemoryRecord, names: tuple[str, ...]) -> bool:
-    """A named speaker's claims are keyed "<name>/..." (`extract.base.attribute`): one person's
-    change never retires another's claim."""
-    return (
-        not names or (claim.subject or "").startswith(f"{names[0]}/") or names[0] in claim.entities
-    )
-
-
-def _same_owner(who: str, r: MemoryRecord, strict: bool = False) -> bool:
-    """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes. With a
-    shared word a change may leave the owner unsaid ("We renamed the dog" after "My dog is called
-    Rex"); on meaning or attribute alone (`strict`) someone else's ("my sister is single") is never
-    the speaker's ("I got married")."""
-    theirs = owner(r.summary)
-    if who and theirs:
-        return who == theirs
-    return not strict or not someone_else(who or theirs)
 
 
 def _short(r: MemoryRecord) -> str:
