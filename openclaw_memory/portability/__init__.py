@@ -20,7 +20,8 @@ from ..errors import ValidationError
 from ..types import Scope
 from .jsonl import FORMAT, export_jsonl, import_jsonl
 from .markdown import export_markdown
-from .openclaw import OpenClawImporter, export_workspace
+from .openclaw import OpenClawImporter
+from .openclaw_write import export_workspace
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine

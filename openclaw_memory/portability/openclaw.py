@@ -19,26 +19,24 @@ its type and subject; otherwise a `MEMORY.md` entry is a fact and a daily-note e
 timed at the note's date, with the file and line as its provenance. Secrets are stripped first.
 A record's id is a hash of the user, agent and text, so a second import adds nothing, and a text
 already stored (as any type) is not stored again. Export writes the same layout back.
+
+Reading the files is `openclaw_read.py`, writing them `openclaw_write.py`; this module turns what
+was read into records.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..embedding import embed_with_parts
-from ..errors import ValidationError
 from ..extract.filter import is_contentless
 from ..policy import types_where
-from ..text import valid_unicode
-from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status, Turn
-from .markdown import TYPE_TITLES, user_records
+from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Turn
+from .markdown import TYPE_TITLES
+from .openclaw_read import NoteEntry, read_workspace
+from .openclaw_write import DAILY_TYPES
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
@@ -48,223 +46,8 @@ if TYPE_CHECKING:
 WRITER = "openclaw-import"
 #: what a typed candidate of the rule chain may make of an imported entry
 _CURATED = types_where(distilled=True)  # the policy table
-_DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$")
-_PROMOTED = re.compile(r"^##\s+Promoted From Short-Term Memory \((\d{4}-\d{2}-\d{2})[^)]*\)\s*$")
-_SESSION_HEAD = re.compile(r"^#\s+Session:\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}):(\d{2})")
-_SESSION_META = re.compile(r"^[-*]\s+\*\*(Session Key|Session ID|Source|Reason)\*\*:\s*(.*)$")
-_TRANSCRIPT = re.compile(r'^(user|assistant):\s+(".*")\s*$')
-_MANAGED_START = re.compile(r"<!--\s*openclaw:dreaming:[\w-]+:start\s*-->")
-_MANAGED_END = re.compile(r"<!--\s*openclaw:dreaming:[\w-]+:end\s*-->")
-_TRIGGER = re.compile(r"<!--\s*trigger:\s*(.*?)\s*-->")
-_IMPORTANCE = re.compile(r"<!--\s*importance:\s*(\d+)\s*-->")
-_PROJECT = re.compile(r"<!--\s*project:\s*(.*?)\s*-->")
-# Our own export's annotations (OpenClaw ignores comments): a memory's subject and time of day.
-_SUBJECT = re.compile(r"<!--\s*subject:\s*(.*?)\s*-->")
-_TIME = re.compile(r"<!--\s*time:\s*(\d{1,2}):(\d{2})\s*-->")
-_COMMENT = re.compile(r"<!--.*?-->")
-_PROMO_META = re.compile(r"\s*\[score=[^\]]*\]")
-_PROMO_SOURCE = re.compile(r"source=(?:[^\]\s]*/)?(\d{4}-\d{2}-\d{2})[^\]\s]*")
-_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_MAX_ENTRY = 4000
-
-
-@dataclass(frozen=True)
-class NoteEntry:
-    """One memory-worthy piece of an OpenClaw memory file."""
-
-    path: str  # relative to the workspace: "MEMORY.md", "memory/2026-09-01.md"
-    line: int
-    text: str
-    at: float | None  # the note's date (epoch seconds, UTC), None when the file gives none
-    curated: bool  # from MEMORY.md (the curated layer) rather than a daily note
-    tags: tuple[str, ...] = ()
-    importance: float | None = None
-    session_id: str | None = None
-    heading: str | None = None
-    subject: str | None = None
-
-
-def _day(y: str, m: str, d: str, hour: int = 0, minute: int = 0) -> float:
-    return datetime(int(y), int(m), int(d), hour, minute, tzinfo=timezone.utc).timestamp()
-
-
-@dataclass(frozen=True)
-class _Notes:
-    text: str
-    tags: tuple[str, ...]
-    importance: float | None  # in [0, 1]
-    source_at: float | None  # date of a promoted entry's source note
-    subject: str | None
-    seconds: float | None  # time of day, from our own export
-
-
-def _annotations(text: str) -> _Notes:
-    """The entry's text without annotations, and what the annotations say."""
-    tags: list[str] = []
-    for m in _TRIGGER.finditer(text):
-        tags += [t.strip() for t in re.split(r"[,;]", m.group(1)) if t.strip()]
-    tags += [f"project:{m.group(1)}" for m in _PROJECT.finditer(text) if m.group(1)]
-    imp = _IMPORTANCE.search(text)
-    importance = min(10, max(1, int(imp.group(1)))) / 10 if imp else None
-    src = _PROMO_SOURCE.search(text)
-    at = _day(*src.group(1).split("-")) if src else None
-    subject = _SUBJECT.search(text)
-    tod = _TIME.search(text)
-    clean = _COMMENT.sub(" ", _PROMO_META.sub(" ", text))
-    return _Notes(
-        " ".join(clean.split()),
-        tuple(dict.fromkeys(tags)),
-        importance,
-        at,
-        (subject.group(1) or None) if subject else None,
-        int(tod.group(1)) * 3600 + int(tod.group(2)) * 60 if tod else None,
-    )
-
-
-class _Parser:
-    """Reads one file's lines into entries; state is the current heading, date and session."""
-
-    def __init__(self, path: str, text: str, *, curated: bool, at: float | None) -> None:
-        self.path, self.curated, self.at = path, curated, at
-        self.lines = text.splitlines()
-        self.heading: str | None = None
-        self.session: str | None = None
-        self.entries: list[NoteEntry] = []
-        self._buf: list[str] = []
-        self._start = 0
-
-    def parse(self) -> list[NoteEntry]:
-        managed = fenced = False
-        for number, raw in enumerate(self.lines, start=1):
-            if _MANAGED_START.search(raw):
-                self._flush()
-                managed = not _MANAGED_END.search(raw)
-                continue
-            if managed:
-                managed = not _MANAGED_END.search(raw)
-                continue
-            if _FENCE.match(raw):
-                self._flush()
-                fenced = not fenced
-                continue
-            if not fenced:
-                self._line(number, raw)
-        self._flush()
-        return self.entries
-
-    def _line(self, number: int, raw: str) -> None:
-        line = raw.rstrip()
-        stripped = line.strip()
-        if not stripped or _COMMENT.fullmatch(stripped):
-            self._flush()
-        elif stripped.startswith("#"):
-            self._heading(stripped)
-        elif m := _SESSION_META.match(stripped):
-            self._flush()
-            if m.group(1) == "Session ID" and m.group(2).strip() not in ("", "unknown"):
-                self.session = m.group(2).strip()
-        elif m := _TRANSCRIPT.match(stripped):
-            self._flush()
-            if m.group(1) == "user":
-                self._start, self._buf = number, [_unquote(m.group(2))]
-                self._flush()
-        elif m := _BULLET.match(line):
-            self._flush()
-            self._start, self._buf = number, [m.group(2)]
-        elif line.startswith((" ", "\t")) or self._buf:
-            if not self._buf:
-                self._start = number
-            self._buf.append(stripped)
-        else:
-            self._start, self._buf = number, [stripped]
-
-    def _heading(self, stripped: str) -> None:
-        self._flush()
-        if m := _PROMOTED.match(stripped):
-            self.at = _day(*m.group(1).split("-"))
-        elif m := _SESSION_HEAD.match(stripped):
-            y, mo, d = m.group(1).split("-")
-            self.at = _day(y, mo, d, int(m.group(2)), int(m.group(3)))
-        self.heading = stripped.lstrip("#").strip() or None
-
-    def _flush(self) -> None:
-        if not self._buf:
-            return
-        n = _annotations(" ".join(self._buf))
-        self._buf = []
-        if len(n.text) < 2:
-            return
-        at = n.source_at or self.at
-        if at is not None and n.seconds is not None:
-            at = at - at % 86400 + n.seconds
-        self.entries.append(
-            NoteEntry(
-                self.path,
-                self._start,
-                n.text[:_MAX_ENTRY],
-                at,
-                self.curated,
-                n.tags,
-                n.importance,
-                self.session,
-                self.heading,
-                n.subject,
-            )
-        )
-
-
-def _unquote(quoted: str) -> str:
-    try:
-        value = json.loads(quoted)
-    except ValueError:
-        return quoted.strip('"')
-    return value if isinstance(value, str) else quoted
-
-
-def parse_file(path: Path, rel: str) -> list[NoteEntry]:
-    """The entries of one OpenClaw memory file (`rel`: its path inside the workspace)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ValidationError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    name = _DAILY_NAME.match(path.name)
-    curated = path.name.upper() == "MEMORY.MD"
-    # MEMORY.md has no date of its own but its promotion sections': its entries are as old as the file
-    at = _day(name.group(1), name.group(2), name.group(3)) if name else path.stat().st_mtime
-    return _Parser(rel, valid_unicode(text), curated=curated, at=at).parse()
-
-
-def workspace_files(root: Path) -> list[tuple[Path, str]]:
-    """(file, relative path) of a workspace's MEMORY.md and dated daily notes, MEMORY.md first.
-    `root` may also be one such file."""
-    if root.is_file():
-        return [(root, root.name)]
-    if not root.is_dir():
-        raise ValidationError(
-            f"path: expected an OpenClaw workspace directory or a memory file, found {root}"
-        )
-    files = [(p, p.name) for p in (root / "MEMORY.md", root / "memory.md") if p.is_file()][:1]
-    notes = root / "memory"
-    if notes.is_dir():
-        files += [
-            (p, f"memory/{p.name}")
-            for p in sorted(notes.iterdir())
-            if p.is_file() and _DAILY_NAME.match(p.name)
-        ]
-    if not files:
-        raise ValidationError(
-            f"path: {root} holds neither MEMORY.md nor memory/YYYY-MM-DD.md notes"
-        )
-    return files
-
-
-def read_workspace(root: Path) -> list[NoteEntry]:
-    """Every entry of a workspace (or of one file), in file order."""
-    return [e for path, rel in workspace_files(root) for e in parse_file(path, rel)]
-
-
-# ---- import ---------------------------------------------------------------------------------
+#: a section title of our own export names the type of its entries
+_TITLED = {title.lower(): kind for kind, title in TYPE_TITLES.items() if kind not in DAILY_TYPES}
 
 
 def entry_id(scope: Scope, text: str) -> str:
@@ -397,68 +180,3 @@ class OpenClawImporter:
                         r.source.writer,
                     )
         eng.indexer.notify()
-
-
-# ---- export ---------------------------------------------------------------------------------
-
-_DAILY_TYPES = (MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY)
-_TITLED = {title.lower(): kind for kind, title in TYPE_TITLES.items() if kind not in _DAILY_TYPES}
-
-
-def _bullet(r: MemoryRecord, *, daily: bool = False) -> str:
-    text = " ".join(r.summary.split())
-    notes = (
-        [f"<!-- subject: {' '.join(r.subject.split()).replace('--', '- -')} -->"]
-        if r.subject
-        else []
-    )
-    if daily:
-        notes.append(
-            f"<!-- time: {datetime.fromtimestamp(r.created_at, tz=timezone.utc):%H:%M} -->"
-        )
-    tags = [t for t in r.tags if t != "openclaw" and not t.startswith("project:")]
-    if tags:
-        notes.append(f"<!-- trigger: {', '.join(t.replace(',', ' ') for t in tags[:3])} -->")
-    notes.append(f"<!-- importance: {min(10, max(1, round(r.importance * 10)))} -->")
-    return f"- {text} " + " ".join(notes)
-
-
-def render_workspace(records: list[MemoryRecord]) -> dict[str, str]:
-    """relative path -> content of the OpenClaw layout for these (live) records."""
-    live = sorted(
-        (r for r in records if r.status is Status.ACTIVE), key=lambda r: (r.created_at, r.id)
-    )
-    memory = ["# Long-Term Memory", ""]
-    for kind, title in TYPE_TITLES.items():
-        items = [r for r in live if r.type is kind and kind not in _DAILY_TYPES]
-        if items:
-            memory += [f"## {title}", "", *(_bullet(r) for r in items), ""]
-    files = {"MEMORY.md": "\n".join(memory).rstrip() + "\n"}
-    days: dict[str, list[MemoryRecord]] = {}
-    for r in live:
-        if r.type in _DAILY_TYPES:
-            days.setdefault(
-                datetime.fromtimestamp(r.created_at, tz=timezone.utc).strftime("%Y-%m-%d"), []
-            ).append(r)
-    for day, items in days.items():
-        body = [f"# {day}", ""]
-        body += [_bullet(r, daily=True) for r in items]
-        files[f"memory/{day}.md"] = "\n".join(body) + "\n"
-    return files
-
-
-def export_workspace(
-    engine: MemoryEngine, user_id: str, out_dir: Path, agent_id: str | None = None
-) -> dict[str, int]:
-    """Write MEMORY.md and memory/YYYY-MM-DD.md for a user's live memories into out_dir."""
-    files = render_workspace(user_records(engine, user_id, agent_id))
-    for rel, content in files.items():
-        target = out_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-    return {"files": len(files), "memories": sum(c.count("\n- ") for c in files.values())}
-
-
-def iter_paths(files: dict[str, str]) -> Iterator[str]:
-    """The relative paths of a rendered workspace, MEMORY.md first."""
-    yield from sorted(files, key=lambda p: (p != "MEMORY.md", p))
