@@ -283,3 +283,34 @@ def test_explain_names_the_entity():
     assert entity_of(scored("vector", "entity:Melanie")) == "Melanie"
     assert entity_of(scored("hop:Boston")) == "Boston (hop)"
     assert entity_of(scored("vector", "keyword")) is None
+
+
+def test_the_lexicons_tagger_leaves_the_shared_word_tags_alone():
+    """The preference lexicon asks jieba's tagger too; reloading its word-tag table (as
+    `posseg.dt.initialize()` does) emptied it for a moment, and a write tagging meanwhile lost
+    its places and names (成都 tagged "x")."""
+    import threading
+
+    import jieba.posseg
+
+    from openclaw_memory.extract import lexicon
+
+    before = jieba.posseg.dt.word_tag_tab
+    text = "周磊: 我下个月要去成都出差一周"
+    seen: list[list[str]] = []
+    done = threading.Event()
+
+    def tag() -> None:
+        while not done.is_set():
+            seen.append([e.name for e in extract(text)])
+
+    worker = threading.Thread(target=tag)
+    worker.start()
+    try:
+        for _ in range(3):
+            lexicon._posseg()
+    finally:
+        done.set()
+        worker.join()
+    assert jieba.posseg.dt.word_tag_tab is before
+    assert seen and all("成都" in names for names in seen)

@@ -9,12 +9,9 @@ consolidation updates it instead of storing a second copy: `drink` for "I prefer
 
 from __future__ import annotations
 
-import functools
-import logging
 import re
-import threading
 
-_lock = threading.Lock()
+from ..text import _jieba
 
 DRINKS_ZH = frozenset(
     """咖啡 茶 奶茶 可乐 果汁 啤酒 红酒 白酒 葡萄酒 酒 牛奶 豆浆 拿铁 美式 卡布奇诺 摩卡 绿茶 红茶 乌龙
@@ -51,14 +48,16 @@ _EN_CUT = re.compile(
 _ZH_TRAIL = re.compile(r"(?:了|的|啊|呀|哦|吧|呢|啦|一点|一些|多了)+$")
 
 
-@functools.lru_cache(maxsize=1)
 def _posseg():
-    import jieba
+    """jieba's part-of-speech tagger over the shared, once-loaded dictionary.
+
+    Never `jieba.posseg.dt.initialize()`: it empties the tagger's word-tag table and refills it,
+    and every thread tagging meanwhile (entity extraction on a write) gets "x" for known words.
+    Importing the module loads the table once, under the import lock.
+    """
     import jieba.posseg
 
-    jieba.setLogLevel(logging.WARNING)
-    with _lock:
-        jieba.posseg.dt.initialize()  # bundled dictionary, no network
+    _jieba()
     return jieba.posseg
 
 
