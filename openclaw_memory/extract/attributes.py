@@ -37,6 +37,9 @@ class Attribute:
     exclusive: bool
     general: re.Pattern[str]
     values: tuple[tuple[str, re.Pattern[str]], ...]
+    #: the general words and every value in one pattern: most texts name no attribute, and one
+    #: search says so (relevance gating asks it of every pooled memory)
+    named: re.Pattern[str]
 
 
 def _attr(name: str, exclusive: bool, general: str, **values: str) -> Attribute:
@@ -45,6 +48,7 @@ def _attr(name: str, exclusive: bool, general: str, **values: str) -> Attribute:
         exclusive,
         re.compile(general, _I),
         tuple((v, re.compile(p, _I)) for v, p in values.items()),
+        re.compile("|".join(f"(?:{p})" for p in (general, *values.values())), _I),
     )
 
 
@@ -147,6 +151,8 @@ def mentions(text: str) -> dict[str, Mention]:
     """The attributes a statement names, by name."""
     out = {}
     for a in ATTRIBUTES:
+        if not a.named.search(text):
+            continue
         values = frozenset(v for v, p in a.values if p.search(text))
         general = bool(a.general.search(text))
         if values or general:
