@@ -164,7 +164,7 @@ def _dataset_turns() -> list[str]:
     data = json.loads((Path(__file__).parent / "data" / "zh_locomo.json").read_text("utf-8"))
     texts = [q["question"] for conv in data for q in conv["qa"]]
     for conv in data:
-        for key, turns in conv["conversation"].items():
+        for turns in conv["conversation"].values():
             if isinstance(turns, list):
                 texts.extend(t["text"] for t in turns if isinstance(t, dict) and "text" in t)
     return texts
