@@ -184,3 +184,14 @@ def test_one_search_per_attribute_finds_what_its_patterns_find() -> None:
             assert bool(a.named.search(text)) is each, (a.name, text)
             named += each
     assert named > 50  # the table is not vacuous: many texts name an attribute
+
+
+def test_names_any_is_the_intersection_with_mentions() -> None:
+    from openclaw_memory.extract.attributes import ATTRIBUTES, names_any
+
+    every = [a.name for a in ATTRIBUTES]
+    asks = [{n} for n in every] + [set(every[:3]), set(), {"no such attribute"}]
+    for text in [*_dataset_turns()[:400], *(t for pair in CONTRADICTING for t in pair[:2])]:
+        found = mentions(text).keys()
+        for asked in asks:
+            assert names_any(text, asked) is bool(asked & found), (text, asked)

@@ -22,6 +22,7 @@ has already seen that `new` states a change of the same speaker and owner.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..text import has_cjk, negated, search_tokens
@@ -158,6 +159,12 @@ def mentions(text: str) -> dict[str, Mention]:
         if values or general:
             out[a.name] = Mention(a, general, values)
     return out
+
+
+def names_any(text: str, names: Collection[str]) -> bool:
+    """Whether text names one of these attributes: `names & mentions(text).keys()`, searching
+    only the attributes asked about."""
+    return any(a.named.search(text) for a in ATTRIBUTES if a.name in names)
 
 
 def contradicts(old: str, new: str, *, switch: bool = False, nots_only: bool = False) -> bool:
