@@ -155,3 +155,43 @@ def test_life_events_and_now_also_in_the_grammar(text, changed, also):
 )
 def test_an_ending_then_the_speaker_is_about_a_thing_of_theirs(text, about):
     assert about_a_thing(text) is about
+
+
+def _dataset_turns() -> list[str]:
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "zh_locomo.json").read_text("utf-8"))
+    texts = [q["question"] for conv in data for q in conv["qa"]]
+    for conv in data:
+        for turns in conv["conversation"].values():
+            if isinstance(turns, list):
+                texts.extend(t["text"] for t in turns if isinstance(t, dict) and "text" in t)
+    return texts
+
+
+def test_one_search_per_attribute_finds_what_its_patterns_find() -> None:
+    """`Attribute.named` (the patterns joined) matches a text exactly when one of its own
+    patterns does: the Chinese set's turns and questions, and every table above."""
+    from openclaw_memory.extract.attributes import ATTRIBUTES
+
+    texts = [*_dataset_turns(), *(t for pair in CONTRADICTING for t in pair[:2])]
+    assert len(texts) > 900
+    named = 0
+    for text in texts:
+        for a in ATTRIBUTES:
+            each = bool(a.general.search(text)) or any(p.search(text) for _, p in a.values)
+            assert bool(a.named.search(text)) is each, (a.name, text)
+            named += each
+    assert named > 50  # the table is not vacuous: many texts name an attribute
+
+
+def test_names_any_is_the_intersection_with_mentions() -> None:
+    from openclaw_memory.extract.attributes import ATTRIBUTES, names_any
+
+    every = [a.name for a in ATTRIBUTES]
+    asks = [{n} for n in every] + [set(every[:3]), set(), {"no such attribute"}]
+    for text in [*_dataset_turns()[:400], *(t for pair in CONTRADICTING for t in pair[:2])]:
+        found = mentions(text).keys()
+        for asked in asks:
+            assert names_any(text, asked) is bool(asked & found), (text, asked)

@@ -237,3 +237,70 @@ def test_two_exchanges_of_one_day_share_one_dated_line(engine):
     assert dated[0].count(dated[0][2:12]) == 1  # the date is shown once
     assert "keen on counseling" in dated[0] and "mental health counseling workshop" in dated[0]
     assert plan.sections["retrieved"] == sum(count_tokens(line[2:]) for line in related)
+
+
+def _one_by_one(engine, scope, ranked, before, after, units):
+    """Episode context as it was computed before the retired-turn lookups were batched: each
+    episode's neighbours and their retired turns read when the episode is reached."""
+    from openclaw_memory.recall.context import _eligible
+
+    shown: dict[str, str] = {}
+    out, done = [], 0
+    for s in ranked:
+        r = s.record
+        if s.kept and r.id in shown:
+            s = dataclasses.replace(s, kept=False, reason=f"shown as context of {shown[r.id]}")
+        elif _eligible(s) and done < units:
+            done += 1
+            earlier, later = engine.neighbours(scope, r.id, before=before, after=after)
+            turns = [t for c in [*earlier, *later] for t in c.source.turn_ids]
+            retired = engine.store.retired_turns(scope, turns) if turns else {}
+            hide = shown if s.kept else {}
+            window = tuple(
+                c
+                for c in [*reversed(earlier), r, *later]
+                if c is r
+                or (
+                    c.id not in hide
+                    and not (c.source.turn_ids and all(t in retired for t in c.source.turn_ids))
+                )
+            )
+            context = window if len(window) > 1 else ()
+            s = dataclasses.replace(s, context=context)
+            if s.kept:
+                shown.setdefault(r.id, r.id)
+                for c in context:
+                    shown.setdefault(c.id, r.id)
+        out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("units", [1, 2, 3, 20])
+def test_contexts_read_ahead_equal_contexts_read_one_by_one(engine, units):
+    """The first `units` episodes' neighbours are read ahead; an episode past them (a kept one
+    shown as another's context let it in) is read when reached: the same windows either way."""
+    from openclaw_memory.recall.context import attach_context
+    from openclaw_memory.types import ScoredMemory
+
+    logged = [
+        r
+        for n, session in enumerate(("s1", "s2", "s3"))
+        for r in log(engine, ALICE, session, DIALOGUE, first=1 + 10 * n)
+    ]
+    # neighbours ranked near each other (some are shown as another's context), one below the bar
+    order = [1, 0, 5, 9, 2, 4, 10, 6, 11, 3, 8, 7]
+    ranked = [
+        ScoredMemory(
+            logged[i],
+            1.0 - rank / 100,
+            rank=rank,
+            kept=rank != 4,
+            reason="" if rank != 4 else "below relevance threshold (test)",
+        )
+        for rank, i in enumerate(order, start=1)
+    ]
+    got = attach_context(engine, ALICE, ranked, before=1, after=1, units=units)
+    want = _one_by_one(engine, ALICE, ranked, 1, 1, units)
+    assert got == want
+    assert any(s.context for s in got)
+    assert any(s.reason.startswith("shown as context") for s in got)

@@ -22,6 +22,7 @@ has already seen that `new` states a change of the same speaker and owner.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..text import has_cjk, negated, search_tokens
@@ -37,6 +38,9 @@ class Attribute:
     exclusive: bool
     general: re.Pattern[str]
     values: tuple[tuple[str, re.Pattern[str]], ...]
+    #: the general words and every value in one pattern: most texts name no attribute, and one
+    #: search says so (relevance gating asks it of every pooled memory)
+    named: re.Pattern[str]
 
 
 def _attr(name: str, exclusive: bool, general: str, **values: str) -> Attribute:
@@ -45,6 +49,7 @@ def _attr(name: str, exclusive: bool, general: str, **values: str) -> Attribute:
         exclusive,
         re.compile(general, _I),
         tuple((v, re.compile(p, _I)) for v, p in values.items()),
+        re.compile("|".join(f"(?:{p})" for p in (general, *values.values())), _I),
     )
 
 
@@ -147,11 +152,19 @@ def mentions(text: str) -> dict[str, Mention]:
     """The attributes a statement names, by name."""
     out = {}
     for a in ATTRIBUTES:
+        if not a.named.search(text):
+            continue
         values = frozenset(v for v, p in a.values if p.search(text))
         general = bool(a.general.search(text))
         if values or general:
             out[a.name] = Mention(a, general, values)
     return out
+
+
+def names_any(text: str, names: Collection[str]) -> bool:
+    """Whether text names one of these attributes: `names & mentions(text).keys()`, searching
+    only the attributes asked about."""
+    return any(a.named.search(text) for a in ATTRIBUTES if a.name in names)
 
 
 def contradicts(old: str, new: str, *, switch: bool = False, nots_only: bool = False) -> bool:

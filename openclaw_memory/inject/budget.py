@@ -192,12 +192,12 @@ def pack(
     for rank, cand in enumerate(_ranked(candidates), start=1):
         line, reason = _decide(cand, st, replaced_by, count, render_one, truncate)
         if reason:
-            dropped.append(dataclasses.replace(cand, rank=rank, kept=False, reason=reason))
+            dropped.append(_with_fate(cand, rank, False, reason))
         else:
             section = section_of(cand.record)
             st.lines[section].append(line)
             st.used[section] += count(line)
-            kept.append(dataclasses.replace(cand, rank=rank, kept=True, reason=cand.reason))
+            kept.append(_with_fate(cand, rank, True, cand.reason))
     return Packing(
         kept=tuple(kept),
         dropped=tuple(dropped),
@@ -205,6 +205,14 @@ def pack(
         total_tokens=st.used_total,
         lines={s: tuple(v) for s, v in st.lines.items()},
     )
+
+
+def _with_fate(cand: ScoredMemory, rank: int, kept: bool, reason: str) -> ScoredMemory:
+    """cand with this rank and fate; cand itself when it has them already (most candidates of a
+    recall arrive ranked, and dropped with their reason: ~50 copies a request saved)."""
+    if cand.rank == rank and cand.kept == kept and cand.reason == reason:
+        return cand
+    return dataclasses.replace(cand, rank=rank, kept=kept, reason=reason)
 
 
 def _decide(cand, st: _State, replaced_by, count, render_one, truncate) -> tuple[str, str]:

@@ -144,7 +144,7 @@ def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
         return False
     if leaf in terms:
         return True
-    if len(leaf) < 3:
+    if len(leaf) < 3 or leaf not in text:  # (a pattern per subject outgrows re's cache)
         return False
     if leaf.isascii():
         return re.search(rf"(?<![a-z0-9]){re.escape(leaf)}(?![a-z0-9])", text) is not None

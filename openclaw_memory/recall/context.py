@@ -34,16 +34,16 @@ def attach_context(
     shown: dict[str, str] = {}  # episode id -> the kept episode whose context shows it
     out: list[ScoredMemory] = []
     done = 0
+    first = [s.record for s in ranked if _eligible(s)][:units]
+    around = _Around(engine, scope, before, after).read(first)
     for s in ranked:
         r = s.record
-        eligible = r.type is MemoryType.EPISODE and (
-            s.kept or s.reason.startswith("below relevance")
-        )
+        eligible = _eligible(s)
         if s.kept and r.id in shown:
             s = dataclasses.replace(s, kept=False, reason=f"shown as context of {shown[r.id]}")
         elif eligible and done < units:
             done += 1
-            context = _context(engine, scope, r, before, after, shown if s.kept else {})
+            context = _context(around, r, shown if s.kept else {})
             s = dataclasses.replace(s, context=context)
             if s.kept:
                 shown.setdefault(r.id, r.id)
@@ -53,20 +53,49 @@ def attach_context(
     return out
 
 
-def _context(
-    engine: MemoryEngine,
-    scope: Scope,
-    r: MemoryRecord,
-    before: int,
-    after: int,
-    shown: dict[str, str],
-) -> tuple[MemoryRecord, ...]:
-    earlier, later = engine.neighbours(scope, r.id, before=before, after=after)
-    around = [*reversed(earlier), *later]
-    if not around:
+def _eligible(s: ScoredMemory) -> bool:
+    """An episode that may get its context: kept, or only below the relevance threshold."""
+    return s.record.type is MemoryType.EPISODE and (
+        s.kept or s.reason.startswith("below relevance")
+    )
+
+
+class _Around:
+    """The neighbours of episodes and which of their turns are retired, read for the first
+    episodes at once (one retired-turn lookup for all, not one an episode); an episode not read
+    ahead (a kept one shown as context let a later one in) is read when asked for."""
+
+    def __init__(self, engine: MemoryEngine, scope: Scope, before: int, after: int) -> None:
+        self.engine, self.scope, self.before, self.after = engine, scope, before, after
+        self.neighbours: dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]] = {}
+        self.retired: dict[str, str] = {}
+
+    def read(self, episodes: Sequence[MemoryRecord]) -> "_Around":
+        fresh = [r for r in episodes if r.id not in self.neighbours]
+        for r in fresh:
+            self.neighbours[r.id] = self.engine.neighbours(
+                self.scope, r.id, before=self.before, after=self.after
+            )
+        turns = [
+            t
+            for r in fresh
+            for side in self.neighbours[r.id]
+            for c in side
+            for t in c.source.turn_ids
+        ]
+        if turns:
+            self.retired.update(self.engine.store.retired_turns(self.scope, turns))
+        return self
+
+    def of(self, r: MemoryRecord) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        return self.read([r]).neighbours[r.id]
+
+
+def _context(around: _Around, r: MemoryRecord, shown: dict[str, str]) -> tuple[MemoryRecord, ...]:
+    earlier, later = around.of(r)
+    if not earlier and not later:
         return ()
-    turns = [t for c in around for t in c.source.turn_ids]
-    retired = engine.store.retired_turns(scope, turns) if turns else {}
+    retired = around.retired
     ordered = [*reversed(earlier), r, *later]
     window = tuple(
         c

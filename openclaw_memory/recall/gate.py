@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import RecallConfig
-from ..extract.attributes import mentions
+from ..extract.attributes import mentions, names_any
 from ..types import ScoredMemory
 from .channels import Pool
 
@@ -95,7 +95,7 @@ def attribute_agreeing(text: str, pool: Pool) -> set[str]:
     asked = mentions(text).keys()
     if not asked:
         return set()
-    return {rid for rid, r in pool.records.items() if asked & mentions(r.text).keys()}
+    return {rid for rid, r in pool.records.items() if names_any(r.text, asked)}
 
 
 def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:

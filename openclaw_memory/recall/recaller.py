@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -146,6 +146,7 @@ class Recaller:
         ]
         pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
         memories = [r.text for r in pool.records.values()]
+        # names are read one memory at a time, only when the cheaper tests did not decide
         pool.personal = refers_to_user(text, _names(pool), memories)
         if not pool.personal:
             # quoted text of such a request is material to work on (translate 'see you tomorrow'),
@@ -201,13 +202,11 @@ def topic_terms(query: RecallQuery, text: str) -> list[str]:
     return [t for t in query.terms if t in outside]
 
 
-def _names(pool: Pool) -> set[str]:
+def _names(pool: Pool) -> Iterator[str]:
     """Speakers, entities and written-out names (identifiers, quoted names) of the pooled
-    memories: names a request may use."""
-    out: set[str] = set()
+    memories: names a request may use (lazily, memory by memory; a name may come twice)."""
     for r in pool.records.values():
-        out.update(t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
+        yield from (t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
         # an English entity in lower case ("short" of a reply-length preference) is a word, not a name
-        out.update(e for e in r.entities if len(e) <= 40 and (not e.isascii() or e != e.lower()))
-        out.update(memory_names(r.text))
-    return out
+        yield from (e for e in r.entities if len(e) <= 40 and (not e.isascii() or e != e.lower()))
+        yield from memory_names(r.text)

@@ -125,13 +125,15 @@ def names_known(text: str, names: Iterable[str]) -> bool:
         name = name.strip().lower()
         # an ASCII name stands alone among ASCII letters and digits (a CJK character beside it
         # is a boundary: ERP-2041的切换), not inside a longer word
-        if len(name) >= 2 and (
-            name in low
-            if not name.isascii()
-            else re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", low)
-        ):
+        # `name in low` first: a pattern compiled for every name of a store outgrows re's cache
+        if len(name) >= 2 and name in low and (not name.isascii() or _whole_word(name, low)):
             return True
     return False
+
+
+def _whole_word(word: str, text: str) -> bool:
+    """`word` stands in `text` with no ASCII letter or digit beside it."""
+    return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", text) is not None
 
 
 def refers_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str] = ()) -> bool:
