@@ -42,7 +42,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..extract.attributes import mentions
 from ..types import ScoredMemory
-from .channels import Pool
+from .channels import ENTITY, Pool
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd
 CROWD_FROM = 2 / 3
@@ -81,6 +81,19 @@ def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
         alone = max(alone, lv + cfg.background_margin)
         with_keyword = max(with_keyword, lv + cfg.background_keyword_margin)
     return Bars(alone, with_keyword)
+
+
+def entity_names(pool: Pool) -> set[str]:
+    """Entities of the user's store that the request names: the entity channel proposed their
+    memories under "entity:NAME" (a pet's or a shop's name jieba tags as a name, 汤圆; a place;
+    an alias resolved). Names of the hop ("hop:NAME") are the candidates', not the request's."""
+    prefix = ENTITY + ":"
+    return {
+        c[len(prefix) :]
+        for chans in pool.channels.values()
+        for c in chans
+        if c.startswith(prefix) and len(c) > len(prefix) + 1
+    }
 
 
 def agreeing(coverage: float, hits: int, terms: int) -> bool:

@@ -18,7 +18,7 @@ from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
 from .cover import cover_sessions, names_several
-from .gate import agreeing, attribute_agreeing, store_level
+from .gate import agreeing, attribute_agreeing, entity_names, store_level
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, keyword_hits, score_pool
@@ -202,9 +202,9 @@ def topic_terms(query: RecallQuery, text: str) -> list[str]:
 
 
 def _names(pool: Pool) -> set[str]:
-    """Speakers, entities and written-out names (identifiers, quoted names) of the pooled
-    memories: names a request may use."""
-    out: set[str] = set()
+    """Speakers, entities and written-out names (identifiers, quoted and given names) of the
+    pooled memories, and the store's entities the request names: names a request may use."""
+    out = entity_names(pool)
     for r in pool.records.values():
         out.update(t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
         # an English entity in lower case ("short" of a reply-length preference) is a word, not a name
