@@ -27,7 +27,7 @@ from .embedding import PassageVectors, embed_with_parts
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, POLICY
 from .store.ports import RecordStore
 from .store.ports import content_hash
-from .text import lexical_overlap, negated
+from .text import has_cjk, lexical_overlap, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source, Status, WriteResult
 
 log = logging.getLogger(__name__)
@@ -269,7 +269,10 @@ class Consolidator:
     ) -> tuple[MemoryRecord | None, float]:
         """The live claim a change contradicts when no subject names it: the one that states the
         value it replaces, else its clear semantic neighbour (nearest, and ahead of the next one
-        by `change_margin`: absolute cosine says little, e5 puts unrelated Chinese pairs at 0.9)."""
+        by `change_margin`: absolute cosine says little). Not in Chinese: e5 puts one person's
+        unrelated Chinese statements within a few hundredths (赵刚戒烟了 / 赵刚喜欢吃米粉 0.93), so
+        there the episode side (consolidate_changes.py) finds the old value by a shared word or
+        an attribute."""
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         pool = [p for p in pool if p.id != r.id]
         if not pool:
@@ -282,7 +285,7 @@ class Consolidator:
             named = [(s, p) for s, p in scored if _states(p, replaces)]
             if named:
                 return named[0][1], named[0][0]
-        if not scored:
+        if not scored or has_cjk(r.summary):
             return None, 0.0
         best = scored[0]
         runner_up = scored[1][0] if len(scored) > 1 else 0.0

@@ -258,7 +258,8 @@ class ChangeRetirer:
         itself may name only the thing: 钢琴课换到周日了): the nearest
         one that shares a content word and is similar enough; or, when a rule read the turn as a
         change (`stated`), its clear semantic neighbour ("I use Android" for "I've moved over to
-        an iPhone now")."""
+        an iPhone now"; not in Chinese, where the nearest of one person's statements says nothing:
+        改学围棋了 is no successor of 我这边ERP-2041切换推迟了)."""
         if not single_statement(new.summary):
             return None  # a long turn says several things: which of them changed is not clear
         pool = self._statements(db, new, who, names)
@@ -274,7 +275,7 @@ class ChangeRetirer:
         hit = self._contradicted(scored, new, who)
         if hit is not None:
             return hit
-        if stated and scored:
+        if stated and scored and not has_cjk(new.summary):  # not on Chinese meaning (_claim)
             runner_up = scored[1][0] if len(scored) > 1 else 0.0
             if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
                 return scored[0][1]

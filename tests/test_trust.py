@@ -521,6 +521,11 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     ("我九点开始工作。", "最近工作挺忙的。"),
     ("My son goes to Maple Elementary.", "My daughter switched to Hillcrest Academy."),
     ("我儿子在实验小学上学。", "我女儿转学到育才小学了。"),
+    # nothing shared but the speaker: in Chinese meaning alone says nothing (e5 puts these at 0.93)
+    ("I've loved rice noodles since I was a kid.", "I quit smoking."),
+    ("我从小就喜欢吃米粉。", "我戒烟了。"),
+    ("The ERP-2041 cutover got postponed on my side.", "Switched to chess lessons, he chose it."),
+    ("我这边ERP-2041切换推迟了。", "改学围棋了，他自己选的。"),
 ]
 
 

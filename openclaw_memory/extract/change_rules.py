@@ -342,6 +342,21 @@ _NOT_STOPPED = re.compile(
     I,
 )
 
+#: what is left after "quit" / 戒了 when the thing is left unsaid and only the time is: "I quit
+#: two months ago", 戒了四个多月了 (it was named earlier; a duration is no habit the user stopped)
+_EN_TIME = (
+    r"(?:(?:for|since)\s+)?(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|"
+    r"several|some|\d+)\s+(?:days?|weeks?|months?|years?)(?:\s+ago)?|last\s+(?:week|month|year)|"
+    r"a while(?:\s+ago)?|recently|yesterday|today)"
+)
+_ONLY_TIME = re.compile(
+    r"^(?:[\d一二三四五六七八九十两几半]+个?多?(?:年|个月|月|天|日|周|星期|礼拜|小时|钟头)多?|"
+    r"去年|上个月|上周|前几天|前阵子|好久|很久|一阵子?|一段时间)了?$|^" + _EN_TIME + "$",
+    re.I,
+)
+#: "I quit smoking two months ago": the time is not the habit
+_EN_TRAILING_TIME = re.compile(r"\s+" + _EN_TIME + "$", re.I)
+
 
 def _stopped(clause: str, cjk: bool) -> Slot | None:
     """ "I don't play tennis anymore", "I quit smoking", 我已经不打网球了, 我不再坐公交了, 我戒烟了."""
@@ -350,8 +365,13 @@ def _stopped(clause: str, cjk: bool) -> Slot | None:
         if not m:
             continue
         what = m.group("what").strip(" ，,。.")
-        if _NOT_STOPPED.match(what) or (not cjk and len(what.split()) > 8):
+        if (
+            _NOT_STOPPED.match(what)
+            or (not cjk and len(what.split()) > 8)
+            or _ONLY_TIME.match(what)
+        ):
             return None
+        what = what if cjk else _EN_TRAILING_TIME.sub("", what)
         if cjk and not what.startswith("戒") and re.search(r"戒", clause):
             what = "戒" + what if not what.startswith("戒") else what
         subject, head = object_subject(re.sub(r"^戒(?:掉)?", "", what) if cjk else what, cjk)
