@@ -21,7 +21,7 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import DAY, Clock
-from .consolidate_changes import ChangeRetirer, Sibling
+from .consolidate_changes import ChangeRetirer, Sibling, names_part
 from .config import MemoryConfig
 from .embedding import PassageVectors, embed_with_parts
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES, POLICY
@@ -269,10 +269,12 @@ class Consolidator:
     ) -> tuple[MemoryRecord | None, float]:
         """The live claim a change contradicts when no subject names it: the one that states the
         value it replaces, else its clear semantic neighbour (nearest, and ahead of the next one
-        by `change_margin`: absolute cosine says little). Not in Chinese: e5 puts one person's
-        unrelated Chinese statements within a few hundredths (赵刚戒烟了 / 赵刚喜欢吃米粉 0.93), so
-        there the episode side (consolidate_changes.py) finds the old value by a shared word or
-        an attribute."""
+        by `change_margin`: absolute cosine says little). A Chinese change that names what it
+        replaces (戒烟 -> 烟; one character is a word) retires only a claim naming it, or a part
+        of it (狗的名字 -> 我家的狗叫旺财): e5 puts
+        one person's unrelated Chinese statements within a few hundredths (赵刚戒烟了 /
+        赵刚喜欢吃米粉 0.93, 用户戒烟了 / 用户每天抽几根烟 0.95), so there the named value is the
+        evidence and meaning alone is not."""
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         pool = [p for p in pool if p.id != r.id]
         if not pool:
@@ -281,11 +283,14 @@ class Consolidator:
         scored = sorted(
             ((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs), key=lambda x: -x[0]
         )
-        if replaces and len(replaces.strip()) >= 2:
+        if replaces and (len(replaces.strip()) >= 2 or has_cjk(replaces)):
             named = [(s, p) for s, p in scored if _states(p, replaces)]
             if named:
                 return named[0][1], named[0][0]
-        if not scored or has_cjk(r.summary):
+            if has_cjk(replaces):
+                part = [(s, p) for s, p in scored if names_part(p.text, replaces)]
+                return (part[0][1], part[0][0]) if part else (None, 0.0)
+        if not scored:
             return None, 0.0
         best = scored[0]
         runner_up = scored[1][0] if len(scored) > 1 else 0.0

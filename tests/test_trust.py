@@ -308,6 +308,15 @@ CHANGES = [
         ["iPhone 15"],
     ),
     ("我每周日打网球。", "我已经不打网球了。", "我还打网球吗？", ["每周日打网球"], ["不打网球"]),
+    # a stop names what it stops (烟: one character is a word): the statement naming it retires
+    (
+        "I smoke a few cigarettes a day.",
+        "I quit smoking two months ago.",
+        "Do I smoke?",
+        ["few cigarettes"],
+        ["quit smoking"],
+    ),
+    ("我每天抽几根烟。", "我两个月前戒烟了。", "我抽烟吗？", ["抽几根烟"], ["戒烟"]),
 ]
 
 
