@@ -288,7 +288,11 @@ def test_the_entities_a_request_names_are_the_entity_channels_not_the_hops():
     pool.propose("a", "entity:汤圆")
     pool.propose("b", "entity:Melanie")
     pool.propose("c", "hop:成都")
-    assert entity_names(pool) == {"汤圆", "Melanie"}
+    pool.propose("d", "entity:谢谢")  # jieba tags it a name; alone it says nothing
+    pool.propose("e", "entity:沙发")
+    assert entity_names(pool, "汤圆和Melanie呢？谢谢") == {"汤圆", "Melanie"}
+    # quoted text is material to translate, not a reference
+    assert entity_names(pool, "把“猫在沙发上睡觉”翻译成西班牙语。") == set()
 
 
 def test_coined_words_need_a_memory_that_holds_them():

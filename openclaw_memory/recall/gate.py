@@ -41,8 +41,10 @@ import numpy as np
 
 from ..config import RecallConfig
 from ..extract.attributes import mentions
+from ..extract.filter import is_contentless
 from ..types import ScoredMemory
 from .channels import ENTITY, Pool
+from .reference import names_known, unquoted
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd
 CROWD_FROM = 2 / 3
@@ -83,17 +85,20 @@ def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
     return Bars(alone, with_keyword)
 
 
-def entity_names(pool: Pool) -> set[str]:
-    """Entities of the user's store that the request names: the entity channel proposed their
-    memories under "entity:NAME" (a pet's or a shop's name jieba tags as a name, 汤圆; a place;
-    an alias resolved). Names of the hop ("hop:NAME") are the candidates', not the request's."""
+def entity_names(pool: Pool, text: str) -> set[str]:
+    """Entities of the user's store that the request names outside its quoted text: the entity
+    channel proposed their memories under "entity:NAME" (a pet's or a shop's name jieba tags as a
+    name, 汤圆; a place; an alias resolved). Names of the hop ("hop:NAME") are the candidates', not
+    the request's; quoted text is material to work on (把“猫在沙发上睡觉”翻译成西班牙语); a word
+    that alone says nothing (谢谢, which jieba tags as a name) is no name."""
     prefix = ENTITY + ":"
-    return {
+    named = {
         c[len(prefix) :]
         for chans in pool.channels.values()
         for c in chans
         if c.startswith(prefix) and len(c) > len(prefix) + 1
     }
+    return {n for n in named if not is_contentless(n) and names_known(unquoted(text), [n])}
 
 
 def agreeing(coverage: float, hits: int, terms: int) -> bool:

@@ -146,7 +146,7 @@ class Recaller:
         ]
         pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
         memories = [r.text for r in pool.records.values()]
-        pool.personal = refers_to_user(text, _names(pool), memories)
+        pool.personal = refers_to_user(text, _names(pool) | entity_names(pool, text), memories)
         if not pool.personal:
             # quoted text of such a request is material to work on (translate 'see you tomorrow'),
             # not its topic: its words are no keyword evidence
@@ -203,8 +203,8 @@ def topic_terms(query: RecallQuery, text: str) -> list[str]:
 
 def _names(pool: Pool) -> set[str]:
     """Speakers, entities and written-out names (identifiers, quoted and given names) of the
-    pooled memories, and the store's entities the request names: names a request may use."""
-    out = entity_names(pool)
+    pooled memories: names a request may use."""
+    out: set[str] = set()
     for r in pool.records.values():
         out.update(t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
         # an English entity in lower case ("short" of a reply-length preference) is a word, not a name
