@@ -290,7 +290,10 @@ def test_the_entities_a_request_names_are_the_entity_channels_not_the_hops():
     pool.propose("c", "hop:成都")
     pool.propose("d", "entity:谢谢")  # jieba tags it a name; alone it says nothing
     pool.propose("e", "entity:沙发")
-    assert entity_names(pool, "汤圆和Melanie呢？谢谢") == {"汤圆", "Melanie"}
+    pool.propose("f", "entity:Pride")
+    assert entity_names(pool, "汤圆和Melanie呢？谢谢") == {"汤圆"}
+    # English names come from the memories themselves: a capitalised word of a title is no name
+    assert entity_names(pool, "Who wrote Pride and Prejudice?") == set()
     # quoted text is material to translate, not a reference
     assert entity_names(pool, "把“猫在沙发上睡觉”翻译成西班牙语。") == set()
 

@@ -42,6 +42,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..extract.attributes import mentions
 from ..extract.filter import is_contentless
+from ..text import has_cjk
 from ..types import ScoredMemory
 from .channels import ENTITY, Pool
 from .reference import names_known, unquoted
@@ -90,7 +91,11 @@ def entity_names(pool: Pool, text: str) -> set[str]:
     channel proposed their memories under "entity:NAME" (a pet's or a shop's name jieba tags as a
     name, 汤圆; a place; an alias resolved). Names of the hop ("hop:NAME") are the candidates', not
     the request's; quoted text is material to work on (把“猫在沙发上睡觉”翻译成西班牙语); a word
-    that alone says nothing (谢谢, which jieba tags as a name) is no name."""
+    that alone says nothing (谢谢, which jieba tags as a name) is no name. Chinese names only:
+    Chinese has no capitals, so a name that is an ordinary word (汤圆) needs the store to know it,
+    while an English entity may be a capitalised word of a title ("Who wrote Pride and
+    Prejudice?" for a user who went to a Pride parade); English names come from the memories'
+    speakers and written-out names (`memory_names`)."""
     prefix = ENTITY + ":"
     named = {
         c[len(prefix) :]
@@ -98,7 +103,11 @@ def entity_names(pool: Pool, text: str) -> set[str]:
         for c in chans
         if c.startswith(prefix) and len(c) > len(prefix) + 1
     }
-    return {n for n in named if not is_contentless(n) and names_known(unquoted(text), [n])}
+    return {
+        n
+        for n in named
+        if has_cjk(n) and not is_contentless(n) and names_known(unquoted(text), [n])
+    }
 
 
 def agreeing(coverage: float, hits: int, terms: int) -> bool:
