@@ -25,7 +25,8 @@ from .config import MemoryConfig
 from .consolidate_records import RecordWrites, new_id
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from .store.ports import content_hash
-from .text import lexical_overlap, negated
+from .consolidate_targets import names_part
+from .text import has_cjk, lexical_overlap, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
 
 #: the writer of what the user said in conversation (MemoryMiddleware's captures)
@@ -134,7 +135,12 @@ class Decisions:
     ) -> tuple[MemoryRecord | None, float]:
         """The live claim a change contradicts when no subject names it: the one that states the
         value it replaces, else its clear semantic neighbour (nearest, and ahead of the next one
-        by `change_margin`: absolute cosine says little, e5 puts unrelated Chinese pairs at 0.9)."""
+        by `change_margin`: absolute cosine says little). A Chinese change that names what it
+        replaces (戒烟 -> 烟; one character is a word) retires only a claim naming it, or a part
+        of it (狗的名字 -> 我家的狗叫旺财): e5 puts
+        one person's unrelated Chinese statements within a few hundredths (赵刚戒烟了 /
+        赵刚喜欢吃米粉 0.93, 用户戒烟了 / 用户每天抽几根烟 0.95), so there the named value is the
+        evidence and meaning alone is not."""
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         pool = [p for p in pool if p.id != r.id]
         if not pool:
@@ -143,10 +149,13 @@ class Decisions:
         scored = sorted(
             ((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs), key=lambda x: -x[0]
         )
-        if replaces and len(replaces.strip()) >= 2:
+        if replaces and (len(replaces.strip()) >= 2 or has_cjk(replaces)):
             named = [(s, p) for s, p in scored if _states(p, replaces)]
             if named:
                 return named[0][1], named[0][0]
+            if has_cjk(replaces):
+                part = [(s, p) for s, p in scored if names_part(p.text, replaces)]
+                return (part[0][1], part[0][0]) if part else (None, 0.0)
         if not scored:
             return None, 0.0
         best = scored[0]

@@ -68,7 +68,7 @@ class ChangeTargets:
         claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
             return claim
-        return self._episode(db, new, vec, words, who, stated, names)
+        return self._episode(db, new, vec, words, who, stated, names, replaces)
 
     def _claim(
         self,
@@ -131,12 +131,14 @@ class ChangeTargets:
         who: str,
         stated: bool,
         names: tuple[str, ...],
+        replaces: str | None = None,
     ) -> MemoryRecord | None:
         """An earlier episode of the same speaker that states one thing about them (the change
         itself may name only the thing: 钢琴课换到周日了): the nearest
         one that shares a content word and is similar enough; or, when a rule read the turn as a
         change (`stated`), its clear semantic neighbour ("I use Android" for "I've moved over to
-        an iPhone now")."""
+        an iPhone now"), when the change is about the speaker: a switch told of someone else
+        (改学围棋了，他自己选的) changes nothing the speaker said of themselves."""
         if not single_statement(new.summary):
             return None  # a long turn says several things: which of them changed is not clear
         pool = self._statements(db, new, who, names)
@@ -152,7 +154,10 @@ class ChangeTargets:
         hit = self._contradicted(scored, new, who)
         if hit is not None:
             return hit
-        if stated and scored:
+        if stated and scored and replaces and has_cjk(replaces):
+            # Chinese: what the change names is the evidence, meaning alone is not (consolidate_decide.py)
+            return next((e for _, e in scored if names_part(e.text, replaces)), None)
+        if stated and scored and about_self(new.summary):
             runner_up = scored[1][0] if len(scored) > 1 else 0.0
             if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
                 return scored[0][1]
@@ -214,6 +219,12 @@ class ChangeTargets:
             key=lambda x: -x[0],
         )
         return self._contradicted(scored, new, who, only_flips=True)
+
+
+def names_part(text: str, value: str) -> bool:
+    """The text names a Chinese value a change replaces, or a word of it (狗的名字 in 我家的狗叫旺财:
+    狗); one character is a word here (烟, 棋)."""
+    return any(t in text for t in search_tokens(value, drop_stopwords=True) if has_cjk(t))
 
 
 def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:

@@ -391,6 +391,31 @@ def test_lookalikes_yield_nothing(text: str) -> None:
     assert extract(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the object was said before and is left unsaid: no preference for "eating"
+        "对，还有沙茶面，我特别爱吃",
+        "Yes, and the shacha noodles, I really love them",
+        # only the time is left after "quit": no habit named "four months"
+        "嗯，医生也夸我了，戒了四个多月了",
+        "I quit four months ago.",
+        "戒了一年多了",
+        "I stopped last year.",
+    ],
+)
+def test_an_object_left_unsaid_is_no_preference(text: str) -> None:
+    assert [c.subject for c in extract(text) if c.type.value == "preference"] == []
+
+
+@pytest.mark.parametrize(
+    "text,subject",
+    [("我戒烟两个月了", "pref/烟"), ("I quit smoking two months ago.", "pref/smoking")],
+)
+def test_a_stop_keys_the_habit_not_the_time(text: str, subject: str) -> None:
+    assert [c.subject for c in extract(text)] == [subject]
+
+
 def test_only_the_user_side_is_read() -> None:
     assert extract("帮我查一下天气", assistant="我喜欢喝咖啡，我住在上海") == []
     assert extract("what's the weather", assistant="I live in Berlin and I prefer tea") == []

@@ -15,8 +15,13 @@ from openclaw_memory.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.channels import Pool, subject_matches
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.recall.gate import agreeing, bars, level, store_level
-from openclaw_memory.recall.reference import coined_words, memory_names, refers_to_user
+from openclaw_memory.recall.gate import agreeing, bars, entity_names, level, store_level
+from openclaw_memory.recall.reference import (
+    coined_words,
+    given_names,
+    memory_names,
+    refers_to_user,
+)
 from openclaw_memory.types import Scope
 
 SYSTEM = {"role": "system", "content": "You are helpful."}
@@ -151,6 +156,39 @@ def test_a_dropped_memory_says_which_levels_it_was_read_against(told, lang):
     assert reasons and all("background" in r for r in reasons)
 
 
+# a pet named by an ordinary word (汤圆 is a sweet dumpling), then a request that names only the pet
+PET = {
+    "zh": (
+        ["我养了一只垂耳兔，叫汤圆。", "它特别喜欢吃香菜，给它一根能啃半天。"],
+        "汤圆最爱吃什么？",
+        "香菜",
+    ),
+    "en": (
+        [
+            "We adopted a lop-eared rabbit and named her Biscuit.",
+            "She loves coriander, a stalk keeps her busy for ages.",
+        ],
+        "What does Biscuit love to eat?",
+        "coriander",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_request_naming_only_the_users_pet_recalls_what_they_said_of_it(told, lang):
+    said, question, needle = PET[lang]
+    scope = Scope(f"pet-{lang}")
+    for text in [*said, *STATEMENTS[lang]]:
+        req = ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": text}])
+        told.before_request(req)
+        told.after_response(req, "ok.")
+    told.flush()
+    lines = _retrieved(_block(told, scope, question))
+    assert any(needle in line.lower() for line in lines), lines
+    for unrelated in UNRELATED[lang]:  # the pet's name does not open the user's memory to all
+        assert _retrieved(_block(told, scope, unrelated)) == [], unrelated
+
+
 # ---- does the request refer to the user's world? ------------------------------------------
 
 
@@ -208,6 +246,56 @@ NAMES = set().union(*(memory_names(m) for m in MEMORIES))
 )
 def test_names_the_users_memories_hold_make_a_request_theirs(text, personal):
     assert refers_to_user(text, NAMES, MEMORIES) is personal
+
+
+@pytest.mark.parametrize(
+    "text,names",
+    [
+        ("张悦: 不是，一只垂耳兔，叫汤圆，白色的", {"汤圆"}),
+        ("我家猫叫芝麻。", {"芝麻"}),
+        ("那家店叫老街面馆，味道不错", {"老街面馆"}),
+        ("我给它取名叫豆豆", {"豆豆"}),
+        ("我们叫它芝麻", {"芝麻"}),
+        ("We adopted a rabbit named Biscuit.", {"Biscuit"}),
+        ("Our shop is called Noodle Corner now.", {"Noodle Corner"}),
+        ("我们叫外卖吧", set()),  # an errand
+        ("今晚叫外卖。", set()),
+        ("叫醒我", set()),  # 叫醒: wake up
+        ("他叫我小王", set()),  # how to address the speaker
+        ("He called back later.", set()),
+    ],
+)
+def test_a_name_given_with_the_languages_naming_words_is_a_name(text, names):
+    assert given_names(text) == names
+
+
+@pytest.mark.parametrize(
+    "text,memory",
+    [
+        ("芝麻最后葬在了哪里？", "我家猫叫芝麻，三岁了"),  # 芝麻 is sesame in the dictionary
+        ("汤圆最爱吃什么？", "不是，一只垂耳兔，叫汤圆，白色的"),
+        ("What does Biscuit like to eat?", "We adopted a rabbit named Biscuit."),
+    ],
+)
+def test_a_request_naming_what_the_user_named_refers_to_them(text, memory):
+    assert refers_to_user(text) is False
+    assert refers_to_user(text, memory_names(memory), [memory]) is True
+
+
+def test_the_entities_a_request_names_are_the_entity_channels_not_the_hops():
+    pool = Pool()
+    pool.propose("a", "vector")
+    pool.propose("a", "entity:汤圆")
+    pool.propose("b", "entity:Melanie")
+    pool.propose("c", "hop:成都")
+    pool.propose("d", "entity:谢谢")  # jieba tags it a name; alone it says nothing
+    pool.propose("e", "entity:沙发")
+    pool.propose("f", "entity:Pride")
+    assert entity_names(pool, "汤圆和Melanie呢？谢谢") == {"汤圆"}
+    # English names come from the memories themselves: a capitalised word of a title is no name
+    assert entity_names(pool, "Who wrote Pride and Prejudice?") == set()
+    # quoted text is material to translate, not a reference
+    assert entity_names(pool, "把“猫在沙发上睡觉”翻译成西班牙语。") == set()
 
 
 def test_coined_words_need_a_memory_that_holds_them():

@@ -308,6 +308,15 @@ CHANGES = [
         ["iPhone 15"],
     ),
     ("我每周日打网球。", "我已经不打网球了。", "我还打网球吗？", ["每周日打网球"], ["不打网球"]),
+    # a stop names what it stops (烟: one character is a word): the statement naming it retires
+    (
+        "I smoke a few cigarettes a day.",
+        "I quit smoking two months ago.",
+        "Do I smoke?",
+        ["few cigarettes"],
+        ["quit smoking"],
+    ),
+    ("我每天抽几根烟。", "我两个月前戒烟了。", "我抽烟吗？", ["抽几根烟"], ["戒烟"]),
 ]
 
 
@@ -521,6 +530,11 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     ("我九点开始工作。", "最近工作挺忙的。"),
     ("My son goes to Maple Elementary.", "My daughter switched to Hillcrest Academy."),
     ("我儿子在实验小学上学。", "我女儿转学到育才小学了。"),
+    # nothing shared but the speaker: in Chinese meaning alone says nothing (e5 puts these at 0.93)
+    ("I've loved rice noodles since I was a kid.", "I quit smoking."),
+    ("我从小就喜欢吃米粉。", "我戒烟了。"),
+    ("The ERP-2041 cutover got postponed on my side.", "Switched to chess lessons, he chose it."),
+    ("我这边ERP-2041切换推迟了。", "改学围棋了，他自己选的。"),
 ]
 
 

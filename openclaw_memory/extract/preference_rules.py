@@ -126,6 +126,11 @@ def favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
     return Slot(PREFERENCE, subject, summary, ("like",), (head,), 0.85)
 
 
+#: a Chinese verb of consuming or using with its object left unsaid (对，还有沙茶面，我特别爱吃: the
+#: object was the clause before); English says "them" there, which `_BAD_OBJECT` already refuses
+_ZH_BARE_VERB = re.compile(r"^[吃喝用买看听玩穿]$")
+
+
 def _like_slot(obj: str, cjk: bool, negative: bool, kind: str) -> Slot | None:
     obj = obj.strip(" 。.!！~")
     obj = (
@@ -134,6 +139,8 @@ def _like_slot(obj: str, cjk: bool, negative: bool, kind: str) -> Slot | None:
         else re.sub(r"\s+(?:now|anymore|any more)$", "", obj, flags=I)
     )
     if not obj or QUESTION_WORDS.search(obj) or not tokenize(obj, drop_stopwords=True):
+        return None
+    if cjk and _ZH_BARE_VERB.match(obj):
         return None
     subject, head = object_subject(obj, cjk)
     verb_zh = "不喜欢" if negative else ("更喜欢" if kind == "prefer" else "喜欢")

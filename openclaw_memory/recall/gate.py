@@ -41,8 +41,11 @@ import numpy as np
 
 from ..config import RecallConfig
 from ..extract.attributes import mentions, names_any
+from ..extract.filter import is_contentless
+from ..text import has_cjk
 from ..types import ScoredMemory
-from .channels import Pool
+from .channels import ENTITY, Pool
+from .reference import names_known, unquoted
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd
 CROWD_FROM = 2 / 3
@@ -81,6 +84,30 @@ def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
         alone = max(alone, lv + cfg.background_margin)
         with_keyword = max(with_keyword, lv + cfg.background_keyword_margin)
     return Bars(alone, with_keyword)
+
+
+def entity_names(pool: Pool, text: str) -> set[str]:
+    """Entities of the user's store that the request names outside its quoted text: the entity
+    channel proposed their memories under "entity:NAME" (a pet's or a shop's name jieba tags as a
+    name, 汤圆; a place; an alias resolved). Names of the hop ("hop:NAME") are the candidates', not
+    the request's; quoted text is material to work on (把“猫在沙发上睡觉”翻译成西班牙语); a word
+    that alone says nothing (谢谢, which jieba tags as a name) is no name. Chinese names only:
+    Chinese has no capitals, so a name that is an ordinary word (汤圆) needs the store to know it,
+    while an English entity may be a capitalised word of a title ("Who wrote Pride and
+    Prejudice?" for a user who went to a Pride parade); English names come from the memories'
+    speakers and written-out names (`memory_names`)."""
+    prefix = ENTITY + ":"
+    named = {
+        c[len(prefix) :]
+        for chans in pool.channels.values()
+        for c in chans
+        if c.startswith(prefix) and len(c) > len(prefix) + 1
+    }
+    return {
+        n
+        for n in named
+        if has_cjk(n) and not is_contentless(n) and names_known(unquoted(text), [n])
+    }
 
 
 def agreeing(coverage: float, hits: int, terms: int) -> bool:

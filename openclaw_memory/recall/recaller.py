@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import threading
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
@@ -18,7 +19,7 @@ from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
 from .cover import cover_sessions, names_several
-from .gate import agreeing, attribute_agreeing, store_level
+from .gate import agreeing, attribute_agreeing, entity_names, store_level
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, keyword_hits, score_pool
@@ -147,7 +148,8 @@ class Recaller:
         pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
         memories = [r.text for r in pool.records.values()]
         # names are read one memory at a time, only when the cheaper tests did not decide
-        pool.personal = refers_to_user(text, _names(pool), memories)
+        names = itertools.chain(entity_names(pool, text), _names(pool))
+        pool.personal = refers_to_user(text, names, memories)
         if not pool.personal:
             # quoted text of such a request is material to work on (translate 'see you tomorrow'),
             # not its topic: its words are no keyword evidence
@@ -203,8 +205,8 @@ def topic_terms(query: RecallQuery, text: str) -> list[str]:
 
 
 def _names(pool: Pool) -> Iterator[str]:
-    """Speakers, entities and written-out names (identifiers, quoted names) of the pooled
-    memories: names a request may use (lazily, memory by memory; a name may come twice)."""
+    """Speakers, entities and written-out names (identifiers, quoted and given names) of the
+    pooled memories: names a request may use (lazily, memory by memory; a name may come twice)."""
     for r in pool.records.values():
         yield from (t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
         # an English entity in lower case ("short" of a reply-length preference) is a word, not a name

@@ -212,6 +212,18 @@ _STOPPED = (
 )
 
 
+#: what is left after "quit" when the thing is left unsaid and only the time is: "I quit two
+#: months ago" (it was named earlier; a duration is no habit the user stopped)
+_TIME = (
+    r"(?:(?:for|since)\s+)?(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|"
+    r"several|some|\d+)\s+(?:days?|weeks?|months?|years?)(?:\s+ago)?|last\s+(?:week|month|year)|"
+    r"a while(?:\s+ago)?|recently|yesterday|today)"
+)
+_ONLY_TIME = re.compile(r"^" + _TIME + "$", I)
+#: "I quit smoking two months ago": the time is not the habit
+_TRAILING_TIME = re.compile(r"\s+" + _TIME + "$", I)
+
+
 def _stopped(clause: str) -> Slot | None:
     """ "I don't play tennis anymore", "I quit smoking"."""
     for regex in _STOPPED:
@@ -219,8 +231,9 @@ def _stopped(clause: str) -> Slot | None:
         if not m:
             continue
         what = m.group("what").strip(" ，,。.")
-        if NOT_STOPPED.match(what) or len(what.split()) > 8:
+        if NOT_STOPPED.match(what) or len(what.split()) > 8 or _ONLY_TIME.match(what):
             return None
+        what = _TRAILING_TIME.sub("", what)
         subject, head = object_subject(what, False)
         summary = third_person(clause, False)
         return Slot(PREFERENCE, subject, summary, ("switch", "stopped"), (head,), 0.9, head)

@@ -184,6 +184,14 @@ _STOPPED = (
 )
 
 
+#: what is left after 戒了 when the thing is left unsaid and only the time is: 戒了四个多月了 (it
+#: was named earlier; a duration is no habit the user stopped)
+_ONLY_TIME = re.compile(
+    r"^(?:[\d一二三四五六七八九十两几半]+个?多?(?:年|个月|月|天|日|周|星期|礼拜|小时|钟头)多?|"
+    r"去年|上个月|上周|前几天|前阵子|好久|很久|一阵子?|一段时间)了?$"
+)
+
+
 def _stopped(clause: str) -> Slot | None:
     """我已经不打网球了, 我不再坐公交了, 我戒烟了."""
     for regex in _STOPPED:
@@ -191,7 +199,7 @@ def _stopped(clause: str) -> Slot | None:
         if not m:
             continue
         what = m.group("what").strip(" ，,。.")
-        if NOT_STOPPED.match(what):
+        if NOT_STOPPED.match(what) or _ONLY_TIME.match(what):
             return None
         if not what.startswith("戒") and re.search(r"戒", clause):
             what = "戒" + what
