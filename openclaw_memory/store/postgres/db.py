@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ...errors import StoreError
 from . import psycopg_module
@@ -84,6 +84,19 @@ class Connection:
                 cur.executemany(sql, rows)
         except psycopg.Error as exc:
             raise StoreError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+
+    def copy_rows(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        """Stream rows through `COPY ... FROM STDIN` (sql); how many were sent."""
+        psycopg = psycopg_module()
+        n = 0
+        try:
+            with self._conn.cursor() as cur, cur.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+                    n += 1
+        except psycopg.Error as exc:
+            raise StoreError(f"{self._where}: {type(exc).__name__}: {exc}") from exc
+        return n
 
 
 class PostgresDatabase:

@@ -10,6 +10,7 @@ count the documents of the searching scope only: on SQLite they count every user
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -23,12 +24,14 @@ _SPLIT = re.compile(r"[\W_]+", re.UNICODE)
 K1, B = 1.2, 0.75
 
 
-def _fold(token: str) -> list[str]:
-    """A token as unicode61 (remove_diacritics) indexes it: marks dropped, split on separators."""
+@functools.lru_cache(maxsize=1 << 16)
+def _fold(token: str) -> tuple[str, ...]:
+    """A token as unicode61 (remove_diacritics) indexes it: marks dropped, split on separators.
+    Cached: a store's vocabulary is small next to its token count (a copy folds every token)."""
     bare = "".join(
         c for c in unicodedata.normalize("NFD", token) if unicodedata.category(c) != "Mn"
     )
-    return [t for t in _SPLIT.split(unicodedata.normalize("NFC", bare)) if t]
+    return tuple(t for t in _SPLIT.split(unicodedata.normalize("NFC", bare)) if t)
 
 
 def document_terms(tokens: str) -> list[str]:

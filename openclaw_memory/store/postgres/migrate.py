@@ -1,30 +1,38 @@
 """`openclaw-memory migrate --to postgresql://...`: copy a SQLite store into PostgreSQL.
 
-Records (with their version chains), versions, stored vectors, the outbox, audit, sessions,
-short-term messages, meta and the maintenance log are copied in one PostgreSQL transaction;
-the keyword index is built from each record's text as a write would build it. The vectors in
-Chroma stay where they are: the same collections serve both backends. Afterwards every table's
-row count is compared with the source's; a difference rolls the copy back. The target must
-hold no records (a copy never merges two stores).
+Everything the store holds is copied in one PostgreSQL transaction, table by table with
+`COPY ... FROM STDIN` (rows streamed in batches, never one statement per row): records with
+their row ids (so entity links and keyword rows keep pointing at them), versions, stored
+vectors, the outbox, audit, sessions, short-term messages, meta, the maintenance log, and the
+entities with their aliases and links. The keyword index takes each record's tokens as SQLite's
+FTS5 table holds them. During the load the secondary indexes are dropped and the row triggers
+of `records` and `keyword_docs` are off; afterwards the indexes are rebuilt and the rows those
+triggers keep (counts per scope and type, turn ids, BM25 statistics per scope) are computed in
+one statement each. The vectors in Chroma stay where they are: the same collections serve both
+backends.
+
+Afterwards every copied table's row count is compared with the source's, and the derived rows
+with the records they come from; a difference rolls the whole copy back. The target must hold
+no records (a copy never merges two stores).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ...errors import StoreError
-from ...types import MemoryRecord
+from ...text import fts_document
 from ..db import Database
 from ..records import row_to_record
-from . import keywords
 from .db import Connection, PostgresDatabase
-from .entities import link_record
-from .sql import COLUMNS, PLACEHOLDERS, row_values
+from .keywords import document_terms
 
-#: tables copied column for column, with their key (the copy keeps the source's order)
+#: tables copied column for column, in this order, with the key that orders the copy
 _TABLES = {
+    "records": "rid",
     "versions": "record_id, version",
     "vectors": "record_id",
     "outbox": "seq",
@@ -33,10 +41,33 @@ _TABLES = {
     "messages": "seq",
     "meta": "key",
     "maintenance_runs": "id",
+    "entities": "id",
+    "entity_aliases": "user_id, agent_id, alias",
+    "entity_links": "entity_id, rid",
 }
 #: tables whose serial key is copied as is, then the sequence moved past it
-_SERIALS = {"outbox": "seq", "audit": "seq", "messages": "seq", "maintenance_runs": "id"}
-BATCH = 1000
+_SERIALS = {
+    "records": "rid",
+    "outbox": "seq",
+    "audit": "seq",
+    "messages": "seq",
+    "maintenance_runs": "id",
+    "entities": "id",
+}
+#: tables whose row triggers keep derived rows; off during the load, the rows computed after
+_TRIGGERED = ("records", "keyword_docs")
+#: the derived tables, each filled by one statement from the loaded rows
+_DERIVED = {
+    "record_counts": "INSERT INTO record_counts(user_id, agent_id, status, type, n) "
+    "SELECT user_id, agent_id, status, type, COUNT(*) FROM records GROUP BY 1, 2, 3, 4",
+    "record_turns": "INSERT INTO record_turns(user_id, agent_id, turn_id, rid) "
+    "SELECT DISTINCT r.user_id, r.agent_id, j.value, r.rid FROM records r, "
+    "jsonb_array_elements_text(r.turn_ids::jsonb) AS j(value)",
+    "keyword_stats": "INSERT INTO keyword_stats(user_id, agent_id, docs, length) "
+    "SELECT user_id, agent_id, COUNT(*), SUM(length) FROM keyword_docs GROUP BY 1, 2",
+}
+#: rows read from SQLite at a time
+BATCH = 5000
 
 #: progress(table, rows copied so far)
 Progress = Callable[[str, int], None]
@@ -56,9 +87,17 @@ def copy_store(
                     f"{target.where}: the target already holds records; migrate copies into an "
                     "empty database only"
                 )
-            counts = {"records": _copy_records(src, dst, progress)}
-            for table in _TABLES:
-                counts[table] = _copy_table(src, dst, table, progress)
+            indexes = _drop_secondary_indexes(dst)
+            for table in _TRIGGERED:
+                dst.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+            counts = {table: _copy_table(src, dst, table, progress) for table in _TABLES}
+            counts["keyword_docs"] = _copy_keywords(src, dst, progress)
+            for table in _TRIGGERED:
+                dst.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+            for sql in _DERIVED.values():
+                dst.execute(sql)
+            for sql in indexes:
+                dst.execute(sql)
             for table, key in _SERIALS.items():
                 dst.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', '{key}'), "
@@ -69,66 +108,124 @@ def copy_store(
         raise StoreError(f"{source}: cannot read the SQLite store: {exc}") from exc
     finally:
         store.close()
+    with target.read() as dst:
+        dst.execute("ANALYZE")  # the planner's statistics, before the first query needs them
     return counts
 
 
-def _copy_records(src: sqlite3.Connection, dst: Connection, progress: Progress | None) -> int:
-    n = 0
-    rows = src.execute("SELECT * FROM records ORDER BY rid")
-    while batch := rows.fetchmany(BATCH):
-        for row in batch:
-            r: MemoryRecord = row_to_record(row)
-            rid = dst.execute(
-                f"INSERT INTO records ({COLUMNS}) VALUES ({PLACEHOLDERS}) RETURNING rid",
-                row_values(r),
-            ).fetchone()[0]
-            keywords.index(dst, rid, r.scope, r.text)
-            link_record(dst, rid, r)  # entity links rebuilt in write order, as on write
-        n += len(batch)
-        if progress is not None:
-            progress("records", n)
-    return n
+def _drop_secondary_indexes(dst: Connection) -> list[str]:
+    """Drop the indexes the load would otherwise update row by row (not those of a primary key
+    or unique constraint); returns the statements that rebuild them."""
+    rows = dst.execute(
+        "SELECT i.indexname, i.indexdef FROM pg_indexes i WHERE i.schemaname = current_schema() "
+        "AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname "
+        "AND c.connamespace = to_regnamespace(current_schema())::oid)"
+    ).fetchall()
+    for name, _ in rows:
+        dst.execute(f'DROP INDEX "{name}"')
+    return [definition for _, definition in rows]
+
+
+def _columns(src: sqlite3.Connection, dst: Connection, table: str) -> list[str]:
+    """The source's columns the target's table has too, in the source's order."""
+    target_cols = {
+        r[0]
+        for r in dst.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+            "AND table_schema = current_schema()",
+            (table,),
+        )
+    }
+    return [r[1] for r in src.execute(f"PRAGMA table_info({table})") if r[1] in target_cols]
 
 
 def _copy_table(
     src: sqlite3.Connection, dst: Connection, table: str, progress: Progress | None
 ) -> int:
-    target_cols = {
-        r[0]
-        for r in dst.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = %s", (table,)
+    cols = ", ".join(_columns(src, dst, table))
+    rows = src.execute(f"SELECT {cols} FROM {table} ORDER BY {_TABLES[table]}")
+    return dst.copy_rows(
+        f"COPY {table} ({cols}) FROM STDIN", _batches(rows, table, progress, _bytes)
+    )
+
+
+def _copy_keywords(src: sqlite3.Connection, dst: Connection, progress: Progress | None) -> int:
+    """keyword_docs, then keyword_terms, from each record's FTS5 tokens (a record without
+    them, which a write never leaves, gets its tokens made again). Two passes over the source:
+    a connection runs one COPY at a time, and holding every term until the second would cost
+    more memory than reading the tokens again."""
+
+    def documents() -> Iterator[tuple[int, str, str, str]]:
+        rows = src.execute(
+            "SELECT r.*, f.tokens AS fts_tokens FROM records r "
+            "LEFT JOIN records_fts f ON f.rowid = r.rid ORDER BY r.rid"
         )
-    }
-    cols = [r[1] for r in src.execute(f"PRAGMA table_info({table})") if r[1] in target_cols]
-    marks = ", ".join(["%s"] * len(cols))
-    insert = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"
-    rows = src.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {_TABLES[table]}")
-    n = 0
-    while batch := rows.fetchmany(BATCH):
-        dst.executemany(insert, [tuple(_value(v) for v in row) for row in batch])
-        n += len(batch)
-        if progress is not None:
-            progress(table, n)
+        while batch := rows.fetchmany(BATCH):
+            for row in batch:
+                tokens = row["fts_tokens"]
+                if tokens is None:
+                    tokens = fts_document(row_to_record(row).text)
+                yield row["rid"], row["user_id"], row["agent_id"], tokens
+
+    def doc_rows() -> Iterator[tuple[Any, ...]]:
+        n = 0
+        for rid, user, agent, tokens in documents():
+            yield rid, user, agent, len(document_terms(tokens)) + 1, tokens
+            n += 1
+            if progress is not None and n % BATCH == 0:
+                progress("keyword_docs", n)
+
+    def term_rows() -> Iterator[tuple[Any, ...]]:
+        for rid, user, agent, tokens in documents():
+            for term, tf in Counter(document_terms(tokens)).items():
+                yield user, agent, term, rid, tf
+
+    n = dst.copy_rows(
+        "COPY keyword_docs (rid, user_id, agent_id, length, tokens) FROM STDIN", doc_rows()
+    )
+    dst.copy_rows("COPY keyword_terms (user_id, agent_id, term, rid, tf) FROM STDIN", term_rows())
     return n
 
 
-def _value(v: Any) -> Any:
+def _batches(
+    rows: sqlite3.Cursor, table: str, progress: Progress | None, convert: Callable[[Any], Any]
+) -> Iterator[tuple[Any, ...]]:
+    n = 0
+    while batch := rows.fetchmany(BATCH):
+        for row in batch:
+            yield tuple(convert(v) for v in row)
+        n += len(batch)
+        if progress is not None:
+            progress(table, n)
+
+
+def _bytes(v: Any) -> Any:
     return bytes(v) if isinstance(v, memoryview) else v
 
 
 def _check(src: sqlite3.Connection, dst: Connection, counts: dict[str, int]) -> None:
-    """Every table holds as many rows as the source's; the keyword index one row per record."""
+    """Every copied table holds as many rows as the source's, the keyword index one document
+    per record, and the derived rows account for every record and document."""
     for table, copied in counts.items():
-        want = src.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+        source = "records" if table == "keyword_docs" else table
+        want = src.execute(f"SELECT COUNT(*) FROM {source}").fetchone()[0]
         have = dst.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
         if not want == have == copied:
             raise StoreError(
                 f"migrate: table {table}: {want} row(s) in SQLite, {have} in PostgreSQL after "
                 f"copying {copied}; nothing was kept"
             )
-    docs = dst.execute("SELECT COUNT(*) FROM keyword_docs").fetchone()[0]
-    if docs != counts["records"]:
-        raise StoreError(f"migrate: {docs} keyword document(s) for {counts['records']} records")
+    derived = {
+        "record_counts": dst.execute("SELECT COALESCE(SUM(n), 0) FROM record_counts").fetchone()[0],
+        "keyword_stats": dst.execute("SELECT COALESCE(SUM(docs), 0) FROM keyword_stats").fetchone()[
+            0
+        ],
+    }
+    for table, total in derived.items():
+        if total != counts["records"]:
+            raise StoreError(
+                f"migrate: {table} counts {total} for {counts['records']} records; nothing was kept"
+            )
 
 
 def add_parser(subparsers: Any) -> Any:
@@ -136,9 +233,9 @@ def add_parser(subparsers: Any) -> Any:
     p = subparsers.add_parser(
         "migrate",
         help="copy the SQLite store into an empty PostgreSQL database",
-        description="Copy records, version chains, vectors, audit, sessions and messages from the "
-        "configured SQLite store into PostgreSQL and check the counts. The Chroma index is "
-        "shared, not copied. Then set storage.backend: postgres.",
+        description="Copy records, version chains, vectors, audit, sessions, messages and "
+        "entities from the configured SQLite store into PostgreSQL and check the counts. The "
+        "Chroma index is shared, not copied. Then set storage.backend: postgres.",
     )
     p.add_argument(
         "--to",
