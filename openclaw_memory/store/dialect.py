@@ -1,8 +1,8 @@
 """What differs between the SQL of the two server-less and server backends, as small parameters.
 
 Statements shared by SQLite and PostgreSQL are written once (`store/portability_sql.py`) with
-these in place of the few spellings that differ: the parameter mark, null-safe equality, and
-how a table's columns are listed.
+these in place of the few spellings that differ: the parameter mark, null-safe equality, the
+smaller and larger of two values, and how a table's columns are listed.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ class Dialect:
     mark: str
     #: equality that holds between two NULLs
     same: str
+    #: the smaller and the larger of two values (SQLite's two-argument MIN and MAX)
+    least: str
+    greatest: str
 
     def marks(self, n: int) -> str:
         """n parameter marks, comma-separated."""
@@ -37,5 +40,5 @@ class Dialect:
         }
 
 
-SQLITE = Dialect("sqlite", "?", "IS")
-POSTGRES = Dialect("postgres", "%s", "IS NOT DISTINCT FROM")
+SQLITE = Dialect("sqlite", "?", "IS", "MIN", "MAX")
+POSTGRES = Dialect("postgres", "%s", "IS NOT DISTINCT FROM", "LEAST", "GREATEST")

@@ -16,8 +16,10 @@ from typing import Iterable, Sequence
 
 from ..extract.entities import Entity
 from ..types import MemoryRecord, Scope
+from .dialect import SQLITE
 from .entity_linking import Owner, idf
 from .entity_linking import link as link_rows
+from .entity_rows import EntityRowsSQL
 from .scope_sql import scope_sql
 
 
@@ -27,50 +29,23 @@ def link(db: sqlite3.Connection, rid: int, r: MemoryRecord) -> None:
     link_rows(SQLiteEntityRows(db), rid, r)
 
 
-class SQLiteEntityRows:
-    """`entity_linking.EntityRows` on one SQLite connection (the triggers of migration 10 drop
-    an entity with its last link and its aliases with it)."""
+class SQLiteEntityRows(EntityRowsSQL):
+    """`entity_linking.EntityRows` on one SQLite connection (store/entity_rows.py; the triggers of
+    migration 10 drop an entity with its last link and its aliases with it)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def resolve(self, owner: Owner, key: str) -> int | None:
-        row = (
-            self.db.execute(
-                "SELECT entity_id FROM entity_aliases "
-                "WHERE user_id = ? AND agent_id = ? AND alias = ?",
-                (*owner, key),
-            ).fetchone()
-            or self.db.execute(
-                "SELECT id FROM entities WHERE user_id = ? AND agent_id = ? AND key = ?",
-                (*owner, key),
-            ).fetchone()
-        )
-        return int(row[0]) if row else None
-
-    def by_key(self, owner: Owner, key: str) -> int | None:
-        row = self.db.execute(
-            "SELECT id FROM entities WHERE user_id = ? AND agent_id = ? AND key = ?", (*owner, key)
-        ).fetchone()
-        return int(row[0]) if row else None
+        super().__init__(db, SQLITE)
 
     def create(self, owner: Owner, e: Entity, at: float) -> int | None:
-        cur = self.db.execute(
+        cur = self.conn.execute(
             "INSERT INTO entities(user_id, agent_id, key, name, kind, first_seen, last_seen) "
             "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(user_id, agent_id, key) DO NOTHING",
             (*owner, e.key, e.name, e.kind, at, at),
         )
         return int(cur.lastrowid) if cur.rowcount and cur.lastrowid is not None else None
 
-    def seen(self, eid: int, at: float) -> None:
-        self.db.execute(
-            "UPDATE entities SET first_seen = MIN(first_seen, ?), last_seen = MAX(last_seen, ?) "
-            "WHERE id = ?",
-            (at, at, eid),
-        )
-
     def keys_extending(self, owner: Owner, key: str, limit: int) -> list[tuple[int, str]]:
-        rows = self.db.execute(
+        rows = self.conn.execute(
             "SELECT id, key FROM entities WHERE user_id = ? AND agent_id = ? AND key > ? "
             "AND key < ? ORDER BY key LIMIT ?",
             (*owner, key, key + "\U0010ffff", limit),
@@ -80,45 +55,12 @@ class SQLiteEntityRows:
     def keys_among(self, owner: Owner, keys: Sequence[str]) -> list[tuple[int, str]]:
         if not keys:
             return []
-        rows = self.db.execute(
+        rows = self.conn.execute(
             f"SELECT id, key FROM entities WHERE user_id = ? AND agent_id = ? "
             f"AND key IN ({_marks(keys)}) ORDER BY key",
             (*owner, *keys),
         ).fetchall()
         return [(int(r[0]), r[1]) for r in rows]
-
-    def put_alias(self, owner: Owner, alias: str, eid: int, rid: int) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO entity_aliases(user_id, agent_id, alias, entity_id, rid) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (*owner, alias, eid, rid),
-        )
-
-    def merge(self, source: int, target: int) -> None:
-        db = self.db
-        db.execute(
-            "INSERT OR IGNORE INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
-            "SELECT ?, rid, user_id, agent_id, seen_at FROM entity_links WHERE entity_id = ?",
-            (target, source),
-        )
-        db.execute("UPDATE entity_aliases SET entity_id = ? WHERE entity_id = ?", (target, source))
-        db.execute(
-            "UPDATE entities SET first_seen = MIN(first_seen, (SELECT first_seen FROM entities "
-            "WHERE id = ?)) WHERE id = ?",
-            (source, target),
-        )
-        db.execute("DELETE FROM entity_links WHERE entity_id = ?", (source,))
-        db.execute("DELETE FROM entities WHERE id = ?", (source,))
-
-    def unlink(self, rid: int) -> None:
-        self.db.execute("DELETE FROM entity_links WHERE rid = ?", (rid,))
-
-    def add_links(self, owner: Owner, rid: int, ids: Sequence[int], at: float) -> None:
-        self.db.executemany(
-            "INSERT OR IGNORE INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(eid, rid, *owner, at) for eid in ids],
-        )
 
 
 def _marks(values: Sequence[object]) -> str:

@@ -7,7 +7,9 @@ from typing import Any, Iterable, Sequence
 
 from ...extract.entities import Entity
 from ...types import MemoryRecord, Scope
+from ..dialect import POSTGRES
 from ..entity_linking import Owner, idf, link
+from ..entity_rows import EntityRowsSQL
 from .db import Connection, PostgresDatabase
 from .sql import scope_sql
 
@@ -17,30 +19,15 @@ def link_record(c: Connection, rid: int, record: MemoryRecord) -> None:
     link(PostgresEntityRows(c), rid, record)
 
 
-class PostgresEntityRows:
-    """`entity_linking.EntityRows` on one write connection (migration 6's triggers drop an
-    entity with its last link and its aliases with it)."""
+class PostgresEntityRows(EntityRowsSQL):
+    """`entity_linking.EntityRows` on one write connection (store/entity_rows.py; migration 6's
+    triggers drop an entity with its last link and its aliases with it)."""
 
     def __init__(self, c: Connection) -> None:
-        self.c = c
-
-    def resolve(self, owner: Owner, key: str) -> int | None:
-        row = self.c.execute(
-            "SELECT entity_id FROM entity_aliases WHERE user_id = %s AND agent_id = %s "
-            "AND alias = %s",
-            (*owner, key),
-        ).fetchone()
-        return int(row[0]) if row else self.by_key(owner, key)
-
-    def by_key(self, owner: Owner, key: str) -> int | None:
-        row = self.c.execute(
-            "SELECT id FROM entities WHERE user_id = %s AND agent_id = %s AND key = %s",
-            (*owner, key),
-        ).fetchone()
-        return int(row[0]) if row else None
+        super().__init__(c, POSTGRES)
 
     def create(self, owner: Owner, e: Entity, at: float) -> int | None:
-        row = self.c.execute(
+        row = self.conn.execute(
             "INSERT INTO entities(user_id, agent_id, key, name, kind, first_seen, last_seen) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s) "
             "ON CONFLICT (user_id, agent_id, key) DO NOTHING RETURNING id",
@@ -48,15 +35,8 @@ class PostgresEntityRows:
         ).fetchone()
         return int(row[0]) if row else None
 
-    def seen(self, eid: int, at: float) -> None:
-        self.c.execute(
-            "UPDATE entities SET first_seen = LEAST(first_seen, %s), "
-            "last_seen = GREATEST(last_seen, %s) WHERE id = %s",
-            (at, at, eid),
-        )
-
     def keys_extending(self, owner: Owner, key: str, limit: int) -> list[tuple[int, str]]:
-        rows = self.c.execute(
+        rows = self.conn.execute(
             "SELECT id, key FROM entities WHERE user_id = %s AND agent_id = %s "
             'AND starts_with(key, %s) AND key <> %s ORDER BY key COLLATE "C" LIMIT %s',
             (*owner, key, key, limit),
@@ -66,48 +46,12 @@ class PostgresEntityRows:
     def keys_among(self, owner: Owner, keys: Sequence[str]) -> list[tuple[int, str]]:
         if not keys:
             return []
-        rows = self.c.execute(
+        rows = self.conn.execute(
             "SELECT id, key FROM entities WHERE user_id = %s AND agent_id = %s "
             'AND key = ANY(%s) ORDER BY key COLLATE "C"',
             (*owner, list(keys)),
         ).fetchall()
         return [(int(r[0]), r[1]) for r in rows]
-
-    def put_alias(self, owner: Owner, alias: str, eid: int, rid: int) -> None:
-        self.c.execute(
-            "INSERT INTO entity_aliases(user_id, agent_id, alias, entity_id, rid) "
-            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (user_id, agent_id, alias) "
-            "DO UPDATE SET entity_id = EXCLUDED.entity_id, rid = EXCLUDED.rid",
-            (*owner, alias, eid, rid),
-        )
-
-    def merge(self, source: int, target: int) -> None:
-        c = self.c
-        c.execute(
-            "INSERT INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
-            "SELECT %s, rid, user_id, agent_id, seen_at FROM entity_links WHERE entity_id = %s "
-            "ON CONFLICT DO NOTHING",
-            (target, source),
-        )
-        c.execute("UPDATE entity_aliases SET entity_id = %s WHERE entity_id = %s", (target, source))
-        c.execute(
-            "UPDATE entities SET first_seen = LEAST(first_seen, (SELECT first_seen FROM entities "
-            "WHERE id = %s)) WHERE id = %s",
-            (source, target),
-        )
-        c.execute("DELETE FROM entity_links WHERE entity_id = %s", (source,))
-        c.execute("DELETE FROM entities WHERE id = %s", (source,))
-
-    def unlink(self, rid: int) -> None:
-        self.c.execute("DELETE FROM entity_links WHERE rid = %s", (rid,))
-
-    def add_links(self, owner: Owner, rid: int, ids: Sequence[int], at: float) -> None:
-        if ids:
-            self.c.executemany(
-                "INSERT INTO entity_links(entity_id, rid, user_id, agent_id, seen_at) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                [(eid, rid, *owner, at) for eid in ids],
-            )
 
 
 class Entities:
