@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import struct
 from pathlib import Path
 from typing import Any
@@ -137,4 +138,53 @@ def scrub_segment(seg: Path) -> dict[str, int]:
             zeroed[name] = len(tail)
         except OSError as exc:
             log.warning("cannot scrub %s: %s", path, exc)
+    return zeroed
+
+
+def _chroma_sqlite(path: Path) -> Path | None:
+    db = path / "chroma.sqlite3"
+    return db if db.is_file() else None
+
+
+def segment_dirs(path: Path, name: str) -> list[Path]:
+    """The segment directories of the collection called name in the embedded store at path."""
+    db = _chroma_sqlite(path)
+    if db is None:
+        return []
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
+        try:
+            ids = [
+                r[0]
+                for r in con.execute(
+                    "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection WHERE c.name = ?",
+                    (name,),
+                )
+            ]
+        finally:
+            con.close()
+    except sqlite3.Error as exc:  # another Chroma layout: the drop itself still happens
+        log.warning("cannot list the segments of collection %s: %s", name, exc)
+        return []
+    return [path / str(i) for i in ids if str(i) and (path / str(i)).is_dir()]
+
+
+def compact_files(path: Path) -> dict[str, int]:
+    """Take freed pages of the embedded store's SQLite file off the disk (VACUUM) and zero the
+    unused tails of its HNSW segment files (`scrub_segment`); bytes zeroed per file kind."""
+    db = _chroma_sqlite(path)
+    if db is None:
+        return {}
+    try:
+        con = sqlite3.connect(str(db), timeout=60, isolation_level=None)
+        try:
+            con.execute("VACUUM")
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{db}: cannot compact the vector index: {exc}") from exc
+    zeroed: dict[str, int] = {}
+    for seg in sorted(p for p in path.iterdir() if (p / "header.bin").is_file()):
+        for kind, n in scrub_segment(seg).items():
+            zeroed[kind] = zeroed.get(kind, 0) + n
     return zeroed

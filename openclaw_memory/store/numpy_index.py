@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import IndexMismatchError
 from ..types import Scope
 from .ports import Scored
-from .vector import part_ids, record_of
+from .vector_ids import part_ids, record_of
 
 
 class NumpyIndex:

@@ -13,98 +13,30 @@ import functools
 import hashlib
 import logging
 import shutil
-import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import ConfigError, IndexMismatchError, OpenClawMemoryError, StoreError
-from ..text import MAX_SENTENCE_PARTS
 from ..types import Scope
+from .chroma_collections import held_ids, tune, with_parts
 from .chroma_files import (
     REBUILD,
     VectorIndexUnusableError,
     collection_gone,
     open_client,
-    scrub_segment,
+    compact_files,
+    segment_dirs,
 )
+from .vector_ids import part_ids, record_of
 
 __all__ = ["REBUILD", "ChromaIndex", "VectorIndexUnusableError", "part_ids", "record_of"]
 
 log = logging.getLogger(__name__)
 
 META_COLLECTION = "meta"
-
-#: a sentence-part vector's id: its record's id, this mark, its number (from 1)
-PART_MARK = "#"
-
-
-def part_ids(record_id: str, n: int = MAX_SENTENCE_PARTS) -> list[str]:
-    """The index ids of a record's first n sentence-part vectors."""
-    return [f"{record_id}{PART_MARK}{k}" for k in range(1, n + 1)]
-
-
-def record_of(vector_id: str) -> str:
-    """The record a vector id belongs to (itself, or the record of a sentence part)."""
-    return vector_id.split(PART_MARK, 1)[0]
-
-
-#: what to do about an embedded vector index Chroma cannot open
-def _present(store: Any, ids: Sequence[str]) -> list[str]:
-    """The ids a collection holds, in the order given.
-
-    Every embedded Chroma write (add or delete, even of nothing) costs 30-40 ms here and holds
-    the GIL throughout, stalling the capture worker, while a read of ids costs under 1 ms; so the
-    writers look first and write only what is needed. A new record then costs one add.
-    """
-    unique = list(dict.fromkeys(ids))
-    held = set(store._collection.get(ids=unique, include=[])["ids"])
-    return [i for i in unique if i in held]
-
-
-def _with_parts(ids: Sequence[str]) -> list[str]:
-    """Record ids followed by every id their sentence parts could have."""
-    return [*ids, *(p for i in ids for p in part_ids(i))]
-
-
-#: seconds between the attempts to retune a collection whose SQLite is locked by a writer
-_TUNE_RETRY_WAITS = (0.05, 0.2, 0.5, 1.0, 0.0)
-
-
-def _tune(col: Any, search_ef: int) -> None:
-    """Give a collection created before the setting (or with another value) the configured HNSW
-    search breadth; new collections are created with it. Chroma keeps it.
-
-    Chroma's default ef_search of 100 is not enough here: on LoCoMo's per-user collections
-    (430-710 turns) it missed one of the exact five nearest turns for 2-3% of the questions, and
-    which ones changed from one process to the next, as the index is rebuilt from Chroma's log
-    on every open. At 400 the search found all of them (BENCHMARKS.md, "Vector search breadth")."""
-    hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
-    if hnsw.get("ef_search") in (None, search_ef):
-        return
-    error: Exception | None = None
-    for wait in _TUNE_RETRY_WAITS:
-        try:
-            col.modify(configuration={"hnsw": {"ef_search": int(search_ef)}})
-            return
-        except Exception as exc:  # noqa: BLE001 - chromadb's errors share no base class
-            error = exc
-            if "locked" not in str(exc):
-                break
-            # "database is locked" past Chroma's own busy wait (seen on a loaded machine with a
-            # second client open on the same path): brief retries before searching narrower
-            time.sleep(wait)
-    # still busy, or refused: the search works, with the old breadth
-    log.warning(
-        "could not set ef_search %d on %s (searching with %s): %s",
-        search_ef,
-        col.name,
-        hnsw.get("ef_search"),
-        error,
-    )
 
 
 class ChromaIndex:
@@ -205,7 +137,7 @@ class ChromaIndex:
                         if collection_gone(exc):
                             return None
                         raise
-                _tune(col, self.search_ef)
+                tune(col, self.search_ef)
                 store = ChromaVectorStore(chroma_collection=col)
                 self._stores[name] = store
             return store
@@ -254,7 +186,7 @@ class ChromaIndex:
 
     @staticmethod
     def _replace(store: Any, items: Sequence[tuple[str, np.ndarray, dict]], nodes: list) -> None:
-        present = _present(store, _with_parts([i for i, _, _ in items]))
+        present = held_ids(store, with_parts([i for i, _, _ in items]))
         if present:
             store.delete_nodes(node_ids=present)
         store.add(nodes)
@@ -286,7 +218,7 @@ class ChromaIndex:
             return
 
         def remove(store: Any) -> None:
-            present = _present(store, _with_parts(ids))
+            present = held_ids(store, with_parts(ids))
             if present:
                 store.delete_nodes(node_ids=present)
 
@@ -317,56 +249,19 @@ class ChromaIndex:
                 shutil.rmtree(seg, ignore_errors=True)
         return True
 
-    def _chroma_sqlite(self) -> Path | None:
-        db = self.path / "chroma.sqlite3" if self.path is not None else None
-        return db if db is not None and db.is_file() else None
-
     def _segment_dirs(self, name: str) -> list[Path]:
         """The on-disk segment directories of a collection of the embedded store (none for a
         server: its disk is the server's to manage)."""
-        db = self._chroma_sqlite()
-        if db is None:
-            return []
-        try:
-            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
-            try:
-                ids = [
-                    r[0]
-                    for r in con.execute(
-                        "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection WHERE c.name = ?",
-                        (name,),
-                    )
-                ]
-            finally:
-                con.close()
-        except sqlite3.Error as exc:  # another Chroma layout: the drop itself still happens
-            log.warning("cannot list the segments of collection %s: %s", name, exc)
-            return []
-        assert self.path is not None
-        return [self.path / str(i) for i in ids if str(i) and (self.path / str(i)).is_dir()]
+        return segment_dirs(self.path, name) if self.path is not None else []
 
     def compact(self) -> dict[str, int]:
         """After a purge: take freed pages of the embedded Chroma's SQLite file off the disk
-        (VACUUM) and zero the unused tails of the remaining HNSW segment files (see
-        `_scrub_segment`). Returns the bytes zeroed per file kind."""
-        db = self._chroma_sqlite()
-        if db is None:
+        and zero the unused tails of the remaining HNSW segment files (`compact_files`).
+        Returns the bytes zeroed per file kind."""
+        if self.path is None:
             return {}
         with self._write_lock:
-            try:
-                con = sqlite3.connect(str(db), timeout=60, isolation_level=None)
-                try:
-                    con.execute("VACUUM")
-                finally:
-                    con.close()
-            except sqlite3.Error as exc:
-                raise StoreError(f"{db}: cannot compact the vector index: {exc}") from exc
-            zeroed: dict[str, int] = {}
-            assert self.path is not None
-            for seg in sorted(p for p in self.path.iterdir() if (p / "header.bin").is_file()):
-                for kind, n in scrub_segment(seg).items():
-                    zeroed[kind] = zeroed.get(kind, 0) + n
-            return zeroed
+            return compact_files(self.path)
 
     # ---- reads ------------------------------------------------------------------------------
 
