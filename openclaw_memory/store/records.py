@@ -1,146 +1,36 @@
-"""Records, versions, vectors, the FTS index, the outbox and the audit log, in SQLite.
+"""Records, versions, the FTS index, the outbox and the audit log, in SQLite.
 
 Every statement here is scoped: functions take a Scope (or a record fetched within one); there is
 no unscoped read. Callers group calls in `Database.write()` so a record, its FTS row, its vector
-and its outbox entry commit together.
+and its outbox entry commit together. A record's row (its columns, the fast read) is in
+record_rows.py, its vectors in vector_rows.py; both are re-exported here, where the SQLite
+store and the tests reach them.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
-from typing import Iterable, Sequence, TypeVar
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..policy import sql_list, types_where
 from ..text import fts_document, fts_query
-from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
+from ..types import MemoryRecord, Scope, Status
 from . import entities
-from .ports import content_hash as content_hash  # re-exported: the key the rows carry
-from .ports import text_hash as text_hash
+from .port_values import content_hash as content_hash  # re-exported: the key the rows carry
+from .port_values import text_hash as text_hash
+from .record_rows import _COLUMNS as _COLUMNS  # re-exported: store/postgres builds on these
+from .record_rows import _json_tuple as _json_tuple
+from .record_rows import _row_values as _row_values
+from .record_rows import row_to_record as row_to_record
 from .schema import scope_token
 from .scope_sql import scope_sql as _scope_sql  # re-exported: store/sqlite reads it here
-
-_T = TypeVar("_T")
-
-_COLUMNS = (
-    "id, user_id, agent_id, workspace, session_id, type, subject, summary, detail, tags, entities, "
-    "importance, confidence, channel, source_session, turn_ids, writer, status, version, prev_id, "
-    "superseded_at, created_at, updated_at, last_accessed_at, access_count, expires_at, doubt_of, "
-    "links, content_hash"
-)
-
-
-def _row_values(r: MemoryRecord) -> tuple:
-    return (
-        r.id,
-        r.scope.user_id,
-        r.scope.agent_id,
-        r.scope.workspace,
-        r.session_id,
-        r.type.value,
-        r.subject,
-        r.summary,
-        r.detail,
-        json.dumps(list(r.tags), ensure_ascii=False),
-        json.dumps(list(r.entities), ensure_ascii=False),
-        r.importance,
-        r.confidence,
-        r.source.channel.value,
-        r.source.session_id,
-        json.dumps(list(r.source.turn_ids)),
-        r.source.writer,
-        r.status.value,
-        r.version,
-        r.prev_id,
-        r.superseded_at,
-        r.created_at,
-        r.updated_at,
-        r.last_accessed_at,
-        r.access_count,
-        r.expires_at,
-        r.doubt_of,
-        json.dumps(list(r.links)),
-        content_hash(r),
-    )
-
-
-def _json_tuple(value: str) -> tuple:
-    """A stored JSON list of strings as a tuple. The lists this module writes (json.dumps, its
-    ", " separator) are read without the JSON parser when no string holds a backslash, so none
-    holds a quote: splitting on the separator is then exact, and anything else is parsed."""
-    if value == "[]":
-        return ()
-    if len(value) >= 4 and value[:2] == '["' and value[-2:] == '"]' and "\\" not in value:
-        parts = value[2:-2].split('", "')
-        if not any('"' in p for p in parts):
-            return tuple(parts)
-    return tuple(json.loads(value))
-
-
-def _frozen(cls: type[_T], fields: dict) -> _T:
-    """An instance of the frozen dataclass cls with every field given: a frozen dataclass's
-    __init__ sets each field through object.__setattr__, three times the cost of filling its
-    __dict__ (MemoryRecord: ~30 against ~10 us here, for ~85 rows a recall); it has no
-    __post_init__ to skip. tests/test_store_rows.py checks the result equals the constructor's."""
-    obj: _T = object.__new__(cls)
-    obj.__dict__.update(fields)
-    return obj
-
-
-def row_to_record(row: sqlite3.Row) -> MemoryRecord:
-    # One dict per row: a sqlite3.Row looks each name up by a case-insensitive scan of its
-    # columns, which made this about twice as slow (~87 rows per recall at 100k memories).
-    c = dict(zip(row.keys(), row))
-    return _frozen(
-        MemoryRecord,
-        dict(
-            id=c["id"],
-            scope=_scope(c["user_id"], c["agent_id"], c["workspace"]),
-            type=_TYPES.get(c["type"]) or MemoryType(c["type"]),
-            summary=c["summary"],
-            subject=c["subject"],
-            detail=c["detail"],
-            session_id=c["session_id"],
-            tags=_json_tuple(c["tags"]),
-            entities=_json_tuple(c["entities"]),
-            importance=c["importance"],
-            confidence=c["confidence"],
-            source=_frozen(
-                Source,
-                dict(
-                    channel=_CHANNELS.get(c["channel"]) or Channel(c["channel"]),
-                    session_id=c["source_session"],
-                    turn_ids=_json_tuple(c["turn_ids"]),
-                    writer=c["writer"],
-                ),
-            ),
-            status=_STATUSES.get(c["status"]) or Status(c["status"]),
-            version=c["version"],
-            prev_id=c["prev_id"],
-            superseded_at=c["superseded_at"],
-            created_at=c["created_at"],
-            updated_at=c["updated_at"],
-            last_accessed_at=c["last_accessed_at"],
-            access_count=c["access_count"],
-            expires_at=c["expires_at"],
-            doubt_of=c["doubt_of"],
-            links=_json_tuple(c["links"]),
-        ),
-    )
-
-
-_TYPES = {t.value: t for t in MemoryType}
-_CHANNELS = {ch.value: ch for ch in Channel}
-_STATUSES = {st.value: st for st in Status}
-
-
-@functools.lru_cache(maxsize=1024)
-def _scope(user_id: str, agent_id: str, workspace: str | None) -> Scope:
-    """Scopes are immutable and a read returns rows of one or a few: validate each once."""
-    return Scope(user_id, agent_id, workspace)
+from .vector_rows import put_parts as put_parts
+from .vector_rows import put_vector as put_vector
+from .vector_rows import vectors_for as vectors_for
+from .vector_rows import vectors_with_parts as vectors_with_parts
 
 
 # ---- writes ---------------------------------------------------------------------------------
@@ -183,26 +73,6 @@ def update(
             put_vector(db, r, vec, model)
     op = "delete" if r.status is Status.INACTIVE else "upsert"
     enqueue(db, r, op, r.updated_at)
-
-
-def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
-    arr = np.asarray(vec, dtype=np.float32)
-    db.execute(
-        "INSERT OR REPLACE INTO vectors(record_id, model, content_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
-        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes()),
-    )
-
-
-def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None) -> None:
-    """Attach sentence-part vectors to the record's vector row, if that row holds the vector of
-    this very text (`put_vector` writes a row without parts)."""
-    blob = (
-        None if parts is None or not len(parts) else np.asarray(parts, dtype=np.float32).tobytes()
-    )
-    db.execute(
-        "UPDATE vectors SET parts = ? WHERE record_id = ? AND content_hash = ?",
-        (blob, r.id, content_hash(r)),
-    )
 
 
 def enqueue(db: sqlite3.Connection, r: MemoryRecord, op: str, at: float) -> None:
@@ -471,37 +341,6 @@ def search_tokens_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, f
         )
         out.update((row[0], frozenset(row[1].split())) for row in rows)
     return out
-
-
-def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    out: dict[str, np.ndarray] = {}
-    for chunk in _chunks(list(ids), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(
-            f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk
-        ):
-            out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
-    return out
-
-
-def vectors_with_parts(
-    db: sqlite3.Connection, ids: Sequence[str]
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
-    the records that have parts."""
-    vecs: dict[str, np.ndarray] = {}
-    parts: dict[str, np.ndarray] = {}
-    for chunk in _chunks(list(ids), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(
-            f"SELECT record_id, vec, dim, parts FROM vectors WHERE record_id IN ({marks})", chunk
-        ):
-            vecs[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
-            if row["parts"] is not None:
-                parts[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(
-                    -1, row["dim"]
-                )
-    return vecs, parts
 
 
 def history(db: sqlite3.Connection, scope: Scope, record_id: str) -> list[dict]:

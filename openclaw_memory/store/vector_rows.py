@@ -1,0 +1,68 @@
+"""Records' vectors and sentence-part vectors in SQLite's `vectors` table, filed under the
+text they embed (`content_hash`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..types import MemoryRecord
+from .port_values import content_hash
+
+
+def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
+    arr = np.asarray(vec, dtype=np.float32)
+    db.execute(
+        "INSERT OR REPLACE INTO vectors(record_id, model, content_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
+        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes()),
+    )
+
+
+def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None) -> None:
+    """Attach sentence-part vectors to the record's vector row, if that row holds the vector of
+    this very text (`put_vector` writes a row without parts)."""
+    blob = (
+        None if parts is None or not len(parts) else np.asarray(parts, dtype=np.float32).tobytes()
+    )
+    db.execute(
+        "UPDATE vectors SET parts = ? WHERE record_id = ? AND content_hash = ?",
+        (blob, r.id, content_hash(r)),
+    )
+
+
+def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(
+            f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk
+        ):
+            out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
+    return out
+
+
+def vectors_with_parts(
+    db: sqlite3.Connection, ids: Sequence[str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
+    the records that have parts."""
+    vecs: dict[str, np.ndarray] = {}
+    parts: dict[str, np.ndarray] = {}
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(
+            f"SELECT record_id, vec, dim, parts FROM vectors WHERE record_id IN ({marks})", chunk
+        ):
+            vecs[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
+            if row["parts"] is not None:
+                parts[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(
+                    -1, row["dim"]
+                )
+    return vecs, parts
+
+
+def _chunks(items: list, size: int) -> Iterable[list]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
