@@ -633,7 +633,7 @@ UNSCOPED = {
             "set_embedder live_count record_count last_outbox_seq clear_outbox pending_by_scope "
             "keyword_index_gaps repair_keyword_index optimize_keyword_index counts_by_scope "
             "pending done acquire_lease release_lease lease begin_run finish_run recent_runs "
-            "last_run_started transaction in_transaction vacuum close"
+            "last_run_started transaction in_transaction vacuum close backfill_entity_links"
         ).split(),
         "whole store",
     ),

@@ -1,5 +1,6 @@
 """run_maintenance: TTL, cap, compaction and cleanup, in that order, for one partition or all,
-then the pruning of old short-term messages (of every partition, or of the one user).
+then the pruning of old short-term messages (of every partition, or of the one user); a run
+over the whole store also links older records to their entities (maintain/entity_links.py).
 
 Each job commits its own transactions and queues index changes in the outbox; the runner drains
 the outbox of every partition it touched at the end, so the vector index agrees when it returns.
@@ -16,6 +17,7 @@ from .archive import enforce_cap
 from .cleanup import cleanup
 from .common import partition
 from .compaction import compact_events
+from .entity_links import link_backlog
 from .ttl import expire
 
 if TYPE_CHECKING:
@@ -33,6 +35,8 @@ class MaintenanceReport:
     compacted: int = 0
     deleted: int = 0
     messages_pruned: int = 0
+    #: records of the entity-link backlog examined (derived rows: not counted as changed)
+    entity_backlog: int = 0
     by_scope: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
@@ -72,6 +76,8 @@ def run_maintenance(
     report = MaintenanceReport()
     for part in targets:
         report.add(part, maintain_scope(engine, part))
+    if scope is None and user_id is None:
+        report.entity_backlog = link_backlog(engine)
     for part in targets:
         engine.sync_index(part)
     short_term = ShortTermMemory(engine.store, engine.config.short_term, engine.clock)

@@ -184,7 +184,9 @@ class EntityMemory(Protocol):
     text and its `entities` field name (store/entity_linking.py decides which, for every
     backend) in the same transaction; a forgotten record keeps no links, a restored one gets
     them back. Deleting or purging a record removes its links and the aliases it stated; an
-    entity goes with its last link, its aliases with it: a purge leaves no entity text."""
+    entity goes with its last link, its aliases with it: a purge leaves no entity text. The
+    records stored before entity memory existed are linked by maintenance
+    (`backfill_entity_links`)."""
 
     def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
         """entity id -> name of the (user, agent)'s entities filed under any of these
@@ -215,3 +217,8 @@ class EntityMemory(Protocol):
     def entity_list(self, scope: Scope, limit: int = 1000) -> list[dict[str, Any]]:
         """The (user, agent)'s entities, most linked first (then oldest): name, kind, aliases
         (sorted keys), first_seen, last_seen, links."""
+
+    def backfill_entity_links(self, limit: int = 500) -> tuple[int, int]:
+        """Link the next `limit` of the records stored before entity memory existed, oldest
+        first, as their writes would have (store/entity_backfill.py); returns (records
+        examined, records left). Resumable, and a done backlog changes nothing."""

@@ -301,7 +301,8 @@ def _m10_entities(db: sqlite3.Connection) -> str:
     # (user, agent), one row per normalised name, with the memories that mention them. Links go
     # with their record (deleted, or forgotten: status inactive) and an entity goes with its
     # last link, its aliases with it; an alias goes with the record that stated it too, so a
-    # purge leaves no entity text behind. Filled on write (store/entities.py): no backfill here.
+    # purge leaves no entity text behind. Filled on write (store/entities.py); the records
+    # stored before are linked by maintenance (migration 11).
     return """
         CREATE TABLE IF NOT EXISTS entities (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -355,6 +356,16 @@ def _m10_entities(db: sqlite3.Connection) -> str:
         """
 
 
+def _m11_entity_backfill(db: sqlite3.Connection) -> str:
+    # Issue 22: the records stored before migration 10 have no entity links; maintenance links
+    # them a batch at a time (store/entity_backfill.py), so opening a large store stays quick.
+    return """
+        CREATE TABLE IF NOT EXISTS entity_backfill (next_rid INTEGER NOT NULL, upto INTEGER NOT NULL);
+        DELETE FROM entity_backfill;
+        INSERT INTO entity_backfill(next_rid, upto) SELECT 0, COALESCE(MAX(rid), 0) FROM records;
+        """
+
+
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
@@ -370,6 +381,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m8_record_counts,
     _m9_console_indexes,
     _m10_entities,
+    _m11_entity_backfill,
 )
 
 

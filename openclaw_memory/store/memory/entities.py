@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from ...errors import ValidationError
 from ...extract.entities import Entity
 from ...types import MemoryRecord, Scope
 from ..entity_linking import Owner, idf, link
@@ -128,6 +129,12 @@ class EntitiesMixin(MemoryBase):
 
     def _records_by_rid(self, scope: Scope) -> dict[int, MemoryRecord]:
         return {self.s.rids[r.id]: r for r in self._scoped(scope)}
+
+    def backfill_entity_links(self, limit: int = 500) -> tuple[int, int]:
+        """Nothing to link: this store links every record on write and never held older ones."""
+        if limit < 1:
+            raise ValidationError(f"limit: expected an integer >= 1, found {limit}")
+        return 0, 0
 
     def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
         mine = self._owner_entities(scope)

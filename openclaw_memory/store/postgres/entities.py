@@ -8,6 +8,7 @@ from typing import Any, Iterable, Sequence
 from ...extract.entities import Entity
 from ...types import MemoryRecord, Scope
 from ..dialect import POSTGRES
+from ..entity_backfill import BATCH, backfill
 from ..entity_linking import Owner, idf, link
 from ..entity_rows import EntityRowsSQL
 from .db import Connection, PostgresDatabase
@@ -58,6 +59,10 @@ class Entities:
     """The entity reads of the PostgreSQL record store (`ports.EntityMemory`)."""
 
     db: PostgresDatabase
+
+    def backfill_entity_links(self, limit: int = BATCH) -> tuple[int, int]:
+        with self.db.write() as c:
+            return backfill(c, POSTGRES, PostgresEntityRows(c), limit)
 
     def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
         wanted = sorted({k for k in keys if k})

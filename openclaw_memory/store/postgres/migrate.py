@@ -4,7 +4,8 @@ Everything the store holds is copied in one PostgreSQL transaction, table by tab
 `COPY ... FROM STDIN` (rows streamed in batches, never one statement per row): records with
 their row ids (so entity links and keyword rows keep pointing at them), versions, stored
 vectors, the outbox, audit, sessions, short-term messages, meta, the maintenance log, and the
-entities with their aliases and links. The keyword index takes each record's tokens as SQLite's
+entities with their aliases and links (and the cursor of the records still to link to theirs,
+store/entity_backfill.py). The keyword index takes each record's tokens as SQLite's
 FTS5 table holds them. During the load the secondary indexes are dropped and the row triggers
 of `records` and `keyword_docs` are off; afterwards the indexes are rebuilt and the rows those
 triggers keep (counts per scope and type, turn ids, BM25 statistics per scope) are computed in
@@ -96,6 +97,7 @@ def copy_store(
                 dst.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
             for sql in _DERIVED.values():
                 dst.execute(sql)
+            _copy_entity_backlog(src, dst)
             for sql in indexes:
                 dst.execute(sql)
             for table, key in _SERIALS.items():
@@ -111,6 +113,14 @@ def copy_store(
     with target.read() as dst:
         dst.execute("ANALYZE")  # the planner's statistics, before the first query needs them
     return counts
+
+
+def _copy_entity_backlog(src: sqlite3.Connection, dst: Connection) -> None:
+    """The records the SQLite store had still to link to their entities stay to be linked
+    (store/entity_backfill.py): the backlog's cursor comes along with the rids it counts."""
+    row = src.execute("SELECT next_rid, upto FROM entity_backfill").fetchone()
+    if row is not None:
+        dst.execute("UPDATE entity_backfill SET next_rid = %s, upto = %s", (row[0], row[1]))
 
 
 def _drop_secondary_indexes(dst: Connection) -> list[str]:

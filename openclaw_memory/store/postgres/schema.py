@@ -352,6 +352,15 @@ def _m6_entities() -> str:
         """
 
 
+def _m7_entity_backfill() -> str:
+    # The records stored before migration 6 have no entity links: maintenance links them a
+    # batch at a time (store/entity_backfill.py; SQLite's migration 11).
+    return """
+        CREATE TABLE entity_backfill (next_rid BIGINT NOT NULL, upto BIGINT NOT NULL);
+        INSERT INTO entity_backfill(next_rid, upto) SELECT 0, COALESCE(MAX(rid), 0) FROM records;
+        """
+
+
 MIGRATIONS = (
     _m1_core,
     _m2_keywords,
@@ -359,6 +368,7 @@ MIGRATIONS = (
     _m4_maintenance,
     _m5_counts_and_turns,
     _m6_entities,
+    _m7_entity_backfill,
 )
 
 

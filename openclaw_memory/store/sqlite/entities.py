@@ -7,6 +7,8 @@ from typing import Any, Iterable, Sequence
 
 from ...types import Scope
 from .. import entities as ent
+from ..dialect import SQLITE
+from ..entity_backfill import BATCH, backfill
 from .base import SQLiteBase
 
 
@@ -43,3 +45,7 @@ class EntitiesMixin(SQLiteBase):
     def entity_list(self, scope: Scope, limit: int = 1000) -> list[dict[str, Any]]:
         with self._read() as db:
             return ent.of_scope(db, scope, limit)
+
+    def backfill_entity_links(self, limit: int = BATCH) -> tuple[int, int]:
+        with self._write() as db:
+            return backfill(db, SQLITE, ent.SQLiteEntityRows(db), limit)

@@ -1,0 +1,267 @@
+"""Entity links for the records stored before entity memory existed (store/entity_backfill.py).
+
+A store is written with entity memory, then taken back to the schema before it (the entity
+tables gone, the migrations after it forgotten) and opened again: the migrations note every
+record as the backlog, and the backfill must link them exactly as the writes did (same
+entities, aliases, first and last seen, links), in Chinese and English, on SQLite and
+PostgreSQL, in batches of any size, and a second run must change nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from store_backends import RECORD_STORES
+
+from openclaw_memory.errors import ValidationError
+from openclaw_memory.maintain.entity_links import link_backlog
+from openclaw_memory.store.ports import RecordStore
+from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Status
+
+ALICE, BOB = Scope("alice", "a1"), Scope("bob", "a1")
+WS = Scope("alice", "a1", "work")
+
+TEXTS = [
+    (ALICE, "Melanie ran a charity race in May."),
+    (ALICE, "Mel is short for Melanie, by the way."),
+    (ALICE, "Caroline moved to Lisbon last year."),
+    (ALICE, "In Lisbon, Caroline joined a support group."),
+    (ALICE, "用户的同事王伟在北京工作。"),
+    (ALICE, "小王是王伟的昵称，他上周去了上海。"),
+    (WS, "The Acme project ships in June; Caroline leads it."),
+    (BOB, "Bob visited Quasimodo's pond with Caroline."),
+    (BOB, "张伟下个月去杭州出差。"),
+    (ALICE, "Yesterday Melanie painted a sunrise."),
+    (ALICE, "Nothing here names anyone at all."),
+]
+
+
+def _records() -> list[MemoryRecord]:
+    out = []
+    for n, (scope, text) in enumerate(TEXTS, start=1):
+        episode = n % 3 == 0
+        out.append(
+            MemoryRecord(
+                id=f"m{n}",
+                scope=scope,
+                type=MemoryType.EPISODE if episode else MemoryType.FACT,
+                summary=text,
+                session_id="s1" if episode else None,
+                entities=("Acme",) if "Acme" in text else (),
+                created_at=1000.0 + 10 * n,
+                updated_at=1000.0 + 10 * n,
+            )
+        )
+    return out
+
+
+def write(store: RecordStore, records: list[MemoryRecord]) -> None:
+    with store.transaction():
+        for r in records:
+            store.insert(r, None, "none")
+
+
+def snapshot(store: RecordStore, records: list[MemoryRecord]) -> dict[str, Any]:
+    """Entity memory as the port shows it, without the backend's entity ids."""
+    out: dict[str, Any] = {}
+    for scope in (ALICE, BOB, WS):
+        ids = [r.id for r in records if r.scope.key == scope.key]
+        linked = store.entities_of(scope, ids)
+        names = store.entity_names(scope, {e for es in linked.values() for e in es})
+        out[scope.key] = {
+            "entities": sorted(store.entity_list(scope), key=lambda e: e["name"]),
+            "links": {rid: sorted(names[e] for e in es) for rid, es in linked.items()},
+        }
+    return out
+
+
+# ---- taking a store back to the schema before entity memory ----------------------------------
+
+
+def _sqlite_before(tmp: Path, store: RecordStore) -> RecordStore:
+    from openclaw_memory.store.sqlite import SQLiteStore
+
+    store.close()
+    con = sqlite3.connect(tmp / "memory.db", isolation_level=None)
+    con.executescript(
+        "DROP TRIGGER ent_links_delete; DROP TRIGGER ent_links_forget; "
+        "DROP TABLE entity_links; DROP TABLE entity_aliases; DROP TABLE entities; "
+        "DROP TABLE entity_backfill; DELETE FROM schema_version WHERE version >= 10;"
+    )
+    con.close()
+    return SQLiteStore.open(tmp / "memory.db")
+
+
+def _postgres_before(tmp: Path, store: RecordStore) -> RecordStore:
+    import psycopg
+    from pg_server import database_for
+
+    from openclaw_memory.store.postgres.store import PostgresRecordStore
+
+    store.close()
+    with psycopg.connect(database_for(tmp), autocommit=True) as con:
+        con.execute(
+            "DROP FUNCTION ent_record_gone() CASCADE; DROP FUNCTION ent_orphan() CASCADE; "
+            "DROP FUNCTION ent_aliases_gone() CASCADE; DROP TABLE entity_links; "
+            "DROP TABLE entity_aliases; DROP TABLE entities; DROP TABLE entity_backfill; "
+            "DELETE FROM schema_version WHERE version >= 6;"
+        )
+    return PostgresRecordStore.open(database_for(tmp))
+
+
+BEFORE: dict[str, Callable[[Path, RecordStore], RecordStore]] = {
+    "sqlite": _sqlite_before,
+    "postgres": _postgres_before,
+}
+
+
+@pytest.fixture(params=sorted(BEFORE))
+def backend(request, tmp_path):
+    """(store, take_back): a store of the backend and what takes it to the old schema."""
+    made: list[RecordStore] = [RECORD_STORES[request.param](tmp_path)]
+
+    def take_back() -> RecordStore:
+        made.append(BEFORE[request.param](tmp_path, made[-1]))
+        return made[-1]
+
+    yield made[0], take_back
+    made[-1].close()
+
+
+def test_a_fresh_store_has_no_backlog(backend):
+    store, _ = backend
+    write(store, _records())
+    assert store.backfill_entity_links(100) == (0, 0)
+
+
+@pytest.mark.parametrize("batch", [1, 4, 500])
+def test_the_backfill_links_older_records_as_their_writes_did(backend, batch):
+    store, take_back = backend
+    records = _records()
+    write(store, records)
+    # forgotten after the others were written: it loses its links, its names keep their first
+    # sighting at its time (Lisbon), as the backfill must leave them too
+    records[2] = records[2].replace(status=Status.INACTIVE, updated_at=2000.0)
+    with store.transaction():
+        store.update(records[2], None, "none", reindex=False)
+    fresh = snapshot(store, records)
+    lisbon = next(e for e in fresh[ALICE.key]["entities"] if e["name"] == "Lisbon")
+    assert lisbon["first_seen"] == records[2].created_at
+    assert fresh[ALICE.key]["links"]["m2"] == ["Melanie"]  # the alias was linked
+    assert "王伟" in fresh[ALICE.key]["links"]["m6"]
+    assert "m3" not in fresh[ALICE.key]["links"]
+
+    store = take_back()
+    assert store.entity_list(ALICE) == []  # the old store: no entity memory
+    examined, calls = 0, 0
+    while True:
+        n, left = store.backfill_entity_links(batch)
+        examined, calls = examined + n, calls + 1
+        if not left:
+            break
+    assert examined == len(records) and calls == -(-len(records) // batch)
+    assert snapshot(store, records) == fresh
+
+    assert store.backfill_entity_links(batch) == (0, 0)  # done: nothing changes
+    assert snapshot(store, records) == fresh
+
+
+def test_the_backlog_is_the_records_of_the_migration_and_linked_ones_stay(backend):
+    store, take_back = backend
+    records = _records()
+    write(store, records[:4])
+    store = take_back()
+    write(store, records[4:])  # written after the migration: linked on write, no backlog
+    rewritten = records[0].replace(summary="Melanie ran a charity race in Porto.", version=2)
+    with store.transaction():  # rewritten since: linked again by its update
+        store.update(rewritten, None, "none", reindex=True)
+    before = snapshot(store, records)
+    assert before[ALICE.key]["links"]["m1"] == ["Melanie", "Porto"]
+    assert store.backfill_entity_links(500) == (4, 0)
+    after = snapshot(store, records)
+    for scope_key, part in before.items():
+        for rid, names in part["links"].items():
+            assert after[scope_key]["links"][rid] == names
+    assert after[ALICE.key]["links"]["m4"] == ["Caroline", "Lisbon"]
+    assert after[ALICE.key]["links"]["m2"] == ["Melanie"]
+
+
+def test_a_bad_batch_size_is_refused(backend):
+    store, _ = backend
+    with pytest.raises(ValidationError, match="limit: expected an integer >= 1, found 0"):
+        store.backfill_entity_links(0)
+
+
+def test_the_in_memory_store_has_nothing_to_link():
+    store = RECORD_STORES["memory"](Path("."))
+    write(store, _records())
+    assert store.backfill_entity_links(10) == (0, 0)
+
+
+class _Engine:
+    def __init__(self, store: RecordStore) -> None:
+        self.store = store
+
+
+def test_maintenance_links_the_backlog_within_its_budget(backend):
+    store, take_back = backend
+    records = _records()
+    write(store, records)
+    fresh = snapshot(store, records)
+    store = take_back()
+    engine: Any = _Engine(store)
+    assert link_backlog(engine, budget=4) == 4  # the rest waits for the next run
+    assert link_backlog(engine, budget=None) == len(records) - 4
+    assert link_backlog(engine, budget=None) == 0
+    assert snapshot(store, records) == fresh
+
+
+@pytest.mark.postgres
+def test_a_store_copied_into_postgres_keeps_its_backlog(tmp_path, pg_dsn):
+    from openclaw_memory.store.postgres.db import PostgresDatabase
+    from openclaw_memory.store.postgres.migrate import copy_store
+    from openclaw_memory.store.postgres.store import PostgresRecordStore
+
+    records = _records()
+    old = RECORD_STORES["sqlite"](tmp_path)
+    write(old, records)
+    fresh = snapshot(old, records)
+    old = _sqlite_before(tmp_path, old)
+    assert old.backfill_entity_links(3) == (3, len(records) - 3)  # begun, then copied
+    old.close()
+    target = PostgresDatabase(pg_dsn)
+    copy_store(tmp_path / "memory.db", target)
+    store = PostgresRecordStore(target)
+    try:
+        assert store.backfill_entity_links(500) == (len(records) - 3, 0)
+        assert snapshot(store, records) == fresh
+    finally:
+        store.close()
+
+
+@pytest.mark.sqlite_only  # takes SQLite's schema back; PostgreSQL's: the tests above
+def test_a_maintenance_run_over_the_store_links_the_backlog(config, clock):
+    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.maintain import run_maintenance
+    from openclaw_memory.types import Candidate
+
+    eng = MemoryEngine.open(config, clock=clock, background=False)
+    for text in ("Caroline moved to Lisbon last year.", "小王是王伟的昵称，他上周去了上海。"):
+        eng.write(ALICE, [Candidate(MemoryType.EPISODE, text)], session_id="s1")
+    fresh = sorted(eng.store.entity_list(ALICE), key=lambda e: e["name"])
+    path = eng.db.path
+    eng.close()
+    _sqlite_before(Path(path).parent, RECORD_STORES["sqlite"](Path(path).parent))
+    eng = MemoryEngine.open(config, clock=clock, background=False)
+    try:
+        assert eng.store.entity_list(ALICE) == []
+        assert run_maintenance(eng, ALICE).entity_backlog == 0  # one partition: not its job
+        report = run_maintenance(eng)
+        assert report.entity_backlog >= 2 and report.changed == 0
+        assert sorted(eng.store.entity_list(ALICE), key=lambda e: e["name"]) == fresh
+        assert run_maintenance(eng).entity_backlog == 0
+    finally:
+        eng.close()
