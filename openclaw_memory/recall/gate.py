@@ -23,6 +23,13 @@ knowledge, coding, translation):
   the request's terms and at least two of them (one shared word, "blue", 谢谢, is a coincidence,
   not evidence).
 
+Keyword evidence is read as each language writes words: a Chinese term counts inside a memory's
+text (Chinese has no spaces), a Latin one only as a whole word of it ("hi" is not in "think",
+"bee" not in "been"). A request that asks nothing (a thanks, a greeting, "Thanks, that was
+helpful!", 谢谢，这个很有帮助！: `extract.filter.is_contentless`) gets no retrieved memory at all:
+nothing of the user's answers it, and a memory that opens with the same thanks to the assistant
+("That's really helpful, thanks! I think I'll ...") resembles it in meaning *and* words.
+
 A request that refers to the user's world ("where do I live?", "what did Caroline paint?",
 外婆的寿宴) may be answered by a memory that only loosely resembles it: it is gated by the
 embedder's absolute calibration (`recall.min_semantic`, 0.05 lower with keyword evidence), recall
@@ -35,6 +42,7 @@ pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +118,13 @@ def entity_names(pool: Pool, text: str) -> set[str]:
     }
 
 
+def term_hits(terms: Sequence[str], tokens: frozenset[str], text: str) -> int:
+    """How many of the request's terms a memory holds, as its language writes words: a Chinese
+    term inside the text, a Latin one as a whole token (`tokens`: the memory's search tokens)."""
+    low = text.lower()
+    return sum(1 for t in terms if t in tokens or (has_cjk(t) and t in low))
+
+
 def agreeing(coverage: float, hits: int, terms: int) -> bool:
     """Keyword evidence for a request about nothing of the user's: at least half of its terms,
     and at least two of them when it has two or more."""
@@ -129,6 +144,8 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
     if "profile" in s.channels or s.record.id in pool.recent_summaries:
         return True
+    if pool.asks_nothing:
+        return False
     c = s.components
     if c["structure"] >= 1.0:
         return True
