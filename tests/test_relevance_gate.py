@@ -408,3 +408,23 @@ def test_a_request_that_asks_nothing_gets_no_retrieved_memory(told, lang):
     for text in thanks:
         assert _retrieved(_block(told, scope, text)) == [], text
     assert any(needle in line for line in _retrieved(_block(told, scope, question)))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_thanks_is_read_with_the_recent_turn_that_says_something(told, lang):
+    """A "thanks" after a question of the user's is no request that asks nothing: it is read
+    with that turn, as any short reply is."""
+    said, thanks, (question, needle) = THANKED[lang]
+    scope = Scope(f"thanked-ctx-{lang}")
+    req = ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": said}])
+    told.before_request(req)
+    told.after_response(req, "ok.")
+    told.flush()
+    talk = [
+        SYSTEM,
+        {"role": "user", "content": question},
+        {"role": "assistant", "content": "ok."},
+        {"role": "user", "content": thanks[0]},
+    ]
+    block = told.before_request(ChatRequest(scope, "s2", talk)).plan.block
+    assert any(needle in line for line in _retrieved(block))

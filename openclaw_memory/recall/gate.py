@@ -26,7 +26,8 @@ knowledge, coding, translation):
 Keyword evidence is read as each language writes words: a Chinese term counts inside a memory's
 text (Chinese has no spaces), a Latin one only as a whole word of it ("hi" is not in "think",
 "bee" not in "been"). A request that asks nothing (a thanks, a greeting, "Thanks, that was
-helpful!", 谢谢，这个很有帮助！: `extract.filter.is_contentless`) gets no retrieved memory at all:
+helpful!", 谢谢，这个很有帮助！: `extract.filter.is_contentless`), with no recent turn of the user
+that says something, gets no retrieved memory at all:
 nothing of the user's answers it, and a memory that opens with the same thanks to the assistant
 ("That's really helpful, thanks! I think I'll ...") resembles it in meaning *and* words.
 

@@ -147,7 +147,8 @@ class Recaller:
             if "vector" in chans and rid in pool.cosine
         ]
         pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
-        pool.asks_nothing = is_contentless(unquoted(text))
+        # a "yes" or a thanks is read with the recent turns the query carries, when they say something
+        pool.asks_nothing = is_contentless(unquoted(text)) and is_contentless(query.text)
         memories = [r.text for r in pool.records.values()]
         # names are read one memory at a time, only when the cheaper tests did not decide
         names = itertools.chain(entity_names(pool, text), _names(pool))
