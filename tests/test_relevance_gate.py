@@ -374,6 +374,9 @@ def test_keyword_evidence_needs_two_terms_when_the_request_has_them(coverage, hi
         ),  # not a word of it
         ("bee", "I've been meaning to try it.", 0),
         ("honey", "How do I make a good honey syrup?", 1),
+        ("supervis", "My supervisor is now Marco.", 1),  # "supervises": a stem begins the word
+        ("help", "That was really helpful.", 1),
+        ("hi", "His dog is called Rex.", 0),  # a short word is a word of its own
         ("企鹅", "我女儿特别喜欢企鹅。", 1),  # Chinese has no spaces: inside the text
         ("企鹅", "我女儿特别喜欢熊猫。", 0),
     ],

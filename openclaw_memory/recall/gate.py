@@ -24,8 +24,9 @@ knowledge, coding, translation):
   not evidence).
 
 Keyword evidence is read as each language writes words: a Chinese term counts inside a memory's
-text (Chinese has no spaces), a Latin one only as a whole word of it ("hi" is not in "think",
-"bee" not in "been"). A request that asks nothing (a thanks, a greeting, "Thanks, that was
+text (Chinese has no spaces), a Latin one as a word of it or, for a stem of four letters or more,
+as the start of one of its family (supervises / supervisor); "hi" is not in "think", "bee" not
+in "been". A request that asks nothing (a thanks, a greeting, "Thanks, that was
 helpful!", 谢谢，这个很有帮助！: `extract.filter.is_contentless`), with no recent turn of the user
 that says something, gets no retrieved memory at all:
 nothing of the user's answers it, and a memory that opens with the same thanks to the assistant
@@ -60,6 +61,9 @@ from .reference import names_known, unquoted
 CROWD_FROM = 2 / 3
 #: keyword evidence needs at least this many of the request's terms (or all, when it has fewer)
 AGREEING_TERMS = 2
+#: a Latin term or token this long is a stem that may begin a longer word of the same family;
+#: a shorter one is a word of its own ("hi", "bee", "art")
+STEM_LETTERS = 4
 
 
 @dataclass(frozen=True)
@@ -121,9 +125,23 @@ def entity_names(pool: Pool, text: str) -> set[str]:
 
 def term_hits(terms: Sequence[str], tokens: frozenset[str], text: str) -> int:
     """How many of the request's terms a memory holds, as its language writes words: a Chinese
-    term inside the text, a Latin one as a whole token (`tokens`: the memory's search tokens)."""
+    term inside the text; a Latin one as a word of it (`tokens`: the memory's stemmed search
+    tokens), or, when one of the two is a stem of `STEM_LETTERS` letters or more, as the start of
+    the other (supervises -> "supervis", supervisor -> "supervisor"). A shorter one is a word in
+    its own right: "hi" is not in "his", "bee" not in "been"."""
     low = text.lower()
-    return sum(1 for t in terms if t in tokens or (has_cjk(t) and t in low))
+    return sum(1 for t in terms if t in tokens or _stem_hit(t, tokens, low))
+
+
+def _stem_hit(term: str, tokens: frozenset[str], low: str) -> bool:
+    if has_cjk(term):
+        return term in low
+    if len(term) < STEM_LETTERS:
+        return False
+    return any(
+        len(tok) >= STEM_LETTERS and (tok.startswith(term) or term.startswith(tok))
+        for tok in tokens
+    )
 
 
 def agreeing(coverage: float, hits: int, terms: int) -> bool:
