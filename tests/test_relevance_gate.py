@@ -374,9 +374,10 @@ def test_keyword_evidence_needs_two_terms_when_the_request_has_them(coverage, hi
         ),  # not a word of it
         ("bee", "I've been meaning to try it.", 0),
         ("honey", "How do I make a good honey syrup?", 1),
-        ("supervis", "My supervisor is now Marco.", 1),  # "supervises": a stem begins the word
+        ("supervis", "My supervisor is now Marco.", 1),  # "supervises": its stem begins the word
         ("help", "That was really helpful.", 1),
         ("hi", "His dog is called Rex.", 0),  # a short word is a word of its own
+        ("factori", "Other factors matter too.", 0),  # factorial is not of the factor family
         ("企鹅", "我女儿特别喜欢企鹅。", 1),  # Chinese has no spaces: inside the text
         ("企鹅", "我女儿特别喜欢熊猫。", 0),
     ],
@@ -431,3 +432,16 @@ def test_a_thanks_is_read_with_the_recent_turn_that_says_something(told, lang):
     ]
     block = told.before_request(ChatRequest(scope, "s2", talk)).plan.block
     assert any(needle in line for line in _retrieved(block))
+
+
+@pytest.mark.parametrize(
+    "text,terms",
+    [
+        ("What is the difference between TCP and UDP?", {"differ", "tcp", "udp"}),
+        ("TCP和UDP之间有什么区别？", {"tcp", "udp", "区别"}),
+    ],
+)
+def test_function_words_are_no_keyword_evidence(text, terms):
+    from openclaw_memory.recall.recaller import topic_terms
+
+    assert set(topic_terms(build_query(text, [], context_turns=0), text)) == terms

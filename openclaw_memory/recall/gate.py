@@ -61,9 +61,16 @@ from .reference import names_known, unquoted
 CROWD_FROM = 2 / 3
 #: keyword evidence needs at least this many of the request's terms (or all, when it has fewer)
 AGREEING_TERMS = 2
-#: a Latin term or token this long is a stem that may begin a longer word of the same family;
-#: a shorter one is a word of its own ("hi", "bee", "art")
+#: a Latin term this long is a stem that may begin a longer word of the same family; a shorter
+#: one is a word of its own ("hi", "bee", "art")
 STEM_LETTERS = 4
+#: prepositions and conjunctions the stop words leave in: they frame a request ("the difference
+#: between X and Y", X和Y之间的区别), they are no evidence of what it is about
+FUNCTION_WORDS = frozenset(
+    """between among through during without within across before after since until while
+    because although though via per
+    之间 因为 所以 但是 如果 虽然 然后 通过 之前 之后 以及 或者""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -126,9 +133,10 @@ def entity_names(pool: Pool, text: str) -> set[str]:
 def term_hits(terms: Sequence[str], tokens: frozenset[str], text: str) -> int:
     """How many of the request's terms a memory holds, as its language writes words: a Chinese
     term inside the text; a Latin one as a word of it (`tokens`: the memory's stemmed search
-    tokens), or, when one of the two is a stem of `STEM_LETTERS` letters or more, as the start of
-    the other (supervises -> "supervis", supervisor -> "supervisor"). A shorter one is a word in
-    its own right: "hi" is not in "his", "bee" not in "been"."""
+    tokens), or, when it is a stem of `STEM_LETTERS` letters or more, as the start of one
+    ("supervis" of "supervises" begins "supervisor"; "factori" of "factorial" does not begin
+    "factor"). A shorter one is a word in its own right: "hi" is not in "his", "bee" not in
+    "been"."""
     low = text.lower()
     return sum(1 for t in terms if t in tokens or _stem_hit(t, tokens, low))
 
@@ -138,10 +146,7 @@ def _stem_hit(term: str, tokens: frozenset[str], low: str) -> bool:
         return term in low
     if len(term) < STEM_LETTERS:
         return False
-    return any(
-        len(tok) >= STEM_LETTERS and (tok.startswith(term) or term.startswith(tok))
-        for tok in tokens
-    )
+    return any(tok.startswith(term) for tok in tokens)
 
 
 def agreeing(coverage: float, hits: int, terms: int) -> bool:

@@ -20,7 +20,14 @@ from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
 from .cover import cover_sessions, names_several
-from .gate import agreeing, attribute_agreeing, entity_names, store_level, term_hits
+from .gate import (
+    FUNCTION_WORDS,
+    agreeing,
+    attribute_agreeing,
+    entity_names,
+    store_level,
+    term_hits,
+)
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, score_pool
@@ -205,8 +212,8 @@ def merge(pool: Pool, part: Pool) -> None:
 
 
 def topic_terms(query: RecallQuery, text: str) -> list[str]:
-    """The request's terms outside quoted text."""
-    outside = set(search_tokens(unquoted(text)))
+    """The request's terms outside quoted text, function words aside (`gate.FUNCTION_WORDS`)."""
+    outside = set(search_tokens(unquoted(text))) - FUNCTION_WORDS
     return [t for t in query.terms if t in outside]
 
 
