@@ -5,7 +5,8 @@ change, or names the value `replaces` gives, or is its clear semantic neighbour 
 of the next by `change_margin`); a live episode of the same speaker when it shares a content
 word, states one thing (`single_statement`) and is similar enough (`change_similarity`); a
 memory the change contradicts by attribute (`extract.attributes`) when it is similar enough to
-be about the same thing. Two statements of different owners ("my sister's name", "my cat's
+be about the same thing. Where the user comes from (hometown, birthday) is no target: a move does
+not change it. Two statements of different owners ("my sister's name", "my cat's
 name") never qualify, nor one person's claim for another's change. `consolidate_changes.py`
 retires what is found here.
 """
@@ -30,6 +31,10 @@ from .types import MemoryRecord
 
 #: claims about the user (one attribute, whatever type it was stored as)
 _CLAIMS = ("fact", "preference", "profile")
+#: where and when the user comes from: no later change alters them ("I moved to Bristol" after
+#: "I'm from Leeds", 搬到上海 after 我老家是成都); only a statement of the same key corrects them
+#: (`consolidate_decide.py`), never a change found by meaning or attribute here
+_ORIGIN = frozenset({"hometown", "birthday"})
 #: how many earlier episodes of a scope a change is compared with (newest first)
 _EPISODE_POOL = 400
 #: how far under `change_similarity` a memory the change contradicts by attribute may score
@@ -59,6 +64,7 @@ class ChangeTargets:
             c
             for c in db.live_claims(new.scope, _CLAIMS, created_before=new.created_at, limit=500)
             if c.id not in skip
+            and (c.subject or "").rsplit("/", 1)[-1] not in _ORIGIN
             and not set(c.source.turn_ids) & set(new.source.turn_ids)
             and _same_speaker(c, names)
             and not _restates(new, c, names)

@@ -39,6 +39,10 @@ from openclaw_memory.extract.filter import is_contentless
         "好滴~",
         "没问题",
         "no problem",
+        "Thanks, that was helpful!",  # praise of the answer is a thanks in other words
+        "谢谢，这个很有帮助！",
+        "this is helpful, thank you",
+        "太有帮助了！",
     ],
 )
 def test_contentless(text: str) -> None:
@@ -62,6 +66,10 @@ def test_contentless(text: str) -> None:
         "可以用表格吗",
         "记住这个",
         "好人有好报",
+        "That was helpful for my project.",  # the praise names something of theirs
+        "这个很有帮助，我明天就去试试。",
+        "That's really helpful, thanks! I'll wrap the vase in bubble wrap.",
+        "谢谢，很有帮助，我下周搬去成都。",
     ],
 )
 def test_contentful(text: str) -> None:

@@ -15,7 +15,15 @@ from openclaw_memory.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.channels import Pool, subject_matches
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.recall.gate import agreeing, bars, entity_names, level, store_level
+from openclaw_memory.recall.gate import (
+    agreeing,
+    bars,
+    entity_names,
+    level,
+    store_level,
+    term_hits,
+)
+from openclaw_memory.text import search_tokens
 from openclaw_memory.recall.reference import (
     coined_words,
     given_names,
@@ -354,3 +362,86 @@ def test_bars_rise_with_the_level_only_for_a_request_about_nothing_of_the_users(
 )
 def test_keyword_evidence_needs_two_terms_when_the_request_has_them(coverage, hits, terms, ok):
     assert agreeing(coverage, hits, terms) is ok
+
+
+@pytest.mark.parametrize(
+    "term,memory,hits",
+    [
+        (
+            "hi",
+            "I think I'll try preparing my ingredients the night before.",
+            0,
+        ),  # not a word of it
+        ("bee", "I've been meaning to try it.", 0),
+        ("honey", "How do I make a good honey syrup?", 1),
+        ("supervis", "My supervisor is now Marco.", 1),  # "supervises": its stem begins the word
+        ("help", "That was really helpful.", 1),
+        ("hi", "His dog is called Rex.", 0),  # a short word is a word of its own
+        ("factori", "Other factors matter too.", 0),  # factorial is not of the factor family
+        ("企鹅", "我女儿特别喜欢企鹅。", 1),  # Chinese has no spaces: inside the text
+        ("企鹅", "我女儿特别喜欢熊猫。", 0),
+    ],
+)
+def test_keyword_evidence_reads_words_as_the_language_writes_them(term, memory, hits):
+    assert term_hits([term], frozenset(search_tokens(memory)), memory) == hits
+
+
+# a memory that opens with the thanks the request is made of, then says something of the user's
+THANKED = {
+    "en": (
+        "That's really helpful, thanks! I'll wrap the vase in bubble wrap before the move.",
+        ["Thanks, that was helpful!", "Thank you so much!"],
+        ("How should I pack the vase for the move?", "vase"),
+    ),
+    "zh": (
+        "谢谢，很有帮助！搬家前我会用泡泡纸把花瓶包好。",
+        ["谢谢，这个很有帮助！", "好的，谢谢！"],
+        ("搬家时我的花瓶该怎么包？", "花瓶"),
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_request_that_asks_nothing_gets_no_retrieved_memory(told, lang):
+    said, thanks, (question, needle) = THANKED[lang]
+    scope = Scope(f"thanked-{lang}")
+    req = ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": said}])
+    told.before_request(req)
+    told.after_response(req, "ok.")
+    told.flush()
+    for text in thanks:
+        assert _retrieved(_block(told, scope, text)) == [], text
+    assert any(needle in line for line in _retrieved(_block(told, scope, question)))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_thanks_is_read_with_the_recent_turn_that_says_something(told, lang):
+    """A "thanks" after a question of the user's is no request that asks nothing: it is read
+    with that turn, as any short reply is."""
+    said, thanks, (question, needle) = THANKED[lang]
+    scope = Scope(f"thanked-ctx-{lang}")
+    req = ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": said}])
+    told.before_request(req)
+    told.after_response(req, "ok.")
+    told.flush()
+    talk = [
+        SYSTEM,
+        {"role": "user", "content": question},
+        {"role": "assistant", "content": "ok."},
+        {"role": "user", "content": thanks[0]},
+    ]
+    block = told.before_request(ChatRequest(scope, "s2", talk)).plan.block
+    assert any(needle in line for line in _retrieved(block))
+
+
+@pytest.mark.parametrize(
+    "text,terms",
+    [
+        ("What is the difference between TCP and UDP?", {"differ", "tcp", "udp"}),
+        ("TCP和UDP之间有什么区别？", {"tcp", "udp", "区别"}),
+    ],
+)
+def test_function_words_are_no_keyword_evidence(text, terms):
+    from openclaw_memory.recall.recaller import topic_terms
+
+    assert set(topic_terms(build_query(text, [], context_turns=0), text)) == terms

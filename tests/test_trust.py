@@ -228,7 +228,14 @@ def test_change_phrasings_keep_the_attribute_key(text, subject, summary):
 
 
 @pytest.mark.parametrize(
-    "text", ["I transferred to the night shift.", "I moved to the search team in March."]
+    "text",
+    [
+        "I transferred to the night shift.",
+        "I moved to the search team in March.",
+        "My home is a mess.",  # a home that is no place
+        "Home is where the heart is.",
+        "我老家是成都的。",  # where one comes from
+    ],
 )
 def test_a_transfer_or_a_team_is_no_place_to_live(text):
     assert "location" not in [c.subject for c in extract(text)]
@@ -250,6 +257,21 @@ def test_a_switch_is_not_a_preference_for_a_time_word(text, expected):
 def test_a_move_with_a_time_word_is_a_location(text):
     [c] = extract(text)
     assert c.subject == "location" and ("浦东" in c.summary or "Denver" in c.summary)
+
+
+@pytest.mark.parametrize(
+    "text,place",
+    [
+        ("Home for me is Leeds.", "Leeds"),
+        ("My home is in Austin now.", "Austin"),
+        ("Home is New York City for us.", "New York City"),
+        ("我家在成都。", "成都"),
+        ("我现在住在杭州。", "杭州"),
+    ],
+)
+def test_where_home_is_is_the_location(text, place):
+    [c] = extract(text)
+    assert c.subject == "location" and c.summary.endswith(place)
 
 
 # ---- consolidation retires the old value ----------------------------------------------------
@@ -317,6 +339,15 @@ CHANGES = [
         ["quit smoking"],
     ),
     ("我每天抽几根烟。", "我两个月前戒烟了。", "我抽烟吗？", ["抽几根烟"], ["戒烟"]),
+    # where home is, then a move or a new place to live: one location, whatever the phrasing
+    (
+        "Home for me is Leeds.",
+        "I've been living in Bristol since last month.",
+        "Where is home for me?",
+        ["Leeds"],
+        ["Bristol"],
+    ),
+    ("我家在成都。", "我去年搬到上海了。", "我家在哪里？", ["成都"], ["上海"]),
 ]
 
 
@@ -535,6 +566,9 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     ("我从小就喜欢吃米粉。", "我戒烟了。"),
     ("The ERP-2041 cutover got postponed on my side.", "Switched to chess lessons, he chose it."),
     ("我这边ERP-2041切换推迟了。", "改学围棋了，他自己选的。"),
+    # where one comes from is no place one lives: a move keeps the hometown
+    ("I'm from Leeds.", "I moved to Bristol last month."),
+    ("我老家是成都的。", "我去年搬到上海了。"),
 ]
 
 

@@ -20,7 +20,8 @@ _PHRASES = frozenset(
     你好 您好 哈喽 嗨 早 早安 早上好 中午好 下午好 晚上好 晚安 拜拜 再见 回见 谢谢 谢谢你 谢谢您
     多谢 感谢 辛苦了 辛苦 好的 好 好滴 好嘞 好吧 嗯 嗯嗯 哦 噢 喔 嗯呢 对 对的 是的 是 行 可以
     没问题 收到 明白 明白了 了解 知道了 懂了 ok了 好了 不客气 没事 没关系 哈哈 呵呵 嘿嘿 厉害 棒
-    赞 牛 不错 太好了 真棒 好的呢 好哒 谢啦 谢了 感谢感谢 ok的""".split()
+    赞 牛 不错 太好了 真棒 好的呢 好哒 谢啦 谢了 感谢感谢 ok的
+    有帮助 很有帮助 太有帮助了 这个很有帮助 这很有帮助 很有用 帮大忙了""".split()
 )
 _MULTIWORD = (
     "thank you",
@@ -43,6 +44,17 @@ _MULTIWORD = (
     "okay thanks",
     "ok thank you",
     "makes sense",
+    # praise of the last answer: a thanks in other words ("Thanks, that was helpful!")
+    "that was helpful",
+    "that's helpful",
+    "that is helpful",
+    "this is helpful",
+    "this was helpful",
+    "very helpful",
+    "really helpful",
+    "super helpful",
+    "so helpful",
+    "that helps",
 )
 _CLAUSE = re.compile(r"[,，。.!！?？~～;；、\s]+")
 _LAUGH = re.compile(r"^(?:(?:ha)+h?|(?:he)+|(?:哈)+|(?:呵)+|(?:嘿)+|(?:嘻)+|(?:lo)+l|233+)$")

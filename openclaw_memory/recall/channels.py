@@ -47,6 +47,9 @@ class Pool:
     #: records holding at least half of the request's terms, two at least; for a request about the
     #: user's world, those naming an attribute it names (recall/gate.py)
     agreeing: set[str] = field(default_factory=set)
+    #: the request asks nothing (a thanks, a greeting: `extract.filter.is_contentless`): no
+    #: retrieved memory answers it (recall/gate.py)
+    asks_nothing: bool = False
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])

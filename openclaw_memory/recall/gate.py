@@ -23,6 +23,15 @@ knowledge, coding, translation):
   the request's terms and at least two of them (one shared word, "blue", 谢谢, is a coincidence,
   not evidence).
 
+Keyword evidence is read as each language writes words: a Chinese term counts inside a memory's
+text (Chinese has no spaces), a Latin one as a word of it or, for a stem of four letters or more,
+as the start of one of its family (supervises / supervisor); "hi" is not in "think", "bee" not
+in "been". A request that asks nothing (a thanks, a greeting, "Thanks, that was
+helpful!", 谢谢，这个很有帮助！: `extract.filter.is_contentless`), with no recent turn of the user
+that says something, gets no retrieved memory at all:
+nothing of the user's answers it, and a memory that opens with the same thanks to the assistant
+("That's really helpful, thanks! I think I'll ...") resembles it in meaning *and* words.
+
 A request that refers to the user's world ("where do I live?", "what did Caroline paint?",
 外婆的寿宴) may be answered by a memory that only loosely resembles it: it is gated by the
 embedder's absolute calibration (`recall.min_semantic`, 0.05 lower with keyword evidence), recall
@@ -35,6 +44,7 @@ pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +61,16 @@ from .reference import names_known, unquoted
 CROWD_FROM = 2 / 3
 #: keyword evidence needs at least this many of the request's terms (or all, when it has fewer)
 AGREEING_TERMS = 2
+#: a Latin term this long is a stem that may begin a longer word of the same family; a shorter
+#: one is a word of its own ("hi", "bee", "art")
+STEM_LETTERS = 4
+#: prepositions and conjunctions the stop words leave in: they frame a request ("the difference
+#: between X and Y", X和Y之间的区别), they are no evidence of what it is about
+FUNCTION_WORDS = frozenset(
+    """between among through during without within across before after since until while
+    because although though via per
+    之间 因为 所以 但是 如果 虽然 然后 通过 之前 之后 以及 或者""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -110,6 +130,25 @@ def entity_names(pool: Pool, text: str) -> set[str]:
     }
 
 
+def term_hits(terms: Sequence[str], tokens: frozenset[str], text: str) -> int:
+    """How many of the request's terms a memory holds, as its language writes words: a Chinese
+    term inside the text; a Latin one as a word of it (`tokens`: the memory's stemmed search
+    tokens), or, when it is a stem of `STEM_LETTERS` letters or more, as the start of one
+    ("supervis" of "supervises" begins "supervisor"; "factori" of "factorial" does not begin
+    "factor"). A shorter one is a word in its own right: "hi" is not in "his", "bee" not in
+    "been"."""
+    low = text.lower()
+    return sum(1 for t in terms if t in tokens or _stem_hit(t, tokens, low))
+
+
+def _stem_hit(term: str, tokens: frozenset[str], low: str) -> bool:
+    if has_cjk(term):
+        return term in low
+    if len(term) < STEM_LETTERS:
+        return False
+    return any(tok.startswith(term) for tok in tokens)
+
+
 def agreeing(coverage: float, hits: int, terms: int) -> bool:
     """Keyword evidence for a request about nothing of the user's: at least half of its terms,
     and at least two of them when it has two or more."""
@@ -129,6 +168,8 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
     if "profile" in s.channels or s.record.id in pool.recent_summaries:
         return True
+    if pool.asks_nothing:
+        return False
     c = s.components
     if c["structure"] >= 1.0:
         return True

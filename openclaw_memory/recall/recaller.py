@@ -13,16 +13,24 @@ import numpy as np
 from ..config import RecallConfig
 from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
+from ..extract.filter import is_contentless
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Channel, Pool, build_channels, load
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
 from .cover import cover_sessions, names_several
-from .gate import agreeing, attribute_agreeing, entity_names, store_level
+from .gate import (
+    FUNCTION_WORDS,
+    agreeing,
+    attribute_agreeing,
+    entity_names,
+    store_level,
+    term_hits,
+)
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
-from .rank import Calibration, keyword_hits, score_pool
+from .rank import Calibration, score_pool
 
 
 #: episodes (in rank order) that get their neighbouring turns attached
@@ -146,6 +154,8 @@ class Recaller:
             if "vector" in chans and rid in pool.cosine
         ]
         pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
+        # a "yes" or a thanks is read with the recent turns the query carries, when they say something
+        pool.asks_nothing = is_contentless(unquoted(text)) and is_contentless(query.text)
         memories = [r.text for r in pool.records.values()]
         # names are read one memory at a time, only when the cheaper tests did not decide
         names = itertools.chain(entity_names(pool, text), _names(pool))
@@ -155,7 +165,10 @@ class Recaller:
             # not its topic: its words are no keyword evidence
             terms = topic_terms(query, text)
             for rid, r in pool.records.items():
-                hits = keyword_hits(query, r, pool.tokens.get(rid), terms)
+                tokens = pool.tokens.get(rid)
+                if tokens is None:
+                    tokens = frozenset(search_tokens(r.text))
+                hits = term_hits(terms, tokens, r.text)
                 if terms and agreeing(hits / len(terms), hits, len(terms)):
                     pool.agreeing.add(rid)
         else:
@@ -199,8 +212,8 @@ def merge(pool: Pool, part: Pool) -> None:
 
 
 def topic_terms(query: RecallQuery, text: str) -> list[str]:
-    """The request's terms outside quoted text."""
-    outside = set(search_tokens(unquoted(text)))
+    """The request's terms outside quoted text, function words aside (`gate.FUNCTION_WORDS`)."""
+    outside = set(search_tokens(unquoted(text))) - FUNCTION_WORDS
     return [t for t in query.terms if t in outside]
 
 

@@ -325,6 +325,25 @@ def _attribute(clause: str) -> Slot | None:
     return None
 
 
+#: "home for me is Leeds", "my home is in Austin now", "our home is now Bristol": a place is a
+#: name ("my home is a mess" is no place to live)
+_HOME = re.compile(
+    r"^(?:(?:my|our)\s+)?home(?:\s+for\s+(?:me|us))?(?:\s+(?:now|these days))?\s+is\s+"
+    r"(?:now\s+)?(?:in\s+)?(?P<v>(?-i:[A-Z])[\w.'\- ]*?)(?:\s+for\s+(?:me|us))?$",
+    I,
+)
+
+
+def _home(clause: str) -> Slot | None:
+    """Where the user's home is: their location, the key a move supersedes ("I've been living in
+    Bristol since last month" after "Home for me is Leeds")."""
+    m = _HOME.match(clause)
+    value = _value(m.group("v")) if m else None
+    if not value:
+        return None
+    return Slot(PROFILE, "location", f"The user lives in {value}", (), (value,), 0.85)
+
+
 _TEAM = re.compile(
     r"^i(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:moved|switched|transferred|changed|joined|went)\s+(?:over\s+)?"
     r"(?:to\s+)?the (?P<v>[\w\- ]{1,24}?) team\b.*$",
@@ -343,6 +362,7 @@ def _team(clause: str) -> Slot | None:
 
 #: English change classifiers in the order they are tried (moves are location rules here).
 CLASSIFIERS: tuple[Callable[[str], Slot | None], ...] = (
+    _home,
     _team,
     _career,
     _school_change,
