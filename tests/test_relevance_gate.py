@@ -17,7 +17,12 @@ from openclaw_memory.recall.channels import Pool, subject_matches
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.gate import agreeing, bars, entity_names, level, store_level
 from openclaw_memory.extract.naming import given_names, world_names
-from openclaw_memory.recall.reference import coined_words, memory_names, refers_to_user
+from openclaw_memory.recall.reference import (
+    coined_words,
+    memory_names,
+    names_known,
+    refers_to_user,
+)
 from openclaw_memory.types import Scope
 
 SYSTEM = {"role": "system", "content": "You are helpful."}
@@ -324,6 +329,24 @@ def test_a_request_naming_what_the_user_named_refers_to_them(text, memory):
     assert refers_to_user(text, memory_names(memory), [memory]) is False  # not read at recall
     # the write path files the given name as the memory's entity (consolidate, entity linking)
     assert refers_to_user(text, given_names(memory), [memory]) is True
+
+
+@pytest.mark.parametrize(
+    "text,name,written",
+    [
+        ("芝麻最后葬在了哪里？", "芝麻", True),
+        ("黑芝麻和白芝麻哪个更有营养？", "芝麻", False),  # the word is 黑芝麻
+        ("芝麻糊怎么做才香？", "芝麻", False),
+        ("刚子粉铺的牛肉粉好吃吗？", "刚子粉铺", True),  # a coined name: no dictionary word
+        ("Where was Sesame buried?", "Sesame", True),
+        ("where was sesame buried", "Sesame", True),  # a request in lower case throughout
+        ("Is sesame oil good for cooking?", "Sesame", False),  # capitals elsewhere: a word
+        ("Why did ERP-2041 slip?", "ERP-2041", True),
+        ("Why did erp-2041 slip?", "ERP-2041", True),  # an identifier is no capitalised word
+    ],
+)
+def test_an_ordinary_word_name_counts_where_the_request_writes_it_as_a_name(text, name, written):
+    assert names_known(text, [name]) is written
 
 
 def test_the_entities_a_request_names_are_the_entity_channels_not_the_hops():

@@ -124,11 +124,10 @@ def shared_reference(text: str) -> bool:
 
 def names_known(text: str, names: Iterable[str]) -> bool:
     """A name from the user's memories (two characters or more) is written in the request, as
-    a name: a name that is also an ordinary word (芝麻 sesame, "Sesame") is the word inside a
-    longer one (黑芝麻, 芝麻糊: the dictionary segments the request so) or, in a request that
-    writes capitals, in lower case ("How do I toast sesame seeds?")."""
+    a name: a name that is also an ordinary word (芝麻 sesame, "Sesame") is that word inside a
+    longer dictionary word (黑芝麻, 芝麻糊) or, in a request that writes capitals, in lower case
+    ("sesame oil")."""
     low = text.lower()
-    words: set[str] | None = None  # the request's Chinese words, segmented once when needed
     for raw in names:
         name = raw.strip()
         key = name.lower()
@@ -140,13 +139,21 @@ def names_known(text: str, names: Iterable[str]) -> bool:
             # it is a boundary: ERP-2041的切换), not inside a longer word
             if _whole_word(key, low) and (not _proper(name) or text == low or name in text):
                 return True
-            continue
-        if not dictionary_word(key):
+        elif not dictionary_word(key) or _stands_as_word(key, low):
             return True
-        if words is None:
-            words = set(_jieba().lcut(text))
-        if key in words:
+    return False
+
+
+def _stands_as_word(word: str, text: str) -> bool:
+    """`word` occurs in `text` once at least outside a longer dictionary word (芝麻 in
+    芝麻最后葬在哪里, not in 黑芝麻 or 芝麻糊): dictionary look-ups, no segmentation."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        longer = [text[max(0, at - k) : end] for k in (1, 2)] + [text[at : end + k] for k in (1, 2)]
+        if not any(len(w) > len(word) and dictionary_word(w) for w in longer):
             return True
+        at = text.find(word, at + 1)
     return False
 
 
