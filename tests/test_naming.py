@@ -52,6 +52,7 @@ def test_a_name_given_with_the_languages_naming_words_is_a_name(text, names):
         ("喂它吃芝麻", []),  # 芝麻 is what it eats
         ("喂养芝麻", []),  # 喂养: one word, and no object that names a being
         ("喂奶", []),
+        ("团子就拜托你帮我喂了哈，你有我家钥匙", []),  # 了哈: a particle, no name
         ("Feed the cat before you go.", []),  # lower case: a kind, not a name
         ("Sesame seeds are easy to toast.", []),
     ],

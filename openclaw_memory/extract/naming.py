@@ -69,11 +69,11 @@ _ZH_CARE = re.compile(
     r"|给(?P<name2>[\u4e00-\u9fff]{2,3}?)(?:洗澡|打针|绝育|喂食|剪指甲|驱虫|打疫苗)"
 )
 #: the head of a compound that names a kind of being (喂鸽子, 喂流浪猫, 给宝宝洗澡) or a relative
-#: (给奶奶喂饭), and pronouns (喂它们)
+#: (给奶奶喂饭); what no name starts with: a pronoun (喂它们), a particle (帮我喂了哈)
 _BEING_HEAD = frozenset(
     "子猫狗犬鸟鱼鸡鸭鹅兔鼠猪牛羊马龟虫蛇猴娃宝儿人们妈爸奶爷婆公哥姐弟妹舅姑姨叔伯"
 )
-_PRONOUN_START = frozenset("它他她我你这那")
+_NO_NAME_START = frozenset("它他她我你这那了着过的得地")  # and particles: 帮我喂了哈
 _EN_CARE = re.compile(
     r"\b(?:feed|feeding|fed|walk|walking|walked|groom|grooming|groomed|bathe|bathing|bathed)"
     r"\s+([A-Z][a-z'’-]+)\b"
@@ -97,7 +97,7 @@ def cared_names(text: str) -> list[str]:
     out = []
     for m in _ZH_CARE.finditer(text):
         name = m["name"] or m["name2"]
-        if name[-1] in _BEING_HEAD or name[0] in _PRONOUN_START or PARTICLE_END.search(name):
+        if name[-1] in _BEING_HEAD or name[0] in _NO_NAME_START or PARTICLE_END.search(name):
             continue
         if m["verb"] and _inside_word(text, m.start("verb"), m.end("verb"), after=True):
             continue  # 喂养, 喂奶: one word with what follows
