@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.extract.entities import NAME, extract
+from openclaw_memory.extract.entities import NAME, extract, normalise
 from openclaw_memory.extract.naming import (
     business_names,
     cared_names,
     given_names,
     world_names,
 )
+from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
 
 
 @pytest.mark.parametrize(
@@ -85,3 +86,17 @@ def test_world_names_are_filed_as_entities():
     assert ("Sesame", NAME) in {(e.name, e.kind) for e in extract("I have to go feed Sesame.")}
     # a food is no entity: 芝麻 in a recipe names nothing
     assert "芝麻" not in {e.name for e in extract("芝麻糊怎么做才香？")}
+
+
+@pytest.mark.parametrize(
+    "text,name",
+    [("好了不说了，我要去喂芝麻了", "芝麻"), ("Gotta run, I have to feed Sesame.", "Sesame")],
+)
+def test_the_write_path_files_the_names_on_the_record_and_in_the_entity_store(engine, text, name):
+    scope = Scope("alice")
+    candidate = Candidate(MemoryType.EPISODE, text, tags=("user",), channel=Channel.IMPLICIT)
+    (result,) = engine.write(scope, [candidate])
+    assert result.record is not None and name in result.record.entities
+    named = engine.store.entities_named(scope, [normalise(name)])
+    assert list(named.values()) == [name]
+    assert engine.store.entities_named(Scope("bob"), [normalise(name)]) == {}
