@@ -1,4 +1,4 @@
-"""Names a text gives: a name given with its language's naming words, read at write time.
+"""Names a text gives or shows as the speaker's, read at write time.
 
 A given name is often an ordinary word (芝麻 sesame, 汤圆 a dumpling, Biscuit): the naming word,
 not the dictionary, says it is a name. 一只垂耳兔，叫汤圆 -> 汤圆; 我家猫叫芝麻 -> 芝麻; 那家店名叫

@@ -124,9 +124,9 @@ def shared_reference(text: str) -> bool:
 
 def names_known(text: str, names: Iterable[str]) -> bool:
     """A name from the user's memories (two characters or more) is written in the request, as
-    a name: a name that is also an ordinary word (芝麻 sesame, "Sesame") is that word inside a
-    longer dictionary word (黑芝麻, 芝麻糊) or, in a request that writes capitals, in lower case
-    ("sesame oil")."""
+    a name: a name that is also an ordinary word (芝麻 sesame, "Sesame") is no name inside a
+    longer dictionary word (黑芝麻, 芝麻糊), nor in lower case in a request that writes capitals
+    ("Is sesame oil good?"; a request in lower case throughout may write names so)."""
     low = text.lower()
     for raw in names:
         name = raw.strip()
