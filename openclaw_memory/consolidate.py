@@ -23,6 +23,7 @@ from .consolidate_changes import ChangeRetirer, Sibling
 from .consolidate_decide import CLAIM_TYPES, Decisions
 from .consolidate_records import RecordWrites, new_id
 from .embedding import PassageVectors, embed_with_parts
+from .extract.naming import world_names
 from .policy import POLICY
 from .store.ports import RecordStore
 from .types import Candidate, MemoryRecord, MemoryType, Scope, Source, WriteResult
@@ -115,7 +116,9 @@ class Consolidator:
             detail=c.detail,
             session_id=session_id,
             tags=tuple(c.tags),
-            entities=tuple(c.entities),
+            # a name the text gives or shows (叫汤圆, 喂芝麻, "named Biscuit") is one of its
+            # entities: recall and gating read it here, not by parsing memories per request
+            entities=tuple(dict.fromkeys((*c.entities, *world_names(c.summary)))),
             importance=_unit(c.importance),
             confidence=_unit(c.confidence),
             source=Source(c.channel, session_id, tuple(c.turn_ids), writer),

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .consolidate_records import new_id
-from .consolidate_targets import ChangeTargets
+from .consolidate_targets import ChangeTargets, speaker_names
 from .extract.attributes import mentions
 from .extract.base import attribute
 from .extract.change_grammar import (
@@ -118,8 +118,9 @@ class ChangeRetirer:
         the attribute keeps one current value that a question about it finds."""
         text = said(episode.summary).rstrip("。.!！")
         summary = third_person(text, has_cjk(text))
-        if episode.entities:  # a named speaker: "李明轩 ...", as the rules write their claims
-            summary = attribute([Candidate(old.type, summary)], episode.entities[0])[0].summary
+        speaker = speaker_names(episode)
+        if speaker:  # a named speaker: "李明轩 ...", as the rules write their claims
+            summary = attribute([Candidate(old.type, summary)], speaker[0])[0].summary
         claim = MemoryRecord(
             id=new_id(self.clock),
             scope=episode.scope,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .extract.attributes import contradicts
+from .extract.naming import world_names
 from .extract.change_grammar import (
     about,
     about_self,
@@ -58,7 +59,7 @@ class ChangeTargets:
         stated: bool,
         also: bool = False,
     ) -> MemoryRecord | None:
-        names = tuple(e for e in new.entities if e)  # the speaker of a named turn
+        names = speaker_names(new)  # the speaker of a named turn
         words, who = about(new.summary, names), owner(new.summary)
         claims = [
             c
@@ -203,7 +204,7 @@ class ChangeTargets:
             e
             for e in pool
             if e.tags[:1] == new.tags[:1]
-            and e.entities == new.entities
+            and speaker_names(e) == speaker_names(new)
             and not set(e.source.turn_ids) & set(new.source.turn_ids)
             and _same_owner(who, e)
             and single_statement(e.summary)
@@ -217,7 +218,7 @@ class ChangeTargets:
         """A statement that is no change (我现在也吃牛肉了, "We got a puppy") retires only a "not" it
         ends (我不吃牛肉, "I have no pets"): the nearest live claim or single-statement episode of
         the speaker that negates that predicate, or the whole attribute."""
-        names = tuple(e for e in new.entities if e)
+        names = speaker_names(new)
         pool = [*claims, *self._statements(db, new, who, names)]
         vecs = db.vectors([r.id for r in pool])
         scored = sorted(
@@ -225,6 +226,13 @@ class ChangeTargets:
             key=lambda x: -x[0],
         )
         return self._contradicted(scored, new, who, only_flips=True)
+
+
+def speaker_names(r: MemoryRecord) -> tuple[str, ...]:
+    """The names a writer attached to r (the speaker of a named turn first), without the names
+    its text gives or shows (extract/naming.py: "a dog named Rex" is not who speaks)."""
+    shown = set(world_names(r.summary)) if r.entities else set()
+    return tuple(e for e in r.entities if e and e not in shown)
 
 
 def names_part(text: str, value: str) -> bool:

@@ -24,10 +24,11 @@ from openclaw_memory.recall.gate import (
     term_hits,
 )
 from openclaw_memory.text import search_tokens
+from openclaw_memory.extract.naming import given_names, world_names
 from openclaw_memory.recall.reference import (
     coined_words,
-    given_names,
     memory_names,
+    names_known,
     refers_to_user,
 )
 from openclaw_memory.types import Scope
@@ -182,19 +183,86 @@ PET = {
 }
 
 
+def _tell(mw, scope: Scope, texts: list[str]) -> None:
+    for text in texts:
+        req = ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": text}])
+        mw.before_request(req)
+        mw.after_response(req, "ok.")
+    mw.flush()
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_request_naming_only_the_users_pet_recalls_what_they_said_of_it(told, lang):
     said, question, needle = PET[lang]
     scope = Scope(f"pet-{lang}")
-    for text in [*said, *STATEMENTS[lang]]:
-        req = ChatRequest(scope, "s1", [SYSTEM, {"role": "user", "content": text}])
-        told.before_request(req)
-        told.after_response(req, "ok.")
-    told.flush()
+    _tell(told, scope, [*said, *STATEMENTS[lang]])
     lines = _retrieved(_block(told, scope, question))
     assert any(needle in line.lower() for line in lines), lines
     for unrelated in UNRELATED[lang]:  # the pet's name does not open the user's memory to all
         assert _retrieved(_block(told, scope, unrelated)) == [], unrelated
+
+
+# a pet never introduced with a naming word: only fed by name (喂芝麻, "feed Sesame"); then
+# requests that name the pet, and requests about the food its name also means
+FED = {
+    "zh": (
+        [
+            "好了不说了，我要去喂芝麻了。",
+            "芝麻走了，就在上周五。",
+            "我哭了一晚上，把它埋在小区的桂花树下面了。",
+        ],
+        "芝麻最后葬在了哪里？",
+        "桂花树",
+        ["芝麻糊怎么做才香？", "黑芝麻和白芝麻哪个更有营养？"],
+    ),
+    "en": (
+        [
+            "Gotta run, I have to feed Sesame.",
+            "Sesame passed away last Friday.",
+            "I cried all night and buried her under the osmanthus tree in our yard.",
+        ],
+        "Where was Sesame buried?",
+        "osmanthus",
+        ["How long should sesame seeds be toasted?", "Is sesame oil good for cooking?"],
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_pet_fed_by_name_is_the_users_and_its_name_as_food_is_not(told, lang):
+    said, question, needle, food = FED[lang]
+    names = [n for text in said for n in world_names(text)]
+    assert refers_to_user(question, names, said) is True
+    assert [refers_to_user(request, names, said) for request in food] == [False] * len(food)
+    scope = Scope(f"fed-{lang}")
+    _tell(told, scope, [*said, *STATEMENTS[lang]])
+    lines = _retrieved(_block(told, scope, question))
+    assert any(needle in line.lower() for line in lines), lines
+
+
+def test_a_request_for_the_food_a_pet_is_named_after_gets_no_pet_memory(told):
+    # Chinese only: in English the embedder alone scores "feed Sesame" above the bar for a
+    # question on sesame seeds (before this rule as well); the reference test above holds there
+    said, _, _, food = FED["zh"]
+    scope = Scope("food-zh")
+    _tell(told, scope, [*said, *STATEMENTS["zh"]])
+    for request in food:
+        assert _retrieved(_block(told, scope, request)) == [], request
+
+
+# a word of a title is no name of the user's: a Pride parade, then a question about the novel
+TITLE = {
+    "zh": (["上周末我去看了骄傲游行，人特别多。"], "《傲慢与偏见》的作者是谁？"),
+    "en": (["I went to the Pride parade downtown last weekend."], "Who wrote Pride and Prejudice?"),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_word_of_a_title_does_not_pull_the_users_memory(told, lang):
+    said, request = TITLE[lang]
+    scope = Scope(f"title-{lang}")
+    _tell(told, scope, [*said, *STATEMENTS[lang]])
+    assert _retrieved(_block(told, scope, request)) == []
 
 
 # ---- does the request refer to the user's world? ------------------------------------------
@@ -257,27 +325,6 @@ def test_names_the_users_memories_hold_make_a_request_theirs(text, personal):
 
 
 @pytest.mark.parametrize(
-    "text,names",
-    [
-        ("张悦: 不是，一只垂耳兔，叫汤圆，白色的", {"汤圆"}),
-        ("我家猫叫芝麻。", {"芝麻"}),
-        ("那家店叫老街面馆，味道不错", {"老街面馆"}),
-        ("我给它取名叫豆豆", {"豆豆"}),
-        ("我们叫它芝麻", {"芝麻"}),
-        ("We adopted a rabbit named Biscuit.", {"Biscuit"}),
-        ("Our shop is called Noodle Corner now.", {"Noodle Corner"}),
-        ("我们叫外卖吧", set()),  # an errand
-        ("今晚叫外卖。", set()),
-        ("叫醒我", set()),  # 叫醒: wake up
-        ("他叫我小王", set()),  # how to address the speaker
-        ("He called back later.", set()),
-    ],
-)
-def test_a_name_given_with_the_languages_naming_words_is_a_name(text, names):
-    assert given_names(text) == names
-
-
-@pytest.mark.parametrize(
     "text,memory",
     [
         ("芝麻最后葬在了哪里？", "我家猫叫芝麻，三岁了"),  # 芝麻 is sesame in the dictionary
@@ -287,7 +334,27 @@ def test_a_name_given_with_the_languages_naming_words_is_a_name(text, names):
 )
 def test_a_request_naming_what_the_user_named_refers_to_them(text, memory):
     assert refers_to_user(text) is False
-    assert refers_to_user(text, memory_names(memory), [memory]) is True
+    assert refers_to_user(text, memory_names(memory), [memory]) is False  # not read at recall
+    # the write path files the given name as the memory's entity (consolidate, entity linking)
+    assert refers_to_user(text, given_names(memory), [memory]) is True
+
+
+@pytest.mark.parametrize(
+    "text,name,written",
+    [
+        ("芝麻最后葬在了哪里？", "芝麻", True),
+        ("黑芝麻和白芝麻哪个更有营养？", "芝麻", False),  # the word is 黑芝麻
+        ("芝麻糊怎么做才香？", "芝麻", False),
+        ("刚子粉铺的牛肉粉好吃吗？", "刚子粉铺", True),  # a coined name: no dictionary word
+        ("Where was Sesame buried?", "Sesame", True),
+        ("where was sesame buried", "Sesame", True),  # a request in lower case throughout
+        ("Is sesame oil good for cooking?", "Sesame", False),  # capitals elsewhere: a word
+        ("Why did ERP-2041 slip?", "ERP-2041", True),
+        ("Why did erp-2041 slip?", "ERP-2041", True),  # an identifier is no capitalised word
+    ],
+)
+def test_an_ordinary_word_name_counts_where_the_request_writes_it_as_a_name(text, name, written):
+    assert names_known(text, [name]) is written
 
 
 def test_the_entities_a_request_names_are_the_entity_channels_not_the_hops():

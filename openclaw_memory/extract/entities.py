@@ -8,7 +8,9 @@ a small gazetteer that also finds lower-case mentions ("paris", "ikea"). Dates i
 Names are compared by their key (`normalise`: Unicode-folded, lower-cased, single-spaced, no
 leading "the" or trailing possessive). `aliases` reads the statements that make two names one
 ("Mel is short for Melanie", 小王就是王伟, 大家叫我小王); `nickname_of` is the one alias the
-names themselves imply: a short English name that begins a longer one (Mel, Melanie).
+names themselves imply: a short English name that begins a longer one (Mel, Melanie). A name the
+text gives with its language's naming words, or shows as the speaker's (叫汤圆, 喂芝麻, 开个米粉店,
+"named Biscuit": extract/naming.py), is a name even when it is an ordinary word.
 
 Pure functions over text; the structured store (store/entities.py) links what they find.
 """
@@ -20,6 +22,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..text import STOPWORDS, _jieba
+from .naming import world_names
 
 #: kinds an entity can have
 PERSON, PLACE, ORG, PRODUCT, DATE, NAME = "person", "place", "org", "product", "date", "name"
@@ -108,6 +111,7 @@ def extract(text: str, given: tuple[str, ...] = ()) -> list[Entity]:
     """Entities of text, first mention first, one per key; `given`: names a writer already
     attached (a speaker, an LLM's entities), kept as names."""
     found: list[Entity] = [Entity(g, NAME) for g in given if _named(g)]
+    found += [Entity(n, NAME) for n in world_names(text)]
     found += _dates(text)
     found += [Entity(m.group(), NAME) for m in _CODE.finditer(text)]
     found += _english(text)

@@ -109,13 +109,15 @@ def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
 def entity_names(pool: Pool, text: str) -> set[str]:
     """Entities of the user's store that the request names outside its quoted text: the entity
     channel proposed their memories under "entity:NAME" (a pet's or a shop's name jieba tags as a
-    name, 汤圆; a place; an alias resolved). Names of the hop ("hop:NAME") are the candidates', not
+    name, 汤圆; one the write path filed, 喂芝麻, 开个米粉店: extract/naming.py; a place; an alias
+    resolved). Names of the hop ("hop:NAME") are the candidates', not
     the request's; quoted text is material to work on (把“猫在沙发上睡觉”翻译成西班牙语); a word
     that alone says nothing (谢谢, which jieba tags as a name) is no name. Chinese names only:
     Chinese has no capitals, so a name that is an ordinary word (汤圆) needs the store to know it,
     while an English entity may be a capitalised word of a title ("Who wrote Pride and
     Prejudice?" for a user who went to a Pride parade); English names come from the memories'
-    speakers and written-out names (`memory_names`)."""
+    speakers, their `entities` (names given with naming words among them) and written-out names
+    (`memory_names`)."""
     prefix = ENTITY + ":"
     named = {
         c[len(prefix) :]

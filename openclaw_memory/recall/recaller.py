@@ -218,8 +218,9 @@ def topic_terms(query: RecallQuery, text: str) -> list[str]:
 
 
 def _names(pool: Pool) -> Iterator[str]:
-    """Speakers, entities and written-out names (identifiers, quoted and given names) of the
-    pooled memories: names a request may use (lazily, memory by memory; a name may come twice)."""
+    """Speakers, entities (names given with naming words among them, filed at write time) and
+    written-out names (identifiers, quoted names) of the pooled memories: names a request may use
+    (lazily, memory by memory; a name may come twice)."""
     for r in pool.records.values():
         yield from (t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
         # an English entity in lower case ("short" of a reply-length preference) is a word, not a name

@@ -17,12 +17,13 @@ Reference, per language:
   relation term is the speaker's own (外婆的寿宴 = my grandmother's birthday), as are "mom",
   "grandma", "my boss" in English;
 - something both sides know, in Chinese: 那个 / 那次 / 上次 ... (重复扣款那个bug);
-- a name the user's memories hold, written in the request: a speaker, an entity, an identifier
-  (ERP-2041, FW-517, 灵鹰3), a quoted name (“毛孩子”) or a name given with the language's naming
-  words (一只垂耳兔，叫汤圆; 我家猫叫芝麻; 那家店名叫老街面馆; "a rabbit named Biscuit") written in
-  a memory, or a Chinese word the language's dictionary does not know that a memory holds (a
-  child's, a pet's or a shop's name: 小宇, 阿福, 刚子粉铺). A given name is often an ordinary
-  word (芝麻 sesame, 汤圆 a dumpling): the naming word, not the dictionary, says it is a name.
+- a name the user's memories hold, written in the request: a speaker, an entity (among them a
+  name given with the language's naming words, 一只垂耳兔，叫汤圆; 我家猫叫芝麻; "a rabbit named
+  Biscuit", which the write path files as the memory's entity: extract/naming.py), an
+  identifier (ERP-2041, FW-517, 灵鹰3) or a quoted name (“毛孩子”) written in a memory, or a
+  Chinese word the language's dictionary does not know that a memory holds (a child's, a pet's
+  or a shop's name: 小宇, 阿福, 刚子粉铺). A given name is often an ordinary word (芝麻 sesame,
+  汤圆 a dumpling): the naming word, not the dictionary, says it is a name.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ..extract.naming import PARTICLE_END
 from ..text import _jieba  # the package's one jieba loader (dictionary loaded once, no network)
 
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|'[^']{3,}'|「[^」]*」|‘[^’]*’")
@@ -54,21 +56,8 @@ _EN_RELATIONS = re.compile(r"\b(?:mom|mum|dad|grandma|grandpa|granny|nana)\b", r
 #: a thing both sides know (that bug, that time, last time), Chinese
 _ZH_SHARED = re.compile(r"那个|那次|那家|那只|那位|那回|上次|上回")
 _HAN_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
-#: a name does not end in a structural or aspect particle (过得, 走了: a verb, not a name)
-_PARTICLE_END = re.compile(r"[的得地了着过吗呢吧啊呀]$")
 #: a quoted name in a memory (王浩: "毛孩子"？), two to twelve characters
 _QUOTED_NAME = re.compile(r"“([^”]{2,12})”|\"([^\"]{2,12})\"|「([^」]{2,12})」")
-#: a name given with Chinese naming words: 叫 / 名叫 / 取名 / 起名 / 名字是, opening a clause
-#: (一只垂耳兔，叫汤圆) or after the name's owner (它 / a name word) or a thing (我家猫叫芝麻, 那家店叫...),
-#: or 叫它 / 管它叫; the name ends its clause: "叫外卖吧", "叫我小王", "他们叫车" give no name
-_ZH_GIVEN = re.compile(
-    r"(?:(?:(?:^|(?<=[，,。：:；;！!？?\s]))(?:就|也|都)?|(?<=[它牠名字店猫狗鼠兔鸟鹦龟鱼]))"
-    r"(?P<word>名叫|取名叫?|起名叫?|名字(?:叫|是)|叫做|叫)|(?P<it>叫它|管它叫))"
-    r"[“\"「]?(?P<name>[\u4e00-\u9fff]{2,6})[”\"」]?(?=$|[，,。！!？?；;、\s…])"
-)
-#: "a rabbit named Biscuit", "our shop is called Noodle Corner": a capitalised name after the
-#: naming word (a lower-case word after "called" is a description: "called back", "called off")
-_EN_GIVEN = re.compile(r"\b(?:named|called|nicknamed)\s+([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)")
 #: an identifier: letters then digits, as project, ticket and model names are written (ERP-2041, 灵鹰3)
 IDENTIFIER = re.compile(
     r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*|[\u4e00-\u9fff]{1,4}\d+)(?![A-Za-z0-9])"
@@ -100,32 +89,13 @@ def identifiers(text: str) -> set[str]:
 
 
 def memory_names(text: str) -> set[str]:
-    """Names a memory writes out: identifiers, names given with naming words (given_names), and
-    quoted names written as names are in their language (Chinese, or a capitalised Latin word:
-    "Charlotte's Web"; a quoted English word in lower case, "short", is a word, not a name)."""
+    """Names a memory writes out: identifiers and quoted names written as names are in their
+    language (Chinese, or a capitalised Latin word: "Charlotte's Web"; a quoted English word in
+    lower case, "short", is a word, not a name). Names given with naming words are the memory's
+    entities, filed at write time (extract/naming.py)."""
     quoted = {next(g for g in m.groups() if g) for m in _QUOTED_NAME.finditer(text)}
     named = {q for q in quoted if _HAN_WORD.search(q) or q[:1].isupper()}
-    return identifiers(text) | named | given_names(text)
-
-
-def given_names(text: str) -> set[str]:
-    """Names a text gives with its language's naming words: 一只垂耳兔，叫汤圆 -> 汤圆, 我家猫叫芝麻
-    -> 芝麻, "a rabbit named Biscuit" -> Biscuit. Not 叫外卖吧 (an errand), 叫我小王 (how to
-    address the speaker: the alias rules of extract/entities.py read that)."""
-    zh = {
-        m["name"]
-        for m in _ZH_GIVEN.finditer(text)
-        if not _PARTICLE_END.search(m["name"])
-        and (m["it"] or _naming_word(text, m.start("word"), m["word"]))
-    }
-    return zh | {m.group(1) for m in _EN_GIVEN.finditer(text)}
-
-
-def _naming_word(text: str, at: int, word: str) -> bool:
-    """The naming word stands as a word of its own (not 叫醒 wake up, 叫好 cheer): the
-    dictionary's segmentation starts with it."""
-    head = _jieba().lcut(text[at : at + len(word) + 4])
-    return bool(head) and word.startswith(head[0]) and head[0][:1] in "名取起叫"
+    return identifiers(text) | named
 
 
 def dictionary_word(word: str) -> bool:
@@ -142,7 +112,7 @@ def coined_words(request: str, memories: Sequence[str]) -> set[str]:
     words = {
         w
         for w in _jieba().lcut(_QUOTED.sub(" ", request))
-        if _HAN_WORD.fullmatch(w) and not _PARTICLE_END.search(w) and not dictionary_word(w)
+        if _HAN_WORD.fullmatch(w) and not PARTICLE_END.search(w) and not dictionary_word(w)
     }
     return {w for w in words if any(w in m for m in memories)}
 
@@ -153,16 +123,43 @@ def shared_reference(text: str) -> bool:
 
 
 def names_known(text: str, names: Iterable[str]) -> bool:
-    """A name from the user's memories (two characters or more) is written in the request."""
+    """A name from the user's memories (two characters or more) is written in the request, as
+    a name: a name that is also an ordinary word (芝麻 sesame, "Sesame") is no name inside a
+    longer dictionary word (黑芝麻, 芝麻糊), nor in lower case in a request that writes capitals
+    ("Is sesame oil good?"; a request in lower case throughout may write names so)."""
     low = text.lower()
-    for name in names:
-        name = name.strip().lower()
-        # an ASCII name stands alone among ASCII letters and digits (a CJK character beside it
-        # is a boundary: ERP-2041的切换), not inside a longer word
-        # `name in low` first: a pattern compiled for every name of a store outgrows re's cache
-        if len(name) >= 2 and name in low and (not name.isascii() or _whole_word(name, low)):
+    for raw in names:
+        name = raw.strip()
+        key = name.lower()
+        # `key in low` first: a pattern compiled for every name of a store outgrows re's cache
+        if len(key) < 2 or key not in low:
+            continue
+        if key.isascii():
+            # an ASCII name stands alone among ASCII letters and digits (a CJK character beside
+            # it is a boundary: ERP-2041的切换), not inside a longer word
+            if _whole_word(key, low) and (not _proper(name) or text == low or name in text):
+                return True
+        elif not dictionary_word(key) or _stands_as_word(key, low):
             return True
     return False
+
+
+def _stands_as_word(word: str, text: str) -> bool:
+    """`word` occurs in `text` once at least outside a longer dictionary word (芝麻 in
+    芝麻最后葬在哪里, not in 黑芝麻 or 芝麻糊): dictionary look-ups, no segmentation."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        longer = [text[max(0, at - k) : end] for k in (1, 2)] + [text[at : end + k] for k in (1, 2)]
+        if not any(len(w) > len(word) and dictionary_word(w) for w in longer):
+            return True
+        at = text.find(word, at + 1)
+    return False
+
+
+def _proper(name: str) -> bool:
+    """A capitalised word written as a name is (Sesame, Caroline; not ERP-2041, not "short")."""
+    return name[:1].isupper() and any(c.islower() for c in name)
 
 
 def _whole_word(word: str, text: str) -> bool:
