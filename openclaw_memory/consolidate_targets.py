@@ -13,6 +13,8 @@ retires what is found here.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .extract.attributes import contradicts
@@ -231,8 +233,17 @@ class ChangeTargets:
 def speaker_names(r: MemoryRecord) -> tuple[str, ...]:
     """The names a writer attached to r (the speaker of a named turn first), without the names
     its text gives or shows (extract/naming.py: "a dog named Rex" is not who speaks)."""
-    shown = set(world_names(r.summary)) if r.entities else set()
+    if not r.entities:
+        return ()
+    shown = _shown(r.summary)
     return tuple(e for e in r.entities if e and e not in shown)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shown(text: str) -> frozenset[str]:
+    """The names text gives or shows, read once per text: a change compares its speaker with
+    every candidate's."""
+    return frozenset(world_names(text))
 
 
 def names_part(text: str, value: str) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 
@@ -77,16 +77,11 @@ def keyword_coverage(
     return keyword_hits(query, r, tokens) / len(query.terms) if query.terms else 0.0
 
 
-def keyword_hits(
-    query: RecallQuery,
-    r: MemoryRecord,
-    tokens: frozenset[str] | None = None,
-    terms: Sequence[str] | None = None,
-) -> int:
-    """How many of the query's terms (or of `terms`) the memory holds: as tokens (`tokens`: the
-    record's search tokens when the caller has them) or, for terms of two characters or more, as
-    substrings."""
-    terms = query.terms if terms is None else terms
+def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None) -> int:
+    """How many of the query's terms the memory holds: as tokens (`tokens`: the record's search
+    tokens when the caller has them) or, for terms of two characters or more, as substrings.
+    (Relevance gating reads its keyword evidence by word instead: `gate.term_hits`.)"""
+    terms = query.terms
     if not terms:
         return 0
     if tokens is None:
