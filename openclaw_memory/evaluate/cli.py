@@ -82,7 +82,7 @@ def _reused_embedder(config, source: str):
     from ..embedding import build_embedder
     from .reuse import ReusedVectors, load_vectors
 
-    inner = build_embedder(config.storage.embedding_model)
+    inner = build_embedder(config.storage.embedding_model, config.storage.query_runtime)
     return ReusedVectors(inner, load_vectors(source, inner))
 
 
