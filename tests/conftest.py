@@ -53,8 +53,14 @@ def engine(config, clock):
 
 def pytest_configure(config):
     """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, start the run's server before any fixture
-    starts a helper process, so every process the tests spawn inherits its address."""
+    starts a helper process, so every process the tests spawn inherits its address. The
+    onnxruntime graph of the query embedding is built into a temporary cache, never the user's."""
+    import os
+    import tempfile
+
     from pg_server import backend, shared_server
+
+    os.environ.setdefault("OPENCLAW_MEMORY_CACHE", tempfile.mkdtemp(prefix="ocm-cache-"))
 
     if backend() == "postgres":
         shared_server()

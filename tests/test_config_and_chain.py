@@ -32,6 +32,7 @@ def test_every_default_key_is_in_the_yaml_with_a_comment():
         "sqlite_path",
         "vector_store",
         "embedding_model",
+        "query_runtime",
     ):
         line = next(line for line in text.splitlines() if line.strip().startswith(f"{key}:"))
         assert "#" in line or key == "vector_store", key
@@ -76,6 +77,7 @@ def test_optional_section_can_be_switched_off(tmp_path):
             "storage.vector_store.kind",
             "expects one of",
         ),
+        ("storage:\n  query_runtime: gpu\n", "storage.query_runtime", "expects one of"),
         ("recall: [1, 2]\n", "recall", "expects a mapping"),
         ("bogus_section: {}\n", "bogus_section", "unknown key"),
     ],
