@@ -62,7 +62,8 @@ class E5File:
     bos: int
     eos: int
     unk: int
-    pieces: dict[bytes, tuple[int, float]]
+    pieces: dict[bytes, int]
+    scores: list[float]
     max_piece_bytes: int
     unk_score: float
     norm: dict[str, str]
@@ -86,16 +87,16 @@ class E5File:
         o += 4 * (n + 1) + 4 * n
         blob = buf[o : o + blob_len]
         o += blob_len
-        pieces: dict[bytes, tuple[int, float]] = {}
+        pieces: dict[bytes, int] = {}
         for i, (a, b) in enumerate(zip(offs[:-1].tolist(), offs[1:].tolist())):
             if b > a:
-                pieces.setdefault(blob[a:b], (i, float(scores[i])))
+                pieces.setdefault(blob[a:b], i)
         n_norm, nm_bytes = struct.unpack_from("<iI", buf, o)
         norm = _read_norm(buf, o + 8, n_norm)
         o += 8 + nm_bytes
         tensors = _read_tensors(buf, o)
         return cls(
-            h, nl, nh, ff, maxp, float(eps), bos, eos, unk, pieces,
+            h, nl, nh, ff, maxp, float(eps), bos, eos, unk, pieces, scores.tolist(),
             int(np.diff(offs).max()), float(scores.min()) - 10.0, norm, tensors,
             hashlib.sha256(buf).hexdigest(),
         )  # fmt: skip
@@ -151,7 +152,7 @@ class Tokenizer:
 
     def _viterbi(self, chars: list[bytes]) -> list[int]:
         f, n = self._f, len(chars)
-        pieces, limit, unk = f.pieces, f.max_piece_bytes, f.unk
+        pieces, scores, limit, unk = f.pieces, f.scores, f.max_piece_bytes, f.unk
         best = [-1e30] * (n + 1)
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
         best[0] = 0.0
@@ -165,10 +166,10 @@ class Tokenizer:
                 if len(span) > limit:
                     break
                 hit = pieces.get(span)
-                if hit is not None and hit[0] != unk:
-                    score = here + hit[1]
+                if hit is not None and hit != unk:
+                    score = here + scores[hit]
                     if score > best[e + 1]:
-                        best[e + 1], back[e + 1] = score, (hit[0], i)
+                        best[e + 1], back[e + 1] = score, (hit, i)
             score = here + f.unk_score
             if score > best[i + 1]:
                 best[i + 1], back[i + 1] = score, (unk, i)
