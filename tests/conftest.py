@@ -60,10 +60,18 @@ def pytest_configure(config):
 
     from pg_server import backend, shared_server
 
-    os.environ.setdefault("OPENCLAW_MEMORY_CACHE", tempfile.mkdtemp(prefix="ocm-cache-"))
+    if "OPENCLAW_MEMORY_CACHE" not in os.environ:
+        config._ocm_cache = os.environ["OPENCLAW_MEMORY_CACHE"] = tempfile.mkdtemp(prefix="ocm-")
 
     if backend() == "postgres":
         shared_server()
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    if getattr(config, "_ocm_cache", None):
+        shutil.rmtree(config._ocm_cache, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
