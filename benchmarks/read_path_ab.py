@@ -33,6 +33,11 @@ _FIGURES = (
     ("CPU ms per request, p50", re.compile(r"per request p50 ([\d.]+)")),
     ("CPU ms per request, p95", re.compile(r"per request p50 [\d.]+, p95 ([\d.]+)")),
     ("query embedding alone, CPU ms", re.compile(r"embedding alone, CPU ms mean ([\d.]+)")),
+    ("wall ms per request, p50 (--parallel)", re.compile(r"wall ms per request p50 ([\d.]+)")),
+    (
+        "process CPU ms, p50 (--parallel)",
+        re.compile(r"process CPU ms \(all threads\) p50 ([\d.]+)"),
+    ),
 )
 _STAGE = re.compile(r"^  (\s*\S.*?)\s+([\d.]+)$")
 
