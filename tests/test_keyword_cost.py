@@ -105,3 +105,19 @@ def test_the_cap_keeps_statuses_and_limit(engine, monkeypatch):
         # four of the five newest are still active
         assert len(rec.keyword_search(db, ALICE, "coffee", limit=30)) == 4
     assert len(texts) == 24
+
+
+def test_a_scope_under_the_cap_does_not_count_matches(engine, monkeypatch):
+    """A scope of KEYWORD_SCORED records or fewer cannot match more: its matches are not
+    counted; one record more and they are."""
+    _stock(engine, EN)
+    counted = []
+    newest = rec._newest_matches
+    monkeypatch.setattr(rec, "_newest_matches", lambda *a: counted.append(a) or newest(*a))
+    with engine.db.read() as db:
+        assert rec.keyword_search(db, ALICE, "coffee", limit=30) == _every_match(
+            db, ALICE, "coffee"
+        )
+        assert rec._scope_rows(db, ALICE) == 24 and not counted
+        monkeypatch.setattr(rec, "KEYWORD_SCORED", 23)
+        assert len(rec.keyword_search(db, ALICE, "coffee", limit=30)) == 23 and counted

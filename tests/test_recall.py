@@ -348,9 +348,9 @@ def test_a_workspace_sees_its_own_and_shared_memories_not_another_workspaces(eng
     assert found == ["deploy checklist lives in the wiki", "deploy the billing service on friday"]
 
 
-def test_similarity_on_demand_matches_the_matrix_product():
-    """Duplicate suppression's cosines (computed per kept set, without a BLAS matrix product)
-    are the matrix product's, and the first most similar record wins ties."""
+def test_nearest_kept_matches_the_matrix_product():
+    """Duplicate suppression's cosines (computed per kept record, without a BLAS matrix
+    product) are the matrix product's, and of equal ones the first kept record wins."""
     import numpy as np
 
     from openclaw_memory.recall.rank import _Similarity
@@ -358,18 +358,45 @@ def test_similarity_on_demand_matches_the_matrix_product():
     rng = np.random.default_rng(3)
     vecs = rng.normal(size=(60, 384)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    vecs[7] = vecs[3]  # an exact duplicate: a tie between 3 and 7 goes to the first listed
+    vecs[7] = vecs[3]  # an exact duplicate: a tie between 3 and 7 goes to the first kept
+    ids = [f"m{i}" for i in range(len(vecs))]
+    full = vecs @ vecs.T
+    sim = _Similarity(dict(zip(ids, vecs)))
+    assert sim.nearest_kept("m0") is None  # nothing kept yet
+    kept: list[int] = []
+    for j in [*range(0, len(ids), 5), 3, 7]:
+        sim.keep(ids[j])
+        sim.keep("missing")  # a kept record without a vector is no one's nearest
+        kept.append(j)
+        for i in range(len(ids)):
+            best, cos = sim.nearest_kept(ids[i])
+            ref = kept[int(np.argmax(full[i, kept]))]
+            assert abs(cos - float(full[i, ref])) < 1e-5
+            assert abs(float(full[i, int(best[1:])]) - float(full[i, ref])) < 1e-5
+    assert sim.nearest_kept("m3")[0] == "m3" and sim.nearest_kept("m7")[0] == "m3"
+    assert sim.nearest_kept("missing") is None
+    assert _Similarity({}).nearest_kept("m0") is None
+
+
+def test_nearest_kept_is_the_row_by_row_cosine_bit_for_bit():
+    """The cosine read for a pooled record is the one its own products with the kept records
+    give (the same float32 products, summed in the same order), and the nearest is the first
+    kept of the highest (argmax): a near-duplicate decision at the threshold does not move."""
+    import numpy as np
+
+    from openclaw_memory.recall.rank import _Similarity
+
+    rng = np.random.default_rng(5)
+    vecs = rng.normal(size=(47, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs[20] = vecs[4]
     ids = [f"m{i}" for i in range(len(vecs))]
     sim = _Similarity(dict(zip(ids, vecs)))
-    full = vecs @ vecs.T
-    for i in range(len(ids)):
-        others = [ids[j] for j in range(0, len(ids), 5) if j != i] + ["missing"]
-        best, cos = sim.most_similar(ids[i], others)
-        cols = [int(o[1:]) for o in others if o != "missing"]
-        ref = cols[int(np.argmax(full[i, cols]))]
-        assert abs(cos - float(full[i, ref])) < 1e-5
-        assert abs(float(full[i, int(best[1:])]) - float(full[i, ref])) < 1e-5
-    assert sim.most_similar("m0", ["m3", "m7"])[0] in ("m3", "m7")
-    assert sim.most_similar("m3", ["m7", "m3"])[0] == "m7"
-    assert sim.most_similar("missing", ids) is None and sim.most_similar("m0", ["missing"]) is None
-    assert _Similarity({}).most_similar("m0", ["m1"]) is None
+    kept: list[int] = []
+    for j in [4, *range(1, len(ids), 3), 20]:
+        sim.keep(ids[j])
+        kept.append(j)
+        for i in range(len(ids)):
+            sims = (vecs[kept] * vecs[i]).sum(axis=1)
+            best = int(np.argmax(sims))
+            assert sim.nearest_kept(ids[i]) == (ids[kept[best]], float(sims[best]))

@@ -265,3 +265,16 @@ def test_the_entity_hop_starts_from_the_merged_pool_under_the_parallel_recaller(
     hopped = {s.record.id for s in results[1].ranked if "hop:Oscar" in s.channels}
     assert hopped and hopped <= hops
     assert _fingerprint(results[1]) == _fingerprint(results[0])
+
+
+@pytest.mark.parametrize("seconds, beside", [(None, True), (0.0001, False), (0.05, True)])
+def test_channels_run_beside_an_embedding_only_when_it_takes_a_while(engine, seconds, beside):
+    """A thread costs more than a fast embedding saves: the early channels run beside the
+    embedding when it is slow lately (or not known yet), in the request's thread when it is
+    fast; the embedding's time is measured as it is computed."""
+    early = _Spy("early", False)
+    recaller = Recaller(engine, engine.config.recall, channels=[early])
+    recaller.query_vectors.seconds = seconds
+    recaller.recall(ALICE, "what does the user like to drink")
+    assert (early.seen[0][0] != threading.get_ident()) == beside
+    assert recaller.query_vectors.seconds is not None and recaller.query_vectors.seconds > 0

@@ -225,13 +225,13 @@ class EntityChannel:
         statuses = ("active", "archived") if query.deep else ("active",)
         store, cap = self.engine.store, self.limit * 4
         named = store.entities_named(scope, request_keys(query.text))
-        weight = store.entity_weights(scope, sorted(named))
-        asked = sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
-        hits = store.records_naming(scope, asked, statuses=statuses, limit=cap)
         seeds = self._seeds(pool)
         seed_entities = store.entities_of(scope, seeds) if seeds else {}
         hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
-        hop_weight = store.entity_weights(scope, sorted(hop_ids))
+        # an entity's weight is its own (its memories among the scope's): one read for both
+        weight = hop_weight = store.entity_weights(scope, sorted({*named, *hop_ids}))
+        asked = sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
+        hits = store.records_naming(scope, asked, statuses=statuses, limit=cap)
         hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
         hop_hits = store.records_naming(scope, sorted(hop_ids), statuses=statuses, limit=cap)
         hop_names = store.entity_names(scope, hop_ids)

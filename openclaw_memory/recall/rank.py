@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import repeat
+from operator import mul
 from typing import Mapping
 
 import numpy as np
@@ -87,7 +89,11 @@ def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | N
     if tokens is None:
         tokens = frozenset(search_tokens(r.text))
     text = r.text.lower()
-    return sum(1 for t in terms if t in tokens or (len(t) >= 2 and t in text))
+    hits = 0
+    for t in terms:
+        if t in tokens or (len(t) >= 2 and t in text):
+            hits += 1
+    return hits
 
 
 def components(
@@ -99,10 +105,15 @@ def components(
     cal: Calibration,
     bm25: float = 0.0,
     tokens: frozenset[str] | None = None,
+    *,
+    asked: tuple[str, set[str]] | None = None,
 ) -> dict[str, float]:
+    """The memory's components for the query (`asked`: the query's lower-cased text and set of
+    terms, when the caller scores many memories for one query)."""
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
-    if r.subject and subject_matches(r.subject, query.text.lower(), set(query.terms)):
+    low, terms = asked or (query.text.lower(), set(query.terms))
+    if r.subject and subject_matches(r.subject, low, terms):
         structure = 1.0
     elif on_named_date(r, query):
         structure = 1.0
@@ -158,8 +169,10 @@ def session_evidence(
 
 
 def fuse(comp: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    """The weighted mean of the components (a weight missing from weights is 0): each
+    component times its weight, summed in the components' order."""
     total = sum(weights.values()) or 1.0
-    return sum(weights.get(k, 0.0) * v for k, v in comp.items()) / total
+    return sum(map(mul, map(weights.get, comp, repeat(0.0)), comp.values())) / total
 
 
 def score_pool(
@@ -170,11 +183,20 @@ def score_pool(
     weights = {k: getattr(chosen, k) for k in COMPONENTS}
     scored = []
     best_bm25 = max(pool.bm25.values(), default=0.0)
+    asked = (query.text.lower(), set(query.terms))
     for rid, r in pool.records.items():
         bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
         channels = tuple(pool.channels.get(rid, ()))
         comp = components(
-            r, pool.cosine.get(rid, 0.0), query, now, cfg, cal, bm25, pool.tokens.get(rid)
+            r,
+            pool.cosine.get(rid, 0.0),
+            query,
+            now,
+            cfg,
+            cal,
+            bm25,
+            pool.tokens.get(rid),
+            asked=asked,
         )
         scored.append(ScoredMemory(r, fuse(comp, weights), comp, channels))
     if weights["session"] > 0:
@@ -226,6 +248,7 @@ def _filter(
         )
         if s.kept:
             kept.append(s)
+            similar.keep(s.record.id)
             _cover(covered, s.record)
         out.append(s)
     return out
@@ -296,27 +319,42 @@ def _drop_reason(
 
 
 class _Similarity:
-    """Cosine between a pooled record and the kept ones, computed on demand.
+    """The kept record each pooled record is most similar to, kept up to date as records are kept.
 
     Elementwise products summed per row, not a matrix product: a BLAS product of this size runs
     on OpenBLAS's threads, which then spin-wait and cost about as much CPU again as the whole
-    request (measured at 100k memories: 36 ms of a second core per request)."""
+    request (measured at 100k memories: 36 ms of a second core per request). A kept record's
+    cosines with every pooled record are computed once, when it is kept (the same float32
+    products, summed in the same order, as a pooled record's with it); each pooled record keeps
+    the first kept record of the highest cosine, so asking costs a lookup, not a pass over the
+    kept ones."""
 
     def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
         self.row = {rid: i for i, rid in enumerate(vectors)}
         self.matrix = (
             np.stack(list(vectors.values())) if vectors else np.zeros((0, 0), dtype=np.float32)
         )
+        self.ids = list(vectors)
+        self._best = np.full(len(self.ids), -np.inf, dtype=self.matrix.dtype)
+        self._nearest = np.full(len(self.ids), -1)
 
-    def most_similar(self, rid: str, others: list[str]) -> tuple[str, float] | None:
-        """The first of `others` that is most similar to rid, and the cosine (None: no vectors)."""
+    def keep(self, rid: str) -> None:
+        """rid is kept: from now on a pooled record may be most similar to it."""
+        k = self.row.get(rid)
+        if k is None:
+            return
+        sims = (self.matrix * self.matrix[k]).sum(axis=1)
+        higher = sims > self._best  # strictly: of equal cosines the first kept stays
+        self._best[higher] = sims[higher]
+        self._nearest[higher] = k
+
+    def nearest_kept(self, rid: str) -> tuple[str, float] | None:
+        """The first kept record most similar to rid, and the cosine (None: no vectors, or no
+        kept record has one)."""
         i = self.row.get(rid)
-        cols = [(o, self.row[o]) for o in others if o in self.row]
-        if i is None or not cols:
+        if i is None or self._nearest[i] < 0:
             return None
-        sims = (self.matrix[[c for _, c in cols]] * self.matrix[i]).sum(axis=1)
-        best = int(np.argmax(sims))
-        return cols[best][0], float(sims[best])
+        return self.ids[int(self._nearest[i])], float(self._best[i])
 
 
 def _duplicate_reason(
@@ -332,7 +370,7 @@ def _duplicate_reason(
             and r.type is not MemoryType.EVENT
         ):
             return f"same subject as {o.id}: only one version is injected"
-    nearest = similar.most_similar(r.id, [k.record.id for k in kept])
+    nearest = similar.nearest_kept(r.id)
     if nearest is not None and nearest[1] >= cfg.dedup_similarity:
         return f"near-duplicate of {nearest[0]}"
     return ""

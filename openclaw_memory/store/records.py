@@ -215,7 +215,8 @@ def keyword_search(
 
     FTS5 computes BM25 for every match before it can sort; when the request's terms match more
     than KEYWORD_SCORED memories of the scope, only each term's newest KEYWORD_SCORED matches are
-    scored (with the same BM25, whole-table statistics included); otherwise every match is."""
+    scored (with the same BM25, whole-table statistics included); otherwise every match is. The
+    matches are counted only in a scope of more than KEYWORD_SCORED records (`_scope_rows`)."""
     match = fts_query(text)
     if not match:
         return []
@@ -225,7 +226,10 @@ def keyword_search(
     token = scope_token(scope.user_id, scope.agent_id)
     scoped = f"scope : {token} AND tokens : ({match})"
     within, bounds = "", ()  # type: tuple[str, tuple]
-    if len(_newest_matches(db, scoped)) > KEYWORD_SCORED:
+    if (
+        _scope_rows(db, scope) > KEYWORD_SCORED
+        and len(_newest_matches(db, scoped)) > KEYWORD_SCORED
+    ):
         scored = _scored_rows(db, token, match)
         within = (
             "AND records_fts.rowid BETWEEN ? AND ? "
@@ -240,6 +244,18 @@ def keyword_search(
         (scoped, *bounds, *args, *statuses, int(limit)),
     ).fetchall()
     return [(row["id"], float(row["score"])) for row in rows]
+
+
+def _scope_rows(db: sqlite3.Connection, scope: Scope) -> int:
+    """How many records the scope's user and agent hold, any status: the keyword index holds a
+    row for each at most, so a scope of KEYWORD_SCORED records or fewer cannot match more (the
+    count is kept by triggers, `record_counts`: one row a status and type)."""
+    return int(
+        db.execute(
+            "SELECT COALESCE(SUM(n), 0) FROM record_counts WHERE user_id = ? AND agent_id = ?",
+            (scope.user_id, scope.agent_id),
+        ).fetchone()[0]
+    )
 
 
 def _newest_matches(db: sqlite3.Connection, expression: str) -> list[int]:
