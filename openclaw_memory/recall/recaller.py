@@ -19,7 +19,7 @@ from .channels import Channel, Pool, build_channels, load
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
-from .cover import cover_sessions, names_several
+from .cover import cover_sessions
 from .gate import (
     FUNCTION_WORDS,
     agreeing,
@@ -95,7 +95,7 @@ class Recaller:
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
-        if names_several(current or query.text):
+        if query.several:
             ranked = cover_sessions(ranked)
         ranked = attach_context(
             self.engine,
