@@ -1,8 +1,10 @@
 """List questions: a request that asks for several things ("what books has she read?", 哪些).
 
 Such a request is answered by memories spread over sessions, not by one memory and the turns
-around it: its ranking's head is ordered session by session (recall/cover.py) and its block may
-hold more related memories (`long_term.list_top_k`, working_memory.py).
+around it: its ranking's head is ordered session by session (recall/cover.py), each recalled
+turn comes with one more turn after it (`LIST_CONTEXT_AFTER`: in a dialogue the turn after a
+mention is where it is told about, "which one?" answered), and its block may hold more related
+memories (`long_term.list_top_k`, working_memory.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ _LIST = re.compile(
     r"|哪些|几次|多少次|哪几|都有",
     re.I,
 )
+#: turns after a recalled turn a list question's unit shows besides `recall.episode_context_after`
+LIST_CONTEXT_AFTER = 1
 #: words that end in s and are no plural nouns
 _NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus always".split())
 

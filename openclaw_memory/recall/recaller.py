@@ -20,6 +20,7 @@ from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
 from .cover import cover_sessions
+from .listing import LIST_CONTEXT_AFTER
 from .gate import (
     FUNCTION_WORDS,
     agreeing,
@@ -102,10 +103,17 @@ class Recaller:
             scope,
             ranked,
             before=self.cfg.episode_context_before,
-            after=self.cfg.episode_context_after,
+            after=self._context_after(query),
             units=CONTEXT_UNITS,
         )
         return RecallResult(query, ranked)
+
+    def _context_after(self, query: RecallQuery) -> int:
+        """Turns after a recalled turn it is delivered with: one more for a list question
+        (recall/listing.py), when context is on at all."""
+        before, after = self.cfg.episode_context_before, self.cfg.episode_context_after
+        on = before > 0 or after > 0
+        return after + LIST_CONTEXT_AFTER if query.several and on else after
 
     def drop_user(self, user_id: str, agent_id: str | None = None) -> None:
         """Forget the cached query vectors of a user (a purge calls this)."""
