@@ -39,6 +39,9 @@ class ShortTermConfig:
 @dataclass(frozen=True)
 class LongTermConfig:
     top_k: int = 7
+    #: related memories a list question may inject ("what books has she read?", 哪些:
+    #: recall/listing.py), whose answer is spread over sessions (at least top_k)
+    list_top_k: int = 10
     max_facts_per_user: int = 500
     #: a change ("switched to X") with no subject in common retires its nearest live claim only
     #: when that one is this similar and ahead of the next nearest by `change_margin`

@@ -45,7 +45,7 @@ class WorkingMemory:
         request_tokens: int = 0,
         sections: Sequence[str] = SECTIONS,
     ) -> InjectionPlan:
-        ranked = self._limit(result.ranked, sections)
+        ranked = self._limit(result.ranked, sections, several=result.query.several)
         now = self.engine.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])
         days = self.cfg.recall.change_note_days
@@ -78,9 +78,13 @@ class WorkingMemory:
             to_confirm=tuple(result.to_confirm),
         )
 
-    def _limit(self, ranked: Sequence[ScoredMemory], sections: Sequence[str]) -> list[ScoredMemory]:
-        """Few and right: at most top_k related memories; sections not asked for are left out."""
-        top_k = self.cfg.long_term.top_k
+    def _limit(
+        self, ranked: Sequence[ScoredMemory], sections: Sequence[str], *, several: bool = False
+    ) -> list[ScoredMemory]:
+        """Few and right: at most top_k related memories (list_top_k for a list question, whose
+        answer is spread over sessions); sections not asked for are left out."""
+        lt = self.cfg.long_term
+        top_k = max(lt.top_k, lt.list_top_k) if several else lt.top_k
         out, related = [], 0
         for s in ranked:
             section = section_of(s.record)

@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
                     for s in result.ranked
                     if set(s.turn_ids) & gold
                 ]
-                row = {"id": q.id, "question": q.text, "top10": top, "injected": injected}
+                row = {"id": q.id, "category": q.category, "question": q.text}
+                row.update(top10=top, injected=injected)
                 print(json.dumps({**row, "evidence": evidence}, ensure_ascii=False))
     finally:
         system.close()

