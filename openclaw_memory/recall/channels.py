@@ -7,6 +7,7 @@ the same raw signals (cosine with the query, matched query terms), whichever cha
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Protocol, Sequence
@@ -273,7 +274,8 @@ def _best(
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 
 
-def request_keys(text: str) -> set[str]:
+@functools.lru_cache(maxsize=256)  # read twice a request: the query's embedding text, this channel
+def request_keys(text: str) -> frozenset[str]:
     """Keys a request may name an entity by: its extracted entities, and every run of one to
     three words (lower case or not: "what did caroline do") and its Chinese words."""
     # Chinese: jieba's words below hold the names; tagging them too would double the cost
@@ -285,7 +287,7 @@ def request_keys(text: str) -> set[str]:
         from ..text import _jieba
 
         keys.update(normalise(w) for w in _jieba().lcut_for_search(text) if len(w) >= 2)
-    return {k for k in keys if k}
+    return frozenset(k for k in keys if k)
 
 
 def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> None:
