@@ -232,6 +232,7 @@ class MemoryConfig:
 
 # reading YAML into these dataclasses (config_read.py imports them: imported last)
 from .config_read import RETIRED_KEYS as RETIRED_KEYS  # noqa: E402
+from .errors import ConfigError as ConfigError  # noqa: E402
 from .config_read import config_from_dict as config_from_dict  # noqa: E402
 from .config_read import load_config as load_config  # noqa: E402
 from .config_read import read_yaml as read_yaml  # noqa: E402
