@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .config import read_yaml
+from .config import _read_yaml
 from .errors import ConfigError
 
 FLAT_KEYS = {
@@ -103,7 +103,7 @@ def _class_for(module: str, where: str) -> Any:
 def load_chain(path: str | Path, **kwargs: Any) -> MiddlewareChain:
     """Build every listed middleware, in order, with its config and the listing's context."""
     p = Path(path)
-    data = read_yaml(p)
+    data = _read_yaml(p)
     where = str(p)
     unknown = sorted(set(data) - {"middlewares", "context"})
     if unknown:
