@@ -7,6 +7,7 @@ import array
 import hashlib
 import mmap
 import struct
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -31,7 +32,7 @@ class E5File:
     bos: int
     eos: int
     unk: int
-    pieces: dict[bytes, int]
+    pieces: "PieceTable"
     scores: array.array  # float32, read back as Python floats (a list would take 8 MB)
     max_piece_bytes: int
     unk_score: float
@@ -54,12 +55,8 @@ class E5File:
         offs = np.frombuffer(buf, "<u4", n + 1, o)
         scores = np.frombuffer(buf, "<f4", n, o + 4 * (n + 1))
         o += 4 * (n + 1) + 4 * n
-        blob = buf[o : o + blob_len]
+        pieces = PieceTable(buf[o : o + blob_len], _u32(offs))
         o += blob_len
-        pieces: dict[bytes, int] = {}
-        for i, (a, b) in enumerate(zip(offs[:-1].tolist(), offs[1:].tolist())):
-            if b > a:
-                pieces.setdefault(blob[a:b], i)
         n_norm, nm_bytes = struct.unpack_from("<iI", buf, o)
         norm = _read_norm(buf, o + 8, n_norm)
         o += 8 + nm_bytes
@@ -67,9 +64,65 @@ class E5File:
         scores32 = array.array("f", scores.tobytes())
         return cls(
             h, nl, nh, ff, maxp, float(eps), bos, eos, unk, pieces, scores32,
-            int(np.diff(offs).max()), float(scores.min()) - 10.0, norm, tensors,
+            pieces.longest, float(scores.min()) - 10.0, norm, tensors,
             _file_sha256(path),
         )  # fmt: skip
+
+
+class PieceTable:
+    """The vocabulary's pieces -> ids without a Python object per piece: the pieces' bytes in one
+    blob, their offsets, and an open-addressing table of ids by `hash(piece)`. 250k pieces take
+    about 7 MB here against about 27 MB as a dict of bytes (measured with tracemalloc); a lookup
+    costs a few hundred nanoseconds more than a dict's. An empty piece is never found, and of two
+    equal pieces the first id is kept (as `dict.setdefault` would)."""
+
+    def __init__(self, blob: bytes, offsets: array.array) -> None:
+        self._blob, self._offs = blob, offsets
+        n = len(offsets) - 1
+        size = 1 << max(4, (4 * n - 1).bit_length())  # load factor <= 1/4: a miss is one probe
+        self._mask = size - 1
+        table = array.array("i", [-1]) * size
+        longest = 0
+        for i in range(n):
+            a, b = offsets[i], offsets[i + 1]
+            if b <= a:
+                continue
+            longest = max(longest, b - a)
+            piece = blob[a:b]
+            h = hash(piece) & self._mask
+            while (j := table[h]) >= 0 and blob[offsets[j] : offsets[j + 1]] != piece:
+                h = (h + 1) & self._mask
+            if j < 0:
+                table[h] = i
+        self._table = table
+        #: the longest piece in bytes: no span beyond it is looked up
+        self.longest = longest
+
+    def get(self, piece: bytes) -> int | None:
+        """piece's id, or None when it is not in the vocabulary."""
+        table, offs, blob, mask, size = self._table, self._offs, self._blob, self._mask, len(piece)
+        h = hash(piece) & mask
+        while (j := table[h]) >= 0:
+            a = offs[j]
+            if offs[j + 1] - a == size and blob.startswith(piece, a):
+                return j
+            h = (h + 1) & mask
+        return None
+
+    def parts(self) -> tuple[array.array, array.array, bytes, int]:
+        """The table, the offsets, the blob and the mask, for a caller that inlines `get`."""
+        return self._table, self._offs, self._blob, self._mask
+
+    def __len__(self) -> int:
+        return sum(1 for j in self._table if j >= 0)
+
+
+def _u32(values: np.ndarray) -> array.array:
+    """Little-endian uint32s as an array (indexing one costs less than indexing numpy)."""
+    out = array.array("I", values.astype("<u4").tobytes())
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out
 
 
 def _file_sha256(path: Path) -> str:
@@ -132,7 +185,8 @@ class Tokenizer:
 
     def _viterbi(self, chars: list[bytes]) -> list[int]:
         f, n = self._f, len(chars)
-        pieces, scores, limit, unk = f.pieces, f.scores, f.max_piece_bytes, f.unk
+        scores, limit, unk = f.scores, f.max_piece_bytes, f.unk
+        table, offs, blob, mask = f.pieces.parts()
         best = [-1e30] * (n + 1)
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
         best[0] = 0.0
@@ -145,8 +199,15 @@ class Tokenizer:
                 span += chars[e]
                 if len(span) > limit:
                     break
-                hit = pieces.get(span)
-                if hit is not None and hit != unk:
+                # f.pieces.get(span), inlined: this is the tokenizer's innermost loop
+                size, h, hit = len(span), hash(span) & mask, -1
+                while (j := table[h]) >= 0:
+                    a = offs[j]
+                    if offs[j + 1] - a == size and blob.startswith(span, a):
+                        hit = j
+                        break
+                    h = (h + 1) & mask
+                if hit >= 0 and hit != unk:
                     score = here + scores[hit]
                     if score > best[e + 1]:
                         best[e + 1], back[e + 1] = score, (hit, i)

