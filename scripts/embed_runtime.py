@@ -2,7 +2,7 @@
 by side in one process: how close the vectors are and how long a query takes.
 
     python scripts/embed_runtime.py tests/data/zh_locomo.json \\
-        /work/shared/data/locomo/locomo_dev5.json --runs 20 --timed 100
+        $DATA/locomo/locomo_dev5.json --runs 20 --timed 100
 
 Parity covers every question of the given LoCoMo-shaped files (cosine of the two vectors, and
 the token count of the Python tokenizer against `E5.token_count`). Timing takes `--timed` of those
