@@ -25,19 +25,15 @@ from typing import Any
 def plans(dataset: Path, store: Path, every: int) -> list[dict[str, Any]]:
     from openclaw_memory.config import load_config
     from openclaw_memory.evaluate.datasets import load_locomo
-    from openclaw_memory.evaluate.memory_system import MANIFEST, MemorySystem
+    from openclaw_memory.evaluate.memory_system import MemorySystem
 
     conversations, questions = load_locomo(dataset)
-    manifest = json.loads((store / MANIFEST).read_text())
     system = MemorySystem(load_config(None), store)
     out = []
     try:
         for conv in conversations:
-            done = manifest.get(f"{conv.id}|user_only=False")
-            if done is None:
+            if not system.resume(conv.id, user_only=False):
                 continue  # not ingested in this store
-            system.reset(conv.id)
-            system._last = float(done["last"])
             mine = [q for q in questions if q.conversation_id == conv.id][::every]
             for q in mine:
                 system._ask(q)

@@ -18,7 +18,7 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     from openclaw_memory.config import load_config
     from openclaw_memory.evaluate.datasets import load_locomo
-    from openclaw_memory.evaluate.memory_system import MANIFEST, MemorySystem
+    from openclaw_memory.evaluate.memory_system import MemorySystem
 
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -29,15 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     cats = set(args.categories.split(","))
     conversations, questions = load_locomo(args.dataset)
-    manifest = json.loads((args.store / MANIFEST).read_text())
     system = MemorySystem(load_config(None), args.store)
     eng = system.mw.engine
     ranks: dict[str, list[int]] = {"written": [], "pronoun": [], "left_out": []}
     try:
         for conv in conversations:
-            if f"{conv.id}|user_only=False" not in manifest:
-                continue
-            system.reset(conv.id)
+            if not system.resume(conv.id, user_only=False):
+                continue  # not ingested in this store
             scope = system.scope
             speakers = sorted({t.speaker for s in conv.sessions for t in s.turns if t.speaker})
             ids = sorted(eng.index.ids(scope))

@@ -21,7 +21,7 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     from openclaw_memory.config import load_config
     from openclaw_memory.evaluate.datasets import load_locomo, load_longmemeval
-    from openclaw_memory.evaluate.memory_system import MANIFEST, MemorySystem
+    from openclaw_memory.evaluate.memory_system import MemorySystem
     from openclaw_memory.evaluate.precision import bank_for, conversation_lang
     from openclaw_memory.inject.budget import section_of
 
@@ -37,18 +37,14 @@ def main(argv: list[str] | None = None) -> int:
         convs, user_only = [c for c, _ in load_longmemeval(args.dataset)[: args.limit]], True
     else:
         convs, user_only = list(load_locomo(args.dataset)[0]), False
-    manifest = json.loads((args.store / MANIFEST).read_text())
     system = MemorySystem(load_config(None), args.store)
     hits = total = 0
     try:
         for i, conv in enumerate(convs):
-            done = manifest.get(f"{conv.id}|user_only={user_only}")
-            if done is None:
+            if not system.resume(conv.id, user_only=user_only):
                 continue  # not ingested in this store
-            system.reset(conv.id)
-            system._last = float(done["last"])
             for text in bank_for(conversation_lang(conv), i, len(convs)):
-                system.clock.set(system._last + 86400)
+                system.clock.set(system.last_turn_at + 86400)
                 result = system.mw.working.recaller.recall(system.scope, text, ())
                 plan = system.mw.working.assemble(system.scope, result)
                 kept = [

@@ -17,7 +17,7 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     from openclaw_memory.config import load_config
     from openclaw_memory.evaluate.datasets import load_locomo
-    from openclaw_memory.evaluate.memory_system import MANIFEST, MemorySystem
+    from openclaw_memory.evaluate.memory_system import MemorySystem
     from openclaw_memory.evaluate.metrics import recall_all_at_k
 
     p = argparse.ArgumentParser(
@@ -27,15 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("store", type=Path, help="the evaluation store (eval --data-dir)")
     args = p.parse_args(argv)
     conversations, questions = load_locomo(args.dataset)
-    manifest = json.loads((args.store / MANIFEST).read_text())
     system = MemorySystem(load_config(None), args.store)
     try:
         for conv in conversations:
-            done = manifest.get(f"{conv.id}|user_only=False")
-            if done is None:
+            if not system.resume(conv.id, user_only=False):
                 continue  # not ingested in this store
-            system.reset(conv.id)
-            system._last = float(done["last"])
             for q in [q for q in questions if q.conversation_id == conv.id]:
                 gold = frozenset(q.evidence)
                 top = recall_all_at_k(system.retrieve(q, 10), gold, 10)

@@ -246,3 +246,32 @@ def test_write_path_code_digest_follows_extraction_code_not_the_read_path(tmp_pa
     (tmp_path / "extract/rules.py").write_text("x = 2\n")
     assert write_path_code(tmp_path) != base
     assert write_path_code() == write_path_code()  # the installed package: stable
+
+
+def test_a_kept_store_is_resumed_without_ingesting(capsys, files):
+    """Scripts that study a kept store read over it as it was left: the conversation's scope,
+    the clock after its last session, nothing written; a conversation it never ingested is not
+    resumed."""
+    from openclaw_memory.config import config_from_dict, load_config
+    from openclaw_memory.evaluate.datasets import load_locomo
+    from openclaw_memory.evaluate.memory_system import MemorySystem
+
+    data, cfg, store = files
+    _eval(capsys, data, cfg, store, "hybrid")
+    manifest = json.loads((store / MANIFEST).read_text())
+    count = sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()
+    system = MemorySystem(
+        config_from_dict({"storage": {"embedding_model": "hash"}}, base=load_config(None)), store
+    )
+    try:
+        assert not system.resume("conv-1", user_only=True)  # ingested with the assistant turns
+        assert not system.resume("conv-2", user_only=False)
+        assert system.resume("conv-1", user_only=False)
+        assert system.scope.user_id == "conv-1"
+        assert system.last_turn_at == manifest["conv-1|user_only=False"]["last"] > 0
+        question = next(q for q in load_locomo(data)[1] if q.text.startswith("What is the name"))
+        assert any("D1:1" in turns for turns in system.retrieve(question, 10))
+    finally:
+        system.close()
+    after = sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()
+    assert after == count

