@@ -47,6 +47,7 @@ BENCH_FIGURES = (
     "ingest_per_s",
     "ingest.batched_memories_per_s",
     "rss_mb",
+    "rss.vm_rss_mb",
     "disk_mb",
 )
 #: eval figures reported (dotted paths into `openclaw-memory eval --json`)
@@ -155,12 +156,14 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=2, help="bench rounds per side, alternating (default: 2)"
     )
     p.add_argument("--json-out", type=Path, help="write every raw run here")
+    p.add_argument("--config", type=Path, help="a project YAML both sides' bench runs read")
     opts = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ocm-before-after-") as tmp:
         sides = {"before": export(opts.ref, Path(tmp) / "before"), "after": ROOT}
         raw: dict[str, Any] = {"ref": opts.ref, "bench": {"before": [], "after": []}, "eval": {}}
         if opts.bench:
-            args = ["bench", *shlex.split(opts.bench)]
+            config = ["--config", str(opts.config.resolve())] if opts.config else []
+            args = [*config, "bench", *shlex.split(opts.bench)]
             for n in range(opts.rounds):
                 for side in ("before", "after") if n % 2 == 0 else ("after", "before"):
                     print(f"bench round {n + 1}/{opts.rounds}: {side}", file=sys.stderr)
