@@ -40,9 +40,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
 LONG = "我们今天讨论了数据库迁移的方案 and the rollout plan for Friday. " * 30
 
 
-def rss_anon_mb() -> float:
+def rss_anon_mb(field: str = "RssAnon") -> float:
     with open("/proc/self/status") as fh:
-        line = next(x for x in fh if x.startswith("RssAnon:"))
+        line = next(x for x in fh if x.startswith(field + ":"))
     return int(line.split()[1]) / 1024
 
 
@@ -63,13 +63,18 @@ def steps() -> dict[str, float]:
     nano.query("warm up")
     out: dict[str, float] = {}
     base = mark = rss_anon_mb()
+    import onnxruntime  # noqa: F401  (its library's pages are the first cost)
+
+    files = rss_anon_mb("RssFile")
 
     def step(name: str) -> None:
-        nonlocal mark
-        now = rss_anon_mb()
+        nonlocal mark, files
+        now, now_files = rss_anon_mb(), rss_anon_mb("RssFile")
         out[f"{name} MB"] = round(now - mark, 1)
-        mark = now
+        out[f"{name}, file-backed MB"] = round(now_files - files, 1)
+        mark, files = now, now_files
 
+    step("import onnxruntime")
     tracemalloc.start()
     f = eo.E5File.read(Path(_core._MODELS["original"]))
     out["read the model file, Python objects kept MB"] = round(
@@ -90,6 +95,7 @@ def steps() -> dict[str, float]:
     fast.query(LONG)
     step("a 500-token query")
     out["total MB"] = round(rss_anon_mb() - base, 1)
+    out["peak VmHWM MB"] = rss_anon_mb("VmHWM")
     return out
 
 
