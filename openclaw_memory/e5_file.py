@@ -150,11 +150,20 @@ class PieceTable:
         self.filter = np.packbits(seen)  # most spans are no piece: one bit test rules them out
 
     def __len__(self) -> int:
-        return len(self.offs) - 1
+        """The distinct pieces that can be found."""
+        return len(self.keys)
 
     def piece(self, i: int) -> bytes:
         """The bytes of piece i."""
         return self.blob[int(self.offs[i]) : int(self.offs[i + 1])].tobytes()
+
+    def get(self, piece: bytes) -> int | None:
+        """piece's id, or None when it is no piece (or the unknown piece, or empty)."""
+        if not 0 < len(piece) <= self.limit:
+            return None
+        q = np.frombuffer(piece, dtype=np.uint8).astype(np.uint64) * self.powers[: len(piece)]
+        hit, ids = self._find(np.cumsum(q, dtype=np.uint64)[-1:])
+        return int(ids[0]) if hit[0] and self.piece(int(ids[0])) == piece else None
 
     def _find(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which hashes h are a piece's (a mask), and the ids of those."""

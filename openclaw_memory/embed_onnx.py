@@ -165,7 +165,9 @@ class OnnxE5:
         if session is None:
             # from the file, not from bytes: 13 MB less resident (measured), the graph is not
             # held twice (onnxruntime's Python session keeps bytes it was given)
-            session = ort.InferenceSession(str(graph), session_options(threads), providers=PROVIDERS)
+            session = ort.InferenceSession(
+                str(graph), session_options(threads), providers=PROVIDERS
+            )
         self._session = session
         self._base = f.tensors["emb.pos"].reshape(-1, f.hidden) + f.tensors["emb.type"][: f.hidden]
 

