@@ -291,7 +291,9 @@ def statements(mw: Any, recaller: Any, queries: list) -> None:
         conn.set_trace_callback(None)
     n = len(queries)
     own = sum(c for sql, c in seen.items() if not sql.startswith("--"))
-    print(f"SQL statements per request: {own / n:.1f} (and {(sum(seen.values()) - own) / n:.1f} inside)")
+    print(
+        f"SQL statements per request: {own / n:.1f} (and {(sum(seen.values()) - own) / n:.1f} inside)"
+    )
     for sql, count in seen.most_common(25):
         print(f"  {count / n:6.2f}  {sql}")
 
