@@ -203,6 +203,14 @@ class MemoryEngine:
             scope, record_id, before=before, after=after, now=self.clock.now()
         )
 
+    def neighbours_of(
+        self, scope: Scope, record_ids: Sequence[str], *, before: int = 1, after: int = 1
+    ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
+        """`neighbours` of several episodes at once, by id."""
+        return self.store.neighbours_of(
+            scope, record_ids, before=before, after=after, now=self.clock.now()
+        )
+
     def chain(self, scope: Scope, record_id: str) -> list[MemoryRecord]:
         """The record and the records it replaced, newest first."""
         out = [self.get(scope, record_id)]

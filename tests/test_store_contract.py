@@ -231,6 +231,14 @@ def test_session_neighbours_and_retired_turns(store):
     _, after = store.session_neighbours(ALICE, e2.id, before=0, after=5, now=100.0)
     assert [r.id for r in after] == [e3.id]  # an expired episode is no neighbour
     assert store.session_neighbours(BOB, e2.id, before=1, after=1, now=10.0) == ([], [])
+    ids = [e3.id, e1.id, e2.id, fact.id, "nothing"]
+    for before, after in ((1, 5), (2, 0), (0, 2), (3, 3)):
+        many = store.neighbours_of(ALICE, ids, before=before, after=after, now=10.0)
+        assert many == {
+            i: store.session_neighbours(ALICE, i, before=before, after=after, now=10.0) for i in ids
+        }
+    assert [r.id for r in many[e3.id][0]] == [e2.id, e1.id]  # nearest first
+    assert store.neighbours_of(BOB, ids, before=1, after=1, now=10.0) == {i: ([], []) for i in ids}
     assert store.retired_turns(ALICE, ["t2"]) == {}
     store.update(fact.replace(status=Status.INACTIVE), None, "", reindex=False)
     assert store.retired_turns(ALICE, ["t1", "t2"]) == {"t2": fact.id}

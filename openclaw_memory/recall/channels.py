@@ -19,6 +19,7 @@ from ..config import RecallConfig
 from ..engine import MemoryEngine
 from ..extract.entities import extract, normalise
 from ..policy import type_values, types_where
+from ..store.record_ports import EntityMemory
 from ..types import MemoryRecord, MemoryType, Scope
 from .query import RecallQuery
 
@@ -51,6 +52,8 @@ class Pool:
     #: the request asks nothing (a thanks, a greeting: `extract.filter.is_contentless`): no
     #: retrieved memory answers it (recall/gate.py)
     asks_nothing: bool = False
+    #: the request's entity reads, shared by its embedding text and the entity channel
+    entities: "EntityReads | None" = None
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])
@@ -225,12 +228,13 @@ class EntityChannel:
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         statuses = ("active", "archived") if query.deep else ("active",)
         store, cap = self.engine.store, self.limit * 4
-        named = store.entities_named(scope, request_keys(query.text))
+        reads = pool.entities or EntityReads(store, scope)
+        named = reads.named(query.text)
         seeds = self._seeds(pool)
         seed_entities = store.entities_of(scope, seeds) if seeds else {}
         hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
         # an entity's weight is its own (its memories among the scope's): one read for both
-        weight = hop_weight = store.entity_weights(scope, sorted({*named, *hop_ids}))
+        weight = hop_weight = reads.weights(sorted({*named, *hop_ids}))
         asked = sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
         hits = store.records_naming(scope, asked, statuses=statuses, limit=cap)
         hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
@@ -288,6 +292,31 @@ def request_keys(text: str) -> frozenset[str]:
 
         keys.update(normalise(w) for w in _jieba().lcut_for_search(text) if len(w) >= 2)
     return frozenset(k for k in keys if k)
+
+
+class EntityReads:
+    """The entities a request names and their weights, read once a request: the query's
+    embedding text (recall/plain.py) and the entity channel both ask (two statements each)."""
+
+    def __init__(self, store: EntityMemory, scope: Scope) -> None:
+        self.store, self.scope = store, scope
+        self._named: dict[str, dict[int, str]] = {}
+        self._weight: dict[int, float] = {}
+        self._asked: set[int] = set()  # an entity linked to no memory has no weight
+
+    def named(self, text: str) -> dict[int, str]:
+        """entity id -> name of the entities text names (`request_keys`)."""
+        if text not in self._named:
+            self._named[text] = self.store.entities_named(self.scope, request_keys(text))
+        return self._named[text]
+
+    def weights(self, ids: Sequence[int]) -> dict[int, float]:
+        """`EntityMemory.entity_weights` of ids, each entity read once (in ids' order)."""
+        missing = sorted(set(ids) - self._asked)
+        if missing:
+            self._weight.update(self.store.entity_weights(self.scope, missing))
+            self._asked.update(missing)
+        return {e: self._weight[e] for e in ids if e in self._weight}
 
 
 def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> None:

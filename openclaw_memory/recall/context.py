@@ -72,9 +72,11 @@ class _Around:
 
     def read(self, episodes: Sequence[MemoryRecord]) -> "_Around":
         fresh = [r for r in episodes if r.id not in self.neighbours]
-        for r in fresh:
-            self.neighbours[r.id] = self.engine.neighbours(
-                self.scope, r.id, before=self.before, after=self.after
+        if fresh:
+            self.neighbours.update(
+                self.engine.neighbours_of(
+                    self.scope, [r.id for r in fresh], before=self.before, after=self.after
+                )
             )
         turns = [
             t

@@ -23,19 +23,23 @@ import re
 from ..store.record_ports import EntityMemory
 from ..text import has_cjk, tokenize
 from ..types import Scope
-from .channels import MIN_ENTITY_WEIGHT, request_keys
+from .channels import MIN_ENTITY_WEIGHT, EntityReads
 
 #: what a dropped English name becomes: the request still reads as a sentence about someone
 _PRONOUN, _POSSESSIVE = "they", "their"
 
 
-def embedding_text(store: EntityMemory, scope: Scope, text: str) -> str:
+def embedding_text(
+    store: EntityMemory, scope: Scope, text: str, reads: EntityReads | None = None
+) -> str:
     """text with the names most of scope's memories carry written as pronouns (see the module
-    docstring); text itself when it names none, or when nothing but such names is left."""
-    named = store.entities_named(scope, request_keys(text)) if text.strip() else {}
+    docstring); text itself when it names none, or when nothing but such names is left. `reads`:
+    the request's entity reads, shared with the entity channel (new ones when not given)."""
+    reads = reads or EntityReads(store, scope)
+    named = reads.named(text) if text.strip() else {}
     if not named:
         return text
-    weight = store.entity_weights(scope, sorted(named))
+    weight = reads.weights(sorted(named))
     common = [n for e, n in named.items() if n and weight.get(e, 1.0) < MIN_ENTITY_WEIGHT]
     out = text
     for name in sorted(common, key=len, reverse=True):  # "Mary Ann" before "Mary"

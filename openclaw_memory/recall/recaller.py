@@ -15,7 +15,7 @@ from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
 from ..extract.filter import is_contentless
 from ..types import MemoryRecord, ScoredMemory, Scope
-from .channels import Channel, Pool, build_channels, load
+from .channels import Channel, EntityReads, Pool, build_channels, load
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
@@ -134,7 +134,8 @@ class Recaller:
         PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn. The query
         is embedded without the names most of the user's memories carry (recall/plain.py)."""
         owner = (scope.user_id, scope.agent_id)
-        text = embedding_text(self.engine.store, scope, text)
+        entities = EntityReads(self.engine.store, scope)
+        text = embedding_text(self.engine.store, scope, text, entities)
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
@@ -156,7 +157,7 @@ class Recaller:
             parts = box["parts"]
         elif qvec is None:
             qvec = self.query_vectors.embed(owner, text)
-        pool = Pool()
+        pool = Pool(entities=entities)
         for channel in self.channels:
             if id(channel) in parts:
                 merge(pool, parts[id(channel)])

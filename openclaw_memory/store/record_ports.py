@@ -123,6 +123,12 @@ class RecordReads(Protocol):
         """The live episodes logged just before and just after an episode in its session
         (nearest first)."""
 
+    def neighbours_of(
+        self, scope: Scope, record_ids: Sequence[str], *, before: int, after: int, now: float
+    ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
+        """`session_neighbours` of each of several episodes, by id (every id asked for is a
+        key): the read path asks for a dozen a request."""
+
     def successors(self, scope: Scope, record_id: str, limit: int = 100) -> list[MemoryRecord]:
         """The records whose `prev_id` is record_id (the versions that replaced it)."""
 

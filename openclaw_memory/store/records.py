@@ -24,6 +24,7 @@ from .port_values import text_hash as text_hash
 from .record_rows import _COLUMNS as _COLUMNS  # re-exported: store/postgres builds on these
 from .record_rows import _json_tuple as _json_tuple
 from .record_rows import _row_values as _row_values
+from .neighbour_rows import neighbours_of as neighbours_of
 from .record_rows import row_to_record as row_to_record
 from .schema import scope_token
 from .scope_sql import scope_sql as _scope_sql  # re-exported: store/sqlite reads it here
@@ -283,39 +284,7 @@ def session_neighbours(
 ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
     """The live episodes logged just before and just after an episode in the same session
     (nearest first), for delivering a turn with the exchange around it."""
-    sql, args = _scope_sql(scope)
-    row = db.execute(
-        f"SELECT rid, session_id, created_at FROM records WHERE id = ? AND {sql}",
-        (record_id, *args),
-    ).fetchone()
-    if row is None or row["session_id"] is None:
-        return [], []
-    # `+type`: walk the session's index (rec_session_scope) from the episode's time on; on
-    # (user, agent, type, created_at) SQLite walked the user's whole history to reach the session.
-    live = (
-        f"{sql} AND session_id = ? AND +type = 'episode' AND status = 'active' "
-        f"AND (expires_at IS NULL OR expires_at > ?)"
-    )
-    base = (*args, row["session_id"], now, row["created_at"], row["created_at"], row["rid"])
-    earlier = (
-        db.execute(
-            f"SELECT * FROM records WHERE {live} AND created_at <= ? AND (created_at < ? OR rid < ?) "
-            f"ORDER BY created_at DESC, rid DESC LIMIT ?",
-            (*base, int(before)),
-        ).fetchall()
-        if before > 0
-        else []
-    )
-    later = (
-        db.execute(
-            f"SELECT * FROM records WHERE {live} AND created_at >= ? AND (created_at > ? OR rid > ?) "
-            f"ORDER BY created_at ASC, rid ASC LIMIT ?",
-            (*base, int(after)),
-        ).fetchall()
-        if after > 0
-        else []
-    )
-    return [row_to_record(r) for r in earlier], [row_to_record(r) for r in later]
+    return neighbours_of(db, scope, [record_id], before=before, after=after, now=now)[record_id]
 
 
 #: the curated types distilled from turns (the policy table): a retired one marks its turns outdated

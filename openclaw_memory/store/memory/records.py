@@ -297,6 +297,14 @@ class RecordsMixin(SearchMixin, EntitiesMixin):
         later = [r for k, r in keyed if k > key0][: max(after, 0)]
         return earlier, later
 
+    def neighbours_of(
+        self, scope: Scope, record_ids: Sequence[str], *, before: int, after: int, now: float
+    ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
+        return {
+            rid: self.session_neighbours(scope, rid, before=before, after=after, now=now)
+            for rid in record_ids
+        }
+
     def successors(self, scope: Scope, record_id: str, limit: int = 100) -> list[MemoryRecord]:
         return _newest_update(self._select(scope, lambda r: r.prev_id == record_id))[:limit]
 

@@ -206,6 +206,14 @@ class Reads:
         )
         return earlier, later
 
+    def neighbours_of(
+        self, scope: Scope, record_ids: Sequence[str], *, before: int, after: int, now: float
+    ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
+        return {
+            rid: self.session_neighbours(scope, rid, before=before, after=after, now=now)
+            for rid in record_ids
+        }
+
     def successors(self, scope: Scope, record_id: str, limit: int = 100) -> list[MemoryRecord]:
         return self._records(scope, "prev_id = %s", (record_id,), "updated_at DESC, rid", limit)
 

@@ -214,6 +214,12 @@ class RecordsMixin(SQLiteBase):
         with self._read() as db:
             return rec.session_neighbours(db, scope, record_id, before=before, after=after, now=now)
 
+    def neighbours_of(
+        self, scope: Scope, record_ids: Sequence[str], *, before: int, after: int, now: float
+    ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
+        with self._read() as db:
+            return rec.neighbours_of(db, scope, record_ids, before=before, after=after, now=now)
+
     def successors(self, scope: Scope, record_id: str, limit: int = 100) -> list[MemoryRecord]:
         return self._query(scope, "prev_id = ?", (record_id,), limit=limit)
 
