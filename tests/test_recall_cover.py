@@ -28,6 +28,16 @@ def scored(rid: str, session: str, rank: int, kept: bool = True) -> ScoredMemory
         ("Where did I park the car?", False),
         ("What is his name?", False),
         ("我的车停在哪里", False),
+        # a plural after modifiers, then the auxiliary: the plural is what is asked for
+        ("What LGBTQ+ events has Caroline attended?", True),
+        ("What martial arts has John done?", True),
+        ("Which US cities does John mention visiting?", True),
+        ("What musical artists/bands has Melanie seen?", True),
+        # no auxiliary after the plural, or no plural
+        ("What exciting news did Maria share?", False),
+        ("What do the kids like?", False),
+        ("What do his friends do for work?", False),
+        ("What painting did Melanie finish?", False),
     ],
 )
 def test_list_questions_name_several_things(text, several):
