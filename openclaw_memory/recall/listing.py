@@ -1,7 +1,7 @@
 """List questions: a request that asks for several things ("what books has she read?", 哪些).
 
 Such a request is answered by memories spread over sessions, not by one memory and the turns
-around it: its ranking's head is ordered session by session (recall/cover.py), each recalled
+around it: its ranking's head is ordered to cover several sessions (recall/cover.py), each recalled
 turn comes with one more turn after it (`LIST_CONTEXT_AFTER`: in a dialogue the turn after a
 mention is where it is told about, "which one?" answered), and its block may hold more related
 memories (`long_term.list_top_k`, working_memory.py).
