@@ -28,6 +28,16 @@ def scored(rid: str, session: str, rank: int, kept: bool = True) -> ScoredMemory
         ("Where did I park the car?", False),
         ("What is his name?", False),
         ("我的车停在哪里", False),
+        # a plural after modifiers, then the auxiliary: the plural is what is asked for
+        ("What LGBTQ+ events has Caroline attended?", True),
+        ("What martial arts has John done?", True),
+        ("Which US cities does John mention visiting?", True),
+        ("What musical artists/bands has Melanie seen?", True),
+        # no auxiliary after the plural, or no plural
+        ("What exciting news did Maria share?", False),
+        ("What do the kids like?", False),
+        ("What do his friends do for work?", False),
+        ("What painting did Melanie finish?", False),
     ],
 )
 def test_list_questions_name_several_things(text, several):
@@ -47,6 +57,28 @@ def test_every_sessions_best_comes_before_any_sessions_second():
     out = cover_sessions(ranked)
     assert [s.record.id for s in out] == ["a1", "b1", "x", "c1", "a2", "b2", "a3"]
     assert [s.rank for s in out] == list(range(1, 8))  # the dropped one keeps its place
+
+
+def test_a_strong_second_turn_stays_ahead_of_a_weak_new_session():
+    def at(rid: str, session: str, rank: int, score: float, reason: str = "") -> ScoredMemory:
+        r = MemoryRecord(rid, A, MemoryType.EPISODE, f"turn {rid}", session_id=session)
+        return ScoredMemory(r, score, {}, ("vector",), rank, not reason, reason)
+
+    ranked = [
+        at("a1", "s1", 1, 0.60),
+        at("a2", "s1", 2, 0.59),  # 0.59/0.60 - 0.15 = 0.83: ahead of b1 (0.30/0.60 = 0.5)
+        at("c1", "s3", 3, 0.55, "below relevance threshold (cosine 0.79 < 0.80)"),
+        at("a3", "s1", 4, 0.50),  # 0.83 - 0.30 = 0.53: ahead of b1 too
+        at("b1", "s2", 5, 0.30),
+        at("c2", "s3", 6, 0.54),  # c1 above it (a place below the bar counts): 0.75
+        at("d1", "s4", 7, 0.55, "near-duplicate of a1"),  # dropped: keeps its place
+    ]
+    out = cover_sessions(ranked)
+    assert [s.record.id for s in out] == ["a1", "c1", "a2", "c2", "a3", "b1", "d1"]
+    assert [s.rank for s in out] == list(range(1, 8))
+    # penalty 1: every session's best before any session's second
+    out = cover_sessions(ranked, penalty=1.0)
+    assert [s.record.id for s in out] == ["a1", "c1", "b1", "a2", "c2", "a3", "d1"]
 
 
 def test_nothing_beyond_the_head_moves():

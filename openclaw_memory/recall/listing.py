@@ -1,7 +1,7 @@
 """List questions: a request that asks for several things ("what books has she read?", 哪些).
 
 Such a request is answered by memories spread over sessions, not by one memory and the turns
-around it: its ranking's head is ordered session by session (recall/cover.py), each recalled
+around it: its ranking's head is ordered to cover several sessions (recall/cover.py), each recalled
 turn comes with one more turn after it (`LIST_CONTEXT_AFTER`: in a dialogue the turn after a
 mention is where it is told about, "which one?" answered), and its block may hold more related
 memories (`long_term.list_top_k`, working_memory.py).
@@ -19,16 +19,27 @@ _LIST = re.compile(
     r"|哪些|几次|多少次|哪几|都有",
     re.I,
 )
+#: a plural noun after a few modifiers, then the question's auxiliary: the plural is what is asked
+#: for ("what LGBTQ+ events has she joined", "which US cities does he mention", "what martial arts
+#: has John done"); without the auxiliary a plural after modifiers is often a subject or a
+#: description ("what exciting news ... shared"); the modifiers are no auxiliary ("what do his
+#: friends do" asks for one thing)
+_LIST_MODIFIED = re.compile(
+    r"\b(?:what|which)\s+(?:(?!(?:has|have|had|did|do|does|is|are|was|were)\b)[\w+/-]+\s+){1,2}?"
+    r"(?P<noun>[a-z]+(?:ies|[^s]s))(?:/[a-z]+)?"
+    r"\s+(?:has|have|had|did|do|does)\b",
+    re.I,
+)
 #: turns after a recalled turn a list question's unit shows besides `recall.episode_context_after`
 LIST_CONTEXT_AFTER = 1
 #: words that end in s and are no plural nouns
-_NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus always".split())
+_NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus always news".split())
 
 
 def names_several(text: str) -> bool:
     """The request asks for several things: a list question ("what books", 哪些, how many).
     Naming two entities is not enough: most questions name a person and a place."""
-    for m in _LIST.finditer(text):
+    for m in (*_LIST.finditer(text), *_LIST_MODIFIED.finditer(text)):
         noun = m.group("noun")
         if noun is None or noun.lower() not in _NOT_PLURAL:
             return True
