@@ -13,6 +13,7 @@ from openclaw_memory.clock import DAY
 from openclaw_memory.embedding import QueryVectors
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.recall.channels import Pool
+from openclaw_memory.recall import recaller as recaller_module
 from openclaw_memory.recall.recaller import Recaller, merge
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -61,7 +62,9 @@ def _fingerprint(result):
 
 
 @pytest.mark.parametrize("text", REQUESTS)
-def test_parallel_channels_give_the_sequential_result(stocked, text):
+def test_parallel_channels_give_the_sequential_result(stocked, text, monkeypatch):
+    # every request takes the thread, however fast the test's embedder is
+    monkeypatch.setattr(recaller_module, "PARALLEL_EMBEDDING_S", 0.0)
     cfg = stocked.config.recall
     sequential = Recaller(stocked, cfg, parallel=False, query_vectors=0)
     parallel = Recaller(stocked, cfg, parallel=True, query_vectors=0)
@@ -105,6 +108,37 @@ def test_channels_without_the_vector_run_beside_the_embedding(engine):
     # a channel that reads the vector, or says nothing, runs after the embedding and gets it
     assert late.seen == [(me, engine.embedder.dim)]
     assert default.seen == [(me, engine.embedder.dim)]
+
+
+def test_the_early_proposals_are_read_while_the_query_embeds(stocked, monkeypatch):
+    """The records, vectors and search tokens of the early channels' proposals and the entity
+    channel's request entities are read in the worker thread; the main thread reads only what
+    the vector and entity channels add."""
+    monkeypatch.setattr(recaller_module, "PARALLEL_EMBEDDING_S", 0.0)
+    store, me = stocked.store, threading.get_ident()
+    asked: dict[str, list[tuple[bool, frozenset]]] = {}
+
+    def spy(name):
+        real = getattr(store, name)
+
+        def call(*args, **kw):
+            ids = args[-1] if name in ("vectors_with_parts", "search_tokens") else args[1]
+            asked.setdefault(name, []).append((threading.get_ident() == me, frozenset(ids)))
+            return real(*args, **kw)
+
+        monkeypatch.setattr(store, name, call)
+
+    for name in ("get_many", "vectors_with_parts", "search_tokens", "records_naming"):
+        spy(name)
+    recaller = Recaller(stocked, stocked.config.recall, query_vectors=0)
+    result = recaller.recall(ALICE, "when is PRD-223 shipping? and Alice's marathon in Lisbon")
+    assert any(not main and ids for main, ids in asked["vectors_with_parts"])  # read ahead
+    assert any(not main for main, _ in asked["records_naming"])
+    # (the test's vector index reads vectors too: the search tokens are the pool's alone)
+    early = set().union(*(ids for main, ids in asked["search_tokens"] if not main))
+    late = set().union(*(ids for main, ids in asked["search_tokens"] if main))
+    assert early and not early & late  # each memory's tokens read once
+    assert {s.record.id for s in result.ranked} == early | late
 
 
 def test_a_failing_early_channel_fails_the_recall(engine):

@@ -68,6 +68,9 @@ class Channel(Protocol):
     name: str
     # Optional `uses_vector = False`: the channel neither reads qvec (it gets an empty array) nor
     # the pool's other entries, so it runs while the query is embedded (recall/recaller.py).
+    # Optional `prepare(scope, query, entities: EntityReads)` on a channel that reads them: the
+    # reads its `propose` will make that need neither, done then too (their results kept in
+    # request-scoped reads such as `EntityReads`, where `propose` finds them).
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         """Add the ids of scope's records this channel finds for the query (qvec: its vector)."""
@@ -225,9 +228,23 @@ class EntityChannel:
     ) -> None:
         self.engine, self.limit, self.seeds, self.hop_share = engine, limit, seeds, hop_share
 
+    def prepare(self, scope: Scope, query: RecallQuery, reads: "EntityReads") -> None:
+        """Read what `propose` reads of the request's own entities (not the hop's, which starts
+        from the other channels' candidates): run while the query is embedded."""
+        named = reads.named(query.text)
+        reads.naming(self._asked(named, reads.weights(sorted(named))), *self._reach(query))
+
+    def _reach(self, query: RecallQuery) -> tuple[tuple[str, ...], int]:
+        """The statuses searched and the cap of records read per entity set."""
+        return ("active", "archived") if query.deep else ("active",), self.limit * 4
+
+    @staticmethod
+    def _asked(named: dict[int, str], weight: dict[int, float]) -> list[int]:
+        return sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
+
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        statuses = ("active", "archived") if query.deep else ("active",)
-        store, cap = self.engine.store, self.limit * 4
+        statuses, cap = self._reach(query)
+        store = self.engine.store
         reads = pool.entities or EntityReads(store, scope)
         named = reads.named(query.text)
         seeds = self._seeds(pool)
@@ -235,8 +252,7 @@ class EntityChannel:
         hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
         # an entity's weight is its own (its memories among the scope's): one read for both
         weight = hop_weight = reads.weights(sorted({*named, *hop_ids}))
-        asked = sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
-        hits = store.records_naming(scope, asked, statuses=statuses, limit=cap)
+        hits = reads.naming(self._asked(named, weight), statuses, cap)
         hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
         hop_hits = store.records_naming(scope, sorted(hop_ids), statuses=statuses, limit=cap)
         hop_names = store.entity_names(scope, hop_ids)
@@ -303,12 +319,24 @@ class EntityReads:
         self._named: dict[str, dict[int, str]] = {}
         self._weight: dict[int, float] = {}
         self._asked: set[int] = set()  # an entity linked to no memory has no weight
+        self._naming: dict[tuple, list[tuple[str, int]]] = {}
 
     def named(self, text: str) -> dict[int, str]:
         """entity id -> name of the entities text names (`request_keys`)."""
         if text not in self._named:
             self._named[text] = self.store.entities_named(self.scope, request_keys(text))
         return self._named[text]
+
+    def naming(
+        self, ids: Sequence[int], statuses: Sequence[str], limit: int
+    ) -> list[tuple[str, int]]:
+        """`EntityMemory.records_naming` of ids, read once a request for the same arguments."""
+        key = (tuple(ids), tuple(statuses), limit)
+        if key not in self._naming:
+            self._naming[key] = self.store.records_naming(
+                self.scope, list(ids), statuses=statuses, limit=limit
+            )
+        return self._naming[key]
 
     def weights(self, ids: Sequence[int]) -> dict[int, float]:
         """`EntityMemory.entity_weights` of ids, each entity read once (in ids' order)."""
@@ -319,20 +347,58 @@ class EntityReads:
         return {e: self._weight[e] for e in ids if e in self._weight}
 
 
-def load(engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool) -> None:
+@dataclass
+class Ahead:
+    """What `load` reads, read for some ids before it runs: the early channels' proposals, read
+    in their thread while the query is embedded (recall/recaller.py)."""
+
+    #: ids whose record was looked up (found or not: gone ahead of a purge) and those found
+    asked: set[str] = field(default_factory=set)
+    records: dict[str, MemoryRecord] = field(default_factory=dict)
+    #: ids whose vectors and search tokens were read (held or not), and what was read
+    covered: set[str] = field(default_factory=set)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    parts: dict[str, np.ndarray] = field(default_factory=dict)
+    tokens: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+def read_ahead(engine: MemoryEngine, scope: Scope, pools: Sequence[Pool]) -> Ahead:
+    """Read what `load` will need of the records these pools proposed: the records the channels
+    did not load themselves, every one's vectors and search tokens."""
+    held = {rid: r for p in pools for rid, r in p.records.items()}
+    asked = [i for p in pools for i in p.channels if i not in held]
+    found = engine.get_many(scope, list(dict.fromkeys(asked)))
+    ids = list(dict.fromkeys([*held, *found]))
+    vectors, parts = engine.store.vectors_with_parts(ids)
+    tokens = engine.store.search_tokens(ids)
+    return Ahead(set(asked), found, set(ids), vectors, parts, tokens)
+
+
+def load(
+    engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool, ahead: Ahead | None = None
+) -> None:
     """Fetch every proposed record and its vectors; give each its cosine with the query: that of
     its whole text or of its nearest sentence part, whichever is higher (as the vector channel
-    scores it, so a memory found by any channel gets the same semantic signal)."""
+    scores it, so a memory found by any channel gets the same semantic signal). `ahead`: what
+    was read already (`read_ahead`); only the rest is read here."""
+    ahead = ahead or Ahead()
     missing = [i for i in pool.channels if i not in pool.records]
-    pool.records.update(engine.get_many(scope, missing))
+    pool.records.update((i, ahead.records[i]) for i in missing if i in ahead.records)
+    pool.records.update(engine.get_many(scope, [i for i in missing if i not in ahead.asked]))
     for gone in [i for i in pool.channels if i not in pool.records]:  # index ahead of a purge
         pool.channels.pop(gone)
     episode_turns = [
         t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids
     ]
     store = engine.store
-    pool.vectors, parts = store.vectors_with_parts(list(pool.records))
-    pool.tokens = store.search_tokens(list(pool.records))
+    rest = [i for i in pool.records if i not in ahead.covered]
+    vectors, parts = store.vectors_with_parts(rest)
+    tokens = store.search_tokens(rest)
+    vectors.update(ahead.vectors)
+    parts.update(ahead.parts)
+    tokens.update(ahead.tokens)
+    pool.vectors = {i: vectors[i] for i in pool.records if i in vectors}
+    pool.tokens = {i: tokens[i] for i in pool.records if i in tokens}
     pool.retired = store.retired_turns(scope, episode_turns) if episode_turns else {}
     for rid, vec in pool.vectors.items():  # a memory is as near as its nearest sentence
         whole = float(np.dot(vec, qvec))

