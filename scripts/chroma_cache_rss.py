@@ -80,7 +80,9 @@ def search(path: Path, users: int, cache: int | None) -> dict[str, Any]:
     for _ in range(2):
         for col in cols:
             try:
-                col.query(query_embeddings=[rng.random(DIM, dtype=np.float32).tolist()], n_results=5)
+                col.query(
+                    query_embeddings=[rng.random(DIM, dtype=np.float32).tolist()], n_results=5
+                )
             except Exception:  # noqa: BLE001 - what a case costs is the count, not the error
                 failed += 1
     added = resident_mb() - before
