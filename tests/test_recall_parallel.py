@@ -134,7 +134,8 @@ def test_the_early_proposals_are_read_while_the_query_embeds(stocked, monkeypatc
     result = recaller.recall(ALICE, "when is PRD-223 shipping? and Alice's marathon in Lisbon")
     assert any(not main and ids for main, ids in asked["vectors_with_parts"])  # read ahead
     assert any(not main for main, _ in asked["records_naming"])
-    # (the test's vector index reads vectors too: the search tokens are the pool's alone)
+    # (the vector search's drain of the test's fresh writes reads vectors too; the search
+    # tokens are read for the pool alone)
     early = set().union(*(ids for main, ids in asked["search_tokens"] if not main))
     late = set().union(*(ids for main, ids in asked["search_tokens"] if main))
     assert early and not early & late  # each memory's tokens read once

@@ -15,7 +15,8 @@ from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
 from ..extract.filter import is_contentless
 from ..types import MemoryRecord, ScoredMemory, Scope
-from .channels import Ahead, Channel, EntityReads, Pool, build_channels, load, read_ahead
+from .channels import Channel, EntityReads, Pool, build_channels
+from .load import Ahead, load, read_ahead
 from ..text import has_cjk, search_tokens
 from .background import Background
 from .context import attach_context
@@ -135,7 +136,7 @@ class Recaller:
         every channel in turn (tests/test_recall_parallel.py). The same thread then reads what
         later stages will read anyway: the later channels' own reads that need no candidates
         (`prepare`: the entity channel's request entities) and the records, vectors and search
-        tokens of the early proposals (`channels.read_ahead`). An embedding that takes less than
+        tokens of the early proposals (`load.read_ahead`). An embedding that takes less than
         PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn. The query
         is embedded without the names most of the user's memories carry (recall/plain.py)."""
         owner = (scope.user_id, scope.agent_id)
