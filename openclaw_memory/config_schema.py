@@ -44,6 +44,9 @@ class VectorStoreConfig:
     port: int = 8000
     collection_prefix: str = "ocm"
     search_ef: int = 400  # HNSW candidates explored per search (Chroma's ef_search)
+    #: a (user, agent)'s tier of at most this many records is searched exactly from the record
+    #: store and gets no Chroma collection (store/tiered_index.py); 0: every tier in Chroma
+    exact_below: int = 500
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,7 @@ from .errors import IndexMismatchError, NotFoundError
 from .store.db import Database
 from .store.indexer import Indexer
 from .store.ports import ManagedVectorIndex, RecordStore
-from .store.backends import open_record_store
-from .store.vector import ChromaIndex
+from .store.backends import open_chroma, open_record_store, tiered
 from .types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
 
 if TYPE_CHECKING:
@@ -82,24 +81,16 @@ class MemoryEngine:
         cfg = config if isinstance(config, MemoryConfig) else load_config(config)
         emb = embedder or build_embedder(cfg.storage.embedding_model, cfg.storage.query_runtime)
         name = embedder_name(emb)
-        vs = cfg.storage.vector_store
-        index = ChromaIndex(
-            kind=vs.kind,
-            path=cfg.chroma_dir,
-            host=vs.host,
-            port=vs.port,
-            prefix=vs.collection_prefix,
-            embedder_name=name,
-            dim=embedder_dim(emb),
-            search_ef=vs.search_ef,
-        )
+        index = open_chroma(cfg, name, embedder_dim(emb))
         store = None
         try:
             if check_embedder:
                 index.check_embedder()
             store = open_record_store(cfg)
             bg = cfg.storage.background_indexing if background is None else background
-            return cls(cfg, store, index, emb, clock or SystemClock(), background=bg)
+            return cls(
+                cfg, store, tiered(cfg, index, store), emb, clock or SystemClock(), background=bg
+            )
         except (
             BaseException
         ):  # a refused open (mismatch, locked file) keeps no client or connection

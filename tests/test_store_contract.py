@@ -258,6 +258,31 @@ def test_vectors_and_sentence_parts(store):
     assert np.allclose(store.vectors([r.id])[r.id], vec(0))
 
 
+def test_tier_vectors_follow_status_and_the_bound(store):
+    """What the exact search of a small tier reads (store/tiered_index.py): a (user, agent)'s
+    records of the tier's status, every workspace's, with their parts; None over the bound."""
+    live = rec(scope=Scope("alice", "a1", "w1"), summary="她搬到了杭州。She moved to Berlin.")
+    (a, b, c, _forgotten, other) = put(
+        store,
+        rec(summary="住在杭州"),
+        live,
+        rec(summary="archived one", status=Status.ARCHIVED),
+        rec(summary="forgotten one", status=Status.INACTIVE),
+        rec(scope=BOB, summary="bob's"),
+    )
+    store.put_parts(b, np.stack([vec(7), vec(8)]))
+    hot = {r.id: r for r in store.tier_vectors(ALICE, "hot")}
+    assert set(hot) == {a.id, b.id}
+    assert hot[b.id].workspace == "w1" and hot[a.id].workspace == ""
+    assert hot[a.id].type == "fact" and hot[a.id].parts is None
+    assert np.allclose(hot[a.id].vec, vec(0)) and hot[b.id].parts.shape == (2, DIM)
+    assert [r.id for r in store.tier_vectors(ALICE, "cold")] == [c.id]
+    assert {r.id for r in store.tier_vectors(ALICE, "hot", at_most=2)} == {a.id, b.id}
+    assert store.tier_vectors(ALICE, "hot", at_most=1) is None
+    assert store.tier_vectors(ALICE_OTHER_AGENT, "hot", at_most=0) == []
+    assert [r.id for r in store.tier_vectors(BOB, "hot")] == [other.id]
+
+
 # ---- consolidation's look-ups --------------------------------------------------------------
 
 

@@ -122,9 +122,7 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
     report.scopes = len(scopes)
     existing = set(tier_collections(engine.index))
     for scope in scopes:
-        _check_vectors(
-            engine, scope, existing, report, pending.get((scope.user_id, scope.agent_id), set())
-        )
+        _check_vectors(engine, scope, report, pending.get((scope.user_id, scope.agent_id), set()))
     _check_collections(engine, scopes, existing, report)
     _check_fts(engine, report)
     _check_sqlite_vectors(engine, report)
@@ -149,7 +147,6 @@ def _note(report: DoctorReport, kind: str, n: int) -> None:
 def _check_vectors(
     engine: MemoryEngine,
     scope: Scope,
-    existing: set[str],
     report: DoctorReport,
     pending: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> None:
@@ -158,8 +155,7 @@ def _check_vectors(
     want = {i: tier_of(status) for i, status in statuses.items()}
     readd: set[str] = set(stale)
     for tier in TIERS:
-        name = engine.index.collection_name(scope, tier)
-        have = engine.index.ids(scope, tier) if name in existing else set()
+        have = engine.index.ids(scope, tier)  # the store's own, for a tier searched exactly
         should = {i for i, t in want.items() if t == tier}
         orphans, missing = (have - should) - pending, (should - have) - pending
         _note(report, "orphan_vectors", len(orphans))

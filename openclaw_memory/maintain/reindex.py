@@ -10,7 +10,9 @@ itself (Database, ChromaIndex, embedder) instead of the engine:
    leftover vectors of another model (inactive records, deleted records) are dropped;
 2. the SQLite meta row 'embedder' names the configured model;
 3. every hot/cold collection is dropped (their dimension may differ) and each partition's live
-   vectors are written again, active -> hot, archived -> cold;
+   vectors are written again, active -> hot, archived -> cold, into a collection for the tiers
+   over `storage.vector_store.exact_below` records (the smaller ones are searched exactly from
+   the store: store/tiered_index.py);
 4. the index is stamped with the embedder and the outbox entries it made redundant are cleared.
 
 An embedded index Chroma cannot open at all (a damaged chroma.sqlite3) is moved aside, rebuilt
@@ -33,14 +35,12 @@ from ..clock import Clock, SystemClock
 from ..config import MemoryConfig
 from ..embedding import build_embedder, embedder_dim, embedder_name
 from ..store.ports import RecordStore
-from ..store.backends import open_record_store
-from ..store.vector import ChromaIndex
-from ..types import Scope
-from .common import drop_collection, reembed, tier_collections, upsert_from_store
+from ..store.backends import open_chroma, open_record_store, tiered
+from ..store.tiered_index import TieredIndex
+from .common import drop_collection, reembed, tier_collections
 
 #: progress(done, total): called as records are embedded and indexed (e.g. evaluate.ProgressBar).
 Progress = Callable[[int, int], None]
-_PAGE = 1000
 
 
 class _Ticker:
@@ -70,12 +70,19 @@ def reindex(
     index = None
     damaged: Path | None = None
     try:
-        index = _open_index(config, name, dim)
+        index = open_chroma(config, name, dim)
         if index.unusable and index.path is not None:
             index.close()
             damaged = _move_aside(index.path, (clock or SystemClock()).now())
-            index = _open_index(config, name, dim)
-        result = _rebuild(store, index, emb, progress, batch, config.long_term.sentence_vectors)
+            index = open_chroma(config, name, dim)
+        result = _rebuild(
+            store,
+            tiered(config, index, store),
+            emb,
+            progress,
+            batch,
+            config.long_term.sentence_vectors,
+        )
         if damaged is not None:
             shutil.rmtree(damaged, ignore_errors=True)
             result["rebuilt_unusable_index"] = str(config.chroma_dir)
@@ -84,20 +91,6 @@ def reindex(
         if index is not None:
             index.close()
         store.close()
-
-
-def _open_index(config: MemoryConfig, name: str, dim: int) -> ChromaIndex:
-    vs = config.storage.vector_store
-    return ChromaIndex(
-        kind=vs.kind,
-        path=config.chroma_dir,
-        host=vs.host,
-        port=vs.port,
-        prefix=vs.collection_prefix,
-        embedder_name=name,
-        dim=dim,
-        search_ef=vs.search_ef,
-    )
 
 
 def _move_aside(path: Path, now: float) -> Path:
@@ -109,7 +102,7 @@ def _move_aside(path: Path, now: float) -> Path:
 
 def _rebuild(
     store: RecordStore,
-    index: ChromaIndex,
+    index: TieredIndex,
     emb: BaseEmbedding,
     progress: Progress | None,
     batch: int,
@@ -126,7 +119,11 @@ def _rebuild(
     reembedded = reembed(store, emb, name, stale, batch, on_batch=tick, max_parts=max_parts)
     dropped = store.retire_vectors(name, dim)
     collections = sum(drop_collection(index, n) for n in tier_collections(index))
-    indexed = sum(_index_scope(store, index, s, tick) for s in scopes)
+    indexed = 0
+    for scope in scopes:
+        n = index.rebuild_scope(scope)
+        tick(n)
+        indexed += n
     index.stamp_embedder()
     cleared = store.clear_outbox(last_seq)
     if progress is not None and tick.done < tick.total:
@@ -142,15 +139,3 @@ def _rebuild(
         "dropped_collections": collections,
         "outbox_cleared": cleared,
     }
-
-
-def _index_scope(store: RecordStore, index: ChromaIndex, scope: Scope, tick: _Ticker) -> int:
-    written, after = 0, 0
-    while True:
-        page = store.live_page(scope, after, _PAGE)
-        if not page:
-            return written
-        after = page[-1][0]
-        records = [r for _, r in page]
-        written += upsert_from_store(store, index, scope, records)
-        tick(len(records))

@@ -1,5 +1,6 @@
-"""The one place that turns the storage config into a record store (`storage.backend`), so
-the engine, reindex and the tools open whichever is configured."""
+"""The one place that turns the storage config into a record store (`storage.backend`) and a
+vector index (`storage.vector_store`), so the engine, reindex and the tools open whichever is
+configured."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from .ports import RecordStore
 
 if TYPE_CHECKING:
     from ..config import MemoryConfig
+    from .tiered_index import TieredIndex
+    from .vector import ChromaIndex
 
 
 def open_record_store(config: MemoryConfig) -> RecordStore:
@@ -23,3 +26,28 @@ def open_record_store(config: MemoryConfig) -> RecordStore:
     from .sqlite import SQLiteStore
 
     return SQLiteStore.open(config.sqlite_file)
+
+
+def open_chroma(config: MemoryConfig, embedder_name: str, dim: int) -> ChromaIndex:
+    """The configured Chroma: embedded under the data dir, or a `chroma run` server."""
+    from .vector import ChromaIndex
+
+    vs = config.storage.vector_store
+    return ChromaIndex(
+        kind=vs.kind,
+        path=config.chroma_dir,
+        host=vs.host,
+        port=vs.port,
+        prefix=vs.collection_prefix,
+        embedder_name=embedder_name,
+        dim=dim,
+        search_ef=vs.search_ef,
+    )
+
+
+def tiered(config: MemoryConfig, chroma: ChromaIndex, store: RecordStore) -> TieredIndex:
+    """Chroma for the tiers over `storage.vector_store.exact_below` records, the store's exact
+    search for the rest (store/tiered_index.py)."""
+    from .tiered_index import TieredIndex
+
+    return TieredIndex(chroma, store, config.storage.vector_store.exact_below)

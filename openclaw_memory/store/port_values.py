@@ -5,11 +5,28 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
 
 from ..types import MemoryRecord
 
 #: (record id, score in [0, 1]) best first
 Scored = list[tuple[str, float]]
+
+
+class TierVector(NamedTuple):
+    """One record of a scope's tier as the vector index would hold it (`tier_vectors`)."""
+
+    id: str
+    type: str
+    workspace: str  # "" for a record of no workspace
+    vec: np.ndarray
+    parts: np.ndarray | None  # its sentence-part vectors (k, d), if any
+
+
+#: a tier's records by status: "hot" the live ones, "cold" the archive (as the indexer files them)
+TIER_STATUS = {"hot": "active", "cold": "archived"}
 
 
 def text_hash(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any, ContextManager, Iterable, Protocol, Sequence
 import numpy as np
 
 from ..types import MemoryRecord, Scope
-from .port_values import ListPage, ListQuery, Scored
+from .port_values import ListPage, ListQuery, Scored, TierVector
 
 
 class Transactional(Protocol):
@@ -168,6 +168,13 @@ class RecordReads(Protocol):
         self, ids: Sequence[str]
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """`vectors` and record id -> its sentence-part vectors (k, d), for records with parts."""
+
+    def tier_vectors(
+        self, scope: Scope, tier: str, at_most: int | None = None
+    ) -> list[TierVector] | None:
+        """The vectors the index would hold for a (user, agent)'s tier ("hot": active records,
+        "cold": archived), of every workspace, with each record's type and workspace; None
+        when the tier holds more than `at_most` records (then no vector is read)."""
 
     def versions(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
         """The saved earlier versions of a record (of the scope's user and agent), oldest

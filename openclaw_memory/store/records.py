@@ -32,6 +32,7 @@ from .vector_rows import put_parts as put_parts
 from .vector_rows import put_vector as put_vector
 from .vector_rows import vectors_for as vectors_for
 from .vector_rows import vectors_with_parts as vectors_with_parts
+from .vector_rows import tier_vectors as tier_vectors
 
 
 # ---- writes ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import hashlib
 import logging
 import shutil
 import threading
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -37,6 +38,8 @@ __all__ = ["REBUILD", "ChromaIndex", "VectorIndexUnusableError", "part_ids", "re
 log = logging.getLogger(__name__)
 
 META_COLLECTION = "meta"
+#: vectors per add when a collection is built whole (`fill`)
+_FILL_BATCH = 1000
 
 
 class ChromaIndex:
@@ -153,28 +156,10 @@ class ChromaIndex:
     ) -> None:
         """Put records' vectors (id, vector, metadata) into a tier, with their sentence-part
         vectors (`parts`: id -> (k, d)), replacing whatever the index held for those records."""
-        from llama_index.core.schema import TextNode
-
         if not items:
             return
         store = self._store(scope, tier)
-        rows: list[tuple[str, Any, dict]] = []
-        for i, v, meta in items:
-            rows.append((i, v, meta))
-            vecs = (parts or {}).get(i)
-            if vecs is not None:
-                rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i), vecs))
-        nodes = [
-            TextNode(
-                id_=i,
-                text="",
-                embedding=np.asarray(v, dtype=np.float32).tolist(),
-                metadata={k: ("" if x is None else x) for k, x in meta.items()},
-                excluded_embed_metadata_keys=list(meta),
-                excluded_llm_metadata_keys=list(meta),
-            )
-            for i, v, meta in rows
-        ]
+        nodes = _nodes(items, parts)
         with self._write_lock:
             try:
                 self._replace(store, items, nodes)
@@ -195,6 +180,43 @@ class ChromaIndex:
         """Drop the cached handle of a collection (it was deleted under us)."""
         with self._lock:
             self._stores.pop(self.collection_name(scope, tier), None)
+
+    def holds(self, scope: Scope, tier: str) -> bool:
+        """Whether the tier has a collection (creates none)."""
+        return self._store(scope, tier, create=False) is not None
+
+    def fill(
+        self,
+        scope: Scope,
+        tier: str,
+        items: Sequence[tuple[str, np.ndarray, dict]],
+        parts: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
+        """Build a tier's collection holding these vectors, visible only once whole: it is
+        filled under a temporary name and renamed. When a collection of that name appeared
+        meanwhile (another writer built it), the vectors are upserted into that one instead."""
+        from llama_index.vector_stores.chroma import ChromaVectorStore
+
+        name = self.collection_name(scope, tier)
+        temp = f"{name}_filling_{uuid.uuid4().hex[:12]}"
+        nodes = _nodes(items, parts)
+        with self._write_lock:
+            col = self._usable().create_collection(
+                temp,
+                metadata={"hnsw:space": "cosine"},
+                embedding_function=None,
+                configuration={"hnsw": {"space": "cosine", "ef_search": self.search_ef}},
+            )
+            store = ChromaVectorStore(chroma_collection=col)
+            for start in range(0, len(nodes), _FILL_BATCH):
+                store.add(nodes[start : start + _FILL_BATCH])
+            try:
+                col.modify(name=name)
+            except Exception:  # the name is taken: keep theirs
+                self.drop_collection(temp)
+                self.upsert(scope, tier, items, parts)
+                return
+        self._forget(scope, tier)  # the next use opens it under its name
 
     def _existing(self, scope: Scope, tier: str, action: Callable[[Any], Any], empty: Any) -> Any:
         """action(store) on the tier's collection, or `empty` when it does not exist (reads
@@ -359,6 +381,31 @@ class ChromaIndex:
             log.warning("closing the vector index failed: %s", exc)
 
 
+def _nodes(
+    items: Sequence[tuple[str, np.ndarray, dict]], parts: Mapping[str, np.ndarray] | None
+) -> list[Any]:
+    """LlamaIndex nodes for records' vectors (id, vector, metadata) and their sentence parts."""
+    from llama_index.core.schema import TextNode
+
+    rows: list[tuple[str, Any, dict]] = []
+    for i, v, meta in items:
+        rows.append((i, v, meta))
+        vecs = (parts or {}).get(i)
+        if vecs is not None:
+            rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i), vecs))
+    return [
+        TextNode(
+            id_=i,
+            text="",
+            embedding=np.asarray(v, dtype=np.float32).tolist(),
+            metadata={k: ("" if x is None else x) for k, x in meta.items()},
+            excluded_embed_metadata_keys=list(meta),
+            excluded_llm_metadata_keys=list(meta),
+        )
+        for i, v, meta in rows
+    ]
+
+
 def _boundary(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """Chroma's own exceptions leave the index as `StoreError` (the package's errors pass)."""
 
@@ -377,6 +424,8 @@ def _boundary(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 #: the port's methods: what callers outside the index see
 for _name in (
     "upsert",
+    "fill",
+    "holds",
     "delete",
     "query",
     "ids",

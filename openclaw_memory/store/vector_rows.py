@@ -8,8 +8,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..types import MemoryRecord
-from .port_values import content_hash
+from ..types import MemoryRecord, Scope
+from .port_values import TIER_STATUS, TierVector, content_hash
 
 
 def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
@@ -61,6 +61,43 @@ def vectors_with_parts(
                     -1, row["dim"]
                 )
     return vecs, parts
+
+
+def tier_vectors(
+    db: sqlite3.Connection, scope: Scope, tier: str, at_most: int | None = None
+) -> list[TierVector] | None:
+    """The vectors of a (user, agent)'s tier, every workspace's, or None when the tier holds more
+    than `at_most` records (counted on the scope index first, reading no vector)."""
+    status = TIER_STATUS[tier]
+    key = (scope.user_id, scope.agent_id, status)
+    if at_most is not None:
+        (n,) = db.execute(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM records "
+            "WHERE user_id = ? AND agent_id = ? AND status = ? LIMIT ?)",
+            (*key, int(at_most) + 1),
+        ).fetchone()
+        if n > at_most:
+            return None
+    rows = db.execute(
+        "SELECT r.id, r.type, r.workspace, v.vec, v.dim, v.parts FROM records r "
+        "JOIN vectors v ON v.record_id = r.id "
+        "WHERE r.user_id = ? AND r.agent_id = ? AND r.status = ?",
+        key,
+    ).fetchall()
+    return [tier_vector(*row) for row in rows]
+
+
+def tier_vector(
+    rid: str, type_: str, workspace: str | None, vec: bytes, dim: int, parts: bytes | None
+) -> TierVector:
+    """A `TierVector` from a row's columns (every SQL backend stores vectors as float32 bytes)."""
+    return TierVector(
+        rid,
+        type_,
+        workspace or "",
+        np.frombuffer(vec, dtype=np.float32),
+        None if parts is None else np.frombuffer(parts, dtype=np.float32).reshape(-1, dim),
+    )
 
 
 def _chunks(items: list, size: int) -> Iterable[list]:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...text import search_tokens
 from ...types import Scope
+from ..port_values import TIER_STATUS, TierVector
 from .base import MemoryBase
 
 _K1, _B = 1.2, 0.75  # FTS5's BM25 constants
@@ -62,3 +63,19 @@ class SearchMixin(MemoryBase):
             if row["parts"] is not None:
                 parts[i] = row["parts"].reshape(-1, row["dim"])
         return vecs, parts
+
+    def tier_vectors(
+        self, scope: Scope, tier: str, at_most: int | None = None
+    ) -> list[TierVector] | None:
+        part = Scope(scope.user_id, scope.agent_id)
+        held = [r for r in self._scoped(part) if r.status.value == TIER_STATUS[tier]]
+        if at_most is not None and len(held) > at_most:
+            return None
+        out = []
+        for r in held:
+            row = self.s.vectors.get(r.id)
+            if row is None:
+                continue
+            parts = None if row["parts"] is None else row["parts"].reshape(-1, row["dim"])
+            out.append(TierVector(r.id, r.type.value, r.scope.workspace or "", row["vec"], parts))
+        return out

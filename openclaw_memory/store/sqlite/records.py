@@ -10,6 +10,7 @@ import numpy as np
 from ...errors import StoreError
 from ...types import MemoryRecord, MemoryType, Scope
 from .. import records as rec
+from ..port_values import TierVector
 from .base import SQLiteBase
 
 
@@ -284,6 +285,12 @@ class RecordsMixin(SQLiteBase):
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         with self._read() as db:
             return rec.vectors_with_parts(db, ids)
+
+    def tier_vectors(
+        self, scope: Scope, tier: str, at_most: int | None = None
+    ) -> list[TierVector] | None:
+        with self._read() as db:
+            return rec.tier_vectors(db, scope, tier, at_most)
 
     def versions(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
         with self._read() as db:
