@@ -41,7 +41,13 @@ def hash_config(data_dir: str | Path, **sections: Mapping[str, Any]) -> MemoryCo
     """A config on data_dir with the hash embedder, plus section overrides (nested dicts)."""
     from pg_server import storage_overrides  # the backend under test (SQLite unless chosen)
 
-    storage = {"data_dir": str(data_dir), "embedding_model": "hash", **storage_overrides(data_dir)}
+    storage = {
+        "data_dir": str(data_dir),
+        "embedding_model": "hash",
+        # every tier in Chroma: the suite damages, purges and recovers Chroma's files
+        "vector_store": {"exact_below": 0},
+        **storage_overrides(data_dir),
+    }
     data: dict[str, Any] = {"storage": storage}
     for key, value in sections.items():
         node = data.setdefault(key, {})

@@ -24,7 +24,15 @@ def parser() -> argparse.ArgumentParser:
 
 @pytest.fixture
 def config(tmp_path):
-    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}})
+    cfg = config_from_dict(  # every tier in Chroma: doctor finds drift there
+        {
+            "storage": {
+                "data_dir": str(tmp_path),
+                "embedding_model": "hash",
+                "vector_store": {"exact_below": 0},
+            }
+        }
+    )
     engine = MemoryEngine.open(cfg, background=False)
     engine.write(
         Scope("alice"),

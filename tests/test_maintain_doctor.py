@@ -24,7 +24,16 @@ def clock():
 
 @pytest.fixture
 def engine(tmp_path, clock):
-    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}})
+    # every tier in Chroma: these tests make and repair drift between the store and Chroma
+    cfg = config_from_dict(
+        {
+            "storage": {
+                "data_dir": str(tmp_path),
+                "embedding_model": "hash",
+                "vector_store": {"exact_below": 0},
+            }
+        }
+    )
     e = MemoryEngine.open(cfg, clock=clock, background=False)
     yield e
     e.close()

@@ -19,7 +19,15 @@ TABLES = ("records", "versions", "outbox", "messages", "sessions", "audit")
 
 @pytest.fixture
 def engine(tmp_path):
-    cfg = config_from_dict({"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}})
+    cfg = config_from_dict(  # every tier in Chroma: purge must empty its collections
+        {
+            "storage": {
+                "data_dir": str(tmp_path),
+                "embedding_model": "hash",
+                "vector_store": {"exact_below": 0},
+            }
+        }
+    )
     e = MemoryEngine.open(cfg, clock=FakeClock(1_750_000_000.0), background=False)
     yield e
     e.close()

@@ -36,7 +36,17 @@ ALICE, BOB = Scope("alice", "main"), Scope("bob", "main")
 
 def _config_file(data: Path) -> Path:
     path = data.parent / f"{data.name}.yaml"
-    path.write_text(yaml.safe_dump({"storage": {"data_dir": str(data), "embedding_model": "hash"}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "storage": {
+                    "data_dir": str(data),
+                    "embedding_model": "hash",
+                    "vector_store": {"exact_below": 0},
+                }
+            }
+        )
+    )
     return path
 
 

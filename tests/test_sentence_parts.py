@@ -80,6 +80,10 @@ def test_sentence_parts_english_and_chinese(text, max_parts, expected):
     assert sentence_parts(text, max_parts) == expected
 
 
+#: every tier in Chroma: these tests read the parts Chroma holds
+CHROMA = {"vector_store": {"exact_below": 0}}
+
+
 def test_more_sentences_than_the_limit_are_grouped_in_order_into_near_equal_runs():
     sentences = [f"Sentence number {i} talks about topic {i}." for i in range(10)]
     parts = sentence_parts(" ".join(sentences), 4)
@@ -101,7 +105,9 @@ def _episode(engine, scope, text):
 
 def _open(make_config, tmp_path, clock, parts=8):
     return MemoryEngine.open(
-        make_config(tmp_path, long_term={"sentence_vectors": parts}), clock=clock, background=False
+        make_config(tmp_path, storage=CHROMA, long_term={"sentence_vectors": parts}),
+        clock=clock,
+        background=False,
     )
 
 
@@ -219,7 +225,7 @@ def test_reindex_gives_an_older_store_its_sentence_vectors_and_takes_them_away(
     r = _episode(eng, ALICE, ASIDE_EN)
     short = _episode(eng, ALICE, "one short turn")
     eng.close()
-    on = make_config(tmp_path, long_term={"sentence_vectors": 8})
+    on = make_config(tmp_path, storage=CHROMA, long_term={"sentence_vectors": 8})
     out = reindex(on)
     assert out["reembedded"] == 1  # only the memory that has parts
     eng = MemoryEngine.open(on, clock=clock, background=False)
@@ -229,7 +235,7 @@ def test_reindex_gives_an_older_store_its_sentence_vectors_and_takes_them_away(
     finally:
         eng.close()
     assert reindex(on)["reembedded"] == 0  # nothing left to do
-    off = make_config(tmp_path, long_term={"sentence_vectors": 0})
+    off = make_config(tmp_path, storage=CHROMA, long_term={"sentence_vectors": 0})
     assert reindex(off)["reembedded"] == 1
     eng = MemoryEngine.open(off, clock=clock, background=False)
     try:

@@ -51,7 +51,9 @@ def test_exact_search_scores_like_chroma():
     rows = [
         TierVector("far", "fact", "", unit(2), None),
         TierVector("parted", "fact", "", unit(3), np.stack([unit(4), q])),
-        TierVector("w1", "fact", "w1", (q + 0.3 * unit(5)) / np.linalg.norm(q + 0.3 * unit(5)), None),
+        TierVector(
+            "w1", "fact", "w1", (q + 0.3 * unit(5)) / np.linalg.norm(q + 0.3 * unit(5)), None
+        ),
         TierVector("stale", "fact", "", unit(6, dim=4), None),  # another embedder's length
     ]
     found = exact_search(rows, q, 10)
@@ -153,9 +155,7 @@ def test_reindex_builds_only_the_tiers_over_the_bound(make_config, tmp_path, clo
         engine.close()
 
 
-def test_doctor_builds_a_missing_collection_and_trusts_a_small_tier(
-    make_config, tmp_path, clock
-):
+def test_doctor_builds_a_missing_collection_and_trusts_a_small_tier(make_config, tmp_path, clock):
     engine = open_engine(make_config, tmp_path, clock, exact_below=3)
     try:
         big = write(engine, U, *TEXTS)
