@@ -180,3 +180,23 @@ def test_the_bound_must_be_a_count(make_config, tmp_path, clock):
                 TieredIndex(engine.index.chroma, engine.store, bad)  # type: ignore[arg-type]
     finally:
         engine.close()
+
+
+def test_small_tiers_need_no_usable_chroma(make_config, tmp_path, clock):
+    """A damaged Chroma (reindex or doctor rebuild it) takes nothing from a small tier: its
+    searches and writes go on over the store; a large tier's writes wait in the outbox."""
+    engine = open_engine(make_config, tmp_path, clock, exact_below=3)
+    try:
+        big = write(engine, U, *TEXTS)
+        chroma = engine.index.chroma
+        chroma.close()
+        chroma._client, chroma.unusable = None, "the vector index is damaged; run reindex"
+        small = write(engine, V, TEXTS[0], TEXTS[1])
+        assert engine.semantic(V, engine.embed_query(TEXTS[1]), limit=1)[0][0] == small[1]
+        assert engine.semantic(U, engine.embed_query(TEXTS[2]), limit=1)[0][0] == big[2]
+        engine.write(U, [Candidate(MemoryType.FACT, "我的车是蓝色的")])
+        with pytest.raises(Exception):
+            engine.indexer.drain(U)
+        assert engine.indexer.pending(U) == 1
+    finally:
+        engine.close()

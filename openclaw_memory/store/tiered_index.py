@@ -57,6 +57,11 @@ class TieredIndex:
     def __getattr__(self, name: str) -> Any:  # embedder_name, dim, prefix, collection_name, ...
         return getattr(self.chroma, name)
 
+    def _held(self, scope: Scope, tier: str) -> bool:
+        """Whether the tier has a collection; an unusable Chroma (doctor or reindex rebuilds it)
+        holds none, so the small tiers go on without it."""
+        return not self.chroma.unusable and self.chroma.holds(scope, tier)
+
     # ---- reads ------------------------------------------------------------------------------
 
     def _small(self, scope: Scope, tier: str) -> list[TierVector] | None:
@@ -68,22 +73,23 @@ class TieredIndex:
     def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> Scored:
         rows = self._small(scope, tier)
         if rows is None:
-            if not self.exact_below or self.chroma.holds(scope, tier):
+            if not self.exact_below or self._held(scope, tier):
                 return self.chroma.query(scope, vector, k, tier=tier)
-            rows = self.store.tier_vectors(scope, tier) or []  # its collection is not built yet
+            # its collection is not built yet, or Chroma is unusable: exact, slower
+            rows = self.store.tier_vectors(scope, tier) or []
         return exact_search(rows, vector, k, scope.workspace)
 
     def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
         """The records the tier's search finds vectors of: its collection's, or the store's
         when the store serves it (a tier over the bound with no collection holds none)."""
-        if not self.chroma.holds(scope, tier):
+        if not self._held(scope, tier):
             rows = self._small(scope, tier)
             return {r.id for r in rows} if rows is not None else set()
         return self.chroma.ids(scope, tier)
 
     def count(self, scope: Scope, tier: str = "hot") -> int:
         """Vectors in the tier, sentence parts included (as `ids`)."""
-        if not self.chroma.holds(scope, tier):
+        if not self._held(scope, tier):
             rows = self._small(scope, tier)
             return sum(1 + _parts(r) for r in rows) if rows is not None else 0
         return self.chroma.count(scope, tier)
@@ -102,7 +108,7 @@ class TieredIndex:
         if not self.exact_below:
             self.chroma.upsert(scope, tier, items, parts)
             return
-        if self.chroma.holds(scope, tier):
+        if self._held(scope, tier):
             if self._shrunk(scope, tier):
                 self.chroma.drop_collection(self.chroma.collection_name(scope, tier))
                 return
@@ -142,6 +148,8 @@ class TieredIndex:
         return found
 
     def delete(self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = TIERS) -> None:
+        if self.chroma.unusable:  # nothing to delete from: it is rebuilt from the store
+            return
         self.chroma.delete(scope, ids, tiers)
 
     def drop_scope(self, scope: Scope) -> None:
