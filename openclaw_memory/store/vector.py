@@ -1,6 +1,8 @@
 """The vector index: Chroma, reached through LlamaIndex's ChromaVectorStore.
 
-Layout: one collection per (user, agent) for live memories ("hot") and one for the cold archive.
+Layout: one collection per (user, agent) for live memories ("hot") and one for the cold archive,
+for the tiers the engine gives Chroma: those over `storage.vector_store.exact_below` records
+(store/tiered_index.py searches the smaller ones over the record store).
 Chroma's metadata filters dominate query time at scale (design.md: 2 ms unfiltered vs 35 ms with
 a user filter at 100k vectors), so the partition is the collection itself and a normal recall
 runs an unfiltered query over one user's vectors. Only a workspace narrows with a filter.
