@@ -46,7 +46,7 @@ class VectorStoreConfig:
     search_ef: int = 400  # HNSW candidates explored per search (Chroma's ef_search)
     #: a (user, agent)'s tier of at most this many records is searched exactly from the record
     #: store and gets no Chroma collection (store/tiered_index.py); 0: every tier in Chroma
-    exact_below: int = 500
+    exact_below: int = 250
 
 
 @dataclass(frozen=True)
