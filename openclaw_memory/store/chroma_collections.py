@@ -1,15 +1,48 @@
-"""What the vector index does to one Chroma collection besides reading and writing it: give it
-the configured search breadth, and tell which of some ids it holds (`vector.ChromaIndex`)."""
+"""What the vector index does to one Chroma collection besides reading and writing it: create it
+with the configured search breadth (or give it that breadth), build one whole, turn vectors into
+its nodes, and tell which of some ids it holds (`vector.ChromaIndex`)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Sequence
+import uuid
+from typing import Any, Mapping, Sequence
+
+import numpy as np
 
 from .vector_ids import part_ids
 
 log = logging.getLogger(__name__)
+
+#: vectors per add when a collection is built whole (`build_whole`)
+_FILL_BATCH = 1000
+
+
+def settings(search_ef: int) -> dict[str, Any]:
+    """A new collection's keyword arguments: cosine space, our vectors, the search breadth."""
+    return {
+        "metadata": {"hnsw:space": "cosine"},
+        "embedding_function": None,
+        "configuration": {"hnsw": {"space": "cosine", "ef_search": search_ef}},
+    }
+
+
+def build_whole(client: Any, name: str, nodes: list[Any], search_ef: int) -> str | None:
+    """Create the collection `name` holding these nodes, visible only once whole: filled under a
+    temporary name, then renamed. None when done; when the name was taken meanwhile, the
+    temporary collection's name, for the caller to drop (with its files)."""
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    col = client.create_collection(f"{name}_filling_{uuid.uuid4().hex[:12]}", **settings(search_ef))
+    store = ChromaVectorStore(chroma_collection=col)
+    for start in range(0, len(nodes), _FILL_BATCH):
+        store.add(nodes[start : start + _FILL_BATCH])
+    try:
+        col.modify(name=name)
+    except Exception:  # noqa: BLE001 - the name is taken; chromadb's errors share no base class
+        return str(col.name)
+    return None
 
 
 def held_ids(store: Any, ids: Sequence[str]) -> list[str]:
@@ -64,3 +97,28 @@ def tune(col: Any, search_ef: int) -> None:
         hnsw.get("ef_search"),
         error,
     )
+
+
+def nodes_for(
+    items: Sequence[tuple[str, np.ndarray, dict]], parts: Mapping[str, np.ndarray] | None
+) -> list[Any]:
+    """LlamaIndex nodes for records' vectors (id, vector, metadata) and their sentence parts."""
+    from llama_index.core.schema import TextNode
+
+    rows: list[tuple[str, Any, dict]] = []
+    for i, v, meta in items:
+        rows.append((i, v, meta))
+        vecs = (parts or {}).get(i)
+        if vecs is not None:
+            rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i), vecs))
+    return [
+        TextNode(
+            id_=i,
+            text="",
+            embedding=np.asarray(v, dtype=np.float32).tolist(),
+            metadata={k: ("" if x is None else x) for k, x in meta.items()},
+            excluded_embed_metadata_keys=list(meta),
+            excluded_llm_metadata_keys=list(meta),
+        )
+        for i, v, meta in rows
+    ]

@@ -16,7 +16,6 @@ import hashlib
 import logging
 import shutil
 import threading
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -24,7 +23,7 @@ import numpy as np
 
 from ..errors import ConfigError, IndexMismatchError, OpenClawMemoryError, StoreError
 from ..types import Scope
-from .chroma_collections import held_ids, tune, with_parts
+from .chroma_collections import build_whole, held_ids, nodes_for, settings, tune, with_parts
 from .chroma_files import (
     REBUILD,
     VectorIndexUnusableError,
@@ -40,8 +39,6 @@ __all__ = ["REBUILD", "ChromaIndex", "VectorIndexUnusableError", "part_ids", "re
 log = logging.getLogger(__name__)
 
 META_COLLECTION = "meta"
-#: vectors per add when a collection is built whole (`fill`)
-_FILL_BATCH = 1000
 
 
 class ChromaIndex:
@@ -127,12 +124,7 @@ class ChromaIndex:
             store = self._stores.get(name)
             if store is None:
                 if create:
-                    col = client.get_or_create_collection(
-                        name,
-                        metadata={"hnsw:space": "cosine"},
-                        embedding_function=None,
-                        configuration={"hnsw": {"space": "cosine", "ef_search": self.search_ef}},
-                    )
+                    col = client.get_or_create_collection(name, **settings(self.search_ef))
                 else:
                     try:
                         col = client.get_collection(name, embedding_function=None)
@@ -161,7 +153,7 @@ class ChromaIndex:
         if not items:
             return
         store = self._store(scope, tier)
-        nodes = _nodes(items, parts)
+        nodes = nodes_for(items, parts)
         with self._write_lock:
             try:
                 self._replace(store, items, nodes)
@@ -197,25 +189,11 @@ class ChromaIndex:
         """Build a tier's collection holding these vectors, visible only once whole: it is
         filled under a temporary name and renamed. When a collection of that name appeared
         meanwhile (another writer built it), the vectors are upserted into that one instead."""
-        from llama_index.vector_stores.chroma import ChromaVectorStore
-
         name = self.collection_name(scope, tier)
-        temp = f"{name}_filling_{uuid.uuid4().hex[:12]}"
-        nodes = _nodes(items, parts)
         with self._write_lock:
-            col = self._usable().create_collection(
-                temp,
-                metadata={"hnsw:space": "cosine"},
-                embedding_function=None,
-                configuration={"hnsw": {"space": "cosine", "ef_search": self.search_ef}},
-            )
-            store = ChromaVectorStore(chroma_collection=col)
-            for start in range(0, len(nodes), _FILL_BATCH):
-                store.add(nodes[start : start + _FILL_BATCH])
-            try:
-                col.modify(name=name)
-            except Exception:  # the name is taken: keep theirs
-                self.drop_collection(temp)
+            left = build_whole(self._usable(), name, nodes_for(items, parts), self.search_ef)
+            if left is not None:  # another writer built it: add to theirs
+                self.drop_collection(left)
                 self.upsert(scope, tier, items, parts)
                 return
         self._forget(scope, tier)  # the next use opens it under its name
@@ -381,31 +359,6 @@ class ChromaIndex:
                     system.stop()
         except Exception as exc:  # closing must not hide the caller's own error
             log.warning("closing the vector index failed: %s", exc)
-
-
-def _nodes(
-    items: Sequence[tuple[str, np.ndarray, dict]], parts: Mapping[str, np.ndarray] | None
-) -> list[Any]:
-    """LlamaIndex nodes for records' vectors (id, vector, metadata) and their sentence parts."""
-    from llama_index.core.schema import TextNode
-
-    rows: list[tuple[str, Any, dict]] = []
-    for i, v, meta in items:
-        rows.append((i, v, meta))
-        vecs = (parts or {}).get(i)
-        if vecs is not None:
-            rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i), vecs))
-    return [
-        TextNode(
-            id_=i,
-            text="",
-            embedding=np.asarray(v, dtype=np.float32).tolist(),
-            metadata={k: ("" if x is None else x) for k, x in meta.items()},
-            excluded_embed_metadata_keys=list(meta),
-            excluded_llm_metadata_keys=list(meta),
-        )
-        for i, v, meta in rows
-    ]
 
 
 def _boundary(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
