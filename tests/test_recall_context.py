@@ -242,7 +242,7 @@ def test_two_exchanges_of_one_day_share_one_dated_line(engine):
 def _one_by_one(engine, scope, ranked, before, after, units):
     """Episode context as it was computed before the retired-turn lookups were batched: each
     episode's neighbours and their retired turns read when the episode is reached."""
-    from openclaw_memory.recall.context import _eligible
+    from openclaw_memory.recall.context import _answered, _eligible
 
     shown: dict[str, str] = {}
     out, done = [], 0
@@ -252,7 +252,8 @@ def _one_by_one(engine, scope, ranked, before, after, units):
             s = dataclasses.replace(s, kept=False, reason=f"shown as context of {shown[r.id]}")
         elif _eligible(s) and done < units:
             done += 1
-            earlier, later = engine.neighbours(scope, r.id, before=before, after=after)
+            earlier, later = engine.neighbours(scope, r.id, before=before, after=after + 1)
+            later = _answered(later, after)
             turns = [t for c in [*earlier, *later] for t in c.source.turn_ids]
             retired = engine.store.retired_turns(scope, turns) if turns else {}
             hide = shown if s.kept else {}
@@ -309,7 +310,7 @@ def test_contexts_read_ahead_equal_contexts_read_one_by_one(engine, units):
 def test_a_list_question_gets_one_more_turn_after(engine):
     turns = [
         ("Melanie", "I read a great book last month"),
-        ("Caroline", "Which one was it?"),
+        ("Caroline", "Oh nice, a good book makes a month"),
         ("Melanie", "Charlotte's Web, I loved it as a kid"),
         ("Caroline", "The weather was rainy all weekend"),
     ]
@@ -320,3 +321,96 @@ def test_a_list_question_gets_one_more_turn_after(engine):
     assert len(one.context) == 2 and len(several.context) == 3  # the turn itself, then after
     off, _ = recaller_for(engine, before=0, after=0)
     assert unit(off.recall(ALICE, "What books has Melanie read?"), first).context == ()
+
+
+QUESTION_ANSWERED = [
+    # (turns, the request, how many turns the hit's window holds with one turn after it)
+    (  # the turn after the hit asks, another speaker answers: the answer comes too
+        [
+            ("Caroline", "I loved Becoming Nicole by Amy Ellis Nutt"),
+            ("Melanie", "What did you take away from it?"),
+            ("Caroline", "It taught me self-acceptance and how to find support"),
+            ("Melanie", "The weather was rainy all weekend"),
+        ],
+        "Did Caroline love Becoming Nicole by Amy Ellis Nutt?",
+        3,
+    ),
+    (  # a photo shared after the question does not hide it
+        [
+            ("Caroline", "I loved Becoming Nicole by Amy Ellis Nutt"),
+            ("Melanie", "Nice! Which part stuck? [shares a photo: a book on a table]"),
+            ("Caroline", "It taught me self-acceptance and how to find support"),
+        ],
+        "Did Caroline love Becoming Nicole by Amy Ellis Nutt?",
+        3,
+    ),
+    (
+        [
+            ("小林", "周末我们去看了两家咖啡店"),
+            ("王伟", "你最后选了哪家？"),
+            ("小林", "选了河边那家，安静"),
+            ("王伟", "下周天气转凉"),
+        ],
+        "小林周末去看了两家咖啡店",
+        3,
+    ),
+    (
+        [
+            ("小林", "周末我们去看了两家咖啡店"),
+            ("王伟", "最后选的是河边那家吗"),
+            ("小林", "对，安静"),
+        ],
+        "小林周末去看了两家咖啡店",
+        3,
+    ),
+    (  # the same speaker going on is no answer
+        [
+            ("Caroline", "I loved Becoming Nicole by Amy Ellis Nutt"),
+            ("Caroline", "Have you read it?"),
+            ("Caroline", "I should lend it to my cousin too"),
+        ],
+        "Did Caroline love Becoming Nicole by Amy Ellis Nutt?",
+        2,
+    ),
+    (  # no question, no further turn
+        [
+            ("小林", "周末我们去看了两家咖啡店"),
+            ("王伟", "听起来不错"),
+            ("小林", "选了河边那家，安静"),
+        ],
+        "小林周末去看了两家咖啡店",
+        2,
+    ),
+]
+
+
+@pytest.mark.parametrize("turns,request_text,size", QUESTION_ANSWERED)
+def test_a_window_ending_on_a_question_brings_its_answer(engine, turns, request_text, size):
+    first, *rest = log(engine, ALICE, "s1", turns)
+    rec, _ = recaller_for(engine, before=0, after=1)
+    s = unit(rec.recall(ALICE, request_text), first)
+    assert [c.id for c in s.context] == [first.id, *(r.id for r in rest)][:size]
+    off, _ = recaller_for(engine, before=0, after=0)
+    assert unit(off.recall(ALICE, request_text), first).context == ()
+
+
+def test_a_user_alone_log_is_never_stretched_by_its_own_questions(engine):
+    """A log of the user's turns only (no replies stored): a question of theirs has no answer."""
+    turns = [
+        ("user", "I booked the flight to Lisbon"),
+        ("user", "what should I pack?"),
+        ("user", "the hotel is near the river"),
+    ]
+    cands = [
+        episode_candidate(t, speaker=who, turn_id=f"s1:{n}") for n, (who, t) in enumerate(turns)
+    ]
+    first = engine.write(ALICE, cands[:1], session_id="s1")[0].record
+    for c in cands[1:]:
+        engine.clock.advance(seconds=5)
+        engine.write(ALICE, [c], session_id="s1")
+    rec, _ = recaller_for(engine, before=0, after=1)
+    s = unit(rec.recall(ALICE, "Did I book the flight to Lisbon?"), first)
+    assert [c.summary for c in s.context] == [
+        "I booked the flight to Lisbon",
+        "what should I pack?",
+    ]

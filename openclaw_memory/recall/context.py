@@ -5,6 +5,11 @@ delivered with its neighbouring turns of the same session: the question it answe
 it got. A later candidate that is already shown as the context of a kept episode gives up its
 place ("shown as context of ..."), so the same words are never injected twice.
 
+A window that ends on a question runs one turn further when another speaker says that turn: a
+question is delivered with its answer ("What did you take away from it?" -> "It taught me
+self-acceptance ..."; 你最后选了哪家？ -> 选了河边那家). The same speaker going on is no answer, so
+a log of one person's turns (the user's alone) never grows this way.
+
 Neighbours are live episodes of the same scope and session only: forgotten, expired or outdated
 turns (whose distilled memory was replaced) never come back as context.
 """
@@ -12,6 +17,7 @@ turns (whose distilled memory was replaced) never come back as context.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Sequence
 
 from ..engine import MemoryEngine
@@ -73,10 +79,13 @@ class _Around:
     def read(self, episodes: Sequence[MemoryRecord]) -> "_Around":
         fresh = [r for r in episodes if r.id not in self.neighbours]
         if fresh:
+            # one turn more after: the answer to a window that ends on a question
+            found = self.engine.neighbours_of(
+                self.scope, [r.id for r in fresh], before=self.before, after=self.after + 1
+            )
             self.neighbours.update(
-                self.engine.neighbours_of(
-                    self.scope, [r.id for r in fresh], before=self.before, after=self.after
-                )
+                (rid, (earlier, _answered(later, self.after)))
+                for rid, (earlier, later) in found.items()
             )
         turns = [
             t
@@ -91,6 +100,31 @@ class _Around:
 
     def of(self, r: MemoryRecord) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
         return self.read([r]).neighbours[r.id]
+
+
+#: a turn that ends asking (a photo shared after it aside): "...?", "...？", "...吗", "...呢。"
+_ASKS = re.compile(r"(?:[?？]|[吗呢么][。!！]?)\s*(?:\[[^\[\]]*\]\s*)?$")
+
+
+def asks(r: MemoryRecord) -> bool:
+    """The turn ends on a question."""
+    return _ASKS.search(r.text) is not None
+
+
+def _speaker(r: MemoryRecord) -> str | None:
+    return r.tags[0] if r.tags else None
+
+
+def _answered(later: list[MemoryRecord], after: int) -> list[MemoryRecord]:
+    """The first `after` later turns, and the one after them when they end on a question (or,
+    with `after` 0, none) and another speaker says it: the question's answer."""
+    if after <= 0 or len(later) <= after:
+        return later[:after]
+    last, answer = later[after - 1], later[after]
+    who, replier = _speaker(last), _speaker(answer)
+    if asks(last) and who is not None and replier is not None and who != replier:
+        return later[: after + 1]
+    return later[:after]
 
 
 def _context(around: _Around, r: MemoryRecord, shown: dict[str, str]) -> tuple[MemoryRecord, ...]:
