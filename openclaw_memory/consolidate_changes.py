@@ -12,6 +12,8 @@ change turn's episode, once stored, finds that memory by what both are about:
 
 - the change is read from the grammar (`extract.change_grammar.states_change`), or from a
   change candidate of the same turn (a `switch` tag, or `replaces`, from the rules or the LLM);
+  a turn of several statements (`single_statement`) retires something only when a candidate
+  names the value it replaces: which of its statements changed what is otherwise a guess;
 - a live claim (profile / preference / fact) qualifies when it shares a content word with the
   change, or names the value `replaces` gives, or is its clear semantic neighbour (nearest, ahead
   of the next by `change_margin`); a live episode of the same speaker when it shares a content
@@ -82,6 +84,12 @@ class ChangeRetirer:
         if not about_a_thing(episode.summary):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
         replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
+        if replaces is None and not single_statement(episode.summary):
+            # a turn that says several things: which of them changed, and what it replaced, is a
+            # guess ("I used to have a dog ..., but then I got allergic and ... The name helps me
+            # remember her" is no change of an allergy said before); only a value the change
+            # names as replaced is evidence enough
+            return None
         target = self.targets.find(
             db,
             episode,

@@ -569,6 +569,21 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     # where one comes from is no place one lives: a move keeps the hometown
     ("I'm from Leeds.", "I moved to Bristol last month."),
     ("我老家是成都的。", "我去年搬到上海了。"),
+    # a turn of several statements: which of them changed what is a guess, a shared word is none
+    (
+        "I'm allergic to cats.",
+        "I used to have a pony as a kid, but then I got allergic and we had to sell him. "
+        "I still miss riding him along the river. My cousin rides every weekend now.",
+    ),
+    (
+        "我对猫过敏。",
+        "我小时候养过一只狗，后来开始过敏了，只好把它送给了舅舅。舅舅说它过得很好，还胖了不少。",
+    ),
+    (
+        "I like fantasy novels.",
+        "I finished my exams last week, what a relief. These days I'm reading a novel about "
+        "sailors and it's been a great break. My brother lent it to me before his trip.",
+    ),
 ]
 
 
