@@ -79,9 +79,10 @@ class _Around:
     def read(self, episodes: Sequence[MemoryRecord]) -> "_Around":
         fresh = [r for r in episodes if r.id not in self.neighbours]
         if fresh:
-            # one turn more after: the answer to a window that ends on a question
+            # one turn more after (when any): the answer to a window that ends on a question
+            more = 1 if self.after > 0 else 0
             found = self.engine.neighbours_of(
-                self.scope, [r.id for r in fresh], before=self.before, after=self.after + 1
+                self.scope, [r.id for r in fresh], before=self.before, after=self.after + more
             )
             self.neighbours.update(
                 (rid, (earlier, _answered(later, self.after)))
@@ -112,12 +113,13 @@ def asks(r: MemoryRecord) -> bool:
 
 
 def _speaker(r: MemoryRecord) -> str | None:
+    """Who said the turn: an episode's first tag (`capture.events.episode_candidate`)."""
     return r.tags[0] if r.tags else None
 
 
 def _answered(later: list[MemoryRecord], after: int) -> list[MemoryRecord]:
-    """The first `after` later turns, and the one after them when they end on a question (or,
-    with `after` 0, none) and another speaker says it: the question's answer."""
+    """The first `after` later turns; one more when the last of them ends on a question and
+    another speaker says the next turn (its answer). With `after` 0, none."""
     if after <= 0 or len(later) <= after:
         return later[:after]
     last, answer = later[after - 1], later[after]
