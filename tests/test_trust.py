@@ -193,6 +193,20 @@ def test_change_phrasings_name_the_new_value_and_what_they_replace(text, subject
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "现在想起它还是挺难过的。",  # 想起它还: a clause, not an attribute word
+        "现在想起来还挺怀念的。",
+        "现在的工作是很忙。",  # 是很忙 describes how it goes: no value
+        "如今的生活是比较规律的。",
+        "现在我们也是有点累。",
+    ],
+)
+def test_a_description_after_now_is_no_new_value(text):
+    assert [c for c in extract(text) if "switch" in c.tags] == []
+
+
+@pytest.mark.parametrize(
     "text,subject,summary",
     [
         ("I moved to the search team in March.", "team", "The user is on the search team"),
@@ -578,6 +592,11 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     (
         "我对猫过敏。",
         "我小时候养过一只狗，后来开始过敏了，只好把它送给了舅舅。舅舅说它过得很好，还胖了不少。",
+    ),
+    (
+        "我对猫过敏。",
+        "我小时候养过一只狗，后来开始过敏了，只好把它送给了舅舅。现在想起它还是挺难过的。"
+        "舅舅说它过得很好，还胖了不少。",
     ),
     (
         "I like fantasy novels.",

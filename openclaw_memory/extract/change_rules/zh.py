@@ -96,6 +96,13 @@ _FAV = re.compile(
 )
 
 
+#: an attribute word is a noun (the speaker before it aside: 我开的): a pronoun or an adverb in it
+#: (想起它还, 我们也) makes a clause of it
+_NOT_AN_ATTRIBUTE = re.compile(r"[它他她你我]|还|也|都|就|又")
+#: a degree adverb opens a description (挺难过的, 很忙, 有点累), never the value of an attribute
+_DEGREE = re.compile(r"(?:挺|很|非常|特别|比较|有点|蛮)")
+
+
 def _role_subject(key: str) -> str:
     return role_subject(key, _ROLES, zh_head)
 
@@ -111,8 +118,14 @@ def _my_new(clause: str) -> Slot | None:
     ):
         return None
     key, value = m.group("k"), _value(m.group("v"))
-    if not value or re.search(r"喜欢|名字", key):
+    if (
+        not value
+        or re.search(r"喜欢|名字", key)
+        or _NOT_AN_ATTRIBUTE.search(key.removeprefix("我"))
+    ):
         return None
+    if _DEGREE.match(value):
+        return None  # 是挺难过的 / 是很忙: how something feels or goes, not a value
     summary = f"用户的{key.strip()}是{value}"
     return switch(_role_subject(key), summary, value, kind=FACT)
 
