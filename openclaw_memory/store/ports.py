@@ -15,7 +15,7 @@ one suite against each):
   ships (normalised, e5 puts even unrelated pairs far above 0); an arbitrary test embedder can
   reach below 0, and the ranker clips nothing, so it is passed on as is.
 - Order: lists come in the order the docstring names (best first for scores). Ties are the
-  backend's: a caller that needs a total order asks for one (`in_written_order`, `live_page`).
+  backend's: a caller that needs a total order asks for one (`in_written_order`).
 - Transactions: `transaction()` groups writes atomically; nested calls join the outer one; a
   write outside one commits on its own. A record, its keyword row, its vector and its outbox
   entry commit together (the outbox guarantee: the vector index follows from the outbox).

@@ -63,10 +63,6 @@ class Housekeeping(Protocol):
     def live_count(self) -> int:
         """Records that are not inactive, in every scope."""
 
-    def live_page(self, scope: Scope, after: int, limit: int) -> list[tuple[int, MemoryRecord]]:
-        """(cursor, record) of the partition's records that are not inactive, in written
-        order, after the cursor `after` (0: from the start)."""
-
     def embedder(self) -> str | None:
         """The embedder the stored vectors come from (None: a new store)."""
 

@@ -109,15 +109,6 @@ class HousekeepingMixin(RecordsMixin):
     def live_count(self) -> int:
         return sum(1 for r in self.s.records.values() if r.status is not Status.INACTIVE)
 
-    def live_page(self, scope: Scope, after: int, limit: int) -> list[tuple[int, MemoryRecord]]:
-        part = Scope(scope.user_id, scope.agent_id)
-        rows = [
-            (self.s.rids[r.id], r)
-            for r in self._scoped(part)
-            if r.status is not Status.INACTIVE and self.s.rids[r.id] > after
-        ]
-        return rows[:limit]
-
     def embedder(self) -> str | None:
         return self.s.meta.get("embedder")
 

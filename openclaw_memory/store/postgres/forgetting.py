@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from ...types import MemoryRecord, Scope
 from .db import PostgresDatabase
-from .sql import scope_sql, to_record, to_records
+from .sql import scope_sql, to_records
 
 _EVENTS = "status = 'active' AND type = 'event' AND subject IS NOT DISTINCT FROM %s"
 
@@ -45,16 +45,6 @@ class Forgetting:
         with self.db.read() as c:
             row = c.execute("SELECT COUNT(*) FROM records WHERE status <> 'inactive'").fetchone()
         return int(row[0])
-
-    def live_page(self, scope: Scope, after: int, limit: int) -> list[tuple[int, MemoryRecord]]:
-        """The partition's records that are not inactive, in written order, after a cursor."""
-        with self.db.read() as c:
-            rows = c.execute(
-                "SELECT * FROM records WHERE user_id = %s AND agent_id = %s "
-                "AND status <> 'inactive' AND rid > %s ORDER BY rid LIMIT %s",
-                (scope.user_id, scope.agent_id, after, limit),
-            ).fetchall()
-        return [(row["rid"], to_record(row)) for row in rows]
 
     def unused(
         self,

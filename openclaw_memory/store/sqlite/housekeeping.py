@@ -75,16 +75,6 @@ class HousekeepingMixin(SQLiteBase):
                 db.execute("SELECT COUNT(*) FROM records WHERE status != 'inactive'").fetchone()[0]
             )
 
-    def live_page(self, scope: Scope, after: int, limit: int) -> list[tuple[int, MemoryRecord]]:
-        """The partition's records that are not inactive, in written order, after a cursor."""
-        with self._read() as db:
-            rows = db.execute(
-                "SELECT * FROM records WHERE user_id = ? AND agent_id = ? "
-                "AND status != 'inactive' AND rid > ? ORDER BY rid LIMIT ?",
-                (scope.user_id, scope.agent_id, after, limit),
-            ).fetchall()
-        return [(row["rid"], rec.row_to_record(row)) for row in rows]
-
     # ---- forgetting -----------------------------------------------------------------------
 
     def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
