@@ -4,7 +4,7 @@ text they embed (`content_hash`)."""
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -64,16 +64,16 @@ def vectors_with_parts(
 
 
 def tier_vectors(
-    db: sqlite3.Connection, scope: Scope, tier: str, at_most: int | None = None
+    db: Any, scope: Scope, tier: str, at_most: int | None = None, mark: str = "?"
 ) -> list[TierVector] | None:
     """The vectors of a (user, agent)'s tier, every workspace's, or None when the tier holds more
-    than `at_most` records (counted on the scope index first, reading no vector)."""
-    status = TIER_STATUS[tier]
-    key = (scope.user_id, scope.agent_id, status)
+    than `at_most` records (counted on the scope index first, reading no vector). `db`: a SQLite
+    connection, or PostgreSQL's (`mark` "%s"): the same two statements."""
+    key = (scope.user_id, scope.agent_id, TIER_STATUS[tier])
     if at_most is not None:
         (n,) = db.execute(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM records "
-            "WHERE user_id = ? AND agent_id = ? AND status = ? LIMIT ?)",
+            "SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE user_id = {m} AND agent_id = {m} "
+            "AND status = {m} LIMIT {m}) AS t".format(m=mark),
             (*key, int(at_most) + 1),
         ).fetchone()
         if n > at_most:
@@ -81,13 +81,13 @@ def tier_vectors(
     rows = db.execute(
         "SELECT r.id, r.type, r.workspace, v.vec, v.dim, v.parts FROM records r "
         "JOIN vectors v ON v.record_id = r.id "
-        "WHERE r.user_id = ? AND r.agent_id = ? AND r.status = ?",
+        "WHERE r.user_id = {m} AND r.agent_id = {m} AND r.status = {m}".format(m=mark),
         key,
     ).fetchall()
-    return [tier_vector(*row) for row in rows]
+    return [_tier_vector(*row) for row in rows]
 
 
-def tier_vector(
+def _tier_vector(
     rid: str, type_: str, workspace: str | None, vec: bytes, dim: int, parts: bytes | None
 ) -> TierVector:
     """A `TierVector` from a row's columns (every SQL backend stores vectors as float32 bytes)."""

@@ -12,8 +12,8 @@ import numpy as np
 
 from ...policy import types_where
 from ...types import MemoryRecord, Scope
-from ..port_values import TIER_STATUS, TierVector
-from ..vector_rows import tier_vector
+from .. import vector_rows
+from ..port_values import TierVector
 from . import keywords
 from .db import PostgresDatabase
 from .sql import scope_sql, to_record, to_records
@@ -308,23 +308,8 @@ class Reads:
     def tier_vectors(
         self, scope: Scope, tier: str, at_most: int | None = None
     ) -> list[TierVector] | None:
-        key = (scope.user_id, scope.agent_id, TIER_STATUS[tier])
         with self.db.read() as c:
-            if at_most is not None:
-                (n,) = c.execute(
-                    "SELECT COUNT(*) FROM (SELECT 1 FROM records "
-                    "WHERE user_id = %s AND agent_id = %s AND status = %s LIMIT %s) AS t",
-                    (*key, int(at_most) + 1),
-                ).fetchone()
-                if n > at_most:
-                    return None
-            rows = c.execute(
-                "SELECT r.id, r.type, r.workspace, v.vec, v.dim, v.parts FROM records r "
-                "JOIN vectors v ON v.record_id = r.id "
-                "WHERE r.user_id = %s AND r.agent_id = %s AND r.status = %s",
-                key,
-            ).fetchall()
-        return [tier_vector(*row) for row in rows]
+            return vector_rows.tier_vectors(c, scope, tier, at_most, mark="%s")
 
     def versions(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
         with self.db.read() as c:
