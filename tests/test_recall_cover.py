@@ -38,6 +38,17 @@ def scored(rid: str, session: str, rank: int, kept: bool = True) -> ScoredMemory
         ("What do the kids like?", False),
         ("What do his friends do for work?", False),
         ("What painting did Melanie finish?", False),
+        # a definite plural made a set by a clause about who did them, or put in order
+        ("What is the order of the concerts I attended, starting from the earliest?", True),
+        ("What was the page count of the two novels I finished in January and March?", True),
+        ("What are the skills that Nate has helped others learn?", True),
+        ("Tell me about the trips we took.", True),
+        ("按时间顺序说说我去过的城市", True),
+        ("我先后在哪两家公司工作过", True),
+        # one of them, or a plural no clause makes a set of someone's doings
+        ("What was one of the biggest challenges John faced?", False),
+        ("What are the new shoes that Melanie got used for?", False),
+        ("Where did the kids that visited go?", False),
     ],
 )
 def test_list_questions_name_several_things(text, several):

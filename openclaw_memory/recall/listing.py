@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 
 #: "what books", "which places", "what kinds of music", "how many times", "list", "every",
-#: and Chinese 哪些 / 几次 / 多少次 / 哪几
+#: and Chinese 哪些 / 几次 / 多少次 / 哪几 / 都有, and an order of several (先后, 顺序)
 _LIST = re.compile(
     r"\b(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<noun>[a-z]+(?:ies|[^s]s))\b"
     r"|\bhow\s+many\b|\bin\s+what\s+ways\b|\blist\b|\bevery\b|\ball\s+the\b"
-    r"|哪些|几次|多少次|哪几|都有",
+    r"|哪些|几次|多少次|哪几|都有|顺序|先后",
     re.I,
 )
 #: a plural noun after a few modifiers, then the question's auxiliary: the plural is what is asked
@@ -30,6 +30,17 @@ _LIST_MODIFIED = re.compile(
     r"\s+(?:has|have|had|did|do|does)\b",
     re.I,
 )
+#: a definite plural that a clause about someone makes a set of that person's doings: "the trips
+#: I took", "the skills that Nate has helped others learn"; and what is put in order ("the order
+#: of the concerts I attended", 先后, 顺序). "One of the challenges John faced" asks for one;
+#: "what are the new shoes ... used for" (no clause of someone doing) is no list here
+_LIST_DEFINITE = re.compile(
+    r"\b(?:order|sequence)\s+of\s+(?:the\s+)?(?:[\w+/-]+\s+){0,2}?(?P<ordered>[a-z]+(?:ies|[^s]s))\b"
+    r"|(?<!\bone of )\bthe\s+(?:(?!(?:has|have|had|did|do|does|is|are|was|were)\b)[\w+/-]+\s+){0,2}?"
+    r"(?P<done>[a-z]+(?:ies|[^s]s))\s+(?:that\s+)?(?:(?:I|we|you|he|she|they)\s+[a-z]+"
+    r"|(?-i:[A-Z][a-z]+)\s+(?:has\s+|had\s+)?[a-z]+ed)\b",
+    re.I,
+)
 #: turns after a recalled turn a list question's unit shows besides `recall.episode_context_after`
 LIST_CONTEXT_AFTER = 1
 #: words that end in s and are no plural nouns
@@ -41,6 +52,10 @@ def names_several(text: str) -> bool:
     Naming two entities is not enough: most questions name a person and a place."""
     for m in (*_LIST.finditer(text), *_LIST_MODIFIED.finditer(text)):
         noun = m.group("noun")
+        if noun is None or noun.lower() not in _NOT_PLURAL:
+            return True
+    for m in _LIST_DEFINITE.finditer(text):
+        noun = m.group("ordered") or m.group("done")
         if noun is None or noun.lower() not in _NOT_PLURAL:
             return True
     return False
