@@ -5,7 +5,9 @@ change, or names the value `replaces` gives, or is its clear semantic neighbour 
 of the next by `change_margin`); a live episode of the same speaker when it shares a content
 word, states one thing (`single_statement`) and is similar enough (`change_similarity`); a
 memory the change contradicts by attribute (`extract.attributes`) when it is similar enough to
-be about the same thing. Where the user comes from (hometown, birthday) is no target: a move does
+be about the same thing. A change read only from a weak marker that says how long its state has
+lasted ("I've been playing for four months now", `only_lasting`) qualifies a memory by attribute
+alone. Where the user comes from (hometown, birthday) is no target: a move does
 not change it. Two statements of different owners ("my sister's name", "my cat's
 name") never qualify, nor one person's claim for another's change. `consolidate_changes.py`
 retires what is found here.
@@ -22,6 +24,7 @@ from .extract.naming import world_names
 from .extract.change_grammar import (
     about,
     about_self,
+    only_lasting,
     owner,
     said,
     share,
@@ -73,7 +76,12 @@ class ChangeTargets:
             and not _restates(new, c, names)
         ]
         if also:
-            return self._ended_not(db, claims, new, vec, who)
+            return self._by_attribute(db, claims, new, vec, who, only_flips=True)
+        if not stated and only_lasting(new.summary):
+            # how long a state has lasted ("I've been playing for about four months now") ends
+            # only what contradicts it by attribute; a shared word or meaning alone ("Tim's
+            # favorite one to jam to is a theme from a movie") is no evidence it replaced anything
+            return self._by_attribute(db, claims, new, vec, who, only_flips=False)
         claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
             return claim
@@ -214,12 +222,20 @@ class ChangeTargets:
             and not _restates(new, e, names)
         ]
 
-    def _ended_not(
-        self, db, claims: list[MemoryRecord], new: MemoryRecord, vec: np.ndarray, who: str
+    def _by_attribute(
+        self,
+        db,
+        claims: list[MemoryRecord],
+        new: MemoryRecord,
+        vec: np.ndarray,
+        who: str,
+        only_flips: bool,
     ) -> MemoryRecord | None:
-        """A statement that is no change (我现在也吃牛肉了, "We got a puppy") retires only a "not" it
-        ends (我不吃牛肉, "I have no pets"): the nearest live claim or single-statement episode of
-        the speaker that negates that predicate, or the whole attribute."""
+        """The nearest live claim or single-statement episode of the speaker that the statement
+        contradicts by attribute. A statement that is no change (我现在也吃牛肉了, "We got a
+        puppy") ends only a "not" (`only_flips`: 我不吃牛肉, "I have no pets"); one that says how
+        long its state has lasted ends a value of the attribute ("I've been vegetarian for a year
+        now" after "I eat meat every day")."""
         names = speaker_names(new)
         pool = [*claims, *self._statements(db, new, who, names)]
         vecs = db.vectors([r.id for r in pool])
@@ -227,7 +243,7 @@ class ChangeTargets:
             ((float(np.dot(vecs[r.id], vec)), r) for r in pool if r.id in vecs),
             key=lambda x: -x[0],
         )
-        return self._contradicted(scored, new, who, only_flips=True)
+        return self._contradicted(scored, new, who, only_flips=only_flips)
 
 
 def speaker_names(r: MemoryRecord) -> tuple[str, ...]:

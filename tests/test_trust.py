@@ -488,6 +488,27 @@ def test_the_grammar_of_a_change_in_both_languages(text, changed):
     assert states_change(text) is changed
 
 
+@pytest.mark.parametrize(
+    "text,lasting",
+    [
+        ("I've been playing for about four months now.", True),
+        ("I started playing acoustic guitar about five years ago.", True),
+        ("I've been vegetarian since 2019 now.", True),
+        ("我现在弹钢琴，已经弹了三年了。", True),
+        ("我最近开始画油画，画了两个月了。", True),
+        ("I quit smoking two months ago.", False),  # a change verb: it replaced something
+        ("I start work at 7 am now.", False),  # a time of day, not how long
+        ("I'm currently reading a fantasy novel.", False),
+        ("我现在七点就上班了。", False),
+        ("我辞职三个月了。", False),
+    ],
+)
+def test_how_long_a_state_has_lasted_in_both_languages(text, lasting):
+    from openclaw_memory.extract.change_grammar import only_lasting
+
+    assert only_lasting(text) is lasting
+
+
 UNKEYED = [
     (
         "I go to the gym on Mondays.",
@@ -603,6 +624,17 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
         "I finished my exams last week, what a relief. These days I'm reading a novel about "
         "sailors and it's been a great break. My brother lent it to me before his trip.",
     ),
+    # how long a state has lasted is news of what holds, not of a value it replaced
+    (
+        "I like playing pro ball, it's a constant challenge.",
+        "I've been playing professionally for just under a year now.",
+    ),
+    (
+        "My art is about expressing my experience.",
+        "I started playing acoustic guitar about five years ago, it's a great way to express myself.",
+    ),
+    ("我喜欢弹吉他，弹吉他让我放松。", "我现在弹钢琴，已经弹了三年了。"),
+    ("我喜欢在周末画画。", "我最近开始画油画，画了两个月了。"),
 ]
 
 
@@ -655,6 +687,15 @@ ATTRIBUTE_CHANGES = [
         ["every morning"],
     ),
     ("我不吃香菜。", "我现在也吃香菜了。", "我吃香菜吗？", ["不吃香菜"], ["也吃香菜"]),
+    # how long it has lasted leaves the attribute's evidence standing
+    (
+        "I eat meat every day.",
+        "I've been vegetarian for a year now.",
+        "Do I eat meat?",
+        ["eat meat every day"],
+        ["vegetarian"],
+    ),
+    ("我每天都吃肉。", "我现在吃素，已经一年了。", "我吃肉吗？", ["每天都吃肉"], ["吃素"]),
     (
         "I have a dog named Rex.",
         "Rex passed away in May, and we adopted a kitten.",

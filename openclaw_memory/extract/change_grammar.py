@@ -110,6 +110,37 @@ def states_change(text: str) -> bool:
     return bool(weak and _EN_SELF.search(text) and not _EN_ADDITIVE.search(text))
 
 
+#: how long something has lasted: "for about four months (now)", "for just under a year", "two
+#: years now", "since 2019", "five years ago", 三年了, 学了两个月, 已经半年; a count and a unit of
+#: time, not a time of day ("at 7 now", 七点)
+_EN_COUNT = r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|many)"
+_EN_LASTING = re.compile(
+    r"\bfor\s+(?:(?:about|almost|nearly|over|around|more than|just under|just over|the past|"
+    rf"the last)\s+)?{_EN_COUNT}\s+(?:days?|weeks?|months?|years?|decades?)\b"
+    rf"|\b{_EN_COUNT}\s+(?:days?|weeks?|months?|years?|decades?)\s+(?:now|already|ago)\b"
+    r"|\bsince\s+(?:\d{4}|i was|we were|childhood|high school|college)\b|\bfor a (?:while|long time)\b",
+    _I,
+)
+_ZH_LASTING = re.compile(
+    r"(?:\d{1,3}|[一二两三四五六七八九十几半]{1,3})(?:个)?(?:多)?(?:天|星期|礼拜|周|月|年)(?:多)?(?:了|以来|之久)"
+    r"|已经(?:\d{1,3}|[一二两三四五六七八九十几半]{1,3})(?:个)?(?:天|星期|礼拜|周|月|年)"
+    r"|(?:从小|多年来|这些年|一直)"
+)
+
+
+def only_lasting(text: str) -> bool:
+    """The statement reads as a change only by a weak marker (a time word of the present, a
+    beginning) and says how long its state has lasted ("I've been playing for about four
+    months now", "I started playing guitar about five years ago", 我学钢琴三年了): a state that
+    has held that long is news of what holds, not of a value it just replaced, so only what
+    contradicts it by attribute (`extract.attributes`) is evidence of a value it ended."""
+    text = said(text or "")
+    cjk = has_cjk(text)
+    if not states_change(text) or (_ZH_STRONG if cjk else _EN_STRONG).search(text):
+        return False
+    return bool((_ZH_LASTING if cjk else _EN_LASTING).search(text))
+
+
 _EN_SWITCH = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing) (?:to|over)|moved (?:over )?to|swapped|traded|"
     r"replaced|instead|prefer(?:s|red)? .{1,30} (?:now|these days|nowadays)|"
