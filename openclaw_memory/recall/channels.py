@@ -108,6 +108,33 @@ class KeywordChannel:
             pool.bm25[rid] = score
 
 
+class KindChannel:
+    """Memories naming a member of a kind the request names ("martial arts": taekwondo, judo;
+    乐器: 钢琴, 吉他; recall/kinds.py), found by keyword: a kind and its members share no word."""
+
+    name = "kind"
+    uses_vector = False
+    #: members searched per keyword query (the store's keyword search reads at most 32 terms)
+    CHUNK = 32
+
+    def __init__(self, engine: MemoryEngine, limit: int) -> None:
+        self.engine, self.limit = engine, limit
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        statuses = ("active", "archived") if query.deep else ("active",)
+        for kind in query.kinds:
+            words = kind.search_text.split()
+            found: dict[str, float] = {}
+            for i in range(0, len(words), self.CHUNK):
+                chunk = " ".join(words[i : i + self.CHUNK])
+                for rid, score in self.engine.keyword(
+                    scope, chunk, limit=self.limit, statuses=statuses
+                ):
+                    found[rid] = max(found.get(rid, 0.0), score)
+            for rid in sorted(found, key=found.__getitem__, reverse=True)[: self.limit]:
+                pool.propose(rid, f"{self.name}:{kind.name}")
+
+
 class RecentChannel:
     """Recent important memories (e.g. the last 3 days), whatever their wording."""
 
@@ -353,6 +380,7 @@ def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> S
     return (
         VectorChannel(engine, n),
         KeywordChannel(engine, n),
+        KindChannel(engine, n),
         RecentChannel(engine, cfg),
         SubjectChannel(engine),
         ProfileChannel(engine, cfg),

@@ -16,6 +16,7 @@ from ..clock import DAY
 from ..text import STOPWORDS, message_text, search_tokens
 from ..tokens import truncate_tokens
 from ..types import MemoryType
+from .kinds import Kind, kinds_named
 from .listing import names_several
 from .timeref import time_reference
 
@@ -74,6 +75,8 @@ class RecallQuery:
     search_text: str = ""
     #: the request asks for several things (a list question: `listing.names_several`)
     several: bool = False
+    #: the kinds of things it names ("martial arts", 乐器) and their members (`kinds.py`)
+    kinds: tuple[Kind, ...] = ()
 
 
 def build_query(
@@ -109,6 +112,7 @@ def build_query(
         dates=dates,
         search_text=search_text,
         several=names_several(current or text),
+        kinds=kinds_named(content),
     )
 
 

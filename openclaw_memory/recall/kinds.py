@@ -1,0 +1,205 @@
+"""Kinds of things a request asks about, and the words that name their members.
+
+"What martial arts has John done?" is answered by "I'm off to do some taekwondo!", which shares
+no word with the question and sits far from it in the embedding (a kind and one of its members
+are not paraphrases). A request that names a kind (martial arts, musical instruments, pets,
+sports, European countries; 乐器, 宠物, 运动) also looks for the words of its members: the
+keyword channel searches them (`KindChannel`), and a memory that names a member holds the kind's
+terms for the keyword component (`rank.keyword_hits`). The table is general knowledge, one row
+per kind, English and Chinese side by side; a member is a word or a fixed phrase as the language
+writes it.
+
+Relevance gating does not count a member as evidence: a memory found only by its kind is ranked
+and may be injected only when its meaning clears the bar too, so a request about sports shoes does
+not inject every game of tennis.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from ..text import search_tokens
+
+# ruff: noqa: SIM905  (word lists read best as one string)
+
+_SPORTS_EN = """soccer football basketball baseball softball tennis volleyball badminton golf hockey
+    rugby cricket swimming running jogging cycling biking skiing snowboarding surfing skating
+    boxing wrestling climbing hiking yoga pilates gym marathon triathlon rowing kayaking squash
+    table-tennis ping-pong lacrosse archery fencing karate judo taekwondo"""
+_SPORTS_ZH = """足球 篮球 棒球 垒球 网球 排球 羽毛球 高尔夫 冰球 橄榄球 板球 游泳 跑步 慢跑 骑行 骑车 滑雪
+    单板 冲浪 滑冰 溜冰 拳击 摔跤 攀岩 徒步 瑜伽 普拉提 健身 马拉松 铁人三项 赛艇 皮划艇 壁球 乒乓球
+    射箭 击剑 空手道 柔道 跆拳道"""
+_ART_EN = """painting paintings drawing drawings sketching sketch sculpture sculpting pottery ceramics
+    photography calligraphy knitting crochet sewing embroidery woodworking origami collage
+    printmaking watercolor watercolour mural murals poetry poems"""
+_ART_ZH = """绘画 画画 素描 雕塑 陶艺 陶瓷 摄影 书法 编织 钩针 缝纫 刺绣 木工 折纸 剪纸 拼贴 版画 油画 水彩
+    壁画 诗歌 写诗"""
+_OUTDOOR_EN = """hiking camping fishing kayaking canoeing climbing cycling biking skiing surfing picnic
+    gardening birdwatching hike camp campfire trail beach"""
+_OUTDOOR_ZH = "徒步 露营 钓鱼 皮划艇 划船 攀岩 骑行 滑雪 冲浪 野餐 园艺 观鸟 爬山 登山 海边"
+_HOBBIES_EN = f"""{_SPORTS_EN} {_ART_EN} {_OUTDOOR_EN} reading cooking baking gardening gaming
+    dancing singing writing journaling chess podcasts movies museum concert volunteering"""
+_HOBBIES_ZH = f"""{_SPORTS_ZH} {_ART_ZH} {_OUTDOOR_ZH} 看书 读书 阅读 做饭 烹饪 烘焙 游戏 跳舞 唱歌 写作 日记
+    下棋 围棋 象棋 电影 博物馆 音乐会 演唱会 志愿"""
+_EUROPE_EN = """england britain uk scotland wales ireland france germany spain italy portugal
+    netherlands holland belgium switzerland austria sweden norway denmark finland iceland greece
+    poland czech hungary croatia romania russia ukraine paris london berlin rome madrid barcelona
+    amsterdam lisbon vienna prague athens dublin"""
+_EUROPE_ZH = """英国 英格兰 苏格兰 爱尔兰 法国 德国 西班牙 意大利 葡萄牙 荷兰 比利时 瑞士 奥地利 瑞典 挪威 丹麦
+    芬兰 冰岛 希腊 波兰 捷克 匈牙利 克罗地亚 俄罗斯 乌克兰 巴黎 伦敦 柏林 罗马 马德里 巴塞罗那 阿姆斯特丹
+    维也纳 布拉格"""
+_ASIA_EN = """china japan korea india thailand vietnam singapore indonesia malaysia philippines
+    nepal taiwan tokyo beijing shanghai seoul bangkok bali"""
+_ASIA_ZH = """中国 日本 韩国 印度 泰国 越南 新加坡 印尼 印度尼西亚 马来西亚 菲律宾 尼泊尔 台湾 东京 北京 上海
+    首尔 曼谷 巴厘岛"""
+_AMERICAS_EN = "usa america canada mexico brazil argentina peru chile colombia cuba"
+_AMERICAS_ZH = "美国 加拿大 墨西哥 巴西 阿根廷 秘鲁 智利 哥伦比亚 古巴"
+
+
+@dataclass(frozen=True)
+class KindRow:
+    name: str
+    #: how a request names the kind (English, Chinese)
+    pattern: re.Pattern[str]
+    #: its members, as the language writes them (space-separated words; "-" joins a phrase)
+    members: str
+
+
+def _row(name: str, pattern: str, members: str) -> KindRow:
+    return KindRow(name, re.compile(pattern, re.I), members)
+
+
+#: one row per kind
+KINDS: tuple[KindRow, ...] = (
+    _row(
+        "martial art",
+        r"\bmartial[- ]arts?\b|\bfighting styles?\b|武术|功夫",
+        """karate judo taekwondo kung-fu jiu-jitsu jujitsu kickboxing boxing muay-thai aikido
+        wrestling krav-maga tai-chi 空手道 柔道 跆拳道 功夫 柔术 拳击 泰拳 合气道 摔跤 太极 散打""",
+    ),
+    _row(
+        "instrument",
+        r"\b(?:musical )?instruments?\b|乐器",
+        """piano guitar violin cello viola bass drums drum flute clarinet saxophone sax trumpet
+        trombone harp ukulele banjo harmonica keyboard accordion oboe 钢琴 吉他 小提琴 大提琴
+        中提琴 贝斯 鼓 架子鼓 长笛 单簧管 萨克斯 小号 长号 竖琴 尤克里里 口琴 电子琴 手风琴 二胡 古筝
+        琵琶 笛子""",
+    ),
+    _row(
+        "pet",
+        r"\bpets?\b|宠物",
+        """dog dogs puppy pup cat cats kitten hamster rabbit bunny parrot bird goldfish turtle
+        turtles tortoise snake lizard guinea-pig ferret 狗 小狗 狗狗 猫 小猫 猫咪 仓鼠 兔子 鹦鹉
+        金鱼 乌龟 蛇 蜥蜴 豚鼠""",
+    ),
+    _row(
+        "sport",
+        r"\bsports?\b|\bexercis(?:e|es|ing)\b|\bworkouts?\b|\bwork(?:ing)? out\b"
+        r"|\bfitness\b|运动|体育|锻炼|健身",
+        f"{_SPORTS_EN} {_SPORTS_ZH}",
+    ),
+    _row(
+        "art",
+        r"\b(?:art|arts|artwork|artworks|art forms?|crafts?)\b|艺术|手工|作品",
+        f"{_ART_EN} {_ART_ZH}",
+    ),
+    _row(
+        "outdoor",
+        r"\boutdoors?\b|\boutdoor activit(?:y|ies)\b|\bnature\b|户外|大自然",
+        f"{_OUTDOOR_EN} {_OUTDOOR_ZH}",
+    ),
+    _row(
+        "hobby",
+        r"\bhobb(?:y|ies)\b|\bactivit(?:y|ies)\b|\bpastimes?\b|\bfor fun\b"
+        r"|\bfree time\b|\bspare time\b|爱好|兴趣|活动|业余",
+        f"{_HOBBIES_EN} {_HOBBIES_ZH}",
+    ),
+    _row("europe", r"\beurope(?:an)?\b|欧洲", f"{_EUROPE_EN} {_EUROPE_ZH}"),
+    _row("asia", r"\basia(?:n)?\b|亚洲", f"{_ASIA_EN} {_ASIA_ZH}"),
+    _row(
+        "country",
+        r"\bcountr(?:y|ies)\b|\babroad\b|\boverseas\b|国家|出国|国外",
+        f"{_EUROPE_EN} {_ASIA_EN} {_AMERICAS_EN} {_EUROPE_ZH} {_ASIA_ZH} {_AMERICAS_ZH}",
+    ),
+    _row(
+        "language",
+        r"\blanguages?\b|语言|外语",
+        """english spanish french german italian portuguese chinese mandarin cantonese japanese
+        korean russian arabic hindi dutch swedish 英语 西班牙语 法语 德语 意大利语 葡萄牙语 中文 普通话
+        粤语 日语 韩语 俄语 阿拉伯语""",
+    ),
+    _row(
+        "dessert",
+        r"\bdesserts?\b|\bbaked goods\b|\btreats?\b|\bsweets\b|甜点|甜品|点心",
+        """cake cakes cupcake cupcakes cookie cookies pie pies brownie brownies muffin muffins
+        tart pastry pastries ice-cream pudding cheesecake macaron donut donuts 蛋糕 饼干 派 布朗尼
+        松饼 蛋挞 冰淇淋 布丁 芝士蛋糕 马卡龙 甜甜圈""",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind a request names: its own terms in the request (search tokens) and its members'."""
+
+    name: str
+    terms: frozenset[str]
+    members: frozenset[str]
+    #: the members as keyword search text
+    search_text: str
+
+
+def kinds_named(text: str) -> tuple[Kind, ...]:
+    """The kinds the request names. A kind named inside another's words ("art" in "martial arts")
+    is not named; of two kinds where one's members are all the other's ("European countries":
+    Europe within countries), the narrower one is meant."""
+    found: list[tuple[Kind, tuple[int, int]]] = []
+    for row in KINDS:
+        m = row.pattern.search(text)
+        if m is None or any(a < m.end() and m.start() < b for _, (a, b) in found):
+            continue
+        if m.group(0).isascii() and _another_kind(text[: m.start()]):
+            continue
+        members, words = _members(row.name)
+        found.append(
+            (Kind(row.name, frozenset(search_tokens(m.group(0))), members, words), m.span())
+        )
+    kinds = [k for k, _ in found]
+    return tuple(k for k in kinds if not any(o is not k and o.members < k.members for o in kinds))
+
+
+#: words that may stand before an English kind word and leave it the kind: determiners,
+#: possessives and adjectives of the kind itself ("what activities", "her favourite sports",
+#: "physical exercise"); another noun before it names another kind ("coding exercises", "social
+#: media activity", "a work event")
+_BEFORE = frozenset(
+    """what which whose some any many few several other others new old different favorite
+    favourite usual regular daily weekly fun physical outdoor indoor group family weekend
+    creative leisure free-time main the a an these those this that his her their my your our
+    its of in for kinds kind types type sorts sort forms form all both and or any such similar
+    doing do does did done play plays played playing has have had practise practice practices
+    enjoy enjoys enjoyed like likes liked love loves loved take takes took into own are is was
+    were""".split()
+)
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z'-]*)\W*$")
+
+
+def _another_kind(before: str) -> bool:
+    """The word before an English kind word is a noun of its own: the words name another kind
+    ("coding exercises" are no workout)."""
+    m = _LAST_WORD.search(before)
+    if m is None:
+        return False
+    word = m.group(1)
+    if word[0].isupper() and before[: m.start()].strip():
+        return False  # a name ("Melanie's activities" is read without the 's)
+    return word.lower().removesuffix("'s") not in _BEFORE and not word.endswith("'s")
+
+
+@functools.lru_cache(maxsize=None)
+def _members(name: str) -> tuple[frozenset[str], str]:
+    row = next(r for r in KINDS if r.name == name)
+    words = " ".join(w.replace("-", " ") for w in row.members.split())
+    return frozenset(search_tokens(words, drop_stopwords=True)), words
