@@ -9,9 +9,11 @@ terms for the keyword component (`rank.keyword_hits`). The table is general know
 per kind, English and Chinese side by side; a member is a word or a fixed phrase as the language
 writes it.
 
-Relevance gating does not count a member as evidence: a memory found only by its kind is ranked
-and may be injected only when its meaning clears the bar too, so a request about sports shoes does
-not inject every game of tennis.
+A memory that names a member also counts as asked for by structure (half, like a memory of the
+type a request asks for: `rank.components`), never fully: the relevance gate lets a memory in on
+structure alone only when the request names its subject. So a member is keyword evidence like a
+matched word, and a memory found by its kind is injected only when its meaning clears the bar
+that keyword evidence needs (`gate.relevant`).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def _row(name: str, pattern: str, members: str) -> KindRow:
 #: one row per kind
 KINDS: tuple[KindRow, ...] = (
     _row(
-        "martial art",
+        "martial-art",
         r"\bmartial[- ]arts?\b|\bfighting styles?\b|武术|功夫",
         """karate judo taekwondo kung-fu jiu-jitsu jujitsu kickboxing boxing muay-thai aikido
         wrestling krav-maga tai-chi 空手道 柔道 跆拳道 功夫 柔术 拳击 泰拳 合气道 摔跤 太极 散打""",
@@ -149,6 +151,14 @@ class Kind:
     members: frozenset[str]
     #: the members as keyword search text
     search_text: str
+
+    def named_in(self, tokens: frozenset[str], text: str) -> bool:
+        """A memory (its search tokens, its lower-cased text) names a member: as one of its
+        words, or a Chinese member of two characters or more inside its text (one character is
+        too often part of another word: 鼓 of 鼓励, 狗 of 热狗)."""
+        return not self.members.isdisjoint(tokens) or any(
+            m in text for m in self.members if len(m) >= 2 and not m.isascii()
+        )
 
 
 def kinds_named(text: str) -> tuple[Kind, ...]:

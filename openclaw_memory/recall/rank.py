@@ -30,7 +30,6 @@ from ..text import has_cjk, search_tokens, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .gate import bars, level_note, relevant
-from .kinds import Kind
 from .query import RecallQuery, window_start
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
@@ -94,17 +93,15 @@ def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | N
     for t in terms:
         if t in tokens or (len(t) >= 2 and t in text):
             hits += 1
-        elif any(t in k.terms and _names_member(k, tokens, text) for k in query.kinds):
+        elif any(t in k.terms and k.named_in(tokens, text) for k in query.kinds):
             hits += 1  # "martial arts" held by "taekwondo" (recall/kinds.py)
     return hits
 
 
-def _names_member(kind: Kind, tokens: frozenset[str], text: str) -> bool:
-    """The memory names a member of the kind: a Latin member as one of its words, a Chinese one
-    inside its text."""
-    return not kind.members.isdisjoint(tokens) or any(
-        m in text for m in kind.members if not m.isascii()
-    )
+def _names_a_member(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None) -> bool:
+    """The memory names a member of a kind the request names (recall/kinds.py)."""
+    held = tokens if tokens is not None else frozenset(search_tokens(r.text))
+    return any(k.named_in(held, r.text.lower()) for k in query.kinds)
 
 
 def components(
@@ -128,14 +125,8 @@ def components(
         structure = 1.0
     elif on_named_date(r, query):
         structure = 1.0
-    elif r.type in query.types or (
-        query.kinds
-        and any(
-            _names_member(k, tokens or frozenset(search_tokens(r.text)), r.text.lower())
-            for k in query.kinds
-        )
-    ):
-        structure = 0.5  # it asks for the memory's type, or names a kind the memory has a member of
+    elif r.type in query.types or (query.kinds and _names_a_member(query, r, tokens)):
+        structure = 0.5  # it asks for the memory's type, or for a kind the memory names one of
     return {
         "semantic": float(min(1.0, max(0.0, sem))),
         # half: which share of the query's terms the memory holds; half: BM25 against the best

@@ -1,0 +1,88 @@
+"""Kinds a request names ("martial arts", 乐器) find the memories that name their members
+("taekwondo", 大提琴), which share no word with the request. English and Chinese side by side."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.recall.kinds import kinds_named
+from openclaw_memory.recall.query import build_query
+from openclaw_memory.recall.rank import keyword_hits
+from openclaw_memory.recall.recaller import Recaller
+from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope
+
+ALICE = Scope("alice")
+
+
+@pytest.mark.parametrize(
+    "text,kinds",
+    [
+        ("What martial arts has John done?", ["martial-art"]),  # not "art" as well
+        ("他练过哪些武术？", ["martial-art"]),
+        ("What instruments does Melanie play?", ["instrument"]),
+        ("她会哪些乐器？", ["instrument"]),
+        ("What pets does Nate have?", ["pet"]),
+        ("我家养过什么宠物？", ["pet"]),
+        ("What European countries has Maria been to?", ["europe"]),  # narrower than country
+        ("她去过欧洲哪些地方？", ["europe"]),
+        ("What are Melanie's hobbies?", ["hobby"]),
+        ("我有什么业余爱好？", ["hobby"]),
+        ("What exercises has John done?", ["sport"]),
+        ("What kind of art does Caroline make?", ["art"]),
+        # another noun before the kind word names another kind
+        ("How much time do I dedicate to coding exercises each day?", []),
+        ("What was the social media activity I joined?", []),
+        ("How does binary search work?", []),
+        ("二分查找是怎么工作的？", []),
+    ],
+)
+def test_the_kinds_a_request_names(text, kinds):
+    assert [k.name for k in kinds_named(text)] == kinds
+
+
+@pytest.mark.parametrize(
+    "question,memory,terms",
+    [
+        ("What martial arts has John done?", "John: I'm off to do some taekwondo!", 3),
+        ("他会哪些乐器？", "他最近在学大提琴。", 1),
+        ("What martial arts has John done?", "John: I'm off to do some painting!", 1),
+    ],
+)
+def test_a_member_holds_the_kinds_terms(question, memory, terms):
+    q = build_query(question)
+    r = MemoryRecord("m1", ALICE, MemoryType.EPISODE, memory)
+    assert keyword_hits(q, r) == terms
+
+
+FILLERS = {
+    "en": [
+        f"John: Day {i} of the budget review went {word}, we moved the meeting to room {i}."
+        for i, word in enumerate(["fine", "slowly", "well", "late", "badly"] * 16)
+    ],
+    "zh": [
+        f"{i}号会议室的预算评审{word}，下次改到周{'一二三四五'[i % 5]}。"
+        for i, word in enumerate(["很顺利", "拖得很久", "提前结束", "推迟了", "吵得很凶"] * 16)
+    ],
+}
+CASES = {
+    "en": ("What martial arts has John done?", "John: I'm off to do some taekwondo tonight!"),
+    "zh": ("他会哪些乐器？", "他最近在学大提琴，每周上一次课。"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_kind_finds_a_member_no_other_channel_reaches(engine, lang):
+    question, memory = CASES[lang]
+    engine.write(
+        ALICE,
+        [
+            Candidate(MemoryType.EPISODE, t, turn_ids=(f"s1#{i}",))
+            for i, t in enumerate(FILLERS[lang])
+        ],
+    )
+    engine.write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
+    result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
+    hit = next(s for s in result.ranked if s.record.summary == memory)
+    assert any(c.startswith("kind:") for c in hit.channels), hit.channels
+    ranked = sorted((s for s in result.ranked if s.rank > 0), key=lambda s: s.rank)
+    assert hit in ranked[:10], [(s.rank, s.record.summary[:30]) for s in ranked[:10]]
