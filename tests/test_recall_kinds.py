@@ -29,6 +29,8 @@ ALICE = Scope("alice")
         ("我有什么业余爱好？", ["hobby"]),
         ("What exercises has John done?", ["sport"]),
         ("What kind of art does Caroline make?", ["art"]),
+        ("How many times did I bake something last month?", ["baked"]),  # what baking makes
+        ("我最近烘焙了哪些东西？", ["baked"]),
         # another noun before the kind word names another kind
         ("How much time do I dedicate to coding exercises each day?", []),
         ("What was the social media activity I joined?", []),

@@ -132,12 +132,14 @@ KINDS: tuple[KindRow, ...] = (
         korean russian arabic hindi dutch swedish 英语 西班牙语 法语 德语 意大利语 葡萄牙语 中文 普通话
         粤语 日语 韩语 俄语 阿拉伯语""",
     ),
-    _row(
-        "dessert",
-        r"\bdesserts?\b|\bbaked goods\b|\btreats?\b|\bsweets\b|甜点|甜品|点心",
+    _row(  # what is baked: "how many times did I bake", "desserts", 烘焙
+        "baked",
+        r"\bdesserts?\b|\bbaked goods\b|\btreats?\b|\bsweets\b|\bbak(?:e|es|ed|ing)\b"
+        r"|甜点|甜品|点心|烘焙|烤了什么",
         """cake cakes cupcake cupcakes cookie cookies pie pies brownie brownies muffin muffins
-        tart pastry pastries ice-cream pudding cheesecake macaron donut donuts 蛋糕 饼干 派 布朗尼
-        松饼 蛋挞 冰淇淋 布丁 芝士蛋糕 马卡龙 甜甜圈""",
+        tart pastry pastries pudding cheesecake macaron donut donuts bread loaf sourdough
+        baguette croissant croissants scone scones biscuits 蛋糕 饼干 派 布朗尼 松饼 蛋挞 冰淇淋
+        布丁 芝士蛋糕 马卡龙 甜甜圈 面包 吐司 欧包 司康 可颂""",
     ),
 )
 
