@@ -29,7 +29,7 @@ from ..text import search_tokens
 _SPORTS_EN = """soccer football basketball baseball softball tennis volleyball badminton golf hockey
     rugby cricket swimming running jogging cycling biking skiing snowboarding surfing skating
     boxing wrestling climbing hiking yoga pilates gym marathon triathlon rowing kayaking squash
-    table-tennis ping-pong lacrosse archery fencing karate judo taekwondo"""
+    ping-pong lacrosse archery fencing karate judo taekwondo"""
 _SPORTS_ZH = """足球 篮球 棒球 垒球 网球 排球 羽毛球 高尔夫 冰球 橄榄球 板球 游泳 跑步 慢跑 骑行 骑车 滑雪
     单板 冲浪 滑冰 溜冰 拳击 摔跤 攀岩 徒步 瑜伽 普拉提 健身 马拉松 铁人三项 赛艇 皮划艇 壁球 乒乓球
     射箭 击剑 空手道 柔道 跆拳道"""
@@ -78,14 +78,14 @@ KINDS: tuple[KindRow, ...] = (
     _row(
         "martial-art",
         r"\bmartial[- ]arts?\b|\bfighting styles?\b|武术|功夫",
-        """karate judo taekwondo kung-fu jiu-jitsu jujitsu kickboxing boxing muay-thai aikido
+        """karate judo taekwondo kung-fu jiu-jitsu jujitsu kickboxing boxing aikido
         wrestling krav-maga tai-chi 空手道 柔道 跆拳道 功夫 柔术 拳击 泰拳 合气道 摔跤 太极 散打""",
     ),
     _row(
         "instrument",
         r"\b(?:musical )?instruments?\b|乐器",
-        """piano guitar violin cello viola bass drums drum flute clarinet saxophone sax trumpet
-        trombone harp ukulele banjo harmonica keyboard accordion oboe 钢琴 吉他 小提琴 大提琴
+        """piano guitar violin cello viola drums drum flute clarinet saxophone sax trumpet
+        trombone harp ukulele banjo harmonica accordion oboe 钢琴 吉他 小提琴 大提琴
         中提琴 贝斯 鼓 架子鼓 长笛 单簧管 萨克斯 小号 长号 竖琴 尤克里里 口琴 电子琴 手风琴 二胡 古筝
         琵琶 笛子""",
     ),
@@ -190,7 +190,7 @@ _BEFORE = frozenset(
     """what which whose some any many few several other others new old different favorite
     favourite usual regular daily weekly fun physical outdoor indoor group family weekend
     creative leisure free-time main the a an these those this that his her their my your our
-    its of in for kinds kind types type sorts sort forms form all both and or any such similar
+    its of in for kinds kind types type sorts sort forms form all both and or such similar
     doing do does did done play plays played playing has have had practise practice practices
     enjoy enjoys enjoyed like likes liked love loves loved take takes took into own are is was
     were""".split()
