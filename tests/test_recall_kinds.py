@@ -31,6 +31,13 @@ ALICE = Scope("alice")
         ("What kind of art does Caroline make?", ["art"]),
         ("How many times did I bake something last month?", ["baked"]),  # what baking makes
         ("我最近烘焙了哪些东西？", ["baked"]),
+        ("Which cities has John been to?", ["city"]),
+        ("周磊以后会和林晓在同一座城市吗？", ["city"]),
+        ("What board games has Nate played?", ["game"]),
+        ("What is Joanna allergic to?", ["allergen"]),
+        ("我对什么过敏？", ["allergen"]),
+        ("What causes does John care about?", ["cause"]),
+        ("What animal do both Nate and Joanna like?", ["animal"]),
         # another noun before the kind word names another kind
         ("How much time do I dedicate to coding exercises each day?", []),
         ("What was the social media activity I joined?", []),

@@ -57,6 +57,15 @@ _ASIA_EN = """china japan korea india thailand vietnam singapore indonesia malay
 _ASIA_ZH = """中国 日本 韩国 印度 泰国 越南 新加坡 印尼 印度尼西亚 马来西亚 菲律宾 尼泊尔 台湾 东京 北京 上海
     首尔 曼谷 巴厘岛"""
 _AMERICAS_EN = "usa america canada mexico brazil argentina peru chile colombia cuba"
+_CITIES_EN = """new-york los-angeles san-francisco chicago boston seattle portland denver austin
+    dallas houston miami atlanta orlando nashville phoenix las-vegas san-diego philadelphia
+    washington detroit minneapolis toronto vancouver montreal mexico-city rio london paris berlin
+    rome madrid barcelona amsterdam lisbon vienna prague dublin edinburgh athens istanbul moscow
+    tokyo kyoto osaka seoul beijing shanghai hong-kong singapore bangkok sydney melbourne
+    auckland dubai cairo"""
+_CITIES_ZH = """北京 上海 广州 深圳 杭州 成都 重庆 武汉 西安 南京 苏州 天津 长沙 厦门 青岛 大连 昆明 三亚 香港
+    澳门 台北 东京 京都 大阪 首尔 新加坡 曼谷 纽约 洛杉矶 旧金山 芝加哥 波士顿 西雅图 伦敦 巴黎 柏林 罗马
+    马德里 巴塞罗那 悉尼 墨尔本 迪拜"""
 _AMERICAS_ZH = "美国 加拿大 墨西哥 巴西 阿根廷 秘鲁 智利 哥伦比亚 古巴"
 
 
@@ -124,6 +133,49 @@ KINDS: tuple[KindRow, ...] = (
         "country",
         r"\bcountr(?:y|ies)\b|\babroad\b|\boverseas\b|国家|出国|国外",
         f"{_EUROPE_EN} {_ASIA_EN} {_AMERICAS_EN} {_EUROPE_ZH} {_ASIA_ZH} {_AMERICAS_ZH}",
+    ),
+    _row(
+        "city",
+        r"\bcit(?:y|ies)\b|\btowns?\b|城市",
+        f"{_CITIES_EN} {_CITIES_ZH}",
+    ),
+    _row(
+        "game",
+        r"\b(?:video |board |computer |mobile )?games?\b|\bgaming\b|游戏|桌游",
+        """chess checkers monopoly scrabble catan ticket-to-ride poker uno mahjong minecraft
+        fortnite zelda mario pokemon tetris overwatch valorant fifa halo tekken street-fighter
+        counter-strike league-of-legends xbox playstation nintendo switch console steam
+        象棋 围棋 国际象棋 麻将 扑克 大富翁 狼人杀 剧本杀 王者荣耀 原神 我的世界 塞尔达 马里奥 宝可梦""",
+    ),
+    _row(
+        "animal",
+        r"\banimals?\b|\bcreatures?\b|动物",
+        """dog dogs puppy cat cats kitten horse horses bird birds turtle turtles tortoise rabbit
+        hamster fish parrot snake lizard frog cow pig sheep goat chicken duck deer fox wolf bear
+        lion tiger elephant giraffe monkey panda dolphin whale shark owl eagle butterfly 狗 猫 马
+        鸟 乌龟 兔子 仓鼠 鹦鹉 蛇 青蛙 熊猫 老虎 狮子 大象 长颈鹿 猴子 海豚 鲸鱼 猫头鹰 蝴蝶 小狗 小猫""",
+    ),
+    _row(
+        "writing",
+        r"\bwritings?\b|\bwrit(?:e|es|ing)\b|写作|写了什么",
+        """poem poems poetry story stories novel novels screenplay screenplays script scripts
+        essay essays blog journal diary article articles song songs lyrics book memoir letter
+        letters 诗 诗歌 小说 故事 剧本 散文 博客 日记 文章 歌词 回忆录""",
+    ),
+    _row(
+        "allergen",
+        r"\ballerg(?:y|ies|ic)\b|过敏",
+        """peanut peanuts nut nuts shellfish shrimp seafood dairy milk lactose gluten wheat egg
+        eggs soy pollen dust mold cats dogs pet fur penicillin bees latex reptiles 花生 坚果 海鲜 虾
+        牛奶 乳糖 麸质 小麦 鸡蛋 大豆 花粉 尘螨 霉菌 猫毛 狗毛 青霉素 蜜蜂""",
+    ),
+    _row(
+        "cause",
+        r"\bcauses?\b|\bcharit(?:y|ies)\b|公益|慈善",
+        """education environment climate poverty homelessness homeless hunger veterans animal
+        animals shelter refugees health mental-health cancer disability disabilities lgbtq
+        equality justice literacy infrastructure community children kids 教育 环保 气候 扶贫
+        流浪 动物保护 老兵 难民 心理健康 癌症 残疾 平等 儿童 社区""",
     ),
     _row(
         "language",
