@@ -134,3 +134,19 @@ def test_a_kind_in_a_request_about_the_world_injects_no_member(tmp_path, clock, 
         assert memory in block(ON_TOPIC[lang])
     finally:
         mw.close()
+
+
+def test_a_member_ranks_but_is_no_word_of_the_request_for_the_gate():
+    from openclaw_memory.config import config_from_dict
+    from openclaw_memory.recall.gate import WORDS
+    from openclaw_memory.recall.rank import Calibration, components
+
+    cfg = config_from_dict({}).recall
+    q = build_query("What martial arts has John done?")
+    r = MemoryRecord("m1", ALICE, MemoryType.EPISODE, "John: I'm off to do some taekwondo!")
+    c = components(r, 0.8, q, 1_700_000_000.0, cfg, Calibration())
+    assert c["keyword"] > c[WORDS] and c["structure"] == 0.5
+    plain = components(
+        r, 0.8, build_query("What has John done?"), 1_700_000_000.0, cfg, Calibration()
+    )
+    assert WORDS not in plain and plain["structure"] == 0.0

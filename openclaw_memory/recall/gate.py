@@ -166,6 +166,11 @@ def attribute_agreeing(text: str, pool: Pool) -> set[str]:
     return {rid for rid, r in pool.records.items() if names_any(r.text, asked)}
 
 
+#: the keyword component without the members of a kind the request names (recall/kinds.py),
+#: present when it names one: no weight in the fused score, the keyword evidence read here
+WORDS = "keyword_words"
+
+
 def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
     if "profile" in s.channels or s.record.id in pool.recent_summaries:
@@ -182,7 +187,10 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     if not pool.personal and level(pool) is not None:
         # a request about nothing of the user's: keyword evidence must be real terms
         return s.record.id in pool.agreeing and cos >= b.with_keyword
-    return (c["keyword"] >= 0.5 or s.record.id in pool.agreeing) and cos >= b.with_keyword
+    # a member of a kind the request names is no word of it (recall/kinds.py): it ranks, it does
+    # not count as keyword evidence here
+    words = c.get(WORDS, c["keyword"])
+    return (words >= 0.5 or s.record.id in pool.agreeing) and cos >= b.with_keyword
 
 
 def level_note(pool: Pool) -> str:

@@ -29,7 +29,7 @@ from ..policy import CHANNEL_TRUST, POLICY, types_where
 from ..text import has_cjk, search_tokens, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
-from .gate import bars, level_note, relevant
+from .gate import WORDS, bars, level_note, relevant
 from .query import RecallQuery, window_start
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
@@ -73,13 +73,15 @@ def importance(r: MemoryRecord) -> float:
 
 
 def keyword_coverage(
-    query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None
+    query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None, members: bool = True
 ) -> float:
     """Share of the query's terms in the memory (see `keyword_hits`)."""
-    return keyword_hits(query, r, tokens) / len(query.terms) if query.terms else 0.0
+    return keyword_hits(query, r, tokens, members) / len(query.terms) if query.terms else 0.0
 
 
-def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None) -> int:
+def keyword_hits(
+    query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None, members: bool = True
+) -> int:
     """How many of the query's terms the memory holds: as tokens (`tokens`: the record's search
     tokens when the caller has them) or, for terms of two characters or more, as substrings.
     (Relevance gating reads its keyword evidence by word instead: `gate.term_hits`.)"""
@@ -93,7 +95,7 @@ def keyword_hits(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | N
     for t in terms:
         if t in tokens or (len(t) >= 2 and t in text):
             hits += 1
-        elif any(t in k.terms and k.named_in(tokens, text) for k in query.kinds):
+        elif members and any(t in k.terms and k.named_in(tokens, text) for k in query.kinds):
             hits += 1  # "martial arts" held by "taekwondo" (recall/kinds.py)
     return hits
 
@@ -127,7 +129,7 @@ def components(
         structure = 1.0
     elif r.type in query.types or (query.kinds and _names_a_member(query, r, tokens)):
         structure = 0.5  # it asks for the memory's type, or for a kind the memory names one of
-    return {
+    out = {
         "semantic": float(min(1.0, max(0.0, sem))),
         # half: which share of the query's terms the memory holds; half: BM25 against the best
         # keyword hit of this query (rare terms count more than common ones).
@@ -137,6 +139,9 @@ def components(
         "importance": importance(r),
         "trust": TRUST.get(r.source.channel.value, 0.6),
     }
+    if query.kinds:  # the keyword evidence of its own words, what relevance gating reads
+        out[WORDS] = 0.5 * keyword_coverage(query, r, tokens, members=False) + 0.5 * bm25
+    return out
 
 
 def on_named_date(r: MemoryRecord, query: RecallQuery) -> bool:
