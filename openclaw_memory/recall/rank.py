@@ -11,6 +11,9 @@ Components
 - trust:      the source channel (explicit > admin > tool > summary/implicit)
 - session:    the best other candidate of the memory's session, against the pool's best (a
               session that matches strongly lifts its other turns); computed in a second pass
+A request that names a kind (recall/kinds.py) counts a member the memory names as the kind's
+words for `keyword` and as half of `structure`; `keyword_words` (no weight) is then the keyword
+component of the memory's own words, the keyword evidence relevance gating reads.
 """
 
 from __future__ import annotations
