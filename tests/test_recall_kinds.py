@@ -43,6 +43,8 @@ ALICE = Scope("alice")
         ("What was the social media activity I joined?", []),
         ("How does binary search work?", []),
         ("二分查找是怎么工作的？", []),
+        ("我对这个项目很感兴趣，进展如何？", []),  # 感兴趣 is "interested", no hobby
+        ("我最常用的编程语言是什么？", []),
     ],
 )
 def test_the_kinds_a_request_names(text, kinds):

@@ -131,7 +131,7 @@ KINDS: tuple[KindRow, ...] = (
     _row(
         "hobby",
         r"\bhobb(?:y|ies)\b|\bactivit(?:y|ies)\b|\bpastimes?\b|\bfor fun\b"
-        r"|\bfree time\b|\bspare time\b|爱好|兴趣|活动|业余",
+        r"|\bfree time\b|\bspare time\b|爱好|(?<!感)兴趣|活动|业余",  # 感兴趣: "interested in"
         f"{_HOBBIES_EN} {_HOBBIES_ZH} {_SPORTS_EN} {_ART_EN} {_OUTDOOR_EN} {_SPORTS_ZH} {_ART_ZH}"
         f" {_OUTDOOR_ZH}",
     ),
@@ -196,7 +196,7 @@ KINDS: tuple[KindRow, ...] = (
     ),
     _row(
         "language",
-        r"\blanguages?\b|语言|外语",
+        r"\blanguages?\b|(?<!编程)语言|外语",  # a programming language is another kind
         """english spanish french german italian portuguese chinese mandarin cantonese japanese
         korean russian arabic hindi dutch swedish 英语 西班牙语 法语 德语 意大利语 葡萄牙语 中文 普通话
         粤语 日语 韩语 俄语 阿拉伯语""",
