@@ -4,7 +4,7 @@
 no word with the question and sits far from it in the embedding (a kind and one of its members
 are not paraphrases). A request that names a kind (martial arts, musical instruments, pets,
 sports, European countries; 乐器, 宠物, 运动) also looks for the words of its members: the
-keyword channel searches them (`KindChannel`), and a memory that names a member holds the kind's
+kind channel searches them by keyword (`channels.KindChannel`), and a memory that names a member holds the kind's
 terms for the keyword component (`rank.keyword_hits`). The table is general knowledge, one row
 per kind, English and Chinese side by side; a member is a word or a fixed phrase as the language
 writes it.
@@ -244,7 +244,7 @@ def kinds_named(text: str) -> tuple[Kind, ...]:
             continue
         if m.group(0).isascii() and _another_kind(text[: m.start()]):
             continue
-        members, words = _members(row.name, m.group(0).isascii())
+        members, words = _members(row, m.group(0).isascii())
         found.append(
             (Kind(row.name, frozenset(search_tokens(m.group(0))), members, words), m.span())
         )
@@ -276,8 +276,8 @@ def _another_kind(before: str) -> bool:
         return False
     word = m.group(1)
     if word[0].isupper() and before[: m.start()].strip():
-        return False  # a name ("Melanie's activities" is read without the 's)
-    return word.lower().removesuffix("'s") not in _BEFORE and not word.endswith("'s")
+        return False  # a name ("John's sports", "Melanie activities")
+    return not word.endswith("'s") and word.lower() not in _BEFORE  # a possessive is no kind
 
 
 #: how many members of a kind the keyword channel searches (the row's first, most common ones)
@@ -285,10 +285,9 @@ SEARCHED = 64
 
 
 @functools.lru_cache(maxsize=None)
-def _members(name: str, latin: bool) -> tuple[frozenset[str], str]:
+def _members(row: KindRow, latin: bool) -> tuple[frozenset[str], str]:
     """The row's members as search tokens (both languages: a memory may name either), and the
     words of the request's language to search, at most SEARCHED of them."""
-    row = next(r for r in KINDS if r.name == name)
     words = list(dict.fromkeys(w.replace("-", " ") for w in row.members.split()))
     searched = [w for w in words if w.replace(" ", "").isascii() == latin][:SEARCHED]
     return frozenset(search_tokens(" ".join(words), drop_stopwords=True)), " ".join(searched)

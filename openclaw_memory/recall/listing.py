@@ -50,12 +50,9 @@ _NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus a
 def names_several(text: str) -> bool:
     """The request asks for several things: a list question ("what books", 哪些, how many).
     Naming two entities is not enough: most questions name a person and a place."""
-    for m in (*_LIST.finditer(text), *_LIST_MODIFIED.finditer(text)):
-        noun = m.group("noun")
-        if noun is None or noun.lower() not in _NOT_PLURAL:
-            return True
-    for m in _LIST_DEFINITE.finditer(text):
-        noun = m.group("ordered") or m.group("done")
-        if noun is None or noun.lower() not in _NOT_PLURAL:
-            return True
+    for pattern in (_LIST, _LIST_MODIFIED, _LIST_DEFINITE):
+        for m in pattern.finditer(text):
+            noun = next((g for g in m.groupdict().values() if g), None)
+            if noun is None or noun.lower() not in _NOT_PLURAL:
+                return True
     return False

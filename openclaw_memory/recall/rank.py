@@ -103,12 +103,6 @@ def keyword_hits(
     return hits
 
 
-def _names_a_member(query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None) -> bool:
-    """The memory names a member of a kind the request names (recall/kinds.py)."""
-    held = tokens if tokens is not None else frozenset(search_tokens(r.text))
-    return any(k.named_in(held, r.text.lower()) for k in query.kinds)
-
-
 def components(
     r: MemoryRecord,
     cos: float,
@@ -126,11 +120,15 @@ def components(
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
     low, terms = asked or (query.text.lower(), set(query.terms))
+    if query.kinds and tokens is None:  # read once: the keyword and structure parts both ask
+        tokens = frozenset(search_tokens(r.text))
     if r.subject and subject_matches(r.subject, low, terms):
         structure = 1.0
     elif on_named_date(r, query):
         structure = 1.0
-    elif r.type in query.types or (query.kinds and _names_a_member(query, r, tokens)):
+    elif r.type in query.types or (
+        tokens is not None and any(k.named_in(tokens, r.text.lower()) for k in query.kinds)
+    ):
         structure = 0.5  # it asks for the memory's type, or for a kind the memory names one of
     out = {
         "semantic": float(min(1.0, max(0.0, sem))),
