@@ -99,7 +99,11 @@ def fts_document(text: str) -> str:
     return " ".join(search_tokens(text))
 
 
-def fts_query(text: str, *, max_terms: int = 32) -> str:
+#: terms of one keyword query at most (`fts_query`)
+FTS_TERMS = 32
+
+
+def fts_query(text: str, *, max_terms: int = FTS_TERMS) -> str:
     """An FTS5 MATCH expression: OR of the quoted content tokens of text ('' if none)."""
     seen: list[str] = []
     for tok in search_tokens(text, drop_stopwords=True):

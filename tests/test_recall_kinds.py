@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.recall.kinds import kinds_named
+from openclaw_memory.recall.kinds import KINDS, SEARCHED, _members, kinds_named
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import keyword_hits
 from openclaw_memory.recall.recaller import Recaller
+from openclaw_memory.text import FTS_TERMS, search_tokens
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope
 
 ALICE = Scope("alice")
@@ -97,6 +98,41 @@ def test_a_kind_finds_a_member_no_other_channel_reaches(engine, lang):
     assert any(c.startswith("kind:") for c in hit.channels), hit.channels
     ranked = sorted((s for s in result.ranked if s.rank > 0), key=lambda s: s.rank)
     assert hit in ranked[:10], [(s.rank, s.record.summary[:30]) for s in ranked[:10]]
+
+
+@pytest.mark.parametrize(
+    "question,memory",
+    [  # members far down a long Chinese row: jieba cuts many members in two (跆拳道 -> 跆拳, 跆拳道)
+        ("她去过哪些国家？", "去年春天她去日本看了樱花。"),
+        ("我有什么业余爱好？", "我每周三晚上去练跆拳道。"),
+    ],
+)
+def test_every_searched_member_is_searched(engine, question, memory):
+    engine.write(
+        ALICE,
+        [
+            Candidate(MemoryType.EPISODE, t, turn_ids=(f"s1#{i}",))
+            for i, t in enumerate(FILLERS["zh"])
+        ],
+    )
+    engine.write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
+    result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
+    hit = next(s for s in result.ranked if s.record.summary == memory)
+    assert any(c.startswith("kind:") for c in hit.channels), hit.channels
+
+
+@pytest.mark.parametrize("row", KINDS, ids=lambda r: r.name)
+@pytest.mark.parametrize("latin", [True, False], ids=["en", "zh"])
+def test_a_kinds_keyword_queries_keep_within_the_term_cap(row, latin):
+    """Each query of a kind's members is read whole by the keyword search (at most FTS_TERMS
+    terms), and together they search every member of the request's language up to SEARCHED."""
+    members, searches = _members(row, latin)
+    for text in searches:
+        assert len(set(search_tokens(text, drop_stopwords=True))) <= FTS_TERMS, text
+    words = [w.replace("-", " ") for w in dict.fromkeys(row.members.split())]
+    wanted = [w for w in words if w.replace(" ", "").isascii() == latin][:SEARCHED]
+    assert " ".join(searches).split() == " ".join(wanted).split()
+    assert wanted, f"{row.name} has no member in {'English' if latin else 'Chinese'}"
 
 
 OFF_TOPIC = {

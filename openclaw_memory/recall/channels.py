@@ -114,8 +114,6 @@ class KindChannel:
 
     name = "kind"
     uses_vector = False
-    #: members searched per keyword query (the store's keyword search reads at most 32 terms)
-    CHUNK = 32
 
     def __init__(self, engine: MemoryEngine, limit: int) -> None:
         self.engine, self.limit = engine, limit
@@ -123,12 +121,10 @@ class KindChannel:
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         statuses = ("active", "archived") if query.deep else ("active",)
         for kind in query.kinds:
-            words = kind.search_text.split()
             found: dict[str, float] = {}
-            for i in range(0, len(words), self.CHUNK):
-                chunk = " ".join(words[i : i + self.CHUNK])
+            for text in kind.searches:
                 for rid, score in self.engine.keyword(
-                    scope, chunk, limit=self.limit, statuses=statuses
+                    scope, text, limit=self.limit, statuses=statuses
                 ):
                     found[rid] = max(found.get(rid, 0.0), score)
             for rid in sorted(found, key=found.__getitem__, reverse=True)[: self.limit]:

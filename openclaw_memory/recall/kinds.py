@@ -22,7 +22,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from ..text import search_tokens
+from ..text import FTS_TERMS, search_tokens
 
 # ruff: noqa: SIM905  (word lists read best as one string)
 
@@ -220,9 +220,10 @@ class Kind:
     name: str
     terms: frozenset[str]
     members: frozenset[str]
-    #: the members the keyword channel searches: those of the request's language, the first
-    #: SEARCHED of the row (each searched word costs the keyword index about 0.05 ms)
-    search_text: str
+    #: the keyword queries that search its members: those of the request's language, the first
+    #: SEARCHED of the row (each searched word costs the keyword index about 0.05 ms), at most
+    #: `text.FTS_TERMS` search tokens a query (a Chinese member may be two: 跆拳道 -> 跆拳, 跆拳道)
+    searches: tuple[str, ...]
 
     def named_in(self, tokens: frozenset[str], text: str) -> bool:
         """A memory (its search tokens, its lower-cased text) names a member: as one of its
@@ -244,9 +245,9 @@ def kinds_named(text: str) -> tuple[Kind, ...]:
             continue
         if m.group(0).isascii() and _another_kind(text[: m.start()]):
             continue
-        members, words = _members(row, m.group(0).isascii())
+        members, searches = _members(row, m.group(0).isascii())
         found.append(
-            (Kind(row.name, frozenset(search_tokens(m.group(0))), members, words), m.span())
+            (Kind(row.name, frozenset(search_tokens(m.group(0))), members, searches), m.span())
         )
     kinds = [k for k, _ in found]
     return tuple(k for k in kinds if not any(o is not k and o.members < k.members for o in kinds))
@@ -285,9 +286,26 @@ SEARCHED = 64
 
 
 @functools.lru_cache(maxsize=None)
-def _members(row: KindRow, latin: bool) -> tuple[frozenset[str], str]:
+def _members(row: KindRow, latin: bool) -> tuple[frozenset[str], tuple[str, ...]]:
     """The row's members as search tokens (both languages: a memory may name either), and the
-    words of the request's language to search, at most SEARCHED of them."""
+    keyword queries over the words of the request's language, at most SEARCHED of them."""
     words = list(dict.fromkeys(w.replace("-", " ") for w in row.members.split()))
     searched = [w for w in words if w.replace(" ", "").isascii() == latin][:SEARCHED]
-    return frozenset(search_tokens(" ".join(words), drop_stopwords=True)), " ".join(searched)
+    members = frozenset(search_tokens(" ".join(words), drop_stopwords=True))
+    return members, _queries(searched)
+
+
+def _queries(words: list[str]) -> tuple[str, ...]:
+    """words in order, grouped into texts of at most FTS_TERMS distinct search tokens each (a
+    longer query would be cut: `text.fts_query`)."""
+    out: list[str] = []
+    group: list[str] = []
+    terms: set[str] = set()
+    for w in words:
+        own = set(search_tokens(w, drop_stopwords=True))
+        if group and len(terms | own) > FTS_TERMS:
+            out.append(" ".join(group))
+            group, terms = [], set()
+        group.append(w)
+        terms |= own
+    return (*out, " ".join(group)) if group else tuple(out)
