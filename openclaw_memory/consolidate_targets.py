@@ -24,6 +24,8 @@ from .extract.naming import world_names
 from .extract.change_grammar import (
     about,
     about_self,
+    in_progress,
+    one_sentence,
     only_lasting,
     owner,
     said,
@@ -77,10 +79,11 @@ class ChangeTargets:
         ]
         if also:
             return self._by_attribute(db, claims, new, vec, who, only_flips=True)
-        if not stated and only_lasting(new.summary):
-            # how long a state has lasted ("I've been playing for about four months now") ends
-            # only what contradicts it by attribute; a shared word or meaning alone ("Tim's
-            # favorite one to jam to is a theme from a movie") is no evidence it replaced anything
+        if not stated and (only_lasting(new.summary) or in_progress(new.summary)):
+            # how long a state has lasted ("I've been playing for about four months now") or an
+            # activity under way ("I'm currently reading a fantasy novel") ends only what
+            # contradicts it by attribute; a shared word or meaning alone ("I like fantasy
+            # stories") is no evidence it replaced anything
             return self._by_attribute(db, claims, new, vec, who, only_flips=False)
         claim = self._claim(db, claims, new, vec, words, who, replaces, names)
         if claim is not None:
@@ -120,12 +123,12 @@ class ChangeTargets:
         hit = self._contradicted(scored, new, who)
         if hit is not None:
             return hit
-        # a short statement about the speaker ("I'm now living in Seattle" after "my home is in
-        # Austin"): the clear semantic neighbour among the claims, ahead of the next by the margin
-        # (not in Chinese: e5 puts unrelated Chinese statements of one person within a few
-        # hundredths of each other, so the nearest says nothing)
+        # a statement of one sentence about the speaker ("I'm now living in Seattle" after "my
+        # home is in Austin"): the clear semantic neighbour among the claims, ahead of the next by
+        # the margin (not in Chinese: e5 puts unrelated Chinese statements of one person within a
+        # few hundredths of each other, so the nearest says nothing)
         if (
-            not (about_self(new.summary) and single_statement(new.summary))
+            not (about_self(new.summary) and one_sentence(new.summary))
             or not scored
             or has_cjk(new.summary)
         ):
@@ -174,7 +177,7 @@ class ChangeTargets:
         if stated and scored and replaces and has_cjk(replaces):
             # Chinese: what the change names is the evidence, meaning alone is not (consolidate_decide.py)
             return next((e for _, e in scored if names_part(e.text, replaces)), None)
-        if stated and scored and about_self(new.summary):
+        if stated and scored and about_self(new.summary) and one_sentence(new.summary):
             runner_up = scored[1][0] if len(scored) > 1 else 0.0
             if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
                 return scored[0][1]

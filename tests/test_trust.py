@@ -509,6 +509,57 @@ def test_how_long_a_state_has_lasted_in_both_languages(text, lasting):
     assert only_lasting(text) is lasting
 
 
+@pytest.mark.parametrize(
+    "text,doing",
+    [
+        ("I'm currently reading a fantasy novel.", True),
+        ("These days I'm learning Spanish.", True),
+        ("Lately we're building a treehouse with the kids.", True),
+        ("我最近在读一本科幻小说。", True),
+        ("我现在在学日语。", True),
+        ("I'm now living in Seattle.", False),  # a state one holds until it is replaced
+        ("I'm working at Contoso now.", False),
+        ("I quit the band and I'm painting now.", False),  # a change verb
+        ("I work remotely now.", False),  # no activity under way
+        ("我现在住在上海。", False),
+        ("我不再学钢琴了，现在在学吉他。", False),
+    ],
+)
+def test_an_activity_under_way_in_both_languages(text, doing):
+    from openclaw_memory.extract.change_grammar import in_progress
+
+    assert in_progress(text) is doing
+
+
+@pytest.mark.parametrize(
+    "text,one",
+    [
+        ("I'm now living in Seattle.", True),
+        ("Lately I've been stuck. Don't feel like I'm making a difference.", False),
+        ("我现在住在上海。", True),
+        ("我最近有点迷茫。总觉得自己没做出什么成绩。", False),
+    ],
+)
+def test_meaning_alone_speaks_only_for_one_sentence(text, one):
+    from openclaw_memory.extract.change_grammar import one_sentence
+
+    assert one_sentence(text) is one
+
+
+@pytest.mark.parametrize(
+    "old,new,flipped",
+    [
+        ("I don't eat beef.", "I eat beef now.", True),
+        ("I like seeing my kids eat fruit.", "I don't see why not! I'm free then.", False),
+        ("I go running.", "I can't not go running, it's my thing.", False),
+    ],
+)
+def test_a_negated_not_denies_nothing(old, new, flipped):
+    from openclaw_memory.extract.attributes import flips
+
+    assert flips(old, new) is flipped
+
+
 UNKEYED = [
     (
         "I go to the gym on Mondays.",
@@ -635,6 +686,25 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     ),
     ("我喜欢弹吉他，弹吉他让我放松。", "我现在弹钢琴，已经弹了三年了。"),
     ("我喜欢在周末画画。", "我最近开始画油画，画了两个月了。"),
+    # an activity under way confirms a liking, it replaces nothing
+    (
+        "I like getting lost in fantasy stories.",
+        "I'm currently reading a fantasy novel. It's great!",
+    ),
+    ("我喜欢看奇幻故事。", "我最近在读一本奇幻小说，特别好看！"),
+    # a word of stance (hope, want) or of praise (good) is no attribute two statements share
+    (
+        "I hope our team wins the cup this year.",
+        "Lately I've been hoping for a quieter week at work.",
+    ),
+    ("I like curling up with a good book on rainy days.", "Lately my sleep has been really good."),
+    # meaning alone, from a turn of two sentences
+    (
+        "I love watching the sunset, it reminds me to enjoy the small things.",
+        "Lately I've been stuck on something. Don't feel like I'm making much of a difference.",
+    ),
+    # "don't see why not" says yes: it ends no "not"
+    ("I love seeing my kids eat fruit.", "I don't see why not! I'm not doing anything then."),
 ]
 
 

@@ -198,6 +198,8 @@ _EN_NEGATED = re.compile(
     _I,
 )
 
+_EN_NOT = re.compile(r"\b(?:not|no|never|nothing)\b|n't\b", _I)
+
 
 def flips(old: str, new: str) -> bool:
     """One predicate negated in one statement and stated without negation in the other
@@ -209,7 +211,7 @@ def flips(old: str, new: str) -> bool:
         m = _ZH_NEGATED.search(neg)
         return m is not None and m.group(1) in pos
     m = _EN_NEGATED.search(neg)
-    if not m:
-        return False
+    if not m or _EN_NOT.search(m.group(1)):
+        return False  # a "not" negated ("I don't see why not") says yes: no predicate is denied
     words = set(search_tokens(m.group(1), drop_stopwords=True))
     return bool(words) and words <= set(search_tokens(pos, drop_stopwords=True))

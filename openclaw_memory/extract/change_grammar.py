@@ -76,6 +76,18 @@ _CHANGE_WORDS = frozenset(
     "昨天 前天 刚 刚刚 喜欢 用 去 每天 每周 说 想 做 很 挺 太 过 来 得 着 没 再 更 人 我们 用户 我换".split()
 )
 
+#: words of how the speaker stands to what they say (hope, want, 觉得) and pronouns that stand
+#: for something said before (mine, themselves): "I'm reading a book and hoping it helps" is no
+#: change of "I hope so, I want to open a dance studio"; what a change is about is its object
+_STANCE_WORDS = frozenset(
+    search_tokens(
+        "hope hoping hoped wish wished want wanted wanting think thought feel felt feeling need "
+        "needed try tried trying guess believe know knew mean meant seem seems seemed "
+        "mine yours ours theirs hers myself yourself himself herself ourselves themselves "
+        # what the speaker thinks of it: "It's really good!" is no change of "a good book"
+        "good great nice bad awesome amazing cool fun lovely wonderful terrible awful"
+    )
+) | frozenset("希望 想要 觉得 认为 感觉 需要 知道 好像 似乎 自己 不错 很棒 厉害".split())
 
 #: a number and its measure word (一只, 三次, 每周): says how many, not what (我养了一只狗 / 领养了一只猫)
 _MEASURE = re.compile(
@@ -126,6 +138,31 @@ _ZH_LASTING = re.compile(
     r"|已经(?:\d{1,3}|[一二两三四五六七八九十几半]{1,3})(?:个)?(?:天|星期|礼拜|周|月|年)"
     r"|(?:从小|多年来|这些年|一直)"
 )
+
+
+#: an activity in progress: "I'm currently reading a novel", 我最近在读一本小说; not a state
+#: one holds until it is replaced ("I'm now living in Seattle", "I'm working at Acme now")
+_EN_IN_PROGRESS = re.compile(
+    r"\b(?:i'm|i am|we're|we are|he's|she's|they're|is|are)\s+(?:currently|now|still|also|"
+    r"just|really|actually|lately)?\s*(?!(?:living|staying|residing|working|dating|using|driving|"
+    r"going to|getting)\b)[a-z]{3,}ing\b",
+    _I,
+)
+_ZH_IN_PROGRESS = re.compile(
+    r"正在|(?:现在|最近|目前|这阵子)(?:都)?在(?:读|看|学|写|练|听|玩|准备|研究|追)"
+)
+
+
+def in_progress(text: str) -> bool:
+    """The statement reads as a change only by a weak marker (now, currently, lately, 最近) and
+    says what the speaker is doing ("I'm currently reading a fantasy novel", 我最近在读科幻小说):
+    news of an activity, not of a value it replaced, so only what contradicts it by attribute is
+    evidence of a change ("I like fantasy stories" stays)."""
+    text = said(text or "")
+    cjk = has_cjk(text)
+    if not states_change(text) or (_ZH_STRONG if cjk else _EN_STRONG).search(text):
+        return False
+    return bool((_ZH_IN_PROGRESS if cjk else _EN_IN_PROGRESS).search(text.replace("’", "'")))
 
 
 def only_lasting(text: str) -> bool:
@@ -192,6 +229,7 @@ def about(text: str, names: tuple[str, ...] = ()) -> frozenset[str]:
             t = t[1:]
         if (
             t not in _CHANGE_WORDS
+            and t not in _STANCE_WORDS
             and t not in STOPWORDS
             and not _MEASURE.match(t)
             and (len(t) > 1 or has_cjk(t))
@@ -283,10 +321,21 @@ _ENDED_THEN_SELF = re.compile(
 )
 
 
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[。！？!?；;])|(?<=\.)\s+", text) if s.strip()]
+
+
 def single_statement(text: str) -> bool:
     """A short utterance that states one thing: a change can retire it as a whole. A long turn
     that says several things stays (retiring it would take the other things with it)."""
     text = said(text)
-    sentences = [s for s in re.split(r"(?<=[。！？!?；;])|(?<=\.)\s+", text) if s.strip()]
     size = len(re.sub(r"\s", "", text)) if has_cjk(text) else len(text.split())
-    return len(sentences) <= 2 and size <= (40 if has_cjk(text) else 24)
+    return len(_sentences(text)) <= 2 and size <= (40 if has_cjk(text) else 24)
+
+
+def one_sentence(text: str) -> bool:
+    """A single statement of one sentence: the only kind whose meaning alone (its clear semantic
+    neighbour, no shared word, no attribute) may say which memory it changed ("I'm now living
+    in Seattle"); a second sentence says something more ("Lately I've been stumped. Don't feel
+    like I'm making an impact"), and the neighbour of the whole is no evidence of either."""
+    return single_statement(text) and len(_sentences(said(text))) == 1

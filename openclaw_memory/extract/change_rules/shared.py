@@ -11,9 +11,11 @@ from ..preference_rules import favorite_slot
 from ..slot import PROFILE, I, Slot
 
 #: "not sure", "no longer able", 不知道, 不想: the rest of a "no longer / 不再" clause that is a
-#: state or a modal, not a habit the user stopped
+#: state or a modal, not a habit the user stopped; "not doing anything (then)": nothing named,
+#: no habit
 NOT_STOPPED = re.compile(
-    r"^(?:sure|sorry|feeling|tired|hungry|going|able|allowed|ready|interested|worried|afraid|happy|sad|a |an |the |that |"
+    r"^(?:(?:doing\s+)?(?:anything|nothing|much)\b|"
+    r"sure|sorry|feeling|tired|hungry|going|able|allowed|ready|interested|worried|afraid|happy|sad|a |an |the |that |"
     r"so |too |very |really |exactly|quite|yet|知道|确定|清楚|记得|太|很|想|会|能|要|用|是|好|错|行|对|一样|喜欢)",
     I,
 )
