@@ -519,6 +519,8 @@ def test_how_long_a_state_has_lasted_in_both_languages(text, lasting):
         ("我现在在学日语。", True),
         ("I'm now living in Seattle.", False),  # a state one holds until it is replaced
         ("I'm working at Contoso now.", False),
+        ("I'm moving to Berlin now, the flat is signed.", False),  # a change in the progressive
+        ("I'm starting a new job at Globex now.", False),
         ("I quit the band and I'm painting now.", False),  # a change verb
         ("I work remotely now.", False),  # no activity under way
         ("我现在住在上海。", False),

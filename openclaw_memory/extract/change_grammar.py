@@ -141,11 +141,13 @@ _ZH_LASTING = re.compile(
 
 
 #: an activity in progress: "I'm currently reading a novel", 我最近在读一本小说; not a state
-#: one holds until it is replaced ("I'm now living in Seattle", "I'm working at Acme now")
+#: one holds until it is replaced ("I'm now living in Seattle", "I'm working at Acme now"), nor
+#: a change told in the progressive ("I'm moving to Berlin", "I'm starting a new job")
 _EN_IN_PROGRESS = re.compile(
     r"\b(?:i'm|i am|we're|we are|he's|she's|they're|is|are)\s+(?:currently|now|still|also|"
     r"just|really|actually|lately)?\s*(?!(?:living|staying|residing|working|dating|using|driving|"
-    r"going to|getting)\b)[a-z]{3,}ing\b",
+    r"moving|relocating|starting|leaving|quitting|joining|retiring|becoming|going to|getting)\b)"
+    r"[a-z]{3,}ing\b",
     _I,
 )
 _ZH_IN_PROGRESS = re.compile(
