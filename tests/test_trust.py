@@ -488,64 +488,54 @@ def test_the_grammar_of_a_change_in_both_languages(text, changed):
     assert states_change(text) is changed
 
 
-@pytest.mark.parametrize(
-    "text,lasting",
-    [
-        ("I've been playing for about four months now.", True),
-        ("I started playing acoustic guitar about five years ago.", True),
-        ("I've been vegetarian since 2019 now.", True),
-        ("我现在弹钢琴，已经弹了三年了。", True),
-        ("我最近开始画油画，画了两个月了。", True),
-        ("I quit smoking two months ago.", False),  # a change verb: it replaced something
-        ("I start work at 7 am now.", False),  # a time of day, not how long
-        ("I'm currently reading a fantasy novel.", False),
-        ("我现在七点就上班了。", False),
-        ("我辞职三个月了。", False),
-    ],
-)
-def test_how_long_a_state_has_lasted_in_both_languages(text, lasting):
-    from openclaw_memory.extract.change_grammar import only_lasting
-
-    assert only_lasting(text) is lasting
-
-
-@pytest.mark.parametrize(
-    "text,doing",
-    [
-        ("I'm currently reading a fantasy novel.", True),
-        ("These days I'm learning Spanish.", True),
-        ("Lately we're building a treehouse with the kids.", True),
-        ("我最近在读一本科幻小说。", True),
-        ("我现在在学日语。", True),
-        ("I'm now living in Seattle.", False),  # a state one holds until it is replaced
-        ("I'm working at Contoso now.", False),
-        ("I'm moving to Berlin now, the flat is signed.", False),  # a change in the progressive
-        ("I'm starting a new job at Globex now.", False),
-        ("I quit the band and I'm painting now.", False),  # a change verb
-        ("I work remotely now.", False),  # no activity under way
-        ("我现在住在上海。", False),
-        ("我不再学钢琴了，现在在学吉他。", False),
-    ],
-)
-def test_an_activity_under_way_in_both_languages(text, doing):
-    from openclaw_memory.extract.change_grammar import in_progress
-
-    assert in_progress(text) is doing
+#: (predicate of extract/change_grammar.py, statement, what it says of it)
+GRAMMAR = [
+    # how long a state has lasted: news of what holds, not of a value it replaced
+    ("only_lasting", "I've been playing for about four months now.", True),
+    ("only_lasting", "I started playing acoustic guitar about five years ago.", True),
+    ("only_lasting", "I've been vegetarian since 2019 now.", True),
+    ("only_lasting", "我现在弹钢琴，已经弹了三年了。", True),
+    ("only_lasting", "我最近开始画油画，画了两个月了。", True),
+    (
+        "only_lasting",
+        "I quit smoking two months ago.",
+        False,
+    ),  # a change verb: it replaced something
+    ("only_lasting", "I start work at 7 am now.", False),  # a time of day, not how long
+    ("only_lasting", "I'm currently reading a fantasy novel.", False),
+    ("only_lasting", "我现在七点就上班了。", False),
+    ("only_lasting", "我辞职三个月了。", False),
+    # an activity under way
+    ("in_progress", "I'm currently reading a fantasy novel.", True),
+    ("in_progress", "These days I'm learning Spanish.", True),
+    ("in_progress", "Lately we're building a treehouse with the kids.", True),
+    ("in_progress", "我最近在读一本科幻小说。", True),
+    ("in_progress", "我现在在学日语。", True),
+    ("in_progress", "I'm now living in Seattle.", False),  # a state one holds until replaced
+    ("in_progress", "I'm working at Contoso now.", False),
+    (
+        "in_progress",
+        "I'm moving to Berlin now, the flat is signed.",
+        False,
+    ),  # a change, progressive
+    ("in_progress", "I'm starting a new job at Globex now.", False),
+    ("in_progress", "I quit the band and I'm painting now.", False),  # a change verb
+    ("in_progress", "I work remotely now.", False),  # no activity under way
+    ("in_progress", "我现在住在上海。", False),
+    ("in_progress", "我不再学钢琴了，现在在学吉他。", False),
+    # meaning alone speaks only for a statement of one sentence
+    ("one_sentence", "I'm now living in Seattle.", True),
+    ("one_sentence", "Lately I've been stuck. Don't feel like I'm making a difference.", False),
+    ("one_sentence", "我现在住在上海。", True),
+    ("one_sentence", "我最近有点迷茫。总觉得自己没做出什么成绩。", False),
+]
 
 
-@pytest.mark.parametrize(
-    "text,one",
-    [
-        ("I'm now living in Seattle.", True),
-        ("Lately I've been stuck. Don't feel like I'm making a difference.", False),
-        ("我现在住在上海。", True),
-        ("我最近有点迷茫。总觉得自己没做出什么成绩。", False),
-    ],
-)
-def test_meaning_alone_speaks_only_for_one_sentence(text, one):
-    from openclaw_memory.extract.change_grammar import one_sentence
+@pytest.mark.parametrize("predicate,text,expected", GRAMMAR)
+def test_what_a_statement_says_of_a_change_in_both_languages(predicate, text, expected):
+    from openclaw_memory.extract import change_grammar
 
-    assert one_sentence(text) is one
+    assert getattr(change_grammar, predicate)(text) is expected
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,7 @@ STAGES = (
     ("  background level", "openclaw_memory.recall.background:Background.level"),
     ("  gate signals", "openclaw_memory.recall.recaller:Recaller._gate_signals"),
     ("  score + rank", "openclaw_memory.recall.rank:score_pool"),
-    ("    keyword coverage (jieba)", "openclaw_memory.recall.rank:keyword_coverage"),
+    ("    keyword hits", "openclaw_memory.recall.rank:keyword_hits"),
     ("  cover sessions (lists)", "openclaw_memory.recall.cover:cover_sessions"),
     ("  neighbouring turns", "openclaw_memory.recall.context:attach_context"),
     ("  touch (access counts, a write)", "openclaw_memory.engine:MemoryEngine.touch"),

@@ -155,16 +155,22 @@ _ZH_IN_PROGRESS = re.compile(
 )
 
 
+def _weak_only(text: str) -> str | None:
+    """The words of a statement that reads as a change only by a weak marker (a time word of the
+    present, a beginning: now, currently, started, 最近), else None."""
+    text = said(text or "").replace("’", "'")
+    strong = _ZH_STRONG if has_cjk(text) else _EN_STRONG
+    return text if states_change(text) and not strong.search(text) else None
+
+
 def in_progress(text: str) -> bool:
-    """The statement reads as a change only by a weak marker (now, currently, lately, 最近) and
-    says what the speaker is doing ("I'm currently reading a fantasy novel", 我最近在读科幻小说):
-    news of an activity, not of a value it replaced, so only what contradicts it by attribute is
-    evidence of a change ("I like fantasy stories" stays)."""
-    text = said(text or "")
-    cjk = has_cjk(text)
-    if not states_change(text) or (_ZH_STRONG if cjk else _EN_STRONG).search(text):
-        return False
-    return bool((_ZH_IN_PROGRESS if cjk else _EN_IN_PROGRESS).search(text.replace("’", "'")))
+    """The statement reads as a change only by a weak marker (`_weak_only`) and says what the
+    speaker is doing ("I'm currently reading a fantasy novel", 我最近在读科幻小说): news of an
+    activity, not of a value it replaced, so only what contradicts it by attribute is evidence
+    of a change ("I like fantasy stories" stays)."""
+    words = _weak_only(text)
+    pattern = _ZH_IN_PROGRESS if words and has_cjk(words) else _EN_IN_PROGRESS
+    return words is not None and bool(pattern.search(words))
 
 
 def only_lasting(text: str) -> bool:
@@ -173,11 +179,9 @@ def only_lasting(text: str) -> bool:
     months now", "I started playing guitar about five years ago", 我学钢琴三年了): a state that
     has held that long is news of what holds, not of a value it just replaced, so only what
     contradicts it by attribute (`extract.attributes`) is evidence of a value it ended."""
-    text = said(text or "")
-    cjk = has_cjk(text)
-    if not states_change(text) or (_ZH_STRONG if cjk else _EN_STRONG).search(text):
-        return False
-    return bool((_ZH_LASTING if cjk else _EN_LASTING).search(text))
+    words = _weak_only(text)
+    pattern = _ZH_LASTING if words and has_cjk(words) else _EN_LASTING
+    return words is not None and bool(pattern.search(words))
 
 
 _EN_SWITCH = re.compile(

@@ -4,10 +4,10 @@
 no word with the question and sits far from it in the embedding (a kind and one of its members
 are not paraphrases). A request that names a kind (martial arts, musical instruments, pets,
 sports, European countries; 乐器, 宠物, 运动) also looks for the words of its members: the
-kind channel searches them by keyword (`channels.KindChannel`), and a memory that names a member holds the kind's
-terms for the keyword component (`rank.keyword_hits`). The table is general knowledge, one row
-per kind, English and Chinese side by side; a member is a word or a fixed phrase as the language
-writes it.
+kind channel searches them by keyword (`channels.KindChannel`), and a memory that names a
+member holds the kind's terms for the keyword component (`rank.keyword_hits`). The table is
+general knowledge, one row per kind, English and Chinese side by side; a member is a word or a
+fixed phrase as the language writes it.
 
 A memory that names a member also counts as asked for by structure (half, like a memory of the
 type a request asks for: `rank.components`). Relevance gating does not count a member as a word

@@ -75,32 +75,27 @@ def importance(r: MemoryRecord) -> float:
     return min(1.0, r.importance + 0.05 * math.log1p(r.access_count))
 
 
-def keyword_coverage(
-    query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None, members: bool = True
-) -> float:
-    """Share of the query's terms in the memory (see `keyword_hits`)."""
-    return keyword_hits(query, r, tokens, members) / len(query.terms) if query.terms else 0.0
-
-
 def keyword_hits(
-    query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None, members: bool = True
-) -> int:
-    """How many of the query's terms the memory holds: as tokens (`tokens`: the record's search
-    tokens when the caller has them) or, for terms of two characters or more, as substrings.
-    (Relevance gating reads its keyword evidence by word instead: `gate.term_hits`.)"""
+    query: RecallQuery, r: MemoryRecord, tokens: frozenset[str] | None = None
+) -> tuple[int, int]:
+    """How many of the query's terms the memory holds as its own words: as tokens (`tokens`: the
+    record's search tokens when the caller has them) or, for terms of two characters or more, as
+    substrings; and how many more only by naming a member of a kind the term names ("martial
+    arts" held by "taekwondo": recall/kinds.py). (Relevance gating reads its keyword evidence by
+    word instead: `gate.term_hits`.)"""
     terms = query.terms
     if not terms:
-        return 0
+        return 0, 0
     if tokens is None:
         tokens = frozenset(search_tokens(r.text))
     text = r.text.lower()
-    hits = 0
+    own = by_member = 0
     for t in terms:
         if t in tokens or (len(t) >= 2 and t in text):
-            hits += 1
-        elif members and any(t in k.terms and k.named_in(tokens, text) for k in query.kinds):
-            hits += 1  # "martial arts" held by "taekwondo" (recall/kinds.py)
-    return hits
+            own += 1
+        elif any(t in k.terms and k.named_in(tokens, text) for k in query.kinds):
+            by_member += 1
+    return own, by_member
 
 
 def components(
@@ -130,18 +125,20 @@ def components(
         tokens is not None and any(k.named_in(tokens, r.text.lower()) for k in query.kinds)
     ):
         structure = 0.5  # it asks for the memory's type, or for a kind the memory names one of
+    own, by_member = keyword_hits(query, r, tokens)
+    n = len(query.terms) or 1
     out = {
         "semantic": float(min(1.0, max(0.0, sem))),
         # half: which share of the query's terms the memory holds; half: BM25 against the best
         # keyword hit of this query (rare terms count more than common ones).
-        "keyword": 0.5 * keyword_coverage(query, r, tokens) + 0.5 * bm25,
+        "keyword": 0.5 * (own + by_member) / n + 0.5 * bm25,
         "structure": structure,
         "recency": recency(r, now, cfg.event_half_life_days),
         "importance": importance(r),
         "trust": TRUST.get(r.source.channel.value, 0.6),
     }
     if query.kinds:  # the keyword evidence of its own words, what relevance gating reads
-        out[WORDS] = 0.5 * keyword_coverage(query, r, tokens, members=False) + 0.5 * bm25
+        out[WORDS] = 0.5 * own / n + 0.5 * bm25
     return out
 
 
