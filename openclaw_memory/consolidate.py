@@ -19,9 +19,11 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .clock import DAY, Clock
 from .config import MemoryConfig
+from .background import Meaning
 from .consolidate_changes import ChangeRetirer, Sibling
 from .consolidate_decide import CLAIM_TYPES, Decisions
 from .consolidate_records import RecordWrites, new_id
+from .consolidate_targets import Neighbour
 from .embedding import PassageVectors, embed_with_parts
 from .extract.naming import world_names
 from .policy import POLICY
@@ -45,10 +47,14 @@ class Consolidator:
         self.model = model_name
         self.clock = clock
         self.cfg = config
-        self.decisions = Decisions(RecordWrites(model_name), clock, config)
-        self.changes = ChangeRetirer(
-            config.long_term.change_similarity, config.long_term.change_margin, model_name, clock
+        # meaning alone links a change to a memory only above what an unrelated statement reaches
+        neighbour = Neighbour(
+            config.long_term.change_similarity,
+            config.long_term.change_margin,
+            Meaning(embedder),
         )
+        self.decisions = Decisions(RecordWrites(model_name), clock, config, neighbour)
+        self.changes = ChangeRetirer(neighbour, model_name, clock)
 
     # ---- entry point ------------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .consolidate_records import new_id
-from .consolidate_targets import ChangeTargets, speaker_names
+from .consolidate_targets import ChangeTargets, Neighbour, speaker_names
 from .extract.attributes import mentions
 from .extract.base import attribute
 from .extract.change_grammar import (
@@ -65,8 +65,8 @@ class Sibling:
 class ChangeRetirer:
     """Retires the memory a change turn's episode contradicts (see the module doc)."""
 
-    def __init__(self, similarity: float, margin: float, model: str, clock) -> None:
-        self.targets = ChangeTargets(similarity, margin)
+    def __init__(self, neighbour: Neighbour, model: str, clock) -> None:
+        self.targets = ChangeTargets(neighbour)
         self.model = model
         self.clock = clock
 

@@ -25,7 +25,7 @@ from .config import MemoryConfig
 from .consolidate_records import RecordWrites, new_id
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from .store.ports import content_hash
-from .consolidate_targets import names_part
+from .consolidate_targets import Neighbour, names_part
 from .text import has_cjk, lexical_overlap, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
 
@@ -39,8 +39,11 @@ class Decisions:
     """Decides, per candidate, between insert, restate, supersede, doubt and skip, and has the
     record writes carry it out inside the caller's transaction."""
 
-    def __init__(self, writes: RecordWrites, clock: Clock, config: MemoryConfig) -> None:
+    def __init__(
+        self, writes: RecordWrites, clock: Clock, config: MemoryConfig, neighbour: Neighbour
+    ) -> None:
         self.writes = writes
+        self.neighbour = neighbour
         self.clock = clock
         self.cfg = config
         self.threshold = config.long_term.similarity_threshold
@@ -134,8 +137,8 @@ class Decisions:
         self, db, r: MemoryRecord, vec: np.ndarray, replaces: str | None
     ) -> tuple[MemoryRecord | None, float]:
         """The live claim a change contradicts when no subject names it: the one that states the
-        value it replaces, else its clear semantic neighbour (nearest, and ahead of the next one
-        by `change_margin`: absolute cosine says little). A Chinese change that names what it
+        value it replaces, else its clear semantic neighbour (`Neighbour`: nearest, ahead of the next
+        one by `change_margin` and above the background level; absolute cosine says little). A Chinese change that names what it
         replaces (戒烟 -> 烟; one character is a word) retires only a claim naming it, or a part
         of it (狗的名字 -> 我家的狗叫旺财): e5 puts
         one person's unrelated Chinese statements within a few hundredths (赵刚戒烟了 /
@@ -156,13 +159,8 @@ class Decisions:
             if has_cjk(replaces):
                 part = [(s, p) for s, p in scored if names_part(p.text, replaces)]
                 return (part[0][1], part[0][0]) if part else (None, 0.0)
-        if not scored:
-            return None, 0.0
-        best = scored[0]
-        runner_up = scored[1][0] if len(scored) > 1 else 0.0
-        margin = self.cfg.long_term.change_margin
-        if best[0] - runner_up >= margin and best[0] >= self.cfg.long_term.change_similarity:
-            return best[1], best[0]
+        if self.neighbour.clear(scored, r):
+            return scored[0][1], scored[0][0]
         return None, 0.0
 
     def _said_before(self, db, r: MemoryRecord, replaces: str | None) -> MemoryRecord | None:

@@ -2,7 +2,7 @@
 
 A live claim (profile / preference / fact) qualifies when it shares a content word with the
 change, or names the value `replaces` gives, or is its clear semantic neighbour (nearest, ahead
-of the next by `change_margin`); a live episode of the same speaker when it shares a content
+of the next by `change_margin` and above the background level: `Neighbour`); a live episode of the same speaker when it shares a content
 word, states one thing (`single_statement`) and is similar enough (`change_similarity`); a
 memory the change contradicts by attribute (`extract.attributes`) when it is similar enough to
 be about the same thing. A change read only from a weak marker that says how long its state has
@@ -16,15 +16,19 @@ retires what is found here.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from .extract.attributes import contradicts
 from .extract.naming import world_names
+from .extract.slot import third_person
 from .extract.change_grammar import (
     about,
     about_self,
     in_progress,
+    judges_only,
     one_sentence,
     only_lasting,
     owner,
@@ -49,12 +53,53 @@ _EPISODE_POOL = 400
 _ATTRIBUTE_SLACK = 0.05
 
 
+class Background(Protocol):
+    """How high an unrelated everyday statement scores (`background.Meaning`)."""
+
+    def above(self, old: str, new: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """When meaning alone links a change to a memory: the nearest memory is its clear semantic
+    neighbour. It is similar enough (`change_similarity`) and ahead of the next memory by
+    `change_margin`, and what it says sits closer to the change than an unrelated everyday
+    statement would (`background.above`, on the two statements' own words). A change that only
+    judges its thing ("my new job is really good now": `judges_only`) names no value that replaced
+    anything, and links to nothing by meaning. The next memory alone
+    is no reference: a scope of one memory has none, and a small scope need not hold anything
+    unrelated to compare with. Stored claims are embedded with their subject key ("allergy/peanut:
+    The user is ..."), which brings any two claims of one user within a few hundredths (0.90 for
+    "allergic to peanuts" / "switched to a Pixel 8"); their summaries alone score 0.82, under the
+    everyday statements of the background bank, while a phone the user replaced scores above it."""
+
+    similarity: float
+    margin: float
+    background: Background | None = None
+
+    def clear(self, scored: list[tuple[float, MemoryRecord]], new: MemoryRecord) -> bool:
+        """Whether scored[0] (scored: (cosine, memory), nearest first) is the clear neighbour of
+        the change `new`."""
+        if not scored or judges_only(new.summary):
+            return False  # "my new job is really good": no value that replaced anything
+        best = scored[0][0]
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        if best < self.similarity or best - runner_up < self.margin:
+            return False
+        if self.background is None:
+            return True
+        # both in the third person, as claims are stored: "I now drive a Corolla" and "The user's
+        # car is a Ford Focus" differ in person more than in meaning
+        return self.background.above(_outside(scored[0][1].summary), _outside(new.summary))
+
+
 class ChangeTargets:
     """Finds the memory a change turn's episode contradicts (see the module doc)."""
 
-    def __init__(self, similarity: float, margin: float) -> None:
-        self.similarity = similarity
-        self.margin = margin
+    def __init__(self, neighbour: Neighbour) -> None:
+        self.neighbour = neighbour
+        self.similarity = neighbour.similarity
+        self.margin = neighbour.margin
 
     def find(
         self,
@@ -133,13 +178,8 @@ class ChangeTargets:
             or has_cjk(new.summary)
         ):
             return None
-        best, runner_up = scored[0], (scored[1][0] if len(scored) > 1 else 0.0)
-        if (
-            best[0] >= self.similarity
-            and best[0] - runner_up >= self.margin
-            and _same_owner(who, best[1], strict=True)
-        ):
-            return best[1]
+        if self.neighbour.clear(scored, new) and _same_owner(who, scored[0][1], strict=True):
+            return scored[0][1]
         return None
 
     def _episode(
@@ -177,9 +217,8 @@ class ChangeTargets:
         if stated and scored and replaces and has_cjk(replaces):
             # Chinese: what the change names is the evidence, meaning alone is not (consolidate_decide.py)
             return next((e for _, e in scored if names_part(e.text, replaces)), None)
-        if stated and scored and about_self(new.summary) and one_sentence(new.summary):
-            runner_up = scored[1][0] if len(scored) > 1 else 0.0
-            if scored[0][0] >= self.similarity and scored[0][0] - runner_up >= self.margin:
+        if stated and about_self(new.summary) and one_sentence(new.summary):
+            if self.neighbour.clear(scored, new):
                 return scored[0][1]
         return None
 
@@ -247,6 +286,11 @@ class ChangeTargets:
             key=lambda x: -x[0],
         )
         return self._contradicted(scored, new, who, only_flips=only_flips)
+
+
+def _outside(text: str) -> str:
+    """A statement as a claim reads it: the speaker's label dropped, first person made third."""
+    return third_person(said(text), has_cjk(text))
 
 
 def speaker_names(r: MemoryRecord) -> tuple[str, ...]:

@@ -189,7 +189,7 @@ STAGES = (
     ("    summary channel", "openclaw_memory.recall.channels:SummaryChannel.propose"),
     ("    entity channel", "openclaw_memory.recall.channels:EntityChannel.propose"),
     ("      request_keys", "openclaw_memory.recall.channels:request_keys"),
-    ("    background level", "openclaw_memory.recall.background:Background.level"),
+    ("    background level", "openclaw_memory.background:Background.level"),
     ("    load", "openclaw_memory.recall.load:load"),
     ("      get_many", "openclaw_memory.engine:MemoryEngine.get_many"),
     ("    gate signals", "openclaw_memory.recall.recaller:Recaller._gate_signals"),

@@ -40,7 +40,7 @@ STAGES = (
     ("  entity channel (+ one hop)", "openclaw_memory.recall.channels:EntityChannel.propose"),
     ("  read ahead (beside the embedding)", "openclaw_memory.recall.load:read_ahead"),
     ("  load records + vectors", "openclaw_memory.recall.load:load"),
-    ("  background level", "openclaw_memory.recall.background:Background.level"),
+    ("  background level", "openclaw_memory.background:Background.level"),
     ("  gate signals", "openclaw_memory.recall.recaller:Recaller._gate_signals"),
     ("  score + rank", "openclaw_memory.recall.rank:score_pool"),
     ("    keyword hits", "openclaw_memory.recall.rank:keyword_hits"),

@@ -89,6 +89,39 @@ _STANCE_WORDS = frozenset(
     )
 ) | frozenset("希望 想要 觉得 认为 感觉 需要 知道 好像 似乎 自己 不错 很棒 厉害".split())
 
+#: a judgement of a thing, not a value of it: "My new job is really good", 新公寓挺不错的
+_EN_JUDGED = (
+    r"good|great|nice|bad|awesome|amazing|cool|fun|lovely|wonderful|terrible|awful|fine|ok|okay|"
+    r"better|worse|busy|hectic|long|short|hard|easy|tough|stressful|boring|interesting|exciting|"
+    r"fantastic|brilliant|perfect|horrible|crazy|intense|chill|relaxed|quiet|noisy|expensive|cheap"
+)
+_EN_JUDGEMENT = re.compile(
+    r"^(?:(?:my|our|his|her|their|the user's|the|this|that|it)\s+)?(?:new\s+|current\s+)?"
+    r"(?:[\w'-]+\s+){0,3}?(?:is|are|was|were|has been|have been|feels?|seems?|looks?|'s|'re)\s+"
+    r"(?:(?:really|very|so|pretty|quite|super|too|a bit|kind of|sort of|much|way|even|actually|"
+    r"just|not|not that)\s+)*(?:" + _EN_JUDGED + r")(?:\s+(?:now|lately|these days|so far|too|"
+    r"here|there|then))?$",
+    _I,
+)
+_ZH_JUDGEMENT = re.compile(
+    r"^(?:我的|我们的|我们|我)?(?:新的?)?[\u4e00-\u9fff]{0,6}?(?:现在|最近|目前|这阵子)?(?:也|还|都)?"
+    r"(?:真|很|挺|非常|特别|太|超|蛮|有点|比较|不太|不)?"
+    r"(?:好|不错|棒|很棒|忙|累|难|远|长|贵|便宜|轻松|舒服|有意思|无聊|辛苦|方便|麻烦|安静|吵)"
+    r"(?:的|了|啊|呢|哦|呀)*$"
+)
+
+
+def judges_only(text: str) -> bool:
+    """Whether every clause of the statement only judges its thing ("My new job is really good
+    now, the team is great.", 新公寓现在挺不错的): it names no value that could replace an old
+    one, so meaning alone links it to nothing it would retire."""
+    body = _SPEAKER.sub("", text.strip())
+    clauses = [c.strip() for c in re.split(r"[,.;!，。；！]+", body) if c.strip()]
+    if not clauses:
+        return False
+    pattern = _ZH_JUDGEMENT if has_cjk(body) else _EN_JUDGEMENT
+    return all(pattern.match(c) for c in clauses)
+
 #: a number and its measure word (一只, 三次, 每周): says how many, not what (我养了一只狗 / 领养了一只猫)
 _MEASURE = re.compile(
     r"^[一二两三四五六七八九十百千几半每这那某]+[只个条件家位本台辆次回天年月周份张双块篇首部间所种]$"

@@ -41,7 +41,7 @@ class Pool:
     retired: dict[str, str] = field(default_factory=dict)
     #: record id -> (index, count) of the sentence part whose cosine beat the whole memory's
     sentence: dict[str, tuple[int, int]] = field(default_factory=dict)
-    #: the cosine an unrelated memory reaches for this request (recall/background.py); None: unknown
+    #: the cosine an unrelated memory reaches for this request (background.py); None: unknown
     background: float | None = None
     #: the same, read from the user's own store: its crowd of vector candidates (recall/gate.py)
     store_level: float | None = None

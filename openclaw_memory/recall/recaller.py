@@ -18,7 +18,7 @@ from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Channel, EntityReads, Pool, build_channels
 from .load import Ahead, load, read_ahead
 from ..text import has_cjk, search_tokens
-from .background import Background
+from ..background import Background
 from .context import attach_context
 from .cover import cover_sessions
 from .listing import LIST_CONTEXT_AFTER

@@ -5,7 +5,7 @@ Caroline paint?", 我上次说的那家店叫什么？) may be answered by a mem
 resembles it, so it is gated as before (`recall.min_semantic`). A request that refers to nothing
 of theirs (chit-chat with the assistant, general knowledge, coding, translation) gets a memory
 only when the memory clearly stands out from the request's own background
-(`recall/background.py`): otherwise the block stays empty.
+(`background.py`): otherwise the block stays empty.
 
 Reference, per language:
 - the user speaking of themselves (I / my / we / our; 我 as subject or possessor, 我的, 我们, 咱们).
