@@ -1,9 +1,10 @@
 """What a change is about: the live memory a change turn's episode contradicts (issue 16).
 
 A live claim (profile / preference / fact) qualifies when it shares a content word with the
-change, or names the value `replaces` gives, or is its clear semantic neighbour (nearest, ahead
-of the next by `change_margin` and above the background level: `Neighbour`); a live episode of the same speaker when it shares a content
-word, states one thing (`single_statement`) and is similar enough (`change_similarity`); a
+change, or names the value `replaces` gives, or is its clear semantic neighbour (`Neighbour`:
+nearest, ahead of the next by `change_margin`, above the background level); a live episode of
+the same speaker when it shares a content word, states one thing (`single_statement`) and is
+similar enough (`change_similarity`), or, for a stated change, is its clear neighbour; a
 memory the change contradicts by attribute (`extract.attributes`) when it is similar enough to
 be about the same thing. A change read only from a weak marker that says how long its state has
 lasted ("I've been playing for four months now", `only_lasting`) qualifies a memory by attribute

@@ -362,6 +362,15 @@ CHANGES = [
         ["Bristol"],
     ),
     ("我家在成都。", "我去年搬到上海了。", "我家在哪里？", ["成都"], ["上海"]),
+    # meaning alone, a scope of one memory: a car the user drove, then the new one
+    (
+        "I drive a Honda Civic.",
+        "My new car is a Tesla Model 3.",
+        "What car do I drive?",
+        ["Honda Civic"],
+        ["Tesla"],
+    ),
+    ("我开的是本田思域。", "我的新车是特斯拉。", "我开的是什么车？", ["本田思域"], ["特斯拉"]),
 ]
 
 
@@ -528,6 +537,18 @@ GRAMMAR = [
     ("one_sentence", "Lately I've been stuck. Don't feel like I'm making a difference.", False),
     ("one_sentence", "我现在住在上海。", True),
     ("one_sentence", "我最近有点迷茫。总觉得自己没做出什么成绩。", False),
+    # a judgement of a thing, no value of it
+    ("judges_only", "My new job is really good now, the team is great.", True),
+    ("judges_only", "The user's commute is really long", True),
+    ("judges_only", "Work has been so busy lately.", True),
+    ("judges_only", "我的新工作现在挺好的，团队很棒。", True),
+    ("judges_only", "新公寓挺不错的。", True),
+    ("judges_only", "My new job is at Google.", False),
+    ("judges_only", "My new car is a Tesla Model 3.", False),
+    ("judges_only", "I got a new job, it's great.", False),  # the first clause names the change
+    ("judges_only", "My favourite colour is green now.", False),
+    ("judges_only", "我的新车是特斯拉。", False),
+    ("judges_only", "我昨天换成了iPhone 15，挺好用的。", False),
 ]
 
 
@@ -697,6 +718,17 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     ),
     # "don't see why not" says yes: it ends no "not"
     ("I love seeing my kids eat fruit.", "I don't see why not! I'm not doing anything then."),
+    # a scope of one memory: its only memory is the nearest, with no runner-up to be ahead of; an
+    # unrelated statement of the same user scores about as high as the background bank's
+    ("I'm allergic to peanuts.", "I switched to a Pixel 8 yesterday."),
+    ("我对花生过敏。", "我昨天换成了iPhone 15。"),
+    ("I love hiking on weekends.", "I've moved over to an iPhone now."),
+    ("我周末喜欢去爬山。", "我的新车是特斯拉。"),
+    ("I love hiking on weekends.", "My new job is at Google."),
+    ("I go to the gym every morning.", "My new commute is really long now."),
+    # a judgement names no value that replaced anything
+    ("I like curling up with a good book.", "My new job is really good now, the team is great."),
+    ("I love hiking on weekends.", "My new apartment is really nice now."),
 ]
 
 

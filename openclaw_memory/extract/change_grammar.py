@@ -122,6 +122,7 @@ def judges_only(text: str) -> bool:
     pattern = _ZH_JUDGEMENT if has_cjk(body) else _EN_JUDGEMENT
     return all(pattern.match(c) for c in clauses)
 
+
 #: a number and its measure word (一只, 三次, 每周): says how many, not what (我养了一只狗 / 领养了一只猫)
 _MEASURE = re.compile(
     r"^[一二两三四五六七八九十百千几半每这那某]+[只个条件家位本台辆次回天年月周份张双块篇首部间所种]$"
