@@ -45,6 +45,7 @@ from .extract.change_grammar import (
     about_a_thing,
     about_self,
     now_also,
+    replaced,
     said,
     single_statement,
     states_change,
@@ -83,7 +84,11 @@ class ChangeRetirer:
             return None
         if not about_a_thing(episode.summary):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
-        replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
+        # what the change says it left: a candidate's `replaces`, else the turn's own words
+        # ("Linux instead of Windows"); named, it is the evidence, and meaning alone is not
+        replaces = next(
+            (s.candidate.replaces for s in changes if s.candidate.replaces), None
+        ) or replaced(episode.summary)
         if replaces is None and not single_statement(episode.summary):
             # a turn that says several things: which of them changed, and what it replaced, is a
             # guess ("I used to have a dog ..., but then I got allergic and ... The name helps me
@@ -98,6 +103,9 @@ class ChangeRetirer:
             {s.result.record.id for s in siblings if s.result.record},
             stated=bool(changes),
             also=also,
+            key=next(
+                (s.candidate.subject for s in (*changes, *siblings) if s.candidate.subject), None
+            ),
         )
         if target is None:
             return None

@@ -143,7 +143,8 @@ class Decisions:
         of it (狗的名字 -> 我家的狗叫旺财): e5 puts
         one person's unrelated Chinese statements within a few hundredths (赵刚戒烟了 /
         赵刚喜欢吃米粉 0.93, 用户戒烟了 / 用户每天抽几根烟 0.95), so there the named value is the
-        evidence and meaning alone is not."""
+        evidence and meaning alone is not. So it is in English: "I started using Linux instead of
+        Windows" retires what says Windows, and no nearest claim when none does."""
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         pool = [p for p in pool if p.id != r.id]
         if not pool:
@@ -156,9 +157,8 @@ class Decisions:
             named = [(s, p) for s, p in scored if _states(p, replaces)]
             if named:
                 return named[0][1], named[0][0]
-            if has_cjk(replaces):
-                part = [(s, p) for s, p in scored if names_part(p.text, replaces)]
-                return (part[0][1], part[0][0]) if part else (None, 0.0)
+            part = [(s, p) for s, p in scored if names_part(p.text, replaces)]
+            return (part[0][1], part[0][0]) if part else (None, 0.0)
         if self.neighbour.clear(scored, r):
             return scored[0][1], scored[0][0]
         return None, 0.0

@@ -17,6 +17,7 @@ retires what is found here.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -78,11 +79,25 @@ class Neighbour:
     margin: float
     background: Background | None = None
 
-    def clear(self, scored: list[tuple[float, MemoryRecord]], new: MemoryRecord) -> bool:
+    def clear(
+        self,
+        scored: list[tuple[float, MemoryRecord]],
+        new: MemoryRecord,
+        key: str | None = None,
+        nearest_keys: Sequence[str | None] = (),
+    ) -> bool:
         """Whether scored[0] (scored: (cosine, memory), nearest first) is the clear neighbour of
-        the change `new`."""
+        the change `new`. `key`: the subject key of the change (default: its own subject);
+        `nearest_keys`: those of the nearest memory (default: its own subject; for an episode,
+        the keys of the claims distilled from its turn)."""
         if not scored or judges_only(new.summary):
             return False  # "my new job is really good": no value that replaced anything
+        named = attribute_key(key or new.subject)
+        nearest = {attribute_key(k) for k in (nearest_keys or (scored[0][1].subject,))} - {None}
+        if named and (named not in nearest if nearest else named not in scored[0][1].text.lower()):
+            # "my new laptop is ..." is no news of the user's job, nor of a statement that names
+            # no laptop and was keyed by nothing ("I have two cats")
+            return False
         best = scored[0][0]
         runner_up = scored[1][0] if len(scored) > 1 else 0.0
         if best < self.similarity or best - runner_up < self.margin:
@@ -111,7 +126,10 @@ class ChangeTargets:
         skip: set[str],
         stated: bool,
         also: bool = False,
+        key: str | None = None,
     ) -> MemoryRecord | None:
+        """The memory the change `new` contradicts; `key`: the subject key of the turn's change
+        candidate (what attribute it changed), if any."""
         names = speaker_names(new)  # the speaker of a named turn
         words, who = about(new.summary, names), owner(new.summary)
         claims = [
@@ -131,10 +149,10 @@ class ChangeTargets:
             # contradicts it by attribute; a shared word or meaning alone ("I like fantasy
             # stories") is no evidence it replaced anything
             return self._by_attribute(db, claims, new, vec, who, only_flips=False)
-        claim = self._claim(db, claims, new, vec, words, who, replaces, names)
+        claim = self._claim(db, claims, new, vec, words, who, replaces, names, key)
         if claim is not None:
             return claim
-        return self._episode(db, new, vec, words, who, stated, names, replaces)
+        return self._episode(db, new, vec, words, who, stated, names, replaces, key, claims)
 
     def _claim(
         self,
@@ -146,6 +164,7 @@ class ChangeTargets:
         who: str,
         replaces: str | None,
         names: tuple[str, ...],
+        key: str | None = None,
     ) -> MemoryRecord | None:
         """The nearest live claim that shares a content word with the change (or states the value
         `replaces` names), of the same owner; meaning alone only for a short statement about the
@@ -177,9 +196,10 @@ class ChangeTargets:
             not (about_self(new.summary) and one_sentence(new.summary))
             or not scored
             or has_cjk(new.summary)
+            or replaces  # it named what it replaced, and no claim states that
         ):
             return None
-        if self.neighbour.clear(scored, new) and _same_owner(who, scored[0][1], strict=True):
+        if self.neighbour.clear(scored, new, key) and _same_owner(who, scored[0][1], strict=True):
             return scored[0][1]
         return None
 
@@ -193,6 +213,8 @@ class ChangeTargets:
         stated: bool,
         names: tuple[str, ...],
         replaces: str | None = None,
+        key: str | None = None,
+        claims: Sequence[MemoryRecord] = (),
     ) -> MemoryRecord | None:
         """An earlier episode of the same speaker that states one thing about them (the change
         itself may name only the thing: 钢琴课换到周日了): the nearest
@@ -215,11 +237,13 @@ class ChangeTargets:
         hit = self._contradicted(scored, new, who)
         if hit is not None:
             return hit
-        if stated and scored and replaces and has_cjk(replaces):
-            # Chinese: what the change names is the evidence, meaning alone is not (consolidate_decide.py)
+        if stated and replaces:
+            # what the change names is the evidence, meaning alone is not (consolidate_decide.py)
             return next((e for _, e in scored if names_part(e.text, replaces)), None)
         if stated and about_self(new.summary) and one_sentence(new.summary):
-            if self.neighbour.clear(scored, new):
+            turns = set(scored[0][1].source.turn_ids)
+            kin = [c.subject for c in claims if turns & set(c.source.turn_ids)]
+            if self.neighbour.clear(scored, new, key, kin):
                 return scored[0][1]
         return None
 
@@ -287,6 +311,17 @@ class ChangeTargets:
             key=lambda x: -x[0],
         )
         return self._contradicted(scored, new, who, only_flips=only_flips)
+
+
+def attribute_key(subject: str | None) -> str | None:
+    """The attribute a subject key names: "fact/laptop" -> laptop, "allergy/peanut" -> allergy,
+    "job" -> job. None for no key, or a key made of a value ("pref/pixel 8": what the user likes
+    or switched to says nothing of which attribute it is)."""
+    if not subject or subject.startswith("pref/"):
+        return None
+    if subject.startswith("fact/"):
+        return subject[5:] or None
+    return subject.split("/", 1)[0]
 
 
 def _outside(text: str) -> str:

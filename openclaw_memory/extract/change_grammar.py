@@ -230,6 +230,30 @@ _ZH_SWITCH = re.compile(
 )
 
 
+#: the value a change says it left: "Linux instead of Windows", "switched from Chrome to
+#: Firefox", 用Linux而不是Windows, 从美式换成了拿铁
+_EN_REPLACED = re.compile(
+    r"\b(?:instead of|rather than)\s+(?P<v>[^,.;!?]{2,40}?)\s*(?:$|[,.;!?]|\b(?:now|these days)\b)|"
+    r"\b(?:switch(?:ed)?|chang(?:ed)?|mov(?:ed)?|went|convert(?:ed)?)\s+(?:over\s+)?from\s+"
+    r"(?P<f>[^,.;!?]{2,40}?)\s+to\b",
+    _I,
+)
+_ZH_REPLACED = re.compile(
+    r"(?:而不是|不再是|不再用|不用)(?P<v>[^，,。；;！!了]{1,12})|"
+    r"从(?P<f>[^，,。；;！!]{1,12}?)(?:换成|换到|改成|改为|改用|转到|跳槽到)"
+)
+
+
+def replaced(text: str) -> str | None:
+    """The value a statement says it left for another, when it names it; else None."""
+    body = said(text)
+    m = (_ZH_REPLACED if has_cjk(body) else _EN_REPLACED).search(body)
+    if not m:
+        return None
+    value = (m.group("v") or m.group("f") or "").strip()
+    return value or None
+
+
 def switches(text: str) -> bool:
     """The statement says one value took another's place (改喝拿铁, "switched to oat milk", a
     preference "these days" / 更喜欢), not only that something holds now: then two values of an

@@ -45,7 +45,7 @@ _JOB_CHANGE = (
         r"^i(?:'ve| have)?\s+(?:just\s+)?(?:joined|started (?:a new job|working) (?:at|for)|started at)\s+(?P<new>.+)$",
         I,
     ),
-    re.compile(r"^i(?:'m| am) (?:at|with) (?P<new>[A-Z][\w&.\- ]+?) now$"),
+    re.compile(r"^[Ii](?:'m| am) (?:at|with) (?P<new>[A-Z][\w&.\- ]+?) now$"),
     re.compile(r"^(?:now|these days) i work (?:at|for) (?P<new>.+)$", I),
 )
 _CAREER = re.compile(
@@ -95,7 +95,7 @@ def _employer_change(clause: str) -> Slot | None:
 
 # ---- "my new X is Y", "now my X is Y", favourites -------------------------------------------
 
-#: attribute words that name a person the user has one of at a time (the slot's key)
+#: attribute words whose slot has a key of its own: a person the user has one of at a time, the car
 _ROLES = {
     "manager": "manager",
     "boss": "manager",
@@ -105,6 +105,8 @@ _ROLES = {
     "advisor": "advisor",
     "mentor": "advisor",
     "tutor": "advisor",
+    # the car one drives: the key "I drive a ..." gives (`_ATTR_VERBS`)
+    "car": "car",
 }
 _MY_NEW = re.compile(
     r"^(?:and\s+)?(?:now\s+)?my (?P<new>new\s+)?(?P<k>[a-z][a-z' \-]{1,24}?) is (?:now\s+)?(?P<v>.+?)(?: now)?$",
@@ -277,7 +279,11 @@ _MY_IS = re.compile(
 )
 #: (pattern, subject (empty: the value's own key), summary template (empty: the clause itself))
 _ATTR_VERBS = (
-    (re.compile(r"^i drive (?:a |an )?(?P<v>[A-Z][\w\- ]{1,30})$"), "car", "The user drives a {v}"),
+    (
+        re.compile(r"^[Ii] drive (?:a |an )?(?P<v>[A-Z][\w\- ]{1,30})$"),
+        "car",
+        "The user drives a {v}",
+    ),
     (
         re.compile(r"^i(?:'m| am) on the (?P<v>[\w\- ]{1,20}) team$", I),
         "team",

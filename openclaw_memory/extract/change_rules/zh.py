@@ -75,7 +75,7 @@ def _employer_change(clause: str) -> Slot | None:
 
 # ---- 我的新X是Y, 现在X是Y, favourites ----------------------------------------------------------
 
-#: attribute words that name a person the user has one of at a time (the slot's key)
+#: attribute words whose slot has a key of its own: a person the user has one of at a time, the car
 _ROLES = {
     "领导": "manager",
     "上司": "manager",
@@ -84,6 +84,9 @@ _ROLES = {
     "组长": "manager",
     "主管": "manager",
     "导师": "advisor",
+    # the car one drives: the key 我开的是 gives (`_ATTR_VERBS`)
+    "车": "car",
+    "汽车": "car",
 }
 _MY_NEW = re.compile(
     r"^(?:现在|如今)?(?:我的)?(?P<new>新)?(?P<k>[\u4e00-\u9fff]{1,6}?)(?:现在|如今)?(?:是|变成了|换成了|改成了)(?P<v>[^，,。]{1,16})$"
