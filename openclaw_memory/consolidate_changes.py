@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .consolidate_records import new_id
+from .consolidate_targets import CLAIMS
 from .consolidate_targets import ChangeTargets, Neighbour, speaker_names
 from .extract.attributes import mentions
 from .extract.base import attribute
@@ -95,12 +96,13 @@ class ChangeRetirer:
             # remember her" is no change of an allergy said before); only a value the change
             # names as replaced is evidence enough
             return None
+        skip = {s.result.record.id for s in siblings if s.result.record}
         target = self.targets.find(
             db,
             episode,
             vec,
             replaces,
-            {s.result.record.id for s in siblings if s.result.record},
+            skip,
             stated=bool(changes),
             also=also,
             key=next(
@@ -124,6 +126,14 @@ class ChangeRetirer:
                 episode.scope, target.summary, exclude=episode.id, limit=50
             ):
                 self._retire(db, again, successor or episode, link=False)
+            # and what was distilled from it: the episode states one thing, so do its claims
+            # (我是一名护士 -> job 用户是护士, retired with it by 我转行了，现在是一名药剂师)
+            turns = set(target.source.turn_ids)
+            for claim in db.live_claims(
+                episode.scope, CLAIMS, created_before=episode.created_at, limit=500
+            ):
+                if turns & set(claim.source.turn_ids) and claim.id not in skip:
+                    self._retire(db, claim, successor or episode, link=False)
         return target.id
 
     def _new_value(

@@ -44,7 +44,7 @@ from .text import has_cjk, negated, search_tokens
 from .types import MemoryRecord
 
 #: claims about the user (one attribute, whatever type it was stored as)
-_CLAIMS = ("fact", "preference", "profile")
+CLAIMS = ("fact", "preference", "profile")
 #: where and when the user comes from: no later change alters them ("I moved to Bristol" after
 #: "I'm from Leeds", 搬到上海 after 我老家是成都); only a statement of the same key corrects them
 #: (`consolidate_decide.py`), never a change found by meaning or attribute here
@@ -134,7 +134,7 @@ class ChangeTargets:
         words, who = about(new.summary, names), owner(new.summary)
         claims = [
             c
-            for c in db.live_claims(new.scope, _CLAIMS, created_before=new.created_at, limit=500)
+            for c in db.live_claims(new.scope, CLAIMS, created_before=new.created_at, limit=500)
             if c.id not in skip
             and (c.subject or "").rsplit("/", 1)[-1] not in _ORIGIN
             and not set(c.source.turn_ids) & set(new.source.turn_ids)

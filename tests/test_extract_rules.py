@@ -559,3 +559,20 @@ def test_rules_for_the_assistant_still_count_beside_those_lookalikes(
         assert subject in {c.subject for c in found}, found
     else:
         assert found[0].channel is Channel.EXPLICIT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I drive a Honda Civic.",
+        "My car is a Honda Civic.",
+        "My new car is a Tesla Model 3.",
+        "我开的是本田思域。",
+        "我的车是本田思域。",
+        "我的新车是特斯拉。",
+    ],
+)
+def test_the_car_one_drives_has_one_key_in_both_languages(text) -> None:
+    """ "I drive a Civic" and "my new car is a Tesla" speak of one attribute: one key, so the
+    change supersedes the old value by key, not by meaning."""
+    assert one(text).subject == "car"

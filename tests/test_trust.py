@@ -573,6 +573,44 @@ def test_a_negated_not_denies_nothing(old, new, flipped):
     assert flips(old, new) is flipped
 
 
+@pytest.mark.parametrize(
+    "text,left",
+    [
+        ("I started using Linux instead of Windows.", "Windows"),
+        ("I switched from Chrome to Firefox.", "Chrome"),
+        ("I use VS Code instead of Vim now.", "Vim"),
+        ("I moved from Leeds to Bristol last month.", "Leeds"),
+        ("I moved to Bristol last month.", None),
+        ("我开始用Linux了，不用Windows了。", "Windows"),
+        ("我从美式换成了拿铁。", "美式"),
+        ("我喝拿铁而不是美式。", "美式"),
+        ("我昨天换成了iPhone 15。", None),
+    ],
+)
+def test_a_change_names_what_it_left_in_both_languages(text, left):
+    from openclaw_memory.extract.change_grammar import replaced
+
+    assert replaced(text) == left
+
+
+@pytest.mark.parametrize(
+    "subject,attribute",
+    [
+        ("fact/laptop", "laptop"),
+        ("fact/笔记本", "笔记本"),
+        ("allergy/peanut", "allergy"),
+        ("job", "job"),
+        ("car", "car"),
+        ("pref/pixel 8", None),  # keyed by a value: which attribute it is, the key does not say
+        (None, None),
+    ],
+)
+def test_the_attribute_a_subject_key_names(subject, attribute):
+    from openclaw_memory.consolidate_targets import attribute_key
+
+    assert attribute_key(subject) == attribute
+
+
 UNKEYED = [
     (
         "I go to the gym on Mondays.",
@@ -729,6 +767,13 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     # a judgement names no value that replaced anything
     ("I like curling up with a good book.", "My new job is really good now, the team is great."),
     ("I love hiking on weekends.", "My new apartment is really nice now."),
+    # a change keyed by one attribute is no news of another, nor of a statement not naming it
+    ("I'm a nurse at the children's hospital.", "My new laptop is a MacBook Air."),
+    ("我是儿童医院的护士。", "我的新笔记本是MacBook Air。"),
+    ("我养了两只猫。", "我的新笔记本是MacBook Air。"),
+    # what a change says it left is the evidence: no memory names Windows, none is retired
+    ("I'm allergic to shellfish.", "I started using Linux instead of Windows."),
+    ("我对海鲜过敏。", "我开始用Linux了，不用Windows了。"),
 ]
 
 

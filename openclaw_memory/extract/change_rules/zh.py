@@ -101,6 +101,7 @@ _FAV = re.compile(
 
 #: an attribute word is a noun (the speaker before it aside: 我开的): a pronoun or an adverb in it
 #: (想起它还, 我们也) makes a clause of it
+_WHEN = frozenset({"现在", "如今", "目前"})
 _NOT_AN_ATTRIBUTE = re.compile(r"[它他她你我]|还|也|都|就|又")
 #: a degree adverb opens a description (挺难过的, 很忙, 有点累), never the value of an attribute
 _DEGREE = re.compile(r"(?:挺|很|非常|特别|比较|有点|蛮)")
@@ -125,6 +126,8 @@ def _my_new(clause: str) -> Slot | None:
         not value
         or re.search(r"喜欢|名字", key)
         or _NOT_AN_ATTRIBUTE.search(key.removeprefix("我"))
+        or key in _WHEN  # 现在是一名药剂师: no attribute named
+        or (key.startswith("我") and not key.startswith(("我的", "我家")))  # 现在我开的是: a verb
     ):
         return None
     if _DEGREE.match(value):
@@ -245,7 +248,7 @@ def _diet(clause: str) -> Slot | None:
 _MY_IS = re.compile(r"^我(?:的|家的?)(?P<k>[\u4e00-\u9fff]{1,6}?)(?:是|叫)(?P<v>[^，,。]{1,16})$")
 #: (pattern, subject (empty: the value's own key), summary template (empty: the clause itself))
 _ATTR_VERBS = (
-    (re.compile(r"^我(?:现在)?开的是(?P<v>[^，,。]{1,16})$"), "car", "用户开的是{v}"),
+    (re.compile(r"^(?:现在|如今)?我(?:现在)?开的是(?P<v>[^，,。]{1,16})$"), "car", "用户开的是{v}"),
     (re.compile(r"^我(?:现在)?在(?P<v>[^，,。]{1,10}?组)$"), "team", "用户在{v}"),
     (
         re.compile(
