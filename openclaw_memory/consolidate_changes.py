@@ -85,17 +85,16 @@ class ChangeRetirer:
             return None
         if not about_a_thing(episode.summary):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
-        # what the change says it left: a candidate's `replaces`, else the turn's own words
-        # ("Linux instead of Windows"); named, it is the evidence, and meaning alone is not
-        replaces = next(
-            (s.candidate.replaces for s in changes if s.candidate.replaces), None
-        ) or replaced(episode.summary)
+        replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
         if replaces is None and not single_statement(episode.summary):
             # a turn that says several things: which of them changed, and what it replaced, is a
             # guess ("I used to have a dog ..., but then I got allergic and ... The name helps me
-            # remember her" is no change of an allergy said before); only a value the change
-            # names as replaced is evidence enough
+            # remember her" is no change of an allergy said before); only a value a change
+            # candidate names as replaced is evidence enough
             return None
+        # what a one-statement change says it left ("Linux instead of Windows"): named, it is the
+        # evidence, and meaning alone is not
+        replaces = replaces or replaced(episode.summary)
         skip = {s.result.record.id for s in siblings if s.result.record}
         target = self.targets.find(
             db,

@@ -143,8 +143,9 @@ class Decisions:
         of it (狗的名字 -> 我家的狗叫旺财): e5 puts
         one person's unrelated Chinese statements within a few hundredths (赵刚戒烟了 /
         赵刚喜欢吃米粉 0.93, 用户戒烟了 / 用户每天抽几根烟 0.95), so there the named value is the
-        evidence and meaning alone is not. So it is in English: "I started using Linux instead of
-        Windows" retires what says Windows, and no nearest claim when none does."""
+        evidence and meaning alone is not. So it is in English ("I stopped teaching" retires "a
+        high school teacher", a word of the same stem; "Linux instead of Windows" retires nothing
+        when no claim says Windows)."""
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         pool = [p for p in pool if p.id != r.id]
         if not pool:

@@ -40,7 +40,7 @@ from .extract.change_grammar import (
     someone_else,
     switches,
 )
-from .text import has_cjk, negated, search_tokens
+from .text import has_cjk, negated, search_tokens, tokenize
 from .types import MemoryRecord
 
 #: claims about the user (one attribute, whatever type it was stored as)
@@ -346,9 +346,19 @@ def _shown(text: str) -> frozenset[str]:
 
 
 def names_part(text: str, value: str) -> bool:
-    """The text names a Chinese value a change replaces, or a word of it (狗的名字 in 我家的狗叫旺财:
-    狗); one character is a word here (烟, 棋)."""
-    return any(t in text for t in search_tokens(value, drop_stopwords=True) if has_cjk(t))
+    """The text names a value a change replaces, or a word of it: in Chinese any word (狗的名字 in
+    我家的狗叫旺财: 狗; one character is a word here: 烟, 棋); in English a word that begins with
+    the stem of one of four letters or more ("teaching" in "teacher", "Windows" in "windows")."""
+    words = None
+    for t in search_tokens(value, drop_stopwords=True):
+        if has_cjk(t):
+            if t in text:
+                return True
+        elif len(t) >= 4 and t.isalpha():
+            words = words if words is not None else tokenize(text.lower())
+            if any(w.startswith(t) for w in words):
+                return True
+    return False
 
 
 def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:

