@@ -576,3 +576,17 @@ def test_the_car_one_drives_has_one_key_in_both_languages(text) -> None:
     """ "I drive a Civic" and "my new car is a Tesla" speak of one attribute: one key, so the
     change supersedes the old value by key, not by meaning."""
     assert one(text).subject == "car"
+
+
+@pytest.mark.parametrize(
+    "text,subject,summary",
+    [
+        ("I use Firefox as my browser.", "pref/firefox", "The user uses Firefox"),
+        ("I use VS Code for work.", "pref/vs code", "The user uses VS Code"),
+        ("I code in Rust.", "pref/rust", "The user uses Rust"),
+    ],
+)
+def test_a_tool_the_user_uses_is_keyed_by_its_name(text, subject, summary) -> None:
+    """The rule reads "I" as the user writes it, a capital; the name is capitalised words."""
+    c = one(text)
+    assert (c.subject, c.summary) == (subject, summary)

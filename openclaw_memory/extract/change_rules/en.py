@@ -297,7 +297,8 @@ _ATTR_VERBS = (
     (re.compile(r"^i(?:'m| am) studying (?P<v>[a-z ]{3,30})$", I), "major", "The user studies {v}"),
     (
         re.compile(
-            r"^i (?:use|code in|write my notes in|read on) (?:a |an )?(?P<v>[A-Z][\w.\- ]{1,24})"
+            r"^[Ii] (?:use|code in|write my notes in|read on) (?:a |an )?"
+            r"(?P<v>[A-Z][\w.\-]*(?: [A-Z0-9][\w.\-]*){0,3})"
             r"(?: (?:for work|as my browser|for coding))?$"
         ),
         "",
