@@ -45,6 +45,7 @@ from .extract.base import attribute
 from .extract.change_grammar import (
     about_a_thing,
     about_self,
+    judges_only,
     now_also,
     replaced,
     said,
@@ -85,6 +86,8 @@ class ChangeRetirer:
             return None
         if not about_a_thing(episode.summary):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
+        if judges_only(episode.summary):
+            return None  # 我的工作最近很忙: how it goes, no value that replaced one
         replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
         if replaces is None and not single_statement(episode.summary):
             # a turn that says several things: which of them changed, and what it replaced, is a

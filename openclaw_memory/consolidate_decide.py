@@ -26,6 +26,7 @@ from .consolidate_records import RecordWrites, new_id
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from .store.ports import content_hash
 from .consolidate_targets import Neighbour, names_part
+from .extract.change_grammar import judges_only
 from .text import has_cjk, lexical_overlap, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
 
@@ -100,6 +101,10 @@ class Decisions:
                 return self.writes.supersede(db, said, r, vec, 0.0)
         if old is None:
             return self.writes.insert(db, r, vec, "new")
+        if judges_only(r.summary) and not judges_only(old.summary):
+            # "my manager is really nice" after "my manager is Laura": a judgement of the
+            # attribute, no value that replaces Laura
+            return self.writes.insert(db, r, vec, f"a judgement beside {old.id}")
         if self._is_doubt(r, old, sim):
             doubt = r.replace(doubt_of=old.id)
             res = self.writes.insert(db, doubt, vec, f"doubt: weaker claim contradicts {old.id}")

@@ -774,6 +774,11 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     # what a change says it left is the evidence: no memory names Windows, none is retired
     ("I'm allergic to shellfish.", "I started using Linux instead of Windows."),
     ("我对海鲜过敏。", "我开始用Linux了，不用Windows了。"),
+    # a judgement of a keyed attribute names no value that replaces the one it has
+    ("My manager is Laura.", "My manager is really nice."),
+    ("My job is at Acme.", "My job is so stressful lately."),
+    ("My car is a Honda Civic.", "My car is great, by the way."),
+    ("我的工作在腾讯。", "我的工作最近很忙。"),
 ]
 
 
