@@ -38,8 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .consolidate_records import new_id
-from .consolidate_targets import CLAIMS
-from .consolidate_targets import ChangeTargets, Neighbour, speaker_names
+from .consolidate_targets import CLAIMS, ChangeTargets, Neighbour, speaker_names
 from .extract.attributes import mentions
 from .extract.base import attribute
 from .extract.change_grammar import (

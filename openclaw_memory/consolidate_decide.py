@@ -142,15 +142,14 @@ class Decisions:
         self, db, r: MemoryRecord, vec: np.ndarray, replaces: str | None
     ) -> tuple[MemoryRecord | None, float]:
         """The live claim a change contradicts when no subject names it: the one that states the
-        value it replaces, else its clear semantic neighbour (`Neighbour`: nearest, ahead of the next
-        one by `change_margin` and above the background level; absolute cosine says little). A Chinese change that names what it
-        replaces (戒烟 -> 烟; one character is a word) retires only a claim naming it, or a part
-        of it (狗的名字 -> 我家的狗叫旺财): e5 puts
-        one person's unrelated Chinese statements within a few hundredths (赵刚戒烟了 /
-        赵刚喜欢吃米粉 0.93, 用户戒烟了 / 用户每天抽几根烟 0.95), so there the named value is the
-        evidence and meaning alone is not. So it is in English ("I stopped teaching" retires "a
-        high school teacher", a word of the same stem; "Linux instead of Windows" retires nothing
-        when no claim says Windows)."""
+        value it replaces, else its clear semantic neighbour (`Neighbour`: absolute cosine says
+        little). A change that names what it replaces retires only a claim naming it, or a part
+        of it: in Chinese any word (戒烟 -> 烟, one character is a word; 狗的名字 -> 我家的狗叫旺财),
+        in English a word of the same stem ("I stopped teaching" -> "a high school teacher").
+        e5 puts one person's unrelated Chinese statements within a few hundredths (赵刚戒烟了 /
+        赵刚喜欢吃米粉 0.93, 用户戒烟了 / 用户每天抽几根烟 0.95), so the named value is the
+        evidence and meaning alone is not ("Linux instead of Windows" retires nothing when no
+        claim says Windows)."""
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         pool = [p for p in pool if p.id != r.id]
         if not pool:

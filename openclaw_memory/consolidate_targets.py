@@ -55,29 +55,34 @@ _EPISODE_POOL = 400
 _ATTRIBUTE_SLACK = 0.05
 
 
-class Background(Protocol):
-    """How high an unrelated everyday statement scores (`background.Meaning`)."""
+class AboveBackground(Protocol):
+    """Whether two statements sit closer than an unrelated everyday statement sits to the second
+    (`background.Meaning`)."""
 
     def above(self, old: str, new: str) -> bool: ...
 
 
 @dataclass(frozen=True)
 class Neighbour:
-    """When meaning alone links a change to a memory: the nearest memory is its clear semantic
-    neighbour. It is similar enough (`change_similarity`) and ahead of the next memory by
-    `change_margin`, and what it says sits closer to the change than an unrelated everyday
-    statement would (`background.above`, on the two statements' own words). A change that only
-    judges its thing ("my new job is really good now": `judges_only`) names no value that replaced
-    anything, and links to nothing by meaning. The next memory alone
-    is no reference: a scope of one memory has none, and a small scope need not hold anything
-    unrelated to compare with. Stored claims are embedded with their subject key ("allergy/peanut:
-    The user is ..."), which brings any two claims of one user within a few hundredths (0.90 for
-    "allergic to peanuts" / "switched to a Pixel 8"); their summaries alone score 0.82, under the
-    everyday statements of the background bank, while a phone the user replaced scores above it."""
+    """When meaning alone links a change to a memory, the nearest memory must be its clear
+    semantic neighbour:
+
+    - similar enough (`change_similarity`) and ahead of the next memory by `change_margin`;
+    - closer to the change, both in their own words and in the third person, than an unrelated
+      everyday statement is (`background`). The next memory alone is no reference: a scope of one
+      memory has none. And stored claims are embedded with their subject key ("allergy/peanut:
+      The user is ..."), which brings any two claims of one user within a few hundredths (0.90
+      for "allergic to peanuts" / "switched to a Pixel 8"). Their summaries alone score 0.82,
+      under the background bank's everyday statements, while a phone the user replaced scores
+      above them;
+    - of the attribute the change is keyed by, when it is keyed ("my new laptop is ..." is no
+      news of the user's job: `attribute_key`);
+    - and the change names a value: one that only judges its thing ("my new job is really good
+      now": `judges_only`) replaced nothing."""
 
     similarity: float
     margin: float
-    background: Background | None = None
+    background: AboveBackground | None = None
 
     def clear(
         self,
