@@ -22,7 +22,7 @@ import numpy as np
 
 from .clock import Clock
 from .config import MemoryConfig
-from .consolidate_records import RecordWrites, new_id
+from .consolidate_records import RecordWrites, deactivate, new_id
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from .store.ports import content_hash
 from .consolidate_targets import Neighbour, names_part
@@ -93,7 +93,7 @@ class Decisions:
                     )
                     return WriteResult("doubt", res.record, res.reason, old.id)
                 # the successor speaks of the same attribute: it keeps the old memory's key
-                return self.writes.supersede(
+                return self._supersede(
                     db, old, r.replace(subject=old.subject or r.subject), vec, sim
                 )
             said = self._said_before(db, r, cand.replaces)
@@ -115,7 +115,28 @@ class Decisions:
             return self.writes.insert(
                 db, r, vec, f"a value beside {old.id}"
             )  # "I also like tea": not a change
-        return self.writes.supersede(db, old, r, vec, sim)
+        return self._supersede(db, old, r, vec, sim)
+
+    def _supersede(
+        self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float
+    ) -> WriteResult:
+        """r replaces the value old held; what was said of the old value under the same key ("my
+        manager is really nice" of Laura, when Ben is the new manager) goes with it."""
+        result = self.writes.supersede(db, old, r, vec, sim)
+        if not r.subject or judges_only(old.summary) or judges_only(r.summary):
+            return result
+        types = sorted(t.value for t in CLAIM_TYPES)
+        for said in db.live_claims(r.scope, types, subject=r.subject, limit=10):
+            if said.id != result.record.id and judges_only(said.summary):
+                deactivate(
+                    db,
+                    said,
+                    r.created_at,
+                    f"a judgement of {old.id}, replaced by {result.record.id}",
+                    r.source.channel,
+                    r.source.writer,
+                )
+        return result
 
     def _match(self, db, r: MemoryRecord, vec: np.ndarray) -> tuple[MemoryRecord | None, float]:
         """The live record this candidate speaks about, and their similarity: by subject whatever
@@ -125,6 +146,8 @@ class Decisions:
                 sorted(t.value for t in CLAIM_TYPES) if r.type in CLAIM_TYPES else [r.type.value]
             )
             pool = db.live_claims(r.scope, types, subject=r.subject, limit=10)
+            if not judges_only(r.summary):  # a new value replaces the value, not a judgement of it
+                pool = [p for p in pool if not judges_only(p.summary)] or pool
         else:
             pool = db.live_claims(
                 r.scope, [r.type.value], limit=self.cfg.long_term.max_facts_per_user

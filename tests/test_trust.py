@@ -792,6 +792,33 @@ def test_an_unrelated_statement_retires_nothing(nano, case):
     assert find(nano.engine, scope, where="status = 'inactive'") == []
 
 
+@pytest.mark.parametrize(
+    "said,current",
+    [
+        (["My manager is Laura.", "My manager is really nice.", "My new manager is Ben."], "Ben"),
+        (
+            [
+                "My job is at Acme.",
+                "My job is so stressful lately.",
+                "I left Acme and joined Globex.",
+            ],
+            "Globex",
+        ),
+        (["我的车是本田思域。", "我的车挺好的。", "我的新车是特斯拉。"], "特斯拉"),
+    ],
+)
+def test_a_new_value_replaces_the_value_and_what_was_judged_of_it(nano, said, current):
+    """A judgement is kept beside the value it judges; the next value replaces the value (not
+    the judgement, which would leave the old value current) and the judgement goes with it."""
+    scope, clock = Scope(f"judged-{abs(hash(current)) % 10**6}"), nano.clock
+    for i, text in enumerate(said):
+        say(nano, scope, f"s{i}", text)
+        clock.advance(DAY)
+    live = find(nano.engine, scope, where="status = 'active' AND type != 'episode'")
+    assert [r.summary for r in live if current not in r.summary] == []
+    assert any(current in r.summary for r in live)
+
+
 # (fact, change, question, old, new): the two values share no word; what they are about (pets,
 # exercise, marital status, work arrangement, drinks, a "not" ended) makes them one attribute
 ATTRIBUTE_CHANGES = [
