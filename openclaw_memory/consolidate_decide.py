@@ -123,16 +123,17 @@ class Decisions:
         """r replaces the value old held; what was said of the old value under the same key ("my
         manager is really nice" of Laura, when Ben is the new manager) goes with it."""
         result = self.writes.supersede(db, old, r, vec, sim)
-        if not r.subject or judges_only(old.summary) or judges_only(r.summary):
+        new = result.record
+        if new is None or not r.subject or judges_only(old.summary) or judges_only(r.summary):
             return result
         types = sorted(t.value for t in CLAIM_TYPES)
         for said in db.live_claims(r.scope, types, subject=r.subject, limit=10):
-            if said.id != result.record.id and judges_only(said.summary):
+            if said.id != new.id and judges_only(said.summary):
                 deactivate(
                     db,
                     said,
                     r.created_at,
-                    f"a judgement of {old.id}, replaced by {result.record.id}",
+                    f"a judgement of {old.id}, replaced by {new.id}",
                     r.source.channel,
                     r.source.writer,
                 )
