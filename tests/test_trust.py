@@ -541,6 +541,8 @@ GRAMMAR = [
     ("judges_only", "My new job is really good now, the team is great.", True),
     ("judges_only", "The user's commute is really long", True),
     ("judges_only", "Work has been so busy lately.", True),
+    ("judges_only", "My manager isn't very nice.", True),
+    ("judges_only", "My apartment is tiny.", True),
     ("judges_only", "我的新工作现在挺好的，团队很棒。", True),
     ("judges_only", "新公寓挺不错的。", True),
     ("judges_only", "My new job is at Google.", False),

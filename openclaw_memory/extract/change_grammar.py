@@ -93,11 +93,14 @@ _STANCE_WORDS = frozenset(
 _EN_JUDGED = (
     r"good|great|nice|bad|awesome|amazing|cool|fun|lovely|wonderful|terrible|awful|fine|ok|okay|"
     r"better|worse|busy|hectic|long|short|hard|easy|tough|stressful|boring|interesting|exciting|"
-    r"fantastic|brilliant|perfect|horrible|crazy|intense|chill|relaxed|quiet|noisy|expensive|cheap"
+    r"fantastic|brilliant|perfect|horrible|crazy|intense|chill|relaxed|quiet|noisy|expensive|cheap|"
+    r"annoying|friendly|strict|kind|rude|nicer|slow|fast|loud|crowded|messy|tidy|cozy|cosy|tiny|"
+    r"small|big|huge|exhausting|tiring|fulfilling|rewarding|demanding"
 )
 _EN_JUDGEMENT = re.compile(
     r"^(?:(?:my|our|his|her|their|the user's|the|this|that|it)\s+)?(?:new\s+|current\s+)?"
-    r"(?:[\w'-]+\s+){0,3}?(?:is|are|was|were|has been|have been|feels?|seems?|looks?|'s|'re)\s+"
+    r"(?:[\w'-]+\s+){0,3}?(?:is|are|was|were|isn't|aren't|wasn't|weren't|has been|have been|"
+    r"feels?|seems?|looks?|'s|'re)\s+"
     r"(?:(?:really|very|so|pretty|quite|super|too|a bit|kind of|sort of|much|way|even|actually|"
     r"just|not|not that)\s+)*(?:" + _EN_JUDGED + r")(?:\s+(?:now|lately|these days|so far|too|"
     r"here|there|then))?$",
