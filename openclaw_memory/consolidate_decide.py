@@ -27,6 +27,7 @@ from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from .store.ports import content_hash
 from .consolidate_targets import Neighbour, names_part
 from .extract.change_grammar import judges_only
+from .extract.slot import is_instruction
 from .text import has_cjk, lexical_overlap, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
 
@@ -175,7 +176,9 @@ class Decisions:
         evidence and meaning alone is not ("Linux instead of Windows" retires nothing when no
         claim says Windows)."""
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
-        pool = [p for p in pool if p.id != r.id]
+        # an instruction to the assistant is changed by an instruction of its key, never a change
+        # of the user's life found by meaning
+        pool = [p for p in pool if p.id != r.id and not is_instruction(p.subject, p.summary)]
         if not pool:
             return None, 0.0
         vecs = db.vectors([p.id for p in pool])

@@ -25,7 +25,7 @@ import numpy as np
 
 from .extract.attributes import contradicts
 from .extract.naming import world_names
-from .extract.slot import third_person
+from .extract.slot import is_instruction, third_person
 from .extract.change_grammar import (
     about,
     about_self,
@@ -142,6 +142,7 @@ class ChangeTargets:
             for c in db.live_claims(new.scope, CLAIMS, created_before=new.created_at, limit=500)
             if c.id not in skip
             and (c.subject or "").rsplit("/", 1)[-1] not in _ORIGIN
+            and not is_instruction(c.subject, c.summary)  # a life event changes no instruction
             and not set(c.source.turn_ids) & set(new.source.turn_ids)
             and _same_speaker(c, names)
             and not _restates(new, c, names)

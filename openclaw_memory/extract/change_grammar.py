@@ -141,11 +141,37 @@ def said(text: str) -> str:
     return _SPEAKER.sub("", text.strip(), count=1)
 
 
+#: a clause of what the speaker will or means to do: a plan changes nothing yet ("I think I'll
+#: start with Breaking Bad", "I'm going to quit smoking", 我打算下个月搬到上海); a standing
+#: decision does ("from now on I'll drink tea", 以后请叫我小王)
+_EN_FUTURE = re.compile(
+    r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'re going to| are going to|'m gonna|"
+    r" plan to|'m planning to| hope to| want to|'d like to| might| may)\b",
+    _I,
+)
+_EN_STANDING = re.compile(r"\b(?:from now on|going forward|starting today)\b", _I)
+_ZH_FUTURE = re.compile(r"打算|准备|计划|想要|将要|要去|明天|下周|下个月|下个星期|明年")
+_ZH_STANDING = re.compile(r"以后|从今|今后")
+
+
+def _done(text: str) -> str:
+    """The statement without its clauses of plans (`_EN_FUTURE`, `_ZH_FUTURE`)."""
+    cjk = has_cjk(text)
+    future, standing = (_ZH_FUTURE, _ZH_STANDING) if cjk else (_EN_FUTURE, _EN_STANDING)
+    if not future.search(text) or standing.search(text):
+        return text
+    clauses = re.split(r"[,.;!，。；！]+|\s+(?:but|and|so)\s+", text)
+    return "，".join(c for c in clauses if c.strip() and not future.search(c))
+
+
 def states_change(text: str) -> bool:
     """Whether the statement says a value changed (see the module docstring). A question
-    ("怎么换了？", "did you switch?") states nothing."""
+    ("怎么换了？", "did you switch?") states nothing, nor does a plan ("I'll start with ...")."""
     text = said(text or "")
     if not text or _QUESTION.search(text):
+        return False
+    text = _done(text)
+    if not text:
         return False
     if has_cjk(text):
         if _ZH_STRONG.search(text):

@@ -90,6 +90,17 @@ def third_person(clause: str, cjk: bool) -> str:
 _FIRST_PERSON = re.compile(r"^(?:我|\b(?:i|i'm|my)\b)", re.IGNORECASE)
 
 
+#: the subject keys of instructions to the assistant (`instruction_rules`)
+_INSTRUCTION_KEYS = ("reply_", "prohibition/")
+_INSTRUCTION_HEADS = ("The user asked: ", "用户要求：")
+
+
+def is_instruction(subject: str | None, summary: str) -> bool:
+    """Whether a stored claim is a standing instruction to the assistant (reply language, format,
+    a prohibition, "The user asked: ..."), not a fact of the user's life."""
+    return (subject or "").startswith(_INSTRUCTION_KEYS) or summary.startswith(_INSTRUCTION_HEADS)
+
+
 def instruction_summary(clause: str, cjk: bool) -> str:
     """How a standing instruction is remembered: "用户要求：不要用表情" / "The user asked: ...";
     a clause that already speaks of the user ("我不太喜欢长回答") is just put in third person."""

@@ -204,11 +204,14 @@ def _replaced(clause: str) -> Slot | None:
 
 # ---- stopped, started, "I'm X now" -----------------------------------------------------------
 
+#: a stop is said with "no longer", "not ... anymore" or a verb of stopping; a bare "I'm not X"
+#: ("I'm not entirely sure yet", "I'm not young either") is how things are, no habit that ended
 _STOPPED = (
     re.compile(
-        r"^i(?:'m| am)?\s*(?:have\s+|'ve\s+)?(?:no longer|not)\s+(?P<what>.+?)(?:\s+(?:anymore|any more))?$",
+        r"^i(?:'m| am)?\s*(?:have\s+|'ve\s+)?no longer\s+(?P<what>.+?)(?:\s+(?:anymore|any more))?$",
         I,
     ),
+    re.compile(r"^i(?:'m| am)\s+not\s+(?P<what>.+?)\s+(?:anymore|any more)$", I),
     re.compile(r"^i (?:don'?t|do not|no longer) (?P<what>.+?)\s+(?:anymore|any more)$", I),
     re.compile(r"^i(?:'ve| have)?\s+(?:stopped|quit|gave up|given up|quitted)\s+(?P<what>.+)$", I),
 )
