@@ -102,10 +102,10 @@ class Decisions:
                 return self.writes.supersede(db, said, r, vec, 0.0)
         if old is None:
             return self.writes.insert(db, r, vec, "new")
-        if judges_only(r.summary) and not judges_only(old.summary):
-            # "my manager is really nice" after "my manager is Laura": a judgement of the
-            # attribute, no value that replaces Laura
-            return self.writes.insert(db, r, vec, f"a judgement beside {old.id}")
+        if aside(r) and not aside(old):
+            # "my manager is really nice" after "my manager is Laura", "I'm moving to Paris next
+            # month" after "I live in Boston": a judgement or a plan, no value that replaces it
+            return self.writes.insert(db, r, vec, f"{aside(r)} beside {old.id}")
         if self._is_doubt(r, old, sim):
             doubt = r.replace(doubt_of=old.id)
             res = self.writes.insert(db, doubt, vec, f"doubt: weaker claim contradicts {old.id}")
@@ -121,20 +121,21 @@ class Decisions:
     def _supersede(
         self, db, old: MemoryRecord, r: MemoryRecord, vec: np.ndarray, sim: float
     ) -> WriteResult:
-        """r replaces the value old held; what was said of the old value under the same key ("my
-        manager is really nice" of Laura, when Ben is the new manager) goes with it."""
+        """r replaces the value old held; what was said beside the old value under the same key
+        ("my manager is really nice" of Laura when Ben is the new manager; "plans to move to
+        Paris" once the user lives there) goes with it."""
         result = self.writes.supersede(db, old, r, vec, sim)
         new = result.record
-        if new is None or not r.subject or judges_only(old.summary) or judges_only(r.summary):
+        if new is None or not r.subject or aside(old) or aside(r):
             return result
         types = sorted(t.value for t in CLAIM_TYPES)
         for said in db.live_claims(r.scope, types, subject=r.subject, limit=10):
-            if said.id != new.id and judges_only(said.summary):
+            if said.id != new.id and aside(said):
                 deactivate(
                     db,
                     said,
                     r.created_at,
-                    f"a judgement of {old.id}, replaced by {new.id}",
+                    f"{aside(said)} beside {old.id}, replaced by {new.id}",
                     r.source.channel,
                     r.source.writer,
                 )
@@ -148,8 +149,8 @@ class Decisions:
                 sorted(t.value for t in CLAIM_TYPES) if r.type in CLAIM_TYPES else [r.type.value]
             )
             pool = db.live_claims(r.scope, types, subject=r.subject, limit=10)
-            if not judges_only(r.summary):  # a new value replaces the value, not a judgement of it
-                pool = [p for p in pool if not judges_only(p.summary)] or pool
+            if not aside(r):  # a new value replaces the value, not a judgement or plan beside it
+                pool = [p for p in pool if not aside(p)] or pool
         else:
             pool = db.live_claims(
                 r.scope, [r.type.value], limit=self.cfg.long_term.max_facts_per_user
@@ -282,6 +283,15 @@ class Decisions:
         floor = self.cfg.extraction.min_confidence
         unsure = new.confidence < floor <= old.confidence
         return weaker_channel or unsure
+
+
+def aside(r: MemoryRecord) -> str:
+    """What a claim says beside the value of its key, if anything: a judgement of it ("my manager
+    is really nice": `judges_only`) or a plan ("plans to move to Paris", tagged `planned`). Empty
+    for a value."""
+    if "planned" in r.tags:
+        return "a plan"
+    return "a judgement" if judges_only(r.summary) else ""
 
 
 def is_change(c: Candidate) -> bool:

@@ -781,6 +781,12 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     ("My job is at Acme.", "My job is so stressful lately."),
     ("My car is a Honda Civic.", "My car is great, by the way."),
     ("我的工作在腾讯。", "我的工作最近很忙。"),
+    # "I'm not X" is how things are, no habit that stopped
+    ("I like the idea of using natural materials to create art.", "I'm not entirely sure yet."),
+    # an instruction to the assistant is no value a change of the user's life replaces
+    ("Please always reply in English.", "I switched to a standing desk."),
+    ("Don't use emojis in your replies.", "I stopped drinking soda."),
+    ("以后回答都用中文。", "我换了一把新椅子。"),
 ]
 
 
@@ -807,11 +813,17 @@ def test_an_unrelated_statement_retires_nothing(nano, case):
             "Globex",
         ),
         (["我的车是本田思域。", "我的车挺好的。", "我的新车是特斯拉。"], "特斯拉"),
+        (
+            ["I live in Boston.", "I'm moving to Paris next month.", "I moved to Paris last week."],
+            "lives in Paris",
+        ),
+        (["我住在北京。", "我打算下个月搬到上海。", "我上周搬到上海了。"], "住在上海"),
     ],
 )
-def test_a_new_value_replaces_the_value_and_what_was_judged_of_it(nano, said, current):
-    """A judgement is kept beside the value it judges; the next value replaces the value (not
-    the judgement, which would leave the old value current) and the judgement goes with it."""
+def test_a_new_value_replaces_the_value_and_what_was_said_beside_it(nano, said, current):
+    """A judgement or a plan is kept beside the value of its key; the next value replaces the
+    value (not what was said beside it, which would leave the old value current), and what was
+    said beside it goes too."""
     scope, clock = Scope(f"judged-{abs(hash(current)) % 10**6}"), nano.clock
     for i, text in enumerate(said):
         say(nano, scope, f"s{i}", text)
@@ -819,6 +831,22 @@ def test_a_new_value_replaces_the_value_and_what_was_judged_of_it(nano, said, cu
     live = find(nano.engine, scope, where="status = 'active' AND type != 'episode'")
     assert [r.summary for r in live if current not in r.summary] == []
     assert any(current in r.summary for r in live)
+
+
+@pytest.mark.parametrize(
+    "said,current,planned",
+    [
+        (["I live in Boston.", "I'm moving to Paris next month."], "Boston", "Paris"),
+        (["我住在北京。", "我打算下个月搬到上海。"], "北京", "上海"),
+    ],
+)
+def test_a_planned_move_keeps_where_the_user_lives(nano, said, current, planned):
+    scope, clock = Scope(f"plan-{abs(hash(current)) % 10**6}"), nano.clock
+    for i, text in enumerate(said):
+        say(nano, scope, f"s{i}", text)
+        clock.advance(DAY)
+    live = find(nano.engine, scope, where="status = 'active' AND type != 'episode'")
+    assert any(current in r.summary for r in live) and any(planned in r.summary for r in live)
 
 
 # (fact, change, question, old, new): the two values share no word; what they are about (pets,
