@@ -489,6 +489,16 @@ def mw_shared(tmp_path_factory):
         ("最近工作挺忙的。", False),  # the week, not the user
         ("I like coffee.", False),
         ("我喜欢咖啡。", False),
+        # a plan changes nothing yet; a standing decision does
+        ("I think I'll start with Breaking Bad and see how it goes.", False),
+        ("I'm going to quit smoking next month.", False),
+        ("From now on I will drink tea.", True),
+        ("我打算下个月搬到上海。", False),
+        ("以后请叫我小王。", True),
+        # how the speaker feels now is no value replaced
+        ("I feel better prepared now in case of a tornado.", False),
+        ("我现在感觉好多了。", False),
+        ("I quit smoking, I feel great now.", True),
     ],
 )
 def test_the_grammar_of_a_change_in_both_languages(text, changed):

@@ -44,6 +44,10 @@ _EN_WEAK = re.compile(
 _EN_SELF = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|we've|our|us)\b", _I)
 _EN_ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|another|still)\b", _I)
 _EN_NOT_A_CHANGE = re.compile(r"\b(?:right now|just now|for now|now and then|every now)\b", _I)
+#: how the speaker feels now ("I feel better prepared now", 我现在感觉好多了): a state of mind, no
+#: value replaced, when only a weak marker (now, lately) says it is new
+_EN_FEELING = re.compile(r"\bi(?: feel| felt|'m feeling| am feeling)\b", _I)
+_ZH_FEELING = re.compile(r"我[^，,。]{0,4}?(?:感觉|觉得)")
 
 _ZH_STRONG = re.compile(
     r"不再|再也不|改(?:成|为|到|用|喝|吃|做|学|坐|乘|骑|开|去|叫|名|了)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,4}了)|"
@@ -177,12 +181,21 @@ def states_change(text: str) -> bool:
         if _ZH_STRONG.search(text):
             return True
         return bool(
-            _ZH_WEAK.search(text) and _ZH_SELF.search(text) and not _ZH_ADDITIVE.search(text)
+            _ZH_WEAK.search(text)
+            and _ZH_SELF.search(text)
+            and not _ZH_ADDITIVE.search(text)
+            and not _ZH_FEELING.search(text)
         )
+    text = _EN_NOT_A_CHANGE.sub(" ", text)
     if _EN_STRONG.search(text):
         return True
-    weak = _EN_WEAK.search(_EN_NOT_A_CHANGE.sub(" ", text))
-    return bool(weak and _EN_SELF.search(text) and not _EN_ADDITIVE.search(text))
+    weak = _EN_WEAK.search(text)
+    return bool(
+        weak
+        and _EN_SELF.search(text)
+        and not _EN_ADDITIVE.search(text)
+        and not _EN_FEELING.search(text)
+    )
 
 
 #: how long something has lasted: "for about four months (now)", "for just under a year", "two
