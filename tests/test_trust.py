@@ -552,6 +552,10 @@ GRAMMAR = [
     ("judges_only", "The user's commute is really long", True),
     ("judges_only", "Work has been so busy lately.", True),
     ("judges_only", "My manager isn't very nice.", True),
+    # a request to the assistant is about no thing of the speaker's
+    ("about_a_thing", "compare the nutrition of the converted recipe to the original", False),
+    ("about_a_thing", "Make the messages longer", False),
+    ("about_a_thing", "The weekly meeting got moved to Wednesday at 2.", True),
     ("judges_only", "My apartment is tiny.", True),
     ("judges_only", "我的新工作现在挺好的，团队很棒。", True),
     ("judges_only", "新公寓挺不错的。", True),
@@ -797,6 +801,15 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     ("Please always reply in English.", "I switched to a standing desk."),
     ("Don't use emojis in your replies.", "I stopped drinking soda."),
     ("以后回答都用中文。", "我换了一把新椅子。"),
+    # a request to the assistant changes nothing of the user's
+    (
+        "My recipe for creamy chicken thighs is on my blog.",
+        "compare the nutrition of the converted recipe to the original recipe",
+    ),
+    (
+        "I write a weekly newsletter about gardening.",
+        "rewrite the newsletter, but instead of roses make it about tulips",
+    ),
 ]
 
 

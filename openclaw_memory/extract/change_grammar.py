@@ -411,11 +411,23 @@ def about_a_thing(text: str) -> bool:
     text = said(text)
     if about_self(text):
         return True
-    if not text or _QUESTION.search(text) or _SECOND_PERSON.search(text):
+    if not text or _QUESTION.search(text) or _SECOND_PERSON.search(text) or _REQUEST.match(text):
         return False
     if _ENDED_THEN_SELF.match(text):
         return True  # 闪电去世了，我们又养了一只兔子: a thing of theirs ended, then the speaker
     return not (_ZH_SELF.search(text) if has_cjk(text) else _EN_SELF.search(text))
+
+
+#: a request to the assistant that speaks of no person ("compare the nutrition of the converted
+#: recipe to the original", "rewrite it, but instead of ..."): what it asks for is no change of
+#: the speaker's things. Verbs of editing a value ("change my address to ...") are left out: a
+#: user may ask that of their memory
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:compare|rewrite|write|make|give|tell|list|show|convert|explain|"
+    r"summari[sz]e|translate|create|generate|describe|add|remove|fix|find|suggest|recommend|"
+    r"provide|calculate|draft|edit|shorten|expand|format|check)\b",
+    _I,
+)
 
 
 #: a first clause that says a thing of the speaker's ended (a pet, a plan), then the speaker
