@@ -499,6 +499,12 @@ def mw_shared(tmp_path_factory):
         ("I feel better prepared now in case of a tornado.", False),
         ("我现在感觉好多了。", False),
         ("I quit smoking, I feel great now.", True),
+        # a weak marker in a clause about another thing ("it's become", "it started raining")
+        (
+            "I play board games with my coworkers on Fridays, and it's become a highlight of my week.",
+            False,
+        ),
+        ("It started raining, so I stayed home.", False),
     ],
 )
 def test_the_grammar_of_a_change_in_both_languages(text, changed):
@@ -809,6 +815,10 @@ UNRELATED = [  # (earlier statement, later statement): the later one retires not
     (
         "I write a weekly newsletter about gardening.",
         "rewrite the newsletter, but instead of roses make it about tulips",
+    ),
+    (
+        "I love watching Liverpool play.",
+        "I play board games with my coworkers on Fridays, and it's become a highlight of my week.",
     ),
 ]
 

@@ -153,6 +153,10 @@ _EN_FUTURE = re.compile(
     r" plan to|'m planning to| hope to| want to|'d like to| might| may)\b",
     _I,
 )
+#: a clause about another thing than the speaker, by its subject
+_EN_OTHER_SUBJECT = re.compile(
+    r"(?:it|it's|this|that|that's|there|there's|he|he's|she|she's|they|they're)\b", _I
+)
 _EN_STANDING = re.compile(r"\b(?:from now on|going forward|starting today)\b", _I)
 _ZH_FUTURE = re.compile(r"打算|准备|计划|想要|将要|要去|明天|下周|下个月|下个星期|明年")
 _ZH_STANDING = re.compile(r"以后|从今|今后")
@@ -189,7 +193,12 @@ def states_change(text: str) -> bool:
     text = _EN_NOT_A_CHANGE.sub(" ", text)
     if _EN_STRONG.search(text):
         return True
-    weak = _EN_WEAK.search(text)
+    # a weak marker speaks of the speaker only in a clause whose subject is not another thing:
+    # "... and it's become a highlight of my week" is news of the week, not of a value
+    weak = any(
+        _EN_WEAK.search(c) and not _EN_OTHER_SUBJECT.match(c.strip())
+        for c in re.split(r"[,.;!]+|\s+(?:and|but|so)\s+", text)
+    )
     return bool(
         weak
         and _EN_SELF.search(text)
