@@ -7,7 +7,7 @@ Instead, each request is scored against a fixed bank of everyday statements in i
 construction): the mean of its few nearest ones is how high an *unrelated* memory scores for this
 request, with this embedder, in this language. A memory passes on meaning alone only when it
 beats that level by a margin (`recall.background_margin`). Consolidation reads the same level for
-a change (`consolidate_targets.Neighbour`): a memory the change matches by meaning alone must score
+a change (`consolidate_neighbour.Neighbour`): a memory the change matches by meaning alone must score
 above what an unrelated everyday statement would.
 
 The bank is embedded once per embedder and process (about a hundred short passages).
@@ -63,7 +63,7 @@ class Background:
 class Meaning:
     """`above(old, new)`: whether two statements sit closer in meaning than an unrelated everyday
     statement sits to `new`, in `new`'s language (consolidation's test before meaning alone
-    retires a memory: `consolidate_targets.Neighbour`). Embeds the two statements, so it is asked
+    retires a memory: `consolidate_neighbour.Neighbour`). Embeds the two statements, so it is asked
     only of the one memory a change would retire."""
 
     def __init__(self, embedder: BaseEmbedding) -> None:

@@ -23,7 +23,7 @@ from .background import Meaning
 from .consolidate_changes import ChangeRetirer, Sibling
 from .consolidate_decide import CLAIM_TYPES, Decisions
 from .consolidate_records import RecordWrites, new_id
-from .consolidate_targets import Neighbour
+from .consolidate_neighbour import Neighbour
 from .embedding import PassageVectors, embed_with_parts
 from .extract.naming import world_names
 from .policy import POLICY

@@ -38,19 +38,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .consolidate_records import new_id
-from .consolidate_targets import CLAIMS, ChangeTargets, Neighbour, speaker_names
+from .consolidate_neighbour import Neighbour
+from .consolidate_targets import CLAIMS, ChangeTargets, speaker_names
 from .extract.attributes import mentions
 from .extract.base import attribute
-from .extract.change_grammar import (
-    about_a_thing,
-    about_self,
-    judges_only,
-    now_also,
-    replaced,
-    said,
-    single_statement,
-    states_change,
-)
+from .extract.change_grammar import now_also, replaced, states_change
+from .extract.statement import about_a_thing, about_self, judges_only, said, single_statement
 from .extract.slot import third_person
 from .text import has_cjk, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status, WriteResult

@@ -25,8 +25,9 @@ from .config import MemoryConfig
 from .consolidate_records import RecordWrites, deactivate, new_id
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from .store.ports import content_hash
-from .consolidate_targets import Neighbour, names_part
-from .extract.change_grammar import judges_only
+from .consolidate_neighbour import Neighbour
+from .consolidate_targets import names_part
+from .extract.statement import judges_only
 from .extract.slot import is_instruction
 from .text import has_cjk, lexical_overlap, negated
 from .types import Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult

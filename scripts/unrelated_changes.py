@@ -161,6 +161,18 @@ def main(argv: list[str] | None = None) -> int:
             rows = mw.engine.audit_log(scope, limit=200)
             return [r["reason"] for r in rows if r.get("action") == "deactivate"]
 
+        def told_to(name: str, facts: list[str], change: str, count: list[int]) -> None:
+            """The facts, then the change, to a scope of their own; count a wrong retirement."""
+            scope = Scope(name)
+            for i, fact in enumerate(facts):
+                say(scope, f"s{i}", fact)
+            say(scope, "change", change)
+            wrong = retired(scope)
+            count[0] += bool(wrong)
+            count[1] += 1
+            if wrong and args.show:
+                print(f"{name}: {' / '.join(facts)} -> {change}: {wrong}")
+
         out: dict[str, dict[str, list[int]]] = {}
         try:
             for lang in ("en", "zh"):
@@ -168,24 +180,9 @@ def main(argv: list[str] | None = None) -> int:
                 for change in CHANGES[lang]:
                     for fact in FACTS[lang]:
                         told += 1
-                        scope = Scope(f"pair-{told}")
-                        say(scope, "s1", fact)
-                        say(scope, "s2", change)
-                        wrong = retired(scope)
-                        counts["one_memory"][0] += bool(wrong)
-                        counts["one_memory"][1] += 1
-                        if wrong and args.show:
-                            print(f"one memory: {fact} -> {change}: {wrong}")
+                        told_to(f"pair-{told}", [fact], change, counts["one_memory"])
                     told += 1
-                    scope = Scope(f"all-{told}")
-                    for i, fact in enumerate(FACTS[lang]):
-                        say(scope, f"s{i}", fact)
-                    say(scope, "change", change)
-                    wrong = retired(scope)
-                    counts["all_facts"][0] += bool(wrong)
-                    counts["all_facts"][1] += 1
-                    if wrong and args.show:
-                        print(f"all facts: -> {change}: {wrong}")
+                    told_to(f"all-{told}", FACTS[lang], change, counts["all_facts"])
                 if args.genuine:
                     stale = counts.setdefault("genuine_stale", [0, 0])
                     for fact, change in GENUINE[lang]:

@@ -10,12 +10,8 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.extract.attributes import contradicts, flips, mentions
-from openclaw_memory.extract.change_grammar import (
-    about_a_thing,
-    now_also,
-    states_change,
-    switches,
-)
+from openclaw_memory.extract.change_grammar import now_also, states_change, switches
+from openclaw_memory.extract.statement import about_a_thing
 
 # (earlier, later, later says it switched): the later statement contradicts the earlier one
 CONTRADICTING = [
