@@ -25,6 +25,9 @@ STOPWORDS = frozenset(
     these those what which who whom when where why how not no yes so than then too very can could
     will would should shall may might must just about into over under again also any some all
     there here up down out off s t don doesn didn isn aren wasn weren ok okay
+    am m ve ll re d many much more most other others such own same each few both only nor
+    myself yourself himself herself itself ourselves themselves him them us mine yours hers ours
+    theirs
     的 了 是 在 我 你 他 她 它 们 这 那 和 与 及 就 都 也 还 又 吗 呢 吧 啊 呀 哦 嗯 把 被 给 让
     一个 一下 什么 怎么 为什么 哪 哪个 哪些 有 没有 不 要 会 能 可以 上 下 之 于 而 或 并 个 些
     那件 那件事 这件 这件事 事情 那个 这个 关于 有关 的话 件 thing things stuff

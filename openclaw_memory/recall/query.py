@@ -100,7 +100,9 @@ def build_query(
     )
     terms = tuple(
         dict.fromkeys(
-            t for t in search_tokens(content) if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)
+            t
+            for t in search_tokens(content, drop_stopwords=True)  # before stemming: does -> doe
+            if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)
         )
     )
     return RecallQuery(
