@@ -201,3 +201,17 @@ def test_deep_recall_keeps_the_dates_the_request_names(engine, clock, recaller):
         ]
         == 1.0
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        # a stopword is dropped before stemming: "does" would stem to "doe", "very" to "veri"
+        ("What does Melanie do to destress?", ("melani", "destress")),
+        ("How many years older am I than my brother?", ("year", "older", "brother")),
+        ("Is Joanna very fond of both turtles?", ("joanna", "fond", "turtl")),
+        ("我最喜欢的电影是什么", ("喜欢", "电影")),
+    ],
+)
+def test_function_words_are_not_keyword_terms(text: str, terms: tuple[str, ...]) -> None:
+    assert build_query(text).terms == terms
