@@ -284,6 +284,16 @@ def test_a_word_of_a_title_does_not_pull_the_users_memory(told, lang):
         ("Tell me a joke.", False),
         ("把“我想要一杯水”翻译成葡萄牙语。", False),
         ("Translate 'I want a glass of water' into Portuguese.", False),
+        # the generic person of what the asked-for thing is for
+        ("Give me a fun fact I can share at lunch.", False),
+        ("Suggest some stretches we could do at a desk.", False),
+        ("告诉我一个冷知识，我午饭时分享。", False),
+        ("给我讲一个我能在午饭时分享的冷知识", False),
+        # ... but the user's own things, taste or plans still make it theirs
+        ("Give me a fun fact I can share with my daughter.", True),
+        ("Recommend some conferences that I might find interesting.", True),
+        ("告诉我一个冷知识，我的狗听得懂吗", True),
+        ("帮我推荐一个餐厅，我们周末去", True),
     ],
 )
 def test_reference_follows_the_language(text, personal):

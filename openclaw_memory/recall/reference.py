@@ -11,8 +11,10 @@ Reference, per language:
 - the user speaking of themselves (I / my / we / our; 我 as subject or possessor, 我的, 我们, 咱们).
   Not: 我 as the object of a request (给我讲, 帮我写), the generic "I" of a how-to question on an
   object named with an article ("how do I sort a list?" asks for a method; "how do I get to
-  work?" is about the user), or quoted text (translate
-  "I am learning to swim");
+  work?" is about the user), the generic person of what an asked-for thing is for ("a fun fact
+  I can share at lunch", 告诉我一个冷知识，我午饭时分享; "conferences I might find interesting"
+  asks about the user's taste and stays theirs), or quoted text (translate "I am learning to
+  swim");
 - the user's people named by their relation, without a possessor: in Chinese a bare kinship or
   relation term is the speaker's own (外婆的寿宴 = my grandmother's birthday), as are "mom",
   "grandma", "my boss" in English;
@@ -41,10 +43,26 @@ _EN_SELF = re.compile(
 #: 我 after a verb of asking is the object of the request (给我讲个笑话), not the user's life
 _ZH_OBJECT = re.compile(r"(?:给|帮|替|跟|对|让|陪|教|告诉|叫|请|和|为|考考|逗)我(?!们|的|家)")
 _ZH_SELF = re.compile(r"我|咱")
+#: the same generic person in Chinese: a request for an indefinite thing, then what the speaker
+#: will do with it (告诉我一个冷知识，我午饭时分享), or a relative clause of ability before the thing
+#: (一个我能在午饭时分享的冷知识)
+_ZH_GENERIC_USE = re.compile(
+    r"^(?:请|麻烦)?(?:你)?(?:告诉|给|帮|推荐|讲|写|来|找|说|教|编)我?[^，,。！!？?我]*"
+    r"(?:一个|一些|几个|一首|一段|一条|一句|个)[^，,。！!？?我]*[，,]\s*(?:好让|让|以便|方便)?我(?!们|的|家)"
+    r"|(?:一个|一些|几个|一首|一段|一条|一句)我(?:可以|能|能够)[^，,。！!？?的]{1,12}的"
+)
 #: "how do I sort a list ...", "how can we center a div": the generic person of a request for a
 #: method on an object named with an article ("how do I get to work?" is about the user's commute)
 _EN_HOW_TO = re.compile(
     r"\bhow (?:do|can|should|would|could) (?:i|we) \w+ (?:a|an|the|two|this|that)\b", re.IGNORECASE
+)
+#: "give me a fun fact I can share", "suggest some exercises we could do": the generic person of a
+#: relative clause of ability describing the thing asked for, named with an indefinite article
+#: ("some publications I might find interesting" asks about the user's taste: still the user's)
+_EN_GENERIC_USE = re.compile(
+    r"\b(?:a|an|some|any)\s+(?:[\w'-]+\s+){0,4}?(?:that\s+|which\s+|where\s+)?(?:i|we)\s+"
+    r"(?:can|could)\b",
+    re.IGNORECASE,
 )
 #: relation terms that, without a possessor, name the speaker's own people (Chinese), and the
 #: English ones used as names (mom, grandma) or that a request rarely uses of strangers
@@ -72,9 +90,10 @@ def unquoted(text: str) -> str:
 def speaks_of_self(text: str) -> bool:
     """The user speaks of themselves (quoted text and 给我/帮我 objects aside)."""
     bare = _QUOTED.sub(" ", text)
-    if _EN_SELF.search(_EN_HOW_TO.sub(" ", bare.replace("’", "'"))):
+    generic = _EN_GENERIC_USE.sub(" ", _EN_HOW_TO.sub(" ", bare.replace("’", "'")))
+    if _EN_SELF.search(generic):
         return True
-    return bool(_ZH_SELF.search(_ZH_OBJECT.sub("", bare)))
+    return bool(_ZH_SELF.search(_ZH_OBJECT.sub("", _ZH_GENERIC_USE.sub("", bare))))
 
 
 def names_relations(text: str) -> bool:
