@@ -275,7 +275,8 @@ def _shown(text: str) -> frozenset[str]:
 def names_part(text: str, value: str) -> bool:
     """The text names a value a change replaces, or a word of it: in Chinese any word (狗的名字 in
     我家的狗叫旺财: 狗; one character is a word here: 烟, 棋); in English a word that begins with
-    the stem of one of four letters or more ("teaching" in "teacher", "Windows" in "windows")."""
+    the stem of one of four letters or more and goes on with an ending of its family ("teaching"
+    in "teacher", "smoking" in "smoker", "swimming" in "swimmers"; "reading" is not in "ready")."""
     words = None
     for t in search_tokens(value, drop_stopwords=True):
         if has_cjk(t):
@@ -283,9 +284,26 @@ def names_part(text: str, value: str) -> bool:
                 return True
         elif len(t) >= 4 and t.isalpha():
             words = words if words is not None else tokenize(text.lower())
-            if any(w.startswith(t) for w in words):
+            if any(w.startswith(t) and _of_family(t, w[len(t) :]) for w in words):
                 return True
     return False
+
+
+#: endings that keep a word in its stem's family (teach-er, paint-ing, violin-ist)
+_ENDINGS = frozenset(
+    "s es ed ing ings er ers or ors ist ists ian ians ion ions ment ments ance ence".split()
+)
+
+
+def _of_family(stem: str, rest: str) -> bool:
+    """`rest` after `stem` is no ending, an ending, one after a final e (smoke-r) or after the
+    stem's doubled last letter (swim-mer)."""
+    return (
+        not rest
+        or rest in _ENDINGS
+        or (stem.endswith("e") and "e" + rest in _ENDINGS)
+        or (rest[0] == stem[-1] and rest[1:] in _ENDINGS)
+    )
 
 
 def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:

@@ -492,6 +492,7 @@ def mw_shared(tmp_path_factory):
         # a plan changes nothing yet; a standing decision does
         ("I think I'll start with Breaking Bad and see how it goes.", False),
         ("I'm going to quit smoking next month.", False),
+        ("The user will try to implement them at work.", False),  # a plan, as a claim says it
         ("From now on I will drink tea.", True),
         ("我打算下个月搬到上海。", False),
         ("以后请叫我小王。", True),
@@ -614,6 +615,25 @@ def test_a_change_names_what_it_left_in_both_languages(text, left):
     from openclaw_memory.extract.change_grammar import replaced
 
     assert replaced(text) == left
+
+
+@pytest.mark.parametrize(
+    "text,value,named",
+    [
+        ("The user is a teacher", "teaching", True),
+        ("The user is a smoker", "smoking", True),
+        ("Swimmers meet on Mondays", "swimming", True),
+        ("The user runs Windows", "Windows", True),
+        ("The user is ready for the trip", "reading", False),  # a word that only begins alike
+        ("The user likes painting", "paint", True),
+        ("用户养了一只狗", "狗", True),
+        ("用户喜欢喝茶", "咖啡", False),
+    ],
+)
+def test_a_replaced_value_is_named_by_a_word_of_its_family(text, value, named):
+    from openclaw_memory.consolidate_targets import names_part
+
+    assert names_part(text, value) is named
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,10 @@ _ZH_ADDITIVE = re.compile(r"也|还|另外|另一")
 #: decision does ("from now on I'll drink tea", 以后请叫我小王)
 _EN_FUTURE = re.compile(
     r"\b(?:i|we)(?:'ll| will|'m going to| am going to|'re going to| are going to|'m gonna|"
-    r" plan to|'m planning to| hope to| want to|'d like to| might| may)\b",
+    r" plan to|'m planning to| hope to| want to|'d like to| might| may)\b"
+    # a claim says it in the third person: "The user will try them", "the user plans to"
+    r"|\bthe user (?:will|is going to|plans to|is planning to|hopes to|wants to|would like to|"
+    r"might|may)\b",
     _I,
 )
 #: a clause about another thing than the speaker, by its subject
