@@ -150,6 +150,39 @@ def test_rules_zh_and_en(
 
 
 @pytest.mark.parametrize(
+    ("clause", "third"),
+    [
+        ("I'll keep that in mind", "The user will keep that in mind"),
+        ("I'd like a quieter desk", "The user would like a quieter desk"),
+        ("I'd been there before", "The user had been there before"),
+        ("I'll keep the account to myself", "The user will keep the account to themselves"),
+        ("我会记住的", "用户会记住的"),
+    ],
+)
+def test_contractions_read_in_the_third_person(clause: str, third: str) -> None:
+    from openclaw_memory.extract.slot import third_person
+
+    assert third_person(clause, cjk=clause[0] == "我") == third
+
+
+@pytest.mark.parametrize(
+    ("text", "summary"),
+    [
+        ("I love painting with my kids.", "The user likes painting with the user's kids"),
+        ("我喜欢和我的家人一起露营", "用户喜欢和用户的家人一起露营"),
+        (
+            "My favorite song is one my mom sang to me.",
+            "The user's favorite song is one the user's mom sang to the user",
+        ),
+    ],
+)
+def test_what_the_user_likes_reads_from_outside(text: str, summary: str) -> None:
+    """The liked thing is rewritten too: "with my kids" in the user's profile would read as the
+    assistant's kids."""
+    assert one(text).summary == summary
+
+
+@pytest.mark.parametrize(
     ("zh", "en", "zh_summary_has", "en_summary_has"),
     [
         ("我住在杭州", "I live in Berlin", "用户住在杭州", "The user lives in Berlin"),
@@ -590,3 +623,55 @@ def test_a_tool_the_user_uses_is_keyed_by_its_name(text, subject, summary) -> No
     """The rule reads "I" as the user writes it, a capital; the name is capitalised words."""
     c = one(text)
     assert (c.subject, c.summary) == (subject, summary)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "summary"),
+    [
+        ("I'm 32 and I love hiking.", "age", "The user is 32 years old"),
+        ("I just turned 40 last week.", "age", "The user is 40 years old"),
+        (
+            "As a 32-year-old Digital Marketing Specialist, I want to grow.",
+            "age",
+            "The user is 32 years old",
+        ),
+        ("我今年32岁", "age", "用户今年32岁"),
+        ("我32岁了，还没结婚", "age", "用户今年32岁"),
+        (
+            "I have a Bachelor's degree in Business Administration with a minor in art.",
+            "degree/bachelor",
+            "The user has a Bachelor's degree in Business Administration",
+        ),
+        ("I got my MBA from Wharton.", "degree/master", "The user has an MBA"),
+        ("我有硕士学位", "degree/master", "用户有硕士学位"),
+        ("I majored in economics at Yale.", "major", "The user majored in economics"),
+        ("我本科学的是计算机", "major", "用户的专业是计算机"),
+        (
+            "I graduated from Stanford in 2015.",
+            "school/stanford",
+            "The user graduated from Stanford",
+        ),
+        ("我2015年毕业于浙江大学", "school/浙江大学", "用户毕业于浙江大学"),
+    ],
+)
+def test_age_and_education_are_profile_facts(text: str, subject: str, summary: str) -> None:
+    c = next(c for c in extract(text) if c.type is PR)
+    assert (c.subject, c.summary) == (subject, summary)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm 5 minutes away.",
+        "I'm 100% sure about it.",
+        "When I was 20 I lived in Paris.",
+        "As a 10-year-old I loved trains.",
+        "I have a master plan.",
+        "I graduated from high school last year.",
+        "我女儿今年5岁",
+        "我20岁的时候去过北京",
+        "我三十岁生日那天下雨了",
+    ],
+)
+def test_no_age_or_education_where_none_is_stated(text: str) -> None:
+    assert not [c for c in extract(text) if c.type is PR]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from ..text import has_cjk, tokenize
 from .instruction_rules import prohibition, reply_format, reply_language
 from .lexicon import en_head, object_subject, zh_head
-from .slot import PREFERENCE, QUESTION_WORDS, I, Slot, say
+from .slot import PREFERENCE, QUESTION_WORDS, I, Slot, outside, say
 
 _FAVORITE = (
     re.compile(r"^我(?:最)?喜欢的(?P<cat>[^，,。是]{1,8})是(?P<obj>.+)$"),
@@ -122,7 +122,9 @@ def favorite_slot(cat: str, obj: str, cjk: bool) -> Slot | None:
     subject, head = object_subject(obj, cjk)
     if subject.startswith("pref/"):
         subject = f"pref/{favourite_key(cat, cjk)}"
-    summary = say(cjk, "用户最喜欢的{c}是{o}", "The user's favorite {c} is {o}", c=cat, o=obj)
+    summary = say(
+        cjk, "用户最喜欢的{c}是{o}", "The user's favorite {c} is {o}", c=cat, o=outside(obj, cjk)
+    )
     return Slot(PREFERENCE, subject, summary, ("like",), (head,), 0.85)
 
 
@@ -145,7 +147,8 @@ def _like_slot(obj: str, cjk: bool, negative: bool, kind: str) -> Slot | None:
     subject, head = object_subject(obj, cjk)
     verb_zh = "不喜欢" if negative else ("更喜欢" if kind == "prefer" else "喜欢")
     verb_en = "does not like" if negative else ("prefers" if kind == "prefer" else "likes")
-    summary = say(cjk, "用户{v}{o}", "The user {v} {o}", v=verb_zh if cjk else verb_en, o=obj)
+    verb = verb_zh if cjk else verb_en
+    summary = say(cjk, "用户{v}{o}", "The user {v} {o}", v=verb, o=outside(obj, cjk))
     tags = ("dislike",) if negative else ("like",)
     return Slot(PREFERENCE, subject, summary, tags, (head,), 0.85)
 

@@ -1,4 +1,5 @@
-"""Profile classifiers: name, nickname, birthday, location, hometown, employer, job, allergies.
+"""Profile classifiers: name, nickname, birthday, location, hometown, employer, job, allergies,
+age and education.
 
 Each reads one clause in Chinese or English and returns a `Slot` keyed by the profile field
 (`name`, `location`, `allergy/<thing>` ...), or None. Only what is stated is read: "我朋友住在北京"
@@ -233,5 +234,122 @@ def _job(clause: str, cjk: bool) -> Slot | None:
     return None
 
 
+#: how old the speaker is now: "I'm 32", "I'm a 32-year-old nurse", "I just turned 40", 我今年32岁.
+#: Not an age of the past (我20岁的时候, "when I was 20"), nor "I'm 5 minutes away" or "I'm 100%".
+_AGE_END = r"(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|now\b|this year\b|today\b|last\b|yesterday\b))"
+_AGE_EN = (
+    re.compile(
+        r"\bI(?:'m| am) (?:now |just |only |already )?(?P<x>\d{1,3})(?: years? old| yrs? old)?"
+        + _AGE_END
+    ),
+    re.compile(r"\bI(?:'m| am) (?:now )?an? (?P<x>\d{1,3})[- ]years?[- ]old\b"),
+    # "As a 32-year-old Digital Marketing Specialist ...": an adult's present role ("as a
+    # 10-year-old I loved trains" is a childhood)
+    re.compile(r"^[Aa]s an? (?P<x>[1-9]\d)[- ]years?[- ]old (?!I\b|me\b|my\b)\w"),
+    re.compile(r"\bI (?:just |recently |finally )?turned (?P<x>\d{1,3})" + _AGE_END),
+)
+_AGE_ZH = re.compile(
+    r"我(?:今年|现在|目前|已经|刚|刚刚|才|都|也)*(?:满)?(?P<x>\d{1,3}|[一二三四五六七八九十两]{1,4})(?:周)?岁"
+    r"(?!的时候|那年|时|以前|之前|生日)"
+)
+
+
+def _age(clause: str, cjk: bool) -> Slot | None:
+    m = (
+        _AGE_ZH.search(clause)
+        if cjk
+        else next((m for r in _AGE_EN if (m := r.search(clause))), None)
+    )
+    if not m or (m.group("x").isdigit() and not 10 <= int(m.group("x")) <= 110):
+        return None
+    if not cjk and re.search(r"\b(?:when|was|used to)\b", clause[: m.start()], I):
+        return None
+    value = m.group("x")
+    summary = say(cjk, "用户今年{v}岁", "The user is {v} years old", v=value)
+    return Slot(PROFILE, "age", summary, (), (value,), 0.85)
+
+
+#: degrees by level, in both languages: the key's leaf (a master's does not replace a bachelor's)
+_LEVELS = (
+    (
+        "bachelor",
+        r"(?i:bachelor(?:'s|s)?(?: degree)?)|B\.?A\.?|B\.?S\.?c?\.?|学士(?:学位)?|本科学位",
+    ),
+    ("master", r"(?i:master(?:'s|s)?(?: degree)?)|M\.?A\.?|M\.?S\.?c?\.?|MBA|硕士(?:学位)?"),
+    ("doctorate", r"(?i:doctorate|doctoral degree)|Ph\.?D\.?|博士(?:学位)?"),
+    ("associate", r"(?i:associate(?:'s)? degree)"),
+)
+_FIELD = r"(?: (?:in|of) (?P<f>[A-Za-z][\w&\- ]{1,40}?))?(?=\s+(?:from|at|with|which|that|and)\b|[,.;!?]|$)"
+_DEGREE_EN = tuple(
+    (
+        level,
+        re.compile(
+            r"\bI (?:have|hold|earned|got|received|completed|finished|did) (?:a |an |my )?"
+            rf"(?P<d>{words})(?!\w){_FIELD}"
+        ),
+    )
+    for level, words in _LEVELS
+)
+_DEGREE_ZH = tuple(
+    (level, re.compile(rf"我(?:有|拿到了|拿到|获得了|获得|拿了|读了|是)(?:一个)?(?:{words})"))
+    for level, words in _LEVELS
+    if level != "associate"
+)
+_MAJOR = (
+    re.compile(
+        r"\bI (?:majored|specialized|specialised) in (?P<x>[^,.;!?]+?)(?=\s+(?:at|in \d|from|and)\b|[,.;!?]|$)"
+    ),
+    re.compile(
+        r"我(?:的)?(?:本科|大学|研究生|硕士|博士)?(?:学的|读的|专业)是(?P<x>[^，,。！!？?\s]{2,12})"
+    ),
+    re.compile(r"^我是(?P<x>[^，,。！!？?\s的]{2,10})专业(?:毕业)?的"),
+)
+_SCHOOL = (
+    re.compile(
+        r"\bI graduated from (?P<x>(?-i:[A-Z])[^,.;!?]+?)(?=\s+(?:in|with|and)\b|[,.;!?]|$)"
+    ),
+    re.compile(
+        r"我(?:是)?(?:\d{2,4}年)?(?:本科|硕士|研究生|博士)?毕业于(?P<x>[^，,。！!？?\s]{2,20})"
+    ),
+)
+
+
+def _education(clause: str, cjk: bool) -> Slot | None:
+    """Degrees, majors and schools: each degree and school its own key, since having one does not
+    undo another; "I have a bachelor's in history" and 我毕业于浙江大学."""
+    for level, regex in _DEGREE_ZH if cjk else _DEGREE_EN:
+        if m := regex.search(clause):
+            field = m.groupdict().get("f")
+            zh_level = {"bachelor": "学士", "master": "硕士", "doctorate": "博士"}.get(level, level)
+            written = (m.groupdict().get("d") or "").replace("’", "'")
+            vowel = written[:1] in "AEIOUaeiou" or (
+                written[:2].isupper() and written[0] in "FHLMNRSX"
+            )
+            en = f"The user has {'an' if vowel else 'a'} {written}" + (
+                f" in {field}" if field else ""
+            )
+            summary = say(cjk, "用户有{v}学位", en, v=zh_level)
+            return Slot(
+                PROFILE, f"degree/{level}", summary, ("education",), (field or level,), 0.85
+            )
+    for regex in _MAJOR:
+        if (m := regex.search(clause)) and (value := value_of(m.group("x"), cjk)):
+            summary = say(cjk, "用户的专业是{v}", "The user majored in {v}", v=value)
+            return Slot(PROFILE, "major", summary, ("education",), (value,), 0.85)
+    for regex in _SCHOOL:
+        if (m := regex.search(clause)) and (value := value_of(m.group("x"), cjk)):
+            if value.lower() in {"high school", "college", "university", "school"}:
+                return None
+            summary = say(cjk, "用户毕业于{v}", "The user graduated from {v}", v=value)
+            return Slot(PROFILE, f"school/{value.lower()}", summary, ("education",), (value,), 0.85)
+    return None
+
+
 #: Profile classifiers in the order they are tried.
-CLASSIFIERS: tuple[Callable[[str, bool], Slot | None], ...] = (_allergy, _profile, _job)
+CLASSIFIERS: tuple[Callable[[str, bool], Slot | None], ...] = (
+    _allergy,
+    _profile,
+    _job,
+    _age,
+    _education,
+)

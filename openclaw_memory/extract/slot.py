@@ -73,18 +73,31 @@ def say(cjk: bool, zh: str, en: str, **values: str) -> str:
 def third_person(clause: str, cjk: bool) -> str:
     """Rewrites first person so the memory reads from outside: 我 -> 用户, my -> the user's."""
     if cjk:
-        return re.sub(r"我(?!们)", "用户", clause.strip(" 。.!！"))
-    out = clause.strip(" .!")
+        return outside(clause.strip(" 。.!！"), cjk)
+    out = outside(clause.strip(" .!"), cjk)
+    return out[:1].upper() + out[1:]
+
+
+def outside(text: str, cjk: bool) -> str:
+    """`third_person` inside a sentence (the object of a like: "painting with my kids" -> "painting
+    with the user's kids"), its first letter left as it was."""
+    if cjk:
+        return re.sub(r"我(?!们)", "用户", text)
+    out = text
     for pattern, repl in (
         (r"\bI'm\b|\bI am\b", "the user is"),
         (r"\bI've\b|\bI have\b", "the user has"),
+        (r"\bI'll\b", "the user will"),
+        (r"\bI'd(?= (?:been|had|better|already|just|never)\b)", "the user had"),
+        (r"\bI'd\b", "the user would"),
+        (r"\bmyself\b", "themselves"),
         (r"\bmy\b", "the user's"),
         (r"\bme\b", "the user"),
         (r"\bmine\b", "the user's"),
         (r"\bI\b", "the user"),
     ):
         out = re.sub(pattern, repl, out, flags=I)
-    return out[:1].upper() + out[1:]
+    return out
 
 
 _FIRST_PERSON = re.compile(r"^(?:我|\b(?:i|i'm|my)\b)", re.IGNORECASE)
