@@ -664,6 +664,7 @@ def test_age_and_education_are_profile_facts(text: str, subject: str, summary: s
     [
         "I'm 5 minutes away.",
         "I'm 100% sure about it.",
+        "I recently learned that I'm 12.5% Irish.",
         "When I was 20 I lived in Paris.",
         "As a 10-year-old I loved trains.",
         "I have a master plan.",

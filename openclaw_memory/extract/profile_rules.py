@@ -235,8 +235,11 @@ def _job(clause: str, cjk: bool) -> Slot | None:
 
 
 #: how old the speaker is now: "I'm 32", "I'm a 32-year-old nurse", "I just turned 40", 我今年32岁.
-#: Not an age of the past (我20岁的时候, "when I was 20"), nor "I'm 5 minutes away" or "I'm 100%".
-_AGE_END = r"(?=\s*(?:$|[,.;!?]|and\b|but\b|so\b|now\b|this year\b|today\b|last\b|yesterday\b))"
+#: Not an age of the past (我20岁的时候, "when I was 20"), nor "I'm 5 minutes away", "I'm 100%" or
+#: "I'm 12.5% Irish".
+_AGE_END = (
+    r"(?=\s*(?:$|[,;!?]|\.(?!\d)|and\b|but\b|so\b|now\b|this year\b|today\b|last\b|yesterday\b))"
+)
 _AGE_EN = (
     re.compile(
         r"\bI(?:'m| am) (?:now |just |only |already )?(?P<x>\d{1,3})(?: years? old| yrs? old)?"
