@@ -493,6 +493,15 @@ def mw_shared(tmp_path_factory):
         ("I think I'll start with Breaking Bad and see how it goes.", False),
         ("I'm going to quit smoking next month.", False),
         ("The user will try to implement them at work.", False),  # a plan, as a claim says it
+        # a prediction about another thing; the speaker's own "won't ... anymore" still counts
+        ("Hopefully, my colleague's behavior won't affect me that much anymore.", False),
+        ("I won't drink coffee anymore.", True),
+        # a mind catching up, a task begun, "after all these years": no value replaced
+        ("I remember now, my yoga class on Tuesdays is at 6:30 pm.", False),
+        ("我现在想起来了，我的瑜伽课是周二晚上六点半。", False),
+        ("I hope this helps you get started with your Trello board.", False),
+        ("It's amazing how much history is still in Rome after all these years.", False),
+        ("I'm not allergic to penicillin after all.", True),
         ("From now on I will drink tea.", True),
         ("我打算下个月搬到上海。", False),
         ("以后请叫我小王。", True),

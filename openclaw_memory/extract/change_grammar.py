@@ -28,7 +28,7 @@ from .statement import EN_SELF, QUESTION, ZH_SELF, said
 _I = re.IGNORECASE
 
 _EN_STRONG = re.compile(
-    r"\b(?:no longer|any ?more|instead|after all|turns? out|used to|not any longer|"
+    r"\b(?:no longer|any ?more|instead|after all(?=\s*(?:[,.;!?]|$))|turns? out|used to|not any longer|"
     r"switch(?:ed|ing)?|chang(?:ed|ing)|moved|relocated|transferr?ed|renamed|re-?named|quit|quitted|stopped|"
     r"gave up|given up|left|replaced|swapped|traded|sold|upgraded|converted|cancell?ed|closed|"
     r"broke up|divorced|retired|dropped out|handed in|got rid of|gave (?:\w+ ){1,4}away|"
@@ -42,11 +42,20 @@ _EN_WEAK = re.compile(
     _I,
 )
 _EN_ADDITIVE = re.compile(r"\b(?:also|too|as well|in addition|another|still)\b", _I)
-_EN_NOT_A_CHANGE = re.compile(r"\b(?:right now|just now|for now|now and then|every now)\b", _I)
-#: how the speaker feels now ("I feel better prepared now", 我现在感觉好多了): a state of mind, no
-#: value replaced, when only a weak marker (now, lately) says it is new
+#: "now" of a mind catching up ("I remember now", "I see now") and "get started" (beginning a
+#: task: "I hope this helps you get started") change no value
+_EN_NOT_A_CHANGE = re.compile(
+    r"\b(?:right now|just now|for now|now and then|every now|"
+    r"(?:remember|recall|see|understand|realize|realise|know|get it) now|get(?:ting)? started)\b",
+    _I,
+)
+#: how the speaker feels or what they now recall ("I feel better prepared now", 我现在感觉好多了,
+#: 我现在想起来了): a state of mind, no value replaced, when only a weak marker (now, lately)
+#: says it is new
 _EN_FEELING = re.compile(r"\bi(?: feel| felt|'m feeling| am feeling)\b", _I)
-_ZH_FEELING = re.compile(r"我[^，,。]{0,4}?(?:感觉|觉得)")
+_ZH_FEELING = re.compile(
+    r"我[^，,。]{0,4}?(?:感觉|觉得|想起来|记起来|想起|明白|懂了|知道了|意识到)"
+)
 
 _ZH_STRONG = re.compile(
     r"不再|再也不|改(?:成|为|到|用|喝|吃|做|学|坐|乘|骑|开|去|叫|名|了)|换(?:成|到|为|了|[\u4e00-\u9fff]{1,4}了)|"
@@ -77,6 +86,10 @@ _EN_FUTURE = re.compile(
 _EN_OTHER_SUBJECT = re.compile(
     r"(?:it|it's|this|that|that's|there|there's|he|he's|she|she's|they|they're)\b", _I
 )
+#: a prediction about another thing ("hopefully, the colleague's behaviour won't affect me
+#: anymore"): "won't" said of something not the speaker
+_EN_PREDICTION = re.compile(r"\b(?:won't|will not|will no longer)\b", _I)
+_EN_SPEAKER_SUBJECT = re.compile(r"\s*(?:\w+ly,?\s+)?(?:i|we|the user)\b", _I)
 _EN_STANDING = re.compile(r"\b(?:from now on|going forward|starting today)\b", _I)
 _ZH_FUTURE = re.compile(r"打算|准备|计划|想要|将要|要去|明天|下周|下个月|下个星期|明年")
 _ZH_STANDING = re.compile(r"以后|从今|今后")
@@ -86,10 +99,19 @@ def _done(text: str) -> str:
     """The statement without its clauses of plans (`_EN_FUTURE`, `_ZH_FUTURE`)."""
     cjk = has_cjk(text)
     future, standing = (_ZH_FUTURE, _ZH_STANDING) if cjk else (_EN_FUTURE, _EN_STANDING)
-    if not future.search(text) or standing.search(text):
+    predicts = not cjk and _EN_PREDICTION.search(text)
+    if not (future.search(text) or predicts) or standing.search(text):
         return text
+
+    def plan(clause: str) -> bool:
+        if future.search(clause):
+            return True
+        return bool(
+            not cjk and _EN_PREDICTION.search(clause) and not _EN_SPEAKER_SUBJECT.match(clause)
+        )
+
     clauses = re.split(r"[,.;!，。；！]+|\s+(?:but|and|so)\s+", text)
-    return "，".join(c for c in clauses if c.strip() and not future.search(c))
+    return "，".join(c for c in clauses if c.strip() and not plan(c))
 
 
 def states_change(text: str) -> bool:
