@@ -27,7 +27,8 @@ from openclaw_memory.policy import (
 from openclaw_memory.portability.openclaw import _CURATED as IMPORT_TYPED
 from openclaw_memory.recall.channels import TYPES_WITHOUT_DECAY, Pool, ProfileChannel
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.recall.rank import TRUST, WINDOWED_TYPES, _cover
+from openclaw_memory.recall.keep import WINDOWED_TYPES, _cover
+from openclaw_memory.recall.rank import TRUST
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source
 from store_helpers import find

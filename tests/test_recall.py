@@ -253,6 +253,31 @@ def test_episode_that_ranks_above_its_curated_memory_stays(engine, recaller):
     ep = by_summary(res, "the new router arrived on tuesday, I like quiet cafes")
     pref = by_summary(res, "likes quiet cafes")
     assert ep.kept and ep.rank < pref.rank
+    # ... and the memory distilled from that turn says nothing more: it takes no place of its own
+    assert not pref.kept and pref.reason == f"said in full by episode {ep.record.id} above"
+
+
+def test_a_curated_memory_of_another_turn_stays_below_an_episode(engine, recaller):
+    put(
+        engine,
+        ALICE,
+        MemoryType.PREFERENCE,
+        "用户喜欢安静的咖啡馆",
+        subject="咖啡馆",
+        turn_ids=("s1#5",),
+    )
+    put(
+        engine,
+        ALICE,
+        MemoryType.EPISODE,
+        "新路由器周二到了，我喜欢安静的咖啡馆",
+        turn_ids=("s1#3",),
+    )
+    res = recaller.recall(ALICE, "新路由器什么时候到的")
+    ep = by_summary(res, "新路由器周二到了，我喜欢安静的咖啡馆")
+    pref = by_summary(res, "用户喜欢安静的咖啡馆")
+    assert ep.kept and ep.rank < pref.rank
+    assert not pref.reason.startswith("said in full")
 
 
 def test_read_your_writes_with_background_indexing(make_config, tmp_path, clock):
@@ -353,7 +378,7 @@ def test_nearest_kept_matches_the_matrix_product():
     product) are the matrix product's, and of equal ones the first kept record wins."""
     import numpy as np
 
-    from openclaw_memory.recall.rank import _Similarity
+    from openclaw_memory.recall.keep import _Similarity
 
     rng = np.random.default_rng(3)
     vecs = rng.normal(size=(60, 384)).astype(np.float32)
@@ -384,7 +409,7 @@ def test_nearest_kept_is_the_row_by_row_cosine_bit_for_bit():
     kept of the highest (argmax): a near-duplicate decision at the threshold does not move."""
     import numpy as np
 
-    from openclaw_memory.recall.rank import _Similarity
+    from openclaw_memory.recall.keep import _Similarity
 
     rng = np.random.default_rng(5)
     vecs = rng.normal(size=(47, 384)).astype(np.float32)

@@ -24,26 +24,19 @@ from itertools import repeat
 from operator import mul
 from typing import Mapping
 
-import numpy as np
 
 from ..clock import DAY
 from ..config import RecallConfig
-from ..policy import CHANNEL_TRUST, POLICY, types_where
-from ..text import has_cjk, search_tokens, sentence_parts
-from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
+from ..policy import CHANNEL_TRUST
+from ..text import has_cjk, search_tokens
+from ..types import MemoryRecord, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
-from .gate import WORDS, bars, level_note, relevant
-from .query import RecallQuery, window_start
+from .gate import WORDS
+from .keep import keep
+from .query import RecallQuery
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
 TRUST = {c.value: t for c, t in CHANNEL_TRUST.items()}  # the policy table's trust order
-#: the reason a kept memory carries when it is older than the request's time window, which was
-#: relaxed because nothing relevant fell inside it ("what did I write yesterday" when the user
-#: last wrote about it a week ago: the dated line is better than nothing)
-OUTSIDE_WINDOW_NOTE = "older than the time window the request names (nothing relevant inside it)"
-#: a kept memory whose nearest sentence, not its whole text, matched the request
-SENTENCE_NOTE = "matched by its sentence"
-WINDOWED_TYPES = types_where(windowed=True)  # the policy table
 
 
 @dataclass(frozen=True)
@@ -215,173 +208,4 @@ def score_pool(
     # exact ties (common with the hash embedder) go to the newer memory, then by id: the ranking
     # does not depend on the order the channels or SQLite returned the candidates in
     scored.sort(key=lambda s: (-s.score, -s.record.updated_at, s.record.id))
-    return _filter(scored, pool, query, now, cfg, cal)
-
-
-def _filter(
-    scored: list[ScoredMemory],
-    pool: Pool,
-    query: RecallQuery,
-    now: float,
-    cfg: RecallConfig,
-    cal: Calibration,
-) -> list[ScoredMemory]:
-    out: list[ScoredMemory] = []
-    kept: list[ScoredMemory] = []
-    window = window_start(query, now)
-    # the window is relaxed when no live memory inside it is relevant
-    relaxed = window is not None and not any(
-        s.record.type in WINDOWED_TYPES
-        and s.record.created_at >= window
-        and s.record.status is Status.ACTIVE
-        and relevant(s, pool, cal.min_semantic, cfg)
-        for s in scored
-    )
-    start = None if relaxed else window
-    covered: dict[str, str] = {}
-    similar = _Similarity(pool.vectors)
-    for rank, s in enumerate(scored, start=1):
-        reason = _drop_reason(
-            s, pool, query, now, start, cfg, cal, kept, similar
-        ) or _covered_reason(s, covered, pool.retired)
-        note = ""
-        if (
-            not reason
-            and relaxed
-            and s.record.type in WINDOWED_TYPES
-            and s.record.created_at < (window or 0.0)
-        ):
-            note = OUTSIDE_WINDOW_NOTE
-        elif not reason and s.record.id in pool.sentence:
-            note = sentence_note(s.record, *pool.sentence[s.record.id])
-        s = ScoredMemory(
-            s.record, s.score, s.components, s.channels, rank, reason == "", reason or note
-        )
-        if s.kept:
-            kept.append(s)
-            similar.keep(s.record.id)
-            _cover(covered, s.record)
-        out.append(s)
-    return out
-
-
-def sentence_note(r: MemoryRecord, index: int, count: int) -> str:
-    """The explanation of a memory that one of its sentences brought in (`search --explain`)."""
-    parts = sentence_parts(r.text, count)
-    return f"{SENTENCE_NOTE}: {parts[index]}" if index < len(parts) else SENTENCE_NOTE
-
-
-def _cover(covered: dict[str, str], r: MemoryRecord) -> None:
-    """Record the turns a kept live curated memory was distilled from: an episode of those turns
-    ranked below it says the same thing in more words (one ranked above it stays: the raw turn
-    matched the request better than its distillate)."""
-    if POLICY[r.type].distilled and r.status is Status.ACTIVE:
-        for t in r.source.turn_ids:
-            covered.setdefault(t, r.id)
-
-
-def _covered_reason(s: ScoredMemory, covered: dict[str, str], retired: dict[str, str]) -> str:
-    """An episode is not injected when a curated memory says the same (it outranks the raw turn)
-    or when the memory distilled from it was superseded or forgotten (only the newest version)."""
-    r = s.record
-    turns = r.source.turn_ids
-    if r.type is not MemoryType.EPISODE or not turns:
-        return ""
-    if all(t in covered for t in turns):
-        return f"covered by curated memory {covered[turns[0]]}"
-    if not query_is_deep(s) and all(t in retired or t in covered for t in turns):
-        old = next(retired[t] for t in turns if t in retired)
-        return f"outdated: the memory distilled from this turn was replaced or forgotten ({old})"
-    return ""
-
-
-def query_is_deep(s: ScoredMemory) -> bool:
-    return s.record.status is Status.ARCHIVED
-
-
-def _drop_reason(
-    s: ScoredMemory,
-    pool: Pool,
-    query: RecallQuery,
-    now: float,
-    start: float | None,
-    cfg: RecallConfig,
-    cal: Calibration,
-    kept: list[ScoredMemory],
-    similar: "_Similarity",
-) -> str:
-    r = s.record
-    if r.status is Status.INACTIVE or (r.status is Status.ARCHIVED and not query.deep):
-        return f"status {r.status.value}"
-    if r.expires_at is not None and r.expires_at <= now and not query.deep:
-        return "expired"
-    if r.doubt_of or r.confidence < cfg.min_confidence:
-        return f"low confidence ({r.confidence:.2f}): offered to confirm, not injected"
-    if start is not None and r.type in WINDOWED_TYPES and r.created_at < start:
-        return "outside the time window the request names"
-    if not relevant(s, pool, cal.min_semantic, cfg):
-        c = s.components
-        bar = bars(pool, cal.min_semantic, cfg).alone
-        return (
-            f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {bar:.2f}"
-            f"{level_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})"
-        )
-    return _duplicate_reason(s, kept, cfg, similar)
-
-
-class _Similarity:
-    """The kept record each pooled record is most similar to, kept up to date as records are kept.
-
-    Elementwise products summed per row, not a matrix product: a BLAS product of this size runs
-    on OpenBLAS's threads, which then spin-wait and cost about as much CPU again as the whole
-    request (measured at 100k memories: 36 ms of a second core per request). A kept record's
-    cosines with every pooled record are computed once, when it is kept (the same float32
-    products, summed in the same order, as a pooled record's with it); each pooled record keeps
-    the first kept record of the highest cosine, so asking costs a lookup, not a pass over the
-    kept ones."""
-
-    def __init__(self, vectors: Mapping[str, np.ndarray]) -> None:
-        self.row = {rid: i for i, rid in enumerate(vectors)}
-        self.matrix = (
-            np.stack(list(vectors.values())) if vectors else np.zeros((0, 0), dtype=np.float32)
-        )
-        self.ids = list(vectors)
-        self._best = np.full(len(self.ids), -np.inf, dtype=self.matrix.dtype)
-        self._nearest = np.full(len(self.ids), -1)
-
-    def keep(self, rid: str) -> None:
-        """rid is kept: from now on a pooled record may be most similar to it."""
-        k = self.row.get(rid)
-        if k is None:
-            return
-        sims = (self.matrix * self.matrix[k]).sum(axis=1)
-        higher = sims > self._best  # strictly: of equal cosines the first kept stays
-        self._best[higher] = sims[higher]
-        self._nearest[higher] = k
-
-    def nearest_kept(self, rid: str) -> tuple[str, float] | None:
-        """The first kept record most similar to rid, and the cosine (None: no vectors, or no
-        kept record has one)."""
-        i = self.row.get(rid)
-        if i is None or self._nearest[i] < 0:
-            return None
-        return self.ids[int(self._nearest[i])], float(self._best[i])
-
-
-def _duplicate_reason(
-    s: ScoredMemory, kept: list[ScoredMemory], cfg: RecallConfig, similar: _Similarity
-) -> str:
-    r = s.record
-    for k in kept:
-        o = k.record
-        if (
-            r.subject
-            and o.subject == r.subject
-            and o.type == r.type
-            and r.type is not MemoryType.EVENT
-        ):
-            return f"same subject as {o.id}: only one version is injected"
-    nearest = similar.nearest_kept(r.id)
-    if nearest is not None and nearest[1] >= cfg.dedup_similarity:
-        return f"near-duplicate of {nearest[0]}"
-    return ""
+    return keep(scored, pool, query, now, cfg, cal)
