@@ -253,31 +253,6 @@ def test_episode_that_ranks_above_its_curated_memory_stays(engine, recaller):
     ep = by_summary(res, "the new router arrived on tuesday, I like quiet cafes")
     pref = by_summary(res, "likes quiet cafes")
     assert ep.kept and ep.rank < pref.rank
-    # ... and the memory distilled from that turn says nothing more: it takes no place of its own
-    assert not pref.kept and pref.reason == f"said in full by episode {ep.record.id} above"
-
-
-def test_a_curated_memory_of_another_turn_stays_below_an_episode(engine, recaller):
-    put(
-        engine,
-        ALICE,
-        MemoryType.PREFERENCE,
-        "用户喜欢安静的咖啡馆",
-        subject="咖啡馆",
-        turn_ids=("s1#5",),
-    )
-    put(
-        engine,
-        ALICE,
-        MemoryType.EPISODE,
-        "新路由器周二到了，我喜欢安静的咖啡馆",
-        turn_ids=("s1#3",),
-    )
-    res = recaller.recall(ALICE, "新路由器什么时候到的")
-    ep = by_summary(res, "新路由器周二到了，我喜欢安静的咖啡馆")
-    pref = by_summary(res, "用户喜欢安静的咖啡馆")
-    assert ep.kept and ep.rank < pref.rank
-    assert not pref.reason.startswith("said in full")
 
 
 def test_read_your_writes_with_background_indexing(make_config, tmp_path, clock):

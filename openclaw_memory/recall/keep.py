@@ -1,8 +1,7 @@
 """Which ranked memories are kept, and why each other one is not (every drop has a reason that
 `search --explain` shows): its status, expiry or confidence, the request's time window, relevance
-gating (`gate.py`), one version per subject, near-duplicates, an episode that a curated memory
-ranked above it says in fewer words, or a curated memory whose turn an episode above it delivers
-in full.
+gating (`gate.py`), one version per subject, near-duplicates, or an episode that a curated memory
+ranked above it says in fewer words.
 """
 
 from __future__ import annotations
@@ -53,14 +52,11 @@ def keep(
     )
     start = None if relaxed else window
     covered: dict[str, str] = {}
-    told: dict[str, str] = {}
     similar = _Similarity(pool.vectors)
     for rank, s in enumerate(scored, start=1):
-        reason = (
-            _drop_reason(s, pool, query, now, start, cfg, cal, kept, similar)
-            or _covered_reason(s, covered, pool.retired)
-            or _told_reason(s.record, told)
-        )
+        reason = _drop_reason(
+            s, pool, query, now, start, cfg, cal, kept, similar
+        ) or _covered_reason(s, covered, pool.retired)
         note = ""
         if (
             not reason
@@ -78,9 +74,6 @@ def keep(
             kept.append(s)
             similar.keep(s.record.id)
             _cover(covered, s.record)
-            if s.record.type is MemoryType.EPISODE:
-                for t in s.record.source.turn_ids:
-                    told.setdefault(t, s.record.id)
         out.append(s)
     return out
 
@@ -98,15 +91,6 @@ def _cover(covered: dict[str, str], r: MemoryRecord) -> None:
     if POLICY[r.type].distilled and r.status is Status.ACTIVE:
         for t in r.source.turn_ids:
             covered.setdefault(t, r.id)
-
-
-def _told_reason(r: MemoryRecord, told: dict[str, str]) -> str:
-    """A curated memory whose every turn an episode ranked above it delivers in full says nothing
-    more (the raw turn matched the request better; the converse of `_covered_reason`)."""
-    turns = r.source.turn_ids
-    if POLICY[r.type].distilled and turns and all(t in told for t in turns):
-        return f"said in full by episode {told[turns[0]]} above"
-    return ""
 
 
 def _covered_reason(s: ScoredMemory, covered: dict[str, str], retired: dict[str, str]) -> str:
