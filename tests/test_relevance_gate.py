@@ -522,3 +522,34 @@ def test_function_words_are_no_keyword_evidence(text, terms):
     from openclaw_memory.recall.recaller import topic_terms
 
     assert set(topic_terms(build_query(text, [], context_turns=0), text)) == terms
+
+
+# ---- the profile whitelist: standing facts and instructions, not every like ------------------
+
+PROFILE = {
+    "zh": (
+        ["我对花生过敏。", "以后用中文回复我。", "我喜欢爬山。"],
+        "怎么用Python读取CSV文件？",
+        "周末去哪儿爬山好？",
+        ("花生", "中文"),
+        "爬山",
+    ),
+    "en": (
+        ["I'm allergic to peanuts.", "From now on, reply in English.", "I love hiking."],
+        "How do I read a CSV file with pandas?",
+        "Any good hiking trails for this weekend?",
+        ("peanut", "English"),
+        "hiking",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_request_gets_standing_facts_and_a_like_only_where_it_is_relevant(told, lang):
+    said, unrelated, related, standing, like = PROFILE[lang]
+    scope = Scope(f"profile-{lang}")
+    _tell(told, scope, said)
+    block = _block(told, scope, unrelated)
+    assert all(s in block for s in standing), block  # the allergy and the reply language
+    assert like not in block, block  # "likes hiking" says nothing to a CSV question
+    assert like in _block(told, scope, related)

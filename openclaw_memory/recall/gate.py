@@ -52,8 +52,9 @@ import numpy as np
 from ..config import RecallConfig
 from ..extract.attributes import mentions, names_any
 from ..extract.filter import is_contentless
+from ..extract.slot import is_instruction
 from ..text import has_cjk
-from ..types import ScoredMemory
+from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .channels import ENTITY, Pool
 from .reference import names_known, unquoted
 
@@ -173,7 +174,7 @@ WORDS = "keyword_words"
 
 def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
-    if "profile" in s.channels or s.record.id in pool.recent_summaries:
+    if ("profile" in s.channels and standing(s.record)) or s.record.id in pool.recent_summaries:
         return True
     if pool.asks_nothing:
         return False
@@ -191,6 +192,18 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     # not count as keyword evidence here
     words = c.get(WORDS, c["keyword"])
     return (words >= 0.5 or s.record.id in pool.agreeing) and cos >= b.with_keyword
+
+
+def standing(r: MemoryRecord) -> bool:
+    """The profile whitelist every request gets (seed 001 §5.1): profile facts (name, home, job,
+    allergies, age), what the user asked to be remembered, and standing instructions (reply
+    language and format, prohibitions). A preference read from conversation ("likes hiking",
+    喜欢爬山) is the user's too, but it is injected for the requests it is relevant to."""
+    return (
+        r.type is MemoryType.PROFILE
+        or r.source.channel is Channel.EXPLICIT
+        or is_instruction(r.subject, r.summary)
+    )
 
 
 def level_note(pool: Pool) -> str:
