@@ -190,8 +190,10 @@ _PROFILE_TYPES = type_values(types_where(section="profile"))
 
 
 class ProfileChannel:
-    """The profile whitelist, injected every turn (docs/design.md seed 001 §5.1): stable profile facts and
-    standing preferences (reply language, format, allergies), bounded by the profile budget."""
+    """The profile whitelist (docs/design.md seed 001 §5.1): the user's profile and preference
+    memories, bounded by the profile budget; the stable facts and standing instructions among them
+    (reply language, format, allergies) are injected every turn, a like read from conversation
+    where it is relevant (`gate.standing`)."""
 
     name = "profile"
     uses_vector = False

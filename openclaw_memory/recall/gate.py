@@ -38,8 +38,10 @@ embedder's absolute calibration (`recall.min_semantic`, 0.05 lower with keyword 
 first. A memory that names the attribute the request asks about counts as keyword evidence
 (`extract.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
 two share no word, and the answer to such a question is a value, not its general word. The
-profile section, recent summaries and memories whose subject or date the request names always
-pass.
+profile whitelist's standing facts and instructions (`standing`: profile facts, what the user
+asked to remember, reply language and format, prohibitions), recent summaries and memories whose
+subject or date the request names always pass; a like read from conversation ("I love hiking")
+is gated like any memory.
 """
 
 from __future__ import annotations
