@@ -197,10 +197,10 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
 
 
 def standing(r: MemoryRecord) -> bool:
-    """The profile whitelist every request gets (seed 001 §5.1): profile facts (name, home, job,
-    allergies, age), what the user asked to be remembered, and standing instructions (reply
-    language and format, prohibitions). A preference read from conversation ("likes hiking",
-    喜欢爬山) is the user's too, but it is injected for the requests it is relevant to."""
+    """The profile whitelist every request gets (docs/design.md seed 001 §5.1): profile facts
+    (name, home, job, allergies, age), what the user asked to be remembered, and standing
+    instructions (reply language and format, prohibitions). A preference read from conversation
+    ("likes hiking", 喜欢爬山) is the user's too, but it is injected where it is relevant."""
     return (
         r.type is MemoryType.PROFILE
         or r.source.channel is Channel.EXPLICIT
