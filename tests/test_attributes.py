@@ -44,6 +44,9 @@ CONTRADICTING = [
     ("我不吃牛肉。", "我现在也吃牛肉了。", False),
     ("I don't eat beef.", "I eat beef now too.", False),
     ("I don't drink coffee.", "I drink coffee every morning now.", False),
+    # schooling: "not in school", then enrolled
+    ("I'm not in school anymore.", "I enrolled at State University this fall.", False),
+    ("我已经不上学了。", "我今年秋天又去大学读书了。", False),
 ]
 
 # (earlier, later, later says it switched): the later statement leaves the earlier one current
@@ -68,6 +71,8 @@ COMPATIBLE = [
     ("我在阿里工作。", "我们公司搬到了新园区。", False),
     ("I like tea.", "I also like green tea now.", False),
     ("我喜欢喝茶。", "我现在也喜欢喝绿茶。", False),
+    ("I take classes at the community college.", "I started a course at the library.", False),
+    ("我在社区大学上课。", "我开始在图书馆上一门课程。", False),
 ]
 
 
@@ -95,6 +100,8 @@ def test_a_value_beside_the_old_one_contradicts_nothing(old, new, switch):
         ("我去健身房。", "exercise", False, {"gym"}),
         ("I like milk tea.", "drink", False, {"milk_tea"}),
         ("我喜欢喝奶茶。", "drink", False, {"milk_tea"}),
+        ("Where do I take classes?", "study", True, set()),
+        ("我在哪儿上课？", "study", True, set()),
     ],
 )
 def test_what_a_statement_says_of_an_attribute(text, attribute, general, values):

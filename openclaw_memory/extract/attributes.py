@@ -2,7 +2,8 @@
 
 "I don't exercise at all" and "I started going to the gym" share no word, nor do 没有养宠物 and
 领养了一只猫, "I'm single" and "I got married", 坐班 and 居家办公. Each pair names one attribute
-(exercise, pets, marital status, work arrangement): this module holds a small bilingual lexicon of
+(exercise, pets, marital status, work arrangement; "Where do I take classes?" and "I enrolled at
+State University" name schooling): this module holds a small bilingual lexicon of
 such attributes and says when two statements about one of them contradict each other:
 
 - an *exclusive* attribute (marital status, work arrangement, diet) holds one value at a time: a
@@ -125,6 +126,12 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         r"\b(?:jobs?|employ(?:ed|er|ment)|unemployed)\b|工作(?!日)|失业|待业",
         employer=r"\b(?:work(?:s|ing|ed)? (?:at|for)|employed (?:at|by)|(?:job|position|role) at)\b|"
         r"在(?!家)[\u4e00-\u9fffA-Za-z0-9]{1,10}(?:做|工作|上班|任职|实习)",
+    ),
+    _attr(
+        "study",
+        False,
+        r"\b(?:classes|courses?|school|college|universit(?:y|ies)|studying|semesters?|"
+        r"enroll(?:ed|ing)?|enrolled)\b|上课|上学|读书|念书|学校|大学|课程|学院|读研",
     ),
     _attr(
         "commute",
