@@ -496,6 +496,8 @@ def mw_shared(tmp_path_factory):
         # a prediction about another thing; the speaker's own "won't ... anymore" still counts
         ("Hopefully, my colleague's behavior won't affect me that much anymore.", False),
         ("I won't drink coffee anymore.", True),
+        ("希望同事的行为以后不会再影响我了。", False),
+        ("我以后不会再喝咖啡了。", True),
         # a mind catching up, a task begun, "after all these years": no value replaced
         ("I remember now, my yoga class on Tuesdays is at 6:30 pm.", False),
         ("我现在想起来了，我的瑜伽课是周二晚上六点半。", False),

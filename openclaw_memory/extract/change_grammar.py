@@ -87,30 +87,37 @@ _EN_OTHER_SUBJECT = re.compile(
     r"(?:it|it's|this|that|that's|there|there's|he|he's|she|she's|they|they're)\b", _I
 )
 #: a prediction about another thing ("hopefully, the colleague's behaviour won't affect me
-#: anymore"): "won't" said of something not the speaker
+#: anymore", 希望同事以后不会再影响我了): "won't", 不会, said of something not the speaker
 _EN_PREDICTION = re.compile(r"\b(?:won't|will not|will no longer)\b", _I)
 _EN_SPEAKER_SUBJECT = re.compile(r"\s*(?:\w+ly,?\s+)?(?:i|we|the user)\b", _I)
+_ZH_PREDICTION = re.compile(r"不会")
+_ZH_SPEAKER_SUBJECT = re.compile(r"\s*(?:希望|但愿|估计|可能|应该)?(?:我|用户)(?!的)")
 _EN_STANDING = re.compile(r"\b(?:from now on|going forward|starting today)\b", _I)
 _ZH_FUTURE = re.compile(r"打算|准备|计划|想要|将要|要去|明天|下周|下个月|下个星期|明年")
 _ZH_STANDING = re.compile(r"以后|从今|今后")
 
 
 def _done(text: str) -> str:
-    """The statement without its clauses of plans (`_EN_FUTURE`, `_ZH_FUTURE`)."""
+    """The statement without its clauses of plans (`_EN_FUTURE`, `_ZH_FUTURE`; kept when the
+    statement is a standing decision) and of predictions about another thing."""
     cjk = has_cjk(text)
-    future, standing = (_ZH_FUTURE, _ZH_STANDING) if cjk else (_EN_FUTURE, _EN_STANDING)
-    predicts = not cjk and _EN_PREDICTION.search(text)
-    if not (future.search(text) or predicts) or standing.search(text):
+    future, standing, predicts, speaker = (
+        (_ZH_FUTURE, _ZH_STANDING, _ZH_PREDICTION, _ZH_SPEAKER_SUBJECT)
+        if cjk
+        else (_EN_FUTURE, _EN_STANDING, _EN_PREDICTION, _EN_SPEAKER_SUBJECT)
+    )
+    if not (future.search(text) or predicts.search(text)):
         return text
+    decided = bool(standing.search(text))
 
     def plan(clause: str) -> bool:
-        if future.search(clause):
+        if predicts.search(clause) and not speaker.match(clause):
             return True
-        return bool(
-            not cjk and _EN_PREDICTION.search(clause) and not _EN_SPEAKER_SUBJECT.match(clause)
-        )
+        return not decided and bool(future.search(clause))
 
     clauses = re.split(r"[,.;!，。；！]+|\s+(?:but|and|so)\s+", text)
+    if not any(plan(c) for c in clauses):
+        return text
     return "，".join(c for c in clauses if c.strip() and not plan(c))
 
 
