@@ -294,6 +294,15 @@ def _huge_turn(env: Env) -> None:
     assert longest < 5000 and len(block) < 20_000
 
 
+def _one_clause_request(env: Env) -> None:
+    """A request of one long clause, in both languages: reading who it refers to is one pass
+    over it (a pattern that tried each split of it took 13 s at 40,000 characters)."""
+    for text in ("告诉我" + "个" * 150_000, "give me a " + "fun " * 150_000 + "fact I can share"):
+        started = time.monotonic()
+        recall(env, env.mw, MALLORY, text)
+        assert time.monotonic() - started < 60
+
+
 def _surrogate_remember(env: Env) -> None:
     text = b"remember that caf\xe9 \xff hostilesurrogate".decode("utf-8", "surrogateescape")
     try:
@@ -364,6 +373,7 @@ MW = [  # (name, action(env), None = must succeed, or (error type, words the mes
     ("null-content", lambda e: _turn(e, None), None),
     ("no-user-message", lambda e: _turn(e, "just a system note", role="system"), None),
     ("huge-1mb-turn", _huge_turn, None),
+    ("huge-one-clause-request", _one_clause_request, None),
     ("tool-event-odd-arguments", _tool_event_odd_arguments, None),
     ("surrogates-remember", _surrogate_remember, None),
     ("surrogates-turn", _surrogate_turn, None),
