@@ -222,14 +222,19 @@ def _profile(clause: str, cjk: bool) -> Slot | None:
     return None
 
 
+def _article(word: str) -> str:
+    """ "a" or "an" as the word is said: an engineer, an MBA (em-), a Bachelor's degree."""
+    vowel = word[:1].lower() in "aeiou" or (word[:2].isupper() and word[0] in "FHLMNRSX")
+    return "an" if vowel else "a"
+
+
 def _job(clause: str, cjk: bool) -> Slot | None:
     regexes = (_JOB_ZH,) if cjk else _JOB_EN
     for regex in regexes:
         m = regex.search(clause)
         value = value_of(m.group("x"), cjk) if m else None
         if value:
-            article = "an" if value[:1].lower() in "aeiou" else "a"
-            summary = say(cjk, "用户是{v}", "The user is {a} {v}", v=value, a=article)
+            summary = say(cjk, "用户是{v}", "The user is {a} {v}", v=value, a=_article(value))
             return Slot(PROFILE, "job", summary, (), (value,), 0.85)
     return None
 
@@ -325,12 +330,7 @@ def _education(clause: str, cjk: bool) -> Slot | None:
             field = m.groupdict().get("f")
             zh_level = {"bachelor": "学士", "master": "硕士", "doctorate": "博士"}.get(level, level)
             written = (m.groupdict().get("d") or "").replace("’", "'")
-            vowel = written[:1] in "AEIOUaeiou" or (
-                written[:2].isupper() and written[0] in "FHLMNRSX"
-            )
-            en = f"The user has {'an' if vowel else 'a'} {written}" + (
-                f" in {field}" if field else ""
-            )
+            en = f"The user has {_article(written)} {written}" + (f" in {field}" if field else "")
             summary = say(cjk, "用户有{v}学位", en, v=zh_level)
             return Slot(
                 PROFILE, f"degree/{level}", summary, ("education",), (field or level,), 0.85
