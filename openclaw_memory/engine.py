@@ -23,6 +23,7 @@ from .errors import IndexMismatchError, NotFoundError
 from .store.db import Database
 from .store.indexer import Indexer
 from .store.ports import ManagedVectorIndex, RecordStore
+from .store.vector_ports import IndexSearch, VectorSearch
 from .store.backends import open_chroma, open_record_store, tiered
 from .types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
 
@@ -228,8 +229,17 @@ class MemoryEngine:
         self, scope: Scope, vector: np.ndarray, *, limit: int = 30, tier: str = "hot"
     ) -> list[tuple[str, float]]:
         """Vector search; pending writes of this scope are indexed first (read-your-writes)."""
+        return self.vector_search(scope, tier)(vector, limit)
+
+    def vector_search(self, scope: Scope, tier: str = "hot") -> VectorSearch:
+        """The tier's vector search, prepared before its query vector is known (what an index
+        that offers `searcher` reads first: a small tier's vectors, tiered_index.py), called as
+        `search(vector, limit)`; pending writes of this scope are indexed first."""
         self.indexer.drain(scope)
-        return self.index.query(scope, vector, limit, tier=tier)
+        searcher = getattr(self.index, "searcher", None)
+        if searcher is not None:
+            return searcher(scope, tier)
+        return IndexSearch(self.index, scope, tier)
 
     def audit_log(self, scope: Scope, record_id: str | None = None, limit: int = 100) -> list[dict]:
         return self.store.audit_log(scope, record_id, limit)

@@ -196,7 +196,7 @@ STAGES = (
     ("    score_pool", "openclaw_memory.recall.rank:score_pool"),
     ("      components", "openclaw_memory.recall.rank:components"),
     ("      session_evidence", "openclaw_memory.recall.rank:session_evidence"),
-    ("      _filter", "openclaw_memory.recall.rank:_filter"),
+    ("      keep", "openclaw_memory.recall.rank:keep"),
     ("    names_several", "openclaw_memory.recall.cover:names_several"),
     ("    cover_sessions", "openclaw_memory.recall.cover:cover_sessions"),
     ("    attach_context", "openclaw_memory.recall.context:attach_context"),

@@ -142,6 +142,34 @@ def test_the_early_proposals_are_read_while_the_query_embeds(stocked, monkeypatc
     assert {s.record.id for s in result.ranked} == early | late
 
 
+def test_the_small_tiers_vectors_are_read_while_the_query_embeds(stocked, monkeypatch):
+    """The vector channel's search is prepared in the worker thread (the tier's vectors read and
+    stacked): after the embedding, the main thread reads neither the tier nor the vector of a
+    memory the search found."""
+    monkeypatch.setattr(recaller_module, "PARALLEL_EMBEDDING_S", 0.0)
+    store, me = stocked.store, threading.get_ident()
+    calls: list[tuple[str, bool, frozenset]] = []
+    for name in ("tier_vectors", "vectors_with_parts"):
+
+        def call(*args, _real=getattr(store, name), _name=name, **kw):
+            ids = frozenset(args[0]) if _name == "vectors_with_parts" else frozenset()
+            calls.append((_name, threading.get_ident() == me, ids))
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(store, name, call)
+    for deep in (False, True):
+        calls.clear()
+        result = Recaller(stocked, stocked.config.recall, query_vectors=0).recall(
+            ALICE, "what does the user like to drink", deep=deep
+        )
+        found = {s.record.id for s in result.ranked if "vector" in s.channels}
+        assert found
+        tiers = [main for name, main, _ in calls if name == "tier_vectors"]
+        assert tiers and not any(tiers)  # hot (and cold when deep), in the worker
+        late = set().union(*(ids for name, main, ids in calls if main), set())
+        assert not late & found
+
+
 def test_a_failing_early_channel_fails_the_recall(engine):
     class Broken:
         name, uses_vector = "broken", False

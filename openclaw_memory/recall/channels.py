@@ -21,6 +21,7 @@ from ..engine import MemoryEngine
 from ..extract.entities import extract, normalise
 from ..policy import type_values, types_where
 from ..store.record_ports import EntityMemory
+from ..store.vector_ports import VectorSearch
 from ..types import MemoryRecord, Scope
 from .query import RecallQuery
 
@@ -55,6 +56,8 @@ class Pool:
     asks_nothing: bool = False
     #: the request's entity reads, shared by its embedding text and the entity channel
     entities: "EntityReads | None" = None
+    #: tier -> its vector search, prepared while the query is embedded (`VectorChannel.prepare`)
+    searches: dict[str, VectorSearch] = field(default_factory=dict)
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])
@@ -69,9 +72,9 @@ class Channel(Protocol):
     name: str
     # Optional `uses_vector = False`: the channel neither reads qvec (it gets an empty array) nor
     # the pool's other entries, so it runs while the query is embedded (recall/recaller.py).
-    # Optional `prepare(scope, query, entities: EntityReads)` on a channel that reads them: the
-    # reads its `propose` will make that need neither, done then too (their results kept in
-    # request-scoped reads such as `EntityReads`, where `propose` finds them).
+    # Optional `prepare(scope, query, pool)` on a channel that reads them: the reads its
+    # `propose` will make that need neither, done then too, their results kept in the pool's
+    # request-scoped reads (`pool.entities`, `pool.searches`), where `propose` finds them.
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         """Add the ids of scope's records this channel finds for the query (qvec: its vector)."""
@@ -84,10 +87,20 @@ class VectorChannel:
     def __init__(self, engine: MemoryEngine, limit: int) -> None:
         self.engine, self.limit = engine, limit
 
+    @staticmethod
+    def _tiers(query: RecallQuery) -> tuple[str, ...]:
+        return ("hot", "cold") if query.deep else ("hot",)
+
+    def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
+        """Read the tiers' vectors (a small tier's: the exact search's matrix) into
+        `pool.searches`: run while the query is embedded."""
+        for tier in self._tiers(query):
+            pool.searches[tier] = self.engine.vector_search(scope, tier)
+
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        tiers = ("hot", "cold") if query.deep else ("hot",)
-        for tier in tiers:
-            for rid, cos in self.engine.semantic(scope, qvec, limit=self.limit, tier=tier):
+        for tier in self._tiers(query):
+            search = pool.searches.get(tier) or self.engine.vector_search(scope, tier)
+            for rid, cos in search(qvec, self.limit):
                 pool.propose(rid, self.name)
                 pool.cosine[rid] = cos
 
@@ -254,9 +267,11 @@ class EntityChannel:
     ) -> None:
         self.engine, self.limit, self.seeds, self.hop_share = engine, limit, seeds, hop_share
 
-    def prepare(self, scope: Scope, query: RecallQuery, reads: "EntityReads") -> None:
+    def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
         """Read what `propose` reads of the request's own entities (not the hop's, which starts
-        from the other channels' candidates): run while the query is embedded."""
+        from the other channels' candidates) into `pool.entities`: run while the query is
+        embedded."""
+        reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
         named = reads.named(query.text)
         reads.naming(self._asked(named, reads.weights(sorted(named))), *self._reach(query))
 

@@ -8,11 +8,12 @@ is embedded (`read_ahead`), and `load` reads only what the later channels added.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..engine import MemoryEngine
+from ..store.vector_ports import VectorSearch
 from ..types import MemoryRecord, MemoryType, Scope
 from .channels import Pool
 
@@ -25,21 +26,37 @@ class Ahead:
     #: ids whose record was looked up (found or not: gone ahead of a purge) and those found
     asked: set[str] = field(default_factory=set)
     records: dict[str, MemoryRecord] = field(default_factory=dict)
-    #: ids whose vectors and search tokens were read (held or not), and what was read
+    #: ids whose vectors and search tokens were read (held or not), and what was read (the
+    #: vectors of more ids: those the prepared vector searches read)
     covered: set[str] = field(default_factory=set)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     parts: dict[str, np.ndarray] = field(default_factory=dict)
     tokens: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
-def read_ahead(engine: MemoryEngine, scope: Scope, pools: Sequence[Pool]) -> Ahead:
+def read_ahead(
+    engine: MemoryEngine,
+    scope: Scope,
+    pools: Sequence[Pool],
+    searches: Iterable[VectorSearch] = (),
+) -> Ahead:
     """Read what `load` will need of the records these pools proposed: the records the channels
-    did not load themselves, every one's vectors and search tokens."""
+    did not load themselves, every one's vectors and search tokens. The vectors the prepared
+    searches read are kept too (those of a small tier's every record): `load` then reads no
+    vector of what the vector channel finds there."""
     held = {rid: r for p in pools for rid, r in p.records.items()}
     asked = [i for p in pools for i in p.channels if i not in held]
     found = engine.get_many(scope, list(dict.fromkeys(asked)))
     ids = list(dict.fromkeys([*held, *found]))
-    vectors, parts = engine.store.vectors_with_parts(ids)
+    vectors: dict[str, np.ndarray] = {}
+    parts: dict[str, np.ndarray] = {}
+    for search in searches:
+        vectors.update(search.vectors)
+        parts.update(search.parts)
+    unread = [i for i in ids if i not in vectors]
+    read, read_parts = engine.store.vectors_with_parts(unread)
+    vectors.update(read)
+    parts.update(read_parts)
     tokens = engine.store.search_tokens(ids)
     return Ahead(set(asked), found, set(ids), vectors, parts, tokens)
 
@@ -62,7 +79,7 @@ def load(
     ]
     store = engine.store
     rest = [i for i in pool.records if i not in ahead.covered]
-    vectors, parts = store.vectors_with_parts(rest)
+    vectors, parts = store.vectors_with_parts([i for i in rest if i not in ahead.vectors])
     tokens = store.search_tokens(rest)
     vectors.update(ahead.vectors)
     parts.update(ahead.parts)

@@ -14,6 +14,7 @@ from ..config import RecallConfig
 from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
 from ..extract.filter import is_contentless
+from ..store.vector_ports import VectorSearch
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import Channel, EntityReads, Pool, build_channels
 from .load import Ahead, load, read_ahead
@@ -135,7 +136,7 @@ class Recaller:
         merged in channel order with the others' proposals, so the result is that of running
         every channel in turn (tests/test_recall_parallel.py). The same thread then reads what
         later stages will read anyway: the later channels' own reads that need no candidates
-        (`prepare`: the entity channel's request entities) and the records, vectors and search
+        (`prepare`: the entity channel's request entities, the vector channel's tier vectors) and the records, vectors and search
         tokens of the early proposals (`load.read_ahead`). An embedding that takes less than
         PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn. The query
         is embedded without the names most of the user's memories carry (recall/plain.py)."""
@@ -146,6 +147,7 @@ class Recaller:
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
         ahead: Ahead | None = None
+        searches: dict[str, VectorSearch] = {}
         lately = self.query_vectors.seconds  # None: not known yet, the embedder may be slow
         slow = lately is None or lately >= PARALLEL_EMBEDDING_S
         if qvec is None and early and self.parallel and slow:
@@ -161,10 +163,10 @@ class Recaller:
                 worker.join()
             if "error" in box:
                 raise box["error"]
-            parts, ahead = box["parts"], box["ahead"]
+            parts, ahead, searches = box["parts"], box["ahead"], box["ready"].searches
         elif qvec is None:
             qvec = self.query_vectors.embed(owner, text)
-        pool = Pool(entities=entities)
+        pool = Pool(entities=entities, searches=searches)
         for channel in self.channels:
             if id(channel) in parts:
                 merge(pool, parts[id(channel)])
@@ -212,7 +214,8 @@ def _run_early(
     box: dict[str, Any],
 ) -> None:
     """Each early channel's proposals in a pool of its own, into box["parts"], then the later
-    channels' `prepare` reads and what `load` will read of those proposals (box["ahead"]);
+    channels' `prepare` reads (into the pool box["ready"]) and what `load` will read of those
+    proposals (box["ahead"]);
     box["error"]: what one raised. In a worker thread; the channels share one SQLite
     connection: one thread suffices."""
     try:
@@ -221,9 +224,10 @@ def _run_early(
             out[id(channel)] = part = Pool()
             channel.propose(scope, query, _NO_VECTOR, part)
         box["parts"] = out
+        box["ready"] = ready = Pool(entities=entities)
         for channel in later:
-            channel.prepare(scope, query, entities)
-        box["ahead"] = read_ahead(engine, scope, list(out.values()))
+            channel.prepare(scope, query, ready)
+        box["ahead"] = read_ahead(engine, scope, list(out.values()), ready.searches.values())
     except BaseException as exc:  # re-raised in the request's thread
         box["error"] = exc
 

@@ -31,6 +31,7 @@ from ..errors import ConfigError
 from ..types import Scope
 from .port_values import Scored, TierVector
 from .record_ports import RecordReads
+from .vector_ports import IndexSearch
 
 if TYPE_CHECKING:
     from .vector import ChromaIndex
@@ -71,13 +72,19 @@ class TieredIndex:
         return self.store.tier_vectors(scope, tier, at_most=self.exact_below)
 
     def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> Scored:
+        return self.searcher(scope, tier)(vector, k)
+
+    def searcher(self, scope: Scope, tier: str = "hot") -> "ExactSearch | IndexSearch":
+        """The tier's search, its reads done before the query vector is known: a small tier's
+        vectors read and stacked (`ExactSearch`), or its collection's search (recall prepares
+        it while the query is embedded: recall/recaller.py)."""
         rows = self._small(scope, tier)
         if rows is None:
             if not self.exact_below or self._held(scope, tier):
-                return self.chroma.query(scope, vector, k, tier=tier)
+                return IndexSearch(self.chroma, scope, tier)
             # its collection is not built yet, or Chroma is unusable: exact, slower
             rows = self.store.tier_vectors(scope, tier) or []
-        return exact_search(rows, vector, k, scope.workspace)
+        return ExactSearch(rows, scope.workspace, self.chroma.dim)
 
     def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
         """The records the tier's search finds vectors of: its collection's, or the store's
@@ -170,29 +177,50 @@ def exact_search(
     own vector or its nearest sentence part, whichever is nearer (as Chroma's search of the
     same vectors scores it); `workspace` keeps that workspace's records and those of none."""
     q = np.asarray(vector, dtype=np.float32).reshape(-1)
-    rows = [  # a vector of another length is stale (doctor re-embeds it): not comparable
-        r
-        for r in rows
-        if r.vec.shape[0] == q.shape[0] and (workspace is None or r.workspace in (workspace, ""))
-    ]
-    if not rows or k <= 0:
-        return []
-    blocks: list[np.ndarray] = []
-    starts = np.empty(len(rows), dtype=np.intp)
-    at = 0
-    for i, r in enumerate(rows):  # each record's vector then its parts, contiguous
-        starts[i] = at
-        blocks.append(r.vec.reshape(1, -1))
-        at += 1
-        if r.parts is not None and len(r.parts):
-            blocks.append(r.parts)
-            at += len(r.parts)
-    mat = np.concatenate(blocks).astype(np.float32, copy=False)
-    norms = np.linalg.norm(mat, axis=1) * (float(np.linalg.norm(q)) or 1.0)
-    sims = (mat @ q) / np.where(norms > 0, norms, 1.0)
-    best = np.maximum.reduceat(sims, starts)
-    top = np.argsort(-best, kind="stable")[: int(k)]
-    return [(rows[i].id, float(best[i])) for i in top]
+    return ExactSearch(rows, workspace, q.shape[0])(q, k)
+
+
+class ExactSearch:
+    """A small tier's exact search, prepared: its records' vectors and sentence parts stacked
+    into one matrix, their norms taken, so a search is one product with the query vector.
+    `vectors` and `parts`: the searched records', by record id (recall's load reads them no
+    more)."""
+
+    def __init__(self, rows: Sequence[TierVector], workspace: str | None, dim: int) -> None:
+        # a vector of another length is stale (doctor re-embeds it): not comparable
+        self.rows = [
+            r
+            for r in rows
+            if r.vec.shape[0] == dim and (workspace is None or r.workspace in (workspace, ""))
+        ]
+        self.vectors = {r.id: r.vec for r in self.rows}
+        self.parts = {r.id: r.parts for r in self.rows if r.parts is not None}
+        self.starts = np.empty(len(self.rows), dtype=np.intp)
+        blocks: list[np.ndarray] = []
+        at = 0
+        for i, r in enumerate(self.rows):  # each record's vector then its parts, contiguous
+            self.starts[i] = at
+            blocks.append(r.vec.reshape(1, -1))
+            at += 1
+            if r.parts is not None and len(r.parts):
+                blocks.append(r.parts)
+                at += len(r.parts)
+        self.mat = (
+            np.concatenate(blocks).astype(np.float32, copy=False)
+            if blocks
+            else np.empty((0, dim), dtype=np.float32)
+        )
+        self.norms = np.linalg.norm(self.mat, axis=1)
+
+    def __call__(self, vector: np.ndarray, k: int) -> Scored:
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if not self.rows or k <= 0 or q.shape[0] != self.mat.shape[1]:
+            return []
+        norms = self.norms * (float(np.linalg.norm(q)) or 1.0)
+        sims = (self.mat @ q) / np.where(norms > 0, norms, 1.0)
+        best = np.maximum.reduceat(sims, self.starts)
+        top = np.argsort(-best, kind="stable")[: int(k)]
+        return [(self.rows[i].id, float(best[i])) for i in top]
 
 
 if TYPE_CHECKING:  # the type checker holds the class to the port

@@ -48,6 +48,29 @@ class VectorIndex(Protocol):
     def close(self) -> None: ...
 
 
+class VectorSearch(Protocol):
+    """One tier's search with its reads done (`searcher` of an index that offers it): called as
+    `search(vector, k)`, it answers as `VectorIndex.query`. `vectors` and `parts`: the records'
+    vectors and sentence parts it read, by record id (empty for an index that reads none)."""
+
+    vectors: dict[str, np.ndarray]
+    parts: dict[str, np.ndarray]
+
+    def __call__(self, vector: np.ndarray, k: int) -> Scored: ...
+
+
+class IndexSearch:
+    """A `VectorSearch` that is the index's own `query` (nothing to read before the vector)."""
+
+    def __init__(self, index: VectorIndex, scope: Scope, tier: str) -> None:
+        self.index, self.scope, self.tier = index, scope, tier
+        self.vectors: dict[str, np.ndarray] = {}
+        self.parts: dict[str, np.ndarray] = {}
+
+    def __call__(self, vector: np.ndarray, k: int) -> Scored:
+        return self.index.query(self.scope, vector, k, tier=self.tier)
+
+
 class ManagedVectorIndex(VectorIndex, Protocol):
     """A vector index with its collections named: what reindex, doctor and purge manage."""
 
