@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from openclaw_memory.clock import DAY
@@ -208,6 +210,38 @@ def test_near_duplicates_are_suppressed(engine, recaller):
     assert sum(1 for r in reasons if r == "") == 1 and any(
         r.startswith("near-duplicate") for r in reasons
     )
+
+
+@pytest.mark.parametrize(
+    "older,newer,duplicate",
+    [
+        # one topic, a new statement: near in meaning, its own words
+        (
+            "I need to take care of my old sneakers, I keep them under my bed and they smell",
+            "I'm organising my closet: my old sneakers are in a shoe rack in it, taking up space",
+            False,
+        ),
+        (
+            "我的旧运动鞋一直放在床底下，有点味道了",
+            "周末整理衣柜，旧运动鞋现在放在衣柜里的鞋架上",
+            False,
+        ),
+        # a restatement: the words of what it restates
+        ("the quarterly report is due friday", "oh and the quarterly report is due friday", True),
+        ("季度报告周五截止", "季度报告周五截止啊", True),
+    ],
+)
+def test_a_near_duplicate_restates_and_a_new_statement_stays(engine, older, newer, duplicate):
+    """Every pair is near in meaning here (the bar lowered to let the test's hashing embedder
+    reach it): what decides is whether the second says more than the first."""
+    cfg = dataclasses.replace(engine.config.recall, dedup_similarity=0.05)
+    put(engine, ALICE, MemoryType.EPISODE, older, turn_ids=("s1#1",))
+    put(engine, ALICE, MemoryType.EPISODE, newer, turn_ids=("s2#1",))
+    res = Recaller(engine, cfg).recall(ALICE, older + " " + newer)
+    reasons = {s.record.summary: s.reason for s in res.ranked}
+    assert {older, newer} <= set(reasons)
+    dropped = [t for t in (older, newer) if reasons[t].startswith("near-duplicate")]
+    assert len(dropped) == (1 if duplicate else 0), reasons
 
 
 def test_curated_memory_outranks_the_episode_it_came_from(engine, recaller):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..config import RecallConfig
 from ..policy import POLICY, types_where
-from ..text import sentence_parts
+from ..text import STOPWORDS, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import Pool
 from .gate import bars, level_note, relevant
@@ -139,7 +139,7 @@ def _drop_reason(
             f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {bar:.2f}"
             f"{level_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})"
         )
-    return _duplicate_reason(s, kept, cfg, similar)
+    return _duplicate_reason(s, kept, cfg, similar, pool.tokens)
 
 
 class _Similarity:
@@ -182,7 +182,11 @@ class _Similarity:
 
 
 def _duplicate_reason(
-    s: ScoredMemory, kept: list[ScoredMemory], cfg: RecallConfig, similar: _Similarity
+    s: ScoredMemory,
+    kept: list[ScoredMemory],
+    cfg: RecallConfig,
+    similar: _Similarity,
+    tokens: Mapping[str, frozenset[str]],
 ) -> str:
     r = s.record
     for k in kept:
@@ -195,6 +199,23 @@ def _duplicate_reason(
         ):
             return f"same subject as {o.id}: only one version is injected"
     nearest = similar.nearest_kept(r.id)
-    if nearest is not None and nearest[1] >= cfg.dedup_similarity:
+    if (
+        nearest is not None
+        and nearest[1] >= cfg.dedup_similarity
+        and not says_more(tokens.get(r.id), tokens.get(nearest[0]))
+    ):
         return f"near-duplicate of {nearest[0]}"
     return ""
+
+
+def says_more(words: frozenset[str] | None, than: frozenset[str] | None) -> bool:
+    """Whether a memory of these search tokens says more than one of `than`: most of its
+    content words are not the other's. Two turns about one topic may stand as near in meaning
+    as two wordings of one fact ("my old sneakers are under my bed" and, days later, "… in a
+    shoe rack in my closet"), and only the first is a duplicate: a restatement repeats the
+    words of what it restates (or their stems), a new statement brings its own. Unknown tokens:
+    no (the cosine decides)."""
+    if not words or than is None:
+        return False
+    content = words - STOPWORDS
+    return len(content - than) * 2 > len(content)
