@@ -29,11 +29,12 @@ from ..clock import DAY
 from ..config import RecallConfig
 from ..policy import CHANNEL_TRUST
 from ..text import has_cjk, search_tokens
-from ..types import MemoryRecord, ScoredMemory, Status
+from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
 from .gate import WORDS
 from .keep import keep
 from .query import RecallQuery
+from .subjects import asks_about
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
 TRUST = {c.value: t for c, t in CHANNEL_TRUST.items()}  # the policy table's trust order
@@ -110,7 +111,10 @@ def components(
     low, terms = asked or (query.text.lower(), set(query.terms))
     if query.kinds and tokens is None:  # read once: the keyword and structure parts both ask
         tokens = frozenset(search_tokens(r.text))
-    if r.subject and subject_matches(r.subject, low, terms):
+    if r.subject and (
+        subject_matches(r.subject, low, terms)
+        or (r.type is MemoryType.PROFILE and asks_about(r.subject, low))
+    ):
         structure = 1.0
     elif on_named_date(r, query):
         structure = 1.0

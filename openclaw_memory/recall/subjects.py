@@ -1,0 +1,57 @@
+"""What a request says when it asks about a profile subject without naming it.
+
+A profile fact is filed under its subject ("age", "degree/bachelor", "employer"), and the
+structure signal matches a request that names the subject ("what is my age?",
+`channels.subject_matches`). People rarely ask that way: "how old am I?", "when did I
+graduate?", "where do I work?", 我今年多大了, 我在哪儿上班. This table holds, per subject root (the
+part before "/"), the words such a question uses, English and Chinese side by side: the
+attribute's own vocabulary, not any one question's wording. English words at word boundaries.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_EDUCATION = (
+    r"\bgraduat\w*|\bcollege\b|\buniversit(?:y|ies)\b|\bdegrees?\b|\bdiploma\b|\bmajor(?:ed)?\b"
+    r"|\bstud(?:y|ied)\b|\balma mater\b|毕业|大学|学历|学位|文凭|专业|读的书|上的学"
+)
+_WORK = (
+    r"\bwork(?:s|ed|ing)?\b|\bjobs?\b|\bemploy(?:er|ed|ment)\b|\bcareer\b|\bprofession\b"
+    r"|\boccupation\b|\bcurrent role\b|\bfor a living\b|工作|上班|职业|职位|公司|单位|干什么的|做什么的"
+)
+_HOME = (
+    r"\blive[sd]?\b|\bliving\b|\bhometown\b|\bgrew up\b|\bmoved?\b|\bresiden\w*"
+    r"|住在|住哪|住的|老家|家乡|搬到|搬家|在哪里长大"
+)
+
+#: subject root -> the words of a question about it (a request may name none of the subject)
+ASKED_BY: dict[str, str] = {
+    "age": r"\bhow old\b|\bage[sd]?\b|\byears? (?:older|younger)\b|\b(?:older|younger) than\b"
+    r"|多大|几岁|年龄|岁数|年纪",
+    "birthday": r"\bbirthdays?\b|\bborn\b|\bdate of birth\b|生日|出生",
+    "degree": _EDUCATION,
+    "major": _EDUCATION,
+    "school": _EDUCATION,
+    "job": _WORK,
+    "employer": _WORK,
+    "work_location": _WORK,
+    "location": _HOME,
+    "hometown": _HOME,
+    "name": r"\bname\b|\bcalled\b|名字|叫什么|怎么称呼",
+    "nickname": r"\bnickname\b|\bcall me\b|外号|昵称|小名",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern(root: str) -> re.Pattern[str] | None:
+    words = ASKED_BY.get(root)
+    return re.compile(words, re.IGNORECASE) if words else None
+
+
+def asks_about(subject: str, text: str) -> bool:
+    """Whether the request text asks about this profile subject in the subject's vocabulary
+    (the subject's root: "degree/master" -> "degree")."""
+    pattern = _pattern(subject.lower().split("/", 1)[0].strip())
+    return pattern is not None and pattern.search(text) is not None
