@@ -660,6 +660,38 @@ def test_age_and_education_are_profile_facts(text: str, subject: str, summary: s
 
 
 @pytest.mark.parametrize(
+    "text,summary",
+    [
+        (
+            "As a Senior Marketing Specialist in the company, I've been feeling a bit stuck.",
+            "The user is a Senior Marketing Specialist",
+        ),
+        ("As a nurse, I work night shifts.", "The user is a nurse"),
+        ("作为一名护士，我经常上夜班。", "用户是护士"),
+        ("作为产品经理，我每天开很多会", "用户是产品经理"),
+    ],
+)
+def test_a_role_the_speaker_speaks_as_is_their_job(text: str, summary: str) -> None:
+    """ "As a nurse, I ..." says "I am a nurse" (the clause after it is read as well)."""
+    jobs = [c for c in extract(text) if c.type is PR]
+    assert [(c.subject, c.summary) for c in jobs] == [("job", summary)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As a teacher, how would you explain fractions?",  # a role asked of the assistant
+        "As a result, I stayed home.",
+        "As a kid, I loved trains.",
+        "作为老师，你会怎么解释这个？",
+        "作为一个孩子，我喜欢火车",
+    ],
+)
+def test_no_job_from_a_role_that_is_not_the_speakers(text: str) -> None:
+    assert not [c for c in extract(text) if c.type is PR]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "I'm 5 minutes away.",

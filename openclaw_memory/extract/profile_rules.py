@@ -185,7 +185,8 @@ _JOBS_EN = """engineer developer programmer designer teacher doctor nurse lawyer
     manager scientist researcher analyst architect consultant writer journalist chef driver
     professor founder pharmacist dentist artist musician photographer marketer intern freelancer
     entrepreneur translator editor tester administrator officer pilot mechanic electrician
-    plumber farmer librarian therapist psychologist economist banker trader recruiter""".split()
+    plumber farmer librarian therapist psychologist economist banker trader recruiter
+    specialist coordinator director executive representative supervisor strategist""".split()
 _JOB_ZH = re.compile(
     r"^我(?:现在|目前)?(?:是|的职业是|的工作是|做|当)(?:一名|一个|一位|个|名)?"
     r"(?P<x>[^，,。\s]{0,10}(?:" + "|".join(_JOBS_ZH) + r"))$"
@@ -197,6 +198,31 @@ _JOB_EN = (
     ),
     re.compile(r"\bi work as (?:a|an)?\s*(?P<x>[^,.;!?]+)", I),
 )
+#: "As a Senior Marketing Specialist (in the company)", the lead of a clause of the speaker's:
+#: the speaker's role (`as_role`; a role of an age, "as a 32-year-old ...", is the age rule's)
+_AS_ROLE = re.compile(
+    r"^as an? (?P<x>(?:[a-z\-]+\s+){0,3}(?:" + "|".join(_JOBS_EN) + r"))"
+    r"(?P<where>\s+(?:in|at|for|with)\s+.{1,40})?$",
+    I,
+)
+
+
+_AS_ROLE_ZH = re.compile(
+    r"^作为(?:一名|一个|一位|个|名)?(?P<x>[^，,。\s\d]{0,10}(?:" + "|".join(_JOBS_ZH) + r"))$"
+)
+
+
+def as_role(lead: str, following: str) -> str | None:
+    """ "As a nurse", then a clause of the speaker's ("I work nights"), says "I am a nurse"
+    (作为一名护士，我… says 我是护士): that statement, else None ("As a teacher, how would you
+    ..." asks a role of the assistant; "as a kid" is no job)."""
+    lead, following = lead.strip(), following.strip()
+    if m := _AS_ROLE_ZH.match(lead):
+        return f"我是{m.group('x')}" if following.startswith("我") else None
+    m = _AS_ROLE.match(lead)
+    if not m or re.search(r"\d", m.group("x")) or not re.match(r"I\b", following):
+        return None
+    return f"I am {lead[3:]}"
 
 
 def _profile(clause: str, cjk: bool) -> Slot | None:

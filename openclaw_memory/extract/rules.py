@@ -20,6 +20,7 @@ from .change_grammar import additive
 from .filter import is_contentless
 from .importance import importance_for
 from .lexicon import zh_head
+from .profile_rules import as_role
 from .instruction_rules import rule_head_en
 from .secrets import SecretFilter
 from .slot import instruction_summary
@@ -139,7 +140,9 @@ def _clauses(text: str) -> list[str]:
     parts = re.split(r"[，,]|\s+(?:and|but|also)\s+(?=(?:i|i'm|my)\b)|而且|并且", text, flags=_I)
     parts = _join_name_tails([p for p in parts if p])
     cleaned = (_ZH_HEDGE.sub("", _HEDGE_LEAD.sub("", _LEAD.sub("", p.strip()))) for p in parts if p)
-    return [c for c in cleaned if c]
+    out = [c for c in cleaned if c]
+    # "As a nurse, I ..." states the role: read as "I am a nurse"
+    return [(as_role(c, out[i + 1]) if i + 1 < len(out) else None) or c for i, c in enumerate(out)]
 
 
 #: a comma's tail that only names a place or a number ("12 Rua Augusta, Lisbon", ", Apt 4"): it
