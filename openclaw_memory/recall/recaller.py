@@ -136,8 +136,8 @@ class Recaller:
         merged in channel order with the others' proposals, so the result is that of running
         every channel in turn (tests/test_recall_parallel.py). The same thread then reads what
         later stages will read anyway: the later channels' own reads that need no candidates
-        (`prepare`: the entity channel's request entities, the vector channel's tier vectors) and the records, vectors and search
-        tokens of the early proposals (`load.read_ahead`). An embedding that takes less than
+        (`prepare`: the entity channel's request entities, the vector channel's tier vectors)
+        and the records, vectors and search tokens of the early proposals (`load.read_ahead`). An embedding that takes less than
         PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn. The query
         is embedded without the names most of the user's memories carry (recall/plain.py)."""
         owner = (scope.user_id, scope.agent_id)
