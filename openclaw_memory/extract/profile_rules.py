@@ -198,15 +198,14 @@ _JOB_EN = (
     ),
     re.compile(r"\bi work as (?:a|an)?\s*(?P<x>[^,.;!?]+)", I),
 )
-#: "As a Senior Marketing Specialist (in the company)", the lead of a clause of the speaker's:
-#: the speaker's role (`as_role`; a role of an age, "as a 32-year-old ...", is the age rule's)
+#: "As a Senior Marketing Specialist (in the company)", 作为一名护士: the lead of a clause of the
+#: speaker's, their role (`as_role`; words without digits: a role of an age, "as a 32-year-old
+#: ...", is the age rule's)
 _AS_ROLE = re.compile(
-    r"^as an? (?P<x>(?:[a-z\-]+\s+){0,3}(?:" + "|".join(_JOBS_EN) + r"))"
-    r"(?P<where>\s+(?:in|at|for|with)\s+.{1,40})?$",
+    r"^as an? (?:[a-z\-]+\s+){0,3}(?:" + "|".join(_JOBS_EN) + r")"
+    r"(?:\s+(?:in|at|for|with)\s+.{1,40})?$",
     I,
 )
-
-
 _AS_ROLE_ZH = re.compile(
     r"^作为(?:一名|一个|一位|个|名)?(?P<x>[^，,。\s\d]{0,10}(?:" + "|".join(_JOBS_ZH) + r"))$"
 )
@@ -219,8 +218,7 @@ def as_role(lead: str, following: str) -> str | None:
     lead, following = lead.strip(), following.strip()
     if m := _AS_ROLE_ZH.match(lead):
         return f"我是{m.group('x')}" if following.startswith("我") else None
-    m = _AS_ROLE.match(lead)
-    if not m or re.search(r"\d", m.group("x")) or not re.match(r"I\b", following):
+    if not _AS_ROLE.match(lead) or not re.match(r"I\b", following):
         return None
     return f"I am {lead[3:]}"
 

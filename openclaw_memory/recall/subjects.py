@@ -10,7 +10,6 @@ attribute's own vocabulary, not any one question's wording. English words at wor
 
 from __future__ import annotations
 
-import functools
 import re
 
 _EDUCATION = (
@@ -44,14 +43,12 @@ ASKED_BY: dict[str, str] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
-def _pattern(root: str) -> re.Pattern[str] | None:
-    words = ASKED_BY.get(root)
-    return re.compile(words, re.IGNORECASE) if words else None
+#: the table compiled once (a request's subjects are the user's own: no cache keyed by them)
+_PATTERNS = {root: re.compile(words, re.IGNORECASE) for root, words in ASKED_BY.items()}
 
 
 def asks_about(subject: str, text: str) -> bool:
     """Whether the request text asks about this profile subject in the subject's vocabulary
     (the subject's root: "degree/master" -> "degree")."""
-    pattern = _pattern(subject.lower().split("/", 1)[0].strip())
+    pattern = _PATTERNS.get(subject.lower().split("/", 1)[0].strip())
     return pattern is not None and pattern.search(text) is not None
