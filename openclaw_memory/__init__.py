@@ -39,7 +39,7 @@ _EXPORTS: dict[str, str] = {
     # the factory, what a user plugs into it, and config loading
     "build_middleware": "factory",
     "Extractor": "extract.base",
-    "RecallChannel": "recall.channels:Channel",
+    "RecallChannel": "recall.pool:Channel",
     "MemoryConfig": "config",
     "load_config": "config",
     "config_from_dict": "config",
@@ -152,7 +152,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from .harness import ConversationDriver
     from .llm import ScriptedLLM
     from .middleware import MemoryMiddleware
-    from .recall.channels import Channel as RecallChannel
+    from .recall.pool import Channel as RecallChannel
     from .types import (
         Candidate,
         Channel,

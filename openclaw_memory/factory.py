@@ -23,7 +23,7 @@ from .worker import Job
 if TYPE_CHECKING:
     from .engine import MemoryEngine
     from .middleware import MemoryMiddleware
-    from .recall.channels import Channel as RecallChannel
+    from .recall.pool import Channel as RecallChannel
 
 PROMPTS_DIR = default_prompts_dir()
 

@@ -19,7 +19,8 @@ from openclaw_memory.extract.entities import (
     normalise,
 )
 from openclaw_memory.maintain import purge_record, purge_user
-from openclaw_memory.recall.channels import EntityChannel, Pool, request_keys
+from openclaw_memory.recall.entity_channel import EntityChannel, request_keys
+from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
 

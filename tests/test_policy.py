@@ -25,7 +25,8 @@ from openclaw_memory.policy import (
     types_where,
 )
 from openclaw_memory.portability.openclaw import _CURATED as IMPORT_TYPED
-from openclaw_memory.recall.channels import TYPES_WITHOUT_DECAY, Pool, ProfileChannel
+from openclaw_memory.recall.channels import TYPES_WITHOUT_DECAY, ProfileChannel
+from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.keep import WINDOWED_TYPES, _cover
 from openclaw_memory.recall.rank import TRUST

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from openclaw_memory.config import RecallConfig, RecallWeights
-from openclaw_memory.recall.channels import Pool
+from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import RecallQuery
 from openclaw_memory.recall.rank import COMPONENTS, Calibration, fuse, score_pool, session_evidence
 from openclaw_memory.types import MemoryRecord, MemoryType, ScoredMemory, Scope, Source

@@ -12,7 +12,7 @@ import pytest
 from openclaw_memory.clock import DAY
 from openclaw_memory.embedding import QueryVectors
 from openclaw_memory.factory import build_middleware
-from openclaw_memory.recall.channels import Pool
+from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall import recaller as recaller_module
 from openclaw_memory.recall.recaller import Recaller, merge
 from openclaw_memory.store import records as rec
@@ -305,7 +305,8 @@ def test_the_entity_hop_starts_from_the_merged_pool_under_the_parallel_recaller(
     """The keyword channel runs beside the embedding into a pool of its own; the entity channel
     (no `uses_vector = False`: it reads the others' candidates) runs after the merge, so its hop
     starts from the keyword candidates in both modes, with the same plan."""
-    from openclaw_memory.recall.channels import EntityChannel, KeywordChannel
+    from openclaw_memory.recall.channels import KeywordChannel
+    from openclaw_memory.recall.entity_channel import EntityChannel
 
     def write(text: str, session: str) -> str:
         got = engine.write(ALICE, [Candidate(MemoryType.EPISODE, text)], session_id=session)

@@ -13,7 +13,8 @@ from openclaw_memory.clock import DAY, FakeClock
 from openclaw_memory.config import RecallConfig, config_from_dict
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
-from openclaw_memory.recall.channels import Pool, subject_matches
+from openclaw_memory.recall.channels import subject_matches
+from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.gate import (
     agreeing,

@@ -37,7 +37,7 @@ STAGES = (
     ("  subject channel", "openclaw_memory.recall.channels:SubjectChannel.propose"),
     ("  profile channel", "openclaw_memory.recall.channels:ProfileChannel.propose"),
     ("  summary channel", "openclaw_memory.recall.channels:SummaryChannel.propose"),
-    ("  entity channel (+ one hop)", "openclaw_memory.recall.channels:EntityChannel.propose"),
+    ("  entity channel (+ one hop)", "openclaw_memory.recall.entity_channel:EntityChannel.propose"),
     ("  read ahead (beside the embedding)", "openclaw_memory.recall.load:read_ahead"),
     ("  load records + vectors", "openclaw_memory.recall.load:load"),
     ("  background level", "openclaw_memory.background:Background.level"),

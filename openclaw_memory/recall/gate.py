@@ -57,7 +57,8 @@ from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
 from ..text import has_cjk
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
-from .channels import ENTITY, Pool
+from .entity_channel import ENTITY
+from .pool import Pool
 from .reference import names_known, unquoted
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd

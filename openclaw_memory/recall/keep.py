@@ -14,7 +14,7 @@ from ..config import RecallConfig
 from ..policy import POLICY, types_where
 from ..text import STOPWORDS, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
-from .channels import Pool
+from .pool import Pool
 from .gate import bars, level_note, relevant
 from .query import RecallQuery, window_start
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..engine import MemoryEngine
 from ..store.vector_ports import VectorSearch
 from ..types import MemoryRecord, MemoryType, Scope
-from .channels import Pool
+from .pool import Pool
 
 
 @dataclass

@@ -23,7 +23,7 @@ import re
 from ..store.record_ports import EntityMemory
 from ..text import has_cjk, tokenize
 from ..types import Scope
-from .channels import MIN_ENTITY_WEIGHT, EntityReads
+from .entity_channel import MIN_ENTITY_WEIGHT, EntityReads
 
 #: what a dropped English name becomes: the request still reads as a sentence about someone
 _PRONOUN, _POSSESSIVE = "they", "their"

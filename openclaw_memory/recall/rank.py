@@ -30,7 +30,8 @@ from ..config import RecallConfig
 from ..policy import CHANNEL_TRUST
 from ..text import has_cjk, search_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
-from .channels import TYPES_WITHOUT_DECAY, Pool, subject_matches
+from .channels import TYPES_WITHOUT_DECAY, subject_matches
+from .pool import Pool
 from .gate import WORDS
 from .keep import keep
 from .query import RecallQuery

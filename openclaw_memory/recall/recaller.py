@@ -16,7 +16,9 @@ from ..engine import MemoryEngine
 from ..extract.filter import is_contentless
 from ..store.vector_ports import VectorSearch
 from ..types import MemoryRecord, ScoredMemory, Scope
-from .channels import Channel, EntityReads, Pool, build_channels
+from .channels import build_channels
+from .entity_channel import EntityReads
+from .pool import Channel, Pool
 from .load import Ahead, load, read_ahead
 from ..text import has_cjk, search_tokens
 from ..background import Background

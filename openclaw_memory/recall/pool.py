@@ -1,0 +1,76 @@
+"""The pool of a request's recall candidates and the channel protocol that fills it.
+
+Each channel proposes record ids into the pool; the pool then loads every proposed record once
+and gives each the same raw signals (cosine with the query, matched query terms), whichever
+channel found it (recall/load.py). The pool also carries the request-scoped reads the channels
+share: its entity reads and its prepared vector searches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from ..store.vector_ports import VectorSearch
+from ..types import MemoryRecord, Scope
+from .query import RecallQuery
+
+if TYPE_CHECKING:
+    from .entity_channel import EntityReads
+
+
+@dataclass
+class Pool:
+    """Raw signals per proposed record."""
+
+    records: dict[str, MemoryRecord] = field(default_factory=dict)
+    cosine: dict[str, float] = field(default_factory=dict)
+    bm25: dict[str, float] = field(default_factory=dict)
+    channels: dict[str, list[str]] = field(default_factory=dict)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    #: search tokens per record, read from the keyword index (no re-segmenting on the read path)
+    tokens: dict[str, frozenset[str]] = field(default_factory=dict)
+    recent_summaries: list[str] = field(default_factory=list)
+    #: turn id -> inactive curated record distilled from it: its episode is an outdated version
+    retired: dict[str, str] = field(default_factory=dict)
+    #: record id -> (index, count) of the sentence part whose cosine beat the whole memory's
+    sentence: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the cosine an unrelated memory reaches for this request (background.py); None: unknown
+    background: float | None = None
+    #: the same, read from the user's own store: its crowd of vector candidates (recall/gate.py)
+    store_level: float | None = None
+    #: the request refers to the user's own world (recall/reference.py); False: gated strictly
+    personal: bool = True
+    #: records holding at least half of the request's terms, two at least; for a request about the
+    #: user's world, those naming an attribute it names (recall/gate.py)
+    agreeing: set[str] = field(default_factory=set)
+    #: the request asks nothing (a thanks, a greeting: `extract.filter.is_contentless`): no
+    #: retrieved memory answers it (recall/gate.py)
+    asks_nothing: bool = False
+    #: the request's entity reads, shared by its embedding text and the entity channel
+    entities: "EntityReads | None" = None
+    #: tier -> its vector search, prepared while the query is embedded (`VectorChannel.prepare`)
+    searches: dict[str, VectorSearch] = field(default_factory=dict)
+
+    def propose(self, record_id: str, channel: str) -> None:
+        names = self.channels.setdefault(record_id, [])
+        if channel not in names:
+            names.append(channel)
+
+
+class Channel(Protocol):
+    """A source of recall candidates: `propose` adds record ids to the pool under its `name`
+    (`pool.propose(record_id, name)`); the pool loads and scores them like every other."""
+
+    name: str
+    # Optional `uses_vector = False`: the channel neither reads qvec (it gets an empty array) nor
+    # the pool's other entries, so it runs while the query is embedded (recall/recaller.py).
+    # Optional `prepare(scope, query, pool)` on a channel that reads them: the reads its
+    # `propose` will make that need neither, done then too, their results kept in the pool's
+    # request-scoped reads (`pool.entities`, `pool.searches`), where `propose` finds them.
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        """Add the ids of scope's records this channel finds for the query (qvec: its vector)."""
+        ...
