@@ -300,10 +300,14 @@ def run_precision(
     path: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """`openclaw-memory eval precision`: noise on the personas, updates on the scenario set."""
+    """`openclaw-memory eval precision`: noise and absent topics (evaluate/absent.py) on the
+    personas, updates on the scenario set."""
+    from .absent import run_absent  # absent.py builds on this module
+
     return {
         "dataset": "precision",
         "retriever": getattr(system, "name", "hybrid"),
         "noise": run_noise(system),
+        "absent": run_absent(system),
         "update": run_updates(system, path=path, progress=progress),
     }

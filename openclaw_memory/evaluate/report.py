@@ -85,6 +85,11 @@ def _precision_lines(result: Mapping[str, Any]) -> list[str]:
             f"noise [{lang}]: rate {n['rate']:.3f}, lines {n['lines_mean']:.2f} a request, "
             f"profile shown {n['profile_rate']:.3f} ({n['requests']} off-topic requests)"
         )
+    for lang, n in ((result.get("absent") or {}).get("by_lang") or {}).items():
+        lines.append(
+            f"absent [{lang}]: rate {n['rate']:.3f}, lines {n['lines_mean']:.2f} a request "
+            f"({n['requests']} personal requests about nothing stored)"
+        )
     for lang, u in (update.get("by_lang") or {}).items():
         lines.append(
             f"update [{lang}]: current_ok {u['current_ok']:.3f}, stale_as_current "

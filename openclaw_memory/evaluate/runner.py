@@ -11,7 +11,7 @@ dict with a fixed shape that other tools parse:
      "injected": {"recall_all", "tokens_mean", "full_context_tokens_mean"},
      "latency_ms": {"p50", "p95"},
      "ingest": {"items", "seconds"},
-     "noise": {...}, "update": {...}}          (systems with `plan_for`, see `precision`)
+     "noise": {...}, "absent": {...}, "update": {...}}   (systems with `plan_for`, see `precision`)
 
 Metrics are recall_all, recall_any, evidence_recall and ndcg_any (see `metrics`). LongMemEval
 keys carry a level prefix, "session." or "turn."; session level maps each retrieved turn id to
@@ -20,7 +20,8 @@ of questions whose gold TURNS are all in the injected block; token means are per
 full context being the question's whole history (every turn) rendered by `render_full_context`.
 
 A system that can plan a block for any text (`plan_for`, as `MemorySystem`) is also measured for
-precision: after each conversation, off-topic requests of its language (`noise`), and at the end
+precision: after each conversation, off-topic requests of its language (`noise`) and personal
+requests about topics none of its turns names (`absent`, see `absent`), and at the end
 the package's knowledge-update scenarios of the set's language (`update`; for LongMemEval also
 its own knowledge-update questions, `update.longmemeval`).
 """
@@ -51,6 +52,7 @@ from .metrics import (
     score_at_ks,
     to_sessions,
 )
+from .absent import absent_requests
 from .precision import (
     NoiseTally,
     PrecisionSystem,
@@ -183,6 +185,7 @@ class _Tally:
     items: int = 0
     ingest_seconds: float = 0.0
     noise: NoiseTally = field(default_factory=NoiseTally.empty)
+    absent: NoiseTally = field(default_factory=NoiseTally.empty)
     langs: list[str] = field(default_factory=list)
 
     def result(self, dataset: str, retriever: str) -> dict[str, Any]:
@@ -269,10 +272,14 @@ def _run(
                 bank_for(lang, len(tally.langs) - 1, len(groups)),
                 tally.noise,
             )
+            ask_offtopic(
+                cast(PrecisionSystem, system), lang, absent_requests(conv, lang), tally.absent
+            )
     name = retriever or getattr(system, "name", None) or type(system).__name__
     result = tally.result(dataset, str(name))
     if precision:
         result["noise"] = tally.noise.result()
+        result["absent"] = tally.absent.result()
         main = max(set(tally.langs), key=tally.langs.count) if tally.langs else "en"
         result["update"] = run_updates(cast(PrecisionSystem, system), langs=(main,))
         if dataset == "longmemeval":
