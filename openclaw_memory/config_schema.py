@@ -134,6 +134,11 @@ class RecallConfig:
     #: by `background_keyword_margin` (None: no levels, absolute min_semantic only)
     background_margin: Optional[float] = 0.06
     background_keyword_margin: float = 0.02
+    #: a request about the user's world that nothing stored speaks of (no pooled memory holds a
+    #: word of its topic, an attribute, a kind's member or the vocabulary of a subject it asks
+    #: about) gets no retrieved memory unless one's cosine beats the level by this margin
+    #: (recall/gate.py `unheld`; None: such a request is gated like any about the user)
+    unheld_margin: Optional[float] = 0.02
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()

@@ -285,6 +285,10 @@ def test_a_word_of_a_title_does_not_pull_the_users_memory(told, lang):
         ("Tell me a joke.", False),
         ("把“我想要一杯水”翻译成葡萄牙语。", False),
         ("Translate 'I want a glass of water' into Portuguese.", False),
+        # apostrophes are no quotation marks; an apostrophe inside a quotation stays in it
+        ("What's my dog's name?", True),
+        ("Where's my sister's new flat?", True),
+        ("How do you say 'my mother's house' in Spanish?", False),
         # the generic person of what the asked-for thing is for
         ("Give me a fun fact I can share at lunch.", False),
         ("Suggest some stretches we could do at a desk.", False),

@@ -42,6 +42,15 @@ profile whitelist's standing facts and instructions (`standing`: profile facts, 
 asked to remember, reply language and format, prohibitions), recent summaries and memories whose
 subject or date the request names always pass; a like read from conversation ("I love hiking")
 is gated like any memory.
+
+That absolute bar lets through what a large store always holds near it: "What is Caroline's
+blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
+unrelated dialogue turns (`eval ... absent`). So a request about the user's world that nothing
+pooled speaks of is *unheld* and gets no retrieved memory: no pooled memory holds a word of its
+topic (its terms besides the names it uses: the name says whose, not what), names an attribute
+it names, a member of a kind it names or the vocabulary of a subject it asks about ("where do I
+work?" / "I changed jobs": recall/subjects.py), and none beats the level in meaning by
+`recall.unheld_margin`.
 """
 
 from __future__ import annotations
@@ -56,10 +65,12 @@ from ..extract.attributes import mentions, names_any
 from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
 from ..text import has_cjk
+from ..text import search_tokens
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .entity_channel import ENTITY
 from .pool import Pool
 from .reference import names_known, unquoted
+from .subjects import vocabularies
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd
 CROWD_FROM = 2 / 3
@@ -184,6 +195,8 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     c = s.components
     if c["structure"] >= 1.0:
         return True
+    if pool.unheld:
+        return False
     cos = pool.cosine.get(s.record.id, 0.0)
     b = bars(pool, min_semantic, cfg)
     if cos >= b.alone:
@@ -195,6 +208,63 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     # not count as keyword evidence here
     words = c.get(WORDS, c["keyword"])
     return (words >= 0.5 or s.record.id in pool.agreeing) and cos >= b.with_keyword
+
+
+#: the channel prefix of a memory proposed for naming a member of a kind the request names
+KIND = "kind:"
+
+
+def unheld(pool: Pool, text: str, terms: Sequence[str], margin: float | None) -> bool:
+    """Nothing pooled speaks of what this request about the user's world asks (module
+    docstring). `terms`: the request's topic terms, names included (dropped here). False when
+    the level is unknown, the margin off, or no topic term is left."""
+    lv = level(pool)
+    if margin is None or lv is None or pool.agreeing:
+        return False
+    if max(pool.cosine.values(), default=0.0) >= lv + margin:
+        return False
+    names = _names_used(pool, text)
+    topic = [t for t in terms if t not in names and not any(n in t for n in names if has_cjk(n))]
+    if not topic:
+        return False
+    asked = vocabularies(text)
+    for rid, r in pool.records.items():
+        if any(c.startswith(KIND) for c in pool.channels.get(rid, ())):
+            return False
+        tokens = pool.tokens.get(rid)
+        if tokens is None:
+            tokens = frozenset(search_tokens(r.text))
+        if term_hits(topic, tokens, r.text) or any(p.search(r.text) for p in asked):
+            return False
+    return True
+
+
+def _names_used(pool: Pool, text: str) -> set[str]:
+    """The names of the pooled memories' speakers and entities that the request writes, and
+    their search tokens ("Caroline's" is about Caroline; 林晓的血型 about 林晓)."""
+    low = text.lower()
+    candidates = {
+        n
+        for r in pool.records.values()
+        for n in (*(r.tags[:1] if r.type is MemoryType.EPISODE else ()), *r.entities)
+        if 2 <= len(n) <= 40 and n.lower() in low
+    }
+    out: set[str] = set()
+    for name in candidates:
+        if names_known(text, [name]):
+            out.add(name.lower())
+            out.update(search_tokens(name))
+    return out
+
+
+def unheld_note(pool: Pool, margin: float | None) -> str:
+    """The drop reason of an unheld request's memories (`search --explain`)."""
+    lv = level(pool) or 0.0
+    best = max(pool.cosine.values(), default=0.0)
+    return (
+        f"below relevance threshold (nothing stored speaks of the request: no word of its topic "
+        f"held, best cosine {best:.2f} < {lv + (margin or 0.0):.2f}{level_note(pool)})"
+    )
 
 
 def standing(r: MemoryRecord) -> bool:

@@ -49,6 +49,9 @@ class Pool:
     #: the request asks nothing (a thanks, a greeting: `extract.filter.is_contentless`): no
     #: retrieved memory answers it (recall/gate.py)
     asks_nothing: bool = False
+    #: the request is about the user's world, but nothing pooled speaks of what it asks: no
+    #: retrieved memory answers it (recall/gate.py `unheld`)
+    unheld: bool = False
     #: the request's entity reads, shared by its embedding text and the entity channel
     entities: "EntityReads | None" = None
     #: tier -> its vector search, prepared while the query is embedded (`VectorChannel.prepare`)

@@ -32,6 +32,7 @@ from .gate import (
     entity_names,
     store_level,
     term_hits,
+    unheld,
 )
 from .plain import embedding_text
 from .reference import memory_names, refers_to_user, unquoted
@@ -204,6 +205,8 @@ class Recaller:
                     pool.agreeing.add(rid)
         else:
             pool.agreeing = attribute_agreeing(text, pool)
+            terms = topic_terms(query, text)
+            pool.unheld = unheld(pool, text, terms, self.cfg.unheld_margin)
 
 
 def _run_early(

