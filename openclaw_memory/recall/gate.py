@@ -240,13 +240,15 @@ def unheld(pool: Pool, text: str, terms: Sequence[str], margin: float | None) ->
 
 
 def _names_used(pool: Pool, text: str) -> set[str]:
-    """The names of the pooled memories' speakers and entities that the request writes, and
-    their search tokens ("Caroline's" is about Caroline; 林晓的血型 about 林晓)."""
+    """The names of the pooled memories' speakers that the request writes, and their search
+    tokens: "Caroline's blood type" is about Caroline, 林晓的血型 about 林晓; what it asks is the
+    rest. (A place or a thing a memory names stays a word of the topic: "what did I buy in
+    Sweden?" is held by a memory about Sweden.)"""
     low = text.lower()
     candidates = {
         n
         for r in pool.records.values()
-        for n in (*(r.tags[:1] if r.type is MemoryType.EPISODE else ()), *r.entities)
+        for n in _speakers(r)
         if 2 <= len(n) <= 40 and n.lower() in low
     }
     out: set[str] = set()
@@ -255,6 +257,12 @@ def _names_used(pool: Pool, text: str) -> set[str]:
             out.add(name.lower())
             out.update(search_tokens(name))
     return out
+
+
+def _speakers(r: MemoryRecord) -> list[str]:
+    """Who said the memory: an episode's first tag, and any "speaker:NAME" tag."""
+    said = [t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:")]
+    return [*(r.tags[:1] if r.type is MemoryType.EPISODE else ()), *said]
 
 
 def unheld_note(pool: Pool, margin: float | None) -> str:
