@@ -67,6 +67,19 @@ def test_a_request_no_memory_holds_a_word_of_is_unheld_the_name_aside(lang):
     assert not unheld(pool, held, _terms(held), 0.02)
 
 
+@pytest.mark.parametrize(
+    "request_text,memory",
+    [
+        ("When is my next dentist appointment?", "See you next week at the climbing gym!"),
+        ("我下次看牙医是什么时候？", "下次见面的时候再聊吧。"),
+    ],
+)
+def test_the_words_a_question_frames_its_topic_with_hold_nothing(request_text, memory):
+    """ "next", 下次, 时候 say when, not what: a memory holding only them does not hold it."""
+    pool = _pool([memory], [0.80])
+    assert unheld(pool, request_text, _terms(request_text), 0.02)
+
+
 def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_request():
     speaker, texts, absent, _ = CHAT["en"]
     terms = _terms(absent)

@@ -86,6 +86,14 @@ FUNCTION_WORDS = frozenset(
     because although though via per
     之间 因为 所以 但是 如果 虽然 然后 通过 之前 之后 以及 或者""".split()
 )
+#: words a question frames what it asks with: when (next, last, now; 时候, 下次, 现在), how much
+#: or which one (多少, 哪家, 哪里); held by many memories, they say nothing of a request's topic
+#: (`unheld`: "when is my next dentist appointment?" is not held by "see you next week").
+#: English ones as the request's terms are, stemmed (currently -> current)
+QUESTION_FRAMES = frozenset(
+    """next last now current recent usual ever today yesterday tomorrow ago
+    时候 下次 上次 现在 最近 平时 一般 今天 昨天 明天 多少 哪家 哪里 哪儿""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -224,7 +232,10 @@ def unheld(pool: Pool, text: str, terms: Sequence[str], margin: float | None) ->
     if max(pool.cosine.values(), default=0.0) >= lv + margin:
         return False
     names = _names_used(pool, text)
-    topic = [t for t in terms if t not in names and not any(n in t for n in names if has_cjk(n))]
+    named = [t for t in terms if t not in names and not any(n in t for n in names if has_cjk(n))]
+    # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character) is read
+    # by them
+    topic = [t for t in named if t not in QUESTION_FRAMES] or named
     if not topic:
         return False
     asked = vocabularies(text)
