@@ -47,10 +47,10 @@ That absolute bar lets through what a large store always holds near it: "What is
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
 unrelated dialogue turns (`eval ... absent`). So a request about the user's world that nothing
 pooled speaks of is *unheld* and gets no retrieved memory: no pooled memory holds a word of its
-topic (its terms besides the names it uses: the name says whose, not what), names an attribute
-it names, a member of a kind it names or the vocabulary of a subject it asks about ("where do I
-work?" / "I changed jobs": recall/subjects.py), and none beats the level in meaning by
-`recall.unheld_margin`.
+topic (its terms besides the speakers' names it writes, which say whose, not what, and the words
+a question frames it with, `QUESTION_FRAMES`), names an attribute it names, a member of a kind
+it names or the vocabulary of a subject it asks about ("where do I work?" / "I changed jobs":
+recall/subjects.py), and none beats the level in meaning by `recall.unheld_margin`.
 """
 
 from __future__ import annotations
@@ -64,8 +64,7 @@ from ..config import RecallConfig
 from ..extract.attributes import mentions, names_any
 from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
-from ..text import has_cjk
-from ..text import search_tokens
+from ..text import has_cjk, search_tokens
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .entity_channel import ENTITY
 from .pool import Pool
