@@ -10,7 +10,7 @@ from openclaw_memory.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.gate import unheld
 from openclaw_memory.recall.pool import Pool
-from openclaw_memory.text import search_tokens
+from openclaw_memory.recall.query import RecallQuery, build_query
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope
 
 ALICE = Scope("alice", "main")
@@ -33,8 +33,8 @@ def _pool(
     return pool
 
 
-def _terms(text: str) -> list[str]:
-    return list(dict.fromkeys(search_tokens(text)))
+def _query(text: str) -> RecallQuery:
+    return build_query(text, [], context_turns=0)
 
 
 CHAT = {
@@ -63,8 +63,8 @@ def test_a_request_no_memory_holds_a_word_of_is_unheld_the_name_aside(lang):
     word of the topic makes the request held."""
     speaker, texts, absent, held = CHAT[lang]
     pool = _pool(texts, [0.81, 0.80, 0.79], speaker=speaker)
-    assert unheld(pool, absent, _terms(absent), 0.02)
-    assert not unheld(pool, held, _terms(held), 0.02)
+    assert unheld(pool, absent, _query(absent), 0.02)
+    assert not unheld(pool, held, _query(held), 0.02)
 
 
 @pytest.mark.parametrize(
@@ -77,17 +77,17 @@ def test_a_request_no_memory_holds_a_word_of_is_unheld_the_name_aside(lang):
 def test_the_words_a_question_frames_its_topic_with_hold_nothing(request_text, memory):
     """ "next", 下次, 时候 say when, not what: a memory holding only them does not hold it."""
     pool = _pool([memory], [0.80])
-    assert unheld(pool, request_text, _terms(request_text), 0.02)
+    assert unheld(pool, request_text, _query(request_text), 0.02)
 
 
 def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_request():
     speaker, texts, absent, _ = CHAT["en"]
-    terms = _terms(absent)
-    assert not unheld(_pool(texts, [0.83, 0.80, 0.79], speaker=speaker), absent, terms, 0.02)
-    assert not unheld(_pool(texts, [0.81, 0.80, 0.79], speaker=speaker), absent, terms, None)
+    query = _query(absent)
+    assert not unheld(_pool(texts, [0.83, 0.80, 0.79], speaker=speaker), absent, query, 0.02)
+    assert not unheld(_pool(texts, [0.81, 0.80, 0.79], speaker=speaker), absent, query, None)
     no_level = _pool(texts, [0.81, 0.80, 0.79], speaker=speaker)
     no_level.background = None
-    assert not unheld(no_level, absent, terms, 0.02)
+    assert not unheld(no_level, absent, query, 0.02)
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_a_memory_in_the_vocabulary_of_the_asked_subject_holds_the_request(reque
         [memory, "这周一直在下雨。" if "公司" in request_text else "It rained all week."],
         [0.80, 0.79],
     )
-    assert not unheld(pool, request_text, _terms(request_text), 0.02)
+    assert not unheld(pool, request_text, _query(request_text), 0.02)
 
 
 SAID = {

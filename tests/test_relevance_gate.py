@@ -524,7 +524,7 @@ def test_a_thanks_is_read_with_the_recent_turn_that_says_something(told, lang):
     ],
 )
 def test_function_words_are_no_keyword_evidence(text, terms):
-    from openclaw_memory.recall.recaller import topic_terms
+    from openclaw_memory.recall.gate import topic_terms
 
     assert set(topic_terms(build_query(text, [], context_turns=0), text)) == terms
 

@@ -16,11 +16,11 @@ apart (`profile_rate`), as for `noise`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from .datasets import Conversation
-from .precision import NoiseTally, PrecisionSystem, _load, ask_offtopic, persona_conversations
+from .precision import LANGS, PrecisionSystem, _load, ask_personas
 
 #: speakers of a user's own store (LongMemEval, the package's personas): no name to ask about
 _ROLES = frozenset({"user", "assistant"})
@@ -56,13 +56,7 @@ def absent_requests(conv: Conversation, lang: str) -> list[str]:
     return out
 
 
-def run_absent(system: PrecisionSystem, *, langs: Iterable[str] = ("en", "zh")) -> dict[str, Any]:
+def run_absent(system: PrecisionSystem, *, langs: Sequence[str] = LANGS) -> dict[str, Any]:
     """`eval precision`'s absent section: each persona's statements stored, then the topics of
     its language that no statement names asked in the first person."""
-    tally = NoiseTally.empty()
-    for lang in langs:
-        for conv in persona_conversations(lang):
-            system.reset(conv.id)
-            system.ingest(conv, user_only=True)
-            ask_offtopic(system, lang, absent_requests(conv, lang), tally)
-    return tally.result()
+    return ask_personas(system, absent_requests, langs)

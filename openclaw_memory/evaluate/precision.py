@@ -285,12 +285,22 @@ def run_updates(
 def run_noise(system: PrecisionSystem, *, langs: Sequence[str] = LANGS) -> dict[str, Any]:
     """The package's own noise set: each persona's statements stored, then the whole off-topic
     bank of its language asked."""
+    return ask_personas(system, lambda conv, lang: bank_for(lang, 0, 1), langs)
+
+
+def ask_personas(
+    system: PrecisionSystem,
+    requests: Callable[[Conversation, str], Iterable[str]],
+    langs: Sequence[str] = LANGS,
+) -> dict[str, Any]:
+    """Each persona's statements stored in a scope of its own, then `requests(conv, lang)` asked
+    there; the tally of what their blocks showed."""
     tally = NoiseTally.empty()
     for lang in langs:
         for conv in persona_conversations(lang):
             system.reset(conv.id)
             system.ingest(conv, user_only=True)
-            ask_offtopic(system, lang, bank_for(lang, 0, 1), tally)
+            ask_offtopic(system, lang, requests(conv, lang), tally)
     return tally.result()
 
 

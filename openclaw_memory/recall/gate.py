@@ -68,6 +68,7 @@ from ..text import has_cjk, search_tokens
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .entity_channel import ENTITY
 from .pool import Pool
+from .query import RecallQuery
 from .reference import names_known, unquoted
 from .subjects import vocabularies
 
@@ -221,17 +222,27 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
 KIND = "kind:"
 
 
-def unheld(pool: Pool, text: str, terms: Sequence[str], margin: float | None) -> bool:
+def topic_terms(query: RecallQuery, text: str) -> list[str]:
+    """The request's terms outside quoted text, function words aside (`FUNCTION_WORDS`)."""
+    outside = set(search_tokens(unquoted(text))) - FUNCTION_WORDS
+    return [t for t in query.terms if t in outside]
+
+
+def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> bool:
     """Nothing pooled speaks of what this request about the user's world asks (module
-    docstring). `terms`: the request's topic terms, names included (dropped here). False when
-    the level is unknown, the margin off, or no topic term is left."""
+    docstring). False when the level is unknown, the margin off, or no topic term is left. The
+    cheap tests first: most requests are held by an attribute or by a memory's meaning."""
     lv = level(pool)
     if margin is None or lv is None or pool.agreeing:
         return False
     if max(pool.cosine.values(), default=0.0) >= lv + margin:
         return False
     names = _names_used(pool, text)
-    named = [t for t in terms if t not in names and not any(n in t for n in names if has_cjk(n))]
+    named = [
+        t
+        for t in topic_terms(query, text)
+        if t not in names and not any(n in t for n in names if has_cjk(n))
+    ]
     # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character) is read
     # by them
     topic = [t for t in named if t not in QUESTION_FRAMES] or named

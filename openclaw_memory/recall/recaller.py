@@ -26,12 +26,12 @@ from .context import attach_context
 from .cover import cover_sessions
 from .listing import LIST_CONTEXT_AFTER
 from .gate import (
-    FUNCTION_WORDS,
     agreeing,
     attribute_agreeing,
     entity_names,
     store_level,
     term_hits,
+    topic_terms,
     unheld,
 )
 from .plain import embedding_text
@@ -205,8 +205,7 @@ class Recaller:
                     pool.agreeing.add(rid)
         else:
             pool.agreeing = attribute_agreeing(text, pool)
-            terms = topic_terms(query, text)
-            pool.unheld = unheld(pool, text, terms, self.cfg.unheld_margin)
+            pool.unheld = unheld(pool, text, query, self.cfg.unheld_margin)
 
 
 def _run_early(
@@ -256,12 +255,6 @@ def merge(pool: Pool, part: Pool) -> None:
             mine.update(theirs)
         elif theirs != getattr(blank, f.name):
             setattr(pool, f.name, theirs)
-
-
-def topic_terms(query: RecallQuery, text: str) -> list[str]:
-    """The request's terms outside quoted text, function words aside (`gate.FUNCTION_WORDS`)."""
-    outside = set(search_tokens(unquoted(text))) - FUNCTION_WORDS
-    return [t for t in query.terms if t in outside]
 
 
 def _names(pool: Pool) -> Iterator[str]:

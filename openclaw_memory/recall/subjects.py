@@ -48,9 +48,7 @@ _PATTERNS = {root: re.compile(words, re.IGNORECASE) for root, words in ASKED_BY.
 
 
 #: each vocabulary once (several roots share one: degree, major and school)
-_VOCABULARIES = tuple(
-    {words: re.compile(words, re.IGNORECASE) for words in ASKED_BY.values()}.values()
-)
+_VOCABULARIES = tuple({p.pattern: p for p in _PATTERNS.values()}.values())
 
 
 def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
