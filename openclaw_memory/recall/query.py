@@ -18,7 +18,7 @@ from ..tokens import truncate_tokens
 from ..types import MemoryType
 from .kinds import Kind, kinds_named
 from .listing import names_several
-from .timeref import time_reference
+from .timeref import asks_duration, time_reference
 
 _TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
     (
@@ -77,6 +77,9 @@ class RecallQuery:
     several: bool = False
     #: the kinds of things it names ("martial arts", 乐器) and their members (`kinds.py`)
     kinds: tuple[Kind, ...] = ()
+    #: it asks for a length of time ("how long have I been ...", 多久): memories that state one
+    #: are of the form of its answer (`timeref.states_duration`)
+    duration: bool = False
 
 
 def build_query(
@@ -115,6 +118,7 @@ def build_query(
         search_text=search_text,
         several=names_several(current or text),
         kinds=kinds_named(content),
+        duration=asks_duration(current),
     )
 
 

@@ -4,7 +4,8 @@ Components
 - semantic:   query/passage cosine mapped linearly from [semantic_floor, semantic_ceiling] to [0, 1]
               (multilingual-e5 scores unrelated pairs around 0.75-0.85, so raw cosine is useless)
 - keyword:    share of the query's content terms found in the memory (CJK-aware tokens)
-- structure:  1 when the query names the memory's subject, 0.5 when it asks for its type
+- structure:  1 when the query names the memory's subject, 0.5 when it asks for its type (or
+              asks how long and the memory states a length of time: recall/timeref.py)
 - recency:    type-aware decay: events, episodes, tasks and summaries halve every half-life;
               active profile, preference, fact and decision memories do not age
 - importance: stored importance, reinforced by access (log of access count)
@@ -36,6 +37,7 @@ from .gate import WORDS
 from .keep import keep
 from .query import RecallQuery
 from .subjects import asks_about
+from .timeref import states_duration
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
 TRUST = {c.value: t for c, t in CHANNEL_TRUST.items()}  # the policy table's trust order
@@ -119,10 +121,14 @@ def components(
         structure = 1.0
     elif on_named_date(r, query):
         structure = 1.0
-    elif r.type in query.types or (
-        tokens is not None and any(k.named_in(tokens, r.text.lower()) for k in query.kinds)
+    elif (
+        r.type in query.types
+        or (tokens is not None and any(k.named_in(tokens, r.text.lower()) for k in query.kinds))
+        or (query.duration and states_duration(r.text))
     ):
-        structure = 0.5  # it asks for the memory's type, or for a kind the memory names one of
+        # it asks for the memory's type, for a kind the memory names one of, or for a length of
+        # time the memory states
+        structure = 0.5
     own, by_member = keyword_hits(query, r, tokens)
     n = len(query.terms) or 1
     out = {

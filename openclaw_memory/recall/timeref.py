@@ -17,7 +17,12 @@ of what a store holds). Order words relate the
 request to another event ("before the concert", 搬家之前, 那天): `relation` keeps the order
 and the event, and the order word itself is no content to match.
 
-Pure functions over the request text; `query.build_query` is the only caller.
+A question of how long ("how long have I been ...", 多久, 多长时间) asks for a length of time, and
+a memory that states one (a count and a unit of time, "since 2019"; not a month name, 三月) is of
+the form of its answer: `asks_duration`, `states_duration` (half the structure signal,
+`rank.components`).
+
+Pure functions over text; `query.build_query` reads the request, `rank.components` a memory.
 """
 
 from __future__ import annotations
@@ -257,3 +262,33 @@ def _relation(text: str, spans: list[tuple[int, int]]) -> tuple[str, str] | None
     found.sort()
     spans.extend((a, b) for a, b, _, _ in found)
     return found[0][2], found[0][3]
+
+
+#: a question whose answer is a length of time: "how long have I been ...", "for how long",
+#: 多久, 多长时间, 多少年 (not "how long ago", 多久以前: those ask for a point in time)
+_ASKS_DURATION = re.compile(
+    r"\bhow\s+long\b(?!\s+ago)|(?:多久|多长时间|多少(?:年|个月|天))(?![以之]?前)", re.I
+)
+#: a text that states a length of time: "for 4 years", "3 years and 9 months", "a few weeks",
+#: "since 2019", "3 years ago" (when it began), 三年, 两个多月, 半年 (a bare month name is no
+#: length: 三月 is March; nor a school year, 三年级)
+_STATES_DURATION = (
+    re.compile(
+        rf"\b(?:\d{{1,3}}|{_EN_NUM})\s+(?:hours?|days?|weeks?|fortnights?|months?|years?)\b"
+        r"|\bsince\s+(?:(?:19|20)\d\d|i\s+was|high\s+school|college|childhood)\b",
+        re.I,
+    ),
+    re.compile(
+        r"(?<![\d一二两三四五六七八九十])(?:\d{1,3}|[一二两三四五六七八九十几半]{1,3})\s*多?(?:个多?小时|天|个多?星期|周|个多?月|年(?![级代]))"
+    ),
+)
+
+
+def asks_duration(text: str) -> bool:
+    """The request asks how long something lasted or has lasted."""
+    return _ASKS_DURATION.search(text) is not None
+
+
+def states_duration(text: str) -> bool:
+    """The text states a length of time (what a question of `asks_duration` is answered by)."""
+    return any(p.search(text) for p in _STATES_DURATION)
