@@ -58,3 +58,30 @@ def truncate_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING
     if max_tokens <= 1:
         return ""
     return enc.decode(ids[: max_tokens - 1]).rstrip() + "…"
+
+
+#: characters per token a long text is cut to before its tokens are counted: more than any
+#: language needs (English about 4, Chinese 1-2), so the token cut decides what is kept
+_CHARS_PER_TOKEN = 8
+#: tokens `ends` keeps free for the ellipsis it joins the two ends with (re-encoded, a seam may
+#: take a token more than it did inside the text)
+_JOIN_TOKENS = 6
+
+
+def ends(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> str:
+    """A text of more than max_tokens tokens as its head and its tail (half each, joined by an
+    ellipsis); a shorter one as it is. A long request asks at its start ("Summarise this: ...")
+    or at its end ("... why does this fail?"), and reading it costs what its ends cost, however
+    long it is (a pasted log of 1 MB)."""
+    if max_tokens <= _JOIN_TOKENS + 1:
+        return truncate_tokens(text, max_tokens, encoding)
+    half = max_tokens * _CHARS_PER_TOKEN // 2
+    if len(text) > 2 * half:
+        text = f"{text[:half]}\n{text[-half:]}"
+    enc = get_encoding(encoding)
+    ids = enc.encode(text, disallowed_special=())
+    if len(ids) <= max_tokens:
+        return text
+    kept = max_tokens - _JOIN_TOKENS  # the ellipsis, and a token a seam may re-encode into two
+    head = kept // 2
+    return f"{enc.decode(ids[:head]).rstrip()} … {enc.decode(ids[head - kept :]).lstrip()}"

@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 
 from ..clock import DAY
 from ..text import STOPWORDS, message_text, search_tokens
-from ..tokens import truncate_tokens
+from ..tokens import ends, truncate_tokens
 from ..types import MemoryType
 from .kinds import Kind, kinds_named
 from .listing import names_several
@@ -82,16 +82,28 @@ class RecallQuery:
     duration: bool = False
 
 
+#: tokens of a request (and of each recent turn) that recall reads: a longer one is read by its
+#: head and its tail (`tokens.ends`)
+QUERY_TOKENS = 256
+
+
 def build_query(
-    current: str, recent: Sequence[Mapping] = (), *, context_turns: int = 2, max_tokens: int = 256
+    current: str,
+    recent: Sequence[Mapping] = (),
+    *,
+    context_turns: int = 2,
+    max_tokens: int = QUERY_TOKENS,
 ) -> RecallQuery:
     """The current input first (it carries the intent), then recent user turns as context."""
-    earlier = [message_text(m) for m in recent if m.get("role") == "user"]
-    earlier = (
-        [t for t in earlier if t and t.strip() != current.strip()][-context_turns:]
-        if context_turns
-        else []
-    )
+    current = ends(current, max_tokens)
+    earlier: list[str] = []  # the last context_turns user turns that say something else, in order
+    for m in reversed(recent if context_turns else ()):
+        if len(earlier) == context_turns:
+            break
+        if m.get("role") == "user":
+            t = ends(message_text(m), max_tokens)
+            if t and t.strip() != current.strip():
+                earlier.insert(0, t)
     text = truncate_tokens("\n".join([current, *reversed(earlier)]).strip(), max_tokens)
     dates = explicit_dates(current)
     when = time_reference(current, names_a_date=bool(dates))
