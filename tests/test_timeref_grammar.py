@@ -160,3 +160,76 @@ def test_order_words_relate_the_request_to_another_event(text, relation):
 def test_time_words_are_not_keyword_terms(text, gone, left):
     terms = set(build_query(text).terms)
     assert not gone & terms and left <= terms, terms
+
+
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+ZH_WEEKDAYS = ["一", "二", "三", "四", "五", "六", "日"]
+WEEKDAY_ROWS = [
+    (f"what did I do {frame} {day}", 14.0)
+    for frame, day in itertools.product(["last", "this past", "past", "this"], WEEKDAYS)
+] + [
+    (f"{frame}{day}我做了什么", 14.0)
+    for frame, day in itertools.product(["上周", "这周", "上个星期", "本周"], ZH_WEEKDAYS)
+]
+
+
+@pytest.mark.parametrize("text, days", WEEKDAY_ROWS)
+def test_a_weekday_of_this_week_or_the_last_looks_back_two_weeks(text, days):
+    """ "last Tuesday" as 上周二 (the calendar week before this one, as "last week" is)."""
+    ref = time_reference(text)
+    assert ref.window_days == days
+    assert not {"last", "tuesday", "monday", "friday"} & set(build_query(text).terms)
+
+
+@pytest.mark.parametrize(
+    "text", ["this morning", "this afternoon", "this evening", "tonight", "今天早上", "今晚"]
+)
+def test_the_parts_of_today_look_back_one_day(text):
+    request = f"what did I eat {text}" if text.isascii() else f"{text}我吃了什么"
+    assert time_reference(request).window_days == 1.0
+
+
+MORE_THAN = [
+    (f"{word}{unit}{frame}我去了哪", frame)
+    for (word, _), unit, frame in itertools.product(
+        [("一", 1), ("两", 2), ("三", 3)], ["个多月", "个多星期", "年多"], ["前", "之前"]
+    )
+] + [
+    (f"what did I do {word} {en_plural(unit, n)} back", "back")
+    for (word, n), (unit, _) in itertools.product(EN_COUNTS, EN_UNITS)
+]
+
+
+@pytest.mark.parametrize("text, frame", MORE_THAN)
+def test_more_than_a_count_and_back_point_back_like_ago(text, frame):
+    """一个多月前 ("more than a month ago") and "three weeks back" are "N units ago": no window,
+    and the words say when."""
+    ref = time_reference(text)
+    assert ref.window_days is None and ref.spans
+    assert not {"多月", "个多", "week", "back", "day"} & set(build_query(text).terms)
+
+
+@pytest.mark.parametrize(
+    "text, days",
+    [("最近一个多月", 32.0), ("过去两个多星期", 15.0), ("近一个多月", 32.0), ("最近三个月", 94.0)],
+)
+def test_more_than_a_count_looks_back_at_least_that_long(text, days):
+    assert time_reference(f"{text}我在忙什么").window_days == days
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the other day",
+        "the other week",
+        "a while ago",
+        "a while back",
+        "前阵子",
+        "前段时间",
+        "前些日子",
+    ],
+)
+def test_vague_past_words_say_when_without_a_window(text):
+    request = f"what did I buy {text}" if text.isascii() else f"{text}我买了什么"
+    ref = time_reference(request)
+    assert ref.window_days is None and ref.spans
