@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from openclaw_memory.recall.query import build_query
+from openclaw_memory.recall.query import build_query, explicit_dates
 from openclaw_memory.recall.timeref import time_reference
 
 EN_COUNTS = [("2", 2), ("two", 2), ("three", 3), ("a couple of", 2), ("ten", 10), ("twenty", 20)]
@@ -233,3 +233,57 @@ def test_vague_past_words_say_when_without_a_window(text):
     request = f"what did I buy {text}" if text.isascii() else f"{text}我买了什么"
     ref = time_reference(request)
     assert ref.window_days is None and ref.spans
+
+
+NOW = 1_764_892_800.0  # 2025-12-05, UTC
+DAY = 86_400.0
+MAY_23 = (1_747_958_400.0, 1_747_958_400.0 + DAY)  # 2025-05-23
+DEC_25 = (1_735_084_800.0, 1_735_084_800.0 + DAY)  # 2024-12-25: 2025's has not come by NOW
+MARCH = (1_740_787_200.0, 1_743_465_600.0)  # 2025-03
+DECEMBER = (1_764_547_200.0, 1_767_225_600.0)  # 2025-12: it has begun by NOW
+
+
+@pytest.mark.parametrize(
+    "text, dates",
+    [
+        ("what did I do on May 23", MAY_23),
+        ("what did I do on the 23rd of May", MAY_23),
+        ("what did I do on 23 May", MAY_23),
+        ("5月23日我做了什么", MAY_23),
+        ("5月23号我做了什么", MAY_23),
+        ("what happened on December 25", DEC_25),
+        ("12月25日发生了什么", DEC_25),
+        ("what did I do in March", MARCH),
+        ("what did I do in early March", MARCH),
+        ("what did I do mid-March", MARCH),
+        ("三月份我做了什么", MARCH),
+        ("3月我做了什么", MARCH),
+        ("三月初我做了什么", MARCH),
+        ("what did I do in December", DECEMBER),
+        ("十二月我做了什么", DECEMBER),
+    ],
+)
+def test_a_day_or_month_without_its_year_is_the_latest_up_to_now(text, dates):
+    assert explicit_dates(text, NOW) == (dates,)
+    assert explicit_dates(text) == ()  # without now, nothing to date it by
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "三个月前我做了什么",  # three months, not March
+        "May I ask you something?",
+        "you may 2x the recipe",
+        "we may 3D print it",
+        "中秋节吃五月饼",
+    ],
+)
+def test_no_day_or_month_where_the_words_name_none(text):
+    assert explicit_dates(text, NOW) == ()
+
+
+@pytest.mark.parametrize(
+    "text", ["on December 1,2023", "on December 1, 2023", "on 1 December,2023", "in December,2023"]
+)
+def test_a_year_after_a_comma_with_or_without_a_space(text):
+    assert explicit_dates(f"what did I do {text}")
