@@ -215,3 +215,27 @@ def test_deep_recall_keeps_the_dates_the_request_names(engine, clock, recaller):
 )
 def test_function_words_are_not_keyword_terms(text: str, terms: tuple[str, ...]) -> None:
     assert build_query(text).terms == terms
+
+
+@pytest.mark.parametrize(
+    "memory,question",
+    [
+        ("I went to the dentist for a root canal", "What did I do on March 14?"),
+        ("I went to the dentist for a root canal", "What did I do in mid-March?"),
+        ("我去牙医那里做了根管治疗", "3月14日我做了什么？"),
+        ("我去牙医那里做了根管治疗", "三月份我做了什么？"),
+    ],
+)
+def test_a_day_or_month_named_without_its_year_is_the_latest_one(
+    engine, clock, recaller, memory, question
+):
+    """ "on March 14" asked in May 2024 is March 14, 2024; asked in February 2024, March 14, 2023
+    (this year's has not come yet)."""
+    clock.set(_at(2023, 3, 14))
+    put(engine, memory, "s1#1")
+    clock.set(_at(2024, 2, 1))
+    s = by_summary(recaller.recall(ALICE, question), memory)
+    assert s.components["structure"] == 1.0  # last year's March 14: the memory's day
+    clock.set(_at(2024, 5, 1))
+    s = by_summary(recaller.recall(ALICE, question), memory)
+    assert s.components["structure"] == 0.0  # this year's: a year after the memory

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from openclaw_memory.recall.query import build_query
+from openclaw_memory.recall.query import build_query, explicit_dates
 from openclaw_memory.recall.timeref import time_reference
 
 EN_COUNTS = [("2", 2), ("two", 2), ("three", 3), ("a couple of", 2), ("ten", 10), ("twenty", 20)]
@@ -160,3 +160,130 @@ def test_order_words_relate_the_request_to_another_event(text, relation):
 def test_time_words_are_not_keyword_terms(text, gone, left):
     terms = set(build_query(text).terms)
     assert not gone & terms and left <= terms, terms
+
+
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+ZH_WEEKDAYS = ["一", "二", "三", "四", "五", "六", "日"]
+WEEKDAY_ROWS = [
+    (f"what did I do {frame} {day}", 14.0)
+    for frame, day in itertools.product(["last", "this past", "past", "this"], WEEKDAYS)
+] + [
+    (f"{frame}{day}我做了什么", 14.0)
+    for frame, day in itertools.product(["上周", "这周", "上个星期", "本周"], ZH_WEEKDAYS)
+]
+
+
+@pytest.mark.parametrize("text, days", WEEKDAY_ROWS)
+def test_a_weekday_of_this_week_or_the_last_looks_back_two_weeks(text, days):
+    """ "last Tuesday" as 上周二 (the calendar week before this one, as "last week" is)."""
+    ref = time_reference(text)
+    assert ref.window_days == days
+    assert not {"last", "tuesday", "monday", "friday"} & set(build_query(text).terms)
+
+
+@pytest.mark.parametrize(
+    "text", ["this morning", "this afternoon", "this evening", "tonight", "今天早上", "今晚"]
+)
+def test_the_parts_of_today_look_back_one_day(text):
+    request = f"what did I eat {text}" if text.isascii() else f"{text}我吃了什么"
+    assert time_reference(request).window_days == 1.0
+
+
+MORE_THAN = [
+    (f"{word}{unit}{frame}我去了哪", frame)
+    for (word, _), unit, frame in itertools.product(
+        [("一", 1), ("两", 2), ("三", 3)], ["个多月", "个多星期", "年多"], ["前", "之前"]
+    )
+] + [
+    (f"what did I do {word} {en_plural(unit, n)} back", "back")
+    for (word, n), (unit, _) in itertools.product(EN_COUNTS, EN_UNITS)
+]
+
+
+@pytest.mark.parametrize("text, frame", MORE_THAN)
+def test_more_than_a_count_and_back_point_back_like_ago(text, frame):
+    """一个多月前 ("more than a month ago") and "three weeks back" are "N units ago": no window,
+    and the words say when."""
+    ref = time_reference(text)
+    assert ref.window_days is None and ref.spans
+    assert not {"多月", "个多", "week", "back", "day"} & set(build_query(text).terms)
+
+
+@pytest.mark.parametrize(
+    "text, days",
+    [("最近一个多月", 32.0), ("过去两个多星期", 15.0), ("近一个多月", 32.0), ("最近三个月", 94.0)],
+)
+def test_more_than_a_count_looks_back_at_least_that_long(text, days):
+    assert time_reference(f"{text}我在忙什么").window_days == days
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the other day",
+        "the other week",
+        "a while ago",
+        "a while back",
+        "前阵子",
+        "前段时间",
+        "前些日子",
+    ],
+)
+def test_vague_past_words_say_when_without_a_window(text):
+    request = f"what did I buy {text}" if text.isascii() else f"{text}我买了什么"
+    ref = time_reference(request)
+    assert ref.window_days is None and ref.spans
+
+
+NOW = 1_764_892_800.0  # 2025-12-05, UTC
+DAY = 86_400.0
+MAY_23 = (1_747_958_400.0, 1_747_958_400.0 + DAY)  # 2025-05-23
+DEC_25 = (1_735_084_800.0, 1_735_084_800.0 + DAY)  # 2024-12-25: 2025's has not come by NOW
+MARCH = (1_740_787_200.0, 1_743_465_600.0)  # 2025-03
+DECEMBER = (1_764_547_200.0, 1_767_225_600.0)  # 2025-12: it has begun by NOW
+
+
+@pytest.mark.parametrize(
+    "text, dates",
+    [
+        ("what did I do on May 23", MAY_23),
+        ("what did I do on the 23rd of May", MAY_23),
+        ("what did I do on 23 May", MAY_23),
+        ("5月23日我做了什么", MAY_23),
+        ("5月23号我做了什么", MAY_23),
+        ("what happened on December 25", DEC_25),
+        ("12月25日发生了什么", DEC_25),
+        ("what did I do in March", MARCH),
+        ("what did I do in early March", MARCH),
+        ("what did I do mid-March", MARCH),
+        ("三月份我做了什么", MARCH),
+        ("3月我做了什么", MARCH),
+        ("三月初我做了什么", MARCH),
+        ("what did I do in December", DECEMBER),
+        ("十二月我做了什么", DECEMBER),
+    ],
+)
+def test_a_day_or_month_without_its_year_is_the_latest_up_to_now(text, dates):
+    assert explicit_dates(text, NOW) == (dates,)
+    assert explicit_dates(text) == ()  # without now, nothing to date it by
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "三个月前我做了什么",  # three months, not March
+        "May I ask you something?",
+        "you may 2x the recipe",
+        "we may 3D print it",
+        "中秋节吃五月饼",
+    ],
+)
+def test_no_day_or_month_where_the_words_name_none(text):
+    assert explicit_dates(text, NOW) == ()
+
+
+@pytest.mark.parametrize(
+    "text", ["on December 1,2023", "on December 1, 2023", "on 1 December,2023", "in December,2023"]
+)
+def test_a_year_after_a_comma_with_or_without_a_space(text):
+    assert explicit_dates(f"what did I do {text}")

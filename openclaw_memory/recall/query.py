@@ -47,17 +47,43 @@ _MONTHS = {
 }
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_SEP = r"(?:,\s*|\s+)"  # "May 1, 2023", "December 1,2023", "May 2023"
 _DATES = (
-    re.compile(_MON + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<year>(?:19|20)\d\d)", re.I),
     re.compile(
-        r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r",?\s+(?P<year>(?:19|20)\d\d)",
+        _MON + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?" + _SEP + r"(?P<year>(?:19|20)\d\d)", re.I
+    ),
+    re.compile(
+        r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + _SEP + r"(?P<year>(?:19|20)\d\d)",
         re.I,
     ),
     re.compile(
         r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?"
     ),
     re.compile(r"(?P<year>(?:19|20)\d\d)-(?P<month>\d{1,2})-(?P<day>\d{1,2})"),
-    re.compile(_MON + r",?\s+(?P<year>(?:19|20)\d\d)", re.I),
+    re.compile(_MON + _SEP + r"(?P<year>(?:19|20)\d\d)", re.I),
+)
+_MONTH_NAME = r"(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3 or m == "may") + r")"
+#: a subject before "may" makes it the verb
+_MODAL = re.compile(r"\b(?:i|you|we|they|he|she|it|who|which|that|this)\s+$", re.I)
+_ZH_MONTHS = {
+    n: i for i, n in enumerate("一 二 三 四 五 六 七 八 九 十 十一 十二".split(), start=1)
+}
+#: a day or a month named without its year ("on May 23", "the 5th of June", "in early March",
+#: 5月23日, 三月份): the latest such day or month up to now. A month name alone is a month only
+#: after a word of time ("in May", "mid-June": "may" is a verb too); 三月 is March, 三个月 is not
+_DATES_NO_YEAR = (
+    re.compile(_MON + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b", re.I),
+    re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\b", re.I),
+    re.compile(r"(?P<month>1[0-2]|[1-9])\s*月\s*(?P<day>[1-3]?\d)\s*[日号]"),
+    re.compile(
+        r"\b(?:in|during|since|early|mid|late|(?:the\s+)?(?:end|beginning|start|middle)\s+of)"
+        r"[\s-]+" + _MONTH_NAME + r"\b",
+        re.I,
+    ),
+    re.compile(
+        r"(?<![\d个多年])(?P<month>1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])\s*月"
+        r"(?:份|初|中旬|上旬|下旬|底|中)?(?![饼亮光球])"
+    ),
 )
 
 
@@ -93,8 +119,10 @@ def build_query(
     *,
     context_turns: int = 2,
     max_tokens: int = QUERY_TOKENS,
+    now: float | None = None,
 ) -> RecallQuery:
-    """The current input first (it carries the intent), then recent user turns as context."""
+    """The current input first (it carries the intent), then recent user turns as context.
+    `now` dates a day or month the request names without its year (`explicit_dates`)."""
     current = ends(current, max_tokens)
     earlier: list[str] = []  # the last context_turns user turns that say something else, in order
     for m in reversed(recent if context_turns else ()):
@@ -105,7 +133,7 @@ def build_query(
             if t and t.strip() != current.strip():
                 earlier.insert(0, t)
     text = truncate_tokens("\n".join([current, *reversed(earlier)]).strip(), max_tokens)
-    dates = explicit_dates(current)
+    dates = explicit_dates(current, now)
     when = time_reference(current, names_a_date=bool(dates))
     content = when.strip(current)
     search_text = (
@@ -134,21 +162,47 @@ def build_query(
     )
 
 
-def explicit_dates(text: str) -> tuple[tuple[float, float], ...]:
-    """(start, end) UTC epoch ranges of the dates and months a request names explicitly."""
+def explicit_dates(text: str, now: float | None = None) -> tuple[tuple[float, float], ...]:
+    """(start, end) UTC epoch ranges of the dates and months a request names explicitly; with
+    `now`, also those it names without their year (the latest such day or month up to now)."""
     out: list[tuple[float, float]] = []
     spans: list[tuple[int, int]] = []
-    for pattern in _DATES:  # most specific first; a shorter match inside a longer one is skipped
+    patterns: list[tuple[re.Pattern[str], float | None]] = [
+        (p, None) for p in _DATES
+    ]  # most specific first; a match inside another skipped
+    if now is not None:
+        patterns += [(p, now) for p in _DATES_NO_YEAR]
+    for pattern, at in patterns:
         for m in pattern.finditer(text):
-            found = _range(m.groupdict())
+            if (m.groupdict().get("mon") or "").lower() == "may" and _MODAL.search(
+                text, 0, m.start()
+            ):
+                continue  # "you may 2x the recipe": the verb
+            found = _range(m.groupdict()) if at is None else _latest(m.groupdict(), at)
             if found and not any(a < m.end() and m.start() < b for a, b in spans):
                 out.append(found)
                 spans.append(m.span())
     return tuple(out)
 
 
+def _latest(g: Mapping[str, str | None], now: float) -> tuple[float, float] | None:
+    """The range of a day or month named without its year: this year's, or last year's when
+    this year's has not begun by now."""
+    year = datetime.fromtimestamp(now, timezone.utc).year
+    for y in (year, year - 1):
+        found = _range({**g, "year": str(y)})
+        if found and found[0] <= now:
+            return found
+    return None
+
+
 def _range(g: Mapping[str, str | None]) -> tuple[float, float] | None:
-    month = int(g["month"] or 0) if g.get("month") else _MONTHS.get((g.get("mon") or "").lower())
+    named = g.get("month") or ""
+    month = (
+        (int(named) if named.isdigit() else _ZH_MONTHS.get(named))
+        if named
+        else _MONTHS.get((g.get("mon") or "").lower())
+    )
     if not month or not 1 <= month <= 12:
         return None
     year, day = int(g["year"] or 0), int(g["day"] or 0) if g.get("day") else None

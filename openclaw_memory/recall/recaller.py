@@ -98,7 +98,9 @@ class Recaller:
         """Rank every candidate for this request. Reads only: reinforcing what gets injected is
         the caller's (the middleware queues it off the request path)."""
         current = ends(current, QUERY_TOKENS)  # a pasted log of 1 MB costs what its ends cost
-        query = build_query(current, recent, context_turns=self.cfg.context_turns)
+        query = build_query(
+            current, recent, context_turns=self.cfg.context_turns, now=self.engine.clock.now()
+        )
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
         qvec, pool, ahead = self._propose(scope, query, query.text or current)

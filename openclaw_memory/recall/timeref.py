@@ -76,8 +76,11 @@ _ZH_DIGITS = {
     "九": 9,
 }
 _ZH_NUM = r"\d{1,3}|[一二两三四五六七八九十]{1,3}|几|半"
-_ZH_UNITS = r"(?P<unit>天|日|个?星期|个?礼拜|周|个?月|年)"
+_ZH_UNITS = (
+    r"多?(?P<unit>天|日|个?多?星期|个?多?礼拜|周|个?多?月|年)多?"  # 一个多月, 三年多: more than
+)
 
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 #: "in the past three months", "over the last 2 weeks", "past few days"
 _EN_SPAN = re.compile(
     r"\b(?:(?:in|over|during|within|for)\s+)?(?:the\s+)?(?:last|past|previous)\s+"
@@ -88,7 +91,12 @@ _EN_SPAN = re.compile(
 _ZH_SPAN = re.compile(rf"(?:最近|过去|近|这)\s*(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}")
 #: words with a fixed look-back (days): "last week" is the calendar week before this one
 _FIXED: tuple[tuple[re.Pattern[str], float], ...] = (
-    (re.compile(r"今天|\btoday\b|\btonight\b|今晚", re.I), 1.0),
+    (
+        re.compile(
+            r"今天|今晚|\btoday\b|\btonight\b|\bthis\s+(?:morning|afternoon|evening)\b", re.I
+        ),
+        1.0,
+    ),
     (re.compile(r"大前天", re.I), 4.0),
     (re.compile(r"(?<!大)前天|\bthe\s+day\s+before\s+yesterday\b", re.I), 3.0),
     (re.compile(r"昨天|昨晚|\byesterday\b|\blast\s+night\b", re.I), 2.0),
@@ -98,13 +106,16 @@ _FIXED: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"前几天|这几天", re.I), 5.0),
     (re.compile(r"上周末|上个周末|\b(?:last|past)\s+weekend\b", re.I), 9.0),
     (re.compile(r"(?<!上)(?:上|这|本)(?:个)?(?:周|星期|礼拜)(?!末)|\bthis\s+week\b", re.I), 14.0),
+    # a weekday of this week or the last, as 上周二 / 这周五 name one: "last Tuesday", "this past
+    # Friday", "this Monday"
+    (re.compile(rf"\b(?:last|this\s+past|past|this)\s+{_WEEKDAY}\b", re.I), 14.0),
     (re.compile(r"上个月|这个月|本月|\bthis\s+month\b", re.I), 62.0),
 )
 #: a bare "last week" / "past month" (no number): the calendar unit before this one
 _BARE = {"week": 14.0, "fortnight": 15.0, "month": 62.0}
-#: "5 days ago", "a week ago", "how many days ago", "how long ago", 三天前, 两个月前
+#: "5 days ago", "a few weeks back", "how many days ago", "how long ago", 三天前, 一个多月前
 _AGO = (
-    re.compile(rf"\b(?:\d{{1,3}}|{_EN_NUM})\s+{_EN_UNITS}\s+(?:ago|earlier|before)\b", re.I),
+    re.compile(rf"\b(?:\d{{1,3}}|{_EN_NUM})\s+{_EN_UNITS}\s+(?:ago|earlier|before|back)\b", re.I),
     re.compile(r"\bhow\s+(?:long|many\s+(?:days|weeks|months|years))\s+ago\b", re.I),
     re.compile(rf"(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}(?:之|以)?前"),
 )
@@ -121,7 +132,8 @@ _WHEN_WORDS = (
     ),
     re.compile(
         r"\bhow\s+long\b|\bwhat\s+(?:year|month|day|date|time)\b|\bwhich\s+(?:year|month|day)\b"
-        r"|\bthe\s+other\s+day\b|\bsince\s+when\b|\bhow\s+(?:soon|often)\b",
+        r"|\bthe\s+other\s+(?:day|week)\b|\bsince\s+when\b|\bhow\s+(?:soon|often)\b"
+        r"|\ba\s+while\s+(?:ago|back)\b|前阵子|前段时间|前些(?:日子|天)",
         re.I,
     ),
     re.compile(rf"(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}(?:之|以)?后"),
