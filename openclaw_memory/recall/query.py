@@ -167,9 +167,8 @@ def explicit_dates(text: str, now: float | None = None) -> tuple[tuple[float, fl
     `now`, also those it names without their year (the latest such day or month up to now)."""
     out: list[tuple[float, float]] = []
     spans: list[tuple[int, int]] = []
-    patterns: list[tuple[re.Pattern[str], float | None]] = [
-        (p, None) for p in _DATES
-    ]  # most specific first; a match inside another skipped
+    # most specific first; a match inside another is skipped
+    patterns: list[tuple[re.Pattern[str], float | None]] = [(p, None) for p in _DATES]
     if now is not None:
         patterns += [(p, now) for p in _DATES_NO_YEAR]
     for pattern, at in patterns:
