@@ -239,3 +239,67 @@ def test_a_day_or_month_named_without_its_year_is_the_latest_one(
     clock.set(_at(2024, 5, 1))
     s = by_summary(recaller.recall(ALICE, question), memory)
     assert s.components["structure"] == 0.0  # this year's: a year after the memory
+
+
+DATED = {
+    "en": (
+        "What did I finish in January 2022?",
+        "Woo, the first full draft of my screenplay is done at last!",
+        "I finished {} at the office today and then I finished my lunch.",
+        ["the report", "the budget", "the slides", "the review", "the audit", "the plan"],
+    ),
+    "zh": (
+        "我2022年1月完成了什么？",
+        "耶，剧本的第一稿终于写好了！",
+        "今天在办公室完成了{}，然后完成了午饭。",
+        ["报告", "预算", "幻灯片", "评审", "审计", "计划"],
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_memories_of_a_named_month_are_candidates_whatever_their_words(
+    engine, clock, recaller, lang
+):
+    """ "What did I finish in January 2022?" is answered by that month's "the first draft of my
+    screenplay is done", which shares no word with it, while forty memories of other months that
+    say "finished" fill the vector and keyword channels: the date channel proposes the month's."""
+    question, answer, filler, things = DATED[lang]
+    clock.set(_at(2021, 10, 1))
+    for i in range(42):
+        put(engine, filler.format(things[i % len(things)]), f"s{i}#1")
+        clock.advance(days=2)
+    clock.set(_at(2022, 1, 20))
+    put(engine, answer, "jan#1")
+    clock.set(_at(2022, 6, 1))
+    for i in range(10):
+        put(engine, filler.format(things[i % len(things)]), f"t{i}#1")
+    s = by_summary(recaller.recall(ALICE, question), answer)
+    assert "date" in s.channels and s.components["structure"] == 1.0
+    assert s.kept
+
+
+def test_a_request_that_names_no_date_reads_no_date(engine, clock, recaller, monkeypatch):
+    calls = []
+    monkeypatch.setattr(engine.store, "list_page", lambda *a, **k: calls.append(a))
+    put(engine, "I went to the dentist", "s1#1")
+    recaller.recall(ALICE, "What did I do at the dentist?")
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    "lang, question", [("en", "What did I finish last week?"), ("zh", "我上周完成了什么？")]
+)
+def test_the_memories_of_a_look_back_are_candidates_whatever_their_words(
+    engine, clock, recaller, lang, question
+):
+    _, answer, filler, things = DATED[lang]
+    clock.set(_at(2022, 1, 1))
+    for i in range(42):
+        put(engine, filler.format(things[i % len(things)]), f"s{i}#1")
+        clock.advance(days=1)
+    clock.set(_at(2022, 3, 1))
+    put(engine, answer, "mar#1")
+    clock.advance(days=4)
+    s = by_summary(recaller.recall(ALICE, question), answer)
+    assert "date" in s.channels  # a candidate; relevance gating still decides (no shared word)

@@ -1,5 +1,5 @@
 """Candidate channels: vector, keyword (CJK-aware FTS5), kind, recent-important, subject, profile,
-summaries, and the entity channel (recall/entity_channel.py), built in their order.
+summaries, date, and the entity channel (recall/entity_channel.py), built in their order.
 
 Each channel proposes record ids into the request's pool (recall/pool.py); the pool then loads
 every proposed record once and gives each the same raw signals, whichever channel found it
@@ -17,7 +17,8 @@ from ..clock import DAY
 from ..config import RecallConfig
 from ..engine import MemoryEngine
 from ..policy import type_values, types_where
-from ..types import Scope
+from ..store.port_values import ListQuery
+from ..types import MemoryRecord, Scope
 from .entity_channel import EntityChannel
 from .pool import Channel, Pool
 from .query import RecallQuery
@@ -84,6 +85,60 @@ class KindChannel:
                     found[rid] = max(found.get(rid, 0.0), score)
             for rid in sorted(found, key=found.__getitem__, reverse=True)[: self.limit]:
                 pool.propose(rid, f"{self.name}:{kind.name}")
+
+
+class DateChannel:
+    """Memories of a day or month the request names ("What did Joanna accomplish in January
+    2022?", "on March 14", 5月23日; `query.explicit_dates`) or of the stretch it looks back over
+    ("in the past two months", 上周: `timeref`), the nearest in meaning first: the answer may
+    share no word with the question and sit far below the vector channel's best of the whole
+    store, yet be one of that month's few. A named day or month is read as a dated memory is
+    lifted for it (`rank.on_named_date`: a day's talk may be logged up to a week later); at most
+    `DATE_READ` memories of each stretch are read, the newest first, and the `limit` nearest
+    proposed."""
+
+    name = "date"
+
+    def __init__(self, engine: MemoryEngine, limit: int) -> None:
+        self.engine, self.limit = engine, limit
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        stretches = [(start - DAY, end + 7 * DAY) for start, end in query.dates]
+        if query.window_days is not None and not query.dates:
+            now = self.engine.clock.now()
+            stretches.append((now - query.window_days * DAY, now + DAY))
+        if not stretches or not qvec.size:
+            return
+        statuses = ("active", "archived") if query.deep else ("active",)
+        found: dict[str, MemoryRecord] = {}
+        for start, end in stretches:
+            page = self.engine.store.list_page(
+                scope,
+                ListQuery(
+                    statuses=statuses,
+                    column="created_at",
+                    order="desc",
+                    created_from=start,
+                    created_to=end,
+                    size=DATE_READ,
+                ),
+            )
+            found.update((r.id, r) for r in page.rows)
+        if not found:
+            return
+        vectors, parts = self.engine.store.vectors_with_parts(list(found))
+        near = {
+            rid: max(float(v @ qvec), float((parts[rid] @ qvec).max()) if rid in parts else -1.0)
+            for rid, v in vectors.items()
+        }
+        for rid in sorted(near, key=near.__getitem__, reverse=True)[: self.limit]:
+            pool.records[rid] = found[rid]
+            pool.propose(rid, self.name)
+
+
+#: memories of a named day, month or look-back read at most, the newest first (a month of a busy
+#: store may hold more)
+DATE_READ = 300
 
 
 class RecentChannel:
@@ -192,6 +247,7 @@ def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> S
         SubjectChannel(engine),
         ProfileChannel(engine, cfg),
         SummaryChannel(engine, summaries),
+        DateChannel(engine, n),
         EntityChannel(engine, n),  # last: its hop starts from the others' candidates
     )
 
