@@ -257,6 +257,14 @@ DATED = {
 }
 
 
+def _fillers(engine, clock, lang, count, *, days, session="s"):
+    """`count` memories of the language's filler that say "finished", `days` apart."""
+    _, _, filler, things = DATED[lang]
+    for i in range(count):
+        put(engine, filler.format(things[i % len(things)]), f"{session}{i}#1")
+        clock.advance(days=days)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_memories_of_a_named_month_are_candidates_whatever_their_words(
     engine, clock, recaller, lang
@@ -264,16 +272,13 @@ def test_the_memories_of_a_named_month_are_candidates_whatever_their_words(
     """ "What did I finish in January 2022?" is answered by that month's "the first draft of my
     screenplay is done", which shares no word with it, while forty memories of other months that
     say "finished" fill the vector and keyword channels: the date channel proposes the month's."""
-    question, answer, filler, things = DATED[lang]
+    question, answer, _, _ = DATED[lang]
     clock.set(_at(2021, 10, 1))
-    for i in range(42):
-        put(engine, filler.format(things[i % len(things)]), f"s{i}#1")
-        clock.advance(days=2)
+    _fillers(engine, clock, lang, 42, days=2)
     clock.set(_at(2022, 1, 20))
     put(engine, answer, "jan#1")
     clock.set(_at(2022, 6, 1))
-    for i in range(10):
-        put(engine, filler.format(things[i % len(things)]), f"t{i}#1")
+    _fillers(engine, clock, lang, 10, days=0, session="t")
     s = by_summary(recaller.recall(ALICE, question), answer)
     assert "date" in s.channels and s.components["structure"] == 1.0
     assert s.kept
@@ -293,11 +298,9 @@ def test_a_request_that_names_no_date_reads_no_date(engine, clock, recaller, mon
 def test_the_memories_of_a_look_back_are_candidates_whatever_their_words(
     engine, clock, recaller, lang, question
 ):
-    _, answer, filler, things = DATED[lang]
+    answer = DATED[lang][1]
     clock.set(_at(2022, 1, 1))
-    for i in range(42):
-        put(engine, filler.format(things[i % len(things)]), f"s{i}#1")
-        clock.advance(days=1)
+    _fillers(engine, clock, lang, 42, days=1)
     clock.set(_at(2022, 3, 1))
     put(engine, answer, "mar#1")
     clock.advance(days=4)
