@@ -306,3 +306,29 @@ def test_the_memories_of_a_look_back_are_candidates_whatever_their_words(
     clock.advance(days=4)
     s = by_summary(recaller.recall(ALICE, question), answer)
     assert "date" in s.channels  # a candidate; relevance gating still decides (no shared word)
+
+
+@pytest.mark.parametrize(
+    "lang, question",
+    [
+        ("en", "What holiday falls on January 20, 2022?"),
+        ("en", "What day of the week was January 20?"),
+        ("zh", "2022年1月20日是什么节日？"),
+        ("zh", "1月20日是星期几？"),
+    ],
+)
+def test_a_date_of_the_world_lifts_and_lets_through_no_memory(
+    engine, clock, recaller, lang, question
+):
+    """A request about nothing of the user's names a date of the calendar, not of the user's
+    life: the memories of that day are no answer to it, and are gated like any other."""
+    answer = DATED[lang][1]
+    clock.set(_at(2021, 10, 1))
+    _fillers(engine, clock, lang, 42, days=2)
+    clock.set(_at(2022, 1, 20))
+    put(engine, answer, "jan#1")
+    clock.set(_at(2022, 6, 1))
+    result = recaller.recall(ALICE, question)
+    assert not [s.record.summary for s in result.ranked if s.kept]
+    s = by_summary(result, answer)
+    assert s.components["structure"] == 0.0

@@ -19,6 +19,7 @@ component of the memory's own words, the keyword evidence relevance gating reads
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from itertools import repeat
@@ -194,6 +195,10 @@ def score_pool(
     pool: Pool, query: RecallQuery, now: float, cfg: RecallConfig, cal: Calibration
 ) -> list[ScoredMemory]:
     """Score every record in the pool, rank, then apply filters and thresholds in order."""
+    if query.dates and not pool.personal:
+        # a request about nothing of the user's ("Is the bank open on December 25?") names a
+        # date of the world, not of the user's life: no memory is lifted or let through for it
+        query = dataclasses.replace(query, dates=())
     chosen = cfg.weights_cjk if cfg.weights_cjk is not None and has_cjk(query.text) else cfg.weights
     weights = {k: getattr(chosen, k) for k in COMPONENTS}
     scored = []
