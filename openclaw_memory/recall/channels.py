@@ -21,7 +21,7 @@ from ..store.port_values import ListQuery
 from ..types import MemoryRecord, Scope
 from .entity_channel import EntityChannel
 from .pool import Channel, Pool
-from .query import RecallQuery
+from .query import RecallQuery, dated_stretch
 
 
 class VectorChannel:
@@ -87,13 +87,18 @@ class KindChannel:
                 pool.propose(rid, f"{self.name}:{kind.name}")
 
 
+#: memories of a named day, month or look-back read at most, the newest first (a month of a busy
+#: store may hold more)
+DATE_READ = 300
+
+
 class DateChannel:
     """Memories of a day or month the request names ("What did Joanna accomplish in January
     2022?", "on March 14", 5月23日; `query.explicit_dates`) or of the stretch it looks back over
     ("in the past two months", 上周: `timeref`), the nearest in meaning first: the answer may
     share no word with the question and sit far below the vector channel's best of the whole
     store, yet be one of that month's few. A named day or month is read as a dated memory is
-    lifted for it (`rank.on_named_date`: a day's talk may be logged up to a week later); at most
+    lifted for it (`query.dated_stretch`, `rank.on_named_date`); at most
     `DATE_READ` memories of each stretch are read, the newest first, and the `limit` nearest
     proposed."""
 
@@ -103,7 +108,7 @@ class DateChannel:
         self.engine, self.limit = engine, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        stretches = [(start - DAY, end + 7 * DAY) for start, end in query.dates]
+        stretches = [dated_stretch(start, end) for start, end in query.dates]
         if query.window_days is not None and not query.dates:
             now = self.engine.clock.now()
             stretches.append((now - query.window_days * DAY, now + DAY))
@@ -134,11 +139,6 @@ class DateChannel:
         for rid in sorted(near, key=near.__getitem__, reverse=True)[: self.limit]:
             pool.records[rid] = found[rid]
             pool.propose(rid, self.name)
-
-
-#: memories of a named day, month or look-back read at most, the newest first (a month of a busy
-#: store may hold more)
-DATE_READ = 300
 
 
 class RecentChannel:

@@ -106,6 +106,8 @@ class RecallQuery:
     #: it asks for a length of time ("how long have I been ...", 多久): memories that state one
     #: are of the form of its answer (`timeref.states_duration`)
     duration: bool = False
+    #: the current request as recall reads it: a long one by its head and its tail (`tokens.ends`)
+    current: str = ""
 
 
 #: tokens of a request (and of each recent turn) that recall reads: a longer one is read by its
@@ -159,6 +161,7 @@ def build_query(
         several=names_several(current or text),
         kinds=kinds_named(content),
         duration=asks_duration(current),
+        current=current,
     )
 
 
@@ -182,6 +185,12 @@ def explicit_dates(text: str, now: float | None = None) -> tuple[tuple[float, fl
                 out.append(found)
                 spans.append(m.span())
     return tuple(out)
+
+
+def dated_stretch(start: float, end: float) -> tuple[float, float]:
+    """When a memory of a day or month a request names was written: from a day before it to a
+    week after (a day's talk may be logged up to a week later: "yesterday I ...")."""
+    return start - DAY, end + 7 * DAY
 
 
 def _latest(g: Mapping[str, str | None], now: float) -> tuple[float, float] | None:

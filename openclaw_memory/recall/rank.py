@@ -36,7 +36,7 @@ from .channels import TYPES_WITHOUT_DECAY, subject_matches
 from .pool import Pool
 from .gate import WORDS
 from .keep import keep
-from .query import RecallQuery
+from .query import RecallQuery, dated_stretch
 from .subjects import asks_about
 from .timeref import states_duration
 
@@ -148,9 +148,8 @@ def components(
 
 
 def on_named_date(r: MemoryRecord, query: RecallQuery) -> bool:
-    """The memory dates from a day or month the request names (a day's talk may be logged up to
-    a week later: "yesterday I ...")."""
-    return any(start - DAY <= r.created_at < end + 7 * DAY for start, end in query.dates)
+    """The memory dates from a day or month the request names (`query.dated_stretch`)."""
+    return any(a <= r.created_at < b for a, b in (dated_stretch(*d) for d in query.dates))
 
 
 def session_of(r: MemoryRecord) -> str | None:

@@ -20,7 +20,6 @@ from .channels import build_channels
 from .entity_channel import EntityReads
 from .pool import Channel, Pool
 from .load import Ahead, load, read_ahead
-from ..tokens import ends
 from ..text import has_cjk, search_tokens
 from ..background import Background
 from .context import attach_context
@@ -37,7 +36,7 @@ from .gate import (
 )
 from .plain import embedding_text
 from .reference import memory_names, refers_to_user, unquoted
-from .query import QUERY_TOKENS, RecallQuery, build_query
+from .query import RecallQuery, build_query
 from .rank import Calibration, score_pool
 
 
@@ -97,10 +96,10 @@ class Recaller:
     ) -> RecallResult:
         """Rank every candidate for this request. Reads only: reinforcing what gets injected is
         the caller's (the middleware queues it off the request path)."""
-        current = ends(current, QUERY_TOKENS)  # a pasted log of 1 MB costs what its ends cost
         query = build_query(
             current, recent, context_turns=self.cfg.context_turns, now=self.engine.clock.now()
         )
+        current = query.current  # a pasted log of 1 MB costs what its ends cost
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
         qvec, pool, ahead = self._propose(scope, query, query.text or current)
