@@ -286,10 +286,13 @@ def test_the_memories_of_a_named_month_are_candidates_whatever_their_words(
 
 def test_a_request_that_names_no_date_reads_no_date(engine, clock, recaller, monkeypatch):
     calls = []
-    monkeypatch.setattr(engine.store, "list_page", lambda *a, **k: calls.append(a))
+    real = engine.store.list_page
+    monkeypatch.setattr(engine.store, "list_page", lambda *a, **k: calls.append(a) or real(*a, **k))
     put(engine, "I went to the dentist", "s1#1")
     recaller.recall(ALICE, "What did I do at the dentist?")
     assert calls == []
+    recaller.recall(ALICE, "What did I do at the dentist on March 14, 2023?")
+    assert calls  # the read it skips is the one a dated request makes
 
 
 @pytest.mark.parametrize(
