@@ -138,7 +138,10 @@ class RecallConfig:
     #: word of its topic, an attribute, a kind's member or the vocabulary of a subject it asks
     #: about) gets no retrieved memory unless one's cosine beats the level by this margin
     #: (recall/gate.py `unheld`; None: such a request is gated like any about the user)
-    unheld_margin: Optional[float] = 0.02
+    unheld_margin: Optional[float] = 0.035
+    #: the same margin for requests written in Chinese (CJK), whose cosines the embedder
+    #: compresses into a narrower band (None: `unheld_margin`)
+    unheld_margin_cjk: Optional[float] = 0.02
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()

@@ -8,7 +8,8 @@ import pytest
 from middleware_helpers import block, tell
 
 from openclaw_memory.factory import build_middleware
-from openclaw_memory.recall.gate import unheld
+from openclaw_memory.config_schema import RecallConfig
+from openclaw_memory.recall.gate import unheld, unheld_margin
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import RecallQuery, build_query
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope
@@ -87,6 +88,27 @@ def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_reque
     no_level = _pool(texts, [0.81, 0.80, 0.79], speaker=speaker)
     no_level.background = None
     assert not unheld(no_level, absent, query, 0.02)
+
+
+def test_the_margin_follows_the_language_of_the_request():
+    """The embedder packs Chinese cosines into a narrower band: a Chinese request's memory stands
+    out from the level by less than an English one's (`recall.unheld_margin_cjk`)."""
+    cfg = RecallConfig(unheld_margin=0.035, unheld_margin_cjk=0.02)
+    assert unheld_margin(cfg, "What is Caroline's blood type?") == 0.035
+    assert unheld_margin(cfg, "林晓的血型是什么？") == 0.02
+    assert (
+        unheld_margin(RecallConfig(unheld_margin=0.03, unheld_margin_cjk=None), "林晓的血型？")
+        == 0.03
+    )
+    assert (
+        unheld_margin(RecallConfig(unheld_margin=None, unheld_margin_cjk=0.02), "林晓的血型？")
+        is None
+    )
+    # a memory 0.025 above the level holds a Chinese request and not an English one
+    for lang, held in (("en", False), ("zh", True)):
+        speaker, texts, absent, _ = CHAT[lang]
+        pool = _pool(texts, [0.825, 0.80, 0.79], speaker=speaker)
+        assert unheld(pool, absent, _query(absent), unheld_margin(cfg, absent)) is not held, lang
 
 
 @pytest.mark.parametrize(

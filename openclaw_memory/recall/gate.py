@@ -228,6 +228,16 @@ def topic_terms(query: RecallQuery, text: str) -> list[str]:
     return [t for t in query.terms if t in outside]
 
 
+def unheld_margin(cfg: RecallConfig, text: str) -> float | None:
+    """The margin `unheld` reads for this request: `recall.unheld_margin`, or for a request
+    written in Chinese `recall.unheld_margin_cjk` (when set); None (off) when `unheld_margin` is."""
+    if cfg.unheld_margin is None:
+        return None
+    if cfg.unheld_margin_cjk is not None and has_cjk(text):
+        return cfg.unheld_margin_cjk
+    return cfg.unheld_margin
+
+
 def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> bool:
     """Nothing pooled speaks of what this request about the user's world asks (module
     docstring). False when the level is unknown, the margin off, or no topic term is left. The

@@ -15,7 +15,7 @@ from ..policy import POLICY, types_where
 from ..text import STOPWORDS, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .pool import Pool
-from .gate import bars, level_note, relevant, unheld_note
+from .gate import bars, level_note, relevant, unheld_margin, unheld_note
 from .query import RecallQuery, window_start
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def _drop_reason(
         return "outside the time window the request names"
     if not relevant(s, pool, cal.min_semantic, cfg):
         if pool.unheld and not pool.asks_nothing and s.components["structure"] < 1.0:
-            return unheld_note(pool, cfg.unheld_margin)
+            return unheld_note(pool, unheld_margin(cfg, query.text))
         c = s.components
         bar = bars(pool, cal.min_semantic, cfg).alone
         return (

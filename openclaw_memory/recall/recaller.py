@@ -33,6 +33,7 @@ from .gate import (
     term_hits,
     topic_terms,
     unheld,
+    unheld_margin,
 )
 from .plain import embedding_text
 from .reference import memory_names, refers_to_user, unquoted
@@ -208,7 +209,7 @@ class Recaller:
                     pool.agreeing.add(rid)
         else:
             pool.agreeing = attribute_agreeing(text, pool)
-            pool.unheld = unheld(pool, text, query, self.cfg.unheld_margin)
+            pool.unheld = unheld(pool, text, query, unheld_margin(self.cfg, query.text))
 
 
 def _run_early(
