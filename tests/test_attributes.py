@@ -198,3 +198,18 @@ def test_names_any_is_the_intersection_with_mentions() -> None:
         found = mentions(text).keys()
         for asked in asks:
             assert names_any(text, asked) is bool(asked & found), (text, asked)
+
+
+@pytest.mark.parametrize(
+    "text,named",
+    [
+        ("Am I in a relationship?", True),
+        ("我在谈恋爱吗？", True),
+        ("What's my relationship status?", True),
+        ("How is my relationship with my boss?", False),
+        ("我和老板的关系怎么样？", False),
+    ],
+)
+def test_being_in_a_relationship_names_the_marital_attribute(text, named):
+    """ "Am I in a relationship?" asks what "I got engaged" answers: the two share no word."""
+    assert ("marital" in mentions(text)) is named

@@ -80,7 +80,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
     _attr(
         "marital",
         True,
-        r"\b(?:marital status|relationship status)\b|婚姻状况",
+        r"\b(?:marital status|relationship status|in a relationship)\b|婚姻状况|谈恋爱",
         single=r"\bsingle\b|单身",
         engaged=r"\b(?:engaged|fianc[ée]e?)\b|订婚",
         married=r"\b(?:married|newlyweds?)\b|结婚|已婚|成家",
