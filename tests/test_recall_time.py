@@ -8,6 +8,10 @@ from datetime import datetime, timezone
 
 import pytest
 
+from openclaw_memory.embedding import embed_query
+from openclaw_memory.recall.load import load
+from openclaw_memory.recall.pool import Pool
+
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.keep import OUTSIDE_WINDOW_NOTE
 from openclaw_memory.recall.recaller import Recaller
@@ -293,6 +297,29 @@ def test_a_request_that_names_no_date_reads_no_date(engine, clock, recaller, mon
     assert calls == []
     recaller.recall(ALICE, "What did I do at the dentist on March 14, 2023?")
     assert calls  # the read it skips is the one a dated request makes
+
+
+def test_vectors_a_channel_read_are_not_read_again_by_load(engine, clock, monkeypatch):
+    """The date channel reads the vectors of a month's memories to choose the nearest and leaves
+    the chosen ones in the pool (`Pool.vectors`, `Pool.parts`); `load` scores them from there
+    instead of reading them a second time (a store larger than the small tier read ahead)."""
+    question, answer, _, _ = DATED["en"]
+    record = put(engine, answer, "jan#1")
+    vectors, parts = engine.store.vectors_with_parts([record.id])
+    pool = Pool()
+    pool.records[record.id] = record
+    pool.vectors[record.id] = vectors[record.id]
+    pool.parts.update(parts)
+    pool.propose(record.id, "date")
+    read: list[str] = []
+    real = engine.store.vectors_with_parts
+    monkeypatch.setattr(
+        engine.store, "vectors_with_parts", lambda ids, *a, **k: read.extend(ids) or real(ids)
+    )
+    qvec = embed_query(engine.embedder, question)
+    load(engine, ALICE, qvec, pool)
+    assert read == []
+    assert pool.cosine[record.id] == pytest.approx(float(vectors[record.id] @ qvec))
 
 
 @pytest.mark.parametrize(

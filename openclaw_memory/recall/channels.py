@@ -138,6 +138,9 @@ class DateChannel:
         }
         for rid in sorted(near, key=near.__getitem__, reverse=True)[: self.limit]:
             pool.records[rid] = found[rid]
+            pool.vectors[rid] = vectors[rid]  # read once: `load` takes them from the pool
+            if rid in parts:
+                pool.parts[rid] = parts[rid]
             pool.propose(rid, self.name)
 
 

@@ -79,10 +79,14 @@ def load(
     ]
     store = engine.store
     rest = [i for i in pool.records if i not in ahead.covered]
-    vectors, parts = store.vectors_with_parts([i for i in rest if i not in ahead.vectors])
+    # a channel may have read some vectors already (`Pool.vectors`): those are not read again
+    unread = [i for i in rest if i not in ahead.vectors and i not in pool.vectors]
+    vectors, parts = store.vectors_with_parts(unread)
     tokens = store.search_tokens(rest)
     vectors.update(ahead.vectors)
     parts.update(ahead.parts)
+    vectors.update(pool.vectors)
+    parts.update(pool.parts)
     tokens.update(ahead.tokens)
     pool.vectors = {i: vectors[i] for i in pool.records if i in vectors}
     pool.tokens = {i: tokens[i] for i in pool.records if i in tokens}

@@ -29,7 +29,11 @@ class Pool:
     cosine: dict[str, float] = field(default_factory=dict)
     bm25: dict[str, float] = field(default_factory=dict)
     channels: dict[str, list[str]] = field(default_factory=dict)
+    #: record id -> its vector and (when it has them) its sentence parts' vectors: filled by
+    #: `load`, and beforehand by a channel that read them to choose what it proposes (the date
+    #: channel), so that `load` does not read them again
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    parts: dict[str, np.ndarray] = field(default_factory=dict)
     #: search tokens per record, read from the keyword index (no re-segmenting on the read path)
     tokens: dict[str, frozenset[str]] = field(default_factory=dict)
     recent_summaries: list[str] = field(default_factory=list)
