@@ -80,6 +80,62 @@ def test_the_words_a_question_frames_its_topic_with_hold_nothing(request_text, m
     assert unheld(pool, request_text, _query(request_text), 0.02)
 
 
+@pytest.mark.parametrize(
+    "request_text,other,same",
+    [
+        ("What's my blood type?", "I sorted my coupons by type.", "I gave blood on Monday."),
+        (
+            "What shoe size do I wear?",
+            "The box comes in every size.",
+            "I bought new running shoes.",
+        ),
+        (
+            "What's my passport number?",
+            "We were a big number of people.",
+            "My passport expires soon.",
+        ),
+        ("我的护照号码是多少？", "我换了新的电话号码。", "我的护照下个月到期。"),
+        ("我的会员编号是多少？", "快递单的编号我发给你了。", "我办了健身房的会员。"),
+    ],
+)
+def test_a_noun_that_names_which_property_is_asked_holds_nothing_alone(request_text, other, same):
+    """ "type", "size", 号码 say which property is asked (`ATTRIBUTE_NOUNS`): a memory holding one of
+    another thing's does not hold the request; one about the thing itself does."""
+    assert unheld(_pool([other], [0.80]), request_text, _query(request_text), 0.02)
+    assert not unheld(_pool([same], [0.80]), request_text, _query(request_text), 0.02)
+
+
+@pytest.mark.parametrize(
+    "request_text,memory",
+    [("What's my name?", "My name is Alice Chen."), ("我叫什么名字？", "我的名字是陈小雨。")],
+)
+def test_a_request_of_property_nouns_alone_is_read_by_them(request_text, memory):
+    assert not unheld(_pool([memory], [0.80]), request_text, _query(request_text), 0.02)
+
+
+@pytest.mark.parametrize(
+    "request_text,parts_only,whole",
+    [
+        (
+            "What was my cholesterol at the last check-up?",
+            "Can you check the oven? I'll be right up.",
+            "My annual checkup is on Friday.",
+        ),
+        ("What's the Wi-Fi password?", "I love sci-fi movies.", "The wifi at home is slow."),
+        (
+            "Which T-shirt did I buy?",
+            "Her name starts with T. Shirts are on sale.",
+            "I got two t-shirts.",
+        ),
+    ],
+)
+def test_a_hyphenated_word_is_held_whole(request_text, parts_only, whole):
+    """ "check-up" is one word: "check" of "check the oven" does not hold it, "checkup" does, as
+    "wifi" holds "Wi-Fi" and "sci-fi" does not."""
+    assert unheld(_pool([parts_only], [0.80]), request_text, _query(request_text), 0.02)
+    assert not unheld(_pool([whole], [0.80]), request_text, _query(request_text), 0.02)
+
+
 def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_request():
     speaker, texts, absent, _ = CHAT["en"]
     query = _query(absent)

@@ -47,14 +47,17 @@ That absolute bar lets through what a large store always holds near it: "What is
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
 unrelated dialogue turns (`eval ... absent`). So a request about the user's world that nothing
 pooled speaks of is *unheld* and gets no retrieved memory: no pooled memory holds a word of its
-topic (its terms besides the speakers' names it writes, which say whose, not what, and the words
-a question frames it with, `QUESTION_FRAMES`), names an attribute it names, a member of a kind
+topic (its terms besides the speakers' names it writes, which say whose, not what, the words a
+question frames it with, `QUESTION_FRAMES`, and the nouns that say which property of the thing is
+asked, `ATTRIBUTE_NOUNS`: "type" of "blood type"; a hyphenated word, "check-up", held whole),
+names an attribute it names, a member of a kind
 it names or the vocabulary of a subject it asks about ("where do I work?" / "I changed jobs":
 recall/subjects.py), and none beats the level in meaning by `recall.unheld_margin`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -94,6 +97,16 @@ QUESTION_FRAMES = frozenset(
     """next last now current recent usual ever today yesterday tomorrow ago
     时候 下次 上次 现在 最近 平时 一般 今天 昨天 明天 多少 哪家 哪里 哪儿""".split()
 )
+#: nouns that name which property of a thing is asked, not what it is about: blood *type*, shoe
+#: *size*, passport *number*, the *name* of the café, 护照*号码*, 鞋的*尺码*. Most memories that
+#: hold one speak of another thing's ("organized my coupons by type", 电话号码): read like the
+#: question frames, the thing is the topic. English ones as the request's terms are (stemmed)
+ATTRIBUTE_NOUNS = frozenset(
+    """type kind sort size number name code level amount model colour color
+    类型 种类 尺码 尺寸 大小 号码 编号 名字 名称 代码 级别 等级 型号 颜色 数量""".split()
+)
+#: a word written with hyphens ("check-up", "Wi-Fi"): one word, however its parts are tokenised
+_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 
 
 @dataclass(frozen=True)
@@ -253,11 +266,13 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
         for t in topic_terms(query, text)
         if t not in names and not any(n in t for n in names if has_cjk(n))
     ]
-    # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character) is read
-    # by them
-    topic = [t for t in named if t not in QUESTION_FRAMES] or named
+    # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character, "what is
+    # my name?") is read by them
+    framing = QUESTION_FRAMES | ATTRIBUTE_NOUNS
+    topic = [t for t in named if t not in framing] or named
     if not topic:
         return False
+    whole, topic = hyphenated(unquoted(text), topic)
     asked = vocabularies(text)
     for rid, r in pool.records.items():
         if any(c.startswith(KIND) for c in pool.channels.get(rid, ())):
@@ -265,9 +280,31 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
         tokens = pool.tokens.get(rid)
         if tokens is None:
             tokens = frozenset(search_tokens(r.text))
-        if term_hits(topic, tokens, r.text) or any(p.search(r.text) for p in asked):
+        if (
+            term_hits(topic, tokens, r.text)
+            or any(p.search(r.text) for p in whole)
+            or any(p.search(r.text) for p in asked)
+        ):
             return False
     return True
+
+
+def hyphenated(text: str, topic: list[str]) -> tuple[list[re.Pattern[str]], list[str]]:
+    """The request's hyphenated words among its topic ("check-up", "Wi-Fi") as patterns that find
+    each whole in a memory, with a hyphen, a space or neither between its parts ("checkup",
+    "wifi"), and the topic's other terms. A memory that holds one part holds another word: "check"
+    of "check the oven" says nothing of a check-up, "fi" of "sci-fi" nothing of the Wi-Fi."""
+    whole: list[re.Pattern[str]] = []
+    parts: set[str] = set()
+    for m in _HYPHENATED.finditer(text):
+        words = m.group(0).split("-")
+        tokens = set(search_tokens(m.group(0)))
+        if not tokens & set(topic):
+            continue
+        parts |= tokens
+        joined = r"[\s-]?".join(re.escape(w) for w in words)
+        whole.append(re.compile(rf"(?<![A-Za-z0-9]){joined}(?:e?s)?(?![A-Za-z0-9])", re.I))
+    return whole, [t for t in topic if t not in parts]
 
 
 def _names_used(pool: Pool, text: str) -> set[str]:
