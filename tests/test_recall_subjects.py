@@ -32,6 +32,10 @@ ALICE = Scope("alice")
         ("job", "How long have I been working in my current role?", True),
         ("employer", "我在哪家公司上班", True),
         ("employer", "周末去哪里爬山", False),
+        ("employer", "我现在在哪家公司？", True),
+        ("employer", "我的车险是哪家保险公司的？", False),  # an insurer, not the user's company
+        ("job", "我的工作室在哪？", False),  # a studio
+        ("job", "我现在做什么工作？", True),
         ("location", "Which city do I live in?", True),
         ("hometown", "我老家是哪里的", True),
         ("birthday", "When is my birthday?", True),

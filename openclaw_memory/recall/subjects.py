@@ -5,12 +5,16 @@ structure signal matches a request that names the subject ("what is my age?",
 `channels.subject_matches`). People rarely ask that way: "how old am I?", "when did I
 graduate?", "where do I work?", 我今年多大了, 我在哪儿上班. This table holds, per subject root (the
 part before "/"), the words such a question uses, English and Chinese side by side: the
-attribute's own vocabulary, not any one question's wording. English words at word boundaries.
+attribute's own vocabulary, not any one question's wording. English words at word boundaries;
+a Chinese one not inside a longer dictionary word that says something else (哪家保险公司 asks for
+an insurer, not the user's company; 工作室 is a studio).
 """
 
 from __future__ import annotations
 
 import re
+
+from .reference import dictionary_word
 
 _EDUCATION = (
     r"\bgraduat\w*|\bcollege\b|\buniversit(?:y|ies)\b|\bdegrees?\b|\bdiploma\b|\bmajor(?:ed)?\b"
@@ -53,11 +57,29 @@ _VOCABULARIES = tuple({p.pattern: p for p in _PATTERNS.values()}.values())
 
 def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
     """The subject vocabularies the text uses ("where do I work now?": work's)."""
-    return tuple(p for p in _VOCABULARIES if p.search(text))
+    return tuple(p for p in _VOCABULARIES if _uses(p, text))
 
 
 def asks_about(subject: str, text: str) -> bool:
     """Whether the request text asks about this profile subject in the subject's vocabulary
     (the subject's root: "degree/master" -> "degree")."""
     pattern = _PATTERNS.get(subject.lower().split("/", 1)[0].strip())
-    return pattern is not None and pattern.search(text) is not None
+    return pattern is not None and _uses(pattern, text)
+
+
+def _uses(pattern: re.Pattern[str], text: str) -> bool:
+    """The text uses a word of the vocabulary: an English one as matched; a Chinese one unless a
+    longer dictionary word around it says something else (保险公司 around 公司; not 大学毕业 around
+    大学, whose rest is the vocabulary's too)."""
+    spans = [m.span() for m in pattern.finditer(text)]
+    covered = {i for a, b in spans for i in range(a, b)}
+    for a, b in spans:
+        if text[a:b].isascii():
+            return True
+        around = [(a - k, b) for k in (1, 2) if a >= k] + [(a, b + k) for k in (1, 2)]
+        if not any(
+            b2 <= len(text) and dictionary_word(text[a2:b2]) and not set(range(a2, b2)) <= covered
+            for a2, b2 in around
+        ):
+            return True
+    return False
