@@ -136,6 +136,27 @@ def test_a_hyphenated_word_is_held_whole(request_text, parts_only, whole):
     assert not unheld(_pool([whole], [0.80]), request_text, _query(request_text), 0.02)
 
 
+@pytest.mark.parametrize(
+    "request_text,head_only,modifier",
+    [
+        ("我的车险是哪家保险公司的？", "我们公司下周团建。", "我的车险下个月到期。"),
+        ("我的英语老师叫什么？", "我儿子的数学老师很严格。", "我最近在学英语。"),
+    ],
+)
+def test_the_head_of_a_longer_chinese_word_holds_nothing_alone(request_text, head_only, modifier):
+    """保险公司 is a kind of 公司: a memory about another company does not hold the request."""
+    assert unheld(_pool([head_only], [0.80]), request_text, _query(request_text), 0.02)
+    assert not unheld(_pool([modifier], [0.80]), request_text, _query(request_text), 0.02)
+
+
+def test_a_piece_of_a_chinese_name_is_the_name():
+    """jieba cuts 李明轩家 as 李明 / 轩家: 李明 of the request is a piece of the name it writes, so
+    another person called 李明 does not hold it."""
+    request_text = "李明轩家的Wi-Fi密码是多少？"
+    pool = _pool(["我和李明去爬山了。"], [0.80], speaker="李明轩")
+    assert unheld(pool, request_text, _query(request_text), 0.02)
+
+
 def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_request():
     speaker, texts, absent, _ = CHAT["en"]
     query = _query(absent)

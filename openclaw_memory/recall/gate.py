@@ -261,10 +261,11 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
     if max(pool.cosine.values(), default=0.0) >= lv + margin:
         return False
     names = _names_used(pool, text)
+    # a Chinese name's words are the name's (李明轩 cut as 李明 轩)
     named = [
         t
         for t in topic_terms(query, text)
-        if t not in names and not any(n in t for n in names if has_cjk(n))
+        if t not in names and not any(n in t or t in n for n in names if has_cjk(n))
     ]
     # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character, "what is
     # my name?") is read by them
@@ -272,6 +273,9 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
     topic = [t for t in named if t not in framing] or named
     if not topic:
         return False
+    # a Chinese word that ends a longer one of the request is its head, the longer one a kind of
+    # it: 公司 of 保险公司 (an insurer), held by any company
+    topic = [t for t in topic if not _ends_longer(t, topic)] or topic
     whole, topic = hyphenated(unquoted(text), topic)
     asked = vocabularies(text)
     for rid, r in pool.records.items():
@@ -287,6 +291,10 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
         ):
             return False
     return True
+
+
+def _ends_longer(term: str, terms: Sequence[str]) -> bool:
+    return has_cjk(term) and any(t != term and t.endswith(term) for t in terms)
 
 
 def hyphenated(text: str, topic: list[str]) -> tuple[list[re.Pattern[str]], list[str]]:
