@@ -24,6 +24,12 @@ def scored(rid: str, session: str, rank: int, kept: bool = True) -> ScoredMemory
         ("How many times did I run this month?", True),
         ("她去过哪些地方", True),
         ("我跑了几次步", True),
+        ("How many magazine subscriptions do I have?", True),
+        ("How many times did I go running last month?", True),
+        # how many of a unit asks an amount, not several things
+        ("How many years older am I than when I graduated from college?", False),
+        ("How many days did the trip to Japan take?", False),
+        ("How many more miles did I run this week?", False),
         ("What does Melanie do for work?", False),
         ("Where did I park the car?", False),
         ("What is his name?", False),

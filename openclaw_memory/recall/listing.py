@@ -1,10 +1,12 @@
 """List questions: a request that asks for several things ("what books has she read?", 哪些).
 
 Such a request is answered by memories spread over sessions, not by one memory and the turns
-around it: its ranking's head is ordered to cover several sessions (recall/cover.py), each recalled
+around it: its ranking's head is ordered to cover several sessions (recall/cover.py), the turns
+around its best one get half the session evidence (`rank.LIST_SESSION_SHARE`), each recalled
 turn comes with one more turn after it (`LIST_CONTEXT_AFTER`: in a dialogue the turn after a
 mention is where it is told about, "which one?" answered), and its block may hold more related
-memories (`long_term.list_top_k`, working_memory.py).
+memories (`long_term.list_top_k`, working_memory.py). "How many" of a unit of measure ("how many
+years older am I") asks an amount, not several things.
 """
 
 from __future__ import annotations
@@ -43,6 +45,14 @@ _LIST_DEFINITE = re.compile(
 )
 #: turns after a recalled turn a list question's unit shows besides `recall.episode_context_after`
 LIST_CONTEXT_AFTER = 1
+#: units a measure is counted in: "how many years older am I", "how many days did the trip take"
+#: ask an amount, not several things ("how many times", "how many books" do)
+_UNIT_AFTER = re.compile(
+    r"\s+(?:more\s+|fewer\s+|less\s+)?(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?"
+    r"|dollars?|euros?|bucks|pounds?|miles?|kilometers?|kilometres?|km|kilos?|kilograms?|kg"
+    r"|feet|foot|inches?|meters?|metres?|percent|calories?)\b",
+    re.I,
+)
 #: words that end in s and are no plural nouns
 _NOT_PLURAL = frozenset("does has was is this his its as us yes plus less thus always news".split())
 
@@ -52,6 +62,8 @@ def names_several(text: str) -> bool:
     Naming two entities is not enough: most questions name a person and a place."""
     for pattern in (_LIST, _LIST_MODIFIED, _LIST_DEFINITE):
         for m in pattern.finditer(text):
+            if m.group(0).lower().startswith("how") and _UNIT_AFTER.match(text, m.end()):
+                continue
             noun = next((g for g in m.groupdict().values() if g), None)
             if noun is None or noun.lower() not in _NOT_PLURAL:
                 return True
