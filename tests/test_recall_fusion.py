@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,20 @@ def test_session_evidence_lifts_the_other_turns_of_a_strongly_matching_session()
     )
     assert ranked(pool, cfg()) == ["top", "loner", "sibling"]
     assert ranked(pool, cfg(session=0.2)) == ["top", "sibling", "loner"]
+
+
+def test_a_list_question_gets_half_the_session_evidence():
+    """A list question is answered by one mention in each of several sessions: the turns around
+    the best one are lifted by half as much (`rank.LIST_SESSION_SHARE`)."""
+    pool = pool_of(
+        (episode("top", "s1"), 0.90, ("vector",)),
+        (episode("sibling", "s1"), 0.50, ("vector",)),
+        (episode("loner", "s2"), 0.62, ("vector",)),
+    )
+    listing = dataclasses.replace(QUERY, several=True)
+    assert ranked(pool, cfg(session=0.2)) == ["top", "sibling", "loner"]
+    order = [s.record.id for s in score_pool(pool, listing, 10.0, cfg(session=0.2), CAL)]
+    assert order == ["top", "loner", "sibling"]
 
 
 def test_session_evidence_is_the_best_other_memory_of_the_session_over_the_pool_best():

@@ -152,6 +152,11 @@ def on_named_date(r: MemoryRecord, query: RecallQuery) -> bool:
     return any(a <= r.created_at < b for a, b in (dated_stretch(*d) for d in query.dates))
 
 
+#: the session component's share of its weight for a list question (recall/listing.py): its
+#: answers are one mention in each of several sessions, not the turns around the best one
+LIST_SESSION_SHARE = 0.5
+
+
 def session_of(r: MemoryRecord) -> str | None:
     return r.session_id or r.source.session_id
 
@@ -200,6 +205,8 @@ def score_pool(
         query = dataclasses.replace(query, dates=())
     chosen = cfg.weights_cjk if cfg.weights_cjk is not None and has_cjk(query.text) else cfg.weights
     weights = {k: getattr(chosen, k) for k in COMPONENTS}
+    if query.several:
+        weights["session"] *= LIST_SESSION_SHARE
     scored = []
     best_bm25 = max(pool.bm25.values(), default=0.0)
     asked = (query.text.lower(), set(query.terms))
