@@ -105,6 +105,8 @@ ATTRIBUTE_NOUNS = frozenset(
     """type kind sort size number name code level amount model colour color
     类型 种类 尺码 尺寸 大小 号码 编号 名字 名称 代码 级别 等级 型号 颜色 数量""".split()
 )
+#: what frames a request rather than says what it is about (`unheld`)
+_FRAMING = QUESTION_FRAMES | ATTRIBUTE_NOUNS
 #: a word written with hyphens ("check-up", "Wi-Fi"): one word, however its parts are tokenised
 _HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 
@@ -269,8 +271,7 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
     ]
     # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character, "what is
     # my name?") is read by them
-    framing = QUESTION_FRAMES | ATTRIBUTE_NOUNS
-    topic = [t for t in named if t not in framing] or named
+    topic = [t for t in named if t not in _FRAMING] or named
     if not topic:
         return False
     # a Chinese word that ends a longer one of the request is its head, the longer one a kind of

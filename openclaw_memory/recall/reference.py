@@ -31,7 +31,7 @@ Reference, per language:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set as AbstractSet
 
 from ..extract.naming import PARTICLE_END
 from ..text import _jieba  # the package's one jieba loader (dictionary loaded once, no network)
@@ -194,12 +194,21 @@ def _stands_as_word(word: str, text: str) -> bool:
     芝麻最后葬在哪里, not in 黑芝麻 or 芝麻糊): dictionary look-ups, no segmentation."""
     at = text.find(word)
     while at >= 0:
-        end = at + len(word)
-        longer = [text[max(0, at - k) : end] for k in (1, 2)] + [text[at : end + k] for k in (1, 2)]
-        if not any(len(w) > len(word) and dictionary_word(w) for w in longer):
+        if not inside_longer_word(text, at, at + len(word)):
             return True
         at = text.find(word, at + 1)
     return False
+
+
+def inside_longer_word(
+    text: str, start: int, end: int, ours: AbstractSet[int] = frozenset()
+) -> bool:
+    """text[start:end] lies inside a longer dictionary word, one or two characters more on either
+    side (黑芝麻 around 芝麻, 保险公司 around 公司); not one whose every character is at a position
+    of `ours` (大学毕业 around 大学, when 毕业 is a word of the same vocabulary)."""
+    around = [(start - k, end) for k in (1, 2) if start >= k]
+    around += [(start, end + k) for k in (1, 2) if end + k <= len(text)]
+    return any(dictionary_word(text[a:b]) and not set(range(a, b)) <= ours for a, b in around)
 
 
 def _proper(name: str) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .reference import dictionary_word
+from .reference import inside_longer_word
 
 _EDUCATION = (
     r"\bgraduat\w*|\bcollege\b|\buniversit(?:y|ies)\b|\bdegrees?\b|\bdiploma\b|\bmajor(?:ed)?\b"
@@ -72,14 +72,5 @@ def _uses(pattern: re.Pattern[str], text: str) -> bool:
     longer dictionary word around it says something else (保险公司 around 公司; not 大学毕业 around
     大学, whose rest is the vocabulary's too)."""
     spans = [m.span() for m in pattern.finditer(text)]
-    covered = {i for a, b in spans for i in range(a, b)}
-    for a, b in spans:
-        if text[a:b].isascii():
-            return True
-        around = [(a - k, b) for k in (1, 2) if a >= k] + [(a, b + k) for k in (1, 2)]
-        if not any(
-            b2 <= len(text) and dictionary_word(text[a2:b2]) and not set(range(a2, b2)) <= covered
-            for a2, b2 in around
-        ):
-            return True
-    return False
+    ours = {i for a, b in spans for i in range(a, b)}
+    return any(text[a:b].isascii() or not inside_longer_word(text, a, b, ours) for a, b in spans)
