@@ -110,7 +110,11 @@ def test_a_noun_that_names_which_property_is_asked_holds_nothing_alone(request_t
     [("What's my name?", "My name is Alice Chen."), ("我叫什么名字？", "我的名字是陈小雨。")],
 )
 def test_a_request_of_property_nouns_alone_is_read_by_them(request_text, memory):
+    """Nothing but the property is asked: a memory that holds it holds the request, and one that
+    does not leaves it unheld (the property is its topic, not nothing)."""
     assert not unheld(_pool([memory], [0.80]), request_text, _query(request_text), 0.02)
+    other = "We went hiking." if request_text.isascii() else "我们去爬山了。"
+    assert unheld(_pool([other], [0.80]), request_text, _query(request_text), 0.02)
 
 
 @pytest.mark.parametrize(
