@@ -217,6 +217,34 @@ def test_request_keys_cover_lower_case_and_chinese():
     assert "李娜" in request_keys("李娜上周去哪了")
 
 
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        # jieba does not know these names: it glues each to the character after or before it
+        ("王伟来的时候做了什么菜？", "王伟"),
+        ("刘婷学车考了哪些科目？", "刘婷"),
+        ("刘婷考了哪些科目？", "刘婷"),
+    ],
+)
+def test_a_chinese_name_glued_to_a_character_is_still_a_key(text, name):
+    assert name in request_keys(text)
+
+
+def test_a_word_jieba_knows_is_not_cut_into_names():
+    # 津贴 and 今天 are dictionary words: 天津 (a city) is no key of 今天津贴发了吗
+    assert "天津" not in request_keys("今天津贴发了吗")
+
+
+def test_a_chinese_name_inside_a_longer_named_one_is_its_piece(engine):
+    from openclaw_memory.recall.entity_channel import EntityReads
+
+    write(engine, A, "李明轩: 我下个月搬去东莞", entities=("李明轩",))
+    write(engine, A, "李明: 我在成都上班", entities=("李明",))
+    named = EntityReads(engine.store, A).named("李明轩搬去哪了？")
+    assert set(named.values()) == {"李明轩"}
+    assert set(EntityReads(engine.store, A).named("李明在哪上班？").values()) == {"李明"}
+
+
 def propose(engine, text, pool=None):
     pool = pool or Pool()
     q = build_query(text)

@@ -22,6 +22,7 @@ from ..types import MemoryRecord, Scope
 from .entity_channel import EntityChannel
 from .pool import Channel, Pool
 from .query import RecallQuery, dated_stretch
+from .speaker_channel import SpeakerChannel
 
 
 class VectorChannel:
@@ -251,7 +252,8 @@ def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> S
         ProfileChannel(engine, cfg),
         SummaryChannel(engine, summaries),
         DateChannel(engine, n),
-        EntityChannel(engine, n),  # last: its hop starts from the others' candidates
+        EntityChannel(engine, n),  # its hop starts from the others' candidates
+        SpeakerChannel(engine, n),  # after the others: it adds what none of them proposed
     )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ..engine import MemoryEngine
 from ..extract.entities import extract, normalise
 from ..store.record_ports import EntityMemory
+from ..text import has_cjk
 from ..types import Scope
 from .pool import Pool
 from .query import RecallQuery
@@ -125,7 +126,14 @@ def request_keys(text: str) -> frozenset[str]:
     if any("\u4e00" <= ch <= "\u9fff" for ch in text):
         from ..text import _jieba
 
-        keys.update(normalise(w) for w in _jieba().lcut_for_search(text) if len(w) >= 2)
+        jieba = _jieba()
+        for w in jieba.lcut_for_search(text):
+            if len(w) >= 2:
+                keys.add(normalise(w))
+            if len(w) >= 3 and not jieba.dt.FREQ.get(w):
+                # a word jieba only guessed may be a name it does not know, glued to the
+                # character next to it: 王伟来 of 王伟来的时候, 刘婷学 of 刘婷学车
+                keys.update((normalise(w[:-1]), normalise(w[1:])))
     return frozenset(k for k in keys if k)
 
 
@@ -143,7 +151,14 @@ class EntityReads:
     def named(self, text: str) -> dict[int, str]:
         """entity id -> name of the entities text names (`request_keys`)."""
         if text not in self._named:
-            self._named[text] = self.store.entities_named(self.scope, request_keys(text))
+            found = self.store.entities_named(self.scope, request_keys(text))
+            # a Chinese name inside a longer one the request names is the longer one's piece
+            # (李明 of 李明轩)
+            self._named[text] = {
+                e: n
+                for e, n in found.items()
+                if not any(n != m and n in m and has_cjk(n) for m in found.values())
+            }
         return self._named[text]
 
     def naming(

@@ -108,12 +108,15 @@ def explain_table(plan: InjectionPlan) -> str:
 
 
 def entity_of(c: ScoredMemory) -> str | None:
-    """The entity that brought the memory in: "Melanie" (the request names her) or
-    "Boston (hop)" (a strong candidate names it); None when no entity did."""
+    """The entity that brought the memory in: "Melanie" (the request names her), "Boston (hop)"
+    (a strong candidate names it) or "Melanie (speaker)" (the request asks about her, and she
+    said it: recall/speaker_channel.py); None when no entity did."""
     for name in c.channels:
         kind, _, entity = name.partition(":")
-        if entity and kind in ("entity", "hop"):
-            return entity if kind == "entity" else f"{entity} (hop)"
+        if entity and kind == "entity":
+            return entity
+        if entity and kind in ("hop", "speaker"):
+            return f"{entity} ({kind})"
     return None
 
 

@@ -73,6 +73,7 @@ from .entity_channel import ENTITY
 from .pool import Pool
 from .query import RecallQuery
 from .reference import names_known, unquoted
+from .speaker_channel import speakers
 from .subjects import vocabularies
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd
@@ -325,7 +326,7 @@ def _names_used(pool: Pool, text: str) -> set[str]:
     candidates = {
         n
         for r in pool.records.values()
-        for n in _speakers(r)
+        for n in speakers(r)
         if 2 <= len(n) <= 40 and n.lower() in low
     }
     out: set[str] = set()
@@ -334,12 +335,6 @@ def _names_used(pool: Pool, text: str) -> set[str]:
             out.add(name.lower())
             out.update(search_tokens(name))
     return out
-
-
-def _speakers(r: MemoryRecord) -> list[str]:
-    """Who said the memory: an episode's first tag, and any "speaker:NAME" tag."""
-    said = [t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:")]
-    return [*(r.tags[:1] if r.type is MemoryType.EPISODE else ()), *said]
 
 
 def unheld_note(pool: Pool, margin: float | None) -> str:
