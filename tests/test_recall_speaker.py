@@ -23,7 +23,9 @@ CHATS = {
     "en": {
         "people": ("Melanie", "Caroline"),
         "own": [f"Melanie: my note number {i} about the garden shed" for i in range(8)],
-        "replies": [f"Caroline: thanks Melanie, I signed form number {i} for the shed" for i in range(8)],
+        "replies": [
+            f"Caroline: thanks Melanie, I signed form number {i} for the shed" for i in range(8)
+        ],
         "answer": "Melanie: I signed the form for pottery lessons",
         "request": "Which classes has Melanie signed up for?",
         "both": "Which classes have Melanie and Caroline signed up for?",
@@ -76,7 +78,9 @@ def propose(engine, text, pool=None, limit=4):
 
 
 def by_speaker(pool):
-    return {rid for rid, chans in pool.channels.items() if any(c.startswith("speaker:") for c in chans)}
+    return {
+        rid for rid, chans in pool.channels.items() if any(c.startswith("speaker:") for c in chans)
+    }
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -160,3 +164,28 @@ def test_recall_brings_in_her_turn_the_other_channels_miss_and_explains_it(
         assert entity_of(found[answer.id]) == f"{chat['people'][0]} (speaker)"
     finally:
         engine.close()
+
+
+def test_the_vector_search_is_shared_searched_once_as_deep_as_asked():
+    import numpy as np
+
+    from openclaw_memory.recall.pool import SharedSearch
+
+    class Counting:
+        def __init__(self):
+            self.vectors, self.parts, self.asked = {"m0": np.ones(2)}, {}, []
+
+        def __call__(self, vector, k):
+            self.asked.append(k)
+            return [(f"m{i}", 1.0 - i / 100) for i in range(k)]
+
+    inner = Counting()
+    search = SharedSearch(inner)
+    assert search.vectors is inner.vectors  # what read_ahead reads of a prepared search
+    search.widen(120)
+    q = np.ones(2)
+    assert [r for r, _ in search(q, 30)] == [f"m{i}" for i in range(30)]
+    assert len(search(q, 120)) == 120 and inner.asked == [120]  # the vector channel, the speaker's
+    search(q, 200)  # deeper than searched: searched again
+    search(np.ones(2), 30)  # another query vector: searched again, as deep as widened
+    assert inner.asked == [120, 200, 120]

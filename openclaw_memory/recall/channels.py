@@ -20,7 +20,7 @@ from ..policy import type_values, types_where
 from ..store.port_values import ListQuery
 from ..types import MemoryRecord, Scope
 from .entity_channel import EntityChannel
-from .pool import Channel, Pool
+from .pool import Channel, Pool, SharedSearch
 from .query import RecallQuery, dated_stretch
 from .speaker_channel import SpeakerChannel
 
@@ -39,11 +39,13 @@ class VectorChannel:
         """Read the tiers' vectors (a small tier's: the exact search's matrix) into
         `pool.searches`: run while the query is embedded."""
         for tier in self._tiers(query):
-            pool.searches[tier] = self.engine.vector_search(scope, tier)
+            pool.searches[tier] = SharedSearch(self.engine.vector_search(scope, tier))
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         for tier in self._tiers(query):
-            search = pool.searches.get(tier) or self.engine.vector_search(scope, tier)
+            search = pool.searches.get(tier)
+            if search is None:  # not prepared: the channels after it share it all the same
+                search = pool.searches[tier] = SharedSearch(self.engine.vector_search(scope, tier))
             for rid, cos in search(qvec, self.limit):
                 pool.propose(rid, self.name)
                 pool.cosine[rid] = cos

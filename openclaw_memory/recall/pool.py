@@ -21,6 +21,33 @@ if TYPE_CHECKING:
     from .entity_channel import EntityReads
 
 
+class SharedSearch:
+    """A tier's `VectorSearch` shared by the channels of one request: searched once per query
+    vector, as deep as any channel asked for beforehand (`widen`, while the query is embedded),
+    and each caller given the first k it asks for; a caller asking deeper than was searched
+    searches again. (A Chroma query for 120 records costs little more than one for 30; two
+    queries cost nearly twice one.)"""
+
+    def __init__(self, search: VectorSearch) -> None:
+        self.search = search
+        # what the search read of its records' vectors (`VectorSearch`): the same maps
+        self.vectors, self.parts = search.vectors, search.parts
+        self.depth = 0
+        self._asked: tuple[np.ndarray, int] | None = None
+        self._hits: list[tuple[str, float]] = []
+
+    def widen(self, k: int) -> None:
+        """Search at least k deep."""
+        self.depth = max(self.depth, k)
+
+    def __call__(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        if self._asked is None or self._asked[0] is not vector or self._asked[1] < k:
+            depth = max(k, self.depth)
+            self._hits = list(self.search(vector, depth))
+            self._asked = (vector, depth)
+        return self._hits[:k]
+
+
 @dataclass
 class Pool:
     """Raw signals per proposed record."""
@@ -59,7 +86,7 @@ class Pool:
     #: the request's entity reads, shared by its embedding text and the entity channel
     entities: "EntityReads | None" = None
     #: tier -> its vector search, prepared while the query is embedded (`VectorChannel.prepare`)
-    searches: dict[str, VectorSearch] = field(default_factory=dict)
+    searches: dict[str, SharedSearch] = field(default_factory=dict)
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])

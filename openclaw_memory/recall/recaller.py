@@ -14,11 +14,10 @@ from ..config import RecallConfig
 from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
 from ..extract.filter import is_contentless
-from ..store.vector_ports import VectorSearch
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import build_channels
 from .entity_channel import EntityReads
-from .pool import Channel, Pool
+from .pool import Channel, Pool, SharedSearch
 from .load import Ahead, load, read_ahead
 from ..text import has_cjk, search_tokens
 from ..background import Background
@@ -154,7 +153,7 @@ class Recaller:
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
         ahead: Ahead | None = None
-        searches: dict[str, VectorSearch] = {}
+        searches: dict[str, SharedSearch] = {}
         lately = self.query_vectors.seconds  # None: not known yet, the embedder may be slow
         slow = lately is None or lately >= PARALLEL_EMBEDDING_S
         if qvec is None and early and self.parallel and slow:

@@ -25,7 +25,7 @@ from ..engine import MemoryEngine
 from ..extract.entities import normalise
 from ..types import MemoryRecord, MemoryType, Scope
 from .entity_channel import MIN_ENTITY_WEIGHT, EntityReads
-from .pool import Pool
+from .pool import Pool, SharedSearch
 from .query import RecallQuery
 
 #: how many times deeper than the vector channel the index is searched for the person's turns
@@ -47,10 +47,13 @@ class SpeakerChannel:
         self.engine, self.limit, self.depth, self.share = engine, limit, depth, share
 
     def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
-        """Read the ids of the memories naming the person (kept in `pool.entities`): run while
-        the query is embedded."""
+        """Read the ids of the memories naming the person (kept in `pool.entities`) and have the
+        prepared vector searches go deep enough: run while the query is embedded."""
         reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
-        self._theirs(reads, query)
+        if self._theirs(reads, query) is not None:
+            # the vector channel's search goes this deep at once (`SharedSearch`)
+            for search in pool.searches.values():
+                search.widen(self.depth * self.limit)
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         take = int(self.limit * self.share)
@@ -63,7 +66,7 @@ class SpeakerChannel:
         person, theirs = found
         near: list[str] = []
         for tier in ("hot", "cold") if query.deep else ("hot",):
-            search = pool.searches.get(tier) or self.engine.vector_search(scope, tier)
+            search = pool.searches.get(tier) or SharedSearch(self.engine.vector_search(scope, tier))
             near += [
                 rid
                 for rid, _ in search(qvec, self.depth * self.limit)
