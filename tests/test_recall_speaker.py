@@ -189,3 +189,25 @@ def test_the_vector_search_is_shared_searched_once_as_deep_as_asked():
     search(q, 200)  # deeper than searched: searched again
     search(np.ones(2), 30)  # another query vector: searched again, as deep as widened
     assert inner.asked == [120, 200, 120]
+
+
+def test_a_person_the_user_often_mentions_but_who_never_speaks_costs_a_bounded_read(engine):
+    """In a chat of the user's own, "Anna" is named in many turns and says none: nothing is
+    proposed, and no more than READ_CAP of the nearest memories naming her are read."""
+    from openclaw_memory.recall.speaker_channel import READ_CAP
+
+    for i in range(READ_CAP + 40):
+        say(engine, "user", f"I walked route number {i} with Anna by the river", f"s{i}")
+    read: list[str] = []
+    get_many = engine.get_many
+
+    def counting(scope, ids):
+        read.extend(ids)
+        return get_many(scope, ids)
+
+    engine.get_many = counting
+    pool = Pool()
+    q = build_query("Which route did Anna walk?")
+    SpeakerChannel(engine, 30).propose(A, q, engine.embed_query(q.text), pool)
+    assert not by_speaker(pool)
+    assert 0 < len(read) <= READ_CAP

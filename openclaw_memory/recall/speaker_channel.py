@@ -9,7 +9,9 @@ So for a request that names exactly one such person, the vector index is searche
 times deeper than the vector channel searches it, and the nearest memories that person *said*
 that no channel proposed yet are proposed: at most `SHARE` of the channel's candidates. A memory's
 speaker is its episode's first tag or a ``speaker:NAME`` tag; a reply to the person ("Thanks,
-Melanie!") names them, but says what the other one thinks, so it is not theirs.
+Melanie!") names them, but says what the other one thinks, so it is not theirs. At most
+`READ_CAP` of the nearest memories naming the person are read to find theirs: in a chat of the
+user's own, a person the user often mentions says nothing, and costs no more than that.
 
 A request that names two such people ("What do Jon and Gina both have in common?") is left to the
 other channels, whose candidates already hold both; a person named in few memories is the entity
@@ -34,6 +36,9 @@ SEARCH_DEPTH = 4
 SHARE = 0.5
 #: the most memories naming the person that are read (newest first; ids only)
 NAMING_CAP = 5000
+#: the most of the nearest memories naming the person read to find those they said: a person
+#: who said none of them is no speaker of this store (someone the user often mentions)
+READ_CAP = 60
 
 
 class SpeakerChannel:
@@ -76,6 +81,7 @@ class SpeakerChannel:
         # then left out
         key = normalise(person)
         added = 0
+        near = near[:READ_CAP]
         for at in range(0, len(near), 2 * take):
             batch = near[at : at + 2 * take]
             records = self.engine.get_many(scope, batch)
