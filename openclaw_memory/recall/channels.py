@@ -9,6 +9,7 @@ every proposed record once and gives each the same raw signals, whichever channe
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from ..policy import type_values, types_where
 from ..store.port_values import ListQuery
 from ..types import MemoryRecord, Scope
 from .entity_channel import EntityChannel
-from .pool import Channel, Pool, SharedSearch
+from .pool import Channel, Pool
 from .query import RecallQuery, dated_stretch
 from .speaker_channel import SpeakerChannel
 
@@ -31,21 +32,15 @@ class VectorChannel:
     def __init__(self, engine: MemoryEngine, limit: int) -> None:
         self.engine, self.limit = engine, limit
 
-    @staticmethod
-    def _tiers(query: RecallQuery) -> tuple[str, ...]:
-        return ("hot", "cold") if query.deep else ("hot",)
-
     def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
         """Read the tiers' vectors (a small tier's: the exact search's matrix) into
         `pool.searches`: run while the query is embedded."""
-        for tier in self._tiers(query):
-            pool.searches[tier] = SharedSearch(self.engine.vector_search(scope, tier))
+        for tier in query.tiers:
+            pool.search(tier, partial(self.engine.vector_search, scope))
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        for tier in self._tiers(query):
-            search = pool.searches.get(tier)
-            if search is None:  # not prepared: the channels after it share it all the same
-                search = pool.searches[tier] = SharedSearch(self.engine.vector_search(scope, tier))
+        for tier in query.tiers:
+            search = pool.search(tier, partial(self.engine.vector_search, scope))
             for rid, cos in search(qvec, self.limit):
                 pool.propose(rid, self.name)
                 pool.cosine[rid] = cos
@@ -59,9 +54,8 @@ class KeywordChannel:
         self.engine, self.limit = engine, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        statuses = ("active", "archived") if query.deep else ("active",)
         for rid, score in self.engine.keyword(
-            scope, query.search_text or query.text, limit=self.limit, statuses=statuses
+            scope, query.search_text or query.text, limit=self.limit, statuses=query.statuses
         ):
             pool.propose(rid, self.name)
             pool.bm25[rid] = score
@@ -78,7 +72,7 @@ class KindChannel:
         self.engine, self.limit = engine, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        statuses = ("active", "archived") if query.deep else ("active",)
+        statuses = query.statuses
         for kind in query.kinds:
             found: dict[str, float] = {}
             for text in kind.searches:
@@ -117,7 +111,7 @@ class DateChannel:
             stretches.append((now - query.window_days * DAY, now + DAY))
         if not stretches or not qvec.size:
             return
-        statuses = ("active", "archived") if query.deep else ("active",)
+        statuses = query.statuses
         found: dict[str, MemoryRecord] = {}
         for start, end in stretches:
             page = self.engine.store.list_page(

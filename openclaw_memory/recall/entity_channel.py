@@ -56,7 +56,7 @@ class EntityChannel:
 
     def _reach(self, query: RecallQuery) -> tuple[tuple[str, ...], int]:
         """The statuses searched and the cap of records read per entity set."""
-        return ("active", "archived") if query.deep else ("active",), self.limit * 4
+        return query.statuses, self.limit * 4
 
     @staticmethod
     def _asked(named: dict[int, str], weight: dict[int, float]) -> list[int]:

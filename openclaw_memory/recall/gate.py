@@ -52,7 +52,8 @@ question frames it with, `QUESTION_FRAMES`, and the nouns that say which propert
 asked, `ATTRIBUTE_NOUNS`: "type" of "blood type"; a hyphenated word, "check-up", held whole; a
 Chinese word that ends a longer one of the request, 公司 of 保险公司, its head, holds nothing alone),
 names an attribute it names, a member of a kind it names or the vocabulary of a subject it asks
-about ("where do I work?" / "I changed jobs": recall/subjects.py), and none beats the level in meaning by `recall.unheld_margin`.
+about ("where do I work?" / "I changed jobs": recall/subjects.py), and none beats the level in
+meaning by `recall.unheld_margin`.
 """
 
 from __future__ import annotations

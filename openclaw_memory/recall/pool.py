@@ -9,7 +9,7 @@ share: its entity reads and its prepared vector searches.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 
@@ -87,6 +87,13 @@ class Pool:
     entities: "EntityReads | None" = None
     #: tier -> its vector search, prepared while the query is embedded (`VectorChannel.prepare`)
     searches: dict[str, SharedSearch] = field(default_factory=dict)
+
+    def search(self, tier: str, open_search: Callable[[str], VectorSearch]) -> SharedSearch:
+        """The request's search of a tier, shared by its channels: the one prepared (or opened
+        first), else `open_search(tier)`'s, kept for the channels after."""
+        if tier not in self.searches:
+            self.searches[tier] = SharedSearch(open_search(tier))
+        return self.searches[tier]
 
     def propose(self, record_id: str, channel: str) -> None:
         names = self.channels.setdefault(record_id, [])

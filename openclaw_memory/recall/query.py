@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from ..clock import DAY
+from ..store.port_values import TIER_STATUS
 from ..text import STOPWORDS, message_text, search_tokens
 from ..tokens import ends, truncate_tokens
 from ..types import MemoryType
@@ -108,6 +109,16 @@ class RecallQuery:
     duration: bool = False
     #: the current request as recall reads it: a long one by its head and its tail (`tokens.ends`)
     current: str = ""
+
+    @property
+    def tiers(self) -> tuple[str, ...]:
+        """The vector index's tiers searched: the archive too for deep recall."""
+        return ("hot", "cold") if self.deep else ("hot",)
+
+    @property
+    def statuses(self) -> tuple[str, ...]:
+        """The record statuses searched (as `tiers`, in the record store)."""
+        return tuple(TIER_STATUS[t] for t in self.tiers)
 
 
 #: tokens of a request (and of each recent turn) that recall reads: a longer one is read by its

@@ -21,13 +21,15 @@ The ids of the memories naming the person are read while the query is embedded (
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..engine import MemoryEngine
 from ..extract.entities import normalise
 from ..types import MemoryRecord, MemoryType, Scope
 from .entity_channel import MIN_ENTITY_WEIGHT, EntityReads
-from .pool import Pool, SharedSearch
+from .pool import Pool
 from .query import RecallQuery
 
 #: how many times deeper than the vector channel the index is searched for the person's turns
@@ -70,8 +72,8 @@ class SpeakerChannel:
             return
         person, theirs = found
         near: list[str] = []
-        for tier in ("hot", "cold") if query.deep else ("hot",):
-            search = pool.searches.get(tier) or SharedSearch(self.engine.vector_search(scope, tier))
+        for tier in query.tiers:
+            search = pool.search(tier, partial(self.engine.vector_search, scope))
             near += [
                 rid
                 for rid, _ in search(qvec, self.depth * self.limit)
@@ -104,8 +106,7 @@ class SpeakerChannel:
         common = [e for e in named if e in weight and weight[e] < MIN_ENTITY_WEIGHT]
         if len(common) != 1:
             return None
-        statuses = ("active", "archived") if query.deep else ("active",)
-        naming = reads.naming(common, statuses, NAMING_CAP)
+        naming = reads.naming(common, query.statuses, NAMING_CAP)
         return named[common[0]], {rid for rid, _ in naming}
 
 
