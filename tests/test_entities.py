@@ -233,6 +233,11 @@ def test_a_chinese_name_glued_to_a_character_is_still_a_key(text, name):
 def test_a_word_jieba_knows_is_not_cut_into_names():
     # 津贴 and 今天 are dictionary words: 天津 (a city) is no key of 今天津贴发了吗
     assert "天津" not in request_keys("今天津贴发了吗")
+    # a dictionary word of three characters keeps its ends: 王老吉 (a drink) gives no 王老 or
+    # 老吉, 支付宝 no 付宝 (支付, a dictionary word inside it, is jieba's own key)
+    keys = request_keys("我喝了王老吉，用支付宝付的")
+    assert {"王老吉", "支付宝", "支付"} <= keys
+    assert not {"王老", "老吉", "付宝"} & keys
 
 
 def test_a_chinese_name_inside_a_longer_named_one_is_its_piece(engine):
