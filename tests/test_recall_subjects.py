@@ -81,3 +81,80 @@ def test_the_fact_a_question_asks_about_gets_the_structure_signal(engine, questi
     res = Recaller(engine, engine.config.recall).recall(ALICE, question)
     structured = {s.record.summary for s in res.ranked if s.components["structure"] >= 1.0}
     assert structured == asked_for
+
+
+# ---- the values of an asked subject: members of a kind the request names ----------------------
+
+ROLE = "How long have I been working in my current role?"
+ROLE_ZH = "我在现在的公司工作多久了？"
+JOB = ("job", "The user is a Senior Marketing Specialist", ("Senior Marketing Specialist",))
+JOB_ZH = ("employer", "用户在华为工作", ("华为",))
+
+
+def _profile(engine, subject, text, entities):
+    engine.write(ALICE, [Candidate(MemoryType.PROFILE, text, subject=subject, entities=entities)])
+
+
+@pytest.mark.parametrize(
+    "question,fact,name,words",
+    [
+        (ROLE, JOB, "my job", {"work", "current", "role"}),
+        (ROLE_ZH, JOB_ZH, "my employer", {"公司", "工作"}),
+    ],
+)
+def test_a_subject_asked_about_makes_its_values_members_of_a_kind(
+    engine, question, fact, name, words
+):
+    _profile(engine, *fact)
+    kinds = {
+        k.name: k
+        for k in Recaller(engine, engine.config.recall).recall(ALICE, question).query.kinds
+    }
+    assert set(kinds) == {name}
+    assert kinds[name].terms == words
+    value = fact[2][0]
+    if has_cjk(value):
+        assert kinds[name].members == {value} and not kinds[name].phrases
+    else:  # all of its words name it: "senior" alone does not
+        assert kinds[name].phrases == (frozenset({"senior", "market", "specialist"}),)
+        assert kinds[name].named_in(frozenset({"senior", "market", "specialist", "i"}), "")
+        assert not kinds[name].named_in(frozenset({"senior", "citizen"}), "")
+
+
+@pytest.mark.parametrize(
+    "question,fact",
+    [
+        ("What should I cook tonight?", JOB),  # asks about no subject
+        ("晚饭吃什么？", JOB_ZH),
+        ("How old am I?", JOB),  # another subject, with no value stored
+        ("我今年多大了？", JOB_ZH),
+    ],
+)
+def test_no_kind_for_a_request_that_asks_about_no_stored_subject(engine, question, fact):
+    _profile(engine, *fact)
+    kinds = Recaller(engine, engine.config.recall).recall(ALICE, question).query.kinds
+    assert not [k for k in kinds if k.name.startswith("my ")]
+
+
+NAMING = {
+    "en": (ROLE, JOB, "As a Senior Marketing Specialist I present our roadmap to the sales team"),
+    "zh": (ROLE_ZH, JOB_ZH, "华为的年会下周在深圳开，我要上台讲产品路线"),
+}
+UNRELATED = {"en": "The plumber fixed the kitchen sink today", "zh": "楼下的面包店周末打八折"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_memory_naming_the_users_value_holds_the_subjects_words(engine, lang):
+    """ "As a Senior Marketing Specialist I ..." speaks of the user's current role: it holds the
+    request's words of the subject (keyword, by member) and half the structure signal, and ranks
+    above a memory that shares nothing with the request (written after it: newer wins a tie)."""
+    question, fact, naming = NAMING[lang]
+    _profile(engine, *fact)
+    engine.write(ALICE, [Candidate(MemoryType.EPISODE, naming)])
+    engine.write(ALICE, [Candidate(MemoryType.EPISODE, UNRELATED[lang])])
+    res = Recaller(engine, engine.config.recall).recall(ALICE, question)
+    by_text = {s.record.summary: s for s in res.ranked}
+    hit = by_text[naming]
+    assert hit.components["structure"] == 0.5
+    assert hit.components["keyword"] > 0 and hit.components["keyword_words"] == 0
+    assert 0 < hit.rank < by_text[UNRELATED[lang]].rank

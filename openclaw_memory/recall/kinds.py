@@ -224,13 +224,18 @@ class Kind:
     #: SEARCHED of the row (each searched word costs the keyword index about 0.05 ms), at most
     #: `text.FTS_TERMS` search tokens a query (a Chinese member may be two: 跆拳道 -> 跆拳, 跆拳道)
     searches: tuple[str, ...]
+    #: members of several words, each named only by all of its words ("Senior Marketing
+    #: Specialist": the user's own job, `subjects.profile_kinds`)
+    phrases: tuple[frozenset[str], ...] = ()
 
     def named_in(self, tokens: frozenset[str], text: str) -> bool:
         """A memory (its search tokens, its lower-cased text) names a member: as one of its
         words, or a Chinese member of two characters or more inside its text (one character is
-        too often part of another word: 鼓 of 鼓励, 狗 of 热狗)."""
-        return not self.members.isdisjoint(tokens) or any(
-            m in text for m in self.members if len(m) >= 2 and not m.isascii()
+        too often part of another word: 鼓 of 鼓励, 狗 of 热狗), or all the words of a phrase."""
+        return (
+            not self.members.isdisjoint(tokens)
+            or any(m in text for m in self.members if len(m) >= 2 and not m.isascii())
+            or any(p <= tokens for p in self.phrases)
         )
 
 

@@ -38,6 +38,7 @@ from .plain import embedding_text
 from .reference import memory_names, refers_to_user, unquoted
 from .query import RecallQuery, build_query
 from .rank import Calibration, score_pool
+from .subjects import profile_kinds
 
 
 #: episodes (in rank order) that get their neighbouring turns attached
@@ -108,6 +109,9 @@ class Recaller:
         load(self.engine, scope, qvec, pool, ahead)
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
+        mine = profile_kinds(current or query.text, query.terms, pool.records.values())
+        if mine:  # the values of the profile subjects it asks about (recall/subjects.py)
+            query = dataclasses.replace(query, kinds=query.kinds + mine)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
         if query.several:
             ranked = cover_sessions(ranked)

@@ -8,12 +8,23 @@ part before "/"), the words such a question uses, English and Chinese side by si
 attribute's own vocabulary, not any one question's wording. English words at word boundaries;
 a Chinese one not inside a longer dictionary word that says something else (哪家保险公司 asks for
 an insurer, not the user's company; 工作室 is a studio).
+
+A request that asks about a subject asks about its value too: "how long have I been in my current
+role?" is about being a Senior Marketing Specialist when the profile says the user is one, and a
+memory that names the value ("as a Senior Marketing Specialist, I ...") speaks of it, as a memory
+that names taekwondo speaks of martial arts (recall/kinds.py). `profile_kinds` makes each asked
+subject's current values (its active profile memories') the members of a kind the request names by
+its vocabulary words.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
+from ..text import has_cjk, search_tokens
+from ..types import MemoryRecord, MemoryType, Status
+from .kinds import Kind
 from .reference import inside_longer_word
 
 _EDUCATION = (
@@ -74,3 +85,37 @@ def _uses(pattern: re.Pattern[str], text: str) -> bool:
     spans = [m.span() for m in pattern.finditer(text)]
     ours = {i for a, b in spans for i in range(a, b)}
     return any(text[a:b].isascii() or not inside_longer_word(text, a, b, ours) for a, b in spans)
+
+
+def profile_kinds(
+    text: str, terms: Iterable[str], records: Iterable[MemoryRecord]
+) -> tuple[Kind, ...]:
+    """A kind per profile subject the request text asks about in the subject's vocabulary, whose
+    members are the values of the active profile memories of that subject (their entities: a
+    Chinese value as written, an English one as all of its words) and whose terms are the
+    request's terms that the vocabulary's words in it make ("working", "current role": work,
+    current, role). None for a subject with no such memory among records."""
+    asked = set(terms)
+    values: dict[str, list[str]] = {}
+    for r in records:
+        if r.type is not MemoryType.PROFILE or r.status is not Status.ACTIVE or not r.subject:
+            continue
+        root = r.subject.lower().split("/", 1)[0].strip()
+        if root in _PATTERNS and r.entities:
+            values.setdefault(root, []).extend(r.entities)
+    kinds = []
+    for root, named in sorted(values.items()):
+        pattern = _PATTERNS[root]
+        if not _uses(pattern, text):
+            continue
+        words = {t for m in pattern.finditer(text) for t in search_tokens(m.group(0))} & asked
+        members = frozenset(v for v in named if has_cjk(v) and len(v) >= 2)
+        phrases = tuple(
+            dict.fromkeys(
+                frozenset(search_tokens(v, drop_stopwords=True)) for v in named if not has_cjk(v)
+            )
+        )
+        phrases = tuple(p for p in phrases if p)
+        if words and (members or phrases):
+            kinds.append(Kind(f"my {root}", frozenset(words), members, (), phrases))
+    return tuple(kinds)
