@@ -128,6 +128,7 @@ def test_a_subject_asked_about_makes_its_values_members_of_a_kind(
         ("晚饭吃什么？", JOB_ZH),
         ("How old am I?", JOB),  # another subject, with no value stored
         ("我今年多大了？", JOB_ZH),
+        ("我的车险是哪家保险公司的？", JOB_ZH),  # an insurer: 公司 inside 保险公司
     ],
 )
 def test_no_kind_for_a_request_that_asks_about_no_stored_subject(engine, question, fact):

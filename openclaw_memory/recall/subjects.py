@@ -79,12 +79,21 @@ def asks_about(subject: str, text: str) -> bool:
 
 
 def _uses(pattern: re.Pattern[str], text: str) -> bool:
-    """The text uses a word of the vocabulary: an English one as matched; a Chinese one unless a
-    longer dictionary word around it says something else (保险公司 around 公司; not 大学毕业 around
-    大学, whose rest is the vocabulary's too)."""
+    """The text uses a word of the vocabulary (`_used`)."""
+    return bool(_used(pattern, text))
+
+
+def _used(pattern: re.Pattern[str], text: str) -> list[str]:
+    """The words of the vocabulary the text uses: an English one as matched; a Chinese one unless
+    a longer dictionary word around it says something else (保险公司 around 公司; not 大学毕业
+    around 大学, whose rest is the vocabulary's too)."""
     spans = [m.span() for m in pattern.finditer(text)]
     ours = {i for a, b in spans for i in range(a, b)}
-    return any(text[a:b].isascii() or not inside_longer_word(text, a, b, ours) for a, b in spans)
+    return [
+        text[a:b]
+        for a, b in spans
+        if text[a:b].isascii() or not inside_longer_word(text, a, b, ours)
+    ]
 
 
 def profile_kinds(
@@ -94,7 +103,8 @@ def profile_kinds(
     members are the values of the active profile memories of that subject (their entities: a
     Chinese value as written, an English one as all of its words) and whose terms are the
     request's terms that the vocabulary's words in it make ("working", "current role": work,
-    current, role). None for a subject with no such memory among records."""
+    current, role). None for a subject with no such memory among records (the pool's: the
+    profile channel's, recall/channels.py)."""
     asked = set(terms)
     values: dict[str, list[str]] = {}
     for r in records:
@@ -105,10 +115,7 @@ def profile_kinds(
             values.setdefault(root, []).extend(r.entities)
     kinds = []
     for root, named in sorted(values.items()):
-        pattern = _PATTERNS[root]
-        if not _uses(pattern, text):
-            continue
-        words = {t for m in pattern.finditer(text) for t in search_tokens(m.group(0))} & asked
+        words = {t for w in _used(_PATTERNS[root], text) for t in search_tokens(w)} & asked
         members = frozenset(v for v in named if has_cjk(v) and len(v) >= 2)
         phrases = tuple(
             dict.fromkeys(
