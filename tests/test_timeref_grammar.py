@@ -155,6 +155,8 @@ def test_order_words_relate_the_request_to_another_event(text, relation):
         ("搬家之前住在哪里", {"之前"}, {"搬家"}),
         ("那天吃了什么", {"那天"}, set()),
         ("持续了三个月的项目", {"三个", "个月"}, {"项目"}),
+        ("我在这家公司干了多久", {"多久"}, {"公司"}),  # the question of how long, as "how long"
+        ("学钢琴多长时间了", {"多长", "时间", "长时间", "多长时间"}, {"钢琴"}),
     ],
 )
 def test_time_words_are_not_keyword_terms(text, gone, left):

@@ -120,7 +120,7 @@ _AGO = (
     re.compile(rf"(?P<num>{_ZH_NUM})\s*{_ZH_UNITS}(?:之|以)?前"),
 )
 #: words that only say when, with no window: a duration forward or lasting ("three days later",
-#: "for two weeks", 两天后, 持续了三个月), an English question about time ("how long", "what
+#: "for two weeks", 两天后, 持续了三个月), a question about time ("how long", 多久, 多长时间, "what
 #: year"), "the other day", 那天
 _WHEN_WORDS = (
     re.compile(
@@ -131,7 +131,7 @@ _WHEN_WORDS = (
         rf"\b(?:for|lasted|lasting|took)\s+(?:about\s+)?(?:\d{{1,3}}|{_EN_NUM})\s+{_EN_UNITS}", re.I
     ),
     re.compile(
-        r"\bhow\s+long\b|\bwhat\s+(?:year|month|day|date|time)\b|\bwhich\s+(?:year|month|day)\b"
+        r"\bhow\s+long\b|多久|多长时间|\bwhat\s+(?:year|month|day|date|time)\b|\bwhich\s+(?:year|month|day)\b"
         r"|\bthe\s+other\s+(?:day|week)\b|\bsince\s+when\b|\bhow\s+(?:soon|often)\b"
         r"|\ba\s+while\s+(?:ago|back)\b|前阵子|前段时间|前些(?:日子|天)",
         re.I,
