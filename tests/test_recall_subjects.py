@@ -7,7 +7,7 @@ import pytest
 
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.subjects import asks_about
-from openclaw_memory.text import has_cjk
+from openclaw_memory.text import has_cjk, search_tokens
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 ALICE = Scope("alice")
@@ -159,3 +159,28 @@ def test_a_memory_naming_the_users_value_holds_the_subjects_words(engine, lang):
     assert hit.components["structure"] == 0.5
     assert hit.components["keyword"] > 0 and hit.components["keyword_words"] == 0
     assert 0 < hit.rank < by_text[UNRELATED[lang]].rank
+
+
+@pytest.mark.parametrize(
+    "question,old,new",
+    [
+        (ROLE, ("job", "The user is a student", ("student",)), JOB),
+        (ROLE_ZH, ("employer", "用户在腾讯工作", ("腾讯",)), JOB_ZH),
+    ],
+)
+def test_a_superseded_value_is_no_member(engine, question, old, new):
+    """The job changed: only the current one is what "my current role" is."""
+    _profile(engine, *old)
+    _profile(engine, *new)
+    statuses = {
+        r.summary: r.status.value for r in engine.store.profile(ALICE, ["profile"], [], limit=20)
+    }
+    assert old[1] not in statuses  # retired: the profile lists live facts only
+    (kind,) = [
+        k
+        for k in Recaller(engine, engine.config.recall).recall(ALICE, question).query.kinds
+        if k.name.startswith("my ")
+    ]
+    named = kind.members | {w for p in kind.phrases for w in p}
+    assert old[2][0] not in named and "student" not in named
+    assert kind.named_in(frozenset(search_tokens(new[1])), new[1].lower())
