@@ -184,3 +184,16 @@ def test_a_superseded_value_is_no_member(engine, question, old, new):
     named = kind.members | {w for p in kind.phrases for w in p}
     assert old[2][0] not in named and "student" not in named
     assert kind.named_in(frozenset(search_tokens(new[1])), new[1].lower())
+
+
+@pytest.mark.parametrize("question,fact", [(ROLE, JOB), (ROLE_ZH, JOB_ZH)])
+def test_an_archived_value_is_no_member_under_deep_recall(engine, question, fact):
+    """Deep recall pools the archive too; a value moved there is no longer what the user is."""
+    from openclaw_memory.maintain.common import archive
+
+    _profile(engine, *fact)
+    (r,) = engine.store.profile(ALICE, ["profile"], [], limit=20)
+    archive(engine.store, r, engine.clock.now(), "test")
+    res = Recaller(engine, engine.config.recall).recall(ALICE, question, deep=True)
+    assert r.id in {s.record.id for s in res.ranked}  # pooled: the status is what keeps it out
+    assert not [k for k in res.query.kinds if k.name.startswith("my ")]

@@ -117,12 +117,8 @@ def profile_kinds(
     for root, named in sorted(values.items()):
         words = {t for w in _used(_PATTERNS[root], text) for t in search_tokens(w)} & asked
         members = frozenset(v for v in named if has_cjk(v) and len(v) >= 2)
-        phrases = tuple(
-            dict.fromkeys(
-                frozenset(search_tokens(v, drop_stopwords=True)) for v in named if not has_cjk(v)
-            )
-        )
-        phrases = tuple(p for p in phrases if p)
+        words_of = (frozenset(search_tokens(v, drop_stopwords=True)) for v in named)
+        phrases = tuple(dict.fromkeys(p for v, p in zip(named, words_of) if p and not has_cjk(v)))
         if words and (members or phrases):
             kinds.append(Kind(f"my {root}", frozenset(words), members, (), phrases))
     return tuple(kinds)
