@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from openclaw_memory.maintain.schedule import MaintenanceScheduler
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
+from openclaw_memory.service.installer import PLUGIN_DIR
+from openclaw_memory.service.server import build_server
 
 TOKEN = "metrics-token"
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -148,3 +157,68 @@ def test_the_plugins_fail_open_reports_add_up_and_bad_reports_name_the_field(cli
     assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "fail_open"
     assert client.post("/service/report", json={"fail_open": 1}).status_code == 401
     assert value(scrape(client), "openclaw_memory_plugin_fail_open_total") == 5
+
+
+NODE = shutil.which("node")
+
+
+@pytest.fixture
+def served(tmp_path):
+    """The real service on a free port, in a thread: (url, middleware)."""
+    mw = MemoryMiddleware.from_config(
+        overrides={"storage": {"data_dir": str(tmp_path / "data"), "embedding_model": "hash"}}
+    )
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = build_server(create_app(mw, token=TOKEN), host="127.0.0.1", port=port)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", mw
+    server.should_exit = True
+    thread.join(timeout=10)
+    mw.close()
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+def test_the_plugin_reports_the_calls_it_made_without_memory_once_the_service_answers(
+    served, tmp_path
+):
+    url, _ = served
+    client_js = json.dumps((PLUGIN_DIR / "client.js").as_uri())
+    cfg = {
+        "serviceUrl": url,
+        "token": TOKEN,
+        "spoolDir": str(tmp_path / "spool"),
+        "timeoutMs": 5000,
+    }
+    scope = {"scope": ALICE, "session_id": "s1", "prompt": "我住在哪里？"}
+    script = f"""
+import {{ createClient }} from {client_js};
+let down = 2;  // the network fails twice, as when the service restarts
+const flaky = (...args) => down-- > 0 ? Promise.reject(new TypeError("fetch failed")) : fetch(...args);
+const logger = {{ warn: () => {{}}, info: () => {{}} }};
+const client = createClient({json.dumps(cfg)}, logger, flaky);
+const missed = [await client.post("/v1/recall", {json.dumps(scope)}),
+                await client.post("/v1/recall", {json.dumps(scope)})];
+const answered = await client.post("/v1/recall", {json.dumps(scope)});
+await client.lastReport;
+console.log(JSON.stringify({{ missed, answered: answered !== null }}));
+"""
+    proc = subprocess.run(
+        [NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {
+        "missed": [None, None],
+        "answered": True,
+    }
+    resp = httpx.get(f"{url}/metrics", headers=AUTH)
+    samples = parse(resp.text)
+    assert value(samples, "openclaw_memory_plugin_fail_open_total") == 2
+    assert value(samples, "openclaw_memory_plugin_spool_bytes") == 0
+    requests = "openclaw_memory_http_requests_total"
+    assert value(samples, requests, route="/service/report", method="POST", status="200") == 1
