@@ -93,6 +93,13 @@ class Memory:
         )
         self._owned = True
 
+    @classmethod
+    def from_config(
+        cls, config: MemoryConfig | str | Path | Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> Memory:
+        """The same as `Memory(config, **kwargs)` (mem0's spelling)."""
+        return cls(config, **kwargs)
+
     @property
     def middleware(self) -> MemoryMiddleware:
         """The middleware behind every call (hooks for a chat loop, the engine, the config)."""

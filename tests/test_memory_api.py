@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -310,3 +311,23 @@ def test_async_round_trip_in_both_languages(make_config, tmp_path, clock):
             assert (await m.reset())["users"] == 0
 
     asyncio.run(scenario())
+
+
+# ---- the README's example runs as written --------------------------------------------------------
+
+
+def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Python API (mem0-shaped)\n", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(code.splitlines()) <= 15
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "UPDATE - The user lives in Boston"
+    assert printed[1].startswith("The user lives in Paris ") and "found by " in printed[1]
+    assert printed[2] == "['ADD', 'DELETE', 'UPDATE']"
+    assert (tmp_path / "memory" / "memory.db").exists()
+    with Memory.from_config({"storage": {"data_dir": "memory", "embedding_model": "hash"}}) as m:
+        allergy = m.get_all(user_id="alice", filters={"source": "chat"})["results"]
+        assert [r["memory"] for r in allergy] == ["用户对花生过敏"]
