@@ -25,7 +25,8 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
@@ -137,11 +138,12 @@ class Memory:
         if infer:
             written = mw.capture.write_turns(_turns(mw, scope, session, chat), tags=tags)
         else:
-            written = [
-                mw.remember(scope, m["content"], session_id=session, tags=tags)
-                for m in chat
-                if m["role"] == "user" and (m.get("content") or "").strip()
-            ]
+            with _named("text", "messages"):
+                written = [
+                    mw.remember(scope, m["content"], session_id=session, tags=tags)
+                    for m in chat
+                    if m["role"] == "user" and (m.get("content") or "").strip()
+                ]
         return {"results": self._outcome(scope, written, mark)}
 
     def update(
@@ -162,9 +164,10 @@ class Memory:
             raise ValidationError(f"data: expected the memory's new text, found {data!r}")
         self._mw.jobs.read_your_writes(scope)
         old = self._mw.get(scope, memory_id)
-        new = edit_memory(
-            self._mw.engine, scope, memory_id, data, writer=WRITER, secrets=self._mw.secrets
-        )
+        with _named("text", "data"), _named("id", "memory_id"):
+            new = edit_memory(
+                self._mw.engine, scope, memory_id, data, writer=WRITER, secrets=self._mw.secrets
+            )
         return {
             **_item(new),
             "event": "UPDATE",
@@ -271,6 +274,11 @@ class Memory:
         keep = _filter(filters, run_id)
         kind = (filters or {}).get("type")
         status = (filters or {}).get("status", Status.ACTIVE.value)
+        statuses = [*(s.value for s in Status), "all"]
+        if status not in statuses:
+            raise ValidationError(
+                f"filters.status: expected one of {', '.join(statuses)}, found {status!r}"
+            )
         self._mw.jobs.read_your_writes(scope)
         rows = self._mw.engine.store.listing(
             scope,
@@ -425,6 +433,18 @@ def _scope(user_id: Any, agent_id: Any) -> Scope:
         return Scope(user_id, DEFAULT_AGENT if agent_id is None else agent_id)
     except ValidationError as exc:  # name the argument the caller passed, not the field
         raise ValidationError(str(exc).removeprefix("scope.")) from None
+
+
+@contextmanager
+def _named(field: str, argument: str) -> Iterator[None]:
+    """A ValidationError about `field` of a lower door names the caller's argument instead."""
+    try:
+        yield
+    except ValidationError as exc:
+        text = str(exc)
+        if not text.startswith(f"{field}: "):
+            raise
+        raise ValidationError(f"{argument}: {text[len(field) + 2 :]}") from None
 
 
 def _session(run_id: Any) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memory import AsyncMemory, Memory, NotFoundError, ValidationError
+from openclaw_memory import AsyncMemory, HashEmbedding, Memory, NotFoundError, ValidationError
 
 
 @pytest.fixture
@@ -210,19 +210,45 @@ def test_purge_removes_one_user_and_reset_removes_everyone(memory):
         (lambda m: m.add([{"role": "assistant", "content": "hi"}], user_id="alice"), "messages"),
         (lambda m: m.add("I like tea", user_id="alice", metadata=["x"]), "metadata"),
         (lambda m: m.add("I like tea", user_id="alice", metadata={"k": [1]}), "metadata.k"),
-        (lambda m: m.add("my password is hunter2secret!", user_id="alice", infer=False), "text"),
+        (
+            lambda m: m.add("my password is hunter2secret!", user_id="alice", infer=False),
+            "messages",
+        ),
         (lambda m: m.search("", user_id="alice"), "query"),
         (lambda m: m.search("tea", user_id="alice", limit=0), "limit"),
         (lambda m: m.search("tea", user_id="alice", filters={"type": "x"}), "filters.type"),
         (lambda m: m.get_all(user_id="alice", filters="tea"), "filters"),
         (lambda m: m.get("", user_id="alice"), "memory_id"),
         (lambda m: m.update("mem_1", "", user_id="alice"), "data"),
+        (lambda m: m.get_all(user_id="alice", filters={"status": "gone"}), "filters.status"),
     ],
 )
 def test_bad_input_is_a_validation_error_naming_the_field(memory, call, field):
     with pytest.raises(ValidationError, match=rf"^{re.escape(field)}: "):
         call(memory)
     assert memory.get_all(user_id="alice")["results"] == []  # and nothing was written
+
+
+def test_update_names_its_arguments_in_the_edits_errors(memory):
+    first = _only(memory.add("I like green tea", user_id="alice"))
+    with pytest.raises(ValidationError, match="^data: looks like a secret"):
+        memory.update(first["id"], "my password is hunter2secret!", user_id="alice")
+    memory.delete(first["id"], user_id="alice")
+    with pytest.raises(ValidationError, match="^memory_id: memory .* is inactive"):
+        memory.update(first["id"], "I like oolong tea", user_id="alice")
+    assert memory.get(first["id"], user_id="alice")["memory"] == first["memory"]  # unchanged
+
+
+def test_memory_on_the_defaults_keeps_its_data_under_the_working_directory(
+    tmp_path, monkeypatch, clock
+):
+    monkeypatch.chdir(tmp_path)
+    with Memory(embedder=HashEmbedding(), clock=clock) as m:
+        added = _only(m.add("我对花生过敏", user_id="alice"), "ADD")
+        assert m.middleware.cfg.storage.data_dir == "./data"
+    assert (tmp_path / "data" / "memory.db").exists()
+    with Memory(embedder=HashEmbedding(), clock=clock) as m:
+        assert m.get(added["id"], user_id="alice")["memory"] == added["memory"]
 
 
 def test_config_as_a_mapping_and_as_a_yaml_file(tmp_path, clock):
