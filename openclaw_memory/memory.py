@@ -23,16 +23,31 @@ keeps running while a recall or a write waits on the store.
 from __future__ import annotations
 
 import asyncio
-import json
-import secrets
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .errors import ValidationError
-from .types import MemoryRecord, MemoryType, ScoredMemory, Scope, Status, WriteResult
+from .mem0_shape import (
+    audit_seq,
+    config_arg,
+    history_entry,
+    is_curated,
+    last_audit_seq,
+    limit_arg,
+    memory_id_arg,
+    messages_arg,
+    metadata_tags,
+    naming,
+    record_filter,
+    record_item,
+    scope_arg,
+    scored_item,
+    session_arg,
+    turns_of,
+    write_event,
+)
+from .types import MemoryType, Scope, Status, WriteResult
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -45,17 +60,10 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncMemory", "Memory"]
 
-#: the agent id when a call names none: the one the OpenClaw plugin and the CLI use, so what
-#: `Memory` writes is what `openclaw-memory list --user ...` shows
-DEFAULT_AGENT = "main"
 #: who the audit log says wrote through this door
 WRITER = "api"
-#: tags that carry a caller's metadata: "meta:<key>=<json value>"
-META_PREFIX = "meta:"
-#: filter keys read from the record itself; any other key filters the metadata
-_RECORD_FILTERS = ("type", "subject", "status", "run_id")
 #: how many records `get_all` reads before filtering by metadata
-_SCAN_LIMIT = 10_000
+SCAN_LIMIT = 10_000
 
 _T = TypeVar("_T")
 
@@ -85,7 +93,7 @@ class Memory:
         from .factory import build_middleware
 
         self._mw = build_middleware(
-            _config(config),
+            config_arg(config),
             clock=clock,
             embedder=embedder,
             llm=llm,
@@ -128,17 +136,17 @@ class Memory:
         already) or DELETE (a memory this turn retired). run_id: the session the messages come
         from (their provenance); metadata: kept with every memory, and searchable by `filters`.
         """
-        scope = _scope(user_id, agent_id)
-        session = _session(run_id)
-        tags = _meta_tags(metadata)
-        chat = _messages(messages)
+        scope = scope_arg(user_id, agent_id)
+        session = session_arg(run_id)
+        tags = metadata_tags(metadata)
+        chat = messages_arg(messages)
         mw = self._mw
         mw.jobs.read_your_writes(scope)
-        mark = _last_audit(mw, scope)
+        mark = last_audit_seq(mw, scope)
         if infer:
-            written = mw.capture.write_turns(_turns(mw, scope, session, chat), tags=tags)
+            written = mw.capture.write_turns(turns_of(mw, scope, session, chat), tags=tags)
         else:
-            with _named("text", "messages"):
+            with naming("text", "messages"):
                 written = [
                     mw.remember(scope, m["content"], session_id=session, tags=tags)
                     for m in chat
@@ -158,18 +166,18 @@ class Memory:
         in the chain `history` shows). Returns the new version's id and the text it replaced."""
         from .edit import edit_memory
 
-        scope = _scope(user_id, agent_id)
-        memory_id = _memory_id(memory_id)
+        scope = scope_arg(user_id, agent_id)
+        memory_id = memory_id_arg(memory_id)
         if not isinstance(data, str) or not data.strip():
             raise ValidationError(f"data: expected the memory's new text, found {data!r}")
         self._mw.jobs.read_your_writes(scope)
         old = self._mw.get(scope, memory_id)
-        with _named("text", "data"), _named("id", "memory_id"):
+        with naming("text", "data"), naming("id", "memory_id"):
             new = edit_memory(
                 self._mw.engine, scope, memory_id, data, writer=WRITER, secrets=self._mw.secrets
             )
         return {
-            **_item(new),
+            **record_item(new),
             "event": "UPDATE",
             "previous_id": old.id,
             "previous_memory": old.summary,
@@ -179,8 +187,8 @@ class Memory:
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> dict[str, Any]:
         """Forget a memory: it leaves recall, is kept for audit, and `restore` brings it back."""
-        scope = _scope(user_id, agent_id)
-        memory_id = _memory_id(memory_id)
+        scope = scope_arg(user_id, agent_id)
+        memory_id = memory_id_arg(memory_id)
         self._mw.forget(scope, memory_id=memory_id)
         record = self._mw.get(scope, memory_id)
         return {"id": record.id, "memory": record.summary, "event": "DELETE"}
@@ -189,14 +197,14 @@ class Memory:
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> dict[str, Any]:
         """Undo a `delete`: the memory is active and recalled again."""
-        scope = _scope(user_id, agent_id)
-        return _item(self._mw.restore(scope, _memory_id(memory_id)))
+        scope = scope_arg(user_id, agent_id)
+        return record_item(self._mw.restore(scope, memory_id_arg(memory_id)))
 
     def delete_all(
         self, *, user_id: str | None = None, agent_id: str | None = None
     ) -> dict[str, Any]:
         """Forget every active memory of the user (and agent): each one as `delete` does."""
-        scope = _scope(user_id, agent_id)
+        scope = scope_arg(user_id, agent_id)
         self._mw.jobs.read_your_writes(scope)
         done: list[str] = []
         listing = self._mw.engine.store.listing
@@ -214,7 +222,7 @@ class Memory:
         keyword and vector index. Not undoable. Returns the rows removed per table."""
         if user_id is None:
             raise ValidationError("user_id: expected the id of the user to purge, found none")
-        _scope(user_id, agent_id)
+        scope_arg(user_id, agent_id)
         return self._mw.purge_user(user_id, agent_id)
 
     def reset(self) -> dict[str, Any]:
@@ -241,21 +249,21 @@ class Memory:
         "score", "reasons", "metadata", ...}]}; "reasons" say why each one (the channels that
         found it, its score's parts). filters: {"type": ..., "subject": ..., "run_id": ...,
         or a metadata key: value}; deep: the archive too."""
-        scope = _scope(user_id, agent_id)
-        keep = _filter(filters, run_id)
-        wanted = _limit(limit)
+        scope = scope_arg(user_id, agent_id)
+        keep = record_filter(filters, run_id)
+        wanted = limit_arg(limit)
         found = self._mw.search(scope, query, wanted if keep is None else 100, deep=bool(deep))
         hits = [s for s in found if keep is None or keep(s.record)][:wanted]
-        return {"results": [_scored(s) for s in hits]}
+        return {"results": [scored_item(s) for s in hits]}
 
     def get(
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> dict[str, Any]:
         """One memory by id (any status); NotFoundError when the user has no such memory."""
-        scope = _scope(user_id, agent_id)
-        memory_id = _memory_id(memory_id)
+        scope = scope_arg(user_id, agent_id)
+        memory_id = memory_id_arg(memory_id)
         self._mw.jobs.read_your_writes(scope)
-        return _item(self._mw.get(scope, memory_id))
+        return record_item(self._mw.get(scope, memory_id))
 
     def get_all(
         self,
@@ -269,9 +277,9 @@ class Memory:
         """The user's active memories, newest first: the curated ones (profile, preferences,
         facts, events, decisions, tasks, summaries), or the episodic log with
         filters={"type": "episode"}."""
-        scope = _scope(user_id, agent_id)
-        wanted = _limit(limit, most=_SCAN_LIMIT)
-        keep = _filter(filters, run_id)
+        scope = scope_arg(user_id, agent_id)
+        wanted = limit_arg(limit, most=SCAN_LIMIT)
+        keep = record_filter(filters, run_id)
         kind = (filters or {}).get("type")
         status = (filters or {}).get("status", Status.ACTIVE.value)
         statuses = [*(s.value for s in Status), "all"]
@@ -285,9 +293,9 @@ class Memory:
             status=None if status == "all" else status,
             type_=kind if isinstance(kind, str) else None,
             curated_only=kind is None,
-            limit=wanted if keep is None else _SCAN_LIMIT,
+            limit=wanted if keep is None else SCAN_LIMIT,
         )
-        return {"results": [_item(r) for r in rows if keep is None or keep(r)][:wanted]}
+        return {"results": [record_item(r) for r in rows if keep is None or keep(r)][:wanted]}
 
     def history(
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
@@ -295,15 +303,15 @@ class Memory:
         """What happened to a memory, oldest first: each version's text, what replaced what,
         forgets and restores, with when, why, through which channel and by whom (the audit
         log of its version chain)."""
-        scope = _scope(user_id, agent_id)
-        memory_id = _memory_id(memory_id)
+        scope = scope_arg(user_id, agent_id)
+        memory_id = memory_id_arg(memory_id)
         engine = self._mw.engine
         self._mw.jobs.read_your_writes(scope)
         newer = engine.store.successors(scope, memory_id, limit=10)
         chain = {r.id: r for r in [*newer, *engine.chain(scope, memory_id)]}
         versions = [v for rid in chain for v in engine.versions(scope, rid)]
         rows = engine.store.audit_of(scope, list(chain), limit=500)
-        return [_history_entry(row, chain, versions) for row in sorted(rows, key=_seq)]
+        return [history_entry(row, chain, versions) for row in sorted(rows, key=audit_seq)]
 
     # ---- lifecycle --------------------------------------------------------------------------
 
@@ -322,11 +330,11 @@ class Memory:
         self, scope: Scope, written: Sequence[WriteResult], mark: int
     ) -> list[dict[str, Any]]:
         """mem0's results of one add: the curated memories written, then the ones it retired."""
-        out = [_written(self._mw, scope, w) for w in written if _curated(w)]
+        out = [write_event(self._mw, scope, w) for w in written if is_curated(w)]
         replaced = {r.get("previous_id") for r in out}
         retired = [
             row["record_id"]
-            for row in sorted(self._mw.engine.audit_log(scope, limit=200), key=_seq)
+            for row in sorted(self._mw.engine.audit_log(scope, limit=200), key=audit_seq)
             if row["seq"] > mark and row["action"] == "deactivate"
         ]
         for rid in dict.fromkeys(r for r in retired if r and r not in replaced):
@@ -405,275 +413,3 @@ class AsyncMemory:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-
-# ---- arguments ------------------------------------------------------------------------------
-
-
-def _config(config: Any) -> MemoryConfig | str | Path | None:
-    from .config import MemoryConfig, config_from_dict
-
-    if config is None or isinstance(config, (MemoryConfig, str, Path)):
-        return config
-    if isinstance(config, Mapping):
-        return config_from_dict(config, where="Memory(config=...)")
-    raise ValidationError(
-        "config: expected a YAML path, a mapping of config sections or a MemoryConfig, "
-        f"found {type(config).__name__}"
-    )
-
-
-def _scope(user_id: Any, agent_id: Any) -> Scope:
-    if user_id is None:
-        raise ValidationError(
-            "user_id: expected the id of the user whose memory this is (every read and write "
-            "carries one), found none"
-        )
-    try:
-        return Scope(user_id, DEFAULT_AGENT if agent_id is None else agent_id)
-    except ValidationError as exc:  # name the argument the caller passed, not the field
-        raise ValidationError(str(exc).removeprefix("scope.")) from None
-
-
-@contextmanager
-def _named(field: str, argument: str) -> Iterator[None]:
-    """A ValidationError about `field` of a lower door names the caller's argument instead."""
-    try:
-        yield
-    except ValidationError as exc:
-        text = str(exc)
-        if not text.startswith(f"{field}: "):
-            raise
-        raise ValidationError(f"{argument}: {text[len(field) + 2 :]}") from None
-
-
-def _session(run_id: Any) -> str:
-    from .capture.sessions import check_session_id
-
-    if run_id is None:
-        return f"api-{secrets.token_hex(6)}"
-    try:
-        check_session_id(run_id)
-    except ValidationError as exc:
-        raise ValidationError(str(exc).replace("session_id", "run_id", 1)) from None
-    return str(run_id)
-
-
-def _memory_id(memory_id: Any) -> str:
-    if not isinstance(memory_id, str) or not memory_id.strip():
-        raise ValidationError(f"memory_id: expected a memory id, found {memory_id!r}")
-    return memory_id.strip()
-
-
-def _limit(limit: Any, *, most: int = 100) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
-        raise ValidationError(f"limit: expected an integer from 1 to {most}, found {limit!r}")
-    return limit
-
-
-def _messages(messages: Any) -> list[dict[str, Any]]:
-    from .inject.position import validate_messages
-
-    if isinstance(messages, str):
-        if not messages.strip():
-            raise ValidationError("messages: expected a non-empty text or a list of messages")
-        return [{"role": "user", "content": messages}]
-    if isinstance(messages, Mapping):
-        messages = [messages]  # one message dict, as mem0 also takes it
-    chat = [dict(m) if isinstance(m, Mapping) else m for m in messages or ()]
-    validate_messages(chat)
-    if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in chat):
-        raise ValidationError("messages: expected at least one user message with content")
-    return chat
-
-
-def _meta_tags(metadata: Any) -> tuple[str, ...]:
-    if metadata is None:
-        return ()
-    if not isinstance(metadata, Mapping):
-        raise ValidationError(
-            f"metadata: expected a mapping of names to values, found {type(metadata).__name__}"
-        )
-    tags = []
-    for key, value in metadata.items():
-        if not isinstance(key, str) or not key or "=" in key:
-            raise ValidationError(
-                f"metadata: expected names that are non-empty strings without '=', found {key!r}"
-            )
-        if value is not None and not isinstance(value, (str, int, float, bool)):
-            raise ValidationError(
-                f"metadata.{key}: expected a string, number, true/false or null, "
-                f"found {type(value).__name__}"
-            )
-        tags.append(f"{META_PREFIX}{key}={json.dumps(value, ensure_ascii=False)}")
-    return tuple(tags)
-
-
-def _filter(filters: Any, run_id: Any) -> Callable[[MemoryRecord], bool] | None:
-    """A predicate over records for `filters` (and a run_id), or None when nothing filters."""
-    if filters is not None and not isinstance(filters, Mapping):
-        raise ValidationError(
-            f"filters: expected a mapping of names to values, found {type(filters).__name__}"
-        )
-    wanted = dict(filters or {})
-    if run_id is not None:
-        wanted["run_id"] = _session(run_id)
-    wanted.pop("status", None)  # get_all reads it; search recalls active memories only
-    if "type" in wanted:
-        _types(wanted["type"])
-    meta = {k: v for k, v in wanted.items() if k not in _RECORD_FILTERS}
-    _meta_tags(meta)  # the same checks as metadata's
-    if not wanted:
-        return None
-
-    def keep(r: MemoryRecord) -> bool:
-        found = _metadata(r.tags)
-        return (
-            ("type" not in wanted or r.type.value in _types(wanted["type"]))
-            and ("subject" not in wanted or r.subject == wanted["subject"])
-            and ("run_id" not in wanted or wanted["run_id"] in (r.session_id, r.source.session_id))
-            and all(k in found and found[k] == v for k, v in meta.items())
-        )
-
-    return keep
-
-
-def _types(value: Any) -> set[str]:
-    names = {value} if isinstance(value, str) else set(value) if isinstance(value, list) else None
-    known = {t.value for t in MemoryType}
-    if not names or not names <= known:
-        raise ValidationError(
-            f"filters.type: expected one of {', '.join(sorted(known))} (or a list of them), "
-            f"found {value!r}"
-        )
-    return names
-
-
-def _turns(mw: MemoryMiddleware, scope: Scope, session: str, chat: list[dict[str, Any]]) -> list:
-    """The user turns of the messages as the capture keys them (`MemoryHooks.capture_messages`)."""
-    from .capture.messages import transcript_turns
-    from .types import Turn
-
-    now = mw.clock.now()
-    return [
-        Turn(scope, session, t.user, t.reply, f"{session}#{t.key}", now)
-        for t in transcript_turns(chat)
-        if t.user.strip()
-    ]
-
-
-# ---- answers ------------------------------------------------------------------------------
-
-
-def _iso(t: float | None) -> str | None:
-    return None if t is None else datetime.fromtimestamp(t, tz=timezone.utc).isoformat()
-
-
-def _metadata(tags: Sequence[str]) -> dict[str, Any]:
-    out = {}
-    for tag in tags:
-        if tag.startswith(META_PREFIX) and "=" in tag:
-            key, _, value = tag[len(META_PREFIX) :].partition("=")
-            try:
-                out[key] = json.loads(value)
-            except ValueError:
-                out[key] = value
-    return out
-
-
-def _item(r: MemoryRecord) -> dict[str, Any]:
-    """A record in mem0's shape, with our type, subject, status and version beside it."""
-    return {
-        "id": r.id,
-        "memory": r.summary,
-        "metadata": _metadata(r.tags),
-        "type": r.type.value,
-        "subject": r.subject,
-        "status": r.status.value,
-        "version": r.version,
-        "created_at": _iso(r.created_at),
-        "updated_at": _iso(r.updated_at),
-        "user_id": r.scope.user_id,
-        "agent_id": r.scope.agent_id,
-        "run_id": r.session_id or r.source.session_id,
-    }
-
-
-def _scored(s: ScoredMemory) -> dict[str, Any]:
-    reasons = [f"found by {', '.join(s.channels)}"] if s.channels else []
-    reasons += [f"{k} {v:.2f}" for k, v in sorted(s.components.items())]
-    reasons += [s.reason] if s.reason else []
-    return {**_item(s.record), "score": round(float(s.score), 4), "reasons": reasons}
-
-
-def _curated(w: WriteResult) -> bool:
-    return w.record is not None and w.record.type is not MemoryType.EPISODE
-
-
-def _written(mw: MemoryMiddleware, scope: Scope, w: WriteResult) -> dict[str, Any]:
-    """One consolidation outcome as mem0's event, with our reason beside it."""
-    r = w.record
-    assert r is not None  # _curated
-    out = {"id": r.id, "memory": r.summary, "reason": w.reason}
-    if w.action == "skip":
-        return {**out, "event": "NONE"}
-    if w.action == "update" and w.replaced_id == r.id:  # a restatement, merged in place
-        earlier = mw.engine.versions(scope, r.id)
-        before = earlier[-1]["summary"] if earlier else r.summary
-        if before == r.summary:
-            return {**out, "event": "NONE"}
-        return {**out, "event": "UPDATE", "previous_id": r.id, "previous_memory": before}
-    if w.action == "update" and w.replaced_id:
-        old = mw.engine.store.get(scope, w.replaced_id)
-        previous = old.summary if old is not None else None
-        return {**out, "event": "UPDATE", "previous_id": w.replaced_id, "previous_memory": previous}
-    if w.action == "doubt":  # stored, never injected: a weaker claim against a confident one
-        return {**out, "event": "ADD", "doubt_of": w.replaced_id}
-    return {**out, "event": "ADD"}
-
-
-def _last_audit(mw: MemoryMiddleware, scope: Scope) -> int:
-    rows = mw.engine.audit_log(scope, limit=1)
-    return int(rows[0]["seq"]) if rows else 0
-
-
-def _seq(row: Mapping[str, Any]) -> int:
-    return int(row["seq"])
-
-
-#: audit actions as mem0's history events
-_EVENTS = {"insert": "ADD", "update": "UPDATE", "edit": "UPDATE", "deactivate": "DELETE"}
-
-
-def _history_entry(
-    row: Mapping[str, Any], chain: Mapping[str, MemoryRecord], versions: Sequence[Mapping]
-) -> dict[str, Any]:
-    record = chain.get(row["record_id"])
-    new = record.summary if record is not None else None
-    old = None
-    if row["action"] == "update":  # a restatement: the texts before and after are versions
-        saved = sorted(
-            (v for v in versions if v["record_id"] == row["record_id"]),
-            key=lambda v: int(v["version"]),
-        )
-        at = [i for i, v in enumerate(saved) if v["superseded_at"] == row["at"]]
-        if at:
-            old = saved[at[0]]["summary"]
-            new = saved[at[0] + 1]["summary"] if at[0] + 1 < len(saved) else new
-    elif record is not None and record.prev_id and row["action"] in ("insert", "edit"):
-        prev = chain.get(record.prev_id)
-        old = prev.summary if prev is not None else None
-    event = _EVENTS.get(row["action"], row["action"].upper())
-    if event == "ADD" and old is not None:  # a successor: the value changed
-        event = "UPDATE"
-    return {
-        "memory_id": row["record_id"],
-        "event": event,
-        "action": row["action"],
-        "old_memory": old,
-        "new_memory": new if row["action"] != "deactivate" else None,
-        "reason": row["reason"],
-        "channel": row.get("channel"),
-        "actor": row.get("writer"),
-        "created_at": _iso(row["at"]),
-    }
