@@ -19,6 +19,7 @@ from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
 from openclaw_memory.service.installer import PLUGIN_DIR
 from openclaw_memory.service.server import build_server
+from openclaw_memory.types import Scope
 
 TOKEN = "metrics-token"
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -130,6 +131,12 @@ def test_queue_depth_index_and_version_gauges(client, mw):
     samples = scrape(client)
     assert value(samples, "openclaw_memory_capture_queue_depth") == 0
     assert value(samples, "openclaw_memory_index_pending") == 0
+    live = value(samples, "openclaw_memory_store_records", state="live")
+    assert live == 2  # the profile fact and the turn's episode
+    mw.forget(Scope("alice", "main"), query="Boston")
+    samples = scrape(client)
+    assert value(samples, "openclaw_memory_store_records", state="live") < live
+    assert value(samples, "openclaw_memory_store_records", state="all") == live
     assert [n for n, _ in samples if n == "openclaw_memory_info"] == ["openclaw_memory_info"]
 
 

@@ -4,6 +4,7 @@
     openclaw_memory_http_request_duration_seconds{route}          histogram
     openclaw_memory_capture_queue_depth                           captures queued, not yet written
     openclaw_memory_index_pending                                 writes not yet in the vector index
+    openclaw_memory_store_records{state}                          records: all, and live ones
     openclaw_memory_plugin_fail_open_total                        plugin calls that went on without
                                                                   memory (as the plugin reports them)
     openclaw_memory_plugin_spool_bytes                            the plugin's spool, last reported
@@ -116,12 +117,17 @@ def _render_store(out: _Text, mw: Any) -> None:
         return
     try:
         pending = engine.store.pending()
+        records = {"all": engine.store.record_count(), "live": engine.store.live_count()}
         recent = _runs(engine.store)
     except Exception:  # a scrape must answer even when the store does not
         log.exception("metrics: the store could not be read")
         return
     out.family("openclaw_memory_index_pending", "gauge", "Writes not yet in the vector index")
     out.sample("openclaw_memory_index_pending", {}, pending)
+    name = "openclaw_memory_store_records"
+    out.family(name, "gauge", "Records in the store: all, and live (not forgotten or superseded)")
+    for state, n in records.items():
+        out.sample(name, {"state": state}, n)
     name = "openclaw_memory_maintenance_runs"
     out.family(name, "gauge", f"Maintenance runs among the latest {RECENT_RUNS}, by outcome")
     for (trigger, status), n in sorted(
