@@ -35,6 +35,7 @@ _RECORD_FILTERS = ("type", "subject", "status", "run_id")
 
 
 def config_arg(config: Any) -> MemoryConfig | str | Path | None:
+    """What `build_middleware` takes, from a path, a mapping of YAML keys or a MemoryConfig."""
     from .config import MemoryConfig, config_from_dict
 
     if config is None or isinstance(config, (MemoryConfig, str, Path)):
@@ -48,6 +49,7 @@ def config_arg(config: Any) -> MemoryConfig | str | Path | None:
 
 
 def scope_arg(user_id: Any, agent_id: Any) -> Scope:
+    """The call's scope; a missing user id is an error (there is no unscoped call)."""
     if user_id is None:
         raise ValidationError(
             "user_id: expected the id of the user whose memory this is (every read and write "
@@ -66,12 +68,13 @@ def naming(field: str, argument: str) -> Iterator[None]:
         yield
     except ValidationError as exc:
         text = str(exc)
-        if not text.startswith(f"{field}: "):
+        if not text.startswith((f"{field}: ", f"{field}.")):
             raise
-        raise ValidationError(f"{argument}: {text[len(field) + 2 :]}") from None
+        raise ValidationError(argument + text[len(field) :]) from None
 
 
 def session_arg(run_id: Any) -> str:
+    """The session of a call: its run_id, or a new one."""
     from .capture.sessions import check_session_id
 
     if run_id is None:
@@ -84,18 +87,21 @@ def session_arg(run_id: Any) -> str:
 
 
 def memory_id_arg(memory_id: Any) -> str:
+    """A memory id, stripped."""
     if not isinstance(memory_id, str) or not memory_id.strip():
         raise ValidationError(f"memory_id: expected a memory id, found {memory_id!r}")
     return memory_id.strip()
 
 
 def limit_arg(limit: Any, *, most: int = 100) -> int:
+    """A result count from 1 to `most`."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
         raise ValidationError(f"limit: expected an integer from 1 to {most}, found {limit!r}")
     return limit
 
 
 def messages_arg(messages: Any) -> list[dict[str, Any]]:
+    """Chat messages from a text, one message dict or a list of them; one user text at least."""
     from .inject.position import validate_messages
 
     if isinstance(messages, str):
@@ -104,14 +110,17 @@ def messages_arg(messages: Any) -> list[dict[str, Any]]:
         return [{"role": "user", "content": messages}]
     if isinstance(messages, Mapping):
         messages = [messages]  # one message dict, as mem0 also takes it
-    chat = [dict(m) if isinstance(m, Mapping) else m for m in messages or ()]
-    validate_messages(chat)
+    if isinstance(messages, (list, tuple)):
+        messages = [dict(m) if isinstance(m, Mapping) else m for m in messages]
+    validate_messages(messages)
+    chat: list[dict[str, Any]] = messages
     if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in chat):
         raise ValidationError("messages: expected at least one user message with content")
     return chat
 
 
 def metadata_tags(metadata: Any) -> tuple[str, ...]:
+    """A caller's metadata as tags (`meta:<key>=<JSON value>`)."""
     if metadata is None:
         return ()
     if not isinstance(metadata, Mapping):
@@ -146,7 +155,8 @@ def record_filter(filters: Any, run_id: Any) -> Callable[[MemoryRecord], bool] |
     if "type" in wanted:
         _types(wanted["type"])
     meta = {k: v for k, v in wanted.items() if k not in _RECORD_FILTERS}
-    metadata_tags(meta)  # the same checks as metadata's
+    with naming("metadata", "filters"):
+        metadata_tags(meta)  # the same checks as metadata's
     if not wanted:
         return None
 
@@ -193,6 +203,7 @@ def _iso(t: float | None) -> str | None:
 
 
 def metadata_of(tags: Sequence[str]) -> dict[str, Any]:
+    """The caller's metadata a record's tags carry."""
     out = {}
     for tag in tags:
         if tag.startswith(META_PREFIX) and "=" in tag:
@@ -223,6 +234,7 @@ def record_item(r: MemoryRecord) -> dict[str, Any]:
 
 
 def scored_item(s: ScoredMemory) -> dict[str, Any]:
+    """A search result: the record, its score, and why (the channels, the score's parts)."""
     reasons = [f"found by {', '.join(s.channels)}"] if s.channels else []
     reasons += [f"{k} {v:.2f}" for k, v in sorted(s.components.items())]
     reasons += [s.reason] if s.reason else []
@@ -230,6 +242,7 @@ def scored_item(s: ScoredMemory) -> dict[str, Any]:
 
 
 def is_curated(w: WriteResult) -> bool:
+    """Whether a write stored a curated memory (not the episode of the turn)."""
     return w.record is not None and w.record.type is not MemoryType.EPISODE
 
 
@@ -256,11 +269,13 @@ def write_event(mw: MemoryMiddleware, scope: Scope, w: WriteResult) -> dict[str,
 
 
 def last_audit_seq(mw: MemoryMiddleware, scope: Scope) -> int:
+    """The scope's newest audit row, so a write's own rows can be told from older ones."""
     rows = mw.engine.audit_log(scope, limit=1)
     return int(rows[0]["seq"]) if rows else 0
 
 
 def audit_seq(row: Mapping[str, Any]) -> int:
+    """An audit row's place in the log."""
     return int(row["seq"])
 
 
@@ -271,6 +286,8 @@ _EVENTS = {"insert": "ADD", "update": "UPDATE", "edit": "UPDATE", "deactivate": 
 def history_entry(
     row: Mapping[str, Any], chain: Mapping[str, MemoryRecord], versions: Sequence[Mapping]
 ) -> dict[str, Any]:
+    """One audit row of a version chain as a mem0 history entry: the event, the texts before
+    and after, and the row's reason, channel, writer and time."""
     record = chain.get(row["record_id"])
     new = record.summary if record is not None else None
     old = None

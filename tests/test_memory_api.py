@@ -218,6 +218,8 @@ def test_purge_removes_one_user_and_reset_removes_everyone(memory):
         (lambda m: m.search("tea", user_id="alice", limit=0), "limit"),
         (lambda m: m.search("tea", user_id="alice", filters={"type": "x"}), "filters.type"),
         (lambda m: m.get_all(user_id="alice", filters="tea"), "filters"),
+        (lambda m: m.get_all(user_id="alice", filters={"k": {"a": 1}}), "filters.k"),
+        (lambda m: m.add(42, user_id="alice"), "messages"),
         (lambda m: m.get("", user_id="alice"), "memory_id"),
         (lambda m: m.update("mem_1", "", user_id="alice"), "data"),
         (lambda m: m.get_all(user_id="alice", filters={"status": "gone"}), "filters.status"),
