@@ -359,3 +359,26 @@ def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
     with Memory.from_config({"storage": {"data_dir": "memory", "embedding_model": "hash"}}) as m:
         allergy = m.get_all(user_id="alice", filters={"source": "chat"})["results"]
         assert [r["memory"] for r in allergy] == ["用户对花生过敏"]
+
+
+def test_async_calls_run_concurrently_and_keep_each_users_memory_apart(
+    make_config, tmp_path, clock
+):
+    facts = {
+        "u1": "I live in Boston",
+        "u2": "我住在北京",
+        "u3": "I work at Acme",
+        "u4": "我在华为工作",
+    }
+
+    async def scenario() -> dict:
+        async with AsyncMemory(make_config(tmp_path), clock=clock) as m:
+            await asyncio.gather(*(m.add(text, user_id=u) for u, text in facts.items()))
+            found = await asyncio.gather(*(m.get_all(user_id=u) for u in facts))
+        return {u: [r["memory"] for r in f["results"]] for u, f in zip(facts, found)}
+
+    stored = asyncio.run(scenario())
+    for user, memories in stored.items():
+        assert len(memories) == 1, stored
+        word = {"u1": "Boston", "u2": "北京", "u3": "Acme", "u4": "华为"}[user]
+        assert word in memories[0]
