@@ -2,6 +2,14 @@
 
 The public API is the names in `__all__`, importable from the package itself:
 
+    from openclaw_memory import Memory
+
+    with Memory() as m:                      # or Memory(config="my-project.yaml")
+        m.add("I live in Boston", user_id="alice")
+        m.search("where do I live?", user_id="alice")   # {"results": [{"id", "memory", "score", ...}]}
+
+or, around a model call:
+
     from openclaw_memory import ChatRequest, Scope, build_middleware
 
     mw = build_middleware("my-project.yaml")
@@ -29,6 +37,9 @@ except metadata.PackageNotFoundError:  # a source tree that was never installed
 
 #: public name -> the module that defines it ("module:name" when it is called otherwise there)
 _EXPORTS: dict[str, str] = {
+    # the facade in mem0's shape (add, search, get_all, get, update, delete, history), sync and async
+    "Memory": "memory",
+    "AsyncMemory": "memory",
     # the middleware, its two halves and its request / result types
     "MemoryMiddleware": "middleware",
     "MemoryHooks": "hooks",
@@ -75,6 +86,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "__version__",
+    "Memory",
+    "AsyncMemory",
     "MemoryMiddleware",
     "MemoryHooks",
     "MemoryAdmin",
@@ -151,6 +164,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from .fake_openai import FakeOpenAIServer
     from .harness import ConversationDriver
     from .llm import ScriptedLLM
+    from .memory import AsyncMemory, Memory
     from .middleware import MemoryMiddleware
     from .recall.pool import Channel as RecallChannel
     from .types import (

@@ -8,7 +8,7 @@ call: the request hooks are `hooks.MemoryHooks`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from .capture.messages import PendingTurns
 from .errors import ValidationError
@@ -80,8 +80,10 @@ class MemoryAdmin:
         type: str | None = None,
         subject: str | None = None,
         session_id: str | None = None,
+        tags: Sequence[str] = (),
     ) -> WriteResult:
-        """An explicit memory from the user or an admin tool: the explicit channel, written now."""
+        """An explicit memory from the user or an admin tool: the explicit channel, written now
+        (`tags`: labels the caller files it under, beside the extractor's)."""
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("text: expected a non-empty string")
         if subject is not None and not isinstance(subject, str):
@@ -120,6 +122,7 @@ class MemoryAdmin:
                     "channel": Channel.EXPLICIT,
                     "subject": subject or c.subject,
                     "confidence": max(c.confidence, 0.95),
+                    "tags": tuple(dict.fromkeys((*c.tags, *tags))),
                 }
             )
             for c in cands

@@ -213,9 +213,12 @@ class MemoryMiddleware:
         type: str | None = None,
         subject: str | None = None,
         session_id: str | None = None,
+        tags: Sequence[str] = (),
     ) -> WriteResult:
         """An explicit memory from the user or an admin tool: the explicit channel, written now."""
-        return self.admin.remember(scope, text, type=type, subject=subject, session_id=session_id)
+        return self.admin.remember(
+            scope, text, type=type, subject=subject, session_id=session_id, tags=tags
+        )
 
     def forget(
         self,

@@ -26,7 +26,7 @@ from ..forget import ForgetCommand
 from ..forget import run as forget_run
 from ..jobs import UserJobs
 from ..text import valid_unicode
-from ..types import Candidate, Scope, Turn
+from ..types import Candidate, Scope, Turn, WriteResult
 from .events import episode_candidate
 from .messages import PendingTurns
 from .sessions import Sessions, check_session_id
@@ -86,8 +86,13 @@ class CapturePipeline:
         The same write path as a queued capture, with one embedding batch for all of them; the
         caller's clock gives the records their time. Returns the memories written.
         """
+        return sum(1 for w in self.write_turns(turns) if w.action != "skip")
+
+    def write_turns(self, turns: Sequence[Turn], *, tags: Sequence[str] = ()) -> list[WriteResult]:
+        """`ingest`, answering what consolidation did with each stored candidate (curated
+        memories and episodes, in turn order); `tags` go onto every one of them."""
         if not turns:
-            return 0
+            return []
         first = turns[0]
         if any(t.scope != first.scope or t.session_id != first.session_id for t in turns):
             raise ValidationError("turns: expected one scope and one session per ingest call")
@@ -99,7 +104,7 @@ class CapturePipeline:
             )
             for t in turns
         ]
-        return self._capture(turns)
+        return self._capture(turns, tags=tuple(tags))
 
     def _prepare(self, captures: list["_Capture"]) -> None:
         """Ahead of a worker batch: filter and extract the turns of its captures, and embed all
@@ -121,7 +126,8 @@ class CapturePipeline:
         turns: Sequence[Turn],
         prepared: "_Prepared | None" = None,
         logged_only: frozenset[str] = frozenset(),
-    ) -> int:
+        tags: tuple[str, ...] = (),
+    ) -> list[WriteResult]:
         scope, sid = turns[0].scope, turns[0].session_id
         extracted = (
             prepared.turns
@@ -135,7 +141,10 @@ class CapturePipeline:
             self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
         for command in (c for _, _, found in extracted for c in found if c.forget):
             forget_run(self.engine, scope, ForgetCommand.from_candidate(command))
-        cands = _to_store(extracted)
+        cands = [
+            dataclasses.replace(c, tags=tuple(dict.fromkeys((*c.tags, *tags)))) if tags else c
+            for c in _to_store(extracted)
+        ]
         vectors = prepared.vectors if prepared else None
         written = (
             self.engine.write(
@@ -146,7 +155,7 @@ class CapturePipeline:
         )
         if self.short_term.over_threshold(scope, sid):
             self.summaries.summarize(scope, sid, "threshold", end=False)
-        return sum(1 for w in written if w.action != "skip")
+        return written
 
     def _turn_candidates(self, turn: Turn, *, extract: bool = True) -> "_Extracted":
         """Filter (secrets, contentless), extract, and log the episode: the turn's texts without

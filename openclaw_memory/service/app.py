@@ -15,6 +15,8 @@ guard in front of it all (`guard.py`).
     POST /v1/process-event       a deterministic process node (a task's status changed), written now
     POST /service/cleanup        gateway_stop -> queued writes flushed, the index brought up to date
                                  (outside /v1: it serves the whole process, not one scope)
+    POST /service/report         the plugin's fail-open count and spool size, for /metrics
+    GET  /metrics                Prometheus text: requests, latency, queues, maintenance (metrics.py)
 
 Every request first meets `RequestGuard` (Host allow-list, token, body cap, before parsing).
 Errors are JSON, never plain text.
@@ -40,8 +42,10 @@ from .routes import (
     PurgedWriteError,
     add_hook_routes,
     add_memory_routes,
+    add_metrics_routes,
     add_service_routes,
 )
+from .metrics import MetricsLayer
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +146,11 @@ def create_app(middleware: Middleware, *, token: str, hosts: Iterable[str] = ())
     mount_console(app, middleware, token=token, hosts=allowed)
     service = APIRouter(prefix="/service")  # behind RequestGuard like /v1 (token, Host, body cap)
     add_service_routes(service, middleware)
+    add_metrics_routes(app, service, middleware)
     app.include_router(service)
     app.state.middleware = middleware
     app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed)
+    # outside the guard, so refused requests are counted too
+    known = {getattr(r, "path", "") for rs in (app.router, router, service) for r in rs.routes}
+    app.add_middleware(MetricsLayer, metrics=app.state.metrics, known=known)
     return app

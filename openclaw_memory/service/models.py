@@ -257,6 +257,14 @@ class CleanupIn(_Strict):
     wait_ms: int = Field(default=2000, ge=0, le=10_000)
 
 
+class ReportIn(_Strict):
+    """Body of POST /service/report: what the plugin saw since its last report (counted in
+    /metrics): calls that went on without memory, and its spool's size now."""
+
+    fail_open: int = Field(default=0, ge=0, le=1_000_000)
+    spool_bytes: Optional[int] = Field(default=None, ge=0)
+
+
 def messages_to_dicts(messages: list[MessageIn]) -> list[dict[str, str]]:
     """OpenAI-style dicts for the middleware."""
     return [m.model_dump(exclude_none=True) for m in messages]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import PlainTextResponse
 
 from . import models as m
 
@@ -164,6 +165,23 @@ def add_memory_routes(router: APIRouter, mw: Middleware) -> None:
             session_id=body.session_id,
         )
         return {"results": [m.write_to_json(r) for r in results]}
+
+
+def add_metrics_routes(app: FastAPI, service: APIRouter, mw: Middleware) -> None:
+    """GET /metrics (Prometheus text, behind the token like the rest) and POST /service/report
+    (the plugin's fail-open count and spool size); the counters live in `app.state.metrics`."""
+    from .metrics import CONTENT_TYPE, ServiceMetrics
+
+    metrics = app.state.metrics = ServiceMetrics()
+
+    @app.get("/metrics", response_class=PlainTextResponse)
+    def scrape() -> PlainTextResponse:
+        return PlainTextResponse(metrics.render(mw), media_type=CONTENT_TYPE)
+
+    @service.post("/report")
+    def report(body: m.ReportIn) -> dict[str, Any]:
+        metrics.report(body.fail_open, body.spool_bytes)
+        return {"accepted": True}
 
 
 def add_service_routes(router: APIRouter, mw: Middleware) -> None:

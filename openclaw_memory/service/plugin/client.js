@@ -101,13 +101,15 @@ export function createSpool(dir, logger) {
       logger.warn(`${PLUGIN_ID}: cannot spool a ${path} write to ${file}: ${describe(err)}`);
     }
   }
+  const size = () => stat(file).then((s) => s.size, () => 0);
   async function pending() {
-    return (await stat(file).then((s) => s.size, () => 0)) > 0;
+    return (await size()) > 0;
   }
   return {
     add,
     file,
     pending,
+    size,
     /** Replay with send(path, body) -> "done" | "retry"; one drain at a time per process. */
     drain(send) {
       if (!draining) {
@@ -193,10 +195,22 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
   }
   // spool: keep a failed write for later. answerRejections: return {rejected, status, message}
   // for a 4xx instead of logging it (a tool's "not found" is an answer, not a failure).
+  // Calls that went on without memory, told to the service (its /metrics) once it answers again.
+  let failedOpen = 0;
+  async function report() {
+    const count = failedOpen;
+    failedOpen = 0;
+    try {
+      await send("/service/report", { fail_open: count, spool_bytes: await spool.size() }, cfg.timeoutMs);
+    } catch (err) {
+      if (retryable(err)) failedOpen += count; // an older service without the route: dropped
+    }
+  }
   async function post(path, body, { timeoutMs = cfg.timeoutMs, spool: spoolIt = false, answerRejections = false } = {}) {
     try {
       const out = await send(path, body, timeoutMs);
       client.lastDrain = spool.drain(replayOne);
+      if (failedOpen) client.lastReport = report();
       return out;
     } catch (err) {
       const again = retryable(err);
@@ -205,6 +219,7 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
       const hint = err?.status === 401 || err?.status === 403
         ? " (the token does not match the service's: run `openclaw-memory openclaw install` again)" : "";
       logger.warn(`${PLUGIN_ID}: POST ${cfg.serviceUrl}${path} failed: ${describe(err)}${hint}${note}`);
+      failedOpen += 1;
       if (spoolIt && again) await spool.add(path, body);
       return null;
     }
@@ -225,6 +240,6 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
     const drained = spool.drain(replayOne);
     await Promise.race([drained, new Promise((r) => setTimeout(r, budgetMs).unref?.())]);
   }
-  const client = { post, spool, replaySpool, lastDrain: Promise.resolve() };
+  const client = { post, spool, replaySpool, lastDrain: Promise.resolve(), lastReport: Promise.resolve() };
   return client;
 }

@@ -101,6 +101,7 @@ async function agentEnd(deps, event, ctx) {
     await client.post("/v1/capture", body, { spool: true });
   }
   await client.lastDrain; // a one-shot CLI run exits right after this hook
+  await client.lastReport; // and its count of calls made without memory with it
 }
 
 async function afterToolCall({ client, scopes }, event, ctx) {
