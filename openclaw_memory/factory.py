@@ -23,7 +23,6 @@ from .worker import Job
 if TYPE_CHECKING:
     from .engine import MemoryEngine
     from .middleware import MemoryMiddleware
-    from .procedure.tracker import ProcedureTracker
     from .recall.pool import Channel as RecallChannel
 
 PROMPTS_DIR = default_prompts_dir()

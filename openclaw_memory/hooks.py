@@ -274,7 +274,9 @@ class MemoryHooks:
             ),
             "save",
         )
-        self._write_procedures(scope, session_id, self.procedures.note_tool(scope, session_id, clean))
+        self._write_procedures(
+            scope, session_id, self.procedures.note_tool(scope, session_id, clean)
+        )
 
     def _write_procedures(self, scope: Scope, session_id: str, cands: Sequence[Candidate]) -> None:
         """Queue the write of the procedures a task left (procedure/tracker.py)."""

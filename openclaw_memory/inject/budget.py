@@ -1,8 +1,9 @@
 """Budget packing: ranked candidates + fixed token budgets -> kept + dropped, with reasons.
 
 A pure function (style.md rule 7). Every memory goes to one of four sections with its own fixed
-budget (the fourth, procedures: how earlier tasks of the request's kind were done) (docs/design.md seed 001 §6.1: profile 100-300 tokens, recent summaries 300-800, retrieved 500-1500), and
-all sections together stay under a total cap (docs/design.md seed 000 §4.2: memory takes 15-20% of the context).
+budget (docs/design.md seed 001 §6.1: profile 100-300 tokens, recent summaries 300-800, retrieved 500-1500;
+and procedures: how earlier tasks of the request's kind were done), and all sections together
+stay under a total cap (docs/design.md seed 000 §4.2: memory takes 15-20% of the context).
 Budgets count the rendered memory lines only; the block's own header, headings and markers are
 a small fixed cost the caller leaves room for (see `render.block_overhead`).
 """
@@ -192,9 +193,7 @@ def pack(
     if isinstance(budgets, Mapping):
         budgets = {**_OPTIONAL, **budgets}
     _check_budgets(budgets, total)
-    st = _State(
-        budgets, total, {s: 0 for s in ALL_SECTIONS}, {s: [] for s in ALL_SECTIONS}, {}, {}
-    )
+    st = _State(budgets, total, {s: 0 for s in ALL_SECTIONS}, {s: [] for s in ALL_SECTIONS}, {}, {})
     replaced_by = _superseded(candidates)
     kept: list[ScoredMemory] = []
     dropped: list[ScoredMemory] = []

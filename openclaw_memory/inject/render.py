@@ -224,7 +224,7 @@ FORMS: Mapping[str, Callable[[MemoryRecord, bool, Sequence[MemoryRecord]], str]]
     "subject status summary": lambda r, zh, _window: _keyed_line(r, zh),
     "time kind result": lambda r, zh, _window: _event_line(r, zh),
     "turn and neighbours": _episode_line,
-    "kind steps failure fix": lambda r, zh, _window: _procedure_line(r, zh),
+    "kind and steps": lambda r, zh, _window: _procedure_line(r, zh),
 }
 PLAIN_FORMS = frozenset({"value", "rule", "summary lines"})
 

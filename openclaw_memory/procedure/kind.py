@@ -94,7 +94,9 @@ ZH = {
     "ask": _words("什么 啥 哪 哪个 哪些 哪里 哪儿 谁 几 多少 为什么 为啥"),
     "end": _words("到 在 给 上 里 中 于 至 往 向 从 用 以 和 并 并且 然后 的话 之后 以后 前"),
     "front": _words("把 将"),
-    "skip_pos": frozenset({"d", "r", "t", "m", "mq", "q", "y", "u", "uj", "ul", "uz", "c", "e", "x", "w"}),
+    "skip_pos": frozenset(
+        {"d", "r", "t", "m", "mq", "q", "y", "u", "uj", "ul", "uz", "c", "e", "x", "w"}
+    ),
     "modifier_pos": frozenset({"a", "ad", "an", "b", "m", "mq", "q", "uj", "u"}),
 }
 

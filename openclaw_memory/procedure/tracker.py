@@ -76,8 +76,8 @@ class ProcedureTracker:
             current = self._open.setdefault(key, _Open())
             self._open.move_to_end(key)
             self._trim()
-            recovered = event.ok and any(not s.ok for s in current.steps) and not (
-                current.steps[-1].ok
+            recovered = (
+                event.ok and any(not s.ok for s in current.steps) and not (current.steps[-1].ok)
             )
             current.steps.append(event)
             del current.steps[:-MAX_STEPS]
