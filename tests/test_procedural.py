@@ -207,3 +207,13 @@ def test_the_console_lists_edits_and_forgets_a_procedure(make_config, tmp_path):
         assert HEADING["en"] not in ask(mw, "s10", "Deploy the site again").block
     finally:
         mw.close()
+
+
+def test_the_readme_example_runs(capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Procedural memory", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    assert "Fix: chmod" in capsys.readouterr().out
