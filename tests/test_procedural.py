@@ -217,3 +217,36 @@ def test_the_readme_example_runs(capsys):
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "README.md", "exec"), {})
     assert "Fix: chmod" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "subject,fact,key",
+    [
+        ("deploy site", "To deploy the site, run chmod 775 on /var/www first", "deploy site"),
+        ("部署 网站", "部署网站前要先给 /var/www 加写权限", "部署 网站"),
+        (None, "部署网站前先给 /var/www 加写权限", "部署 网站"),
+    ],
+)
+def test_the_llm_chain_keys_a_stated_procedure_by_its_kind_of_task(subject, fact, key):
+    import json
+
+    from openclaw_memory.clock import FakeClock
+    from openclaw_memory.extract.llm_chain import LLMExtractor
+    from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
+    from openclaw_memory.extract.rules import RuleExtractor
+    from openclaw_memory.llm import ScriptedLLM
+    from openclaw_memory.types import Turn
+
+    item = {"type": "procedure", "fact": fact, "certainty": 0.9}
+    if subject:
+        item["subject"] = subject
+    reply = json.dumps([item, {"type": "procedure", "fact": "Likes it quiet"}], ensure_ascii=False)
+    clock = FakeClock(1_709_510_400.0)
+    extractor = LLMExtractor(
+        ScriptedLLM([reply]), RuleExtractor(clock), DEFAULT_PROMPTS_DIR, clock, timeout_seconds=2.0
+    )
+    found = extractor.extract(Turn(ALICE, "s1", fact, turn_id="t1"))
+    (proc,) = [c for c in found if c.type is MemoryType.PROCEDURE]
+    assert proc.subject == key and "worked" in proc.tags
+    # an item the model called a procedure that names no task is kept as a fact
+    assert [c.type for c in found if c.summary == "Likes it quiet"] == [MemoryType.FACT]

@@ -16,7 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from collections.abc import Sequence
+
 from ..text import _jieba, has_cjk, stem
+from ..types import MemoryType
 
 # ruff: noqa: SIM905  (word lists read best as one string)
 
@@ -80,6 +83,8 @@ EN = {
     ),
     "particle": _words("up down out off back over"),
 }
+#: endings of base-form English verbs that end in s (process, focus)
+_BASE_S = ("ss", "us", "is")
 
 #: Chinese: the words that frame a request (请, 帮我, 麻烦, 能不能, 再, 一下), the question words, the
 #: words that end an object phrase (到, 在, 给 after the object; particles and punctuation), the
@@ -135,6 +140,8 @@ def _en_kind(text: str) -> TaskKind | None:
     if any(w in EN["ask"] for w in words[:i]):
         return None  # "what can you do": a question word before the verb
     verb = words[i]
+    if _third_person(verb):
+        return None  # "likes it quiet", "runs the tests": a statement about someone, no request
     i += 1
     if i < len(words) and words[i] in EN["particle"]:
         verb, i = f"{verb}+{words[i]}", i + 1
@@ -146,10 +153,17 @@ def _en_kind(text: str) -> TaskKind | None:
             return None
         if w in EN["det"] and not phrase:
             continue
+        if w in EN["pronoun"] and not phrase:
+            break  # "deploy it again": the object is a pronoun, the kind names none
         phrase.append(w)
     if phrase and phrase[-1] in EN["pronoun"]:
         phrase = []
     return TaskKind(verb, phrase[-1] if phrase else "")
+
+
+def _third_person(verb: str) -> bool:
+    """A verb in its third-person form (-s, not -ss/-us/-is): a request uses the base form."""
+    return verb.endswith("s") and not verb.endswith(_BASE_S)
 
 
 # ---- Chinese -------------------------------------------------------------------------------
@@ -203,4 +217,17 @@ def _zh_head(phrase: list[tuple[str, str]]) -> str:
     return content[-1] if content else ""
 
 
-__all__ = ["TaskKind", "task_kind", "tool_kind"]
+def stated_procedure(
+    subject: str | None, text: str, tags: Sequence[str]
+) -> tuple[MemoryType, str | None, tuple[str, ...]]:
+    """A procedure the user stated (the LLM chain's "procedure" items): keyed by the kind of task
+    its subject (or else its text) names, and a working one unless tagged "failed"; without a
+    kind (a verb and its object) it is kept as a fact under its subject."""
+    kind = next((k for k in (task_kind(subject or ""), task_kind(text)) if k and k.obj), None)
+    if kind is None:
+        return MemoryType.FACT, subject, tuple(tags)
+    state = "failed" if "failed" in tags else "worked"
+    return MemoryType.PROCEDURE, kind.key, tuple(dict.fromkeys(("procedure", state, *tags)))
+
+
+__all__ = ["TaskKind", "stated_procedure", "task_kind", "tool_kind"]
