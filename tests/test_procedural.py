@@ -250,3 +250,11 @@ def test_the_llm_chain_keys_a_stated_procedure_by_its_kind_of_task(subject, fact
     assert proc.subject == key and "worked" in proc.tags
     # an item the model called a procedure that names no task is kept as a fact
     assert [c.type for c in found if c.summary == "Likes it quiet"] == [MemoryType.FACT]
+
+
+def test_a_markdown_export_carries_the_procedure(mw):
+    from openclaw_memory.portability.markdown import export_markdown
+
+    run_task(mw, "s1", "再帮我部署一下网站", [FAIL, FIX, DEPLOYED])
+    text = export_markdown(mw.engine, "alice", "main")
+    assert "## Procedures" in text and "**部署 网站**" in text and "解决：chmod" in text
