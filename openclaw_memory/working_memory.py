@@ -74,6 +74,10 @@ class WorkingMemory:
             )
 
         b = self.cfg.injection.budgets
+        if not any(s.kept and section_of(s.record) == "procedures" for s in ranked):
+            # the procedures' share counts toward the total only for a request that gets one:
+            # every other request is packed exactly as before the section existed
+            b = dataclasses.replace(b, procedures=0)
         budgets = {
             "profile": b.profile,
             "summaries": b.summaries,

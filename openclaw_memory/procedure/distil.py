@@ -176,8 +176,9 @@ def procedure_candidate(task: Task) -> Candidate | None:
 
 
 def worked(tags: Sequence[str]) -> bool:
-    """A stored procedure's tags say its last call succeeded."""
-    return "worked" in tags
+    """A stored procedure works unless its tags say its last call failed (one a user stated,
+    imported or edited without tags is taken as working)."""
+    return "failed" not in tags
 
 
 __all__ = ["LABELS", "Task", "describe", "key_arguments", "procedure_candidate", "worked"]

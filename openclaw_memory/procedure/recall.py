@@ -32,10 +32,11 @@ class ProcedureRecall:
 
     def matching(self, scope: Scope, request: str) -> list[tuple[MemoryRecord, TaskKind]]:
         """The live procedures for the request's kind of task, newest first."""
-        kind = task_kind(request)
+        # the scope's procedures first: most scopes have none, and then the request is not parsed
+        live = self.store.live_claims(scope, [MemoryType.PROCEDURE.value], limit=_POOL)
+        kind = task_kind(request) if live else None
         if kind is None:
             return []
-        live = self.store.live_claims(scope, [MemoryType.PROCEDURE.value], limit=_POOL)
         found = []
         for r in live:
             stored = TaskKind.from_key(r.subject or "")
