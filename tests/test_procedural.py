@@ -164,6 +164,9 @@ def test_a_purge_lets_go_of_the_open_task(mw):
         ("I need you to publish the new release", TaskKind("publish", "release")),
         ("Let's back up the database", TaskKind("back+up", "database")),
         ("please deploy it again", TaskKind("deploy", "")),
+        ("[Mon 2026-12-07 09:00 UTC] Deploy the site", TaskKind("deploy", "site")),
+        ("It failed again, try with sudo", None),
+        ("The site is down", None),
         ("What should I have for lunch today?", None),
         ("Where did I park?", None),
         ("帮我把网站部署到服务器上", TaskKind("部署", "网站")),
@@ -258,3 +261,39 @@ def test_a_markdown_export_carries_the_procedure(mw):
     run_task(mw, "s1", "再帮我部署一下网站", [FAIL, FIX, DEPLOYED])
     text = export_markdown(mw.engine, "alice", "main")
     assert "## Procedures" in text and "**部署 网站**" in text and "解决：chmod" in text
+
+
+@pytest.mark.parametrize(
+    "lang,start,follow_up,next_task,next_key",
+    [
+        (
+            "en",
+            "Deploy the site to production",
+            "It failed again, try with sudo",
+            "Now run the tests",
+            "run tests",
+        ),
+        ("zh", "帮我把网站部署到服务器上", "又失败了，再试一次", "再帮我跑一下测试", "跑 测试"),
+    ],
+)
+def test_a_follow_up_continues_the_task_and_a_new_kind_starts_another(
+    mw, lang, start, follow_up, next_task, next_key
+):
+    ask(mw, "s1", start)
+    mw.on_tool_event(ALICE, "s1", FAIL)
+    ask(mw, "s1", follow_up)  # the same task: its failure and fix stay together
+    mw.on_tool_event(ALICE, "s1", FIX)
+    mw.on_tool_event(ALICE, "s1", DEPLOYED)
+    ask(mw, "s1", next_task)  # another kind of task: the deploy task is closed
+    mw.on_tool_event(ALICE, "s1", ToolEvent("pytest", {"path": "tests"}, "3 failed", ok=False))
+    mw.on_tool_event(ALICE, "s1", ToolEvent("pytest", {"path": "tests", "x": "1"}, "ok", ok=True))
+    mw.on_session_end(ALICE, "s1")
+    mw.flush()
+    by_kind = {r.subject: r for r in procedures(mw)}
+    assert set(by_kind) == {
+        TaskKind("deploy", "site").key if lang == "en" else "部署 网站",
+        next_key,
+    }
+    deploy = by_kind["deploy site" if lang == "en" else "部署 网站"]
+    assert "chmod" in deploy.summary and "pytest" not in deploy.summary
+    assert "chmod" not in by_kind[next_key].summary

@@ -82,6 +82,13 @@ EN = {
         if when"""
     ),
     "particle": _words("up down out off back over"),
+    #: a sentence that starts with one of these, or whose second word is a verb of being or
+    #: having, states something ("it failed again", "the site is down"): no request
+    "subject": _words("it they he she there"),
+    "be": _words(
+        """is are was were be been being has have had does did doesn't isn't aren't wasn't won't
+        can't keeps kept seems"""
+    ),
 }
 #: endings of base-form English verbs that end in s (process, focus)
 _BASE_S = ("ss", "us", "is")
@@ -105,13 +112,15 @@ ZH = {
     "modifier_pos": frozenset({"a", "ad", "an", "b", "m", "mq", "q", "uj", "u"}),
 }
 
+_ENVELOPE = re.compile(r"^\[[^\]\n]{0,80}\]\s*")
 _EN_WORD = re.compile(r"[a-z][a-z0-9_\-']*|[,.;!?]")
 _ZH_STOP = frozenset("，。！？；,.!?;：:")
 
 
 def task_kind(request: str) -> TaskKind | None:
     """The kind of task a request asks for, or None when it asks for none."""
-    text = (request or "").strip()
+    # a host's envelope before the text ("[Mon 2026-12-07 09:00 UTC] deploy the site") says when
+    text = _ENVELOPE.sub("", (request or "").strip())
     if not text:
         return None
     return _zh_kind(text) if has_cjk(text) else _en_kind(text)
@@ -140,6 +149,8 @@ def _en_kind(text: str) -> TaskKind | None:
     if any(w in EN["ask"] for w in words[:i]):
         return None  # "what can you do": a question word before the verb
     verb = words[i]
+    if verb in EN["subject"] or (i + 1 < len(words) and words[i + 1] in EN["be"]):
+        return None
     if _third_person(verb):
         return None  # "likes it quiet", "runs the tests": a statement about someone, no request
     i += 1
