@@ -297,3 +297,10 @@ def test_a_follow_up_continues_the_task_and_a_new_kind_starts_another(
     deploy = by_kind["deploy site" if lang == "en" else "部署 网站"]
     assert "chmod" in deploy.summary and "pytest" not in deploy.summary
     assert "chmod" not in by_kind[next_key].summary
+
+
+def test_a_chain_that_injects_no_memory_injects_no_procedure_either():
+    from openclaw_memory.chain import _context_overrides
+
+    budgets = _context_overrides({"inject_memory": False}, "chain.yaml")["injection"]["budgets"]
+    assert budgets["procedures"] == 0 and not any(budgets.values())
