@@ -18,6 +18,7 @@ from .forget import MAX_MATCHES, ForgetCommand
 from .forget import plan as forget_plan
 from .forget import run as forget_run
 from .jobs import UserJobs
+from .procedure.tracker import ProcedureTracker
 from .text import valid_unicode
 from .types import (
     Candidate,
@@ -50,6 +51,7 @@ class MemoryAdmin:
         secrets: SecretFilter,
         jobs: UserJobs,
         pending: PendingTurns,
+        procedures: ProcedureTracker | None = None,
     ) -> None:
         self.engine = engine
         self.working = working
@@ -57,6 +59,8 @@ class MemoryAdmin:
         self.secrets = secrets
         self.jobs = jobs
         self.pending = pending
+        #: the hooks' open tasks (shared): a purge lets go of the user's requests and tool calls
+        self.procedures = procedures if procedures is not None else ProcedureTracker()
 
     def search(
         self, scope: Scope, query: str, limit: int = 10, *, deep: bool = False
@@ -193,6 +197,7 @@ class MemoryAdmin:
         finally:
             self.pending.drop_user(user_id, agent_id)
             self.working.recaller.drop_user(user_id, agent_id)  # cached query vectors
+            self.procedures.drop_user(user_id, agent_id)  # open tasks not yet distilled
 
 
 def _kind(value: object) -> str:

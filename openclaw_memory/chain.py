@@ -84,7 +84,7 @@ def _context_overrides(context: Mapping[str, Any], where: str) -> dict:
     if "system_prefix" in context:
         inj["system_prefix"] = context["system_prefix"]
     if context.get("inject_memory") is False:
-        inj["budgets"] = {"profile": 0, "summaries": 0, "retrieved": 0}
+        inj["budgets"] = {"profile": 0, "summaries": 0, "retrieved": 0, "procedures": 0}
     return {"injection": inj} if inj else {}
 
 

@@ -91,6 +91,8 @@ class ForgettingConfig:
     event_ttl_days: float = 30.0
     task_ttl_days: float = 90.0
     episode_ttl_days: float = 0.0  # 0 = no TTL; episodes are compacted instead
+    #: a procedure not restated for this long is archived (a tool chain that old may have changed)
+    procedure_ttl_days: float = 365.0
     compaction_trigger: int = 50
     compaction_batch: int = 30
     cleanup_unused_days: float = 180.0
@@ -156,6 +158,8 @@ class BudgetConfig:
     profile: int = 100
     summaries: int = 800
     retrieved: int = 1500
+    #: how earlier tasks of the request's kind were done (procedural memory)
+    procedures: int = 300
     total_share: float = 0.2
     model_context_tokens: int = 128000
 

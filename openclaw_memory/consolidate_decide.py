@@ -23,6 +23,7 @@ import numpy as np
 from .clock import Clock
 from .config import MemoryConfig
 from .consolidate_records import RecordWrites, deactivate, new_id
+from .procedure.consolidate import write_procedure
 from .policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from .store.ports import content_hash
 from .consolidate_neighbour import Neighbour
@@ -59,6 +60,8 @@ class Decisions:
             return self._append(db, draft, vec)
         if draft.type is MemoryType.DECISION:
             return self._decision(db, draft, vec)
+        if draft.type is MemoryType.PROCEDURE:  # one live procedure per kind of task
+            return write_procedure(self.writes, db, draft, vec)
         if draft.type in KEYED_TYPES:
             return self._keyed(db, draft, vec, cand)
         return self.writes.insert(

@@ -94,6 +94,7 @@ def assemble(
     from .hooks import MemoryHooks
     from .jobs import UserJobs
     from .middleware import MemoryMiddleware
+    from .procedure.tracker import ProcedureTracker
     from .recall.channels import build_channels
     from .recall.recaller import Recaller
     from .worker import Worker
@@ -118,6 +119,7 @@ def assemble(
     short_term = ShortTermMemory(engine.store, cfg.short_term, engine.clock)
     sessions = Sessions(engine.store, engine.clock)
     summaries = SessionSummaries(engine, short_term, sessions, summarizer)
+    procedures = ProcedureTracker()  # the open tasks of each session (procedural memory)
     capture = CapturePipeline(
         engine,
         extractor=extractor,
@@ -140,9 +142,16 @@ def assemble(
         jobs=jobs,
         pending=pending,
         config=cfg,
+        procedures=procedures,
     )
     admin = MemoryAdmin(
-        engine, working, extractor=extractor, secrets=secrets, jobs=jobs, pending=pending
+        engine,
+        working,
+        extractor=extractor,
+        secrets=secrets,
+        jobs=jobs,
+        pending=pending,
+        procedures=procedures,
     )
     return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
 

@@ -3,8 +3,10 @@
     before_request  -> new (open/continue the session; context on a new one)
                     -> read path: query -> recall -> rerank -> budget -> render -> inject
     after_response  -> queued capture (capture/pipeline.py); summary when the window is over threshold
-    on_tool_event   -> save (an event memory per finished tool call)
-    on_session_end / on_compaction -> summary (structured, with evidence ids)
+    on_tool_event   -> save (an event memory per finished tool call; the task's procedure
+                       once a call succeeds after a failure: procedure/)
+    on_session_end / on_compaction -> summary (structured, with evidence ids); at the end, the
+                       procedure of the session's last task
 
 Everything heavy on the write side runs on the background worker; a read waits only for the
 pending writes of its own scope (read-your-writes). The admin calls (remember, forget, search,
@@ -35,8 +37,9 @@ from .errors import ValidationError
 from .extract.secrets import SecretFilter
 from .inject.position import inject, validate_messages
 from .jobs import UserJobs
+from .procedure.tracker import ProcedureTracker
 from .text import message_text, valid_unicode
-from .types import InjectionPlan, ScoredMemory, Scope, Turn, WriteResult
+from .types import Candidate, InjectionPlan, ScoredMemory, Scope, Turn, WriteResult
 from .working_memory import WorkingMemory
 
 if TYPE_CHECKING:
@@ -83,6 +86,7 @@ class MemoryHooks:
         jobs: UserJobs,
         pending: PendingTurns,
         config: MemoryConfig,
+        procedures: ProcedureTracker | None = None,
     ) -> None:
         self.engine = engine
         self.working = working
@@ -95,6 +99,8 @@ class MemoryHooks:
         self.pending = pending
         self.cfg = config
         self.clock = engine.clock
+        #: the open tasks of each session: their requests and tool calls (procedural memory)
+        self.procedures = procedures if procedures is not None else ProcedureTracker()
 
     # ---- read path --------------------------------------------------------------------------
 
@@ -132,6 +138,13 @@ class MemoryHooks:
         check_session_id(session_id)
         if self.sessions.open(scope, session_id):
             log.debug("session %s opened for %s", session_id, scope.user_id)
+        self._write_procedures(
+            scope,
+            session_id,
+            self.procedures.note_request(
+                scope, session_id, self.secrets.redact(valid_unicode(prompt or ""))
+            ),
+        )
         self.jobs.read_your_writes(scope)
         recent = [{**m, "content": message_text(m)} for m in recent]
         request_tokens = sum(len(m["content"]) for m in recent) // 3
@@ -261,6 +274,20 @@ class MemoryHooks:
             ),
             "save",
         )
+        self._write_procedures(
+            scope, session_id, self.procedures.note_tool(scope, session_id, clean)
+        )
+
+    def _write_procedures(self, scope: Scope, session_id: str, cands: Sequence[Candidate]) -> None:
+        """Queue the write of the procedures a task left (procedure/tracker.py)."""
+        if cands:
+            self.jobs.submit(
+                scope,
+                lambda: self.engine.write(
+                    scope, list(cands), session_id=session_id, writer="procedure"
+                ),
+                "procedure",
+            )
 
     def record_process_event(
         self,
@@ -287,6 +314,7 @@ class MemoryHooks:
         self.jobs.submit(
             scope, lambda: self.summaries.summarize(scope, session_id, reason, end=True), "summary"
         )
+        self._write_procedures(scope, session_id, self.procedures.finish(scope, session_id))
 
     def on_compaction(
         self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()

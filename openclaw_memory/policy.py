@@ -77,6 +77,8 @@ POLICY: Mapping[MemoryType, TypePolicy] = {
         _P(EPISODIC, False, True, True, True, "retrieved", False, False, "event_ttl_days", 0.35, "time kind result", False),
     MemoryType.EPISODE:
         _P(EPISODIC, False, True, True, True, "retrieved", False, False, "episode_ttl_days", 0.2, "turn and neighbours", False),
+    MemoryType.PROCEDURE:
+        _P(CURATED, True, False, False, False, "procedures", False, False, "procedure_ttl_days", 0.65, "kind and steps", False),
 }
 # fmt: on
 

@@ -29,6 +29,9 @@ class MemoryType(str, enum.Enum):
     SUMMARY = "summary"
     # The episodic log: one conversation turn kept verbatim as evidence (docs/design.md "two layers").
     EPISODE = "episode"
+    # How a kind of task was done (the tool steps that worked, the step that failed and its fix),
+    # distilled from a session's tool events (openclaw_memory/procedure/).
+    PROCEDURE = "procedure"
 
 
 class Channel(str, enum.Enum):

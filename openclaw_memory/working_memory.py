@@ -11,7 +11,8 @@ from typing import Mapping, Sequence
 
 from .config import MemoryConfig
 from .engine import MemoryEngine
-from .inject.budget import SECTIONS, Packing, pack, section_of, total_budget
+from .inject.budget import ALL_SECTIONS, Packing, pack, section_of, total_budget
+from .procedure.recall import ProcedureRecall
 from .inject.render import block_overhead, choose_lang, merge_same_day, render_block, render_record
 from .recall.recaller import Recaller, RecallResult
 from .tokens import count_tokens
@@ -19,10 +20,18 @@ from .types import InjectionPlan, MemoryRecord, ScoredMemory, Scope
 
 
 class WorkingMemory:
-    def __init__(self, engine: MemoryEngine, recaller: Recaller, config: MemoryConfig) -> None:
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        recaller: Recaller,
+        config: MemoryConfig,
+        procedures: ProcedureRecall | None = None,
+    ) -> None:
         self.engine = engine
         self.recaller = recaller
         self.cfg = config
+        #: how earlier tasks of the request's kind were done (procedure/recall.py)
+        self.procedures = procedures if procedures is not None else ProcedureRecall(engine.store)
 
     def plan(
         self,
@@ -32,7 +41,7 @@ class WorkingMemory:
         *,
         deep: bool = False,
         request_tokens: int = 0,
-        sections: Sequence[str] = SECTIONS,
+        sections: Sequence[str] = ALL_SECTIONS,
     ) -> InjectionPlan:
         result = self.recaller.recall(scope, current, recent, deep=deep)
         return self.assemble(scope, result, request_tokens=request_tokens, sections=sections)
@@ -43,9 +52,13 @@ class WorkingMemory:
         result: RecallResult,
         *,
         request_tokens: int = 0,
-        sections: Sequence[str] = SECTIONS,
+        sections: Sequence[str] = ALL_SECTIONS,
     ) -> InjectionPlan:
-        ranked = self._limit(result.ranked, sections, several=result.query.several)
+        ranked = result.ranked
+        if "procedures" in sections:
+            request = result.query.current or result.query.text
+            ranked = self.procedures.apply(scope, request, ranked)
+        ranked = self._limit(ranked, sections, several=result.query.several)
         now = self.engine.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])
         days = self.cfg.recall.change_note_days
@@ -61,7 +74,16 @@ class WorkingMemory:
             )
 
         b = self.cfg.injection.budgets
-        budgets = {"profile": b.profile, "summaries": b.summaries, "retrieved": b.retrieved}
+        if not any(s.kept and section_of(s.record) == "procedures" for s in ranked):
+            # the procedures' share counts toward the total only for a request that gets one:
+            # every other request is packed exactly as before the section existed
+            b = dataclasses.replace(b, procedures=0)
+        budgets = {
+            "profile": b.profile,
+            "summaries": b.summaries,
+            "retrieved": b.retrieved,
+            "procedures": b.procedures,
+        }
         lang = choose_lang([s.record.summary for s in ranked if s.kept][:10])
         total = max(0, total_budget(b, request_tokens) - block_overhead(lang=lang))
         packing = pack(ranked, budgets, total=total, count=count_tokens, render_one=render_one)

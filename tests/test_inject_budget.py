@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from openclaw_memory.clock import DAY
 from openclaw_memory.config import BudgetConfig
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.inject.budget import SECTIONS, pack, section_of, total_budget
+from openclaw_memory.inject.budget import ALL_SECTIONS, SECTIONS, pack, section_of, total_budget
 from openclaw_memory.inject.render import render_record
 from openclaw_memory.tokens import count_tokens, truncate_tokens
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, ScoredMemory
@@ -137,7 +137,7 @@ def test_pack_table(cands, budgets, total, kept_ids, dropped):
     ranks = sorted(c.rank for c in (*p.kept, *p.dropped))
     assert ranks == list(range(1, len(cands) + 1))
     assert p.total_tokens == sum(p.tokens_by_section.values())
-    assert set(p.tokens_by_section) == set(SECTIONS)
+    assert set(p.tokens_by_section) == set(ALL_SECTIONS)
 
 
 def test_first_oversize_line_is_truncated_not_dropped():
@@ -182,6 +182,7 @@ def test_kept_lines_grouped_by_section_in_rank_order():
         "profile": ("likes tea",),
         "summaries": ("talked about tea",),
         "retrieved": ("use sqlite", "write report"),
+        "procedures": (),
     }
 
 
@@ -247,11 +248,11 @@ def test_real_tokens_chinese_and_english_stay_in_budget():
 @pytest.mark.parametrize(
     "cfg,request_tokens,expected",
     [
-        (BudgetConfig(), 1000, 2400),  # 100 + 800 + 1500
+        (BudgetConfig(), 1000, 2700),  # 100 + 800 + 1500 + 300 (procedures)
         (BudgetConfig(model_context_tokens=8000, total_share=0.2), 1000, 1600),
         (BudgetConfig(model_context_tokens=8000, total_share=0.2), 7500, 500),
         (BudgetConfig(model_context_tokens=8000), 9000, 0),
-        (BudgetConfig(profile=100, summaries=300, retrieved=500), 0, 900),
+        (BudgetConfig(profile=100, summaries=300, retrieved=500, procedures=0), 0, 900),
     ],
 )
 def test_total_budget(cfg, request_tokens, expected):

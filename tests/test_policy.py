@@ -161,6 +161,8 @@ def test_render_form_is_the_tables(kind, policy):
         assert line.startswith("2023-11-14 drink/tea：")
     elif policy.render == "turn and neighbours":
         assert line.startswith("2023-11-14 ")
+    elif policy.render == "kind and steps":
+        assert line == "drink/tea：喝茶 tea"  # the kind of task, then how it was done
     else:
         assert line == "喝茶 tea"
 

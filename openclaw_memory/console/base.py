@@ -41,6 +41,10 @@ NOTICES = {
     "imported": "Import finished.",
 }
 MAX_FORM_BYTES = 60_000_000
+#: a plain-language name beside a type's stored name where the name alone does not say it
+TYPE_LABELS = {
+    "procedure": "procedure: how a kind of task was done",
+}
 
 
 def _env() -> Environment:
@@ -53,6 +57,7 @@ def _env() -> Environment:
     env.filters["time"] = lambda t: iso_time(t) if t else "-"
     env.filters["num"] = lambda v: "-" if v is None else f"{v:.3f}"
     env.globals["types"] = [t.value for t in MemoryType]
+    env.globals["type_labels"] = TYPE_LABELS
     env.globals["statuses"] = [s.value for s in Status]
     return env
 

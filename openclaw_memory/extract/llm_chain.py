@@ -33,6 +33,7 @@ from .filter import is_contentless
 from .importance import importance_for
 from .jsonout import parse_json_value
 from .lexicon import normalize_subject
+from ..procedure.kind import stated_procedure
 from .prompts import PromptFile, load_prompt
 from .secrets import SecretFilter
 
@@ -51,6 +52,8 @@ _TYPES = {
     "insight": MemoryType.FACT,
     "identity": MemoryType.PROFILE,
     "plan": MemoryType.TASK,
+    "procedure": MemoryType.PROCEDURE,
+    "how_to": MemoryType.PROCEDURE,
 }
 
 
@@ -252,6 +255,8 @@ class LLMExtractor:
             e.strip() for e in item.entities if e.strip() and not self._secrets.contains_secret(e)
         )
         subject = normalize_subject(item.subject or "") or None
+        if kind is MemoryType.PROCEDURE:  # keyed by its kind of task, or kept as a fact
+            kind, subject, tags = stated_procedure(subject, item.fact, tags)
         return Candidate(
             type=kind,
             summary=item.fact.strip(),

@@ -1,6 +1,6 @@
 """The inject stage: budget -> render -> position (docs/design.md "budget and render", "inject")."""
 
-from .budget import SECTIONS, Packing, pack, section_of, total_budget
+from .budget import ALL_SECTIONS, SECTIONS, Packing, pack, section_of, total_budget
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
 from .position import POSITIONS, inject, validate_messages, validate_system_prefix
 from .render import (
@@ -13,6 +13,7 @@ from .render import (
 )
 
 __all__ = [
+    "ALL_SECTIONS",
     "CLOSE_MARKER",
     "OPEN_MARKER",
     "POSITIONS",

@@ -1,8 +1,9 @@
 """Budget packing: ranked candidates + fixed token budgets -> kept + dropped, with reasons.
 
-A pure function (style.md rule 7). Every memory goes to one of three sections with its own fixed
-budget (docs/design.md seed 001 §6.1: profile 100-300 tokens, recent summaries 300-800, retrieved 500-1500), and
-all sections together stay under a total cap (docs/design.md seed 000 §4.2: memory takes 15-20% of the context).
+A pure function (style.md rule 7). Every memory goes to one of four sections with its own fixed
+budget (docs/design.md seed 001 §6.1: profile 100-300 tokens, recent summaries 300-800, retrieved 500-1500;
+and procedures: how earlier tasks of the request's kind were done), and all sections together
+stay under a total cap (docs/design.md seed 000 §4.2: memory takes 15-20% of the context).
 Budgets count the rendered memory lines only; the block's own header, headings and markers are
 a small fixed cost the caller leaves room for (see `render.block_overhead`).
 """
@@ -23,12 +24,17 @@ from ..types import MemoryRecord, ScoredMemory
 
 #: Section names in the order they are rendered.
 SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved")
+#: ...and the section of procedures (how earlier tasks of the request's kind were done), which a
+#: caller may leave out of its budgets (then it gets none)
+ALL_SECTIONS: tuple[str, ...] = (*SECTIONS, "procedures")
+_OPTIONAL = {"procedures": 0}
 
 _SPACE = re.compile(r"\s+")
 
 
 def section_of(record: MemoryRecord) -> str:
-    """The section a record is budgeted and rendered in: profile, summaries or retrieved."""
+    """The section a record is budgeted and rendered in: profile, summaries, retrieved or
+    procedures."""
     return POLICY[record.type].section
 
 
@@ -53,7 +59,7 @@ class Packing:
 def total_budget(cfg: BudgetConfig, request_tokens: int) -> int:
     """The total token cap for injected memory.
 
-    total = min(profile + summaries + retrieved,
+    total = min(profile + summaries + retrieved + procedures,
                 floor(total_share * model_context_tokens),
                 model_context_tokens - request_tokens)
 
@@ -69,24 +75,24 @@ def total_budget(cfg: BudgetConfig, request_tokens: int) -> int:
         raise ValidationError(
             f"request_tokens: expected a token count >= 0, found {request_tokens!r}"
         )
-    sections = cfg.profile + cfg.summaries + cfg.retrieved
+    sections = cfg.profile + cfg.summaries + cfg.retrieved + cfg.procedures
     share = math.floor(cfg.total_share * cfg.model_context_tokens)
     room = cfg.model_context_tokens - request_tokens
     return max(0, min(sections, share, room))
 
 
 def _check_budgets(budgets: Mapping[str, int], total: int | None) -> None:
-    for name in SECTIONS:
+    for name in ALL_SECTIONS:
         value = budgets.get(name) if isinstance(budgets, Mapping) else None
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValidationError(
                 f"budgets.{name}: expected a token count >= 0 for each of "
-                f"{', '.join(SECTIONS)}, found {value!r}"
+                f"{', '.join(ALL_SECTIONS)}, found {value!r}"
             )
-    unknown = sorted(set(budgets) - set(SECTIONS))
+    unknown = sorted(set(budgets) - set(ALL_SECTIONS))
     if unknown:
         raise ValidationError(
-            f"budgets.{unknown[0]}: unknown section; expected only {', '.join(SECTIONS)}"
+            f"budgets.{unknown[0]}: unknown section; expected only {', '.join(ALL_SECTIONS)}"
         )
     if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
         raise ValidationError(f"total: expected a token count >= 0 or None, found {total!r}")
@@ -184,8 +190,10 @@ def pack(
     arrived with when kept=False. A line longer than a whole section budget is cut with
     `truncate` rather than dropped when it would be the first line of its section.
     """
+    if isinstance(budgets, Mapping):
+        budgets = {**_OPTIONAL, **budgets}
     _check_budgets(budgets, total)
-    st = _State(budgets, total, {s: 0 for s in SECTIONS}, {s: [] for s in SECTIONS}, {}, {})
+    st = _State(budgets, total, {s: 0 for s in ALL_SECTIONS}, {s: [] for s in ALL_SECTIONS}, {}, {})
     replaced_by = _superseded(candidates)
     kept: list[ScoredMemory] = []
     dropped: list[ScoredMemory] = []

@@ -1,7 +1,8 @@
 """Rendering: memories -> short natural-language lines -> one clearly marked reference block.
 
 Each type has a compressed form (docs/design.md seed 000 §4.2): fact/task/decision as subject + status +
-summary (never the detail), events as date + kind + one-line result, episodes as date + speaker +
+summary (never the detail), procedures as the kind of task + the steps that worked, the failure
+and its fix, events as date + kind + one-line result, episodes as date + speaker +
 shortened text (a turn with its neighbours as one transcript line; the episodes of one day share
 one date), profile/preference and summaries as their text. A record that replaced another
 recently says so in one note (docs/design.md seed 000 §4.3). The block says it is historical reference data, not
@@ -22,7 +23,7 @@ from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
 
 #: Sections render_block accepts, in the order they appear. "to_confirm" only when asked.
-BLOCK_SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved", "to_confirm")
+BLOCK_SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved", "procedures", "to_confirm")
 
 _HEADER = {
     "en": (
@@ -38,12 +39,14 @@ _HEADINGS = {
         "profile": "About the user:",
         "summaries": "Recent conversation summaries:",
         "retrieved": "Related memories:",
+        "procedures": "How this kind of task was done before:",
         "to_confirm": "Not yet confirmed (ask the user before relying on these):",
     },
     "zh": {
         "profile": "关于用户：",
         "summaries": "最近的会话摘要：",
         "retrieved": "相关记忆：",
+        "procedures": "以前做这类任务的方法：",
         "to_confirm": "尚未确认（使用前请先向用户确认）：",
     },
 }
@@ -118,6 +121,15 @@ def _event_line(record: MemoryRecord, zh: bool) -> str:
     if zh:
         return f"{date} {kind}：{result}".strip()
     return f"{date}, {kind}: {result}" if date else f"{kind}: {result}"
+
+
+def _procedure_line(record: MemoryRecord, zh: bool) -> str:
+    """The kind of task, then how it was done (the record's text, written in its language)."""
+    kind = sanitize((record.subject or "").replace("+", " "))  # "set+up server"
+    summary = sanitize(record.summary)
+    if not kind:
+        return summary
+    return f"{kind}：{summary}" if zh else f"{kind}: {summary}"
 
 
 def _speaker(record: MemoryRecord) -> str:
@@ -212,6 +224,7 @@ FORMS: Mapping[str, Callable[[MemoryRecord, bool, Sequence[MemoryRecord]], str]]
     "subject status summary": lambda r, zh, _window: _keyed_line(r, zh),
     "time kind result": lambda r, zh, _window: _event_line(r, zh),
     "turn and neighbours": _episode_line,
+    "kind and steps": lambda r, zh, _window: _procedure_line(r, zh),
 }
 PLAIN_FORMS = frozenset({"value", "rule", "summary lines"})
 
@@ -281,7 +294,8 @@ def render_block(sections: Mapping[str, Sequence[str]], *, lang: str) -> str:
 
     The block opens with OPEN_MARKER and a header saying it is historical reference data, not
     instructions, then one natural-language heading per non-empty section (profile, recent
-    summaries, related memories, and "to_confirm" only when given), one "- " line per memory,
+    summaries, related memories, how this kind of task was done before, and "to_confirm" only
+    when given), one "- " line per memory,
     and ends with CLOSE_MARKER. Every line is sanitized here, whatever the caller did.
     """
     key = _lang_key(lang)

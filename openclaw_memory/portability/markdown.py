@@ -23,6 +23,7 @@ TYPE_TITLES: dict[MemoryType, str] = {
     MemoryType.FACT: "Facts",
     MemoryType.DECISION: "Decisions",
     MemoryType.TASK: "Tasks",
+    MemoryType.PROCEDURE: "Procedures",
     MemoryType.EVENT: "Events",
     MemoryType.SUMMARY: "Session summaries",
     MemoryType.EPISODE: "Conversation log",

@@ -1,0 +1,184 @@
+"""A task's tool events -> one procedure candidate: how that kind of task was done.
+
+Rule-based, no LLM. From the tool calls a task made (their arguments already redacted by the
+secret filter) it keeps the steps that worked (tool names and their short scalar arguments, in
+order, repeats folded), the step that failed and why (the tool's own message, first line), and
+the fix: what succeeded after the failure. A task whose last call failed is kept too, as a
+failed procedure ("not solved yet"), so a later working one for the same kind supersedes it.
+The words around the steps come from `LABELS`, in the language of the request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..capture.events import ToolEvent
+from ..policy import POLICY
+from ..text import has_cjk
+from ..tokens import truncate_tokens
+from ..types import Candidate, Channel, MemoryType
+from .kind import TaskKind, task_kind, tool_kind
+
+#: the words of a procedure's line, per language
+LABELS: Mapping[str, Mapping[str, str]] = {
+    "en": {
+        "worked": "Steps that worked: ",
+        "tried": "Tried: ",
+        "failed": "Failed first: ",
+        "failed_last": "Failed: ",
+        "fix": "Fix: ",
+        "unsolved": "Not solved yet.",
+        "request": "Request: ",
+        "tools": "Tools: ",
+        "sep": ". ",
+        "arrow": " -> ",
+        "because": ": ",
+        "args": " ({})",
+        "retry": "{} again with {}",
+    },
+    "zh": {
+        "worked": "有效步骤：",
+        "tried": "尝试过：",
+        "failed": "先失败：",
+        "failed_last": "失败：",
+        "fix": "解决：",
+        "unsolved": "尚未解决。",
+        "request": "请求：",
+        "tools": "工具：",
+        "sep": "。",
+        "arrow": " → ",
+        "because": "：",
+        "args": "（{}）",
+        "retry": "换用 {} 重试 {}",
+    },
+}
+#: at most this many arguments of a step are kept, each value at most this many characters
+_ARGS, _ARG_CHARS = 3, 60
+#: a tool's failure message is kept to this many tokens
+_WHY_TOKENS = 30
+#: a procedure keeps at most this many working steps
+_STEPS = 8
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task of a session: the request that started it and the tool calls it made."""
+
+    request: str
+    steps: tuple[ToolEvent, ...]
+
+    @property
+    def kind(self) -> TaskKind | None:
+        """The request's kind, else one read from the tool that did the work."""
+        kind = task_kind(self.request)
+        if kind is not None and kind.obj:
+            return kind
+        worked = [s for s in self.steps if s.ok] or list(self.steps)
+        by_tool = tool_kind(worked[-1].tool) if worked else None
+        return kind or by_tool
+
+    @property
+    def worked(self) -> bool:
+        """The task's last call succeeded."""
+        return bool(self.steps) and self.steps[-1].ok
+
+
+def key_arguments(arguments: Mapping[str, Any]) -> str:
+    """The short scalar arguments of a call, `key=value`, sorted, at most three (long texts such
+    as file contents are left out: they say what was written, not how; so is a value the secret
+    filter redacted: its marker teaches nothing)."""
+    out = []
+    for key in sorted(arguments):
+        value = arguments[key]
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            continue
+        text = " ".join(str(value).split())
+        if text and len(text) <= _ARG_CHARS and "[REDACTED" not in text:
+            out.append(f"{key}={text}")
+        if len(out) >= _ARGS:
+            break
+    return ", ".join(out)
+
+
+def _step(event: ToolEvent, words: Mapping[str, str]) -> str:
+    args = key_arguments(event.arguments)
+    return event.tool + (words["args"].format(args) if args else "")
+
+
+def _why(event: ToolEvent) -> str:
+    first = next((ln.strip() for ln in str(event.outcome).splitlines() if ln.strip()), "")
+    return truncate_tokens(first, _WHY_TOKENS)
+
+
+def _fold(steps: Sequence[str]) -> list[str]:
+    """Steps with consecutive repeats folded into one."""
+    out: list[str] = []
+    for s in steps:
+        if not out or out[-1] != s:
+            out.append(s)
+    return out
+
+
+def describe(task: Task) -> str:
+    """The procedure's text: the steps that worked, the failure and its fix, in the request's
+    language."""
+    words = LABELS["zh" if has_cjk(task.request) else "en"]
+    steps = task.steps
+    last_fail = max((i for i, s in enumerate(steps) if not s.ok), default=None)
+    parts = []
+    if task.worked:
+        worked = _fold([_step(s, words) for s in steps if s.ok])[-_STEPS:]
+        parts.append(words["worked"] + words["arrow"].join(worked))
+    else:
+        tried = _fold([_step(s, words) for s in steps[:-1] if s.ok])[-_STEPS:]
+        if tried:
+            parts.append(words["tried"] + words["arrow"].join(tried))
+    if last_fail is not None:
+        failed = steps[last_fail]
+        why = _why(failed)
+        label = words["failed"] if task.worked else words["failed_last"]
+        parts.append(label + _step(failed, words) + (words["because"] + why if why else ""))
+        if task.worked:
+            fix = _fold([_step(s, words) for s in steps[last_fail + 1 :] if s.ok])
+            parts.append(words["fix"] + words["arrow"].join(fix[:3]))
+        else:
+            parts.append(words["unsolved"].rstrip("." + "。"))
+    return words["sep"].join(p.rstrip(".。") for p in parts) + words["sep"].strip()
+
+
+def procedure_candidate(task: Task) -> Candidate | None:
+    """The procedure a task leaves, or None: no kind, or a single call that simply worked (no
+    sequence and no failure: nothing learned about how)."""
+    kind = task.kind
+    if kind is None or not task.steps:
+        return None
+    tools = list(dict.fromkeys(s.tool for s in task.steps))
+    failed = any(not s.ok for s in task.steps)
+    if len(task.steps) < 2 and not failed:
+        return None
+    words = LABELS["zh" if has_cjk(task.request) else "en"]
+    detail = [words["tools"] + ", ".join(tools)]
+    if task.request:
+        detail.insert(0, words["request"] + truncate_tokens(" ".join(task.request.split()), 60))
+    base = POLICY[MemoryType.PROCEDURE].base_importance
+    return Candidate(
+        type=MemoryType.PROCEDURE,
+        summary=describe(task),
+        subject=kind.key,
+        detail="\n".join(detail),
+        tags=("procedure", "worked" if task.worked else "failed", *(f"tool:{t}" for t in tools)),
+        importance=base + (0.1 if failed and task.worked else 0.0),
+        confidence=1.0 if task.worked else 0.8,
+        channel=Channel.TOOL,
+    )
+
+
+def worked(tags: Sequence[str]) -> bool:
+    """A stored procedure works unless its tags say its last call failed (one a user stated,
+    imported or edited without tags is taken as working)."""
+    return "failed" not in tags
+
+
+__all__ = ["LABELS", "Task", "describe", "key_arguments", "procedure_candidate", "worked"]
