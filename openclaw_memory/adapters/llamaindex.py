@@ -105,7 +105,7 @@ class OpenClawMemoryBlock(BaseMemoryBlock[str]):
             )
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ValueError(f"max_tokens: expected a token count >= 1, found {self.max_tokens}")
-        self.scope  # validates user_id / agent_id / workspace (our ValidationError names the field)
+        Scope(self.user_id, self.agent_id, self.workspace)  # its error names the bad field
         return self
 
     @classmethod
@@ -129,13 +129,11 @@ class OpenClawMemoryBlock(BaseMemoryBlock[str]):
 
     @property
     def mw(self) -> "MemoryMiddleware":
-        return self.middleware  # type: ignore[no-any-return]
+        return self.middleware
 
     # ---- LlamaIndex's contract -----------------------------------------------------------------
 
-    async def _aget(
-        self, messages: Optional[List[ChatMessage]] = None, **block_kwargs: Any
-    ) -> str:
+    async def _aget(self, messages: Optional[List[ChatMessage]] = None, **block_kwargs: Any) -> str:
         """Our memory block for the last user message of messages ("" when none is relevant)."""
         session_id = block_kwargs.get("session_id") or DEFAULT_SESSION
         return await asyncio.to_thread(self._get, list(messages or []), session_id)
