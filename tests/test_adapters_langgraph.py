@@ -5,7 +5,10 @@ threads, over real SQLite with the hashing embedder."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import TypedDict
@@ -345,3 +348,21 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     namespace: dict = {"__name__": "__readme__"}
     exec(compile(code, "README.md (LangGraph store)", "exec"), namespace)
     assert namespace["out"]["recalled"] == ["Remember that I am allergic to peanuts"]
+
+
+def test_the_example_finds_thread_ones_memory_in_thread_two(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OCM_DATA_DIR": str(tmp_path / "data")}
+    out = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "langgraph_store.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    assert (
+        "alice / thread 2 / ask: What am I allergic to?\n    recalled: ['I am allergic to peanuts']"
+        in out
+    )
+    assert "wang / thread 4 / ask: 我对什么过敏？\n    recalled: ['我对花生过敏']" in out
+    assert "bob / thread 5 / ask: What am I allergic to?\n    recalled: []" in out

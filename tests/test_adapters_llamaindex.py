@@ -4,7 +4,10 @@ against a scripted function-calling LLM, over real SQLite with the hashing embed
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -275,3 +278,39 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     exec(compile(code, "README.md (LlamaIndex memory block)", "exec"), namespace)
     assert "<openclaw_memory>" in namespace["seen"][-1] and "peanut" in namespace["seen"][-1]
     assert "peanut" not in namespace["seen"][0].split("Remember")[0]
+
+
+def test_the_example_recalls_in_the_second_session_in_both_languages(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OCM_DATA_DIR": str(tmp_path / "data")}
+    out = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "llamaindex_agent.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    sessions = dict(re.findall(r"=== session (\S+), user: .*?\n(.*?)(?====|\Z)", out, re.S))
+    assert "peanut" not in sessions["en-1"] and "peanut" in sessions["en-2"]
+    assert "花生" not in sessions["zh-1"] and "花生" in sessions["zh-2"]
+
+
+@pytest.mark.parametrize(
+    "module, extra", [("llamaindex", "llamaindex"), ("langgraph", "langgraph")]
+)
+def test_a_missing_framework_names_the_extra_to_install(module, extra):
+    blocked = {"llamaindex": "llama_index", "langgraph": "langgraph"}[module]
+    code = (
+        "import sys\n"
+        f"sys.modules[{blocked!r}] = None\n"
+        "import openclaw_memory.adapters\n"
+        "try:\n"
+        f"    import openclaw_memory.adapters.{module}\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    ).stdout
+    assert f"pip install 'openclaw-memory[{extra}]'" in out, out
