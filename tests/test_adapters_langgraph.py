@@ -74,6 +74,7 @@ def test_put_then_get_returns_the_value(store, value):
     assert (item.namespace, item.key, item.value) == (ALICE, "k1", value)
     assert isinstance(item.created_at, datetime) and item.created_at.tzinfo is not None
     assert item.created_at == item.updated_at
+    assert OpenClawStore(store.mw).get(ALICE, "k1") == item  # the key is stored, not cached
     assert store.get(ALICE, "absent") is None
     assert store.get(BOB, "k1") is None  # another user's namespace holds none of it
 

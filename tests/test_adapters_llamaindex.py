@@ -241,7 +241,7 @@ def test_priority_follows_llamaindexs_convention(mw, clock, priority, truncated)
     shown = len(re.findall(r"^- ", system, re.M))
     full = len(re.findall(r"^- ", content, re.M))
     assert (shown < full) is truncated
-    assert shown >= 1 or truncated
+    assert shown >= 1  # truncation drops our lowest-ranked lines, not the whole block
 
 
 def test_max_tokens_caps_the_block(mw, clock):
