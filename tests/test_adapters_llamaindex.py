@@ -19,6 +19,7 @@ from llama_index.core.storage.chat_store.sql import MessageStatus
 from llama_index.core.tools import FunctionTool
 
 from openclaw_memory.adapters.llamaindex import OpenClawMemoryBlock, cut_block
+from openclaw_memory.errors import StoreError
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.tokens import count_tokens
 
@@ -314,3 +315,23 @@ def test_a_missing_framework_names_the_extra_to_install(module, extra):
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     ).stdout
     assert f"pip install 'openclaw-memory[{extra}]'" in out, out
+
+
+def test_a_block_built_from_config_owns_its_middleware(make_config, tmp_path):
+    block = OpenClawMemoryBlock.from_config(
+        make_config(tmp_path / "own"), user_id="alice", agent_id="main"
+    )
+    said = [
+        ChatMessage(role="user", content="请记住：我的生日是五月三日"),
+        ChatMessage(role="assistant", content="好的。"),
+    ]
+    asyncio.run(block.aget(said, session_id="s1"))
+    asyncio.run(block.aend_session("s1"))
+    block.flush()
+    again = asyncio.run(
+        block.aget([ChatMessage(role="user", content="我的生日是哪天？")], session_id="s2")
+    )
+    assert "五月三日" in again
+    block.close()
+    with pytest.raises(StoreError, match="closed database"):
+        block.mw.search(block.scope, "生日")  # closed with the block
