@@ -182,7 +182,7 @@ def test_search_filters_on_the_value(store, clock):
 
 def test_a_search_must_name_the_user(store, clock):
     _seed(store, clock)
-    with pytest.raises(InvalidNamespaceError, match="no query crosses users"):
+    with pytest.raises(InvalidNamespaceError, match="no query crosses users or agents"):
         store.search(("memories",), query="peanuts")
     with pytest.raises(InvalidNamespaceError, match=r"expected \('memories', '\{user_id\}'\)"):
         store.get(("notes", "alice"), "k1")

@@ -144,7 +144,7 @@ class OpenClawStore(BaseStore):
             raise InvalidNamespaceError(
                 f"{field}: expected {self.template}, found {ns}"
                 + (
-                    " (a search must name the user: no query crosses users)"
+                    " (a search names one whole namespace: no query crosses users or agents)"
                     if len(ns) < len(self.template)
                     else ""
                 )
