@@ -367,3 +367,15 @@ def test_the_example_finds_thread_ones_memory_in_thread_two(tmp_path):
     )
     assert "wang / thread 4 / ask: 我对什么过敏？\n    recalled: ['我对花生过敏']" in out
     assert "bob / thread 5 / ask: What am I allergic to?\n    recalled: []" in out
+
+
+def test_a_memory_from_another_door_is_an_item_keyed_by_its_id(store):
+    scope = store.scope_of(ALICE)
+    written = store.mw.remember(scope, "I prefer aisle seats", type="preference")
+    (item,) = store.search(ALICE)
+    assert item.key == written.record.id and item.value["content"] == "I prefer aisle seats"
+    assert store.get(ALICE, item.key).value == item.value
+    store.put(ALICE, item.key, {"content": "I prefer window seats", "type": "preference"})
+    assert store.get(ALICE, item.key).value["content"] == "I prefer window seats"
+    store.delete(ALICE, item.key)
+    assert store.search(ALICE) == []
