@@ -379,3 +379,26 @@ def test_a_memory_from_another_door_is_an_item_keyed_by_its_id(store):
     assert store.get(ALICE, item.key).value["content"] == "I prefer window seats"
     store.delete(ALICE, item.key)
     assert store.search(ALICE) == []
+
+
+def test_abatch_does_not_hold_up_the_event_loop(store):
+    async def go() -> int:
+        ticks = 0
+
+        async def ticker():
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        before = ticks
+        await store.aput(ALICE, "k", {"content": "Alice is learning Japanese"})
+        await store.asearch(ALICE, query="what is Alice learning?")
+        during = ticks - before
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return during
+
+    assert asyncio.run(go()) > 10  # the loop kept turning while we wrote and recalled

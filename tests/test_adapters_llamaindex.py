@@ -335,3 +335,28 @@ def test_a_block_built_from_config_owns_its_middleware(make_config, tmp_path):
     block.close()
     with pytest.raises(StoreError, match="closed database"):
         block.mw.search(block.scope, "生日")  # closed with the block
+
+
+def test_a_get_does_not_hold_up_the_event_loop(mw):
+    block = OpenClawMemoryBlock(middleware=mw, user_id="alice")
+    history = [ChatMessage(role="user", content="What do I like to eat? 我喜欢吃什么？")]
+
+    async def go() -> int:
+        ticks = 0
+
+        async def ticker():
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        before = ticks
+        await block.aget(history, session_id="s1")
+        during = ticks - before
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return during
+
+    assert asyncio.run(go()) > 10  # the loop kept turning while we recalled
