@@ -182,7 +182,10 @@ def test_search_filters_on_the_value(store, clock):
 
 def test_a_search_must_name_the_user(store, clock):
     _seed(store, clock)
-    with pytest.raises(InvalidNamespaceError, match="no query crosses users or agents"):
+    with pytest.raises(
+        InvalidNamespaceError,
+        match=r"names the user, found \(.memories.,\) \(no query crosses users\)",
+    ):
         store.search(("memories",), query="peanuts")
     with pytest.raises(InvalidNamespaceError, match=r"expected \('memories', '\{user_id\}'\)"):
         store.get(("notes", "alice"), "k1")
@@ -402,3 +405,22 @@ def test_abatch_does_not_hold_up_the_event_loop(store):
         return during
 
     assert asyncio.run(go()) > 10  # the loop kept turning while we wrote and recalled
+
+
+def test_a_shorter_prefix_that_names_the_user_searches_all_their_agents(mw, clock):
+    store = OpenClawStore(mw, namespace=("{user_id}", "{agent_id}", "memories"))
+    store.put(("alice", "main", "memories"), "a", {"content": "Alice drinks oolong tea"})
+    clock.advance(60)
+    store.put(("alice", "coder", "memories"), "b", {"content": "Alice writes Rust for tea robots"})
+    store.put(("bob", "main", "memories"), "c", {"content": "Bob drinks green tea"})
+    listed = store.search(("alice",))
+    assert [(i.namespace, i.key) for i in listed] == [
+        (("alice", "coder", "memories"), "b"),
+        (("alice", "main", "memories"), "a"),
+    ]
+    hits = store.search(("alice",), query="what tea does Alice drink?")
+    assert {h.key for h in hits} <= {"a", "b"} and hits[0].key == "a"
+    assert [i.key for i in store.search(("alice", "main"))] == ["a"]
+    for bad in [(), ("*",)]:
+        with pytest.raises(InvalidNamespaceError, match="names the user"):
+            store.search(bad)
