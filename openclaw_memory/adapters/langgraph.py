@@ -14,7 +14,8 @@ Namespaces are scopes. The store is built with a namespace template, by default
 every other label is literal. A namespace of the template's length whose literals match names
 one scope (the agent is the store's `agent_id` when the template has no `{agent_id}`);
 anything else is an `InvalidNamespaceError` that shows the expected form. A search's
-`namespace_prefix` must name the user too: there is no query across users.
+`namespace_prefix` may be shorter (`("alice",)` under a `("{user_id}", "{agent_id}", ...)`
+template searches all of Alice's agents) but must name the user: no query crosses users.
 
 Items are memories. A value is `{"content": str}` with optional `"type"` (a memory type,
 default "fact") and `"subject"`; any other field is refused (nothing is silently dropped). An
