@@ -272,6 +272,7 @@ def test_abatch_and_the_async_methods(store):
         ({"text": "Alice likes tea"}, r"value\.text: unknown field"),
         ({"content": "   "}, r"value\.content: expected a non-empty string"),
         ({"content": "Alice likes tea", "type": "gossip"}, r"value\.type: expected one of"),
+        ({"content": "Alice likes tea", "type": "episode"}, r"value\.type: expected one of"),
         ({"content": "Alice likes tea", "subject": 3}, r"value\.subject: expected"),
         ({"content": "my password is hunter2-Secret!"}, r"value\.content: looks like a secret"),
     ],

@@ -17,8 +17,8 @@ anything else is an `InvalidNamespaceError` that shows the expected form. A sear
 `namespace_prefix` may be shorter (`("alice",)` under a `("{user_id}", "{agent_id}", ...)`
 template searches all of Alice's agents) but must name the user: no query crosses users.
 
-Items are memories. A value is `{"content": str}` with optional `"type"` (a memory type,
-default "fact") and `"subject"`; any other field is refused (nothing is silently dropped). An
+Items are memories. A value is `{"content": str}` with optional `"type"` (a curated memory
+type: not "episode"; default "fact") and `"subject"`; any other field is refused (nothing is silently dropped). An
 item read back holds `content`, `type` and `subject` (when set): what was put, as stored.
 - `put` writes on the explicit channel through our write path (secret filter, check before
   write): a value that restates or changes a memory of the scope updates it rather than adding
@@ -27,7 +27,8 @@ item read back holds `content`, `type` and `subject` (when set): what was put, a
 - Keys: an item's key is the key it was put under, or our memory id for memories that came
   through another door (a conversation, the CLI). A key stays valid across versions: it
   resolves to the newest version of its memory. Keys other than our ids are kept as a
-  `key:<key>` tag on the memory; looking one up reads the scope's records once, then caches it.
+  `key:<key>` tag on the memory; a key not seen before is looked up in one pass over the scope's
+  curated records (at most SCAN_LIMIT, newest first), which learns every key it meets.
 - `search` with a query is our recall (fusion of vector, keyword and recency channels, the
   relevance gate): items come best first with `score` in [0, 1]. Without a query it lists the
   scope's live curated memories, newest update first, `score` None. `filter` matches the value's
@@ -77,6 +78,8 @@ __all__ = ["OpenClawStore"]
 DEFAULT_NAMESPACE: tuple[str, ...] = ("memories", "{user_id}")
 #: the fields a value may carry
 VALUE_FIELDS = ("content", "type", "subject")
+#: the types a value may name: curated memories (the episodic log is written by capture only)
+CURATED = tuple(t for t in MemoryType if t is not MemoryType.EPISODE)
 #: how many of a scope's records a key look-up or a filtered listing reads at most
 SCAN_LIMIT = 10_000
 KEY_TAG = "key:"
@@ -142,14 +145,7 @@ class OpenClawStore(BaseStore):
         """The scope a namespace names; InvalidNamespaceError showing the expected form."""
         ns = tuple(namespace)
         if len(ns) != len(self.template):
-            raise InvalidNamespaceError(
-                f"{field}: expected {self.template}, found {ns}"
-                + (
-                    " (a search names one whole namespace: no query crosses users or agents)"
-                    if len(ns) < len(self.template)
-                    else ""
-                )
-            )
+            raise InvalidNamespaceError(f"{field}: expected {self.template}, found {ns}")
         parts: dict[str, str] = {"agent_id": self.agent_id}
         for label, value in zip(self.template, ns):
             name = _PLACEHOLDERS.get(label)
@@ -238,23 +234,43 @@ class OpenClawStore(BaseStore):
             )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        scope = self.scope_of(op.namespace_prefix, field="namespace_prefix")
         offset, limit = _count("offset", op.offset), _count("limit", op.limit)
         check = _matcher(op.filter)
-        if op.query is not None and op.query.strip():
-            wanted = SCAN_LIMIT if op.filter else offset + limit
-            hits = self.mw.search(scope, op.query, wanted)
-            found: list[tuple[MemoryRecord, float | None]] = [(s.record, s.score) for s in hits]
-        else:
-            self.mw.jobs.read_your_writes(scope)
-            wanted = SCAN_LIMIT if op.filter else offset + limit
-            rows = self.mw.engine.store.listing(
-                scope, status=Status.ACTIVE.value, curated_only=True, limit=wanted
-            )
-            found = [(r, None) for r in rows]
-        items = [self._item(scope, r, score=score) for r, score in found]
+        wanted = SCAN_LIMIT if op.filter else offset + limit
+        query = op.query if op.query is not None and op.query.strip() else None
+        found: list[tuple[Scope, MemoryRecord, float | None]] = []
+        for scope in self._scopes_under(op.namespace_prefix):
+            if query is not None:
+                found += [(scope, s.record, s.score) for s in self.mw.search(scope, query, wanted)]
+            else:
+                self.mw.jobs.read_your_writes(scope)
+                rows = self.mw.engine.store.listing(
+                    scope, status=Status.ACTIVE.value, curated_only=True, limit=wanted
+                )
+                found += [(scope, r, None) for r in rows]
+        # one scope's order as recall or the listing gave it; several merged by score or recency
+        found.sort(key=lambda f: -(f[2] if f[2] is not None else f[1].updated_at))
+        items = [self._item(scope, r, score=score) for scope, r, score in found]
         kept = [i for i in items if isinstance(i, SearchItem) and check(i.value)]
         return kept[offset : offset + limit]
+
+    def _scopes_under(self, prefix: Sequence[str]) -> list[Scope]:
+        """The scopes a search's namespace prefix covers: the one its namespace names, or the
+        user's scopes under a shorter prefix that still names the user."""
+        ns = tuple(prefix)
+        if len(ns) >= len(self.template):
+            return [self.scope_of(ns, field="namespace_prefix")]
+        at = self.template.index("{user_id}")
+        literals_match = all(t in _PLACEHOLDERS or t == n for t, n in zip(self.template, ns))
+        if at >= len(ns) or ns[at] == "*" or not literals_match:
+            raise InvalidNamespaceError(
+                f"namespace_prefix: expected a prefix of {self.template} that names the user, "
+                f"found {ns} (no query crosses users)"
+            )
+        scopes = self.mw.engine.store.scopes(ns[at])
+        if "{agent_id}" not in self.template:
+            scopes = [s for s in scopes if s.agent_id == self.agent_id]
+        return [s for s in scopes if self.namespace_of(s)[: len(ns)] == ns]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         scopes = self.mw.engine.store.scopes()
@@ -292,12 +308,15 @@ class OpenClawStore(BaseStore):
             record = store.get(scope, known)
             if record is not None:
                 return record
-        tag = f"{KEY_TAG}{key}"
-        for record in store.listing(scope, limit=SCAN_LIMIT):  # newest update first
-            if tag in record.tags:
-                self._keys[(scope, key)] = record.id
-                return record
-        return None
+        # one pass over the scope's curated records (newest update first) learns every key
+        found: dict[str, MemoryRecord] = {}
+        for record in store.listing(scope, curated_only=True, limit=SCAN_LIMIT):
+            for tag in record.tags:
+                if tag.startswith(KEY_TAG):
+                    found.setdefault(tag[len(KEY_TAG) :], record)
+        for name, record in found.items():
+            self._keys.setdefault((scope, name), record.id)
+        return found.get(key)
 
     def _item(
         self,
@@ -380,11 +399,10 @@ def _parse_value(value: Mapping[str, Any]) -> tuple[str, MemoryType, str | None]
     if not isinstance(content, str) or not content.strip():
         raise ValidationError(f"value.content: expected a non-empty string, found {content!r}")
     kind_name = value.get("type", MemoryType.FACT.value)
-    try:
-        kind = MemoryType(kind_name)
-    except ValueError:
-        kinds = ", ".join(t.value for t in MemoryType)
-        raise ValidationError(f"value.type: expected one of {kinds}, found {kind_name!r}") from None
+    kind = next((t for t in CURATED if t.value == kind_name), None)
+    if kind is None:
+        kinds = ", ".join(t.value for t in CURATED)
+        raise ValidationError(f"value.type: expected one of {kinds}, found {kind_name!r}")
     subject = value.get("subject")
     if subject is not None and (not isinstance(subject, str) or not subject.strip()):
         raise ValidationError(f"value.subject: expected a non-empty string, found {subject!r}")
