@@ -108,7 +108,7 @@ class RecallWeights:
     importance: float = 0.05
     trust: float = 0.05
     #: the best other candidate of the same session (a session that matches strongly lifts its
-    #: turns): measured 0.1-0.6 on all three eval sets, best overall at 0.2-0.3 (BENCHMARKS.md)
+    #: turns): measured 0.1-0.6 on all three eval sets, best overall at 0.2-0.3 (docs/benchmark-history.md)
     session: float = 0.25
 
 

@@ -1,5 +1,5 @@
 """What embedded Chroma's cache of loaded HNSW indexes holds of the RSS, and what a smaller one
-would cost: a study for the per-user collections' share of the bench's RSS (BENCHMARKS.md).
+would cost: a study for the per-user collections' share of the bench's RSS (docs/benchmark-history.md).
 
 Writes `--users` scratch collections of `--vectors` random vectors each, added one at a time
 (as the capture worker adds a turn's memories), once with Chroma's default HNSW sync settings

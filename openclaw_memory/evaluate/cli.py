@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
+from pathlib import Path
 
 from .memory_system import RETRIEVERS, MemorySystem
 from .progress import ProgressBar
@@ -23,7 +25,14 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
     else:
         run = run_locomo if args.dataset == "locomo" else run_longmemeval
     retrievers = RETRIEVERS if args.retriever == "all" else (args.retriever,)
+    if (args.folds or args.questions_out) and args.dataset == "precision":
+        print(
+            f"eval {args.dataset}: --folds and --questions-out score questions of a data set",
+            file=sys.stderr,
+        )
+        return 2
     results = []
+    outcomes: list[dict] = []
     embedder = _reused_embedder(config, args.reuse_vectors) if args.reuse_vectors else None
     with tempfile.TemporaryDirectory(prefix="ocm-eval-") as tmp:
         system = MemorySystem(
@@ -40,6 +49,7 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
                     progress=progress,
                     retriever=name,
                     precision=not args.no_precision,
+                    **_per_question(args, outcomes),
                 )
                 # the store was ingested once; every retriever reports that ingestion's cost
                 items = sum(n for n, _ in system.ingested.values())
@@ -50,6 +60,8 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
                 results.append(result)
         finally:
             system.close()
+    if args.questions_out:
+        _write_outcomes(args.questions_out, outcomes)
     if embedder is not None:
         print(
             f"--reuse-vectors: {embedder.hits} passages reused, {embedder.misses} embedded",
@@ -72,6 +84,24 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
     return 0
 
 
+def _per_question(args: argparse.Namespace, outcomes: list[dict]) -> dict:
+    """The runner's keywords for the folds protocol and per-question outcomes, when asked for."""
+    if args.dataset == "precision":
+        return {}
+    return {"folds": args.folds, "outcomes": outcomes if args.questions_out else None}
+
+
+def _write_outcomes(path: str, outcomes: list[dict]) -> None:
+    """One JSON object per line (`evaluate/outcomes.py`), written whole or not at all."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for row in outcomes:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    os.replace(tmp, target)
+    print(f"--questions-out: {len(outcomes)} questions -> {path}", file=sys.stderr)
+
+
 def _run_precision(system, path, *, limit=None, progress=None, retriever=None, precision=True):
     """The package's own precision sets (noise personas, update scenarios); PATH: another
     scenario file of the same shape."""
@@ -84,6 +114,16 @@ def _reused_embedder(config, source: str):
 
     inner = build_embedder(config.storage.embedding_model, config.storage.query_runtime)
     return ReusedVectors(inner, load_vectors(source, inner))
+
+
+def _folds(text: str) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if k < 2:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 2, found {text!r}")
+    return k
 
 
 def add_parsers(sub) -> None:
@@ -122,6 +162,20 @@ def add_parsers(sub) -> None:
         default=None,
         help="an earlier evaluation store (its --data-dir): passages it already embedded with the same "
         "embedder take their vectors from it, so re-ingesting after an extraction change is fast",
+    )
+    p.add_argument(
+        "--questions-out",
+        metavar="FILE",
+        default=None,
+        help="write every question's outcome as JSON lines (id, set, category, hit at 5/10/20, "
+        "the evidence's ranks, the channels that found it)",
+    )
+    p.add_argument(
+        "--folds",
+        type=_folds,
+        default=None,
+        metavar="K",
+        help='split the set into K folds by conversation and report each fold\'s figures ("folds")',
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(

@@ -127,6 +127,8 @@ class MemorySystem:
         self._fingerprint = _ingest_fingerprint(cfg, self.mw.engine)
         #: conversation id -> (items, seconds) of its ingestion (read from the manifest when cached)
         self.ingested: dict[str, tuple[int, float]] = {}
+        #: the channels that found each memory the last retrieve() returned (per-question outcomes)
+        self.last_channels: list[list[str]] = []
         self.use(retriever)
 
     def use(self, retriever: str) -> None:
@@ -240,6 +242,7 @@ class MemorySystem:
             if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))
         ]
         ranked.sort(key=lambda s: s.rank)
+        self.last_channels = [list(s.channels) for s in ranked[:k]]
         return [frozenset(s.turn_ids) for s in ranked[:k]]
 
     def injected(self, question: Question) -> tuple[list[frozenset[str]], int]:

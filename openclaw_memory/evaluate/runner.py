@@ -53,6 +53,7 @@ from .metrics import (
     to_sessions,
 )
 from .absent import absent_requests
+from .outcomes import fold_figures, outcome
 from .precision import (
     NoiseTally,
     PrecisionSystem,
@@ -187,6 +188,7 @@ class _Tally:
     noise: NoiseTally = field(default_factory=NoiseTally.empty)
     absent: NoiseTally = field(default_factory=NoiseTally.empty)
     langs: list[str] = field(default_factory=list)
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
 
     def result(self, dataset: str, retriever: str) -> dict[str, Any]:
         return {
@@ -217,24 +219,44 @@ def _ingest(system: EvalSystem, conv: Conversation, user_only: bool, tally: _Tal
     tally.items += written
 
 
-def _ask(
-    system: EvalSystem,
-    q: Question,
-    ctx: tuple[Scorer, Callable[[str], str], tuple[int, ...]],
-    full_tokens: int,
-    tally: _Tally,
-) -> None:
-    scorer, lookup, ks = ctx
+@dataclass(frozen=True)
+class _Context:
+    """What every question of one conversation is asked and scored with."""
+
+    scorer: Scorer
+    lookup: Callable[[str], str]
+    ks: tuple[int, ...]
+    set_name: str
+    retriever: str
+
+
+def _ask(system: EvalSystem, q: Question, ctx: _Context, full_tokens: int, tally: _Tally) -> None:
     start = time.perf_counter()
-    raw = system.retrieve(q, ks[-1])
+    raw = system.retrieve(q, ctx.ks[-1])
     tally.latencies_ms.append((time.perf_counter() - start) * 1000.0)
-    ranked = _as_ranked(raw, f"retrieve({q.id})")[: ks[-1]]
-    tally.rows.append((q.category, scorer(ranked, q, lookup, ks)))
+    ranked = _as_ranked(raw, f"retrieve({q.id})")[: ctx.ks[-1]]
+    # Optional on a system: the channels that found each of the memories retrieve() returned.
+    channels = getattr(system, "last_channels", None)
+    scores = ctx.scorer(ranked, q, ctx.lookup, ctx.ks)
+    tally.rows.append((q.category, scores))
     sets, tokens = _injected(system, q)
     gold = frozenset(q.evidence)
-    tally.injected_recall.append(recall_all_at_k(sets, gold, len(sets)) if sets else 0.0)
+    hit = recall_all_at_k(sets, gold, len(sets)) if sets else 0.0
+    tally.injected_recall.append(hit)
     tally.injected_tokens.append(tokens)
     tally.full_tokens.append(full_tokens)
+    tally.outcomes.append(
+        outcome(
+            question=q,
+            set_name=ctx.set_name,
+            retriever=ctx.retriever,
+            scores=scores,
+            ranked=ranked,
+            channels=channels if isinstance(channels, list) else None,
+            injected=hit >= 1.0,
+            ks=ctx.ks,
+        )
+    )
 
 
 def _run(
@@ -248,16 +270,20 @@ def _run(
     progress: Progress | None,
     retriever: str | None,
     precision: bool = True,
+    set_name: str = "",
+    folds: int | None = None,
+    outcomes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     ks_sorted = _check_ks(ks)
     precision = precision and hasattr(system, "plan_for")
     tally = _Tally()
+    name = retriever or getattr(system, "name", None) or type(system).__name__
     total = sum(len(qs) for _, qs in groups)
     done = 0
     for conv, questions in groups:
         _ingest(system, conv, user_only, tally)
         full = count_tokens(render_full_context(conv))
-        ctx = (scorer, _session_lookup(conv), ks_sorted)
+        ctx = _Context(scorer, _session_lookup(conv), ks_sorted, set_name or dataset, str(name))
         for q in questions:
             _ask(system, q, ctx, full, tally)
             done += 1
@@ -275,8 +301,11 @@ def _run(
             ask_offtopic(
                 cast(PrecisionSystem, system), lang, absent_requests(conv, lang), tally.absent
             )
-    name = retriever or getattr(system, "name", None) or type(system).__name__
     result = tally.result(dataset, str(name))
+    if folds is not None and tally.outcomes:
+        result["folds"] = fold_figures(tally.outcomes, folds)
+    if outcomes is not None:
+        outcomes.extend(tally.outcomes)
     if precision:
         result["noise"] = tally.noise.result()
         result["absent"] = tally.absent.result()
@@ -298,6 +327,13 @@ def _category_figures(tally: _Tally, category: str) -> dict[str, Any]:
     }
 
 
+def _stem(path: str | Path) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".json"):
+        name = name.removesuffix(suffix)
+    return name
+
+
 def run_locomo(
     system: EvalSystem,
     path: str | Path,
@@ -307,11 +343,15 @@ def run_locomo(
     progress: Progress | None = None,
     retriever: str | None = None,
     precision: bool = True,
+    folds: int | None = None,
+    outcomes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Score `system` on a LoCoMo file: all turns ingested, keys "<metric>@<k>".
 
     `limit` keeps the first N scorable questions and ingests only the conversations they need.
     `retriever` names the system in the result (default: its `name` attribute or class name).
+    `folds` adds each fold's figures (`outcomes.fold_figures`) under "folds"; `outcomes`, a list,
+    receives every question's outcome (`outcomes.outcome`).
     """
     _check_limit(limit)
     conversations, questions = load_locomo(path)
@@ -329,6 +369,9 @@ def run_locomo(
         progress=progress,
         retriever=retriever,
         precision=precision,
+        set_name=f"locomo:{_stem(path)}",
+        folds=folds,
+        outcomes=outcomes,
     )
 
 
@@ -341,6 +384,8 @@ def run_longmemeval(
     progress: Progress | None = None,
     retriever: str | None = None,
     precision: bool = True,
+    folds: int | None = None,
+    outcomes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Score `system` on a LongMemEval file: user turns only, keys "session.*" and "turn.*".
 
@@ -362,4 +407,7 @@ def run_longmemeval(
         progress=progress,
         retriever=retriever,
         precision=precision,
+        set_name=f"longmemeval:{_stem(path)}",
+        folds=folds,
+        outcomes=outcomes,
     )

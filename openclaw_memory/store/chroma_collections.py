@@ -73,7 +73,7 @@ def tune(col: Any, search_ef: int) -> None:
     Chroma's default ef_search of 100 is not enough here: on LoCoMo's per-user collections
     (430-710 turns) it missed one of the exact five nearest turns for 2-3% of the questions, and
     which ones changed from one process to the next, as the index is rebuilt from Chroma's log
-    on every open. At 400 the search found all of them (BENCHMARKS.md, "Vector search breadth")."""
+    on every open. At 400 the search found all of them (docs/benchmark-history.md, "Vector search breadth")."""
     hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
     if hnsw.get("ef_search") in (None, search_ef):
         return

@@ -201,7 +201,7 @@ def query(
 
 #: matches of one term scored at most: a term in more of a scope's memories (a word in a quarter
 #: of 100,000) is scored in its newest KEYWORD_SCORED matches only, so the channel's cost follows
-#: what it returns, not how common a word is (BENCHMARKS.md, "The keyword channel's cost")
+#: what it returns, not how common a word is (docs/benchmark-history.md, "The keyword channel's cost")
 KEYWORD_SCORED = 2000
 
 

@@ -6,7 +6,7 @@ per-index arrays, 65,536 locks among them): at 100 users of 100 memories, a thir
 process. Users sharing one collection is no way out: Chroma's where-filter for one user's 1% of
 a 21k-vector collection costs 11-16 ms a search. The record store keeps every vector anyway (the
 index is rebuilt from it), and reading one user's 200 vectors there and scoring every one takes
-0.65 ms (p50), under a Chroma search, and misses none (BENCHMARKS.md, "Small scopes searched
+0.65 ms (p50), under a Chroma search, and misses none (docs/benchmark-history.md, "Small scopes searched
 exactly").
 
 So a tier of at most `exact_below` records has no collection: its searches read its vectors from
