@@ -55,6 +55,7 @@ class MemoryMiddleware:
         self.capture = capture
         self.worker = worker
         self.cfg = config
+        self._closed = False
 
     @classmethod
     def from_config(
@@ -268,7 +269,10 @@ class MemoryMiddleware:
         return self.capture.ingest(turns)
 
     def flush(self, timeout: float | None = None) -> None:
-        """Wait until queued captures are written and indexed (at most timeout seconds)."""
+        """Wait until queued captures are written and indexed (at most timeout seconds); a
+        closed middleware has nothing queued."""
+        if self._closed:
+            return
         self.worker.wait(timeout=timeout)
         self.engine.sync_index()
 
@@ -285,6 +289,10 @@ class MemoryMiddleware:
         }
 
     def close(self) -> None:
-        """The `cleanup` hook: flush queued work, stop threads, close the stores."""
+        """The `cleanup` hook: flush queued work, stop threads, close the stores. Closing a
+        closed middleware does nothing (a `with` block and an explicit close may both run)."""
+        if self._closed:
+            return
+        self._closed = True
         self.worker.close()
         self.engine.close()

@@ -396,3 +396,14 @@ def test_a_transcript_sent_again_before_its_capture_ran_is_captured_once(config,
     finally:
         gate.set()
         mw.close()
+
+
+def test_closing_a_closed_middleware_does_nothing(tmp_path):
+    from openclaw_memory import Scope, build_middleware
+    from openclaw_memory.harness import harness_config
+
+    mw = build_middleware(harness_config(tmp_path / "store"))
+    mw.remember(Scope("alice"), "I live in Lisbon")
+    mw.close()
+    mw.close()  # a `with` block and an explicit close may both run: the second is a no-op
+    mw.flush()  # an adapter that only flushes a middleware it does not own may come last
