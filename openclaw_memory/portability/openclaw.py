@@ -16,9 +16,13 @@ memory-core / session-memory sources):
 
 Import: each bullet, paragraph or user line becomes one typed record (the rule extractor names
 its type and subject; otherwise a `MEMORY.md` entry is a fact and a daily-note entry an episode),
-timed at the note's date, with the file and line as its provenance. Secrets are stripped first.
-A record's id is a hash of the user, agent and text, so a second import adds nothing, and a text
-already stored (as any type) is not stored again. Export writes the same layout back.
+timed at the note's date, on the `imported` channel with the file and line as its provenance
+(shown by `show`, `list` and the console). Secrets are stripped first. A record's id is a hash of
+the user, agent and text, so a second import adds nothing, and a text already stored (as any
+type) is not stored again. Claims go through check-before-write with the source priority
+explicit > admin > imported > implicit: an imported line never overrides what the user stated
+(it is kept as a doubt), never leaves two live values of one subject, and a later conversational
+change supersedes it. Export writes the same layout back.
 
 Reading the files is `openclaw_read.py`, writing them `openclaw_write.py`; this module turns what
 was read into records.
@@ -32,10 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..embedding import embed_with_parts
 from ..extract.filter import is_contentless
-from ..policy import types_where
-from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Turn
+from ..policy import KEYED_TYPES, types_where
+from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source, Turn
 from .markdown import TYPE_TITLES
-from .openclaw_read import NoteEntry, read_workspace
+from .openclaw_read import NoteEntry, load_workspace
 from .openclaw_write import DAILY_TYPES
 
 if TYPE_CHECKING:
@@ -67,9 +71,10 @@ class OpenClawImporter:
         self.secrets = secrets
 
     def import_path(self, root: Path, scope: Scope, *, writer: str = WRITER) -> dict[str, Any]:
-        """Import a workspace or one memory file; returns counts (added, existing, secrets, files)."""
-        entries = read_workspace(root)
-        counts = {
+        """Import a workspace or one memory file; returns counts (added, existing, secrets, files,
+        what consolidation did, and the files skipped: links and files outside the workspace)."""
+        entries, skipped = load_workspace(root)
+        counts: dict[str, Any] = {
             "entries": len(entries),
             "added": 0,
             "existing": 0,
@@ -83,8 +88,11 @@ class OpenClawImporter:
             if record is not None and record.id not in drafts:
                 drafts[record.id] = record
         fresh = self._not_stored(scope, list(drafts.values()), counts)
-        self._store(fresh)
-        counts["added"] = len(fresh)
+        actions = self._store(fresh)
+        counts["added"] = sum(n for action, n in actions.items() if action != "update")
+        counts["consolidated"] = actions
+        if skipped:
+            counts["skipped"] = skipped
         return counts
 
     def _draft(
@@ -120,7 +128,7 @@ class OpenClawImporter:
             importance=e.importance if e.importance is not None else importance,
             confidence=confidence,
             source=Source(
-                channel=Channel.ADMIN,
+                channel=Channel.IMPORTED,
                 session_id=e.session_id,
                 turn_ids=(f"{e.path}:{e.line}",),
                 writer=writer,
@@ -159,17 +167,29 @@ class OpenClawImporter:
                 fresh.append(r)
         return fresh
 
-    def _store(self, records: list[MemoryRecord]) -> None:
+    def _store(self, records: list[MemoryRecord]) -> dict[str, int]:
+        """Write the drafts in one transaction: a claim (profile, preference, fact, task) goes
+        through check-before-write like a claim said in conversation, on the imported channel
+        (below explicit and admin: an imported line never overrides what the user stated; what
+        the user says later corrects it); episodes and other entries are appended as they are."""
         eng = self.engine
+        decisions = eng.writer.consolidator.decisions
+        actions: dict[str, int] = {}
+        vectors = []
         for start in range(0, len(records), 256):
             batch = records[start : start + 256]
             vecs = embed_with_parts(
                 eng.embedder, [r.text for r in batch], eng.config.long_term.sentence_vectors
             )
-            with eng.store.transaction():
-                for r, vec, parts in zip(batch, vecs.whole, vecs.parts):
+            vectors += list(zip(vecs.whole, vecs.parts))
+        with eng.store.transaction():
+            for r, (vec, parts) in zip(records, vectors):
+                if r.type in KEYED_TYPES:
+                    result = decisions.decide(eng.store, _candidate(r), r, vec)
+                    action, kept = result.action, result.record
+                else:
                     eng.store.insert(r, vec, eng.model_name)
-                    eng.store.put_parts(r, parts)
+                    action, kept = "insert", r
                     eng.store.audit(
                         r.scope,
                         r.id,
@@ -179,4 +199,23 @@ class OpenClawImporter:
                         r.source.channel.value,
                         r.source.writer,
                     )
-        eng.indexer.notify()
+                if kept is not None and action != "skip":
+                    eng.store.put_parts(kept, parts)
+                actions[action] = actions.get(action, 0) + 1
+        eng.written()
+        return actions
+
+
+def _candidate(r: MemoryRecord) -> Candidate:
+    """The candidate consolidation weighs for an imported draft (the draft is its record)."""
+    return Candidate(
+        r.type,
+        r.summary,
+        subject=r.subject,
+        tags=r.tags,
+        entities=r.entities,
+        importance=r.importance,
+        confidence=r.confidence,
+        channel=r.source.channel,
+        turn_ids=r.source.turn_ids,
+    )
