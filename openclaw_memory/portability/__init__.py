@@ -127,8 +127,10 @@ def import_text(
 
 
 def _shown(name: str) -> str:
-    """An uploaded file's name as errors show it: its last part only, never a path."""
-    return Path(name).name[:100] or "upload"
+    """An uploaded export's name as errors show it: its last part only, never a path (a
+    Markdown name is the form's default, not this file's)."""
+    shown = Path(name).name[:100]
+    return "upload" if not shown or shown.lower().endswith(".md") else shown
 
 
 def import_path(

@@ -463,15 +463,20 @@ def import_jsonl(
     and leaves nothing of it in the store.
     """
     Scope(user_id)
-    parsed = _parse(
-        lines,
-        user_id=user_id,
-        where=where,
-        secrets=secrets or SecretFilter(),
-        max_bytes=max_bytes,
-        max_records=max_records,
-        progress=progress,
-    )
+    try:
+        parsed = _parse(
+            lines,
+            user_id=user_id,
+            where=where,
+            secrets=secrets or SecretFilter(),
+            max_bytes=max_bytes,
+            max_records=max_records,
+            progress=progress,
+        )
+    except ValidationError as exc:
+        if "nothing was imported" in str(exc):
+            raise
+        raise ValidationError(f"{exc}; nothing was imported") from None
     report = ImportReport(secrets_redacted=parsed.redacted)
     fresh = _new_records(engine, parsed.records, report, where)
     vectors = _embed(engine, [r for _, r in fresh])

@@ -21,7 +21,7 @@ timed at the note's date, on the `imported` channel with the file and line as it
 the user, agent and text, so a second import adds nothing, and a text already stored (as any
 type) is not stored again. Claims go through check-before-write with the source priority
 explicit > admin > imported > implicit: an imported line never overrides what the user stated
-(it is kept as a doubt), never leaves two live values of one subject, and a later conversational
+(it is kept inactive, for the record), never leaves two live values of one subject, and a later conversational
 change supersedes it. Export writes the same layout back.
 
 Reading the files is `openclaw_read.py`, writing them `openclaw_write.py`; this module turns what
@@ -34,6 +34,7 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..consolidate_records import deactivate
 from ..embedding import embed_with_parts
 from ..extract.filter import is_contentless
 from ..policy import KEYED_TYPES, types_where
@@ -187,6 +188,18 @@ class OpenClawImporter:
                 if r.type in KEYED_TYPES:
                     result = decisions.decide(eng.store, _candidate(r), r, vec)
                     action, kept = result.action, result.record
+                    if action == "doubt" and kept is not None:
+                        # a file contradicting what the user stated is kept for the record,
+                        # not as a second live value of the subject
+                        kept = deactivate(
+                            eng.store,
+                            kept,
+                            eng.clock.now(),
+                            f"imported from {r.source.turn_ids[0]}; contradicts "
+                            f"{result.replaced_id}, which a stronger channel wrote",
+                            r.source.channel,
+                            r.source.writer,
+                        )
                 else:
                     eng.store.insert(r, vec, eng.model_name)
                     action, kept = "insert", r

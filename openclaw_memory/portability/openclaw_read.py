@@ -209,7 +209,9 @@ def parse_file(path: Path, rel: str, *, cap: int = WORKSPACE_FILE_BYTES) -> list
     name = _DAILY_NAME.match(path.name)
     # MEMORY.md has no date of its own but its promotion sections': its entries are as old as the file
     at = _day(name.group(1), name.group(2), name.group(3)) if name else mtime
-    return _Parser(rel, valid_unicode(text), curated=path.name.upper() == "MEMORY.MD", at=at).parse()
+    return _Parser(
+        rel, valid_unicode(text), curated=path.name.upper() == "MEMORY.MD", at=at
+    ).parse()
 
 
 def read_file(path: Path, rel: str, cap: int) -> tuple[str, float]:
@@ -267,7 +269,7 @@ def workspace_files(root: Path) -> Workspace:
         raise ValidationError(
             f"path: expected an OpenClaw workspace directory or a memory file, found {root.name}"
         )
-    base, skipped = root.resolve(), []
+    base, skipped = root.resolve(), list[str]()
     files = [
         (p, p.name)
         for p in (root / "MEMORY.md", root / "memory.md")
