@@ -27,7 +27,6 @@ from openclaw_memory.engine import MemoryEngine
 from openclaw_memory.errors import ValidationError
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.portability import export_text, export_user, import_path, import_text
-from openclaw_memory.portability.jsonl import import_jsonl
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import TEXT_MAX_CHARS, Candidate, Channel, MemoryType, Scope, Status
 from middleware_helpers import tell
@@ -347,7 +346,10 @@ def test_an_imported_line_never_beats_an_explicit_memory(mw, tmp_path, stated, i
 
 @pytest.mark.parametrize(
     "imported,said,new_city",
-    [("I live in Tokyo.", "I moved to Osaka.", "Osaka"), ("我住在东京。", "我搬到大阪了。", "大阪")],
+    [
+        ("I live in Tokyo.", "I moved to Osaka.", "Osaka"),
+        ("我住在东京。", "我搬到大阪了。", "大阪"),
+    ],
 )
 def test_conversation_supersedes_an_imported_home(mw, tmp_path, clock, imported, said, new_city):
     import_path(
