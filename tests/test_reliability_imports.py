@@ -189,6 +189,24 @@ def test_secrets_in_an_imported_file_never_reach_the_disk(mw):
     assert not any(found.values()), found
 
 
+def test_secrets_in_a_workspace_file_and_its_annotations_never_reach_the_disk(mw, tmp_path):
+    token = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
+    password = "Sup3rS3cret!pw"
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text(
+        f"- The deploy runs on Fridays <!-- subject: token {token} -->\n\n"
+        f"- I like green tea <!-- trigger: password: {password} -->\n\n"
+        f"- my password is {password}\n",
+        encoding="utf-8",
+    )
+    import_path(mw.engine, ws, U, extractor=mw.extractor, secrets=mw.secrets)
+    assert _records(mw, U.user_id)
+    mw.engine.sync_index()
+    found = find_in_files(store_files(mw.engine.config), [token, password])
+    assert not any(found.values()), found
+
+
 # ---- workspace import: no link followed, capped ----------------------------------------------
 
 

@@ -8,6 +8,7 @@ minutes (one 60,000-record request once took 199 s of its CPU; a 60 MB MEMORY.md
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 #: a JSON Lines import: its size in bytes and its lines
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -20,3 +21,14 @@ PROGRESS_EVERY = 1000
 
 #: progress(phase, done): phase "read" (lines checked) or "written" (records stored)
 Progress = Callable[[str, int], None]
+
+
+def log_progress(logger: Any, where: str) -> Progress:
+    """A `Progress` that logs (the service's and the console's imports)."""
+
+    def report(phase: str, done: int) -> None:
+        logger.info(
+            "import %s: %d %s", where, done, "lines read" if phase == "read" else "records written"
+        )
+
+    return report

@@ -38,7 +38,16 @@ from ..consolidate_records import deactivate
 from ..embedding import embed_with_parts
 from ..extract.filter import is_contentless
 from ..policy import KEYED_TYPES, types_where
-from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source, Turn
+from ..types import (
+    SUBJECT_MAX_CHARS,
+    Candidate,
+    Channel,
+    MemoryRecord,
+    MemoryType,
+    Scope,
+    Source,
+    Turn,
+)
 from .markdown import TYPE_TITLES
 from .openclaw_read import NoteEntry, load_workspace
 from .openclaw_write import DAILY_TYPES
@@ -109,9 +118,10 @@ class OpenClawImporter:
             counts["empty"] += 1
             return None
         kind, subject, entities, importance, confidence = self._typed(scope, text, e)
-        subject = e.subject or subject
+        # the annotations a file carries (subject, triggers) are text from the file too
+        subject = self.secrets.redact(e.subject[:SUBJECT_MAX_CHARS]) if e.subject else subject
         at = e.at if e.at is not None else self.engine.clock.now()
-        tags = tuple(dict.fromkeys([*e.tags, "openclaw"]))
+        tags = tuple(dict.fromkeys([*map(self.secrets.redact, e.tags), "openclaw"]))
         expires = (
             at + self.engine.config.forgetting.task_ttl_days * 86400
             if kind is MemoryType.TASK
