@@ -409,8 +409,8 @@ def test_one_file_naming_two_homes_leaves_one_live_value(mw, tmp_path, first, la
 # ---- the vector index: lost or stale, noticed and rebuilt ------------------------------------
 
 
-def _big_scope(make_config, tmp_path, clock, n: int = 12):
-    cfg = make_config(tmp_path / "vec", storage={"vector_store": {"exact_below": 4}})
+def _big_scope(make_config, tmp_path, clock, n: int = 12, exact_below: int = 4):
+    cfg = make_config(tmp_path / "vec", storage={"vector_store": {"exact_below": exact_below}})
     eng = MemoryEngine.open(cfg, clock=clock, background=False)
     cands = [Candidate(MemoryType.EVENT, f"built release number {i} of the app") for i in range(n)]
     eng.write(U, cands)
@@ -437,10 +437,11 @@ def test_a_deleted_vector_folder_is_noticed_at_start_and_rebuilt(
         eng.close()
 
 
+@pytest.mark.parametrize("exact_below", [4, 0])
 def test_a_missing_or_stale_collection_is_noticed_on_search_and_search_answers(
-    make_config, tmp_path, clock, caplog
+    make_config, tmp_path, clock, caplog, exact_below
 ):
-    _, eng = _big_scope(make_config, tmp_path, clock)
+    _, eng = _big_scope(make_config, tmp_path, clock, exact_below=exact_below)
     try:
         chroma = eng.index.chroma
         chroma.drop_collection(chroma.collection_name(U, "hot"))

@@ -87,7 +87,7 @@ class TieredIndex:
         if rows is None:
             held = self._held(scope, tier)
             self.watch.on_search(scope, tier, held)
-            if held or (not self.exact_below and not self.chroma.unusable):
+            if held or (not self.exact_below and self.chroma.unusable):
                 return IndexSearch(self.chroma, scope, tier)
             # its collection is missing (being rebuilt), or Chroma is unusable: exact, slower
             rows = self.store.tier_vectors(scope, tier) or []
