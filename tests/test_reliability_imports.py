@@ -70,6 +70,10 @@ def _bad_files(lines: list[dict]) -> dict[str, tuple[list[dict], str]]:
         "duplicate id": ([header, recs[0], recs[1], {**recs[2], "id": recs[0]["id"]}], "'id'"),
         "missing summary": ([header, recs[0], no_summary], "'summary'"),
         "wrong type": ([header, recs[0], {**recs[1], "importance": "high"}], "'importance'"),
+        "wrong source": (
+            [header, recs[0], {**recs[1], "source": {"turn_ids": [{"x": 1}]}}],
+            "'turn_ids'",
+        ),
         "incomplete message row": (
             [header, recs[0], {"kind": "message", "session_id": "s1", "role": "user"}],
             "'agent_id'",
@@ -80,7 +84,14 @@ def _bad_files(lines: list[dict]) -> dict[str, tuple[list[dict], str]]:
 
 @pytest.mark.parametrize(
     "case",
-    ["duplicate id", "missing summary", "wrong type", "incomplete message row", "over the cap"],
+    [
+        "duplicate id",
+        "missing summary",
+        "wrong type",
+        "wrong source",
+        "incomplete message row",
+        "over the cap",
+    ],
 )
 def test_a_bad_jsonl_file_names_line_and_field_and_imports_nothing(mw, case):
     lines = _export(mw, Scope("src", "main"), ["I like green tea", "我喜欢爬山", "I work at Acme"])

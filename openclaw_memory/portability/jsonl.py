@@ -249,6 +249,10 @@ _RECORD_FIELDS: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]] 
         "links": (list,),
     },
 )
+_SOURCE_FIELDS: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]] = (
+    {},
+    {"channel": (str,), "session_id": (str,), "turn_ids": (list,), "writer": (str,)},
+)
 #: free text a person or a tool wrote: what the secret filter reads (ids, times and counts are
 #: the store's own and are kept as they are)
 _FREE_TEXT = ("summary", "subject", "detail", "tags", "entities", "reason", "content", "end_reason")
@@ -423,6 +427,8 @@ def _parse(
         kind = item.pop("kind")
         if kind == "record":
             check_fields(item, _RECORD_FIELDS, at)
+            if isinstance(item.get("source"), dict):
+                check_fields(item["source"], _SOURCE_FIELDS, f"{at}: source")
             if item["id"] in ids:
                 raise ValidationError(
                     f"{at}: field 'id': {item['id']!r} is already the id of line "
