@@ -26,6 +26,8 @@ DIR_MODE = 0o700
 #: the list of files (and their digests) a workspace export wrote, kept beside them
 MANIFEST = ".openclaw-memory-export.json"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+#: how much of an existing single-file export is read to recognise it
+_HEAD = 4096
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
@@ -72,9 +74,9 @@ def _chmod_created(name: str, dir_fd: int | None, mode: int) -> None:
         os.close(fd)
 
 
-def existing(dir_fd: int, name: str, shown: Path) -> bytes | None:
-    """The content of the regular file `name` in the folder, None when there is none; a link
-    or anything but a regular file is refused by name."""
+def existing(dir_fd: int, name: str, shown: Path, limit: int = -1) -> bytes | None:
+    """The content (its first `limit` bytes, when given) of the regular file `name` in the
+    folder, None when there is none; a link or anything but a regular file is refused by name."""
     try:
         st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
@@ -87,13 +89,18 @@ def existing(dir_fd: int, name: str, shown: Path) -> bytes | None:
         raise ValidationError(f"out: {shown} exists and is not a regular file")
     fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=dir_fd)
     with os.fdopen(fd, "rb") as fh:
-        return fh.read()
+        return fh.read(limit)
 
 
 def write_private(dir_fd: int, name: str, content: bytes) -> None:
     """Write `name` in the folder as a new 0600 file, renamed over any file of that name."""
     tmp = f".{name}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE, dir_fd=dir_fd)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+    try:
+        fd = os.open(tmp, flags, FILE_MODE, dir_fd=dir_fd)
+    except FileExistsError:  # left by an export that died: ours, and never followed
+        os.unlink(tmp, dir_fd=dir_fd)
+        fd = os.open(tmp, flags, FILE_MODE, dir_fd=dir_fd)
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as fh:
@@ -122,7 +129,7 @@ def write_file(path: Path, content: bytes, *, ours: Callable[[bytes], bool], for
     `ours(old content)` says this package wrote it, or with `force`."""
     parent = open_dir(path.parent)
     try:
-        old = existing(parent, path.name, path)
+        old = existing(parent, path.name, path, limit=_HEAD)
         if old is not None and not force and not ours(old):
             raise refuse_foreign(path)
         write_private(parent, path.name, content)
