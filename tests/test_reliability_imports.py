@@ -137,6 +137,10 @@ def test_the_jsonl_reader_stops_at_its_caps(mw, tmp_path):
         import_path(mw.engine, path, U, max_records=2, **kw)
     with pytest.raises(ValidationError, match="import cap of 100 bytes"):
         import_path(mw.engine, path, U, max_bytes=100, **kw)
+    one_line = tmp_path / "one.jsonl"  # one endless line is cut at the cap, not read whole
+    one_line.write_text(_jsonl(lines[:1]) + '{"kind": "record", "summary": "' + "y" * 5000)
+    with pytest.raises(ValidationError, match="import cap of 1000 bytes"):
+        import_path(mw.engine, one_line, U, max_bytes=1000, **kw)
     assert _records(mw, U.user_id) == []
     seen: list[tuple[str, int]] = []
     import_path(mw.engine, path, U, progress=lambda phase, n: seen.append((phase, n)), **kw)

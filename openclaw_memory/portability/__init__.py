@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
 from ..types import Scope
-from .jsonl import FORMAT, export_jsonl, import_jsonl
+from .jsonl import FORMAT, export_jsonl, file_lines, import_jsonl
 from .markdown import export_markdown
 from .openclaw import OpenClawImporter
 from .files import write_file
@@ -161,7 +161,7 @@ def import_path(
         with path.open(encoding="utf-8", errors="replace") as fh:
             report = import_jsonl(
                 engine,
-                fh,
+                file_lines(fh, max_bytes),
                 user_id=scope.user_id,
                 where=path.name,
                 writer=writer,

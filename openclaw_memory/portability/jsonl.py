@@ -312,6 +312,13 @@ def read_jsonl(
         raise ValidationError(f"{where}: empty file; expected an {FORMAT} header line")
 
 
+def file_lines(fh: IO[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[str]:
+    """The lines of an open file, none read longer than the cap (a file of one endless line is
+    refused by `read_jsonl` after `max_bytes + 1` characters, not read whole first)."""
+    while line := fh.readline(max_bytes + 1):
+        yield line
+
+
 def _parse_line(line: str, number: int, where: str) -> dict[str, Any]:
     try:
         item = json.loads(line)
