@@ -21,8 +21,8 @@ timed at the note's date, on the `imported` channel with the file and line as it
 the user, agent and text, so a second import adds nothing, and a text already stored (as any
 type) is not stored again. Claims go through check-before-write with the source priority
 explicit > admin > imported > implicit: an imported line never overrides what the user stated
-(it is kept inactive, for the record), never leaves two live values of one subject, and a later conversational
-change supersedes it. Export writes the same layout back.
+(it is kept inactive, for the record), never leaves two live values of one subject, and a later
+conversational change supersedes it. Export writes the same layout back.
 
 Reading the files is `openclaw_read.py`, writing them `openclaw_write.py`; this module turns what
 was read into records.
