@@ -31,11 +31,13 @@ was read into records.
 from __future__ import annotations
 
 import hashlib
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..consolidate_records import deactivate
 from ..embedding import embed_with_parts
+from ..errors import ValidationError
 from ..extract.filter import is_contentless
 from ..policy import KEYED_TYPES, types_where
 from ..types import (
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
     from ..engine import MemoryEngine
     from ..extract.base import Extractor
     from ..extract.secrets import SecretFilter
+
+log = logging.getLogger(__name__)
 
 WRITER = "openclaw-import"
 #: what a typed candidate of the rule chain may make of an imported entry
@@ -193,40 +197,54 @@ class OpenClawImporter:
                 eng.embedder, [r.text for r in batch], eng.config.long_term.sentence_vectors
             )
             vectors += list(zip(vecs.whole, vecs.parts))
-        with eng.store.transaction():
-            for r, (vec, parts) in zip(records, vectors):
-                if r.type in KEYED_TYPES:
-                    result = decisions.decide(eng.store, _candidate(r), r, vec)
-                    action, kept = result.action, result.record
-                    if action == "doubt" and kept is not None:
-                        # a file contradicting what the user stated is kept for the record,
-                        # not as a second live value of the subject
-                        kept = deactivate(
-                            eng.store,
-                            kept,
-                            eng.clock.now(),
-                            f"imported from {r.source.turn_ids[0]}; contradicts "
-                            f"{result.replaced_id}, which a stronger channel wrote",
-                            r.source.channel,
-                            r.source.writer,
-                        )
-                else:
-                    eng.store.insert(r, vec, eng.model_name)
-                    action, kept = "insert", r
-                    eng.store.audit(
-                        r.scope,
-                        r.id,
-                        "insert",
-                        f"imported from {r.source.turn_ids[0]}",
-                        eng.clock.now(),
-                        r.source.channel.value,
-                        r.source.writer,
-                    )
-                if kept is not None and action != "skip":
-                    eng.store.put_parts(kept, parts)
-                actions[action] = actions.get(action, 0) + 1
+        try:
+            with eng.store.transaction():
+                for r, (vec, parts) in zip(records, vectors):
+                    action = self._one(r, vec, parts, decisions)
+                    actions[action] = actions.get(action, 0) + 1
+        except ValidationError:
+            raise
+        except Exception as exc:  # a store refusal: named by kind, never by the store's path
+            log.warning("workspace import failed and was rolled back", exc_info=True)
+            raise ValidationError(
+                f"import: the store refused the import ({type(exc).__name__}); nothing was imported"
+            ) from None
         eng.written()
         return actions
+
+    def _one(self, r: MemoryRecord, vec: Any, parts: Any, decisions: Any) -> str:
+        """Write one draft in the caller's transaction; what was done ("insert", "doubt", ...)."""
+        eng = self.engine
+        if r.type not in KEYED_TYPES:
+            eng.store.insert(r, vec, eng.model_name)
+            eng.store.put_parts(r, parts)
+            eng.store.audit(
+                r.scope,
+                r.id,
+                "insert",
+                f"imported from {r.source.turn_ids[0]}",
+                eng.clock.now(),
+                r.source.channel.value,
+                r.source.writer,
+            )
+            return "insert"
+        result = decisions.decide(eng.store, _candidate(r), r, vec)
+        kept = result.record
+        if result.action == "doubt" and kept is not None:
+            # a file contradicting what the user stated is kept for the record, not as a second
+            # live value of the subject
+            kept = deactivate(
+                eng.store,
+                kept,
+                eng.clock.now(),
+                f"imported from {r.source.turn_ids[0]}; contradicts {result.replaced_id}, "
+                "which a stronger channel wrote",
+                r.source.channel,
+                r.source.writer,
+            )
+        if kept is not None and result.action != "skip":
+            eng.store.put_parts(kept, parts)
+        return result.action
 
 
 def _candidate(r: MemoryRecord) -> Candidate:
