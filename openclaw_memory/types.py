@@ -35,7 +35,7 @@ class Channel(str, enum.Enum):
     """How a memory entered the store; also its trust on conflict (`policy.TRUST_ORDER`)."""
 
     EXPLICIT = "explicit"
-    ADMIN = "admin"  # written by an operator's tool
+    ADMIN = "admin"  # written by an operator's tool (imports, before they had their own)
     IMPORTED = "imported"  # read from a file (portability/): below admin, above conversation
     IMPLICIT = "implicit"
     TOOL = "tool"
