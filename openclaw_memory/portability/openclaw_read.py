@@ -229,11 +229,15 @@ def read_file(path: Path, rel: str, cap: int) -> tuple[str, float]:
             raise ValidationError(f"{rel}: expected a regular file")
         data = fh.read(cap + 1)
     if len(data) > cap:
-        raise ValidationError(
-            f"{rel}: larger than the cap of {cap} bytes for one memory file; "
-            "split it, or import a smaller one; nothing was imported"
-        )
+        raise _too_big(rel, cap)
     return data.decode("utf-8", errors="replace"), st.st_mtime
+
+
+def _too_big(rel: str, cap: int) -> ValidationError:
+    return ValidationError(
+        f"{rel}: larger than the cap of {cap} bytes for one memory file; "
+        "split it, or import a smaller one; nothing was imported"
+    )
 
 
 @dataclass
@@ -306,7 +310,10 @@ def load_workspace(
     ws = workspace_files(root)
     total = 0
     for path, rel in ws.files:
-        total += os.lstat(path).st_size
+        size = os.lstat(path).st_size
+        if size > file_cap:
+            raise _too_big(rel, file_cap)
+        total += size
         if total > total_cap:
             raise ValidationError(
                 f"{rel}: the workspace's memory files pass the cap of {total_cap} bytes together; "
