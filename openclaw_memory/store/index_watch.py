@@ -81,7 +81,11 @@ class IndexWatch:
         if last is not None and self.now() - last < self.recheck:
             return
         self._checked[key] = self.now()
-        problem = self.problem(scope, tier, held)
+        try:
+            problem = self.problem(scope, tier, held)
+        except Exception as exc:  # the check never costs a search its answer
+            log.debug("vector index: check of %s's %s tier failed (%s)", scope.key, tier, exc)
+            return
         if problem:
             self._warn(
                 f"vector index: {scope.key}'s {tier} tier {problem}; rebuilding it from the "
