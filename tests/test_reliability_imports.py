@@ -178,6 +178,7 @@ def test_secrets_in_an_imported_file_never_reach_the_disk(mw):
             "subject": f"token {token}",
             "detail": f"password: {password}",
             "tags": [f"key {key}"],
+            "source": {"channel": "explicit", "writer": f"bot {token}"},
             "created_at": 1.0,
         },
         {

@@ -255,7 +255,19 @@ _SOURCE_FIELDS: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]] 
 )
 #: free text a person or a tool wrote: what the secret filter reads (ids, times and counts are
 #: the store's own and are kept as they are)
-_FREE_TEXT = ("summary", "subject", "detail", "tags", "entities", "reason", "content", "end_reason")
+_FREE_TEXT = (
+    "summary",
+    "subject",
+    "detail",
+    "tags",
+    "entities",
+    "reason",
+    "content",
+    "end_reason",
+    "writer",
+    "role",
+    "action",
+)
 
 
 @dataclass
@@ -403,6 +415,9 @@ def _redacted(item: dict[str, Any], secrets: SecretFilter) -> tuple[dict[str, An
             clean = secrets.redact_value(out[name])
             changed += clean != out[name]
             out[name] = clean
+    if isinstance(out.get("source"), dict):  # a record's provenance: its writer's name
+        out["source"], n = _redacted(out["source"], secrets)
+        changed += n
     return out, changed
 
 
