@@ -6,7 +6,8 @@
   changed: the old record goes inactive (never deleted) and a successor links back to it. A
   change that names no subject finds the claim it contradicts by the value it replaces, or by its
   clear semantic neighbour, or by an earlier turn that stated the old value.
-- On conflict the channel decides (explicit > admin > tool > implicit); a lower-priority or
+- On conflict the channel decides (explicit > admin > imported > tool > implicit; what the
+  user says in conversation corrects an imported claim); a lower-priority or
   low-certainty claim never overwrites a confident one: it is kept as a doubt.
 - event / episode: append-only; a replayed capture of the same turns is recognised and skipped.
 - decision: appended, linked to the live facts and tasks of its subject.
@@ -280,9 +281,14 @@ class Decisions:
         # two things the user said in conversation: the later one wins, whichever the rules
         # classified as a stated change (explicit) and which as a plain statement (implicit)
         both_said = new.source.writer == old.source.writer == CONVERSATION_WRITER
+        # what the user says now corrects what a file said then, as it corrects an inference
+        said_after_import = (
+            new.source.writer == CONVERSATION_WRITER and old.source.channel is Channel.IMPORTED
+        )
         weaker_channel = (
             CHANNEL_PRIORITY[new.source.channel] < CHANNEL_PRIORITY[old.source.channel]
             and not both_said
+            and not said_after_import
         )
         floor = self.cfg.extraction.min_confidence
         unsure = new.confidence < floor <= old.confidence

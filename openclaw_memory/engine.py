@@ -53,6 +53,9 @@ class MemoryEngine:
         self._check_vectors_model()
         self.indexer = Indexer(store, index, background=background)
         self._writer: MemoryWriter | None = None
+        watch = getattr(index, "watch", None)
+        if watch is not None:  # a vector index folder lost while the store was not
+            watch.at_start()
 
     @property
     def db(self) -> Database:

@@ -83,9 +83,12 @@ POLICY: Mapping[MemoryType, TypePolicy] = {
 # fmt: on
 
 #: conflicts and ranking trust: a claim from a later channel never overwrites one from an earlier
+#: (an imported file ranks below what a person stated or an operator wrote, above what was
+#: inferred; conversation still corrects it: consolidate_decide.Decisions._is_doubt)
 TRUST_ORDER: tuple[Channel, ...] = (
     Channel.EXPLICIT,
     Channel.ADMIN,
+    Channel.IMPORTED,
     Channel.TOOL,
     Channel.SUMMARY,
     Channel.IMPLICIT,
@@ -94,9 +97,12 @@ TRUST_ORDER: tuple[Channel, ...] = (
 CHANNEL_PRIORITY: Mapping[Channel, int] = {
     c: len(TRUST_ORDER) - i for i, c in enumerate(TRUST_ORDER)
 }
-#: ranking's trust component per channel: 1.0 for the first, 0.1 less for each next one
+_RANKED = tuple(c for c in TRUST_ORDER if c is not Channel.IMPORTED)
+#: ranking's trust component per channel: 1.0 for the first, 0.1 less for each next one; an
+#: imported memory halfway between admin and tool (the values of the others predate it)
 CHANNEL_TRUST: Mapping[Channel, float] = {
-    c: round(1.0 - 0.1 * i, 2) for i, c in enumerate(TRUST_ORDER)
+    **{c: round(1.0 - 0.1 * i, 2) for i, c in enumerate(_RANKED)},
+    Channel.IMPORTED: 0.85,
 }
 
 

@@ -38,7 +38,8 @@ class Channel(str, enum.Enum):
     """How a memory entered the store; also its trust on conflict (`policy.TRUST_ORDER`)."""
 
     EXPLICIT = "explicit"
-    ADMIN = "admin"  # written by an operator's tool: imports (portability/)
+    ADMIN = "admin"  # written by an operator's tool (imports, before they had their own)
+    IMPORTED = "imported"  # read from a file (portability/): below admin, above conversation
     IMPLICIT = "implicit"
     TOOL = "tool"
     SUMMARY = "summary"
@@ -103,6 +104,13 @@ class Source:
     session_id: str | None = None
     turn_ids: tuple[str, ...] = ()
     writer: str = "openclaw-memory"
+
+
+#: the longest text one memory takes (`remember`'s text, an imported summary or detail): one
+#: cap for every door, so no door stores what another would refuse
+TEXT_MAX_CHARS = 20_000
+#: the longest subject `remember` takes, and so an import
+SUBJECT_MAX_CHARS = 500
 
 
 def memory_text(subject: str | None, summary: str, detail: str | None) -> str:

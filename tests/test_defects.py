@@ -190,7 +190,12 @@ def test_every_channel_is_produced_by_some_writer():
 
     # the tables that only weigh channels do not count as producing them
     source = _package_source(("types.py", "extract/importance.py"))
-    assert [c.name for c in Channel if f"channel=Channel.{c.name}" not in source] == []
+    # admin: what an operator's tool wrote before imports had their own channel (stores hold
+    # such records, and exports carry them back in), weighed between explicit and imported
+    read_only = {"ADMIN"}
+    assert [c.name for c in Channel if f"channel=Channel.{c.name}" not in source] == sorted(
+        read_only
+    )
 
 
 # ---- capture/events.py: a process event's task expires by the configured task TTL -----------

@@ -128,7 +128,14 @@ def test_one_trust_order_in_consolidation_and_ranking():
         assert ranks == sorted(ranks, reverse=True) and len(set(ranks)) == len(
             ranks
         )  # strictly, one order
-    assert TRUST == {"explicit": 1.0, "admin": 0.9, "tool": 0.8, "summary": 0.7, "implicit": 0.6}
+    assert TRUST == {
+        "explicit": 1.0,
+        "admin": 0.9,
+        "imported": 0.85,
+        "tool": 0.8,
+        "summary": 0.7,
+        "implicit": 0.6,
+    }
 
 
 def test_the_old_names_in_types_are_the_tables():

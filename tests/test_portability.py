@@ -358,7 +358,7 @@ def test_cli_edit_export_import_and_list_show_provenance(tmp_path, capsys):
     peanut = next(r for r in rows if "peanuts" in r["summary"])
     assert peanut["source"]["turn_ids"] == ["MEMORY.md:8"] and "allergy" in peanut["tags"]
     assert run("list", "--user", "cli-u") == 0
-    assert "source: admin by cli-import" in capsys.readouterr().out
+    assert "source: imported by cli-import" in capsys.readouterr().out
     assert run("edit", "--user", "cli-u", peanut["id"], "I am allergic to peanuts and cashews") == 0
     assert "version 2" in capsys.readouterr().out
     assert run("export", "--user", "cli-u", "--out", str(tmp_path / "u.jsonl")) == 0

@@ -75,7 +75,10 @@ def add_routes(router: APIRouter, mw: Any) -> None:
 
     @router.post("/memory/import")
     def import_(body: ImportIn) -> dict[str, Any]:
+        import logging
+
         from ..portability import import_text
+        from ..portability.limits import log_progress
 
         scope = body.scope.to_scope()
         mw.flush()
@@ -87,4 +90,5 @@ def add_routes(router: APIRouter, mw: Any) -> None:
             secrets=mw.secrets,
             name=body.name,
             writer=API_WRITER,
+            progress=log_progress(logging.getLogger(__name__), f"for {scope.user_id}"),
         )

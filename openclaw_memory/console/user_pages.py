@@ -85,7 +85,10 @@ class UserPages(ConsoleBase):
         """Import the pasted or chosen file into the scope."""
 
         def run(form: dict[str, str]) -> Response:
+            import logging
+
             from ..portability import import_text
+            from ..portability.limits import log_progress
 
             scope = scope_from(form)
             content = form.get("content", "")
@@ -102,6 +105,7 @@ class UserPages(ConsoleBase):
                 secrets=self.mw.secrets,
                 name=form.get("name") or "MEMORY.md",
                 writer=WRITER,
+                progress=log_progress(logging.getLogger(__name__), f"for {scope.user_id}"),
             )
             self.mw.engine.sync_index(scope)
             return self._render(request, "import.html", scope=scope, report=report, title="Import")

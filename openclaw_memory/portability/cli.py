@@ -14,6 +14,7 @@ from typing import Any
 
 from ..config import MemoryConfig
 from ..types import Scope
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS
 
 
 def add_parsers(subparsers: Any) -> None:
@@ -48,6 +49,11 @@ def add_parsers(subparsers: Any) -> None:
         default=None,
         help="output file (directory for openclaw); default stdout",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace files at --out that an earlier export did not write (default: refuse)",
+    )
     p.set_defaults(func=cmd_export)
 
     p = subparsers.add_parser(
@@ -60,7 +66,29 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("path", type=Path)
     _scope_args(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--max-bytes",
+        type=_positive,
+        default=DEFAULT_MAX_BYTES,
+        help=f"refuse a JSON Lines file larger than this (default {DEFAULT_MAX_BYTES})",
+    )
+    p.add_argument(
+        "--max-records",
+        type=_positive,
+        default=DEFAULT_MAX_RECORDS,
+        help=f"refuse a JSON Lines file of more lines than this (default {DEFAULT_MAX_RECORDS})",
+    )
     p.set_defaults(func=cmd_import)
+
+
+def _positive(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, found {value!r}")
+    return n
 
 
 def _scope_args(p: argparse.ArgumentParser) -> None:
@@ -111,7 +139,9 @@ def cmd_export(args: argparse.Namespace, config: MemoryConfig) -> int:
 
     engine = _open(config)
     try:
-        text, info = export_user(engine, args.user, args.format, args.out, args.agent)
+        text, info = export_user(
+            engine, args.user, args.format, args.out, args.agent, force=args.force
+        )
     finally:
         engine.close()
     if text is not None:
@@ -123,6 +153,12 @@ def cmd_export(args: argparse.Namespace, config: MemoryConfig) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _print_progress(phase: str, done: int) -> None:
+    print(
+        f"import: {done} {'lines read' if phase == 'read' else 'records written'}", file=sys.stderr
+    )
 
 
 def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
@@ -140,6 +176,9 @@ def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
             extractor=RuleExtractor(engine.clock),
             secrets=SecretFilter(),
             writer="cli-import",
+            max_bytes=args.max_bytes,
+            max_records=args.max_records,
+            progress=_print_progress,
         )
         engine.sync_index()
     finally:

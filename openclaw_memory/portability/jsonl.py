@@ -10,21 +10,40 @@ Import into an empty store gives the same records (ids, version chains, statuses
 provenance), versions, audit rows, sessions and messages. Import is idempotent: a record whose
 id is already in the store is left as it is, and rows already present are not added twice.
 Records can be moved to another user id with `user_id=`; an id held by another user is an error.
+
+An import is as careful as a conversation: the file is streamed under a size cap (bytes and
+lines), every field is checked (required, typed, within the caps `remember` keeps, ids unique)
+and every free text goes through the secret filter before anything is written; then all of it
+is written in one transaction, or none of it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from ..embedding import embed_with_parts
 from ..errors import ValidationError
-from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
+from ..extract.secrets import SecretFilter
+from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, PROGRESS_EVERY, Progress
+from ..types import (
+    SUBJECT_MAX_CHARS,
+    TEXT_MAX_CHARS,
+    Channel,
+    MemoryRecord,
+    MemoryType,
+    Scope,
+    Source,
+    Status,
+)
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
+
+log = logging.getLogger(__name__)
 
 FORMAT = "openclaw-memory-export"
 FORMAT_VERSION = 1
@@ -163,6 +182,93 @@ def export_jsonl(
 
 # ---- import ---------------------------------------------------------------------------------
 
+_NUMBER = (int, float)
+_TEXT_CAP = {"subject": SUBJECT_MAX_CHARS}
+#: the fields of each row kind: required ones with their JSON types, then optional ones
+_ROW_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]] = {
+    "version": (
+        {
+            "record_id": (str,),
+            "agent_id": (str,),
+            "version": (int,),
+            "summary": (str,),
+            "channel": (str,),
+            "confidence": _NUMBER,
+            "valid_from": _NUMBER,
+            "superseded_at": _NUMBER,
+        },
+        {"detail": (str,), "turn_ids": (str,)},
+    ),
+    "audit": (
+        {"agent_id": (str,), "at": _NUMBER, "action": (str,), "reason": (str,)},
+        {"record_id": (str,), "channel": (str,), "writer": (str,)},
+    ),
+    "session": (
+        {"id": (str,), "agent_id": (str,), "started_at": _NUMBER, "last_active_at": _NUMBER},
+        {
+            "ended_at": _NUMBER,
+            "end_reason": (str,),
+            "summary_id": (str,),
+        },
+    ),
+    "message": (
+        {
+            "session_id": (str,),
+            "agent_id": (str,),
+            "role": (str,),
+            "content": (str,),
+            "tokens": (int,),
+            "created_at": _NUMBER,
+        },
+        {"turn_id": (str,), "in_window": (int, bool)},
+    ),
+}
+_RECORD_FIELDS: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]] = (
+    {"id": (str,), "type": (str,), "summary": (str,), "created_at": _NUMBER},
+    {
+        "user_id": (str,),
+        "agent_id": (str,),
+        "workspace": (str,),
+        "subject": (str,),
+        "detail": (str,),
+        "session_id": (str,),
+        "tags": (list,),
+        "entities": (list,),
+        "importance": _NUMBER,
+        "confidence": _NUMBER,
+        "source": (dict,),
+        "status": (str,),
+        "version": (int,),
+        "prev_id": (str,),
+        "superseded_at": _NUMBER,
+        "updated_at": _NUMBER,
+        "last_accessed_at": _NUMBER,
+        "access_count": (int,),
+        "expires_at": _NUMBER,
+        "doubt_of": (str,),
+        "links": (list,),
+    },
+)
+_SOURCE_FIELDS: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]] = (
+    {},
+    {"channel": (str,), "session_id": (str,), "turn_ids": (list,), "writer": (str,)},
+)
+#: free text a person or a tool wrote: what the secret filter reads (ids, times and counts are
+#: the store's own and are kept as they are)
+_FREE_TEXT = (
+    "summary",
+    "subject",
+    "detail",
+    "tags",
+    "entities",
+    "reason",
+    "content",
+    "end_reason",
+    "writer",
+    "role",
+    "action",
+)
+
 
 @dataclass
 class ImportReport:
@@ -171,42 +277,197 @@ class ImportReport:
     added: dict[str, int] = field(default_factory=dict)
     existing: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    secrets_redacted: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary."""
-        return {"added": dict(self.added), "existing": self.existing, "skipped": dict(self.skipped)}
+        return {
+            "added": dict(self.added),
+            "existing": self.existing,
+            "skipped": dict(self.skipped),
+            "secrets_redacted": self.secrets_redacted,
+        }
 
 
 def read_jsonl(
-    lines: Iterable[str], *, where: str = "import"
+    lines: Iterable[str],
+    *,
+    where: str = "import",
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_records: int = DEFAULT_MAX_RECORDS,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of each non-blank line; the first must be this format's header."""
+    """(line number, object) of each non-blank line, read one at a time; the first must be this
+    format's header. More than `max_bytes` of text or `max_records` lines is refused by name."""
     seen_header = False
+    size = count = 0
     for number, line in enumerate(lines, start=1):
+        size += len(line.encode("utf-8", "surrogatepass"))
+        if size > max_bytes:
+            raise ValidationError(
+                f"{where}:{number}: the file is larger than the import cap of {max_bytes} bytes; "
+                "split it, or raise the cap (--max-bytes); nothing was imported"
+            )
         if not line.strip():
             continue
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
+        count += 1
+        if count > max_records + 1:  # the header is not a record
             raise ValidationError(
-                f"{where}:{number}: expected a JSON object, found invalid JSON ({exc})"
-            ) from None
-        if not isinstance(item, dict) or "kind" not in item:
-            raise ValidationError(f"{where}:{number}: expected a JSON object with a 'kind' field")
+                f"{where}:{number}: more than the import cap of {max_records} lines; split the "
+                "file, or raise the cap (--max-records); nothing was imported"
+            )
+        item = _parse_line(line, number, where)
         if not seen_header:
-            if item.get("kind") != "header" or item.get("format") != FORMAT:
-                raise ValidationError(
-                    f"{where}:{number}: expected the header line of an {FORMAT} file"
-                )
-            if int(item.get("version", 0)) > FORMAT_VERSION:
-                raise ValidationError(
-                    f"{where}: format version {item.get('version')} is newer than "
-                    f"{FORMAT_VERSION}; upgrade openclaw-memory to import it"
-                )
+            _check_header(item, number, where)
             seen_header = True
         yield number, item
     if not seen_header:
         raise ValidationError(f"{where}: empty file; expected an {FORMAT} header line")
+
+
+def file_lines(fh: IO[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[str]:
+    """The lines of an open file, none read longer than the cap (a file of one endless line is
+    refused by `read_jsonl` after `max_bytes + 1` characters, not read whole first)."""
+    while line := fh.readline(max_bytes + 1):
+        yield line
+
+
+def _parse_line(line: str, number: int, where: str) -> dict[str, Any]:
+    try:
+        item = json.loads(line)
+    except ValueError as exc:
+        raise ValidationError(
+            f"{where}:{number}: expected a JSON object, found invalid JSON ({exc})"
+        ) from None
+    if not isinstance(item, dict) or "kind" not in item:
+        raise ValidationError(f"{where}:{number}: expected a JSON object with a 'kind' field")
+    return item
+
+
+def _check_header(item: dict[str, Any], number: int, where: str) -> None:
+    if item.get("kind") != "header" or item.get("format") != FORMAT:
+        raise ValidationError(f"{where}:{number}: expected the header line of an {FORMAT} file")
+    version = item.get("version", 0)
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ValidationError(
+            f"{where}: format version {version!r} is newer than "
+            f"{FORMAT_VERSION}; upgrade openclaw-memory to import it"
+        )
+
+
+def check_fields(
+    item: dict[str, Any],
+    fields: tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]],
+    where: str,
+) -> None:
+    """Required fields present, every known field of its JSON type (null allowed where optional),
+    every text within the cap of `remember`: else a ValidationError naming line and field."""
+    required, optional = fields
+    for name, kinds in {**required, **optional}.items():
+        if name not in item or (item[name] is None and name not in required):
+            if name in required:
+                raise ValidationError(f"{where}: missing required field {name!r}")
+            continue
+        value = item[name]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            expected = " or ".join(_JSON_NAMES[k] for k in kinds)
+            raise ValidationError(
+                f"{where}: field {name!r}: expected {expected}, found {_json_kind(value)}"
+            )
+        _check_caps(name, value, where)
+
+
+def _check_caps(name: str, value: Any, where: str) -> None:
+    cap = _TEXT_CAP.get(name, TEXT_MAX_CHARS)
+    texts = value if isinstance(value, list) else [value]
+    for text in texts:
+        if isinstance(text, str) and len(text) > cap:
+            raise ValidationError(
+                f"{where}: field {name!r}: {len(text)} characters, over the cap of {cap} "
+                "that remember keeps; nothing was imported"
+            )
+        if isinstance(value, list) and not isinstance(text, str):
+            raise ValidationError(
+                f"{where}: field {name!r}: expected a list of strings, found {_json_kind(text)}"
+            )
+
+
+_JSON_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _redacted(item: dict[str, Any], secrets: SecretFilter) -> tuple[dict[str, Any], int]:
+    """The item with its free text through the secret filter, and how many fields changed."""
+    out, changed = dict(item), 0
+    for name in _FREE_TEXT:
+        if isinstance(out.get(name), (str, list)):
+            clean = secrets.redact_value(out[name])
+            changed += clean != out[name]
+            out[name] = clean
+    if isinstance(out.get("source"), dict):  # a record's provenance: its writer's name
+        out["source"], n = _redacted(out["source"], secrets)
+        changed += n
+    return out, changed
+
+
+@dataclass
+class _Parsed:
+    """What a file holds, checked: records with their line numbers, other rows by kind."""
+
+    records: list[tuple[int, MemoryRecord]] = field(default_factory=list)
+    rows: list[tuple[int, str, dict[str, Any]]] = field(default_factory=list)
+    redacted: int = 0
+
+
+def _parse(
+    lines: Iterable[str],
+    *,
+    user_id: str,
+    where: str,
+    secrets: SecretFilter,
+    max_bytes: int,
+    max_records: int,
+    progress: Progress | None,
+) -> _Parsed:
+    parsed = _Parsed()
+    ids: dict[str, int] = {}
+    for number, item in read_jsonl(
+        lines, where=where, max_bytes=max_bytes, max_records=max_records
+    ):
+        at = f"{where}:{number}"
+        kind = item.pop("kind")
+        if kind == "record":
+            check_fields(item, _RECORD_FIELDS, at)
+            if isinstance(item.get("source"), dict):
+                check_fields(item["source"], _SOURCE_FIELDS, f"{at}: source")
+            if item["id"] in ids:
+                raise ValidationError(
+                    f"{at}: field 'id': {item['id']!r} is already the id of line "
+                    f"{ids[item['id']]}; ids must be unique; nothing was imported"
+                )
+            ids[item["id"]] = number
+            clean, n = _redacted(item, secrets)
+            parsed.redacted += n
+            parsed.records.append((number, record_from_dict(clean, user_id=user_id, where=at)))
+        elif kind in _TABLES:
+            check_fields(item, _ROW_FIELDS[kind], at)
+            clean, n = _redacted(item, secrets)
+            parsed.redacted += n
+            parsed.rows.append((number, kind, clean))
+        if progress is not None and number % PROGRESS_EVERY == 0:
+            progress("read", number)
+    return parsed
 
 
 def import_jsonl(
@@ -216,59 +477,109 @@ def import_jsonl(
     user_id: str,
     where: str = "import",
     writer: str = "import",
+    secrets: SecretFilter | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_records: int = DEFAULT_MAX_RECORDS,
+    progress: Progress | None = None,
 ) -> ImportReport:
-    """Import an export into the store under `user_id`; vectors are computed by the store's embedder."""
+    """Import an export into the store under `user_id`; vectors are computed by the store's
+    embedder.
+
+    The whole file is read and checked first (types, required fields, the caps `remember`
+    keeps, unique ids) and its free text goes through the secret filter; then everything is
+    written in one transaction. A bad file is a ValidationError naming the line and the field,
+    and leaves nothing of it in the store.
+    """
     Scope(user_id)
-    records: list[MemoryRecord] = []
-    rows: list[tuple[str, dict[str, Any]]] = []
-    for number, item in read_jsonl(lines, where=where):
-        kind = item.pop("kind")
-        if kind == "record":
-            records.append(record_from_dict(item, user_id=user_id, where=f"{where}:{number}"))
-        elif kind in _TABLES:
-            rows.append((kind, item))
-    report = ImportReport()
-    fresh = _new_records(engine, records, report, where)
-    _insert_records(engine, fresh, report, writer)
-    with engine.store.transaction():
-        for kind, item in rows:
-            added = engine.store.import_row(_TABLES[kind], {**item, "user_id": user_id})
-            report.added[kind] = report.added.get(kind, 0) + added
-            if not added:
-                report.skipped[kind] = report.skipped.get(kind, 0) + 1
+    try:
+        parsed = _parse(
+            lines,
+            user_id=user_id,
+            where=where,
+            secrets=secrets or SecretFilter(),
+            max_bytes=max_bytes,
+            max_records=max_records,
+            progress=progress,
+        )
+    except ValidationError as exc:
+        if "nothing was imported" in str(exc):
+            raise
+        raise ValidationError(f"{exc}; nothing was imported") from None
+    report = ImportReport(secrets_redacted=parsed.redacted)
+    fresh = _new_records(engine, parsed.records, report, where)
+    vectors = _embed(engine, [r for _, r in fresh])
+    try:
+        with engine.store.transaction():
+            _insert_records(engine, fresh, vectors, report, progress)
+            _insert_rows(engine, parsed.rows, user_id, report)
+    except ValidationError:
+        raise
+    except Exception as exc:  # a store refusal: named by kind, never by the store's path
+        log.warning("import of %s failed and was rolled back: %s", where, type(exc).__name__)
+        raise ValidationError(
+            f"{where}: the store refused the import ({type(exc).__name__}); nothing was imported"
+        ) from None
     engine.written()
     return report
 
 
 def _new_records(
-    engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport, where: str
-) -> list[MemoryRecord]:
+    engine: MemoryEngine,
+    records: list[tuple[int, MemoryRecord]],
+    report: ImportReport,
+    where: str,
+) -> list[tuple[int, MemoryRecord]]:
     fresh = []
-    for r in records:
+    for number, r in records:
         owner = engine.store.record_owner(r.id)
         if owner is None:
-            fresh.append(r)
+            fresh.append((number, r))
         elif owner == (r.scope.user_id, r.scope.agent_id):
             report.existing += 1
         else:
             raise ValidationError(
-                f"{where}: record id {r.id!r} already belongs to another user or agent "
-                "in this store; nothing was imported"
+                f"{where}:{number}: field 'id': {r.id!r} already belongs to another user or "
+                "agent in this store; nothing was imported"
             )
     return fresh
 
 
-def _insert_records(
-    engine: MemoryEngine, records: list[MemoryRecord], report: ImportReport, writer: str
-) -> None:
-    """Insert in batches: one embedding call and one transaction a batch."""
+def _embed(engine: MemoryEngine, records: list[MemoryRecord]) -> list[tuple[Any, Any]]:
+    """(whole vector, sentence parts) of each record, in batches, before the transaction."""
+    out: list[tuple[Any, Any]] = []
     for start in range(0, len(records), _EMBED_BATCH):
         batch = records[start : start + _EMBED_BATCH]
         vecs = embed_with_parts(
             engine.embedder, [r.text for r in batch], engine.config.long_term.sentence_vectors
         )
-        with engine.store.transaction():
-            for r, vec, parts in zip(batch, vecs.whole, vecs.parts):
-                engine.store.insert(r, vec, engine.model_name)
-                engine.store.put_parts(r, parts)
-        report.added["record"] = report.added.get("record", 0) + len(batch)
+        out += list(zip(vecs.whole, vecs.parts))
+    return out
+
+
+def _insert_records(
+    engine: MemoryEngine,
+    records: list[tuple[int, MemoryRecord]],
+    vectors: list[tuple[Any, Any]],
+    report: ImportReport,
+    progress: Progress | None,
+) -> None:
+    for done, ((_, r), (vec, parts)) in enumerate(zip(records, vectors), start=1):
+        engine.store.insert(r, vec, engine.model_name)
+        engine.store.put_parts(r, parts)
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress("written", done)
+    if records:
+        report.added["record"] = report.added.get("record", 0) + len(records)
+
+
+def _insert_rows(
+    engine: MemoryEngine,
+    rows: list[tuple[int, str, dict[str, Any]]],
+    user_id: str,
+    report: ImportReport,
+) -> None:
+    for _, kind, item in rows:
+        added = engine.store.import_row(_TABLES[kind], {**item, "user_id": user_id})
+        report.added[kind] = report.added.get(kind, 0) + added
+        if not added:
+            report.skipped[kind] = report.skipped.get(kind, 0) + 1

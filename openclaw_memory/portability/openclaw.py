@@ -16,9 +16,13 @@ memory-core / session-memory sources):
 
 Import: each bullet, paragraph or user line becomes one typed record (the rule extractor names
 its type and subject; otherwise a `MEMORY.md` entry is a fact and a daily-note entry an episode),
-timed at the note's date, with the file and line as its provenance. Secrets are stripped first.
-A record's id is a hash of the user, agent and text, so a second import adds nothing, and a text
-already stored (as any type) is not stored again. Export writes the same layout back.
+timed at the note's date, on the `imported` channel with the file and line as its provenance
+(shown by `show`, `list` and the console). Secrets are stripped first. A record's id is a hash of
+the user, agent and text, so a second import adds nothing, and a text already stored (as any
+type) is not stored again. Claims go through check-before-write with the source priority
+explicit > admin > imported > implicit: an imported line never overrides what the user stated
+(it is kept inactive, for the record), never leaves two live values of one subject, and a later
+conversational change supersedes it. Export writes the same layout back.
 
 Reading the files is `openclaw_read.py`, writing them `openclaw_write.py`; this module turns what
 was read into records.
@@ -27,21 +31,35 @@ was read into records.
 from __future__ import annotations
 
 import hashlib
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..consolidate_records import deactivate
 from ..embedding import embed_with_parts
+from ..errors import ValidationError
 from ..extract.filter import is_contentless
-from ..policy import types_where
-from ..types import Channel, MemoryRecord, MemoryType, Scope, Source, Turn
+from ..policy import KEYED_TYPES, types_where
+from ..types import (
+    SUBJECT_MAX_CHARS,
+    Candidate,
+    Channel,
+    MemoryRecord,
+    MemoryType,
+    Scope,
+    Source,
+    Turn,
+)
 from .markdown import TYPE_TITLES
-from .openclaw_read import NoteEntry, read_workspace
+from .openclaw_read import NoteEntry, load_workspace
 from .openclaw_write import DAILY_TYPES
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
     from ..extract.base import Extractor
     from ..extract.secrets import SecretFilter
+
+log = logging.getLogger(__name__)
 
 WRITER = "openclaw-import"
 #: what a typed candidate of the rule chain may make of an imported entry
@@ -67,9 +85,10 @@ class OpenClawImporter:
         self.secrets = secrets
 
     def import_path(self, root: Path, scope: Scope, *, writer: str = WRITER) -> dict[str, Any]:
-        """Import a workspace or one memory file; returns counts (added, existing, secrets, files)."""
-        entries = read_workspace(root)
-        counts = {
+        """Import a workspace or one memory file; returns counts (added, existing, secrets, files,
+        what consolidation did, and the files skipped: links and files outside the workspace)."""
+        entries, skipped = load_workspace(root)
+        counts: dict[str, Any] = {
             "entries": len(entries),
             "added": 0,
             "existing": 0,
@@ -83,8 +102,11 @@ class OpenClawImporter:
             if record is not None and record.id not in drafts:
                 drafts[record.id] = record
         fresh = self._not_stored(scope, list(drafts.values()), counts)
-        self._store(fresh)
-        counts["added"] = len(fresh)
+        actions = self._store(fresh)
+        counts["added"] = sum(n for action, n in actions.items() if action != "update")
+        counts["consolidated"] = actions
+        if skipped:
+            counts["skipped"] = skipped
         return counts
 
     def _draft(
@@ -100,9 +122,10 @@ class OpenClawImporter:
             counts["empty"] += 1
             return None
         kind, subject, entities, importance, confidence = self._typed(scope, text, e)
-        subject = e.subject or subject
+        # the annotations a file carries (subject, triggers) are text from the file too
+        subject = self.secrets.redact(e.subject[:SUBJECT_MAX_CHARS]) if e.subject else subject
         at = e.at if e.at is not None else self.engine.clock.now()
-        tags = tuple(dict.fromkeys([*e.tags, "openclaw"]))
+        tags = tuple(dict.fromkeys([*map(self.secrets.redact, e.tags), "openclaw"]))
         expires = (
             at + self.engine.config.forgetting.task_ttl_days * 86400
             if kind is MemoryType.TASK
@@ -120,7 +143,7 @@ class OpenClawImporter:
             importance=e.importance if e.importance is not None else importance,
             confidence=confidence,
             source=Source(
-                channel=Channel.ADMIN,
+                channel=Channel.IMPORTED,
                 session_id=e.session_id,
                 turn_ids=(f"{e.path}:{e.line}",),
                 writer=writer,
@@ -159,24 +182,81 @@ class OpenClawImporter:
                 fresh.append(r)
         return fresh
 
-    def _store(self, records: list[MemoryRecord]) -> None:
+    def _store(self, records: list[MemoryRecord]) -> dict[str, int]:
+        """Write the drafts in one transaction: a claim (profile, preference, fact, task) goes
+        through check-before-write like a claim said in conversation, on the imported channel
+        (below explicit and admin: an imported line never overrides what the user stated; what
+        the user says later corrects it); episodes and other entries are appended as they are."""
         eng = self.engine
+        decisions = eng.writer.consolidator.decisions
+        actions: dict[str, int] = {}
+        vectors = []
         for start in range(0, len(records), 256):
             batch = records[start : start + 256]
             vecs = embed_with_parts(
                 eng.embedder, [r.text for r in batch], eng.config.long_term.sentence_vectors
             )
+            vectors += list(zip(vecs.whole, vecs.parts))
+        try:
             with eng.store.transaction():
-                for r, vec, parts in zip(batch, vecs.whole, vecs.parts):
-                    eng.store.insert(r, vec, eng.model_name)
-                    eng.store.put_parts(r, parts)
-                    eng.store.audit(
-                        r.scope,
-                        r.id,
-                        "insert",
-                        f"imported from {r.source.turn_ids[0]}",
-                        eng.clock.now(),
-                        r.source.channel.value,
-                        r.source.writer,
-                    )
-        eng.indexer.notify()
+                for r, (vec, parts) in zip(records, vectors):
+                    action = self._one(r, vec, parts, decisions)
+                    actions[action] = actions.get(action, 0) + 1
+        except ValidationError:
+            raise
+        except Exception as exc:  # a store refusal: named by kind, never by the store's path
+            log.warning("workspace import failed and was rolled back", exc_info=True)
+            raise ValidationError(
+                f"import: the store refused the import ({type(exc).__name__}); nothing was imported"
+            ) from None
+        eng.written()
+        return actions
+
+    def _one(self, r: MemoryRecord, vec: Any, parts: Any, decisions: Any) -> str:
+        """Write one draft in the caller's transaction; what was done ("insert", "doubt", ...)."""
+        eng = self.engine
+        if r.type not in KEYED_TYPES:
+            eng.store.insert(r, vec, eng.model_name)
+            eng.store.put_parts(r, parts)
+            eng.store.audit(
+                r.scope,
+                r.id,
+                "insert",
+                f"imported from {r.source.turn_ids[0]}",
+                eng.clock.now(),
+                r.source.channel.value,
+                r.source.writer,
+            )
+            return "insert"
+        result = decisions.decide(eng.store, _candidate(r), r, vec)
+        kept = result.record
+        if result.action == "doubt" and kept is not None:
+            # a file contradicting what the user stated is kept for the record, not as a second
+            # live value of the subject
+            kept = deactivate(
+                eng.store,
+                kept,
+                eng.clock.now(),
+                f"imported from {r.source.turn_ids[0]}; contradicts {result.replaced_id}, "
+                "which a stronger channel wrote",
+                r.source.channel,
+                r.source.writer,
+            )
+        if kept is not None and result.action != "skip":
+            eng.store.put_parts(kept, parts)
+        return result.action
+
+
+def _candidate(r: MemoryRecord) -> Candidate:
+    """The candidate consolidation weighs for an imported draft (the draft is its record)."""
+    return Candidate(
+        r.type,
+        r.summary,
+        subject=r.subject,
+        tags=r.tags,
+        entities=r.entities,
+        importance=r.importance,
+        confidence=r.confidence,
+        channel=r.source.channel,
+        turn_ids=r.source.turn_ids,
+    )

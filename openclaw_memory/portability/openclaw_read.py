@@ -4,18 +4,30 @@ Each bullet, paragraph or user line of a transcript becomes one `NoteEntry`, tim
 date (or the session's time), with its file, line, heading and the annotations OpenClaw (and our
 own export) leave in comments; dreaming's managed blocks and fenced code are skipped. The layout
 is described in `openclaw.py`.
+
+A workspace is read as untrusted: no symbolic link is followed (a linked file or folder is
+skipped and named), nothing outside the workspace is read, and each file and all of them
+together are capped in size (limits.py).
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
+import os
 import re
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import ValidationError
 from ..text import valid_unicode
+from .limits import WORKSPACE_FILE_BYTES, WORKSPACE_TOTAL_BYTES
+
+log = logging.getLogger(__name__)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 _DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$")
 _PROMOTED = re.compile(r"^##\s+Promoted From Short-Term Memory \((\d{4}-\d{2}-\d{2})[^)]*\)\s*$")
@@ -191,43 +203,121 @@ def _unquote(quoted: str) -> str:
     return value if isinstance(value, str) else quoted
 
 
-def parse_file(path: Path, rel: str) -> list[NoteEntry]:
+def parse_file(path: Path, rel: str, *, cap: int = WORKSPACE_FILE_BYTES) -> list[NoteEntry]:
     """The entries of one OpenClaw memory file (`rel`: its path inside the workspace)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ValidationError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    text, mtime = read_file(path, rel, cap)
     name = _DAILY_NAME.match(path.name)
-    curated = path.name.upper() == "MEMORY.MD"
     # MEMORY.md has no date of its own but its promotion sections': its entries are as old as the file
-    at = _day(name.group(1), name.group(2), name.group(3)) if name else path.stat().st_mtime
-    return _Parser(rel, valid_unicode(text), curated=curated, at=at).parse()
+    at = _day(name.group(1), name.group(2), name.group(3)) if name else mtime
+    return _Parser(
+        rel, valid_unicode(text), curated=path.name.upper() == "MEMORY.MD", at=at
+    ).parse()
 
 
-def workspace_files(root: Path) -> list[tuple[Path, str]]:
-    """(file, relative path) of a workspace's MEMORY.md and dated daily notes, MEMORY.md first.
-    `root` may also be one such file."""
+def read_file(path: Path, rel: str, cap: int) -> tuple[str, float]:
+    """The text and modification time of a regular file, opened without following a link and
+    refused by name when larger than `cap` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValidationError(f"{rel}: a symbolic link; an import never follows one") from None
+        raise ValidationError(f"{rel}: cannot read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValidationError(f"{rel}: expected a regular file")
+        data = fh.read(cap + 1)
+    if len(data) > cap:
+        raise _too_big(rel, cap)
+    return data.decode("utf-8", errors="replace"), st.st_mtime
+
+
+def _too_big(rel: str, cap: int) -> ValidationError:
+    return ValidationError(
+        f"{rel}: larger than the cap of {cap} bytes for one memory file; "
+        "split it, or import a smaller one; nothing was imported"
+    )
+
+
+@dataclass
+class Workspace:
+    """The memory files of a workspace to read, and what was left out (links, outside files)."""
+
+    files: list[tuple[Path, str]]
+    skipped: list[str]
+
+
+def _inside(root: Path, p: Path, rel: str, skipped: list[str]) -> bool:
+    """A regular file or folder of the workspace itself: no link, nothing that resolves outside."""
+    if p.is_symlink():
+        skipped.append(f"{rel}: a symbolic link, not followed")
+        log.warning("workspace import: %s is a symbolic link; skipped", rel)
+        return False
+    if not p.resolve().is_relative_to(root):
+        skipped.append(f"{rel}: outside the workspace, not read")
+        log.warning("workspace import: %s lies outside the workspace; skipped", rel)
+        return False
+    return True
+
+
+def workspace_files(root: Path) -> Workspace:
+    """The workspace's MEMORY.md and dated daily notes, MEMORY.md first (`root` may also be one
+    such file). No symbolic link is followed and no file outside the workspace is read: such
+    entries are skipped and named in `skipped`."""
+    if root.is_symlink():
+        raise ValidationError(f"path: {root.name} is a symbolic link; an import never follows one")
     if root.is_file():
-        return [(root, root.name)]
+        return Workspace([(root, root.name)], [])
     if not root.is_dir():
         raise ValidationError(
-            f"path: expected an OpenClaw workspace directory or a memory file, found {root}"
+            f"path: expected an OpenClaw workspace directory or a memory file, found {root.name}"
         )
-    files = [(p, p.name) for p in (root / "MEMORY.md", root / "memory.md") if p.is_file()][:1]
+    base, skipped = root.resolve(), list[str]()
+    files = [
+        (p, p.name)
+        for p in (root / "MEMORY.md", root / "memory.md")
+        if (p.is_file() or p.is_symlink()) and _inside(base, p, p.name, skipped) and p.is_file()
+    ][:1]
     notes = root / "memory"
-    if notes.is_dir():
-        files += [
-            (p, f"memory/{p.name}")
-            for p in sorted(notes.iterdir())
-            if p.is_file() and _DAILY_NAME.match(p.name)
-        ]
+    if notes.exists() or notes.is_symlink():
+        if _inside(base, notes, "memory/", skipped) and notes.is_dir():
+            for p in sorted(notes.iterdir()):
+                rel = f"memory/{p.name}"
+                if _DAILY_NAME.match(p.name) and _inside(base, p, rel, skipped) and p.is_file():
+                    files.append((p, rel))
     if not files:
         raise ValidationError(
-            f"path: {root} holds neither MEMORY.md nor memory/YYYY-MM-DD.md notes"
+            f"path: {root.name} holds neither MEMORY.md nor memory/YYYY-MM-DD.md notes"
+            + (f" that may be read ({'; '.join(skipped)})" if skipped else "")
         )
-    return files
+    return Workspace(files, skipped)
 
 
 def read_workspace(root: Path) -> list[NoteEntry]:
-    """Every entry of a workspace (or of one file), in file order."""
-    return [e for path, rel in workspace_files(root) for e in parse_file(path, rel)]
+    """Every entry of a workspace (or of one file), in file order (`load_workspace`)."""
+    return load_workspace(root)[0]
+
+
+def load_workspace(
+    root: Path,
+    *,
+    file_cap: int = WORKSPACE_FILE_BYTES,
+    total_cap: int = WORKSPACE_TOTAL_BYTES,
+) -> tuple[list[NoteEntry], list[str]]:
+    """Every entry of a workspace (or of one file), in file order, and what was skipped. Each
+    file is capped at `file_cap` bytes and all of them together at `total_cap`."""
+    ws = workspace_files(root)
+    total = 0
+    for path, rel in ws.files:
+        size = os.lstat(path).st_size
+        if size > file_cap:
+            raise _too_big(rel, file_cap)
+        total += size
+        if total > total_cap:
+            raise ValidationError(
+                f"{rel}: the workspace's memory files pass the cap of {total_cap} bytes together; "
+                "import fewer at a time; nothing was imported"
+            )
+    entries = [e for path, rel in ws.files for e in parse_file(path, rel, cap=file_cap)]
+    return entries, ws.skipped

@@ -1,17 +1,29 @@
 """Writing OpenClaw's memory files: a user's live memories as `MEMORY.md` (curated types, one
 section each) and `memory/YYYY-MM-DD.md` (events, episodes and summaries by day), with the
 annotations OpenClaw reads (trigger, importance) and our own (subject, time of day) in comments,
-so that an export imports back as the same memories.
+so that an export imports back as the same memories. The files are written privately
+(files.py).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..types import MemoryRecord, MemoryType, Status
+from .files import (
+    MANIFEST,
+    digest,
+    existing,
+    open_dir,
+    read_manifest,
+    refuse_foreign,
+    write_private,
+)
 from .markdown import TYPE_TITLES, user_records
 
 if TYPE_CHECKING:
@@ -64,14 +76,40 @@ def render_workspace(records: list[MemoryRecord]) -> dict[str, str]:
 
 
 def export_workspace(
-    engine: MemoryEngine, user_id: str, out_dir: Path, agent_id: str | None = None
+    engine: MemoryEngine,
+    user_id: str,
+    out_dir: Path,
+    agent_id: str | None = None,
+    *,
+    force: bool = False,
 ) -> dict[str, int]:
-    """Write MEMORY.md and memory/YYYY-MM-DD.md for a user's live memories into out_dir."""
+    """Write MEMORY.md and memory/YYYY-MM-DD.md for a user's live memories into out_dir.
+
+    Files are 0600 and folders 0700 (files.py); a symbolic link in the folder is refused; a file
+    already there is replaced only when the previous export here wrote it as it is (its
+    manifest), or with `force`. Every file is checked before the first is written."""
     files = render_workspace(user_records(engine, user_id, agent_id))
-    for rel, content in files.items():
-        target = out_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+    root = open_dir(out_dir)
+    fds: dict[str, int] = {"": root}
+    try:
+        manifest = read_manifest(root)
+        plan = []
+        for rel in iter_paths(files):
+            folder, _, name = rel.rpartition("/")
+            if folder not in fds:
+                fds[folder] = open_dir(Path(folder), parent_fd=root)
+            old = existing(fds[folder], name, out_dir / rel)
+            if old is not None and not force and manifest.get(rel) != digest(old):
+                raise refuse_foreign(out_dir / rel)
+            plan.append((fds[folder], name, rel, files[rel].encode("utf-8")))
+        existing(root, MANIFEST, out_dir / MANIFEST)  # a link in its place is refused too
+        for fd, name, _, content in plan:
+            write_private(fd, name, content)
+        record = {"files": {rel: digest(content) for _, _, rel, content in plan}}
+        write_private(root, MANIFEST, json.dumps(record, sort_keys=True).encode("utf-8"))
+    finally:
+        for fd in fds.values():
+            os.close(fd)
     return {"files": len(files), "memories": sum(c.count("\n- ") for c in files.values())}
 
 

@@ -14,7 +14,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..clock import iso_time
 from ..inject.escape import frame_reference, sanitize
-from ..types import InjectionPlan, MemoryRecord, Scope, ScoredMemory, WriteResult
+from ..types import (
+    SUBJECT_MAX_CHARS,
+    TEXT_MAX_CHARS,
+    InjectionPlan,
+    MemoryRecord,
+    Scope,
+    ScoredMemory,
+    WriteResult,
+)
 
 _ID = r"^[A-Za-z0-9_.:@+\-]{1,128}$"
 ID_HINT = "1-128 characters of letters, digits or _.:@+-"
@@ -214,9 +222,9 @@ class GetIn(_Scoped):
 class RememberIn(_Scoped):
     """Body of POST /v1/memory/remember (an explicit, user-requested memory)."""
 
-    text: str = Field(min_length=1, max_length=20_000)
+    text: str = Field(min_length=1, max_length=TEXT_MAX_CHARS)
     type: Optional[str] = Field(default=None, max_length=32)
-    subject: Optional[str] = Field(default=None, max_length=500)
+    subject: Optional[str] = Field(default=None, max_length=SUBJECT_MAX_CHARS)
     session_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
 

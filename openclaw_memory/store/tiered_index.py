@@ -17,7 +17,9 @@ by a tier that has shrunk below half the bound, is dropped at its next write, so
 follows what the tiers hold now. `exact_below: 0` keeps every tier in Chroma.
 
 Reads decide by the tier's size in the store, writes by the collection's existence, so a
-collection built by another process is written to by this one from its next write on.
+collection built by another process is written to by this one from its next write on. A tier
+over the bound whose collection is missing or far from whole is searched exactly meanwhile,
+with a warning, and rebuilt in the background (index_watch.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..types import Scope
+from .index_watch import IndexWatch
 from .port_values import Scored, TierVector
 from .record_ports import RecordReads
 from .vector_ports import IndexSearch
@@ -54,6 +57,8 @@ class TieredIndex:
         self.chroma = chroma
         self.store = store
         self.exact_below = exact_below
+        #: notices a missing or stale collection on search, and rebuilds it (index_watch.py)
+        self.watch = IndexWatch(self)
 
     def __getattr__(self, name: str) -> Any:  # embedder_name, dim, prefix, collection_name, ...
         return getattr(self.chroma, name)
@@ -80,9 +85,11 @@ class TieredIndex:
         it while the query is embedded: recall/recaller.py)."""
         rows = self._small(scope, tier)
         if rows is None:
-            if not self.exact_below or self._held(scope, tier):
+            held = self._held(scope, tier)
+            self.watch.on_search(scope, tier, held)
+            if held or (not self.exact_below and self.chroma.unusable):
                 return IndexSearch(self.chroma, scope, tier)
-            # its collection is not built yet, or Chroma is unusable: exact, slower
+            # its collection is missing (being rebuilt), or Chroma is unusable: exact, slower
             rows = self.store.tier_vectors(scope, tier) or []
         return ExactSearch(rows, scope.workspace, self.chroma.dim)
 
@@ -163,6 +170,7 @@ class TieredIndex:
         self.chroma.drop_scope(scope)
 
     def close(self) -> None:
+        self.watch.close()
         self.chroma.close()
 
 

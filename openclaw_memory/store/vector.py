@@ -69,6 +69,9 @@ class ChromaIndex:
         #: why the embedded index cannot be used ("" when it can): reads fail open (keyword
         #: search only, a warning), writes wait in the outbox, reindex and doctor rebuild it
         self.unusable = ""
+        #: the embedded index's folder was not there at open (first start, or deleted): the
+        #: engine checks the store at start (index_watch.py)
+        self.folder_was_missing = self.path is not None and not self.path.exists()
         try:
             self._client = open_client(kind, path, host, port)
         except VectorIndexUnusableError as exc:
