@@ -104,11 +104,14 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
 
-def create_app(middleware: Middleware, *, token: str, hosts: Iterable[str] = ()) -> FastAPI:
+def create_app(
+    middleware: Middleware, *, token: str, hosts: Iterable[str] = (), journal: Any = None
+) -> FastAPI:
     """Build the API over `middleware`: every route but /health needs `Bearer <token>`.
 
     token: required (a tokenless service is refused: any web page could reach it). hosts: Host
-    names served besides the loopback ones (the bound host, when it is not loopback).
+    names served besides the loopback ones (the bound host, when it is not loopback). journal: a
+    `CaptureJournal`; the writes answered 202 are journaled in it before the answer.
     """
     if not isinstance(token, str) or not token.strip():
         raise ConfigError(
@@ -144,5 +147,6 @@ def create_app(middleware: Middleware, *, token: str, hosts: Iterable[str] = ())
     add_service_routes(service, middleware)
     app.include_router(service)
     app.state.middleware = middleware
+    app.state.journal = journal
     app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed)
     return app

@@ -6,7 +6,8 @@ one comes from $OPENCLAW_MEMORY_TOKEN, the config or `<data_dir>/service.token`,
 (mode 0600) on first start (service/token.py). uvicorn is given a concurrency limit, a keep-alive
 timeout and a header timeout (`LIMITS`) so idle or half-open connections cannot pile up. On
 SIGTERM or SIGINT uvicorn stops accepting requests, finishes the ones in flight, and we then
-close the middleware, which flushes queued writes before the process exits.
+close the middleware, which flushes queued writes before the process exits. A write answered
+202 is journaled first (service/journal.py); after a SIGKILL the next start replays it.
 """
 
 from __future__ import annotations
@@ -157,9 +158,11 @@ def serve(
         middleware = MemoryMiddleware.from_config(cfg)
     restore = _exit_on_sigterm()
     scheduler = None
+    journal = open_journal(cfg)
     try:
-        app = create_app(middleware, token=token, hosts=app_hosts)
+        app = create_app(middleware, token=token, hosts=app_hosts, journal=journal)
         server = build_server(app, host=host, port=port)
+        replay_journal(journal, middleware)
         warm_up(middleware)
         scheduler = app.state.maintenance = start_maintenance(middleware, cfg)
         _announce(host, port, cfg)
@@ -171,7 +174,33 @@ def serve(
         if scheduler is not None:
             scheduler.stop()
         middleware.close()
+        journal.close()
         print("openclaw-memory: stopped, queued writes flushed", file=sys.stderr, flush=True)
+
+
+def open_journal(cfg: Any) -> Any:
+    """The capture journal beside the store (`<data_dir>/captures.journal`, 0600)."""
+    from .journal import FILE_NAME, CaptureJournal
+
+    data_dir = Path(cfg.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return CaptureJournal(data_dir / FILE_NAME)
+
+
+def replay_journal(journal: Any, middleware: Any) -> int:
+    """Queue again the writes a previous process answered 202 and did not finish."""
+    from .journal import replay
+    from .routes import QUEUED_WRITES
+
+    journal.prune()
+    count = replay(journal, middleware, QUEUED_WRITES)
+    if count:
+        print(
+            f"openclaw-memory: {count} queued write(s) of the last run replayed from the journal",
+            file=sys.stderr,
+            flush=True,
+        )
+    return count
 
 
 def start_maintenance(middleware: Any, cfg: Any) -> Any:
