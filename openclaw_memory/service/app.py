@@ -33,7 +33,7 @@ from fastapi.responses import JSONResponse
 
 from ..errors import ConfigError, NotFoundError, OpenClawMemoryError, ValidationError
 from . import models as m
-from .guard import RequestGuard
+from .guard import RequestGuard, bearer_check
 from .hosts import allowed_hosts, host_name  # the allow-list the MCP server and console share
 from .routes import (
     Middleware,
@@ -148,5 +148,7 @@ def create_app(
     app.include_router(service)
     app.state.middleware = middleware
     app.state.journal = journal
-    app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed)
+    # the connection layer (limits.py) closes idle connections that never sent this first
+    app.state.authorized = bearer_check(token)
+    app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed, state=app.state)
     return app
