@@ -229,13 +229,13 @@ export function createFailOpen(dir, logger) {
   const read = async () => {
     try { return JSON.parse(await readFile(file, "utf8")); } catch { return {}; }
   };
-  async function record(path, err, spooled) {
+  async function record(path, err, spooled, starting) {
     const now = new Date().toISOString();
     const was = await read();
     const next = {
       count: (Number(was.count) || 0) + 1,
       spooled: (Number(was.spooled) || 0) + (spooled ? 1 : 0),
-      outages: (Number(was.outages) || 0) + (outage ? 0 : 1),
+      outages: (Number(was.outages) || 0) + (starting ? 1 : 0),
       first_at: was.first_at || now,
       last_at: now,
       last_error: `${path}: ${describe(err)}`.slice(0, 300),
@@ -252,7 +252,7 @@ export function createFailOpen(dir, logger) {
     failed(path, err, spooled) {
       const starting = !outage;
       during += 1;
-      writing = writing.then(() => record(path, err, spooled)).catch(() => {});
+      writing = writing.then(() => record(path, err, spooled, starting)).catch(() => {});
       outage = true;
       if (starting) {
         logger.warn(`${PLUGIN_ID}: the memory service cannot be reached (${path}: ${describe(err)}); ` +
