@@ -70,8 +70,12 @@ def new_capture_id() -> str:
 class CaptureJournal:
     """An fsync'd journal of queued writes (see module doc). Thread-safe; one per process."""
 
-    def __init__(self, path: Path | str, *, clock: Any = time.time) -> None:
+    def __init__(
+        self, path: Path | str, *, clock: Any = time.time, shared: "SharedPending | None" = None
+    ) -> None:
         self.path = Path(path)
+        #: the pending marks every process of a shared store sees (PostgreSQL), or None
+        self.shared = shared
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         os.close(fd)
@@ -95,7 +99,9 @@ class CaptureJournal:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (capture_id, route, user, agent, text, float(self._clock())),
             )
-            return cur.rowcount == 1
+        if cur.rowcount == 1 and self.shared is not None and user is not None:
+            self.shared.add(capture_id, user, agent or "default")
+        return cur.rowcount == 1
 
     def done(self, capture_id: str) -> None:
         """The write's jobs have run: its body is erased, its id kept a while for resends."""
@@ -104,6 +110,16 @@ class CaptureJournal:
                 "UPDATE captures SET body = NULL, done_at = ? WHERE id = ?",
                 (float(self._clock()), capture_id),
             )
+        if self.shared is not None:
+            self.shared.done(capture_id)
+
+    def wait_for_scope(self, scope: Any) -> bool:
+        """Wait (bounded) until no process of a shared store has a capture of scope queued;
+        True at once without a shared store (this process's own queue is the middleware's
+        read-your-writes). False when the bound passed first."""
+        if self.shared is None:
+            return True
+        return self.shared.wait(scope.user_id, scope.agent_id)
 
     def pending(self) -> list[Entry]:
         """Journaled writes not done yet, oldest first."""
@@ -130,6 +146,80 @@ class CaptureJournal:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        if self.shared is not None:
+            self.shared.close()
+
+
+class SharedPending:
+    """Marks, in a shared PostgreSQL store, of the captures queued on any service process.
+
+    Each process queues captures in memory (and journals them in its own file); another process
+    on the same database cannot see that queue, so a recall there could miss a capture made a
+    moment ago through its neighbour. A mark is written (with the database's clock) when a
+    capture is journaled and deleted when it is done; a recall waits, at most `WAIT_SECONDS`,
+    until its scope has no mark younger than `MAX_AGE_SECONDS` (a mark left by a process that
+    died is replayed by that process's journal when it starts again, and meanwhile ages out
+    rather than holding every recall of its scope).
+    """
+
+    TABLE = "ocm_pending_captures"
+    WAIT_SECONDS = 5.0
+    MAX_AGE_SECONDS = 60.0
+    POLL_SECONDS = 0.05
+
+    def __init__(self, dsn: str) -> None:
+        import psycopg
+
+        self._conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {self.TABLE} (id TEXT PRIMARY KEY, "
+                "user_id TEXT NOT NULL, agent_id TEXT NOT NULL, "
+                "at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            )
+            self._conn.execute(
+                f"CREATE INDEX IF NOT EXISTS {self.TABLE}_scope ON {self.TABLE}(user_id, agent_id)"
+            )
+
+    def add(self, capture_id: str, user_id: str, agent_id: str) -> None:
+        with self._lock:
+            self._conn.execute(
+                f"INSERT INTO {self.TABLE}(id, user_id, agent_id) VALUES (%s, %s, %s) "
+                "ON CONFLICT (id) DO NOTHING",
+                (capture_id, user_id, agent_id),
+            )
+
+    def done(self, capture_id: str) -> None:
+        with self._lock:
+            self._conn.execute(f"DELETE FROM {self.TABLE} WHERE id = %s", (capture_id,))
+
+    def queued(self, user_id: str, agent_id: str) -> int:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT count(*) FROM {self.TABLE} WHERE user_id = %s AND agent_id = %s "
+                "AND at > now() - make_interval(secs => %s)",
+                (user_id, agent_id, self.MAX_AGE_SECONDS),
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    def wait(self, user_id: str, agent_id: str) -> bool:
+        deadline = time.monotonic() + self.WAIT_SECONDS
+        while self.queued(user_id, agent_id):
+            if time.monotonic() >= deadline:
+                log.warning(
+                    "captures of user %s still queued on another process after %.0f s; "
+                    "recalling without them",
+                    user_id,
+                    self.WAIT_SECONDS,
+                )
+                return False
+            time.sleep(self.POLL_SECONDS)
+        return True
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
 
 
 # ---- the glue between the routes and the journal ------------------------------------------------

@@ -122,13 +122,21 @@ def _queued(request: Request, mw: Any, route: str, body: Any) -> dict[str, Any]:
     return queue_write(journal, mw, route, body, handler, duplicate)
 
 
+def _await_other_processes(request: Request, scope: Any) -> None:
+    """Read-your-writes across service processes on one PostgreSQL store: wait (bounded) for
+    the scope's captures queued on any of them (service/journal.py, SharedPending)."""
+    journal = getattr(request.app.state, "journal", None)
+    if journal is not None:
+        journal.wait_for_scope(scope)
+
+
 def add_hook_routes(router: APIRouter, mw: Middleware) -> None:
     @router.post("/recall")
-    def recall(body: m.RecallIn) -> dict[str, Any]:
+    def recall(body: m.RecallIn, request: Request) -> dict[str, Any]:
         recent = m.messages_to_dicts(body.messages)
-        plan = mw.recall(
-            body.scope.to_scope(), body.session_id, body.prompt, recent, live_turns=body.live_turns
-        )
+        scope = body.scope.to_scope()
+        _await_other_processes(request, scope)
+        plan = mw.recall(scope, body.session_id, body.prompt, recent, live_turns=body.live_turns)
         return m.plan_to_json(plan)
 
     @router.post("/capture", status_code=202)
@@ -140,8 +148,10 @@ def add_hook_routes(router: APIRouter, mw: Middleware) -> None:
         return _queued(request, mw, "/v1/tool-event", body)
 
     @router.post("/session/start")
-    def session_start(body: m.SessionStartIn) -> dict[str, Any]:
-        return m.plan_to_json(mw.on_session_start(body.scope.to_scope(), body.session_id))
+    def session_start(body: m.SessionStartIn, request: Request) -> dict[str, Any]:
+        scope = body.scope.to_scope()
+        _await_other_processes(request, scope)
+        return m.plan_to_json(mw.on_session_start(scope, body.session_id))
 
     @router.post("/session/end", status_code=202)
     def session_end(body: m.SessionEndIn, request: Request) -> dict[str, Any]:

@@ -192,12 +192,18 @@ def serve(
 
 
 def open_journal(cfg: Any) -> Any:
-    """The capture journal beside the store (`<data_dir>/captures.journal`, 0600)."""
-    from .journal import FILE_NAME, CaptureJournal
+    """The capture journal beside the store (`<data_dir>/captures.journal`, 0600); on a
+    PostgreSQL store, with pending marks there that every service process's recall waits for."""
+    from .journal import FILE_NAME, CaptureJournal, SharedPending
 
     data_dir = Path(cfg.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return CaptureJournal(data_dir / FILE_NAME)
+    shared = None
+    if cfg.storage.backend == "postgres":
+        from ..store.postgres import resolve_dsn
+
+        shared = SharedPending(resolve_dsn(cfg.storage.postgres.dsn))
+    return CaptureJournal(data_dir / FILE_NAME, shared=shared)
 
 
 def replay_journal(journal: Any, middleware: Any) -> int:
