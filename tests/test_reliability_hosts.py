@@ -17,6 +17,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.server, pytest.mark.slow]
 
 USERS = [f"host{n:02d}" for n in range(10)]
 WORDS = [f"kw{n:02d}omega" for n in range(10)]
+FILLERS = 2  # captures of 30 turns each: 60 jobs ahead of the one under test
 
 
 def test_a_capture_through_one_process_is_recalled_at_once_through_the_other(tmp_path, pg_dsn):
@@ -33,6 +34,24 @@ def test_a_capture_through_one_process_is_recalled_at_once_through_the_other(tmp
                 {"role": "user", "content": f"请记住：我的项目代号是{word}", "id": "m1"},
                 {"role": "assistant", "content": "好的，记住了。"},
             ]
+            # other users' captures first, so the one under test waits in the first process's
+            # queue behind them, as on a busy gateway
+            for n in range(FILLERS):
+                busy = {"user_id": f"busy{n:02d}", "agent_id": "main"}
+                filler = [
+                    message
+                    for t in range(30)
+                    for message in (
+                        {"role": "user", "content": f"会议记录第{t}条：讨论了预算和排期 notes {t}"},
+                        {"role": "assistant", "content": "好的，已记下。"},
+                    )
+                ]
+                httpx.post(
+                    f"{url_a}/v1/capture",
+                    json={"scope": busy, "session_id": f"b{user}", "messages": filler},
+                    headers=AUTH,
+                    timeout=60,
+                )
             sent = httpx.post(
                 f"{url_a}/v1/capture",
                 json={"scope": scope, "session_id": "s1", "messages": turn},
