@@ -100,7 +100,7 @@ class CaptureJournal:
                 (capture_id, route, user, agent, text, float(self._clock())),
             )
         if cur.rowcount == 1 and self.shared is not None and user is not None:
-            self.shared.add(capture_id, user, agent or "default")
+            self._mark(self.shared.add, capture_id, user, agent or "default")
         return cur.rowcount == 1
 
     def done(self, capture_id: str) -> None:
@@ -111,7 +111,16 @@ class CaptureJournal:
                 (float(self._clock()), capture_id),
             )
         if self.shared is not None:
-            self.shared.done(capture_id)
+            self._mark(self.shared.done, capture_id)
+
+    @staticmethod
+    def _mark(action: Callable[..., None], *args: str) -> None:
+        """A shared mark is a courtesy to the other processes' reads: the write stands without
+        it (journaled here), so a database that cannot be reached is logged, not raised."""
+        try:
+            action(*args)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("journal: the shared pending mark was not written: %s", exc)
 
     def wait_for_scope(self, scope: Any) -> bool:
         """Wait (bounded) until no process of a shared store has a capture of scope queued;
@@ -168,42 +177,62 @@ class SharedPending:
     POLL_SECONDS = 0.05
 
     def __init__(self, dsn: str) -> None:
+        self._dsn = dsn
+        self._lock = threading.Lock()
+        self._conn: Any = None
+        self._execute(
+            f"CREATE TABLE IF NOT EXISTS {self.TABLE} (id TEXT PRIMARY KEY, "
+            "user_id TEXT NOT NULL, agent_id TEXT NOT NULL, at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        self._execute(
+            f"CREATE INDEX IF NOT EXISTS {self.TABLE}_scope ON {self.TABLE}(user_id, agent_id)"
+        )
+
+    def _execute(self, sql: str, params: tuple = ()) -> Any:
+        """Run one statement; a dropped connection is opened again once."""
         import psycopg
 
-        self._conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
-        self._lock = threading.Lock()
         with self._lock:
-            self._conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {self.TABLE} (id TEXT PRIMARY KEY, "
-                "user_id TEXT NOT NULL, agent_id TEXT NOT NULL, "
-                "at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
-            self._conn.execute(
-                f"CREATE INDEX IF NOT EXISTS {self.TABLE}_scope ON {self.TABLE}(user_id, agent_id)"
-            )
+            for attempt in (1, 2):
+                try:
+                    if self._conn is None or self._conn.closed:
+                        self._conn = psycopg.connect(self._dsn, autocommit=True, connect_timeout=10)
+                    cur = self._conn.execute(sql, params)
+                    return cur.fetchone() if cur.description else None
+                except (psycopg.OperationalError, psycopg.InterfaceError):
+                    self._conn = None
+                    if attempt == 2:
+                        raise
+        return None
 
     def add(self, capture_id: str, user_id: str, agent_id: str) -> None:
-        with self._lock:
-            self._conn.execute(
-                f"INSERT INTO {self.TABLE}(id, user_id, agent_id) VALUES (%s, %s, %s) "
-                "ON CONFLICT (id) DO NOTHING",
-                (capture_id, user_id, agent_id),
-            )
+        self._execute(
+            f"INSERT INTO {self.TABLE}(id, user_id, agent_id) VALUES (%s, %s, %s) "
+            "ON CONFLICT (id) DO NOTHING",
+            (capture_id, user_id, agent_id),
+        )
 
     def done(self, capture_id: str) -> None:
-        with self._lock:
-            self._conn.execute(f"DELETE FROM {self.TABLE} WHERE id = %s", (capture_id,))
+        self._execute(f"DELETE FROM {self.TABLE} WHERE id = %s", (capture_id,))
 
     def queued(self, user_id: str, agent_id: str) -> int:
-        with self._lock:
-            row = self._conn.execute(
-                f"SELECT count(*) FROM {self.TABLE} WHERE user_id = %s AND agent_id = %s "
-                "AND at > now() - make_interval(secs => %s)",
-                (user_id, agent_id, self.MAX_AGE_SECONDS),
-            ).fetchone()
+        row = self._execute(
+            f"SELECT count(*) FROM {self.TABLE} WHERE user_id = %s AND agent_id = %s "
+            "AND at > now() - make_interval(secs => %s)",
+            (user_id, agent_id, self.MAX_AGE_SECONDS),
+        )
         return int(row[0]) if row else 0
 
     def wait(self, user_id: str, agent_id: str) -> bool:
+        """True once the scope has no recent mark; False when the bound passed first or the
+        database could not be asked (the recall then goes on: a read is never refused for this)."""
+        try:
+            return self._wait(user_id, agent_id)
+        except Exception as exc:  # noqa: BLE001 - waiting is a courtesy, not a precondition
+            log.warning("cannot read the pending captures of user %s: %s", user_id, exc)
+            return False
+
+    def _wait(self, user_id: str, agent_id: str) -> bool:
         deadline = time.monotonic() + self.WAIT_SECONDS
         while self.queued(user_id, agent_id):
             if time.monotonic() >= deadline:
@@ -219,7 +248,9 @@ class SharedPending:
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
 
 # ---- the glue between the routes and the journal ------------------------------------------------
