@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 #: how long a done capture id is remembered, so that a resend of it is recognised (seconds)
 KEEP_DONE_SECONDS = 7 * 24 * 3600
 FILE_NAME = "captures.journal"
+#: done-marks between two prunes of old done ids
+PRUNE_EVERY = 1000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS captures (
@@ -82,6 +84,7 @@ class CaptureJournal:
         os.chmod(self.path, 0o600)
         self._clock = clock
         self._lock = threading.Lock()
+        self._marks = 0
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         for pragma in ("journal_mode=DELETE", "synchronous=FULL", "secure_delete=ON"):
             self._db.execute(f"PRAGMA {pragma}")
@@ -104,12 +107,16 @@ class CaptureJournal:
         return cur.rowcount == 1
 
     def done(self, capture_id: str) -> None:
-        """The write's jobs have run: its body is erased, its id kept a while for resends."""
+        """The write's jobs have run: its body is erased, its id kept a while for resends (done
+        ids older than that are pruned every `PRUNE_EVERY` marks)."""
         with self._lock:
             self._db.execute(
                 "UPDATE captures SET body = NULL, done_at = ? WHERE id = ?",
                 (float(self._clock()), capture_id),
             )
+            self._marks += 1
+        if self._marks % PRUNE_EVERY == 0:
+            self.prune()
         if self.shared is not None:
             self._mark(self.shared.done, capture_id)
 
