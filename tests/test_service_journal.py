@@ -115,3 +115,22 @@ def test_a_purge_clears_the_users_journaled_writes(served, tmp_path):
     raw = b"".join(p.read_bytes() for p in (tmp_path / "data").glob(FILE_NAME + "*"))
     assert b"gym locker" not in raw
     assert _user_rows(mw, "gym locker") == 0
+
+
+@pytest.mark.parametrize(
+    ("route", "extra"),
+    [
+        ("/v1/tool-event", {"tool": "shell", "arguments": {"argv": ["--password", "Pw-9!x"]}}),
+        ("/v1/session/end", {"reason": "new"}),
+        ("/v1/session/compact", {"messages": [{"role": "user", "content": "记住我住在杭州"}]}),
+    ],
+)
+def test_every_queued_route_is_journaled_and_done(served, route, extra):
+    client, mw, journal = served
+    body = {"scope": ALICE, "session_id": "s1", "capture_id": f"id-{route[4:8]}", **extra}
+    first = client.post(route, json=body, headers=AUTH)
+    again = client.post(route, json=body, headers=AUTH)
+    assert first.status_code == 202 and "duplicate" not in first.json(), first.text
+    assert again.status_code == 202 and again.json()["duplicate"] is True
+    mw.flush(timeout=10)
+    assert journal.pending() == []

@@ -27,10 +27,11 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -303,7 +304,11 @@ def queue_write(
     scope = body.scope.to_scope()  # type: ignore[attr-defined]
     if not journal.add(capture_id, route, scope, data):
         return {**duplicate, "duplicate": True}
-    return _run(journal, mw, capture_id, type(body), data, handler)
+    try:  # the redacted request, as a replay would see it
+        request = type(body).model_validate(data)
+    except ValidationError:  # a redaction longer than a capped field: the write path redacts too
+        request = body
+    return _run(journal, mw, capture_id, lambda: handler(mw, request))
 
 
 def replay(journal: CaptureJournal, mw: Any, routes: dict[str, tuple[Any, ...]]) -> int:
@@ -320,23 +325,23 @@ def replay(journal: CaptureJournal, mw: Any, routes: dict[str, tuple[Any, ...]])
             continue
         data = {**entry.body, "spooled_at": entry.body.get("spooled_at", entry.at)}
         try:
-            _run(journal, mw, entry.id, model, data, handler)
+            queue = partial(_validated_call, handler, mw, model, data)  # run at once, in order
+            _run(journal, mw, entry.id, queue)
             count += 1
         except Exception as exc:  # noqa: BLE001 - one bad entry must not stop the others
             log.warning("journal: capture %s (%s) not replayed: %s", entry.id, entry.route, exc)
     return count
 
 
+def _validated_call(handler: Handler, mw: Any, model: Any, data: dict[str, Any]) -> dict:
+    return handler(mw, model.model_validate(data))
+
+
 def _run(
-    journal: CaptureJournal,
-    mw: Any,
-    capture_id: str,
-    model: Any,
-    data: dict[str, Any],
-    handler: Handler,
+    journal: CaptureJournal, mw: Any, capture_id: str, queue: Callable[[], dict[str, Any]]
 ) -> dict[str, Any]:
     try:
-        out = handler(mw, model.model_validate(data))
+        out = queue()
     except BaseException:
         journal.done(capture_id)  # refused (a purge, bad input): the client is told, nothing queued
         raise
