@@ -76,6 +76,32 @@ def test_doctor_json_and_text(config, capsys):
     assert "doctor: healthy" in capsys.readouterr().out
 
 
+def test_doctor_shows_the_plugins_fail_open_count(config, capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(tmp_path / "state"))
+    assert run(config, "doctor") == 0
+    assert "plugin_fail_open: none counted" in capsys.readouterr().out
+    spool = tmp_path / "state" / "openclaw-memory" / "spool"
+    spool.mkdir(parents=True)
+    (spool / "failopen.json").write_text(
+        json.dumps(
+            {
+                "count": 7,
+                "spooled": 3,
+                "outages": 2,
+                "first_at": "2026-12-01T10:00:00.000Z",
+                "last_at": "2026-12-01T10:05:00.000Z",
+                "last_error": "/v1/recall: fetch failed (ECONNREFUSED)",
+            }
+        )
+    )
+    assert run(config, "doctor") == 0
+    out = capsys.readouterr().out
+    assert "7 call(s) ran without memory in 2 outage(s) (3 write(s) spooled" in out
+    assert "ECONNREFUSED" in out
+    assert run(config, "doctor", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["plugin_fail_open"]["count"] == 7
+
+
 def test_maintain_for_one_user(config, capsys):
     assert run(config, "maintain", "--user", "alice", "--json") == 0
     data = json.loads(capsys.readouterr().out)

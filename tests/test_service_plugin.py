@@ -215,11 +215,15 @@ const up = await run("{url}");
 const down = await run("{dead}");
 const fs = await import("node:fs");
 const spooled = fs.readFileSync({json.dumps(str(tmp_path / "spool" / "spool.jsonl"))}, "utf8");
-console.log(JSON.stringify({{ up, down, spooled: spooled.trim().split("\\n").map((l) => JSON.parse(l).path) }}));
+const failopen = JSON.parse(fs.readFileSync({json.dumps(str(tmp_path / "spool" / "failopen.json"))}, "utf8"));
+console.log(JSON.stringify({{ up, down, failopen, spooled: spooled.trim().split("\\n").map((l) => JSON.parse(l).path) }}));
 """)
     assert out["up"] == []
-    assert len(out["down"]) == 3  # compact and end spooled; gateway_stop's cleanup is not
-    assert "/service/cleanup failed" in out["down"][2]
+    assert len(out["down"]) == 1  # one warning for the outage, not one a call
+    assert "cannot be reached" in out["down"][0] and "WITHOUT long-term memory" in out["down"][0]
+    # compact and end spooled; gateway_stop's cleanup is not; all three counted
+    assert (out["failopen"]["count"], out["failopen"]["spooled"]) == (3, 2)
+    assert "/service/cleanup" in out["failopen"]["last_error"]
     assert out["spooled"] == ["/v1/session/compact", "/v1/session/end"]
 
 
@@ -244,11 +248,13 @@ console.log(JSON.stringify({{ injected: injected ?? null, ms: Date.now() - t0, l
   spooled, left: fs.readdirSync({json.dumps(str(tmp_path / "spool"))}) }}));
 """)
     assert out["injected"] is None
-    assert len(out["logs"]) == 3  # recall, session/start, capture: one line each
-    assert all(line.startswith("warn openclaw-memory: POST") for line in out["logs"])
-    assert "ECONNREFUSED" in out["logs"][0] and "spooled to" in out["logs"][2]
+    assert len(out["logs"]) == 1  # recall, session/start, capture: one warning for the outage
+    assert out["logs"][0].startswith("warn openclaw-memory: the memory service cannot be reached")
+    assert "ECONNREFUSED" in out["logs"][0]
     assert json.loads(out["spooled"])["path"] == "/v1/capture"
-    assert out["left"] == ["spool.key"]  # replayed before the next recall; the HMAC key stays
+    assert "花生" not in out["spooled"]  # sealed on disk
+    # replayed before the next recall; the key and the fail-open count stay
+    assert sorted(out["left"]) == ["failopen.json", "spool.key"]
     mw.flush(timeout=10)
     assert any("花生" in s.record.summary for s in mw.search(Scope("alice", "main"), "花生"))
 
@@ -508,3 +514,77 @@ console.log(JSON.stringify(ids.map((v) => safeId(v))));
     assert alice == "alice" and len({alice, spaced, newline, lookalike, chinese}) == 5
     assert lookalike != "h-" + "0" * 64 and chinese.startswith("h-")
     assert empty is None and missing is None
+
+
+def test_the_spool_keeps_no_captured_text_in_the_clear(service, run_js, tmp_path):
+    """Captured turns are sealed (AES-256-GCM) in the spool: neither a secret nor the rest of the
+    turn is readable there; a sealed line changed on disk is refused; the rest replays."""
+    url, mw = service
+    dead = f"http://127.0.0.1:{_free_port()}"
+    spool = tmp_path / "spool" / "spool.jsonl"
+    turns = [
+        [
+            {"role": "user", "content": "请记住：我的储物柜在三楼 locker 3F", "timestamp": 1},
+            {"role": "assistant", "content": "好", "timestamp": 2},
+        ],
+        [
+            {"role": "user", "content": "My database password is Hunter2-Orchid!", "timestamp": 3},
+            {"role": "assistant", "content": "Noted.", "timestamp": 4},
+        ],
+    ]
+    out = run_js(f"""
+const fs = await import("node:fs");
+const down = load({_cfg(dead, tmp_path)});
+for (const messages of {json.dumps(turns)}) {{
+  await down.hooks.agent_end({{ messages }}, {json.dumps(CTX_ALICE)});
+}}
+const raw = fs.readFileSync({json.dumps(str(spool))}, "utf8");
+const [first, second] = raw.trim().split("\\n").map((l) => JSON.parse(l));
+// a byte of the second line's sealed body changed (its HMAC recomputed would need the key)
+const bytes = Buffer.from(second.sealed, "base64");
+bytes[20] ^= 1;
+fs.writeFileSync({json.dumps(str(spool))}, JSON.stringify(first) + "\\n" + JSON.stringify({{ ...second, sealed: bytes.toString("base64") }}) + "\\n");
+const up = load({_cfg(url, tmp_path)});
+await up.hooks.before_prompt_build({{ prompt: "储物柜在哪", messages: [] }}, {json.dumps(CTX_ALICE)});
+console.log(JSON.stringify({{ raw, keys: Object.keys(first).sort(), logs: up.logs }}));
+""")
+    for clear in ("储物柜", "locker", "Hunter2-Orchid", "password", "alice"):
+        assert clear not in out["raw"], clear
+    assert out["keys"] == ["at", "mac", "path", "sealed"]
+    assert any("failed the check" in line for line in out["logs"])
+    mw.flush(timeout=10)
+    assert any("储物柜" in s.record.summary for s in mw.search(Scope("alice", "main"), "储物柜"))
+    assert not [r for r in find(mw.engine, Scope("alice", "main")) if "Orchid" in r.summary]
+
+
+def test_failing_open_is_counted_and_warned_once_per_outage(service, run_js, tmp_path):
+    """Recalls while the service is away run without memory: each is counted in failopen.json
+    (which doctor reads), and the user sees one warning when an outage starts and one when it
+    ends, not a line per turn."""
+    url, _ = service
+    client = json.dumps((PLUGIN_DIR / "client.js").as_uri())
+    out = run_js(f"""
+const fs = await import("node:fs");
+const {{ createClient }} = await import({client});
+let up = false;
+const logs = [];
+const logger = {{ warn: (m) => logs.push(m), info: () => {{}}, error: () => {{}} }};
+const refused = () => Promise.reject(Object.assign(new TypeError("fetch failed"), {{ cause: {{ code: "ECONNREFUSED" }} }}));
+const client = createClient({{ serviceUrl: "{url}", token: "{TOKEN}", spoolDir: {json.dumps(str(tmp_path / "spool"))}, timeoutMs: 5000 }},
+  logger, (u, o) => (up ? fetch(u, o) : refused()));
+const recall = () => client.post("/v1/recall", {{ scope: {{ user_id: "alice", agent_id: "main" }}, session_id: "s1", prompt: "hi" }});
+const answers = [];
+for (const state of [false, false, false, true, true, false, false]) {{ up = state; answers.push(await recall()); }}
+await client.failOpen.settled();
+const file = {json.dumps(str(tmp_path / "spool" / "failopen.json"))};
+console.log(JSON.stringify({{ logs, answered: answers.map((a) => a !== null),
+  count: JSON.parse(fs.readFileSync(file, "utf8")), mode: fs.statSync(file).mode & 0o777 }}));
+""")
+    assert out["answered"] == [False, False, False, True, True, False, False]
+    assert len(out["logs"]) == 3, out["logs"]  # outage, back again, outage
+    assert "cannot be reached" in out["logs"][0] and "WITHOUT long-term memory" in out["logs"][0]
+    assert "answers again; 3 call(s) ran without it" in out["logs"][1]
+    assert "cannot be reached" in out["logs"][2]
+    count = out["count"]
+    assert (count["count"], count["outages"], count["spooled"]) == (5, 2, 0)
+    assert "ECONNREFUSED" in count["last_error"] and out["mode"] == 0o600

@@ -137,8 +137,6 @@ class CapturePipeline:
                 for turn in turns
             ]
         )
-        for turn, (user, reply, _) in zip(turns, extracted):
-            self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
         for command in (c for _, _, found in extracted for c in found if c.forget):
             forget_run(self.engine, scope, ForgetCommand.from_candidate(command))
         cands = [
@@ -146,13 +144,20 @@ class CapturePipeline:
             for c in _to_store(extracted)
         ]
         vectors = prepared.vectors if prepared else None
-        written = (
-            self.engine.write(
-                scope, cands, session_id=sid, writer="after_response", vectors=vectors
+        # The window (which marks a turn captured) and the turn's memories commit together: a
+        # crash leaves both or neither, so a capture replayed from the service's journal after
+        # a crash is written once, never skipped as captured with its memories missing.
+        with self.engine.store.transaction():
+            for turn, (user, reply, _) in zip(turns, extracted):
+                self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
+            written = (
+                self.engine.write(
+                    scope, cands, session_id=sid, writer="after_response", vectors=vectors
+                )
+                if cands
+                else []
             )
-            if cands
-            else []
-        )
+        self.engine.written()  # the indexer looks again, now that the outbox rows are committed
         if self.short_term.over_threshold(scope, sid):
             self.summaries.summarize(scope, sid, "threshold", end=False)
         return written

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TextIO
 
 from ..config import MemoryConfig
@@ -157,6 +159,7 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
     for note in report.refused:
         print(f"doctor: refused: {note}", file=sys.stderr)
     data = report.to_dict()
+    data["plugin_fail_open"] = plugin_fail_open()
     if args.json:
         _print(data, True, "")
     else:
@@ -170,8 +173,35 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
         for key in ("found", "fixed"):
             text[key] = {k: n for k, n in data[key].items() if n}
         text["maintenance"] = _maintenance_line(data["maintenance"])
+        text["plugin_fail_open"] = _fail_open_line(data["plugin_fail_open"])
         _print(text, False, f"doctor: {verdict}")
     return 0 if report.healthy else 1
+
+
+def plugin_fail_open(env: Mapping[str, str] | None = None) -> dict | None:
+    """What the OpenClaw plugin counted of the calls it made without the service (its
+    failopen.json, beside its spool: <$OPENCLAW_STATE_DIR or ~/.openclaw>/openclaw-memory/spool),
+    or None when it has counted none."""
+    env = os.environ if env is None else env
+    state = env.get("OPENCLAW_STATE_DIR") or str(Path(env.get("HOME") or Path.home()) / ".openclaw")
+    path = Path(state) / "openclaw-memory" / "spool" / "failopen.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return {**data, "file": str(path)} if isinstance(data, dict) else None
+
+
+def _fail_open_line(status: dict | None) -> str:
+    """The plugin's fail-open count in one line ("none counted" when it never ran without us)."""
+    if not status or not status.get("count"):
+        return "none counted"
+    return (
+        f"{status['count']} call(s) ran without memory in {status.get('outages', 1)} outage(s) "
+        f"({status.get('spooled', 0)} write(s) spooled for replay), "
+        f"first {status.get('first_at', '?')}, last {status.get('last_at', '?')}: "
+        f"{status.get('last_error', '')} ({status['file']})"
+    )
 
 
 def _maintenance_line(status: dict) -> str:

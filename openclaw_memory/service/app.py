@@ -35,7 +35,7 @@ from fastapi.responses import JSONResponse
 
 from ..errors import ConfigError, NotFoundError, OpenClawMemoryError, ValidationError
 from . import models as m
-from .guard import RequestGuard
+from .guard import RequestGuard, bearer_check
 from .hosts import allowed_hosts, host_name  # the allow-list the MCP server and console share
 from .routes import (
     Middleware,
@@ -108,11 +108,14 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
 
 
-def create_app(middleware: Middleware, *, token: str, hosts: Iterable[str] = ()) -> FastAPI:
+def create_app(
+    middleware: Middleware, *, token: str, hosts: Iterable[str] = (), journal: Any = None
+) -> FastAPI:
     """Build the API over `middleware`: every route but /health needs `Bearer <token>`.
 
     token: required (a tokenless service is refused: any web page could reach it). hosts: Host
-    names served besides the loopback ones (the bound host, when it is not loopback).
+    names served besides the loopback ones (the bound host, when it is not loopback). journal: a
+    `CaptureJournal`; the writes answered 202 are journaled in it before the answer.
     """
     if not isinstance(token, str) or not token.strip():
         raise ConfigError(
@@ -149,7 +152,10 @@ def create_app(middleware: Middleware, *, token: str, hosts: Iterable[str] = ())
     add_metrics_routes(app, service, middleware)
     app.include_router(service)
     app.state.middleware = middleware
-    app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed)
+    app.state.journal = journal
+    # the connection layer (limits.py) closes idle connections that never sent this first
+    app.state.authorized = bearer_check(token)
+    app.add_middleware(RequestGuard, token=token.strip(), hosts=allowed, state=app.state)
     # outside the guard, so refused requests are counted too
     known = {getattr(r, "path", "") for rs in (app.router, router, service) for r in rs.routes}
     app.add_middleware(MetricsLayer, metrics=app.state.metrics, known=known)

@@ -1,15 +1,20 @@
 """`RequestGuard`: the plain ASGI layer every request meets before any body is read or parsed.
 
 A Host header outside the allow-list gets 421 (a DNS-rebinding page in a browser sends its own
-host name), a missing or wrong token 401 (also for /openapi.json; only /health is open), and a
-body over its route's byte cap 413, read no further. Refusals are JSON, never plain text.
+host name), a missing or wrong token 401 (also for /openapi.json; only /health is open), a
+body over its route's byte cap 413, read no further, and a body that does not arrive within
+`body_timeout_s` of its head 408. Past `max_inflight` authenticated requests running at once a
+request gets 503 at once; refused and unauthenticated requests do not count, so a process
+without the token cannot use up the service (limits.py keeps its idle connections from doing
+so). Refusals are JSON, never plain text.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .hosts import host_allowed, host_name
@@ -29,6 +34,21 @@ BODY_CAPS = {
     "/ui/import": 32 * 1024 * 1024,
 }
 DEFAULT_BODY_CAP = 1024 * 1024
+#: authenticated requests running at once, and the seconds a body may take after its head
+DEFAULT_MAX_INFLIGHT = 64
+DEFAULT_BODY_TIMEOUT_S = 30.0
+
+
+def bearer_check(token: str) -> Callable[[Iterable[tuple[bytes, bytes]]], bool]:
+    """Whether request headers carry `Authorization: Bearer <token>` (constant-time)."""
+    expected = f"Bearer {token.strip()}".encode()
+
+    def authorized(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+        return any(
+            k.lower() == b"authorization" and hmac.compare_digest(v, expected) for k, v in headers
+        )
+
+    return authorized
 
 
 def _json_bytes(kind: str, message: str) -> bytes:
@@ -51,12 +71,19 @@ class RequestGuard:
         hosts: Iterable[str],
         caps: dict[str, int] | None = None,
         default_cap: int = DEFAULT_BODY_CAP,
+        state: Any = None,
     ) -> None:
         self.app = app
         self._expected = f"Bearer {token}".encode()
         self._hosts = frozenset(h.lower() for h in hosts)
         self._caps = dict(BODY_CAPS if caps is None else caps)
         self._default_cap = default_cap
+        #: the app's state: build_server sets `max_inflight` and `body_timeout_s` there
+        self._state = state
+        self._inflight = 0
+
+    def _limit(self, name: str, default: float) -> float:
+        return float(getattr(self._state, name, None) or default)
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -74,7 +101,28 @@ class RequestGuard:
                 send, 413, "body_too_large", f"request body over {cap} bytes for this route"
             )
             return
-        body = await _read_body(receive, cap)
+        if self._inflight >= self._limit("max_inflight", DEFAULT_MAX_INFLIGHT):
+            await _send_json(send, 503, "busy", "too many requests running; try again shortly")
+            return
+        self._inflight += 1
+        try:
+            await self._serve(scope, receive, send, cap)
+        finally:
+            self._inflight -= 1
+
+    async def _serve(self, scope: dict, receive: Any, send: Any, cap: int) -> None:
+        deadline = self._limit("body_timeout_s", DEFAULT_BODY_TIMEOUT_S)
+        try:
+            body = await asyncio.wait_for(_read_body(receive, cap), timeout=deadline)
+        except asyncio.TimeoutError:
+            await _send_json(
+                send,
+                408,
+                "request_timeout",
+                f"the request body did not arrive within {deadline:g} s",
+                {"connection": "close"},
+            )
+            return
         if body is None:
             await _send_json(
                 send, 413, "body_too_large", f"request body over {cap} bytes for this route"

@@ -120,9 +120,11 @@ _TurnKey = Annotated[str, Field(min_length=1, max_length=200)]
 
 class _Replayable(_SessionScoped):
     """A write the plugin may have spooled: spooled_at (epoch seconds) is when it was first
-    attempted; a replay recorded before the user's last purge is refused (410)."""
+    attempted; a replay recorded before the user's last purge is refused (410). capture_id: the
+    write's own id, so that a resend of it (its answer lost in a timeout) is taken once."""
 
     spooled_at: Optional[float] = Field(default=None, ge=0)
+    capture_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
 
 class RecallIn(_SessionScoped):
@@ -187,6 +189,7 @@ class SessionEndIn(_Strict):
     session_id: str = Field(pattern=_ID, description=ID_HINT)
     reason: str = Field(default="end", max_length=64)
     spooled_at: Optional[float] = Field(default=None, ge=0)
+    capture_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
 
 class CompactIn(_Strict):
@@ -197,6 +200,7 @@ class CompactIn(_Strict):
     session_id: str = Field(pattern=_ID, description=ID_HINT)
     messages: list[MessageIn] = _messages_field()
     spooled_at: Optional[float] = Field(default=None, ge=0)
+    capture_id: Optional[str] = Field(default=None, pattern=_ID, description=ID_HINT)
 
     @model_validator(mode="after")
     def _bounded(self) -> "CompactIn":

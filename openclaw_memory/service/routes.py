@@ -2,7 +2,9 @@
 
 Endpoints are plain `def` functions on purpose: FastAPI runs them in its threadpool, so the
 synchronous middleware serves many agents at once without blocking the event loop. A replayed
-write spooled before the user's last purge is refused (410), so a purge stays a purge.
+write spooled before the user's last purge is refused (410), so a purge stays a purge. The
+writes answered 202 (`QUEUED_WRITES`) are journaled before the answer when the app has a
+journal (service/journal.py), so a crash does not lose them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import PlainTextResponse
 
 from . import models as m
+from .journal import queue_write
 
 
 class Middleware(Protocol):
@@ -57,68 +60,107 @@ def _refuse_if_purged(mw: Any, scope: Any, spooled_at: float | None) -> None:
         raise PurgedWriteError()
 
 
-def add_hook_routes(router: APIRouter, mw: Middleware) -> None:
+def _capture(mw: Any, body: m.CaptureIn) -> dict[str, Any]:
+    scope = body.scope.to_scope()
+    _refuse_if_purged(mw, scope, body.spooled_at)
+    queued = mw.capture_messages(
+        scope, body.session_id, m.messages_to_dicts(body.messages), stored_turns=body.stored_turns
+    )
+    return {"queued": int(queued)}
+
+
+def _tool_event(mw: Any, body: m.ToolEventIn) -> dict[str, Any]:
     from ..middleware import ToolEvent  # the lead's module; imported late to keep this one light
 
+    event = ToolEvent(
+        tool=body.tool,
+        arguments=body.arguments,
+        outcome=body.outcome,
+        ok=body.ok,
+        files=tuple(body.files),
+        duration_ms=body.duration_ms,
+    )
+    scope = body.scope.to_scope()
+    _refuse_if_purged(mw, scope, body.spooled_at)
+    mw.on_tool_event(scope, body.session_id, event)
+    return {"accepted": True}
+
+
+def _session_end(mw: Any, body: m.SessionEndIn) -> dict[str, Any]:
+    scope = body.scope.to_scope()
+    if scope is None:
+        scopes = mw.on_session_ended(body.scope.agent_id, body.session_id, body.reason)
+        return {"accepted": True, "users": len(scopes)}
+    _refuse_if_purged(mw, scope, body.spooled_at)
+    mw.on_session_end(scope, body.session_id, body.reason)
+    return {"accepted": True}
+
+
+def _session_compact(mw: Any, body: m.CompactIn) -> dict[str, Any]:
+    messages = m.messages_to_dicts(body.messages)
+    scope = body.scope.to_scope()
+    if scope is None:
+        scopes = mw.on_session_compaction(body.scope.agent_id, body.session_id, messages)
+        return {"accepted": True, "users": len(scopes)}
+    _refuse_if_purged(mw, scope, body.spooled_at)
+    mw.on_compaction(scope, body.session_id, messages)
+    return {"accepted": True}
+
+
+#: The writes answered 202 before they are done: journaled first (service/journal.py), replayed
+#: by route after a crash. Each: (request model, handler, the answer to a resent capture id).
+QUEUED_WRITES: dict[str, tuple[Any, Any, dict[str, Any]]] = {
+    "/v1/capture": (m.CaptureIn, _capture, {"queued": 0}),
+    "/v1/tool-event": (m.ToolEventIn, _tool_event, {"accepted": True}),
+    "/v1/session/end": (m.SessionEndIn, _session_end, {"accepted": True}),
+    "/v1/session/compact": (m.CompactIn, _session_compact, {"accepted": True}),
+}
+
+
+def _queued(request: Request, mw: Any, route: str, body: Any) -> dict[str, Any]:
+    _, handler, duplicate = QUEUED_WRITES[route]
+    journal = getattr(request.app.state, "journal", None)
+    return queue_write(journal, mw, route, body, handler, duplicate)
+
+
+def _await_other_processes(request: Request, scope: Any) -> None:
+    """Read-your-writes across service processes on one PostgreSQL store: wait (bounded) for
+    the scope's captures queued on any of them (service/journal.py, SharedPending)."""
+    journal = getattr(request.app.state, "journal", None)
+    if journal is not None:
+        journal.wait_for_scope(scope)
+
+
+def add_hook_routes(router: APIRouter, mw: Middleware) -> None:
     @router.post("/recall")
-    def recall(body: m.RecallIn) -> dict[str, Any]:
+    def recall(body: m.RecallIn, request: Request) -> dict[str, Any]:
         recent = m.messages_to_dicts(body.messages)
-        plan = mw.recall(
-            body.scope.to_scope(), body.session_id, body.prompt, recent, live_turns=body.live_turns
-        )
+        scope = body.scope.to_scope()
+        _await_other_processes(request, scope)
+        plan = mw.recall(scope, body.session_id, body.prompt, recent, live_turns=body.live_turns)
         return m.plan_to_json(plan)
 
     @router.post("/capture", status_code=202)
-    def capture(body: m.CaptureIn) -> dict[str, Any]:
-        scope = body.scope.to_scope()
-        _refuse_if_purged(mw, scope, body.spooled_at)
-        queued = mw.capture_messages(
-            scope,
-            body.session_id,
-            m.messages_to_dicts(body.messages),
-            stored_turns=body.stored_turns,
-        )
-        return {"queued": int(queued)}
+    def capture(body: m.CaptureIn, request: Request) -> dict[str, Any]:
+        return _queued(request, mw, "/v1/capture", body)
 
     @router.post("/tool-event", status_code=202)
-    def tool_event(body: m.ToolEventIn) -> dict[str, Any]:
-        event = ToolEvent(
-            tool=body.tool,
-            arguments=body.arguments,
-            outcome=body.outcome,
-            ok=body.ok,
-            files=tuple(body.files),
-            duration_ms=body.duration_ms,
-        )
-        scope = body.scope.to_scope()
-        _refuse_if_purged(mw, scope, body.spooled_at)
-        mw.on_tool_event(scope, body.session_id, event)
-        return {"accepted": True}
+    def tool_event(body: m.ToolEventIn, request: Request) -> dict[str, Any]:
+        return _queued(request, mw, "/v1/tool-event", body)
 
     @router.post("/session/start")
-    def session_start(body: m.SessionStartIn) -> dict[str, Any]:
-        return m.plan_to_json(mw.on_session_start(body.scope.to_scope(), body.session_id))
+    def session_start(body: m.SessionStartIn, request: Request) -> dict[str, Any]:
+        scope = body.scope.to_scope()
+        _await_other_processes(request, scope)
+        return m.plan_to_json(mw.on_session_start(scope, body.session_id))
 
     @router.post("/session/end", status_code=202)
-    def session_end(body: m.SessionEndIn) -> dict[str, Any]:
-        scope = body.scope.to_scope()
-        if scope is None:
-            scopes = mw.on_session_ended(body.scope.agent_id, body.session_id, body.reason)
-            return {"accepted": True, "users": len(scopes)}
-        _refuse_if_purged(mw, scope, body.spooled_at)
-        mw.on_session_end(scope, body.session_id, body.reason)
-        return {"accepted": True}
+    def session_end(body: m.SessionEndIn, request: Request) -> dict[str, Any]:
+        return _queued(request, mw, "/v1/session/end", body)
 
     @router.post("/session/compact", status_code=202)
-    def session_compact(body: m.CompactIn) -> dict[str, Any]:
-        messages = m.messages_to_dicts(body.messages)
-        scope = body.scope.to_scope()
-        if scope is None:
-            scopes = mw.on_session_compaction(body.scope.agent_id, body.session_id, messages)
-            return {"accepted": True, "users": len(scopes)}
-        _refuse_if_purged(mw, scope, body.spooled_at)
-        mw.on_compaction(scope, body.session_id, messages)
-        return {"accepted": True}
+    def session_compact(body: m.CompactIn, request: Request) -> dict[str, Any]:
+        return _queued(request, mw, "/v1/session/compact", body)
 
 
 def add_memory_routes(router: APIRouter, mw: Middleware) -> None:

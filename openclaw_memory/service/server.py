@@ -3,10 +3,12 @@
 The service binds to loopback by default: it holds every user's memory, so listening on another
 interface needs an explicit `allow_remote` and an explicit token. It never runs without a token:
 one comes from $OPENCLAW_MEMORY_TOKEN, the config or `<data_dir>/service.token`, which is created
-(mode 0600) on first start (service/token.py). uvicorn is given a concurrency limit, a keep-alive
-timeout and a header timeout (`LIMITS`) so idle or half-open connections cannot pile up. On
+(mode 0600) on first start (service/token.py). uvicorn is given a keep-alive
+timeout, header and body deadlines and a connection budget (`LIMITS`) so idle or half-open
+connections cannot pile up, nor crowd out a client that has the token. On
 SIGTERM or SIGINT uvicorn stops accepting requests, finishes the ones in flight, and we then
-close the middleware, which flushes queued writes before the process exits.
+close the middleware, which flushes queued writes before the process exits. A write answered
+202 is journaled first (service/journal.py); after a SIGKILL the next start replays it.
 """
 
 from __future__ import annotations
@@ -46,15 +48,18 @@ def check_bind(host: str, allow_remote: bool) -> None:
 
 
 #: Connection limits, one table. A loopback service has a handful of clients (one gateway, the
-#: CLI): past `concurrency` connections or running requests a request gets 503 at once, past
-#: `connections` open connections a new one is closed at once; a connection that has not sent a
-#: complete request head within `header_timeout_s` is closed, and so is one idle between requests
-#: for `keep_alive_s`; a request head is at most `max_header_bytes`.
+#: CLI): past `concurrency` authenticated requests running at once a request gets 503 at once
+#: (guard.py; unauthenticated ones never count); past `connections` open connections an idle
+#: one is closed to make room, one that never sent the token first (limits.py); a connection
+#: that has not sent a complete request head within `header_timeout_s` is closed, a body that
+#: has not arrived `body_timeout_s` after its head gets 408, and a connection idle between
+#: requests is closed after `keep_alive_s`; a request head is at most `max_header_bytes`.
 LIMITS = {
     "concurrency": 64,
     "connections": 256,
     "backlog": 128,
     "header_timeout_s": 10.0,
+    "body_timeout_s": 30.0,
     "keep_alive_s": 5,
     "max_header_bytes": 16 * 1024,
 }
@@ -75,6 +80,10 @@ def build_server(
     from .limits import guarded_http_protocol
 
     lim = {**LIMITS, **(limits or {})}
+    state = getattr(app, "state", None)
+    if state is not None:  # read by the guard (guard.py) on every request
+        state.max_inflight = int(lim["concurrency"])
+        state.body_timeout_s = float(lim["body_timeout_s"])
     config = uvicorn.Config(
         app,
         host=host,
@@ -83,11 +92,16 @@ def build_server(
         access_log=False,
         timeout_graceful_shutdown=10,
         lifespan="off",
-        limit_concurrency=int(lim["concurrency"]),
+        # no limit_concurrency: uvicorn's counts open connections, which anyone can open
+        limit_concurrency=None,
         backlog=int(lim["backlog"]),
         timeout_keep_alive=int(lim["keep_alive_s"]),
         h11_max_incomplete_event_size=int(lim["max_header_bytes"]),
-        http=guarded_http_protocol(float(lim["header_timeout_s"]), int(lim["connections"])),
+        http=guarded_http_protocol(
+            float(lim["header_timeout_s"]),
+            int(lim["connections"]),
+            getattr(state, "authorized", None),
+        ),
     )
     return uvicorn.Server(config)
 
@@ -157,9 +171,11 @@ def serve(
         middleware = MemoryMiddleware.from_config(cfg)
     restore = _exit_on_sigterm()
     scheduler = None
+    journal = open_journal(cfg)
     try:
-        app = create_app(middleware, token=token, hosts=app_hosts)
+        app = create_app(middleware, token=token, hosts=app_hosts, journal=journal)
         server = build_server(app, host=host, port=port)
+        replay_journal(journal, middleware)
         warm_up(middleware)
         scheduler = app.state.maintenance = start_maintenance(middleware, cfg)
         _announce(host, port, cfg)
@@ -171,7 +187,39 @@ def serve(
         if scheduler is not None:
             scheduler.stop()
         middleware.close()
+        journal.close()
         print("openclaw-memory: stopped, queued writes flushed", file=sys.stderr, flush=True)
+
+
+def open_journal(cfg: Any) -> Any:
+    """The capture journal beside the store (`<data_dir>/captures.journal`, 0600); on a
+    PostgreSQL store, with pending marks there that every service process's recall waits for."""
+    from .journal import FILE_NAME, CaptureJournal, SharedPending
+
+    data_dir = Path(cfg.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    shared = None
+    if cfg.storage.backend == "postgres":
+        from ..store.postgres import resolve_dsn
+
+        shared = SharedPending(resolve_dsn(cfg.storage.postgres.dsn))
+    return CaptureJournal(data_dir / FILE_NAME, shared=shared)
+
+
+def replay_journal(journal: Any, middleware: Any) -> int:
+    """Queue again the writes a previous process answered 202 and did not finish."""
+    from .journal import replay
+    from .routes import QUEUED_WRITES
+
+    journal.prune()
+    count = replay(journal, middleware, QUEUED_WRITES)
+    if count:
+        print(
+            f"openclaw-memory: {count} queued write(s) of the last run replayed from the journal",
+            file=sys.stderr,
+            flush=True,
+        )
+    return count
 
 
 def start_maintenance(middleware: Any, cfg: Any) -> Any:

@@ -1,7 +1,12 @@
-// HTTP to the memory service. post() never throws: on failure it logs one line and returns null.
+// HTTP to the memory service. post() never throws: on failure it returns null (and says so once
+// per outage, see below).
 //
-// Writes that fail (the service down, hung, or refusing the token) go to a private spool and are
-// replayed before the next recall and after the next successful call:
+// Delivered means answered 200 or 202: the service journals a 202 ("queued") write, fsync'd,
+// before it answers, and replays it after a crash. Anything else (a timeout, a reset, a 5xx,
+// a token not yet accepted) leaves a capture undelivered, and it goes to a private spool and is
+// replayed before the next recall and after the next successful call. Each capture carries a
+// capture_id made here, kept in the spool, so a resend of a write whose answer was lost (a
+// timeout after the service had journaled it) is taken once.
 // - where: <OpenClaw state dir>/openclaw-memory/spool/ ($OPENCLAW_STATE_DIR, else ~/.openclaw),
 //   a 0700 directory of the OS user running OpenClaw, files 0600;
 // - what: only the capture routes (SPOOL_ROUTES); every line carries an HMAC-SHA256 made with a
@@ -9,12 +14,27 @@
 //   route is dropped, so nothing written there by anyone else is ever posted with the token.
 //   The key is not the service token on purpose: a capture refused for a wrong token must still
 //   replay once the token is fixed;
+// - encrypted: the captured text is never on disk in the clear. Each line's body is sealed with
+//   AES-256-GCM under a key derived from the spool key (HKDF-SHA256), a fresh 12-byte IV a line;
+//   the HMAC covers the sealed bytes. Encryption, not a port of the service's secret filter:
+//   a JavaScript copy of the filter would lag behind the Python one (whose patterns keep
+//   growing) and would still leave the rest of the turn readable, while sealing keeps no byte of
+//   any turn readable, whatever secret format it holds, with the key that is already there. The
+//   key sits in the same private directory, so this keeps the text out of backups, indexes and
+//   scans of the spool file, not from the OS user who owns both; the service's filter runs on
+//   the replayed write as on any other;
 // - how much: at most MAX_SPOOL_BYTES; past that a write is dropped with a warning;
 // - purge: each line remembers when it was spooled (spooled_at); the service refuses with 410
 //   the replay of a line spooled before its user was purged, and the line is dropped.
+//
+// Fail open, visibly: when the service cannot be reached (refused, timed out, 5xx) the agent
+// runs on without memory. Each such call is counted in failopen.json beside the spool (calls,
+// writes spooled, first and last time, the last error; `openclaw-memory doctor` shows it), and
+// the user sees one warning when an outage starts and one when the service answers again, not
+// a line per turn.
 
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { appendFile, chmod, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { appendFile, chmod, mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -59,12 +79,34 @@ async function loadKey(dir) {
 }
 
 const macOf = (key, path, at, body) => createHmac("sha256", key).update(JSON.stringify([path, at, body])).digest("hex");
+const sealKey = (key) => Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), "openclaw-memory spool seal", 32));
 
-function verified(key, entry) {
-  if (!entry || typeof entry.mac !== "string" || !SPOOL_ROUTES.has(entry.path)) return false;
-  const want = Buffer.from(macOf(key, entry.path, entry.at, entry.body), "hex");
+/** The body sealed with AES-256-GCM: base64 of IV (12) | ciphertext | tag (16). */
+function seal(key, body) {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", sealKey(key), iv);
+  const data = Buffer.concat([cipher.update(JSON.stringify(body), "utf8"), cipher.final()]);
+  return Buffer.concat([iv, data, cipher.getAuthTag()]).toString("base64");
+}
+
+function unseal(key, sealed) {
+  const raw = Buffer.from(sealed, "base64");
+  if (raw.length < 29) throw new Error("sealed spool body too short");
+  const decipher = createDecipheriv("aes-256-gcm", sealKey(key), raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(raw.length - 16));
+  const text = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]);
+  return JSON.parse(text.toString("utf8"));
+}
+
+/** A spool line's body, or null when the line was not written by this plugin with this key. */
+function opened(key, entry) {
+  if (!entry || typeof entry.mac !== "string" || !SPOOL_ROUTES.has(entry.path)) return null;
+  const sealed = typeof entry.sealed === "string";
+  const want = Buffer.from(macOf(key, entry.path, entry.at, sealed ? entry.sealed : entry.body), "hex");
   const got = Buffer.from(entry.mac, "hex");
-  return got.length === want.length && timingSafeEqual(got, want);
+  if (got.length !== want.length || !timingSafeEqual(got, want)) return null;
+  if (!sealed) return entry.body; // a line spooled in the clear by an earlier version
+  try { return unseal(key, entry.sealed); } catch { return null; }
 }
 
 /** A private JSONL spool of failed writes (see the header). */
@@ -91,7 +133,8 @@ export function createSpool(dir, logger) {
     if (!SPOOL_ROUTES.has(path)) return;
     try {
       const k = await ready();
-      const line = JSON.stringify({ path, at, body, mac: macOf(k, path, at, body) }) + "\n";
+      const sealed = seal(k, body);
+      const line = JSON.stringify({ path, at, sealed, mac: macOf(k, path, at, sealed) }) + "\n";
       if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
         logger.warn(`${PLUGIN_ID}: a ${path} write of ${Buffer.byteLength(line)} bytes is too large to spool; dropped`);
         return;
@@ -148,9 +191,10 @@ async function replay(dir, file, key, send, write, logger) {
     for (const line of lines) {
       let entry;
       try { entry = JSON.parse(line); } catch { forged += 1; continue; }
-      if (!verified(key, entry)) { forged += 1; continue; }
+      const body = opened(key, entry);
+      if (body === null) { forged += 1; continue; }
       // Once one write fails the service is still away: keep the rest in order, untried.
-      if (keep.length || (await send(entry.path, { ...entry.body, spooled_at: entry.at })) === "retry") {
+      if (keep.length || (await send(entry.path, { ...body, spooled_at: entry.at })) === "retry") {
         keep.push(line + "\n");
       }
     }
@@ -175,9 +219,65 @@ export function describe(err) {
   return cause ? `${err.message} (${cause})` : String(err?.message || err);
 }
 
-/** HTTP client: post() never throws; it returns the JSON body, or null after logging one line. */
+/** Delivered: answered 200, or 202 (queued, and journaled by the service before it answered). */
+const DELIVERED = new Set([200, 202]);
+
+/** Calls that ran without the service, kept in failopen.json beside the spool (see the header). */
+export function createFailOpen(dir, logger) {
+  const file = join(dir, "failopen.json");
+  let outage = false;
+  let during = 0;
+  let writing = Promise.resolve();
+  const read = async () => {
+    try { return JSON.parse(await readFile(file, "utf8")); } catch { return {}; }
+  };
+  async function record(path, err, spooled, starting) {
+    const now = new Date().toISOString();
+    const was = await read();
+    const next = {
+      count: (Number(was.count) || 0) + 1,
+      spooled: (Number(was.spooled) || 0) + (spooled ? 1 : 0),
+      outages: (Number(was.outages) || 0) + (starting ? 1 : 0),
+      first_at: was.first_at || now,
+      last_at: now,
+      last_error: `${path}: ${describe(err)}`.slice(0, 300),
+    };
+    await privateDir(dir);
+    await writeFile(file, JSON.stringify(next) + "\n", { mode: 0o600 });
+    await chmod(file, 0o600);
+    return next;
+  }
+  return {
+    file,
+    read,
+    /** One failed call: counted; the first of an outage is a warning the user sees. */
+    failed(path, err, spooled) {
+      const starting = !outage;
+      during += 1;
+      writing = writing.then(() => record(path, err, spooled, starting)).catch(() => {});
+      outage = true;
+      if (starting) {
+        logger.warn(`${PLUGIN_ID}: the memory service cannot be reached (${path}: ${describe(err)}); ` +
+          `agents run WITHOUT long-term memory until it answers again` +
+          `${spooled ? "; captures are spooled and replayed then" : ""} (counted in ${file})`);
+      }
+      return writing;
+    },
+    /** A call was delivered: an outage, if there was one, is over. */
+    recovered() {
+      if (!outage) return;
+      logger.warn(`${PLUGIN_ID}: the memory service answers again; ${during} call(s) ran without it during the outage`);
+      outage = false;
+      during = 0;
+    },
+    settled: () => writing,
+  };
+}
+
+/** HTTP client: post() never throws; it returns the JSON body, or null after a failure. */
 export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
   const spool = createSpool(cfg.spoolDir, logger);
+  const failOpen = createFailOpen(cfg.spoolDir, logger);
   async function send(path, body, timeoutMs) {
     const headers = { "content-type": "application/json" };
     if (cfg.token) headers.authorization = `Bearer ${cfg.token}`;
@@ -185,12 +285,13 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
       method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text();
-    if (!res.ok) {
+    if (!DELIVERED.has(res.status)) {
       const err = new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
       err.status = res.status;
       err.detail = serviceMessage(text);
       throw err;
     }
+    failOpen.recovered();
     return text ? JSON.parse(text) : {};
   }
   // spool: keep a failed write for later. answerRejections: return {rejected, status, message}
@@ -207,6 +308,7 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
     }
   }
   async function post(path, body, { timeoutMs = cfg.timeoutMs, spool: spoolIt = false, answerRejections = false } = {}) {
+    if (spoolIt && SPOOL_ROUTES.has(path) && !body.capture_id) body = { ...body, capture_id: randomUUID().replaceAll("-", "") };
     try {
       const out = await send(path, body, timeoutMs);
       client.lastDrain = spool.drain(replayOne);
@@ -215,12 +317,19 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
     } catch (err) {
       const again = retryable(err);
       if (!again && answerRejections) return { rejected: true, status: err.status, message: err.detail };
-      const note = spoolIt && again ? `; spooled to ${spool.file}` : "; continuing without memory";
-      const hint = err?.status === 401 || err?.status === 403
+      const spooled = spoolIt && again;
+      if (spooled) await spool.add(path, body);
+      const unauthorized = err?.status === 401 || err?.status === 403;
+      if (again && !unauthorized) {
+        failedOpen += 1; // for the service's /metrics, once it answers again
+        await failOpen.failed(path, err, spooled); // the service is away: counted, warned once
+        return null;
+      }
+      const note = spooled ? `; spooled to ${spool.file}` : "; continuing without memory";
+      const hint = unauthorized
         ? " (the token does not match the service's: run `openclaw-memory openclaw install` again)" : "";
       logger.warn(`${PLUGIN_ID}: POST ${cfg.serviceUrl}${path} failed: ${describe(err)}${hint}${note}`);
       failedOpen += 1;
-      if (spoolIt && again) await spool.add(path, body);
       return null;
     }
   }
@@ -240,6 +349,6 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
     const drained = spool.drain(replayOne);
     await Promise.race([drained, new Promise((r) => setTimeout(r, budgetMs).unref?.())]);
   }
-  const client = { post, spool, replaySpool, lastDrain: Promise.resolve(), lastReport: Promise.resolve() };
+  const client = { post, spool, failOpen, replaySpool, lastDrain: Promise.resolve(), lastReport: Promise.resolve() };
   return client;
 }

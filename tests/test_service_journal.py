@@ -1,0 +1,136 @@
+"""The capture journal (service/journal.py): a write answered 202 is on disk first, without its
+secrets, taken once per capture id, replayed once after a crash, and cleared by a purge."""
+
+from __future__ import annotations
+
+import stat
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+
+from openclaw_memory.middleware import MemoryMiddleware
+from openclaw_memory.service.app import create_app
+from openclaw_memory.service.journal import FILE_NAME, CaptureJournal
+from openclaw_memory.service.server import replay_journal
+from openclaw_memory.types import Scope
+from openclaw_memory.worker import Job
+
+TOKEN = "journal-token"
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+ALICE = {"user_id": "alice", "agent_id": "main"}
+SECRET = "sk-proj-Zq8Xw2Lm4Np6Rt1Vb3Yc5Kd7Hf9Gj0Qa2Ws4Ed6Rf8"
+
+
+def _middleware(data_dir) -> MemoryMiddleware:
+    return MemoryMiddleware.from_config(
+        overrides={"storage": {"data_dir": str(data_dir), "embedding_model": "hash"}}
+    )
+
+
+@pytest.fixture
+def served(tmp_path):
+    mw = _middleware(tmp_path / "data")
+    journal = CaptureJournal(tmp_path / "data" / FILE_NAME)
+    app = create_app(mw, token=TOKEN, journal=journal)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        yield client, mw, journal
+    mw.close()
+    journal.close()
+
+
+def _capture(text: str, capture_id: str | None = None, turn: str = "m1") -> dict:
+    body = {
+        "scope": ALICE,
+        "session_id": "s1",
+        "messages": [
+            {"role": "user", "content": text, "id": turn},
+            {"role": "assistant", "content": "Noted."},
+        ],
+    }
+    return body if capture_id is None else {**body, "capture_id": capture_id}
+
+
+def _user_rows(mw, needle: str) -> int:
+    return sum(
+        1
+        for r in mw.engine.store.window_messages(Scope("alice", "main"), "s1")
+        if needle in r["content"] and r["role"] == "user"
+    )
+
+
+def test_a_resent_capture_id_is_taken_once_and_the_journal_keeps_no_secret(served, tmp_path):
+    client, mw, journal = served
+    path = tmp_path / "data" / FILE_NAME
+    gate = threading.Event()  # the worker is held: the capture is queued, only the journal has it
+    mw.worker.submit(Job(Scope("hold", "main"), gate.wait, "hold", barrier=False))
+    text = f"The spare key is under the blue pot; my OpenAI key is {SECRET}"
+    first = client.post("/v1/capture", json=_capture(text, "cap-1"), headers=AUTH)
+    again = client.post("/v1/capture", json=_capture(text, "cap-1", turn="m2"), headers=AUTH)
+    assert first.status_code == 202 and first.json() == {"queued": 1}
+    assert again.status_code == 202 and again.json() == {"queued": 0, "duplicate": True}
+    raw = b"".join(p.read_bytes() for p in path.parent.glob(FILE_NAME + "*"))
+    assert b"blue pot" in raw and SECRET.encode() not in raw  # journaled, redacted
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    gate.set()
+    mw.flush(timeout=10)
+    assert _user_rows(mw, "blue pot") == 1
+    assert journal.pending() == []
+    raw = b"".join(p.read_bytes() for p in path.parent.glob(FILE_NAME + "*"))
+    assert b"blue pot" not in raw  # done: the body is erased
+
+
+def test_what_was_journaled_and_not_done_is_replayed_once(tmp_path):
+    """A process that journaled a capture and died before its worker ran it: the next start
+    replays it, and a start after that finds nothing left to do."""
+    data = tmp_path / "data"
+    journal = CaptureJournal(data / FILE_NAME)
+    body = _capture("I moved to Porto last spring 我去年春天搬到了波尔图")
+    assert journal.add("cap-9", "/v1/capture", Scope("alice", "main"), body)
+    journal.close()  # the crash: journaled, never queued
+    for expected in (1, 0):
+        mw = _middleware(data)
+        journal = CaptureJournal(data / FILE_NAME)
+        try:
+            assert replay_journal(journal, mw) == expected
+            mw.flush(timeout=10)
+            assert _user_rows(mw, "Porto") == 1
+            assert journal.pending() == []
+        finally:
+            mw.close()
+            journal.close()
+
+
+def test_a_purge_clears_the_users_journaled_writes(served, tmp_path):
+    client, mw, journal = served
+    # the worker is held, so the capture is still queued when the purge comes
+    gate = threading.Event()
+    mw.worker.submit(Job(Scope("hold", "main"), gate.wait, "hold", barrier=False))
+    resp = client.post("/v1/capture", json=_capture("my gym locker is number 88"), headers=AUTH)
+    assert resp.status_code == 202 and len(journal.pending()) == 1
+    mw.purge_user("alice")
+    gate.set()
+    mw.flush(timeout=10)
+    assert journal.pending() == []
+    raw = b"".join(p.read_bytes() for p in (tmp_path / "data").glob(FILE_NAME + "*"))
+    assert b"gym locker" not in raw
+    assert _user_rows(mw, "gym locker") == 0
+
+
+@pytest.mark.parametrize(
+    ("route", "extra"),
+    [
+        ("/v1/tool-event", {"tool": "shell", "arguments": {"argv": ["--password", "Pw-9!x"]}}),
+        ("/v1/session/end", {"reason": "new"}),
+        ("/v1/session/compact", {"messages": [{"role": "user", "content": "记住我住在杭州"}]}),
+    ],
+)
+def test_every_queued_route_is_journaled_and_done(served, route, extra):
+    client, mw, journal = served
+    body = {"scope": ALICE, "session_id": "s1", "capture_id": f"id-{route[4:8]}", **extra}
+    first = client.post(route, json=body, headers=AUTH)
+    again = client.post(route, json=body, headers=AUTH)
+    assert first.status_code == 202 and "duplicate" not in first.json(), first.text
+    assert again.status_code == 202 and again.json()["duplicate"] is True
+    mw.flush(timeout=10)
+    assert journal.pending() == []
