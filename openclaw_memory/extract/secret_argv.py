@@ -69,6 +69,9 @@ def argv_spans(argv: Sequence[str]) -> Iterator[ArgvSpan]:
     programs' password flags, attached (`-pX`, `--token=X`) or in the next word."""
     program, at = _program(argv)
     short = patterns.PASSWORD_SHORT_FLAGS.get(program, {})
+    needs = patterns.SHORT_FLAG_SUBCOMMAND.get(program)
+    if needs is not None and needs not in argv[at + 1 :]:
+        short = {}
     i = max(at, 0)
     while i < len(argv):
         word, nxt = argv[i], argv[i + 1] if i + 1 < len(argv) else None

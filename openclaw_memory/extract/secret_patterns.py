@@ -77,6 +77,11 @@ TOKEN_PATTERNS = (
 URL_PASSWORD = re.compile(
     r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{0,64}:(?P<pw>[^\s@/]{1,128})@[\w.\-\[\]]"
 )
+#: what a documentation URL puts where the password goes: scheme://user:password@host
+URL_PASSWORD_PLACEHOLDERS = frozenset(
+    """password pass passwd pwd secret pw token your_password yourpassword your-password
+    mypassword changeme 密码 口令""".split()
+)
 #: an unlabelled 40-character AWS-style secret key (base64 alphabet, mixed case and digits)
 AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 BEARER = re.compile(r"\bBearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", re.IGNORECASE)
@@ -126,6 +131,7 @@ PASSWORD_SHORT_FLAGS: dict[str, dict[str, bool]] = {
     "docker": {"-p": False},
     "podman": {"-p": False},
     "helm": {"-p": False},
+    "nerdctl": {"-p": False},
     "mongo": {"-p": False},
     "mongosh": {"-p": False},
     "mongodump": {"-p": False},
@@ -150,13 +156,16 @@ PASSWORD_SHORT_FLAGS: dict[str, dict[str, bool]] = {
     "vncpasswd": {},
     "psql": {},
 }
+#: programs whose short password flag belongs to one subcommand (`docker login -p`, where
+#: `docker run -p` is a port)
+SHORT_FLAG_SUBCOMMAND = {"docker": "login", "podman": "login", "helm": "login", "nerdctl": "login"}
 #: user:password values (curl -u, smbclient -U user%password): only the password part is secret
 USER_PASS = re.compile(r"^[^:%\s]{1,64}[:%](?P<pw>.+)$")
 #: a secret word in either language, then within a few words a value that looks random
 SECRET_WORD_VALUE = re.compile(
     r"(?:(?<![A-Za-z])(?:password|passwd|passphrase|passcode|secret|token|api[ _\-]?key|access[ _\-]key|"
     r"secret[ _\-]key|private[ _\-]key|credentials?)(?![A-Za-z])|密码|口令|密钥|秘钥|令牌|私钥|凭证|凭据)"
-    r"[^\n。！？!?]{0,24}?(?<![A-Za-z0-9_\-+/=])(?P<v>[A-Za-z0-9_\-+/=!@#$%^&*.~]{8,128})",
+    r"[^\n。！？!?]{0,32}?(?<![A-Za-z0-9_\-+/=])(?P<v>[A-Za-z0-9_\-+/=!@#$%^&*.~]{8,128})",
     re.IGNORECASE,
 )
 #: a US social security number, dashed or spaced (area 000, 666 and 900-999, group 00 and

@@ -89,8 +89,10 @@ def _password_value(m: re.Match[str], text: str, relaxed: bool) -> tuple[int, in
             return None  # `"password": "x"`: the quotes around the colon are no value
         return m.start("q"), m.end("q")
     start, end = m.start("v"), m.end("v")
+    if start == m.end("label") and m.group("label").isascii():  # "password@host": no value
+        return None
     value = text[start:end]
-    stripped = value.rstrip(".,;:!?)]}")
+    stripped = value.rstrip(".,;:!?)]}\"'")
     end -= len(value) - len(stripped)
     value = stripped
     if len(value) < 4 or value.lower() in patterns.PW_STOPWORDS or set(value) <= set("*xX#•.-_"):
@@ -110,7 +112,8 @@ def _looks_numeric_pin(value: str | None) -> bool:
 
 def _scan_passwords(text: str) -> Iterator[SecretFinding]:
     for m in patterns.URL_PASSWORD.finditer(text):
-        yield SecretFinding("password", m.start("pw"), m.end("pw"))
+        if m.group("pw").lower().strip("<>{}[]$") not in patterns.URL_PASSWORD_PLACEHOLDERS:
+            yield SecretFinding("password", m.start("pw"), m.end("pw"))
     for m in patterns.PASSPHRASE.finditer(text):
         words = re.split(r"[ \-]", m.group("v").lower())
         if not any(w in patterns.FUNCTION_WORDS or w.endswith(("ing", "ed")) for w in words):
@@ -224,7 +227,7 @@ def _random_value(value: str, gap: str) -> bool:
     if len(value) < 8 or value.isdigit() or patterns.entropy(value) < 2.5:
         return False
     words = re.findall(r"[A-Za-z]+", gap)[1:]
-    if len(words) > 4 or any(w.lower() in _GAP_STOP for w in words) or _GAP_STOP_ZH.search(gap):
+    if len(words) > 6 or any(w.lower() in _GAP_STOP for w in words) or _GAP_STOP_ZH.search(gap):
         return False
     hexish = all(c in "0123456789abcdefABCDEF" for c in value)
     if hexish or patterns.char_classes(value) < 3:
