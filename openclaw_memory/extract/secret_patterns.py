@@ -106,7 +106,7 @@ ASSIGNMENT = re.compile(
     r"(?:\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n]){0,2048})\\\""
     r"|\"(?P<dq>(?:[^\"\\\n]|\\.){0,2048})\""
     r"|'(?P<sq>(?:[^'\\\n]|\\.){0,2048})'"
-    r"|(?P<v>[^\s\"'&}\];]{1,256}))"
+    r"|(?P<v>[^\s\"'}\];]{1,256}))"
 )
 #: the same with a Chinese name: 数据库密码：xxx, 访问密钥=xxx
 ASSIGNMENT_ZH = re.compile(
@@ -163,8 +163,9 @@ SHORT_FLAG_SUBCOMMAND = {"docker": "login", "podman": "login", "helm": "login", 
 USER_PASS = re.compile(r"^[^:%\s]{1,64}[:%](?P<pw>.+)$")
 #: a secret word in either language, then within a few words a value that looks random
 SECRET_WORD_VALUE = re.compile(
-    r"(?:(?<![A-Za-z])(?:password|passwd|passphrase|passcode|secret|token|api[ _\-]?key|access[ _\-]key|"
-    r"secret[ _\-]key|private[ _\-]key|credentials?)(?![A-Za-z])|密码|口令|密钥|秘钥|令牌|私钥|凭证|凭据)"
+    r"(?P<word>(?<![A-Za-z])(?:password|passwd|passphrase|passcode|secret|token|api[ _\-]?key|"
+    r"access[ _\-]key|secret[ _\-]key|private[ _\-]key|credentials?)(?![A-Za-z])"
+    r"|密码|口令|密钥|秘钥|令牌|私钥|凭证|凭据)"
     r"[^\n。！？!?]{0,32}?(?<![A-Za-z0-9_\-+/=])(?P<v>[A-Za-z0-9_\-+/=!@#$%^&*.~]{8,128})",
     re.IGNORECASE,
 )

@@ -180,17 +180,37 @@ def _value_group(m: re.Match[str]) -> tuple[str, bool] | None:
     return None
 
 
+def _searches(pattern: re.Pattern[str], text: str, resume: str) -> Iterator[re.Match[str]]:
+    """Every match of pattern, each search resuming at the end of group `resume` of the last
+    match (not its end), so a match that turns out not to be a secret (`Noted: DB_PASSWORD=x`,
+    `--verbose --password x`) does not swallow the one inside it."""
+    pos = 0
+    while pos <= len(text) and (m := pattern.search(text, pos)) is not None:
+        yield m
+        pos = max(m.end(resume), m.start() + 1)
+
+
+def _value_span(m: re.Match[str], text: str, group: str, quoted: bool) -> tuple[int, int]:
+    """The value's span: unquoted values lose trailing punctuation, and in a query string
+    (`?token=x&page=2`) end at the next `&`."""
+    start, end = m.start(group), m.end(group)
+    if quoted:
+        return start, end
+    if text[max(0, m.start() - 1) : m.start()] in ("?", "&"):
+        cut = text.find("&", start, end)
+        end = cut if cut != -1 else end
+    value = text[start:end]
+    return start, end - (len(value) - len(value.rstrip(_TRAILING)))
+
+
 def _assignment_findings(pattern: re.Pattern[str], text: str) -> Iterator[SecretFinding]:
-    for m in pattern.finditer(text):
+    for m in _searches(pattern, text, "name"):
         kind = patterns.secret_name(m.group("name"))
         found = _value_group(m) if kind else None
         if kind is None or found is None:
             continue
-        group, quoted = found
-        start, end = m.start(group), m.end(group)
-        if not quoted:
-            end -= len(m.group(group)) - len(m.group(group).rstrip(_TRAILING))
-        if start < end and _field_value_ok(kind, text[start:end], quoted, text, end):
+        start, end = _value_span(m, text, *found)
+        if start < end and _field_value_ok(kind, text[start:end], found[1], text, end):
             yield SecretFinding(kind, start, end)
 
 
@@ -199,22 +219,20 @@ def _scan_fields(text: str) -> Iterator[SecretFinding]:
     `--password x`, `mysql -px`, 数据库密码：x."""
     yield from _assignment_findings(patterns.ASSIGNMENT, text)
     yield from _assignment_findings(patterns.ASSIGNMENT_ZH, text)
-    for m in patterns.FLAG.finditer(text):
+    for m in _searches(patterns.FLAG, text, "name"):
         name = m.group("name")
-        if not (m.group().startswith("--") or "." in name):
-            continue
         found = _value_group(m)
         kind = patterns.secret_name(name)
-        if kind and found and not m.group(found[0]).startswith("-"):
-            group, quoted = found
-            start, end = m.start(group), m.end(group)
-            if not quoted:
-                end -= len(m.group(group)) - len(m.group(group).rstrip(_TRAILING))
-            if start < end and not patterns.PLACEHOLDER.match(text[start:end]):
-                yield SecretFinding(kind, start, end)
+        if not (m.group().startswith("--") or "." in name) or kind is None or found is None:
+            continue
+        if m.group(found[0]).startswith("-"):
+            continue
+        start, end = m.start(found[0]), m.end(found[0])
+        if start < end and not patterns.PLACEHOLDER.match(text[start:end]):
+            yield SecretFinding(kind, start, end)
     for start, end, kind in command_spans(text):
         yield SecretFinding(kind, start, end)
-    for m in patterns.SECRET_WORD_VALUE.finditer(text):
+    for m in _searches(patterns.SECRET_WORD_VALUE, text, "word"):
         value = m.group("v").rstrip(_TRAILING)
         if _random_value(value, text[m.start() : m.start("v")]):
             kind = "password" if re.search(r"pass|密码|口令", m.group(), re.I) else "api_key"
