@@ -31,6 +31,8 @@ _PROGRAM = re.compile(
 #: one shell word: a quoted string or a run of non-space characters
 _WORD = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'|;&]+")
 _COMMAND_END = re.compile(r"[\n|;&]")
+#: a command line is read this far at most
+_COMMAND_CHARS = 4096
 
 
 def _program(argv: Sequence[str]) -> tuple[str, int]:
@@ -115,11 +117,11 @@ def command_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of the secret values of the commands of the short-flag table written
     in text (`mysql -u root -pS3cret`, `sshpass -p 'X' ssh host`); long flags are the
     text scanner's (FLAG)."""
-    if not _PROGRAM.search(text):
-        return
-    for m in _PROGRAM.finditer(text):
-        stop = _COMMAND_END.search(text, m.end())
-        end = stop.start() if stop else len(text)
+    pos = 0
+    while (m := _PROGRAM.search(text, pos)) is not None:
+        stop = _COMMAND_END.search(text, m.end(), m.end() + _COMMAND_CHARS)
+        end = stop.start() if stop else min(len(text), m.end() + _COMMAND_CHARS)
+        pos = end  # one program per command: the words after it are its arguments
         words = [(w.group(), w.start()) for w in _WORD.finditer(text, m.start(), end)]
         argv = [w.strip("\"'") if w[:1] in "\"'" else w for w, _ in words]
         for index, start, stop_at, kind in argv_spans(argv):

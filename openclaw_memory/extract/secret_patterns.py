@@ -86,7 +86,7 @@ URL_PASSWORD_PLACEHOLDERS = frozenset(
 AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 BEARER = re.compile(r"\bBearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", re.IGNORECASE)
 KEY_LABEL = re.compile(
-    r"(?:(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_\-])*(?:api[_\-]?key|apikey|secret|token|key|credentials?)"
+    r"(?:(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,32}[_\-]){0,4}(?:api[_\-]?key|apikey|secret|token|key|credentials?)"
     r"(?![A-Za-z0-9])|密钥|秘钥|令牌)"
     r"\s*(?:[:=：]|\bis\b|是|为)\s*[\"'`]?([A-Za-z0-9_\-./+=]{16,})",
     re.IGNORECASE,
@@ -110,7 +110,7 @@ ASSIGNMENT = re.compile(
 )
 #: the same with a Chinese name: 数据库密码：xxx, 访问密钥=xxx
 ASSIGNMENT_ZH = re.compile(
-    r"(?P<name>[\u4e00-\u9fffA-Za-z]{0,8}(?:密码|口令|密钥|秘钥|令牌|私钥))[\"'”]?\s*(?:[:=：]|是|为)\s*"
+    r"(?P<name>密码|口令|密钥|秘钥|令牌|私钥)[\"'”]?\s*(?:[:=：]|是|为)\s*"
     r"(?:[\"'“‘「](?P<qv>[^\"'”’」\n]{1,128})[\"'”’」]|(?P<v>[\x21-\x7e]{3,256}))"
 )
 #: a command-line flag naming a secret, and its value: `--password X`, `--token=X`, `--api-key X`
@@ -171,9 +171,7 @@ SECRET_WORD_VALUE = re.compile(
 )
 #: a US social security number, dashed or spaced (area 000, 666 and 900-999, group 00 and
 #: serial 0000 are never issued)
-SSN = re.compile(
-    r"(?<![\d\-])(?!000|666|9\d\d)\d{3}(?P<s>[\- ])(?!00)\d{2}(?P=s)(?!0000)\d{4}(?![\d\-])"
-)
+SSN = re.compile(r"\d(?<![\d\-]\d)\d\d(?P<s>[\- ])\d\d(?P=s)\d{4}(?![\d\-])")
 #: nine digits after a word that says what they are
 SSN_LABELLED = re.compile(
     r"(?:\bSSN|\bsocial\s+security(?:\s+(?:number|no\.?|#))?|社会安全号(?:码)?|社保号(?:码)?)"
@@ -268,6 +266,19 @@ _ID_CHECK = "10X98765432"
 
 
 # --- validators ------------------------------------------------------------------------------
+
+
+def ssn_ok(digits: str) -> bool:
+    """True for nine digits a US social security number can be: area not 000, 666 or 9xx,
+    group not 00, serial not 0000, and not one of the published example numbers."""
+    return (
+        len(digits) == 9
+        and digits[:3] not in ("000", "666")
+        and digits[0] != "9"
+        and digits[3:5] != "00"
+        and digits[5:] != "0000"
+        and digits not in SSN_EXAMPLES
+    )
 
 
 def luhn_ok(digits: str) -> bool:

@@ -14,6 +14,7 @@ sides.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -203,6 +204,9 @@ def _value_span(m: re.Match[str], text: str, group: str, quoted: bool) -> tuple[
     return start, end - (len(value) - len(value.rstrip(_TRAILING)))
 
 
+_ASSIGNMENT_HINT = re.compile(r"[:=：]")
+
+
 def _assignment_findings(pattern: re.Pattern[str], text: str) -> Iterator[SecretFinding]:
     for m in _searches(pattern, text, "name"):
         kind = patterns.secret_name(m.group("name"))
@@ -217,7 +221,8 @@ def _assignment_findings(pattern: re.Pattern[str], text: str) -> Iterator[Secret
 def _scan_fields(text: str) -> Iterator[SecretFinding]:
     """Values of secret-named fields, flags and commands: `DB_PASSWORD=x`, `"token": "x"`,
     `--password x`, `mysql -px`, 数据库密码：x."""
-    yield from _assignment_findings(patterns.ASSIGNMENT, text)
+    if _ASSIGNMENT_HINT.search(text):
+        yield from _assignment_findings(patterns.ASSIGNMENT, text)
     yield from _assignment_findings(patterns.ASSIGNMENT_ZH, text)
     for m in _searches(patterns.FLAG, text, "name"):
         name = m.group("name")
@@ -264,10 +269,10 @@ def _scan_numbers(text: str) -> Iterator[SecretFinding]:
     for m in patterns.SSN.finditer(text):
         before = text[max(0, m.start() - 16) : m.start()]
         digits = re.sub(r"\D", "", m.group())
-        if digits not in patterns.SSN_EXAMPLES and not patterns.ORDER_CONTEXT.search(before):
+        if patterns.ssn_ok(digits) and not patterns.ORDER_CONTEXT.search(before):
             yield SecretFinding("ssn", m.start(), m.end())
     for m in patterns.SSN_LABELLED.finditer(text):
-        if m.group("v") not in patterns.SSN_EXAMPLES:
+        if patterns.ssn_ok(m.group("v")):
             yield SecretFinding("ssn", m.start("v"), m.end("v"))
     for m in patterns.PASSPORT.finditer(text):
         yield SecretFinding("passport", m.start("v"), m.end("v"))
@@ -438,11 +443,17 @@ class SecretFilter:
         """Non-overlapping findings sorted by start; on overlap the higher-priority kind wins."""
         found = [f for scanner in _SCANNERS for f in scanner(text)]
         found.sort(key=lambda f: (_PRIORITY[f.kind], -(f.end - f.start), f.start))
+        starts: list[int] = []  # the kept findings, sorted by start and never overlapping
         kept: list[SecretFinding] = []
         for f in found:
-            if all(f.end <= k.start or f.start >= k.end for k in kept):
-                kept.append(f)
-        return sorted(kept, key=lambda f: f.start)
+            at = bisect.bisect_right(starts, f.start)
+            if at and kept[at - 1].end > f.start:
+                continue
+            if at < len(kept) and kept[at].start < f.end:
+                continue
+            starts.insert(at, f.start)
+            kept.insert(at, f)
+        return kept
 
     def contains_secret(self, text: str) -> bool:
         """True when scan() finds anything."""
@@ -450,10 +461,13 @@ class SecretFilter:
 
     def redact(self, text: str) -> str:
         """The text with each secret span replaced by `[REDACTED:<kind>]`."""
-        out = text
-        for f in reversed(self.scan(text)):
-            out = f"{out[: f.start]}[REDACTED:{f.kind}]{out[f.end :]}"
-        return out
+        parts: list[str] = []
+        pos = 0
+        for f in self.scan(text):
+            parts += (text[pos : f.start], f"[REDACTED:{f.kind}]")
+            pos = f.end
+        parts.append(text[pos:])
+        return "".join(parts)
 
     def strip(self, text: str) -> str:
         """`<private>` spans cut out and every clause holding a secret dropped: what may be kept.
