@@ -413,3 +413,46 @@ def test_everyday_text_comes_through_every_door(every_door, capsys):
             f"false positives {len(flagged)}/{len(lines)} = {rate:.1%} {sorted(flagged)}"
         )
     assert rate <= 0.02
+
+
+def test_argv_and_quoted_keys_are_redacted_in_detail_entities_and_text(tmp_path):
+    """The probe's cases: a password after an argv flag was stored raw in the tool event's detail
+    and entities; `{"password": "X"}` became `{"password"[REDACTED:password]"X"}`. Now the
+    value goes, the quoting stays, and nothing reaches the disk."""
+    argv_pw, json_pw, out_pw = "NestedArgvPassw0rd!", "JsonQuotedPw#2026", "OutcomePw%2026x"
+    cfg = hash_config(tmp_path)
+    mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
+    scope = Scope("argv", "main")
+    try:
+        mw.on_tool_event(
+            scope,
+            "s1",
+            ToolEvent(
+                "deploy",
+                {"argv": ["--password", argv_pw], "body": f'{{"password": "{json_pw}"}}'},
+                {"result": "ok", "db": {"password": out_pw}},  # a structured outcome
+                files=("deploy.yaml",),
+            ),
+        )
+        request = ChatRequest(
+            scope,
+            "s1",
+            [SYSTEM, {"role": "user", "content": f'config: {{"password": "{json_pw}"}}'}],
+        )
+        mw.after_response(request, "ok")
+        mw.flush()
+        with mw.engine.db.read() as db:
+            rows = [
+                (r[0], r[1], r[2])
+                for r in db.execute(
+                    "SELECT summary, detail, entities FROM records WHERE user_id = 'argv'"
+                )
+            ]
+        found = find_in_files(store_files(cfg), [argv_pw, json_pw, out_pw])
+    finally:
+        mw.close()
+    text = "\n".join(str(part) for row in rows for part in row)
+    assert '"--password", "[REDACTED:password]"' in text, text
+    assert '{"password": "[REDACTED:password]"}' in text, text
+    assert '"password"[REDACTED' not in text
+    assert found == {}, found
