@@ -191,7 +191,20 @@ def test_cn_id_checksum_and_birth_date(value: str, ok: bool) -> None:
             {"argv": ["docker", "login", "-p", "Dk9!x"]},
             {"argv": ["docker", "login", "-p", "[REDACTED:password]"]},
         ),
+        (
+            {"ssn": "123456789", "passport_no": "E1234567", "护照号": "E7654321"},
+            {
+                "ssn": "[REDACTED:ssn]",
+                "passport_no": "[REDACTED:passport]",
+                "护照号": "[REDACTED:passport]",
+            },
+        ),
+        (
+            {"argv": ["env", "AWS_SECRET_ACCESS_KEY=abc", "run"]},
+            {"argv": ["env", "AWS_SECRET_ACCESS_KEY=[REDACTED:api_key]", "run"]},
+        ),
         # kept: no secret in them
+        ({"passport_expiry": "2031-01-01", "api_key": "your-key-here", "token": "<token>"}, None),
         ({"max_tokens": 512, "token_count": 9, "password_file": "/run/pw"}, None),
         ({"password": "", "token": None, "api_key": "${API_KEY}", "secret": "***"}, None),
         ({"argv": ["docker", "run", "-p", "8080:80", "nginx"]}, None),
@@ -275,6 +288,8 @@ def test_new_kinds_are_found(text: str, kind: str) -> None:
         "the format is postgres://user:password@host:port/db",
         "my passport expires in 2031",
         "max_tokens=4096",
+        "API_KEY=your-key-here, TOKEN=your_token, DB_PASSWORD=yourpassword",
+        "token: expired",
     ],
 )
 def test_near_misses_are_not_secrets(text: str) -> None:

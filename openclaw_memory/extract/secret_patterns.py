@@ -166,7 +166,7 @@ SECRET_WORD_VALUE = re.compile(
     r"(?P<word>(?<![A-Za-z])(?:password|passwd|passphrase|passcode|secret|token|api[ _\-]?key|"
     r"access[ _\-]key|secret[ _\-]key|private[ _\-]key|credentials?)(?![A-Za-z])"
     r"|密码|口令|密钥|秘钥|令牌|私钥|凭证|凭据)"
-    r"[^\n。！？!?]{0,32}?(?<![A-Za-z0-9_\-+/=])(?P<v>[A-Za-z0-9_\-+/=!@#$%^&*.~]{8,128})",
+    r"[^\n。！？!?]{0,32}?(?<![A-Za-z0-9_\-+/=])(?P<v>[A-Za-z0-9_\-+/!@#$%^&*.~]{8,128}={0,2})(?![=:])",
     re.IGNORECASE,
 )
 #: a US social security number, dashed or spaced (area 000, 666 and 900-999, group 00 and
@@ -373,6 +373,7 @@ _FUSED_ENDINGS = (
     "token",
 )
 _ZH_SECRET_NAME = re.compile(r"密码|口令|密钥|秘钥|令牌|私钥|暗号")
+_ZH_ID_NAME = re.compile(r"(?:身份证|护照)(?:号码|号)?$")
 _ZH_NOT_SECRET_NAME = re.compile(
     r"(?:策略|规则|长度|强度|提示|管理器?|学|框|错误|过期|重置|找回|要求|字段)$"
 )
@@ -391,11 +392,17 @@ def secret_name(name: str) -> str | None:
     if not name.isascii():
         if _ZH_SECRET_NAME.search(name) and not _ZH_NOT_SECRET_NAME.search(name):
             return "password" if re.search(r"密码|口令|暗号", name) else "api_key"
+        if m := _ZH_ID_NAME.search(name):
+            return "cn_id" if m.group().startswith("身份") else "passport"
         name = re.sub(r"[^\x00-\x7f]", " ", name)
     words = [w.lower() for w in _NAME_WORDS.findall(name)]
     if not words:
         return None
     last, joined = words[-1], "".join(words)
+    if last == "ssn" or joined.endswith("socialsecuritynumber"):
+        return "ssn"
+    if "passport" in words and last in ("passport", "number", "no", "num", "id"):
+        return "passport"
     if last in PASSWORD_WORDS or joined.endswith(("password", "passwd", "passphrase")):
         return "password"
     if last in TOKEN_WORDS or (last == "key" and len(words) > 1 and words[-2] in KEY_OWNERS):
@@ -409,6 +416,7 @@ def secret_name(name: str) -> str | None:
 PLACEHOLDER = re.compile(
     r"^(?:|[*xX•#.\-_ ]+|\[REDACTED(?::[a-z_]+)?\]|<[^<>]{0,40}>|\$\{[^}]{0,60}\}|\$[A-Z_][A-Z0-9_]*"
     r"|\{\{[^}]{0,60}\}\}|%\([a-z_]+\)s|null|none|nil|n/a|true|false|undefined|redacted|hidden|"
-    r"env:[A-Za-z_][A-Za-z0-9_]*|file:\S+|fd:\d+|stdin)$",
+    r"env:[A-Za-z_][A-Za-z0-9_]*|file:\S+|fd:\d+|stdin|placeholder|example|sample|"
+    r"your[-_][a-z_\-]*|[a-z_\-]*[-_]here|(?:your|my)(?:api)?(?:key|token|secret|password))$",
     re.IGNORECASE,
 )

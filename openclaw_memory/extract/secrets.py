@@ -1,15 +1,20 @@
 """The sensitive-information filter: secrets are never stored anywhere (docs/design.md "filter").
 
 `SecretFilter.scan` finds spans of passwords (ASCII, Chinese and multi-word values, and the
-password of any URL), API keys and tokens (OpenAI, Stripe, GitLab, GitHub, Slack tokens and
-webhook URLs, AWS access and unlabelled secret keys, ...), PEM private keys, payment card numbers
-(Luhn-checked, spaced, dashed or dotted), Chinese resident ID numbers (checksum and birth date
-checked), phone numbers (Chinese, international, North American) and user-marked
-`<private>...</private>` spans. `redact_value` applies the filter to any JSON-like value (nested
-tool arguments, argv lists). Rules are regular expressions plus validators, one table in
-`secret_patterns.py`; lookalikes (order numbers, timestamps, hashes in prose, "password policy"
-sentences) are rejected by the validators, and `tests/data/secrets_corpus.tsv` measures both
-sides.
+password of any URL), API keys and tokens (vendor shapes by prefix and length: OpenAI, Anthropic,
+GitHub, GitLab, Slack, Stripe, Google, AWS, Azure, Telegram, Discord, DigitalOcean, Alibaba,
+Tencent, Mailgun, Shopify and more; JWTs; unlabelled AWS secret keys), values of secret-named
+fields in text (`DB_PASSWORD=x`, `"password": "x"` with its quotes kept, `?token=x&`,
+`Password=x;`, `Authorization: Basic x`, `--password x`, `mysql -px`, 数据库密码：x), random-looking
+values next to a secret word in either language, PEM private keys, payment card numbers
+(Luhn-checked), Chinese resident ID numbers (checksum and birth date checked), US social security
+numbers (never-issued ranges excluded), passport numbers after the word, phone numbers and
+user-marked `<private>...</private>` spans. `redact_value` reads structure instead of a
+serialisation: a value under a secret-named key is replaced whole, argv lists are read as
+commands (`secret_argv.py`). Rules are regular expressions plus validators, one table in
+`secret_patterns.py`, written to stay linear on hostile input; lookalikes (order numbers,
+versions, commit ids, ports after `-p`, "password policy" sentences) are rejected by the
+validators, and `tests/data/secrets_corpus.tsv` and `tests/data/secrets/` measure both sides.
 """
 
 from __future__ import annotations
@@ -163,7 +168,9 @@ def _field_value_ok(kind: str, value: str, quoted: bool, text: str, end: int) ->
             and value.lower() not in patterns.PW_STOPWORDS
             and not patterns.UNIT_AFTER.match(text, end)
         )
-    if quoted and len(value) >= 6:
+    if kind in ("ssn", "passport", "cn_id"):
+        return any(c.isdigit() for c in value)
+    if quoted and len(value) >= 3:
         return True
     mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
     return len(value) >= 8 and (
@@ -205,6 +212,7 @@ def _value_span(m: re.Match[str], text: str, group: str, quoted: bool) -> tuple[
 
 
 _ASSIGNMENT_HINT = re.compile(r"[:=：]")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,}PASSWORD")
 
 
 def _assignment_findings(pattern: re.Pattern[str], text: str) -> Iterator[SecretFinding]:
@@ -214,7 +222,9 @@ def _assignment_findings(pattern: re.Pattern[str], text: str) -> Iterator[Secret
         if kind is None or found is None:
             continue
         start, end = _value_span(m, text, *found)
-        if start < end and _field_value_ok(kind, text[start:end], found[1], text, end):
+        # an environment line (`AWS_SECRET_ACCESS_KEY=x`) says what its value is: any value
+        quoted = found[1] or _ENV_NAME.fullmatch(m.group("name")) is not None
+        if start < end and _field_value_ok(kind, text[start:end], quoted, text, end):
             yield SecretFinding(kind, start, end)
 
 
