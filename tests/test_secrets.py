@@ -269,6 +269,9 @@ def test_redact_keeps_the_quoting_and_takes_the_value(text: str, expected: str) 
         ("护照号码：EA1234567", "passport"),
         ("测试环境的令牌是 Zx9_kQ2-mN7pLw4Rt8Yv", "api_key"),
         ("the password for the router is now Gx8#k2Lqz!", "password"),
+        ("telegram docs 110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "api_key"),
+        ("//registry.npmjs.org/:_authToken=3f1c2a9e-1b2c-4d5e-8f90-a1b2c3d4e5f6", "api_key"),
+        ("https://a.blob.core.windows.net/c?sv=2022-11-02&sig=AbC%2Fdef123XYZ%3D&se=1", "api_key"),
     ],
 )
 def test_new_kinds_are_found(text: str, kind: str) -> None:

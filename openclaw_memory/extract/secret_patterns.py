@@ -43,7 +43,7 @@ TOKEN_PATTERNS = (
     re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{16,}"),
     re.compile(r"(?:discord(?:app)?\.com)/api/webhooks/\d+/[A-Za-z0-9_\-]{20,}"),
     # Telegram bot token: the bot's numeric id, a colon, 35 characters
-    re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![\w\-])"),
+    re.compile(r"(?<![\w:])\d{8,10}:[A-Za-z0-9_\-]{30,40}(?![\w\-])"),
     # Discord bot token: base64 user id, timestamp, HMAC
     re.compile(_NB + r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _NA),
     # Azure AD client secret: three characters, a digit, "Q~", then 31-34 more
@@ -101,7 +101,7 @@ AUTH_HEADER = re.compile(
 #: `NAME = value`, `NAME: value`, `"name": "value"`, `name=value&` (env lines, JSON, YAML, query
 #: strings, connection strings); the name decides whether the value is a secret (`secret_name`)
 ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_\-.])(?P<oq>\\{0,3}[\"']|)(?P<name>[A-Za-z][A-Za-z0-9_.\-]{0,63})(?P=oq)"
+    r"(?<![A-Za-z0-9_\-.])(?P<oq>\\{0,3}[\"']|)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P=oq)"
     r"\s*(?::=|=>|[:=：])\s*"
     r"(?:\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n]){0,2048})\\\""
     r"|\"(?P<dq>(?:[^\"\\\n]|\\.){0,2048})\""
@@ -406,6 +406,8 @@ def secret_name(name: str) -> str | None:
     if last in PASSWORD_WORDS or joined.endswith(("password", "passwd", "passphrase")):
         return "password"
     if last in TOKEN_WORDS or (last == "key" and len(words) > 1 and words[-2] in KEY_OWNERS):
+        return "api_key"
+    if joined == "sig":  # an Azure SAS signature in a query string
         return "api_key"
     if len(words) == 1 and joined.endswith(_FUSED_ENDINGS):
         return "api_key"
