@@ -24,6 +24,7 @@ from .capture.events import (
     ToolEvent,
     process_event_candidates,
     redact_args,
+    redact_outcome,
     tool_event_candidate,
     unwrap_tool_event,
 )
@@ -262,7 +263,7 @@ class MemoryHooks:
         clean = ToolEvent(
             redact(valid_unicode(event.tool)),
             redact_args(self.secrets, event.arguments),
-            redact(valid_unicode(str(event.outcome or ""))),
+            redact_outcome(self.secrets, event.outcome),
             event.ok,
             tuple(redact(valid_unicode(str(f))) for f in event.files),
             event.duration_ms,

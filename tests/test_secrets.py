@@ -150,3 +150,174 @@ def test_luhn(digits: str, ok: bool) -> None:
 )
 def test_cn_id_checksum_and_birth_date(value: str, ok: bool) -> None:
     assert cn_id_ok(value) is ok
+
+
+# ---- structure, not a serialisation --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"password": "X1y2z3!"}, {"password": "[REDACTED:password]"}),
+        ({"密码": "天王盖地虎"}, {"密码": "[REDACTED:password]"}),
+        ({"db": {"PGPASSWORD": "pw"}}, {"db": {"PGPASSWORD": "[REDACTED:password]"}}),
+        ({"AccountKey": "abc=="}, {"AccountKey": "[REDACTED:api_key]"}),
+        ({"X-Api-Key": "k1"}, {"X-Api-Key": "[REDACTED:api_key]"}),
+        ({"Authorization": "Basic dXNlcjpwdw=="}, {"Authorization": "[REDACTED:api_key]"}),
+        ({"pin": 4821}, {"pin": "[REDACTED:password]"}),
+        ({"credentials": {"user": "bob", "pw": "x"}}, {"credentials": "[REDACTED:api_key]"}),
+        (
+            {"env": [{"name": "DB_PASSWORD", "value": "s3cr3t"}]},
+            {"env": [{"name": "DB_PASSWORD", "value": "[REDACTED:password]"}]},
+        ),
+        (
+            {"argv": ["deploy", "--password", "NestedArgvPassw0rd!"]},
+            {"argv": ["deploy", "--password", "[REDACTED:password]"]},
+        ),
+        ({"argv": ["x", "--token=abcDEF123456"]}, {"argv": ["x", "--token=[REDACTED:api_key]"]}),
+        (
+            {"argv": ["mysql", "-uroot", "-pTopSecret1"]},
+            {"argv": ["mysql", "-uroot", "-p[REDACTED:password]"]},
+        ),
+        (
+            {"argv": ["sshpass", "-p", "Pw 1", "ssh", "h"]},
+            {"argv": ["sshpass", "-p", "[REDACTED:password]", "ssh", "h"]},
+        ),
+        (
+            {"argv": ["curl", "-u", "bob:hunter22", "u"]},
+            {"argv": ["curl", "-u", "bob:[REDACTED:password]", "u"]},
+        ),
+        (
+            {"argv": ["docker", "login", "-p", "Dk9!x"]},
+            {"argv": ["docker", "login", "-p", "[REDACTED:password]"]},
+        ),
+        (
+            {"ssn": "123456789", "passport_no": "E1234567", "护照号": "E7654321"},
+            {
+                "ssn": "[REDACTED:ssn]",
+                "passport_no": "[REDACTED:passport]",
+                "护照号": "[REDACTED:passport]",
+            },
+        ),
+        (
+            {"argv": ["env", "AWS_SECRET_ACCESS_KEY=abc", "run"]},
+            {"argv": ["env", "AWS_SECRET_ACCESS_KEY=[REDACTED:api_key]", "run"]},
+        ),
+        # kept: no secret in them
+        ({"passport_expiry": "2031-01-01", "api_key": "your-key-here", "token": "<token>"}, None),
+        ({"max_tokens": 512, "token_count": 9, "password_file": "/run/pw"}, None),
+        ({"password": "", "token": None, "api_key": "${API_KEY}", "secret": "***"}, None),
+        ({"argv": ["docker", "run", "-p", "8080:80", "nginx"]}, None),
+        ({"argv": ["ssh", "-p", "2222", "host"], "cmd": ["mkdir", "-p", "build"]}, None),
+        ({"name": "alice", "value": "tea"}, None),
+    ],
+)
+def test_redact_value_reads_the_structure(value: object, expected: object) -> None:
+    assert FILTER.redact_value(value) == (value if expected is None else expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"password": "X12345678"}', '{"password": "[REDACTED:password]"}'),
+        (
+            "{'password': 'X1234', 'user': 'bob'}",
+            "{'password': '[REDACTED:password]', 'user': 'bob'}",
+        ),
+        ('{"密码": "天王盖地虎"}', '{"密码": "[REDACTED:password]"}'),
+        ('{\\"token\\": \\"Esc4ped!xyz\\"}', '{\\"token\\": \\"[REDACTED:api_key]\\"}'),
+        ("--password NestedArgvPassw0rd!", "--password [REDACTED:password]"),
+        ("run --verbose --password Xy12abc!", "run --verbose --password [REDACTED:password]"),
+        ("DB_PASSWORD=hunter2abc", "DB_PASSWORD=[REDACTED:password]"),
+        ("export PGPASSWORD=abcdef12", "export PGPASSWORD=[REDACTED:password]"),
+        ("Noted: DB_PASSWORD=Panda3898&l", "Noted: DB_PASSWORD=[REDACTED:password]"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:api_key]"),
+        (
+            "https://x.cn/q?access_token=Abc123def456&page=2",
+            "https://x.cn/q?access_token=[REDACTED:api_key]&page=2",
+        ),
+        (
+            "Server=db;User Id=sa;Password=Pw#2024x;",
+            "Server=db;User Id=sa;Password=[REDACTED:password];",
+        ),
+        ("数据库密码：Db#2024pass", "数据库密码：[REDACTED:password]"),
+        ("mysql -u root -pS3cretPw db", "mysql -u root -p[REDACTED:password] db"),
+    ],
+)
+def test_redact_keeps_the_quoting_and_takes_the_value(text: str, expected: str) -> None:
+    assert FILTER.redact(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("telegram 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw2", "api_key"),
+        (
+            "discord MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GhT5xQ.abcdefghijklmnopqrstuvwxyz0123456789",
+            "api_key",
+        ),
+        ("azure secret abc8Q~0123456789abcdefghijklmnopqrstuvwx", "api_key"),
+        ("dop_v1_" + "a1" * 32, "api_key"),
+        ("阿里云 LTAI5tQ8nB3xYz9KpLm2", "api_key"),
+        ("腾讯云 AKIDz8krbsJ5yKBZQpn74WFkmLPx3gnPhESA", "api_key"),
+        ("mailgun key-" + "0f" * 16, "api_key"),
+        ("shopify shpat_" + "ab12" * 8, "api_key"),
+        ("anthropic sk-ant-api03-Abc123Def456Ghi789Jkl012Mno345", "api_key"),
+        ("my SSN is 123-45-6789", "ssn"),
+        ("social security number 234567890", "ssn"),
+        ("passport number E12345678", "passport"),
+        ("护照号码：EA1234567", "passport"),
+        ("测试环境的令牌是 Zx9_kQ2-mN7pLw4Rt8Yv", "api_key"),
+        ("the password for the router is now Gx8#k2Lqz!", "password"),
+        ("telegram docs 110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw", "api_key"),
+        ("//registry.npmjs.org/:_authToken=3f1c2a9e-1b2c-4d5e-8f90-a1b2c3d4e5f6", "api_key"),
+        ("https://a.blob.core.windows.net/c?sv=2022-11-02&sig=AbC%2Fdef123XYZ%3D&se=1", "api_key"),
+    ],
+)
+def test_new_kinds_are_found(text: str, kind: str) -> None:
+    assert kind in {f.kind for f in FILTER.scan(text)}, FILTER.redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SSN 666-12-3456 is not a real number",  # area 666 is never issued
+        "SSN 900-12-3456 is an ITIN range",
+        "order 123-45-6789 shipped",
+        "my password manager is Bitwarden2024",
+        "我在学密码学，今天讲椭圆曲线",
+        "fixed the token refresh bug in 9fceb02d0ae598e95dc970b74767f19372d61af8",
+        "docker run -p 8080:80 nginx",
+        "the format is postgres://user:password@host:port/db",
+        "my passport expires in 2031",
+        "max_tokens=4096",
+        "API_KEY=your-key-here, TOKEN=your_token, DB_PASSWORD=yourpassword",
+        "token: expired",
+    ],
+)
+def test_near_misses_are_not_secrets(text: str) -> None:
+    assert FILTER.scan(text) == [], FILTER.redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 50_000,
+        "password " * 5_000,
+        "--password " * 5_000,
+        '{"password": "' + "x" * 50_000,
+        "密码" * 20_000,
+        "a=" * 20_000,
+        "Authorization: " * 5_000,
+        "-" * 50_000,
+        "token " + "Ab1-" * 12_000,
+        "mysql " * 8_000,
+        "mysql -p" * 6_000,
+    ],
+)
+def test_the_filter_is_fast_on_hostile_input(text: str) -> None:
+    import time
+
+    start = time.process_time()  # CPU time: other jobs on the machine do not count
+    FILTER.redact(text)
+    assert time.process_time() - start < 3.0

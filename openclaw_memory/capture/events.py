@@ -165,6 +165,20 @@ def redact_args(secrets: SecretFilter, args: Mapping[str, Any]) -> dict:
     return dict(redacted) if isinstance(redacted, dict) else {}
 
 
+def redact_outcome(secrets: SecretFilter, outcome: Any) -> str:
+    """A tool's outcome as text with its secrets redacted: a structured outcome (a dict or a
+    list, as some hosts report results) is redacted by its structure before it is serialised,
+    so a secret under a secret-named key or after an argv flag never reaches the text."""
+    if isinstance(outcome, str):
+        return secrets.redact(valid_unicode(outcome))
+    if outcome is None:
+        return ""
+    clean = secrets.redact_value(_repair(outcome))
+    if isinstance(clean, str):
+        return clean
+    return valid_unicode(json.dumps(clean, ensure_ascii=False, sort_keys=True, default=str))
+
+
 def _repair(value: Any, depth: int = 0) -> Any:
     """valid_unicode over every string of a JSON-like value."""
     if isinstance(value, str):

@@ -1,27 +1,45 @@
 """The sensitive-information filter: secrets are never stored anywhere (docs/design.md "filter").
 
 `SecretFilter.scan` finds spans of passwords (ASCII, Chinese and multi-word values, and the
-password of any URL), API keys and tokens (OpenAI, Stripe, GitLab, GitHub, Slack tokens and
-webhook URLs, AWS access and unlabelled secret keys, ...), PEM private keys, payment card numbers
-(Luhn-checked, spaced, dashed or dotted), Chinese resident ID numbers (checksum and birth date
-checked), phone numbers (Chinese, international, North American) and user-marked
-`<private>...</private>` spans. `redact_value` applies the filter to any JSON-like value (nested
-tool arguments, argv lists). Rules are regular expressions plus validators, one table in
-`secret_patterns.py`; lookalikes (order numbers, timestamps, hashes in prose, "password policy"
-sentences) are rejected by the validators, and `tests/data/secrets_corpus.tsv` measures both
-sides.
+password of any URL), API keys and tokens (vendor shapes by prefix and length: OpenAI, Anthropic,
+GitHub, GitLab, Slack, Stripe, Google, AWS, Azure, Telegram, Discord, DigitalOcean, Alibaba,
+Tencent, Mailgun, Shopify and more; JWTs; unlabelled AWS secret keys), values of secret-named
+fields in text (`DB_PASSWORD=x`, `"password": "x"` with its quotes kept, `?token=x&`,
+`Password=x;`, `Authorization: Basic x`, `--password x`, `mysql -px`, 数据库密码：x), random-looking
+values next to a secret word in either language, PEM private keys, payment card numbers
+(Luhn-checked), Chinese resident ID numbers (checksum and birth date checked), US social security
+numbers (never-issued ranges excluded), passport numbers after the word, phone numbers and
+user-marked `<private>...</private>` spans. `redact_value` reads structure instead of a
+serialisation: a value under a secret-named key is replaced whole, argv lists are read as
+commands (`secret_argv.py`). Rules are regular expressions plus validators, one table in
+`secret_patterns.py`, written to stay linear on hostile input; lookalikes (order numbers,
+versions, commit ids, ports after `-p`, "password policy" sentences) are rejected by the
+validators, and `tests/data/secrets_corpus.tsv` and `tests/data/secrets/` measure both sides.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from . import secret_patterns as patterns
+from .secret_argv import argv_spans, command_spans
 
 #: Kinds in priority order: when two findings overlap, the earlier kind wins.
-KINDS = ("private", "private_key", "api_key", "password", "cn_id", "card_number", "phone")
+KINDS = (
+    "private",
+    "private_key",
+    "api_key",
+    "password",
+    "cn_id",
+    "ssn",
+    "passport",
+    "card_number",
+    "phone",
+)
 _PRIORITY = {kind: i for i, kind in enumerate(KINDS)}
 
 
@@ -50,6 +68,9 @@ def _scan_api_keys(text: str) -> Iterator[SecretFinding]:
             yield SecretFinding("api_key", m.start(), m.end())
     for m in patterns.BEARER.finditer(text):
         yield SecretFinding("api_key", m.start(1), m.end(1))
+    for m in patterns.AUTH_HEADER.finditer(text):
+        if not patterns.PLACEHOLDER.match(m.group("v")):
+            yield SecretFinding("api_key", m.start("v"), m.end("v"))
     for m in patterns.KEY_LABEL.finditer(text):
         value = m.group(1)
         mixed = patterns.char_classes(value.strip("=")) >= 2 and any(c.isdigit() for c in value)
@@ -69,10 +90,15 @@ def _scan_api_keys(text: str) -> Iterator[SecretFinding]:
 
 def _password_value(m: re.Match[str], text: str, relaxed: bool) -> tuple[int, int] | None:
     if m.group("q") is not None:
+        quoted = m.group("q")
+        if not any(c.isalnum() for c in quoted) and len(quoted.strip()) < 4:
+            return None  # `"password": "x"`: the quotes around the colon are no value
         return m.start("q"), m.end("q")
     start, end = m.start("v"), m.end("v")
+    if start == m.end("label") and m.group("label").isascii():  # "password@host": no value
+        return None
     value = text[start:end]
-    stripped = value.rstrip(".,;:!?)]}")
+    stripped = value.rstrip(".,;:!?)]}\"'")
     end -= len(value) - len(stripped)
     value = stripped
     if len(value) < 4 or value.lower() in patterns.PW_STOPWORDS or set(value) <= set("*xX#•.-_"):
@@ -92,7 +118,8 @@ def _looks_numeric_pin(value: str | None) -> bool:
 
 def _scan_passwords(text: str) -> Iterator[SecretFinding]:
     for m in patterns.URL_PASSWORD.finditer(text):
-        yield SecretFinding("password", m.start("pw"), m.end("pw"))
+        if m.group("pw").lower().strip("<>{}[]$") not in patterns.URL_PASSWORD_PLACEHOLDERS:
+            yield SecretFinding("password", m.start("pw"), m.end("pw"))
     for m in patterns.PASSPHRASE.finditer(text):
         words = re.split(r"[ \-]", m.group("v").lower())
         if not any(w in patterns.FUNCTION_WORDS or w.endswith(("ing", "ed")) for w in words):
@@ -117,10 +144,148 @@ def _scan_passwords(text: str) -> Iterator[SecretFinding]:
             yield SecretFinding("password", *span)
 
 
+_TRAILING = ".,;:)"
+#: words between a secret word and a value that say the value is something else
+_GAP_STOP = frozenset(
+    """manager managers policy policies rule rules hint reset field length strength expired
+    expires expiry bug bugs issue issues commit version in at on since fixed count limit limits
+    page docs doc endpoint url file path type format example sample hash hashed salt digest
+    id name""".split()
+)
+_GAP_STOP_ZH = re.compile(r"管理|策略|规则|长度|强度|学|提示|重置|过期|版本|提交|文档|示例|格式")
+_GAP_SEPARATOR = re.compile(r"[:=：]|\b(?:is|was)\b|是|为")
+
+
+def _field_value_ok(kind: str, value: str, quoted: bool, text: str, end: int) -> bool:
+    """Whether the value of a secret-named field is a secret (not a placeholder or prose)."""
+    if patterns.PLACEHOLDER.match(value.strip()):
+        return False
+    if kind == "password":
+        if quoted:
+            return True
+        return (
+            len(value) >= 3
+            and value.lower() not in patterns.PW_STOPWORDS
+            and not patterns.UNIT_AFTER.match(text, end)
+        )
+    if kind in ("ssn", "passport", "cn_id"):
+        return any(c.isdigit() for c in value)
+    if quoted and len(value) >= 3:
+        return True
+    mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return len(value) >= 8 and (
+        any(c.isdigit() for c in value)
+        or (mixed_case and patterns.entropy(value) >= 3.0)
+        or (len(value) >= 24 and patterns.entropy(value) >= 3.5)
+    )
+
+
+def _value_group(m: re.Match[str]) -> tuple[str, bool] | None:
+    """(group name, quoted) of the value an assignment pattern matched."""
+    for group, quoted in (("qv", True), ("dq", True), ("sq", True), ("eq", True), ("v", False)):
+        if group in m.re.groupindex and m.group(group) is not None:
+            return group, quoted
+    return None
+
+
+def _searches(pattern: re.Pattern[str], text: str, resume: str) -> Iterator[re.Match[str]]:
+    """Every match of pattern, each search resuming at the end of group `resume` of the last
+    match (not its end), so a match that turns out not to be a secret (`Noted: DB_PASSWORD=x`,
+    `--verbose --password x`) does not swallow the one inside it."""
+    pos = 0
+    while pos <= len(text) and (m := pattern.search(text, pos)) is not None:
+        yield m
+        pos = max(m.end(resume), m.start() + 1)
+
+
+def _value_span(m: re.Match[str], text: str, group: str, quoted: bool) -> tuple[int, int]:
+    """The value's span: unquoted values lose trailing punctuation, and in a query string
+    (`?token=x&page=2`) end at the next `&`."""
+    start, end = m.start(group), m.end(group)
+    if quoted:
+        return start, end
+    if text[max(0, m.start() - 1) : m.start()] in ("?", "&"):
+        cut = text.find("&", start, end)
+        end = cut if cut != -1 else end
+    value = text[start:end]
+    return start, end - (len(value) - len(value.rstrip(_TRAILING)))
+
+
+_ASSIGNMENT_HINT = re.compile(r"[:=：]")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,}PASSWORD")
+
+
+def _assignment_findings(pattern: re.Pattern[str], text: str) -> Iterator[SecretFinding]:
+    for m in _searches(pattern, text, "name"):
+        kind = patterns.secret_name(m.group("name"))
+        found = _value_group(m) if kind else None
+        if kind is None or found is None:
+            continue
+        start, end = _value_span(m, text, *found)
+        # an environment line (`AWS_SECRET_ACCESS_KEY=x`) says what its value is: any value
+        quoted = found[1] or _ENV_NAME.fullmatch(m.group("name")) is not None
+        if start < end and _field_value_ok(kind, text[start:end], quoted, text, end):
+            yield SecretFinding(kind, start, end)
+
+
+def _scan_fields(text: str) -> Iterator[SecretFinding]:
+    """Values of secret-named fields, flags and commands: `DB_PASSWORD=x`, `"token": "x"`,
+    `--password x`, `mysql -px`, 数据库密码：x."""
+    if _ASSIGNMENT_HINT.search(text):
+        yield from _assignment_findings(patterns.ASSIGNMENT, text)
+    yield from _assignment_findings(patterns.ASSIGNMENT_ZH, text)
+    for m in _searches(patterns.FLAG, text, "name"):
+        name = m.group("name")
+        found = _value_group(m)
+        kind = patterns.secret_name(name)
+        if not (m.group().startswith("--") or "." in name) or kind is None or found is None:
+            continue
+        if m.group(found[0]).startswith("-"):
+            continue
+        start, end = m.start(found[0]), m.end(found[0])
+        if start < end and not patterns.PLACEHOLDER.match(text[start:end]):
+            yield SecretFinding(kind, start, end)
+    for start, end, kind in command_spans(text):
+        yield SecretFinding(kind, start, end)
+    for m in _searches(patterns.SECRET_WORD_VALUE, text, "word"):
+        value = m.group("v").rstrip(_TRAILING)
+        if _random_value(value, text[m.start() : m.start("v")]):
+            kind = "password" if re.search(r"pass|密码|口令", m.group(), re.I) else "api_key"
+            yield SecretFinding(kind, m.start("v"), m.start("v") + len(value))
+
+
+def _random_value(value: str, gap: str) -> bool:
+    """A value near a secret word that looks random, with nothing between them saying it is
+    something else (a manager's name, a version, a commit, a bug)."""
+    if len(value) < 8 or value.isdigit() or patterns.entropy(value) < 2.5:
+        return False
+    words = re.findall(r"[A-Za-z]+", gap)[1:]
+    if len(words) > 6 or any(w.lower() in _GAP_STOP for w in words) or _GAP_STOP_ZH.search(gap):
+        return False
+    hexish = all(c in "0123456789abcdefABCDEF" for c in value)
+    if hexish or patterns.char_classes(value) < 3:
+        return (
+            bool(_GAP_SEPARATOR.search(gap))
+            and patterns.char_classes(value) >= 2
+            and (any(c.isdigit() for c in value))
+        )
+    return True
+
+
 def _scan_numbers(text: str) -> Iterator[SecretFinding]:
     for m in patterns.CN_ID.finditer(text):
         if patterns.cn_id_ok(m.group()):
             yield SecretFinding("cn_id", m.start(), m.end())
+    for m in patterns.SSN.finditer(text):
+        before = text[max(0, m.start() - 16) : m.start()]
+        digits = re.sub(r"\D", "", m.group())
+        if patterns.ssn_ok(digits) and not patterns.ORDER_CONTEXT.search(before):
+            yield SecretFinding("ssn", m.start(), m.end())
+    for m in patterns.SSN_LABELLED.finditer(text):
+        if patterns.ssn_ok(m.group("v")):
+            yield SecretFinding("ssn", m.start("v"), m.end("v"))
+    for m in patterns.PASSPORT.finditer(text):
+        yield SecretFinding("passport", m.start("v"), m.end("v"))
     for m in patterns.CARD.finditer(text):
         if _card_ok(text, m):
             yield SecretFinding("card_number", m.start(), m.end())
@@ -175,6 +340,7 @@ _SCANNERS: tuple[Callable[[str], Iterator[SecretFinding]], ...] = (
     _scan_private,
     _scan_api_keys,
     _scan_passwords,
+    _scan_fields,
     _scan_numbers,
 )
 
@@ -194,23 +360,63 @@ def split_clauses(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: the keys that hold the value of a `{"name": ..., "value": ...}` pair (Kubernetes env, forms)
+_PAIR_NAME_KEYS = ("name", "key", "field", "variable", "var", "id")
+_PAIR_VALUE_KEYS = frozenset({"value", "val", "data", "content", "secret"})
+
+
+def _named_pair_kind(value: Mapping[Any, Any]) -> str | None:
+    """The secret kind of a mapping that names its value (`{"name": "DB_PASSWORD", "value":
+    ...}`), or None."""
+    for key in _PAIR_NAME_KEYS:
+        name = value.get(key)
+        if isinstance(name, str):
+            return patterns.secret_name(name)
+    return None
+
+
+def _holds_secret(kind: str, item: object) -> bool:
+    """Whether the value under a secret-named key is a secret to replace whole: any non-empty
+    text that is no placeholder, any container, a number under a password key (a PIN)."""
+    if item is None or isinstance(item, bool):
+        return False
+    if isinstance(item, str):
+        return not patterns.PLACEHOLDER.match(item.strip())
+    if isinstance(item, (int, float)):
+        return kind == "password"
+    return not isinstance(item, (Mapping, list, tuple, set, frozenset)) or bool(item)
+
+
+def _argv_word(item: object) -> str:
+    """A list item as a command-line word ("" for what cannot be one)."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, (int, float)) and not isinstance(item, bool):
+        return str(item)
+    return ""
+
+
 class SecretFilter:
     """Finds, redacts or strips secrets. Stateless and thread-safe."""
 
     def redact_value(self, value: object, *, depth: int = 0) -> object:
-        """A JSON-like value with every string in it redacted, keys included, at any depth
-        (nested tool arguments, argv lists); other scalars are kept, deeper than 32 levels
-        everything becomes its redacted text."""
+        """A JSON-like value with its secrets redacted, judged by its structure, at any depth.
+
+        A value under a secret-named key (`password`, `api_key`, `AccountKey`, 密码, ...) is
+        replaced whole, whatever it holds; `{"name": "DB_PASSWORD", "value": ...}` pairs the
+        same; in a list, the word after a secret flag (`["--password", X]`, `["mysql",
+        "-pX"]`); every other string, keys included, goes through `redact`. Other scalars are
+        kept (a number under a password key, or one that reads as a card, is redacted); deeper
+        than 32 levels everything becomes its redacted text.
+        """
         if isinstance(value, str):
             return self.redact(value)
         if depth > 32:
             return self.redact(str(value))
-        if isinstance(value, dict):
-            return {
-                self.redact(str(k)): self.redact_value(v, depth=depth + 1) for k, v in value.items()
-            }
+        if isinstance(value, Mapping):
+            return self._redact_mapping(value, depth)
         if isinstance(value, (list, tuple, set, frozenset)):
-            return [self.redact_value(v, depth=depth + 1) for v in value]
+            return self._redact_list(list(value), depth)
         if value is None or isinstance(value, bool):
             return value
         if isinstance(value, (int, float)):  # a card number sent as a JSON number
@@ -219,15 +425,45 @@ class SecretFilter:
             return value if redacted == text else redacted
         return self.redact(str(value))
 
+    def _redact_mapping(self, value: Mapping[Any, Any], depth: int) -> dict[str, object]:
+        named = _named_pair_kind(value)
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            kind = patterns.secret_name(str(key))
+            if kind is None and named and str(key).lower() in _PAIR_VALUE_KEYS:
+                kind = named
+            if kind is not None and _holds_secret(kind, item):
+                out[self.redact(str(key))] = f"[REDACTED:{kind}]"
+            else:
+                out[self.redact(str(key))] = self.redact_value(item, depth=depth + 1)
+        return out
+
+    def _redact_list(self, items: list[object], depth: int) -> list[object]:
+        out = [self.redact_value(v, depth=depth + 1) for v in items]
+        words = [_argv_word(v) for v in items]
+        if any(words):
+            for index, start, end, kind in argv_spans(words):
+                word = words[index]
+                out[index] = (
+                    f"{self.redact(word[:start])}[REDACTED:{kind}]{self.redact(word[end:])}"
+                )
+        return out
+
     def scan(self, text: str) -> list[SecretFinding]:
         """Non-overlapping findings sorted by start; on overlap the higher-priority kind wins."""
         found = [f for scanner in _SCANNERS for f in scanner(text)]
         found.sort(key=lambda f: (_PRIORITY[f.kind], -(f.end - f.start), f.start))
+        starts: list[int] = []  # the kept findings, sorted by start and never overlapping
         kept: list[SecretFinding] = []
         for f in found:
-            if all(f.end <= k.start or f.start >= k.end for k in kept):
-                kept.append(f)
-        return sorted(kept, key=lambda f: f.start)
+            at = bisect.bisect_right(starts, f.start)
+            if at and kept[at - 1].end > f.start:
+                continue
+            if at < len(kept) and kept[at].start < f.end:
+                continue
+            starts.insert(at, f.start)
+            kept.insert(at, f)
+        return kept
 
     def contains_secret(self, text: str) -> bool:
         """True when scan() finds anything."""
@@ -235,10 +471,13 @@ class SecretFilter:
 
     def redact(self, text: str) -> str:
         """The text with each secret span replaced by `[REDACTED:<kind>]`."""
-        out = text
-        for f in reversed(self.scan(text)):
-            out = f"{out[: f.start]}[REDACTED:{f.kind}]{out[f.end :]}"
-        return out
+        parts: list[str] = []
+        pos = 0
+        for f in self.scan(text):
+            parts += (text[pos : f.start], f"[REDACTED:{f.kind}]")
+            pos = f.end
+        parts.append(text[pos:])
+        return "".join(parts)
 
     def strip(self, text: str) -> str:
         """`<private>` spans cut out and every clause holding a secret dropped: what may be kept.
