@@ -64,15 +64,19 @@ def main(argv: list[str]) -> int:
     for arg in argv:
         name, _, path = arg.partition("=")
         runs.append((name, _hybrid(json.loads(Path(path).read_text(encoding="utf-8")))))
-    print("| set | questions | R_all@5 | R_all@10 | R_all@20 | injected R_all (tokens) "
-          "| full context | R_all@10 by category |")
+    print(
+        "| set | questions | R_all@5 | R_all@10 | R_all@20 | injected R_all (tokens) "
+        "| full context | R_all@10 by category |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for name, d in runs:
         if "overall" in d:
             print(recall_row(name, d))
     print()
-    print("| set | language | noise rate (lines) | absent rate | update current_ok "
-          "| stale_as_current |")
+    print(
+        "| set | language | noise rate (lines) | absent rate | update current_ok "
+        "| stale_as_current |"
+    )
     print("|---|---|---|---|---|---|")
     for name, d in runs:
         for row in precision_rows(name, d):
