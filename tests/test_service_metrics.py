@@ -229,3 +229,34 @@ console.log(JSON.stringify({{ missed, answered: answered !== null }}));
     assert value(samples, "openclaw_memory_plugin_spool_bytes") == 0
     requests = "openclaw_memory_http_requests_total"
     assert value(samples, requests, route="/service/report", method="POST", status="200") == 1
+
+
+def test_two_apps_in_one_process_count_apart_and_the_librarys_parser_reads_the_scrape(
+    client, tmp_path
+):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    other_mw = MemoryMiddleware.from_config(
+        overrides={"storage": {"data_dir": str(tmp_path / "b"), "embedding_model": "hash"}}
+    )
+    try:
+        with TestClient(create_app(other_mw, token=TOKEN), base_url="http://127.0.0.1") as other:
+            body = {"scope": ALICE, "session_id": "s1", "prompt": "where do I live?"}
+            assert client.post("/v1/recall", json=body, headers=AUTH).status_code == 200
+            requests = "openclaw_memory_http_requests_total"
+            recall = {"route": "/v1/recall", "method": "POST", "status": "200"}
+            assert value(scrape(client), requests, **recall) == 1
+            assert (requests, frozenset(recall.items())) not in scrape(other)
+            text = other.get("/metrics", headers=AUTH).text
+    finally:
+        other_mw.close()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    assert families["openclaw_memory_http_requests"].type == "counter"
+    assert families["openclaw_memory_http_request_duration_seconds"].type == "histogram"
+    assert families["openclaw_memory_store_records"].type == "gauge"
+    metrics_get = [
+        s
+        for s in families["openclaw_memory_http_requests"].samples
+        if s.name == requests and s.labels["route"] == "/metrics"
+    ]
+    assert [s.value for s in metrics_get] == [1.0]  # the first scrape of `other`, counted

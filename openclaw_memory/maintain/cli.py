@@ -126,10 +126,11 @@ def _print(data: dict, as_json: bool, title: str, out: TextIO | None = None) -> 
 @_guard
 def cmd_reindex(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Rebuild the vector index with the configured embedder."""
-    from ..evaluate.progress import ProgressBar
+    from ..progress import TerminalProgress
     from .reindex import reindex
 
-    result = reindex(config, progress=ProgressBar("reindex"))
+    with TerminalProgress("reindex") as bar:  # drawn only when stderr is a terminal
+        result = reindex(config, progress=bar)
     _print(result, args.json, "reindex done")
     return 0
 
@@ -137,11 +138,13 @@ def cmd_reindex(args: argparse.Namespace, config: MemoryConfig) -> int:
 @_guard
 def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Check (and repair) the indexes; exit 1 when problems remain."""
+    from ..progress import TerminalProgress
     from .doctor import doctor
 
     engine = _open(config)
     try:
-        report = doctor(engine, repair=args.repair)
+        with TerminalProgress("doctor") as bar:  # scopes checked, on a terminal only
+            report = doctor(engine, repair=args.repair, progress=bar)
         unusable = engine.index.unusable
     finally:
         engine.close()
@@ -149,7 +152,8 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
         from .reindex import reindex
 
         print(f"doctor: {unusable.split(';')[0]}; rebuilding it from SQLite", file=sys.stderr)
-        reindex(config)
+        with TerminalProgress("reindex") as bar:
+            reindex(config, progress=bar)
         engine = _open(config)
         try:
             report = doctor(engine, repair=True)

@@ -36,6 +36,7 @@ they changed or why they failed) and who holds the lease now (maintain/runs.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -105,8 +106,14 @@ class DoctorReport:
         }
 
 
-def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
-    """Check (and with repair, fix) the vector and keyword indexes against SQLite."""
+def doctor(
+    engine: MemoryEngine,
+    repair: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> DoctorReport:
+    """Check (and with repair, fix) the vector and keyword indexes against SQLite.
+
+    progress(done, total): called as the (user, agent) partitions are checked."""
     report = DoctorReport(repair=repair)
     if engine.index.unusable:
         report.found["unusable_vector_index"] = 1  # fixed by reindex (the CLI runs it)
@@ -121,8 +128,10 @@ def doctor(engine: MemoryEngine, repair: bool = True) -> DoctorReport:
     report.outbox_pending = sum(len(v) for v in pending.values())
     report.scopes = len(scopes)
     existing = set(tier_collections(engine.index))
-    for scope in scopes:
+    for done, scope in enumerate(scopes, 1):
         _check_vectors(engine, scope, report, pending.get((scope.user_id, scope.agent_id), set()))
+        if progress is not None:
+            progress(done, len(scopes))
     _check_collections(engine, scopes, existing, report)
     _check_fts(engine, report)
     _check_sqlite_vectors(engine, report)

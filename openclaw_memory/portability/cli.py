@@ -155,19 +155,16 @@ def cmd_export(args: argparse.Namespace, config: MemoryConfig) -> int:
     return 0
 
 
-def _print_progress(phase: str, done: int) -> None:
-    print(
-        f"import: {done} {'lines read' if phase == 'read' else 'records written'}", file=sys.stderr
-    )
-
-
 def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Import an export or an OpenClaw workspace."""
     from ..extract.rules import RuleExtractor
     from ..extract.secrets import SecretFilter
+    from ..progress import TerminalProgress
     from . import import_path
 
     engine = _open(config)
+    # lines read, then records written, on stderr when it is a terminal; silent otherwise
+    bars = TerminalProgress("import", units={"read": "lines", "written": "records"})
     try:
         report = import_path(
             engine,
@@ -178,10 +175,11 @@ def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
             writer="cli-import",
             max_bytes=args.max_bytes,
             max_records=args.max_records,
-            progress=_print_progress,
+            progress=bars.count,
         )
         engine.sync_index()
     finally:
+        bars.close()
         engine.close()
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2, sort_keys=True))

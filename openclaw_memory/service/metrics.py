@@ -1,4 +1,5 @@
-"""The service's metrics: GET /metrics in Prometheus's text exposition format (version 0.0.4).
+"""The service's metrics: GET /metrics in Prometheus's text exposition format (version 0.0.4),
+built on `prometheus_client`.
 
     openclaw_memory_http_requests_total{route,method,status}      counter
     openclaw_memory_http_request_duration_seconds{route}          histogram
@@ -14,20 +15,25 @@
 
 Requests are counted by an ASGI layer outside the request guard, so refused requests (401, 413,
 421) are counted too; a route is labelled by its template (`/v1/recall`), never by a raw path, so
-the label set stays small whatever clients send. The gauges are read at scrape time. /metrics
-sits behind the same token as every other route. Written by hand: the format is a few lines,
-and the base install stays free of a metrics library.
+the label set stays small whatever clients send. The counters and the histogram are the library's
+own (their `_created` series included); the gauges come from a collector that reads the
+middleware at scrape time. Every app has its own registry, never the library's global one, so two
+apps in one process (tests, an embedding host) count apart. /metrics sits behind the same token as
+every other route.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client import Counter as RequestCounter
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 log = logging.getLogger(__name__)
 
@@ -37,27 +43,41 @@ BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 OTHER = "other"
 #: maintenance runs read from the store's log per scrape
 RECENT_RUNS = 1000
+#: the classic text format, which every Prometheus reads (the library's newest default may differ)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+_FAIL_OPEN_HELP = "Plugin calls that went on without memory (service away or refusing), as reported"
 
 
 class ServiceMetrics:
-    """Request counts and latencies (thread-safe), the plugin's reports, and the text format."""
+    """One app's registry: request counts and latencies (the library's thread-safe metrics), the
+    plugin's reports, and the gauges read from `middleware` at scrape time."""
 
-    def __init__(self) -> None:
+    def __init__(self, middleware: Any = None) -> None:
+        self.registry = CollectorRegistry()
+        self._requests = RequestCounter(
+            "openclaw_memory_http_requests",
+            "HTTP requests by route, method and status",
+            ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self._latency = Histogram(
+            "openclaw_memory_http_request_duration_seconds",
+            "HTTP request latency by route",
+            ["route"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
         self._lock = threading.Lock()
-        self._requests: Counter[tuple[str, str, str]] = Counter()
-        self._buckets: dict[str, list[int]] = {}
-        self._sums: dict[str, float] = {}
         self._fail_open = 0
         self._spool_bytes: int | None = None
+        self.middleware = middleware
+        self.registry.register(_ScrapeTime(self))
 
     def observe(self, route: str, method: str, status: int, seconds: float) -> None:
         """One finished request."""
-        with self._lock:
-            self._requests[(route, method, str(status))] += 1
-            counts = self._buckets.setdefault(route, [0] * (len(BUCKETS) + 1))
-            counts[_bucket(seconds)] += 1
-            self._sums[route] = self._sums.get(route, 0.0) + seconds
+        self._requests.labels(route=route, method=method, status=str(status)).inc()
+        self._latency.labels(route=route).observe(max(0.0, seconds))
 
     def report(self, fail_open: int = 0, spool_bytes: int | None = None) -> None:
         """What the plugin reports: calls that went on without memory since its last report,
@@ -67,51 +87,52 @@ class ServiceMetrics:
             if spool_bytes is not None:
                 self._spool_bytes = max(0, int(spool_bytes))
 
-    def render(self, middleware: Any) -> str:
-        """The exposition text: the counters, then the gauges read from `middleware` now."""
-        out = _Text()
-        self._render_requests(out)
-        out.family("openclaw_memory_plugin_fail_open_total", "counter", _FAIL_OPEN_HELP)
+    def plugin(self) -> tuple[int, int | None]:
         with self._lock:
-            out.sample("openclaw_memory_plugin_fail_open_total", {}, self._fail_open)
-            spool = self._spool_bytes
+            return self._fail_open, self._spool_bytes
+
+    def render(self, middleware: Any = None) -> str:
+        """The exposition text; `middleware`, when given, is the one the gauges read."""
+        if middleware is not None:
+            self.middleware = middleware
+        return generate_latest(self.registry).decode("utf-8")
+
+
+class _ScrapeTime:
+    """The collector of everything read when scraped: the plugin's reports, the queue, the store,
+    the maintenance log and the version."""
+
+    def __init__(self, metrics: ServiceMetrics) -> None:
+        self.metrics = metrics
+
+    def describe(self) -> list[Metric]:
+        return []  # names are not reserved up front: the gauges exist only when readable
+
+    def collect(self) -> Iterator[Metric]:
+        fail_open, spool = self.metrics.plugin()
+        counter = CounterMetricFamily(
+            "openclaw_memory_plugin_fail_open", _FAIL_OPEN_HELP, value=fail_open
+        )
+        yield counter
         if spool is not None:
-            out.family("openclaw_memory_plugin_spool_bytes", "gauge", "The plugin's spool size")
-            out.sample("openclaw_memory_plugin_spool_bytes", {}, spool)
-        _render_store(out, middleware)
-        out.family("openclaw_memory_info", "gauge", "The running version")
-        out.sample("openclaw_memory_info", {"version": _version()}, 1)
-        return out.text()
-
-    def _render_requests(self, out: _Text) -> None:
-        with self._lock:
-            requests = sorted(self._requests.items())
-            buckets = {k: list(v) for k, v in sorted(self._buckets.items())}
-            sums = dict(self._sums)
-        name = "openclaw_memory_http_requests_total"
-        out.family(name, "counter", "HTTP requests by route, method and status")
-        for (route, method, status), n in requests:
-            out.sample(name, {"route": route, "method": method, "status": status}, n)
-        name = "openclaw_memory_http_request_duration_seconds"
-        out.family(name, "histogram", "HTTP request latency by route")
-        for route, counts in buckets.items():
-            seen = 0
-            for bound, n in zip((*BUCKETS, math.inf), counts):
-                seen += n
-                out.sample(f"{name}_bucket", {"route": route, "le": _number(bound)}, seen)
-            out.sample(f"{name}_sum", {"route": route}, sums.get(route, 0.0))
-            out.sample(f"{name}_count", {"route": route}, seen)
+            yield _gauge("openclaw_memory_plugin_spool_bytes", "The plugin's spool size", spool)
+        yield from _store_gauges(self.metrics.middleware)
+        info = GaugeMetricFamily("openclaw_memory_info", "The running version", labels=["version"])
+        info.add_metric([_version()], 1)
+        yield info
 
 
-_FAIL_OPEN_HELP = "Plugin calls that went on without memory (service away or refusing), as reported"
+def _gauge(name: str, help_text: str, value: float) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, help_text, value=value)
 
 
-def _render_store(out: _Text, mw: Any) -> None:
+def _store_gauges(mw: Any) -> Iterator[Metric]:
     """The gauges read from the middleware and its store; one that cannot be read is left out."""
     worker = getattr(mw, "worker", None)
     if worker is not None:
-        out.family("openclaw_memory_capture_queue_depth", "gauge", "Captures queued, not written")
-        out.sample("openclaw_memory_capture_queue_depth", {}, worker.pending())
+        yield _gauge(
+            "openclaw_memory_capture_queue_depth", "Captures queued, not written", worker.pending()
+        )
     engine = getattr(mw, "engine", None)
     if engine is None:
         return
@@ -122,24 +143,34 @@ def _render_store(out: _Text, mw: Any) -> None:
     except Exception:  # a scrape must answer even when the store does not
         log.exception("metrics: the store could not be read")
         return
-    out.family("openclaw_memory_index_pending", "gauge", "Writes not yet in the vector index")
-    out.sample("openclaw_memory_index_pending", {}, pending)
-    name = "openclaw_memory_store_records"
-    out.family(name, "gauge", "Records in the store: all, and live (not forgotten or superseded)")
+    yield _gauge("openclaw_memory_index_pending", "Writes not yet in the vector index", pending)
+    family = GaugeMetricFamily(
+        "openclaw_memory_store_records",
+        "Records in the store: all, and live (not forgotten or superseded)",
+        labels=["state"],
+    )
     for state, n in records.items():
-        out.sample(name, {"state": state}, n)
-    name = "openclaw_memory_maintenance_runs"
-    out.family(name, "gauge", f"Maintenance runs among the latest {RECENT_RUNS}, by outcome")
-    for (trigger, status), n in sorted(
-        Counter((r["trigger"], r["status"]) for r in recent).items()
-    ):
-        out.sample(name, {"trigger": str(trigger), "status": str(status)}, n)
+        family.add_metric([state], n)
+    yield family
+    family = GaugeMetricFamily(
+        "openclaw_memory_maintenance_runs",
+        f"Maintenance runs among the latest {RECENT_RUNS}, by outcome",
+        labels=["trigger", "status"],
+    )
+    outcomes = Counter((str(r["trigger"]), str(r["status"])) for r in recent)
+    for (trigger, status), n in sorted(outcomes.items()):
+        family.add_metric([trigger, status], n)
+    yield family
     finished = [r for r in recent if r["status"] in ("ok", "failed")]
     if finished:
-        name = "openclaw_memory_maintenance_last_run_changes"
-        out.family(name, "gauge", "What the latest finished maintenance run changed, by job")
+        family = GaugeMetricFamily(
+            "openclaw_memory_maintenance_last_run_changes",
+            "What the latest finished maintenance run changed, by job",
+            labels=["job"],
+        )
         for job, n in sorted(finished[0]["counts"].items()):
-            out.sample(name, {"job": str(job)}, n)
+            family.add_metric([str(job)], n)
+        yield family
 
 
 def _runs(store: Any) -> list[dict[str, Any]]:
@@ -152,42 +183,6 @@ def _version() -> str:
     from .app import package_version
 
     return package_version()
-
-
-def _bucket(seconds: float) -> int:
-    for i, bound in enumerate(BUCKETS):
-        if seconds <= bound:
-            return i
-    return len(BUCKETS)
-
-
-def _number(value: float) -> str:
-    if math.isinf(value):
-        return "+Inf"
-    return repr(float(value)) if not float(value).is_integer() else str(int(value))
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
-
-
-class _Text:
-    """Lines of the exposition format."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def family(self, name: str, kind: str, help_text: str) -> None:
-        self.lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
-
-    def sample(self, name: str, labels: dict[str, str], value: float) -> None:
-        inner = ",".join(f'{k}="{_escape(v)}"' for k, v in labels.items())
-        self.lines.append(
-            f"{name}{{{inner}}} {_number(value)}" if inner else f"{name} {_number(value)}"
-        )
-
-    def text(self) -> str:
-        return "\n".join(self.lines) + "\n"
 
 
 class MetricsLayer:

@@ -214,11 +214,11 @@ def add_metrics_routes(app: FastAPI, service: APIRouter, mw: Middleware) -> None
     (the plugin's fail-open count and spool size); the counters live in `app.state.metrics`."""
     from .metrics import CONTENT_TYPE, ServiceMetrics
 
-    metrics = app.state.metrics = ServiceMetrics()
+    metrics = app.state.metrics = ServiceMetrics(mw)  # a registry of this app's own
 
     @app.get("/metrics", response_class=PlainTextResponse)
     def scrape() -> PlainTextResponse:
-        return PlainTextResponse(metrics.render(mw), media_type=CONTENT_TYPE)
+        return PlainTextResponse(metrics.render(), media_type=CONTENT_TYPE)
 
     @service.post("/report")
     def report(body: m.ReportIn) -> dict[str, Any]:

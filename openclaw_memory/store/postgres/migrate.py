@@ -263,10 +263,13 @@ def run(args: Any, config: Any) -> int:
     """Entry for `openclaw-memory migrate`."""
     from . import resolve_dsn
 
+    from ...progress import TerminalProgress
+
     dsn = resolve_dsn(args.dsn or config.storage.postgres.dsn)
     target = PostgresDatabase(dsn)
     try:
-        counts = copy_store(config.sqlite_file, target)
+        with TerminalProgress("migrate") as bars:  # rows copied per table, on a terminal only
+            counts = copy_store(config.sqlite_file, target, progress=bars.count)
     finally:
         target.close()
     print(f"copied {config.sqlite_file} -> {target.where}")
