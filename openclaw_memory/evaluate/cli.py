@@ -9,14 +9,17 @@ import tempfile
 
 from .memory_system import RETRIEVERS, MemorySystem
 from .progress import ProgressBar
+from .block import run_block
 from .precision import run_precision
-from .report import format_comparison, format_precision, format_report
+from .report import format_block, format_comparison, format_precision, format_report
 from .runner import run_locomo, run_longmemeval
 
 
 def cmd_eval(args: argparse.Namespace, config) -> int:
     if args.dataset == "precision":
         run = _run_precision
+    elif args.dataset == "block":
+        run = _block_runner(args.seed)
     elif not args.path:
         print(f"eval {args.dataset}: expected the dataset file (PATH)", file=sys.stderr)
         return 2
@@ -62,11 +65,7 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
             )
         )
     else:
-        print(
-            "\n\n".join(
-                format_report(r) if "overall" in r else format_precision(r) for r in results
-            )
-        )
+        print("\n\n".join(_format(r) for r in results))
         if len(results) > 1:
             print("\n" + format_comparison(results))
     return 0
@@ -76,6 +75,23 @@ def _run_precision(system, path, *, limit=None, progress=None, retriever=None, p
     """The package's own precision sets (noise personas, update scenarios); PATH: another
     scenario file of the same shape."""
     return run_precision(system, path=path, progress=progress)
+
+
+def _format(result: dict) -> str:
+    if "overall" in result:
+        return format_report(result)
+    if result.get("dataset") == "block":
+        return format_block(result)
+    return format_precision(result)
+
+
+def _block_runner(seed: int):
+    """`eval block`: assistant-style sessions generated with `seed` (evaluate/block.py)."""
+
+    def run(system, path, *, limit=None, progress=None, retriever=None, precision=True):
+        return run_block(system, seed=seed, progress=progress)
+
+    return run
 
 
 def _reused_embedder(config, source: str):
@@ -93,8 +109,9 @@ def add_parsers(sub) -> None:
     )
     p.add_argument(
         "dataset",
-        choices=["locomo", "longmemeval", "precision"],
-        help="precision: the package's own noise and knowledge-update sets, both languages",
+        choices=["locomo", "longmemeval", "precision", "block"],
+        help="precision: the package's own noise and knowledge-update sets, both languages; "
+        "block: the quality of the injected block over generated assistant-style sessions",
     )
     p.add_argument(
         "path",
@@ -122,6 +139,12 @@ def add_parsers(sub) -> None:
         default=None,
         help="an earlier evaluation store (its --data-dir): passages it already embedded with the same "
         "embedder take their vectors from it, so re-ingesting after an extraction change is fast",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="block: the seed the assistant-style sessions are generated with (default 0)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
