@@ -153,5 +153,7 @@ def format_block(result: Mapping[str, Any]) -> str:
     rows = [[lang, *(str(t[c]) for c in _BLOCK_COLUMNS)] for lang, t in result["by_lang"].items()]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
-    title = f"block quality | seed {result['seed']} | {result['users_per_language']} users a language"
+    title = (
+        f"block quality | seed {result['seed']} | {result['users_per_language']} users a language"
+    )
     return "\n".join([title, "", line(head), *(line(r) for r in rows)])

@@ -39,9 +39,10 @@ first. A memory that names the attribute the request asks about counts as keywor
 (`extract.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
 two share no word, and the answer to such a question is a value, not its general word. The
 profile whitelist's standing facts and instructions (`standing`: profile facts, what the user
-asked to remember, reply language and format, prohibitions), recent summaries and memories whose
-subject or date the request names always pass; a like read from conversation ("I love hiking")
-is gated like any memory.
+asked to remember, reply language and format, prohibitions) and memories whose subject or date
+the request names always pass; recent summaries pass when the request asks nothing (a session's
+start), and are gated like any memory otherwise (a summary on every request is noise); a like
+read from conversation ("I love hiking") is gated like any memory.
 
 That absolute bar lets through what a large store always holds near it: "What is Caroline's
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
@@ -213,10 +214,12 @@ WORDS = "keyword_words"
 
 def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
-    if ("profile" in s.channels and standing(s.record)) or s.record.id in pool.recent_summaries:
+    if "profile" in s.channels and standing(s.record):
         return True
     if pool.asks_nothing:
-        return False
+        # a session's start (or a thanks) gets the recent summaries; a request gets a summary
+        # only when it is about what the summary holds, like any memory
+        return s.record.id in pool.recent_summaries
     c = s.components
     if c["structure"] >= 1.0:
         return True

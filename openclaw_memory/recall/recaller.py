@@ -21,7 +21,7 @@ from .pool import Channel, Pool, SharedSearch
 from .load import Ahead, load, read_ahead
 from ..text import has_cjk, search_tokens
 from ..background import Background
-from .context import attach_context
+from .context import attach_context, set_requests_aside
 from .cover import cover_sessions
 from .listing import LIST_CONTEXT_AFTER
 from .gate import (
@@ -113,6 +113,7 @@ class Recaller:
         if mine:  # the values of the profile subjects it asks about (recall/subjects.py)
             query = dataclasses.replace(query, kinds=query.kinds + mine)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
+        ranked = set_requests_aside(ranked)
         if query.several:
             ranked = cover_sessions(ranked)
         ranked = attach_context(
