@@ -173,7 +173,8 @@ def normalize_subject(subject: str) -> str:
 
 
 #: the people of a user's world by relation: the English word (the slot key) and its Chinese
-#: words. A statement about one of them is a fact about that person (`people_rules`), and the
+#: words. Roles the user has one holder of at a time (a manager, an advisor) are not here: their
+#: change grammar keys them (`change_rules`). A statement about one of them is a fact about that person (`people_rules`), and the
 #: two languages' words travel with it so a request in either finds it (我女儿 ~ my daughter)
 RELATIONS: dict[str, tuple[str, ...]] = {
     "daughter": ("女儿", "闺女"),
@@ -192,7 +193,6 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "grandfather": ("爷爷", "外公", "姥爷"),
     "friend": ("朋友",),
     "colleague": ("同事",),
-    "boss": ("老板", "领导", "上司"),
     "roommate": ("室友",),
     "neighbour": ("邻居",),
 }
@@ -205,5 +205,4 @@ RELATION_ALIASES: dict[str, str] = {
     "coworker": "colleague",
     "co-worker": "colleague",
     "neighbor": "neighbour",
-    "manager": "boss",
 }
