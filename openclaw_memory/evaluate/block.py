@@ -14,8 +14,8 @@ is asked in the user's language and in the other one, and fresh requests of the 
 (new slot values) are asked as a user would. Per language (of the sessions), over the blocks:
 
 - `noise_share`: of the block's non-profile lines (retrieved memories and summaries), the share
-  that holds nothing the request asks about (no answer word of the fact it asks; every line of a
-  block for a plain request);
+  that holds nothing the request asks about (neither the answer of the fact it asks nor the
+  person it asks of; every line of a block for a plain request);
 - `echoed`: lines that repeat an earlier request for help (a request is not a memory);
 - `question_lists`: summary lines that list the user's requests;
 - `others_as_user`: stored profile records that speak of another person (their name or the
@@ -223,6 +223,8 @@ def judge(
 
     tally.blocks += 1
     answers = user.facts.get(fact, [])
+    # what the request asks about: the answer, and the person it asks of (their other facts)
+    about = [*answers, *([user.subjects[fact]] if fact in user.subjects else [])]
     hit = False
     for s in kept:
         text = _line_text(s)
@@ -230,7 +232,7 @@ def judge(
         if section_of(s.record) == "profile":
             continue
         tally.lines += 1
-        if not (answers and _has(text, answers)):
+        if not (about and _has(text, about)):
             tally.noise += 1
         if s.record.type is MemoryType.SUMMARY:
             tally.question_lists += _is_question_list(s.record.text, user.requests)

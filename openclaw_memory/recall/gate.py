@@ -23,6 +23,12 @@ knowledge, coding, translation):
   the request's terms and at least two of them (one shared word, "blue", 谢谢, is a coincidence,
   not evidence).
 
+A memory written in the other language than the request is read with its cosine raised by
+`recall.cross_language_offset`: the embedder scores a translation below a paraphrase, so one bar
+for every pair of languages would keep a Chinese question from an English fact it asks about
+(我女儿多大了？ / "My daughter Lina is 7"). A fact about a person carries the relation in both
+languages (`extract.people_rules`), which holds it as a keyword does within one language.
+
 Keyword evidence is read as each language writes words: a Chinese term counts inside a memory's
 text (Chinese has no spaces), a Latin one as a word of it or, for a stem of four letters or more,
 as the start of one of its family (supervises / supervisor); "hi" is not in "think", "bee" not
@@ -137,10 +143,22 @@ def level(pool: Pool) -> float | None:
     return max(known) if known else None
 
 
-def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
-    """The bars for this request (see the module docstring)."""
+def level_for(pool: Pool, r: MemoryRecord | None) -> float | None:
+    """What an unrelated memory in r's language scores for this request: across languages, the
+    level of the bank in r's language (the user's store speaks mostly the request's)."""
+    if r is not None and pool.background_across is not None and _across(r, pool):
+        return pool.background_across
+    return level(pool)
+
+
+def _across(r: MemoryRecord, pool: Pool) -> bool:
+    return pool.request_cjk is not None and has_cjk(r.summary) != pool.request_cjk
+
+
+def bars(pool: Pool, min_semantic: float, cfg: RecallConfig, r: MemoryRecord | None = None) -> Bars:
+    """The bars for this request, for a memory r when given (see the module docstring)."""
     alone, with_keyword = min_semantic, min_semantic - 0.05
-    lv = level(pool)
+    lv = level_for(pool, r)
     if lv is not None and cfg.background_margin is not None and not pool.personal:
         alone = max(alone, lv + cfg.background_margin)
         with_keyword = max(with_keyword, lv + cfg.background_keyword_margin)
@@ -212,6 +230,12 @@ def attribute_agreeing(text: str, pool: Pool) -> set[str]:
 WORDS = "keyword_words"
 
 
+def across_languages(r: MemoryRecord, pool: Pool, cfg: RecallConfig) -> float:
+    """What a memory's cosine is raised by when it is written in the other language than the
+    request (`recall.cross_language_offset`): a translation scores lower than a paraphrase."""
+    return cfg.cross_language_offset if _across(r, pool) else 0.0
+
+
 def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
     if "profile" in s.channels and standing(s.record):
@@ -225,8 +249,8 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
         return True
     if pool.unheld:
         return False
-    cos = pool.cosine.get(s.record.id, 0.0)
-    b = bars(pool, min_semantic, cfg)
+    cos = pool.cosine.get(s.record.id, 0.0) + across_languages(s.record, pool, cfg)
+    b = bars(pool, min_semantic, cfg, s.record)
     if cos >= b.alone:
         return True
     if not pool.personal and level(pool) is not None:
@@ -267,6 +291,11 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
         return False
     if max(pool.cosine.values(), default=0.0) >= lv + margin:
         return False
+    if pool.background_across is not None and any(
+        _across(r, pool) and pool.cosine.get(rid, 0.0) >= pool.background_across + margin
+        for rid, r in pool.records.items()
+    ):
+        return False  # a memory in the other language stands out of that language's level
     names = _names_used(pool, text)
     # a Chinese name's words are the name's (李明轩 cut as 李明 轩)
     named = [

@@ -104,8 +104,10 @@ class Recaller:
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
         qvec, pool, ahead = self._propose(scope, query, query.text or current)
+        pool.request_cjk = has_cjk(current or query.text)
         if self.background is not None:
             pool.background = self.background.level(qvec, has_cjk(query.text or current))
+            pool.background_across = self.background.level(qvec, not pool.request_cjk)
         load(self.engine, scope, qvec, pool, ahead)
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
