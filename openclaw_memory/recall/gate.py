@@ -23,8 +23,9 @@ knowledge, coding, translation):
   the request's terms and at least two of them (one shared word, "blue", 谢谢, is a coincidence,
   not evidence).
 
-A memory written in the other language than the request is read with its cosine raised by
-`recall.cross_language_offset`: the embedder scores a translation below a paraphrase, so one bar
+For a request about the user's world, a memory written in the other language than the request
+is read with its cosine raised by `recall.cross_language_offset`, and `unheld` reads it against
+the level of its own language's bank: the embedder scores a translation below a paraphrase, so one bar
 for every pair of languages would keep a Chinese question from an English fact it asks about
 (我女儿多大了？ / "My daughter Lina is 7"). A fact about a person carries the relation in both
 languages (`extract.people_rules`), which holds it as a keyword does within one language.
@@ -143,22 +144,16 @@ def level(pool: Pool) -> float | None:
     return max(known) if known else None
 
 
-def level_for(pool: Pool, r: MemoryRecord | None) -> float | None:
-    """What an unrelated memory in r's language scores for this request: across languages, the
-    level of the bank in r's language (the user's store speaks mostly the request's)."""
-    if r is not None and pool.background_across is not None and _across(r, pool):
-        return pool.background_across
-    return level(pool)
-
-
 def _across(r: MemoryRecord, pool: Pool) -> bool:
-    return pool.request_cjk is not None and has_cjk(r.summary) != pool.request_cjk
+    """r is written in the other language than a request about the user's world (a request
+    about nothing of theirs needs no memory across languages: it is gated as it is written)."""
+    return pool.personal and pool.request_cjk is not None and has_cjk(r.summary) != pool.request_cjk
 
 
-def bars(pool: Pool, min_semantic: float, cfg: RecallConfig, r: MemoryRecord | None = None) -> Bars:
-    """The bars for this request, for a memory r when given (see the module docstring)."""
+def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
+    """The bars for this request (see the module docstring)."""
     alone, with_keyword = min_semantic, min_semantic - 0.05
-    lv = level_for(pool, r)
+    lv = level(pool)
     if lv is not None and cfg.background_margin is not None and not pool.personal:
         alone = max(alone, lv + cfg.background_margin)
         with_keyword = max(with_keyword, lv + cfg.background_keyword_margin)
@@ -250,7 +245,7 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
     if pool.unheld:
         return False
     cos = pool.cosine.get(s.record.id, 0.0) + across_languages(s.record, pool, cfg)
-    b = bars(pool, min_semantic, cfg, s.record)
+    b = bars(pool, min_semantic, cfg)
     if cos >= b.alone:
         return True
     if not pool.personal and level(pool) is not None:
