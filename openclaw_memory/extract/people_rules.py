@@ -44,9 +44,10 @@ _ATTRIBUTES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (re.compile(r"^(?:is|turned|turns|just turned)\s+(?:now\s+)?\d{1,3}\b", I), "age"),
         (re.compile(r"\ballergic to\s+(?P<x>[a-z][a-z ]{0,30}?)\s*$", I), "allergy/{x}"),
         (
-            re.compile(r"^(?:works|worked) (?:as|at|for)\b|^is an? (?:\w+ )?(?:by profession)?", I),
+            re.compile(r"^(?:works|worked) as\b|^is an? (?:\w+ )?(?:by profession)?", I),
             "job",
         ),
+        (re.compile(r"^(?:works|worked) (?:at|for|in)\b", I), "workplace"),
         (re.compile(r"^(?:loves|likes|enjoys)\s+(?P<x>[a-z][a-z ]{0,30}?)\s*$", I), "likes/{x}"),
         (re.compile(r"^(?:lives|lived)\b", I), "home"),
     ),
@@ -55,22 +56,31 @@ _ATTRIBUTES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (re.compile(r"对(?P<x>[\u4e00-\u9fffA-Za-z]{1,10}?)(?:有点|很|严重)?过敏"), "allergy/{x}"),
         (
             re.compile(
-                r"^(?:是|在)[\u4e00-\u9fff]{0,6}(?:工作|上班)|^是(?:一名|一个|个)?[\u4e00-\u9fff]{1,6}$"
+                r"^是(?:一名|一位|个)?[\u4e00-\u9fff]{0,4}(?:师|员|生|士|家|工|长|手|官|计)$"
             ),
             "job",
         ),
+        (re.compile(r"^在[\u4e00-\u9fffA-Za-z]{1,10}(?:工作|上班)"), "workplace"),
         (re.compile(r"(?:喜欢|爱)(?P<x>[\u4e00-\u9fffA-Za-z ]{1,12})$"), "likes/{x}"),
         (re.compile(r"^住在"), "home"),
     ),
 }
 
 
+#: how much of a predicate no attribute names keys it: its first characters (Chinese) or words
+OTHER_HEAD_CHARS = 6
+OTHER_HEAD_WORDS = 3
+
+
 def _attribute(pred: str, lang: str) -> str:
+    """The attribute a predicate names; another predicate is keyed by its own first words, so
+    two different things said of one person never replace each other (是本科毕业的 / 是医生)."""
     for pattern, key in _ATTRIBUTES[lang]:
         m = pattern.search(pred)
         if m:
             return key.format(x=(m.groupdict().get("x") or "").strip().lower())
-    return "fact"
+    words = pred[:OTHER_HEAD_CHARS] if lang == "zh" else " ".join(pred.split()[:OTHER_HEAD_WORDS])
+    return "said/" + words.strip(" ，,。.!！").lower()
 
 
 def person_fact(clause: str, cjk: bool) -> Slot | None:
