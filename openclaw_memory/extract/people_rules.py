@@ -50,6 +50,15 @@ _ATTRIBUTES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (re.compile(r"^(?:works|worked) (?:at|for|in)\b", I), "workplace"),
         (re.compile(r"^(?:loves|likes|enjoys)\s+(?P<x>[a-z][a-z ]{0,30}?)\s*$", I), "likes/{x}"),
         (re.compile(r"^(?:lives|lived)\b", I), "home"),
+        (
+            re.compile(
+                r"\b(?:is in|is at|goes to|attends|started|entered|is starting)\s+(?:the\s+)?"
+                r"(?:kindergarten|preschool|nursery|primary school|elementary school|middle school|"
+                r"high school|college|university|grad school|\w+ grade)\b",
+                I,
+            ),
+            "school",
+        ),
     ),
     "zh": (
         (re.compile(r"(?:\d{1,3}|[一二两三四五六七八九十]{1,3})(?:周)?岁"), "age"),
@@ -63,6 +72,12 @@ _ATTRIBUTES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (re.compile(r"^在[\u4e00-\u9fffA-Za-z]{1,10}(?:工作|上班)"), "workplace"),
         (re.compile(r"(?:喜欢|爱)(?P<x>[\u4e00-\u9fffA-Za-z ]{1,12})$"), "likes/{x}"),
         (re.compile(r"^住在"), "home"),
+        (
+            re.compile(
+                r"(?:读|上|念)了?(?:幼儿园|小学|初中|高中|中学|大学|研究生|博士|[一二三四五六]年级)"
+            ),
+            "school",
+        ),
     ),
 }
 
