@@ -182,3 +182,28 @@ def test_a_request_in_one_language_finds_the_relation_stated_in_the_other(mw, st
     tell(mw, ALICE, [stated, "I live in Toronto." if "我" in stated else "我住在杭州。"])
     got = block(mw, ALICE, asked)
     assert "Lina" in got and "7" in got
+
+
+@pytest.mark.parametrize(
+    ("request_cjk", "memory", "personal", "passes"),
+    [
+        (True, "I'm flying to Chengdu next week for work", True, True),
+        (False, "我下周去成都出差", True, True),
+        (True, "我下周去成都出差", True, False),  # same language: the one bar
+        (True, "I'm flying to Chengdu next week for work", False, False),  # off-topic: as written
+    ],
+)
+def test_the_bar_is_not_one_number_for_every_pair_of_languages(
+    request_cjk, memory, personal, passes
+):
+    from openclaw_memory.config_schema import RecallConfig
+    from openclaw_memory.recall.gate import relevant
+    from openclaw_memory.recall.pool import Pool
+    from openclaw_memory.types import MemoryRecord, ScoredMemory
+
+    # a translation scores below a paraphrase: 0.795 against the bar of 0.80
+    pool = Pool(personal=personal, request_cjk=request_cjk)
+    record = MemoryRecord("m1", ALICE, MemoryType.EPISODE, memory)
+    pool.records["m1"], pool.cosine["m1"] = record, 0.795
+    s = ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",))
+    assert relevant(s, pool, 0.80, RecallConfig()) is passes
