@@ -144,6 +144,12 @@ class RecallConfig:
     #: the same margin for requests written in Chinese (CJK), whose cosines the embedder
     #: compresses into a narrower band (None: `unheld_margin`)
     unheld_margin_cjk: Optional[float] = 0.02
+    #: a memory written in the other language than the request (a Chinese question, an English
+    #: fact) is read with its cosine raised by this much: multilingual-e5 scores a same-meaning
+    #: pair across languages about 0.05 below the same pair within one (0.79-0.85 against
+    #: 0.81-0.92) and an unrelated one about 0.03 below (0.75-0.79), so one bar for every pair of
+    #: languages misses translations (recall/gate.py; 0: one bar for all)
+    cross_language_offset: float = 0.012
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()

@@ -403,7 +403,6 @@ def test_secrets_never_reach_candidates(text: str, subject: str, secret: str) ->
         "Call me later",
         "Don't worry about it",
         "别客气",
-        "我朋友住在北京",
         "你喜欢什么？",
         "Do you like coffee?",
         "我叫什么名字？",
@@ -417,7 +416,6 @@ def test_secrets_never_reach_candidates(text: str, subject: str, secret: str) ->
         "我喜欢你的回答",
         "I like your answer",
         "I'm a bit tired today",
-        "我老婆是医生",
     ],
 )
 def test_lookalikes_yield_nothing(text: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from ..extract.secrets import SecretFilter
 from ..text import valid_unicode
 from ..tokens import truncate_tokens
+from ..extract.request_grammar import REQUEST_TAG
 from ..types import Candidate, Channel, MemoryType
 
 
@@ -141,14 +142,20 @@ def process_event_candidates(
 
 
 def episode_candidate(
-    text: str, *, speaker: str, turn_id: str | None, max_tokens: int = 300
+    text: str,
+    *,
+    speaker: str,
+    turn_id: str | None,
+    max_tokens: int = 300,
+    request: bool = False,
 ) -> Candidate:
-    """One utterance of the log, verbatim (secrets already removed)."""
+    """One utterance of the log, verbatim (secrets already removed); `request`: the turn only
+    asked for help (tagged REQUEST_TAG after the speaker)."""
     return Candidate(
         type=MemoryType.EPISODE,
         summary=truncate_tokens(text.strip(), max_tokens),
         subject=None,
-        tags=(speaker,),
+        tags=(speaker, REQUEST_TAG) if request else (speaker,),
         importance=0.3,
         confidence=1.0,
         channel=Channel.IMPLICIT,

@@ -21,12 +21,13 @@ from ..config import ExtractionConfig
 from ..errors import ValidationError
 from ..extract.base import Extractor, attribute
 from ..extract.filter import is_contentless
+from ..extract.request_grammar import asked_only, request_only
 from ..extract.secrets import SecretFilter
 from ..forget import ForgetCommand
 from ..forget import run as forget_run
 from ..jobs import UserJobs
 from ..text import valid_unicode
-from ..types import Candidate, Scope, Turn, WriteResult
+from ..types import Candidate, Channel, MemoryType, Scope, Turn, WriteResult
 from .events import episode_candidate
 from .messages import PendingTurns
 from .sessions import Sessions, check_session_id
@@ -148,8 +149,10 @@ class CapturePipeline:
         # crash leaves both or neither, so a capture replayed from the service's journal after
         # a crash is written once, never skipped as captured with its memories missing.
         with self.engine.store.transaction():
-            for turn, (user, reply, _) in zip(turns, extracted):
-                self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
+            for turn, (user, reply, found) in zip(turns, extracted):
+                # a request for help is no part of what a session did: its summary never lists it
+                if not any(c.type is MemoryType.EPISODE and asked_only(c.tags) for c in found):
+                    self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
             written = (
                 self.engine.write(
                     scope, cands, session_id=sid, writer="after_response", vectors=vectors
@@ -172,6 +175,7 @@ class CapturePipeline:
         cands: list[Candidate] = []
         speaker = turn.speaker or "user"
         if not is_contentless(user):
+            asking = speaker == "user" and request_only(user)
             extracted = (
                 self.extractor.extract(
                     Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker)
@@ -179,12 +183,18 @@ class CapturePipeline:
                 if extract
                 else []
             )
+            if asking:
+                # a request for help states nothing: only an explicit command in it is a memory
+                extracted = [c for c in extracted if c.channel is Channel.EXPLICIT]
             extracted = attribute(extracted, turn.speaker)
             cands.extend(extracted)
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
             if self.cfg.store_episodes and not any(c.forget for c in extracted):
                 text = user if speaker == "user" else f"{speaker}: {user}"
-                cands.append(episode_candidate(text, speaker=speaker, turn_id=turn.turn_id))
+                episode = episode_candidate(
+                    text, speaker=speaker, turn_id=turn.turn_id, request=asking
+                )
+                cands.append(episode)
         if reply and self.cfg.store_assistant_episodes and not is_contentless(reply):
             cands.append(
                 episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150)

@@ -11,21 +11,24 @@ from pathlib import Path
 
 from .memory_system import RETRIEVERS, MemorySystem
 from .progress import ProgressBar
+from .block import run_block
 from .precision import run_precision
-from .report import format_comparison, format_precision, format_report
+from .report import format_block, format_comparison, format_precision, format_report
 from .runner import run_locomo, run_longmemeval
 
 
 def cmd_eval(args: argparse.Namespace, config) -> int:
     if args.dataset == "precision":
         run = _run_precision
+    elif args.dataset == "block":
+        run = _block_runner(args.seed)
     elif not args.path:
         print(f"eval {args.dataset}: expected the dataset file (PATH)", file=sys.stderr)
         return 2
     else:
         run = run_locomo if args.dataset == "locomo" else run_longmemeval
     retrievers = RETRIEVERS if args.retriever == "all" else (args.retriever,)
-    if (args.folds or args.questions_out) and args.dataset == "precision":
+    if (args.folds or args.questions_out) and args.dataset in ("precision", "block"):
         print(
             f"eval {args.dataset}: --folds and --questions-out score questions of a data set",
             file=sys.stderr,
@@ -74,11 +77,7 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
             )
         )
     else:
-        print(
-            "\n\n".join(
-                format_report(r) if "overall" in r else format_precision(r) for r in results
-            )
-        )
+        print("\n\n".join(_format(r) for r in results))
         if len(results) > 1:
             print("\n" + format_comparison(results))
     return 0
@@ -86,7 +85,7 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
 
 def _per_question(args: argparse.Namespace, outcomes: list[dict]) -> dict:
     """The runner's keywords for the folds protocol and per-question outcomes, when asked for."""
-    if args.dataset == "precision":
+    if args.dataset in ("precision", "block"):
         return {}
     return {"folds": args.folds, "outcomes": outcomes if args.questions_out else None}
 
@@ -106,6 +105,23 @@ def _run_precision(system, path, *, limit=None, progress=None, retriever=None, p
     """The package's own precision sets (noise personas, update scenarios); PATH: another
     scenario file of the same shape."""
     return run_precision(system, path=path, progress=progress)
+
+
+def _format(result: dict) -> str:
+    if "overall" in result:
+        return format_report(result)
+    if result.get("dataset") == "block":
+        return format_block(result)
+    return format_precision(result)
+
+
+def _block_runner(seed: int):
+    """`eval block`: assistant-style sessions generated with `seed` (evaluate/block.py)."""
+
+    def run(system, path, *, limit=None, progress=None, retriever=None, precision=True):
+        return run_block(system, seed=seed, progress=progress)
+
+    return run
 
 
 def _reused_embedder(config, source: str):
@@ -133,8 +149,9 @@ def add_parsers(sub) -> None:
     )
     p.add_argument(
         "dataset",
-        choices=["locomo", "longmemeval", "precision"],
-        help="precision: the package's own noise and knowledge-update sets, both languages",
+        choices=["locomo", "longmemeval", "precision", "block"],
+        help="precision: the package's own noise and knowledge-update sets, both languages; "
+        "block: the quality of the injected block over generated assistant-style sessions",
     )
     p.add_argument(
         "path",
@@ -176,6 +193,12 @@ def add_parsers(sub) -> None:
         default=None,
         metavar="K",
         help='split the set into K folds by conversation and report each fold\'s figures ("folds")',
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="block: the seed the assistant-style sessions are generated with (default 0)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(

@@ -132,3 +132,28 @@ def format_comparison(results: Sequence[Mapping[str, Any]]) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
     return "\n".join([line(head), *(line(r) for r in rows)])
+
+
+#: the columns of `eval block`, in the order they are printed
+_BLOCK_COLUMNS = (
+    "blocks",
+    "lines",
+    "noise_share",
+    "echoed",
+    "question_lists",
+    "others_as_user",
+    "fact_recall",
+    "cross_recall",
+)
+
+
+def format_block(result: Mapping[str, Any]) -> str:
+    """`eval block` as text: one row per language of the generated sessions."""
+    head = ["lang", *_BLOCK_COLUMNS]
+    rows = [[lang, *(str(t[c]) for c in _BLOCK_COLUMNS)] for lang, t in result["by_lang"].items()]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    title = (
+        f"block quality | seed {result['seed']} | {result['users_per_language']} users a language"
+    )
+    return "\n".join([title, "", line(head), *(line(r) for r in rows)])

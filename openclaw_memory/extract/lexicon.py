@@ -170,3 +170,39 @@ def normalize_subject(subject: str) -> str:
     """Lower-case, single-spaced, without surrounding punctuation; at most 64 characters."""
     s = re.sub(r"\s+", " ", subject.strip().lower())
     return s.strip(" .,;:!?，。；：！？\"'")[:64]
+
+
+#: the people of a user's world by relation: the English word (the slot key) and its Chinese
+#: words. Roles the user has one holder of at a time (a manager, an advisor) are not here: their
+#: change grammar keys them (`change_rules`). A statement about one of them is a fact about that person (`people_rules`), and the
+#: two languages' words travel with it so a request in either finds it (我女儿 ~ my daughter)
+RELATIONS: dict[str, tuple[str, ...]] = {
+    "daughter": ("女儿", "闺女"),
+    "son": ("儿子",),
+    "child": ("孩子",),
+    "wife": ("老婆", "妻子", "太太", "媳妇"),
+    "husband": ("老公", "丈夫", "先生"),
+    "partner": ("伴侣", "对象"),
+    "girlfriend": ("女朋友", "女友"),
+    "boyfriend": ("男朋友", "男友"),
+    "mother": ("妈妈", "母亲", "老妈"),
+    "father": ("爸爸", "父亲", "老爸"),
+    "sister": ("姐姐", "妹妹"),
+    "brother": ("哥哥", "弟弟"),
+    "grandmother": ("奶奶", "外婆", "姥姥"),
+    "grandfather": ("爷爷", "外公", "姥爷"),
+    "friend": ("朋友",),
+    "colleague": ("同事",),
+    "roommate": ("室友",),
+    "neighbour": ("邻居",),
+}
+#: English words that name the same relation as a key of RELATIONS
+RELATION_ALIASES: dict[str, str] = {
+    "mom": "mother",
+    "mum": "mother",
+    "dad": "father",
+    "kid": "child",
+    "coworker": "colleague",
+    "co-worker": "colleague",
+    "neighbor": "neighbour",
+}

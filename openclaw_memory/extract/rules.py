@@ -323,6 +323,7 @@ def _candidate(
         type=slot.type,
         summary=slot.summary,
         subject=slot.subject or None,
+        detail=slot.detail or None,
         tags=slot.tags,
         entities=tuple(e for e in slot.entities if e),
         importance=importance_for(slot.type, channel, slot.tags, confidence),

@@ -27,6 +27,9 @@ class Slot:
     confidence: float = 0.85
     #: a change: the old value it replaces, when the clause names it ("" when it does not)
     replaces: str = ""
+    #: indexed and embedded with the memory, never shown: the words that find it in the other
+    #: language ("daughter 女儿 Lina" for a fact about the user's daughter)
+    detail: str = ""
 
 
 I = re.IGNORECASE

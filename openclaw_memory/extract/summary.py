@@ -27,6 +27,7 @@ from ..types import Message
 from .filter import is_contentless
 from .jsonout import parse_json_object
 from .prompts import load_prompt
+from .request_grammar import statement_part
 from .secrets import SecretFilter
 
 _log = logging.getLogger(__name__)
@@ -110,9 +111,9 @@ def dominant_language(texts: Iterable[str]) -> str:
 
 # --- extractive summary -----------------------------------------------------------------------
 
-_QUESTION = re.compile(
-    r"[?？]\s*$|吗[。]?$|^(?:是否|要不要|能否)|^(?:should we|shall we|can we|do we)\b", _I
-)
+#: a question the user's work still has to settle ("Should we add sync later?", 要不要支持多币种？);
+#: any other question is a request to the assistant, never an open question of the session
+_QUESTION = re.compile(r"^(?:是否|要不要|能否|该不该)|^(?:should we|shall we|can we|do we)\b", _I)
 _OPEN = re.compile(
     r"待定|还没确定|尚未确定|还不确定|不确定|未决|\b(?:tbd|not sure yet|open question|undecided|unclear)\b",
     _I,
@@ -176,7 +177,12 @@ class _Collector:
         was_decision, self._last_was_decision = self._last_was_decision, False
         if _QUESTION.search(sentence) or _OPEN.search(sentence):
             self.questions.append(sentence)
-        elif _DECISION.search(sentence):
+            return
+        # what a session did, never what the user asked for (extract/request_grammar.py)
+        sentence = statement_part(sentence)
+        if not sentence:
+            return
+        if _DECISION.search(sentence):
             self.decisions.append(_split_reason(sentence))
             self._last_was_decision = True
         elif _REASON.match(sentence) and was_decision and not self.decisions[-1].reason:

@@ -10,6 +10,10 @@ question is delivered with its answer ("What did you take away from it?" -> "It 
 self-acceptance ..."; 你最后选了哪家？ -> 选了河边那家). The same speaker going on is no answer, so
 a log of one person's turns (the user's alone) never grows this way.
 
+A logged turn that only asked the assistant for something (a question, a command, small talk:
+`extract.request_grammar`) is kept for audit and never delivered, neither as a memory nor as
+the context of another turn: a turn's window never chains unrelated requests.
+
 Neighbours are live episodes of the same scope and session only: forgotten, expired or outdated
 turns (whose distilled memory was replaced) never come back as context.
 """
@@ -21,6 +25,7 @@ import re
 from typing import Sequence
 
 from ..engine import MemoryEngine
+from ..extract.request_grammar import asked_only
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 
 
@@ -57,6 +62,21 @@ def attach_context(
                     shown.setdefault(c.id, r.id)
         out.append(s)
     return out
+
+
+#: why a logged request for help is ranked but never delivered
+ASKED_ONLY = "a request for help, not a memory"
+
+
+def set_requests_aside(ranked: Sequence[ScoredMemory]) -> list[ScoredMemory]:
+    """A logged turn that only asked the assistant for something (`extract.request_grammar`)
+    keeps its place in the ranking for audit and is never delivered."""
+    return [
+        dataclasses.replace(s, kept=False, reason=ASKED_ONLY)
+        if _eligible(s) and asked_only(s.record.tags)
+        else s
+        for s in ranked
+    ]
 
 
 def _eligible(s: ScoredMemory) -> bool:
@@ -141,6 +161,7 @@ def _context(around: _Around, r: MemoryRecord, shown: dict[str, str]) -> tuple[M
         if c is r
         or (
             c.id not in shown
+            and not asked_only(c.tags)
             and not (c.source.turn_ids and all(t in retired for t in c.source.turn_ids))
         )
     )

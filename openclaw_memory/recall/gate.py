@@ -23,6 +23,13 @@ knowledge, coding, translation):
   the request's terms and at least two of them (one shared word, "blue", 谢谢, is a coincidence,
   not evidence).
 
+For a request about the user's world, a memory written in the other language than the request
+is read with its cosine raised by `recall.cross_language_offset`, and `unheld` reads it against
+the level of its own language's bank: the embedder scores a translation below a paraphrase, so one bar
+for every pair of languages would keep a Chinese question from an English fact it asks about
+(我女儿多大了？ / "My daughter Lina is 7"). A fact about a person carries the relation in both
+languages (`extract.people_rules`), which holds it as a keyword does within one language.
+
 Keyword evidence is read as each language writes words: a Chinese term counts inside a memory's
 text (Chinese has no spaces), a Latin one as a word of it or, for a stem of four letters or more,
 as the start of one of its family (supervises / supervisor); "hi" is not in "think", "bee" not
@@ -39,9 +46,10 @@ first. A memory that names the attribute the request asks about counts as keywor
 (`extract.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
 two share no word, and the answer to such a question is a value, not its general word. The
 profile whitelist's standing facts and instructions (`standing`: profile facts, what the user
-asked to remember, reply language and format, prohibitions), recent summaries and memories whose
-subject or date the request names always pass; a like read from conversation ("I love hiking")
-is gated like any memory.
+asked to remember, reply language and format, prohibitions) and memories whose subject or date
+the request names always pass; recent summaries pass when the request asks nothing (a session's
+start), and are gated like any memory otherwise (a summary on every request is noise); a like
+read from conversation ("I love hiking") is gated like any memory.
 
 That absolute bar lets through what a large store always holds near it: "What is Caroline's
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
@@ -136,6 +144,12 @@ def level(pool: Pool) -> float | None:
     return max(known) if known else None
 
 
+def _across(r: MemoryRecord, pool: Pool) -> bool:
+    """r is written in the other language than a request about the user's world (a request
+    about nothing of theirs needs no memory across languages: it is gated as it is written)."""
+    return pool.personal and pool.request_cjk is not None and has_cjk(r.summary) != pool.request_cjk
+
+
 def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
     """The bars for this request (see the module docstring)."""
     alone, with_keyword = min_semantic, min_semantic - 0.05
@@ -211,18 +225,26 @@ def attribute_agreeing(text: str, pool: Pool) -> set[str]:
 WORDS = "keyword_words"
 
 
+def across_languages(r: MemoryRecord, pool: Pool, cfg: RecallConfig) -> float:
+    """What a memory's cosine is raised by when it is written in the other language than the
+    request (`recall.cross_language_offset`): a translation scores lower than a paraphrase."""
+    return cfg.cross_language_offset if _across(r, pool) else 0.0
+
+
 def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
     """May this memory be injected for this request (kept or dropped as below relevance)?"""
-    if ("profile" in s.channels and standing(s.record)) or s.record.id in pool.recent_summaries:
+    if "profile" in s.channels and standing(s.record):
         return True
     if pool.asks_nothing:
-        return False
+        # a session's start (or a thanks) gets the recent summaries; a request gets a summary
+        # only when it is about what the summary holds, like any memory
+        return s.record.id in pool.recent_summaries
     c = s.components
     if c["structure"] >= 1.0:
         return True
     if pool.unheld:
         return False
-    cos = pool.cosine.get(s.record.id, 0.0)
+    cos = pool.cosine.get(s.record.id, 0.0) + across_languages(s.record, pool, cfg)
     b = bars(pool, min_semantic, cfg)
     if cos >= b.alone:
         return True
@@ -264,6 +286,11 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
         return False
     if max(pool.cosine.values(), default=0.0) >= lv + margin:
         return False
+    if pool.background_across is not None and any(
+        _across(r, pool) and pool.cosine.get(rid, 0.0) >= pool.background_across + margin
+        for rid, r in pool.records.items()
+    ):
+        return False  # a memory in the other language stands out of that language's level
     names = _names_used(pool, text)
     # a Chinese name's words are the name's (李明轩 cut as 李明 轩)
     named = [

@@ -70,10 +70,15 @@ class Pool:
     sentence: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: the cosine an unrelated memory reaches for this request (background.py); None: unknown
     background: float | None = None
+    #: the same for a memory written in the other language than the request (its bank in that
+    #: language): a translation and an unrelated text both score lower across languages
+    background_across: float | None = None
     #: the same, read from the user's own store: its crowd of vector candidates (recall/gate.py)
     store_level: float | None = None
     #: the request refers to the user's own world (recall/reference.py); False: gated strictly
     personal: bool = True
+    #: the request is written in Chinese (CJK); None: not read (recall/gate.py, across languages)
+    request_cjk: bool | None = None
     #: records holding at least half of the request's terms, two at least; for a request about the
     #: user's world, those naming an attribute it names (recall/gate.py)
     agreeing: set[str] = field(default_factory=set)

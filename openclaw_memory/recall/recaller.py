@@ -21,7 +21,7 @@ from .pool import Channel, Pool, SharedSearch
 from .load import Ahead, load, read_ahead
 from ..text import has_cjk, search_tokens
 from ..background import Background
-from .context import attach_context
+from .context import attach_context, set_requests_aside
 from .cover import cover_sessions
 from .listing import LIST_CONTEXT_AFTER
 from .gate import (
@@ -104,8 +104,10 @@ class Recaller:
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
         qvec, pool, ahead = self._propose(scope, query, query.text or current)
+        pool.request_cjk = has_cjk(current or query.text)
         if self.background is not None:
             pool.background = self.background.level(qvec, has_cjk(query.text or current))
+            pool.background_across = self.background.level(qvec, not pool.request_cjk)
         load(self.engine, scope, qvec, pool, ahead)
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)
@@ -113,6 +115,7 @@ class Recaller:
         if mine:  # the values of the profile subjects it asks about (recall/subjects.py)
             query = dataclasses.replace(query, kinds=query.kinds + mine)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
+        ranked = set_requests_aside(ranked)
         if query.several:
             ranked = cover_sessions(ranked)
         ranked = attach_context(
