@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import signal
 import sys
@@ -145,6 +146,7 @@ def serve(
     from .app import create_app
 
     cfg = config if isinstance(config, MemoryConfig) else load_config(config)
+    log_to_stderr()
     host = host if host is not None else cfg.service.host
     port = port if port is not None else cfg.service.port
     remote = allow_remote if allow_remote is not None else cfg.service.allow_remote
@@ -172,6 +174,18 @@ def serve(
             scheduler.stop()
         middleware.close()
         print("openclaw-memory: stopped, queued writes flushed", file=sys.stderr, flush=True)
+
+
+def log_to_stderr(level: int = logging.INFO) -> None:
+    """The package's log lines (each compaction and summary step, maintenance runs, warnings)
+    on stderr, where the service's log goes; once, unless the host configured logging."""
+    logger = logging.getLogger("openclaw_memory")
+    if logger.handlers or logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("openclaw-memory: %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level)
 
 
 def start_maintenance(middleware: Any, cfg: Any) -> Any:
