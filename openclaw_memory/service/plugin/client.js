@@ -249,12 +249,14 @@ function createReadiness(cfg, logger, fetchImpl) {
   }
   async function poll() {
     const started = Date.now();
+    let waited = false;
     while (Date.now() - started < cfg.startupWaitMs) {
       if (await probe()) {
-        if (Date.now() - started > 300) logger.info(`${PLUGIN_ID}: the service at ${cfg.serviceUrl} is ready after ${Date.now() - started} ms`);
+        if (waited) logger.info(`${PLUGIN_ID}: the service at ${cfg.serviceUrl} is ready after ${Date.now() - started} ms`);
         state = "ready";
         return true;
       }
+      waited = true;
       await sleep(250);
     }
     state = "gave-up";
