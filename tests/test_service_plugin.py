@@ -552,14 +552,12 @@ console.log(JSON.stringify({{ first: first ?? null, firstWait, secondWait: Date.
     assert any("was not ready within 600 ms" in line for line in out["neverLogs"])
 
 
-def test_the_token_file_named_in_the_config_wins_over_a_stale_copied_token(
-    service, run_js, tmp_path
-):
+def test_a_config_naming_only_the_token_file_reaches_the_service(service, run_js, tmp_path):
     url, mw = service
     mw.remember(Scope("alice", "main"), "I live at 88 Wensan Road")
     token_file = tmp_path / "service.token"
     token_file.write_text(TOKEN + "\n")
-    cfg = _cfg(url, tmp_path, token="an-old-token", tokenFile=str(token_file))
+    cfg = _cfg(url, tmp_path, token="", tokenFile=str(token_file))
     out = run_js(f"""
 const seen = load({cfg});
 const injected = await seen.hooks.before_prompt_build({{ prompt: "Where do I live?", messages: [] }}, {json.dumps(CTX_ALICE)});

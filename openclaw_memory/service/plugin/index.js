@@ -30,15 +30,15 @@ export function readTokenFile(path, read = readFileSync) {
   }
 }
 
-/** Plugin config with defaults; env OPENCLAW_MEMORY_URL / _TOKEN / _USER fill gaps. The service's
- * token file (`tokenFile`, written by the installer) wins over a token copied into the config,
- * so a token made again on the service side needs no reinstall. */
+/** Plugin config with defaults; env OPENCLAW_MEMORY_URL / _TOKEN / _USER fill gaps. Without a
+ * `token` in the config, the service's token file (`tokenFile`, which the installer names) is
+ * read at start: a config that names only the file follows the service's token. */
 export function resolveConfig(raw, env = process.env, read = readFileSync) {
   const cfg = raw && typeof raw === "object" ? raw : {};
   return {
     enabled: cfg.enabled !== false,
     serviceUrl: String(cfg.serviceUrl || env.OPENCLAW_MEMORY_URL || "http://127.0.0.1:8765").replace(/\/+$/, ""),
-    token: readTokenFile(cfg.tokenFile, read) || String(cfg.token || env.OPENCLAW_MEMORY_TOKEN || ""),
+    token: String(cfg.token || readTokenFile(cfg.tokenFile, read) || env.OPENCLAW_MEMORY_TOKEN || ""),
     user: String(cfg.user || env.OPENCLAW_MEMORY_USER || ""),
     startupWaitMs: Number.isFinite(cfg.startupWaitMs) && cfg.startupWaitMs >= 0 ? cfg.startupWaitMs : 10000,
     inject: cfg.inject === "prepend_context" ? "prepend_context" : "append_system",
