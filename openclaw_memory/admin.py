@@ -14,7 +14,7 @@ from .capture.messages import PendingTurns
 from .errors import ValidationError
 from .extract.base import Extractor
 from .extract.secrets import SecretFilter
-from .forget import MAX_MATCHES, ForgetCommand
+from .forget import MAX_MATCHES, ForgetCommand, episodes_stating
 from .forget import plan as forget_plan
 from .forget import run as forget_run
 from .jobs import UserJobs
@@ -145,9 +145,15 @@ class MemoryAdmin:
         """Deactivate one memory by id, or the memories a description names by its distinctive
         terms (forget.py); `dry_run`: only say which. Every forget is undone by `restore`."""
         if memory_id:
+            # a statement goes with every episode of it (forget.episodes_stating)
+            record = self.engine.get(scope, memory_id)
+            self.jobs.read_your_writes(scope)
+            episodes = [e.id for e in episodes_stating(self.engine, scope, [record])]
             if dry_run:
-                return [self.engine.get(scope, memory_id).id]
-            return [self.engine.forget(scope, memory_id).id]
+                return [record.id, *episodes]
+            ids = [self.engine.forget(scope, memory_id).id]
+            reason = f"forgotten with {record.id}"
+            return ids + [self.engine.forget(scope, e, reason).id for e in episodes]
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
         self.jobs.read_your_writes(scope)

@@ -1,15 +1,30 @@
-"""`openclaw-memory`: a thin shell over the library. Each command parses, calls, prints."""
+"""`openclaw-memory`: a thin shell over the library. Each command parses, calls, prints.
+
+Which config a command uses: `--config FILE` when given; else the one `openclaw-memory openclaw
+install` wrote (`$XDG_CONFIG_HOME/openclaw-memory/memory.yaml`, default `~/.config/...`), when it
+exists, so `list`, `search`, `ui` ... look at the store the service keeps; else the defaults.
+A command that reads or changes a store never creates one silently: on the defaults (no config
+at all) it refuses when there is no store yet, naming --config; on a config whose store does not
+exist yet it says that a new one is made. `serve`, `mcp`, `demo`, `openclaw`, `eval` and `bench`
+start stores of their own on purpose.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from .config import load_config
-from .errors import OpenClawMemoryError
+from .errors import ConfigError, OpenClawMemoryError
 from .types import Scope
+
+#: commands that may start a new store without a word: servers, the demo, the installer, tools
+#: with stores of their own
+MAY_CREATE = frozenset({"serve", "mcp", "demo", "openclaw", "eval", "bench"})
 
 
 def _scope(args: argparse.Namespace) -> Scope:
@@ -256,10 +271,50 @@ def _optional_parsers(sub) -> None:
     add_migrate(sub)
 
 
+def find_config(
+    args: argparse.Namespace, env: Mapping[str, str] = os.environ
+) -> tuple[Path | None, str]:
+    """The config file a command uses and where it came from: "--config", "installed" (the file
+    `openclaw install` wrote) or "defaults" (no file)."""
+    from .service.setup import default_config_file
+
+    explicit = getattr(args, "serve_config", None) or args.config
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"--config: expected a YAML config file, found nothing at {path}")
+        return path, "--config"
+    installed = default_config_file(env)
+    if installed.is_file():
+        return installed, "installed"
+    return None, "defaults"
+
+
+def check_store(command: str, config: Any, path: Path | None, origin: str) -> None:
+    """Refuse to make a new store out of the defaults; say so when a config's store is new."""
+    if command in MAY_CREATE or config.storage.backend != "sqlite" or config.sqlite_file.exists():
+        return
+    if origin == "defaults":
+        from .service.setup import default_config_file
+
+        raise ConfigError(
+            f"no memory store at {config.sqlite_file} and no config: not creating one. Pass "
+            f"--config FILE (the service's config; `openclaw-memory openclaw install` writes "
+            f"{default_config_file()}), or run `openclaw-memory openclaw install` first"
+        )
+    print(
+        f"openclaw-memory: {config.sqlite_file} does not exist yet: starting a new, empty memory "
+        f"store there (config {path})",
+        file=sys.stderr,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        config = load_config(args.config)
+        path, origin = find_config(args)
+        config = load_config(path)
+        check_store(args.command, config, path, origin)
         return int(args.func(args, config) or 0)
     except OpenClawMemoryError as exc:
         print(f"openclaw-memory: error: {exc}", file=sys.stderr)

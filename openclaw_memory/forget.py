@@ -8,7 +8,12 @@ What a command names: the memories of its subject, and the live memories that ho
 distinctive terms as whole words (the command's own words and stop words aside): every identifier
 (a term with a digit: "forget the locker code word heron3" names heron3, never heron13) and two
 thirds of the other terms. A command with no distinctive term and no subject names nothing. Curated memories and
-the raw episodes alike, so X stops being recalled from the next request on.
+the raw episodes alike, so X stops being recalled from the next request on. Forgetting a
+statement takes every episode of it too (`episodes_stating`): the episodes of the turns a
+forgotten fact was extracted from, and the live episodes that hold every distinctive term of the
+fact itself (the user's words "my cat is called Momo" for "The user's cat is called Momo"),
+whatever words the command used or when it names the fact by id; a question about it ("what is
+my cat called?") lacks the value and stays.
 
 `plan` shows what would go; `run` deactivates it (kept for audit, `MemoryEngine.restore` undoes it).
 """
@@ -20,7 +25,7 @@ from dataclasses import dataclass
 
 from .engine import MemoryEngine
 from .text import has_cjk, search_tokens
-from .types import Candidate, Channel, MemoryRecord, Scope, Status
+from .types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 
 #: words of the command itself, not of what it names
 _COMMAND_WORDS = frozenset(
@@ -31,6 +36,9 @@ _COMMAND_WORDS = frozenset(
 )
 #: at most this many memories go in one command (a wider match is shown, not taken)
 MAX_MATCHES = 20
+#: how a memory's text names the user (its statements are in the third person): not a term that
+#: an episode in the user's own words could hold
+_USER_WORDS = frozenset("user user's users 用户 用户的".split())
 
 
 @dataclass(frozen=True)
@@ -105,9 +113,41 @@ def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPl
         for rid, r in engine.get_many(scope, hits).items():
             if r.status is Status.ACTIVE and names(r, terms):
                 found.setdefault(rid, r)
+    for r in episodes_stating(engine, scope, list(found.values())):
+        found.setdefault(r.id, r)
     # in the order they were written (deterministic whatever order the indexes returned them in)
     matches = tuple(engine.store.in_written_order(scope, list(found)))
     return ForgetPlan(command, terms, matches, too_broad=len(matches) > MAX_MATCHES)
+
+
+def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
+    """Every term in the record's text (a whole word, or inside it for a CJK term)."""
+    words = set(search_tokens(record.text))
+    text = record.text.lower()
+    return all(t in words or (has_cjk(t) and t in text) for t in terms)
+
+
+def episodes_stating(
+    engine: MemoryEngine, scope: Scope, records: list[MemoryRecord]
+) -> list[MemoryRecord]:
+    """The live episodes that state what these (curated) memories say: the episodes of the turns
+    each was extracted from, and those that hold every one of its own distinctive terms (a
+    question about it lacks the value: "what is my cat called?" stays)."""
+    curated = [r for r in records if r.type is not MemoryType.EPISODE]
+    turns = sorted({t for r in curated for t in r.source.turn_ids})
+    ids = list(engine.store.episodes_of_turns(scope, turns)) if turns else []
+    for r in curated:
+        terms = tuple(t for t in distinctive_terms(r.summary) if t not in _USER_WORDS)
+        if len(terms) < 2:  # too little to tell a statement of it from a mention
+            continue
+        hits = [rid for rid, _ in engine.keyword(scope, " ".join(terms), limit=200)]
+        ids += [
+            rid
+            for rid, e in engine.get_many(scope, hits).items()
+            if e.type is MemoryType.EPISODE and _holds_all(e, terms)
+        ]
+    live = engine.get_many(scope, list(dict.fromkeys(ids)))
+    return [e for e in live.values() if e.type is MemoryType.EPISODE and e.status is Status.ACTIVE]
 
 
 def run(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPlan:

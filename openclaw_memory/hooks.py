@@ -320,12 +320,24 @@ class MemoryHooks:
     def on_compaction(
         self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
     ) -> None:
-        """Before the host compacts its context: capture what is missing, then summarize."""
-        if messages:
-            self.capture_messages(scope, session_id, messages)
+        """Before the host compacts its context: capture what is missing, then summarize
+        (the window, or the compacted transcript when the window was summarized just before)."""
+        check_session_id(session_id)
+        captured = self.capture_messages(scope, session_id, messages) if messages else 0
+        log.info(
+            "compaction of %s for %s: %d message(s) received, %d new turn(s) captured; "
+            "summary queued",
+            session_id,
+            scope.user_id,
+            len(messages),
+            captured,
+        )
+        transcript = [dict(m) for m in messages]
         self.jobs.submit(
             scope,
-            lambda: self.summaries.summarize(scope, session_id, "compaction", end=False),
+            lambda: self.summaries.summarize(
+                scope, session_id, "compaction", end=False, transcript=transcript
+            ),
             "summary",
         )
 
@@ -348,6 +360,13 @@ class MemoryHooks:
         check_session_id(session_id)
         Scope("probe", agent_id)  # validates the agent id
         scopes = self.sessions.participants(agent_id, session_id)
+        log.info(
+            "compaction of %s (agent %s): %d person(s) spoke in it%s",
+            session_id,
+            agent_id,
+            len(scopes),
+            "" if scopes else "; nobody to summarize for (no recall or capture named it yet)",
+        )
         if len(scopes) > 1 and not any(
             m.get("role") == "user" and m.get("sender") for m in messages
         ):

@@ -109,8 +109,15 @@ def test_console_flow_in_chromium(browser, service, shots):
         w.shot(shots, "01-users")
 
         w.page.click("text=alice")
-        assert w.page.locator("#memories tbody tr").count() == 5
+        # by default what the agent knows (four memories); the raw turn is one click away
+        assert w.page.locator("#memories tbody tr").count() == 4
+        assert "What the agent knows" in w.page.inner_text("#view-hint")
+        assert "Conversation turn" not in w.page.inner_text("#memories")
         w.shot(shots, "02-memories")
+        w.page.click("#show-raw")
+        rows = w.page.locator("#memories tbody tr")
+        assert rows.count() == 1 and "Conversation turn" in rows.inner_text()
+        w.go("/ui/memories?user=alice&agent=main")
         w.page.select_option("select[name=type]", "preference")
         w.page.click("#filters button[type=submit]")
         rows = w.page.locator("#memories tbody tr")

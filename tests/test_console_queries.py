@@ -142,7 +142,7 @@ def _expected(records, f: Filters) -> list[str]:
         r
         for r in records
         if (f.status == "all" or r.status.value == f.status)
-        and (not f.type or r.type.value == f.type)
+        and (not f.types() or r.type.value in f.types())
         and (not f.subject or (r.subject or "").lower().startswith(f.subject.lower()))
         and (not f.text or f.text in r.summary)
         and (not f.date_from or r.created_at >= _day(f.date_from))
@@ -167,6 +167,8 @@ def _expected(records, f: Filters) -> list[str]:
         Filters(status="all", date_from="2024-01-02", date_to="2024-01-05"),
         Filters(status="archived", sort="created"),
         Filters(status="all", type="episode", subject="work", sort="created", order="desc"),
+        Filters(type="raw", status="all"),
+        Filters(type=""),
     ],
     ids=lambda f: ",".join(f"{k}={v}" for k, v in f.params().items()) or "default",
 )

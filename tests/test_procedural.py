@@ -193,10 +193,10 @@ def test_the_console_lists_edits_and_forgets_a_procedure(make_config, tmp_path):
             httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}) as ui,
         ):
             listing = ui.get(f"/ui/memories?{who}&type=procedure").text
-            assert "how a kind of task was done" in listing and "deploy site" in listing
+            assert "How a task was done" in listing and "deploy site" in listing
             assert "Fix: chmod" in listing
             page = ui.get(f"/ui/memory/{proc.id}?{who}").text
-            assert "procedure: how a kind of task was done" in page
+            assert "How a task was done" in page and "the step that failed" in page
             r = ui.post(
                 f"/ui/memory/{proc.id}/edit",
                 data={"user": "alice", "agent": "main", "text": "Run chmod 775 first, then deploy"},

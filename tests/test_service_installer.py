@@ -337,3 +337,36 @@ def test_prepare_service_fixes_the_data_dir_shares_the_token_and_writes_a_unit(t
         tmp_path / "other.yaml", tmp_path / "d2", token="chosen", unit=False, env=env
     )
     assert read_token(tmp_path / "d2") == "chosen" and given.unit_file is None
+
+
+def test_install_keeps_the_operator_and_the_token_file_in_the_plugins_config(fake, openclaw_bin):
+    """A gateway restarted from a shell without $OPENCLAW_MEMORY_USER still knows whose runs
+    without a channel sender are, and where the service's token is."""
+    report = _install(fake, openclaw_bin, token="tok", user="mei", token_file="/data/service.token")
+    config = fake.data()["plugins"]["entries"][PLUGIN]["config"]
+    assert config["user"] == "mei" and config["tokenFile"] == "/data/service.token"
+    assert "belong to: mei" in report.describe()
+    again = _install(fake, openclaw_bin, token="tok", user="mei", token_file="/data/service.token")
+    assert again.changes == []
+
+
+def test_install_without_a_user_says_what_to_run(fake, openclaw_bin):
+    report = _install(fake, openclaw_bin, token="tok", user="")
+    assert "user" not in fake.data()["plugins"]["entries"][PLUGIN]["config"]
+    assert "openclaw-memory openclaw install --user <name>" in report.describe()
+
+
+@pytest.mark.parametrize("user", ["has space", "a/b", "x" * 129])
+def test_install_rejects_a_user_id_the_service_would_refuse(fake, openclaw_bin, user):
+    with pytest.raises(InstallError, match="--user: expected 1-128 characters"):
+        _install(fake, openclaw_bin, token="tok", user=user)
+    assert not fake.config.exists()  # nothing written
+
+
+def test_the_default_operator_is_the_env_user_else_the_login_name():
+    import getpass
+
+    from openclaw_memory.service.installer import default_user
+
+    assert default_user({"OPENCLAW_MEMORY_USER": " mei "}) == "mei"
+    assert default_user({}) == getpass.getuser()

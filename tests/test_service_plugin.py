@@ -235,7 +235,7 @@ def test_service_down_fails_open_and_spools_captures_for_later(service, run_js, 
         {"role": "assistant", "content": "好"},
     ]
     out = run_js(f"""
-const down = load({_cfg(dead, tmp_path)});
+const down = load({_cfg(dead, tmp_path, startupWaitMs=0)});
 const t0 = Date.now();
 const injected = await down.hooks.before_prompt_build({{ prompt: "hi", messages: [] }}, {json.dumps(CTX_ALICE)});
 await down.hooks.agent_end({{ messages: {json.dumps(turn)} }}, {json.dumps(CTX_ALICE)});
@@ -265,7 +265,7 @@ def test_a_hanging_service_costs_at_most_the_recall_timeout(run_js, tmp_path):
         hang.listen(8)
         url = f"http://127.0.0.1:{hang.getsockname()[1]}"
         out = run_js(f"""
-const seen = load({_cfg(url, tmp_path, recallTimeoutMs=300)});
+const seen = load({_cfg(url, tmp_path, recallTimeoutMs=300, startupWaitMs=0)});
 const t0 = Date.now();
 const injected = await seen.hooks.before_prompt_build({{ prompt: "hi", messages: [] }}, {json.dumps(CTX_ALICE)});
 console.log(JSON.stringify({{ injected: injected ?? null, ms: Date.now() - t0, logs: seen.logs }}));
@@ -306,6 +306,8 @@ def test_manifest_matches_the_code():
     assert set(schema["properties"]) == {
         "serviceUrl",
         "token",
+        "tokenFile",
+        "startupWaitMs",
         "user",
         "inject",
         "recallTimeoutMs",
@@ -588,3 +590,71 @@ console.log(JSON.stringify({{ logs, answered: answers.map((a) => a !== null),
     count = out["count"]
     assert (count["count"], count["outages"], count["spooled"]) == (5, 2, 0)
     assert "ECONNREFUSED" in count["last_error"] and out["mode"] == 0o600
+
+
+def test_the_first_prompt_waits_for_a_service_still_starting_and_gets_its_memory(run_js, tmp_path):
+    """A gateway that starts before the service (warming up, port not open yet): the first
+    prompt waits, bounded, and its recall carries memory; a service that never comes costs
+    one bounded wait, then nothing."""
+    mw = MemoryMiddleware.from_config(
+        overrides={"storage": {"data_dir": str(tmp_path / "data"), "embedding_model": "hash"}}
+    )
+    mw.remember(Scope("alice", "main"), "我对花生过敏，推荐菜的时候要避开花生")
+    port = _free_port()
+    server = build_server(create_app(mw, token=TOKEN), host="127.0.0.1", port=port)
+    thread = threading.Thread(target=server.run, daemon=True)
+    starter = threading.Timer(1.5, thread.start)  # the service opens its port 1.5 s later
+    starter.start()
+    dead = f"http://127.0.0.1:{_free_port()}"
+    try:
+        out = run_js(f"""
+const seen = load({_cfg(f"http://127.0.0.1:{port}", tmp_path, startupWaitMs=8000)});
+await seen.hooks.gateway_start({{}}, {{}});
+const first = await seen.hooks.before_prompt_build({{ prompt: "今晚推荐一道菜？", messages: [] }}, {json.dumps(CTX_ALICE)});
+const never = load({_cfg(dead, tmp_path, startupWaitMs=600)});
+let t0 = Date.now();
+await never.hooks.before_prompt_build({{ prompt: "hi", messages: [] }}, {json.dumps(CTX_ALICE)});
+const firstWait = Date.now() - t0;
+t0 = Date.now();
+await never.hooks.before_prompt_build({{ prompt: "hi", messages: [] }}, {json.dumps(CTX_ALICE)});
+console.log(JSON.stringify({{ first: first ?? null, firstWait, secondWait: Date.now() - t0,
+  logs: seen.logs, neverLogs: never.logs }}));
+""")
+    finally:
+        starter.join()
+        server.should_exit = True
+        thread.join(timeout=10)
+        mw.close()
+    assert out["first"] is not None and "花生" in out["first"]["appendSystemContext"]
+    assert any("is ready after" in line for line in out["logs"])
+    assert 600 <= out["firstWait"] < 4000
+    assert out["secondWait"] < 500  # gave up once: later turns do not wait again
+    assert any("was not ready within 600 ms" in line for line in out["neverLogs"])
+
+
+def test_a_config_naming_only_the_token_file_reaches_the_service(service, run_js, tmp_path):
+    url, mw = service
+    mw.remember(Scope("alice", "main"), "I live at 88 Wensan Road")
+    token_file = tmp_path / "service.token"
+    token_file.write_text(TOKEN + "\n")
+    cfg = _cfg(url, tmp_path, token="", tokenFile=str(token_file))
+    out = run_js(f"""
+const seen = load({cfg});
+const injected = await seen.hooks.before_prompt_build({{ prompt: "Where do I live?", messages: [] }}, {json.dumps(CTX_ALICE)});
+console.log(JSON.stringify({{ injected: injected ?? null, logs: seen.logs }}));
+""")
+    assert out["logs"] == []
+    assert "Wensan" in out["injected"]["appendSystemContext"]
+
+
+def test_a_run_without_a_sender_or_operator_says_what_to_run(service, run_js, tmp_path):
+    url, _ = service
+    ctx = {"agentId": "main", "sessionKey": "agent:main:main", "trigger": "user"}
+    out = run_js(f"""
+const seen = load({_cfg(url, tmp_path)}, {{ OPENCLAW_MEMORY_USER: "" }});
+await seen.hooks.before_prompt_build({{ prompt: "where do I live?", messages: [] }}, {json.dumps(ctx)});
+console.log(JSON.stringify({{ logs: seen.logs }}));
+""")
+    assert len(out["logs"]) == 1
+    assert "openclaw-memory openclaw install --user <name>" in out["logs"][0]
+    assert "plugins.entries.openclaw-memory.config.user" in out["logs"][0]

@@ -19,6 +19,7 @@ from ..clock import iso_time
 from ..errors import NotFoundError, OpenClawMemoryError, ValidationError
 from ..service.hosts import allowed_hosts
 from ..types import MemoryType, Scope, Status
+from .labels import VIEWS, explain, label
 from .security import (
     COOKIE,
     SECURITY_HEADERS,
@@ -34,17 +35,13 @@ WRITER = "console"
 #: how the next page says what an action did (fixed texts, never echoed from the request)
 NOTICES = {
     "edited": "Saved as a new version; the old text stays in the version chain.",
-    "forgotten": "Forgotten: the memory is inactive and no longer recalled (kept for audit).",
+    "forgotten": "Forgotten: the memory is no longer recalled (kept for the audit trail; Restore undoes it).",
     "restored": "Restored: the memory is active again.",
     "purged": "Purged: the memory and its version chain are deleted.",
     "user-purged": "Purged: every memory of the user is deleted.",
     "imported": "Import finished.",
 }
 MAX_FORM_BYTES = 60_000_000
-#: a plain-language name beside a type's stored name where the name alone does not say it
-TYPE_LABELS = {
-    "procedure": "procedure: how a kind of task was done",
-}
 
 
 def _env() -> Environment:
@@ -57,8 +54,10 @@ def _env() -> Environment:
     env.filters["time"] = lambda t: iso_time(t) if t else "-"
     env.filters["num"] = lambda v: "-" if v is None else f"{v:.3f}"
     env.globals["types"] = [t.value for t in MemoryType]
-    env.globals["type_labels"] = TYPE_LABELS
     env.globals["statuses"] = [s.value for s in Status]
+    env.globals["views"] = VIEWS
+    env.filters["label"] = label
+    env.filters["explain"] = explain
     return env
 
 

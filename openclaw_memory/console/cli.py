@@ -1,8 +1,12 @@
-"""`openclaw-memory ui`: start the service with its console and print the console's address.
+"""`openclaw-memory ui`: the console's address, of the running service or of one it starts.
 
-The console is part of the service (`serve` mounts it under /ui); `ui` is `serve` that prints the
-address to open once, with the token in it (the page trades it for a session cookie and takes
-it out of the address bar). Same loopback host, token and Host checks as `serve`.
+The console is part of the service (`serve` mounts it under /ui). When a service already answers
+on the configured host and port (the one `openclaw-memory openclaw install` set up), `ui` prints
+the address of *its* console, signed with the token that service takes (the environment,
+service.token, else its token file), after checking the service accepts it; it never makes a
+token of its own then. Otherwise `ui` is `serve` that prints the address once (the page trades
+the token for a session cookie and takes it out of the address bar). Same loopback host, token
+and Host checks as `serve`.
 """
 
 from __future__ import annotations
@@ -50,6 +54,80 @@ def console_url(host: str, port: int, token: str) -> str:
     return f"http://{shown}:{port}/ui/login?token={quote(token, safe='')}"
 
 
+def _base(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def service_running(host: str, port: int, timeout: float = 2.0) -> bool:
+    """True when an openclaw-memory service answers GET /health there."""
+    import json
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{_base(host, port)}/health", timeout=timeout) as resp:
+            return json.load(resp).get("status") == "ok"
+    except (OSError, ValueError):
+        return False
+
+
+def token_accepted(host: str, port: int, token: str, timeout: float = 5.0) -> bool:
+    """Whether the service takes this token: its guard answers 401 before it reads a body, and
+    an empty search (422) touches nothing."""
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(
+        f"{_base(host, port)}/v1/memory/search",
+        data=b"{}",
+        method="POST",
+        headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout):
+            return True
+    except urllib.error.HTTPError as exc:
+        return exc.code not in (401, 403)
+    except OSError:
+        return False
+
+
+def _running_console(args: argparse.Namespace, cfg: Any, host: str, port: int) -> int:
+    """The console of the service already running there: its address with its own token."""
+    from ..service.token import read_token, token_path
+
+    where = "--token" if args.token is not None else ""
+    token = (args.token or "").strip()
+    if not token and os.environ.get(TOKEN_ENV, "").strip():
+        token, where = os.environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}"
+    if not token and (cfg.service.token or "").strip():
+        token, where = cfg.service.token.strip(), "service.token"
+    if not token:
+        token, where = read_token(cfg.data_dir), str(token_path(cfg.data_dir))
+    if not token:
+        print(
+            f"openclaw-memory ui: a service is running at {_base(host, port)}, but no token for "
+            f"it was found (--token, ${TOKEN_ENV}, service.token or {token_path(cfg.data_dir)}); "
+            "pass --config with the service's config file, or --token",
+            file=sys.stderr,
+        )
+        return 2
+    if not token_accepted(host, port, token):
+        print(
+            f"openclaw-memory ui: the service at {_base(host, port)} refuses the token from "
+            f"{where}; it runs with another config or token: pass --config with its config "
+            "file, or --token",
+            file=sys.stderr,
+        )
+        return 2
+    print(
+        f"openclaw-memory console (of the service running at {_base(host, port)}): "
+        f"{console_url(host, port, token)}",
+        flush=True,
+    )
+    return 0
+
+
 def run_ui(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory ui`."""
     from ..config import MemoryConfig, load_config
@@ -59,12 +137,14 @@ def run_ui(args: argparse.Namespace, config: Any = None) -> int:
 
     chosen = getattr(args, "serve_config", None) or config
     cfg = chosen if isinstance(chosen, MemoryConfig) else load_config(chosen)
+    host = args.host or cfg.service.host
+    port = args.port or cfg.service.port
+    if service_running(host, port):
+        return _running_console(args, cfg, host, port)
     configured = (
         args.token if args.token is not None else os.environ.get(TOKEN_ENV, cfg.service.token)
     )
     token = load_or_create_token(cfg.data_dir, configured or "")
-    host = args.host or cfg.service.host
-    port = args.port or cfg.service.port
     print(f"openclaw-memory console: {console_url(host, port, token)}", flush=True)
     try:
         serve(cfg, host=host, port=port, token=token)

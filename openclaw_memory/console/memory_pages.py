@@ -34,7 +34,7 @@ class MemoryPages(ConsoleBase):
             scope = scope_from(request.query_params)
             p = request.query_params
             f = q.Filters(
-                type=p.get("type", ""),
+                type=p.get("type", "known"),
                 status=p.get("status", "active"),
                 subject=p.get("subject", ""),
                 text=p.get("q", ""),

@@ -34,7 +34,9 @@ COUNT_CAP = 10_000
 class Filters:
     """What the memory list shows: validated from query parameters."""
 
-    type: str = ""
+    #: a memory type, "known" (what the agent knows: labels.KNOWN_TYPES, the default), "raw"
+    #: (conversation turns and tool calls) or "" (every type)
+    type: str = "known"
     status: str = "active"
     subject: str = ""
     text: str = ""
@@ -44,9 +46,10 @@ class Filters:
     order: str = "desc"
 
     def __post_init__(self) -> None:
-        if self.type and self.type not in {t.value for t in MemoryType}:
+        if self.type and self.type not in {"known", "raw", *(t.value for t in MemoryType)}:
             raise ValidationError(
-                f"type: expected one of {', '.join(t.value for t in MemoryType)}, found {self.type!r}"
+                "type: expected known, raw, nothing (every type) or one of "
+                f"{', '.join(t.value for t in MemoryType)}, found {self.type!r}"
             )
         if self.status not in {"all", *(s.value for s in Status)}:
             raise ValidationError(
@@ -60,12 +63,21 @@ class Filters:
             _day_start(getattr(self, name), name)
 
     def params(self) -> dict[str, str]:
-        """The non-default filters, for links that keep them."""
+        """The non-default filters, for links that keep them ("" for every type is kept: it is
+        not the default)."""
         return {
             k: v
             for k, v in self.__dict__.items()
-            if v and v != Filters.__dataclass_fields__[k].default
+            if (v or k == "type") and v != Filters.__dataclass_fields__[k].default
         }
+
+    def types(self) -> tuple[str, ...]:
+        """The types the list shows (empty: every type)."""
+        from .labels import KNOWN_TYPES, RAW_TYPES
+
+        return {"known": KNOWN_TYPES, "raw": RAW_TYPES}.get(self.type) or (
+            (self.type,) if self.type else ()
+        )
 
 
 def _day_start(value: str, name: str) -> float | None:
@@ -127,7 +139,7 @@ def memory_page(
         statuses=(f.status,) if f.status != "all" else tuple(s.value for s in Status),
         column="created_at" if f.date_from or f.date_to else SORTS[f.sort],
         order=f.order,
-        type=f.type,
+        types=f.types(),
         subject=f.subject,
         text=f.text,
         created_from=start,
@@ -199,7 +211,7 @@ def source_turns(engine: MemoryEngine, scope: Scope, record: MemoryRecord) -> li
     found: dict[str, list[dict[str, str]]] = {}
     for r in engine.store.session_episodes(scope, sid, limit=2000):
         for t in set(r.source.turn_ids) & wanted:
-            speaker = r.tags[0] if r.tags else "episode"  # an episode's first tag is its speaker
+            speaker = r.tags[0] if r.tags else "user"  # an episode's first tag is its speaker
             found.setdefault(t, []).append({"turn": t, "role": speaker, "text": r.summary})
     for m in engine.store.session_messages(scope, sid, limit=5000):
         if m["turn_id"] in wanted and not any(

@@ -4,7 +4,7 @@ OpenClaw's JavaScript plugin (service/plugin/) calls these routes from its hooks
 assembles the app: the routes (`routes.py`), the console, the JSON error answers, and the
 guard in front of it all (`guard.py`).
 
-    GET  /health                 no auth; {"status": "ok", "version"}
+    GET  /health                 no auth; {"status": "ok", "ready": true, "version"}
     POST /v1/recall              before_prompt_build -> the memory block to inject
     POST /v1/capture             agent_end -> 202, turns queued for the write path
     POST /v1/tool-event          after_tool_call -> 202, an event memory
@@ -131,8 +131,10 @@ def create_app(
         )
 
     @app.get("/health")
-    def health() -> dict[str, str]:
-        return {"status": "ok", "version": package_version()}
+    def health() -> dict[str, Any]:
+        # `serve` opens its port only after its warm-up (server.warm_up): an answer means ready;
+        # the plugin waits for this at a gateway start (bounded) before its first recall
+        return {"status": "ok", "ready": True, "version": package_version()}
 
     router = APIRouter(prefix="/v1")
     add_hook_routes(router, middleware)

@@ -6,7 +6,10 @@ ourselves: `openclaw plugins install --link` registers the plugin, and `openclaw
 
     plugins.entries.openclaw-memory.hooks.allowConversationAccess = true   (else every
         conversation hook of a non-bundled plugin is silently blocked)
-    plugins.entries.openclaw-memory.config = {serviceUrl, token, inject}
+    plugins.entries.openclaw-memory.config = {serviceUrl, token, tokenFile, user, inject}
+        (everything the plugin needs to reach the service and to know whose runs without a
+        channel sender are: a gateway restarted from any shell keeps memory, with no
+        environment variable)
     plugins.slots.memory = "openclaw-memory"
     plugins.entries.memory-core.enabled = false   (its tools would clash with ours by name, and
         OpenClaw would log an ERROR for it on every run; its recall is off anyway once the
@@ -37,6 +40,8 @@ PLUGIN_ID = "openclaw-memory"
 MEMORY_CORE = "memory-core"
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 INJECT_MODES = ("append_system", "prepend_context")
+#: a user id as the service takes it (service/models.py ID_HINT)
+USER_RE = re.compile(r"^[A-Za-z0-9_.:@+\-]{1,128}$")
 MIN_NODE = (24, 16)
 MIN_NODE_NEXT = (26, 1)
 _ENV = {"OPENCLAW_NO_UPDATE_CHECK": "1", "NO_COLOR": "1"}
@@ -222,13 +227,33 @@ def _entry(suffix: str) -> str:
     return f"plugins.entries.{PLUGIN_ID}.{suffix}"
 
 
-def desired_settings(service_url: str, token: str, inject: str) -> dict[str, Any]:
+def default_user(env: Mapping[str, str] = os.environ) -> str:
+    """Whose runs without a channel sender are (web chat, the CLI through the Gateway):
+    $OPENCLAW_MEMORY_USER, else the login name of the OS user installing."""
+    import getpass
+
+    chosen = (env.get("OPENCLAW_MEMORY_USER") or "").strip()
+    if chosen:
+        return chosen
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name (a container without a passwd entry)
+        return ""
+
+
+def desired_settings(
+    service_url: str, token: str, inject: str, *, user: str = "", token_file: str = ""
+) -> dict[str, Any]:
     """Dotted config path -> value the plugin needs."""
+    if user and not USER_RE.match(user):
+        raise InstallError(
+            f"--user: expected 1-128 characters of letters, digits or _.:@+-, found {user!r}"
+        )
     if inject not in INJECT_MODES:
         raise InstallError(f"--inject: expected one of {list(INJECT_MODES)}, found {inject!r}")
     if not re.match(r"^https?://", service_url):
         raise InstallError(f"--service-url: expected http://host:port, found {service_url!r}")
-    return {
+    out = {
         _entry("enabled"): True,
         _entry("hooks.allowConversationAccess"): True,
         _entry("config.serviceUrl"): service_url.rstrip("/"),
@@ -237,6 +262,11 @@ def desired_settings(service_url: str, token: str, inject: str) -> dict[str, Any
         "plugins.slots.memory": PLUGIN_ID,
         f"plugins.entries.{MEMORY_CORE}.enabled": False,
     }
+    if token_file:
+        out[_entry("config.tokenFile")] = token_file
+    if user:
+        out[_entry("config.user")] = user
+    return out
 
 
 def plan_patch(
@@ -273,12 +303,21 @@ def install(
     service_url: str = "http://127.0.0.1:8765",
     token: str = "",
     inject: str = "append_system",
+    user: str = "",
+    token_file: str | Path = "",
     run: Runner | None = None,
     node_bin: str | None = None,
     plugin_dir: Path = PLUGIN_DIR,
 ) -> InstallReport:
-    """Link the plugin into OpenClaw and configure it; idempotent."""
-    desired = desired_settings(service_url, token, inject)
+    """Link the plugin into OpenClaw and configure it; idempotent.
+
+    user: the operator, whose runs without a channel sender are (empty: such runs read and
+    write no memory). token_file: where the service keeps its token, so the plugin can read
+    it again when the token there changes.
+    """
+    desired = desired_settings(
+        service_url, token, inject, user=user, token_file=str(token_file or "")
+    )
     run = run or subprocess_runner()
     openclaw = find_openclaw(openclaw_bin)
     node = check_node(run, node_bin)
@@ -299,6 +338,13 @@ def install(
     if patch:
         oc.patch(patch)
         report.changes.extend(lines)
+    report.notes.append(
+        f"runs without a channel sender (web chat, the CLI) belong to: {user} "
+        f"(plugins.entries.{PLUGIN_ID}.config.user; change it with --user)"
+        if user
+        else "runs without a channel sender (web chat, the CLI) read and write no memory: "
+        "run `openclaw-memory openclaw install --user <name>` to give them an owner"
+    )
     report.notes.append(
         f"memory slot: plugins.slots.memory = {PLUGIN_ID}; OpenClaw's memory-core (MEMORY.md recall, its "
         "memory_search/memory_get) is off while this plugin holds the slot"

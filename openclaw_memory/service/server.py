@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import signal
 import sys
@@ -159,6 +160,7 @@ def serve(
     from .app import create_app
 
     cfg = config if isinstance(config, MemoryConfig) else load_config(config)
+    log_to_stderr()
     host = host if host is not None else cfg.service.host
     port = port if port is not None else cfg.service.port
     remote = allow_remote if allow_remote is not None else cfg.service.allow_remote
@@ -222,6 +224,18 @@ def replay_journal(journal: Any, middleware: Any) -> int:
     return count
 
 
+def log_to_stderr(level: int = logging.INFO) -> None:
+    """The package's log lines (each compaction and summary step, maintenance runs, warnings)
+    on stderr, where the service's log goes; once, unless the host configured logging."""
+    logger = logging.getLogger("openclaw_memory")
+    if logger.handlers or logging.getLogger().handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("openclaw-memory: %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level)
+
+
 def start_maintenance(middleware: Any, cfg: Any) -> Any:
     """The scheduled maintenance of the middleware's store (None when maintenance.enabled is false)."""
     from ..maintain.schedule import start_scheduler
@@ -229,17 +243,26 @@ def start_maintenance(middleware: Any, cfg: Any) -> Any:
     return start_scheduler(middleware.engine, cfg.maintenance)
 
 
-def warm_up(middleware: Any) -> None:
-    """Load the embedder and the CJK tokenizer now, so the first recall fits the plugin's budget.
+#: one request a language: each language has its own tokenizer and its own background bank
+#: (background.py), loaded by the first request in that language
+WARM_UP_QUERIES = ("What did I say about my plans?", "我之前说过什么计划？")
 
-    Without this the first query after a start pays for both (seconds), and the plugin's
-    1.5 s recall timeout would drop memory from that turn. A read-only search in a scope of its
-    own; failures are reported and ignored (the service still starts).
+
+def warm_up(middleware: Any) -> None:
+    """Load the embedder, the CJK tokenizer and each language's background bank now, before
+    the port is opened, so the first recall in either language fits the plugin's budget.
+
+    Without this the first query after a start pays for them (seconds: the English bank alone
+    took 2.3 s on a 2-core machine), and the plugin's 1.5 s recall timeout would drop memory
+    from that turn. A read-only recall in a scope of its own, once per language; failures are
+    reported and ignored (the service still starts).
     """
     from ..types import Scope
 
+    scope = Scope("openclaw-memory-warmup", "warmup")
     try:
-        middleware.search(Scope("openclaw-memory-warmup", "warmup"), "warm up 预热", 1)
+        for query in WARM_UP_QUERIES:
+            middleware.search(scope, query, 1)
     except Exception as exc:  # noqa: BLE001 - a failed warm-up must not stop the service
         print(
             f"openclaw-memory: warm-up failed ({exc}); first requests may be slow",
@@ -358,6 +381,13 @@ def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="where recalled memory goes: end of the system prompt, or before the user message",
     )
     inst.add_argument(
+        "--user",
+        default=None,
+        help="whose memory runs without a channel sender use (web chat, the CLI through the "
+        "Gateway), kept in the plugin's config (default: $OPENCLAW_MEMORY_USER, else your "
+        "login name; '' for nobody)",
+    )
+    inst.add_argument(
         "--service-config",
         type=Path,
         default=None,
@@ -384,7 +414,7 @@ def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory openclaw install|uninstall`; returns the exit code."""
-    from .installer import InstallError, install, uninstall
+    from .installer import InstallError, default_user, install, uninstall
     from .setup import prepare_service
 
     try:
@@ -398,6 +428,8 @@ def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
                 service_url=args.service_url,
                 token=setup.token,
                 inject=args.inject,
+                user=default_user() if args.user is None else args.user.strip(),
+                token_file=setup.token_file,
             )
             report.notes.extend(setup.notes())
         else:

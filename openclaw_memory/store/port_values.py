@@ -52,6 +52,7 @@ class ListQuery:
     column: str = "updated_at"  # or "created_at"
     order: str = "desc"
     type: str = ""
+    types: tuple[str, ...] = ()  # any of these types (empty: no restriction)
     subject: str = ""  # a prefix
     text: str = ""  # keyword filter: its newest `text_cap` matches
     created_from: float | None = None

@@ -350,5 +350,47 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
     await Promise.race([drained, new Promise((r) => setTimeout(r, budgetMs).unref?.())]);
   }
   const client = { post, spool, failOpen, replaySpool, lastDrain: Promise.resolve(), lastReport: Promise.resolve() };
+  client.waitReady = createReadiness(cfg, logger, fetchImpl);
   return client;
+}
+
+// not unref'd: a one-shot run waiting for the service must stay alive through the wait (bounded)
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** waitReady(): resolves true once GET /health says the service is ready (it opens its port
+ * only after its warm-up), polling for at most cfg.startupWaitMs once per process; after that
+ * wait ran out it resolves false at once, so a service that is down costs one wait, not one a turn. */
+function createReadiness(cfg, logger, fetchImpl) {
+  let state = cfg.startupWaitMs > 0 ? "unknown" : "ready"; // unknown | ready | gave-up
+  let waiting = null;
+  async function probe() {
+    try {
+      const res = await fetchImpl(`${cfg.serviceUrl}/health`, { signal: AbortSignal.timeout(1000) });
+      return res.ok && (await res.json().catch(() => ({}))).ready !== false;
+    } catch {
+      return false;
+    }
+  }
+  async function poll() {
+    const started = Date.now();
+    let waited = false;
+    while (Date.now() - started < cfg.startupWaitMs) {
+      if (await probe()) {
+        if (waited) logger.info(`${PLUGIN_ID}: the service at ${cfg.serviceUrl} is ready after ${Date.now() - started} ms`);
+        state = "ready";
+        return true;
+      }
+      waited = true;
+      await sleep(250);
+    }
+    state = "gave-up";
+    logger.warn(`${PLUGIN_ID}: the service at ${cfg.serviceUrl} was not ready within ${cfg.startupWaitMs} ms; `
+      + "continuing without memory until it answers (start it: ~/.config/openclaw-memory/serve.sh)");
+    return false;
+  }
+  return function waitReady() {
+    if (state !== "unknown") return Promise.resolve(state === "ready");
+    waiting ??= poll().finally(() => { waiting = null; });
+    return waiting;
+  };
 }

@@ -58,7 +58,9 @@ function nobody(deps, session, what) {
   if (deps.skipped.has(session)) return undefined;
   deps.skipped.add(session);
   if (deps.skipped.size > 1000) deps.skipped.delete(deps.skipped.values().next().value);
-  deps.logger.warn(`${PLUGIN_ID}: ${what} in session ${session} has no known sender; no memory is read or written for it`);
+  const hint = deps.cfg?.user ? "" : "; to give such runs an owner, run `openclaw-memory openclaw install --user <name>` "
+    + `(or \`openclaw config set plugins.entries.${PLUGIN_ID}.config.user <name>\`) and restart the gateway`;
+  deps.logger.warn(`${PLUGIN_ID}: ${what} in session ${session} has no known sender; no memory is read or written for it${hint}`);
   return undefined;
 }
 
@@ -68,6 +70,8 @@ async function beforePromptBuild(deps, event, ctx) {
   const scope = scopes.resolve(ctx, session);
   if (!scope) return nobody(deps, session, `a ${ctx?.trigger || "run"}`);
   const timeoutMs = cfg.recallTimeoutMs;
+  // The first prompt after a gateway start waits (bounded) for a service still warming up.
+  await client.waitReady?.();
   // Writes that failed earlier go first, so this very recall sees what they carry.
   await client.replaySpool(Math.floor(timeoutMs / 2));
   const recall = client.post("/v1/recall", {
@@ -185,6 +189,8 @@ const HANDLERS = {
   agent_end: agentEnd,
   after_tool_call: afterToolCall,
   session_start: async ({ fresh }, event, ctx) => { fresh.add(sessionOf(ctx, event)); },
+  // Start waiting for the service with the gateway, so the first prompt finds it ready.
+  gateway_start: async ({ client }) => { client.waitReady?.(); },
   session_end: sessionEnd,
   before_compaction: beforeCompaction,
   subagent_ended: subagentEnded,

@@ -11,6 +11,8 @@
 // $OPENCLAW_MEMORY_USER in the process that runs the agent) when there is one, else to nobody:
 // nothing is read or written for it, and the plugin says so once per session.
 
+import { readFileSync } from "node:fs";
+
 import { createClient, defaultSpoolDir, describe } from "./client.js";
 import { createHooks } from "./hooks.js";
 import { OWN_TOOLS, PLUGIN_ID, createPersons, createScopes } from "./messages.js";
@@ -18,14 +20,27 @@ import { createTools } from "./tools.js";
 
 export const DISPLAY_NAME = "openclaw-memory (long-term memory service)";
 
-/** Plugin config with defaults; env OPENCLAW_MEMORY_URL / _TOKEN / _USER fill gaps. */
-export function resolveConfig(raw, env = process.env) {
+/** The token kept in the service's token file (the installer names it), or "" when unreadable. */
+export function readTokenFile(path, read = readFileSync) {
+  if (!path) return "";
+  try {
+    return String(read(path, "utf8")).trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Plugin config with defaults; env OPENCLAW_MEMORY_URL / _TOKEN / _USER fill gaps. Without a
+ * `token` in the config, the service's token file (`tokenFile`, which the installer names) is
+ * read at start: a config that names only the file follows the service's token. */
+export function resolveConfig(raw, env = process.env, read = readFileSync) {
   const cfg = raw && typeof raw === "object" ? raw : {};
   return {
     enabled: cfg.enabled !== false,
     serviceUrl: String(cfg.serviceUrl || env.OPENCLAW_MEMORY_URL || "http://127.0.0.1:8765").replace(/\/+$/, ""),
-    token: String(cfg.token || env.OPENCLAW_MEMORY_TOKEN || ""),
+    token: String(cfg.token || readTokenFile(cfg.tokenFile, read) || env.OPENCLAW_MEMORY_TOKEN || ""),
     user: String(cfg.user || env.OPENCLAW_MEMORY_USER || ""),
+    startupWaitMs: Number.isFinite(cfg.startupWaitMs) && cfg.startupWaitMs >= 0 ? cfg.startupWaitMs : 10000,
     inject: cfg.inject === "prepend_context" ? "prepend_context" : "append_system",
     recallTimeoutMs: positive(cfg.recallTimeoutMs, 1500),
     timeoutMs: positive(cfg.timeoutMs, 3000),

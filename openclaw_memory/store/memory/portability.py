@@ -92,6 +92,7 @@ class PortabilityMixin(HousekeepingMixin):
             for r in self._scoped(part)
             if r.status.value in q.statuses
             and (not q.type or r.type.value == q.type)
+            and (not q.types or r.type.value in q.types)
             and (not q.subject or (r.subject or "").startswith(q.subject))
             and (q.created_from is None or r.created_at >= q.created_from)
             and (q.created_to is None or r.created_at < q.created_to)

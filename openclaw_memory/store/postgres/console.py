@@ -29,6 +29,9 @@ def _conditions(scope: Scope, q: ListQuery) -> tuple[list[str], list[Any], bool]
     if q.type:
         where.append("type = %s")
         args.append(q.type)
+    if q.types:
+        where.append("type = ANY(%s)")
+        args.append(list(q.types))
     if q.subject:
         where.append("subject LIKE %s ESCAPE '\\'")
         args.append(_like_prefix(q.subject))

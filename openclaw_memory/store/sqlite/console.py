@@ -35,6 +35,9 @@ def _conditions(scope: Scope, q: ListQuery) -> tuple[list[str], list[Any], bool]
     if q.type:
         where.append(f"{c}type = ?")
         args.append(q.type)
+    if q.types:
+        where.append(f"{c}type IN ({','.join('?' * len(q.types))})")
+        args += list(q.types)
     if q.subject:
         where.append("subject LIKE ? ESCAPE '\\'")
         args.append(_like_prefix(q.subject))
