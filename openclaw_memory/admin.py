@@ -18,6 +18,7 @@ from .forget import MAX_MATCHES, ForgetCommand, episodes_stating
 from .forget import plan as forget_plan
 from .forget import run as forget_run
 from .jobs import UserJobs
+from .procedure.kind import stated_procedure
 from .procedure.tracker import ProcedureTracker
 from .text import valid_unicode
 from .types import (
@@ -110,6 +111,11 @@ class MemoryAdmin:
             ]
         )
         if not cands:
+            cand_tags: tuple[str, ...] = ()
+            if kind is MemoryType.PROCEDURE:
+                # keyed by the kind of task it names, as a stated procedure of the LLM chain is;
+                # one that names none (no verb and object) is kept as a fact under its subject
+                kind, subject, cand_tags = stated_procedure(subject, text, ())
             cands = [
                 Candidate(
                     kind or MemoryType.FACT,
@@ -117,6 +123,7 @@ class MemoryAdmin:
                     subject=subject,
                     importance=0.8,
                     confidence=0.95,
+                    tags=cand_tags,
                 )
             ]
         cands = [

@@ -304,3 +304,36 @@ def test_a_chain_that_injects_no_memory_injects_no_procedure_either():
 
     budgets = _context_overrides({"inject_memory": False}, "chain.yaml")["injection"]["budgets"]
     assert budgets["procedures"] == 0 and not any(budgets.values())
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kind"),
+    [
+        (
+            "To deploy the site, run chmod 775 on /var/www first",
+            "To back up the database, stop the writer first",
+            "deploy site",
+        ),
+        ("帮我部署网站之前先运行 chmod 775", "帮我备份数据库之前先停掉写入", "部署 网站"),
+    ],
+)
+def test_a_procedure_remembered_by_hand_is_keyed_by_the_task_it_names(
+    tmp_path, first, second, kind
+):
+    """`remember(type="procedure")` (the CLI, MCP's memory_store, the service) keys the text by
+    the kind of task it names, so two procedures for two tasks stay two memories."""
+    mw = build_middleware(
+        overrides={"storage": {"data_dir": str(tmp_path / "s"), "embedding_model": "hash"}}
+    )
+    try:
+        scope = Scope("alice", "main")
+        one = mw.remember(scope, first, type="procedure")
+        two = mw.remember(scope, second, type="procedure")
+        assert one.record.type is MemoryType.PROCEDURE and one.record.subject == kind
+        assert two.action == "insert" and two.record.subject != one.record.subject
+        plain = mw.remember(
+            scope, "Slowly and carefully" if kind.isascii() else "小心点", type="procedure"
+        )
+        assert plain.record.type is MemoryType.FACT  # names no task: kept as a fact
+    finally:
+        mw.close()

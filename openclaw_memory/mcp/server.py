@@ -28,7 +28,7 @@ from ..service.hosts import HostCheck, send_json
 from .tools import MAX_LIMIT, MemoryTools
 
 MCP_PATH = "/mcp"
-MemoryKind = Literal["profile", "preference", "fact", "decision", "task", "event"]
+MemoryKind = Literal["profile", "preference", "fact", "decision", "task", "event", "procedure"]
 
 INSTRUCTIONS = (
     "Long-term memory of one user (fixed when this server started; no tool can reach another user). "

@@ -38,7 +38,7 @@ const TOOLS = {
   memory_store: ["Memory store", "Remember something the user explicitly asked you to remember.",
     object({
       text: str("The memory, one self-contained sentence."),
-      type: { type: "string", enum: ["profile", "preference", "fact", "decision", "task"] },
+      type: { type: "string", enum: ["profile", "preference", "fact", "decision", "task", "procedure"] },
       subject: str("Optional short subject key, e.g. 'diet'."),
     }, ["text"]),
     async (params, call, session, stored) => {
