@@ -190,7 +190,17 @@ class MemoryAdmin:
         """Undo a forget: the memory is active and recalled again (audited). NotFoundError if absent."""
         if not isinstance(memory_id, str) or not memory_id.strip():
             raise ValidationError("memory_id: expected a memory id")
-        return self.engine.restore(scope, memory_id.strip())
+        record = self.engine.restore(scope, memory_id.strip())
+        # the episodes a forget by id took with it (`forget`) come back with it
+        turns = sorted(set(record.source.turn_ids))
+        episodes = self.engine.store.episodes_of_turns(scope, turns) if turns else []
+        taken = f"forgotten with {record.id}"
+        newest: dict[str, str] = {}
+        for row in self.engine.store.audit_of(scope, episodes):
+            newest.setdefault(row["record_id"], str(row.get("reason") or ""))
+        for episode in (e for e in episodes if newest.get(e) == taken):
+            self.engine.restore(scope, episode, f"restored with {record.id}")
+        return record
 
     def purge_user(self, user_id: str, agent_id: str | None = None) -> dict[str, int]:
         """Delete everything of a user (every agent, or one), as `maintain.purge_user`, after

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
-from openclaw_memory.service.journal import FILE_NAME, CaptureJournal
+from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
 from openclaw_memory.service.server import replay_journal
 from openclaw_memory.types import Scope
 from openclaw_memory.worker import Job

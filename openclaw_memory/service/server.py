@@ -196,7 +196,7 @@ def serve(
 def open_journal(cfg: Any) -> Any:
     """The capture journal beside the store (`<data_dir>/captures.journal`, 0600); on a
     PostgreSQL store, with pending marks there that every service process's recall waits for."""
-    from .journal import FILE_NAME, CaptureJournal, SharedPending
+    from ..store.capture_journal import FILE_NAME, CaptureJournal, SharedPending
 
     data_dir = Path(cfg.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
