@@ -144,10 +144,10 @@ def test_console_flow_in_chromium(browser, service, shots):
         w.shot(shots, "05-edited")
 
         w.page.click("#forget-form button")
-        assert "inactive" in w.page.inner_text("h1 .badge")
+        assert "Forgotten or replaced" in w.page.inner_text("h1 .badge")
         restore = w.page.locator("#restore-form button")
         restore.click()
-        assert "active" == w.page.inner_text("h1 .badge").strip()
+        assert "In use" == w.page.inner_text("h1 .badge").strip()
         w.shot(shots, "06-forgotten")
 
         w.go("/ui/why?user=alice&agent=main")
@@ -156,7 +156,7 @@ def test_console_flow_in_chromium(browser, service, shots):
         assert "<memory-context>" in w.page.inner_text("#block")
         assert "peanuts" in w.page.inner_text("#block")
         cands = w.page.inner_text("#candidates")
-        assert "kept" in cands and "semantic" in w.page.inner_text("#candidates thead")
+        assert "kept" in cands and "Meaning" in w.page.inner_text("#candidates thead")
         w.shot(shots, "07-why")
 
         w.go("/ui/purge-user?user=bob&agent=default")
@@ -201,7 +201,7 @@ def test_export_then_import_into_a_fresh_store(browser, service, shots, make_con
                 w2.page.click("#import-form button")
                 assert "record" in w2.page.inner_text("#report")
                 w2.shot(shots, "10-imported")
-                w2.go("/ui/memories?user=alice&agent=main&status=all")
+                w2.go("/ui/memories?user=alice&agent=main&status=all&type=")  # every type
                 assert w2.page.locator("#memories tbody tr").count() == 5
                 assert [u for u in w2.requests if not u.startswith(url2 + "/")] == []
             finally:
