@@ -16,7 +16,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Callable, Any, Mapping, Sequence
 
 from .config import load_config
 from .errors import ConfigError, OpenClawMemoryError
@@ -171,6 +171,23 @@ def cmd_demo(args: argparse.Namespace, config) -> int:
     from .demo import run_demo
 
     return run_demo(config, data_dir=args.data_dir)
+
+
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least `minimum`, else a usage error naming it."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number >= {minimum}, found {text!r}"
+            )
+        return value
+
+    return parse
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..cli import whole_number
 from .memory_system import RETRIEVERS, MemorySystem
 from .progress import ProgressBar
 from .block import run_block
@@ -132,16 +133,6 @@ def _reused_embedder(config, source: str):
     return ReusedVectors(inner, load_vectors(source, inner))
 
 
-def _folds(text: str) -> int:
-    try:
-        k = int(text)
-    except ValueError:
-        k = 0
-    if k < 2:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 2, found {text!r}")
-    return k
-
-
 def add_parsers(sub) -> None:
     p = sub.add_parser(
         "eval",
@@ -189,7 +180,7 @@ def add_parsers(sub) -> None:
     )
     p.add_argument(
         "--folds",
-        type=_folds,
+        type=whole_number(2),
         default=None,
         metavar="K",
         help='split the set into K folds by conversation and report each fold\'s figures ("folds")',

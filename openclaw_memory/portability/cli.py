@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..cli import whole_number
 from ..config import MemoryConfig
 from ..types import Scope
 from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS
@@ -68,27 +69,17 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
         "--max-bytes",
-        type=_positive,
+        type=whole_number(1),
         default=DEFAULT_MAX_BYTES,
         help=f"refuse a JSON Lines file larger than this (default {DEFAULT_MAX_BYTES})",
     )
     p.add_argument(
         "--max-records",
-        type=_positive,
+        type=whole_number(1),
         default=DEFAULT_MAX_RECORDS,
         help=f"refuse a JSON Lines file of more lines than this (default {DEFAULT_MAX_RECORDS})",
     )
     p.set_defaults(func=cmd_import)
-
-
-def _positive(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, found {value!r}")
-    return n
 
 
 def _scope_args(p: argparse.ArgumentParser) -> None:
