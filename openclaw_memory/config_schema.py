@@ -203,6 +203,14 @@ class WorkerConfig:
 
 
 @dataclass(frozen=True)
+class RulesConfig:
+    """Rules and recall channels switched off by name (`openclaw_memory/switches.py`): a name
+    switches off that rule or channel and, when it names a group ("zh.request"), all under it."""
+
+    off: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """The whole configuration, one frozen section per YAML section (see load_config)."""
 
@@ -216,6 +224,7 @@ class MemoryConfig:
     service: ServiceConfig = field(default_factory=ServiceConfig)
     worker: WorkerConfig = field(default_factory=WorkerConfig)
     maintenance: MaintenanceConfig = field(default_factory=MaintenanceConfig)
+    rules: RulesConfig = field(default_factory=RulesConfig)
     #: the directory relative paths are resolved against (the YAML's folder, or cwd)
     base_dir: str = "."
 

@@ -101,8 +101,20 @@ def chat(text, session):
         return json.load(resp)
 
 
-def last_system():
-    bodies = json.load(open(f"{work}/model.json"))
+def model_requests():
+    try:
+        return json.load(open(f"{work}/model.json"))
+    except FileNotFoundError:
+        return []
+
+
+def last_system(before):
+    # the fake model logs its requests every 0.2 s: wait for the one this chat made
+    deadline = time.time() + 10
+    bodies = model_requests()
+    while len(bodies) <= before and time.time() < deadline:
+        time.sleep(0.2)
+        bodies = model_requests()
     return "\n".join(str(m.get("content")) for m in bodies[-1]["messages"] if m.get("role") in ("system", "developer"))
 
 
@@ -118,8 +130,9 @@ def recalled(session):
     # a recall slower than the plugin's budget (a loaded machine) runs that turn without memory,
     # visibly; the next turn has it. Three new sessions at most, each said.
     for attempt in range(3):
+        before = len(model_requests())
         chat("今晚推荐一道菜？", f"{session}-{attempt}")
-        if "花生" in last_system():
+        if "花生" in last_system(before):
             return True
         print(f"check-readme-setup: chat {attempt + 1} in a new session had no memory; again", file=sys.stderr)
         time.sleep(3)

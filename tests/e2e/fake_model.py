@@ -60,7 +60,9 @@ def _text(message: dict[str, Any]) -> str:
 
 def main() -> None:
     """`python -m tests.e2e.fake_model PORTFILE [LOGFILE]`: serve until killed; write the port to
-    PORTFILE and, after each chat request, every request body so far to LOGFILE as JSON."""
+    PORTFILE and, after each chat request, every request body so far to LOGFILE as JSON (written
+    to a temporary file and renamed, so a reader never sees half a log)."""
+    import os
     import sys
     import time
 
@@ -75,8 +77,9 @@ def main() -> None:
             bodies = server.chat_requests()
             if log_file and len(bodies) != seen:
                 seen = len(bodies)
-                with open(log_file, "w") as fh:
+                with open(f"{log_file}.tmp", "w") as fh:
                     json.dump(bodies, fh, ensure_ascii=False)
+                os.replace(f"{log_file}.tmp", log_file)
 
 
 if __name__ == "__main__":
