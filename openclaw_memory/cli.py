@@ -294,13 +294,17 @@ def _measuring_parsers(sub) -> None:
         from openclaw_memory_bench.bench.cli import add_parser as add_bench
         from openclaw_memory_bench.evaluate.cli import add_parsers as add_eval
     except ModuleNotFoundError as exc:
-        if exc.name != MEASURING_PACKAGE:
-            raise
+        if (exc.name or "").split(".")[0] != MEASURING_PACKAGE:
+            raise  # a dependency of the measuring package is missing: that error says which
         for command in ("eval", "bench"):
+            # no option prefix and no -h: every argument is kept, so the error below is shown
             p = sub.add_parser(
-                command, help=f"(not available: {MEASURING_PACKAGE} is not installed)"
+                command,
+                help=f"(not available: {MEASURING_PACKAGE} is not installed)",
+                prefix_chars="\0",
+                add_help=False,
             )
-            p.add_argument("arguments", nargs=argparse.REMAINDER)
+            p.add_argument("arguments", nargs="*")
             p.set_defaults(func=_measuring_missing)
         return
     add_eval(sub)
