@@ -1,4 +1,4 @@
-"""Make the README's console screenshots (docs/console-*.png) from a small demo store.
+"""Make the console screenshots (docs/console-*.png, shown in docs/operations.md) from a small demo store.
 
 The store is the OpenClaw-format fixture (tests/data/openclaw_workspace) imported for one user,
 plus one edit so the version chain shows; the pages are shot in Debian's chromium through
