@@ -345,13 +345,13 @@ def test_what_thread_one_stored_is_found_in_thread_two(store, lang):
     assert other["recalled"] == []
 
 
-def test_the_readme_example_runs(tmp_path, monkeypatch):
+def test_the_documented_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the example's store ("ocm-data") goes there
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
     section = text.split("### LangGraph store", 1)[1].split("\n## ", 1)[0]
     code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
     namespace: dict = {"__name__": "__readme__"}
-    exec(compile(code, "README.md (LangGraph store)", "exec"), namespace)
+    exec(compile(code, "docs/integrations.md (LangGraph store)", "exec"), namespace)
     assert namespace["out"]["recalled"] == ["Remember that I am allergic to peanuts"]
 
 

@@ -266,17 +266,17 @@ def test_bad_construction_names_the_field(mw):
         OpenClawMemoryBlock(middleware=mw, user_id="alice", max_tokens=0)
 
 
-def _readme_block(heading: str) -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def _documented_block(heading: str) -> str:
+    text = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
     section = text.split(heading, 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     return re.findall(r"```python\n(.*?)```", section, re.S)[0]
 
 
-def test_the_readme_example_runs(tmp_path, monkeypatch):
+def test_the_documented_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the example's store ("ocm-data") goes there
-    code = _readme_block("### LlamaIndex memory block")
+    code = _documented_block("### LlamaIndex memory block")
     namespace: dict = {"__name__": "__readme__"}
-    exec(compile(code, "README.md (LlamaIndex memory block)", "exec"), namespace)
+    exec(compile(code, "docs/integrations.md (LlamaIndex memory block)", "exec"), namespace)
     assert "<openclaw_memory>" in namespace["seen"][-1] and "peanut" in namespace["seen"][-1]
     assert "peanut" not in namespace["seen"][0].split("Remember")[0]
 

@@ -128,6 +128,7 @@ def _mentioned_commands() -> set[tuple[str, str]]:
     repo = Path(__file__).resolve().parents[1]
     files = [
         repo / "README.md",
+        *sorted(p for p in (repo / "docs").glob("*.md") if p.name != "benchmark-history.md"),
         *sorted((repo / "config").glob("*.yaml")),
         *sorted((repo / "examples").glob("*")),
     ]

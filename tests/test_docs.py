@@ -1,5 +1,6 @@
 """Citations in the code resolve: every invariant, seed section and design heading it names is in
-docs/design.md, and every script BENCHMARKS.md cites is in the repository."""
+docs/design.md, every script BENCHMARKS.md cites is in the repository, and every relative link of
+the README and the pages under docs/ reaches a file and, when it names one, a heading of it."""
 
 from __future__ import annotations
 
@@ -70,3 +71,32 @@ def test_every_script_benchmarks_cites_is_in_the_repository():
     assert sorted(c for c in cited if not (REPO / c).exists()) == []
     assert re.findall(r"(?:/work/|/root/|/home/)\S*", text) == []  # no paths of one machine
     assert "## Precision: noise and knowledge updates" in text
+
+
+FENCED = re.compile(r"^```.*?^```", re.M | re.S)
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors a Markdown renderer makes of a page's headings (code blocks hold none)."""
+    text = FENCED.sub("", page.read_text(encoding="utf-8"))
+    headings = re.findall(r"^#+ (.+)$", text, re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_every_relative_link_of_the_readme_and_the_docs_resolves():
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    links = [
+        (page, target)
+        for page in pages
+        for target in LINK.findall(FENCED.sub("", page.read_text(encoding="utf-8")))
+        if not re.match(r"[a-z]+:", target)
+    ]
+    assert any("#" in target for _, target in links)  # the scan finds links to headings
+    broken = []
+    for page, target in links:
+        path, _, anchor = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        if not dest.exists() or (anchor and anchor not in _anchors(dest)):
+            broken.append((page.relative_to(REPO).as_posix(), target))
+    assert broken == []

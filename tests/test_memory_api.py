@@ -341,16 +341,20 @@ def test_async_round_trip_in_both_languages(make_config, tmp_path, clock):
     asyncio.run(scenario())
 
 
-# ---- the README's example runs as written --------------------------------------------------------
+# ---- the documented example runs as written, on the front page and in the API's page -------------
 
 
-def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Python API (mem0-shaped)\n", 1)[1].split("\n## ", 1)[0]
+@pytest.mark.parametrize(
+    ("page", "heading"),
+    [("README.md", "A first use in Python"), ("docs/python.md", "Python API (mem0-shaped)")],
+)
+def test_the_documented_example_runs(page, heading, tmp_path, monkeypatch, capsys):
+    text = (Path(__file__).resolve().parents[1] / page).read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert len(code.splitlines()) <= 15
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    exec(compile(code, page, "exec"), {"__name__": "readme"})
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "UPDATE - The user lives in Boston"
     assert printed[1].startswith("The user lives in Paris ") and "found by " in printed[1]

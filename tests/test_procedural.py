@@ -212,13 +212,13 @@ def test_the_console_lists_edits_and_forgets_a_procedure(make_config, tmp_path):
         mw.close()
 
 
-def test_the_readme_example_runs(capsys):
+def test_the_documented_example_runs(capsys):
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Procedural memory", 1)[1].split("\n## ", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "python.md").read_text(encoding="utf-8")
+    section = page.split("## Procedural memory", 1)[1].split("\n## ", 1)[0]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/python.md", "exec"), {})
     assert "Fix: chmod" in capsys.readouterr().out
 
 

@@ -331,11 +331,13 @@ def test_serve_allow_remote_without_a_token_is_refused_before_anything_starts(
 
 
 def test_readme_leads_with_the_environment_or_the_token_file():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert not re.search(r"serve\s+--token\s", readme), (
-        "a token in argv is visible to every local user in ps"
-    )
-    assert "OPENCLAW_MEMORY_TOKEN" in readme and "service.token" in readme
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        assert not re.search(r"serve\s+--token\s", page.read_text(encoding="utf-8")), (
+            f"{page.name}: a token in argv is visible to every local user in ps"
+        )
+    security = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    assert "OPENCLAW_MEMORY_TOKEN" in security and "service.token" in security
 
 
 # ---- files --------------------------------------------------------------------------------
@@ -386,7 +388,7 @@ def test_a_scope_id_with_a_newline_is_refused_over_http(served):
 
 
 def test_workspace_is_a_label_within_a_user_not_a_boundary(mw):
-    """The README's trust model: the user (and agent) is the boundary; a workspace only narrows
+    """The trust model (docs/operations.md): the user (and agent) is the boundary; a workspace only narrows
     recall. A call of the same user without a workspace can get and forget a projA memory;
     another user cannot, with or without the workspace."""
     proj = Scope("wsuser", "main", "projA")
@@ -399,8 +401,8 @@ def test_workspace_is_a_label_within_a_user_not_a_boundary(mw):
         with pytest.raises(Exception, match="not found"):
             mw.get(other, rec.id)
     assert mw.forget(Scope("wsuser", "main"), memory_id=rec.id) == [rec.id]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "workspace" in readme and "label" in readme and "all-users credential" in readme
+    security = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    assert "workspace` is a label" in security and "all-users credential" in security
 
 
 # ---- secrets through every door -----------------------------------------------------------

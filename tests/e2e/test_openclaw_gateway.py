@@ -3,7 +3,7 @@
 One `openclaw gateway run` process serves every turn, driven over its OpenAI-compatible HTTP
 endpoint (`POST /v1/chat/completions` with `x-openclaw-session-key`), so a 30-turn session costs
 seconds per turn instead of a CLI start each. The Gateway's runs carry no channel sender; the
-Gateway's $OPENCLAW_MEMORY_USER names the operator they belong to (the README's "Whose memory").
+Gateway's $OPENCLAW_MEMORY_USER names the operator they belong to (docs/openclaw.md, "Whose memory").
 Same toolchain and skip rules as test_openclaw_e2e.py.
 """
 
