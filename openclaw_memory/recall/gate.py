@@ -74,6 +74,7 @@ import numpy as np
 
 from ..config import RecallConfig
 from ..extract.attributes import mentions, names_any
+from ..extract.entities import PERSON
 from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
 from ..text import has_cjk, search_tokens
@@ -231,8 +232,16 @@ def across_languages(r: MemoryRecord, pool: Pool, cfg: RecallConfig) -> float:
     return cfg.cross_language_offset if _across(r, pool) else 0.0
 
 
-def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
-    """May this memory be injected for this request (kept or dropped as below relevance)?"""
+def relevant(
+    s: ScoredMemory,
+    pool: Pool,
+    min_semantic: float,
+    cfg: RecallConfig,
+    sig: Signals | None = None,
+) -> bool:
+    """May this memory be injected for this request (kept or dropped as below relevance)?
+    `sig`: the request's signals for relative gating (`signals`); None: a request about the
+    user's world is gated by the absolute bars alone."""
     if "profile" in s.channels and standing(s.record):
         return True
     if pool.asks_nothing:
@@ -246,11 +255,17 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
         return False
     cos = pool.cosine.get(s.record.id, 0.0) + across_languages(s.record, pool, cfg)
     b = bars(pool, min_semantic, cfg)
+    if relative(pool, cfg, sig):
+        assert sig is not None
+        return _relative(s, pool, cos, b, cfg, sig)
     if cos >= b.alone:
         return True
     if not pool.personal and level(pool) is not None:
-        # a request about nothing of the user's: keyword evidence must be real terms
-        return s.record.id in pool.agreeing and cos >= b.with_keyword
+        # a request about nothing of the user's: keyword evidence must be real terms, half of
+        # them or a strong keyword score of its own words
+        words = c.get(WORDS, c["keyword"])
+        strong = cfg.keyword_evidence is not None and words >= cfg.keyword_evidence
+        return (s.record.id in pool.agreeing or strong) and cos >= b.with_keyword
     # a member of a kind the request names is no word of it (recall/kinds.py): it ranks, it does
     # not count as keyword evidence here
     words = c.get(WORDS, c["keyword"])
@@ -259,6 +274,143 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
 
 #: the channel prefix of a memory proposed for naming a member of a kind the request names
 KIND = "kind:"
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What relative gating reads of a request about the user's world, once per request.
+
+    With a small store, the absolute bar (`recall.min_semantic`) admits nearly every memory:
+    the embedder scores a request against most of a user's memories within a few hundredths of
+    it. So a memory is read against what else the store holds and against unrelated text:
+
+    - with evidence of its own, the absolute bar with keyword evidence: it holds a content word
+      of the request (`terms`: its topic terms, the words that frame a question aside), names an
+      attribute it names (`pool.agreeing`), a member of a kind it names, an entity it names, its
+      subject, type or date (the structure signal);
+    - on meaning alone, it beats the level of its own script by `recall.personal_margin`
+      (`personal_margin_across` for a memory in the other language than the request): the higher
+      of the request's background bank in that language and the crowd of the user's vector
+      candidates in that script (`crowds`; a memory written in both scripts, a fact with its
+      relation in both languages, is read with those that hold Chinese, in either language);
+    - or it is the best vector candidate by `recall.personal_gap` over the second (`best`,
+      `second`): it stands out of the store even where the levels are high.
+
+    A fact filed under another person of the user's world (a daughter's allergy) answers a
+    request that names that person (by relation in either language, or by name); for a request
+    about the user ("what am I allergic to?") a word or attribute it shares is no evidence, and
+    it passes on meaning alone or not at all."""
+
+    terms: tuple[str, ...]
+    #: the request's search tokens, lower-cased text (whom it names)
+    tokens: frozenset[str]
+    text: str
+    #: script (True: the text holds Chinese) -> the crowd's cosine among the vector candidates
+    crowds: dict[bool, float]
+    best: float
+    second: float
+
+
+#: a script's crowd needs at least this many vector candidates of it (fewer: the bank's level)
+CROWD_MIN = 3
+
+
+def signals(pool: Pool, query: RecallQuery) -> Signals:
+    """The request's signals for relative gating (see `Signals`)."""
+    text = query.current or query.text
+    named = topic_terms(query, text)
+    # a request of frames alone ("what is my name?") is read by them, as `unheld` reads it
+    terms = tuple(t for t in named if t not in _FRAMING) or tuple(named)
+    by_script: dict[bool, list[float]] = {True: [], False: []}
+    cosines = []
+    for rid, chans in pool.channels.items():
+        if "vector" in chans and rid in pool.cosine and rid in pool.records:
+            cosines.append(pool.cosine[rid])
+            by_script[has_cjk(pool.records[rid].text)].append(pool.cosine[rid])
+    crowds = {k: _crowd(v) for k, v in by_script.items() if len(v) >= CROWD_MIN}
+    ranked = sorted(cosines, reverse=True) + [0.0, 0.0]
+    return Signals(
+        terms,
+        frozenset(search_tokens(text)),
+        text.lower(),
+        crowds,
+        ranked[0],
+        ranked[1],
+    )
+
+
+def _crowd(cosines: list[float]) -> float:
+    """The mean of the cosines past the first two thirds (as `store_level` reads the channel)."""
+    ranked = sorted(cosines, reverse=True)
+    return float(np.mean(ranked[int(len(ranked) * CROWD_FROM) :]))
+
+
+def relative(pool: Pool, cfg: RecallConfig, sig: Signals | None) -> bool:
+    """Whether this request is gated relatively: about the user's world, with its levels known
+    and `recall.personal_margin` on."""
+    return (
+        sig is not None
+        and pool.personal
+        and cfg.personal_margin is not None
+        and level(pool) is not None
+    )
+
+
+def _relative(
+    s: ScoredMemory, pool: Pool, cos: float, b: Bars, cfg: RecallConfig, sig: Signals
+) -> bool:
+    r = s.record
+    another = not names_person(r, sig)
+    if not another and evidence(s, pool, sig):
+        return cos >= b.with_keyword
+    raw = pool.cosine.get(r.id, 0.0)
+    if raw >= relative_bar(r, pool, b, cfg, sig):
+        return True
+    return (
+        not another
+        and raw >= sig.best
+        and sig.best - sig.second >= cfg.personal_gap
+        and cos >= b.alone
+    )
+
+
+def names_person(r: MemoryRecord, sig: Signals) -> bool:
+    """False for a fact filed under another person of the user's world that the request does
+    not name (by a relation word of its detail, in either language, or by name); True for any
+    other memory."""
+    if PERSON not in r.tags:
+        return True
+    words = " ".join([r.detail or "", *r.entities])
+    return any((t in sig.text) if has_cjk(t) else (t in sig.tokens) for t in search_tokens(words))
+
+
+def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
+    """The memory has evidence of its own for this request (see `Signals`)."""
+    r = s.record
+    if r.id in pool.agreeing or s.components["structure"] > 0:
+        return True
+    if any(c.startswith((KIND, ENTITY + ":")) for c in s.channels):
+        return True
+    tokens = pool.tokens.get(r.id)
+    if tokens is None:
+        tokens = frozenset(search_tokens(r.text))
+    return term_hits(sig.terms, tokens, r.text) > 0
+
+
+def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: Signals) -> float:
+    """The cosine a memory needs on meaning alone for a request about the user's world."""
+    script = has_cjk(r.text)
+    crowd = sig.crowds.get(script)
+    if script == pool.request_cjk:
+        levels = (pool.background, crowd)
+        margin = cfg.personal_margin or 0.0
+    else:
+        levels = (crowd if crowd is not None else pool.background_across,)
+        margin = cfg.personal_margin_across
+    known = [v for v in levels if v is not None]
+    if not known:
+        return b.alone
+    return max(b.alone, max(known) + margin)
 
 
 def topic_terms(query: RecallQuery, text: str) -> list[str]:
