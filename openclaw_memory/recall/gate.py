@@ -402,7 +402,7 @@ def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: S
     script = has_cjk(r.text)
     crowd = sig.crowds.get(script)
     if script == pool.request_cjk:
-        levels = (pool.background, crowd)
+        levels: tuple[float | None, ...] = (pool.background, crowd)
         margin = cfg.personal_margin or 0.0
     else:
         levels = (crowd if crowd is not None else pool.background_across,)
