@@ -164,8 +164,8 @@ class RecallConfig:
     #: candidate by at least this much over the second: it stands out of what else the store holds
     personal_gap: float = 0.015
     #: a request about nothing of the user's: a memory whose keyword score (its own words, not a
-    #: kind's members) is at least this is keyword evidence, as is holding half of the request's
-    #: terms (None: only the half-the-terms test)
+    #: kind's members) is at least this, on two of the request's content words at least, is
+    #: keyword evidence, as is holding half of its terms (None: only the half-the-terms test)
     keyword_evidence: Optional[float] = 0.7
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5

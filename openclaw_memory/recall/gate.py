@@ -263,9 +263,9 @@ def relevant(
     if not pool.personal and level(pool) is not None:
         # a request about nothing of the user's: keyword evidence must be real terms, half of
         # them or a strong keyword score of its own words
-        words = c.get(WORDS, c["keyword"])
-        strong = cfg.keyword_evidence is not None and words >= cfg.keyword_evidence
-        return (s.record.id in pool.agreeing or strong) and cos >= b.with_keyword
+        return (
+            s.record.id in pool.agreeing or _strong(s, pool, cfg, sig)
+        ) and cos >= b.with_keyword
     # a member of a kind the request names is no word of it (recall/kinds.py): it ranks, it does
     # not count as keyword evidence here
     words = c.get(WORDS, c["keyword"])
@@ -372,6 +372,22 @@ def _relative(
         and sig.best - sig.second >= cfg.personal_gap
         and cos >= b.alone
     )
+
+
+def _strong(s: ScoredMemory, pool: Pool, cfg: RecallConfig, sig: Signals | None) -> bool:
+    """A strong keyword match of content words: a keyword score of its own words of at least
+    `recall.keyword_evidence`, on two of the request's content words at least (one shared word,
+    芝麻 of 芝麻糊 and of a pet fed by that name, is a coincidence)."""
+    c = s.components
+    if cfg.keyword_evidence is None or sig is None:
+        return False
+    if c.get(WORDS, c["keyword"]) < cfg.keyword_evidence:
+        return False
+    r = s.record
+    tokens = pool.tokens.get(r.id)
+    if tokens is None:
+        tokens = frozenset(search_tokens(r.text))
+    return term_hits(sig.terms, tokens, r.text) >= AGREEING_TERMS
 
 
 def names_person(r: MemoryRecord, sig: Signals) -> bool:

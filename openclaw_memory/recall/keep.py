@@ -18,6 +18,7 @@ from .pool import Pool
 from .gate import (
     Signals,
     bars,
+    level,
     level_note,
     relative,
     relative_bar,
@@ -52,7 +53,7 @@ def keep(
     out: list[ScoredMemory] = []
     kept: list[ScoredMemory] = []
     window = window_start(query, now)
-    sig = signals(pool, query) if pool.personal and cfg.personal_margin is not None else None
+    sig = signals(pool, query) if level(pool) is not None else None
     # the window is relaxed when no live memory inside it is relevant
     relaxed = window is not None and not any(
         s.record.type in WINDOWED_TYPES
