@@ -157,6 +157,9 @@ class RecallConfig:
     #: language and the crowd of the user's vector candidates in that script, the higher) by this
     #: margin (None: the absolute `min_semantic` alone, as for a store without levels)
     personal_margin: Optional[float] = 0.04
+    #: the same margin for a Chinese request and memory, whose cosines the embedder compresses
+    #: into a narrower band (None: `personal_margin`)
+    personal_margin_cjk: Optional[float] = 0.02
     #: the same margin for a memory written in the other language than the request, read
     #: against the crowd of its own script in the user's store (its bank when too few)
     personal_margin_across: float = 0.04

@@ -309,10 +309,19 @@ class Signals:
     crowds: dict[bool, float]
     best: float
     second: float
+    #: the request names a speaker of the pooled memories (`names_world`)
+    named: bool = False
+    #: the sessions of the pooled memories with evidence of their own (`anchors`)
+    anchors: frozenset[str] = frozenset()
+    #: the curated memories that those memories' turns were distilled into, since replaced: their
+    #: newer versions say what the request asks about now (`anchors`)
+    replaced: frozenset[str] = frozenset()
 
 
 #: a script's crowd needs at least this many vector candidates of it (fewer: the bank's level)
 CROWD_MIN = 3
+#: the speakers of an agent's own session (capture: a turn's speaker when none is named)
+AGENT_SPEAKERS = frozenset({"user", "assistant"})
 
 
 def signals(pool: Pool, query: RecallQuery) -> Signals:
@@ -336,7 +345,15 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
         crowds,
         ranked[0],
         ranked[1],
+        names_world(pool, text),
     )
+
+
+def names_world(pool: Pool, text: str) -> bool:
+    """The request names a speaker of the pooled memories ("what did Caroline paint?",
+    林晓想给妈妈送什么？): a conversation between people, whose turns answer a question about one
+    of them in the words of a dialogue, sharing none with it ("六十整，所以想送个像样点的")."""
+    return bool(_names_used(pool, text))
 
 
 def _crowd(cosines: list[float]) -> float:
@@ -350,6 +367,7 @@ def relative(pool: Pool, cfg: RecallConfig, sig: Signals | None) -> bool:
     and `recall.personal_margin` on."""
     return (
         sig is not None
+        and not sig.named
         and pool.personal
         and cfg.personal_margin is not None
         and level(pool) is not None
@@ -366,6 +384,10 @@ def _relative(
     raw = pool.cosine.get(r.id, 0.0)
     if raw >= relative_bar(r, pool, b, cfg, sig):
         return True
+    if not another and dialogue_turn(r) and session_of(r) in sig.anchors:
+        # a turn of a conversation between people, around a memory with evidence: the answer in
+        # the words of a dialogue ("九月八号，周日" after the shop's name), gated as before
+        return cos >= b.alone
     return (
         not another
         and raw >= sig.best
@@ -405,12 +427,45 @@ def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
     r = s.record
     if r.id in pool.agreeing or s.components["structure"] > 0:
         return True
+    if r.prev_id is not None and r.prev_id in sig.replaced:
+        return True  # the newer version of what a memory with evidence was distilled into
     if any(c.startswith((KIND, ENTITY + ":")) for c in s.channels):
         return True
     tokens = pool.tokens.get(r.id)
     if tokens is None:
         tokens = frozenset(search_tokens(r.text))
     return term_hits(sig.terms, tokens, r.text) > 0
+
+
+def anchors(
+    scored: Sequence[ScoredMemory], pool: Pool, sig: Signals
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The sessions of the pooled memories other than the standing profile that have evidence of
+    their own for the request (see `Signals`), and the replaced curated memories their turns
+    were distilled into ("I drive a Passat" matches "what car do I drive?"; the fact it became
+    was replaced by "sold the Passat, bought a BYD", which shares no word with the question)."""
+    sessions: set[str] = set()
+    replaced: set[str] = set()
+    for s in scored:
+        if ("profile" in s.channels and standing(s.record)) or not names_person(s.record, sig):
+            continue
+        if not evidence(s, pool, sig):
+            continue
+        key = session_of(s.record)
+        if key is not None:
+            sessions.add(key)
+        replaced.update(pool.retired[t] for t in s.record.source.turn_ids if t in pool.retired)
+    return frozenset(sessions), frozenset(replaced)
+
+
+def session_of(r: MemoryRecord) -> str | None:
+    return r.session_id or r.source.session_id
+
+
+def dialogue_turn(r: MemoryRecord) -> bool:
+    """A turn of a conversation between people: an episode whose speaker (its first tag) is a
+    person's name, not the user or the assistant of an agent's session."""
+    return r.type is MemoryType.EPISODE and bool(r.tags) and r.tags[0] not in AGENT_SPEAKERS
 
 
 def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: Signals) -> float:
@@ -420,6 +475,8 @@ def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: S
     if script == pool.request_cjk:
         levels: tuple[float | None, ...] = (pool.background, crowd)
         margin = cfg.personal_margin or 0.0
+        if script and cfg.personal_margin_cjk is not None:
+            margin = cfg.personal_margin_cjk
     else:
         levels = (crowd if crowd is not None else pool.background_across,)
         margin = cfg.personal_margin_across

@@ -6,6 +6,7 @@ ranked above it says in fewer words.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .pool import Pool
 from .gate import (
     Signals,
+    anchors,
     bars,
     level,
     level_note,
@@ -54,6 +56,9 @@ def keep(
     kept: list[ScoredMemory] = []
     window = window_start(query, now)
     sig = signals(pool, query) if level(pool) is not None else None
+    if sig is not None and relative(pool, cfg, sig):
+        sessions, replaced = anchors(scored, pool, sig)
+        sig = dataclasses.replace(sig, anchors=sessions, replaced=replaced)
     # the window is relaxed when no live memory inside it is relevant
     relaxed = window is not None and not any(
         s.record.type in WINDOWED_TYPES
