@@ -10,13 +10,15 @@ bar. The pools are built by hand: the cosines are the numbers under test, not an
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from openclaw_memory.config_schema import RecallConfig
 from openclaw_memory.recall.gate import relevant, signals
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.types import MemoryRecord, MemoryType, ScoredMemory, Scope
+from openclaw_memory.types import MemoryRecord, MemoryType, ScoredMemory, Scope, Source
 
 ALICE = Scope("alice")
 #: memories that say nothing of any request below: the crowd of each script
@@ -224,3 +226,104 @@ def test_a_strong_keyword_score_is_evidence_for_a_request_about_nothing_of_the_u
     lv = max(levels["background"], min(levels["crowd"].values()))
     got = _gate(request_text, memory, lv + 0.04, **levels, personal=False, keyword=keyword)
     assert got is passes
+
+
+def _pool_gate(
+    request: str,
+    memories: list[tuple[MemoryRecord, float]],
+    target: str,
+    levels: dict,
+    *,
+    retired: dict[str, str] | None = None,
+) -> bool:
+    """Whether memory `target` passes in a pool of `memories` (record, cosine) and the fillers,
+    with the signals `keep` reads (the sessions and replaced memories of those with evidence)."""
+    from openclaw_memory.recall.gate import anchors
+
+    pool = Pool(
+        background=levels["background"],
+        background_across=levels["across"],
+        store_level=min(levels["crowd"].values()),
+        personal=True,
+        request_cjk=any("\u4e00" <= ch <= "\u9fff" for ch in request),
+        retired=dict(retired or {}),
+    )
+    for lang, texts in FILLERS.items():
+        for i, text in enumerate(texts):
+            rid = f"{lang}{i}"
+            pool.records[rid] = MemoryRecord(rid, ALICE, MemoryType.EPISODE, text)
+            pool.cosine[rid] = levels["crowd"][lang]
+            pool.channels[rid] = ["vector"]
+    scored = []
+    for record, cos in memories:
+        pool.records[record.id], pool.cosine[record.id] = record, cos
+        pool.channels[record.id] = ["vector"]
+        scored.append(ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",)))
+    query = build_query(request)
+    sig = signals(pool, query)
+    sessions, replaced = anchors(scored, pool, sig)
+    sig = dataclasses.replace(sig, anchors=sessions, replaced=replaced)
+    s = next(x for x in scored if x.record.id == target)
+    return relevant(s, pool, MIN_SEMANTIC, RecallConfig(), sig)
+
+
+def _turn(rid: str, speaker: str, text: str, session: str = "s1") -> MemoryRecord:
+    return MemoryRecord(rid, ALICE, MemoryType.EPISODE, text, tags=(speaker,), session_id=session)
+
+
+@pytest.mark.parametrize(
+    "request_text,named,anchor,answer,levels",
+    [
+        (
+            "When did the noodle shop open?",
+            "Gang",
+            "We named the noodle shop Gangzi Noodles.",
+            "September 8th, a Sunday.",
+            EN,
+        ),
+        ("粉铺是哪天开张的？", "赵刚", "店名定了，叫刚子粉铺。", "九月八号，周日。", ZH),
+    ],
+)
+@pytest.mark.parametrize("speaker,passes", [("person", True), ("user", False)])
+def test_a_dialogue_turn_around_a_memory_with_evidence_is_gated_as_before(
+    request_text, named, anchor, answer, levels, speaker, passes
+):
+    # the answer of a conversation between people shares no word with the question; in an
+    # agent's own session (the user's turns) a turn near another is no answer to it
+    who = named if speaker == "person" else "user"
+    memories = [(_turn("a", who, anchor), 0.86), (_turn("b", who, answer), 0.805)]
+    if levels is ZH:
+        memories = [(_turn("a", who, anchor), 0.88), (_turn("b", who, answer), 0.855)]
+    assert _pool_gate(request_text, memories, "b", levels) is passes
+
+
+@pytest.mark.parametrize(
+    "request_text,old_turn,new_summary,levels,cos",
+    [
+        (
+            "What car do I drive?",
+            "I drive a Passat.",
+            "The user sold the Passat and bought a BYD",
+            EN,
+            0.81,
+        ),
+        ("我开什么车？", "我开的是大众朗逸。", "用户把朗逸卖了，买了一辆比亚迪", ZH, 0.86),
+    ],
+)
+@pytest.mark.parametrize("chained,passes", [(True, True), (False, False)])
+def test_the_newer_version_of_a_matching_memory_answers_what_it_asks_now(
+    request_text, old_turn, new_summary, levels, cos, chained, passes
+):
+    old = MemoryRecord(
+        "t", ALICE, MemoryType.EPISODE, old_turn, tags=("user",), source=Source(turn_ids=("t1",))
+    )
+    new = MemoryRecord(
+        "new",
+        ALICE,
+        MemoryType.FACT,
+        new_summary,
+        subject="vehicle",
+        prev_id="old" if chained else None,
+    )
+    memories = [(old, cos + 0.04), (new, cos)]
+    assert _pool_gate(request_text, memories, "new", levels, retired={"t1": "old"}) is passes
