@@ -51,6 +51,16 @@ the request names always pass; recent summaries pass when the request asks nothi
 start), and are gated like any memory otherwise (a summary on every request is noise); a like
 read from conversation ("I love hiking") is gated like any memory.
 
+With the levels known, that absolute bar is only the floor (`Signals`): a memory with no
+evidence of its own (no content word of the request, attribute, kind, entity, subject, date, or
+newer version of a memory that has them) must stand out of what an unrelated memory of its
+script scores for this request, or be the store's best candidate by a clear gap. In a small
+store of an agent's session (mostly requests for help) nearly every memory clears the absolute
+bar for any request. A turn of a conversation between people around a memory with evidence,
+and any memory for a request that names one of the speakers, stay gated by the absolute bar:
+such conversations answer in the words of a dialogue ("九月八号，周日"), sharing none with the
+question.
+
 That absolute bar lets through what a large store always holds near it: "What is Caroline's
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
 unrelated dialogue turns (`eval ... absent`). So a request about the user's world that nothing
