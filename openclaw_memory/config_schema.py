@@ -150,6 +150,26 @@ class RecallConfig:
     #: 0.81-0.92) and an unrelated one about 0.03 below (0.75-0.79), so one bar for every pair of
     #: languages misses translations (recall/gate.py; 0: one bar for all)
     cross_language_offset: float = 0.012
+    #: relative gating of a request about the user's world (recall/gate.py `Signals`): a memory
+    #: with no evidence of its own (no content word of the request, no attribute, kind, entity,
+    #: subject or date it names) passes on meaning alone when its cosine beats what an unrelated
+    #: memory of its own script scores for this request (the request's background bank in that
+    #: language and the crowd of the user's vector candidates in that script, the higher) by this
+    #: margin (None: the absolute `min_semantic` alone, as for a store without levels)
+    personal_margin: Optional[float] = 0.04
+    #: the same margin for a Chinese request and memory, whose cosines the embedder compresses
+    #: into a narrower band (None: `personal_margin`)
+    personal_margin_cjk: Optional[float] = 0.02
+    #: the same margin for a memory written in the other language than the request, read
+    #: against the crowd of its own script in the user's store (its bank when too few)
+    personal_margin_across: float = 0.04
+    #: a memory with no evidence of its own also passes when it is the request's best vector
+    #: candidate by at least this much over the second: it stands out of what else the store holds
+    personal_gap: float = 0.015
+    #: a request about nothing of the user's: a memory whose keyword score (its own words, not a
+    #: kind's members) is at least this, on two of the request's content words at least, is
+    #: keyword evidence, as is holding half of its terms (None: only the half-the-terms test)
+    keyword_evidence: Optional[float] = 0.7
     dedup_similarity: float = 0.97
     min_confidence: float = 0.5
     profile_whitelist: tuple[str, ...] = ()

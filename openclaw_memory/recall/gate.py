@@ -51,6 +51,16 @@ the request names always pass; recent summaries pass when the request asks nothi
 start), and are gated like any memory otherwise (a summary on every request is noise); a like
 read from conversation ("I love hiking") is gated like any memory.
 
+With the levels known, that absolute bar is only the floor (`Signals`): a memory with no
+evidence of its own (no content word of the request, attribute, kind, entity, subject, date, or
+newer version of a memory that has them) must stand out of what an unrelated memory of its
+script scores for this request, or be the store's best candidate by a clear gap. In a small
+store of an agent's session (mostly requests for help) nearly every memory clears the absolute
+bar for any request. A turn of a conversation between people around a memory with evidence,
+and any memory for a request that names one of the speakers, stay gated by the absolute bar:
+such conversations answer in the words of a dialogue ("九月八号，周日"), sharing none with the
+question.
+
 That absolute bar lets through what a large store always holds near it: "What is Caroline's
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
 unrelated dialogue turns (`eval ... absent`). So a request about the user's world that nothing
@@ -74,6 +84,7 @@ import numpy as np
 
 from ..config import RecallConfig
 from ..extract.attributes import mentions, names_any
+from ..extract.entities import PERSON
 from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
 from ..text import has_cjk, search_tokens
@@ -231,8 +242,16 @@ def across_languages(r: MemoryRecord, pool: Pool, cfg: RecallConfig) -> float:
     return cfg.cross_language_offset if _across(r, pool) else 0.0
 
 
-def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig) -> bool:
-    """May this memory be injected for this request (kept or dropped as below relevance)?"""
+def relevant(
+    s: ScoredMemory,
+    pool: Pool,
+    min_semantic: float,
+    cfg: RecallConfig,
+    sig: Signals | None = None,
+) -> bool:
+    """May this memory be injected for this request (kept or dropped as below relevance)?
+    `sig`: the request's signals for relative gating (`signals`); None: a request about the
+    user's world is gated by the absolute bars alone."""
     if "profile" in s.channels and standing(s.record):
         return True
     if pool.asks_nothing:
@@ -246,11 +265,17 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
         return False
     cos = pool.cosine.get(s.record.id, 0.0) + across_languages(s.record, pool, cfg)
     b = bars(pool, min_semantic, cfg)
+    if relative(pool, cfg, sig):
+        assert sig is not None
+        return _relative(s, pool, cos, b, cfg, sig)
     if cos >= b.alone:
         return True
     if not pool.personal and level(pool) is not None:
-        # a request about nothing of the user's: keyword evidence must be real terms
-        return s.record.id in pool.agreeing and cos >= b.with_keyword
+        # a request about nothing of the user's: keyword evidence must be real terms, half of
+        # them or a strong keyword score of its own words
+        return (
+            s.record.id in pool.agreeing or _strong(s, pool, cfg, sig)
+        ) and cos >= b.with_keyword
     # a member of a kind the request names is no word of it (recall/kinds.py): it ranks, it does
     # not count as keyword evidence here
     words = c.get(WORDS, c["keyword"])
@@ -259,6 +284,216 @@ def relevant(s: ScoredMemory, pool: Pool, min_semantic: float, cfg: RecallConfig
 
 #: the channel prefix of a memory proposed for naming a member of a kind the request names
 KIND = "kind:"
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What relative gating reads of a request about the user's world, once per request.
+
+    With a small store, the absolute bar (`recall.min_semantic`) admits nearly every memory:
+    the embedder scores a request against most of a user's memories within a few hundredths of
+    it. So a memory is read against what else the store holds and against unrelated text:
+
+    - with evidence of its own, the absolute bar with keyword evidence: it holds a content word
+      of the request (`terms`: its topic terms, the words that frame a question aside), names an
+      attribute it names (`pool.agreeing`), a member of a kind it names, an entity it names, its
+      subject, type or date (the structure signal);
+    - on meaning alone, it beats the level of its own script by `recall.personal_margin`
+      (`personal_margin_across` for a memory in the other language than the request): the higher
+      of the request's background bank in that language and the crowd of the user's vector
+      candidates in that script (`crowds`; a memory written in both scripts, a fact with its
+      relation in both languages, is read with those that hold Chinese, in either language);
+    - or it is the best vector candidate by `recall.personal_gap` over the second (`best`,
+      `second`): it stands out of the store even where the levels are high.
+
+    A fact filed under another person of the user's world (a daughter's allergy) answers a
+    request that names that person (by relation in either language, or by name); for a request
+    about the user ("what am I allergic to?") a word or attribute it shares is no evidence, and
+    it passes on meaning alone or not at all."""
+
+    terms: tuple[str, ...]
+    #: the request's search tokens, lower-cased text (whom it names)
+    tokens: frozenset[str]
+    text: str
+    #: script (True: the text holds Chinese) -> the crowd's cosine among the vector candidates
+    crowds: dict[bool, float]
+    best: float
+    second: float
+    #: the request names a speaker of the pooled memories (`names_world`)
+    named: bool = False
+    #: the sessions of the pooled memories with evidence of their own (`anchors`)
+    anchors: frozenset[str] = frozenset()
+    #: the curated memories that those memories' turns were distilled into, since replaced: their
+    #: newer versions say what the request asks about now (`anchors`)
+    replaced: frozenset[str] = frozenset()
+
+
+#: a script's crowd needs at least this many vector candidates of it (fewer: the bank's level)
+CROWD_MIN = 3
+#: the speakers of an agent's own session (capture: a turn's speaker when none is named)
+AGENT_SPEAKERS = frozenset({"user", "assistant"})
+
+
+def signals(pool: Pool, query: RecallQuery) -> Signals:
+    """The request's signals for relative gating (see `Signals`)."""
+    text = query.current or query.text
+    named = topic_terms(query, text)
+    # a request of frames alone ("what is my name?") is read by them, as `unheld` reads it
+    terms = tuple(t for t in named if t not in _FRAMING) or tuple(named)
+    by_script: dict[bool, list[float]] = {True: [], False: []}
+    cosines = []
+    for rid, chans in pool.channels.items():
+        if "vector" in chans and rid in pool.cosine and rid in pool.records:
+            cosines.append(pool.cosine[rid])
+            by_script[has_cjk(pool.records[rid].text)].append(pool.cosine[rid])
+    crowds = {k: _crowd(v) for k, v in by_script.items() if len(v) >= CROWD_MIN}
+    ranked = sorted(cosines, reverse=True) + [0.0, 0.0]
+    return Signals(
+        terms,
+        frozenset(search_tokens(text)),
+        text.lower(),
+        crowds,
+        ranked[0],
+        ranked[1],
+        names_world(pool, text),
+    )
+
+
+def names_world(pool: Pool, text: str) -> bool:
+    """The request names a speaker of the pooled memories ("what did Caroline paint?",
+    林晓想给妈妈送什么？): a conversation between people, whose turns answer a question about one
+    of them in the words of a dialogue, sharing none with it ("六十整，所以想送个像样点的")."""
+    return bool(_names_used(pool, text))
+
+
+def _crowd(cosines: list[float]) -> float:
+    """The mean of the cosines past the first two thirds (as `store_level` reads the channel)."""
+    ranked = sorted(cosines, reverse=True)
+    return float(np.mean(ranked[int(len(ranked) * CROWD_FROM) :]))
+
+
+def relative(pool: Pool, cfg: RecallConfig, sig: Signals | None) -> bool:
+    """Whether this request is gated relatively: about the user's world, with its levels known
+    and `recall.personal_margin` on."""
+    return (
+        sig is not None
+        and not sig.named
+        and pool.personal
+        and cfg.personal_margin is not None
+        and level(pool) is not None
+    )
+
+
+def _relative(
+    s: ScoredMemory, pool: Pool, cos: float, b: Bars, cfg: RecallConfig, sig: Signals
+) -> bool:
+    r = s.record
+    another = not names_person(r, sig)
+    if not another and evidence(s, pool, sig):
+        return cos >= b.with_keyword
+    raw = pool.cosine.get(r.id, 0.0)
+    if raw >= relative_bar(r, pool, b, cfg, sig):
+        return True
+    if not another and dialogue_turn(r) and session_of(r) in sig.anchors:
+        # a turn of a conversation between people, around a memory with evidence: the answer in
+        # the words of a dialogue ("九月八号，周日" after the shop's name), gated as before
+        return cos >= b.alone
+    return (
+        not another
+        and raw >= sig.best
+        and sig.best - sig.second >= cfg.personal_gap
+        and cos >= b.alone
+    )
+
+
+def _strong(s: ScoredMemory, pool: Pool, cfg: RecallConfig, sig: Signals | None) -> bool:
+    """A strong keyword match of content words: a keyword score of its own words of at least
+    `recall.keyword_evidence`, on two of the request's content words at least (one shared word,
+    芝麻 of 芝麻糊 and of a pet fed by that name, is a coincidence)."""
+    c = s.components
+    if cfg.keyword_evidence is None or sig is None:
+        return False
+    if c.get(WORDS, c["keyword"]) < cfg.keyword_evidence:
+        return False
+    r = s.record
+    tokens = pool.tokens.get(r.id)
+    if tokens is None:
+        tokens = frozenset(search_tokens(r.text))
+    return term_hits(sig.terms, tokens, r.text) >= AGREEING_TERMS
+
+
+def names_person(r: MemoryRecord, sig: Signals) -> bool:
+    """False for a fact filed under another person of the user's world that the request does
+    not name (by a relation word of its detail, in either language, or by name); True for any
+    other memory."""
+    if PERSON not in r.tags:
+        return True
+    words = " ".join([r.detail or "", *r.entities])
+    return any((t in sig.text) if has_cjk(t) else (t in sig.tokens) for t in search_tokens(words))
+
+
+def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
+    """The memory has evidence of its own for this request (see `Signals`)."""
+    r = s.record
+    if r.id in pool.agreeing or s.components["structure"] > 0:
+        return True
+    if r.prev_id is not None and r.prev_id in sig.replaced:
+        return True  # the newer version of what a memory with evidence was distilled into
+    if any(c.startswith((KIND, ENTITY + ":")) for c in s.channels):
+        return True
+    tokens = pool.tokens.get(r.id)
+    if tokens is None:
+        tokens = frozenset(search_tokens(r.text))
+    return term_hits(sig.terms, tokens, r.text) > 0
+
+
+def anchors(
+    scored: Sequence[ScoredMemory], pool: Pool, sig: Signals
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The sessions of the pooled memories other than the standing profile that have evidence of
+    their own for the request (see `Signals`), and the replaced curated memories their turns
+    were distilled into ("I drive a Passat" matches "what car do I drive?"; the fact it became
+    was replaced by "sold the Passat, bought a BYD", which shares no word with the question)."""
+    sessions: set[str] = set()
+    replaced: set[str] = set()
+    for s in scored:
+        if ("profile" in s.channels and standing(s.record)) or not names_person(s.record, sig):
+            continue
+        if not evidence(s, pool, sig):
+            continue
+        key = session_of(s.record)
+        if key is not None:
+            sessions.add(key)
+        replaced.update(pool.retired[t] for t in s.record.source.turn_ids if t in pool.retired)
+    return frozenset(sessions), frozenset(replaced)
+
+
+def session_of(r: MemoryRecord) -> str | None:
+    return r.session_id or r.source.session_id
+
+
+def dialogue_turn(r: MemoryRecord) -> bool:
+    """A turn of a conversation between people: an episode whose speaker (its first tag) is a
+    person's name, not the user or the assistant of an agent's session."""
+    return r.type is MemoryType.EPISODE and bool(r.tags) and r.tags[0] not in AGENT_SPEAKERS
+
+
+def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: Signals) -> float:
+    """The cosine a memory needs on meaning alone for a request about the user's world."""
+    script = has_cjk(r.text)
+    crowd = sig.crowds.get(script)
+    if script == pool.request_cjk:
+        levels: tuple[float | None, ...] = (pool.background, crowd)
+        margin = cfg.personal_margin or 0.0
+        if script and cfg.personal_margin_cjk is not None:
+            margin = cfg.personal_margin_cjk
+    else:
+        levels = (crowd if crowd is not None else pool.background_across,)
+        margin = cfg.personal_margin_across
+    known = [v for v in levels if v is not None]
+    if not known:
+        return b.alone
+    return max(b.alone, max(known) + margin)
 
 
 def topic_terms(query: RecallQuery, text: str) -> list[str]:

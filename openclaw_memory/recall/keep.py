@@ -6,6 +6,7 @@ ranked above it says in fewer words.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
@@ -15,7 +16,19 @@ from ..policy import POLICY, types_where
 from ..text import STOPWORDS, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .pool import Pool
-from .gate import bars, level_note, relevant, unheld_margin, unheld_note
+from .gate import (
+    Signals,
+    anchors,
+    bars,
+    level,
+    level_note,
+    relative,
+    relative_bar,
+    relevant,
+    signals,
+    unheld_margin,
+    unheld_note,
+)
 from .query import RecallQuery, window_start
 
 if TYPE_CHECKING:
@@ -42,12 +55,16 @@ def keep(
     out: list[ScoredMemory] = []
     kept: list[ScoredMemory] = []
     window = window_start(query, now)
+    sig = signals(pool, query) if level(pool) is not None else None
+    if sig is not None and relative(pool, cfg, sig):
+        sessions, replaced = anchors(scored, pool, sig)
+        sig = dataclasses.replace(sig, anchors=sessions, replaced=replaced)
     # the window is relaxed when no live memory inside it is relevant
     relaxed = window is not None and not any(
         s.record.type in WINDOWED_TYPES
         and s.record.created_at >= window
         and s.record.status is Status.ACTIVE
-        and relevant(s, pool, cal.min_semantic, cfg)
+        and relevant(s, pool, cal.min_semantic, cfg, sig)
         for s in scored
     )
     start = None if relaxed else window
@@ -55,7 +72,7 @@ def keep(
     similar = _Similarity(pool.vectors)
     for rank, s in enumerate(scored, start=1):
         reason = _drop_reason(
-            s, pool, query, now, start, cfg, cal, kept, similar
+            s, pool, query, now, start, cfg, cal, kept, similar, sig
         ) or _covered_reason(s, covered, pool.retired)
         note = ""
         if (
@@ -122,6 +139,7 @@ def _drop_reason(
     cal: Calibration,
     kept: list[ScoredMemory],
     similar: "_Similarity",
+    sig: Signals | None = None,
 ) -> str:
     r = s.record
     if r.status is Status.INACTIVE or (r.status is Status.ARCHIVED and not query.deep):
@@ -132,11 +150,13 @@ def _drop_reason(
         return f"low confidence ({r.confidence:.2f}): offered to confirm, not injected"
     if start is not None and r.type in WINDOWED_TYPES and r.created_at < start:
         return "outside the time window the request names"
-    if not relevant(s, pool, cal.min_semantic, cfg):
+    if not relevant(s, pool, cal.min_semantic, cfg, sig):
         if pool.unheld and not pool.asks_nothing and s.components["structure"] < 1.0:
             return unheld_note(pool, unheld_margin(cfg, query.text))
         c = s.components
         bar = bars(pool, cal.min_semantic, cfg).alone
+        if sig is not None and relative(pool, cfg, sig):
+            bar = relative_bar(r, pool, bars(pool, cal.min_semantic, cfg), cfg, sig)
         return (
             f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {bar:.2f}"
             f"{level_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})"

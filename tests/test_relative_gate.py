@@ -1,0 +1,329 @@
+"""Relative relevance gating of requests about the user's world (recall/gate.py `Signals`),
+English and Chinese side by side.
+
+A small store scores most of its memories within a few hundredths of the absolute bar for any
+request, so a memory with no evidence of its own must stand out of what an unrelated memory of
+its script scores (the background bank, the store's crowd) or of the store's other candidates;
+a memory with evidence (a content word, an attribute, a named person) passes at the absolute
+bar. The pools are built by hand: the cosines are the numbers under test, not an embedder's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from openclaw_memory.config_schema import RecallConfig
+from openclaw_memory.recall.gate import relevant, signals
+from openclaw_memory.recall.pool import Pool
+from openclaw_memory.recall.query import build_query
+from openclaw_memory.types import MemoryRecord, MemoryType, ScoredMemory, Scope, Source
+
+ALICE = Scope("alice")
+#: memories that say nothing of any request below: the crowd of each script
+FILLERS = {
+    "en": ["Compute 12 plus 30.", "Tell me a joke about owls.", "Recommend a movie for tonight."],
+    "zh": ["帮我算一下12加30。", "讲个关于猫头鹰的笑话。", "推荐一部今晚看的电影。"],
+}
+MIN_SEMANTIC = 0.80
+
+
+def _gate(
+    request: str,
+    memory: str,
+    cos: float,
+    *,
+    crowd: dict[str, float],
+    background: float,
+    across: float,
+    tags: tuple[str, ...] = (),
+    detail: str | None = None,
+    entities: tuple[str, ...] = (),
+    personal: bool = True,
+    keyword: float = 0.0,
+    cfg: RecallConfig | None = None,
+) -> bool:
+    """Whether `memory` (cosine `cos` with the request) passes, in a pool of fillers whose
+    cosines are the crowd of each script."""
+    pool = Pool(
+        background=background,
+        background_across=across,
+        store_level=min(crowd.values()),
+        personal=personal,
+        request_cjk=any("\u4e00" <= ch <= "\u9fff" for ch in request),
+    )
+    for lang, texts in FILLERS.items():
+        for i, text in enumerate(texts):
+            rid = f"{lang}{i}"
+            pool.records[rid] = MemoryRecord(rid, ALICE, MemoryType.EPISODE, text)
+            pool.cosine[rid] = crowd[lang]
+            pool.channels[rid] = ["vector"]
+    record = MemoryRecord(
+        "m", ALICE, MemoryType.FACT, memory, tags=tags, detail=detail, entities=entities
+    )
+    pool.records["m"], pool.cosine["m"], pool.channels["m"] = record, cos, ["vector"]
+    s = ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": keyword}, ("vector",))
+    query = build_query(request)
+    return relevant(s, pool, MIN_SEMANTIC, cfg or RecallConfig(), signals(pool, query))
+
+
+# English requests: the English bank and crowd near 0.78-0.80; Chinese requests: near 0.85
+EN = {"crowd": {"en": 0.80, "zh": 0.83}, "background": 0.78, "across": 0.76}
+ZH = {"crowd": {"en": 0.77, "zh": 0.85}, "background": 0.85, "across": 0.80}
+
+
+@pytest.mark.parametrize(
+    "request_text,memory,cos,levels,passes",
+    [
+        # over the absolute bar, but no higher than its script's level: an unrelated request
+        # for help of the same session
+        (
+            "Where do I live?",
+            "I just adopted a kitten, which food is best for it?",
+            0.81,
+            EN,
+            False,
+        ),
+        ("我住在哪里？", "我刚领养了一只小猫，它吃什么粮最好？", 0.86, ZH, False),
+        # the same memory standing out of its level
+        ("Where do I live?", "I just adopted a kitten, which food is best for it?", 0.85, EN, True),
+        ("我住在哪里？", "我刚领养了一只小猫，它吃什么粮最好？", 0.90, ZH, True),
+        # a content word of the request is evidence: the absolute bar
+        ("What did I plant on the balcony?", "Tomatoes are growing on my balcony.", 0.81, EN, True),
+        ("我在阳台上种了什么？", "我家阳台上的西红柿熟了。", 0.81, ZH, True),
+        # a word that frames the question ("next", 下次) is no evidence
+        ("When is my next haircut?", "See you next week then.", 0.81, EN, False),
+        ("我下次什么时候理发？", "那我们下次再聊。", 0.86, ZH, False),
+    ],
+)
+def test_a_memory_without_evidence_must_stand_out_of_its_level(
+    request_text, memory, cos, levels, passes
+):
+    assert _gate(request_text, memory, cos, **levels) is passes
+
+
+@pytest.mark.parametrize(
+    "request_text,memory,cos,levels,passes",
+    [
+        # a memory in the other language is read against its own script's crowd, not against
+        # the request's bank: a Chinese question finds an English fact, and the other way round
+        ("我下周去哪里出差？", "I'm flying to Madrid next week for work.", 0.83, ZH, True),
+        ("Where am I flying next week?", "我下周去马德里出差。", 0.88, EN, True),
+        # and no lower than that crowd's level
+        ("我下周去哪里出差？", "Tell me a joke about penguins.", 0.79, ZH, False),
+        ("Where am I flying next week?", "讲个关于企鹅的笑话。", 0.84, EN, False),
+    ],
+)
+def test_a_memory_in_the_other_language_is_read_against_its_own_script(
+    request_text, memory, cos, levels, passes
+):
+    assert _gate(request_text, memory, cos, **levels) is passes
+
+
+DAUGHTER_EN = {
+    "tags": ("person", "daughter"),
+    "detail": "daughter 女儿 闺女 Lina",
+    "entities": ("Lina",),
+}
+DAUGHTER_ZH = {
+    "tags": ("person", "daughter"),
+    "detail": "daughter 女儿 闺女 Lina",
+    "entities": ("Lina",),
+}
+
+
+@pytest.mark.parametrize(
+    "request_text,memory,person,levels,passes",
+    [
+        # a fact about the user's daughter shares "allergic" with a question about the user:
+        # no evidence, and it does not stand out
+        (
+            "What am I allergic to?",
+            "The user's daughter Lina is allergic to mango",
+            DAUGHTER_EN,
+            EN,
+            False,
+        ),
+        ("我对什么过敏？", "用户的女儿Lina对芒果过敏", DAUGHTER_ZH, ZH, False),
+        # a question that names her, by relation or by name, in either language
+        (
+            "Is my daughter allergic to anything?",
+            "The user's daughter Lina is allergic to mango",
+            DAUGHTER_EN,
+            EN,
+            True,
+        ),
+        ("我女儿对什么过敏？", "用户的女儿Lina对芒果过敏", DAUGHTER_ZH, ZH, True),
+        ("What is Lina allergic to?", "用户的女儿Lina对芒果过敏", DAUGHTER_ZH, EN, True),
+        (
+            "Lina对什么过敏？",
+            "The user's daughter Lina is allergic to mango",
+            DAUGHTER_EN,
+            ZH,
+            True,
+        ),
+    ],
+)
+def test_a_fact_about_another_person_answers_a_request_that_names_them(
+    request_text, memory, person, levels, passes
+):
+    cos = 0.815 if levels is EN else 0.855
+    text = memory + "\n" + person["detail"]
+    assert _gate(request_text, text, cos, **levels, **person) is passes
+
+
+@pytest.mark.parametrize(
+    "request_text,memory,cos,levels",
+    [
+        (
+            "What is my name?",
+            "I just adopted a kitten.",
+            0.826,
+            {"crowd": {"en": 0.80, "zh": 0.80}, "background": 0.78, "across": 0.76},
+        ),
+        (
+            "我叫什么名字？",
+            "我刚领养了一只小猫。",
+            0.872,
+            {"crowd": {"en": 0.77, "zh": 0.85}, "background": 0.85, "across": 0.80},
+        ),
+    ],
+)
+def test_the_best_candidate_by_a_clear_gap_stands_out_of_the_store(
+    request_text, memory, cos, levels
+):
+    cfg = RecallConfig()
+    second = max(levels["crowd"].values())
+    assert cos - second >= cfg.personal_gap
+    assert cos < max(levels["background"], second) + (cfg.personal_margin or 0.0)
+    assert _gate(request_text, memory, cos, **levels) is True
+    # the same cosine without the gap: a filler as high as it
+    crowd = dict(levels["crowd"], en=cos - 0.005, zh=cos - 0.005)
+    assert _gate(request_text, memory, cos, **dict(levels, crowd=crowd)) is False
+
+
+def test_relative_gating_is_switched_off_by_its_margin():
+    off = RecallConfig(personal_margin=None)
+    args = ("Where do I live?", "I just adopted a kitten, which food is best for it?", 0.81)
+    assert _gate(*args, **EN, cfg=off) is True  # the absolute bar alone
+    assert _gate(*args, **EN) is False
+
+
+@pytest.mark.parametrize(
+    "request_text,memory",
+    [
+        ("How do I write a unit test for a parser?", "Unit tests for the parser are in tests/."),
+        ("怎么给解析器写单元测试？", "解析器的单元测试放在tests目录。"),
+    ],
+)
+@pytest.mark.parametrize("keyword,passes", [(0.75, True), (0.3, False)])
+def test_a_strong_keyword_score_is_evidence_for_a_request_about_nothing_of_the_users(
+    request_text, memory, keyword, passes
+):
+    # between the keyword bar (level + 0.02) and the bar on meaning alone (level + 0.06)
+    levels = EN if request_text.isascii() else ZH
+    lv = max(levels["background"], min(levels["crowd"].values()))
+    got = _gate(request_text, memory, lv + 0.04, **levels, personal=False, keyword=keyword)
+    assert got is passes
+
+
+def _pool_gate(
+    request: str,
+    memories: list[tuple[MemoryRecord, float]],
+    target: str,
+    levels: dict,
+    *,
+    retired: dict[str, str] | None = None,
+) -> bool:
+    """Whether memory `target` passes in a pool of `memories` (record, cosine) and the fillers,
+    with the signals `keep` reads (the sessions and replaced memories of those with evidence)."""
+    from openclaw_memory.recall.gate import anchors
+
+    pool = Pool(
+        background=levels["background"],
+        background_across=levels["across"],
+        store_level=min(levels["crowd"].values()),
+        personal=True,
+        request_cjk=any("\u4e00" <= ch <= "\u9fff" for ch in request),
+        retired=dict(retired or {}),
+    )
+    for lang, texts in FILLERS.items():
+        for i, text in enumerate(texts):
+            rid = f"{lang}{i}"
+            pool.records[rid] = MemoryRecord(rid, ALICE, MemoryType.EPISODE, text)
+            pool.cosine[rid] = levels["crowd"][lang]
+            pool.channels[rid] = ["vector"]
+    scored = []
+    for record, cos in memories:
+        pool.records[record.id], pool.cosine[record.id] = record, cos
+        pool.channels[record.id] = ["vector"]
+        scored.append(ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",)))
+    query = build_query(request)
+    sig = signals(pool, query)
+    sessions, replaced = anchors(scored, pool, sig)
+    sig = dataclasses.replace(sig, anchors=sessions, replaced=replaced)
+    s = next(x for x in scored if x.record.id == target)
+    return relevant(s, pool, MIN_SEMANTIC, RecallConfig(), sig)
+
+
+def _turn(rid: str, speaker: str, text: str, session: str = "s1") -> MemoryRecord:
+    return MemoryRecord(rid, ALICE, MemoryType.EPISODE, text, tags=(speaker,), session_id=session)
+
+
+@pytest.mark.parametrize(
+    "request_text,named,anchor,answer,levels",
+    [
+        (
+            "When did the noodle shop open?",
+            "Gang",
+            "We named the noodle shop Gangzi Noodles.",
+            "September 8th, a Sunday.",
+            EN,
+        ),
+        ("粉铺是哪天开张的？", "赵刚", "店名定了，叫刚子粉铺。", "九月八号，周日。", ZH),
+    ],
+)
+@pytest.mark.parametrize("speaker,passes", [("person", True), ("user", False)])
+def test_a_dialogue_turn_around_a_memory_with_evidence_is_gated_as_before(
+    request_text, named, anchor, answer, levels, speaker, passes
+):
+    # the answer of a conversation between people shares no word with the question; in an
+    # agent's own session (the user's turns) a turn near another is no answer to it
+    who = named if speaker == "person" else "user"
+    memories = [(_turn("a", who, anchor), 0.86), (_turn("b", who, answer), 0.805)]
+    if levels is ZH:
+        memories = [(_turn("a", who, anchor), 0.88), (_turn("b", who, answer), 0.855)]
+    assert _pool_gate(request_text, memories, "b", levels) is passes
+
+
+@pytest.mark.parametrize(
+    "request_text,old_turn,new_summary,levels,cos",
+    [
+        (
+            "What car do I drive?",
+            "I drive a Passat.",
+            "The user sold the Passat and bought a BYD",
+            EN,
+            0.81,
+        ),
+        ("我开什么车？", "我开的是大众朗逸。", "用户把朗逸卖了，买了一辆比亚迪", ZH, 0.86),
+    ],
+)
+@pytest.mark.parametrize("chained,passes", [(True, True), (False, False)])
+def test_the_newer_version_of_a_matching_memory_answers_what_it_asks_now(
+    request_text, old_turn, new_summary, levels, cos, chained, passes
+):
+    old = MemoryRecord(
+        "t", ALICE, MemoryType.EPISODE, old_turn, tags=("user",), source=Source(turn_ids=("t1",))
+    )
+    new = MemoryRecord(
+        "new",
+        ALICE,
+        MemoryType.FACT,
+        new_summary,
+        subject="vehicle",
+        prev_id="old" if chained else None,
+    )
+    memories = [(old, cos + 0.04), (new, cos)]
+    assert _pool_gate(request_text, memories, "new", levels, retired={"t1": "old"}) is passes
