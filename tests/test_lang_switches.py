@@ -1,0 +1,90 @@
+"""Rules of the language packs switched off by name in config (`rules.off`)."""
+
+import pytest
+
+from openclaw_memory.clock import FakeClock
+from openclaw_memory.config import config_from_dict
+from openclaw_memory.errors import ConfigError
+from openclaw_memory.extract.request_grammar import request_only, statement_part
+from openclaw_memory.factory import build_middleware
+from openclaw_memory.lang import Languages
+from openclaw_memory.switches import switches_from
+from openclaw_memory.types import Scope, Turn
+
+ZH = "我女儿Lina对芒果过敏"
+EN = "My daughter Lina is allergic to mango"
+
+
+def _mw(tmp_path, off):
+    cfg = config_from_dict(
+        {
+            "storage": {
+                "data_dir": str(tmp_path),
+                "embedding_model": "hash",
+                "background_indexing": False,
+            },
+            "rules": {"off": list(off)},
+        }
+    )
+    return build_middleware(cfg, clock=FakeClock(1_700_000_000.0), background=False)
+
+
+def _subjects(mw, text):
+    turn = Turn(Scope("alice", "main"), "s1", text, turn_id="t1")
+    return [c.subject for c in mw.capture.extractor.extract(turn)]
+
+
+@pytest.mark.parametrize(
+    ("off", "zh_person", "en_person"),
+    [
+        ((), True, True),
+        (("zh.people.person",), False, True),
+        (("en.people.person",), True, False),
+        (("zh.people", "en"), False, False),
+    ],
+)
+def test_switching_a_rule_off_in_config_changes_what_is_extracted(
+    tmp_path, off, zh_person, en_person
+):
+    mw = _mw(tmp_path, off)
+    try:
+        zh, en = _subjects(mw, ZH), _subjects(mw, EN)
+    finally:
+        mw.close()
+    assert (zh == ["daughter/lina/allergy/芒果"]) is zh_person, zh
+    assert (en == ["daughter/lina/allergy/mango"]) is en_person, en
+
+
+@pytest.mark.parametrize(
+    ("off", "name"),
+    [(("zh.people.persn",), "zh.people.persn"), (("channel.entitty", "en"), "channel.entitty")],
+)
+def test_an_unknown_rule_name_is_refused_when_the_middleware_is_built(tmp_path, off, name):
+    with pytest.raises(ConfigError, match=rf"rules\.off: {name} names no rule or channel"):
+        _mw(tmp_path, off)
+
+
+def test_known_rules_and_channels_are_accepted(tmp_path):
+    _mw(tmp_path, ("zh.request.command_head", "channel.entity", "zh")).close()
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("帮我算一下 12 加 30", "zh.request.command_head"),
+        ("Translate 'good luck' into French", "en.request.command_head"),
+        ("火星离太阳很远吗？", "zh.request.ask_end"),
+        ("You are coming tomorrow?", "en.request.ask_end"),
+    ],
+)
+def test_a_request_rule_switched_off_stops_acting(text, rule):
+    assert request_only(text)
+    off = Languages(switches_from([rule]))
+    assert not request_only(text, off)
+    assert statement_part(text, off) == text
+
+
+def test_the_other_languages_rules_stay_on():
+    off = Languages(switches_from(["zh.request"]))
+    assert request_only("Translate 'good luck' into French", off)
+    assert not request_only("帮我算一下 12 加 30", off)
