@@ -90,11 +90,18 @@ def test_a_switched_off_entry_never_matches_and_has_no_words():
     langs = lang.Languages(switches_from(["zh.request.command_head"]))
     assert not langs.pack("zh").table("request").entry("command_head").pattern.match("帮我算一下")
     assert langs.pack("en").table("request").entry("command_head").pattern.match("Translate it")
+    langs = lang.Languages(switches_from(["zh.kind"]))
+    assert langs.pack("zh").table("kind").entry("frame").wordset == frozenset()
+    assert lang.pack("zh").table("kind").entry("frame").wordset
 
 
 def test_a_table_a_language_lacks_reads_as_rules_that_never_act():
+    from openclaw_memory.procedure.kind import task_kind
+
     entry = lang.pack("ja").table("request").entry("command_head")
     assert not entry.on and entry.pattern.search("anything") is None
+    assert task_kind("サイトをデプロイして") is None  # no kind table: no kind, no jieba
+    assert task_kind("帮我部署一下网站").key == "部署 网站"
 
 
 def _write_pack(folder, table):

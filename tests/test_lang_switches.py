@@ -88,3 +88,17 @@ def test_the_other_languages_rules_stay_on():
     off = Languages(switches_from(["zh.request"]))
     assert request_only("Translate 'good luck' into French", off)
     assert not request_only("帮我算一下 12 加 30", off)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "on", "off"),
+    [
+        ("帮我把网站部署到服务器上", "zh.kind.front", "部署 网站", "把 部署"),
+        ("please deploy the site to production", "en.kind.frame", "deploy site", "please site"),
+    ],
+)
+def test_a_kind_word_list_switched_off_is_empty(text, rule, on, off):
+    from openclaw_memory.procedure.kind import task_kind
+
+    assert task_kind(text).key == on
+    assert task_kind(text, Languages(switches_from([rule]))).key == off

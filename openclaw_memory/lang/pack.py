@@ -3,9 +3,9 @@
 A pack is a folder `lang/<code>/`: `pack.yaml` holds what the pack is (its code, the characters
 that mark its script and the order in which scripts are tried, its tokenizer and stopwords, the
 punctuation joining its clauses) and every other `<table>.yaml` holds one table. A table is a
-meaning and named entries; an entry carries a one-line meaning and a regular expression
-(`pattern`, with `flags`) or a word list (`words`), and where its rule has one a `confidence`;
-other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
+meaning, named entries and settings of its own (which parser reads it, say); an entry carries a
+one-line meaning and a regular expression (`pattern`, with `flags`) or a word list (`words`), and
+where its rule has one a `confidence`; other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
 
 A switched-off entry (`rules.off`) keeps its place but stops acting: its pattern never matches
 and its word list is empty, so the mechanism that reads it needs no branch for the switch.
@@ -13,6 +13,7 @@ and its word list is empty, so the mechanism that reads it needs no branch for t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -44,7 +45,7 @@ class Entry:
     settings: Mapping[str, Any] = field(default_factory=dict)
     on: bool = True
 
-    @property
+    @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
         """The compiled pattern (one that never matches when the rule is off)."""
         return self.regex()
@@ -59,7 +60,7 @@ class Entry:
             text = text.replace("${" + key + "}", value)
         return _compile(text, self.flags)
 
-    @property
+    @functools.cached_property
     def wordset(self) -> frozenset[str]:
         """The word list as a set (empty when the rule is off)."""
         return frozenset(self.words) if self.on else frozenset()
@@ -85,6 +86,7 @@ class Table(Mapping[str, Entry]):
     name: str
     meaning: str
     entries: Mapping[str, Entry]
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, key: str) -> Entry:
         return self.entries[key]
@@ -199,6 +201,7 @@ def _table(path: Path) -> Table:
         path.stem,
         _field(data, "meaning", str, path),
         {name: _entry(name, raw, path) for name, raw in entries.items()},
+        {k: v for k, v in data.items() if k not in ("meaning", "entries")},
     )
 
 
