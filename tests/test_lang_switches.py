@@ -102,3 +102,20 @@ def test_a_kind_word_list_switched_off_is_empty(text, rule, on, off):
 
     assert task_kind(text).key == on
     assert task_kind(text, Languages(switches_from([rule]))).key == off
+
+
+@pytest.mark.parametrize(
+    ("off", "zh_like", "en_like"),
+    [
+        ((), True, True),
+        (("zh.preference.like",), False, True),
+        (("en.preference.like",), True, False),
+    ],
+)
+def test_a_preference_frame_switched_off_stops_acting(off, zh_like, en_like):
+    from openclaw_memory.extract.slots import classify
+
+    langs = Languages(switches_from(off))
+    zh, en = classify("我特别喜欢爬山", langs=langs), classify("I really love hiking", langs=langs)
+    assert (zh is not None and zh.summary == "用户喜欢爬山") is zh_like
+    assert (en is not None and en.summary == "The user likes hiking") is en_like

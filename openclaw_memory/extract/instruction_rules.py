@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..lang import Languages
 from .lexicon import en_head, zh_head
 from .slot import (
     ONE_OFF,
@@ -95,7 +96,9 @@ def _wants_reply_rule(clause: str, standing: bool, tail: str) -> bool:
     return bool(_REPLY_VERB.search(clause) or standing or STANDING.search(clause) or at_end)
 
 
-def reply_language(clause: str, cjk: bool, standing: bool) -> Slot | None:
+def reply_language(
+    clause: str, cjk: bool, standing: bool, langs: Languages | None = None
+) -> Slot | None:
     m = _LANG_RE.search(clause)
     if not m or not _wants_reply_rule(clause, standing, clause[m.end() :]):
         return None
@@ -179,7 +182,9 @@ _LENGTH_IDIOM = re.compile(
 )
 
 
-def reply_format(clause: str, cjk: bool, standing: bool) -> Slot | None:
+def reply_format(
+    clause: str, cjk: bool, standing: bool, langs: Languages | None = None
+) -> Slot | None:
     for subject, regex in _FORMATS:
         m = regex.search(clause)
         if not m or not _wants_reply_rule(clause, standing, tail="..."):
@@ -235,7 +240,9 @@ def _past_tense(rest: str) -> bool:
     )
 
 
-def prohibition(clause: str, cjk: bool, standing: bool) -> Slot | None:
+def prohibition(
+    clause: str, cjk: bool, standing: bool, langs: Languages | None = None
+) -> Slot | None:
     m = (_PROHIBIT_ZH if cjk else _PROHIBIT_EN).match(clause)
     if not m:
         return None

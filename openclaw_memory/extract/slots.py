@@ -39,7 +39,7 @@ def classify(clause: str, *, standing: bool = False, langs: Languages | None = N
         if slot:
             return slot
     for preference in preference_rules.CLASSIFIERS:
-        slot = preference(clause, cjk, standing)
+        slot = preference(clause, cjk, standing, langs)
         if slot:
             return slot
     return None

@@ -10,6 +10,7 @@ from ..switches import ALL_ON, Switches
 from .pack import LanguagePack, load_pack
 
 _HERE = Path(__file__).resolve().parent
+_A_HAN_CHARACTER = "\u4e00"
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +69,15 @@ class Languages:
     def of(self, text: str) -> LanguagePack:
         """The pack of the language text is written in (`detect`)."""
         return self._packs[detect(text)]
+
+    def of_han(self, han: bool) -> LanguagePack:
+        """The pack a caller that still passes a has-Han flag (`text.has_cjk`) means: the pack
+        of Han text when true, else the pack of text with no marked script."""
+        return self._packs[detect(_A_HAN_CHARACTER if han else "")]
+
+    def all(self) -> tuple[LanguagePack, ...]:
+        """Every pack, in code order."""
+        return tuple(self._packs.values())
 
     def stopwords(self) -> frozenset[str]:
         """The stopwords of every pack together."""
