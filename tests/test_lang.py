@@ -35,7 +35,7 @@ def test_every_shipped_pack_loads_with_its_tables():
         lang.pack("xx")
 
 
-def test_every_entry_has_a_meaning_and_a_pattern_or_words():
+def test_every_entry_has_a_meaning_and_a_pattern_words_or_settings():
     names = lang.known_rules()
     assert "zh.request.command_head" in names and "en.request.command_head" in names
     for code in lang.codes():
@@ -43,7 +43,8 @@ def test_every_entry_has_a_meaning_and_a_pattern_or_words():
             assert table.meaning
             for entry in table.values():
                 assert entry.meaning and "\n" not in entry.meaning
-                assert entry.source is not None or entry.words, f"{code}.{table.name}.{entry.name}"
+                name = f"{code}.{table.name}.{entry.name}"
+                assert entry.source is not None or entry.words or entry.settings, name
                 assert entry.confidence is None or 0 <= entry.confidence <= 1
 
 

@@ -119,3 +119,20 @@ def test_a_preference_frame_switched_off_stops_acting(off, zh_like, en_like):
     zh, en = classify("我特别喜欢爬山", langs=langs), classify("I really love hiking", langs=langs)
     assert (zh is not None and zh.summary == "用户喜欢爬山") is zh_like
     assert (en is not None and en.summary == "The user likes hiking") is en_like
+
+
+@pytest.mark.parametrize(
+    ("clause", "rule", "subject"),
+    [
+        ("以后请用英文回复我", "zh.instruction.language_verb", "reply_language"),
+        ("From now on, please reply in Chinese", "en.instruction.language_verb", "reply_language"),
+        ("以后不要用表情符号", "zh.instruction.prohibit", "prohibition/表情符号"),
+        ("Never use emojis in replies", "en.instruction.prohibit", "prohibition/emojis"),
+    ],
+)
+def test_an_instruction_rule_switched_off_stops_acting(clause, rule, subject):
+    from openclaw_memory.extract.slots import classify
+
+    assert classify(clause, standing=True).subject == subject
+    off = classify(clause, standing=True, langs=Languages(switches_from([rule])))
+    assert off is None or off.subject != subject

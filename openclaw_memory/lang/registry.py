@@ -4,10 +4,11 @@ under a set of switches."""
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 from ..switches import ALL_ON, Switches
-from .pack import LanguagePack, load_pack
+from .pack import NEVER, LanguagePack, load_pack
 
 _HERE = Path(__file__).resolve().parent
 _A_HAN_CHARACTER = "\u4e00"
@@ -59,6 +60,7 @@ class Languages:
     def __init__(self, switches: Switches = ALL_ON) -> None:
         self.switches = switches
         self._packs = {c: p.switched(switches) for c, p in _loaded().items()}
+        self._any: dict[tuple[str, str], re.Pattern[str]] = {}
 
     def pack(self, code: str) -> LanguagePack:
         """The pack `code`; a KeyError naming the known codes otherwise."""
@@ -74,6 +76,23 @@ class Languages:
         """The pack a caller that still passes a has-Han flag (`text.has_cjk`) means: the pack
         of Han text when true, else the pack of text with no marked script."""
         return self._packs[detect(_A_HAN_CHARACTER if han else "")]
+
+    def alternation(self, table: str, entry: str) -> str:
+        """The patterns of `entry` in every pack's `table` that is on, as one alternation."""
+        entries = [p.table(table).entry(entry) for p in self._packs.values()]
+        return "|".join(f"(?:{e.source})" for e in entries if e.on and e.source is not None)
+
+    def any_of(self, table: str, entry: str) -> re.Pattern[str]:
+        """One pattern that matches where `entry` of any pack's `table` matches: for a rule that
+        reads words of any language in one clause ("以后用English回复"). Never matches when no
+        pack has the entry on."""
+        key = (table, entry)
+        if key not in self._any:
+            found = [p.table(table).entry(entry) for p in self._packs.values()]
+            flags = functools.reduce(lambda a, e: a | e.flags, found, 0)
+            alternation = self.alternation(table, entry)
+            self._any[key] = re.compile(alternation, flags) if alternation else NEVER
+        return self._any[key]
 
     def all(self) -> tuple[LanguagePack, ...]:
         """Every pack, in code order."""
