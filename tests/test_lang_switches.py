@@ -136,3 +136,20 @@ def test_an_instruction_rule_switched_off_stops_acting(clause, rule, subject):
     assert classify(clause, standing=True).subject == subject
     off = classify(clause, standing=True, langs=Languages(switches_from([rule])))
     assert off is None or off.subject != subject
+
+
+@pytest.mark.parametrize(
+    ("clause", "rule", "subject"),
+    [
+        ("我对花生过敏", "zh.profile.allergy", "allergy/花生"),
+        ("I'm allergic to peanuts", "en.profile.allergy", "allergy/peanut"),
+        ("我住在杭州", "zh.profile.location", "location"),
+        ("I live in Berlin", "en.profile.location", "location"),
+    ],
+)
+def test_a_profile_frame_switched_off_stops_acting(clause, rule, subject):
+    from openclaw_memory.extract.slots import classify
+
+    assert classify(clause).subject == subject
+    off = classify(clause, langs=Languages(switches_from([rule])))
+    assert off is None or off.subject != subject

@@ -35,7 +35,7 @@ def classify(clause: str, *, standing: bool = False, langs: Languages | None = N
         if slot:
             return slot
     for profile in profile_rules.CLASSIFIERS:
-        slot = profile(clause, cjk)
+        slot = profile(clause, cjk, langs)
         if slot:
             return slot
     for preference in preference_rules.CLASSIFIERS:
