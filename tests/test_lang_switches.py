@@ -153,3 +153,19 @@ def test_a_profile_frame_switched_off_stops_acting(clause, rule, subject):
     assert classify(clause).subject == subject
     off = classify(clause, langs=Languages(switches_from([rule])))
     assert off is None or off.subject != subject
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "name"),
+    [
+        ("我家猫叫芝麻", "zh.naming.given", "芝麻"),
+        ("We have a rabbit named Biscuit", "en.naming.given", "Biscuit"),
+        ("我每天喂芝麻", "zh.naming.care", "芝麻"),
+        ("I feed Sesame every morning", "en.naming.care", "Sesame"),
+    ],
+)
+def test_a_naming_rule_switched_off_finds_no_name(text, rule, name):
+    from openclaw_memory.extract.naming import world_names
+
+    assert world_names(text) == [name]
+    assert world_names(text, Languages(switches_from([rule]))) == []

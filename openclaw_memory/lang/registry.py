@@ -95,8 +95,8 @@ class Languages:
         return self._any[key]
 
     def all(self) -> tuple[LanguagePack, ...]:
-        """Every pack, in code order."""
-        return tuple(self._packs.values())
+        """Every pack, in the order scripts are tried (`priority`), the pack without one last."""
+        return tuple(sorted(self._packs.values(), key=lambda p: (p.script is None, p.priority)))
 
     def stopwords(self) -> frozenset[str]:
         """The stopwords of every pack together."""
