@@ -169,3 +169,28 @@ def test_a_naming_rule_switched_off_finds_no_name(text, rule, name):
 
     assert world_names(text) == [name]
     assert world_names(text, Languages(switches_from([rule]))) == []
+
+
+@pytest.mark.parametrize(
+    ("clause", "rule", "on", "off"),
+    [
+        (
+            "我女儿Lina对芒果过敏",
+            "zh.lexicon.relations",
+            "daughter/lina/allergy/芒果",
+            "allergy/女儿Lina对芒果",
+        ),
+        (
+            "My daughter Lina is allergic to mango",
+            "en.lexicon.relations",
+            "daughter/lina/allergy/mango",
+            "fact/daughter lina",
+        ),
+    ],
+)
+def test_a_word_list_switched_off_changes_the_key(clause, rule, on, off):
+    from openclaw_memory.extract.slots import classify
+
+    assert classify(clause).subject == on
+    slot = classify(clause, langs=Languages(switches_from([rule])))
+    assert (slot.subject if slot else None) == off

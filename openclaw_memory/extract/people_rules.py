@@ -8,7 +8,7 @@ so a later age replaces the age and leaves the allergy alone; the person's name 
 and the relation in both languages as its unshown detail, so "how old is my daughter?" and
 我女儿多大了？ both find it, by word and by meaning.
 
-The relations are data (`lexicon.RELATIONS`); the person frame and the attributes a predicate
+The relations are data (each language's `lexicon` table, `relations`); the person frame and the attributes a predicate
 names (age, allergy, job, likes) are each language's `people` table (`lang/<code>/people.yaml`).
 """
 
@@ -16,22 +16,20 @@ from __future__ import annotations
 
 import functools
 
-from ..lang import Languages, all_on
+from ..lang import LanguagePack, Languages, all_on
 from ..lang.pack import Table
-from .lexicon import RELATION_ALIASES, RELATIONS
+from .lexicon import relation_names, relation_words
 from .slot import FACT, Slot, third_person
 
-#: per language, each word naming a relation -> the relation (its English name)
-_RELATION_WORDS: dict[str, dict[str, str]] = {
-    "en": {**{en: en for en in RELATIONS}, **RELATION_ALIASES},
-    "zh": {zh: en for en, words in RELATIONS.items() for zh in words},
-}
+
+def _alternation(pack: LanguagePack) -> str:
+    """The relation words of a language as one alternation, longest first."""
+    return _longest_first(tuple(relation_words(pack)))
 
 
 @functools.lru_cache(maxsize=8)
-def _alternation(code: str) -> str:
-    """The relation words of a language as one alternation, longest first."""
-    return "|".join(sorted(_RELATION_WORDS.get(code, {}), key=len, reverse=True))
+def _longest_first(words: tuple[str, ...]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
 
 
 def _attribute(pred: str, table: Table) -> str:
@@ -52,18 +50,23 @@ def person_fact(clause: str, cjk: bool, langs: Languages | None = None) -> Slot 
     pack = (langs or all_on()).of(clause)
     table = pack.table("people")
     person = table.entry("person")
-    m = person.regex(relations=_alternation(pack.code)).match(clause.strip(" 。.!！"))
+    relations = _alternation(pack)
+    if not relations:
+        return None
+    m = person.regex(relations=relations).match(clause.strip(" 。.!！"))
     if not m or not m.group("pred").strip():
         return None
     word = m.group("rel")
-    relation = _RELATION_WORDS[pack.code][word.lower()]
+    relation = relation_words(pack)[word.lower()]
     name = m.group("name") or ""
     who = f"{relation}/{name.lower()}" if name else relation
     attribute = _attribute(m.group("pred").strip(), table)
     body = table.entry("remember").pattern.sub("", clause.strip(), count=1)
     owner = table.entry("owner")  # 我女儿 / 同事小王 -> 我的女儿 / 我的同事小王
     body = owner.pattern.sub(str(owner.setting("replacement", "")), body, count=1)
-    detail = " ".join(dict.fromkeys([relation, *RELATIONS[relation], *([name] if name else [])]))
+    detail = " ".join(
+        dict.fromkeys([relation, *relation_names(relation), *([name] if name else [])])
+    )
     return Slot(
         FACT,
         f"{who}/{attribute}",
