@@ -98,17 +98,12 @@ def fts_query(text: str, *, max_terms: int = FTS_TERMS) -> str:
     return " OR ".join(terms)
 
 
-_NEGATION = re.compile(
-    r"(不|没|别|勿|莫|讨厌|厌恶|不再|不要|戒|\bnot\b|\bno\b|\bnever\b|n't\b|\bno longer\b|"
-    r"\bhate\b|\bdislike\b|\bstop(?:ped)?\b|\bavoid\b|\bwithout\b)",
-    re.IGNORECASE,
-)
-
-
-def negated(text: str) -> bool:
-    """Whether text carries a negation cue. Embeddings barely see negation (我喜欢/我不喜欢 score
-    0.99 with e5), so consolidation compares this polarity before calling two claims the same."""
-    return len(_NEGATION.findall(text)) % 2 == 1
+def negated(text: str, langs: Languages | None = None) -> bool:
+    """Whether text carries a negation cue (an odd count of them, in any language: each pack's
+    `negation` table). Embeddings barely see negation (我喜欢/我不喜欢 score 0.99 with e5), so
+    consolidation compares this polarity before calling two claims the same."""
+    cues = (langs or all_on()).any_of("negation", "cue")
+    return len(cues.findall(text)) % 2 == 1
 
 
 def lexical_overlap(a: str, b: str) -> float:

@@ -194,3 +194,14 @@ def test_a_word_list_switched_off_changes_the_key(clause, rule, on, off):
     assert classify(clause).subject == on
     slot = classify(clause, langs=Languages(switches_from([rule])))
     assert (slot.subject if slot else None) == off
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [("我不喜欢咖啡", "zh.negation.cue"), ("I don't like coffee", "en.negation.cue")],
+)
+def test_a_negation_cue_switched_off_reads_no_polarity(text, rule):
+    from openclaw_memory.text import negated
+
+    assert negated(text) and not negated(text.replace("不", "").replace("don't", "do"))
+    assert not negated(text, Languages(switches_from([rule])))

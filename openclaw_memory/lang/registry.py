@@ -79,7 +79,7 @@ class Languages:
 
     def alternation(self, table: str, entry: str) -> str:
         """The patterns of `entry` in every pack's `table` that is on, as one alternation."""
-        entries = [p.table(table).entry(entry) for p in self._packs.values()]
+        entries = [p.table(table).entry(entry) for p in self.all()]
         return "|".join(f"(?:{e.source})" for e in entries if e.on and e.source is not None)
 
     def any_of(self, table: str, entry: str) -> re.Pattern[str]:
@@ -88,7 +88,7 @@ class Languages:
         pack has the entry on."""
         key = (table, entry)
         if key not in self._any:
-            found = [p.table(table).entry(entry) for p in self._packs.values()]
+            found = [p.table(table).entry(entry) for p in self.all()]
             flags = functools.reduce(lambda a, e: a | e.flags, found, 0)
             alternation = self.alternation(table, entry)
             self._any[key] = re.compile(alternation, flags) if alternation else NEVER
