@@ -3,11 +3,12 @@
 Each language is a folder here, `lang/<code>/`, of YAML data: `pack.yaml` says what the pack is
 (its code and name, the characters that mark its script and the order scripts are tried in, its
 tokenizer, its stopwords, the comma that joins its clauses) and every other file is one table
-(`request.yaml`, `people.yaml`, `kind.yaml`, ...). A table entry is named, carries a one-line
-meaning and either a regular expression (`pattern`, `flags`) or a word list (`words`), with its
-confidence where its rule has one. The mechanisms that read a table (`extract/request_grammar.py`,
-`extract/people_rules.py`, `procedure/kind.py`, ...) are written once; they ask the pack of the
-text's language for the entry by name and never test for a language themselves.
+(`request`, `people`, `kind`, `preference`, `instruction`, `profile`, `naming`, `lexicon`,
+`negation`). A table entry is named, carries a one-line meaning and a regular expression
+(`pattern`, `flags`) or a word list (`words`), with its confidence where its rule has one, and
+settings of its own (a summary's `template`, a map of names). The mechanisms that read a table
+(`extract/request_grammar.py`, `extract/people_rules.py`, `procedure/kind.py`, ...) are written
+once; they ask the pack of the text's language for an entry by name.
 
 - `detect(text)` names the language by script: the packs that declare a script are tried in
   priority order (kana marks Japanese before Han marks Chinese); a text with none is in the pack
@@ -19,6 +20,9 @@ text's language for the entry by name and never test for a language themselves.
   `known_rules()` lists them, so `rules.off` is checked against them when the middleware is
   built. A switched-off entry keeps its place and stops acting: its pattern never matches and its
   word list is empty. A table a language lacks reads as empty, so its rules never act there.
+- A rule that reads words of any language in one clause ("以后用English回复") asks
+  `Languages.any_of(table, entry)`: one pattern over every pack's entry, in script order.
+  `Languages.of_han(flag)` is the pack a caller still passing a has-Han flag means.
 - A pack's tokenizer is named in `pack.yaml` (`tokenizers.py`: whole words, jieba's search mode,
   character bigrams). Adding a language is adding a folder: the Japanese pack has only a
   tokenizer and stopwords, and no code outside this folder names it.
