@@ -13,10 +13,13 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
+from . import lang
 from .clock import Clock
 from .config import MemoryConfig, config_from_dict, load_config
 from .extract.base import Extractor
+from .lang import Languages
 from .resources import default_prompts_dir
+from .switches import switches_from
 from .types import Scope
 from .worker import Job
 
@@ -59,16 +62,24 @@ def build_middleware(
     """
     from .engine import MemoryEngine
 
+    from .recall.channels import build_channels
+
     cfg = resolve_config(config, overrides)
     engine = MemoryEngine.open(cfg, clock=clock, embedder=embedder, background=background)
-    llm = llm if llm is not None else _llm(cfg)
-    mw = assemble(
-        engine,
-        cfg,
-        extractor=extractor if extractor is not None else _extractor(engine, cfg, llm),
-        summarizer_llm=llm,
-        recall_channels=recall_channels,
-    )
+    try:
+        channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
+        langs = rule_languages(cfg, channels)
+        llm = llm if llm is not None else _llm(cfg)
+        mw = assemble(
+            engine,
+            cfg,
+            extractor=extractor if extractor is not None else _extractor(engine, cfg, llm, langs),
+            summarizer_llm=llm,
+            recall_channels=recall_channels,
+        )
+    except BaseException:
+        engine.close()
+        raise
     # Warm up on the worker, ahead of any capture: nothing waits for it but the first job.
     mw.worker.submit(Job(Scope("warmup"), mw.warm_up, "warm-up"))
     return mw
@@ -101,6 +112,7 @@ def assemble(
     from .working_memory import WorkingMemory
 
     channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
+    rule_languages(cfg, channels)  # a name in `rules.disabled` that names nothing is refused here
     working = WorkingMemory(
         engine,
         Recaller(engine, cfg.recall, summaries=cfg.injection.summaries, channels=channels),
@@ -156,11 +168,21 @@ def assemble(
     return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
 
 
-def _extractor(engine: "MemoryEngine", cfg: MemoryConfig, llm: Any) -> Extractor:
-    """The configured chain: the rules, or the LLM chain falling back to them."""
+def rule_languages(cfg: MemoryConfig, channels: Sequence["RecallChannel"]) -> Languages:
+    """The language packs under config's `rules.disabled`, after checking that every name switched
+    off names a rule of a pack or a recall channel (`channel.<name>`), or a group of them."""
+    known = lang.known_rules() | {f"channel.{c.name}" for c in channels}
+    return lang.languages(switches_from(cfg.rules.disabled).check(known))
+
+
+def _extractor(
+    engine: "MemoryEngine", cfg: MemoryConfig, llm: Any, langs: Languages | None = None
+) -> Extractor:
+    """The configured chain: the rules (reading the language packs), or the LLM chain falling
+    back to them."""
     from .extract.rules import RuleExtractor
 
-    rules = RuleExtractor(engine.clock)
+    rules = RuleExtractor(engine.clock, langs=langs)
     if cfg.extraction.mode == "llm" and llm is not None:
         from .extract.llm_chain import LLMExtractor
 

@@ -1,48 +1,29 @@
 """CJK-aware keyword tokens.
 
 FTS5's default tokenizer keeps a run of Han characters as one token and the trigram tokenizer
-cannot match two-character words (咖啡, 花生), so Chinese is segmented with jieba's search mode
-and the tokens are joined by spaces before they reach FTS5. English is lower-cased words.
+cannot match two-character words (咖啡, 花生), so each run of word characters is split by the
+tokenizer of its language's pack (`lang/`: Chinese by jieba's search mode, Japanese by character
+pairs, English as lower-cased words) and the tokens are joined by spaces before they reach FTS5.
 """
 
 from __future__ import annotations
 
 import functools
-import logging
 import re
-import threading
 from typing import Any, Mapping
+
+from .lang import Languages, all_on
+from .lang.tokenizers import jieba_module
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[\w]+", re.UNICODE)
-_lock = threading.Lock()
 
-# Words that carry no retrieval signal, in both languages.
-STOPWORDS = frozenset(
-    """a an the and or but if of to in on at for with by from as is are was were be been being
-    do does did have has had i you he she it we they me my your our their his her its this that
-    these those what which who whom when where why how not no yes so than then too very can could
-    will would should shall may might must just about into over under again also any some all
-    there here up down out off s t don doesn didn isn aren wasn weren ok okay
-    am m ve ll re d many much more most other others such own same each few both only nor
-    myself yourself himself herself itself ourselves themselves him them us mine yours hers ours
-    theirs
-    的 了 是 在 我 你 他 她 它 们 这 那 和 与 及 就 都 也 还 又 吗 呢 吧 啊 呀 哦 嗯 把 被 给 让
-    一个 一下 什么 怎么 为什么 哪 哪个 哪些 有 没有 不 要 会 能 可以 上 下 之 于 而 或 并 个 些
-    那件 那件事 这件 这件事 事情 那个 这个 关于 有关 的话 件 thing things stuff
-    """.split()
-)
+#: words that carry no retrieval signal, in every language (each pack's `stopwords`)
+STOPWORDS = all_on().stopwords()
 
-
-@functools.lru_cache(maxsize=1)
-def _jieba():
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    with _lock:
-        jieba.initialize()  # loads the bundled dictionary once; no network
-    return jieba
+#: the package's one jieba loader (its dictionary loaded once, no network)
+_jieba = jieba_module
 
 
 def valid_unicode(text: str) -> str:
@@ -64,14 +45,15 @@ def has_cjk(text: str) -> bool:
     return bool(_HAN.search(text))
 
 
-def tokenize(text: str, *, drop_stopwords: bool = False) -> list[str]:
-    """Lower-cased tokens; Han runs are segmented with jieba's search mode (overlapping words)."""
+def tokenize(
+    text: str, *, drop_stopwords: bool = False, langs: Languages | None = None
+) -> list[str]:
+    """Lower-cased tokens: each run of word characters by the tokenizer of its language's pack
+    (Chinese by jieba's search mode, overlapping words; Japanese by character pairs)."""
+    langs = langs or all_on()
     tokens: list[str] = []
     for piece in _WORD.findall(text.lower()):
-        if has_cjk(piece):
-            tokens.extend(t for t in _jieba().lcut_for_search(piece) if t.strip())
-        else:
-            tokens.append(piece)
+        tokens.extend(langs.of(piece).tokenize(piece))
     if drop_stopwords:
         tokens = [t for t in tokens if t not in STOPWORDS]
     return tokens
@@ -116,17 +98,12 @@ def fts_query(text: str, *, max_terms: int = FTS_TERMS) -> str:
     return " OR ".join(terms)
 
 
-_NEGATION = re.compile(
-    r"(不|没|别|勿|莫|讨厌|厌恶|不再|不要|戒|\bnot\b|\bno\b|\bnever\b|n't\b|\bno longer\b|"
-    r"\bhate\b|\bdislike\b|\bstop(?:ped)?\b|\bavoid\b|\bwithout\b)",
-    re.IGNORECASE,
-)
-
-
-def negated(text: str) -> bool:
-    """Whether text carries a negation cue. Embeddings barely see negation (我喜欢/我不喜欢 score
-    0.99 with e5), so consolidation compares this polarity before calling two claims the same."""
-    return len(_NEGATION.findall(text)) % 2 == 1
+def negated(text: str, langs: Languages | None = None) -> bool:
+    """Whether text carries a negation cue (an odd count of them, in any language: each pack's
+    `negation` table). Embeddings barely see negation (我喜欢/我不喜欢 score 0.99 with e5), so
+    consolidation compares this polarity before calling two claims the same."""
+    cues = (langs or all_on()).any_of("negation", "cue")
+    return len(cues.findall(text)) % 2 == 1
 
 
 def lexical_overlap(a: str, b: str) -> float:

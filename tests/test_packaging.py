@@ -64,6 +64,20 @@ def test_in_a_checkout_the_defaults_are_the_top_level_folders():
         data_dir("secrets")
 
 
+def test_every_language_pack_file_is_package_data():
+    import tomllib
+    from fnmatch import fnmatch
+
+    setup = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    globs = setup["setuptools"]["package-data"]["openclaw_memory"]
+    package = REPO / "openclaw_memory"
+    data = [p for p in (package / "lang").rglob("*") if p.is_file() and p.suffix == ".yaml"]
+    assert {"en", "zh", "ja"} <= {p.parent.name for p in data}
+    for path in data:
+        rel = path.relative_to(package).as_posix()
+        assert any(fnmatch(rel, g) for g in globs), f"{rel} is not package data"
+
+
 def _copy_sources(dest: Path) -> Path:
     """The files a build reads, copied so the build leaves nothing in the working tree."""
     dest.mkdir()

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..clock import Clock
+from ..lang import Languages, all_on
 from ..text import has_cjk
 from ..types import Candidate, Channel, MemoryType, Turn
 from .change_grammar import additive
@@ -169,10 +170,13 @@ def _is_question(sentence: str) -> bool:
 class RuleExtractor:
     """Offline extraction by Chinese and English rules (`Extractor` protocol)."""
 
-    def __init__(self, clock: Clock, secrets: SecretFilter | None = None) -> None:
+    def __init__(
+        self, clock: Clock, secrets: SecretFilter | None = None, langs: Languages | None = None
+    ) -> None:
         # The rules read no time today; the clock keeps one constructor shape for every chain.
         self._clock = clock
         self._secrets = secrets or SecretFilter()
+        self._langs = langs or all_on()  # the language packs, some rules maybe switched off
 
     def extract(self, turn: Turn) -> list[Candidate]:
         """Candidates from the user side of the turn: [] for contentless or secret-only turns."""
@@ -202,7 +206,11 @@ class RuleExtractor:
             m = regex.match(body)
             if m:
                 return self._standing(m.group("what"), turn_ids, hedged)
-        slots = [_also(s, clause) for s, clause in ((classify(c), c) for c in _clauses(body)) if s]
+        slots = [
+            _also(s, clause)
+            for s, clause in ((classify(c, langs=self._langs), c) for c in _clauses(body))
+            if s
+        ]
         conf = 0.4 if hedged else None
         return [_candidate(s, _channel(s), conf or s.confidence, turn_ids) for s in slots]
 
@@ -233,7 +241,7 @@ class RuleExtractor:
         slots: list[Any] = []
         rest: list[Any] = []
         for clause in _clauses(what):
-            slot = classify(clause, standing=True)
+            slot = classify(clause, standing=True, langs=self._langs)
             (slots if slot else rest).append(slot or clause)
         if not slots:
             rest = [what.strip(" 。.!！")]  # nothing recognised: keep the whole statement
@@ -245,9 +253,11 @@ class RuleExtractor:
 
     def _standing(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
         conf = 0.4 if hedged else 0.9
-        slots = [s for s in (classify(c, standing=True) for c in _clauses(what)) if s]
+        slots = [
+            s for s in (classify(c, standing=True, langs=self._langs) for c in _clauses(what)) if s
+        ]
         if not slots:
-            slots = _free_rule(what.strip(" 。.!！"))
+            slots = _free_rule(what.strip(" 。.!！"), self._langs)
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
 
@@ -262,7 +272,7 @@ def _channel(slot: Slot) -> Channel:
     return Channel.EXPLICIT if "switch" in slot.tags else Channel.IMPLICIT
 
 
-def _free_rule(what: str) -> list[Slot]:
+def _free_rule(what: str, langs: Languages) -> list[Slot]:
     """A "from now on" instruction no classifier knows: kept as a standing rule, or as a
     prohibition when a 不要/don't sits mid-sentence ("代码里不要加注释")."""
     if not _DIRECTIVE.search(what) or is_contentless(what):
@@ -270,7 +280,7 @@ def _free_rule(what: str) -> list[Slot]:
     cjk = has_cjk(what)
     summary = instruction_summary(what, cjk)
     m = _MID_PROHIBITION.search(what)
-    inner = classify(what[m.start() :], standing=True) if m and m.start() > 0 else None
+    inner = classify(what[m.start() :], standing=True, langs=langs) if m and m.start() > 0 else None
     if inner:
         return [dataclasses.replace(inner, summary=summary)]
     head = classify_head(what, cjk)

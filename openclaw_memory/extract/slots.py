@@ -10,6 +10,7 @@ read only what is stated; nothing is inferred.
 
 from __future__ import annotations
 
+from ..lang import Languages
 from ..text import has_cjk
 from . import change_rules, preference_rules, profile_rules
 from .people_rules import person_fact
@@ -18,14 +19,15 @@ from .slot import Slot, third_person
 __all__ = ["Slot", "classify", "third_person"]
 
 
-def classify(clause: str, *, standing: bool = False) -> Slot | None:
-    """The slot one clause states, or None. `standing` marks a "from now on" instruction."""
+def classify(clause: str, *, standing: bool = False, langs: Languages | None = None) -> Slot | None:
+    """The slot one clause states, or None. `standing` marks a "from now on" instruction;
+    `langs` are the language packs read (every rule on by default)."""
     clause = clause.strip()
     if not clause or clause.endswith(("?", "？")):
         return None
     cjk = has_cjk(clause)
     # a statement about another person is theirs, whatever it says (an age, an allergy, a job)
-    slot = person_fact(clause, cjk)
+    slot = person_fact(clause, cjk, langs)
     if slot:
         return slot
     for change in change_rules.classifiers(cjk):
@@ -33,11 +35,11 @@ def classify(clause: str, *, standing: bool = False) -> Slot | None:
         if slot:
             return slot
     for profile in profile_rules.CLASSIFIERS:
-        slot = profile(clause, cjk)
+        slot = profile(clause, cjk, langs)
         if slot:
             return slot
     for preference in preference_rules.CLASSIFIERS:
-        slot = preference(clause, cjk, standing)
+        slot = preference(clause, cjk, standing, langs)
         if slot:
             return slot
     return None

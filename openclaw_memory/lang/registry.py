@@ -1,0 +1,121 @@
+"""The registry of language packs: which packs exist, which one a text is in, and the packs
+under a set of switches."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from ..switches import ALL_ON, Switches
+from .pack import NEVER, LanguagePack, load_pack
+
+_HERE = Path(__file__).resolve().parent
+_A_HAN_CHARACTER = "\u4e00"
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded() -> dict[str, LanguagePack]:
+    """Every pack shipped in this folder (a sub-folder with a `pack.yaml`), loaded once."""
+    folders = sorted(p.parent for p in _HERE.glob("*/pack.yaml"))
+    return {pack.code: pack for pack in map(load_pack, folders)}
+
+
+@functools.lru_cache(maxsize=1)
+def _fallback() -> str:
+    """The pack a text with no marked script is in: the one pack that declares no script."""
+    (code,) = [c for c, p in _loaded().items() if p.script is None]
+    return code
+
+
+@functools.lru_cache(maxsize=1)
+def _scripts() -> tuple[LanguagePack, ...]:
+    """The packs that declare a script, in the order they are tried."""
+    return tuple(sorted((p for p in _loaded().values() if p.script), key=lambda p: p.priority))
+
+
+def codes() -> tuple[str, ...]:
+    """The codes of the shipped packs."""
+    return tuple(_loaded())
+
+
+def detect(text: str) -> str:
+    """The code of the language text is written in, by script: the first pack (in priority
+    order) whose script characters occur in it (kana before Han), else the pack without one."""
+    for pack in _scripts():
+        assert pack.script is not None
+        if pack.script.search(text):
+            return pack.code
+    return _fallback()
+
+
+def known_rules() -> frozenset[str]:
+    """Every rule name of every pack (`<code>.<table>.<entry>`)."""
+    return frozenset(n for p in _loaded().values() for n in p.rule_names())
+
+
+class Languages:
+    """The shipped packs with some rules switched off (`rules.disabled`); built once per stage."""
+
+    def __init__(self, switches: Switches = ALL_ON) -> None:
+        self.switches = switches
+        self._packs = {c: p.switched(switches) for c, p in _loaded().items()}
+        self._any: dict[tuple[str, str], re.Pattern[str]] = {}
+
+    def pack(self, code: str) -> LanguagePack:
+        """The pack `code`; a KeyError naming the known codes otherwise."""
+        if code not in self._packs:
+            raise KeyError(f"language {code!r}: expected one of {sorted(self._packs)}")
+        return self._packs[code]
+
+    def of(self, text: str) -> LanguagePack:
+        """The pack of the language text is written in (`detect`)."""
+        return self._packs[detect(text)]
+
+    def of_han(self, han: bool) -> LanguagePack:
+        """The pack a caller that still passes a has-Han flag (`text.has_cjk`) means: the pack
+        of Han text when true, else the pack of text with no marked script."""
+        return self._packs[detect(_A_HAN_CHARACTER if han else "")]
+
+    def alternation(self, table: str, entry: str) -> str:
+        """The patterns of `entry` in every pack's `table` that is on, as one alternation."""
+        entries = [p.table(table).entry(entry) for p in self.all()]
+        return "|".join(f"(?:{e.source})" for e in entries if e.on and e.source is not None)
+
+    def any_of(self, table: str, entry: str) -> re.Pattern[str]:
+        """One pattern that matches where `entry` of any pack's `table` matches: for a rule that
+        reads words of any language in one clause ("以后用English回复"). Never matches when no
+        pack has the entry on."""
+        key = (table, entry)
+        if key not in self._any:
+            found = [p.table(table).entry(entry) for p in self.all()]
+            flags = functools.reduce(lambda a, e: a | e.flags, found, 0)
+            alternation = self.alternation(table, entry)
+            self._any[key] = re.compile(alternation, flags) if alternation else NEVER
+        return self._any[key]
+
+    def all(self) -> tuple[LanguagePack, ...]:
+        """Every pack, in the order scripts are tried (`priority`), the pack without one last."""
+        return tuple(sorted(self._packs.values(), key=lambda p: (p.script is None, p.priority)))
+
+    def stopwords(self) -> frozenset[str]:
+        """The stopwords of every pack together."""
+        return frozenset(w for p in self._packs.values() for w in p.stopwords)
+
+
+@functools.lru_cache(maxsize=1)
+def all_on() -> Languages:
+    """The packs with every rule on: the default of module-level functions."""
+    return Languages()
+
+
+def pack(code: str) -> LanguagePack:
+    """The pack `code` with every rule on."""
+    return all_on().pack(code)
+
+
+def languages(switches: Switches = ALL_ON) -> Languages:
+    """The packs under switches (the shared all-on packs when nothing is off)."""
+    if not switches.off:
+        return all_on()
+    return Languages(switches)
