@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .engine import MemoryEngine
     from .middleware import MemoryMiddleware
     from .recall.pool import Channel as RecallChannel
+    from .switches import Switches
 
 PROMPTS_DIR = default_prompts_dir()
 
@@ -53,9 +54,10 @@ def build_middleware(
     extractor: extracts the candidates of every captured turn and of `remember`, in place of
     the configured chain (rules, or the LLM chain with the rules behind it).
     recall_channels: proposed candidates beside the built-in channels (vector, keyword, recent,
-    subject, profile, summaries); each is an object with a `name` and
-    `propose(scope, query, qvec, pool)` (`openclaw_memory.RecallChannel`). What they propose is
-    scored and gated like any candidate.
+    subject, profile, summaries, ...: `recall.channels.CHANNELS`); each is an object with a `name`
+    and `propose(scope, query, qvec, pool)` (`openclaw_memory.RecallChannel`). What they propose
+    is scored and gated like any candidate. Config's `rules.disabled` switches a channel off by
+    `channel.<name>`, a user's own as a built-in one; an unknown name is a ConfigError.
     """
     from .engine import MemoryEngine
 
@@ -95,17 +97,22 @@ def assemble(
     from .jobs import UserJobs
     from .middleware import MemoryMiddleware
     from .procedure.tracker import ProcedureTracker
-    from .recall.channels import build_channels
+    from .recall.channels import build_channels, channel_switch
     from .recall.recaller import Recaller
     from .worker import Worker
     from .working_memory import WorkingMemory
 
-    channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
-    working = WorkingMemory(
+    switches = _switches(cfg, recall_channels)
+    own = [c for c in recall_channels if switches.on(channel_switch(c.name))]
+    channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries, switches), *own]
+    recaller = Recaller(
         engine,
-        Recaller(engine, cfg.recall, summaries=cfg.injection.summaries, channels=channels),
-        cfg,
+        cfg.recall,
+        summaries=cfg.injection.summaries,
+        channels=channels,
+        switches=switches,
     )
+    working = WorkingMemory(engine, recaller, cfg)
     summarizer = Summarizer(
         summarizer_llm,
         PROMPTS_DIR,
@@ -154,6 +161,16 @@ def assemble(
         procedures=procedures,
     )
     return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
+
+
+def _switches(cfg: MemoryConfig, recall_channels: Sequence["RecallChannel"]) -> "Switches":
+    """config's `rules.disabled`, every name checked against the switchable rules and channels (the
+    built-in channels and a user's own): a ConfigError naming `rules.disabled` for an unknown one."""
+    from .recall.channels import CHANNELS, channel_switch
+    from .switches import switches_from
+
+    known = {channel_switch(name) for name in [*CHANNELS, *(c.name for c in recall_channels)]}
+    return switches_from(cfg.rules.disabled).check(known)
 
 
 def _extractor(engine: "MemoryEngine", cfg: MemoryConfig, llm: Any) -> Extractor:
