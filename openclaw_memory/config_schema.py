@@ -1,5 +1,8 @@
 """The configuration's typed sections: one frozen dataclass per YAML section, with the defaults
-that `config/memory_config.yaml` mirrors. Reading and checking the YAML is `config.py`'s job.
+that `config/memory_config.yaml` mirrors. A tuned default is read from the tuning table
+(`tuning.yaml`, by its key), which says what the number means and what measured it; the
+operational ones (ports, sizes of queues, TTLs, intervals) are written here. Reading and checking
+the YAML is `config.py`'s job.
 """
 
 from __future__ import annotations
@@ -7,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
+
+from .tuning import tuned, tuned_int
 
 
 @dataclass(frozen=True)
@@ -22,18 +27,18 @@ class ShortTermConfig:
 
 @dataclass(frozen=True)
 class LongTermConfig:
-    top_k: int = 7
+    top_k: int = tuned_int("long_term.top_k")
     #: related memories a list question may inject ("what books has she read?", 哪些:
     #: recall/listing.py), whose answer is spread over sessions (at least top_k)
-    list_top_k: int = 10
+    list_top_k: int = tuned_int("long_term.list_top_k")
     max_facts_per_user: int = 500
     #: a change ("switched to X") with no subject in common retires its nearest live claim only
     #: when that one is this similar and ahead of the next nearest by `change_margin`
-    change_similarity: float = 0.8
-    change_margin: float = 0.03
-    similarity_threshold: float = 0.95
+    change_similarity: float = tuned("long_term.change_similarity")
+    change_margin: float = tuned("long_term.change_margin")
+    similarity_threshold: float = tuned("long_term.similarity_threshold")
     #: a memory of several sentences is also indexed by up to this many sentence vectors (0: off)
-    sentence_vectors: int = 8
+    sentence_vectors: int = tuned_int("long_term.sentence_vectors")
 
 
 @dataclass(frozen=True)
@@ -43,10 +48,12 @@ class VectorStoreConfig:
     host: str = "127.0.0.1"
     port: int = 8000
     collection_prefix: str = "ocm"
-    search_ef: int = 400  # HNSW candidates explored per search (Chroma's ef_search)
+    search_ef: int = tuned_int(
+        "storage.vector_store.search_ef"
+    )  # HNSW candidates explored per search (Chroma's ef_search)
     #: a (user, agent)'s tier of at most this many records is searched exactly from the record
     #: store and gets no Chroma collection (store/tiered_index.py); 0: every tier in Chroma
-    exact_below: int = 250
+    exact_below: int = tuned_int("storage.vector_store.exact_below")
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,7 @@ class LLMConfig:
 class ExtractionConfig:
     mode: str = "rules"  # rules | llm (llm falls back to rules on failure)
     llm: LLMConfig = field(default_factory=LLMConfig)
-    min_confidence: float = 0.6
+    min_confidence: float = tuned("extraction.min_confidence")
     store_episodes: bool = True
     store_assistant_episodes: bool = False
 
@@ -96,35 +103,38 @@ class ForgettingConfig:
     compaction_trigger: int = 50
     compaction_batch: int = 30
     cleanup_unused_days: float = 180.0
-    cleanup_max_importance: float = 0.4
+    cleanup_max_importance: float = tuned("forgetting.cleanup_max_importance")
 
 
 @dataclass(frozen=True)
 class RecallWeights:
-    semantic: float = 0.5
-    keyword: float = 0.25
-    structure: float = 0.1
-    recency: float = 0.02
-    importance: float = 0.05
-    trust: float = 0.05
+    semantic: float = tuned("recall.weights.semantic")
+    keyword: float = tuned("recall.weights.keyword")
+    structure: float = tuned("recall.weights.structure")
+    recency: float = tuned("recall.weights.recency")
+    importance: float = tuned("recall.weights.importance")
+    trust: float = tuned("recall.weights.trust")
     #: the best other candidate of the same session (a session that matches strongly lifts its
     #: turns): measured 0.1-0.6 on all three eval sets, best overall at 0.2-0.3 (docs/benchmark-history.md)
-    session: float = 0.25
+    session: float = tuned("recall.weights.session")
 
 
 @dataclass(frozen=True)
 class RecallConfig:
-    context_turns: int = 2
-    candidates_per_channel: int = 30
-    recent_days: float = 3.0
-    recent_min_importance: float = 0.7
+    context_turns: int = tuned_int("recall.context_turns")
+    candidates_per_channel: int = tuned_int("recall.candidates_per_channel")
+    recent_days: float = tuned("recall.recent_days")
+    recent_min_importance: float = tuned("recall.recent_min_importance")
     weights: RecallWeights = field(default_factory=RecallWeights)
     #: weights for requests written in Chinese (CJK): segmented keywords match a paraphrase less
     #: often than English stems do, so the embedding carries more (None: the same as weights)
     weights_cjk: Optional[RecallWeights] = field(
-        default_factory=lambda: RecallWeights(semantic=0.6, keyword=0.15)
+        default_factory=lambda: RecallWeights(
+            semantic=tuned("recall.weights_cjk.semantic"),
+            keyword=tuned("recall.weights_cjk.keyword"),
+        )
     )
-    event_half_life_days: float = 30.0
+    event_half_life_days: float = tuned("recall.event_half_life_days")
     #: cosine calibration of the embedder; None = the embedder's measured default (embedding.py)
     semantic_floor: Optional[float] = None
     semantic_ceiling: Optional[float] = None
@@ -134,59 +144,59 @@ class RecallConfig:
     #: request (the higher of its background bank in its language and its crowd in the user's
     #: store) by this margin, or with keyword evidence (half the request's terms, two at least)
     #: by `background_keyword_margin` (None: no levels, absolute min_semantic only)
-    background_margin: Optional[float] = 0.06
-    background_keyword_margin: float = 0.02
+    background_margin: Optional[float] = tuned("recall.background_margin")
+    background_keyword_margin: float = tuned("recall.background_keyword_margin")
     #: a request about the user's world that nothing stored speaks of (no pooled memory holds a
     #: word of its topic, an attribute, a kind's member or the vocabulary of a subject it asks
     #: about) gets no retrieved memory unless one's cosine beats the level by this margin
     #: (recall/gate.py `unheld`; None: such a request is gated like any about the user)
-    unheld_margin: Optional[float] = 0.035
+    unheld_margin: Optional[float] = tuned("recall.unheld_margin")
     #: the same margin for requests written in Chinese (CJK), whose cosines the embedder
     #: compresses into a narrower band (None: `unheld_margin`)
-    unheld_margin_cjk: Optional[float] = 0.02
+    unheld_margin_cjk: Optional[float] = tuned("recall.unheld_margin_cjk")
     #: a memory written in the other language than the request (a Chinese question, an English
     #: fact) is read with its cosine raised by this much: multilingual-e5 scores a same-meaning
     #: pair across languages about 0.05 below the same pair within one (0.79-0.85 against
     #: 0.81-0.92) and an unrelated one about 0.03 below (0.75-0.79), so one bar for every pair of
     #: languages misses translations (recall/gate.py; 0: one bar for all)
-    cross_language_offset: float = 0.012
+    cross_language_offset: float = tuned("recall.cross_language_offset")
     #: relative gating of a request about the user's world (recall/gate.py `Signals`): a memory
     #: with no evidence of its own (no content word of the request, no attribute, kind, entity,
     #: subject or date it names) passes on meaning alone when its cosine beats what an unrelated
     #: memory of its own script scores for this request (the request's background bank in that
     #: language and the crowd of the user's vector candidates in that script, the higher) by this
     #: margin (None: the absolute `min_semantic` alone, as for a store without levels)
-    personal_margin: Optional[float] = 0.04
+    personal_margin: Optional[float] = tuned("recall.personal_margin")
     #: the same margin for a Chinese request and memory, whose cosines the embedder compresses
     #: into a narrower band (None: `personal_margin`)
-    personal_margin_cjk: Optional[float] = 0.02
+    personal_margin_cjk: Optional[float] = tuned("recall.personal_margin_cjk")
     #: the same margin for a memory written in the other language than the request, read
     #: against the crowd of its own script in the user's store (its bank when too few)
-    personal_margin_across: float = 0.04
+    personal_margin_across: float = tuned("recall.personal_margin_across")
     #: a memory with no evidence of its own also passes when it is the request's best vector
     #: candidate by at least this much over the second: it stands out of what else the store holds
-    personal_gap: float = 0.015
+    personal_gap: float = tuned("recall.personal_gap")
     #: a request about nothing of the user's: a memory whose keyword score (its own words, not a
     #: kind's members) is at least this, on two of the request's content words at least, is
     #: keyword evidence, as is holding half of its terms (None: only the half-the-terms test)
-    keyword_evidence: Optional[float] = 0.7
-    dedup_similarity: float = 0.97
-    min_confidence: float = 0.5
+    keyword_evidence: Optional[float] = tuned("recall.keyword_evidence")
+    dedup_similarity: float = tuned("recall.dedup_similarity")
+    min_confidence: float = tuned("recall.min_confidence")
     profile_whitelist: tuple[str, ...] = ()
-    change_note_days: float = 30.0
+    change_note_days: float = tuned("recall.change_note_days")
     #: an episode is delivered with this many neighbouring turns of its session before / after it
-    episode_context_before: int = 1
-    episode_context_after: int = 1
+    episode_context_before: int = tuned_int("recall.episode_context_before")
+    episode_context_after: int = tuned_int("recall.episode_context_after")
 
 
 @dataclass(frozen=True)
 class BudgetConfig:
-    profile: int = 100
-    summaries: int = 800
-    retrieved: int = 1500
+    profile: int = tuned_int("injection.budgets.profile")
+    summaries: int = tuned_int("injection.budgets.summaries")
+    retrieved: int = tuned_int("injection.budgets.retrieved")
     #: how earlier tasks of the request's kind were done (procedural memory)
-    procedures: int = 300
-    total_share: float = 0.2
+    procedures: int = tuned_int("injection.budgets.procedures")
+    total_share: float = tuned("injection.budgets.total_share")
     model_context_tokens: int = 128000
 
 
@@ -195,7 +205,7 @@ class InjectionConfig:
     position: str = "after_system"  # after_system | before_user_input | system_prefix
     system_prefix: str = "{memory_block}"
     budgets: BudgetConfig = field(default_factory=BudgetConfig)
-    summaries: int = 3
+    summaries: int = tuned_int("injection.summaries")
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .engine import MemoryEngine
     from .middleware import MemoryMiddleware
     from .recall.pool import Channel as RecallChannel
+    from .switches import Switches
 
 PROMPTS_DIR = default_prompts_dir()
 
@@ -56,9 +57,10 @@ def build_middleware(
     extractor: extracts the candidates of every captured turn and of `remember`, in place of
     the configured chain (rules, or the LLM chain with the rules behind it).
     recall_channels: proposed candidates beside the built-in channels (vector, keyword, recent,
-    subject, profile, summaries); each is an object with a `name` and
-    `propose(scope, query, qvec, pool)` (`openclaw_memory.RecallChannel`). What they propose is
-    scored and gated like any candidate.
+    subject, profile, summaries, ...: `recall.channels.CHANNELS`); each is an object with a `name`
+    and `propose(scope, query, qvec, pool)` (`openclaw_memory.RecallChannel`). What they propose
+    is scored and gated like any candidate. Config's `rules.disabled` switches a channel off by
+    `channel.<name>`, a user's own as a built-in one; an unknown name is a ConfigError.
     """
     from .engine import MemoryEngine
 
@@ -106,18 +108,22 @@ def assemble(
     from .jobs import UserJobs
     from .middleware import MemoryMiddleware
     from .procedure.tracker import ProcedureTracker
-    from .recall.channels import build_channels
+    from .recall.channels import build_channels, channel_switch
     from .recall.recaller import Recaller
     from .worker import Worker
     from .working_memory import WorkingMemory
 
-    channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
-    rule_languages(cfg, channels)  # a name in `rules.disabled` that names nothing is refused here
-    working = WorkingMemory(
+    switches = _switches(cfg, recall_channels)
+    own = [c for c in recall_channels if switches.on(channel_switch(c.name))]
+    channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries, switches), *own]
+    recaller = Recaller(
         engine,
-        Recaller(engine, cfg.recall, summaries=cfg.injection.summaries, channels=channels),
-        cfg,
+        cfg.recall,
+        summaries=cfg.injection.summaries,
+        channels=channels,
+        switches=switches,
     )
+    working = WorkingMemory(engine, recaller, cfg)
     summarizer = Summarizer(
         summarizer_llm,
         PROMPTS_DIR,
@@ -168,11 +174,20 @@ def assemble(
     return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
 
 
-def rule_languages(cfg: MemoryConfig, channels: Sequence["RecallChannel"]) -> Languages:
-    """The language packs under config's `rules.disabled`, after checking that every name switched
-    off names a rule of a pack or a recall channel (`channel.<name>`), or a group of them."""
-    known = lang.known_rules() | {f"channel.{c.name}" for c in channels}
-    return lang.languages(switches_from(cfg.rules.disabled).check(known))
+def _switches(cfg: MemoryConfig, recall_channels: Sequence["RecallChannel"]) -> Switches:
+    """config's `rules.disabled`, every name checked against the switchable rules of the language
+    packs and the channels (the built-in ones and a user's own): a ConfigError naming
+    `rules.disabled` for an unknown one."""
+    from .recall.channels import CHANNELS, channel_switch
+
+    names = [*CHANNELS, *(c.name for c in recall_channels)]
+    known = lang.known_rules() | {channel_switch(name) for name in names}
+    return switches_from(cfg.rules.disabled).check(known)
+
+
+def rule_languages(cfg: MemoryConfig, channels: Sequence["RecallChannel"] = ()) -> Languages:
+    """The language packs under config's `rules.disabled` (checked as `_switches` does)."""
+    return lang.languages(_switches(cfg, channels))
 
 
 def _extractor(

@@ -4,21 +4,33 @@ the kinds a request names and searching their members.
 
     python scripts/bench_without_kinds.py --memories 10000 --users 100 --repeat 1 --ingest 0 --json
 
-Alternate it with the plain `openclaw-memory bench` of the same arguments; the store is built
-once (its key is the write path, which kinds do not touch).
+is the bench under a config that switches the kind channel off, the same as
+
+    printf 'rules:\\n  disabled: [channel.kind]\\n' > no-kinds.yaml
+    openclaw-memory --config no-kinds.yaml bench --memories 10000 --users 100 --repeat 1 --ingest 0 --json
+
+(`rules.disabled` names any recall channel, `channel.<name>`: recall/channels.py `CHANNELS`). Alternate
+it with the plain `openclaw-memory bench` of the same arguments; the store is built once (its
+key is the write path, which kinds do not touch).
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
+from pathlib import Path
+
+#: the config the bench runs under: the defaults with the kind channel switched off
+CONFIG = "rules:\n  disabled: [channel.kind]\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    import openclaw_memory.recall.query as query
     from openclaw_memory.cli import main as cli
 
-    query.kinds_named = lambda text: ()  # build_query reads no kind
-    return cli(["bench", *(sys.argv[1:] if argv is None else argv)])
+    with tempfile.TemporaryDirectory(prefix="ocm-no-kinds-") as tmp:
+        config = Path(tmp) / "no-kinds.yaml"
+        config.write_text(CONFIG, encoding="utf-8")
+        return cli(["--config", str(config), "bench", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Candidate channels: vector, keyword (CJK-aware FTS5), kind, recent-important, subject, profile,
-summaries, date, and the entity channel (recall/entity_channel.py), built in their order.
+summaries, date, the entity channel with its hop (recall/entity_channel.py) and the speaker
+channel (recall/speaker_channel.py), built in their order. Each is a named entry of `CHANNELS`,
+switched off by config as `channel.<name>` (`rules.disabled`, openclaw_memory/switches.py).
 
 Each channel proposes record ids into the request's pool (recall/pool.py); the pool then loads
 every proposed record once and gives each the same raw signals, whichever channel found it
@@ -19,6 +21,8 @@ from ..config import RecallConfig
 from ..engine import MemoryEngine
 from ..policy import type_values, types_where
 from ..store.port_values import ListQuery
+from ..switches import ALL_ON, Switches
+from ..tuning import tuned_int
 from ..types import MemoryRecord, Scope
 from .entity_channel import EntityChannel
 from .pool import Channel, Pool
@@ -86,7 +90,7 @@ class KindChannel:
 
 #: memories of a named day, month or look-back read at most, the newest first (a month of a busy
 #: store may hold more)
-DATE_READ = 300
+DATE_READ = tuned_int("channels.date_read")
 
 
 class DateChannel:
@@ -147,7 +151,12 @@ class RecentChannel:
     name = "recent"
     uses_vector = False
 
-    def __init__(self, engine: MemoryEngine, cfg: RecallConfig, limit: int = 10) -> None:
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        cfg: RecallConfig,
+        limit: int = tuned_int("channels.recent_limit"),
+    ) -> None:
         self.engine, self.cfg, self.limit = engine, cfg, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
@@ -157,6 +166,11 @@ class RecentChannel:
         ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
+
+
+#: live subjects a request is matched against, and memories of the matched ones proposed
+SUBJECTS_READ = tuned_int("channels.subjects_read")
+SUBJECT_RECORDS = tuned_int("channels.subject_records")
 
 
 class SubjectChannel:
@@ -169,13 +183,13 @@ class SubjectChannel:
         self.engine = engine
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        subjects = self.engine.store.live_subjects(scope, limit=2000)
+        subjects = self.engine.store.live_subjects(scope, limit=SUBJECTS_READ)
         text = query.text.lower()
         terms = set(query.terms)
         hits = [s for s in subjects if subject_matches(s, text, terms)]
         if not hits:
             return
-        for r in self.engine.store.live_by_subject(scope, hits, limit=20):
+        for r in self.engine.store.live_by_subject(scope, hits, limit=SUBJECT_RECORDS):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
 
@@ -197,6 +211,8 @@ def subject_matches(subject: str, text: str, terms: set[str]) -> bool:
 
 #: the types the profile section holds (the policy table)
 _PROFILE_TYPES = type_values(types_where(section="profile"))
+#: profile and preference memories the profile channel proposes
+PROFILE_RECORDS = tuned_int("channels.profile_records")
 
 
 class ProfileChannel:
@@ -213,7 +229,7 @@ class ProfileChannel:
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         for r in self.engine.store.profile(
-            scope, _PROFILE_TYPES, list(self.cfg.profile_whitelist or ()), limit=20
+            scope, _PROFILE_TYPES, list(self.cfg.profile_whitelist or ()), limit=PROFILE_RECORDS
         ):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
@@ -237,20 +253,51 @@ class SummaryChannel:
             pool.recent_summaries.append(r.id)
 
 
-def build_channels(engine: MemoryEngine, cfg: RecallConfig, summaries: int) -> Sequence[Channel]:
+#: the built-in channels by name, in the order they run; `rules.disabled` switches one off as
+#: `channel.<name>`. `hop` is the entity channel's hop, `entity` its search by the entities the
+#: request names; `kind` also stops reading the kinds a request names (ranking reads them too).
+CHANNELS = (
+    "vector",
+    "keyword",
+    "kind",
+    "recent",
+    "subject",
+    "profile",
+    "summary",
+    "date",
+    "entity",
+    "hop",
+    "speaker",
+)
+
+
+def channel_switch(name: str) -> str:
+    """The switch name of the channel `name` ("channel.vector")."""
+    return f"channel.{name}"
+
+
+def build_channels(
+    engine: MemoryEngine, cfg: RecallConfig, summaries: int, switches: Switches = ALL_ON
+) -> Sequence[Channel]:
+    """The built-in channels that `switches` leaves on, in their order."""
     n = cfg.candidates_per_channel
-    return (
-        VectorChannel(engine, n),
-        KeywordChannel(engine, n),
-        KindChannel(engine, n),
-        RecentChannel(engine, cfg),
-        SubjectChannel(engine),
-        ProfileChannel(engine, cfg),
-        SummaryChannel(engine, summaries),
-        DateChannel(engine, n),
-        EntityChannel(engine, n),  # its hop starts from the others' candidates
-        SpeakerChannel(engine, n),  # after the others: it adds what none of them proposed
+    on = {name: switches.on(channel_switch(name)) for name in CHANNELS}
+    entity = on["entity"] or on["hop"]
+    built: tuple[tuple[bool, Channel], ...] = (
+        (on["vector"], VectorChannel(engine, n)),
+        (on["keyword"], KeywordChannel(engine, n)),
+        (on["kind"], KindChannel(engine, n)),
+        (on["recent"], RecentChannel(engine, cfg)),
+        (on["subject"], SubjectChannel(engine)),
+        (on["profile"], ProfileChannel(engine, cfg)),
+        (on["summary"], SummaryChannel(engine, summaries)),
+        (on["date"], DateChannel(engine, n)),
+        # its hop starts from the others' candidates
+        (entity, EntityChannel(engine, n, named=on["entity"], hop=on["hop"])),
+        # after the others: it adds what none of them proposed
+        (on["speaker"], SpeakerChannel(engine, n)),
     )
+    return tuple(channel for kept, channel in built if kept)
 
 
 TYPES_WITHOUT_DECAY = types_where(decays=False)  # the policy table

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
+from ..tuning import tuned, tuned_int
 from ..types import ScoredMemory
 from .listing import names_several
 from .rank import session_of
@@ -26,10 +27,10 @@ from .rank import session_of
 __all__ = ["HEAD", "LAYER_PENALTY", "cover_sessions", "names_several"]
 
 #: how many of the first ranked places are re-ordered: twice the ten a reader looks at
-HEAD = 20
+HEAD = tuned_int("cover.head")
 #: what each memory of the same session ranked above costs, as a share of the head's best score
 #: (1: every session's best before any session's second; 0: the fused order)
-LAYER_PENALTY = 0.15
+LAYER_PENALTY = tuned("cover.layer_penalty")
 #: the reason of a memory that is ranked but not injected: it only missed the relevance bar
 _BELOW = "below relevance"
 

@@ -15,6 +15,7 @@ from ..engine import MemoryEngine
 from ..extract.entities import extract, normalise
 from ..store.record_ports import EntityMemory
 from ..text import has_cjk
+from ..tuning import tuned, tuned_int
 from ..types import Scope
 from .pool import Pool
 from .query import RecallQuery
@@ -24,7 +25,9 @@ from .query import RecallQuery
 ENTITY, HOP = "entity", "hop"
 #: an entity whose weight (store/entities.py `idf`) is below this, a name in more than total^0.7
 #: of the user's memories (their own, a chat partner's), selects nothing
-MIN_ENTITY_WEIGHT = 0.3
+MIN_ENTITY_WEIGHT = tuned("entity_channel.min_weight")
+#: memories read per entity set, as a multiple of the channel's candidates
+REACH = tuned_int("entity_channel.reach")
 
 
 class EntityChannel:
@@ -32,7 +35,8 @@ class EntityChannel:
     Melanie's), then one hop: the entities of the strongest candidates the channels before it
     found lead to other memories that name them (multi-hop questions: evidence in several
     sessions linked by a person, place or thing). The hop adds at most `hop_share` of `limit`
-    and only what the pool does not hold, so single-hop ranking keeps its candidates.
+    and only what the pool does not hold, so single-hop ranking keeps its candidates. `named`
+    and `hop` switch either part off (`channel.entity`, `channel.hop`).
 
     Runs after the vector and keyword channels (it reads their candidates for the hop), so it
     declares no `uses_vector = False`: the parallel recaller runs it after the early channels'
@@ -42,21 +46,31 @@ class EntityChannel:
     name = ENTITY
 
     def __init__(
-        self, engine: MemoryEngine, limit: int, *, seeds: int = 5, hop_share: float = 0.2
+        self,
+        engine: MemoryEngine,
+        limit: int,
+        *,
+        seeds: int = tuned_int("entity_channel.seeds"),
+        hop_share: float = tuned("entity_channel.hop_share"),
+        named: bool = True,
+        hop: bool = True,
     ) -> None:
         self.engine, self.limit, self.seeds, self.hop_share = engine, limit, seeds, hop_share
+        self.named, self.hop = named, hop
 
     def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
         """Read what `propose` reads of the request's own entities (not the hop's, which starts
         from the other channels' candidates) into `pool.entities`: run while the query is
         embedded."""
         reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
+        if not self.named:
+            return
         named = reads.named(query.text)
         reads.naming(self._asked(named, reads.weights(sorted(named))), *self._reach(query))
 
     def _reach(self, query: RecallQuery) -> tuple[tuple[str, ...], int]:
         """The statuses searched and the cap of records read per entity set."""
-        return query.statuses, self.limit * 4
+        return query.statuses, self.limit * REACH
 
     @staticmethod
     def _asked(named: dict[int, str], weight: dict[int, float]) -> list[int]:
@@ -66,18 +80,20 @@ class EntityChannel:
         statuses, cap = self._reach(query)
         store = self.engine.store
         reads = pool.entities or EntityReads(store, scope)
-        named = reads.named(query.text)
-        seeds = self._seeds(pool)
+        named = reads.named(query.text) if self.named else {}
+        seeds = self._seeds(pool) if self.hop else []
         seed_entities = store.entities_of(scope, seeds) if seeds else {}
         hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
         # an entity's weight is its own (its memories among the scope's): one read for both
         weight = hop_weight = reads.weights(sorted({*named, *hop_ids}))
-        hits = reads.naming(self._asked(named, weight), statuses, cap)
+        hits = reads.naming(self._asked(named, weight), statuses, cap) if named else []
+        for rid, label in _best(hits, weight, named, self.limit):
+            pool.propose(rid, f"{ENTITY}:{label}")
+        if not self.hop:
+            return
         hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
         hop_hits = store.records_naming(scope, sorted(hop_ids), statuses=statuses, limit=cap)
         hop_names = store.entity_names(scope, hop_ids)
-        for rid, label in _best(hits, weight, named, self.limit):
-            pool.propose(rid, f"{ENTITY}:{label}")
         share = max(1, int(self.limit * self.hop_share))
         counts = {e: sum(e in es for es in seed_entities.values()) for e in hop_ids}
         score = {e: counts[e] * hop_weight[e] for e in hop_ids}

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..text import FTS_TERMS, search_tokens
+from ..tuning import tuned_int
 
 # ruff: noqa: SIM905  (word lists read best as one string)
 
@@ -287,7 +288,7 @@ def _another_kind(before: str) -> bool:
 
 
 #: how many members of a kind the keyword channel searches (the row's first, most common ones)
-SEARCHED = 64
+SEARCHED = tuned_int("kinds.searched")
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from ..tuning import tuned_int
+
 #: "what books", "which places", "what kinds of music", "how many times", "list", "every",
 #: and Chinese 哪些 / 几次 / 多少次 / 哪几 / 都有, and an order of several (先后, 顺序)
 _LIST = re.compile(
@@ -44,7 +46,7 @@ _LIST_DEFINITE = re.compile(
     re.I,
 )
 #: turns after a recalled turn a list question's unit shows besides `recall.episode_context_after`
-LIST_CONTEXT_AFTER = 1
+LIST_CONTEXT_AFTER = tuned_int("listing.context_after")
 #: units a measure is counted in: "how many years older am I", "how many days did the trip take"
 #: ask an amount, not several things ("how many times", "how many books" do)
 _UNIT_AFTER = re.compile(

