@@ -286,6 +286,9 @@ def _optional_parsers(sub) -> None:
     from .store.postgres.migrate import add_parser as add_migrate
 
     add_migrate(sub)
+    from .store.encrypt import add_parser as add_encrypt
+
+    add_encrypt(sub)
 
 
 def find_config(
