@@ -318,3 +318,31 @@ def test_migrate_copies_an_encrypted_store_into_postgres(tmp_path, clock, key_en
         assert {r.summary for r in store.get_many(ALICE, ids).values()} == set(SENTENCES.values())
     finally:
         store.close()
+
+
+def test_the_capture_journal_is_encrypted_with_the_store_key(tmp_path):
+    from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
+
+    path = tmp_path / FILE_NAME
+    plain = CaptureJournal(path)  # a journal from before encryption was on, one write pending
+    plain.add("c1", "capture", ALICE, {"text": SENTENCES["en"]})
+    plain.close()
+    assert SENTENCES["en"].encode() in path.read_bytes()
+    key = keys.parse_key(RAW_KEY, "$OPENCLAW_MEMORY_KEY")
+    journal = CaptureJournal(path, key=key)  # encrypted in place, the pending write kept
+    try:
+        journal.add("c2", "capture", ALICE, {"text": SENTENCES["zh"]})
+        assert [(e.id, e.body["text"]) for e in journal.pending()] == [
+            ("c1", SENTENCES["en"]),
+            ("c2", SENTENCES["zh"]),
+        ]
+        assert _leaks(tmp_path) == {"en": [], "zh": []}
+    finally:
+        journal.close()
+    assert _leaks(tmp_path) == {"en": [], "zh": []}
+    before = _digest(tmp_path)
+    with pytest.raises(StoreError, match="encryption.enabled: true and its key"):
+        CaptureJournal(path)
+    with pytest.raises(StoreError, match="does not open this encrypted file"):
+        CaptureJournal(path, key=keys.parse_key(OTHER_KEY, "$OPENCLAW_MEMORY_KEY"))
+    assert _digest(tmp_path) == before

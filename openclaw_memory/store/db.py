@@ -103,6 +103,33 @@ def check_encryption(path: Path, key: StoreKey | None) -> None:
         )
 
 
+def unlock(conn: sqlite3.Connection, key: StoreKey, path: Path) -> None:
+    """Give a SQLCipher connection the key, then read once: a wrong key fails here, before any
+    write, and the connection is closed."""
+    try:
+        # SQLCipher would also log the failed page decryption of a wrong key to stderr; the
+        # error below says it once, with the key's source
+        conn.execute("PRAGMA cipher_log_level = NONE")
+        conn.execute(f"PRAGMA key = {key.pragma()}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except Exception as exc:  # the driver's DatabaseError: "file is not a database"
+        conn.close()
+        raise StoreError(
+            f"{path}: the key from {key.source} does not open this encrypted file ({exc}); "
+            "nothing was written. Give the key it was created with (a lost key means a lost "
+            "store)"
+        ) from exc
+
+
+def is_plaintext(path: Path) -> bool:
+    """Whether path is a plaintext SQLite file (False for a missing or empty one)."""
+    try:
+        with path.open("rb") as f:
+            return f.read(len(PLAIN_HEADER)) == PLAIN_HEADER
+    except FileNotFoundError:
+        return False
+
+
 class Database:
     """One connection shared by the threads of a process, guarded by a lock.
 
@@ -132,7 +159,7 @@ class Database:
         )
         self._depth = 0
         if key is not None:
-            self._unlock(key)
+            unlock(self._conn, key, self.path)
         try:
             self._conn.row_factory = self.driver.Row
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
@@ -155,22 +182,6 @@ class Database:
                 self.path,
                 REMEDY,
             )
-
-    def _unlock(self, key: StoreKey) -> None:
-        """Give SQLCipher the key, then read once: a wrong key fails here, before any write."""
-        try:
-            # SQLCipher would also log the failed page decryption of a wrong key to stderr; the
-            # error below says it once, with the key's source
-            self._conn.execute("PRAGMA cipher_log_level = NONE")
-            self._conn.execute(f"PRAGMA key = {key.pragma()}")
-            self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except self.driver.DatabaseError as exc:
-            self._conn.close()
-            raise StoreError(
-                f"{self.path}: the key from {key.source} does not open this encrypted store "
-                f"({exc}); nothing was written. Give the key it was created with (a lost key "
-                "means a lost store)"
-            ) from exc
 
     def _wal(self, timeout_s: float) -> None:
         """Switch to WAL. SQLite does not apply busy_timeout to this switch: while another process

@@ -11,12 +11,14 @@ RELIABILITY.md for what that means on a filesystem without encryption of its own
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .db import PLAIN_HEADER, Database, private_file
+from .db import Database, is_plaintext, private_file
 from .keys import StoreKey, resolve_key, sqlcipher
 
 #: the temporary name of the encrypted copy, beside the store
@@ -25,10 +27,24 @@ SUFFIX = ".encrypting"
 
 def encrypt_store(path: Path, key: StoreKey) -> int:
     """Encrypt the plaintext store at path with key; returns the number of records it holds."""
-    with path.open("rb") as f:
-        header = f.read(len(PLAIN_HEADER))
-    if header != PLAIN_HEADER:
+    if not is_plaintext(path):
         raise StoreError(f"{path}: not a plaintext SQLite store (already encrypted?); not changed")
+    target = export_encrypted(path, key)
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as src:
+        want = src.execute("SELECT count(*) FROM records").fetchone()[0]
+    _check_copy(target, key, want)
+    _replace(path, target)
+    return int(want)
+
+
+def encrypt_file(path: Path, key: StoreKey) -> None:
+    """Encrypt any plaintext SQLite file of the store's in place (the capture journal)."""
+    target = export_encrypted(path, key)
+    _replace(path, target)
+
+
+def export_encrypted(path: Path, key: StoreKey) -> Path:
+    """An encrypted copy of the plaintext SQLite file at path, beside it (mode 0600)."""
     driver = sqlcipher()
     target = Path(f"{path}{SUFFIX}")
     for leftover in (target, Path(f"{target}-wal"), Path(f"{target}-shm")):
@@ -37,18 +53,15 @@ def encrypt_store(path: Path, key: StoreKey) -> int:
     src = driver.connect(str(path), isolation_level=None)
     try:
         src.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        want = src.execute("SELECT count(*) FROM records").fetchone()[0]
         src.execute(f"ATTACH DATABASE ? AS encrypted KEY {key.pragma()}", (str(target),))
         src.execute("SELECT sqlcipher_export('encrypted')")
         src.execute("DETACH DATABASE encrypted")
     except driver.Error as exc:
         target.unlink(missing_ok=True)
-        raise StoreError(f"{path}: cannot encrypt the store ({exc}); not changed") from exc
+        raise StoreError(f"{path}: cannot encrypt it ({exc}); not changed") from exc
     finally:
         src.close()
-    _check_copy(target, key, want)
-    _replace(path, target)
-    return int(want)
+    return target
 
 
 def _check_copy(target: Path, key: StoreKey, want: int) -> None:
