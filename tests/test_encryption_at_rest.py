@@ -346,3 +346,38 @@ def test_the_capture_journal_is_encrypted_with_the_store_key(tmp_path):
     with pytest.raises(StoreError, match="does not open this encrypted file"):
         CaptureJournal(path, key=keys.parse_key(OTHER_KEY, "$OPENCLAW_MEMORY_KEY"))
     assert _digest(tmp_path) == before
+
+
+OPEN_AT = """
+import sys, time
+from pathlib import Path
+from openclaw_memory.store.db import Database
+from openclaw_memory.store.keys import parse_key
+
+start = float(sys.argv[2])
+time.sleep(max(0.0, start - time.time()))
+Database(Path(sys.argv[1]), key=parse_key(sys.argv[3], "$OPENCLAW_MEMORY_KEY")).close()
+"""
+
+
+@pytest.mark.parametrize("key_text", [RAW_KEY, "a passphrase of enough length"])
+def test_processes_creating_one_encrypted_store_at_once_all_open_it(tmp_path, key_text):
+    import subprocess
+    import time
+
+    for round_ in range(3):
+        path = tmp_path / f"round{round_}" / "memory.db"
+        start = time.time() + 2.0  # every process imported and waiting before the start
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_AT, str(path), str(start), key_text],
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(6)
+        ]
+        failed = [p.stderr.read()[-300:] for p in procs if p.wait(timeout=120) != 0]
+        assert failed == []
+        from openclaw_memory.store.db import Database
+
+        Database(path, key=keys.parse_key(key_text, "$X")).close()

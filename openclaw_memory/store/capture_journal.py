@@ -79,7 +79,7 @@ def _connect(path: Path, key: StoreKey | None) -> sqlite3.Connection:
     conn: sqlite3.Connection = sqlcipher().connect(
         str(path), check_same_thread=False, isolation_level=None
     )
-    unlock(conn, key, path)
+    unlock(conn, key, path, busy_timeout_ms=10000)
     return conn
 
 

@@ -103,16 +103,21 @@ def check_encryption(path: Path, key: StoreKey | None) -> None:
         )
 
 
-def unlock(conn: sqlite3.Connection, key: StoreKey, path: Path) -> None:
+def unlock(conn: sqlite3.Connection, key: StoreKey, path: Path, busy_timeout_ms: int) -> None:
     """Give a SQLCipher connection the key, then read once: a wrong key fails here, before any
-    write, and the connection is closed."""
+    write, and the connection is closed. The read waits out another process's lock (the busy
+    timeout), so a busy file is not taken for a wrong key."""
+    conn.execute(f"PRAGMA key = {key.pragma()}")
+    # SQLCipher would also log the failed page decryption of a wrong key to stderr; the error
+    # below says it once, with the key's source
+    conn.execute("PRAGMA cipher_log_level = NONE")
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     try:
-        # SQLCipher would also log the failed page decryption of a wrong key to stderr; the
-        # error below says it once, with the key's source
-        conn.execute("PRAGMA cipher_log_level = NONE")
-        conn.execute(f"PRAGMA key = {key.pragma()}")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except Exception as exc:  # the driver's DatabaseError: "file is not a database"
+    except Exception as exc:
+        if type(exc).__name__ != "DatabaseError":  # "file is not a database" is this base class
+            conn.close()
+            raise
         conn.close()
         raise StoreError(
             f"{path}: the key from {key.source} does not open this encrypted file ({exc}); "
@@ -158,9 +163,9 @@ class Database:
             str(path), check_same_thread=False, isolation_level=None
         )
         self._depth = 0
-        if key is not None:
-            unlock(self._conn, key, self.path)
         try:
+            if key is not None:
+                unlock(self._conn, key, self.path, busy_timeout_ms)
             self._conn.row_factory = self.driver.Row
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self._wal(busy_timeout_ms / 1000)

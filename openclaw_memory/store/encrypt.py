@@ -27,6 +27,8 @@ SUFFIX = ".encrypting"
 
 def encrypt_store(path: Path, key: StoreKey) -> int:
     """Encrypt the plaintext store at path with key; returns the number of records it holds."""
+    if not path.is_file() or path.stat().st_size == 0:
+        raise StoreError(f"{path}: no store to encrypt (storage.sqlite_path)")
     if not is_plaintext(path):
         raise StoreError(f"{path}: not a plaintext SQLite store (already encrypted?); not changed")
     target = export_encrypted(path, key)
