@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from openclaw_memory.config import config_from_dict, load_config
-from openclaw_memory.evaluate.memory_system import RETRIEVERS, MemorySystem
-from openclaw_memory.evaluate.runner import run_locomo, run_longmemeval
+from openclaw_memory_bench.evaluate.memory_system import RETRIEVERS, MemorySystem
+from openclaw_memory_bench.evaluate.runner import run_locomo, run_longmemeval
 
 
 def measure(

@@ -19,9 +19,10 @@ or, around a model call:
     mw.close()
 
 Everything else (the pipeline stages under capture/, extract/, recall/, inject/, store/,
-maintain/, service/, evaluate/, bench/) is internal: importable, but free to change between
-versions. Names are loaded on first use, so `import openclaw_memory` stays cheap and a
-submodule import does not pull in the whole package.
+maintain/, service/) is internal: importable, but free to change between versions. Evaluation
+and benchmarks live beside this package, in openclaw_memory_bench, which it never imports.
+Names are loaded on first use, so `import openclaw_memory` stays cheap and a submodule import
+does not pull in the whole package.
 """
 
 from __future__ import annotations

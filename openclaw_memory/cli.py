@@ -277,18 +277,52 @@ def _optional_parsers(sub) -> None:
     from .mcp.cli import add_mcp_parser
 
     add_mcp_parser(sub)
-    from .evaluate.cli import add_parsers as add_eval
-
-    add_eval(sub)
-    from .bench.cli import add_parser as add_bench
-
-    add_bench(sub)
+    _measuring_parsers(sub)
     from .store.postgres.migrate import add_parser as add_migrate
 
     add_migrate(sub)
     from .store.encrypt import add_parser as add_encrypt
 
     add_encrypt(sub)
+
+
+#: the package beside this one that holds `eval` and `bench` (the runtime never imports it)
+MEASURING_PACKAGE = "openclaw_memory_bench"
+
+
+def _measuring_parsers(sub) -> None:
+    """`eval` and `bench`, registered by the measuring package when it is importable; without it
+    each command still parses (any arguments) and says what is missing instead of failing."""
+    try:
+        from openclaw_memory_bench.bench.cli import add_parser as add_bench
+        from openclaw_memory_bench.evaluate.cli import add_parsers as add_eval
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != MEASURING_PACKAGE:
+            raise  # a dependency of the measuring package is missing: that error says which
+        for command in ("eval", "bench"):
+            # no option prefix and no -h: every argument is kept, so the error below is shown
+            p = sub.add_parser(
+                command,
+                help=f"(not available: {MEASURING_PACKAGE} is not installed)",
+                prefix_chars="\0",
+                add_help=False,
+            )
+            p.add_argument("arguments", nargs="*")
+            p.set_defaults(func=_measuring_missing)
+        return
+    add_eval(sub)
+    add_bench(sub)
+
+
+def _measuring_missing(args: argparse.Namespace, config: Any) -> int:
+    print(
+        f"openclaw-memory {args.command}: error: needs the measuring package {MEASURING_PACKAGE}, "
+        f"which is not importable here. It ships in the openclaw-memory distribution beside "
+        f"openclaw_memory: reinstall it (pip install openclaw-memory), or run from a source "
+        f"checkout (python -m openclaw_memory {args.command} ... at the repository's root)",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def find_config(

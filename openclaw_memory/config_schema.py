@@ -207,7 +207,7 @@ class RulesConfig:
     """Rules and recall channels switched off by name (`openclaw_memory/switches.py`): a name
     switches off that rule or channel and, when it names a group ("zh.request"), all under it."""
 
-    off: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

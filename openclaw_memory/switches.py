@@ -1,4 +1,4 @@
-"""Which rules and recall channels are on: named switches read from config (`rules.off`).
+"""Which rules and recall channels are on: named switches read from config (`rules.disabled`).
 
 Every language rule (an entry of a language pack's table) and every recall channel has a
 dotted name, for instance `en.request.command_head` or `channel.entity`. Switching a name off
@@ -28,14 +28,14 @@ class Switches:
 
     def check(self, known: Iterable[str]) -> "Switches":
         """These switches, after checking that every name switched off names a known rule,
-        channel or group of them; a ConfigError naming `rules.off` otherwise."""
+        channel or group of them; a ConfigError naming `rules.disabled` otherwise."""
         names = set(known)
         groups = {".".join(n.split(".")[:i]) for n in names for i in range(1, n.count(".") + 1)}
         unknown = sorted(self.off - names - groups)
         if unknown:
             sample = ", ".join(sorted(names)[:12])
             raise ConfigError(
-                f"rules.off: {', '.join(unknown)} names no rule or channel; expected dotted "
+                f"rules.disabled: {', '.join(unknown)} names no rule or channel; expected dotted "
                 f"names such as {sample}"
             )
         return self
@@ -46,5 +46,5 @@ ALL_ON = Switches()
 
 
 def switches_from(off: Iterable[str]) -> Switches:
-    """The switches of config's `rules.off`."""
+    """The switches of config's `rules.disabled`."""
     return Switches(frozenset(str(n).strip() for n in off if str(n).strip()))

@@ -135,6 +135,11 @@ def recalled(session):
         if "花生" in last_system(before):
             return True
         print(f"check-readme-setup: chat {attempt + 1} in a new session had no memory; again", file=sys.stderr)
+        for log in ("gateway.log", "gateway2.log", "service.log"):
+            path = f"{home}/.openclaw-memory/{log}"
+            if os.path.exists(path):
+                lines = [x for x in open(path, errors="replace").read().splitlines() if "memory" in x.lower()]
+                print(f"  {log}: " + "\n  ".join(lines[-6:]), file=sys.stderr)
         time.sleep(3)
     return False
 

@@ -31,9 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from openclaw_memory.bench import synth
-from openclaw_memory.bench.run import _middleware, request_for
-from openclaw_memory.bench.store import (
+from openclaw_memory_bench.bench import synth
+from openclaw_memory_bench.bench.run import _middleware, request_for
+from openclaw_memory_bench.bench.store import (
     DEFAULT_CACHE_DIR,
     bench_config,
     cache_key,

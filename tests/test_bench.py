@@ -13,11 +13,11 @@ import time
 
 import pytest
 
-from openclaw_memory.bench import synth
-from openclaw_memory.bench.cli import add_parser, check_targets, format_table
-from openclaw_memory.bench.measure import median_merge, percentile, summary_ms
-from openclaw_memory.bench.profile import StackSampler
-from openclaw_memory.bench.store import BenchError, batches, cache_key, ensure_store
+from openclaw_memory_bench.bench import synth
+from openclaw_memory_bench.bench.cli import add_parser, check_targets, format_table
+from openclaw_memory_bench.bench.measure import median_merge, percentile, summary_ms
+from openclaw_memory_bench.bench.profile import StackSampler
+from openclaw_memory_bench.bench.store import BenchError, batches, cache_key, ensure_store
 from openclaw_memory.config import load_config
 from openclaw_memory.errors import ConfigError, ValidationError
 from openclaw_memory.text import has_cjk

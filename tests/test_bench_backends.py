@@ -12,10 +12,10 @@ import json
 
 import pytest
 
-from openclaw_memory.bench.backends import backends_for
-from openclaw_memory.bench.cli import add_parser, format_table
-from openclaw_memory.bench.run import RATIO_FIGURES, BenchOptions, ratios, run_bench
-from openclaw_memory.bench.store import ensure_store
+from openclaw_memory_bench.bench.backends import backends_for
+from openclaw_memory_bench.bench.cli import add_parser, format_table
+from openclaw_memory_bench.bench.run import RATIO_FIGURES, BenchOptions, ratios, run_bench
+from openclaw_memory_bench.bench.store import ensure_store
 from openclaw_memory.config import load_config
 from openclaw_memory.errors import ConfigError, ValidationError
 

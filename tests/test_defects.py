@@ -55,7 +55,7 @@ def test_tune_project_example_runs_where_pytest_is_not_installed(tmp_path):
 def test_format_comparison_annotations_resolve_and_it_lines_up_retrievers():
     import typing
 
-    from openclaw_memory.evaluate.report import format_comparison
+    from openclaw_memory_bench.evaluate.report import format_comparison
 
     assert "results" in typing.get_type_hints(format_comparison)
     results = [

@@ -13,6 +13,7 @@ DESIGN = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
 def _sources() -> list[tuple[Path, str]]:
     paths = [
         *REPO.joinpath("openclaw_memory").rglob("*.py"),
+        *REPO.joinpath("openclaw_memory_bench").rglob("*.py"),
         *REPO.joinpath("config").glob("*.yaml"),
         *REPO.joinpath("tests").glob("*.py"),
     ]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.evaluate import absent
-from openclaw_memory.evaluate.datasets import Conversation, EvalSession, EvalTurn
-from openclaw_memory.evaluate.precision import Planned
-from openclaw_memory.evaluate.runner import run_locomo
+from openclaw_memory_bench.evaluate import absent
+from openclaw_memory_bench.evaluate.datasets import Conversation, EvalSession, EvalTurn
+from openclaw_memory_bench.evaluate.precision import Planned
+from openclaw_memory_bench.evaluate.runner import run_locomo
 
 
 def _chat(*turns: tuple[str, str], role: str = "user") -> Conversation:

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.evaluate.baseline import BM25Index, BM25System
-from openclaw_memory.evaluate.datasets import Conversation, EvalSession, EvalTurn, Question
-from openclaw_memory.evaluate.runner import EvalSystem, run_longmemeval
+from openclaw_memory_bench.evaluate.baseline import BM25Index, BM25System
+from openclaw_memory_bench.evaluate.datasets import Conversation, EvalSession, EvalTurn, Question
+from openclaw_memory_bench.evaluate.runner import EvalSystem, run_longmemeval
 
 TURNS = [
     ("s1#1", "user", "I adopted a grey cat named Miso last spring."),

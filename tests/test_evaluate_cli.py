@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory.cli import main
-from openclaw_memory.evaluate.memory_system import MANIFEST
+from openclaw_memory_bench.evaluate.memory_system import MANIFEST
 
 
 def _turn(speaker, dia_id, text):
@@ -235,7 +235,7 @@ def test_reuse_vectors_refuses_a_store_of_another_embedder(capsys, files):
 
 
 def test_write_path_code_digest_follows_extraction_code_not_the_read_path(tmp_path):
-    from openclaw_memory.evaluate.memory_system import write_path_code
+    from openclaw_memory_bench.evaluate.memory_system import write_path_code
 
     for rel in ("extract/rules.py", "recall/rank.py", "consolidate.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -253,8 +253,8 @@ def test_a_kept_store_is_resumed_without_ingesting(capsys, files):
     the clock after its last session, nothing written; a conversation it never ingested is not
     resumed."""
     from openclaw_memory.config import config_from_dict, load_config
-    from openclaw_memory.evaluate.datasets import load_locomo
-    from openclaw_memory.evaluate.memory_system import MemorySystem
+    from openclaw_memory_bench.evaluate.datasets import load_locomo
+    from openclaw_memory_bench.evaluate.memory_system import MemorySystem
 
     data, cfg, store = files
     _eval(capsys, data, cfg, store, "hybrid")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.evaluate.datasets import (
+from openclaw_memory_bench.evaluate.datasets import (
     format_locomo_date,
     load_locomo,
     load_longmemeval,

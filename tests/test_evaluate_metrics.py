@@ -7,7 +7,7 @@ import math
 import pytest
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.evaluate.metrics import (
+from openclaw_memory_bench.evaluate.metrics import (
     covered_at_k,
     evidence_recall_at_k,
     latency_summary,

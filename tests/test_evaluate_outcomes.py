@@ -8,8 +8,8 @@ import pytest
 
 from openclaw_memory.cli import main
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.evaluate.outcomes import evidence_ranks, fold_figures, fold_of
-from openclaw_memory.evaluate.runner import run_locomo, run_longmemeval
+from openclaw_memory_bench.evaluate.outcomes import evidence_ranks, fold_figures, fold_of
+from openclaw_memory_bench.evaluate.runner import run_locomo, run_longmemeval
 
 import test_evaluate_cli
 import test_evaluate_runner

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.evaluate.datasets import (
+from openclaw_memory_bench.evaluate.datasets import (
     Conversation,
     EvalSession,
     EvalTurn,
     Question,
     user_turns_only,
 )
-from openclaw_memory.evaluate.progress import ProgressBar
-from openclaw_memory.evaluate.report import format_report
-from openclaw_memory.evaluate.runner import (
+from openclaw_memory_bench.evaluate.progress import ProgressBar
+from openclaw_memory_bench.evaluate.report import format_report
+from openclaw_memory_bench.evaluate.runner import (
     EvalSystem,
     render_full_context,
     run_locomo,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import site
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -68,7 +70,7 @@ def _copy_sources(dest: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "node_modules", "*.egg-info")
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(REPO / name, dest / name)
-    for name in ("openclaw_memory", "config", "prompts"):
+    for name in ("openclaw_memory", "openclaw_memory_bench", "config", "prompts"):
         shutil.copytree(REPO / name, dest / name, ignore=ignore)
     return dest
 
@@ -105,6 +107,53 @@ LLM_SCRIPT = textwrap.dedent(
 )
 
 
+#: the measuring package's data files, as the wheel must carry them
+MEASURING_DATA = sorted(
+    p.relative_to(REPO).as_posix()
+    for p in (REPO / "openclaw_memory_bench").rglob("*")
+    if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+)
+
+
+def test_the_measuring_package_has_its_data_files_in_the_source_tree():
+    assert "openclaw_memory_bench/evaluate/data/updates.json" in MEASURING_DATA
+    assert "openclaw_memory_bench/evaluate/data/offtopic.json" in MEASURING_DATA
+
+
+def _assert_the_packages_split(wheel: Path) -> None:
+    """The runtime package carries no evaluation or benchmark module; the measuring package beside
+    it carries every module and data file of its source tree."""
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+    runtime = {n for n in names if n.startswith("openclaw_memory/")}
+    assert "openclaw_memory/cli.py" in runtime and "openclaw_memory/data/background.json" in runtime
+    assert (
+        sorted(
+            n
+            for n in runtime
+            if n.startswith(("openclaw_memory/evaluate/", "openclaw_memory/bench/"))
+        )
+        == []
+    )
+    sources = {
+        p.relative_to(REPO).as_posix()
+        for p in (REPO / "openclaw_memory_bench").rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert len(sources) > 30
+    assert sorted((sources | set(MEASURING_DATA)) - names) == []
+
+
+#: where the installed measuring package reads its evaluation sets from, and what is there
+MEASURING_DATA_SCRIPT = textwrap.dedent(
+    """
+    import json
+    from openclaw_memory_bench.evaluate.precision import DATA
+    print(json.dumps({"dir": str(DATA), "files": sorted(p.name for p in DATA.iterdir())}))
+    """
+)
+
+
 @pytest.mark.wheel
 def test_the_wheel_installs_outside_the_repository_and_runs_the_demo_and_llm_mode(tmp_path):
     src = _copy_sources(tmp_path / "src")
@@ -130,6 +179,7 @@ def test_the_wheel_installs_outside_the_repository_and_runs_the_demo_and_llm_mod
         timeout=300,
     )
     (wheel,) = wheels.glob("openclaw_memory-*.whl")
+    _assert_the_packages_split(wheel)
 
     venv = tmp_path / "venv"
     subprocess.run(
@@ -185,6 +235,24 @@ def test_the_wheel_installs_outside_the_repository_and_runs_the_demo_and_llm_mod
     assert demo.returncode == 0, demo.stderr[-2000:]
     assert "绿茶" in demo.stdout and "bob asks the same: 0 memory messages" in demo.stdout
 
+    evaluate = subprocess.run(
+        [str(venv / "bin" / "openclaw-memory"), "eval", "--help"],
+        cwd=run,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert evaluate.returncode == 0, evaluate.stderr[-2000:]
+    assert "--no-precision" in evaluate.stdout and "not installed" not in evaluate.stdout
+    data = subprocess.run(
+        [str(python), "-c", MEASURING_DATA_SCRIPT], cwd=run, env=env, capture_output=True, text=True
+    )
+    assert data.returncode == 0, data.stderr[-2000:]
+    installed = json.loads(data.stdout)
+    assert Path(installed["dir"]).resolve().is_relative_to(venv.resolve())
+    assert installed["files"] == sorted(Path(p).name for p in MEASURING_DATA if "/data/" in p)
+
     (run / "llm_mode.py").write_text(LLM_SCRIPT, encoding="utf-8")
     out = subprocess.run(
         [str(python), "llm_mode.py", str(run / "data")],
@@ -195,8 +263,6 @@ def test_the_wheel_installs_outside_the_repository_and_runs_the_demo_and_llm_mod
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    import json
-
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert Path(result["package"]).resolve().is_relative_to(venv.resolve())
     assert Path(result["config"]).resolve().is_relative_to(venv.resolve())

@@ -24,8 +24,8 @@ from openclaw_memory.cli import main
 from openclaw_memory.edit import edit_memory
 from openclaw_memory.embedding import HashEmbedding
 from openclaw_memory.errors import NotFoundError, ValidationError
-from openclaw_memory.evaluate.datasets import load_locomo
-from openclaw_memory.evaluate.memory_system import MemorySystem
+from openclaw_memory_bench.evaluate.datasets import load_locomo
+from openclaw_memory_bench.evaluate.memory_system import MemorySystem
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.extract.secrets import SecretFilter
 from openclaw_memory.portability import export_text, import_path, import_text

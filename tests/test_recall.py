@@ -316,7 +316,7 @@ def test_chinese_requests_use_their_own_weights(engine, recaller, query, which):
 
 
 def test_single_retriever_evaluation_ignores_the_chinese_weights(engine):
-    from openclaw_memory.evaluate.memory_system import retriever_config
+    from openclaw_memory_bench.evaluate.memory_system import retriever_config
 
     cfg = retriever_config(engine.config, "vector").recall
     assert cfg.weights_cjk is None and cfg.weights.semantic == 1.0 and cfg.weights.keyword == 0.0

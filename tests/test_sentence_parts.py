@@ -269,7 +269,7 @@ def test_a_store_from_before_sentence_vectors_is_migrated(make_config, tmp_path,
 
 
 def test_reused_vectors_include_the_parts(make_config, tmp_path, clock):
-    from openclaw_memory.evaluate.reuse import load_vectors
+    from openclaw_memory_bench.evaluate.reuse import load_vectors
     from openclaw_memory.store.records import text_hash
 
     eng = _open(make_config, tmp_path, clock)

@@ -1,4 +1,4 @@
-"""Named switches for rules and channels (`rules.off`)."""
+"""Named switches for rules and channels (`rules.disabled`)."""
 
 import pytest
 
@@ -25,12 +25,14 @@ def test_a_name_or_its_group_switches_a_rule_off(off, name, on):
 
 
 def test_unknown_names_are_refused_with_the_known_ones():
-    with pytest.raises(ConfigError, match=r"rules\.off: zh\.requst .*zh\.request\.ask_end"):
+    with pytest.raises(ConfigError, match=r"rules\.disabled: zh\.requst .*zh\.request\.ask_end"):
         switches_from(["zh.requst"]).check(KNOWN)
     assert switches_from(["zh.request"]).check(KNOWN).off == {"zh.request"}
     assert ALL_ON.check(KNOWN) is ALL_ON
 
 
-def test_config_reads_rules_off():
-    assert config_from_dict({}).rules.off == ()
-    assert config_from_dict({"rules": {"off": ["channel.entity"]}}).rules.off == ("channel.entity",)
+def test_config_reads_rules_disabled():
+    assert config_from_dict({}).rules.disabled == ()
+    assert config_from_dict({"rules": {"disabled": ["channel.entity"]}}).rules.disabled == (
+        "channel.entity",
+    )

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from openclaw_memory.clock import DAY, FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import NotFoundError, ValidationError
-from openclaw_memory.evaluate import precision as P
+from openclaw_memory_bench.evaluate import precision as P
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.factory import build_middleware
 from openclaw_memory.forget import distinctive_terms
@@ -1248,7 +1248,7 @@ def test_judge_block_counts_the_old_value_only_when_stated_as_current(text, ok, 
 
 
 def test_eval_precision_reports_noise_and_updates_per_language(tmp_path, clock):
-    from openclaw_memory.evaluate.memory_system import MemorySystem
+    from openclaw_memory_bench.evaluate.memory_system import MemorySystem
 
     data = json.loads((P.DATA / "updates.json").read_text(encoding="utf-8"))
     small = {

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memory.evaluate.datasets import (
+from openclaw_memory_bench.evaluate.datasets import (
     LOCOMO_CATEGORIES,
     Conversation,
     Question,

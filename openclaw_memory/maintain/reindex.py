@@ -39,7 +39,7 @@ from ..store.backends import open_chroma, open_record_store, tiered
 from ..store.tiered_index import TieredIndex
 from .common import drop_collection, reembed, tier_collections
 
-#: progress(done, total): called as records are embedded and indexed (e.g. evaluate.ProgressBar).
+#: progress(done, total): called as records are embedded and indexed (e.g. openclaw_memory_bench.evaluate.ProgressBar).
 Progress = Callable[[int, int], None]
 
 

