@@ -281,6 +281,9 @@ def _optional_parsers(sub) -> None:
     from .store.postgres.migrate import add_parser as add_migrate
 
     add_migrate(sub)
+    from .store.encrypt import add_parser as add_encrypt
+
+    add_encrypt(sub)
 
 
 #: the package beside this one that holds `eval` and `bench` (the runtime never imports it)

@@ -241,6 +241,16 @@ class RulesConfig:
 
 
 @dataclass(frozen=True)
+class EncryptionConfig:
+    """Encryption at rest of the SQLite store (SQLCipher, the `encryption` extra); the key comes
+    from $OPENCLAW_MEMORY_KEY, then key_file, then the OS keyring (`store/keys.py`)."""
+
+    enabled: bool = False
+    key_file: str = ""  # a file holding the key, mode 0600; relative to the config's folder
+    keyring_user: str = "store"  # the OS keyring entry: service openclaw-memory, this user
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """The whole configuration, one frozen section per YAML section (see load_config)."""
 
@@ -255,6 +265,7 @@ class MemoryConfig:
     worker: WorkerConfig = field(default_factory=WorkerConfig)
     maintenance: MaintenanceConfig = field(default_factory=MaintenanceConfig)
     rules: RulesConfig = field(default_factory=RulesConfig)
+    encryption: EncryptionConfig = field(default_factory=EncryptionConfig)
     #: the directory relative paths are resolved against (the YAML's folder, or cwd)
     base_dir: str = "."
 

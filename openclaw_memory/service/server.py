@@ -205,7 +205,9 @@ def open_journal(cfg: Any) -> Any:
         from ..store.postgres import resolve_dsn
 
         shared = SharedPending(resolve_dsn(cfg.storage.postgres.dsn))
-    return CaptureJournal(data_dir / FILE_NAME, shared=shared)
+    from ..store.keys import resolve_key
+
+    return CaptureJournal(data_dir / FILE_NAME, shared=shared, key=resolve_key(cfg))
 
 
 def replay_journal(journal: Any, middleware: Any) -> int:

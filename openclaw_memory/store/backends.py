@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..errors import ConfigError
 from .ports import RecordStore
 
 if TYPE_CHECKING:
@@ -16,16 +17,24 @@ if TYPE_CHECKING:
 
 def open_record_store(config: MemoryConfig) -> RecordStore:
     """The configured record store, open and migrated: SQLite at storage.sqlite_path (the
-    default), or PostgreSQL at storage.postgres.dsn (else $OPENCLAW_MEMORY_PG_DSN) when
-    storage.backend is 'postgres'."""
+    default; encrypted with the key `store/keys.py` finds when encryption.enabled), or
+    PostgreSQL at storage.postgres.dsn (else $OPENCLAW_MEMORY_PG_DSN) when storage.backend is
+    'postgres'."""
     if config.storage.backend == "postgres":
         from .postgres import resolve_dsn
         from .postgres.store import PostgresRecordStore
 
+        if config.encryption.enabled:
+            raise ConfigError(
+                "encryption.enabled applies to the SQLite store only: with storage.backend: "
+                "postgres, encryption at rest and in transit is the database server's (an "
+                "encrypted volume, TLS in the DSN); set encryption.enabled: false"
+            )
         return PostgresRecordStore.open(resolve_dsn(config.storage.postgres.dsn))
+    from .keys import resolve_key
     from .sqlite import SQLiteStore
 
-    return SQLiteStore.open(config.sqlite_file)
+    return SQLiteStore.open(config.sqlite_file, key=resolve_key(config))
 
 
 def open_chroma(config: MemoryConfig, embedder_name: str, dim: int) -> ChromaIndex:

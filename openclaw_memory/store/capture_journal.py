@@ -11,10 +11,11 @@ The file is a small SQLite database of its own beside the store (`captures.journ
 `synchronous=FULL` in rollback-journal mode fsyncs every commit, and `secure_delete` zeroes a
 body the moment it is done with. What is journaled is the request with its secrets already
 redacted (`SecretFilter.redact_value` over every field but the ids), so the journal never holds
-a secret, and the redacted request is what the worker then processes. A purge needs nothing
-more: the purged user's queued jobs are dropped, the journal's done-mark (queued on a scope of
-its own, which no purge drops) still runs and clears the body, and a replay after a restart is
-refused as spooled before the purge.
+a secret, and the redacted request is what the worker then processes. With `encryption.enabled`
+the journal is encrypted with the store's key, like the store (`store/keys.py`). A purge needs
+nothing more: the purged user's queued jobs are dropped, the journal's done-mark (queued on a
+scope of its own, which no purge drops) still runs and clears the body, and a replay after a
+restart is refused as spooled before the purge.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from .db import check_encryption, is_plaintext, unlock
+from .encrypt import encrypt_file
+from .keys import StoreKey, sqlcipher
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +68,21 @@ class Entry:
     at: float
 
 
+def _connect(path: Path, key: StoreKey | None) -> sqlite3.Connection:
+    """The journal's connection; with the store's key an encrypted one (a journal left in
+    plaintext from before encryption was on is encrypted in place first, pending bodies kept)."""
+    if key is None:
+        check_encryption(path, None)  # an encrypted journal without the key: said, not opened
+        return sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    if is_plaintext(path):
+        encrypt_file(path, key)
+    conn: sqlite3.Connection = sqlcipher().connect(
+        str(path), check_same_thread=False, isolation_level=None
+    )
+    unlock(conn, key, path, busy_timeout_ms=10000)
+    return conn
+
+
 def new_capture_id() -> str:
     return uuid.uuid4().hex
 
@@ -72,7 +91,12 @@ class CaptureJournal:
     """An fsync'd journal of queued writes (see module doc). Thread-safe; one per process."""
 
     def __init__(
-        self, path: Path | str, *, clock: Any = time.time, shared: "SharedPending | None" = None
+        self,
+        path: Path | str,
+        *,
+        clock: Any = time.time,
+        shared: "SharedPending | None" = None,
+        key: StoreKey | None = None,
     ) -> None:
         self.path = Path(path)
         #: the pending marks every process of a shared store sees (PostgreSQL), or None
@@ -84,7 +108,7 @@ class CaptureJournal:
         self._clock = clock
         self._lock = threading.Lock()
         self._marks = 0
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._db = _connect(self.path, key)
         for pragma in ("journal_mode=DELETE", "synchronous=FULL", "secure_delete=ON"):
             self._db.execute(f"PRAGMA {pragma}")
         self._db.executescript(_SCHEMA)

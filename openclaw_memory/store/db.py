@@ -5,6 +5,12 @@ created 0600 (SQLite gives its -wal and -shm the database file's mode), whatever
 unreadable file (not a database, or damaged) is refused with a `StoreError` naming the file and
 what to do; a zero-length file beside a populated vector index is reported (`was_empty`), since
 it usually means the database was lost, not that the store is new.
+
+With a key (`encryption.enabled`, `store/keys.py`) the file is opened through SQLCipher: `PRAGMA
+key` is the first statement on the connection, and the key is checked by one read before
+anything is written (the WAL switch and migrations included), so a wrong key fails naming where
+it came from and leaves the file as it was. A key given for a plaintext store, or none for an
+encrypted one, is refused the same way, before SQLite touches the file.
 """
 
 from __future__ import annotations
@@ -16,9 +22,11 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Iterator
 
 from ..errors import StoreError
+from .keys import StoreKey, sqlcipher
 from .schema import migrate
 
 log = logging.getLogger(__name__)
@@ -27,6 +35,13 @@ log = logging.getLogger(__name__)
 REMEDY = (
     "restore it from a backup; or, to start over, move it away (the next start creates a new "
     "store) and run `openclaw-memory reindex` so the vector index matches"
+)
+#: the first 16 bytes of every plaintext SQLite database file (an encrypted one starts with salt)
+PLAIN_HEADER = b"SQLite format 3\x00"
+#: what to tell an operator who turned encryption on over a plaintext store
+CONVERT = (
+    "to encrypt this store, run `openclaw-memory encrypt` with the key in place (it writes an "
+    "encrypted copy and swaps it in); or set encryption.enabled: false to keep it in plaintext"
 )
 
 
@@ -63,6 +78,63 @@ def unreadable(path: Path | str, exc: BaseException) -> StoreError:
     return StoreError(f"{path}: cannot read the memory database ({exc}); {REMEDY}")
 
 
+def check_encryption(path: Path, key: StoreKey | None) -> None:
+    """Refuse a key for a plaintext store file, and no key for one that is not plaintext SQLite
+    (encrypted, or damaged: the message names both), before anything opens it."""
+    try:
+        with path.open("rb") as f:
+            header = f.read(len(PLAIN_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the memory database ({exc})") from exc
+    if not header:
+        return  # an empty file: the store is created as configured
+    if key is not None and header == PLAIN_HEADER:
+        raise StoreError(
+            f"{path}: encryption.enabled is true but this store is not encrypted (plaintext "
+            f"SQLite); {CONVERT}"
+        )
+    if key is None and header != PLAIN_HEADER and len(header) == len(PLAIN_HEADER):
+        raise StoreError(
+            f"{path}: this is not a plaintext SQLite file: an encrypted store needs "
+            "encryption.enabled: true and its key ($OPENCLAW_MEMORY_KEY, encryption.key_file or "
+            f"the OS keyring); if it was never encrypted, it is damaged: {REMEDY}"
+        )
+
+
+def unlock(conn: sqlite3.Connection, key: StoreKey, path: Path, busy_timeout_ms: int) -> None:
+    """Give a SQLCipher connection the key, then read once: a wrong key fails here, before any
+    write, and the connection is closed. The read waits out another process's lock (the busy
+    timeout), so a busy file is not taken for a wrong key."""
+    conn.execute(f"PRAGMA key = {key.pragma()}")
+    # SQLCipher would also log the failed page decryption of a wrong key to stderr; the error
+    # below says it once, with the key's source
+    conn.execute("PRAGMA cipher_log_level = NONE")
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except Exception as exc:
+        if type(exc).__name__ != "DatabaseError":  # "file is not a database" is this base class
+            conn.close()
+            raise
+        conn.close()
+        raise StoreError(
+            f"{path}: the key from {key.source} does not open this encrypted file ({exc}); "
+            "nothing was written. Give the key it was created with (a lost key means a lost "
+            "store)"
+        ) from exc
+
+
+def is_plaintext(path: Path) -> bool:
+    """Whether path is a plaintext SQLite file (False for a missing or empty one)."""
+    try:
+        with path.open("rb") as f:
+            return f.read(len(PLAIN_HEADER)) == PLAIN_HEADER
+    except FileNotFoundError:
+        return False
+
+
 class Database:
     """One connection shared by the threads of a process, guarded by a lock.
 
@@ -70,11 +142,16 @@ class Database:
     (busy_timeout) instead of failing with "database is locked" on a read->write upgrade.
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 60000) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout_ms: int = 60000, key: StoreKey | None = None
+    ) -> None:
         self.path = Path(path)
         #: the file existed with no bytes in it (see the module docstring)
         self.was_empty = False
+        #: the DB-API module of the connection: sqlite3, or SQLCipher's for an encrypted store
+        self.driver: ModuleType = sqlite3 if key is None else sqlcipher()
         if str(path) != ":memory:":
+            check_encryption(self.path, key)
             private_dir(self.path.parent)
             self.was_empty = self.path.is_file() and self.path.stat().st_size == 0
             private_file(self.path)
@@ -82,10 +159,14 @@ class Database:
                 if extra.exists():  # left by an older version with the umask's mode
                     private_file(extra)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn: sqlite3.Connection = self.driver.connect(
+            str(path), check_same_thread=False, isolation_level=None
+        )
         self._depth = 0
         try:
-            self._conn.row_factory = sqlite3.Row
+            if key is not None:
+                unlock(self._conn, key, self.path, busy_timeout_ms)
+            self._conn.row_factory = self.driver.Row
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self._wal(busy_timeout_ms / 1000)
             self._conn.execute("PRAGMA synchronous = NORMAL")
@@ -93,7 +174,7 @@ class Database:
             self._conn.execute("PRAGMA secure_delete = ON")
             with self._lock:
                 self.schema_version = self._migrate()
-        except sqlite3.DatabaseError as exc:  # "file is not a database", "malformed"
+        except self.driver.DatabaseError as exc:  # "file is not a database", "malformed"
             self._conn.close()
             raise unreadable(self.path, exc) from exc
         except StoreError:
@@ -119,7 +200,7 @@ class Database:
         while True:
             try:
                 mode = str(self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
-            except sqlite3.OperationalError as exc:
+            except self.driver.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise unreadable(self.path, exc) from exc
             if mode == "wal":
@@ -138,7 +219,7 @@ class Database:
         for _ in range(20):
             try:
                 return migrate(self._conn)
-            except sqlite3.OperationalError as exc:
+            except self.driver.OperationalError as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 if not any(m in str(exc) for m in ("already exists", "duplicate column", "locked")):
@@ -189,6 +270,6 @@ class Database:
         with self._lock:
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:
+            except self.driver.Error:
                 pass
             self._conn.close()

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 from ...errors import StoreError
 from ...text import fts_document
 from ..db import Database
+from ..keys import StoreKey, resolve_key
 from ..records import row_to_record
 from .db import Connection, PostgresDatabase
 from .keywords import document_terms
@@ -75,12 +76,17 @@ Progress = Callable[[str, int], None]
 
 
 def copy_store(
-    source: Path, target: PostgresDatabase, progress: Progress | None = None
+    source: Path,
+    target: PostgresDatabase,
+    progress: Progress | None = None,
+    *,
+    key: StoreKey | None = None,
 ) -> dict[str, int]:
-    """Copy the SQLite store at source into target; returns rows copied per table (checked)."""
+    """Copy the SQLite store at source (encrypted with key, when given) into target; returns
+    rows copied per table (checked)."""
     if not source.is_file():
         raise StoreError(f"{source}: no SQLite store to copy (storage.sqlite_path)")
-    store = Database(source)  # brings an older store's schema up to date first
+    store = Database(source, key=key)  # brings an older store's schema up to date first
     try:
         with store.read() as src, target.write() as dst:
             if dst.execute("SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0]:
@@ -100,13 +106,13 @@ def copy_store(
             _copy_entity_backlog(src, dst)
             for sql in indexes:
                 dst.execute(sql)
-            for table, key in _SERIALS.items():
+            for table, column in _SERIALS.items():
                 dst.execute(
-                    f"SELECT setval(pg_get_serial_sequence('{table}', '{key}'), "
-                    f"COALESCE((SELECT MAX({key}) FROM {table}), 0) + 1, false)"
+                    f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                    f"COALESCE((SELECT MAX({column}) FROM {table}), 0) + 1, false)"
                 )
             _check(src, dst, counts)
-    except sqlite3.DatabaseError as exc:
+    except store.driver.DatabaseError as exc:
         raise StoreError(f"{source}: cannot read the SQLite store: {exc}") from exc
     finally:
         store.close()
@@ -269,7 +275,9 @@ def run(args: Any, config: Any) -> int:
     target = PostgresDatabase(dsn)
     try:
         with TerminalProgress("migrate") as bars:  # rows copied per table, on a terminal only
-            counts = copy_store(config.sqlite_file, target, progress=bars.count)
+            counts = copy_store(
+                config.sqlite_file, target, progress=bars.count, key=resolve_key(config)
+            )
     finally:
         target.close()
     print(f"copied {config.sqlite_file} -> {target.where}")

@@ -1,7 +1,8 @@
 """The SQLite record store: the default source of truth (one file, WAL, FTS5 keyword index).
 
 `SQLiteStore` implements `ports.RecordStore`; its statements live in this package and in
-`store/records.py`, and every `sqlite3.Error` leaves it as a `StoreError`.
+`store/records.py`, and every driver error (sqlite3's, or SQLCipher's for an encrypted store)
+leaves it as a `StoreError`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from pathlib import Path
 
 from ..db import Database
+from ..keys import StoreKey
 from .console import ConsoleMixin
 from .entities import EntitiesMixin
 from ..ports import hashed_user
@@ -35,8 +37,9 @@ class SQLiteStore(
     """The record store on one SQLite file (see `store/db.py` for the connection)."""
 
     @classmethod
-    def open(cls, path: str | Path) -> "SQLiteStore":
-        return cls(Database(path))
+    def open(cls, path: str | Path, *, key: StoreKey | None = None) -> "SQLiteStore":
+        """The store at path; with a key, an encrypted (SQLCipher) one."""
+        return cls(Database(path, key=key))
 
     @property
     def was_empty(self) -> bool:

@@ -1,8 +1,8 @@
 """The SQLite store's base: its connection, transactions, and the error boundary.
 
 Every method of `SQLiteStore` reads or writes through `_read()` / `_write()`, which turn a
-`sqlite3.Error` into the package's `StoreError` (naming the database file), so no driver
-exception leaves the store.
+driver error (`sqlite3.Error`, or SQLCipher's `Error` for an encrypted store) into the package's
+`StoreError` (naming the database file), so no driver exception leaves the store.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from ...errors import StoreError
 from ..db import Database, unreadable
 
 
-def store_error(path: object, exc: sqlite3.Error) -> StoreError:
+def store_error(path: object, exc: Exception) -> StoreError:
     """The package's error for a driver error: a damaged file names the remedy."""
-    if type(exc) is sqlite3.DatabaseError:  # "malformed", "not a database": not a busy or bad call
+    # "malformed", "not a database": the base class itself, not a busy or bad call (sqlite3's
+    # or SQLCipher's, whose classes have the same names outside sqlite3's tree)
+    if type(exc).__name__ == "DatabaseError":
         return unreadable(str(path), exc)
     return StoreError(f"{path}: {exc}")
 
@@ -35,7 +37,7 @@ class SQLiteBase:
         try:
             with self.db.read() as conn:
                 yield conn
-        except sqlite3.Error as exc:
+        except self.db.driver.Error as exc:
             raise store_error(self.db.path, exc) from exc
 
     @contextlib.contextmanager
@@ -43,7 +45,7 @@ class SQLiteBase:
         try:
             with self.db.write() as conn:
                 yield conn
-        except sqlite3.Error as exc:
+        except self.db.driver.Error as exc:
             raise store_error(self.db.path, exc) from exc
 
     @contextlib.contextmanager
@@ -58,7 +60,7 @@ class SQLiteBase:
     def vacuum(self) -> None:
         try:
             self.db.vacuum()
-        except sqlite3.Error as exc:
+        except self.db.driver.Error as exc:
             raise StoreError(f"{self.db.path}: vacuum failed: {exc}") from exc
 
     def close(self) -> None:
