@@ -12,8 +12,8 @@ import sys
 import tempfile
 
 from openclaw_memory.config import load_config
-from openclaw_memory.harness import ConversationDriver, harness_config
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.testing.harness import ConversationDriver, harness_config
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 
 HISTORY = ["请记住：我对花生过敏", "I prefer answers in bullet points", "PRD-223 我们决定采用后端鉴权方案",

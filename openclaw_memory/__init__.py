@@ -43,13 +43,13 @@ _EXPORTS: dict[str, str] = {
     "AsyncMemory": "memory",
     # the middleware, its two halves and its request / result types
     "MemoryMiddleware": "middleware",
-    "MemoryHooks": "hooks",
-    "MemoryAdmin": "admin",
-    "ChatRequest": "hooks",
-    "RequestResult": "hooks",
+    "MemoryHooks": "runtime.hooks",
+    "MemoryAdmin": "runtime.admin",
+    "ChatRequest": "runtime.hooks",
+    "RequestResult": "runtime.hooks",
     "ToolEvent": "capture.events",
     # the factory, what a user plugs into it, and config loading
-    "build_middleware": "factory",
+    "build_middleware": "runtime.factory",
     "Extractor": "extract.base",
     "RecallChannel": "recall.pool:Channel",
     "MemoryConfig": "config",
@@ -67,8 +67,8 @@ _EXPORTS: dict[str, str] = {
     "ScoredMemory": "types",
     "InjectionPlan": "types",
     "WriteResult": "types",
-    "Clock": "clock",
-    "SystemClock": "clock",
+    "Clock": "core.clock",
+    "SystemClock": "core.clock",
     # errors
     "OpenClawMemoryError": "errors",
     "ConfigError": "errors",
@@ -78,11 +78,11 @@ _EXPORTS: dict[str, str] = {
     "StoreError": "errors",
     "ExtractionError": "errors",
     # fakes for tests and examples
-    "FakeClock": "clock",
-    "HashEmbedding": "embedding",
+    "FakeClock": "core.clock",
+    "HashEmbedding": "embed.embedding",
     "ScriptedLLM": "llm",
-    "FakeOpenAIServer": "fake_openai",
-    "ConversationDriver": "harness",
+    "FakeOpenAIServer": "llm.fake_openai",
+    "ConversationDriver": "testing.harness",
 }
 
 __all__ = [
@@ -146,9 +146,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from .capture.events import ToolEvent
-    from .clock import Clock, FakeClock, SystemClock
+    from .core.clock import Clock, FakeClock, SystemClock
     from .config import MemoryConfig, config_from_dict, load_config
-    from .embedding import HashEmbedding
+    from .embed.embedding import HashEmbedding
     from .errors import (
         ConfigError,
         ExtractionError,
@@ -158,12 +158,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         StoreError,
         ValidationError,
     )
-    from .admin import MemoryAdmin
+    from .runtime.admin import MemoryAdmin
     from .extract.base import Extractor
-    from .factory import build_middleware
-    from .hooks import ChatRequest, MemoryHooks, RequestResult
-    from .fake_openai import FakeOpenAIServer
-    from .harness import ConversationDriver
+    from .runtime.factory import build_middleware
+    from .runtime.hooks import ChatRequest, MemoryHooks, RequestResult
+    from .llm.fake_openai import FakeOpenAIServer
+    from .testing.harness import ConversationDriver
     from .llm import ScriptedLLM
     from .memory import AsyncMemory, Memory
     from .middleware import MemoryMiddleware

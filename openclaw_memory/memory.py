@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from .errors import ValidationError
-from .mem0_shape import (
+from .adapters.mem0_shape import (
     audit_seq,
     config_arg,
     history_entry,
@@ -52,7 +52,7 @@ from .types import MemoryType, Scope, Status, WriteResult
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    from .clock import Clock
+    from .core.clock import Clock
     from .config import MemoryConfig
     from .extract.base import Extractor
     from .middleware import MemoryMiddleware
@@ -90,7 +90,7 @@ class Memory:
         if middleware is not None:
             self._mw, self._owned = middleware, False
             return
-        from .factory import build_middleware
+        from .runtime.factory import build_middleware
 
         self._mw = build_middleware(
             config_arg(config),
@@ -164,7 +164,7 @@ class Memory:
     ) -> dict[str, Any]:
         """Correct a memory's text: a new version replaces it (the old one is kept, inactive,
         in the chain `history` shows). Returns the new version's id and the text it replaced."""
-        from .edit import edit_memory
+        from .write.edit import edit_memory
 
         scope = scope_arg(user_id, agent_id)
         memory_id = memory_id_arg(memory_id)

@@ -14,23 +14,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .admin import MemoryAdmin
+from .runtime.admin import MemoryAdmin
 from .capture.events import ToolEvent
 from .capture.pipeline import CapturePipeline
 from .capture.sessions import Sessions
 from .capture.short_term import ShortTermMemory
-from .clock import Clock
+from .core.clock import Clock
 from .config import MemoryConfig
 from .extract.base import Extractor
 from .extract.secrets import SecretFilter
-from .hooks import ChatRequest, MemoryHooks, RequestResult
-from .jobs import UserJobs
+from .runtime.hooks import ChatRequest, MemoryHooks, RequestResult
+from .runtime.jobs import UserJobs
 from .types import InjectionPlan, MemoryRecord, ScoredMemory, Scope, Turn, WriteResult
-from .worker import Worker
-from .working_memory import WorkingMemory
+from .runtime.worker import Worker
+from .runtime.working_memory import WorkingMemory
 
 if TYPE_CHECKING:
-    from .engine import MemoryEngine
+    from .runtime.engine import MemoryEngine
 
 __all__ = ["ChatRequest", "MemoryMiddleware", "RequestResult", "ToolEvent"]
 
@@ -62,7 +62,7 @@ class MemoryMiddleware:
         cls, config: MemoryConfig | str | None = None, **kwargs: Any
     ) -> "MemoryMiddleware":
         """The same as `build_middleware(config, **kwargs)`."""
-        from .factory import build_middleware
+        from .runtime.factory import build_middleware
 
         return build_middleware(config, **kwargs)
 
@@ -251,7 +251,7 @@ class MemoryMiddleware:
         first capture does not hold up the first recall."""
         from .extract.entities import extract as extract_entities
         from .extract.filter import is_contentless
-        from .tokens import count_tokens
+        from .core.tokens import count_tokens
 
         count_tokens("warm up")
         is_contentless("预热 warm up")

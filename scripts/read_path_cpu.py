@@ -40,7 +40,7 @@ from openclaw_memory_bench.bench.store import (
     copy_data,
     load_entry,
 )
-from openclaw_memory.embedding import build_embedder, embed_query
+from openclaw_memory.embed.embedding import build_embedder, embed_query
 
 
 def main() -> None:
@@ -174,12 +174,12 @@ def report(mw: Any, embedder: Any, queries: list, bank: list, args: argparse.Nam
 
 #: (label, "module:qualname") of the read path's stages, in pipeline order; nested ones overlap
 STAGES = (
-    ("before_request", "openclaw_memory.hooks:MemoryHooks.before_request"),
+    ("before_request", "openclaw_memory.runtime.hooks:MemoryHooks.before_request"),
     ("  sessions.open", "openclaw_memory.capture.sessions:Sessions.open"),
-    ("  read_your_writes", "openclaw_memory.jobs:UserJobs.read_your_writes"),
+    ("  read_your_writes", "openclaw_memory.runtime.jobs:UserJobs.read_your_writes"),
     ("  recall", "openclaw_memory.recall.recaller:Recaller.recall"),
     ("    build_query", "openclaw_memory.recall.query:build_query"),
-    ("    query embedding", "openclaw_memory.embedding:QueryVectors.embed"),
+    ("    query embedding", "openclaw_memory.embed.embedding:QueryVectors.embed"),
     ("    vector channel", "openclaw_memory.recall.channels:VectorChannel.propose"),
     ("    keyword channel", "openclaw_memory.recall.channels:KeywordChannel.propose"),
     ("    kind channel", "openclaw_memory.recall.channels:KindChannel.propose"),
@@ -189,9 +189,9 @@ STAGES = (
     ("    summary channel", "openclaw_memory.recall.channels:SummaryChannel.propose"),
     ("    entity channel", "openclaw_memory.recall.entity_channel:EntityChannel.propose"),
     ("      request_keys", "openclaw_memory.recall.entity_channel:request_keys"),
-    ("    background level", "openclaw_memory.background:Background.level"),
+    ("    background level", "openclaw_memory.embed.background:Background.level"),
     ("    load", "openclaw_memory.recall.load:load"),
-    ("      get_many", "openclaw_memory.engine:MemoryEngine.get_many"),
+    ("      get_many", "openclaw_memory.runtime.engine:MemoryEngine.get_many"),
     ("    gate signals", "openclaw_memory.recall.recaller:Recaller._gate_signals"),
     ("    score_pool", "openclaw_memory.recall.rank:score_pool"),
     ("      components", "openclaw_memory.recall.rank:components"),
@@ -200,13 +200,13 @@ STAGES = (
     ("    names_several", "openclaw_memory.recall.cover:names_several"),
     ("    cover_sessions", "openclaw_memory.recall.cover:cover_sessions"),
     ("    attach_context", "openclaw_memory.recall.context:attach_context"),
-    ("  assemble", "openclaw_memory.working_memory:WorkingMemory.assemble"),
+    ("  assemble", "openclaw_memory.runtime.working_memory:WorkingMemory.assemble"),
     ("    pack", "openclaw_memory.inject.budget:pack"),
     ("    render_record", "openclaw_memory.inject.render:render_record"),
     ("    render_block", "openclaw_memory.inject.render:render_block"),
-    ("    count_tokens", "openclaw_memory.tokens:count_tokens"),
+    ("    count_tokens", "openclaw_memory.core.tokens:count_tokens"),
     ("  inject", "openclaw_memory.inject.position:inject"),
-    ("all jieba segmenting", "openclaw_memory.text:tokenize"),
+    ("all jieba segmenting", "openclaw_memory.lang.text:tokenize"),
 )
 
 

@@ -127,9 +127,9 @@ GENUINE = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    from openclaw_memory.clock import DAY, FakeClock
+    from openclaw_memory.core.clock import DAY, FakeClock
     from openclaw_memory.config import config_from_dict
-    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.runtime.factory import build_middleware
     from openclaw_memory.middleware import ChatRequest
     from openclaw_memory.types import MemoryType, Scope, Status
 

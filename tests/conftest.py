@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
 
 
@@ -41,7 +41,7 @@ def config(tmp_path):
 
 @pytest.fixture
 def engine(config, clock):
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
 
     eng = MemoryEngine.open(config, clock=clock, background=False)
     yield eng

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
 

@@ -306,11 +306,11 @@ def _serve() -> None:
     import chromadb  # noqa: F401
     import llama_index.vector_stores.chroma  # noqa: F401
 
-    import openclaw_memory.factory  # noqa: F401
+    import openclaw_memory.runtime.factory  # noqa: F401
     import openclaw_memory.maintain  # noqa: F401
     import openclaw_memory.middleware  # noqa: F401
-    from openclaw_memory.text import fts_document
-    from openclaw_memory.tokens import count_tokens
+    from openclaw_memory.lang.text import fts_document
+    from openclaw_memory.core.tokens import count_tokens
 
     fts_document("预热 jieba 的词典 warm up")  # jieba and tiktoken load lazily: once, here
     count_tokens("warm up")
@@ -397,8 +397,8 @@ def crash_writer(
 ) -> None:
     """Write batches through MemoryEngine.write with the background indexer on; after each
     batch commits, print `ACK <user> <agent> <id>` per record, flushed, until killed."""
-    from openclaw_memory.clock import FakeClock
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.core.clock import FakeClock
+    from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.maintain import doctor, run_maintenance
     from openclaw_memory.types import Scope
 
@@ -446,8 +446,8 @@ def conc_worker(
 ) -> None:
     """One of the racing processes: sessions of turns, explicit memories and restatements of the
     shared preference subject, through a middleware on the shared store (Chroma over HTTP)."""
-    from openclaw_memory.clock import FakeClock
-    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.core.clock import FakeClock
+    from openclaw_memory.runtime.factory import build_middleware
     from openclaw_memory.middleware import ChatRequest
     from openclaw_memory.types import Scope
 

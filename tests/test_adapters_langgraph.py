@@ -37,7 +37,7 @@ from langgraph.store.base import (  # noqa: E402
 
 from openclaw_memory.adapters.langgraph import OpenClawStore  # noqa: E402
 from openclaw_memory.errors import ValidationError  # noqa: E402
-from openclaw_memory.factory import build_middleware  # noqa: E402
+from openclaw_memory.runtime.factory import build_middleware  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 ALICE = ("memories", "alice")

@@ -20,8 +20,8 @@ from llama_index.core.tools import FunctionTool
 
 from openclaw_memory.adapters.llamaindex import OpenClawMemoryBlock, cut_block
 from openclaw_memory.errors import StoreError
-from openclaw_memory.factory import build_middleware
-from openclaw_memory.tokens import count_tokens
+from openclaw_memory.runtime.factory import build_middleware
+from openclaw_memory.core.tokens import count_tokens
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ from middleware_helpers import SYSTEM, block, tell
 from openclaw_memory.extract.request_grammar import asked_only, request_only, statement_part
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.extract.summary import Summarizer
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Message, MemoryType, Scope, Turn
 
@@ -196,7 +196,7 @@ def test_a_request_in_one_language_finds_the_relation_stated_in_the_other(mw, st
 def test_the_bar_is_not_one_number_for_every_pair_of_languages(
     request_cjk, memory, personal, passes
 ):
-    from openclaw_memory.config_schema import RecallConfig
+    from openclaw_memory.config.schema import RecallConfig
     from openclaw_memory.recall.gate import relevant
     from openclaw_memory.recall.pool import Pool
     from openclaw_memory.types import MemoryRecord, ScoredMemory

@@ -20,7 +20,7 @@ from openclaw_memory_bench.bench.profile import StackSampler
 from openclaw_memory_bench.bench.store import BenchError, batches, cache_key, ensure_store
 from openclaw_memory.config import load_config
 from openclaw_memory.errors import ConfigError, ValidationError
-from openclaw_memory.text import has_cjk
+from openclaw_memory.lang.text import has_cjk
 from openclaw_memory.types import MemoryType
 
 # ---- synthetic data ----------------------------------------------------------------------------

@@ -83,7 +83,7 @@ def test_the_runtime_imports_the_measuring_package_only_in_the_cli_dispatch():
     found = [hit for path in sorted(RUNTIME.rglob("*.py")) for hit in _measuring_imports(path)]
     assert found, "the scan finds the CLI's imports"
     assert {(f, where) for f, _, where in found} == {
-        ("openclaw_memory/cli.py", "_measuring_parsers")
+        ("openclaw_memory/cli/__init__.py", "_measuring_parsers")
     }
 
 

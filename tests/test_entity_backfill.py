@@ -244,7 +244,7 @@ def test_a_store_copied_into_postgres_keeps_its_backlog(tmp_path, pg_dsn):
 
 @pytest.mark.sqlite_only  # takes SQLite's schema back; PostgreSQL's: the tests above
 def test_a_maintenance_run_over_the_store_links_the_backlog(config, clock):
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.maintain import run_maintenance
     from openclaw_memory.types import Candidate
 

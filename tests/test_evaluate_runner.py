@@ -24,7 +24,7 @@ from openclaw_memory_bench.evaluate.runner import (
     run_locomo,
     run_longmemeval,
 )
-from openclaw_memory.tokens import count_tokens
+from openclaw_memory.core.tokens import count_tokens
 
 METRIC_NAMES = ("recall_all", "recall_any", "evidence_recall", "ndcg_any")
 TOP_KEYS = {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import LLMConfig
 from openclaw_memory.errors import ConfigError, ExtractionError, ValidationError
 from openclaw_memory.extract.base import Extractor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.extract.base import Extractor
 from openclaw_memory.extract.importance import importance_for
 from openclaw_memory.extract.rules import RuleExtractor

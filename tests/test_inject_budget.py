@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_memory.clock import DAY
+from openclaw_memory.core.clock import DAY
 from openclaw_memory.config import BudgetConfig
 from openclaw_memory.errors import ValidationError
 from openclaw_memory.inject.budget import ALL_SECTIONS, SECTIONS, pack, section_of, total_budget
 from openclaw_memory.inject.render import render_record
-from openclaw_memory.tokens import count_tokens, truncate_tokens
+from openclaw_memory.core.tokens import count_tokens, truncate_tokens
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, ScoredMemory
 
 SCOPE = Scope("u1")
@@ -307,7 +307,7 @@ def test_pack_never_exceeds_budgets_and_accounts_for_everyone(cands, budgets, to
 
 
 def test_count_tokens_is_memoised_and_exact():
-    from openclaw_memory.tokens import count_tokens, get_encoding
+    from openclaw_memory.core.tokens import count_tokens, get_encoding
 
     text = "我喜欢喝茶 and I like tea — 42 tokens?"
     exact = len(get_encoding().encode(text, disallowed_special=()))

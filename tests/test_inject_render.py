@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from openclaw_memory.clock import DAY
+from openclaw_memory.core.clock import DAY
 from openclaw_memory.errors import ValidationError
 from openclaw_memory.inject.render import (
     block_overhead,
@@ -230,7 +230,7 @@ def test_merge_same_day(entries, expected):
 
 
 def test_merging_a_day_costs_fewer_tokens_and_keeps_every_turn():
-    from openclaw_memory.tokens import count_tokens
+    from openclaw_memory.core.tokens import count_tokens
 
     entries = [
         ep("a", "Melanie: What jobs?"),

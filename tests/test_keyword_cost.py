@@ -7,7 +7,7 @@ import pytest
 
 from openclaw_memory.store import records as rec
 from openclaw_memory.store.schema import scope_token
-from openclaw_memory.text import fts_query
+from openclaw_memory.lang.text import fts_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 ALICE, BOB = Scope("alice"), Scope("bob")

@@ -7,8 +7,8 @@ import pytest
 from openclaw_memory import lang
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.lang.pack import load_pack
-from openclaw_memory.switches import switches_from
-from openclaw_memory.text import STOPWORDS, tokenize
+from openclaw_memory.core.switches import switches_from
+from openclaw_memory.lang.text import STOPWORDS, tokenize
 
 
 @pytest.mark.parametrize(

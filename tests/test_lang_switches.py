@@ -2,13 +2,13 @@
 
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.extract.request_grammar import request_only, statement_part
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.lang import Languages
-from openclaw_memory.switches import switches_from
+from openclaw_memory.core.switches import switches_from
 from openclaw_memory.types import Scope, Turn
 
 ZH = "我女儿Lina对芒果过敏"
@@ -201,7 +201,7 @@ def test_a_word_list_switched_off_changes_the_key(clause, rule, on, off):
     [("我不喜欢咖啡", "zh.negation.cue"), ("I don't like coffee", "en.negation.cue")],
 )
 def test_a_negation_cue_switched_off_reads_no_polarity(text, rule):
-    from openclaw_memory.text import negated
+    from openclaw_memory.lang.text import negated
 
     assert negated(text) and not negated(text.replace("不", "").replace("don't", "do"))
     assert not negated(text, Languages(switches_from([rule])))

@@ -12,13 +12,13 @@ import os
 
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import LLMConfig
 from openclaw_memory.extract.llm_chain import LLMExtractor
 from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
 from openclaw_memory.extract.rules import RuleExtractor
-from openclaw_memory.factory import build_middleware
-from openclaw_memory.fake_openai import FakeOpenAIServer
+from openclaw_memory.runtime.factory import build_middleware
+from openclaw_memory.llm.fake_openai import FakeOpenAIServer
 from openclaw_memory.llm import build_llm
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import MemoryType, Scope, Turn

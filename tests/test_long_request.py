@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from middleware_helpers import SYSTEM, tell
 
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.query import QUERY_TOKENS, build_query
-from openclaw_memory.tokens import count_tokens, ends
+from openclaw_memory.core.tokens import count_tokens, ends
 from openclaw_memory.types import Scope
 
 ALICE = Scope("alice", "main")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor, expire
 from openclaw_memory.maintain.doctor import PROBLEMS
 from openclaw_memory.types import Candidate, MemoryType, Scope

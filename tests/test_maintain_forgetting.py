@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.clock import DAY, FakeClock, iso_date
+from openclaw_memory.core.clock import DAY, FakeClock, iso_date
 from openclaw_memory.config import config_from_dict
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import (
     cleanup,
     compact_events,
@@ -15,7 +15,7 @@ from openclaw_memory.maintain import (
     expire,
     run_maintenance,
 )
-from openclaw_memory.tokens import count_tokens
+from openclaw_memory.core.tokens import count_tokens
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 from store_helpers import find
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory.maintain import purge_record, purge_user
 from openclaw_memory.maintain.purge import hashed_user

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
-from openclaw_memory.embedding import HashEmbedding
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.embed.embedding import HashEmbedding
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import IndexMismatchError
 from openclaw_memory.maintain import doctor, expire, reindex
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status

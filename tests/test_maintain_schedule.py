@@ -12,8 +12,8 @@ from types import SimpleNamespace
 import pytest
 from fastapi.testclient import TestClient
 
-from openclaw_memory.clock import DAY, FakeClock
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import DAY, FakeClock
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.maintain import runs
 from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.runner import MaintenanceReport

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from mcp_helpers import TOKEN, call, free_port, http_client, http_mcp, inside_frame, stored_id, text
 
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.inject.escape import fold
 from openclaw_memory.mcp.cli import scope_from
 from openclaw_memory.mcp.tools import REFERENCE_CLOSE, SEARCH_HINT

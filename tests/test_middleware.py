@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from openclaw_memory.capture.events import ToolEvent
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware
 from openclaw_memory.types import MemoryType, Scope
 from store_helpers import find, stored_bytes
@@ -329,7 +329,7 @@ def test_injected_memories_are_reinforced_in_the_background_and_others_are_not(m
 
 
 def test_a_job_without_barrier_does_not_hold_up_the_users_next_read_but_a_full_flush_waits():
-    from openclaw_memory.worker import Job, Worker
+    from openclaw_memory.runtime.worker import Job, Worker
 
     worker, gate, done = Worker(), threading.Event(), []
     worker.submit(Job(ALICE, lambda: (gate.wait(10), done.append("touch")), "touch", barrier=False))
@@ -400,7 +400,7 @@ def test_a_transcript_sent_again_before_its_capture_ran_is_captured_once(config,
 
 def test_closing_a_closed_middleware_does_nothing(tmp_path):
     from openclaw_memory import Scope, build_middleware
-    from openclaw_memory.harness import harness_config
+    from openclaw_memory.testing.harness import harness_config
 
     mw = build_middleware(harness_config(tmp_path / "store"))
     mw.remember(Scope("alice"), "I live in Lisbon")

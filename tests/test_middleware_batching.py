@@ -7,11 +7,11 @@ import threading
 
 from llama_index.core.bridge.pydantic import PrivateAttr
 
-from openclaw_memory.embedding import HashEmbedding
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.embed.embedding import HashEmbedding
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
-from openclaw_memory.worker import Job
+from openclaw_memory.runtime.worker import Job
 
 SYSTEM = {"role": "system", "content": "You are helpful."}
 TURNS = [  # (user, session, text): restatements, a change, a forget, chat, Chinese and English

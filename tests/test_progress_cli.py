@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from openclaw_memory.cli import main
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.portability import jsonl
-from openclaw_memory.progress import TerminalProgress
+from openclaw_memory.core.progress import TerminalProgress
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 

@@ -166,7 +166,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_the_package_has_no_import_cycle():
     graph = import_graph()
-    assert "openclaw_memory.config" in graph["openclaw_memory.factory"]  # the graph is real
+    assert "openclaw_memory.config" in graph["openclaw_memory.runtime.factory"]  # the graph is real
     assert cycles(graph) == []
 
 

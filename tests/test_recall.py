@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from openclaw_memory.clock import DAY
+from openclaw_memory.core.clock import DAY
 from openclaw_memory.recall.rank import recency
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
@@ -290,7 +290,7 @@ def test_episode_that_ranks_above_its_curated_memory_stays(engine, recaller):
 
 
 def test_read_your_writes_with_background_indexing(make_config, tmp_path, clock):
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
 
     eng = MemoryEngine.open(make_config(tmp_path), clock=clock, background=True)
     try:
@@ -332,9 +332,9 @@ def test_keyword_search_stays_inside_the_scope_in_fts(engine):
 
 @pytest.mark.sqlite_only
 def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_path, clock):
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.store.schema import MIGRATIONS
-    from openclaw_memory.text import fts_document
+    from openclaw_memory.lang.text import fts_document
 
     cfg = make_config(tmp_path)
     eng = MemoryEngine.open(cfg, clock=clock, background=False)

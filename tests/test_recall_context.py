@@ -11,7 +11,7 @@ from openclaw_memory.config import config_from_dict
 from openclaw_memory.inject.render import render_record
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
-from openclaw_memory.working_memory import WorkingMemory
+from openclaw_memory.runtime.working_memory import WorkingMemory
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -221,7 +221,7 @@ def test_neighbours_are_nearest_first_with_ties_in_insertion_order(engine):
 
 
 def test_two_exchanges_of_one_day_share_one_dated_line(engine):
-    from openclaw_memory.tokens import count_tokens
+    from openclaw_memory.core.tokens import count_tokens
 
     fillers = [("Melanie", f"My kids played game number {n} today") for n in range(4)]
     later = [

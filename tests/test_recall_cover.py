@@ -108,7 +108,7 @@ def test_a_list_question_may_inject_more_related_memories(engine):
     from openclaw_memory.config import config_from_dict
     from openclaw_memory.recall.recaller import Recaller
     from openclaw_memory.types import Candidate
-    from openclaw_memory.working_memory import WorkingMemory
+    from openclaw_memory.runtime.working_memory import WorkingMemory
 
     for i, title in enumerate(["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch", "Persuasion"]):
         cand = Candidate(MemoryType.EPISODE, f"I read the book {title} and loved reading it")

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from openclaw_memory.config_schema import RecallConfig
+from openclaw_memory.config.schema import RecallConfig
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import Calibration, components
 from openclaw_memory.recall.recaller import Recaller

@@ -10,7 +10,7 @@ from openclaw_memory.recall.kinds import KINDS, SEARCHED, _members, kinds_named
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import keyword_hits
 from openclaw_memory.recall.recaller import Recaller
-from openclaw_memory.text import FTS_TERMS, search_tokens
+from openclaw_memory.lang.text import FTS_TERMS, search_tokens
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope
 
 ALICE = Scope("alice")
@@ -150,7 +150,7 @@ ON_TOPIC = {"en": "What sports do I play?", "zh": "我平时做什么运动？"}
 def test_a_kind_in_a_request_about_the_world_injects_no_member(tmp_path, clock, make_config, lang):
     """A member is keyword evidence, never enough alone: a question about sport in general gets
     none of the user's games, a question about the user's sports gets them."""
-    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.runtime.factory import build_middleware
 
     memory, question = OFF_TOPIC[lang]
     mw = build_middleware(

@@ -9,9 +9,9 @@ import threading
 import numpy as np
 import pytest
 
-from openclaw_memory.clock import DAY
-from openclaw_memory.embedding import QueryVectors
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import DAY
+from openclaw_memory.embed.embedding import QueryVectors
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall import recaller as recaller_module
 from openclaw_memory.recall.recaller import Recaller, merge

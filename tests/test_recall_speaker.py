@@ -144,7 +144,7 @@ def test_recall_brings_in_her_turn_the_other_channels_miss_and_explains_it(
     """The other one's questions back to her hold the request's words: they fill the vector and
     keyword channels' few candidates. Her answer comes in by the speaker channel, and
     `search --explain` names whose words it is."""
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.recall.explain import entity_of
 
     config = make_config(tmp_path, recall={"candidates_per_channel": 2})

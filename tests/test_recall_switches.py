@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.recall.channels import CHANNELS, build_channels, channel_switch
 from openclaw_memory.recall.entity_channel import EntityChannel
 from openclaw_memory.recall.recaller import Recaller
-from openclaw_memory.switches import ALL_ON, switches_from
+from openclaw_memory.core.switches import ALL_ON, switches_from
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 ALICE = Scope("alice")
@@ -97,7 +97,7 @@ def test_every_built_in_channel_is_named_and_can_be_left_out(engine, name):
 def test_the_recaller_reads_the_engines_rules_disabled_when_given_no_switches(
     make_config, tmp_path, clock
 ):
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
 
     cfg = make_config(tmp_path, rules={"disabled": ["channel.kind", "channel.hop"]})
     engine = MemoryEngine.open(cfg, clock=clock, background=False)

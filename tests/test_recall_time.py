@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from openclaw_memory.embedding import embed_query
+from openclaw_memory.embed.embedding import embed_query
 from openclaw_memory.recall.load import load
 from openclaw_memory.recall.pool import Pool
 

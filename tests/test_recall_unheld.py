@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from middleware_helpers import block, tell
 
-from openclaw_memory.factory import build_middleware
-from openclaw_memory.config_schema import RecallConfig
+from openclaw_memory.runtime.factory import build_middleware
+from openclaw_memory.config.schema import RecallConfig
 from openclaw_memory.recall.gate import unheld, unheld_margin
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import RecallQuery, build_query

@@ -14,7 +14,7 @@ import dataclasses
 
 import pytest
 
-from openclaw_memory.config_schema import RecallConfig
+from openclaw_memory.config.schema import RecallConfig
 from openclaw_memory.recall.gate import relevant, signals
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query

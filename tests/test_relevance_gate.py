@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.clock import DAY, FakeClock
+from openclaw_memory.core.clock import DAY, FakeClock
 from openclaw_memory.config import RecallConfig, config_from_dict
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.channels import subject_matches
 from openclaw_memory.recall.pool import Pool
@@ -24,7 +24,7 @@ from openclaw_memory.recall.gate import (
     store_level,
     term_hits,
 )
-from openclaw_memory.text import search_tokens
+from openclaw_memory.lang.text import search_tokens
 from openclaw_memory.extract.naming import given_names, world_names
 from openclaw_memory.recall.reference import (
     coined_words,

@@ -26,8 +26,8 @@ import pytest
 from reliability_helpers import BASE_TIME, ChromaServer, ForkServer, hash_config, read_lines
 from store_helpers import rows
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
 

@@ -20,8 +20,8 @@ import pytest
 from reliability_helpers import BASE_TIME, ForkServer, hash_config, read_lines
 from store_helpers import rows
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor
 from openclaw_memory.maintain.common import tier_collections
 from openclaw_memory.types import Scope

@@ -15,8 +15,8 @@ import time
 import pytest
 from reliability_helpers import BASE_TIME, find_in_files, hash_config, store_files
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.maintain import compact_events, purge_user
 from openclaw_memory.middleware import ChatRequest, ToolEvent
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -197,7 +197,7 @@ def test_a_purge_is_not_undone_by_turns_still_queued(tmp_path):
     the worker's queue, not written back after it."""
     import threading
 
-    from openclaw_memory.worker import Job
+    from openclaw_memory.runtime.worker import Job
 
     mw = build_middleware(hash_config(tmp_path), clock=FakeClock(BASE_TIME))
     victim, other, gate = Scope(VICTIM, "main"), Scope(BYSTANDER, "main"), threading.Event()
@@ -273,7 +273,7 @@ def test_a_purge_waits_for_the_users_running_capture(tmp_path):
 def _forms(texts: list[str]) -> set[str]:
     """The ways a text sits in the keyword index: lowercased words and segmented Chinese tokens
     (fts_document), besides the original strings; short tokens are left out (they match by chance)."""
-    from openclaw_memory.text import search_tokens
+    from openclaw_memory.lang.text import search_tokens
 
     out: set[str] = set()
     for text in texts:

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 from reliability_helpers import BASE_TIME, find_in_files, free_port, hash_config, store_files
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.errors import ConfigError, ValidationError
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.inject.escape import sanitize
 from openclaw_memory.middleware import ToolEvent
 from openclaw_memory.types import Scope

@@ -22,9 +22,9 @@ import pytest
 from fastapi.testclient import TestClient
 from reliability_helpers import BASE_TIME, free_port, hash_config
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import load_config
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import (
     ConfigError,
     IndexMismatchError,
@@ -32,7 +32,7 @@ from openclaw_memory.errors import (
     StoreError,
     ValidationError,
 )
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.inject.escape import CLOSE_MARKER, OPEN_MARKER
 from openclaw_memory.llm import ScriptedLLM
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware, ToolEvent

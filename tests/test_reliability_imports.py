@@ -26,9 +26,9 @@ from fastapi.testclient import TestClient
 from reliability_helpers import find_in_files, store_files
 
 from openclaw_memory.cli import main
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.portability import export_text, export_user, import_path, import_text
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
@@ -473,7 +473,7 @@ def test_a_missing_or_stale_collection_is_noticed_on_search_and_search_answers(
     try:
         chroma = eng.index.chroma
         chroma.drop_collection(chroma.collection_name(U, "hot"))
-        from openclaw_memory.embedding import embed_query
+        from openclaw_memory.embed.embedding import embed_query
 
         vec = embed_query(eng.embedder, "release number 3")
         with caplog.at_level(logging.WARNING):

@@ -34,10 +34,10 @@ from reliability_helpers import BASE_TIME, fast_dir, hash_config
 
 from store_helpers import rows
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import NotFoundError
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.maintain import compact_events, purge_record, run_maintenance
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware, ToolEvent
 from openclaw_memory.service.app import create_app

@@ -19,8 +19,8 @@ import pytest
 from reliability_helpers import BASE_TIME, hash_config
 from test_reliability_hardening import AUTH, Served
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 
 SEARCH = json.dumps({"scope": {"user_id": "alice", "agent_id": "main"}, "query": "tea"}).encode()

@@ -26,8 +26,8 @@ import pytest
 import yaml
 from reliability_helpers import BASE_TIME, hash_config
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,7 +227,7 @@ def _dump(data: Path) -> list[str]:
 
 
 def test_doctor_no_repair_writes_nothing_not_even_the_outbox(store, tmp_path):
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.maintain import doctor
     from openclaw_memory.types import Candidate, MemoryType
 

@@ -25,11 +25,11 @@ from reliability_helpers import (
     store_files,
 )
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest, ToolEvent
-from openclaw_memory.text import has_cjk
+from openclaw_memory.lang.text import has_cjk
 from openclaw_memory.types import Scope
 
 CORPUS = Path(__file__).parent / "data" / "secrets_corpus.tsv"

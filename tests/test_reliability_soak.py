@@ -29,8 +29,8 @@ import time
 import pytest
 from reliability_helpers import BASE_TIME, child_pids, fast_dir, hash_config, rss_mb, status_field
 
-from openclaw_memory.clock import FakeClock
-from openclaw_memory.factory import build_middleware
+from openclaw_memory.core.clock import FakeClock
+from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
 

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from openclaw_memory.config import ConfigError, config_from_dict
-from openclaw_memory.embedding import embed_passages
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.embed.embedding import embed_passages
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.purge import purge_user
 from openclaw_memory.maintain.reindex import reindex
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.store.vector import part_ids, record_of
-from openclaw_memory.text import sentence_parts
+from openclaw_memory.lang.text import sentence_parts
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 ALICE, BOB = Scope("alice"), Scope("bob")

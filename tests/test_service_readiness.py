@@ -3,8 +3,8 @@ language would otherwise load inside the plugin's 1.5 s recall budget."""
 
 from __future__ import annotations
 
-from openclaw_memory import background
-from openclaw_memory.embedding import embedder_name
+from openclaw_memory.embed import background
+from openclaw_memory.embed.embedding import embedder_name
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.server import warm_up
 

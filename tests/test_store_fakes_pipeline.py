@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.embedding import build_embedder, embedder_dim, embedder_name
-from openclaw_memory.engine import MemoryEngine
-from openclaw_memory.factory import _extractor, assemble
+from openclaw_memory.embed.embedding import build_embedder, embedder_dim, embedder_name
+from openclaw_memory.runtime.engine import MemoryEngine
+from openclaw_memory.runtime.factory import _extractor, assemble
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.store.memory import MemoryStore
 from openclaw_memory.store.numpy_index import NumpyIndex

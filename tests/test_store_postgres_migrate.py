@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.cli import main
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import IndexMismatchError, StoreError
 from openclaw_memory.types import Candidate, MemoryType, Scope
 

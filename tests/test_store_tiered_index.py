@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openclaw_memory.engine import MemoryEngine
+from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor, reindex
 from openclaw_memory.maintain.common import tier_collections
 from openclaw_memory.store.port_values import TierVector

@@ -13,13 +13,13 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from openclaw_memory.clock import DAY, FakeClock
+from openclaw_memory.core.clock import DAY, FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory_bench.evaluate import precision as P
 from openclaw_memory.extract.rules import RuleExtractor
-from openclaw_memory.factory import build_middleware
-from openclaw_memory.forget import distinctive_terms
+from openclaw_memory.runtime.factory import build_middleware
+from openclaw_memory.write.forget import distinctive_terms
 from openclaw_memory.maintain.purge import purge_record
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.reference import refers_to_user
@@ -642,7 +642,7 @@ def test_a_change_names_what_it_left_in_both_languages(text, left):
     ],
 )
 def test_a_replaced_value_is_named_by_a_word_of_its_family(text, value, named):
-    from openclaw_memory.consolidate_targets import names_part
+    from openclaw_memory.write.consolidate.targets import names_part
 
     assert names_part(text, value) is named
 
@@ -660,7 +660,7 @@ def test_a_replaced_value_is_named_by_a_word_of_its_family(text, value, named):
     ],
 )
 def test_the_attribute_a_subject_key_names(subject, attribute):
-    from openclaw_memory.consolidate_neighbour import attribute_key
+    from openclaw_memory.write.consolidate.neighbour import attribute_key
 
     assert attribute_key(subject) == attribute
 

@@ -1,4 +1,4 @@
-"""The tuning table (openclaw_memory/tuning.yaml): every entry documented and used, the config's
+"""The tuning table (openclaw_memory/config/tuning.yaml): every entry documented and used, the config's
 tuned defaults read from it, and no tuned number left inline in the read path's cleaned modules."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from openclaw_memory import tuning
+from openclaw_memory.config import tuning
 from openclaw_memory.config import MemoryConfig
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.tuning import BY_HAND, SECTION, table, tuned, tuned_int
+from openclaw_memory.config.tuning import BY_HAND, SECTION, table, tuned, tuned_int
 
 PACKAGE = Path(tuning.__file__).resolve().parent
 REPO = PACKAGE.parent
@@ -105,7 +105,7 @@ CONFIG_ENTRIES = sorted(n for n in table() if n.split(".")[0] in CONFIG_SECTIONS
 
 
 def test_the_config_schema_reads_every_config_entry_and_no_other():
-    tree = ast.parse((PACKAGE / "config_schema.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "config" / "schema.py").read_text(encoding="utf-8"))
     read = {
         node.args[0].value
         for node in ast.walk(tree)

@@ -211,7 +211,7 @@ class OpenClawStore(BaseStore):
         kind: MemoryType,
         subject: str | None,
     ) -> None:
-        from ..edit import edit_memory
+        from ..write.edit import edit_memory
 
         if kind is not current.type:
             raise ValidationError(

@@ -38,7 +38,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, List, Optional
 
 from ..capture.messages import transcript_turns
-from ..tokens import count_tokens
+from ..core.tokens import count_tokens
 from ..types import Scope
 from . import missing
 
@@ -114,7 +114,7 @@ class OpenClawMemoryBlock(BaseMemoryBlock[str]):
     ) -> "OpenClawMemoryBlock":
         """A block over a middleware built from config (a YAML path, a MemoryConfig or None for
         the defaults); `close()` closes that middleware."""
-        from ..factory import build_middleware
+        from ..runtime.factory import build_middleware
 
         block = cls(
             middleware=build_middleware(config), user_id=user_id, agent_id=agent_id, **fields

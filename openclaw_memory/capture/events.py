@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..extract.secrets import SecretFilter
-from ..text import valid_unicode
-from ..tokens import truncate_tokens
+from ..lang.text import valid_unicode
+from ..core.tokens import truncate_tokens
 from ..extract.request_grammar import REQUEST_TAG
 from ..types import Candidate, Channel, MemoryType
 

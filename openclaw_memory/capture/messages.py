@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..text import message_text
+from ..lang.text import message_text
 from ..types import Scope
 
 

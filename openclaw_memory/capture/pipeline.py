@@ -23,10 +23,10 @@ from ..extract.base import Extractor, attribute
 from ..extract.filter import is_contentless
 from ..extract.request_grammar import asked_only, request_only
 from ..extract.secrets import SecretFilter
-from ..forget import ForgetCommand
-from ..forget import run as forget_run
-from ..jobs import UserJobs
-from ..text import valid_unicode
+from ..write.forget import ForgetCommand
+from ..write.forget import run as forget_run
+from ..runtime.jobs import UserJobs
+from ..lang.text import valid_unicode
 from ..types import Candidate, Channel, MemoryType, Scope, Turn, WriteResult
 from .events import episode_candidate
 from .messages import PendingTurns
@@ -35,7 +35,7 @@ from .short_term import ShortTermMemory
 from .summaries import SessionSummaries
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 __all__ = ["CapturePipeline"]
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..clock import Clock
+from ..core.clock import Clock
 from ..errors import ValidationError
 from ..store.ports import SessionLog
-from ..text import valid_unicode
+from ..lang.text import valid_unicode
 from ..types import Scope
 
 

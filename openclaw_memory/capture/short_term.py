@@ -11,10 +11,10 @@ every turn): without the key, a long session's old turns would be captured a sec
 
 from __future__ import annotations
 
-from ..clock import DAY, Clock
+from ..core.clock import DAY, Clock
 from ..config import ShortTermConfig
 from ..store.ports import RecordStore
-from ..tokens import count_tokens
+from ..core.tokens import count_tokens
 from ..types import Scope
 
 SUMMARY_ROLE = "summary"

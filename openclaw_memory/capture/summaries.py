@@ -11,13 +11,13 @@ import logging
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..extract.summary import Summarizer
-from ..text import message_text
+from ..lang.text import message_text
 from ..types import Candidate, Channel, MemoryType, Message, Scope
 from .sessions import Sessions
 from .short_term import ShortTermMemory
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 log = logging.getLogger(__name__)
 #: at most this many of a compacted transcript's last messages make its summary

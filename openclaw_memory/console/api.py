@@ -49,7 +49,7 @@ def add_routes(router: APIRouter, mw: Any) -> None:
 
     @router.post("/memory/edit")
     def edit(body: EditIn) -> dict[str, Any]:
-        from ..edit import _KEEP, edit_memory
+        from ..write.edit import _KEEP, edit_memory
 
         new = edit_memory(
             mw.engine,

@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 
-from ..clock import iso_time
+from ..core.clock import iso_time
 from ..errors import NotFoundError, OpenClawMemoryError, ValidationError
 from ..service.hosts import allowed_hosts
 from ..types import MemoryType, Scope, Status

@@ -97,7 +97,7 @@ class MemoryPages(ConsoleBase):
     ) -> tuple[str | None, str]:
         engine = self.mw.engine
         if action == "edit":
-            from ..edit import edit_memory
+            from ..write.edit import edit_memory
 
             new = edit_memory(
                 engine,

@@ -18,7 +18,7 @@ from ..store.ports import ListQuery
 from ..types import MemoryRecord, MemoryType, Scope, Status
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 #: sort key -> the column (rid breaks ties, so the keyset order is total). Each is served by a
 #: list index (schema migration 9): (user, agent, status, column, rid, type, subject, ...).

@@ -43,7 +43,7 @@ def why_plan(mw: Any, scope: Scope, text: str) -> Any:
     """The plan `before_request` would inject for a request of one user message `text`: the same
     recall (the message as the recent turns), the same request tokens, the same prefix template.
     Read-only, unlike a real request: no session is opened and nothing is reinforced."""
-    from ..text import valid_unicode
+    from ..lang.text import valid_unicode
 
     recent = [{"role": "user", "content": text}]
     result = mw.working.recaller.recall(scope, valid_unicode(text), recent)

@@ -26,7 +26,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..text import has_cjk, negated, search_tokens
+from ..lang.text import has_cjk, negated, search_tokens
 
 _I = re.IGNORECASE
 

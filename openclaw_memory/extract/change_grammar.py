@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ..text import has_cjk
+from ..lang.text import has_cjk
 from .statement import EN_SELF, QUESTION, ZH_SELF, said
 
 _I = re.IGNORECASE

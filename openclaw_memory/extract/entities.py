@@ -21,7 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..text import STOPWORDS, _jieba
+from ..lang.text import STOPWORDS, _jieba
 from .naming import world_names
 
 #: kinds an entity can have

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..policy import POLICY
+from ..write.policy import POLICY
 from ..types import Channel, MemoryType
 
 #: the base importance of each type is a column of the policy table

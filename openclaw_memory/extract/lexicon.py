@@ -15,7 +15,7 @@ import re
 
 from ..lang import LanguagePack, all_on
 from ..lang.pack import Table
-from ..text import _jieba
+from ..lang.text import _jieba
 
 _TABLE = "lexicon"
 

@@ -23,10 +23,10 @@ from llama_index.core.program import LLMTextCompletionProgram
 from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..clock import Clock, iso_date
+from ..core.clock import Clock, iso_date
 from ..errors import ExtractionError
 from ..llm import call_with_timeout
-from ..tokens import truncate_tokens
+from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType, Turn
 from .base import Extractor
 from .filter import is_contentless

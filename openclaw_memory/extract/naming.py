@@ -30,7 +30,9 @@ from __future__ import annotations
 
 from ..lang import Languages, all_on
 from ..lang.pack import Table
-from ..text import _jieba  # the package's one jieba loader (dictionary loaded once, no network)
+from ..lang.text import (
+    _jieba,
+)  # the package's one jieba loader (dictionary loaded once, no network)
 
 _TABLE = "naming"
 #: a name does not end in a particle, in any language (`particle_end`; read by recall too)

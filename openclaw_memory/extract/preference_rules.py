@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from ..lang import LanguagePack, Languages, all_on
 from ..lang.pack import Table
-from ..text import tokenize
+from ..lang.text import tokenize
 from .instruction_rules import prohibition, reply_format, reply_language
 from .lexicon import en_head, object_subject, zh_head
 from .slot import PREFERENCE, QUESTION_WORDS, Slot, outside

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError, ValidationError
-from ..resources import default_prompts_dir
+from ..config.resources import default_prompts_dir
 
 #: The shipped prompt folder (the repository's prompts/, carried by the wheel; resources.py).
 DEFAULT_PROMPTS_DIR = default_prompts_dir()

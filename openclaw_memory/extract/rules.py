@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..clock import Clock
+from ..core.clock import Clock
 from ..lang import Languages, all_on
-from ..text import has_cjk
+from ..lang.text import has_cjk
 from ..types import Candidate, Channel, MemoryType, Turn
 from .change_grammar import additive
 from .filter import is_contentless

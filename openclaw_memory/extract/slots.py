@@ -11,7 +11,7 @@ read only what is stated; nothing is inferred.
 from __future__ import annotations
 
 from ..lang import Languages
-from ..text import has_cjk
+from ..lang.text import has_cjk
 from . import change_rules, preference_rules, profile_rules
 from .people_rules import person_fact
 from .slot import Slot, third_person

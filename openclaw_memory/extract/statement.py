@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..text import STOPWORDS, has_cjk, search_tokens
+from ..lang.text import STOPWORDS, has_cjk, search_tokens
 
 _I = re.IGNORECASE
 

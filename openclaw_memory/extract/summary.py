@@ -19,10 +19,10 @@ from typing import Any
 from llama_index.core.llms import LLM
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..clock import Clock, iso_date
+from ..core.clock import Clock, iso_date
 from ..errors import ExtractionError
 from ..llm import complete_text
-from ..tokens import count_tokens, truncate_tokens
+from ..core.tokens import count_tokens, truncate_tokens
 from ..types import Message
 from .filter import is_contentless
 from .jsonout import parse_json_object

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from ..config import BudgetConfig
 from ..errors import ValidationError
-from ..tokens import truncate_tokens
-from ..policy import POLICY
+from ..core.tokens import truncate_tokens
+from ..write.policy import POLICY
 from ..types import MemoryRecord, ScoredMemory
 
 #: Section names in the order they are rendered.

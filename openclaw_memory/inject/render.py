@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from ..clock import DAY, iso_date
+from ..core.clock import DAY, iso_date
 from ..errors import ValidationError
-from ..policy import POLICY
-from ..text import has_cjk
-from ..tokens import count_tokens
+from ..write.policy import POLICY
+from ..lang.text import has_cjk
+from ..core.tokens import count_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
 

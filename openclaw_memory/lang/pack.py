@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError
-from ..switches import Switches
+from ..core.switches import Switches
 from .tokenizers import TOKENIZERS, Tokenizer
 
 #: a pattern that matches nothing: what a switched-off pattern becomes

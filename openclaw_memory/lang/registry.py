@@ -7,7 +7,7 @@ import functools
 import re
 from pathlib import Path
 
-from ..switches import ALL_ON, Switches
+from ..core.switches import ALL_ON, Switches
 from .pack import NEVER, LanguagePack, load_pack
 
 _HERE = Path(__file__).resolve().parent

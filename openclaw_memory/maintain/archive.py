@@ -16,7 +16,7 @@ from ..types import Scope
 from .common import UNCAPPED_TYPES, archive, partition
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 
 def count_curated(engine: MemoryEngine, scope: Scope) -> int:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..clock import DAY
-from ..policy import type_values, types_where
+from ..core.clock import DAY
+from ..write.policy import type_values, types_where
 from ..types import Scope
 from .common import WRITER, partition
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 _BATCH = 500
 _KEPT = type_values(types_where(kept_by_cleanup=True))  # the policy table

@@ -104,7 +104,7 @@ def _guard(fn: Callable[..., int]) -> Handler:
 
 
 def _open(config: MemoryConfig) -> Any:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
     return MemoryEngine.open(config, background=False)
 
@@ -126,7 +126,7 @@ def _print(data: dict, as_json: bool, title: str, out: TextIO | None = None) -> 
 @_guard
 def cmd_reindex(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Rebuild the vector index with the configured embedder."""
-    from ..progress import TerminalProgress
+    from ..core.progress import TerminalProgress
     from .reindex import reindex
 
     with TerminalProgress("reindex") as bar:  # drawn only when stderr is a terminal
@@ -138,7 +138,7 @@ def cmd_reindex(args: argparse.Namespace, config: MemoryConfig) -> int:
 @_guard
 def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Check (and repair) the indexes; exit 1 when problems remain."""
-    from ..progress import TerminalProgress
+    from ..core.progress import TerminalProgress
     from .doctor import doctor
 
     engine = _open(config)
@@ -210,7 +210,7 @@ def _fail_open_line(status: dict | None) -> str:
 
 def _maintenance_line(status: dict) -> str:
     """The latest maintenance run in one line ("never run" when there is none)."""
-    from ..clock import iso_time
+    from ..core.clock import iso_time
 
     latest = (status.get("runs") or [None])[0]
     if latest is None:

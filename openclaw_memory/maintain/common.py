@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..embedding import embed_with_parts
+from ..embed.embedding import embed_with_parts
 from ..store.ports import ManagedVectorIndex, RecordStore, VectorIndex
-from ..policy import type_values, types_where
+from ..write.policy import type_values, types_where
 from ..types import MemoryRecord, Scope, Status
 
 #: The writer recorded in audit rows and provenance of everything maintenance does.

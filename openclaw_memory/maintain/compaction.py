@@ -17,16 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..clock import iso_date
-from ..consolidate_records import new_id
-from ..embedding import embed_passages
-from ..text import has_cjk
-from ..tokens import count_tokens
+from ..core.clock import iso_date
+from ..write.consolidate.records import new_id
+from ..embed.embedding import embed_passages
+from ..lang.text import has_cjk
+from ..core.tokens import count_tokens
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source
 from .common import WRITER, archive, partition
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 DIGEST_MAX_TOKENS = 200
 OUTCOME_MAX_CHARS = 80

@@ -52,7 +52,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 PROBLEMS = (
     "orphan_vectors",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..store.entity_backfill import BATCH
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 #: records one maintenance run examines at most; the rest wait for the next run
 PER_RUN = 20_000

@@ -28,7 +28,7 @@ from ..types import Scope
 from .common import WRITER
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 __all__ = ["hashed_user", "purge_record", "purge_user", "purged_at"]
 

@@ -31,9 +31,9 @@ from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from ..clock import Clock, SystemClock
+from ..core.clock import Clock, SystemClock
 from ..config import MemoryConfig
-from ..embedding import build_embedder, embedder_dim, embedder_name
+from ..embed.embedding import build_embedder, embedder_dim, embedder_name
 from ..store.ports import RecordStore
 from ..store.backends import open_chroma, open_record_store, tiered
 from ..store.tiered_index import TieredIndex

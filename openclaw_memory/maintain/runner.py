@@ -21,7 +21,7 @@ from .entity_links import link_backlog
 from .ttl import expire
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 
 @dataclass

@@ -20,7 +20,7 @@ from .runner import MaintenanceReport, run_maintenance
 
 if TYPE_CHECKING:
     from ..config import MaintenanceConfig
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 log = logging.getLogger(__name__)
 HOUR = 3600.0

@@ -12,7 +12,7 @@ from ..types import Scope
 from .common import archive, partition
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 REASON = "expired (ttl)"
 _BATCH = 500

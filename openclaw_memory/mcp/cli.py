@@ -116,7 +116,7 @@ def serve_mcp(
     """Build the middleware (unless given), the tools and the server; serve until stopped."""
     import anyio
 
-    from ..factory import build_middleware
+    from ..runtime.factory import build_middleware
     from ..maintain.schedule import start_scheduler
     from ..service.app import package_version
     from .server import build_server

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..clock import iso_time
+from ..core.clock import iso_time
 from ..errors import ValidationError
 from ..inject.escape import REFERENCE_CLOSE, REFERENCE_OPEN, frame_reference, sanitize  # noqa: F401 - the markers, re-exported
 from ..types import InjectionPlan, MemoryRecord, Scope, ScoredMemory

@@ -26,7 +26,7 @@ from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, Progress
 from .openclaw_write import export_workspace
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
     from ..extract.base import Extractor
     from ..extract.secrets import SecretFilter
 

@@ -90,14 +90,14 @@ def _scope_args(p: argparse.ArgumentParser) -> None:
 
 
 def _open(config: MemoryConfig) -> Any:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
     return MemoryEngine.open(config, background=False)
 
 
 def cmd_edit(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Edit a memory's text."""
-    from ..edit import _KEEP, edit_memory
+    from ..write.edit import _KEEP, edit_memory
     from ..extract.secrets import SecretFilter
     from .jsonl import record_to_dict
 
@@ -150,7 +150,7 @@ def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
     """Import an export or an OpenClaw workspace."""
     from ..extract.rules import RuleExtractor
     from ..extract.secrets import SecretFilter
-    from ..progress import TerminalProgress
+    from ..core.progress import TerminalProgress
     from . import import_path
 
     engine = _open(config)

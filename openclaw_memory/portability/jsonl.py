@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from ..embedding import embed_with_parts
+from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
 from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, PROGRESS_EVERY, Progress
@@ -41,7 +41,7 @@ from ..types import (
 )
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 log = logging.getLogger(__name__)
 

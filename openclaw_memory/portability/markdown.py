@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..clock import iso_time
+from ..core.clock import iso_time
 from ..types import MemoryRecord, MemoryType, Scope, Status
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 #: section order and titles
 TYPE_TITLES: dict[MemoryType, str] = {

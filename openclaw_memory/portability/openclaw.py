@@ -35,11 +35,11 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..consolidate_records import deactivate
-from ..embedding import embed_with_parts
+from ..write.consolidate.records import deactivate
+from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.filter import is_contentless
-from ..policy import KEYED_TYPES, types_where
+from ..write.policy import KEYED_TYPES, types_where
 from ..types import (
     SUBJECT_MAX_CHARS,
     Candidate,
@@ -55,7 +55,7 @@ from .openclaw_read import NoteEntry, load_workspace
 from .openclaw_write import DAILY_TYPES
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
     from ..extract.base import Extractor
     from ..extract.secrets import SecretFilter
 

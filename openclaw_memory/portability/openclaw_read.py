@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import ValidationError
-from ..text import valid_unicode
+from ..lang.text import valid_unicode
 from .limits import WORKSPACE_FILE_BYTES, WORKSPACE_TOTAL_BYTES
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ from .files import (
 from .markdown import TYPE_TITLES, user_records
 
 if TYPE_CHECKING:
-    from ..engine import MemoryEngine
+    from ..runtime.engine import MemoryEngine
 
 #: the types written to the daily notes; the others go to MEMORY.md under their title
 DAILY_TYPES = (MemoryType.EVENT, MemoryType.EPISODE, MemoryType.SUMMARY)

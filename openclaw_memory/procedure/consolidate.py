@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..consolidate_records import RecordWrites, deactivate
+from ..write.consolidate.records import RecordWrites, deactivate
 from ..types import MemoryRecord, MemoryType, WriteResult
 from .distil import worked
 

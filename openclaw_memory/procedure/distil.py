@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..capture.events import ToolEvent
-from ..policy import POLICY
-from ..text import has_cjk
-from ..tokens import truncate_tokens
+from ..write.policy import POLICY
+from ..lang.text import has_cjk
+from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType
 from .kind import TaskKind, task_kind, tool_kind
 

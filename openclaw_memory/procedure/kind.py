@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from ..lang import Languages, all_on
 from ..lang.pack import Table
-from ..text import _jieba, stem
+from ..lang.text import _jieba, stem
 from ..types import MemoryType
 
 

@@ -1,7 +1,7 @@
 """Candidate channels: vector, keyword (CJK-aware FTS5), kind, recent-important, subject, profile,
 summaries, date, the entity channel with its hop (recall/entity_channel.py) and the speaker
 channel (recall/speaker_channel.py), built in their order. Each is a named entry of `CHANNELS`,
-switched off by config as `channel.<name>` (`rules.disabled`, openclaw_memory/switches.py).
+switched off by config as `channel.<name>` (`rules.disabled`, openclaw_memory/core/switches.py).
 
 Each channel proposes record ids into the request's pool (recall/pool.py); the pool then loads
 every proposed record once and gives each the same raw signals, whichever channel found it
@@ -16,13 +16,13 @@ from typing import Sequence
 
 import numpy as np
 
-from ..clock import DAY
+from ..core.clock import DAY
 from ..config import RecallConfig
-from ..engine import MemoryEngine
-from ..policy import type_values, types_where
+from ..runtime.engine import MemoryEngine
+from ..write.policy import type_values, types_where
 from ..store.port_values import ListQuery
-from ..switches import ALL_ON, Switches
-from ..tuning import tuned_int
+from ..core.switches import ALL_ON, Switches
+from ..config.tuning import tuned_int
 from ..types import MemoryRecord, Scope
 from .entity_channel import EntityChannel
 from .pool import Channel, Pool

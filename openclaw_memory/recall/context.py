@@ -24,7 +24,7 @@ import dataclasses
 import re
 from typing import Sequence
 
-from ..engine import MemoryEngine
+from ..runtime.engine import MemoryEngine
 from ..extract.request_grammar import asked_only
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-from ..tuning import tuned, tuned_int
+from ..config.tuning import tuned, tuned_int
 from ..types import ScoredMemory
 from .listing import names_several
 from .rank import session_of

@@ -11,11 +11,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..engine import MemoryEngine
+from ..runtime.engine import MemoryEngine
 from ..extract.entities import extract, normalise
 from ..store.record_ports import EntityMemory
-from ..text import has_cjk
-from ..tuning import tuned, tuned_int
+from ..lang.text import has_cjk
+from ..config.tuning import tuned, tuned_int
 from ..types import Scope
 from .pool import Pool
 from .query import RecallQuery
@@ -140,7 +140,7 @@ def request_keys(text: str) -> frozenset[str]:
     for n in (1, 2, 3):
         keys.update(normalise(" ".join(words[i : i + n])) for i in range(len(words) - n + 1))
     if any("\u4e00" <= ch <= "\u9fff" for ch in text):
-        from ..text import _jieba
+        from ..lang.text import _jieba
 
         jieba = _jieba()
         for w in jieba.lcut_for_search(text):

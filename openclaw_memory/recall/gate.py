@@ -87,7 +87,7 @@ from ..extract.attributes import mentions, names_any
 from ..extract.entities import PERSON
 from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
-from ..text import has_cjk, search_tokens
+from ..lang.text import has_cjk, search_tokens
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .entity_channel import ENTITY
 from .pool import Pool

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from ..config import RecallConfig
-from ..policy import POLICY, types_where
-from ..text import STOPWORDS, sentence_parts
+from ..write.policy import POLICY, types_where
+from ..lang.text import STOPWORDS, sentence_parts
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .pool import Pool
 from .gate import (

@@ -22,8 +22,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from ..text import FTS_TERMS, search_tokens
-from ..tuning import tuned_int
+from ..lang.text import FTS_TERMS, search_tokens
+from ..config.tuning import tuned_int
 
 # ruff: noqa: SIM905  (word lists read best as one string)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..tuning import tuned_int
+from ..config.tuning import tuned_int
 
 #: "what books", "which places", "what kinds of music", "how many times", "list", "every",
 #: and Chinese 哪些 / 几次 / 多少次 / 哪几 / 都有, and an order of several (先后, 顺序)

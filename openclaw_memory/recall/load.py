@@ -12,7 +12,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..engine import MemoryEngine
+from ..runtime.engine import MemoryEngine
 from ..store.vector_ports import VectorSearch
 from ..types import MemoryRecord, MemoryType, Scope
 from .pool import Pool

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ..store.record_ports import EntityMemory
-from ..text import has_cjk, tokenize
+from ..lang.text import has_cjk, tokenize
 from ..types import Scope
 from .entity_channel import MIN_ENTITY_WEIGHT, EntityReads
 

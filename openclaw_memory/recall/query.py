@@ -12,11 +12,11 @@ from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from ..clock import DAY
+from ..core.clock import DAY
 from ..store.port_values import TIER_STATUS
-from ..text import STOPWORDS, message_text, search_tokens
-from ..tokens import ends, truncate_tokens
-from ..tuning import tuned_int
+from ..lang.text import STOPWORDS, message_text, search_tokens
+from ..core.tokens import ends, truncate_tokens
+from ..config.tuning import tuned_int
 from ..types import MemoryType
 from .kinds import Kind, kinds_named
 from .listing import names_several

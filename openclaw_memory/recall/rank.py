@@ -27,11 +27,11 @@ from operator import mul
 from typing import Mapping
 
 
-from ..clock import DAY
+from ..core.clock import DAY
 from ..config import RecallConfig
-from ..policy import CHANNEL_TRUST
-from ..text import has_cjk, search_tokens
-from ..tuning import tuned
+from ..write.policy import CHANNEL_TRUST
+from ..lang.text import has_cjk, search_tokens
+from ..config.tuning import tuned
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .channels import TYPES_WITHOUT_DECAY, subject_matches
 from .pool import Pool

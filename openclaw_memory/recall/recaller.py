@@ -11,18 +11,18 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from ..config import RecallConfig
-from ..embedding import QueryVectors, calibration_for, embedder_name
-from ..engine import MemoryEngine
+from ..embed.embedding import QueryVectors, calibration_for, embedder_name
+from ..runtime.engine import MemoryEngine
 from ..extract.filter import is_contentless
-from ..switches import Switches, switches_from
-from ..tuning import tuned, tuned_int
+from ..core.switches import Switches, switches_from
+from ..config.tuning import tuned, tuned_int
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .channels import build_channels, channel_switch
 from .entity_channel import EntityReads
 from .pool import Channel, Pool, SharedSearch
 from .load import Ahead, load, read_ahead
-from ..text import has_cjk, search_tokens
-from ..background import Background
+from ..lang.text import has_cjk, search_tokens
+from ..embed.background import Background
 from .context import attach_context, set_requests_aside
 from .cover import cover_sessions
 from .listing import LIST_CONTEXT_AFTER

@@ -34,7 +34,9 @@ import re
 from collections.abc import Iterable, Sequence, Set as AbstractSet
 
 from ..extract.naming import PARTICLE_END
-from ..text import _jieba  # the package's one jieba loader (dictionary loaded once, no network)
+from ..lang.text import (
+    _jieba,
+)  # the package's one jieba loader (dictionary loaded once, no network)
 
 #: quoted text; a straight single quote opens a quotation only where no letter precedes it and
 #: closes one only where none follows, and an apostrophe between letters stays inside it:

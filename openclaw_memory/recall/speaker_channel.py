@@ -25,9 +25,9 @@ from functools import partial
 
 import numpy as np
 
-from ..engine import MemoryEngine
+from ..runtime.engine import MemoryEngine
 from ..extract.entities import normalise
-from ..tuning import tuned, tuned_int
+from ..config.tuning import tuned, tuned_int
 from ..types import MemoryRecord, MemoryType, Scope
 from .entity_channel import MIN_ENTITY_WEIGHT, EntityReads
 from .pool import Pool

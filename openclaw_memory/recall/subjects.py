@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ..text import has_cjk, search_tokens
+from ..lang.text import has_cjk, search_tokens
 from ..types import MemoryRecord, MemoryType, Status
 from .kinds import Kind
 from .reference import inside_longer_word

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..clock import iso_time
+from ..core.clock import iso_time
 from ..inject.escape import frame_reference, sanitize
 from ..types import (
     SUBJECT_MAX_CHARS,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from ..errors import ConfigError, StoreError
 
 if TYPE_CHECKING:
-    from ..config_schema import MemoryConfig
+    from ..config.schema import MemoryConfig
 
 #: the environment variable read first
 KEY_ENV = "OPENCLAW_MEMORY_KEY"

@@ -15,8 +15,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..policy import sql_list, types_where
-from ..text import fts_document, fts_query
+from ..write.policy import sql_list, types_where
+from ..lang.text import fts_document, fts_query
 from ..types import MemoryRecord, Scope, Status
 from . import entities
 from .port_values import content_hash as content_hash  # re-exported: the key the rows carry

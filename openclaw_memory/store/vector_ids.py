@@ -3,7 +3,7 @@ sentence part (the record's id, a mark, the part's number)."""
 
 from __future__ import annotations
 
-from ..text import MAX_SENTENCE_PARTS
+from ..lang.text import MAX_SENTENCE_PARTS
 
 #: a sentence-part vector's id: its record's id, this mark, its number (from 1)
 PART_MARK = "#"

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from openclaw_memory.embedding import embed_query
+from openclaw_memory.embed.embedding import embed_query
 from openclaw_memory.store.sqlite.readonly import ReadOnlyStore
 from openclaw_memory.types import Scope
 

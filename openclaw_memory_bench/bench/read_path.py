@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import MemoryConfig
 from openclaw_memory.types import Scope
 from . import synth
@@ -27,7 +27,7 @@ REPEATED = 30
 def bench_middleware(cfg: MemoryConfig, embedder: Any) -> Any:
     """The middleware a bench run measures: the synthetic store's clock, indexing in the
     background as a host runs it."""
-    from openclaw_memory.factory import build_middleware
+    from openclaw_memory.runtime.factory import build_middleware
 
     return build_middleware(cfg, clock=FakeClock(synth.NOW), embedder=embedder, background=True)
 
@@ -106,7 +106,7 @@ def _side_by_side(
     the three see the same moment of a noisy machine. CPU time (the process's, all threads) is
     kept for before_request and the naive search: unlike latency, it hardly depends on how many
     other programs share the cores."""
-    from openclaw_memory.embedding import embed_query
+    from openclaw_memory.embed.embedding import embed_query
 
     out: dict[str, Any] = {"single": [], "naive": [], "embed": [], "plans": [], "found": []}
     out["repeated"] = []

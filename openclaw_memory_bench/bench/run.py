@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from openclaw_memory.clock import Clock, SystemClock, iso_time
+from openclaw_memory.core.clock import Clock, SystemClock, iso_time
 from openclaw_memory.config import MemoryConfig
 from . import synth
 from .backends import BACKENDS, backends_for, postgres_mb, prepared, storage_overrides
@@ -178,7 +178,7 @@ def _run_once(
     backend: str = "sqlite",
     dsn: str = "",
 ) -> dict[str, Any]:
-    from openclaw_memory.embedding import build_embedder
+    from openclaw_memory.embed.embedding import build_embedder
 
     assert backend in BACKENDS
     # the configured query runtime (storage.query_runtime), as the middleware would build it

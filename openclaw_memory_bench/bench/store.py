@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from openclaw_memory.clock import FakeClock
+from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import MemoryConfig, config_from_dict, load_config
 from openclaw_memory.errors import OpenClawMemoryError
 from openclaw_memory.types import Scope
@@ -84,8 +84,8 @@ def build_store(
     dest: Path, records: int, users: int, embedder: str, seed: int, progress: Progress | None = None
 ) -> dict[str, Any]:
     """Write the synthetic corpus into dest/data; save dest/manifest.json and dest/questions.json."""
-    from openclaw_memory.embedding import build_embedder
-    from openclaw_memory.engine import MemoryEngine
+    from openclaw_memory.embed.embedding import build_embedder
+    from openclaw_memory.runtime.engine import MemoryEngine
 
     cfg = bench_config(dest / "data", embedder)
     clock = FakeClock(synth.BASE_TIME)

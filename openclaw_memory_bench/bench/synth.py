@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from openclaw_memory.clock import DAY
+from openclaw_memory.core.clock import DAY
 from openclaw_memory.types import Candidate, MemoryType
 from . import vocab as V
 from .synth_kinds import GENERATORS, UserState, episode, fact

@@ -1,7 +1,7 @@
 """A BM25 baseline over single turns: the sanity check for the metrics and the runner.
 
 Each turn is one document (turn-level index); tokens are lower-cased words, with Chinese
-segmented by jieba (`openclaw_memory.text.tokenize`), unless another tokenizer is passed.
+segmented by jieba (`openclaw_memory.lang.text.tokenize`), unless another tokenizer is passed.
 Scoring is Okapi BM25 with the non-negative idf ln(1 + (N - n + 0.5) / (n + 0.5)).
 """
 
@@ -12,8 +12,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.text import tokenize
-from openclaw_memory.tokens import count_tokens
+from openclaw_memory.lang.text import tokenize
+from openclaw_memory.core.tokens import count_tokens
 from .datasets import Conversation, EvalTurn, Question
 
 

@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from openclaw_memory.clock import DAY
+from openclaw_memory.core.clock import DAY
 from openclaw_memory.types import MemoryType, ScoredMemory, Scope, Turn
 
 DATA = Path(__file__).resolve().parent / "data"

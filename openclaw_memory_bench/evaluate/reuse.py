@@ -17,11 +17,11 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 
-from openclaw_memory.embedding import embedder_name
+from openclaw_memory.embed.embedding import embedder_name
 from openclaw_memory.errors import ValidationError
 from openclaw_memory.store.ports import text_hash
 from openclaw_memory.store.sqlite.readonly import ReadOnlyStore
-from openclaw_memory.text import sentence_parts
+from openclaw_memory.lang.text import sentence_parts
 from openclaw_memory.types import memory_text
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.tokens import count_tokens
+from openclaw_memory.core.tokens import count_tokens
 from .datasets import (
     Conversation,
     Question,

@@ -1,6 +1,6 @@
 """The fake OpenAI-compatible model server the real OpenClaw is pointed at in end-to-end runs.
 
-No LLM is reachable offline. This is the package's own fake (`openclaw_memory.fake_openai`) with
+No LLM is reachable offline. This is the package's own fake (`openclaw_memory.llm.fake_openai`) with
 the defaults an OpenClaw run needs: every chat request gets the same short reply unless a tool
 call is queued, and the model is `fake-model`. It answers `GET /v1/models` and
 `POST /v1/chat/completions` (streamed as SSE or plain JSON) and records every request body, so a
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from openclaw_memory.fake_openai import FakeOpenAIServer, ToolCall
+from openclaw_memory.llm.fake_openai import FakeOpenAIServer, ToolCall
 
 MODEL_ID = "fake-model"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...text import search_tokens, sentence_parts
+from ...lang.text import search_tokens, sentence_parts
 from ...types import MemoryRecord, MemoryType, Scope, Status
 from ..ports import content_hash, hashed_user
 from .records import RecordsMixin

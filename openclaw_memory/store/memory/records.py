@@ -8,8 +8,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ...policy import type_values, types_where
-from ...text import search_tokens
+from ...write.policy import type_values, types_where
+from ...lang.text import search_tokens
 from ...types import MemoryRecord, Scope, Status
 from ..ports import content_hash
 from .base import in_scope

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...text import search_tokens
+from ...lang.text import search_tokens
 from ...types import Scope
 from ..port_values import TIER_STATUS, TierVector
 from .base import MemoryBase

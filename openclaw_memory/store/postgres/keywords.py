@@ -16,7 +16,7 @@ import unicodedata
 from collections import Counter
 from typing import Any, Sequence
 
-from ...text import fts_document, search_tokens
+from ...lang.text import fts_document, search_tokens
 from ...types import Scope
 from .sql import scope_sql
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ...errors import StoreError
-from ...text import fts_document
+from ...lang.text import fts_document
 from ..db import Database
 from ..keys import StoreKey, resolve_key
 from ..records import row_to_record
@@ -269,7 +269,7 @@ def run(args: Any, config: Any) -> int:
     """Entry for `openclaw-memory migrate`."""
     from . import resolve_dsn
 
-    from ...progress import TerminalProgress
+    from ...core.progress import TerminalProgress
 
     dsn = resolve_dsn(args.dsn or config.storage.postgres.dsn)
     target = PostgresDatabase(dsn)

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ...policy import types_where
+from ...write.policy import types_where
 from ...types import MemoryRecord, Scope
 from .. import vector_rows
 from ..port_values import TierVector

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...text import sentence_parts
+from ...lang.text import sentence_parts
 from ...types import MemoryRecord, Scope, memory_text
 from . import keywords
 from .db import PostgresDatabase

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...text import fts_query
+from ...lang.text import fts_query
 from ...types import Scope
 from .. import records as rec
 from ..ports import ListPage, ListQuery

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...text import sentence_parts
+from ...lang.text import sentence_parts
 from ...types import MemoryRecord, Scope, memory_text
 from .. import records as rec
 from .base import SQLiteBase

@@ -1,0 +1,3 @@
+"""The bottom layer every stage may use: the clock, token counts, progress on a terminal, and the
+named switches of rules and channels.
+"""

@@ -1,0 +1,271 @@
+"""MemoryEngine: the store facade the pipeline stages share.
+
+The record store (truth, `store.ports.RecordStore`; SQLite by default) + the vector index
+(derived, fed by the outbox; Chroma) + the embedder + the clock. Every method takes a Scope:
+there is no unscoped read. Construction is by `MemoryEngine.open(config)`, the one place that
+turns config into these objects. Consolidation is a stage of its own (`writer.py`,
+`consolidate.py`); `write` hands candidates to it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from ..core.clock import Clock, SystemClock
+from ..config import MemoryConfig, load_config
+from ..write.consolidate.records import deactivate
+from ..embed.embedding import (
+    PassageVectors,
+    build_embedder,
+    embed_query,
+    embedder_dim,
+    embedder_name,
+)
+from ..errors import IndexMismatchError, NotFoundError
+from ..store.db import Database
+from ..store.indexer import Indexer
+from ..store.ports import ManagedVectorIndex, RecordStore
+from ..store.vector_ports import IndexSearch, VectorSearch
+from ..store.backends import open_chroma, open_record_store, tiered
+from ..types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
+
+if TYPE_CHECKING:
+    from ..write.writer import MemoryWriter
+
+log = logging.getLogger(__name__)
+
+
+class MemoryEngine:
+    def __init__(
+        self,
+        config: MemoryConfig,
+        store: RecordStore,
+        index: ManagedVectorIndex,
+        embedder: BaseEmbedding,
+        clock: Clock,
+        *,
+        background: bool = True,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.clock = clock
+        self.model_name = index.embedder_name
+        self._check_vectors_model()
+        self.indexer = Indexer(store, index, background=background)
+        self._writer: MemoryWriter | None = None
+        watch = getattr(index, "watch", None)
+        if watch is not None:  # a vector index folder lost while the store was not
+            watch.at_start()
+
+    @property
+    def db(self) -> Database:
+        """The SQLite database under the record store (tools and tests that inspect the file);
+        stages use `store`."""
+        return self.store.db  # type: ignore[attr-defined]
+
+    @property
+    def writer(self) -> MemoryWriter:
+        """The write stage over this engine's store (built on first use)."""
+        if self._writer is None:
+            from ..write.writer import MemoryWriter
+
+            self._writer = MemoryWriter(self)
+        return self._writer
+
+    @classmethod
+    def open(
+        cls,
+        config: MemoryConfig | str | None = None,
+        *,
+        clock: Clock | None = None,
+        embedder: BaseEmbedding | None = None,
+        background: bool | None = None,
+        check_embedder: bool = True,
+    ) -> "MemoryEngine":
+        cfg = config if isinstance(config, MemoryConfig) else load_config(config)
+        emb = embedder or build_embedder(cfg.storage.embedding_model, cfg.storage.query_runtime)
+        name = embedder_name(emb)
+        index = open_chroma(cfg, name, embedder_dim(emb))
+        store = None
+        try:
+            if check_embedder:
+                index.check_embedder()
+            store = open_record_store(cfg)
+            bg = cfg.storage.background_indexing if background is None else background
+            return cls(
+                cfg, store, tiered(cfg, index, store), emb, clock or SystemClock(), background=bg
+            )
+        except (
+            BaseException
+        ):  # a refused open (mismatch, locked file) keeps no client or connection
+            index.close()
+            if store is not None:
+                store.close()
+            raise
+
+    def _check_vectors_model(self) -> None:
+        stored = self.store.embedder()
+        if stored is None:
+            self.store.set_embedder(self.model_name)
+        elif stored != self.model_name:
+            where = getattr(self.store, "path", "the record store")
+            raise IndexMismatchError(
+                f"{where}: stored vectors come from embedder {stored!r}, the config uses "
+                f"{self.model_name!r}; run `openclaw-memory reindex` to re-embed and rebuild the index"
+            )
+
+    # ---- write ------------------------------------------------------------------------------
+
+    def write(
+        self,
+        scope: Scope,
+        candidates: Sequence[Candidate],
+        *,
+        session_id: str | None = None,
+        writer: str = "openclaw-memory",
+        vectors: PassageVectors | None = None,
+    ) -> list[WriteResult]:
+        """Consolidate and store candidates (the write stage, `writer.MemoryWriter.write`)."""
+        return self.writer.write(
+            scope, candidates, session_id=session_id, writer=writer, vectors=vectors
+        )
+
+    def embed_candidates(self, candidates: Sequence[Candidate]) -> PassageVectors:
+        """The vectors `write` would compute for these candidates (`MemoryWriter.embed`)."""
+        return self.writer.embed(candidates)
+
+    def forget(
+        self,
+        scope: Scope,
+        record_id: str,
+        reason: str = "forgotten on request",
+        channel: Channel = Channel.EXPLICIT,
+        writer: str | None = None,
+    ) -> MemoryRecord:
+        with self.store.transaction():
+            r = self.store.get(scope, record_id)
+            if r is None:
+                raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
+            out = (
+                deactivate(self.store, r, self.clock.now(), reason, channel, writer)
+                if r.status is not Status.INACTIVE
+                else r
+            )
+        self.written()
+        return out
+
+    def restore(
+        self,
+        scope: Scope,
+        record_id: str,
+        reason: str = "restored on request",
+        channel: Channel = Channel.EXPLICIT,
+    ) -> MemoryRecord:
+        """Undo a forget: the memory is active again (audited); an active one is returned as is."""
+        with self.store.transaction():
+            r = self.store.get(scope, record_id)
+            if r is None:
+                raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
+            if r.status is Status.INACTIVE:
+                now = self.clock.now()
+                r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
+                # the outbox re-indexes its vector
+                self.store.update(r, None, self.model_name, reindex=False)
+                self.store.audit(scope, r.id, "restore", reason, now, channel.value)
+        self.written()
+        return r
+
+    def touch(self, scope: Scope, ids: Sequence[str]) -> None:
+        if ids:
+            self.store.touch(scope, ids, self.clock.now())
+
+    # ---- read -------------------------------------------------------------------------------
+
+    def get(self, scope: Scope, record_id: str) -> MemoryRecord:
+        r = self.store.get(scope, record_id)
+        if r is None:
+            raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
+        return r
+
+    def get_many(self, scope: Scope, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        return self.store.get_many(scope, ids)
+
+    def neighbours(
+        self, scope: Scope, record_id: str, *, before: int = 1, after: int = 1
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        """Live episodes of the same session just before and after an episode (nearest first)."""
+        return self.store.session_neighbours(
+            scope, record_id, before=before, after=after, now=self.clock.now()
+        )
+
+    def neighbours_of(
+        self, scope: Scope, record_ids: Sequence[str], *, before: int = 1, after: int = 1
+    ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
+        """`neighbours` of several episodes at once, by id."""
+        return self.store.neighbours_of(
+            scope, record_ids, before=before, after=after, now=self.clock.now()
+        )
+
+    def chain(self, scope: Scope, record_id: str) -> list[MemoryRecord]:
+        """The record and the records it replaced, newest first."""
+        out = [self.get(scope, record_id)]
+        while out[-1].prev_id and len(out) < 100:
+            prev = self.store.get(scope, out[-1].prev_id)
+            if prev is None:
+                break
+            out.append(prev)
+        return out
+
+    def versions(self, scope: Scope, record_id: str) -> list[dict]:
+        return self.store.versions(scope, record_id)
+
+    def keyword(
+        self, scope: Scope, text: str, *, limit: int = 30, statuses: Sequence[str] = ("active",)
+    ) -> list[tuple[str, float]]:
+        """(record id, relevance in (0, 1]) best first (the store's keyword search)."""
+        return self.store.keyword_search(scope, text, statuses=statuses, limit=limit)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return embed_query(self.embedder, text)
+
+    def semantic(
+        self, scope: Scope, vector: np.ndarray, *, limit: int = 30, tier: str = "hot"
+    ) -> list[tuple[str, float]]:
+        """Vector search; pending writes of this scope are indexed first (read-your-writes)."""
+        return self.vector_search(scope, tier)(vector, limit)
+
+    def vector_search(self, scope: Scope, tier: str = "hot") -> VectorSearch:
+        """The tier's vector search, prepared before its query vector is known (what an index
+        that offers `searcher` reads first: a small tier's vectors, tiered_index.py), called as
+        `search(vector, limit)`; pending writes of this scope are indexed first."""
+        self.indexer.drain(scope)
+        searcher = getattr(self.index, "searcher", None)
+        if searcher is not None:
+            return searcher(scope, tier)
+        return IndexSearch(self.index, scope, tier)
+
+    def audit_log(self, scope: Scope, record_id: str | None = None, limit: int = 100) -> list[dict]:
+        return self.store.audit_log(scope, record_id, limit)
+
+    # ---- the index follows the store ---------------------------------------------------------
+
+    def written(self) -> None:
+        """Tell the indexer that writes queued outbox entries (it applies them soon)."""
+        self.indexer.notify()
+
+    def sync_index(self, scope: Scope | None = None) -> int:
+        """Apply the pending outbox entries (of one scope, or all) now; returns how many."""
+        return self.indexer.drain(scope)
+
+    # ---- lifecycle --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.indexer.close()
+        self.index.close()
+        self.store.close()

@@ -1,0 +1,219 @@
+"""The one place that turns config into objects (style.md rule 4).
+
+`build_middleware` builds every collaborator of the middleware and passes each one in: the
+engine, the recaller and its channels, the extractor, the summarizer, the capture pipeline,
+the hooks and the admin client. A user adds an extractor or a recall channel by passing it here
+(`extractor=`, `recall_channels=`), without forking anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from .. import lang
+from ..core.clock import Clock
+from ..config import MemoryConfig, config_from_dict, load_config
+from ..extract.base import Extractor
+from ..lang import Languages
+from ..config.resources import default_prompts_dir
+from ..core.switches import switches_from
+from ..types import Scope
+from .worker import Job
+
+if TYPE_CHECKING:
+    from .engine import MemoryEngine
+    from ..middleware import MemoryMiddleware
+    from ..recall.pool import Channel as RecallChannel
+    from ..core.switches import Switches
+
+PROMPTS_DIR = default_prompts_dir()
+
+
+def resolve_config(
+    config: MemoryConfig | str | Path | None, overrides: Mapping[str, Any] | None
+) -> MemoryConfig:
+    """A MemoryConfig from an object, a YAML path or None (the defaults), with overrides applied."""
+    if isinstance(config, MemoryConfig):
+        return config_from_dict(overrides, base=config) if overrides else config
+    return load_config(config, overrides=overrides)
+
+
+def build_middleware(
+    config: MemoryConfig | str | Path | None = None,
+    *,
+    clock: Clock | None = None,
+    embedder: BaseEmbedding | None = None,
+    llm: Any = None,
+    background: bool | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    extractor: Extractor | None = None,
+    recall_channels: Sequence["RecallChannel"] = (),
+) -> "MemoryMiddleware":
+    """MemoryMiddleware from a config (object, YAML path or None for the defaults).
+
+    extractor: extracts the candidates of every captured turn and of `remember`, in place of
+    the configured chain (rules, or the LLM chain with the rules behind it).
+    recall_channels: proposed candidates beside the built-in channels (vector, keyword, recent,
+    subject, profile, summaries, ...: `recall.channels.CHANNELS`); each is an object with a `name`
+    and `propose(scope, query, qvec, pool)` (`openclaw_memory.RecallChannel`). What they propose
+    is scored and gated like any candidate. Config's `rules.disabled` switches a channel off by
+    `channel.<name>`, a user's own as a built-in one; an unknown name is a ConfigError.
+    """
+    from .engine import MemoryEngine
+
+    from ..recall.channels import build_channels
+
+    cfg = resolve_config(config, overrides)
+    engine = MemoryEngine.open(cfg, clock=clock, embedder=embedder, background=background)
+    try:
+        channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
+        langs = rule_languages(cfg, channels)
+        llm = llm if llm is not None else _llm(cfg)
+        mw = assemble(
+            engine,
+            cfg,
+            extractor=extractor if extractor is not None else _extractor(engine, cfg, llm, langs),
+            summarizer_llm=llm,
+            recall_channels=recall_channels,
+        )
+    except BaseException:
+        engine.close()
+        raise
+    # Warm up on the worker, ahead of any capture: nothing waits for it but the first job.
+    mw.worker.submit(Job(Scope("warmup"), mw.warm_up, "warm-up"))
+    return mw
+
+
+def assemble(
+    engine: "MemoryEngine",
+    cfg: MemoryConfig,
+    *,
+    extractor: Extractor,
+    summarizer_llm: Any = None,
+    recall_channels: Sequence["RecallChannel"] = (),
+) -> "MemoryMiddleware":
+    """The middleware's collaborators over an open engine, each built once and passed in."""
+    from .admin import MemoryAdmin
+    from ..capture.messages import PendingTurns
+    from ..capture.pipeline import CapturePipeline
+    from ..capture.sessions import Sessions
+    from ..capture.short_term import ShortTermMemory
+    from ..capture.summaries import SessionSummaries
+    from ..extract.secrets import SecretFilter
+    from ..extract.summary import Summarizer
+    from .hooks import MemoryHooks
+    from .jobs import UserJobs
+    from ..middleware import MemoryMiddleware
+    from ..procedure.tracker import ProcedureTracker
+    from ..recall.channels import build_channels, channel_switch
+    from ..recall.recaller import Recaller
+    from .worker import Worker
+    from .working_memory import WorkingMemory
+
+    switches = _switches(cfg, recall_channels)
+    own = [c for c in recall_channels if switches.on(channel_switch(c.name))]
+    channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries, switches), *own]
+    recaller = Recaller(
+        engine,
+        cfg.recall,
+        summaries=cfg.injection.summaries,
+        channels=channels,
+        switches=switches,
+    )
+    working = WorkingMemory(engine, recaller, cfg)
+    summarizer = Summarizer(
+        summarizer_llm,
+        PROMPTS_DIR,
+        engine.clock,
+        timeout_seconds=cfg.extraction.llm.timeout_seconds,
+    )
+    secrets = SecretFilter()
+    worker = Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size)
+    jobs = UserJobs(worker)  # background jobs, gated against purges
+    pending = PendingTurns()  # transcript turns queued for capture, not yet written
+    short_term = ShortTermMemory(engine.store, cfg.short_term, engine.clock)
+    sessions = Sessions(engine.store, engine.clock)
+    summaries = SessionSummaries(engine, short_term, sessions, summarizer)
+    procedures = ProcedureTracker()  # the open tasks of each session (procedural memory)
+    capture = CapturePipeline(
+        engine,
+        extractor=extractor,
+        secrets=secrets,
+        short_term=short_term,
+        sessions=sessions,
+        summaries=summaries,
+        jobs=jobs,
+        pending=pending,
+        config=cfg.extraction,
+    )
+    hooks = MemoryHooks(
+        engine,
+        working,
+        capture=capture,
+        sessions=sessions,
+        short_term=short_term,
+        summaries=summaries,
+        secrets=secrets,
+        jobs=jobs,
+        pending=pending,
+        config=cfg,
+        procedures=procedures,
+    )
+    admin = MemoryAdmin(
+        engine,
+        working,
+        extractor=extractor,
+        secrets=secrets,
+        jobs=jobs,
+        pending=pending,
+        procedures=procedures,
+    )
+    return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
+
+
+def _switches(cfg: MemoryConfig, recall_channels: Sequence["RecallChannel"]) -> Switches:
+    """config's `rules.disabled`, every name checked against the switchable rules of the language
+    packs and the channels (the built-in ones and a user's own): a ConfigError naming
+    `rules.disabled` for an unknown one."""
+    from ..recall.channels import CHANNELS, channel_switch
+
+    names = [*CHANNELS, *(c.name for c in recall_channels)]
+    known = lang.known_rules() | {channel_switch(name) for name in names}
+    return switches_from(cfg.rules.disabled).check(known)
+
+
+def rule_languages(cfg: MemoryConfig, channels: Sequence["RecallChannel"] = ()) -> Languages:
+    """The language packs under config's `rules.disabled` (checked as `_switches` does)."""
+    return lang.languages(_switches(cfg, channels))
+
+
+def _extractor(
+    engine: "MemoryEngine", cfg: MemoryConfig, llm: Any, langs: Languages | None = None
+) -> Extractor:
+    """The configured chain: the rules (reading the language packs), or the LLM chain falling
+    back to them."""
+    from ..extract.rules import RuleExtractor
+
+    rules = RuleExtractor(engine.clock, langs=langs)
+    if cfg.extraction.mode == "llm" and llm is not None:
+        from ..extract.llm_chain import LLMExtractor
+
+        return LLMExtractor(
+            llm,
+            rules,
+            PROMPTS_DIR,
+            engine.clock,
+            timeout_seconds=cfg.extraction.llm.timeout_seconds,
+        )
+    return rules
+
+
+def _llm(cfg: MemoryConfig) -> Any:
+    if cfg.extraction.llm.provider == "none":
+        return None
+    from ..llm import build_llm
+
+    return build_llm(cfg.extraction.llm)

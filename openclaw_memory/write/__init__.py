@@ -1,0 +1,3 @@
+"""The write path after capture and extraction: the writer, consolidation, the write policy,
+forgetting and edits.
+"""

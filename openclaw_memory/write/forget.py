@@ -1,0 +1,169 @@
+"""One forget: what an explicit "forget X" names, shown before it is taken, and undoable.
+
+A forget command is its own value (`ForgetCommand`), not a memory candidate: the rule and LLM
+chains emit candidates with `forget=True`, and `ForgetCommand.from_candidate` turns them into
+commands, which the middleware runs on their own path (never through consolidation).
+
+What a command names: the memories of its subject, and the live memories that hold its
+distinctive terms as whole words (the command's own words and stop words aside): every identifier
+(a term with a digit: "forget the locker code word heron3" names heron3, never heron13) and two
+thirds of the other terms. A command with no distinctive term and no subject names nothing. Curated memories and
+the raw episodes alike, so X stops being recalled from the next request on. Forgetting a
+statement takes every episode of it too (`episodes_stating`): the episodes of the turns a
+forgotten fact was extracted from, and the live episodes that hold every distinctive term of the
+fact itself (the user's words "my cat is called Momo" for "The user's cat is called Momo"),
+whatever words the command used or when it names the fact by id; a question about it ("what is
+my cat called?") lacks the value and stays.
+
+`plan` shows what would go; `run` deactivates it (kept for audit, `MemoryEngine.restore` undoes it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..runtime.engine import MemoryEngine
+from ..lang.text import has_cjk, search_tokens
+from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
+
+#: words of the command itself, not of what it names
+_COMMAND_WORDS = frozenset(
+    """forget forgot forgotten delete erase remove memory memories about that the a an my me please what
+    i said you your this those these everything thing things fact facts info information stop remembering
+    忘掉 忘记 忘了 删除 删掉 记忆 关于 请 帮我 那条 这条 那件事 这件事 那件 这件 那个 这个 件事 事 事情 一下 掉 的 吧 了
+    我 你 把 所有 不要 再 记得 别 记着 说过 过""".split()
+)
+#: at most this many memories go in one command (a wider match is shown, not taken)
+MAX_MATCHES = 20
+#: how a memory's text names the user (its statements are in the third person): not a term that
+#: an episode in the user's own words could hold
+_USER_WORDS = frozenset("user user's users 用户 用户的".split())
+
+
+@dataclass(frozen=True)
+class ForgetCommand:
+    """An explicit "forget X": the words X, and the slot it names when a rule recognised one."""
+
+    text: str
+    subject: str | None = None
+    channel: Channel = Channel.EXPLICIT
+
+    @classmethod
+    def from_candidate(cls, c: Candidate) -> "ForgetCommand":
+        return cls((c.detail or c.summary).strip(), c.subject, c.channel)
+
+
+@dataclass(frozen=True)
+class ForgetPlan:
+    """What a command would deactivate, and the terms it matched them by."""
+
+    command: ForgetCommand
+    terms: tuple[str, ...]
+    matches: tuple[MemoryRecord, ...]
+    #: more memories matched than one command takes (MAX_MATCHES): nothing was taken
+    too_broad: bool = False
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in self.matches]
+
+
+_REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+
+def distinctive_terms(text: str) -> tuple[str, ...]:
+    """The command's terms that name something: search tokens minus command and stop words."""
+    text = _REDACTED.sub(
+        " ", text
+    )  # a redacted secret names nothing (no secret is stored to match)
+    terms = [
+        t
+        for t in search_tokens(text)
+        if t not in _COMMAND_WORDS and len(t) >= (1 if has_cjk(t) else 2)
+    ]
+    return tuple(dict.fromkeys(terms))
+
+
+def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
+    """The memory holds the command's identifiers (terms with a digit: heron3, PRD-223) as whole
+    words, every one, and at least two thirds of its other terms (CJK terms: inside its text), so
+    "杭州出差取消了，忘掉那件事吧" still names "下周三去杭州出差" but heron3 never names heron13."""
+    if not terms:
+        return False
+    words = set(search_tokens(record.text))
+    text = record.text.lower()
+    held = [t in words or (has_cjk(t) and len(t) >= 2 and t in text) for t in terms]
+    ids = [h for t, h in zip(terms, held) if any(ch.isdigit() for ch in t)]
+    if not all(ids):
+        return False
+    rest = [h for t, h in zip(terms, held) if not any(ch.isdigit() for ch in t)]
+    return not rest or sum(rest) * 3 >= 2 * len(rest)
+
+
+def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPlan:
+    """The live memories the command names (nothing is changed)."""
+    terms = distinctive_terms(command.text)
+    found: dict[str, MemoryRecord] = {}
+    if command.subject:
+        for r in engine.store.live_by_subject(scope, [command.subject], limit=50):
+            found[r.id] = r
+    if terms:
+        hits = [rid for rid, _ in engine.keyword(scope, " ".join(terms), limit=200)]
+        for rid, r in engine.get_many(scope, hits).items():
+            if r.status is Status.ACTIVE and names(r, terms):
+                found.setdefault(rid, r)
+    for r in episodes_stating(engine, scope, list(found.values())):
+        found.setdefault(r.id, r)
+    # in the order they were written (deterministic whatever order the indexes returned them in)
+    matches = tuple(engine.store.in_written_order(scope, list(found)))
+    return ForgetPlan(command, terms, matches, too_broad=len(matches) > MAX_MATCHES)
+
+
+def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
+    """Every term in the record's text (a whole word, or inside it for a CJK term)."""
+    words = set(search_tokens(record.text))
+    text = record.text.lower()
+    return all(t in words or (has_cjk(t) and t in text) for t in terms)
+
+
+def episodes_stating(
+    engine: MemoryEngine, scope: Scope, records: list[MemoryRecord]
+) -> list[MemoryRecord]:
+    """The live episodes that state what these (curated) memories say: the episodes of the turns
+    each was extracted from, and those that hold every one of its own distinctive terms (a
+    question about it lacks the value: "what is my cat called?" stays)."""
+    curated = [r for r in records if r.type is not MemoryType.EPISODE]
+    turns = sorted({t for r in curated for t in r.source.turn_ids})
+    ids = list(engine.store.episodes_of_turns(scope, turns)) if turns else []
+    for r in curated:
+        terms = tuple(t for t in distinctive_terms(r.summary) if t not in _USER_WORDS)
+        if len(terms) < 2:  # too little to tell a statement of it from a mention
+            continue
+        hits = [rid for rid, _ in engine.keyword(scope, " ".join(terms), limit=200)]
+        ids += [
+            rid
+            for rid, e in engine.get_many(scope, hits).items()
+            if e.type is MemoryType.EPISODE and _holds_all(e, terms)
+        ]
+    live = engine.get_many(scope, list(dict.fromkeys(ids)))
+    return [e for e in live.values() if e.type is MemoryType.EPISODE and e.status is Status.ACTIVE]
+
+
+def run(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPlan:
+    """Deactivate what the command names (all of it, or nothing when it names too much)."""
+    p = plan(engine, scope, command)
+    if p.too_broad:
+        return p
+    reason = f"forgotten on request: {command.text[:80]}"
+    for r in p.matches:
+        engine.forget(scope, r.id, reason, command.channel)
+    return p
+
+
+_SAFE = re.compile(r"\s+")
+
+
+def describe(p: ForgetPlan) -> list[str]:
+    """One line per memory the plan takes: id, type, text (what `forget --dry-run` prints)."""
+    return [f"{r.id}  [{r.type.value}]  {_SAFE.sub(' ', r.summary)[:100]}" for r in p.matches]
