@@ -45,15 +45,15 @@ class Channel(str, enum.Enum):
     SUMMARY = "summary"
 
 
-#: per-type rules and the trust order live in policy.py (which imports this module); these names
+#: per-type rules and the trust order live in write/policy.py (which imports this module); these names
 #: stay importable from here for code written before the table
 _MOVED_TO_POLICY = frozenset({"KEYED_TYPES", "APPEND_ONLY_TYPES", "CHANNEL_PRIORITY"})
 
 
 def __getattr__(name: str) -> Any:
-    """The names that moved to policy.py, read from there on first use (PEP 562)."""
+    """The names that moved to write/policy.py, read from there on first use (PEP 562)."""
     if name in _MOVED_TO_POLICY:
-        from . import policy
+        from .write import policy
 
         return getattr(policy, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,7 @@ from openclaw_memory.config import MemoryConfig
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.config.tuning import BY_HAND, SECTION, table, tuned, tuned_int
 
-PACKAGE = Path(tuning.__file__).resolve().parent
+PACKAGE = Path(tuning.__file__).resolve().parents[1]
 REPO = PACKAGE.parent
 #: the read path's modules with no tuned number inline (the goal is every module of recall/)
 CLEANED = (
