@@ -13,19 +13,10 @@ from openclaw_memory.recall.entity_channel import EntityChannel
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.core.switches import ALL_ON, switches_from
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from test_recall_kinds import FILLERS  # the same off-topic store the kind channel is tested on
 
 ALICE = Scope("alice")
 
-FILLERS = {
-    "en": [
-        f"John: Day {i} of the budget review went {word}, we moved the meeting to room {i}."
-        for i, word in enumerate(["fine", "slowly", "well", "late", "badly"] * 16)
-    ],
-    "zh": [
-        f"{i}号会议室的预算评审{word}，下次改到周{'一二三四五'[i % 5]}。"
-        for i, word in enumerate(["很顺利", "拖得很久", "提前结束", "推迟了", "吵得很凶"] * 16)
-    ],
-}
 #: a question naming a kind, and a memory naming one of its members that shares no word with it
 KIND_CASES = {
     "en": ("What martial arts has John done?", "Off to taekwondo class tonight, wish me luck!"),

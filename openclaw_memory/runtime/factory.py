@@ -64,13 +64,10 @@ def build_middleware(
     """
     from .engine import MemoryEngine
 
-    from ..recall.channels import build_channels
-
     cfg = resolve_config(config, overrides)
     engine = MemoryEngine.open(cfg, clock=clock, embedder=embedder, background=background)
     try:
-        channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries), *recall_channels]
-        langs = rule_languages(cfg, channels)
+        langs = rule_languages(cfg, recall_channels)  # an unknown name in rules.disabled stops here
         llm = llm if llm is not None else _llm(cfg)
         mw = assemble(
             engine,
