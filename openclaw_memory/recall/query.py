@@ -1,6 +1,8 @@
 """Query construction: the current input plus the last few turns, compressed to the intent.
 
-Also reads what the request implies about structure: a time window ("last week", 上周; see
+A request that talks around its question and then points at it ("what I really want to know
+is ...", 我真正想问的是：...) is read by the question it points at (`focus`, each language's
+`focus` table). Also reads what the request implies about structure: a time window ("last week", 上周; see
 `timeref`), a memory type ("my preferences", 偏好), or an explicit ask for deep recall ("search
 all history", 仔细回忆).
 """
@@ -14,6 +16,7 @@ from typing import Mapping, Sequence
 
 from ..core.clock import DAY
 from ..store.port_values import TIER_STATUS
+from ..lang import Languages, all_on
 from ..lang.text import STOPWORDS, message_text, search_tokens
 from ..core.tokens import ends, truncate_tokens
 from ..config.tuning import tuned_int
@@ -135,11 +138,13 @@ def build_query(
     max_tokens: int = QUERY_TOKENS,
     now: float | None = None,
     kinds: bool = True,
+    langs: Languages | None = None,
 ) -> RecallQuery:
     """The current input first (it carries the intent), then recent user turns as context.
     `now` dates a day or month the request names without its year (`explicit_dates`); `kinds`:
-    whether the kinds the request names are read (recall/kinds.py; off with `channel.kind`)."""
-    current = ends(current, max_tokens)
+    whether the kinds the request names are read (recall/kinds.py; off with `channel.kind`);
+    `langs`: the language packs under the config's switches (all rules on by default)."""
+    current = focus(ends(current, max_tokens), langs or all_on())
     earlier: list[str] = []  # the last context_turns user turns that say something else, in order
     for m in reversed(recent if context_turns else ()):
         if len(earlier) == context_turns:
@@ -177,6 +182,25 @@ def build_query(
         duration=asks_duration(current),
         current=current,
     )
+
+
+def focus(text: str, langs: Languages) -> str:
+    """The questions a request points at, in order, or the request itself when it points at none.
+
+    A speaker who talks around a question and then points at it ("..., anyway, what I really
+    want to know is: where does Tom work?", 我真正想问的是：...) asks what follows the pointer, to
+    the end of its sentence; everything else is talk. Each pointer counts (a request may point
+    at two questions). The pointers are each language's `focus` table."""
+    found: list[tuple[int, str]] = []
+    for pack in langs.all():
+        table = pack.table("focus")
+        end = table.entry("end").pattern
+        for m in table.entry("marker").pattern.finditer(text):
+            stop = end.search(text, m.end())
+            question = text[m.end() : stop.end() if stop else len(text)].strip()
+            if question:
+                found.append((m.start(), question))
+    return " ".join(q for _, q in sorted(found)) if found else text
 
 
 def explicit_dates(text: str, now: float | None = None) -> tuple[tuple[float, float], ...]:

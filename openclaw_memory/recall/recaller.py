@@ -21,6 +21,7 @@ from .channels import build_channels, channel_switch
 from .entity_channel import EntityReads
 from .pool import Channel, Pool, SharedSearch
 from .load import Ahead, load, read_ahead
+from ..lang import languages
 from ..lang.text import has_cjk, search_tokens
 from ..embed.background import Background
 from .context import attach_context, set_requests_aside
@@ -100,6 +101,7 @@ class Recaller:
             else tuple(channels)
         )
         self.kinds = self.switches.on(channel_switch("kind"))
+        self.langs = languages(self.switches)
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
         self.parallel = parallel
         self.query_vectors = QueryVectors(
@@ -117,6 +119,7 @@ class Recaller:
             context_turns=self.cfg.context_turns,
             now=self.engine.clock.now(),
             kinds=self.kinds,
+            langs=self.langs,
         )
         current = query.current  # a pasted log of 1 MB costs what its ends cost
         if deep and not query.deep:
