@@ -381,3 +381,51 @@ def test_processes_creating_one_encrypted_store_at_once_all_open_it(tmp_path, ke
         from openclaw_memory.store.db import Database
 
         Database(path, key=keys.parse_key(key_text, "$X")).close()
+
+
+def _keyword_plan(conn, scope: Scope, query: str) -> list[str]:
+    """The query plan of the keyword channel's statement for query, as conn's SQLite plans it."""
+    from openclaw_memory.store import records as rec
+
+    traced: list[str] = []
+    conn.set_trace_callback(traced.append)
+    try:
+        assert rec.keyword_search(conn, scope, query)
+    finally:
+        conn.set_trace_callback(None)
+    [sql] = [s for s in traced if "bm25(" in s]
+    return [row[-1] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}")]
+
+
+def test_the_keyword_search_plans_alike_in_both_sqlite_versions(tmp_path, clock):
+    """SQLCipher bundles a newer SQLite whose planner walked the user's active records and probed
+    the keyword index once for each; the keyword index stays the outer loop in both versions."""
+    import sqlite3
+
+    from sqlcipher3 import dbapi2
+
+    engine = MemoryEngine.open(_config(tmp_path, enabled=False), clock=clock, background=False)
+    try:
+        for i in range(60):
+            engine.write(
+                ALICE,
+                [
+                    Candidate(MemoryType.FACT, f"{text} {i}", channel=Channel.EXPLICIT)
+                    for text in SENTENCES.values()
+                ],
+            )
+    finally:
+        engine.close()
+    plans = {}
+    for name, driver in (("sqlite3", sqlite3), ("sqlcipher", dbapi2)):
+        conn = driver.connect(str(tmp_path / "memory.db"))
+        conn.row_factory = driver.Row
+        try:
+            plans[name] = {
+                q: _keyword_plan(conn, ALICE, q) for q in ("Valparaiso sister", "妹妹 搬到")
+            }
+        finally:
+            conn.close()
+    assert plans["sqlite3"] == plans["sqlcipher"]
+    for plan in plans["sqlcipher"].values():
+        assert plan[0].startswith("SCAN records_fts"), plan
