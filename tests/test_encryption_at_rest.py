@@ -588,3 +588,18 @@ def test_a_rekey_killed_at_a_step_leaves_each_file_whole_and_a_rerun_finishes(
     assert _opens_with(tmp_path, RAW_KEY) == {"store": False, "journal": False}
     assert _opens_with(tmp_path, OTHER_KEY) == {"store": True, "journal": True}
     assert not [p for p in tmp_path.iterdir() if ".rekeying" in p.name]
+
+
+def test_rekey_leaves_a_journal_still_in_plaintext_to_the_next_start(
+    tmp_path, clock, key_env, monkeypatch
+):
+    from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
+
+    _fill(_config(tmp_path), clock)
+    plain = CaptureJournal(tmp_path / FILE_NAME)  # written before encryption was turned on
+    plain.add("c1", "capture", ALICE, {"text": SENTENCES["zh"]})
+    plain.close()
+    monkeypatch.setenv(keys.NEW_KEY_ENV, OTHER_KEY)
+    assert main(["--config", str(_yaml(tmp_path)), "encrypt", "--rekey"]) == 0
+    assert _opens_with(tmp_path, OTHER_KEY) == {"store": True, "journal": True}
+    assert _leaks(tmp_path) == {"en": [], "zh": []}  # the start encrypted it, with the new key

@@ -119,7 +119,12 @@ def rekey_store(path: Path, old: StoreKey, new: StoreKey) -> int:
         raise StoreError(f"{path}: no store to rekey (storage.sqlite_path)")
     if old.secret == new.secret:
         raise StoreError(f"rekey: the new key from {new.source} is the key the store has now")
-    files = [f for f in (path, path.parent / JOURNAL_NAME) if f.is_file() and f.stat().st_size]
+    journal = path.parent / JOURNAL_NAME
+    files = [path]
+    # a journal still in plaintext (no service start since `encrypt`) has no key to change: the
+    # next start encrypts it with the configured key, the new one by then
+    if journal.is_file() and journal.stat().st_size and not is_plaintext(journal):
+        files.append(journal)
     pending = [f for f in files if _opened_by(f, old, new) is old]
     for f in pending:
         want = _count(f, old)
