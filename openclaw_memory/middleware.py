@@ -171,25 +171,39 @@ class MemoryMiddleware:
             scope, subject, status, summary, reason=reason, session_id=session_id
         )
 
-    def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
-        """The `summary` hook at session end."""
-        self.hooks.on_session_end(scope, session_id, reason)
+    def on_session_end(
+        self, scope: Scope, session_id: str, reason: str = "end", *, key: str | None = None
+    ) -> None:
+        """The `summary` hook at session end (key: the request's capture id, see hooks)."""
+        self.hooks.on_session_end(scope, session_id, reason, key=key)
 
     def on_compaction(
-        self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+        self,
+        scope: Scope,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]] = (),
+        *,
+        key: str | None = None,
     ) -> None:
         """Before the host compacts its context: capture what is missing, then summarize."""
-        self.hooks.on_compaction(scope, session_id, messages)
+        self.hooks.on_compaction(scope, session_id, messages, key=key)
 
-    def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list[Scope]:
+    def on_session_ended(
+        self, agent_id: str, session_id: str, reason: str = "end", *, key: str | None = None
+    ) -> list[Scope]:
         """A session named without a sender ended: the `summary` hook for each person in it."""
-        return self.hooks.on_session_ended(agent_id, session_id, reason)
+        return self.hooks.on_session_ended(agent_id, session_id, reason, key=key)
 
     def on_session_compaction(
-        self, agent_id: str, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+        self,
+        agent_id: str,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]] = (),
+        *,
+        key: str | None = None,
     ) -> list[Scope]:
         """Before the host compacts a session named without a sender (`MemoryHooks.on_session_compaction`)."""
-        return self.hooks.on_session_compaction(agent_id, session_id, messages)
+        return self.hooks.on_session_compaction(agent_id, session_id, messages, key=key)
 
     def _wrap(self, plan: InjectionPlan) -> InjectionPlan:
         return self.hooks.wrap(plan)

@@ -180,6 +180,9 @@ class Candidate:
     #: the old value or attribute this claim replaces ("Acme" in "left Acme, joined Globex"):
     #: consolidation retires the live memory that states it (rule chain and LLM chain fill it)
     replaces: str | None = None
+    #: a stable key of the request that made it (a journaled capture's id and the candidate's
+    #: part in it): the record's id follows from it, so a replay of the request stores nothing
+    key: str | None = None
 
     @property
     def text(self) -> str:

@@ -381,3 +381,225 @@ def test_processes_creating_one_encrypted_store_at_once_all_open_it(tmp_path, ke
         from openclaw_memory.store.db import Database
 
         Database(path, key=keys.parse_key(key_text, "$X")).close()
+
+
+def _keyword_plan(conn, scope: Scope, query: str) -> list[str]:
+    """The query plan of the keyword channel's statement for query, as conn's SQLite plans it."""
+    from openclaw_memory.store import records as rec
+
+    traced: list[str] = []
+    conn.set_trace_callback(traced.append)
+    try:
+        assert rec.keyword_search(conn, scope, query)
+    finally:
+        conn.set_trace_callback(None)
+    [sql] = [s for s in traced if "bm25(" in s]
+    return [row[-1] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}")]
+
+
+def test_the_keyword_search_plans_alike_in_both_sqlite_versions(tmp_path, clock):
+    """SQLCipher bundles a newer SQLite whose planner walked the user's active records and probed
+    the keyword index once for each; the keyword index stays the outer loop in both versions."""
+    import sqlite3
+
+    from sqlcipher3 import dbapi2
+
+    engine = MemoryEngine.open(_config(tmp_path, enabled=False), clock=clock, background=False)
+    try:
+        for i in range(60):
+            engine.write(
+                ALICE,
+                [
+                    Candidate(MemoryType.FACT, f"{text} {i}", channel=Channel.EXPLICIT)
+                    for text in SENTENCES.values()
+                ],
+            )
+    finally:
+        engine.close()
+    plans = {}
+    for name, driver in (("sqlite3", sqlite3), ("sqlcipher", dbapi2)):
+        conn = driver.connect(str(tmp_path / "memory.db"))
+        conn.row_factory = driver.Row
+        try:
+            plans[name] = {
+                q: _keyword_plan(conn, ALICE, q) for q in ("Valparaiso sister", "妹妹 搬到")
+            }
+        finally:
+            conn.close()
+    assert plans["sqlite3"] == plans["sqlcipher"]
+    for plan in plans["sqlcipher"].values():
+        assert plan[0].startswith("SCAN records_fts"), plan
+
+
+def _journal_with_pending(tmp_path: Path, key_text: str) -> None:
+    from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
+
+    journal = CaptureJournal(tmp_path / FILE_NAME, key=keys.parse_key(key_text, "test"))
+    try:
+        journal.add("c1", "capture", ALICE, {"text": SENTENCES["zh"]})
+    finally:
+        journal.close()
+
+
+def _opens_with(tmp_path: Path, key_text: str) -> dict[str, bool]:
+    """Which of the store and the journal key_text opens; what it opens must hold their rows."""
+    from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
+    from openclaw_memory.store.db import Database
+
+    key = keys.parse_key(key_text, "test")
+    out = {}
+    try:
+        db = Database(_config(tmp_path).sqlite_file, key=key)
+    except StoreError:
+        out["store"] = False
+    else:
+        try:
+            with db.read() as conn:
+                found = {row[0] for row in conn.execute("SELECT summary FROM records")}
+            assert found == set(SENTENCES.values())
+            out["store"] = True
+        finally:
+            db.close()
+    if not (tmp_path / FILE_NAME).exists():
+        return out
+    try:
+        journal = CaptureJournal(tmp_path / FILE_NAME, key=key)
+    except StoreError:
+        out["journal"] = False
+    else:
+        try:
+            assert [e.body["text"] for e in journal.pending()] == [SENTENCES["zh"]]
+            out["journal"] = True
+        finally:
+            journal.close()
+    return out
+
+
+def test_rekey_changes_the_key_of_the_store_and_its_journal(
+    tmp_path, clock, key_env, monkeypatch, capsys
+):
+    _fill(_config(tmp_path), clock)
+    _journal_with_pending(tmp_path, RAW_KEY)
+    chroma = _digest(_config(tmp_path).chroma_dir)
+    monkeypatch.setenv(keys.NEW_KEY_ENV, "a new passphrase, long enough")
+    assert main(["--config", str(_yaml(tmp_path)), "encrypt", "--rekey"]) == 0
+    out = capsys.readouterr().out
+    assert "rekeyed" in out and "$OPENCLAW_MEMORY_NEW_KEY" in out and RAW_KEY not in out
+    assert _opens_with(tmp_path, RAW_KEY) == {"store": False, "journal": False}
+    assert _opens_with(tmp_path, "a new passphrase, long enough") == {
+        "store": True,
+        "journal": True,
+    }
+    assert _leaks(tmp_path) == {"en": [], "zh": []}
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith((".rekeying", ".encrypting"))]
+    assert oct(_config(tmp_path).sqlite_file.stat().st_mode & 0o777) == "0o600"
+    assert _digest(_config(tmp_path).chroma_dir) == chroma  # no record text there to rekey
+    monkeypatch.setenv(keys.KEY_ENV, "a new passphrase, long enough")
+    store = open_record_store(_config(tmp_path))
+    try:
+        assert len(store.keyword_search(ALICE, "Valparaiso 妹妹")) == 2
+    finally:
+        store.close()
+
+
+def test_rekey_with_a_wrong_old_key_names_its_source_and_writes_nothing(
+    tmp_path, clock, key_env, monkeypatch, capsys
+):
+    _fill(_config(tmp_path), clock)
+    _journal_with_pending(tmp_path, RAW_KEY)
+    yaml = str(_yaml(tmp_path))
+    before = _digest(tmp_path)
+    monkeypatch.setenv(keys.KEY_ENV, "e1" * 32)
+    monkeypatch.setenv(keys.NEW_KEY_ENV, OTHER_KEY)
+    assert main(["--config", yaml, "encrypt", "--rekey"]) == 2
+    err = capsys.readouterr().err
+    assert "the key from $OPENCLAW_MEMORY_KEY does not open" in err and "nothing was written" in err
+    assert "$OPENCLAW_MEMORY_NEW_KEY" in err and "e1" * 32 not in err
+    assert _digest(tmp_path) == before
+    assert _opens_with(tmp_path, RAW_KEY) == {"store": True, "journal": True}
+
+
+def test_rekey_needs_a_new_key_from_a_private_file_or_the_environment(
+    tmp_path, clock, key_env, capsys
+):
+    _fill(_config(tmp_path), clock)
+    yaml = str(_yaml(tmp_path))
+    before = _digest(tmp_path)
+    assert main(["--config", yaml, "encrypt", "--rekey"]) == 2
+    assert "set $OPENCLAW_MEMORY_NEW_KEY or name a file" in capsys.readouterr().err
+    new_file = tmp_path.parent / f"{tmp_path.name}-new.key"
+    new_file.write_text(OTHER_KEY + "\n", encoding="utf-8")
+    new_file.chmod(0o644)
+    assert main(["--config", yaml, "encrypt", "--rekey", "--new-key-file", str(new_file)]) == 2
+    assert "--new-key-file): mode 0644" in capsys.readouterr().err
+    assert _digest(tmp_path) == before
+    new_file.chmod(0o600)
+    assert main(["--config", yaml, "encrypt", "--rekey", "--new-key-file", str(new_file)]) == 0
+    assert _opens_with(tmp_path, OTHER_KEY) == {"store": True}
+
+
+CRASH_AT = """
+import os, sys
+from openclaw_memory.cli import main
+from openclaw_memory.store import encrypt
+
+step, when = int(sys.argv[2]), sys.argv[3]
+real, calls = encrypt._replace, []
+
+def crash(path, target):
+    calls.append(path)
+    if len(calls) == step and when == "before":
+        os._exit(9)
+    real(path, target)
+    if len(calls) == step and when == "after":
+        os._exit(9)
+
+encrypt._replace = crash
+sys.exit(main(["--config", sys.argv[1], "encrypt", "--rekey"]))
+"""
+
+
+@pytest.mark.parametrize(
+    "step,when",
+    [(1, "before"), (1, "after"), (2, "before")],
+    ids=["store-copied", "store-renamed", "journal-copied"],
+)
+def test_a_rekey_killed_at_a_step_leaves_each_file_whole_and_a_rerun_finishes(
+    tmp_path, clock, key_env, monkeypatch, step, when
+):
+    import subprocess
+
+    _fill(_config(tmp_path), clock)
+    _journal_with_pending(tmp_path, RAW_KEY)
+    monkeypatch.setenv(keys.NEW_KEY_ENV, OTHER_KEY)
+    yaml = str(_yaml(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", CRASH_AT, yaml, str(step), when],
+        env={**os.environ},
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 9, done.stderr.decode()
+    old, new = _opens_with(tmp_path, RAW_KEY), _opens_with(tmp_path, OTHER_KEY)
+    store_done = (step, when) != (1, "before")
+    assert old == {"store": not store_done, "journal": True}
+    assert new == {"store": store_done, "journal": False}
+    assert main(["--config", yaml, "encrypt", "--rekey"]) == 0
+    assert _opens_with(tmp_path, RAW_KEY) == {"store": False, "journal": False}
+    assert _opens_with(tmp_path, OTHER_KEY) == {"store": True, "journal": True}
+    assert not [p for p in tmp_path.iterdir() if ".rekeying" in p.name]
+
+
+def test_rekey_leaves_a_journal_still_in_plaintext_to_the_next_start(
+    tmp_path, clock, key_env, monkeypatch
+):
+    from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
+
+    _fill(_config(tmp_path), clock)
+    plain = CaptureJournal(tmp_path / FILE_NAME)  # written before encryption was turned on
+    plain.add("c1", "capture", ALICE, {"text": SENTENCES["zh"]})
+    plain.close()
+    monkeypatch.setenv(keys.NEW_KEY_ENV, OTHER_KEY)
+    assert main(["--config", str(_yaml(tmp_path)), "encrypt", "--rekey"]) == 0
+    assert _opens_with(tmp_path, OTHER_KEY) == {"store": True, "journal": True}
+    assert _leaks(tmp_path) == {"en": [], "zh": []}  # the start encrypted it, with the new key

@@ -392,3 +392,93 @@ def test_export_jsonl_to_stream_counts_kinds(engine):
     buf = io.StringIO()
     counts = export_jsonl(engine, "counter", buf)
     assert counts["record"] == 2 and counts["audit"] == 2
+
+
+#: per language: a subject, the value the store holds, the value a file brings, a later correction
+CITY = {
+    "en": ("home city", "I live in Paris", "I live in Berlin", "I live in Lisbon"),
+    "zh": ("居住城市", "我住在巴黎", "我住在柏林", "我住在里斯本"),
+}
+
+
+def _claim(engine, scope: Scope, subject: str, text: str, channel) -> None:
+    from openclaw_memory.write.consolidate.decide import CONVERSATION_WRITER
+
+    engine.write(
+        scope,
+        [Candidate(MemoryType.FACT, text, subject=subject, channel=channel)],
+        writer=CONVERSATION_WRITER,
+    )
+
+
+def _live(engine, scope: Scope, subject: str) -> list[str]:
+    claims = engine.store.live_claims(scope, ["fact", "preference", "profile"], subject=subject)
+    return sorted(r.summary for r in claims)
+
+
+def _exported_claim(make_config, tmp_path, clock, subject: str, *texts: str) -> list[str]:
+    """The export of a store where the user stated texts in turn (each superseding the last)."""
+    from openclaw_memory.runtime.engine import MemoryEngine
+    from openclaw_memory.types import Channel
+
+    src = MemoryEngine.open(make_config(tmp_path / "src"), clock=clock, background=False)
+    try:
+        for text in texts:
+            _claim(src, Scope("alice"), subject, text, Channel.EXPLICIT)
+        return export_text(src, "alice").splitlines()
+    finally:
+        src.close()
+
+
+@pytest.mark.parametrize("lang", list(CITY))
+def test_an_imported_fact_replaces_an_inferred_value_and_conversation_corrects_it(
+    engine, make_config, tmp_path, clock, lang
+):
+    from openclaw_memory.types import Channel
+
+    subject, held, brought, later = CITY[lang]
+    alice = Scope("alice")
+    _claim(engine, alice, subject, held, Channel.IMPLICIT)
+    lines = _exported_claim(make_config, tmp_path, clock, subject, brought)
+    report = import_jsonl(engine, lines, user_id="alice")
+    assert report.consolidated == {"update": 1}
+    assert _live(engine, alice, subject) == [brought]  # one live value, the imported one
+    [imported] = engine.store.live_claims(alice, ["fact"], subject=subject)
+    assert imported.source.channel is Channel.IMPORTED and imported.source.writer == "import"
+    _claim(engine, alice, subject, later, Channel.IMPLICIT)  # what the user says now
+    assert _live(engine, alice, subject) == [later]
+
+
+@pytest.mark.parametrize("lang", list(CITY))
+def test_an_imported_fact_does_not_beat_an_explicit_one(engine, make_config, tmp_path, clock, lang):
+    from openclaw_memory.types import Channel
+
+    subject, held, brought, _ = CITY[lang]
+    alice = Scope("alice")
+    _claim(engine, alice, subject, held, Channel.EXPLICIT)
+    lines = _exported_claim(make_config, tmp_path, clock, subject, brought)
+    report = import_jsonl(engine, lines, user_id="alice")
+    assert report.consolidated == {"doubt": 1}
+    assert _live(engine, alice, subject) == [held]
+    kept = find(engine, alice, where="status = 'inactive'")
+    assert [r.summary for r in kept] == [brought]  # kept for the record, not live
+
+
+@pytest.mark.parametrize("lang", list(CITY))
+def test_a_full_export_restores_as_it_was_into_an_empty_store_and_its_own(
+    engine, make_config, tmp_path, clock, lang
+):
+    """A restore, not an import of new facts: the superseded value stays superseded, the
+    channels and ids are the file's, and importing the export into its own store changes nothing."""
+    subject, held, brought, _ = CITY[lang]
+    lines = _exported_claim(make_config, tmp_path, clock, subject, held, brought)
+    report = import_jsonl(engine, lines, user_id="alice")
+    assert report.consolidated == {} and report.added["record"] == 2
+    assert _lines_without_header(export_text(engine, "alice")) == _lines_without_header(
+        "\n".join(lines)
+    )
+    again = import_jsonl(engine, lines, user_id="alice")
+    assert again.added.get("record", 0) == 0 and again.existing == 2
+    records = [i for i in _lines_without_header("\n".join(lines)) if i["kind"] == "record"]
+    statuses = {i["summary"]: (i["status"], i["superseded_at"] is not None) for i in records}
+    assert statuses == {held: ("inactive", True), brought: ("active", False)}

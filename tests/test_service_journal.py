@@ -134,3 +134,99 @@ def test_every_queued_route_is_journaled_and_done(served, route, extra):
     assert again.status_code == 202 and again.json()["duplicate"] is True
     mw.flush(timeout=10)
     assert journal.pending() == []
+
+
+#: two exchanges, English and Chinese, that the rule summarizer keeps a summary of
+EXCHANGES = [
+    {"role": "user", "content": "We decided to ship the release next Friday", "id": "m1"},
+    {"role": "assistant", "content": "Noted: release next Friday."},
+    {"role": "user", "content": "我们决定下周五发布, 负责人是小王", "id": "m2"},
+    {"role": "assistant", "content": "好的, 下周五发布, 小王负责。"},
+]
+#: a request of each queued route that writes one memory of its own (a tool event, a summary)
+ONE_MEMORY = {
+    "/v1/tool-event": ({"tool": "shell", "arguments": {"argv": ["pytest", "-q"]}}, "event"),
+    "/v1/session/end": ({"reason": "end"}, "summary"),
+    "/v1/session/compact": ({"messages": EXCHANGES}, "summary"),
+}
+
+
+def _count(data, kind: str) -> int:
+    import sqlite3
+
+    with sqlite3.connect(data / "memory.db") as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM records WHERE user_id = 'alice' AND type = ?", (kind,)
+        ).fetchone()
+    return int(row[0])
+
+
+def _start(data, expected: int) -> None:
+    """One service start: the journal replayed (expected writes), the worker drained."""
+    mw = _middleware(data)
+    journal = CaptureJournal(data / FILE_NAME)
+    try:
+        assert replay_journal(journal, mw) == expected
+        mw.flush(timeout=10)
+    finally:
+        mw.close()
+        journal.close()
+
+
+@pytest.mark.parametrize("crash", ["before-its-jobs", "after-its-jobs-before-done"])
+@pytest.mark.parametrize("route", list(ONE_MEMORY))
+def test_a_replayed_tool_event_or_summary_is_stored_once(tmp_path, monkeypatch, route, crash):
+    """A process that died with the write journaled, before or after its jobs ran (the done-mark
+    not yet written): every later start stores the tool event or summary once in all."""
+    data = tmp_path / "data"
+    extra, kind = ONE_MEMORY[route]
+    if route == "/v1/session/end":  # a window to summarize
+        mw = _middleware(data)
+        scope = Scope("alice", "main")
+        mw.capture_messages(scope, "s1", EXCHANGES)
+        mw.flush(timeout=10)
+        mw.close()
+    journal = CaptureJournal(data / FILE_NAME)
+    body = {"scope": ALICE, "session_id": "s1", **extra}
+    assert journal.add("cap-7", route, Scope("alice", "main"), body)
+    journal.close()
+    if crash == "after-its-jobs-before-done":
+        with monkeypatch.context() as patch:
+            patch.setattr(CaptureJournal, "done", lambda self, capture_id: None)
+            _start(data, 1)  # the jobs ran, the done-mark never did
+        assert _count(data, kind) == 1
+    for expected in (1, 0):  # replayed once more, then nothing left
+        _start(data, expected)
+        assert _count(data, kind) == 1
+
+
+def test_the_same_tool_call_made_twice_is_two_events(served, tmp_path):
+    """The key is the request's, not its content: two calls alike are two events."""
+    client, mw, journal = served
+    body = {"scope": ALICE, "session_id": "s1", **ONE_MEMORY["/v1/tool-event"][0]}
+    for capture_id in ("call-1", "call-2"):
+        resp = client.post("/v1/tool-event", json={**body, "capture_id": capture_id}, headers=AUTH)
+        assert resp.status_code == 202 and "duplicate" not in resp.json()
+    mw.flush(timeout=10)
+    assert _count(tmp_path / "data", "event") == 2
+
+
+def test_a_candidate_with_a_key_is_written_once_per_scope(tmp_path):
+    """The consolidation side of the key: the second write of it is a skip that returns the
+    record the first one made (no insert tried again), and another user's same key is theirs."""
+    from openclaw_memory.types import Candidate, Channel, MemoryType
+
+    mw = _middleware(tmp_path / "data")
+    try:
+        cand = Candidate(
+            MemoryType.EVENT, "ran pytest: 3 passed", channel=Channel.TOOL, key="k1:event"
+        )
+        alice, bob = Scope("alice", "main"), Scope("bob", "main")
+        [first] = mw.engine.write(alice, [cand])
+        [again] = mw.engine.write(alice, [cand])
+        [other] = mw.engine.write(bob, [cand])
+    finally:
+        mw.close()
+    assert first.action == "insert" and again.action == "skip" and "replay" in again.reason
+    assert again.record is not None and again.record.id == first.record.id
+    assert other.action == "insert" and other.record.id != first.record.id

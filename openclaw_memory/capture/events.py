@@ -29,6 +29,8 @@ class ToolEvent:
     ok: bool = True
     files: tuple[str, ...] = ()
     duration_ms: float | None = None
+    #: the capture id of the request that reported it (its event memory's stable key), if any
+    key: str | None = None
 
 
 #: the agent's own memory tools: what they do is memory already, never an event about memory
@@ -73,7 +75,9 @@ def unwrap_tool_event(event: ToolEvent) -> ToolEvent | None:
         return None
     if tool == event.tool and arguments is event.arguments:
         return event
-    return ToolEvent(tool, dict(arguments), event.outcome, event.ok, event.files, event.duration_ms)
+    return ToolEvent(
+        tool, dict(arguments), event.outcome, event.ok, event.files, event.duration_ms, event.key
+    )
 
 
 def _one_line(text: str, tokens: int) -> str:
@@ -106,6 +110,7 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
         confidence=1.0,
         channel=Channel.TOOL,
         turn_ids=(turn_id,) if turn_id else (),
+        key=f"{event.key}:event" if event.key else None,
     )
 
 

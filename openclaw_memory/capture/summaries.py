@@ -60,13 +60,17 @@ class SessionSummaries:
         *,
         end: bool,
         transcript: Sequence[Mapping[str, Any]] = (),
+        key: str | None = None,
     ) -> str | None:
         """Summarize the window (when it holds an exchange at least); end the session if asked.
         Returns the summary memory's id, or None when there was nothing to summarize.
 
         transcript: what the host is about to compact. When the window holds less than an
         exchange (a summary of a long session replaced it moments before), the transcript's
-        own messages are summarized instead, so a compaction always leaves its summary."""
+        own messages are summarized instead, so a compaction always leaves its summary.
+
+        key: the capture id of the request that asked for it; a replay of that request (the
+        process died before it was marked done) finds the summary it wrote and writes none."""
         window = [m for m in self.short_term.window(scope, session_id) if m["role"] != "summary"]
         source = "the recent window"
         if len(window) < 2 and transcript:
@@ -96,6 +100,7 @@ class SessionSummaries:
                     confidence=0.9,
                     channel=Channel.SUMMARY,
                     turn_ids=evidence,
+                    key=f"{key}:summary" if key else None,
                 )
                 written = self.engine.write(
                     scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}"

@@ -11,6 +11,16 @@ provenance), versions, audit rows, sessions and messages. Import is idempotent: 
 id is already in the store is left as it is, and rows already present are not added twice.
 Records can be moved to another user id with `user_id=`; an id held by another user is an error.
 
+Restore or import of new facts, decided per scope (user and agent) before anything is written:
+when every live claim (a keyed type: profile, preference, fact, task ...) the store holds for the
+scope is in the file, the file is a restore and every record is written as it was (an empty
+store, the store the export came from, or one that has not changed since). When the store holds
+live claims of the scope the file does not, its live claims new to the store are new facts: each
+goes through check-before-write on the imported channel (`claims.py`), so importing never leaves
+two live values of a subject, an imported value never beats an explicit or admin one (it is kept
+inactive, as a doubt), and what the user says later corrects it. The file's inactive records and
+its episodes and events are history and are written as they were in both cases.
+
 An import is as careful as a conversation: the file is streamed under a size cap (bytes and
 lines), every field is checked (required, typed, within the caps `remember` keeps, ids unique)
 and every free text goes through the secret filter before anything is written; then all of it
@@ -29,6 +39,8 @@ from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
 from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, PROGRESS_EVERY, Progress
+from ..write.policy import KEYED_TYPES
+from .claims import write_claim
 from ..types import (
     SUBJECT_MAX_CHARS,
     TEXT_MAX_CHARS,
@@ -278,11 +290,14 @@ class ImportReport:
     existing: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     secrets_redacted: int = 0
+    #: what check-before-write did with the live claims imported as new facts (see module doc)
+    consolidated: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary."""
         return {
             "added": dict(self.added),
+            "consolidated": dict(self.consolidated),
             "existing": self.existing,
             "skipped": dict(self.skipped),
             "secrets_redacted": self.secrets_redacted,
@@ -507,10 +522,12 @@ def import_jsonl(
         raise ValidationError(f"{exc}; nothing was imported") from None
     report = ImportReport(secrets_redacted=parsed.redacted)
     fresh = _new_records(engine, parsed.records, report, where)
+    merging = _merging(engine, parsed.records)
+    fresh = [(n, _as_new_fact(r, writer) if _is_new_fact(r, merging) else r) for n, r in fresh]
     vectors = _embed(engine, [r for _, r in fresh])
     try:
         with engine.store.transaction():
-            _insert_records(engine, fresh, vectors, report, progress)
+            _insert_records(engine, fresh, vectors, report, progress, merging, where)
             _insert_rows(engine, parsed.rows, user_id, report)
     except ValidationError:
         raise
@@ -544,6 +561,35 @@ def _new_records(
     return fresh
 
 
+def _merging(engine: MemoryEngine, records: list[tuple[int, MemoryRecord]]) -> set[tuple[str, str]]:
+    """The scopes the file imports new facts into rather than restores: the store holds a live
+    claim of the scope that the file does not (module doc)."""
+    in_file = {r.id for _, r in records}
+    scopes = {(r.scope.user_id, r.scope.agent_id) for _, r in records}
+    return {
+        scope
+        for scope in scopes
+        if any(
+            r.status is Status.ACTIVE and r.type in KEYED_TYPES and r.id not in in_file
+            for r in engine.store.user_records(*scope)
+        )
+    }
+
+
+def _is_new_fact(r: MemoryRecord, merging: set[tuple[str, str]]) -> bool:
+    """A live claim of the file imported into a scope that has live claims of its own."""
+    scope = (r.scope.user_id, r.scope.agent_id)
+    return scope in merging and r.status is Status.ACTIVE and r.type in KEYED_TYPES
+
+
+def _as_new_fact(r: MemoryRecord, writer: str) -> MemoryRecord:
+    """The claim as this import states it: on the imported channel, written by the import
+    (whatever channel wrote it in the store it came from), its session and turns kept."""
+    return r.replace(
+        source=Source(Channel.IMPORTED, r.source.session_id, r.source.turn_ids, writer)
+    )
+
+
 def _embed(engine: MemoryEngine, records: list[MemoryRecord]) -> list[tuple[Any, Any]]:
     """(whole vector, sentence parts) of each record, in batches, before the transaction."""
     out: list[tuple[Any, Any]] = []
@@ -562,14 +608,19 @@ def _insert_records(
     vectors: list[tuple[Any, Any]],
     report: ImportReport,
     progress: Progress | None,
+    merging: set[tuple[str, str]],
+    where: str,
 ) -> None:
-    for done, ((_, r), (vec, parts)) in enumerate(zip(records, vectors), start=1):
-        engine.store.insert(r, vec, engine.model_name)
-        engine.store.put_parts(r, parts)
+    for done, ((number, r), (vec, parts)) in enumerate(zip(records, vectors), start=1):
+        if _is_new_fact(r, merging):
+            action = write_claim(engine, r, vec, parts, f"{where}:{number}")
+            report.consolidated[action] = report.consolidated.get(action, 0) + 1
+        else:
+            engine.store.insert(r, vec, engine.model_name)
+            engine.store.put_parts(r, parts)
+            report.added["record"] = report.added.get("record", 0) + 1
         if progress is not None and done % PROGRESS_EVERY == 0:
             progress("written", done)
-    if records:
-        report.added["record"] = report.added.get("record", 0) + len(records)
 
 
 def _insert_rows(

@@ -35,14 +35,13 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..write.consolidate.records import deactivate
+from .claims import write_claim
 from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.filter import is_contentless
 from ..write.policy import KEYED_TYPES, types_where
 from ..types import (
     SUBJECT_MAX_CHARS,
-    Candidate,
     Channel,
     MemoryRecord,
     MemoryType,
@@ -188,7 +187,6 @@ class OpenClawImporter:
         (below explicit and admin: an imported line never overrides what the user stated; what
         the user says later corrects it); episodes and other entries are appended as they are."""
         eng = self.engine
-        decisions = eng.writer.consolidator.decisions
         actions: dict[str, int] = {}
         vectors = []
         for start in range(0, len(records), 256):
@@ -200,7 +198,7 @@ class OpenClawImporter:
         try:
             with eng.store.transaction():
                 for r, (vec, parts) in zip(records, vectors):
-                    action = self._one(r, vec, parts, decisions)
+                    action = self._one(r, vec, parts)
                     actions[action] = actions.get(action, 0) + 1
         except ValidationError:
             raise
@@ -212,7 +210,7 @@ class OpenClawImporter:
         eng.written()
         return actions
 
-    def _one(self, r: MemoryRecord, vec: Any, parts: Any, decisions: Any) -> str:
+    def _one(self, r: MemoryRecord, vec: Any, parts: Any) -> str:
         """Write one draft in the caller's transaction; what was done ("insert", "doubt", ...)."""
         eng = self.engine
         if r.type not in KEYED_TYPES:
@@ -228,35 +226,4 @@ class OpenClawImporter:
                 r.source.writer,
             )
             return "insert"
-        result = decisions.decide(eng.store, _candidate(r), r, vec)
-        kept = result.record
-        if result.action == "doubt" and kept is not None:
-            # a file contradicting what the user stated is kept for the record, not as a second
-            # live value of the subject
-            kept = deactivate(
-                eng.store,
-                kept,
-                eng.clock.now(),
-                f"imported from {r.source.turn_ids[0]}; contradicts {result.replaced_id}, "
-                "which a stronger channel wrote",
-                r.source.channel,
-                r.source.writer,
-            )
-        if kept is not None and result.action != "skip":
-            eng.store.put_parts(kept, parts)
-        return result.action
-
-
-def _candidate(r: MemoryRecord) -> Candidate:
-    """The candidate consolidation weighs for an imported draft (the draft is its record)."""
-    return Candidate(
-        r.type,
-        r.summary,
-        subject=r.subject,
-        tags=r.tags,
-        entities=r.entities,
-        importance=r.importance,
-        confidence=r.confidence,
-        channel=r.source.channel,
-        turn_ids=r.source.turn_ids,
-    )
+        return write_claim(eng, r, vec, parts, r.source.turn_ids[0])

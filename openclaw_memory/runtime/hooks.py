@@ -267,6 +267,7 @@ class MemoryHooks:
             event.ok,
             tuple(redact(valid_unicode(str(f))) for f in event.files),
             event.duration_ms,
+            event.key,
         )
         self.jobs.submit(
             scope,
@@ -309,16 +310,26 @@ class MemoryHooks:
         cands = process_event_candidates(subject, status, summary, reason=reason)
         return self.engine.write(scope, cands, session_id=session_id, writer="process-node")
 
-    def on_session_end(self, scope: Scope, session_id: str, reason: str = "end") -> None:
-        """The `summary` hook at session end."""
+    def on_session_end(
+        self, scope: Scope, session_id: str, reason: str = "end", *, key: str | None = None
+    ) -> None:
+        """The `summary` hook at session end. key: the request's capture id (the summary's
+        stable key, so a replay of the request writes no second summary)."""
         check_session_id(session_id)
         self.jobs.submit(
-            scope, lambda: self.summaries.summarize(scope, session_id, reason, end=True), "summary"
+            scope,
+            lambda: self.summaries.summarize(scope, session_id, reason, end=True, key=key),
+            "summary",
         )
         self._write_procedures(scope, session_id, self.procedures.finish(scope, session_id))
 
     def on_compaction(
-        self, scope: Scope, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+        self,
+        scope: Scope,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]] = (),
+        *,
+        key: str | None = None,
     ) -> None:
         """Before the host compacts its context: capture what is missing, then summarize
         (the window, or the compacted transcript when the window was summarized just before)."""
@@ -336,23 +347,30 @@ class MemoryHooks:
         self.jobs.submit(
             scope,
             lambda: self.summaries.summarize(
-                scope, session_id, "compaction", end=False, transcript=transcript
+                scope, session_id, "compaction", end=False, transcript=transcript, key=key
             ),
             "summary",
         )
 
-    def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list[Scope]:
+    def on_session_ended(
+        self, agent_id: str, session_id: str, reason: str = "end", *, key: str | None = None
+    ) -> list[Scope]:
         """A session the host names without a sender ended: the `summary` hook for each person
         who spoke in it. Returns their scopes."""
         check_session_id(session_id)
         Scope("probe", agent_id)  # validates the agent id
         scopes = self.sessions.participants(agent_id, session_id)
         for scope in scopes:
-            self.on_session_end(scope, session_id, reason)
+            self.on_session_end(scope, session_id, reason, key=key)
         return scopes
 
     def on_session_compaction(
-        self, agent_id: str, session_id: str, messages: Sequence[Mapping[str, Any]] = ()
+        self,
+        agent_id: str,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]] = (),
+        *,
+        key: str | None = None,
     ) -> list[Scope]:
         """Before the host compacts a session it names without a sender (OpenClaw's
         before_compaction): each person who spoke in it gets their own turns captured and
@@ -374,7 +392,7 @@ class MemoryHooks:
             # captures hold, and give nobody the others' words
             messages = ()
         for scope in scopes:
-            self.on_compaction(scope, session_id, messages)
+            self.on_compaction(scope, session_id, messages, key=key)
         return scopes
 
 

@@ -58,10 +58,10 @@ def queue_write(
     scope = body.scope.to_scope()  # type: ignore[attr-defined]
     if not journal.add(capture_id, route, scope, data):
         return {**duplicate, "duplicate": True}
-    try:  # the redacted request, as a replay would see it
-        request = type(body).model_validate(data)
+    try:  # the redacted request, as a replay would see it, with its id: the records' stable key
+        request = type(body).model_validate({**data, "capture_id": capture_id})
     except ValidationError:  # a redaction longer than a capped field: the write path redacts too
-        request = body
+        request = body.model_copy(update={"capture_id": capture_id})
     return _run(journal, mw, capture_id, lambda: handler(mw, request))
 
 
@@ -77,7 +77,11 @@ def replay(journal: CaptureJournal, mw: Any, routes: dict[str, tuple[Any, ...]])
             )
             journal.done(entry.id)
             continue
-        data = {**entry.body, "spooled_at": entry.body.get("spooled_at", entry.at)}
+        data = {
+            **entry.body,
+            "spooled_at": entry.body.get("spooled_at", entry.at),
+            "capture_id": entry.id,  # the key the first run gave its records: a replay adds none
+        }
         try:
             queue = partial(_validated_call, handler, mw, model, data)  # run at once, in order
             _run(journal, mw, entry.id, queue)

@@ -29,10 +29,18 @@ class Middleware(Protocol):
     ) -> int: ...
     def on_session_start(self, scope: Any, session_id: str) -> Any: ...
     def on_tool_event(self, scope: Any, session_id: str, event: Any) -> None: ...
-    def on_session_end(self, scope: Any, session_id: str, reason: str = "end") -> None: ...
-    def on_compaction(self, scope: Any, session_id: str, messages: Any = ()) -> None: ...
-    def on_session_compaction(self, agent_id: str, session_id: str, messages: Any = ()) -> list: ...
-    def on_session_ended(self, agent_id: str, session_id: str, reason: str = "end") -> list: ...
+    def on_session_end(
+        self, scope: Any, session_id: str, reason: str = "end", *, key: str | None = None
+    ) -> None: ...
+    def on_compaction(
+        self, scope: Any, session_id: str, messages: Any = (), *, key: str | None = None
+    ) -> None: ...
+    def on_session_compaction(
+        self, agent_id: str, session_id: str, messages: Any = (), *, key: str | None = None
+    ) -> list: ...
+    def on_session_ended(
+        self, agent_id: str, session_id: str, reason: str = "end", *, key: str | None = None
+    ) -> list: ...
     def search(self, scope: Any, query: str, limit: int = 10, *, deep: bool = False) -> list: ...
     def get(self, scope: Any, memory_id: str) -> Any: ...
     def remember(self, scope: Any, text: str, **kwargs: Any) -> Any: ...
@@ -79,6 +87,7 @@ def _tool_event(mw: Any, body: m.ToolEventIn) -> dict[str, Any]:
         ok=body.ok,
         files=tuple(body.files),
         duration_ms=body.duration_ms,
+        key=body.capture_id,
     )
     scope = body.scope.to_scope()
     _refuse_if_purged(mw, scope, body.spooled_at)
@@ -89,10 +98,12 @@ def _tool_event(mw: Any, body: m.ToolEventIn) -> dict[str, Any]:
 def _session_end(mw: Any, body: m.SessionEndIn) -> dict[str, Any]:
     scope = body.scope.to_scope()
     if scope is None:
-        scopes = mw.on_session_ended(body.scope.agent_id, body.session_id, body.reason)
+        scopes = mw.on_session_ended(
+            body.scope.agent_id, body.session_id, body.reason, key=body.capture_id
+        )
         return {"accepted": True, "users": len(scopes)}
     _refuse_if_purged(mw, scope, body.spooled_at)
-    mw.on_session_end(scope, body.session_id, body.reason)
+    mw.on_session_end(scope, body.session_id, body.reason, key=body.capture_id)
     return {"accepted": True}
 
 
@@ -100,10 +111,12 @@ def _session_compact(mw: Any, body: m.CompactIn) -> dict[str, Any]:
     messages = m.messages_to_dicts(body.messages)
     scope = body.scope.to_scope()
     if scope is None:
-        scopes = mw.on_session_compaction(body.scope.agent_id, body.session_id, messages)
+        scopes = mw.on_session_compaction(
+            body.scope.agent_id, body.session_id, messages, key=body.capture_id
+        )
         return {"accepted": True, "users": len(scopes)}
     _refuse_if_purged(mw, scope, body.spooled_at)
-    mw.on_compaction(scope, body.session_id, messages)
+    mw.on_compaction(scope, body.session_id, messages, key=body.capture_id)
     return {"accepted": True}
 
 

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .db import check_encryption, is_plaintext, unlock
-from .encrypt import encrypt_file
 from .keys import StoreKey, sqlcipher
 
 log = logging.getLogger(__name__)
@@ -75,6 +74,8 @@ def _connect(path: Path, key: StoreKey | None) -> sqlite3.Connection:
         check_encryption(path, None)  # an encrypted journal without the key: said, not opened
         return sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     if is_plaintext(path):
+        from .encrypt import encrypt_file  # encrypt.py names this module's file for --rekey
+
         encrypt_file(path, key)
     conn: sqlite3.Connection = sqlcipher().connect(
         str(path), check_same_thread=False, isolation_level=None

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 #: the environment variable read first
 KEY_ENV = "OPENCLAW_MEMORY_KEY"
+#: the environment variable `encrypt --rekey` reads the new key from
+NEW_KEY_ENV = "OPENCLAW_MEMORY_NEW_KEY"
 #: the OS keyring's service name for the store's key
 KEYRING_SERVICE = "openclaw-memory"
 #: the shortest passphrase accepted (a raw key is 64 hex digits)
@@ -93,9 +95,23 @@ def resolve_key(config: MemoryConfig) -> StoreKey | None:
     )
 
 
-def read_key_file(path: Path) -> StoreKey:
+def new_key(key_file: str | None) -> StoreKey:
+    """The new key of `encrypt --rekey`: the file named by --new-key-file, else
+    `$OPENCLAW_MEMORY_NEW_KEY`; neither is a ConfigError naming both."""
+    if key_file:
+        return read_key_file(Path(key_file).expanduser(), setting="--new-key-file")
+    env = os.environ.get(NEW_KEY_ENV, "")
+    if env.strip():
+        return parse_key(env, f"${NEW_KEY_ENV}")
+    raise ConfigError(
+        f"encrypt --rekey: no new key: set ${NEW_KEY_ENV} or name a file (mode 0600) holding it "
+        "with --new-key-file"
+    )
+
+
+def read_key_file(path: Path, *, setting: str = "encryption.key_file") -> StoreKey:
     """The key in a file private to its owner; a file group or others can read is refused."""
-    source = f"key file {path} (encryption.key_file)"
+    source = f"key file {path} ({setting})"
     try:
         st = path.stat()
     except OSError as exc:

@@ -22,7 +22,7 @@ from ...config import MemoryConfig
 from ...embed.background import Meaning
 from .changes import ChangeRetirer, Sibling
 from .decide import CLAIM_TYPES, Decisions
-from .records import RecordWrites, new_id
+from .records import RecordWrites, keyed_id, new_id
 from .neighbour import Neighbour
 from ...embed.embedding import PassageVectors, embed_with_parts
 from ...extract.naming import world_names
@@ -114,7 +114,7 @@ class Consolidator:
     ) -> MemoryRecord:
         now = self.clock.now()
         return MemoryRecord(
-            id=new_id(self.clock),
+            id=keyed_id(scope, c.key) if c.key else new_id(self.clock),
             scope=scope,
             type=c.type,
             summary=c.summary.strip(),

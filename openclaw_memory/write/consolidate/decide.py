@@ -57,6 +57,10 @@ class Decisions:
         """What this candidate (drafted as `draft`, embedded as `vec`) does, done in `db`."""
         if cand.forget:  # commands run on their own path (forget.py); never stored as memories
             raise ValueError("forget commands are run by forget.run, not consolidated")
+        if cand.key is not None:  # the record id follows from the key (records.keyed_id)
+            made = db.get(draft.scope, draft.id)
+            if made is not None:
+                return WriteResult("skip", made, "written before by the same request (a replay)")
         if draft.type in APPEND_ONLY_TYPES:
             return self._append(db, draft, vec)
         if draft.type is MemoryType.DECISION:

@@ -5,18 +5,29 @@ change retirer write through the same helpers."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 
 import numpy as np
 
 from ...core.clock import Clock
 from ..policy import CHANNEL_PRIORITY
-from ...types import Channel, MemoryRecord, Source, Status, WriteResult
+from ...types import Channel, MemoryRecord, Scope, Source, Status, WriteResult
 
 
 def new_id(clock: Clock) -> str:
     """A new record id: the creation second and a random suffix."""
     return f"mem_{int(clock.now())}_{uuid.uuid4().hex[:12]}"
+
+
+def keyed_id(scope: Scope, key: str) -> str:
+    """The record id of a candidate with a stable key (`Candidate.key`): the same for every
+    replay of the request that made it, different in every scope."""
+    digest = hashlib.blake2b(
+        f"{scope.user_id}\0{scope.agent_id}\0{key}".encode("utf-8", "surrogatepass"),
+        digest_size=12,
+    )
+    return f"mem_k{digest.hexdigest()}"
 
 
 class RecordWrites:
