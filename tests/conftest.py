@@ -74,9 +74,43 @@ def pytest_unconfigure(config):
         shutil.rmtree(config._ocm_cache, ignore_errors=True)
 
 
+# ---- the steps of .ci/run ----------------------------------------------------------------------
+
+#: The marks of the steps .ci/run runs after the default `python -m pytest` (whose addopts in
+#: pyproject.toml deselects them); a test belongs to at most one. Files mark themselves with
+#: `pytestmark`; the backend step also takes every test that needs a server (below).
+STEPS = ("backend", "browser", "e2e", "slow")
+#: a test with one of these marks, fixtures or parameter values needs a PostgreSQL or `chroma run`
+#: server, so it runs in the backend step
+SERVER_MARKS = ("postgres", "server")
+SERVER_FIXTURES = ("pg_server", "pg_dsn")
+SERVER_PARAMS = ("postgres",)
+
+
+def needs_a_server(item) -> bool:
+    if any(item.get_closest_marker(name) for name in SERVER_MARKS):
+        return True
+    if any(name in getattr(item, "fixturenames", ()) for name in SERVER_FIXTURES):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(isinstance(v, str) and v in SERVER_PARAMS for v in params.values())
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, skip the tests about SQLite's own files."""
+    """Each test to its step (before `-m` deselects), then, under
+    OPENCLAW_MEMORY_TEST_BACKEND=postgres, skip the tests about SQLite's own files."""
     from pg_server import BACKEND_ENV, backend
+
+    for item in items:
+        if needs_a_server(item) and not item.get_closest_marker("backend"):
+            item.add_marker(pytest.mark.backend)
+        steps = [name for name in STEPS if item.get_closest_marker(name)]
+        if len(steps) > 1:
+            raise pytest.UsageError(
+                f"{item.nodeid}: marked for the steps {', '.join(steps)}; a test belongs to at "
+                f"most one of {', '.join(STEPS)} (pytestmark at the top of its file)"
+            )
 
     if backend() != "postgres":
         return
