@@ -78,18 +78,17 @@ def pytest_unconfigure(config):
 
 #: The marks of the steps .ci/run runs after the default `python -m pytest` (whose addopts in
 #: pyproject.toml deselects them); a test belongs to at most one. Files mark themselves with
-#: `pytestmark`; the backend step also takes every test that needs a server (below).
+#: `pytestmark`; a test whose marks, fixtures or parameters say what it needs joins that step.
 STEPS = ("backend", "browser", "e2e", "slow")
-#: a test with one of these marks, fixtures or parameter values needs a PostgreSQL or `chroma run`
-#: server, so it runs in the backend step
-SERVER_MARKS = ("postgres", "server")
+#: what a test needs, by mark, and the step that provides it: a PostgreSQL or `chroma run` server
+#: (backend), Node and openclaw (e2e), a wheel built into a fresh venv (slow)
+STEP_OF_MARK = {"postgres": "backend", "server": "backend", "openclaw": "e2e", "wheel": "slow"}
+#: fixtures and parameter values of the tests that need the PostgreSQL server (backend)
 SERVER_FIXTURES = ("pg_server", "pg_dsn")
 SERVER_PARAMS = ("postgres",)
 
 
-def needs_a_server(item) -> bool:
-    if any(item.get_closest_marker(name) for name in SERVER_MARKS):
-        return True
+def needs_postgres(item) -> bool:
     if any(name in getattr(item, "fixturenames", ()) for name in SERVER_FIXTURES):
         return True
     params = getattr(getattr(item, "callspec", None), "params", {})
@@ -103,8 +102,12 @@ def pytest_collection_modifyitems(config, items):
     from pg_server import BACKEND_ENV, backend
 
     for item in items:
-        if needs_a_server(item) and not item.get_closest_marker("backend"):
-            item.add_marker(pytest.mark.backend)
+        needs = {step for mark, step in STEP_OF_MARK.items() if item.get_closest_marker(mark)}
+        if needs_postgres(item):
+            needs.add("backend")
+        for step in sorted(needs):
+            if not item.get_closest_marker(step):
+                item.add_marker(getattr(pytest.mark, step))
         steps = [name for name in STEPS if item.get_closest_marker(name)]
         if len(steps) > 1:
             raise pytest.UsageError(
