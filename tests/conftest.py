@@ -74,9 +74,46 @@ def pytest_unconfigure(config):
         shutil.rmtree(config._ocm_cache, ignore_errors=True)
 
 
+# ---- the steps of .ci/run ----------------------------------------------------------------------
+
+#: The marks of the steps .ci/run runs after the default `python -m pytest` (whose addopts in
+#: pyproject.toml deselects them); a test belongs to at most one. Files mark themselves with
+#: `pytestmark`; a test whose marks, fixtures or parameters say what it needs joins that step.
+STEPS = ("backend", "browser", "e2e", "slow")
+#: what a test needs, by mark, and the step that provides it: a PostgreSQL or `chroma run` server
+#: (backend), Node and openclaw (e2e), a wheel built into a fresh venv (slow)
+STEP_OF_MARK = {"postgres": "backend", "server": "backend", "openclaw": "e2e", "wheel": "slow"}
+#: fixtures and parameter values of the tests that need the PostgreSQL server (backend)
+SERVER_FIXTURES = ("pg_server", "pg_dsn")
+SERVER_PARAMS = ("postgres",)
+
+
+def needs_postgres(item) -> bool:
+    if any(name in getattr(item, "fixturenames", ()) for name in SERVER_FIXTURES):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(isinstance(v, str) and v in SERVER_PARAMS for v in params.values())
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Under OPENCLAW_MEMORY_TEST_BACKEND=postgres, skip the tests about SQLite's own files."""
+    """Each test to its step (before `-m` deselects), then, under
+    OPENCLAW_MEMORY_TEST_BACKEND=postgres, skip the tests about SQLite's own files."""
     from pg_server import BACKEND_ENV, backend
+
+    for item in items:
+        needs = {step for mark, step in STEP_OF_MARK.items() if item.get_closest_marker(mark)}
+        if needs_postgres(item):
+            needs.add("backend")
+        for step in sorted(needs):
+            if not item.get_closest_marker(step):
+                item.add_marker(getattr(pytest.mark, step))
+        steps = [name for name in STEPS if item.get_closest_marker(name)]
+        if len(steps) > 1:
+            raise pytest.UsageError(
+                f"{item.nodeid}: marked for the steps {', '.join(steps)}; a test belongs to at "
+                f"most one of {', '.join(STEPS)} (pytestmark at the top of its file)"
+            )
 
     if backend() != "postgres":
         return

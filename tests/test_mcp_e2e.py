@@ -4,6 +4,7 @@ MCP finds it while normal search does not."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from mcp_helpers import call, http_client, http_mcp, inside_frame, stored_id, text
 
@@ -12,6 +13,8 @@ from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.maintain.schedule import MaintenanceScheduler
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope
+
+pytestmark = pytest.mark.e2e
 
 ALICE = Scope("alice", "main")
 SCOPE = {"user_id": "alice", "agent_id": "main"}

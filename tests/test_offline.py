@@ -10,6 +10,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the real embedder in a fresh interpreter
+
 SCRIPT = textwrap.dedent(
     """
     import json, sys, tempfile

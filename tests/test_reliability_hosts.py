@@ -13,7 +13,7 @@ import pytest
 from reliability_helpers import ChromaServer
 from test_store_postgres_processes import AUTH, _serve
 
-pytestmark = [pytest.mark.postgres, pytest.mark.server, pytest.mark.slow]
+pytestmark = [pytest.mark.backend, pytest.mark.postgres, pytest.mark.server]
 
 USERS = [f"host{n:02d}" for n in range(10)]
 WORDS = [f"kw{n:02d}omega" for n in range(10)]

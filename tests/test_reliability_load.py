@@ -23,6 +23,8 @@ from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 
+pytestmark = pytest.mark.slow
+
 SEARCH = json.dumps({"scope": {"user_id": "alice", "agent_id": "main"}, "query": "tea"}).encode()
 
 

@@ -30,6 +30,8 @@ from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 
+pytestmark = pytest.mark.slow  # damaged stores, services and CLIs in other processes
+
 ROOT = Path(__file__).resolve().parents[1]
 ALICE, BOB = Scope("alice", "main"), Scope("bob", "main")
 

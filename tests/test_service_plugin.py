@@ -24,7 +24,7 @@ from openclaw_memory.types import Scope
 from store_helpers import find
 
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(NODE is None, reason="node is not on PATH")]
 TOKEN = "tok"
 
 HARNESS = """

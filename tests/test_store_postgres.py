@@ -12,7 +12,7 @@ from openclaw_memory.store import records as sqlite_records
 from openclaw_memory.store.db import Database
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Source, Status
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.backend, pytest.mark.postgres]
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 

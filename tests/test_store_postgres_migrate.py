@@ -10,7 +10,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.backend, pytest.mark.postgres]
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from reliability_helpers import ChromaServer, free_port
 
-pytestmark = [pytest.mark.postgres, pytest.mark.server, pytest.mark.slow]
+pytestmark = [pytest.mark.backend, pytest.mark.postgres, pytest.mark.server]
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "tok-processes"

@@ -17,7 +17,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import IndexMismatchError, StoreError
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.backend, pytest.mark.server]
 
 
 def _free_port() -> int:

@@ -27,7 +27,7 @@ import pytest
 
 from .fake_model import MODEL_ID, FakeModelServer, system_text
 
-pytestmark = [pytest.mark.openclaw, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.openclaw]
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "e2e-token"

@@ -20,7 +20,7 @@ import pytest
 from .fake_model import FakeModelServer, system_text
 from .test_openclaw_e2e import World, _free_port, toolchain  # noqa: F401 - the fixture is used
 
-pytestmark = [pytest.mark.openclaw, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.openclaw]
 
 OPERATOR = "mei"
 MEI = {"user_id": OPERATOR, "agent_id": "main"}
