@@ -89,6 +89,7 @@ from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
 from ..lang.text import has_cjk, search_tokens
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
+from .asked import ahead, asked, states
 from .entity_channel import ENTITY
 from .pool import Pool
 from .query import RecallQuery
@@ -326,6 +327,14 @@ class Signals:
     #: the curated memories that those memories' turns were distilled into, since replaced: their
     #: newer versions say what the request asks about now (`anchors`)
     replaced: frozenset[str] = frozenset()
+    #: what the request asks about as the write side keys it (recall/asked.py): a memory that
+    #: states one of these keys, or a turn a memory that states one was distilled from
+    #: (`stated_turns`), has evidence of its own
+    asked: frozenset[str] = frozenset()
+    stated: frozenset[str] = frozenset()
+    #: the times ahead the request names ("next week", 下周): a memory that names one has
+    #: evidence, in whichever language it is written
+    ahead: frozenset[str] = frozenset()
 
 
 #: a script's crowd needs at least this many vector candidates of it (fewer: the bank's level)
@@ -356,6 +365,8 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
         ranked[0],
         ranked[1],
         names_world(pool, text),
+        asked=asked(unquoted(text)),
+        ahead=ahead(unquoted(text)),
     )
 
 
@@ -441,6 +452,10 @@ def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
         return True  # the newer version of what a memory with evidence was distilled into
     if any(c.startswith((KIND, ENTITY + ":")) for c in s.channels):
         return True
+    if states(r, sig.asked) or sig.stated.intersection(r.source.turn_ids):
+        return True
+    if sig.ahead and sig.ahead & ahead(r.text):
+        return True
     tokens = pool.tokens.get(r.id)
     if tokens is None:
         tokens = frozenset(search_tokens(r.text))
@@ -466,6 +481,20 @@ def anchors(
             sessions.add(key)
         replaced.update(pool.retired[t] for t in s.record.source.turn_ids if t in pool.retired)
     return frozenset(sessions), frozenset(replaced)
+
+
+def stated_turns(scored: Sequence[ScoredMemory], sig: Signals) -> frozenset[str]:
+    """The turns that pooled curated memories stating what the request asks about (`asked`)
+    were distilled from: such a turn says it in the user's own words ("我不当老师了，改做产品经理
+    了" under the job a question about 职业 asks), often the words that hold the answer."""
+    if not sig.asked:
+        return frozenset()
+    return frozenset(
+        t
+        for s in scored
+        if s.record.type is not MemoryType.EPISODE and states(s.record, sig.asked)
+        for t in s.record.source.turn_ids
+    )
 
 
 def session_of(r: MemoryRecord) -> str | None:

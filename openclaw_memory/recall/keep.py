@@ -26,6 +26,7 @@ from .gate import (
     relative_bar,
     relevant,
     signals,
+    stated_turns,
     unheld_margin,
     unheld_note,
 )
@@ -57,6 +58,8 @@ def keep(
     window = window_start(query, now)
     sig = signals(pool, query) if level(pool) is not None else None
     if sig is not None and relative(pool, cfg, sig):
+        stated = stated_turns(scored, sig)
+        sig = dataclasses.replace(sig, stated=stated)
         sessions, replaced = anchors(scored, pool, sig)
         sig = dataclasses.replace(sig, anchors=sessions, replaced=replaced)
     # the window is relaxed when no live memory inside it is relevant
