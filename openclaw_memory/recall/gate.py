@@ -76,6 +76,7 @@ meaning by `recall.unheld_margin`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -332,11 +333,17 @@ class Signals:
     #: (`stated_turns`), has evidence of its own
     asked: frozenset[str] = frozenset()
     stated: frozenset[str] = frozenset()
+    #: the sessions most of whose pooled turns have evidence of their own (`anchors`): their
+    #: other turns are gated by the absolute bar
+    topical: frozenset[str] = frozenset()
     #: the times ahead the request names ("next week", 下周): a memory that names one has
     #: evidence, in whichever language it is written
     ahead: frozenset[str] = frozenset()
 
 
+#: a conversation is about the request when more than half of its pooled turns, and at least
+#: this many, have evidence of their own (`anchors`)
+TOPICAL_TURNS = 2
 #: a script's crowd needs at least this many vector candidates of it (fewer: the bank's level)
 CROWD_MIN = 3
 #: the speakers of an agent's own session (capture: a turn's speaker when none is named)
@@ -409,6 +416,11 @@ def _relative(
         # a turn of a conversation between people, around a memory with evidence: the answer in
         # the words of a dialogue ("九月八号，周日" after the shop's name), gated as before
         return cos >= b.alone
+    if not another and r.type is MemoryType.EPISODE and session_of(r) in sig.topical:
+        # a turn of a conversation most of whose pooled turns have evidence: the conversation is
+        # about what the request asks, and this turn of it too ("Can you give me an overview of
+        # the recent advancements ..." among turns asking for papers and conferences)
+        return cos >= b.alone
     return (
         not another
         and raw >= sig.best
@@ -462,25 +474,46 @@ def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
     return term_hits(sig.terms, tokens, r.text) > 0
 
 
+def anchored(sig: Signals, scored: Sequence[ScoredMemory], pool: Pool) -> Signals:
+    """`sig` with what the pooled memories say of the request filled in: the turns memories
+    that state what it asks about were distilled from (`stated_turns`), then the sessions,
+    replaced memories and conversations on its topic (`anchors`)."""
+    sig = dataclasses.replace(sig, stated=stated_turns(scored, sig))
+    sessions, replaced, topical = anchors(scored, pool, sig)
+    return dataclasses.replace(sig, anchors=sessions, replaced=replaced, topical=topical)
+
+
 def anchors(
     scored: Sequence[ScoredMemory], pool: Pool, sig: Signals
-) -> tuple[frozenset[str], frozenset[str]]:
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """The sessions of the pooled memories other than the standing profile that have evidence of
-    their own for the request (see `Signals`), and the replaced curated memories their turns
+    their own for the request (see `Signals`), the replaced curated memories their turns
     were distilled into ("I drive a Passat" matches "what car do I drive?"; the fact it became
-    was replaced by "sold the Passat, bought a BYD", which shares no word with the question)."""
+    was replaced by "sold the Passat, bought a BYD", which shares no word with the question),
+    and the sessions most of whose pooled turns have evidence (`TOPICAL_TURNS` at least): a
+    conversation about what the request asks."""
     sessions: set[str] = set()
     replaced: set[str] = set()
+    turns: dict[str, list[bool]] = {}
     for s in scored:
-        if ("profile" in s.channels and standing(s.record)) or not names_person(s.record, sig):
+        r = s.record
+        if ("profile" in s.channels and standing(r)) or not names_person(r, sig):
             continue
-        if not evidence(s, pool, sig):
+        has = evidence(s, pool, sig)
+        key = session_of(r)
+        if r.type is MemoryType.EPISODE and key is not None:
+            turns.setdefault(key, []).append(has)
+        if not has:
             continue
-        key = session_of(s.record)
         if key is not None:
             sessions.add(key)
-        replaced.update(pool.retired[t] for t in s.record.source.turn_ids if t in pool.retired)
-    return frozenset(sessions), frozenset(replaced)
+        replaced.update(pool.retired[t] for t in r.source.turn_ids if t in pool.retired)
+    topical = frozenset(
+        k
+        for k, marks in turns.items()
+        if sum(marks) >= TOPICAL_TURNS and 2 * sum(marks) > len(marks)
+    )
+    return frozenset(sessions), frozenset(replaced), topical
 
 
 def stated_turns(scored: Sequence[ScoredMemory], sig: Signals) -> frozenset[str]:
