@@ -464,8 +464,10 @@ def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
         return True  # the newer version of what a memory with evidence was distilled into
     if any(c.startswith((KIND, ENTITY + ":")) for c in s.channels):
         return True
-    if states(r, sig.asked) or sig.stated.intersection(r.source.turn_ids):
+    if states(r, sig.asked):
         return True
+    if r.type is MemoryType.EPISODE and sig.stated.intersection(r.source.turn_ids):
+        return True  # the turn itself, not a summary of the session it was said in
     if sig.ahead and sig.ahead & ahead(r.text):
         return True
     tokens = pool.tokens.get(r.id)
