@@ -53,13 +53,14 @@ read from conversation ("I love hiking") is gated like any memory.
 
 With the levels known, that absolute bar is only the floor (`Signals`): a memory with no
 evidence of its own (no content word of the request, attribute, kind, entity, subject, date, or
-newer version of a memory that has them) must stand out of what an unrelated memory of its
-script scores for this request, or be the store's best candidate by a clear gap. In a small
-store of an agent's session (mostly requests for help) nearly every memory clears the absolute
-bar for any request. A turn of a conversation between people around a memory with evidence,
-and any memory for a request that names one of the speakers, stay gated by the absolute bar:
-such conversations answer in the words of a dialogue ("九月八号，周日"), sharing none with the
-question.
+newer version of a memory that has them; no key of what the request asks about or time ahead it
+names, `recall/asked.py`) must stand out of what an unrelated memory of its script scores for
+this request, or be the store's best candidate by a clear gap. In a small store of an agent's
+session (mostly requests for help) nearly every memory clears the absolute bar for any request.
+A turn of a conversation between people around a memory with evidence, a turn of a conversation
+most of whose pooled turns have evidence, and any memory for a request that names one of the
+speakers, stay gated by the absolute bar: such conversations answer in the words of a dialogue
+("九月八号，周日"), sharing none with the question.
 
 That absolute bar lets through what a large store always holds near it: "What is Caroline's
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
@@ -299,7 +300,10 @@ class Signals:
     - with evidence of its own, the absolute bar with keyword evidence: it holds a content word
       of the request (`terms`: its topic terms, the words that frame a question aside), names an
       attribute it names (`pool.agreeing`), a member of a kind it names, an entity it names, its
-      subject, type or date (the structure signal);
+      subject, type or date (the structure signal); or it states what the request asks about as
+      the write side keys it (`asked`: 我的车是什么？ and a fact filed under the car; "My name
+      is 王磊." for 我叫什么名字？), is the turn such a memory was distilled from, or names a time
+      ahead the request names (next week, 下周);
     - on meaning alone, it beats the level of its own script by `recall.personal_margin`
       (`personal_margin_across` for a memory in the other language than the request): the higher
       of the request's background bank in that language and the crowd of the user's vector

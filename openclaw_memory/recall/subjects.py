@@ -72,8 +72,8 @@ def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
 
 
 def roots_used(text: str) -> frozenset[str]:
-    """The subject roots whose vocabulary the text uses ("what do I do for a living?": job,
-    employer, work_location; 职业: the same)."""
+    """The subject roots whose vocabulary the text uses ("where do I work?": job, employer,
+    work_location; 职业: the same)."""
     return frozenset(root for root, p in _PATTERNS.items() if _uses(p, text))
 
 
