@@ -10,7 +10,6 @@ bar. The pools are built by hand: the cosines are the numbers under test, not an
 
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 
@@ -238,7 +237,7 @@ def _pool_gate(
 ) -> bool:
     """Whether memory `target` passes in a pool of `memories` (record, cosine) and the fillers,
     with the signals `keep` reads (the sessions and replaced memories of those with evidence)."""
-    from openclaw_memory.recall.gate import anchors
+    from openclaw_memory.recall.gate import anchored
 
     pool = Pool(
         background=levels["background"],
@@ -261,8 +260,7 @@ def _pool_gate(
         scored.append(ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",)))
     query = build_query(request)
     sig = signals(pool, query)
-    sessions, replaced = anchors(scored, pool, sig)
-    sig = dataclasses.replace(sig, anchors=sessions, replaced=replaced)
+    sig = anchored(sig, scored, pool)
     s = next(x for x in scored if x.record.id == target)
     return relevant(s, pool, MIN_SEMANTIC, RecallConfig(), sig)
 
@@ -327,3 +325,143 @@ def test_the_newer_version_of_a_matching_memory_answers_what_it_asks_now(
     )
     memories = [(old, cos + 0.04), (new, cos)]
     assert _pool_gate(request_text, memories, "new", levels, retired={"t1": "old"}) is passes
+
+
+def _fact(rid: str, kind: MemoryType, subject: str, text: str, turn: str = "") -> MemoryRecord:
+    source = Source(turn_ids=(turn,)) if turn else Source()
+    return MemoryRecord(rid, ALICE, kind, text, subject=subject, source=source)
+
+
+@pytest.mark.parametrize(
+    "request_text,kind,subject,summary,levels,cos",
+    [
+        # the attribute it names, keyed as the write side keys "my boss is ...", 我的车是… (a
+        # memory's text holds its key: "manager", "car", never the word the question uses)
+        ("Who is my boss?", MemoryType.FACT, "manager", "The user reports to Dana now", EN, 0.81),
+        ("我的领导是谁？", MemoryType.FACT, "manager", "用户现在向李总汇报", ZH, 0.855),
+        ("我的车是什么？", MemoryType.FACT, "car", "用户开的是特斯拉", ZH, 0.855),
+        # the attribute it names, keyed by the profile subject whose vocabulary holds it
+        (
+            "What is my occupation?",
+            MemoryType.PREFERENCE,
+            "job",
+            "The user quit teaching",
+            EN,
+            0.81,
+        ),
+        ("我的职业是什么？", MemoryType.PREFERENCE, "job", "用户不当老师了", ZH, 0.855),
+    ],
+)
+@pytest.mark.parametrize("filed_under,passes", [(True, True), (False, False)])
+def test_a_memory_filed_under_what_the_request_asks_about_has_evidence(
+    request_text, kind, subject, summary, levels, cos, filed_under, passes
+):
+    # the value shares no word with the question, and the question names no attribute of the
+    # attribute table: the key it is filed under is the evidence
+    memory = _fact("m", kind, subject if filed_under else "diet", summary)
+    assert _pool_gate(request_text, [(memory, cos)], "m", levels) is passes
+
+
+@pytest.mark.parametrize(
+    "request_text,said,summary,levels,cos",
+    [
+        (
+            "What is my occupation?",
+            "I quit teaching, I'm a product manager now.",
+            "The user quit teaching",
+            EN,
+            0.81,
+        ),
+        ("我的职业是什么？", "我不当老师了，改做产品经理了。", "用户不当老师了", ZH, 0.855),
+    ],
+)
+@pytest.mark.parametrize("subject,passes", [("job", True), ("diet", False)])
+def test_the_turn_a_memory_filed_under_the_asked_key_came_from_has_evidence(
+    request_text, said, summary, levels, cos, subject, passes
+):
+    # the distilled memory keeps the change, the user's own words keep the new value
+    turn = MemoryRecord(
+        "t", ALICE, MemoryType.EPISODE, said, tags=("user",), source=Source(turn_ids=("t2",))
+    )
+    memory = _fact("m", MemoryType.PREFERENCE, subject, summary, "t2")
+    memories = [(turn, cos), (memory, cos - 0.02)]
+    assert _pool_gate(request_text, memories, "t", levels) is passes
+
+
+@pytest.mark.parametrize(
+    "request_text,memory,levels,cos,passes",
+    [
+        # the user's name asked in one language, stated in the other
+        ("我叫什么名字？", "My name is 王磊.", ZH, 0.84, True),
+        ("What is my name?", "我的名字是陈静。", EN, 0.81, True),
+        # a question about the pet's name does not ask the user's
+        ("我的宠物叫什么名字？", "My name is 王磊.", ZH, 0.84, False),
+        ("What is my pet's name?", "我的名字是陈静。", EN, 0.81, False),
+    ],
+)
+def test_an_attribute_of_the_users_own_is_the_same_key_in_either_language(
+    request_text, memory, levels, cos, passes
+):
+    turn = MemoryRecord("t", ALICE, MemoryType.EPISODE, memory, tags=("user",))
+    assert _pool_gate(request_text, [(turn, cos)], "t", levels) is passes
+
+
+@pytest.mark.parametrize(
+    "request_text,ahead,behind,levels,cos",
+    [
+        (
+            "我下周去哪里出差？",
+            "I'm flying to Madrid next week for work.",
+            "I flew to Madrid last week for work.",
+            ZH,
+            0.79,
+        ),
+        ("Where am I flying to next week?", "我下周去成都出差。", "我上周去成都出差了。", EN, 0.80),
+    ],
+)
+@pytest.mark.parametrize("names_it,passes", [(True, True), (False, False)])
+def test_a_memory_of_the_time_ahead_the_request_names_has_evidence_across_languages(
+    request_text, ahead, behind, levels, cos, names_it, passes
+):
+    turn = MemoryRecord("t", ALICE, MemoryType.EPISODE, ahead if names_it else behind)
+    assert _pool_gate(request_text, [(turn, cos)], "t", levels) is passes
+
+
+TOPICAL = {
+    "en": (
+        "Which conferences on medical imaging should I attend?",
+        [
+            "I'm presenting at a medical imaging conference in May.",
+            "I want to read more papers on medical imaging.",
+        ],
+        "Give me an overview of recent advances in deep learning for radiology.",
+        "I had pasta for lunch.",
+        EN,
+        0.82,
+    ),
+    "zh": (
+        "我应该去参加哪些医学影像的会议？",
+        ["我五月要在一个医学影像会议上做报告。", "我想多读一些医学影像方面的论文。"],
+        "给我概述一下深度学习在放射科的最新进展。",
+        "我中午吃了意大利面。",
+        ZH,
+        0.855,
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("with_evidence,passes", [(2, True), (1, False)])
+def test_a_turn_of_a_conversation_about_the_request_is_gated_by_the_absolute_bar(
+    lang, with_evidence, passes
+):
+    # most of the session's pooled turns have evidence: it is a conversation about what the
+    # request asks, and a turn of it with no word of the request is about it too; with one
+    # such turn among others the session is about other things
+    request_text, matching, target, unrelated, levels, cos = TOPICAL[lang]
+    texts = [*matching[:with_evidence], *[unrelated] * (2 - with_evidence), target]
+    memories = [
+        (_turn(f"m{i}", "user", text), cos + (0.01 if text != target else 0.0))
+        for i, text in enumerate(texts)
+    ]
+    assert _pool_gate(request_text, memories, f"m{len(texts) - 1}", levels) is passes

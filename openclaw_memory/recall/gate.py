@@ -53,13 +53,14 @@ read from conversation ("I love hiking") is gated like any memory.
 
 With the levels known, that absolute bar is only the floor (`Signals`): a memory with no
 evidence of its own (no content word of the request, attribute, kind, entity, subject, date, or
-newer version of a memory that has them) must stand out of what an unrelated memory of its
-script scores for this request, or be the store's best candidate by a clear gap. In a small
-store of an agent's session (mostly requests for help) nearly every memory clears the absolute
-bar for any request. A turn of a conversation between people around a memory with evidence,
-and any memory for a request that names one of the speakers, stay gated by the absolute bar:
-such conversations answer in the words of a dialogue ("九月八号，周日"), sharing none with the
-question.
+newer version of a memory that has them; no key of what the request asks about or time ahead it
+names, `recall/asked.py`) must stand out of what an unrelated memory of its script scores for
+this request, or be the store's best candidate by a clear gap. In a small store of an agent's
+session (mostly requests for help) nearly every memory clears the absolute bar for any request.
+A turn of a conversation between people around a memory with evidence, a turn of a conversation
+most of whose pooled turns have evidence, and any memory for a request that names one of the
+speakers, stay gated by the absolute bar: such conversations answer in the words of a dialogue
+("九月八号，周日"), sharing none with the question.
 
 That absolute bar lets through what a large store always holds near it: "What is Caroline's
 blood type?", 我的护照号码是多少？ asked of a store that never spoke of them got five to seven
@@ -76,6 +77,7 @@ meaning by `recall.unheld_margin`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -89,6 +91,7 @@ from ..extract.filter import is_contentless
 from ..extract.slot import is_instruction
 from ..lang.text import has_cjk, search_tokens
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
+from .asked import ahead, asked, states
 from .entity_channel import ENTITY
 from .pool import Pool
 from .query import RecallQuery
@@ -297,7 +300,10 @@ class Signals:
     - with evidence of its own, the absolute bar with keyword evidence: it holds a content word
       of the request (`terms`: its topic terms, the words that frame a question aside), names an
       attribute it names (`pool.agreeing`), a member of a kind it names, an entity it names, its
-      subject, type or date (the structure signal);
+      subject, type or date (the structure signal); or it states what the request asks about as
+      the write side keys it (`asked`: 我的车是什么？ and a fact filed under the car; "My name
+      is 王磊." for 我叫什么名字？), is the turn such a memory was distilled from, or names a time
+      ahead the request names (next week, 下周);
     - on meaning alone, it beats the level of its own script by `recall.personal_margin`
       (`personal_margin_across` for a memory in the other language than the request): the higher
       of the request's background bank in that language and the crowd of the user's vector
@@ -326,8 +332,22 @@ class Signals:
     #: the curated memories that those memories' turns were distilled into, since replaced: their
     #: newer versions say what the request asks about now (`anchors`)
     replaced: frozenset[str] = frozenset()
+    #: what the request asks about as the write side keys it (recall/asked.py): a memory that
+    #: states one of these keys, or a turn a memory that states one was distilled from
+    #: (`stated_turns`), has evidence of its own
+    asked: frozenset[str] = frozenset()
+    stated: frozenset[str] = frozenset()
+    #: the sessions most of whose pooled turns have evidence of their own (`anchors`): their
+    #: other turns are gated by the absolute bar
+    topical: frozenset[str] = frozenset()
+    #: the times ahead the request names ("next week", 下周): a memory that names one has
+    #: evidence, in whichever language it is written
+    ahead: frozenset[str] = frozenset()
 
 
+#: a conversation is about the request when more than half of its pooled turns, and at least
+#: this many, have evidence of their own (`anchors`)
+TOPICAL_TURNS = 2
 #: a script's crowd needs at least this many vector candidates of it (fewer: the bank's level)
 CROWD_MIN = 3
 #: the speakers of an agent's own session (capture: a turn's speaker when none is named)
@@ -356,6 +376,8 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
         ranked[0],
         ranked[1],
         names_world(pool, text),
+        asked=asked(unquoted(text)),
+        ahead=ahead(unquoted(text)),
     )
 
 
@@ -397,6 +419,11 @@ def _relative(
     if not another and dialogue_turn(r) and session_of(r) in sig.anchors:
         # a turn of a conversation between people, around a memory with evidence: the answer in
         # the words of a dialogue ("九月八号，周日" after the shop's name), gated as before
+        return cos >= b.alone
+    if not another and r.type is MemoryType.EPISODE and session_of(r) in sig.topical:
+        # a turn of a conversation most of whose pooled turns have evidence: the conversation is
+        # about what the request asks, and this turn of it too ("Can you give me an overview of
+        # the recent advancements ..." among turns asking for papers and conferences)
         return cos >= b.alone
     return (
         not another
@@ -441,31 +468,72 @@ def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
         return True  # the newer version of what a memory with evidence was distilled into
     if any(c.startswith((KIND, ENTITY + ":")) for c in s.channels):
         return True
+    if states(r, sig.asked):
+        return True
+    if r.type is MemoryType.EPISODE and sig.stated.intersection(r.source.turn_ids):
+        return True  # the turn itself, not a summary of the session it was said in
+    if sig.ahead and sig.ahead & ahead(r.text):
+        return True
     tokens = pool.tokens.get(r.id)
     if tokens is None:
         tokens = frozenset(search_tokens(r.text))
     return term_hits(sig.terms, tokens, r.text) > 0
 
 
+def anchored(sig: Signals, scored: Sequence[ScoredMemory], pool: Pool) -> Signals:
+    """`sig` with what the pooled memories say of the request filled in: the turns memories
+    that state what it asks about were distilled from (`stated_turns`), then the sessions,
+    replaced memories and conversations on its topic (`anchors`)."""
+    sig = dataclasses.replace(sig, stated=stated_turns(scored, sig))
+    sessions, replaced, topical = anchors(scored, pool, sig)
+    return dataclasses.replace(sig, anchors=sessions, replaced=replaced, topical=topical)
+
+
 def anchors(
     scored: Sequence[ScoredMemory], pool: Pool, sig: Signals
-) -> tuple[frozenset[str], frozenset[str]]:
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """The sessions of the pooled memories other than the standing profile that have evidence of
-    their own for the request (see `Signals`), and the replaced curated memories their turns
+    their own for the request (see `Signals`), the replaced curated memories their turns
     were distilled into ("I drive a Passat" matches "what car do I drive?"; the fact it became
-    was replaced by "sold the Passat, bought a BYD", which shares no word with the question)."""
+    was replaced by "sold the Passat, bought a BYD", which shares no word with the question),
+    and the sessions most of whose pooled turns have evidence (`TOPICAL_TURNS` at least): a
+    conversation about what the request asks."""
     sessions: set[str] = set()
     replaced: set[str] = set()
+    turns: dict[str, list[bool]] = {}
     for s in scored:
-        if ("profile" in s.channels and standing(s.record)) or not names_person(s.record, sig):
+        r = s.record
+        if ("profile" in s.channels and standing(r)) or not names_person(r, sig):
             continue
-        if not evidence(s, pool, sig):
+        has = evidence(s, pool, sig)
+        key = session_of(r)
+        if r.type is MemoryType.EPISODE and key is not None:
+            turns.setdefault(key, []).append(has)
+        if not has:
             continue
-        key = session_of(s.record)
         if key is not None:
             sessions.add(key)
-        replaced.update(pool.retired[t] for t in s.record.source.turn_ids if t in pool.retired)
-    return frozenset(sessions), frozenset(replaced)
+        replaced.update(pool.retired[t] for t in r.source.turn_ids if t in pool.retired)
+    topical = frozenset(
+        k
+        for k, marks in turns.items()
+        if sum(marks) >= TOPICAL_TURNS and 2 * sum(marks) > len(marks)
+    )
+    return frozenset(sessions), frozenset(replaced), topical
+
+
+def stated_turns(scored: Sequence[ScoredMemory], sig: Signals) -> frozenset[str]:
+    """The turns that pooled curated memories stating what the request asks about (`asked`)
+    were distilled from: such a turn says it in the user's own words ("我不当老师了，改做产品经理
+    了" under the job a question about 职业 asks), often the words that hold the answer."""
+    if not sig.asked:
+        return frozenset()
+    return frozenset(
+        t
+        for s in scored
+        if s.record.type is not MemoryType.EPISODE and states(s.record, sig.asked)
+        for t in s.record.source.turn_ids
+    )
 
 
 def session_of(r: MemoryRecord) -> str | None:

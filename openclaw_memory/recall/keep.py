@@ -6,7 +6,6 @@ ranked above it says in fewer words.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
@@ -18,7 +17,7 @@ from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .pool import Pool
 from .gate import (
     Signals,
-    anchors,
+    anchored,
     bars,
     level,
     level_note,
@@ -57,8 +56,7 @@ def keep(
     window = window_start(query, now)
     sig = signals(pool, query) if level(pool) is not None else None
     if sig is not None and relative(pool, cfg, sig):
-        sessions, replaced = anchors(scored, pool, sig)
-        sig = dataclasses.replace(sig, anchors=sessions, replaced=replaced)
+        sig = anchored(sig, scored, pool)
     # the window is relaxed when no live memory inside it is relevant
     relaxed = window is not None and not any(
         s.record.type in WINDOWED_TYPES

@@ -71,6 +71,12 @@ def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
     return tuple(p for p in _VOCABULARIES if _uses(p, text))
 
 
+def roots_used(text: str) -> frozenset[str]:
+    """The subject roots whose vocabulary the text uses ("where do I work?": job, employer,
+    work_location; 职业: the same)."""
+    return frozenset(root for root, p in _PATTERNS.items() if _uses(p, text))
+
+
 def asks_about(subject: str, text: str) -> bool:
     """Whether the request text asks about this profile subject in the subject's vocabulary
     (the subject's root: "degree/master" -> "degree")."""
