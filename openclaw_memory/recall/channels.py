@@ -271,6 +271,11 @@ CHANNELS = (
 )
 
 
+#: read steps after the channels that a switch turns off as it turns off a channel
+#: (`channel.bridge`: the two-hop read of a described subject, recall/bridge.py)
+STEPS = ("bridge",)
+
+
 def channel_switch(name: str) -> str:
     """The switch name of the channel `name` ("channel.vector")."""
     return f"channel.{name}"

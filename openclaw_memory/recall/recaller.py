@@ -17,6 +17,7 @@ from ..extract.filter import is_contentless
 from ..core.switches import Switches, switches_from
 from ..config.tuning import tuned, tuned_int
 from ..types import MemoryRecord, ScoredMemory, Scope
+from .bridge import Bridge
 from .channels import build_channels, channel_switch
 from .entity_channel import EntityReads
 from .pool import Channel, Pool, SharedSearch
@@ -101,6 +102,9 @@ class Recaller:
             else tuple(channels)
         )
         self.kinds = self.switches.on(channel_switch("kind"))
+        self.bridge = (
+            Bridge(engine, self._embed) if self.switches.on(channel_switch("bridge")) else None
+        )
         self.langs = languages(self.switches)
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
         self.parallel = parallel
@@ -136,6 +140,8 @@ class Recaller:
         if mine:  # the values of the profile subjects it asks about (recall/subjects.py)
             query = dataclasses.replace(query, kinds=query.kinds + mine)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
+        if self.bridge is not None and query.described:
+            ranked = self.bridge(scope, query, ranked, pool)
         ranked = set_requests_aside(ranked)
         if query.several:
             ranked = cover_sessions(ranked)
@@ -148,6 +154,10 @@ class Recaller:
             units=CONTEXT_UNITS,
         )
         return RecallResult(query, ranked)
+
+    def _embed(self, scope: Scope, text: str) -> np.ndarray:
+        """The query vector of text, for scope's owner (cached as the request's own)."""
+        return self.query_vectors.embed((scope.user_id, scope.agent_id), text)
 
     def _context_after(self, query: RecallQuery) -> int:
         """Turns after a recalled turn it is delivered with: one more for a list question
