@@ -7,8 +7,10 @@ and ranks near the top; the memory that answers ("My cousin works as a nurse", �
 石家庄) shares no word with the request, so no channel proposes it.
 
 After the first ranking, the ranked memory near the top that holds most of the description's
-terms is the bridge. Its words the request does not have (stopwords and first-person words aside:
-"cousin", 表姐, an event's name) are the holder: the one the request describes. The holder's
+value ("x@y.com" of "whose email is x@y.com") is the bridge (two of them when two memories hold
+it alike: two people may share what is described). Its words the request does not have
+(stopwords, first-person words and the speakers' names aside: "cousin", 表姐, an event's name)
+are the holder: the one the request describes. The holder's
 memories, found by keyword search over those words, are ranked by their cosine with what the
 request asks of the holder (its sentence without the description), their share of the holder's
 words breaking near ties; the best of them joins the ranking right after the bridge, with the
@@ -29,11 +31,14 @@ from ..types import MemoryRecord, ScoredMemory, Scope
 from .cover import ranked_place
 from .pool import Pool
 from .query import Described, RecallQuery
+from .speaker_channel import speakers
 
 #: ranked places (from the top) the bridge is looked for in
 DEPTH = tuned_int("bridge.depth")
 #: share of the description's terms the bridge holds at least
 MIN_SHARE = tuned("bridge.min_share")
+#: bridges read for one description at most
+BRIDGES = tuned_int("bridge.bridges")
 #: what holding all of the holder's words adds to a candidate's cosine with the asked part
 HOLDER_WEIGHT = tuned("bridge.holder_weight")
 #: the holder's memories read by keyword search
@@ -54,9 +59,11 @@ class Bridge:
         self, scope: Scope, query: RecallQuery, ranked: Sequence[ScoredMemory], pool: Pool
     ) -> list[ScoredMemory]:
         out = list(ranked)
-        asked = frozenset(search_tokens(query.current or query.text))
+        # the request's words and the speakers' names name no holder
+        asked = frozenset(search_tokens(query.current or query.text)) | speaker_words(pool)
         for described in query.described:
-            out = self._join(scope, query, described, asked, out, pool)
+            for bridge in bridges(out, described, pool):
+                out = self._join(scope, query, described, asked, out, bridge, pool)
         return out
 
     def _join(
@@ -66,21 +73,19 @@ class Bridge:
         described: Described,
         asked: frozenset[str],
         ranked: list[ScoredMemory],
+        bridge: ScoredMemory,
         pool: Pool,
     ) -> list[ScoredMemory]:
-        """ranked with the best memory of the holder the description finds right after its
-        bridge (ranked as it was when there is no bridge or no such memory)."""
-        at = bridge_at(ranked, described, pool)
-        if at is None:
-            return ranked
-        bridge = ranked[at]
-        holder = holder_words(search_tokens(bridge.record.text), asked)
+        """ranked with the best memory of the bridge's holder right after the bridge (ranked as
+        it was when there is no such memory)."""
+        holder = holder_words(search_tokens(bridge.record.summary), asked)
         if not holder:
             return ranked
         found = self._holders_memories(scope, query, holder, described, bridge, pool)
         if not found:
             return ranked
         best = self._best(scope, found, described, holder, pool)
+        at = next(i for i, s in enumerate(ranked) if s.record.id == bridge.record.id)
         place = next((i for i, s in enumerate(ranked) if s.record.id == best.id), None)
         if place is not None and place < at:
             return ranked  # ranked above its bridge already
@@ -137,22 +142,24 @@ class Bridge:
         return max(found, key=score)
 
 
-def bridge_at(ranked: Sequence[ScoredMemory], described: Described, pool: Pool) -> int | None:
-    """The index of the bridge: among the first DEPTH memories holding a place in the ranking,
-    the one holding the largest share of the description's terms (the higher ranked of equals),
-    MIN_SHARE at least; None when none does."""
-    best: tuple[float, int] | None = None
-    seen = 0
-    for i, s in enumerate(ranked):
-        if seen == DEPTH:
-            break
-        if not ranked_place(s):
-            continue
-        seen += 1
-        held = share(described.terms, _tokens(s.record, pool), s.record.text)
-        if held >= MIN_SHARE and (best is None or held > best[0]):
-            best = (held, i)
-    return None if best is None else best[1]
+def bridges(ranked: Sequence[ScoredMemory], described: Described, pool: Pool) -> list[ScoredMemory]:
+    """The bridges, in rank order: among the first DEPTH memories holding a place in the ranking,
+    those holding the largest share of the description's value (some of it at least) and
+    MIN_SHARE of all its terms, BRIDGES at most (two people may share the value described)."""
+    held: list[tuple[float, ScoredMemory]] = []
+    for s in [s for s in ranked if ranked_place(s)][:DEPTH]:
+        tokens = _tokens(s.record, pool)
+        value = share(described.value_terms, tokens, s.record.text)
+        if value > 0 and share(described.terms, tokens, s.record.text) >= MIN_SHARE:
+            held.append((value, s))
+    best = max((v for v, _ in held), default=0.0)
+    return [s for v, s in held if v == best][:BRIDGES]
+
+
+def speaker_words(pool: Pool) -> frozenset[str]:
+    """The search tokens of the pooled memories' speakers (a speaker names no one described)."""
+    names = {name for r in pool.records.values() for name in speakers(r)}
+    return frozenset(t for name in names for t in search_tokens(name))
 
 
 def holder_words(tokens: Sequence[str], asked: frozenset[str]) -> tuple[str, ...]:

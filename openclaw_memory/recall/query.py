@@ -105,6 +105,9 @@ class Described:
     asked: str
     #: the description's search terms (as `RecallQuery.terms`)
     terms: tuple[str, ...]
+    #: those of its value ("x@y.com" of "whose email is x@y.com"): all of them when it names no
+    #: attribute ("who lives in Porto")
+    value_terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,22 +224,25 @@ def described(text: str, langs: Languages) -> tuple[Described, ...]:
     A relative clause names the one meant by what is true of it ("the friend who lives in
     Porto", 那个生日是1月17日的人); the rest of its sentence asks something else of it ("what
     does ... do?", 家乡是什么？). Each language's `describe` table holds the clause (`marker`,
-    its group `said`) and where a sentence ends (`end`)."""
+    its group `said`), the value in a description that names an attribute (`value`) and where a
+    sentence ends (`end`)."""
     found: list[tuple[int, Described]] = []
     for pack in langs.all():
         table = pack.table("describe")
-        end = table.entry("end").pattern
+        end, value = table.entry("end").pattern, table.entry("value").pattern
         for m in table.entry("marker").pattern.finditer(text):
             said = m.group("said").strip()
             terms = _terms(said)
             if not terms:
                 continue
+            named = value.search(said)
+            values = _terms(named.group("value")) if named else ()
             starts = [e.end() for e in end.finditer(text, 0, m.start())]
             stop = end.search(text, m.end())
-            head = text[starts[-1] if starts else 0 : m.start("said")]
-            tail = text[m.end("said") : stop.end() if stop else len(text)]
+            head = text[starts[-1] if starts else 0 : m.start()]
+            tail = text[m.end() : stop.end() if stop else len(text)]
             asked = " ".join((head + tail).split())
-            found.append((m.start(), Described(said, asked, terms)))
+            found.append((m.start(), Described(said, asked, terms, values or terms)))
     return tuple(d for _, d in sorted(found, key=lambda f: f[0]))
 
 
