@@ -8,9 +8,9 @@ and ranks near the top; the memory that answers ("My cousin works as a nurse", �
 
 After the first ranking, the ranked memory near the top that holds most of the description's
 value ("x@y.com" of "whose email is x@y.com") is the bridge (two of them when two memories hold
-it alike: two people may share what is described). Its words the request does not have
-(stopwords, first-person words and the speakers' names aside: "cousin", 表姐, an event's name)
-are the holder: the one the request describes. The holder's
+it alike: two people may share what is described). Its words before the description's that the
+request does not have (stopwords, first-person words and the speakers' names aside: "cousin",
+表姐, an event's name) are the holder: the one the request describes. The holder's
 memories, found by keyword search over those words, are ranked by their cosine with what the
 request asks of the holder (its sentence without the description), their share of the holder's
 words breaking near ties; the best of them joins the ranking right after the bridge, with the
@@ -78,7 +78,7 @@ class Bridge:
     ) -> list[ScoredMemory]:
         """ranked with the best memory of the bridge's holder right after the bridge (ranked as
         it was when there is no such memory)."""
-        holder = holder_words(search_tokens(bridge.record.summary), asked)
+        holder = holder_words(subject_part(bridge.record.summary, described.terms), asked)
         if not holder:
             return ranked
         found = self._holders_memories(scope, query, holder, described, bridge, pool)
@@ -144,22 +144,35 @@ class Bridge:
 
 def bridges(ranked: Sequence[ScoredMemory], described: Described, pool: Pool) -> list[ScoredMemory]:
     """The bridges, in rank order: among the first DEPTH memories holding a place in the ranking,
-    those holding the largest share of the description's value (some of it at least) and
-    MIN_SHARE of all its terms, BRIDGES at most (two people may share the value described)."""
-    held: list[tuple[float, ScoredMemory]] = []
+    those holding the largest share of the description's value (some of it at least), then of
+    all its terms (MIN_SHARE at least), BRIDGES at most (two people may share what is
+    described)."""
+    held: list[tuple[tuple[float, float], ScoredMemory]] = []
     for s in [s for s in ranked if ranked_place(s)][:DEPTH]:
         tokens = _tokens(s.record, pool)
         value = share(described.value_terms, tokens, s.record.text)
-        if value > 0 and share(described.terms, tokens, s.record.text) >= MIN_SHARE:
-            held.append((value, s))
-    best = max((v for v, _ in held), default=0.0)
-    return [s for v, s in held if v == best][:BRIDGES]
+        whole = share(described.terms, tokens, s.record.text)
+        if value > 0 and whole >= MIN_SHARE:
+            held.append(((value, whole), s))
+    best = max((k for k, _ in held), default=None)
+    return [s for k, s in held if k == best][:BRIDGES]
 
 
 def speaker_words(pool: Pool) -> frozenset[str]:
     """The search tokens of the pooled memories' speakers (a speaker names no one described)."""
     names = {name for r in pool.records.values() for name in speakers(r)}
     return frozenset(t for name in names for t in search_tokens(name))
+
+
+def subject_part(text: str, terms: Sequence[str]) -> list[str]:
+    """The search tokens of text before the first one of the description's terms: where a
+    statement names whom it is about ("My cousin's email is ...", 我表姐的生日是...), in both
+    languages' order of subject, then attribute and value."""
+    tokens = search_tokens(text)
+    for i, t in enumerate(tokens):
+        if any(t == term or (len(term) >= 2 and term in t) for term in terms):
+            return tokens[:i]
+    return tokens
 
 
 def holder_words(tokens: Sequence[str], asked: frozenset[str]) -> tuple[str, ...]:
