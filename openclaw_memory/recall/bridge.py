@@ -13,8 +13,8 @@ request does not have (stopwords, first-person words and the speakers' names asi
 表姐, an event's name) are the holder: the one the request describes. The holder's
 memories, found by keyword search over those words, are ranked by their cosine with what the
 request asks of the holder (its sentence without the description), their share of the holder's
-words breaking near ties; the best of them joins the ranking right after the bridge, with the
-bridge's fate (kept, or ranked but not injected). `channel.bridge` switches the read off.
+words breaking near ties; the best of them (`bridge.joined` in the tuning table) join the ranking
+right after the bridge, with the bridge's fate (kept, or ranked but not injected). `channel.bridge` switches the read off.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ from .speaker_channel import speakers
 DEPTH = tuned_int("bridge.depth")
 #: share of the description's terms the bridge holds at least
 MIN_SHARE = tuned("bridge.min_share")
+#: the holder's memories nearest to what is asked that join the ranking after its bridge
+JOINED = tuned_int("bridge.joined")
 #: bridges read for one description at most
 BRIDGES = tuned_int("bridge.bridges")
 #: what holding all of the holder's words adds to a candidate's cosine with the asked part
@@ -84,15 +86,10 @@ class Bridge:
         found = self._holders_memories(scope, query, holder, described, bridge, pool)
         if not found:
             return ranked
-        best = self._best(scope, found, described, holder, pool)
-        at = next(i for i, s in enumerate(ranked) if s.record.id == bridge.record.id)
-        place = next((i for i, s in enumerate(ranked) if s.record.id == best.id), None)
-        if place is not None and place < at:
-            return ranked  # ranked above its bridge already
-        joined = _joining(best, bridge, None if place is None else ranked[place])
-        rest = [s for i, s in enumerate(ranked) if i != place]
-        out = [*rest[: at + 1], joined, *rest[at + 1 :]]
-        return [dataclasses.replace(s, rank=i) for i, s in enumerate(out, start=1)]
+        nearest = self._nearest(scope, found, described, holder, pool)[:JOINED]
+        for best in reversed(nearest):  # each right after the bridge: the nearest first
+            ranked = _after(ranked, bridge, best)
+        return [dataclasses.replace(s, rank=i) for i, s in enumerate(ranked, start=1)]
 
     def _holders_memories(
         self,
@@ -117,15 +114,15 @@ class Bridge:
             if r is not None and share(described.terms, _tokens(r, pool), r.text) < MIN_SHARE
         ]
 
-    def _best(
+    def _nearest(
         self,
         scope: Scope,
         found: list[MemoryRecord],
         described: Described,
         holder: tuple[str, ...],
         pool: Pool,
-    ) -> MemoryRecord:
-        """The memory nearest to what is asked of the holder."""
+    ) -> list[MemoryRecord]:
+        """The holder's memories, the nearest to what is asked of the holder first."""
         qvec = self.embed(scope, described.asked)
         unread = [r.id for r in found if r.id not in pool.vectors]
         vectors, parts = self.engine.store.vectors_with_parts(unread)
@@ -139,7 +136,7 @@ class Bridge:
                 cos = max(cos, float((parts[r.id] @ qvec).max()))
             return cos + HOLDER_WEIGHT * share(holder, _tokens(r, pool), r.text)
 
-        return max(found, key=score)
+        return sorted(found, key=score, reverse=True)
 
 
 def bridges(ranked: Sequence[ScoredMemory], described: Described, pool: Pool) -> list[ScoredMemory]:
@@ -198,6 +195,19 @@ def share(terms: Sequence[str], tokens: frozenset[str], text: str) -> float:
 def _tokens(r: MemoryRecord, pool: Pool) -> frozenset[str]:
     held = pool.tokens.get(r.id)
     return held if held is not None else frozenset(search_tokens(r.text))
+
+
+def _after(
+    ranked: list[ScoredMemory], bridge: ScoredMemory, record: MemoryRecord
+) -> list[ScoredMemory]:
+    """ranked with record right after the bridge (as it was when record ranks above it)."""
+    at = next(i for i, s in enumerate(ranked) if s.record.id == bridge.record.id)
+    place = next((i for i, s in enumerate(ranked) if s.record.id == record.id), None)
+    if place is not None and place < at:
+        return ranked
+    joined = _joining(record, bridge, None if place is None else ranked[place])
+    rest = [s for i, s in enumerate(ranked) if i != place]
+    return [*rest[: at + 1], joined, *rest[at + 1 :]]
 
 
 def _joining(
