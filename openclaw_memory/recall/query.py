@@ -2,7 +2,9 @@
 
 A request that talks around its question and then points at it ("what I really want to know
 is ...", 我真正想问的是：...) is read by the question it points at (`focus`, each language's
-`focus` table). A request that describes the one it asks about by one attribute and asks another
+`focus` table). A request of several questions carries each (`questions`, each language's
+`questions` table: recall/share.py gives each its share of the ranking's head). A request that
+describes the one it asks about by one attribute and asks another
 ("the person whose email is X: what is their job?", 那个邮箱地址是…的人，职位是什么？) carries each
 description and what is asked of it (`described`, each language's `describe` table: read by
 recall/bridge.py). Also reads what the request implies about structure: a time window ("last week", 上周; see
@@ -133,6 +135,8 @@ class RecallQuery:
     current: str = ""
     #: the subjects it describes by an attribute and asks another of (`described`)
     described: tuple[Described, ...] = ()
+    #: its questions, when it asks two or more (`questions`); () otherwise
+    questions: tuple[str, ...] = ()
 
     @property
     def tiers(self) -> tuple[str, ...]:
@@ -182,7 +186,7 @@ def build_query(
         if when.spans
         else text
     )
-    terms = _terms(content)
+    terms = content_terms(content)
     return RecallQuery(
         text=text,
         terms=terms,
@@ -196,6 +200,7 @@ def build_query(
         duration=asks_duration(current),
         current=current,
         described=described(current, langs or all_on()),
+        questions=questions(current, langs or all_on()),
     )
 
 
@@ -232,11 +237,11 @@ def described(text: str, langs: Languages) -> tuple[Described, ...]:
         end, value = table.entry("end").pattern, table.entry("value").pattern
         for m in table.entry("marker").pattern.finditer(text):
             said = m.group("said").strip()
-            terms = _terms(said)
+            terms = content_terms(said)
             if not terms:
                 continue
             named = value.search(said)
-            values = _terms(named.group("value")) if named else ()
+            values = content_terms(named.group("value")) if named else ()
             starts = [e.end() for e in end.finditer(text, 0, m.start())]
             stop = end.search(text, m.end())
             head = text[starts[-1] if starts else 0 : m.start()]
@@ -246,7 +251,26 @@ def described(text: str, langs: Languages) -> tuple[Described, ...]:
     return tuple(d for _, d in sorted(found, key=lambda f: f[0]))
 
 
-def _terms(text: str) -> tuple[str, ...]:
+def questions(text: str, langs: Languages) -> tuple[str, ...]:
+    """The questions of a request that asks two or more, in order ("Where does Tom work? Also,
+    when did he move?", ……？另外，……？); () for a request of one question. A question starts
+    where each language's `questions` table (`another`) says the next one starts; a part with
+    no content term (the opening word itself) is no question."""
+    cuts = sorted(
+        {0, len(text)}
+        | {
+            cut
+            for pack in langs.all()
+            for m in pack.table("questions").entry("another").pattern.finditer(text)
+            for cut in m.span()
+        }
+    )
+    parts = [text[a:b].strip() for a, b in zip(cuts, cuts[1:])]
+    asked = tuple(p for p in parts if content_terms(p))
+    return asked if len(asked) > 1 else ()
+
+
+def content_terms(text: str) -> tuple[str, ...]:
     """The content terms of text: its search tokens without stopwords, single Latin letters and
     single CJK characters."""
     return tuple(

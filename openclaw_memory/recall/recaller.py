@@ -18,6 +18,7 @@ from ..core.switches import Switches, switches_from
 from ..config.tuning import tuned, tuned_int
 from ..types import MemoryRecord, ScoredMemory, Scope
 from .bridge import Bridge
+from .share import share_places
 from .channels import build_channels, channel_switch
 from .entity_channel import EntityReads
 from .pool import Channel, Pool, SharedSearch
@@ -105,6 +106,7 @@ class Recaller:
         self.bridge = (
             Bridge(engine, self._embed) if self.switches.on(channel_switch("bridge")) else None
         )
+        self.share = self.switches.on(channel_switch("share"))
         self.langs = languages(self.switches)
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
         self.parallel = parallel
@@ -142,6 +144,8 @@ class Recaller:
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
         if self.bridge is not None and query.described:
             ranked = self.bridge(scope, query, ranked, pool)
+        if self.share and query.questions:
+            ranked = share_places(ranked, query, pool)
         ranked = set_requests_aside(ranked)
         if query.several:
             ranked = cover_sessions(ranked)
