@@ -255,17 +255,17 @@ def questions(text: str, langs: Languages) -> tuple[str, ...]:
     """The questions of a request that asks two or more, in order ("Where does Tom work? Also,
     when did he move?", ……？另外，……？); () for a request of one question. A question starts
     where each language's `questions` table (`another`) says the next one starts; a part with
-    no content term (the opening word itself) is no question."""
-    cuts = sorted(
-        {0, len(text)}
-        | {
-            cut
-            for pack in langs.all()
-            for m in pack.table("questions").entry("another").pattern.finditer(text)
-            for cut in m.span()
-        }
+    no content term is no question."""
+    marks = sorted(
+        m.span()
+        for pack in langs.all()
+        for m in pack.table("questions").entry("another").pattern.finditer(text)
     )
-    parts = [text[a:b].strip() for a, b in zip(cuts, cuts[1:])]
+    parts, at = [], 0
+    for start, end in marks:  # the words that open a question belong to neither
+        parts.append(text[at:start].strip())
+        at = max(at, end)
+    parts.append(text[at:].strip())
     asked = tuple(p for p in parts if content_terms(p))
     return asked if len(asked) > 1 else ()
 

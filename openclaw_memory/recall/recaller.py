@@ -142,13 +142,13 @@ class Recaller:
         if mine:  # the values of the profile subjects it asks about (recall/subjects.py)
             query = dataclasses.replace(query, kinds=query.kinds + mine)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
-        if self.bridge is not None and query.described:
-            ranked = self.bridge(scope, query, ranked, pool)
-        if self.share and query.questions:
-            ranked = share_places(ranked, query, pool)
         ranked = set_requests_aside(ranked)
         if query.several:
             ranked = cover_sessions(ranked)
+        if self.bridge is not None and query.described:
+            ranked = set_requests_aside(self.bridge(scope, query, ranked, pool))
+        if self.share and query.questions:
+            ranked = share_places(ranked, query, pool)
         ranked = attach_context(
             self.engine,
             scope,
