@@ -51,8 +51,8 @@ NAME = "bridge"
 
 
 class Bridge:
-    """Adds, after each memory that matches a description of the request, the best memory of the
-    one it describes (module docstring). `embed`: the query vector of a text for a scope's owner."""
+    """Adds, after each memory that matches a description of the request, the memories of the one
+    it describes nearest to what is asked (module docstring). `embed`: the query vector of a text for a scope's owner."""
 
     def __init__(self, engine: MemoryEngine, embed: Callable[[Scope, str], np.ndarray]) -> None:
         self.engine, self.embed = engine, embed
@@ -78,8 +78,8 @@ class Bridge:
         bridge: ScoredMemory,
         pool: Pool,
     ) -> list[ScoredMemory]:
-        """ranked with the best memory of the bridge's holder right after the bridge (ranked as
-        it was when there is no such memory)."""
+        """ranked with the JOINED memories of the bridge's holder nearest to what is asked right
+        after the bridge (ranked as it was when the holder has none)."""
         holder = holder_words(subject_part(bridge.record.summary, described.terms), asked)
         if not holder:
             return ranked
