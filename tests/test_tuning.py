@@ -19,6 +19,7 @@ PACKAGE = Path(tuning.__file__).resolve().parents[1]
 REPO = PACKAGE.parent
 #: the read path's modules with no tuned number inline (the goal is every module of recall/)
 CLEANED = (
+    "bridge",
     "channels",
     "context",
     "cover",
@@ -33,6 +34,7 @@ CLEANED = (
     "rank",
     "recaller",
     "reference",
+    "share",
     "speaker_channel",
     "subjects",
 )

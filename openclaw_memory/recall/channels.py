@@ -271,6 +271,12 @@ CHANNELS = (
 )
 
 
+#: read steps after the channels that a switch turns off as it turns off a channel
+#: (`channel.bridge`: the two-hop read of a described subject, recall/bridge.py;
+#: `channel.share`: each question of a request its share of the head, recall/share.py)
+STEPS = ("bridge", "share")
+
+
 def channel_switch(name: str) -> str:
     """The switch name of the channel `name` ("channel.vector")."""
     return f"channel.{name}"

@@ -2,7 +2,12 @@
 
 A request that talks around its question and then points at it ("what I really want to know
 is ...", 我真正想问的是：...) is read by the question it points at (`focus`, each language's
-`focus` table). Also reads what the request implies about structure: a time window ("last week", 上周; see
+`focus` table). A request of several questions carries each (`questions`, each language's
+`questions` table: recall/share.py gives each its share of the ranking's head). A request that
+describes the one it asks about by one attribute and asks another
+("the person whose email is X: what is their job?", 那个邮箱地址是…的人，职位是什么？) carries each
+description and what is asked of it (`described`, each language's `describe` table: read by
+recall/bridge.py). Also reads what the request implies about structure: a time window ("last week", 上周; see
 `timeref`), a memory type ("my preferences", 偏好), or an explicit ask for deep recall ("search
 all history", 仔细回忆).
 """
@@ -93,6 +98,21 @@ _DATES_NO_YEAR = (
 
 
 @dataclass(frozen=True)
+class Described:
+    """One subject a request describes rather than names, and what it asks of it."""
+
+    #: the description ("whose email is x@y.com", 邮箱地址是x@y.com)
+    said: str
+    #: its sentence without the description: what is asked of the one described
+    asked: str
+    #: the description's search terms (as `RecallQuery.terms`)
+    terms: tuple[str, ...]
+    #: those of its value ("x@y.com" of "whose email is x@y.com"): all of them when it names no
+    #: attribute ("who lives in Porto")
+    value_terms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class RecallQuery:
     text: str
     terms: tuple[str, ...] = ()
@@ -113,6 +133,10 @@ class RecallQuery:
     duration: bool = False
     #: the current request as recall reads it: a long one by its head and its tail (`tokens.ends`)
     current: str = ""
+    #: the subjects it describes by an attribute and asks another of (`described`)
+    described: tuple[Described, ...] = ()
+    #: its questions, when it asks two or more (`questions`); () otherwise
+    questions: tuple[str, ...] = ()
 
     @property
     def tiers(self) -> tuple[str, ...]:
@@ -162,13 +186,7 @@ def build_query(
         if when.spans
         else text
     )
-    terms = tuple(
-        dict.fromkeys(
-            t
-            for t in search_tokens(content, drop_stopwords=True)  # before stemming: does -> doe
-            if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)
-        )
-    )
+    terms = content_terms(content)
     return RecallQuery(
         text=text,
         terms=terms,
@@ -181,6 +199,8 @@ def build_query(
         kinds=kinds_named(content) if kinds else (),
         duration=asks_duration(current),
         current=current,
+        described=described(current, langs or all_on()),
+        questions=questions(current, langs or all_on()),
     )
 
 
@@ -201,6 +221,65 @@ def focus(text: str, langs: Languages) -> str:
             if question:
                 found.append((m.start(), question))
     return " ".join(q for _, q in sorted(found)) if found else text
+
+
+def described(text: str, langs: Languages) -> tuple[Described, ...]:
+    """The subjects a request describes by one attribute and asks another of, in order.
+
+    A relative clause names the one meant by what is true of it ("the friend who lives in
+    Porto", 那个生日是1月17日的人); the rest of its sentence asks something else of it ("what
+    does ... do?", 家乡是什么？). Each language's `describe` table holds the clause (`marker`,
+    its group `said`), the value in a description that names an attribute (`value`) and where a
+    sentence ends (`end`)."""
+    found: list[tuple[int, Described]] = []
+    for pack in langs.all():
+        table = pack.table("describe")
+        end, value = table.entry("end").pattern, table.entry("value").pattern
+        for m in table.entry("marker").pattern.finditer(text):
+            said = m.group("said").strip()
+            terms = content_terms(said)
+            if not terms:
+                continue
+            named = value.search(said)
+            values = content_terms(named.group("value")) if named else ()
+            starts = [e.end() for e in end.finditer(text, 0, m.start())]
+            stop = end.search(text, m.end())
+            head = text[starts[-1] if starts else 0 : m.start()]
+            tail = text[m.end() : stop.end() if stop else len(text)]
+            asked = " ".join((head + tail).split())
+            found.append((m.start(), Described(said, asked, terms, values or terms)))
+    return tuple(d for _, d in sorted(found, key=lambda f: f[0]))
+
+
+def questions(text: str, langs: Languages) -> tuple[str, ...]:
+    """The questions of a request that asks two or more, in order ("Where does Tom work? Also,
+    when did he move?", ……？另外，……？); () for a request of one question. A question starts
+    where each language's `questions` table (`another`) says the next one starts; a part with
+    no content term is no question."""
+    marks = sorted(
+        m.span()
+        for pack in langs.all()
+        for m in pack.table("questions").entry("another").pattern.finditer(text)
+    )
+    parts, at = [], 0
+    for start, end in marks:  # the words that open a question belong to neither
+        parts.append(text[at:start].strip())
+        at = max(at, end)
+    parts.append(text[at:].strip())
+    asked = tuple(p for p in parts if content_terms(p))
+    return asked if len(asked) > 1 else ()
+
+
+def content_terms(text: str) -> tuple[str, ...]:
+    """The content terms of text: its search tokens without stopwords, single Latin letters and
+    single CJK characters."""
+    return tuple(
+        dict.fromkeys(
+            t
+            for t in search_tokens(text, drop_stopwords=True)  # before stemming: does -> doe
+            if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)
+        )
+    )
 
 
 def explicit_dates(text: str, now: float | None = None) -> tuple[tuple[float, float], ...]:

@@ -17,6 +17,8 @@ from ..extract.filter import is_contentless
 from ..core.switches import Switches, switches_from
 from ..config.tuning import tuned, tuned_int
 from ..types import MemoryRecord, ScoredMemory, Scope
+from .bridge import Bridge
+from .share import share_places
 from .channels import build_channels, channel_switch
 from .entity_channel import EntityReads
 from .pool import Channel, Pool, SharedSearch
@@ -101,6 +103,10 @@ class Recaller:
             else tuple(channels)
         )
         self.kinds = self.switches.on(channel_switch("kind"))
+        self.bridge = (
+            Bridge(engine, self._embed) if self.switches.on(channel_switch("bridge")) else None
+        )
+        self.share = self.switches.on(channel_switch("share"))
         self.langs = languages(self.switches)
         self.background = Background(engine.embedder) if cfg.background_margin is not None else None
         self.parallel = parallel
@@ -139,6 +145,10 @@ class Recaller:
         ranked = set_requests_aside(ranked)
         if query.several:
             ranked = cover_sessions(ranked)
+        if self.bridge is not None and query.described:
+            ranked = set_requests_aside(self.bridge(scope, query, ranked, pool))
+        if self.share and query.questions:
+            ranked = share_places(ranked, query, pool)
         ranked = attach_context(
             self.engine,
             scope,
@@ -148,6 +158,10 @@ class Recaller:
             units=CONTEXT_UNITS,
         )
         return RecallResult(query, ranked)
+
+    def _embed(self, scope: Scope, text: str) -> np.ndarray:
+        """The query vector of text, for scope's owner (cached as the request's own)."""
+        return self.query_vectors.embed((scope.user_id, scope.agent_id), text)
 
     def _context_after(self, query: RecallQuery) -> int:
         """Turns after a recalled turn it is delivered with: one more for a list question

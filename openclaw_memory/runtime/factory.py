@@ -175,9 +175,9 @@ def _switches(cfg: MemoryConfig, recall_channels: Sequence["RecallChannel"]) -> 
     """config's `rules.disabled`, every name checked against the switchable rules of the language
     packs and the channels (the built-in ones and a user's own): a ConfigError naming
     `rules.disabled` for an unknown one."""
-    from ..recall.channels import CHANNELS, channel_switch
+    from ..recall.channels import CHANNELS, STEPS, channel_switch
 
-    names = [*CHANNELS, *(c.name for c in recall_channels)]
+    names = [*CHANNELS, *STEPS, *(c.name for c in recall_channels)]
     known = lang.known_rules() | {channel_switch(name) for name in names}
     return switches_from(cfg.rules.disabled).check(known)
 

@@ -1,0 +1,228 @@
+"""The two-hop read of a request that describes the one it asks about.
+
+"The person whose email is x@y.com: what is their job?", 那个生日是1月17日的人，家乡是什么？: the
+request names its subject by one attribute and asks another (`query.described`). The memory that
+states the attribute ("My cousin's email is x@y.com", 我表姐的生日是1月17号) matches the request
+and ranks near the top; the memory that answers ("My cousin works as a nurse", 我表姐的老家在河北
+石家庄) shares no word with the request, so no channel proposes it.
+
+After the first ranking, the ranked memory near the top that holds most of the description's
+value ("x@y.com" of "whose email is x@y.com") is the bridge (two of them when two memories hold
+it alike: two people may share what is described). Its words before the description's that the
+request does not have (stopwords, first-person words and the speakers' names aside: "cousin",
+表姐, an event's name) are the holder: the one the request describes. The holder's
+memories, found by keyword search over those words, are ranked by their cosine with what the
+request asks of the holder (its sentence without the description), their share of the holder's
+words breaking near ties; the best of them (`bridge.joined` in the tuning table) join the ranking
+right after the bridge, with the bridge's fate (kept, or ranked but not injected). `channel.bridge` switches the read off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..config.tuning import tuned, tuned_int
+from ..lang.text import STOPWORDS, search_tokens
+from ..runtime.engine import MemoryEngine
+from ..types import MemoryRecord, ScoredMemory, Scope
+from .cover import ranked_place
+from .pool import Pool
+from .query import Described, RecallQuery
+from .speaker_channel import speakers
+
+#: ranked places (from the top) the bridge is looked for in
+DEPTH = tuned_int("bridge.depth")
+#: share of the description's terms the bridge holds at least
+MIN_SHARE = tuned("bridge.min_share")
+#: the holder's memories nearest to what is asked that join the ranking after its bridge
+JOINED = tuned_int("bridge.joined")
+#: bridges read for one description at most
+BRIDGES = tuned_int("bridge.bridges")
+#: what holding all of the holder's words adds to a candidate's cosine with the asked part
+HOLDER_WEIGHT = tuned("bridge.holder_weight")
+#: the holder's memories read by keyword search
+HOLDER_READ = tuned_int("bridge.holder_read")
+
+#: the channel name a memory the bridge brought in carries
+NAME = "bridge"
+
+
+class Bridge:
+    """Adds, after each memory that matches a description of the request, the memories of the one
+    it describes nearest to what is asked (module docstring). `embed`: the query vector of a text for a scope's owner."""
+
+    def __init__(self, engine: MemoryEngine, embed: Callable[[Scope, str], np.ndarray]) -> None:
+        self.engine, self.embed = engine, embed
+
+    def __call__(
+        self, scope: Scope, query: RecallQuery, ranked: Sequence[ScoredMemory], pool: Pool
+    ) -> list[ScoredMemory]:
+        out = list(ranked)
+        # the request's words and the speakers' names name no holder
+        asked = frozenset(search_tokens(query.current or query.text)) | speaker_words(pool)
+        for described in query.described:
+            for bridge in bridges(out, described, pool):
+                out = self._join(scope, query, described, asked, out, bridge, pool)
+        return out
+
+    def _join(
+        self,
+        scope: Scope,
+        query: RecallQuery,
+        described: Described,
+        asked: frozenset[str],
+        ranked: list[ScoredMemory],
+        bridge: ScoredMemory,
+        pool: Pool,
+    ) -> list[ScoredMemory]:
+        """ranked with the JOINED memories of the bridge's holder nearest to what is asked right
+        after the bridge (ranked as it was when the holder has none)."""
+        holder = holder_words(subject_part(bridge.record.summary, described.terms), asked)
+        if not holder:
+            return ranked
+        found = self._holders_memories(scope, query, holder, described, bridge, pool)
+        if not found:
+            return ranked
+        nearest = self._nearest(scope, found, described, holder, pool)[:JOINED]
+        for best in reversed(nearest):  # each right after the bridge: the nearest first
+            ranked = _after(ranked, bridge, best)
+        return [dataclasses.replace(s, rank=i) for i, s in enumerate(ranked, start=1)]
+
+    def _holders_memories(
+        self,
+        scope: Scope,
+        query: RecallQuery,
+        holder: tuple[str, ...],
+        described: Described,
+        bridge: ScoredMemory,
+        pool: Pool,
+    ) -> list[MemoryRecord]:
+        """The holder's memories other than those restating the description."""
+        hits = self.engine.keyword(
+            scope, " ".join(holder), limit=HOLDER_READ, statuses=query.statuses
+        )
+        ids = [rid for rid, _ in hits if rid != bridge.record.id]
+        known = {rid: pool.records[rid] for rid in ids if rid in pool.records}
+        read = self.engine.get_many(scope, [rid for rid in ids if rid not in known])
+        records = [known.get(rid) or read.get(rid) for rid in ids]
+        return [
+            r
+            for r in records
+            if r is not None and share(described.terms, _tokens(r, pool), r.text) < MIN_SHARE
+        ]
+
+    def _nearest(
+        self,
+        scope: Scope,
+        found: list[MemoryRecord],
+        described: Described,
+        holder: tuple[str, ...],
+        pool: Pool,
+    ) -> list[MemoryRecord]:
+        """The holder's memories, the nearest to what is asked of the holder first."""
+        qvec = self.embed(scope, described.asked)
+        unread = [r.id for r in found if r.id not in pool.vectors]
+        vectors, parts = self.engine.store.vectors_with_parts(unread)
+        vectors.update((rid, v) for rid, v in pool.vectors.items())
+        parts.update((rid, p) for rid, p in pool.parts.items())
+
+        def score(r: MemoryRecord) -> float:
+            vec = vectors.get(r.id)
+            cos = float(vec @ qvec) if vec is not None else 0.0
+            if r.id in parts:
+                cos = max(cos, float((parts[r.id] @ qvec).max()))
+            return cos + HOLDER_WEIGHT * share(holder, _tokens(r, pool), r.text)
+
+        return sorted(found, key=score, reverse=True)
+
+
+def bridges(ranked: Sequence[ScoredMemory], described: Described, pool: Pool) -> list[ScoredMemory]:
+    """The bridges, in rank order: among the first DEPTH memories holding a place in the ranking,
+    those holding the largest share of the description's value (some of it at least), then of
+    all its terms (MIN_SHARE at least), BRIDGES at most (two people may share what is
+    described)."""
+    held: list[tuple[tuple[float, float], ScoredMemory]] = []
+    for s in [s for s in ranked if ranked_place(s)][:DEPTH]:
+        tokens = _tokens(s.record, pool)
+        value = share(described.value_terms, tokens, s.record.text)
+        whole = share(described.terms, tokens, s.record.text)
+        if value > 0 and whole >= MIN_SHARE:
+            held.append(((value, whole), s))
+    best = max((k for k, _ in held), default=None)
+    return [s for k, s in held if k == best][:BRIDGES]
+
+
+def speaker_words(pool: Pool) -> frozenset[str]:
+    """The search tokens of the pooled memories' speakers (a speaker names no one described)."""
+    names = {name for r in pool.records.values() for name in speakers(r)}
+    return frozenset(t for name in names for t in search_tokens(name))
+
+
+def subject_part(text: str, terms: Sequence[str]) -> list[str]:
+    """The search tokens of text before the first one of the description's terms: where a
+    statement names whom it is about ("My cousin's email is ...", 我表姐的生日是...), in both
+    languages' order of subject, then attribute and value."""
+    tokens = search_tokens(text)
+    for i, t in enumerate(tokens):
+        if any(t == term or (len(term) >= 2 and term in t) for term in terms):
+            return tokens[:i]
+    return tokens
+
+
+def holder_words(tokens: Sequence[str], asked: frozenset[str]) -> tuple[str, ...]:
+    """The bridge's words that name the one described: those the request does not have, neither
+    stopwords (first-person words among them) nor single characters nor numbers."""
+    return tuple(
+        dict.fromkeys(
+            t
+            for t in tokens
+            if t not in asked and t not in STOPWORDS and len(t) > 1 and not t.isdigit()
+        )
+    )
+
+
+def share(terms: Sequence[str], tokens: frozenset[str], text: str) -> float:
+    """The share of terms a memory holds: as its tokens, or written out (two characters or more)."""
+    if not terms:
+        return 0.0
+    low = text.lower()
+    return sum(t in tokens or (len(t) >= 2 and t in low) for t in terms) / len(terms)
+
+
+def _tokens(r: MemoryRecord, pool: Pool) -> frozenset[str]:
+    held = pool.tokens.get(r.id)
+    return held if held is not None else frozenset(search_tokens(r.text))
+
+
+def _after(
+    ranked: list[ScoredMemory], bridge: ScoredMemory, record: MemoryRecord
+) -> list[ScoredMemory]:
+    """ranked with record right after the bridge (as it was when record ranks above it)."""
+    at = next(i for i, s in enumerate(ranked) if s.record.id == bridge.record.id)
+    place = next((i for i, s in enumerate(ranked) if s.record.id == record.id), None)
+    if place is not None and place < at:
+        return ranked
+    joined = _joining(record, bridge, None if place is None else ranked[place])
+    rest = [s for i, s in enumerate(ranked) if i != place]
+    return [*rest[: at + 1], joined, *rest[at + 1 :]]
+
+
+def _joining(
+    record: MemoryRecord, bridge: ScoredMemory, ranked: ScoredMemory | None
+) -> ScoredMemory:
+    """The holder's memory as it joins the ranking after its bridge: with the bridge's fate (it
+    answers what the bridge was found for), its own scores when it was ranked already."""
+    channels = (*ranked.channels, NAME) if ranked is not None else (NAME,)
+    components = ranked.components if ranked is not None else bridge.components
+    score = ranked.score if ranked is not None else bridge.score
+    return ScoredMemory(
+        record,
+        score,
+        components,
+        channels,
+        kept=bridge.kept,
+        reason="" if bridge.kept else bridge.reason,
+    )
