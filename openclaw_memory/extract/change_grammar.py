@@ -29,7 +29,7 @@ from ..lang import Languages, Table
 from ..lang.registry import all_on
 from ..lang.text import search_tokens, tokenize
 from .lexicon import relation_words
-from .statement import QUESTION, said
+from .statement import QUESTION, judges_only, said
 
 #: the language pack table this grammar is read from (`lang/<code>/change.yaml`)
 TABLE = "change"
@@ -198,7 +198,7 @@ def frames(text: str, langs: Languages | None = None) -> list[Frame]:
     """The frames of a statement's clauses (`frame`, `frame_value_first`, `frame_role` of its
     language's change table), the leading connectives, corrections and time words of each
     clause (`lead`) left out. An attribute that is a person ("my daughter is 8": people rules
-    key it) gives no frame."""
+    key it) gives no frame, nor a clause that only judges its thing ("my car is great")."""
     body = said(text or "").replace("’", "'").strip()
     if not body or QUESTION.search(body):
         return []
@@ -213,6 +213,8 @@ def frames(text: str, langs: Languages | None = None) -> list[Frame]:
     # the whole statement first ("my car is not a Honda, but a Mazda"), then each clause
     for clause in [body, *g.entry("frame_clause").pattern.split(body)]:
         clause = g.entry("lead").pattern.sub("", clause.strip(" .!。！")).strip()
+        if judges_only(clause):
+            continue  # "my car is great": how it is, no value of the attribute
         for name in _FRAMES:
             m = g.entry(name).regex(**fill).match(clause) if clause else None
             frame = _frame(m, g, relations) if m else None
