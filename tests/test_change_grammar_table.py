@@ -77,6 +77,22 @@ CHANGES = [
         "苹果",
         "榴莲",
     ),
+    Row(
+        "time",
+        "My go-to coffee shop is Blue Bottle.",
+        "These days my go-to coffee shop is Ritual.",
+        "Which coffee shop do I go to?",
+        "Blue Bottle",
+        "Ritual",
+    ),
+    Row(
+        "time",
+        "My favourite language is Python.",
+        "Nowadays Rust is my favourite language.",
+        "What is my favourite language?",
+        "Python",
+        "Rust",
+    ),
     # a correction of what the speaker said
     Row(
         "correction",
@@ -125,6 +141,22 @@ CHANGES = [
         "我女儿几岁？",
         "七岁",
         "八岁",
+    ),
+    Row(
+        "correction",
+        "My daughter's school is Oak Primary.",
+        "Sorry, I got that wrong: my daughter's school is Elm Primary.",
+        "Which school does my daughter go to?",
+        "Oak Primary",
+        "Elm Primary",
+    ),
+    Row(
+        "correction",
+        "我女儿的学校是实验小学。",
+        "我女儿的学校不是实验小学，是育才小学。",
+        "我女儿在哪个学校？",
+        "实验小学",
+        "育才小学",
     ),
     # a role that passes to a new holder
     Row(
@@ -184,6 +216,14 @@ CHANGES = [
         "豆浆",
         "牛奶",
     ),
+    Row(
+        "habit",
+        "I drink green tea every morning.",
+        "I've changed to drinking black coffee every morning.",
+        "What do I drink every morning?",
+        "green tea",
+        "black coffee",
+    ),
     # a pet replaced by another
     Row(
         "pet",
@@ -200,6 +240,22 @@ CHANGES = [
         "我养的宠物是什么？",
         "豆豆",
         "雪球",
+    ),
+    Row(
+        "pet",
+        "Our pet is a goldfish called Bubbles.",
+        "Bubbles died; our pet is now a parrot called Kiwi.",
+        "What pet do we have?",
+        "Bubbles",
+        "Kiwi",
+    ),
+    Row(
+        "pet",
+        "我家的宠物是一只叫花花的猫。",
+        "花花走丢了，现在我家的宠物是一只叫旺旺的狗。",
+        "我家的宠物是什么？",
+        "花花",
+        "旺旺",
     ),
     # a plan swapped with "instead"
     Row(
@@ -251,6 +307,31 @@ KEEPS = [
     Row("additive", "我养了一只猫叫咪咪。", "我又养了一只狗叫旺财。", "", "咪咪", "旺财"),
     Row("additive", "我喜欢喝咖啡。", "我也喜欢喝红茶。", "", "咖啡", "红茶"),
     Row("additive", "我会弹钢琴。", "我最近还学会了拉小提琴。", "", "钢琴", "小提琴"),
+    Row(
+        "additive",
+        "My favourite band is Coldplay.",
+        "I also love Radiohead.",
+        "",
+        "Coldplay",
+        "Radiohead",
+    ),
+    Row(
+        "additive",
+        "My hobby is painting.",
+        "Another hobby of mine is chess.",
+        "",
+        "painting",
+        "chess",
+    ),
+    Row("additive", "我最喜欢的水果是苹果。", "我也很喜欢吃香蕉。", "", "苹果", "香蕉"),
+    Row(
+        "additive",
+        "我家的宠物是一只叫花花的猫。",
+        "我们又领养了一只叫旺旺的狗。",
+        "",
+        "花花",
+        "旺旺",
+    ),
     # another person's change: the user's own value stays
     Row("other", "I live in Boston.", "My brother moved to Denver.", "", "Boston", "Denver"),
     Row(
@@ -265,6 +346,22 @@ KEEPS = [
     Row("other", "我住在杭州。", "我哥哥搬到成都了。", "", "杭州", "成都"),
     Row("other", "我在华为工作。", "我老婆换到腾讯上班了。", "", "华为", "腾讯"),
     Row("other", "我的房东是老张。", "我朋友的新房东是老李。", "", "老张", "老李"),
+    Row(
+        "other",
+        "My favourite band is Coldplay.",
+        "My sister's favourite band is Radiohead now.",
+        "",
+        "Coldplay",
+        "Radiohead",
+    ),
+    Row(
+        "other",
+        "我最喜欢的乐队是五月天。",
+        "我妹妹现在最喜欢的乐队是苏打绿。",
+        "",
+        "五月天",
+        "苏打绿",
+    ),
 ]
 
 

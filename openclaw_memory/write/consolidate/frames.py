@@ -20,8 +20,9 @@ subject and attribute, the value masked) is compared with the frames of the live
   everyday statement (`Meaning`), so words shared by chance retire nothing.
 
 An addition (another, also, 又, 也: `adds`) retires nothing; nor does a statement about someone
-else ("my brother moved to Denver", 我朋友的新房东是老李): a frame keyed by another owner is
-another attribute, and the words path reads only statements about the speaker.
+else ("my brother moved to Denver", 我朋友的新房东是老李) retire a value of the user's: a frame
+is keyed by its owner (my daughter's school is another attribute than my school, and replaces
+only a school of my daughter's), and the words path reads only statements about the speaker.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class FrameMatcher:
         text = said(new.summary)
         if not text or adds(text, self.langs) or judges_only(text):
             return None
-        said_frames = [f for f in frames(text, self.langs) if not f.owner]
+        said_frames = frames(text, self.langs)
         signal = signalled(text, self.langs)
         claims = earlier_claims(db, new, skip)
         episodes = self.targets.statements(db, new, owner(text), speaker_names(new))
