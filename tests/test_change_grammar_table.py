@@ -408,3 +408,39 @@ def test_an_addition_or_another_persons_change_retires_nothing(told, i):
         if row.old.lower() in r.summary.lower()
     ]
     assert not retired, f"{row.after!r} retired {retired}"
+
+
+@pytest.mark.parametrize(
+    ("off", "before", "after", "old", "retired"),
+    [
+        ((), "我们的房东是老张。", "新房东是刘阿姨。", "老张", True),
+        (("zh.change.frame_role",), "我们的房东是老张。", "新房东是刘阿姨。", "老张", False),
+        ((), "Our landlord is Mr. Chen.", "Our new landlord is Mrs. Gomez.", "Chen", True),
+        (
+            ("en.change",),
+            "Our landlord is Mr. Chen.",
+            "Our new landlord is Mrs. Gomez.",
+            "Chen",
+            False,
+        ),
+    ],
+)
+def test_a_change_frame_switched_off_stops_acting(tmp_path, off, before, after, old, retired):
+    clock = FakeClock(1_700_000_000.0)
+    cfg = config_from_dict(
+        {
+            "storage": {
+                "data_dir": str(tmp_path),
+                "embedding_model": "hash",
+                "background_indexing": False,
+            },
+            "rules": {"disabled": list(off)},
+        }
+    )
+    mw = build_middleware(cfg, clock=clock)
+    try:
+        tell(mw, Scope("u"), [before, after], clock)
+        gone = find(mw.engine, Scope("u"), where="status != 'active'", limit=100)
+    finally:
+        mw.close()
+    assert any(old in r.summary for r in gone) is retired, [r.summary for r in gone]
