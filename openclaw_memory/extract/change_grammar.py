@@ -2,17 +2,28 @@
 
 The slot classifiers (`change_rules/`) cut a new value out of the phrasings they know. Many
 changes name an attribute no classifier keys ("I moved my gym day to Thursdays", 钢琴课换到周日了),
-so consolidation also reads the plain grammar of a change, in both languages:
+so consolidation also reads the plain grammar of a change, in both languages. The grammar is
+data: one table per language, `lang/<code>/change.yaml`, read through the language pack (each
+entry a rule `<code>.change.<entry>` that `rules.disabled` switches off); the mechanisms here are
+written once:
 
-- strong markers say a value changed by themselves: change verbs (switched, changed, moved,
-  transferred, renamed, quit, stopped, gave up, left, replaced, sold; 改成 / 换成 / 换到 / 搬到 /
-  跳槽 / 转学 / 辞职 / 戒), negated continuation ("no longer", "anymore", 不再, 已经不…了,
-  不…了) and corrections ("instead", "after all", "turns out", 不算);
-- weak markers say so only in a statement about the speaker (I / my / we, 我 / 我们): time words
-  of the present ("now", "these days", "lately", 现在, 最近, 如今) and beginnings ("started",
-  "became", "joined", 开始). "Work has been busy lately" describes the week, not the user.
-- an additive word (also, too, as well, another, 也, 还) makes a weak-marked statement an
-  addition, not a change: "I also like tea" leaves "I like coffee" alone.
+- strong markers (`strong`) say a value changed by themselves: change verbs (switched, changed,
+  moved, transferred, renamed, quit, stopped, gave up, left, replaced, sold; 改成 / 换成 / 换到 /
+  搬到 / 跳槽 / 转学 / 辞职 / 戒), negated continuation ("no longer", "anymore", 不再,
+  已经不…了, 不…了) and corrections ("instead", "after all", "turns out", 不算);
+- weak markers (`weak`) say so only in a statement about the speaker (`speaker`: I / my / we,
+  我 / 我们): time words of the present ("now", "these days", "lately", 现在, 最近, 如今) and
+  beginnings ("started", "became", "joined", 开始). "Work has been busy lately" describes the
+  week, not the user.
+- an additive word (`additive`: also, too, as well, another, 也, 还) makes a weak-marked
+  statement an addition, not a change: "I also like tea" leaves "I like coffee" alone.
+
+A change need not be worded as one: `frames` reads what a statement gives a value to (an
+attribute of a subject, "my new landlord is Mrs. Gomez", 我的车不是本田是马自达), `signalled` whether
+a marker says the value replaced one (a verb of replacing, a correction, "instead", a time word
+of the present), `adds` whether it is an addition (another, 又, 也), and `frame_words` what is
+left of it without those markers; consolidation compares them with the live memories
+(`write/consolidate/frames.py`).
 
 Who and what a statement is about (its content words, its owner, one statement or several, a
 judgement or a request) is `statement.py`.

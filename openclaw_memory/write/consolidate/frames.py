@@ -1,6 +1,6 @@
 """A new value of an attribute, whatever the verb: the live memory a statement replaces because
-both give one attribute of one subject a value, and the values differ (docs/design.md
-invariant 10).
+both give one attribute of one subject a value, and the values differ
+(docs/design.md invariant 10).
 
 The wording of a change (`extract.change_grammar.states_change`) misses a value restated with
 a word of time ("These days my favourite band is Radiohead"), a correction ("I got that wrong,
