@@ -64,16 +64,18 @@ class FrameMatcher:
             return None
         said_frames = frames(text, self.langs)
         signal = signalled(text, self.langs)
+        by_words = (
+            signal and single_statement(text) and about_self(text) and not someone_else(owner(text))
+        )
+        if not said_frames and not by_words:
+            return None  # read before any memory is: most turns give no attribute a value
         claims = earlier_claims(db, new, skip)
         episodes = self.targets.statements(db, new, owner(text), speaker_names(new))
         pool = _nearest(db, [*claims, *episodes], vec)
-        if said_frames:
-            found = _by_frame(pool, said_frames, signal, self.langs)
-            if found is not None:
-                return found
-        if signal and single_statement(text) and about_self(text) and not someone_else(owner(text)):
-            return self._by_words(text, [e for e in pool if e in episodes])
-        return None
+        found = _by_frame(pool, said_frames, signal, self.langs) if said_frames else None
+        if found is None and by_words:
+            found = self._by_words(text, [e for e in pool if e in episodes])
+        return found
 
     def _by_words(self, text: str, pool: Sequence[MemoryRecord]) -> MemoryRecord | None:
         """The earlier statement that keeps the words of this one's frame and differs in its
