@@ -17,6 +17,9 @@ first value is still live. The kinds follow the grammar, not any evaluation set:
 - instead: a plan swapped with "instead" (改去);
 - additive: another of the same kind (also, another, 也, 又): nothing retired;
 - other: a change of another person's attribute: the user's own value stays.
+
+Below the rows, what they rest on: the frames a statement gives (owner, attribute, value, the
+value a correction left), and the markers that say a value was replaced or added.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import pytest
 
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.core.clock import DAY, FakeClock
+from openclaw_memory.extract.change_grammar import adds, frames, signalled
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 from openclaw_memory_bench.evaluate.precision import judge_block
@@ -444,3 +448,58 @@ def test_a_change_frame_switched_off_stops_acting(tmp_path, off, before, after, 
     finally:
         mw.close()
     assert any(old in r.summary for r in gone) is retired, [r.summary for r in gone]
+
+
+@pytest.mark.parametrize(
+    ("text", "frame"),
+    [
+        ("These days my favourite band is Radiohead.", ("", "favorite band", "Radiohead", "")),
+        ("这阵子我最喜欢的乐队是苏打绿。", ("", "最喜欢的乐队", "苏打绿", "")),
+        ("My car is not a Honda but a Mazda.", ("", "car", "a Mazda", "Honda")),
+        ("我的车不是本田是马自达。", ("", "车", "马自达", "本田")),
+        ("Our new landlord is Mrs. Gomez.", ("", "landlord", "Mrs. Gomez", "")),
+        ("新房东是刘阿姨。", ("", "房东", "刘阿姨", "")),
+        ("My husband's new manager is Tom.", ("husband", "manager", "Tom", "")),
+        ("我朋友的新房东是老李。", ("friend", "房东", "老李", "")),
+        ("Nowadays Rust is my favourite language.", ("", "favorite language", "Rust", "")),
+    ],
+)
+def test_a_frame_is_an_owner_an_attribute_and_a_value(text, frame):
+    (found,) = frames(text)
+    assert (found.owner, found.attribute, found.value, found.left) == frame
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My car is great, by the way.",
+        "我的工作最近很忙。",
+        "My daughter is 8 years old.",
+        "I moved to Denver last month.",
+        "我哥哥搬到成都了。",
+        "What is my favourite band?",
+        "我最喜欢的乐队是哪个？",
+    ],
+)
+def test_a_judgement_a_person_a_move_or_a_question_gives_no_frame(text):
+    assert frames(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "signal", "addition"),
+    [
+        ("I've switched to cycling to work.", True, False),
+        ("我改成每天骑车上班了。", True, False),
+        ("Sorry, I got that wrong, my dentist is Dr. Lopez.", True, False),
+        ("我说错了，我的牙医是李医生。", True, False),
+        ("I'll cook paella instead.", True, False),
+        ("These days my favourite band is Radiohead.", True, False),
+        ("现在我最喜欢的乐队是苏打绿。", True, False),
+        ("My favourite band is Radiohead.", False, False),
+        ("我最喜欢的乐队是苏打绿。", False, False),
+        ("We also got a cat named Luna.", False, True),
+        ("我又养了一只狗叫旺财。", False, True),
+    ],
+)
+def test_markers_say_a_value_was_replaced_or_added(text, signal, addition):
+    assert (signalled(text), adds(text)) == (signal, addition)
