@@ -260,18 +260,29 @@ def _frame(m: re.Match[str], g: Table, relations: dict[str, str]) -> Frame | Non
     )
 
 
-def signalled(text: str, langs: Languages | None = None) -> bool:
-    """A marker of the statement says a value was replaced, not only that one holds: a verb of
-    change (`strong`, `replacing`, `switch`), a correction (`correction`), a swap (`instead`) or,
-    said of the speaker, a time word of the present (`present`)."""
+#: how strongly a statement's markers say a value was replaced (`marker`)
+NONE, PRESENT, REPLACED = 0, 1, 2
+
+
+def marker(text: str, langs: Languages | None = None) -> int:
+    """How strongly a marker of the statement says a value was replaced, not only that one
+    holds: REPLACED for a verb of change (`strong`, `replacing`, `switch`), a correction
+    (`correction`) or a swap (`instead`); PRESENT for a time word of the present said of the
+    speaker (`present`: "these days my favourite band is ..."); else NONE."""
     body = said(text or "")
     g = grammar(body, langs)
     if any(
         g.entry(n).pattern.search(body)
         for n in ("strong", "replacing", "switch", "correction", "instead")
     ):
-        return True
-    return bool(g.entry("present").pattern.search(body) and g.entry("speaker").pattern.search(body))
+        return REPLACED
+    present = g.entry("present").pattern.search(body) and g.entry("speaker").pattern.search(body)
+    return PRESENT if present else NONE
+
+
+def signalled(text: str, langs: Languages | None = None) -> bool:
+    """A marker of the statement says a value was replaced or is the present one (`marker`)."""
+    return marker(text, langs) > NONE
 
 
 def adds(text: str, langs: Languages | None = None) -> bool:

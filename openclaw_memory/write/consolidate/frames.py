@@ -9,15 +9,19 @@ my dentist is Dr. Lopez", 我的车不是本田是马自达), a role that passed
 subject and attribute, the value masked) is compared with the frames of the live memories:
 
 - by structure: a frame of the change table (`frames`: "my / our (new) X is Y", 我的X是Y,
-  "Y is my X", 新X是Y) keyed like a live memory's, with another value, retires it when the
-  attribute has one value at a time (`single`, `roles`) or a marker says the value was
-  replaced (`signalled`: a verb of change, a correction, "instead", a time word of the
-  present; "my new X"); an attribute of many values at once (`multi`) needs a marker;
+  "Y is my X", 新X是Y) keyed like a live memory's, with another value, retires it when a
+  marker says the value replaced one (`marker`): a correction, a verb of replacing or
+  "instead" (or the value a correction left, "not X but Y") for any attribute; a time word of
+  the present or a new holder ("my new doctor", 新房东) only for the speaker's attribute of one
+  value at a time (`single`, `roles`). A frame restated with another value and no marker
+  retires nothing here: "my colleague's birthday is ..." said twice may be two colleagues
+  (the same subject key still supersedes in `decide.py`);
 - by its words, for a statement no frame reads ("I've switched to cycling to work every day"
-  after "I take the bus to work every day"): with a marker of change, an earlier statement of
-  the speaker that keeps at least two of its words and differs in a few (the values) is the same
-  frame; where an embedder is given, the two must also be closer in meaning than an unrelated
-  everyday statement (`Meaning`), so words shared by chance retire nothing.
+  after "I take the bus to work every day"): with a correction, a verb of replacing or
+  "instead", an earlier statement of the speaker that keeps at least two of its words and
+  differs in a few (the values) is the same frame; where an embedder is given, the two must
+  also be closer in meaning than an unrelated everyday statement (`Meaning`), so words shared
+  by chance retire nothing.
 
 An addition (another, also, 又, 也: `adds`) retires nothing; nor does a statement about someone
 else ("my brother moved to Denver", 我朋友的新房东是老李) retire a value of the user's: a frame
@@ -31,7 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...extract.change_grammar import Frame, adds, frame_words, frames, signalled
+from ...extract.change_grammar import PRESENT, REPLACED, Frame, adds, frame_words, frames, marker
 from ...extract.statement import about_self, judges_only, owner, said, single_statement
 from ...extract.statement import someone_else
 from ...lang import Languages
@@ -63,9 +67,12 @@ class FrameMatcher:
         if not text or adds(text, self.langs) or judges_only(text):
             return None
         said_frames = frames(text, self.langs)
-        signal = signalled(text, self.langs)
+        signal = marker(text, self.langs)
         by_words = (
-            signal and single_statement(text) and about_self(text) and not someone_else(owner(text))
+            signal == REPLACED
+            and single_statement(text)
+            and about_self(text)
+            and not someone_else(owner(text))
         )
         if not said_frames and not by_words:
             return None  # read before any memory is: most turns give no attribute a value
@@ -106,17 +113,28 @@ def _nearest(db, pool: list[MemoryRecord], vec: np.ndarray) -> list[MemoryRecord
 def _by_frame(
     pool: Sequence[MemoryRecord],
     said_frames: Sequence[Frame],
-    signal: bool,
+    signal: int,
     langs: Languages | None,
 ) -> MemoryRecord | None:
     """The nearest memory whose frame is keyed like one of the statement's, with another value,
-    when the attribute takes one value at a time or a marker says the value was replaced."""
+    when a marker says the value replaced one (`_replaces`)."""
     for old in pool:
         for theirs in frames(old.summary, langs):
             for mine in said_frames:
-                replaces = signal or mine.new or bool(mine.left) or mine.single
-                if mine.multi and not (signal or mine.left):
-                    replaces = False
-                if replaces and mine.differs(theirs):
+                if _replaces(mine, signal) and mine.differs(theirs):
                     return old
     return None
+
+
+def _replaces(frame: Frame, signal: int) -> bool:
+    """Whether a frame's new value replaces the live one rather than sitting beside it. A
+    correction, a verb of replacing or "instead" (REPLACED), or the value a correction left
+    ("not X but Y"), says so of any attribute. A time word of the present or a new holder ("my
+    new doctor") says so of the speaker's attribute of one value at a time (`single`, `roles`:
+    favourites, a pet, a landlord), not of one of many (a hobby) nor of an attribute the table
+    does not name, and not of another person's: "my colleague's birthday is ..." said twice may
+    be two colleagues."""
+    if signal == REPLACED or frame.left:
+        return True
+    weak = signal == PRESENT or frame.new
+    return weak and frame.single and not frame.multi and not frame.owner
