@@ -4,7 +4,7 @@ Each language is a folder here, `lang/<code>/`, of YAML data: `pack.yaml` says w
 (its code and name, the characters that mark its script and the order scripts are tried in, its
 tokenizer, its stopwords, the comma that joins its clauses) and every other file is one table
 (`request`, `people`, `kind`, `preference`, `instruction`, `profile`, `naming`, `lexicon`,
-`negation`). A table entry is named, carries a one-line meaning and a regular expression
+`negation`, `change`). A table entry is named, carries a one-line meaning and a regular expression
 (`pattern`, `flags`) or a word list (`words`), with its confidence where its rule has one, and
 settings of its own (a summary's `template`, a map of names). The mechanisms that read a table
 (`extract/request_grammar.py`, `extract/people_rules.py`, `procedure/kind.py`, ...) are written

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..lexicon import en_head, object_subject
 from ..slot import FACT, PREFERENCE, PROFILE, I, QUESTION_WORDS, Slot, third_person
-from .shared import NOT_STOPPED, favourite_changed, role_subject, switch
+from .shared import NOT_STOPPED, favourite_changed, role_keys, role_subject, switch
 
 #: time and manner words trailing a value: "a Pixel 8 yesterday", "Rust these days"
 _TAIL = re.compile(
@@ -95,19 +95,6 @@ def _employer_change(clause: str) -> Slot | None:
 
 # ---- "my new X is Y", "now my X is Y", favourites -------------------------------------------
 
-#: attribute words whose slot has a key of its own: a person the user has one of at a time, the car
-_ROLES = {
-    "manager": "manager",
-    "boss": "manager",
-    "supervisor": "manager",
-    "team lead": "manager",
-    "lead": "manager",
-    "advisor": "advisor",
-    "mentor": "advisor",
-    "tutor": "advisor",
-    # the car one drives: the key "I drive a ..." gives (`_ATTR_VERBS`)
-    "car": "car",
-}
 _MY_NEW = re.compile(
     r"^(?:and\s+)?(?:now\s+)?my (?P<new>new\s+)?(?P<k>[a-z][a-z' \-]{1,24}?) is (?:now\s+)?(?P<v>.+?)(?: now)?$",
     I,
@@ -129,7 +116,7 @@ _FAV_NOW = re.compile(
 
 
 def _role_subject(key: str) -> str:
-    return role_subject(key, _ROLES, en_head)
+    return role_subject(key, role_keys("en"), en_head)
 
 
 def _my_new(clause: str) -> Slot | None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ..lexicon import object_subject, zh_head
 from ..slot import FACT, PREFERENCE, PROFILE, QUESTION_WORDS, Slot, third_person
-from .shared import NOT_STOPPED, favourite_changed, role_subject, switch
+from .shared import NOT_STOPPED, favourite_changed, role_keys, role_subject, switch
 
 #: particles trailing a value: "腾讯了"
 _TAIL = re.compile(r"(?:了|啦|呢|吧|啊|哦|的)+$")
@@ -75,19 +75,6 @@ def _employer_change(clause: str) -> Slot | None:
 
 # ---- 我的新X是Y, 现在X是Y, favourites ----------------------------------------------------------
 
-#: attribute words whose slot has a key of its own: a person the user has one of at a time, the car
-_ROLES = {
-    "领导": "manager",
-    "上司": "manager",
-    "老板": "manager",
-    "经理": "manager",
-    "组长": "manager",
-    "主管": "manager",
-    "导师": "advisor",
-    # the car one drives: the key 我开的是 gives (`_ATTR_VERBS`)
-    "车": "car",
-    "汽车": "car",
-}
 _MY_NEW = re.compile(
     r"^(?:现在|如今)?(?:我的)?(?P<new>新)?(?P<k>[\u4e00-\u9fff]{1,6}?)(?:现在|如今)?(?:是|变成了|换成了|改成了)(?P<v>[^，,。]{1,16})$"
 )
@@ -108,7 +95,7 @@ _DEGREE = re.compile(r"(?:挺|很|非常|特别|比较|有点|蛮)")
 
 
 def _role_subject(key: str) -> str:
-    return role_subject(key, _ROLES, zh_head)
+    return role_subject(key, role_keys("zh"), zh_head)
 
 
 def _my_new(clause: str) -> Slot | None:

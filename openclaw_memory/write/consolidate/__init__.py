@@ -19,7 +19,9 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from ...core.clock import DAY, Clock
 from ...config import MemoryConfig
+from ...core.switches import switches_from
 from ...embed.background import Meaning
+from ...lang import languages
 from .changes import ChangeRetirer, Sibling
 from .decide import CLAIM_TYPES, Decisions
 from .records import RecordWrites, keyed_id, new_id
@@ -54,7 +56,9 @@ class Consolidator:
             Meaning(embedder),
         )
         self.decisions = Decisions(RecordWrites(model_name), clock, config, neighbour)
-        self.changes = ChangeRetirer(neighbour, model_name, clock)
+        # the change grammar under config's `rules.disabled` (the factory checked its names)
+        langs = languages(switches_from(config.rules.disabled))
+        self.changes = ChangeRetirer(neighbour, model_name, clock, langs)
 
     # ---- entry point ------------------------------------------------------------------------
 

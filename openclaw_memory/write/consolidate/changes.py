@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .frames import FrameMatcher
 from .records import new_id
 from .neighbour import Neighbour
 from .targets import CLAIMS, ChangeTargets, speaker_names
@@ -45,6 +46,7 @@ from ...extract.base import attribute
 from ...extract.change_grammar import now_also, replaced, states_change
 from ...extract.statement import about_a_thing, about_self, judges_only, said, single_statement
 from ...extract.slot import third_person
+from ...lang import Languages
 from ...lang.text import has_cjk, negated
 from ...types import Candidate, Channel, MemoryRecord, MemoryType, Source, Status, WriteResult
 
@@ -60,8 +62,12 @@ class Sibling:
 class ChangeRetirer:
     """Retires the memory a change turn's episode contradicts (see the module doc)."""
 
-    def __init__(self, neighbour: Neighbour, model: str, clock) -> None:
+    def __init__(
+        self, neighbour: Neighbour, model: str, clock, langs: Languages | None = None
+    ) -> None:
         self.targets = ChangeTargets(neighbour)
+        self.frames = FrameMatcher(self.targets, langs, neighbour.background)
+        self.langs = langs
         self.model = model
         self.clock = clock
 
@@ -72,37 +78,15 @@ class ChangeRetirer:
         if any(s.result.replaced_id or s.result.action in ("doubt", "skip") for s in siblings):
             return None  # the turn's own claim already superseded (or restated) the old value
         changes = [s for s in siblings if s.candidate.replaces or "switch" in s.candidate.tags]
-        change = bool(changes) or states_change(episode.summary)
-        also = not change and _ends_a_not(episode.summary)  # retires only a "not" it ends
-        if not change and not also:
-            return None
-        if not about_a_thing(episode.summary):
-            return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
-        if judges_only(episode.summary):
-            return None  # 我的工作最近很忙: how it goes, no value that replaced one
-        replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
-        if replaces is None and not single_statement(episode.summary):
-            # a turn that says several things: which of them changed, and what it replaced, is a
-            # guess ("I used to have a dog ..., but then I got allergic and ... The name helps me
-            # remember her" is no change of an allergy said before); only a value a change
-            # candidate names as replaced is evidence enough
-            return None
-        # what a one-statement change says it left ("Linux instead of Windows"): named, it is the
-        # evidence, and meaning alone is not
-        replaces = replaces or replaced(episode.summary)
         skip = {s.result.record.id for s in siblings if s.result.record}
-        target = self.targets.find(
-            db,
-            episode,
-            vec,
-            replaces,
-            skip,
-            stated=bool(changes),
-            also=also,
-            key=next(
-                (s.candidate.subject for s in (*changes, *siblings) if s.candidate.subject), None
-            ),
-        )
+        # a frame of the speaker's own attribute says whose value it is, whatever else the turn
+        # is about ("豆豆送人了，现在我养的宠物是…")
+        target = self.frames.find(db, episode, vec, skip)
+        if target is not None:
+            # the new value of the same frame: the claim the turn made of it, if any
+            changes = changes or [s for s in siblings if s.result.action == "insert"]
+        else:
+            target = self._by_wording(db, episode, vec, siblings, changes, skip)
         if target is None:
             return None
         successor = next((s.result.record for s in changes if s.result.record is not None), None)
@@ -129,6 +113,48 @@ class ChangeRetirer:
                 if turns & set(claim.source.turn_ids) and claim.id not in skip:
                     self._retire(db, claim, successor or episode, link=False)
         return target.id
+
+    def _by_wording(
+        self,
+        db,
+        episode: MemoryRecord,
+        vec: np.ndarray,
+        siblings: Sequence[Sibling],
+        changes: Sequence[Sibling],
+        skip: set[str],
+    ) -> MemoryRecord | None:
+        """The memory a turn that says a value changed (its wording, or a change candidate of
+        the same turn) contradicts."""
+        change = bool(changes) or states_change(episode.summary, self.langs)
+        also = not change and _ends_a_not(episode.summary)  # retires only a "not" it ends
+        if not change and not also:
+            return None
+        if not about_a_thing(episode.summary):
+            return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
+        if judges_only(episode.summary):
+            return None  # 我的工作最近很忙: how it goes, no value that replaced one
+        replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
+        if replaces is None and not single_statement(episode.summary):
+            # a turn that says several things: which of them changed, and what it replaced, is a
+            # guess ("I used to have a dog ..., but then I got allergic and ... The name helps me
+            # remember her" is no change of an allergy said before); only a value a change
+            # candidate names as replaced is evidence enough
+            return None
+        # what a one-statement change says it left ("Linux instead of Windows"): named, it is the
+        # evidence, and meaning alone is not
+        replaces = replaces or replaced(episode.summary, self.langs)
+        return self.targets.find(
+            db,
+            episode,
+            vec,
+            replaces,
+            skip,
+            stated=bool(changes),
+            also=also,
+            key=next(
+                (s.candidate.subject for s in (*changes, *siblings) if s.candidate.subject), None
+            ),
+        )
 
     def _new_value(
         self, db, old: MemoryRecord, episode: MemoryRecord, vec: np.ndarray

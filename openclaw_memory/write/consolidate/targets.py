@@ -74,16 +74,7 @@ class ChangeTargets:
         candidate (what attribute it changed), if any."""
         names = speaker_names(new)  # the speaker of a named turn
         words, who = about(new.summary, names), owner(new.summary)
-        claims = [
-            c
-            for c in db.live_claims(new.scope, CLAIMS, created_before=new.created_at, limit=500)
-            if c.id not in skip
-            and (c.subject or "").rsplit("/", 1)[-1] not in _ORIGIN
-            and not is_instruction(c.subject, c.summary)  # a life event changes no instruction
-            and not set(c.source.turn_ids) & set(new.source.turn_ids)
-            and _same_speaker(c, names)
-            and not _restates(new, c, names)
-        ]
+        claims = earlier_claims(db, new, skip)
         if also:
             return self._by_attribute(db, claims, new, vec, who, only_flips=True)
         if not stated and (only_lasting(new.summary) or in_progress(new.summary)):
@@ -167,7 +158,7 @@ class ChangeTargets:
         (改学围棋了，他自己选的) changes nothing the speaker said of themselves."""
         if not single_statement(new.summary):
             return None  # a long turn says several things: which of them changed is not clear
-        pool = self._statements(db, new, who, names)
+        pool = self.statements(db, new, who, names)
         if not pool:
             return None
         vecs = db.vectors([e.id for e in pool])
@@ -210,7 +201,7 @@ class ChangeTargets:
                 return old
         return None
 
-    def _statements(
+    def statements(
         self, db, new: MemoryRecord, who: str, names: tuple[str, ...]
     ) -> list[MemoryRecord]:
         """The live single-statement episodes of the same speaker before the change."""
@@ -247,13 +238,29 @@ class ChangeTargets:
         long its state has lasted ends a value of the attribute ("I've been vegetarian for a year
         now" after "I eat meat every day")."""
         names = speaker_names(new)
-        pool = [*claims, *self._statements(db, new, who, names)]
+        pool = [*claims, *self.statements(db, new, who, names)]
         vecs = db.vectors([r.id for r in pool])
         scored = sorted(
             ((float(np.dot(vecs[r.id], vec)), r) for r in pool if r.id in vecs),
             key=lambda x: -x[0],
         )
         return self._contradicted(scored, new, who, only_flips=only_flips)
+
+
+def earlier_claims(db, new: MemoryRecord, skip: set[str]) -> list[MemoryRecord]:
+    """The live claims a change `new` may retire: of its speaker, before it, from another turn,
+    not where the user comes from (`_ORIGIN`), not an instruction, not the same statement."""
+    names = speaker_names(new)  # the speaker of a named turn
+    return [
+        c
+        for c in db.live_claims(new.scope, CLAIMS, created_before=new.created_at, limit=500)
+        if c.id not in skip
+        and (c.subject or "").rsplit("/", 1)[-1] not in _ORIGIN
+        and not is_instruction(c.subject, c.summary)  # a life event changes no instruction
+        and not set(c.source.turn_ids) & set(new.source.turn_ids)
+        and _same_speaker(c, names)
+        and not _restates(new, c, names)
+    ]
 
 
 def speaker_names(r: MemoryRecord) -> tuple[str, ...]:
