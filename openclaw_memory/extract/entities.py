@@ -17,6 +17,7 @@ Pure functions over text; the structured store (store/entities.py) links what th
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ PERSON, PLACE, ORG, PRODUCT, DATE, NAME = "person", "place", "org", "product", "
 _TABLE = "entities"
 
 
+@functools.lru_cache(maxsize=None)
 def _words(name: str) -> frozenset[str]:
     """The word list `name` of every pack's entities table, together."""
     return frozenset(w for p in all_on().all() for w in p.table(_TABLE).entry(name).wordset)
