@@ -12,7 +12,8 @@ from openclaw_memory.core.clock import DAY, FakeClock
 from openclaw_memory.extract.importance import importance_for
 from openclaw_memory.inject.budget import section_of
 from openclaw_memory.maintain.common import UNCAPPED_TYPES
-from openclaw_memory.inject.render import _NOUN, FORMS, PLAIN_FORMS, render_record
+from openclaw_memory.inject.render import FORMS, PLAIN_FORMS, render_record
+from openclaw_memory import lang
 from openclaw_memory.write.policy import (
     APPEND_ONLY_TYPES,
     CHANNEL_PRIORITY,
@@ -163,7 +164,10 @@ def test_render_form_is_the_tables(kind, policy):
     )
     line = render_record(record, now=1_700_000_000.0)
     if policy.render == "subject status summary":
-        assert kind in _NOUN and line.startswith("drink/tea（")
+        # a keyed line without a subject is headed by its type's noun, in every language
+        for code in ("en", "zh"):
+            assert kind.value in lang.pack(code).table("render").entry("nouns").settings
+        assert line.startswith("drink/tea（")
     elif policy.render == "time kind result":
         assert line.startswith("2023-11-14 drink/tea：")
     elif policy.render == "turn and neighbours":

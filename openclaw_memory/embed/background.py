@@ -24,6 +24,7 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .embedding import embed_passages, embedder_name
+from ..lang import all_on, codes
 from ..lang.text import has_cjk
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "background.json"
@@ -37,7 +38,7 @@ _vectors: dict[tuple[str, str], np.ndarray] = {}
 @lru_cache(maxsize=1)
 def _bank() -> dict[str, list[str]]:
     data = json.loads(BANK.read_text(encoding="utf-8"))
-    return {lang: list(data[lang]) for lang in ("en", "zh")}
+    return {lang: list(data[lang]) for lang in codes() if lang in data}
 
 
 class Background:
@@ -55,7 +56,7 @@ class Background:
             return _vectors[key]
 
     def level(self, qvec: np.ndarray, cjk: bool) -> float:
-        sims = self._matrix("zh" if cjk else "en") @ qvec
+        sims = self._matrix(all_on().of_han(cjk).code) @ qvec
         top = np.sort(sims)[::-1][: self.nearest]
         return float(top.mean())
 

@@ -3,8 +3,9 @@
 "I don't exercise at all" and "I started going to the gym" share no word, nor do 没有养宠物 and
 领养了一只猫, "I'm single" and "I got married", 坐班 and 居家办公. Each pair names one attribute
 (exercise, pets, marital status, work arrangement; "Where do I take classes?" and "I enrolled at
-State University" name schooling): this module holds a small bilingual lexicon of
-such attributes and says when two statements about one of them contradict each other:
+State University" name schooling): each language's `attribute` table (`lang/<code>/`) holds
+the words of such attributes, and this module says when two statements about one of them
+contradict each other:
 
 - an *exclusive* attribute (marital status, work arrangement, diet) holds one value at a time: a
   change that names another value contradicts the old one (single -> married, 坐班 -> 居家办公);
@@ -26,9 +27,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..lang.text import has_cjk, negated, search_tokens
-
-_I = re.IGNORECASE
+from ..lang import Languages, all_on
+from ..lang.text import negated, search_tokens
 
 
 @dataclass(frozen=True)
@@ -44,106 +44,32 @@ class Attribute:
     named: re.Pattern[str]
 
 
-def _attr(name: str, exclusive: bool, general: str, **values: str) -> Attribute:
-    return Attribute(
-        name,
-        exclusive,
-        re.compile(general, _I),
-        tuple((v, re.compile(p, _I)) for v, p in values.items()),
-        re.compile("|".join(f"(?:{p})" for p in (general, *values.values())), _I),
-    )
+_TABLE = "attribute"
 
 
-#: Each pattern holds the English and the Chinese words; English words at word boundaries.
-ATTRIBUTES: tuple[Attribute, ...] = (
-    _attr(
-        "exercise",
-        False,
-        r"\b(?:exercis\w*|work(?:ing)? ?outs?|physical activity|sports?)\b|运动|锻炼|健身(?!房)",
-        gym=r"\bgym\b|健身房|撸铁",
-        running=r"\b(?:run|runs|running|jog|jogging)\b|跑步|慢跑",
-        swimming=r"\bswim(?:s|ming)?\b|游泳",
-        yoga=r"\b(?:yoga|pilates)\b|瑜伽|普拉提",
-        cycling=r"\b(?:cycling|biking)\b|骑行",
-        climbing=r"\b(?:climbing|bouldering)\b|攀岩",
-    ),
-    _attr(
-        "pets",
-        False,
-        r"\b(?:pets?|animals?)\b|宠物|小动物",
-        cat=r"\b(?:cats?|kittens?)\b|猫",
-        dog=r"\b(?:dogs?|pupp(?:y|ies)|pup)\b|狗",
-        rodent=r"\b(?:hamsters?|guinea pigs?|rabbits?|bunn(?:y|ies))\b|仓鼠|兔子|豚鼠",
-        bird=r"\b(?:parrots?|budgies?)\b|鹦鹉",
-        reptile=r"\b(?:turtles?|tortoises?|lizards?|snakes?)\b|乌龟|蜥蜴",
-    ),
-    _attr(
-        "marital",
-        True,
-        r"\b(?:marital status|relationship status|in a relationship)\b|婚姻状况|谈恋爱",
-        single=r"\bsingle\b|单身",
-        engaged=r"\b(?:engaged|fianc[ée]e?)\b|订婚",
-        married=r"\b(?:married|newlyweds?)\b|结婚|已婚|成家",
-        divorced=r"\bdivorced?\b|离婚|离异",
-        widowed=r"\bwidow(?:ed|er)?\b|丧偶",
-    ),
-    _attr(
-        "work_arrangement",
-        True,
-        r"\bwork arrangement\b|办公方式",
-        office=r"\b(?:in|at|to|into) the office\b|\bon-?site\b|坐班|去公司|到公司|公司上班",
-        remote=r"\b(?:from home|remote(?:ly)?|wfh|telecommut\w*)\b|居家办公|在家办公|在家上班|远程",
-        hybrid=r"\bhybrid\b|混合办公",
-    ),
-    _attr(
-        "diet",
-        True,
-        r"\bdiet\b|饮食",
-        vegan=r"\bvegan\b|纯素",
-        vegetarian=r"\b(?:vegetarian|veggie)\b|吃素|素食",
-        pescatarian=r"\bpescatarian\b",
-        meat=r"\b(?:eat(?:s|ing)? meat|meat-?eater|carnivore)\b|吃肉|荤",
-        keto=r"\b(?:keto|low-?carb)\b|生酮|低碳水",
-    ),
-    _attr(
-        "drink",
-        False,
-        r"\b(?:drinks?|beverages?)\b|饮料",
-        coffee=r"\b(?:coffee|espresso)\b|咖啡",
-        americano=r"\bamericanos?\b|美式",
-        latte=r"\blattes?\b|拿铁",
-        cappuccino=r"\bcappuccinos?\b|卡布奇诺",
-        flat_white=r"\bflat whites?\b|澳白|馥芮白",
-        tea=r"(?<!milk )(?<!bubble )(?<!green )(?<!black )\btea\b|(?<![奶红绿])(?<!乌龙)茶",
-        green_tea=r"\bgreen tea\b|绿茶",
-        black_tea=r"\bblack tea\b|红茶",
-        oolong=r"\boolong\b|乌龙",
-        milk_tea=r"\b(?:milk tea|bubble tea|boba)\b|奶茶",
-    ),
-    _attr(
-        "job",
-        False,
-        r"\b(?:jobs?|employ(?:ed|er|ment)|unemployed)\b|工作(?!日)|失业|待业",
-        employer=r"\b(?:work(?:s|ing|ed)? (?:at|for)|employed (?:at|by)|(?:job|position|role) at)\b|"
-        r"在(?!家)[\u4e00-\u9fffA-Za-z0-9]{1,10}(?:做|工作|上班|任职|实习)",
-    ),
-    _attr(
-        "study",
-        False,
-        r"\b(?:classes|courses?|school|college|universit(?:y|ies)|studying|semesters?|"
-        r"enroll(?:ed|ing)?|enrolled)\b|上课|上学|读书|念书|学校|大学|课程|学院|读研",
-    ),
-    _attr(
-        "commute",
-        False,
-        r"\bcommut\w*\b|通勤",
-        bus=r"\bbus(?:es)?\b|公交",
-        subway=r"\b(?:subway|metro|tube|train)\b|地铁",
-        car=r"\bdriv(?:e|es|ing)\b|开车|自驾",
-        bike=r"\b(?:bike|bikes|cycle)\b|骑车|自行车|电动车",
-        walk=r"\bwalk(?:s|ing)?\b|走路|步行",
-    ),
-)
+def _attributes(langs: Languages) -> tuple[Attribute, ...]:
+    """The attributes of every pack's attribute table: an entry with `exclusive` is an
+    attribute's general words, an entry `of` it one of its values (the words of every language
+    in one pattern)."""
+    entries = {e.name: e for e in langs.entries(_TABLE)}
+    out = []
+    for name in langs.names(_TABLE):
+        if name not in entries or entries[name].setting("exclusive") is None:
+            continue
+        general = langs.any_of(_TABLE, name)
+        values = tuple(
+            (str(entries[v].setting("value")), langs.any_of(_TABLE, v))
+            for v in langs.names(_TABLE)
+            if v in entries and entries[v].setting("of") == name
+        )
+        named = "|".join(f"(?:{p.pattern})" for p in (general, *(p for _, p in values)))
+        exclusive = bool(entries[name].setting("exclusive"))
+        out.append(Attribute(name, exclusive, general, values, re.compile(named, re.IGNORECASE)))
+    return tuple(out)
+
+
+#: the attributes, each with its general words and values in every language
+ATTRIBUTES: tuple[Attribute, ...] = _attributes(all_on())
 
 
 @dataclass(frozen=True)
@@ -196,29 +122,18 @@ def contradicts(old: str, new: str, *, switch: bool = False, nots_only: bool = F
     return False
 
 
-_ZH_NEGATED = re.compile(
-    r"(?:从来)?(?:不|没有|没)([\u4e00-\u9fff]{2,6}?)(?:了|的|过)?(?:[，,。！!；;]|$)"
-)
-_EN_NEGATED = re.compile(
-    r"\b(?:don't|do not|doesn't|does not|didn't|never|can't|cannot|no longer)\s+([a-z ]{2,40}?)"
-    r"(?:\s+(?:at all|anymore|any more|now))?\s*(?:[,.;!]|$)",
-    _I,
-)
-
-_EN_NOT = re.compile(r"\b(?:not|no|never|nothing)\b|n't\b", _I)
-
-
 def flips(old: str, new: str) -> bool:
     """One predicate negated in one statement and stated without negation in the other
     (我不吃辣 / 我现在能吃辣了, "I don't eat beef" / "I eat beef now")."""
     if negated(old) == negated(new):
         return False
     neg, pos = (old, new) if negated(old) else (new, old)
-    if has_cjk(neg):
-        m = _ZH_NEGATED.search(neg)
-        return m is not None and m.group(1) in pos
-    m = _EN_NEGATED.search(neg)
-    if not m or _EN_NOT.search(m.group(1)):
+    table = all_on().of(neg).table(_TABLE)
+    predicate = table.entry("negated_predicate")
+    m = predicate.pattern.search(neg)
+    if not m or table.entry("not_word").pattern.search(m.group(1)):
         return False  # a "not" negated ("I don't see why not") says yes: no predicate is denied
+    if predicate.setting("held") == "as_written":
+        return m.group(1) in pos
     words = set(search_tokens(m.group(1), drop_stopwords=True))
     return bool(words) and words <= set(search_tokens(pos, drop_stopwords=True))

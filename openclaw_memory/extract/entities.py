@@ -17,73 +17,40 @@ Pure functions over text; the structured store (store/entities.py) links what th
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..lang import all_on
+from ..lang.pack import NEVER
 from ..lang.text import STOPWORDS, _jieba
 from .naming import world_names
 
 #: kinds an entity can have
 PERSON, PLACE, ORG, PRODUCT, DATE, NAME = "person", "place", "org", "product", "date", "name"
 
-#: jieba tag -> kind (nrt: transliterated names, nrfg: other names)
-_ZH_TAGS = {"nr": PERSON, "nrt": PERSON, "nrfg": PERSON, "ns": PLACE, "nt": ORG, "nz": PRODUCT}
+_TABLE = "entities"
 
-#: a small gazetteer: names often written in lower case, and the kind a capitalised span has
+
+@functools.lru_cache(maxsize=None)
+def _words(name: str) -> frozenset[str]:
+    """The word list `name` of every pack's entities table, together."""
+    return frozenset(w for p in all_on().all() for w in p.table(_TABLE).entry(name).wordset)
+
+
+#: a small gazetteer (each pack's entries with a `kind`): names often written in lower case, and
+#: the kind a capitalised span has
 GAZETTEER: dict[str, str] = {
-    **dict.fromkeys(
-        "paris london tokyo beijing shanghai berlin rome madrid sydney toronto "
-        "hangzhou shenzhen boston chicago seattle".split(),
-        PLACE,
-    ),
-    **dict.fromkeys(
-        ["new york", "los angeles", "san francisco", "hong kong", "united states"], PLACE
-    ),
-    **dict.fromkeys(
-        "china japan france germany italy spain canada mexico brazil india england "
-        "australia sweden korea".split(),
-        PLACE,
-    ),
-    **dict.fromkeys(
-        "google apple microsoft amazon ikea netflix tesla starbucks github openai".split(), ORG
-    ),
-    **dict.fromkeys(
-        "iphone android ipad macbook kindle playstation xbox nintendo spotify youtube".split(),
-        PRODUCT,
-    ),
+    w: str(e.setting("kind"))
+    for e in all_on().entries(_TABLE)
+    if e.setting("kind")
+    for w in e.words
 }
 _GAZ_MULTI = sorted((k for k in GAZETTEER if " " in k), key=len, reverse=True)
-
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
-)
-_EN_DATE = re.compile(
-    rf"\b(?:(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<m1>{_MONTH})\.?(?:,?\s+(?P<y1>\d{{4}}))?"
-    rf"|(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y2>\d{{4}}))?"
-    rf"|(?P<m3>{_MONTH})\s+(?P<y3>\d{{4}}))\b"
-)
-_ZH_DATE = re.compile(r"(?:(?P<y>\d{4})年)?(?P<m>\d{1,2})月(?:(?P<d>\d{1,2})[日号])?")
-_CODE = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b")
-#: a capitalised word (McDonald's, O'Neil, Jean-Luc), optionally joined by of/de/the/&
-_CAP_WORD = r"[A-Z][\w'’]*(?:-[A-Z][\w'’]*)*"
-_CAP_SPAN = re.compile(rf"\b{_CAP_WORD}(?:\s+(?:(?:of|de|la|the|&)\s+)?{_CAP_WORD})*(?![\w'’]*-\d)")
+_MONTHS = _words("months")
 #: words that are capitalised for their place in the sentence, not for being names
-_COMMON = STOPWORDS | frozenset(
-    """hi hey hello oh wow yeah yep nope thanks thank sorry please well sure great cool nice
-    awesome okay ok lol haha hmm yes no also but so and or then now today tonight tomorrow
-    yesterday let lets let's i'm i've i'd i'll it's that's what's there's he's she's we're
-    they're you're don't can't won't didn't isn't anyway actually really maybe definitely
-    absolutely totally good glad happy love like just sounds speaking btw by mr mrs ms dr
-    congrats congratulations last next this every
-    monday tuesday wednesday thursday friday saturday sunday
-    mon tue tues wed thu thur thurs fri sat sun""".split()
-)
-_ZH_STOP = frozenset("小时 大家 我们 你们 他们 人家".split())
+_COMMON = STOPWORDS | _words("common")
 
 
 @dataclass(frozen=True)
@@ -113,11 +80,10 @@ def extract(text: str, given: tuple[str, ...] = ()) -> list[Entity]:
     found: list[Entity] = [Entity(g, NAME) for g in given if _named(g)]
     found += [Entity(n, NAME) for n in world_names(text)]
     found += _dates(text)
-    found += [Entity(m.group(), NAME) for m in _CODE.finditer(text)]
+    found += [Entity(m.group(), NAME) for m in all_on().any_of(_TABLE, "code").finditer(text)]
     found += _english(text)
     found += _gazetteer(text)
-    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
-        found += _chinese(text)
+    found += _tagged(text)
     seen: dict[str, Entity] = {}
     for e in found:
         k = e.key
@@ -142,21 +108,22 @@ def _named(value: str) -> bool:
 
 
 def _dates(text: str) -> list[Entity]:
+    """Dates in every language: each pack's `date` (a month, with a day or a year where the
+    entry names the groups it `needs_any_of`)."""
     out = []
-    for m in _EN_DATE.finditer(text):
-        month = m.group("m1") or m.group("m2") or m.group("m3")
-        if month == "May" and not (m.group("d1") or m.group("d2") or m.group("y3")):
-            continue
-        out.append(Entity(m.group(), DATE))
-    for m in _ZH_DATE.finditer(text):
-        if m.group("y") or m.group("d"):
-            out.append(Entity(m.group(), DATE))
+    for p in all_on().all():
+        table = p.table(_TABLE)
+        date = table.entry("date")
+        needs = date.setting("needs_any_of", ())
+        for m in date.regex(month=table.entry("month").source or "(?!)").finditer(text):
+            if not needs or any(m.group(g) for g in needs):
+                out.append(Entity(m.group(), DATE))
     return out
 
 
 def _english(text: str) -> list[Entity]:
     out = []
-    for m in _CAP_SPAN.finditer(text):
+    for m in _capitalised().finditer(text):
         words = m.group().split()
         first_in_sentence = _starts_sentence(text, m.start())
         while words and (
@@ -166,7 +133,7 @@ def _english(text: str) -> list[Entity]:
         ):
             words = words[1:]
             first_in_sentence = False
-        while words and words[-1].lower() in ("of", "de", "la", "the", "&", "i"):
+        while words and words[-1].lower() in _words("span_joiners"):
             words = words[:-1]
         if not words:
             continue
@@ -181,7 +148,16 @@ def _english(text: str) -> list[Entity]:
 
 def _contraction(key: str) -> bool:
     """you've, they're, life's: a word with a clitic, not a name (a possessive is normalised)."""
-    return bool(re.search(r"'(?:ve|re|ll|d|m|t)$", key))
+    return bool(all_on().any_of(_TABLE, "contraction").search(key))
+
+
+def _capitalised() -> re.Pattern[str]:
+    """A span of capitalised words (the pack that has one: English)."""
+    for p in all_on().all():
+        span = p.table(_TABLE).entry("capitalised_span")
+        if span.on:
+            return span.regex(word=str(span.setting("word")))
+    return NEVER
 
 
 def _starts_sentence(text: str, at: int) -> bool:
@@ -192,83 +168,69 @@ def _starts_sentence(text: str, at: int) -> bool:
 def _gazetteer(text: str) -> list[Entity]:
     low = text.lower()
     out = [Entity(k, GAZETTEER[k]) for k in _GAZ_MULTI if k in low]
-    for w in re.findall(r"[a-z][a-z0-9']+", low):
+    for w in all_on().any_of(_TABLE, "gazetteer_word").findall(low):
         if w in GAZETTEER:
             out.append(Entity(w, GAZETTEER[w]))
     return out
 
 
-def _chinese(text: str) -> list[Entity]:
+def _tagged(text: str) -> list[Entity]:
+    """Names the segmenter of the text's language tags (the pack's `tags`: jieba's nr, ns, ...)."""
+    table = all_on().of(text).table(_TABLE)
+    kinds = table.entry("tags").setting("kinds")
+    if not kinds:
+        return []
     import jieba.posseg as pseg
 
     _jieba()  # the dictionary, loaded once
     out = []
+    not_names = table.entry("not_names").wordset
     for word, flag in pseg.cut(text):
-        kind = _ZH_TAGS.get(flag)
-        if kind and len(word) >= 2 and word not in _ZH_STOP and not word.isascii():
+        kind = kinds.get(flag)
+        if kind and len(word) >= 2 and word not in not_names and not word.isascii():
             out.append(Entity(word, kind))
     return out
 
 
-_NAME = r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?"
-_ZH_NAME = r"[\u4e00-\u9fff]{2,4}"
-#: (pattern, group of the alias, group of the name it stands for)
-_ALIAS_RULES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(rf"\b(?P<a>{_NAME}) is short for (?P<n>{_NAME})"), "a", "n"),
-    (
-        re.compile(
-            rf"\b(?P<n>{_NAME}),? (?:aka|a\.k\.a\.|also known as|also called|or) (?P<a>{_NAME})\b(?! \w)"
-        ),
-        "a",
-        "n",
-    ),
-    (re.compile(rf"\b(?P<n>{_NAME}) \((?P<a>{_NAME})\)"), "a", "n"),
-    (
-        re.compile(
-            rf"\b(?:my|his|her) name is (?P<n>{_NAME})[^.!?]{{0,40}}?\bcall (?:me|him|her) (?P<a>{_NAME})"
-        ),
-        "a",
-        "n",
-    ),
-    (
-        re.compile(
-            rf"\b(?P<n>{_NAME}),? (?:but )?(?:everyone|people|friends) calls? (?:me|him|her) (?P<a>{_NAME})"
-        ),
-        "a",
-        "n",
-    ),
-    (re.compile(rf"(?P<a>{_ZH_NAME}?)(?:就是|也就是|又名|也叫|即)(?P<n>{_ZH_NAME})"), "a", "n"),
-    (
-        re.compile(
-            rf"(?:我|他|她)叫(?P<n>{_ZH_NAME})[，,。；;\s]*"
-            rf"(?:大家|朋友们?|别人|同事们?)?(?:都)?叫(?:我|他|她)(?P<a>{_ZH_NAME})"
-        ),
-        "a",
-        "n",
-    ),
-)
+def _alias_rules() -> list[re.Pattern[str]]:
+    """Every pack's alias statements (`alias_*`), the name pattern of its language filled in:
+    group `a` is the alias, group `n` the name it stands for."""
+    out = []
+    for p in all_on().all():
+        table = p.table(_TABLE)
+        name = table.entry("alias_name").source or "(?!)"
+        for entry in table.values():
+            if entry.name.startswith("alias_") and entry.name != "alias_name":
+                out.append(entry.regex(name=name))
+    return out
 
 
 def aliases(text: str) -> list[tuple[str, str]]:
     """(alias, name) pairs the text states: "Mel is short for Melanie", 小王就是王伟."""
     out = []
-    for pattern, a, n in _ALIAS_RULES:
+    for pattern in _alias_rules():
         for m in pattern.finditer(text):
-            alias, name = _trim_zh(m.group(a)), _trim_zh(m.group(n))
+            alias, name = _trim(m.group("a")), _trim(m.group("n"))
             if alias and name and normalise(alias) != normalise(name):
                 out.append((alias, name))
     return out
 
 
-def _trim_zh(name: str) -> str:
-    """A Chinese name captured with a particle around it (王伟。 / 是小王) keeps the name only."""
+def _trim(name: str) -> str:
+    """A name captured with a particle around it (王伟。 / 是小王) keeps the name only: the first
+    word the segmenter tags as a name or that a name prefix leads."""
     if name.isascii():
+        return name
+    table = all_on().of(name).table(_TABLE)
+    kinds = table.entry("tags").setting("kinds")
+    if not kinds:
         return name
     import jieba.posseg as pseg
 
     _jieba()
+    lead = table.entry("name_lead").pattern
     for word, flag in pseg.cut(name):
-        if flag in _ZH_TAGS or word.startswith(("小", "老", "阿")):
+        if flag in kinds or lead.match(word):
             return word
     return name
 

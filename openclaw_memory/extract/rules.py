@@ -27,144 +27,62 @@ from .secrets import SecretFilter
 from .slot import instruction_summary
 from .slots import Slot, classify, third_person
 
-_I = re.IGNORECASE
-_LEAD = re.compile(
-    r"^(?:(?:对了|另外|还有|而且|并且|然后|其实|顺便说一下|顺便|那么|那)[，,\s]*|"
-    r"(?:嗯|哦|好的|好|ok|okay|oh|well|also|and|but|so|anyway|actually|plus|btw|by the way)[，,\s]+)+",
-    _I,
-)
-_HEDGE = re.compile(
-    r"可能|好像|也许|大概|或许|似乎|说不定|不确定|不一定|\b(?:maybe|perhaps|probably|might|i guess|"
-    r"i think|not sure|kind of|sort of)\b",
-    _I,
-)
-_ZH_HEDGE = re.compile(r"可能|好像|也许|大概|或许|似乎|说不定")
-_HEDGE_LEAD = re.compile(r"^(?:(?:maybe|perhaps|probably|i think|i guess)[,\s]+)+", _I)
-_FORGET = (
-    re.compile(
-        r"^(?:请|麻烦)?(?:你)?(?:帮我)?(?:忘掉|忘记|删除记忆|删掉记忆|删除关于|删掉关于|不要再记得|别再记着|"
-        r"从记忆(?:中|里)删除)[：:，,\s]*(?:关于)?(?P<what>.+)$"
-    ),
-    re.compile(
-        r"^(?:请)?(?:把|将)(?P<what>.+?)(?:忘掉|忘了|忘记|从记忆(?:中|里)删(?:除|掉))(?:吧)?$"
-    ),
-    re.compile(r"^(?:请)?删(?:除|掉)(?P<what>.+?)(?:这条|那条|的)?记忆$"),
-    re.compile(
-        r"^(?:please\s+)?forget\s+(?:that\s+|about\s+|what i said about\s+|the fact that\s+)?(?P<what>.+)$",
-        _I,
-    ),
-    re.compile(
-        r"^(?:please\s+)?(?:delete|erase|remove)\s+(?:the\s+memory\s+(?:about|that)\s+)?(?P<what>.+?)"
-        r"(?:\s+from\s+(?:your\s+)?memory)?$",
-        _I,
-    ),
-    # "杭州出差取消了，忘掉那件事吧": the command points back at the clause before it.
-    re.compile(
-        r"^(?P<what>.+?)[，,]\s*(?:请|你)?(?:把它|把这件事|把那件事)?(?:忘掉|忘了|忘记)(?:那件事|这件事|它|吧|了|哈)*$"
-    ),
-    re.compile(
-        r"^(?P<what>.+?)[,;]\s*(?:so\s+)?(?:please\s+)?forget (?:about )?(?:it|that)(?: too)?$", _I
-    ),
-)
-_REMEMBER = (
-    re.compile(
-        r"^(?:请|麻烦)?(?:你)?(?:帮我)?(?:一定|务必)?(?:要)?(?:记住|记一下|记下|记好|记着|牢记|别忘了|不要忘了|"
-        r"不要忘记|千万别忘了)(?!了|吗)[：:，,\s]*(?P<what>.+)$"
-    ),
-    re.compile(
-        r"^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget|make a note)"
-        r"(?:\s+that|\s*[:,])?\s+(?P<what>.+)$",
-        _I,
-    ),
-    # "下周三我要去杭州出差，记一下": the command closes the sentence.
-    # ("这个我记住了" is the speaker remembering, not an order)
-    re.compile(
-        r"^(?P<what>.+?)(?<![我你他她])[，,\s]*(?:请|帮我)?(?:记一下|记住|记下来|记下|记着|记好)(?:吧|哦|啊|哈|了)*$"
-    ),
-    # "The code is 1234, remember that" (a comma or "please" before it: "Wow, I remember that" is no order)
-    re.compile(
-        r"^(?P<what>.+?)(?:[,;]\s*(?:please\s+)?|\s+please\s+)(?:remember that|note that down|"
-        r"make a note of (?:it|that))$",
-        _I,
-    ),
-)
-_STANDING = (
-    re.compile(
-        r"^(?:从现在(?:开始|起)|从今(?:以后|往后|天起)|以后|今后|往后)[都也就请]*[，,\s]*(?P<what>.+)$"
-    ),
-    re.compile(
-        r"^(?:from now on|going forward|in the future|henceforth|from here on)[,\s]*(?P<what>.+)$",
-        _I,
-    ),
-    re.compile(r"^(?P<what>.+?)[,\s]*(?:from now on|going forward|in the future)[.!]?$", _I),
-)
-_DIRECTIVE = re.compile(
-    r"请|要|都|每次|一律|总是|记得|先|叫我|称呼我|给我|帮我|用|不要|别|\b(?:please|always|use|call me|answer|"
-    r"reply|respond|write|give|show|send|include|start|end|keep|put|avoid|remind)\b",
-    _I,
-)
-_MEMORY_WORD = re.compile(r"(?:的|这条|那条|的那条)?记忆$|\s+from (?:your )?memory$", _I)
-_MID_PROHIBITION = re.compile(r"不要|别|禁止|不准|不许|\b(?:never|don'?t|do not|avoid)\b", _I)
-_NOT_A_TARGET = re.compile(r"^(?:it|that|this|about it|everything|all|吧|了)$", _I)
-#: "forget my address": slot nouns a forget command can name without restating the value.
-_SLOT_NOUNS = (
-    (re.compile(r"名字|姓名|\bname\b", _I), MemoryType.PROFILE, "name"),
-    (
-        re.compile(r"住址|地址|住处|住在哪|\b(?:address|where i live)\b", _I),
-        MemoryType.PROFILE,
-        "location",
-    ),
-    (re.compile(r"公司|单位|雇主|\b(?:employer|company)\b", _I), MemoryType.PROFILE, "employer"),
-    (re.compile(r"职业|\b(?:job|occupation)\b", _I), MemoryType.PROFILE, "job"),
-    (re.compile(r"生日|\bbirthday\b", _I), MemoryType.PROFILE, "birthday"),
-    (re.compile(r"回复语言|\breply language\b", _I), MemoryType.PREFERENCE, "reply_language"),
-)
-_MY_KEY = (
-    re.compile(r"^我的(?P<k>[^，,。是]{1,10})是(?P<v>.+)$"),
-    re.compile(r"^my (?P<k>[\w\s\-]{1,30}?) (?:is|are) (?P<v>.+)$", _I),
-)
+_COMMAND = "command"
+_CLAUSE = "clause"
+_TARGET = "target"
 
 
-def _sentences(text: str) -> list[str]:
-    # a title's full stop ends no sentence ("I report to Mr. Chen")
-    parts = re.split(
-        r"(?<=[。！？!?；;\n])|(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
-        r"(?<=\.)\s+",
-        text,
-    )
+def _sentences(text: str, langs: Languages) -> list[str]:
+    parts = langs.any_of(_CLAUSE, "sentence_end").split(text)
     return [p.strip() for p in parts if p and p.strip()]
 
 
-def _clauses(text: str) -> list[str]:
+def _clauses(text: str, langs: Languages) -> list[str]:
     """Clauses to classify: split on commas and on "and I"/"but my"; leading fillers and
     hedges dropped (the hedge was already read from the whole sentence)."""
-    parts = re.split(r"[，,]|\s+(?:and|but|also)\s+(?=(?:i|i'm|my)\b)|而且|并且", text, flags=_I)
-    parts = _join_name_tails([p for p in parts if p])
-    cleaned = (_ZH_HEDGE.sub("", _HEDGE_LEAD.sub("", _LEAD.sub("", p.strip()))) for p in parts if p)
+    parts = langs.any_of(_CLAUSE, "clause_split").split(text)
+    parts = _join_name_tails([p for p in parts if p], langs)
+    lead, hedge_lead = _lead(langs), langs.any_of(_CLAUSE, "hedge_lead")
+    hedge_word = langs.any_of(_CLAUSE, "hedge_word")
+    cleaned = (hedge_word.sub("", hedge_lead.sub("", lead.sub("", p.strip()))) for p in parts if p)
     out = [c for c in cleaned if c]
     # "As a nurse, I ..." states the role: read as "I am a nurse"
-    return [(as_role(c, out[i + 1]) if i + 1 < len(out) else None) or c for i, c in enumerate(out)]
+    return [
+        (as_role(c, out[i + 1], langs) if i + 1 < len(out) else None) or c
+        for i, c in enumerate(out)
+    ]
 
 
-#: a comma's tail that only names a place or a number ("12 Rua Augusta, Lisbon", ", Apt 4"): it
-#: belongs to the clause before it, not a clause of its own (else the value loses its last part)
-_NAME_TAIL = re.compile(
-    r"^\s*(?:[A-Z][\w.'-]*|\d[\w-]*)(?:\s+(?:[A-Z][\w.'-]*|\d[\w-]*)){0,2}\s*[.!]?\s*$"
-)
+def _lead(langs: Languages) -> re.Pattern[str]:
+    """A run of fillers leading a sentence (对了，另外 / oh well,)."""
+    return langs.any_of(_CLAUSE, "lead", "^(?:{})+")
 
 
-def _join_name_tails(parts: list[str]) -> list[str]:
+def _join_name_tails(parts: list[str], langs: Languages) -> list[str]:
+    """A comma's tail that only names a place or a number joins the clause before it (else the
+    value loses its last part)."""
+    tail, not_tail = langs.any_of(_CLAUSE, "name_tail"), langs.any_of(_CLAUSE, "not_a_name_tail")
     out: list[str] = []
     for p in parts:
-        if out and _NAME_TAIL.match(p) and not re.match(r"^\s*I\b", p):
+        if out and tail.match(p) and not not_tail.match(p):
             out[-1] = f"{out[-1]},{p}"
         else:
             out.append(p)
     return out
 
 
-def _is_question(sentence: str) -> bool:
-    return sentence.rstrip().endswith(("?", "？", "吗", "么"))
+def _command(body: str, command: str, langs: Languages) -> re.Match[str] | None:
+    """The first command entry of kind `command` (forget, remember, standing) that matches."""
+    for entry in langs.entries(_COMMAND):
+        if entry.setting("command") == command:
+            m = entry.pattern.match(body)
+            if m and (command != "forget" or not _no_target(m.group("what"), langs)):
+                return m
+    return None
+
+
+def _no_target(what: str, langs: Languages) -> bool:
+    return bool(langs.any_of(_COMMAND, "not_a_target").match(what.strip()))
 
 
 class RuleExtractor:
@@ -185,44 +103,43 @@ class RuleExtractor:
             return []
         turn_ids = (turn.turn_id,) if turn.turn_id else ()
         out: list[Candidate] = []
-        for sentence in _sentences(text):
-            out.extend(self._sentence(_LEAD.sub("", sentence).strip(), turn_ids))
+        for sentence in _sentences(text, self._langs):
+            out.extend(self._sentence(_lead(self._langs).sub("", sentence).strip(), turn_ids))
         return _dedupe(out)
 
     def _sentence(self, sentence: str, turn_ids: tuple[str, ...]) -> list[Candidate]:
-        if _is_question(sentence):
+        langs = self._langs
+        if langs.any_of(_CLAUSE, "question_end").search(sentence):
             return []
         body = sentence.rstrip("。！!；;.～~ ")
-        hedged = bool(_HEDGE.search(body))
-        for regex in _FORGET:
-            m = regex.match(body)
-            if m and not _NOT_A_TARGET.match(m.group("what").strip()):
-                return [self._forget(m.group("what"), turn_ids)]
-        for regex in _REMEMBER:
-            m = regex.match(body)
-            if m:
-                return self._explicit(m.group("what"), turn_ids, hedged)
-        for regex in _STANDING:
-            m = regex.match(body)
-            if m:
-                return self._standing(m.group("what"), turn_ids, hedged)
+        hedged = bool(langs.any_of(_CLAUSE, "hedge").search(body))
+        m = _command(body, "forget", langs)
+        if m:
+            return [self._forget(m.group("what"), turn_ids)]
+        m = _command(body, "remember", langs)
+        if m:
+            return self._explicit(m.group("what"), turn_ids, hedged)
+        m = _command(body, "standing", langs)
+        if m:
+            return self._standing(m.group("what"), turn_ids, hedged)
         slots = [
             _also(s, clause)
-            for s, clause in ((classify(c, langs=self._langs), c) for c in _clauses(body))
+            for s, clause in ((classify(c, langs=langs), c) for c in _clauses(body, langs))
             if s
         ]
         conf = 0.4 if hedged else None
         return [_candidate(s, _channel(s), conf or s.confidence, turn_ids) for s in slots]
 
     def _forget(self, what: str, turn_ids: tuple[str, ...]) -> Candidate:
-        what = _MEMORY_WORD.sub("", what.strip(" 。.!！")) or what
-        slots = [s for s in map(classify, _clauses(what)) if s]
+        langs = self._langs
+        what = langs.any_of(_COMMAND, "memory_word").sub("", what.strip(" 。.!！")) or what
+        slots = [s for s in (classify(c, langs=langs) for c in _clauses(what, langs)) if s]
         subject: str | None
         if slots:
             kind, subject, summary = slots[0].type, slots[0].subject, slots[0].summary
         else:
-            kind, subject, noun = _slot_noun(what)
-            summary = noun or third_person(what, has_cjk(what))
+            kind, subject = _slot_noun(what, langs)
+            summary = third_person(what, has_cjk(what))
         return Candidate(
             type=kind,
             summary=summary,
@@ -240,21 +157,25 @@ class RuleExtractor:
         conf = 0.6 if hedged else 0.95
         slots: list[Any] = []
         rest: list[Any] = []
-        for clause in _clauses(what):
+        for clause in _clauses(what, self._langs):
             slot = classify(clause, standing=True, langs=self._langs)
             (slots if slot else rest).append(slot or clause)
         if not slots:
             rest = [what.strip(" 。.!！")]  # nothing recognised: keep the whole statement
-        rest = [r for r in rest if _worth_a_fact(r, alone=not slots)]
+        rest = [r for r in rest if _worth_a_fact(r, self._langs, alone=not slots)]
         if rest:
-            sep = "，" if has_cjk(what) else ", "
-            slots.append(_free_fact(sep.join(r.strip(" 。.!！") for r in rest)))
+            sep = self._langs.of(what).comma
+            slots.append(_free_fact(sep.join(r.strip(" 。.!！") for r in rest), self._langs))
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
     def _standing(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
         conf = 0.4 if hedged else 0.9
         slots = [
-            s for s in (classify(c, standing=True, langs=self._langs) for c in _clauses(what)) if s
+            s
+            for s in (
+                classify(c, standing=True, langs=self._langs) for c in _clauses(what, self._langs)
+            )
+            if s
         ]
         if not slots:
             slots = _free_rule(what.strip(" 。.!！"), self._langs)
@@ -275,11 +196,11 @@ def _channel(slot: Slot) -> Channel:
 def _free_rule(what: str, langs: Languages) -> list[Slot]:
     """A "from now on" instruction no classifier knows: kept as a standing rule, or as a
     prohibition when a 不要/don't sits mid-sentence ("代码里不要加注释")."""
-    if not _DIRECTIVE.search(what) or is_contentless(what):
+    if not langs.any_of(_COMMAND, "directive").search(what) or is_contentless(what):
         return []
     cjk = has_cjk(what)
     summary = instruction_summary(what, cjk)
-    m = _MID_PROHIBITION.search(what)
+    m = langs.any_of(_COMMAND, "mid_prohibition").search(what)
     inner = classify(what[m.start() :], standing=True, langs=langs) if m and m.start() > 0 else None
     if inner:
         return [dataclasses.replace(inner, summary=summary)]
@@ -292,38 +213,41 @@ def classify_head(text: str, cjk: bool) -> str:
     return (zh_head(text) if cjk else rule_head_en(text)) or text[:12]
 
 
-_CONNECTIVE = re.compile(r"^(?:而|但|不是|还是|\b(?:not|rather|instead|than|or)\b)", _I)
-
-
-def _worth_a_fact(clause: str, alone: bool) -> bool:
+def _worth_a_fact(clause: str, langs: Languages, alone: bool) -> bool:
     """A leftover clause of a remember command worth storing: a statement, not a connective
-    tail ("而不是咖啡", "not coffee") or filler. Alone, two characters are enough."""
+    tail ("而不是咖啡", "not coffee") or filler. Alone, two characters are enough; else as long
+    as its language's `clause.worth_a_fact` asks (in characters or in words)."""
     clause = clause.strip(" 。.!！")
     if len(clause) < 2 or is_contentless(clause):
         return False
     if alone:
         return True
-    long_enough = len(clause) >= 4 if has_cjk(clause) else len(clause.split()) >= 3
-    return long_enough and not _CONNECTIVE.match(clause)
+    least = langs.of(clause).table(_CLAUSE).entry("worth_a_fact")
+    if least.setting("min_chars") is not None:
+        long_enough = len(clause) >= least.setting("min_chars")
+    else:
+        long_enough = len(clause.split()) >= least.setting("min_words", 3)
+    return long_enough and not langs.any_of(_CLAUSE, "connective").match(clause)
 
 
-def _slot_noun(what: str) -> tuple[MemoryType, str | None, str | None]:
-    for regex, kind, subject in _SLOT_NOUNS:
-        if regex.search(what):
-            return kind, subject, None
-    return MemoryType.FACT, None, None
+def _slot_noun(what: str, langs: Languages) -> tuple[MemoryType, str | None]:
+    """The slot a forget command names by its noun (忘掉我的地址, forget my address)."""
+    for name in langs.names(_TARGET):
+        if langs.any_of(_TARGET, name).search(what):
+            kind = next(e.setting("kind") for e in langs.entries(_TARGET) if e.name == name)
+            return MemoryType(kind), name
+    return MemoryType.FACT, None
 
 
-def _free_fact(what: str) -> Slot:
+def _free_fact(what: str, langs: Languages) -> Slot:
     """An explicit "remember X" that names no known slot: a fact, keyed by "my X is" if present."""
-    cjk = has_cjk(what)
     subject = ""
-    for regex in _MY_KEY:
-        m = regex.match(what)
+    for entry in langs.entries(_COMMAND):
+        m = entry.pattern.match(what) if entry.name == "my_key" else None
         if m:
             subject = "fact/" + m.group("k").strip().lower()
             break
-    return Slot(MemoryType.FACT, subject, third_person(what, cjk), (), (), 0.95)
+    return Slot(MemoryType.FACT, subject, third_person(what, has_cjk(what)), (), (), 0.95)
 
 
 def _candidate(

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.clock import Clock, iso_date
 from ..errors import ExtractionError
+from ..lang import Table, all_on, pack
 from ..llm import complete_text
 from ..core.tokens import count_tokens, truncate_tokens
 from ..types import Message
@@ -32,7 +33,7 @@ from .secrets import SecretFilter
 
 _log = logging.getLogger(__name__)
 PROMPT_FILE = "summarize_session.txt"
-_I = re.IGNORECASE
+_TABLE = "summary"
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
@@ -43,12 +44,6 @@ class Decision:
 
     decision: str
     reason: str = ""
-
-
-_HEADINGS = {
-    "zh": ("目标与约束", "关键决策", "未决问题", "下一步", "证据"),
-    "en": ("Goals and constraints", "Key decisions", "Open questions", "Next steps", "Evidence"),
-}
 
 
 @dataclass(frozen=True)
@@ -78,27 +73,30 @@ class StructuredSummary:
     def render(self, *, with_evidence: bool = True) -> str:
         """Headed bullet lists in plain language; empty sections are left out. A stored summary
         renders without the evidence line: its evidence is the record's provenance."""
-        zh = self.language == "zh"
-        goals, decisions, questions, steps, evidence = _HEADINGS["zh" if zh else "en"]
-        colon, sep = ("：", "、") if zh else (":", ", ")
+        table = pack(self.language).table(_TABLE)
+        label = table.entry("labels").settings
         blocks: list[str] = []
         for title, items in (
-            (goals, self.goals_constraints),
-            (decisions, tuple(_render_decision(d, zh) for d in self.decisions)),
-            (questions, self.open_questions),
-            (steps, self.next_steps),
+            (label["goals"], self.goals_constraints),
+            (label["decisions"], tuple(_render_decision(d, table) for d in self.decisions)),
+            (label["questions"], self.open_questions),
+            (label["steps"], self.next_steps),
         ):
             if items:
-                blocks.append(f"{title}{colon}\n" + "\n".join(f"- {item}" for item in items))
+                blocks.append(
+                    f"{title}{label['colon']}\n" + "\n".join(f"- {item}" for item in items)
+                )
         if with_evidence and self.evidence_ids and blocks:
-            blocks.append(f"{evidence}{colon}{'' if zh else ' '}{sep.join(self.evidence_ids)}")
+            ids = label["separator"].join(self.evidence_ids)
+            blocks.append(f"{label['evidence']}{label['evidence_colon']}{ids}")
         return "\n".join(blocks)
 
 
-def _render_decision(d: Decision, zh: bool) -> str:
+def _render_decision(d: Decision, table: Table) -> str:
     if not d.reason:
         return d.decision
-    return f"{d.decision}（理由：{d.reason}）" if zh else f"{d.decision} (reason: {d.reason})"
+    template = str(table.entry("decision_reason").setting("template", "{decision}"))
+    return template.format(decision=d.decision, reason=d.reason)
 
 
 def dominant_language(texts: Iterable[str]) -> str:
@@ -111,50 +109,29 @@ def dominant_language(texts: Iterable[str]) -> str:
 
 # --- extractive summary -----------------------------------------------------------------------
 
-#: a question the user's work still has to settle ("Should we add sync later?", 要不要支持多币种？);
-#: any other question is a request to the assistant, never an open question of the session
-_QUESTION = re.compile(r"^(?:是否|要不要|能否|该不该)|^(?:should we|shall we|can we|do we)\b", _I)
-_OPEN = re.compile(
-    r"待定|还没确定|尚未确定|还不确定|不确定|未决|\b(?:tbd|not sure yet|open question|undecided|unclear)\b",
-    _I,
-)
-_DECISION = re.compile(
-    r"决定|决策|选择|选用|选了|采用|改用|确定用|定了|就用|敲定|拍板|\b(?:decided|decide|chose|choose|chosen|"
-    r"picked|going with|go with|settled on|adopt|adopted|opted)\b",
-    _I,
-)
-_REASON = re.compile(r"因为|由于|原因是|理由是|考虑到|\b(?:because|since|due to|given that)\b", _I)
-_NEXT = re.compile(
-    r"下一步|接下来|待办|然后要|之后要|回头|稍后|明天|下周|TODO|\b(?:next|will|going to|plan to|to-?do|"
-    r"action item|follow up|i'll|we'll|let's)\b",
-    _I,
-)
-_CONSTRAINT = re.compile(
-    r"必须|不能|不可以|不得|务必|一定要|至少|最多|不超过|不少于|预算|截止|期限|目标|要求|希望|需要|\b(?:must|"
-    r"should|cannot|can't|need to|needs to|required?|at least|at most|no more than|budget|deadline|"
-    r"goal|requirement|constraint)\b",
-    _I,
-)
+
+def _cue(name: str) -> re.Pattern[str]:
+    """The cue words of a section in any language (the summary table of every pack). A question
+    the user's work still has to settle ("Should we add sync later?", 要不要支持多币种？) is an
+    open question; any other question is a request to the assistant, never one of the session."""
+    return all_on().any_of(_TABLE, name)
 
 
 def _split_sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[。！？!?；;\n])|(?<=[.])\s+", text)
+    parts = _cue("sentence_end").split(text)
     return [p.strip() for p in parts if p and p.strip()]
-
-
-_THEREFORE = re.compile(r"所以|因此|于是|\b(?:so|therefore|hence)\b", _I)
 
 
 def _split_reason(sentence: str) -> Decision:
     """ "选 A，因为 B" and "因为 B，所以选 A" both become Decision(A, B)."""
-    m = _REASON.search(sentence)
+    m = _cue("reason").search(sentence)
     if not m:
         return Decision(sentence)
     before = sentence[: m.start()].strip(" ，,。.")
     after = sentence[m.end() :].strip(" ，,:：。.")
     if before and after:
         return Decision(before, after)
-    then = _THEREFORE.search(after)
+    then = _cue("therefore").search(after)
     if then and then.start() > 0:
         return Decision(
             after[then.end() :].strip(" ，,。."), after[: then.start()].strip(" ，,。.")
@@ -175,25 +152,25 @@ class _Collector:
     def add(self, sentence: str) -> None:
         """File one sentence under the first section whose cues it matches."""
         was_decision, self._last_was_decision = self._last_was_decision, False
-        if _QUESTION.search(sentence) or _OPEN.search(sentence):
+        if _cue("question").search(sentence) or _cue("open").search(sentence):
             self.questions.append(sentence)
             return
         # what a session did, never what the user asked for (extract/request_grammar.py)
         sentence = statement_part(sentence)
         if not sentence:
             return
-        if _DECISION.search(sentence):
+        if _cue("decision").search(sentence):
             self.decisions.append(_split_reason(sentence))
             self._last_was_decision = True
-        elif _REASON.match(sentence) and was_decision and not self.decisions[-1].reason:
+        elif _cue("reason").match(sentence) and was_decision and not self.decisions[-1].reason:
             last = self.decisions.pop()
-            reason = _REASON.sub("", sentence, count=1).strip(" ，,。.")
+            reason = _cue("reason").sub("", sentence, count=1).strip(" ，,。.")
             self.decisions.append(Decision(last.decision.rstrip(" 。."), reason))
-        elif _NEXT.search(sentence):
+        elif _cue("next").search(sentence):
             self.steps.append(sentence)
-        elif _CONSTRAINT.search(sentence):
+        elif _cue("constraint").search(sentence):
             self.goals.append(sentence)
-        elif _REASON.search(sentence):
+        elif _cue("reason").search(sentence):
             self.decisions.append(_split_reason(sentence))
 
 

@@ -4,7 +4,8 @@ Each language is a folder here, `lang/<code>/`, of YAML data: `pack.yaml` says w
 (its code and name, the characters that mark its script and the order scripts are tried in, its
 tokenizer, its stopwords, the comma that joins its clauses) and every other file is one table
 (`request`, `people`, `kind`, `preference`, `instruction`, `profile`, `naming`, `lexicon`,
-`negation`, `change`). A table entry is named, carries a one-line meaning and a regular expression
+`negation`, `command`, `clause`, `target`, `statement`, `slot`, `entities`, `attribute`,
+`summary`, `render`, `change`, `focus`, `describe`). A table entry is named, carries a one-line meaning and a regular expression
 (`pattern`, `flags`) or a word list (`words`), with its confidence where its rule has one, and
 settings of its own (a summary's `template`, a map of names). The mechanisms that read a table
 (`extract/request_grammar.py`, `extract/people_rules.py`, `procedure/kind.py`, ...) are written
@@ -21,7 +22,8 @@ once; they ask the pack of the text's language for an entry by name.
   built. A switched-off entry keeps its place and stops acting: its pattern never matches and its
   word list is empty. A table a language lacks reads as empty, so its rules never act there.
 - A rule that reads words of any language in one clause ("以后用English回复") asks
-  `Languages.any_of(table, entry)`: one pattern over every pack's entry, in script order.
+  `Languages.any_of(table, entry)`: one pattern over every pack's entry, in script order;
+  `Languages.entries(table)` lists every pack's entries for rules tried one after another.
   `Languages.of_han(flag)` is the pack a caller still passing a has-Han flag means.
 - A pack's tokenizer is named in `pack.yaml` (`tokenizers.py`: whole words, jieba's search mode,
   character bigrams). Adding a language is adding a folder: the Japanese pack has only a

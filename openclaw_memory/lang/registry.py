@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from ..core.switches import ALL_ON, Switches
-from .pack import NEVER, LanguagePack, load_pack
+from .pack import NEVER, Entry, LanguagePack, load_pack
 
 _HERE = Path(__file__).resolve().parent
 _A_HAN_CHARACTER = "\u4e00"
@@ -60,7 +60,7 @@ class Languages:
     def __init__(self, switches: Switches = ALL_ON) -> None:
         self.switches = switches
         self._packs = {c: p.switched(switches) for c, p in _loaded().items()}
-        self._any: dict[tuple[str, str], re.Pattern[str]] = {}
+        self._any: dict[tuple[str, str, str], re.Pattern[str]] = {}
 
     def pack(self, code: str) -> LanguagePack:
         """The pack `code`; a KeyError naming the known codes otherwise."""
@@ -82,17 +82,28 @@ class Languages:
         entries = [p.table(table).entry(entry) for p in self.all()]
         return "|".join(f"(?:{e.source})" for e in entries if e.on and e.source is not None)
 
-    def any_of(self, table: str, entry: str) -> re.Pattern[str]:
+    def any_of(self, table: str, entry: str, frame: str = "{}") -> re.Pattern[str]:
         """One pattern that matches where `entry` of any pack's `table` matches: for a rule that
-        reads words of any language in one clause ("以后用English回复"). Never matches when no
+        reads words of any language in one clause ("以后用English回复"). `frame` places the
+        alternation in a pattern of its own (`^(?:{})+`: a run of leads). Never matches when no
         pack has the entry on."""
-        key = (table, entry)
+        key = (table, entry, frame)
         if key not in self._any:
             found = [p.table(table).entry(entry) for p in self.all()]
             flags = functools.reduce(lambda a, e: a | e.flags, found, 0)
             alternation = self.alternation(table, entry)
-            self._any[key] = re.compile(alternation, flags) if alternation else NEVER
+            framed = frame.replace("{}", alternation)
+            self._any[key] = re.compile(framed, flags) if alternation else NEVER
         return self._any[key]
+
+    def entries(self, table: str) -> tuple[Entry, ...]:
+        """The entries of `table` in every pack that are on: each pack's in file order, the
+        packs in the order scripts are tried (for rules tried one after another)."""
+        return tuple(e for p in self.all() for e in p.table(table).values() if e.on)
+
+    def names(self, table: str) -> tuple[str, ...]:
+        """The entry names of `table` across every pack, each once, in the order first met."""
+        return tuple(dict.fromkeys(n for p in self.all() for n in p.table(table)))
 
     def all(self) -> tuple[LanguagePack, ...]:
         """Every pack, in the order scripts are tried (`priority`), the pack without one last."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..core.clock import iso_date
 from ..write.consolidate.records import new_id
 from ..embed.embedding import embed_passages
+from ..lang import all_on
 from ..lang.text import has_cjk
 from ..core.tokens import count_tokens
 from ..types import Channel, MemoryRecord, MemoryType, Scope, Source
@@ -123,39 +124,41 @@ def digest(
     for i, (line, n) in enumerate(outcomes.items()):
         item = _item(line, n, zh)
         rest = len(outcomes) - i - 1
-        tail = (f"另有 {rest} 条" if zh else f"+{rest} more") if rest else ""
+        tail = _form(zh, "more").format(n=rest) if rest else ""
         if parts and count_tokens(_join(head, [*parts, item, tail], zh)) > max_tokens:
-            parts.append(f"另有 {len(outcomes) - i} 条" if zh else f"+{len(outcomes) - i} more")
+            parts.append(_form(zh, "more").format(n=len(outcomes) - i))
             break
         parts.append(item)
     return _join(head, parts, zh)
 
 
+def _form(zh: bool, name: str) -> str:
+    """A form of the digest (`compaction` table) in the language a has-Han flag means."""
+    return str(all_on().of_han(zh).table("compaction").entry("digest").settings[name])
+
+
 def _head(subject: str | None, n: int, start: str, end: str, kinds: list, zh: bool) -> str:
-    if zh:
-        period = start if start == end else f"{start} 至 {end}"
-        about = f"{subject}相关的" if subject else ""
-        counts = "、".join(f"{k} {c} 条" for k, c in kinds)
-        return f"{about}{n} 条事件（{period}）。类型：{counts}。结果："
-    period = f"on {start}" if start == end else f"from {start} to {end}"
-    about = f" about {subject}" if subject else ""
-    counts = ", ".join(f"{k} x{c}" for k, c in kinds)
-    return f"{n} events{about} {period}. Kinds: {counts}. Outcomes: "
+    period = _form(zh, "period_day" if start == end else "period_span").format(start=start, end=end)
+    about = _form(zh, "about").format(subject=subject) if subject else ""
+    counts = _form(zh, "counts_sep").join(
+        _form(zh, "count").format(kind=k, count=c) for k, c in kinds
+    )
+    return _form(zh, "head").format(about=about, n=n, period=period, counts=counts)
 
 
 def _join(head: str, parts: list[str], zh: bool) -> str:
-    body = ("；" if zh else "; ").join(p for p in parts if p)
-    return head + body + ("。" if zh else ".")
+    body = _form(zh, "parts_sep").join(p for p in parts if p)
+    return head + body + _form(zh, "end")
 
 
 def _item(line: str, n: int, zh: bool) -> str:
     if n == 1:
         return line
-    return f"{line}（{n} 次）" if zh else f"{line} (x{n})"
+    return _form(zh, "repeated").format(line=line, n=n)
 
 
 def _kind(e: MemoryRecord, zh: bool) -> str:
-    return e.tags[0] if e.tags else ("事件" if zh else "event")
+    return e.tags[0] if e.tags else _form(zh, "event")
 
 
 def _outcome(summary: str) -> str:

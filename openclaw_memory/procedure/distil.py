@@ -16,44 +16,28 @@ from typing import Any
 
 from ..capture.events import ToolEvent
 from ..write.policy import POLICY
-from ..lang.text import has_cjk
+from ..lang import all_on, detect
 from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType
 from .kind import TaskKind, task_kind, tool_kind
 
 #: the words of a procedure's line, per language
+_TABLE = "procedure"
+#: each language's labels of a procedure's text (its `procedure` table), by language code
 LABELS: Mapping[str, Mapping[str, str]] = {
-    "en": {
-        "worked": "Steps that worked: ",
-        "tried": "Tried: ",
-        "failed": "Failed first: ",
-        "failed_last": "Failed: ",
-        "fix": "Fix: ",
-        "unsolved": "Not solved yet.",
-        "request": "Request: ",
-        "tools": "Tools: ",
-        "sep": ". ",
-        "arrow": " -> ",
-        "because": ": ",
-        "args": " ({})",
-        "retry": "{} again with {}",
-    },
-    "zh": {
-        "worked": "有效步骤：",
-        "tried": "尝试过：",
-        "failed": "先失败：",
-        "failed_last": "失败：",
-        "fix": "解决：",
-        "unsolved": "尚未解决。",
-        "request": "请求：",
-        "tools": "工具：",
-        "sep": "。",
-        "arrow": " → ",
-        "because": "：",
-        "args": "（{}）",
-        "retry": "换用 {} 重试 {}",
-    },
+    p.code: p.table(_TABLE).entry("labels").settings
+    for p in all_on().all()
+    if p.table(_TABLE).entry("labels").on
 }
+
+
+def _labels(request: str) -> Mapping[str, str]:
+    """The labels of the request's language; a language without them writes in the labels of
+    text with no marked script."""
+    code = detect(request)
+    return LABELS.get(code) or LABELS[detect("")]
+
+
 #: at most this many arguments of a step are kept, each value at most this many characters
 _ARGS, _ARG_CHARS = 3, 60
 #: a tool's failure message is kept to this many tokens
@@ -124,7 +108,7 @@ def _fold(steps: Sequence[str]) -> list[str]:
 def describe(task: Task) -> str:
     """The procedure's text: the steps that worked, the failure and its fix, in the request's
     language."""
-    words = LABELS["zh" if has_cjk(task.request) else "en"]
+    words = _labels(task.request)
     steps = task.steps
     last_fail = max((i for i, s in enumerate(steps) if not s.ok), default=None)
     parts = []
@@ -158,7 +142,7 @@ def procedure_candidate(task: Task) -> Candidate | None:
     failed = any(not s.ok for s in task.steps)
     if len(task.steps) < 2 and not failed:
         return None
-    words = LABELS["zh" if has_cjk(task.request) else "en"]
+    words = _labels(task.request)
     detail = [words["tools"] + ", ".join(tools)]
     if task.request:
         detail.insert(0, words["request"] + truncate_tokens(" ".join(task.request.split()), 60))

@@ -24,21 +24,34 @@ import re
 from dataclasses import dataclass
 
 from ..runtime.engine import MemoryEngine
-from ..lang.text import has_cjk, search_tokens
+from ..lang import all_on
+from ..lang.text import search_tokens
 from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 
+_TABLE = "forget"
+
+
+def _words(entry: str) -> frozenset[str]:
+    """The word list `entry` of every pack's forget table, together."""
+    return frozenset(w for p in all_on().all() for w in p.table(_TABLE).entry(entry).wordset)
+
+
+def _inside(term: str, text: str, ranked: bool = False) -> bool:
+    """A term held anywhere in the text, where its language says so (`inside_text`: Chinese,
+    whose segmenter cuts words differently in context); `ranked`: among other terms, as long as
+    the entry asks."""
+    entry = all_on().of(term).table(_TABLE).entry("inside_text")
+    least = entry.setting("min_chars", 1) if ranked else 1
+    return entry.on and len(term) >= least and term in text
+
+
 #: words of the command itself, not of what it names
-_COMMAND_WORDS = frozenset(
-    """forget forgot forgotten delete erase remove memory memories about that the a an my me please what
-    i said you your this those these everything thing things fact facts info information stop remembering
-    忘掉 忘记 忘了 删除 删掉 记忆 关于 请 帮我 那条 这条 那件事 这件事 那件 这件 那个 这个 件事 事 事情 一下 掉 的 吧 了
-    我 你 把 所有 不要 再 记得 别 记着 说过 过""".split()
-)
+_COMMAND_WORDS = _words("command_words")
 #: at most this many memories go in one command (a wider match is shown, not taken)
 MAX_MATCHES = 20
 #: how a memory's text names the user (its statements are in the third person): not a term that
 #: an episode in the user's own words could hold
-_USER_WORDS = frozenset("user user's users 用户 用户的".split())
+_USER_WORDS = _words("user_words")
 
 
 @dataclass(frozen=True)
@@ -80,7 +93,8 @@ def distinctive_terms(text: str) -> tuple[str, ...]:
     terms = [
         t
         for t in search_tokens(text)
-        if t not in _COMMAND_WORDS and len(t) >= (1 if has_cjk(t) else 2)
+        if t not in _COMMAND_WORDS
+        and len(t) >= all_on().of(t).table(_TABLE).entry("term_length").setting("min_chars", 2)
     ]
     return tuple(dict.fromkeys(terms))
 
@@ -93,7 +107,7 @@ def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
         return False
     words = set(search_tokens(record.text))
     text = record.text.lower()
-    held = [t in words or (has_cjk(t) and len(t) >= 2 and t in text) for t in terms]
+    held = [t in words or _inside(t, text, ranked=True) for t in terms]
     ids = [h for t, h in zip(terms, held) if any(ch.isdigit() for ch in t)]
     if not all(ids):
         return False
@@ -124,7 +138,7 @@ def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
     """Every term in the record's text (a whole word, or inside it for a CJK term)."""
     words = set(search_tokens(record.text))
     text = record.text.lower()
-    return all(t in words or (has_cjk(t) and t in text) for t in terms)
+    return all(t in words or _inside(t, text) for t in terms)
 
 
 def episodes_stating(
