@@ -6,8 +6,9 @@ tokenizer, its stopwords, the comma that joins its clauses) and every other file
 (`request`, `people`, `kind`, `preference`, `instruction`, `profile`, `naming`, `lexicon`,
 `negation`, `command`, `clause`, `target`, `statement`, `slot`, `entities`, `attribute`,
 `summary`, `render`, `change`, `focus`, `describe`, ...). A table entry is named, carries a
-one-line meaning and a regular expression (`pattern`, `flags`) or a word list (`words`), with its confidence where its rule has one, and
-settings of its own (a summary's `template`, a map of names). The mechanisms that read a table
+one-line meaning and a regular expression (`pattern`, `flags`) or a word list (`words`), with its
+confidence where its rule has one, and settings of its own (a summary's `template`, a map of
+names). The mechanisms that read a table
 (`extract/request_grammar.py`, `extract/people_rules.py`, `procedure/kind.py`, ...) are written
 once; they ask the pack of the text's language for an entry by name.
 
