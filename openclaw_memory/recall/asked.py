@@ -53,7 +53,7 @@ def attribute_keys(word: str) -> frozenset[str]:
     (its change grammar's role table, else the word's head) and the profile subjects whose
     vocabulary holds it."""
     changes = _zh_changes if has_cjk(word) else _en_changes
-    return frozenset({subject_key(changes._role_subject(word)), *roots_used(word)})
+    return frozenset({subject_key(changes.subject_of_role(word)), *roots_used(word)})
 
 
 def subject_key(subject: str) -> str:

@@ -115,7 +115,9 @@ _FAV_NOW = re.compile(
 )
 
 
-def _role_subject(key: str) -> str:
+def subject_of_role(key: str) -> str:
+    """The subject a statement of the speaker's `key` is filed under (a role that passes to a new
+    holder, "my landlord", keeps one subject whoever holds it); recall reads requests by it."""
     return role_subject(key, role_keys("en"), en_head)
 
 
@@ -128,7 +130,7 @@ def _my_new(clause: str) -> Slot | None:
     if not value or re.search(r"favou?rite|name", key, I):
         return None
     summary = f"The user's {key.strip()} is {value}"
-    return switch(_role_subject(key), summary, value, kind=FACT)
+    return switch(subject_of_role(key), summary, value, kind=FACT)
 
 
 def _report_to(clause: str) -> Slot | None:
@@ -309,7 +311,7 @@ def _attribute(clause: str) -> Slot | None:
         key, value = m.group("k"), _value(m.group("v"))
         if not value or re.search(r"favou?rite|preferred|name|birthday", key, I):
             return None
-        return Slot(FACT, _role_subject(key), third_person(clause, False), (), (value,), 0.85)
+        return Slot(FACT, subject_of_role(key), third_person(clause, False), (), (value,), 0.85)
     for regex, subject, template in _ATTR_VERBS:
         m = regex.match(clause)
         if m:

@@ -94,7 +94,9 @@ _NOT_AN_ATTRIBUTE = re.compile(r"[它他她你我]|还|也|都|就|又")
 _DEGREE = re.compile(r"(?:挺|很|非常|特别|比较|有点|蛮)")
 
 
-def _role_subject(key: str) -> str:
+def subject_of_role(key: str) -> str:
+    """The subject a statement of the speaker's `key` is filed under (a role that passes to a new
+    holder, "my landlord", keeps one subject whoever holds it); recall reads requests by it."""
     return role_subject(key, role_keys("zh"), zh_head)
 
 
@@ -120,7 +122,7 @@ def _my_new(clause: str) -> Slot | None:
     if _DEGREE.match(value):
         return None  # 是挺难过的 / 是很忙: how something feels or goes, not a value
     summary = f"用户的{key.strip()}是{value}"
-    return switch(_role_subject(key), summary, value, kind=FACT)
+    return switch(subject_of_role(key), summary, value, kind=FACT)
 
 
 def _report_to(clause: str) -> Slot | None:
@@ -266,7 +268,7 @@ def _attribute(clause: str) -> Slot | None:
         key, value = m.group("k"), _value(m.group("v"))
         if not value or re.search(r"喜欢|爱好|名字|生日", key):
             return None
-        return Slot(FACT, _role_subject(key), third_person(clause, True), (), (value,), 0.85)
+        return Slot(FACT, subject_of_role(key), third_person(clause, True), (), (value,), 0.85)
     for regex, subject, template in _ATTR_VERBS:
         m = regex.match(clause)
         if m:
