@@ -12,7 +12,8 @@ import sys
 import tempfile
 
 from openclaw_memory.config import load_config
-from openclaw_memory.testing.harness import ConversationDriver, harness_config
+from openclaw_memory.testing import ConversationDriver
+from openclaw_memory.testing import harness_config
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 

@@ -82,7 +82,7 @@ _EXPORTS: dict[str, str] = {
     "HashEmbedding": "embed.embedding",
     "ScriptedLLM": "llm",
     "FakeOpenAIServer": "llm.fake_openai",
-    "ConversationDriver": "testing.harness",
+    "ConversationDriver": "testing",
 }
 
 __all__ = [
@@ -163,7 +163,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
     from .runtime.factory import build_middleware
     from .runtime.hooks import ChatRequest, MemoryHooks, RequestResult
     from .llm.fake_openai import FakeOpenAIServer
-    from .testing.harness import ConversationDriver
+    from .testing import ConversationDriver
     from .llm import ScriptedLLM
     from .memory import AsyncMemory, Memory
     from .middleware import MemoryMiddleware

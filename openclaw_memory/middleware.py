@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from .runtime.admin import MemoryAdmin
 from .capture.events import ToolEvent
 from .capture.pipeline import CapturePipeline
-from .capture.sessions import Sessions
-from .capture.short_term import ShortTermMemory
+from .capture.pipeline import Sessions
+from .capture.pipeline import ShortTermMemory
 from .core.clock import Clock
 from .config import MemoryConfig
 from .extract.base import Extractor
 from .extract.secrets import SecretFilter
 from .runtime.hooks import ChatRequest, MemoryHooks, RequestResult
-from .runtime.jobs import UserJobs
+from .runtime.worker import UserJobs
 from .types import InjectionPlan, MemoryRecord, ScoredMemory, Scope, Turn, WriteResult
 from .runtime.worker import Worker
 from .runtime.working_memory import WorkingMemory
@@ -264,7 +264,7 @@ class MemoryMiddleware:
         """Load the lazy parts (tokenizers, jieba's dictionaries, the embedding model) now, so the
         first capture does not hold up the first recall."""
         from .extract.entities import extract as extract_entities
-        from .extract.filter import is_contentless
+        from .extract.base import is_contentless
         from .core.tokens import count_tokens
 
         count_tokens("warm up")

@@ -14,10 +14,12 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from openclaw_memory.mcp.cli import build_http_server
+from openclaw_memory.mcp import build_http_server
 from openclaw_memory.mcp.server import MCP_PATH, build_server, http_app
-from openclaw_memory.mcp.tools import REFERENCE_CLOSE, REFERENCE_OPEN, MemoryTools
-from openclaw_memory.service.hosts import allowed_hosts
+from openclaw_memory.mcp import REFERENCE_CLOSE
+from openclaw_memory.mcp import REFERENCE_OPEN
+from openclaw_memory.mcp import MemoryTools
+from openclaw_memory.service.guard import allowed_hosts
 from openclaw_memory.types import Scope
 
 TOKEN = "mcp-test-token"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from openclaw_memory.store.memory import MemoryStore
-from openclaw_memory.store.numpy_index import NumpyIndex
+from openclaw_memory.store.tiered_index import NumpyIndex
 from openclaw_memory.store.ports import ManagedVectorIndex, RecordStore
 from openclaw_memory.store.sqlite import SQLiteStore
 from openclaw_memory.store.vector import ChromaIndex

@@ -27,7 +27,8 @@ def find(
 
 
 def _pg_find(engine, scope, where, args, order, limit) -> list[MemoryRecord]:
-    from openclaw_memory.store.postgres.sql import scope_sql, to_records
+    from openclaw_memory.store.postgres.db import scope_sql
+    from openclaw_memory.store.postgres.db import to_records
 
     sql, sargs = scope_sql(scope)
     cond = "TRUE" if where.strip() == "1" else where.replace("?", "%s")

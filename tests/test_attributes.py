@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.extract.attributes import contradicts, flips, mentions
+from openclaw_memory.extract.statement import contradicts
+from openclaw_memory.extract.statement import flips
+from openclaw_memory.extract.statement import mentions
 from openclaw_memory.extract.change_grammar import now_also, states_change, switches
 from openclaw_memory.extract.statement import about_a_thing
 
@@ -176,7 +178,7 @@ def _dataset_turns() -> list[str]:
 def test_one_search_per_attribute_finds_what_its_patterns_find() -> None:
     """`Attribute.named` (the patterns joined) matches a text exactly when one of its own
     patterns does: the Chinese set's turns and questions, and every table above."""
-    from openclaw_memory.extract.attributes import ATTRIBUTES
+    from openclaw_memory.extract.statement import ATTRIBUTES
 
     texts = [*_dataset_turns(), *(t for pair in CONTRADICTING for t in pair[:2])]
     assert len(texts) > 900
@@ -190,7 +192,8 @@ def test_one_search_per_attribute_finds_what_its_patterns_find() -> None:
 
 
 def test_names_any_is_the_intersection_with_mentions() -> None:
-    from openclaw_memory.extract.attributes import ATTRIBUTES, names_any
+    from openclaw_memory.extract.statement import ATTRIBUTES
+    from openclaw_memory.extract.statement import names_any
 
     every = [a.name for a in ATTRIBUTES]
     asks = [{n} for n in every] + [set(every[:3]), set(), {"no such attribute"}]

@@ -13,7 +13,7 @@ from openclaw_memory.cli import main
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
 from openclaw_memory.service.server import build_server
-from openclaw_memory.service.token import token_path
+from openclaw_memory.service.installer import token_path
 from openclaw_memory.types import Scope
 
 

@@ -1,6 +1,6 @@
 """The console for people: the default list shows what the agent knows, the raw turns one filter
 away, and no page shows a store word ("implicit", "after_response", "episode", "inactive"...)
-without plain words for it, from the one label table (console/labels.py)."""
+without plain words for it, from the one label table (console/base.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,12 @@ import httpx
 import pytest
 
 from console_helpers import ALICE, TOKEN, console_app
-from openclaw_memory.console.labels import KNOWN_TYPES, LABELS, RAW_TYPES, explain, label
-from openclaw_memory.console.live import LiveServer
+from openclaw_memory.console.base import KNOWN_TYPES
+from openclaw_memory.console.base import LABELS
+from openclaw_memory.console.base import RAW_TYPES
+from openclaw_memory.console.base import explain
+from openclaw_memory.console.base import label
+from openclaw_memory.console.cli import LiveServer
 from openclaw_memory.types import Channel, MemoryType, Status
 
 

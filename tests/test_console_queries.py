@@ -11,10 +11,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from openclaw_memory.console.queries import Filters, memory_page
+from openclaw_memory.console.pages import Filters
+from openclaw_memory.console.pages import memory_page
 from openclaw_memory.write.edit import edit_memory
 from openclaw_memory.runtime.engine import MemoryEngine
-from openclaw_memory.maintain.purge import purge_record, purge_user
+from openclaw_memory.maintain.doctor import purge_record
+from openclaw_memory.maintain.doctor import purge_user
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope, Source, Status
 
@@ -175,7 +177,7 @@ def _expected(records, f: Filters) -> list[str]:
 @pytest.mark.parametrize("cap", [10_000, 12], ids=["counted", "count-capped"])
 def test_keyset_pages_give_exactly_the_filtered_sorted_rows(listed, f, cap, monkeypatch):
     """Every page, under the count cap and past it."""
-    import openclaw_memory.console.queries as q
+    import openclaw_memory.console.pages as q
 
     monkeypatch.setattr(q, "COUNT_CAP", cap)
     eng, records = listed

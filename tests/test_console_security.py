@@ -11,7 +11,7 @@ import httpx
 import pytest
 from console_helpers import ALICE, TOKEN, console_app
 
-from openclaw_memory.console.live import LiveServer
+from openclaw_memory.console.cli import LiveServer
 from openclaw_memory.types import Status
 from store_helpers import find
 
@@ -123,7 +123,7 @@ def test_cross_site_posts_and_foreign_hosts_are_refused(live):
 
 
 def test_the_console_answers_the_names_the_service_answers(make_config, tmp_path):
-    """One Host allow-list (service/hosts.py): a name the service is configured to answer (a
+    """One Host allow-list (service/guard.py): a name the service is configured to answer (a
     remote service's DNS name, a bound IPv6 address) reaches the console's pages too, and a
     foreign name is refused by both the API and the console."""
     from openclaw_memory.service.app import create_app

@@ -6,10 +6,13 @@ import pytest
 
 from openclaw_memory.cli import _parser
 from openclaw_memory.console.cli import console_url
-from openclaw_memory.console.queries import Filters
-from openclaw_memory.console.security import RefusedError, Sessions, check_host, check_same_origin
+from openclaw_memory.console.pages import Filters
+from openclaw_memory.console.base import RefusedError
+from openclaw_memory.console.base import Sessions
+from openclaw_memory.console.base import check_host
+from openclaw_memory.console.base import check_same_origin
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.service.hosts import allowed_hosts
+from openclaw_memory.service.guard import allowed_hosts
 
 
 @pytest.mark.parametrize(
@@ -28,7 +31,7 @@ from openclaw_memory.service.hosts import allowed_hosts
     ],
 )
 def test_console_host_check_is_the_service_allow_list(header, ok):
-    """The console asks service/hosts.py's allow-list (the set the service's guard checks)."""
+    """The console asks service/guard.py's allow-list (the set the service's guard checks)."""
     hosts = allowed_hosts("10.0.0.5", ["memory.lan", "fd00::5"])
     if ok:
         check_host(header, hosts)

@@ -191,7 +191,7 @@ def test_every_channel_is_produced_by_some_writer():
     from openclaw_memory.types import Channel
 
     # the tables that only weigh channels do not count as producing them
-    source = _package_source(("types.py", "extract/importance.py"))
+    source = _package_source(("types.py", "extract/base.py"))
     # admin: what an operator's tool wrote before imports had their own channel (stores hold
     # such records, and exports carry them back in), weighed between explicit and imported
     read_only = {"ADMIN"}

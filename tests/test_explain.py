@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from openclaw_memory.recall.explain import display_width, explain_table, plan_to_json
+from openclaw_memory.recall.rank import display_width
+from openclaw_memory.recall.rank import explain_table
+from openclaw_memory.recall.rank import plan_to_json
 from openclaw_memory.types import InjectionPlan, MemoryRecord, MemoryType, Scope, ScoredMemory
 
 SCOPE = Scope("u1")

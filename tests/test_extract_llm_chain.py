@@ -16,7 +16,8 @@ from openclaw_memory.config import LLMConfig
 from openclaw_memory.errors import ConfigError, ExtractionError, ValidationError
 from openclaw_memory.extract.base import Extractor
 from openclaw_memory.extract.llm_chain import LLMExtractor, parse_items
-from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR, load_prompt
+from openclaw_memory.extract.base import DEFAULT_PROMPTS_DIR
+from openclaw_memory.extract.base import load_prompt
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.llm import ScriptedLLM, build_llm
 from openclaw_memory.types import Channel, MemoryType, Scope, Turn

@@ -6,7 +6,7 @@ import pytest
 
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.extract.base import Extractor
-from openclaw_memory.extract.importance import importance_for
+from openclaw_memory.extract.base import importance_for
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Turn
 

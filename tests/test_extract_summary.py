@@ -7,7 +7,7 @@ import json
 import pytest
 
 from openclaw_memory.core.clock import FakeClock
-from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
+from openclaw_memory.extract.base import DEFAULT_PROMPTS_DIR
 from openclaw_memory.extract.summary import (
     Decision,
     StructuredSummary,

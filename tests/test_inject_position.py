@@ -8,7 +8,7 @@ import re
 import pytest
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.inject.position import inject
+from openclaw_memory.inject.render import inject
 
 BLOCK = "<memory-context>\n- 喜欢喝茶 / likes tea\n</memory-context>"
 MEM = {"role": "system", "content": BLOCK}

@@ -7,7 +7,7 @@ import pytest
 from openclaw_memory import lang
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.lang.pack import load_pack
-from openclaw_memory.core.switches import switches_from
+from openclaw_memory.core import switches_from
 from openclaw_memory.lang.text import STOPWORDS, tokenize
 
 
@@ -62,12 +62,12 @@ def test_each_language_is_tokenized_by_its_pack(text, tokens):
 
 
 def test_japanese_never_reaches_jieba(monkeypatch):
-    from openclaw_memory.lang import tokenizers
+    from openclaw_memory.lang.pack import TOKENIZERS
 
     def refuse(run):
         raise AssertionError(f"jieba asked for {run!r}")
 
-    monkeypatch.setitem(tokenizers.TOKENIZERS, "jieba", refuse)
+    monkeypatch.setitem(TOKENIZERS, "jieba", refuse)
     assert tokenize("ラーメンが好きです") == [
         "ラー",
         "ーメ",
@@ -97,7 +97,7 @@ def test_a_switched_off_entry_never_matches_and_has_no_words():
 
 
 def test_a_table_a_language_lacks_reads_as_rules_that_never_act():
-    from openclaw_memory.procedure.kind import task_kind
+    from openclaw_memory.procedure import task_kind
 
     entry = lang.pack("ja").table("request").entry("command_head")
     assert not entry.on and entry.pattern.search("anything") is None

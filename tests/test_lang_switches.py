@@ -5,10 +5,11 @@ import pytest
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.extract.request_grammar import request_only, statement_part
+from openclaw_memory.extract.base import request_only
+from openclaw_memory.extract.base import statement_part
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.lang import Languages
-from openclaw_memory.core.switches import switches_from
+from openclaw_memory.core import switches_from
 from openclaw_memory.types import Scope, Turn
 
 ZH = "我女儿Lina对芒果过敏"
@@ -98,7 +99,7 @@ def test_the_other_languages_rules_stay_on():
     ],
 )
 def test_a_kind_word_list_switched_off_is_empty(text, rule, on, off):
-    from openclaw_memory.procedure.kind import task_kind
+    from openclaw_memory.procedure import task_kind
 
     assert task_kind(text).key == on
     assert task_kind(text, Languages(switches_from([rule]))).key == off
@@ -113,7 +114,7 @@ def test_a_kind_word_list_switched_off_is_empty(text, rule, on, off):
     ],
 )
 def test_a_preference_frame_switched_off_stops_acting(off, zh_like, en_like):
-    from openclaw_memory.extract.slots import classify
+    from openclaw_memory.extract.rules import classify
 
     langs = Languages(switches_from(off))
     zh, en = classify("我特别喜欢爬山", langs=langs), classify("I really love hiking", langs=langs)
@@ -131,7 +132,7 @@ def test_a_preference_frame_switched_off_stops_acting(off, zh_like, en_like):
     ],
 )
 def test_an_instruction_rule_switched_off_stops_acting(clause, rule, subject):
-    from openclaw_memory.extract.slots import classify
+    from openclaw_memory.extract.rules import classify
 
     assert classify(clause, standing=True).subject == subject
     off = classify(clause, standing=True, langs=Languages(switches_from([rule])))
@@ -148,7 +149,7 @@ def test_an_instruction_rule_switched_off_stops_acting(clause, rule, subject):
     ],
 )
 def test_a_profile_frame_switched_off_stops_acting(clause, rule, subject):
-    from openclaw_memory.extract.slots import classify
+    from openclaw_memory.extract.rules import classify
 
     assert classify(clause).subject == subject
     off = classify(clause, langs=Languages(switches_from([rule])))
@@ -165,7 +166,7 @@ def test_a_profile_frame_switched_off_stops_acting(clause, rule, subject):
     ],
 )
 def test_a_naming_rule_switched_off_finds_no_name(text, rule, name):
-    from openclaw_memory.extract.naming import world_names
+    from openclaw_memory.extract.entities import world_names
 
     assert world_names(text) == [name]
     assert world_names(text, Languages(switches_from([rule]))) == []
@@ -189,7 +190,7 @@ def test_a_naming_rule_switched_off_finds_no_name(text, rule, name):
     ],
 )
 def test_a_word_list_switched_off_changes_the_key(clause, rule, on, off):
-    from openclaw_memory.extract.slots import classify
+    from openclaw_memory.extract.rules import classify
 
     assert classify(clause).subject == on
     slot = classify(clause, langs=Languages(switches_from([rule])))

@@ -15,7 +15,7 @@ import pytest
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import LLMConfig
 from openclaw_memory.extract.llm_chain import LLMExtractor
-from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
+from openclaw_memory.extract.base import DEFAULT_PROMPTS_DIR
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.llm.fake_openai import FakeOpenAIServer

@@ -9,7 +9,7 @@ import pytest
 
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.runtime.engine import MemoryEngine
-from openclaw_memory.maintain.cli import add_parsers
+from openclaw_memory.maintain import add_parsers
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import find
 

@@ -9,7 +9,7 @@ from openclaw_memory.config import config_from_dict
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory.maintain import purge_record, purge_user
-from openclaw_memory.maintain.purge import hashed_user
+from openclaw_memory.maintain.doctor import hashed_user
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
 
 T = MemoryType

@@ -14,10 +14,12 @@ from fastapi.testclient import TestClient
 
 from openclaw_memory.core.clock import DAY, FakeClock
 from openclaw_memory.runtime.factory import build_middleware
-from openclaw_memory.maintain import runs
+from openclaw_memory.maintain import runner as runs
 from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.runner import MaintenanceReport
-from openclaw_memory.maintain.schedule import HOUR, MaintenanceBusyError, MaintenanceScheduler
+from openclaw_memory.maintain.runner import HOUR
+from openclaw_memory.maintain.runner import MaintenanceBusyError
+from openclaw_memory.maintain.runner import MaintenanceScheduler
 from openclaw_memory.service.app import create_app
 from openclaw_memory.store.sqlite import SQLiteStore
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope

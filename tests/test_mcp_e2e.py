@@ -10,7 +10,7 @@ from mcp_helpers import call, http_client, http_mcp, inside_frame, stored_id, te
 
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.factory import build_middleware
-from openclaw_memory.maintain.schedule import MaintenanceScheduler
+from openclaw_memory.maintain.runner import MaintenanceScheduler
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope
 

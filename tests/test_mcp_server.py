@@ -17,8 +17,9 @@ from mcp_helpers import TOKEN, call, free_port, http_client, http_mcp, inside_fr
 
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.inject.escape import fold
-from openclaw_memory.mcp.cli import scope_from
-from openclaw_memory.mcp.tools import REFERENCE_CLOSE, SEARCH_HINT
+from openclaw_memory.mcp import scope_from
+from openclaw_memory.mcp import REFERENCE_CLOSE
+from openclaw_memory.mcp import SEARCH_HINT
 from openclaw_memory.types import Scope
 
 ALICE = Scope("alice", "main")

@@ -341,7 +341,7 @@ def test_a_job_without_barrier_does_not_hold_up_the_users_next_read_but_a_full_f
 
 
 def test_a_continuing_session_is_only_read_until_its_activity_stamp_is_a_minute_old(engine, clock):
-    from openclaw_memory.capture.sessions import Sessions
+    from openclaw_memory.capture.pipeline import Sessions
 
     sessions = Sessions(engine.store, clock)
 
@@ -400,7 +400,7 @@ def test_a_transcript_sent_again_before_its_capture_ran_is_captured_once(config,
 
 def test_closing_a_closed_middleware_does_nothing(tmp_path):
     from openclaw_memory import Scope, build_middleware
-    from openclaw_memory.testing.harness import harness_config
+    from openclaw_memory.testing import harness_config
 
     mw = build_middleware(harness_config(tmp_path / "store"))
     mw.remember(Scope("alice"), "I live in Lisbon")

@@ -1,4 +1,4 @@
-"""Names a text gives or shows as the speaker's (extract/naming.py), Chinese and English side by
+"""Names a text gives or shows as the speaker's (extract/entities.py), Chinese and English side by
 side: each rule with the texts it reads as a name and those it must not."""
 
 from __future__ import annotations
@@ -6,12 +6,10 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.extract.entities import NAME, extract, normalise
-from openclaw_memory.extract.naming import (
-    business_names,
-    cared_names,
-    given_names,
-    world_names,
-)
+from openclaw_memory.extract.entities import business_names
+from openclaw_memory.extract.entities import cared_names
+from openclaw_memory.extract.entities import given_names
+from openclaw_memory.extract.entities import world_names
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
 
 

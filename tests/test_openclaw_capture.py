@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.capture.events import ToolEvent, unwrap_tool_event
-from openclaw_memory.capture.messages import own_turns, transcript_turns
+from openclaw_memory.capture import own_turns
+from openclaw_memory.capture import transcript_turns
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import MemoryType, Scope
 from store_helpers import find

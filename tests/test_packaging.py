@@ -18,8 +18,9 @@ import pytest
 import yaml
 
 from openclaw_memory.config import DEFAULT_CONFIG_PATH, MemoryConfig, config_from_dict
-from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
-from openclaw_memory.config.resources import PROJECT_ROOT, data_dir
+from openclaw_memory.extract.base import DEFAULT_PROMPTS_DIR
+from openclaw_memory.config import PROJECT_ROOT
+from openclaw_memory.config import data_dir
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ import json
 
 from test_service_plugin import _cfg, run_js, service  # noqa: F401 - fixtures and helpers
 
-from openclaw_memory.maintain.archive import enforce_cap
+from openclaw_memory.maintain.runner import enforce_cap
 from openclaw_memory.types import Scope
 from store_helpers import find
 

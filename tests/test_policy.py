@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.core.clock import DAY, FakeClock
-from openclaw_memory.extract.importance import importance_for
+from openclaw_memory.extract.base import importance_for
 from openclaw_memory.inject.budget import section_of
 from openclaw_memory.maintain.common import UNCAPPED_TYPES
 from openclaw_memory.inject.render import FORMS, PLAIN_FORMS, render_record
@@ -29,7 +29,8 @@ from openclaw_memory.portability.openclaw import _CURATED as IMPORT_TYPED
 from openclaw_memory.recall.channels import TYPES_WITHOUT_DECAY, ProfileChannel
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.recall.keep import WINDOWED_TYPES, _cover
+from openclaw_memory.recall.rank import WINDOWED_TYPES
+from openclaw_memory.recall.rank import _cover
 from openclaw_memory.recall.rank import TRUST
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source
@@ -103,7 +104,7 @@ def test_ttl_matches_what_consolidation_writes(engine, kind, policy):
 
 @pytest.mark.parametrize("kind,policy", ROWS, ids=IDS)
 def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
-    from openclaw_memory.maintain.cleanup import cleanup
+    from openclaw_memory.maintain.runner import cleanup
 
     scope = Scope("u1")
     subject = "session/s1" if kind is MemoryType.SUMMARY else f"{kind.value}/old"

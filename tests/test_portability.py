@@ -35,10 +35,10 @@ from openclaw_memory.portability.jsonl import (
     record_from_dict,
     record_to_dict,
 )
-from openclaw_memory.portability.markdown import export_markdown
-from openclaw_memory.portability.openclaw_read import read_workspace
-from openclaw_memory.portability.openclaw_write import export_workspace
-from openclaw_memory.recall.explain import plan_to_json
+from openclaw_memory.portability.files import export_markdown
+from openclaw_memory.portability.openclaw import read_workspace
+from openclaw_memory.portability.openclaw import export_workspace
+from openclaw_memory.recall.rank import plan_to_json
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
 from store_helpers import find
 

@@ -11,10 +11,11 @@ import httpx
 import pytest
 from console_helpers import ALICE, TOKEN, console_app
 
-from openclaw_memory.console.live import LiveServer
+from openclaw_memory.console.cli import LiveServer
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.runtime.hooks import ChatRequest, ToolEvent
-from openclaw_memory.procedure.kind import TaskKind, task_kind
+from openclaw_memory.procedure import TaskKind
+from openclaw_memory.procedure import task_kind
 from openclaw_memory.types import MemoryType, Scope, Status
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
@@ -235,7 +236,7 @@ def test_the_llm_chain_keys_a_stated_procedure_by_its_kind_of_task(subject, fact
 
     from openclaw_memory.core.clock import FakeClock
     from openclaw_memory.extract.llm_chain import LLMExtractor
-    from openclaw_memory.extract.prompts import DEFAULT_PROMPTS_DIR
+    from openclaw_memory.extract.base import DEFAULT_PROMPTS_DIR
     from openclaw_memory.extract.rules import RuleExtractor
     from openclaw_memory.llm import ScriptedLLM
     from openclaw_memory.types import Turn
@@ -256,7 +257,7 @@ def test_the_llm_chain_keys_a_stated_procedure_by_its_kind_of_task(subject, fact
 
 
 def test_a_markdown_export_carries_the_procedure(mw):
-    from openclaw_memory.portability.markdown import export_markdown
+    from openclaw_memory.portability.files import export_markdown
 
     run_task(mw, "s1", "再帮我部署一下网站", [FAIL, FIX, DEPLOYED])
     text = export_markdown(mw.engine, "alice", "main")

@@ -387,7 +387,7 @@ def test_nearest_kept_matches_the_matrix_product():
     product) are the matrix product's, and of equal ones the first kept record wins."""
     import numpy as np
 
-    from openclaw_memory.recall.keep import _Similarity
+    from openclaw_memory.recall.rank import _Similarity
 
     rng = np.random.default_rng(3)
     vecs = rng.normal(size=(60, 384)).astype(np.float32)
@@ -418,7 +418,7 @@ def test_nearest_kept_is_the_row_by_row_cosine_bit_for_bit():
     kept of the highest (argmax): a near-duplicate decision at the threshold does not move."""
     import numpy as np
 
-    from openclaw_memory.recall.keep import _Similarity
+    from openclaw_memory.recall.rank import _Similarity
 
     rng = np.random.default_rng(5)
     vecs = rng.normal(size=(47, 384)).astype(np.float32)

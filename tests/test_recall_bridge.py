@@ -1,5 +1,5 @@
 """A request that describes the one it asks about by one attribute and asks another is read in
-two hops (recall/bridge.py), English and Chinese side by side: the memory stating the described
+two hops (recall/head.py), English and Chinese side by side: the memory stating the described
 attribute is the bridge, and the memory of the same holder that answers joins the ranking right
 after it, though it shares no word with the request."""
 
@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.core.switches import switches_from
+from openclaw_memory.core import switches_from
 from openclaw_memory.lang import languages
-from openclaw_memory.recall.bridge import NAME, holder_words
+from openclaw_memory.recall.head import NAME
+from openclaw_memory.recall.head import holder_words
 from openclaw_memory.recall.channels import channel_switch
-from openclaw_memory.recall.cover import ranked_place
+from openclaw_memory.recall.head import ranked_place
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope

@@ -242,7 +242,8 @@ def test_two_exchanges_of_one_day_share_one_dated_line(engine):
 def _one_by_one(engine, scope, ranked, before, after, units):
     """Episode context as it was computed before the retired-turn lookups were batched: each
     episode's neighbours and their retired turns read when the episode is reached."""
-    from openclaw_memory.recall.context import _answered, _eligible
+    from openclaw_memory.recall.recaller import _answered
+    from openclaw_memory.recall.recaller import _eligible
 
     shown: dict[str, str] = {}
     out, done = [], 0
@@ -280,7 +281,7 @@ def _one_by_one(engine, scope, ranked, before, after, units):
 def test_contexts_read_ahead_equal_contexts_read_one_by_one(engine, units):
     """The first `units` episodes' neighbours are read ahead; an episode past them (a kept one
     shown as another's context let it in) is read when reached: the same windows either way."""
-    from openclaw_memory.recall.context import attach_context
+    from openclaw_memory.recall.recaller import attach_context
     from openclaw_memory.types import ScoredMemory
 
     logged = [

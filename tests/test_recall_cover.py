@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.recall.cover import cover_sessions, names_several
+from openclaw_memory.recall.head import cover_sessions
+from openclaw_memory.recall.head import names_several
 from openclaw_memory.types import MemoryRecord, MemoryType, ScoredMemory, Scope
 
 A = Scope("alice", "main")

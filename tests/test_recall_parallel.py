@@ -306,7 +306,7 @@ def test_the_entity_hop_starts_from_the_merged_pool_under_the_parallel_recaller(
     (no `uses_vector = False`: it reads the others' candidates) runs after the merge, so its hop
     starts from the keyword candidates in both modes, with the same plan."""
     from openclaw_memory.recall.channels import KeywordChannel
-    from openclaw_memory.recall.entity_channel import EntityChannel
+    from openclaw_memory.recall.channels import EntityChannel
 
     def write(text: str, session: str) -> str:
         got = engine.write(ALICE, [Candidate(MemoryType.EPISODE, text)], session_id=session)

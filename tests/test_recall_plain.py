@@ -1,11 +1,12 @@
 """The request as the embedder reads it: the names most of the user's memories carry become
-pronouns (recall/plain.py)."""
+pronouns (recall/channels.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.recall.plain import embedding_text, without_name
+from openclaw_memory.recall.channels import embedding_text
+from openclaw_memory.recall.channels import without_name
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.config import RecallConfig
 from openclaw_memory.types import Candidate, MemoryType, Scope

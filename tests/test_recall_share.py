@@ -1,15 +1,15 @@
 """A request that asks several questions gives each its share of the ranking's head
-(recall/share.py), English and Chinese side by side: the question whose words fewer memories
+(recall/head.py), English and Chinese side by side: the question whose words fewer memories
 share still has its answers among the first places."""
 
 from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.core.switches import switches_from
+from openclaw_memory.core import switches_from
 from openclaw_memory.lang import languages
 from openclaw_memory.recall.channels import channel_switch
-from openclaw_memory.recall.cover import ranked_place
+from openclaw_memory.recall.head import ranked_place
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope

@@ -1,4 +1,4 @@
-"""The speaker channel (recall/speaker_channel.py): a request about one person of the chat gets
+"""The speaker channel (recall/channels.py): a request about one person of the chat gets
 the nearest of that person's own turns, in English and Chinese side by side; a reply to the person
 is not theirs; a request naming two such people, or a person few memories name, gets nothing from
 it; `search --explain` says whose words brought a memory in."""
@@ -8,11 +8,12 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.capture.events import episode_candidate
-from openclaw_memory.recall.entity_channel import EntityChannel
+from openclaw_memory.recall.channels import EntityChannel
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.recaller import Recaller
-from openclaw_memory.recall.speaker_channel import SpeakerChannel, speakers
+from openclaw_memory.recall.channels import SpeakerChannel
+from openclaw_memory.recall.channels import speakers
 from openclaw_memory.types import Candidate, MemoryType, Scope
 
 A = Scope("alice", "main")
@@ -145,7 +146,7 @@ def test_recall_brings_in_her_turn_the_other_channels_miss_and_explains_it(
     keyword channels' few candidates. Her answer comes in by the speaker channel, and
     `search --explain` names whose words it is."""
     from openclaw_memory.runtime.engine import MemoryEngine
-    from openclaw_memory.recall.explain import entity_of
+    from openclaw_memory.recall.rank import entity_of
 
     config = make_config(tmp_path, recall={"candidates_per_channel": 2})
     engine = MemoryEngine.open(config, clock=clock, background=False)
@@ -194,7 +195,7 @@ def test_the_vector_search_is_shared_searched_once_as_deep_as_asked():
 def test_a_person_the_user_often_mentions_but_who_never_speaks_costs_a_bounded_read(engine):
     """In a chat of the user's own, "Anna" is named in many turns and says none: nothing is
     proposed, and no more than READ_CAP of the nearest memories naming her are read."""
-    from openclaw_memory.recall.speaker_channel import READ_CAP
+    from openclaw_memory.recall.channels import READ_CAP
 
     for i in range(READ_CAP + 40):
         say(engine, "user", f"I walked route number {i} with Anna by the river", f"s{i}")

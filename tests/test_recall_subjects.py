@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.recall.recaller import Recaller
-from openclaw_memory.recall.subjects import asks_about
+from openclaw_memory.recall.reference import asks_about
 from openclaw_memory.lang.text import has_cjk, search_tokens
 from openclaw_memory.types import Candidate, MemoryType, Scope
 

@@ -9,9 +9,10 @@ import pytest
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.recall.channels import CHANNELS, build_channels, channel_switch
-from openclaw_memory.recall.entity_channel import EntityChannel
+from openclaw_memory.recall.channels import EntityChannel
 from openclaw_memory.recall.recaller import Recaller
-from openclaw_memory.core.switches import ALL_ON, switches_from
+from openclaw_memory.core import ALL_ON
+from openclaw_memory.core import switches_from
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from test_recall_kinds import FILLERS  # the same off-topic store the kind channel is tested on
 

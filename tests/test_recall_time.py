@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 import pytest
 
 from openclaw_memory.embed.embedding import embed_query
-from openclaw_memory.recall.load import load
+from openclaw_memory.recall.pool import load
 from openclaw_memory.recall.pool import Pool
 
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.recall.keep import OUTSIDE_WINDOW_NOTE
+from openclaw_memory.recall.rank import OUTSIDE_WINDOW_NOTE
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.timeref import time_reference
 from openclaw_memory.types import Candidate, MemoryType, Scope

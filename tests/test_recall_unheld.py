@@ -200,7 +200,7 @@ def test_the_margin_follows_the_language_of_the_request():
     ],
 )
 def test_a_memory_in_the_vocabulary_of_the_asked_subject_holds_the_request(request_text, memory):
-    """ "公司" and "换工作" share no word but one subject's vocabulary (recall/subjects.py)."""
+    """ "公司" and "换工作" share no word but one subject's vocabulary (recall/reference.py)."""
     pool = _pool(
         [memory, "这周一直在下雨。" if "公司" in request_text else "It rained all week."],
         [0.80, 0.79],

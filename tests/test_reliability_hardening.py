@@ -292,7 +292,7 @@ def test_uvicorn_gets_the_limits():
 
 def test_serve_never_runs_tokenless(tmp_path, monkeypatch):
     from openclaw_memory.service.server import choose_token
-    from openclaw_memory.service.token import token_path
+    from openclaw_memory.service.installer import token_path
 
     monkeypatch.delenv("OPENCLAW_MEMORY_TOKEN", raising=False)
     cfg = hash_config(tmp_path / "data")

@@ -1,7 +1,7 @@
 """Across hosts, read-your-writes holds: two `openclaw-memory serve` processes on one PostgreSQL
 database (and one `chroma run` server); a capture answered 202 by one is in the very next recall
 through the other. Each process queues captures in memory; the recall waits (bounded) for the
-pending marks its scope has in the shared database (service/journal.py, SharedPending)."""
+pending marks its scope has in the shared database (service/app.py, SharedPending)."""
 
 from __future__ import annotations
 

@@ -272,7 +272,7 @@ def test_a_linked_memory_file_given_alone_is_refused(mw, tmp_path):
 
 
 def test_a_workspace_file_over_its_cap_is_refused_by_name(mw, tmp_path, monkeypatch):
-    from openclaw_memory.portability import openclaw_read
+    from openclaw_memory.portability import openclaw as openclaw_read
 
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -295,7 +295,7 @@ def every_door(tmp_path_factory):
     import logging
 
     from openclaw_memory.extract.secrets import SecretFilter
-    from openclaw_memory.mcp.tools import MemoryTools
+    from openclaw_memory.mcp import MemoryTools
 
     rows = en_zh_corpus()
     flt = SecretFilter()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.core.switches import switches_from
+from openclaw_memory.core import switches_from
 from openclaw_memory.lang import all_on, languages
 from openclaw_memory.recall.query import build_query, focus
 from openclaw_memory.recall.recaller import Recaller

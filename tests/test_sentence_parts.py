@@ -13,8 +13,8 @@ from openclaw_memory.config import ConfigError, config_from_dict
 from openclaw_memory.embed.embedding import embed_passages
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain.doctor import doctor
-from openclaw_memory.maintain.purge import purge_user
-from openclaw_memory.maintain.reindex import reindex
+from openclaw_memory.maintain.doctor import purge_user
+from openclaw_memory.maintain.doctor import reindex
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.store.vector import part_ids, record_of
 from openclaw_memory.lang.text import sentence_parts

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 from mcp_helpers import free_port
 
-from openclaw_memory.maintain import runs
+from openclaw_memory.maintain import runner as runs
 from openclaw_memory.store.sqlite import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[1]

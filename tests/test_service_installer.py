@@ -313,8 +313,8 @@ def test_uninstall_works_when_the_plugin_folder_is_gone(fake, openclaw_bin, tmp_
 
 def test_prepare_service_fixes_the_data_dir_shares_the_token_and_writes_a_unit(tmp_path):
     from openclaw_memory.config import load_config
-    from openclaw_memory.service.setup import prepare_service
-    from openclaw_memory.service.token import read_token
+    from openclaw_memory.service.installer import prepare_service
+    from openclaw_memory.service.installer import read_token
 
     env = {"HOME": str(tmp_path / "home")}
     setup = prepare_service(env=env, python="/venv/bin/python")

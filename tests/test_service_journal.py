@@ -1,4 +1,4 @@
-"""The capture journal (service/journal.py): a write answered 202 is on disk first, without its
+"""The capture journal (service/app.py): a write answered 202 is on disk first, without its
 secrets, taken once per capture id, replayed once after a crash, and cleared by a purge."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from openclaw_memory.maintain.schedule import MaintenanceScheduler
+from openclaw_memory.maintain.runner import MaintenanceScheduler
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
 from openclaw_memory.service.installer import PLUGIN_DIR

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from openclaw_memory.maintain.archive import enforce_cap
+from openclaw_memory.maintain.runner import enforce_cap
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope

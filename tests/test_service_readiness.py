@@ -3,7 +3,7 @@ language would otherwise load inside the plugin's 1.5 s recall budget."""
 
 from __future__ import annotations
 
-from openclaw_memory.embed import background
+from openclaw_memory.embed import embedding as background
 from openclaw_memory.embed.embedding import embedder_name
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.server import warm_up

@@ -11,7 +11,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.runtime.factory import _extractor, assemble
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.store.memory import MemoryStore
-from openclaw_memory.store.numpy_index import NumpyIndex
+from openclaw_memory.store.tiered_index import NumpyIndex
 from openclaw_memory.types import Scope
 
 ALICE, BOB = Scope("alice", "main"), Scope("bob", "main")

@@ -1,4 +1,4 @@
-"""A stored row read back as a record: the fast paths of `store/record_rows.py` give exactly
+"""A stored row read back as a record: the fast paths of `store/sql.py` give exactly
 what the JSON parser and the dataclass constructors give, and refuse classes they would not."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from openclaw_memory.errors import StoreError
-from openclaw_memory.store import record_rows as rec_rows
+from openclaw_memory.store import sql as rec_rows
 from openclaw_memory.store import records as rec
 from openclaw_memory.store.records import _json_tuple, row_to_record
 from openclaw_memory.types import Channel, MemoryRecord, MemoryType, Scope, Source, Status

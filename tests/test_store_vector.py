@@ -10,7 +10,7 @@ import pytest
 
 from openclaw_memory.errors import ConfigError
 
-from openclaw_memory.store.chroma_files import open_client
+from openclaw_memory.store.vector import open_client
 from openclaw_memory.store.vector import ChromaIndex
 from openclaw_memory.types import Scope
 

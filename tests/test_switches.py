@@ -4,7 +4,8 @@ import pytest
 
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.core.switches import ALL_ON, switches_from
+from openclaw_memory.core import ALL_ON
+from openclaw_memory.core import switches_from
 
 KNOWN = ["en.request.ask_end", "zh.request.ask_end", "zh.people.relation", "channel.entity"]
 

@@ -20,7 +20,7 @@ from openclaw_memory_bench.evaluate import precision as P
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.write.forget import distinctive_terms
-from openclaw_memory.maintain.purge import purge_record
+from openclaw_memory.maintain.doctor import purge_record
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.reference import refers_to_user
 from openclaw_memory.service.app import create_app
@@ -603,7 +603,7 @@ def test_what_a_statement_says_of_a_change_in_both_languages(predicate, text, ex
     ],
 )
 def test_a_negated_not_denies_nothing(old, new, flipped):
-    from openclaw_memory.extract.attributes import flips
+    from openclaw_memory.extract.statement import flips
 
     assert flips(old, new) is flipped
 
@@ -642,7 +642,7 @@ def test_a_change_names_what_it_left_in_both_languages(text, left):
     ],
 )
 def test_a_replaced_value_is_named_by_a_word_of_its_family(text, value, named):
-    from openclaw_memory.write.consolidate.targets import names_part
+    from openclaw_memory.write.consolidate.changes import names_part
 
     assert names_part(text, value) is named
 
@@ -660,7 +660,7 @@ def test_a_replaced_value_is_named_by_a_word_of_its_family(text, value, named):
     ],
 )
 def test_the_attribute_a_subject_key_names(subject, attribute):
-    from openclaw_memory.write.consolidate.neighbour import attribute_key
+    from openclaw_memory.write.consolidate.changes import attribute_key
 
     assert attribute_key(subject) == attribute
 

@@ -19,24 +19,14 @@ PACKAGE = Path(tuning.__file__).resolve().parents[1]
 REPO = PACKAGE.parent
 #: the read path's modules with no tuned number inline (the goal is every module of recall/)
 CLEANED = (
-    "bridge",
     "channels",
-    "context",
-    "cover",
-    "entity_channel",
-    "explain",
+    "head",
     "kinds",
-    "listing",
-    "load",
-    "plain",
     "pool",
     "query",
     "rank",
     "recaller",
     "reference",
-    "share",
-    "speaker_channel",
-    "subjects",
 )
 #: floats that are no tuned number: nothing, a half, all
 PLAIN = {0.0, 0.5, 1.0}

@@ -37,7 +37,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, List, Optional
 
-from ..capture.messages import transcript_turns
+from ..capture import transcript_turns
 from ..core.tokens import count_tokens
 from ..types import Scope
 from . import missing

@@ -75,7 +75,7 @@ def naming(field: str, argument: str) -> Iterator[None]:
 
 def session_arg(run_id: Any) -> str:
     """The session of a call: its run_id, or a new one."""
-    from ..capture.sessions import check_session_id
+    from ..capture.pipeline import check_session_id
 
     if run_id is None:
         return f"api-{secrets.token_hex(6)}"
@@ -102,7 +102,7 @@ def limit_arg(limit: Any, *, most: int = 100) -> int:
 
 def messages_arg(messages: Any) -> list[dict[str, Any]]:
     """Chat messages from a text, one message dict or a list of them; one user text at least."""
-    from ..inject.position import validate_messages
+    from ..inject.render import validate_messages
 
     if isinstance(messages, str):
         if not messages.strip():
@@ -185,7 +185,7 @@ def _types(value: Any) -> set[str]:
 
 def turns_of(mw: MemoryMiddleware, scope: Scope, session: str, chat: list[dict[str, Any]]) -> list:
     """The user turns of the messages as the capture keys them (`MemoryHooks.capture_messages`)."""
-    from ..capture.messages import transcript_turns
+    from ..capture import transcript_turns
 
     now = mw.clock.now()
     return [

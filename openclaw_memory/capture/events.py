@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from ..extract.secrets import SecretFilter
 from ..lang.text import valid_unicode
 from ..core.tokens import truncate_tokens
-from ..extract.request_grammar import REQUEST_TAG
+from ..extract.base import REQUEST_TAG
 from ..types import Candidate, Channel, MemoryType
 
 

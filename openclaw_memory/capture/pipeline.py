@@ -1,41 +1,310 @@
-"""The write path of a captured turn: filter -> short-term window -> extract -> consolidate -> store.
+"""The write path of a captured turn, and the sessions it belongs to.
 
-    filter       secrets redacted, contentless turns carry no memory (extract/filter.py)
-    window       the turn joins the session's short-term window (capture/short_term.py)
-    extract      the extractor proposes candidates; the turn itself is logged as an episode
-    commands     an explicit "forget X" runs on its own path (forget.py), never consolidated
-    consolidate  the candidates are written through the engine (consolidate.py), then indexed
-    summary      when the window is over its threshold, it becomes a summary memory
-
-Queued captures run on the background worker; a batch of them is prepared (filtered, extracted
-and embedded in one call) before any of it is written.
+filter -> short-term window -> extract -> consolidate -> store. Sessions are opened by the `new`
+hook and ended by the `summary` hook, which turns a session's short-term window (bounded by
+tokens, persisted in the record store) into one structured summary memory.
 """
 
 from __future__ import annotations
 
+import logging
 import dataclasses
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
-
-from ..config import ExtractionConfig
+from ..core.clock import Clock, DAY
 from ..errors import ValidationError
-from ..extract.base import Extractor, attribute
-from ..extract.filter import is_contentless
-from ..extract.request_grammar import asked_only, request_only
+from ..store.ports import SessionLog, RecordStore
+from ..lang.text import valid_unicode, message_text
+from ..types import Scope, Candidate, Channel, MemoryType, Message, Turn, WriteResult
+from ..config import ShortTermConfig, ExtractionConfig
+from ..core.tokens import count_tokens
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from ..extract.summary import Summarizer
+from dataclasses import dataclass
+from ..extract.base import Extractor, attribute, is_contentless, asked_only, request_only
 from ..extract.secrets import SecretFilter
-from ..write.forget import ForgetCommand
-from ..write.forget import run as forget_run
-from ..runtime.jobs import UserJobs
-from ..lang.text import valid_unicode
-from ..types import Candidate, Channel, MemoryType, Scope, Turn, WriteResult
+from ..write.forget import ForgetCommand, run as forget_run
+from ..runtime.worker import UserJobs
 from .events import episode_candidate
-from .messages import PendingTurns
-from .sessions import Sessions, check_session_id
-from .short_term import ShortTermMemory
-from .summaries import SessionSummaries
+from . import PendingTurns
 
 if TYPE_CHECKING:
     from ..runtime.engine import MemoryEngine
+
+# Sessions: opened by the `new` hook, ended by the `summary` hook, kept in the record store.
+
+
+class Sessions:
+    def __init__(self, store: SessionLog, clock: Clock) -> None:
+        self.store, self.clock = store, clock
+
+    #: an open session's last_active_at is refreshed at most this often (seconds): most requests
+    #: then only read, with no write transaction on the request path
+    ACTIVE_GRANULARITY = 60.0
+
+    def open(self, scope: Scope, session_id: str) -> bool:
+        """Open or continue a session; True when it is new (the `context` hook then runs)."""
+        now = self.clock.now()
+        row = self.store.session(scope, session_id)
+        if (
+            row is not None
+            and row["ended_at"] is None
+            and 0 <= now - row["last_active_at"] < self.ACTIVE_GRANULARITY
+        ):
+            return False
+        return self.store.open_session(scope, session_id, now)
+
+    def end(self, scope: Scope, session_id: str, reason: str, summary_id: str | None) -> None:
+        self.store.end_session(scope, session_id, self.clock.now(), reason, summary_id)
+
+    def participants(self, agent_id: str, session_id: str) -> list[Scope]:
+        """Every user who has spoken in this session of this agent (a shared session has
+        several), oldest first."""
+        return [Scope(u, agent_id) for u in self.store.participants(agent_id, session_id)]
+
+    def is_open(self, scope: Scope, session_id: str) -> bool:
+        row = self.store.session(scope, session_id)
+        return row is not None and row["ended_at"] is None
+
+
+def check_session_id(session_id: str) -> None:
+    """A session id is a non-empty string of at most 256 characters of valid Unicode."""
+    if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 256:
+        raise ValidationError(
+            f"session_id: expected a non-empty string of at most 256 characters, found {session_id!r}"
+        )
+    if valid_unicode(session_id) != session_id:
+        raise ValidationError(
+            f"session_id: expected valid Unicode text, found lone surrogates in {session_id!r}"
+        )
+
+
+# Short-term memory: each session's sliding window, bounded by tokens, persisted in the record store.
+#
+# Eviction drops the oldest messages until the window fits `max_tokens` and `window_size` (docs/design.md seed 002
+# §2.1: by tokens, not by count alone). Messages leave the window but stay in the table, so a
+# summary can cite them and a restarted process restores the window as it was. Maintenance prunes
+# them later (`prune`): once out of the window and older than `prune_after_days`, unless they are
+# among their session's newest `keep_per_session`. A pruned turn leaves its key behind (the user
+# message's row, emptied), because hosts send whole transcripts again (OpenClaw's agent_end does,
+# every turn): without the key, a long session's old turns would be captured a second time.
+
+SUMMARY_ROLE = "summary"
+
+
+class ShortTermMemory:
+    def __init__(self, store: RecordStore, cfg: ShortTermConfig, clock: Clock) -> None:
+        self.store, self.cfg, self.clock = store, cfg, clock
+
+    def add(
+        self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None = None
+    ) -> int:
+        """Append a message, evict the oldest past the budgets; return the window's token count."""
+        with self.store.transaction():
+            self._append(scope, session_id, role, content, turn_id)
+        return self.tokens(scope, session_id)
+
+    def add_turn(
+        self, scope: Scope, session_id: str, user: str, reply: str, turn_id: str | None
+    ) -> None:
+        """The user's message and the reply (when there is one), in one transaction."""
+        with self.store.transaction():
+            self._append(scope, session_id, "user", user, turn_id)
+            if reply:
+                self._append(scope, session_id, "assistant", reply, turn_id)
+
+    def _append(
+        self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None
+    ) -> None:
+        self.store.append_message(
+            scope, session_id, role, content, count_tokens(content), turn_id, self.clock.now()
+        )
+        self._evict(scope, session_id)
+
+    def _evict(self, scope: Scope, session_id: str) -> None:
+        rows = self.store.window_messages(scope, session_id)
+        total = sum(r["tokens"] for r in rows)
+        count = len(rows)
+        evict = []
+        for r in rows[:-1]:  # the newest message always stays
+            if total <= self.cfg.max_tokens and count <= self.cfg.window_size:
+                break
+            evict.append(r["seq"])
+            total -= r["tokens"]
+            count -= 1
+        if evict:
+            self.store.leave_window(scope, session_id, evict)
+
+    def window(self, scope: Scope, session_id: str, max_tokens: int | None = None) -> list[dict]:
+        """The window's messages, oldest first; with max_tokens, only the newest that fit."""
+        rows = self.store.window_messages(scope, session_id)
+        out, used = [], 0
+        for r in reversed(rows):
+            if max_tokens is not None and used + r["tokens"] > max_tokens:
+                break
+            used += r["tokens"]
+            out.append({"role": r["role"], "content": r["content"], "turn_id": r["turn_id"]})
+        return list(reversed(out))
+
+    def tokens(self, scope: Scope, session_id: str) -> int:
+        return self.store.window_tokens(scope, session_id)
+
+    def over_threshold(self, scope: Scope, session_id: str) -> bool:
+        return self.tokens(scope, session_id) > self.cfg.summary_threshold
+
+    def replace_with_summary(self, scope: Scope, session_id: str, summary: str) -> None:
+        """The window becomes one summary message (docs/design.md seed 002 §2.2)."""
+        with self.store.transaction():
+            self.store.leave_window(scope, session_id, None)
+            self.store.append_message(
+                scope,
+                session_id,
+                SUMMARY_ROLE,
+                summary,
+                count_tokens(summary),
+                None,
+                self.clock.now(),
+            )
+
+    def captured_turn_ids(self, scope: Scope, session_id: str) -> set[str]:
+        return self.store.captured_turn_ids(scope, session_id)
+
+    def prune(self, user_id: str | None = None, agent_id: str | None = None) -> int:
+        """Drop the messages the policy no longer keeps (of every user, one user, or one of its
+        agents); return how many. A turn's user message stays as an empty row holding the key."""
+        days, keep = self.cfg.prune_after_days, self.cfg.keep_per_session
+        if days <= 0:
+            return 0
+        return self.store.prune_messages(user_id, agent_id, self.clock.now() - days * DAY, keep)
+
+
+# The `summary` hook: a session's short-term window becomes one structured summary memory.
+#
+# Runs at session end, before the host compacts its context, and when the window goes over its
+# token threshold. The summary keeps the ids of the turns it covers (its evidence); the window is
+# then replaced by the summary, and at session end the session row points at it.
+
+log = logging.getLogger(__name__)
+#: at most this many of a compacted transcript's last messages make its summary
+TRANSCRIPT_MESSAGES = 200
+
+
+def _own_messages(scope: Scope, transcript: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """The user's and the assistant's messages of a transcript, as window rows; in a shared
+    transcript (messages naming their sender) only this user's own and the replies."""
+    shared = any(m.get("sender") for m in transcript if m.get("role") == "user")
+    out = []
+    for m in transcript:
+        role, text = m.get("role"), message_text(m).strip()
+        if role not in ("user", "assistant") or not text:
+            continue
+        if shared and role == "user" and m.get("sender") != scope.user_id:
+            continue
+        out.append({"role": role, "content": text, "turn_id": None})
+    return out[-TRANSCRIPT_MESSAGES:]
+
+
+class SessionSummaries:
+    def __init__(
+        self,
+        engine: "MemoryEngine",
+        short_term: ShortTermMemory,
+        sessions: Sessions,
+        summarizer: Summarizer,
+    ) -> None:
+        self.engine = engine
+        self.short_term = short_term
+        self.sessions = sessions
+        self.summarizer = summarizer
+
+    def summarize(
+        self,
+        scope: Scope,
+        session_id: str,
+        reason: str,
+        *,
+        end: bool,
+        transcript: Sequence[Mapping[str, Any]] = (),
+        key: str | None = None,
+    ) -> str | None:
+        """Summarize the window (when it holds an exchange at least); end the session if asked.
+        Returns the summary memory's id, or None when there was nothing to summarize.
+
+        transcript: what the host is about to compact. When the window holds less than an
+        exchange (a summary of a long session replaced it moments before), the transcript's
+        own messages are summarized instead, so a compaction always leaves its summary.
+
+        key: the capture id of the request that asked for it; a replay of that request (the
+        process died before it was marked done) finds the summary it wrote and writes none."""
+        window = [m for m in self.short_term.window(scope, session_id) if m["role"] != "summary"]
+        source = "the recent window"
+        if len(window) < 2 and transcript:
+            window, source = _own_messages(scope, transcript), "the compacted transcript"
+        summary_id = None
+        if len(window) < 2:
+            log.info(
+                "%s summary of %s for %s: nothing to summarize (%d message(s) since the last "
+                "summary)",
+                reason,
+                session_id,
+                scope.user_id,
+                len(window),
+            )
+        else:
+            evidence = tuple(dict.fromkeys(m["turn_id"] for m in window if m.get("turn_id")))
+            summary = self.summarizer.summarize(
+                [Message(m["role"], m["content"]) for m in window], evidence
+            )
+            text = summary.render(with_evidence=False)
+            if text.strip():
+                cand = Candidate(
+                    MemoryType.SUMMARY,
+                    text,
+                    subject=f"session/{session_id}",
+                    importance=0.6,
+                    confidence=0.9,
+                    channel=Channel.SUMMARY,
+                    turn_ids=evidence,
+                    key=f"{key}:summary" if key else None,
+                )
+                written = self.engine.write(
+                    scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}"
+                )
+                summary_id = written[0].record.id if written[0].record else None
+                self.short_term.replace_with_summary(scope, session_id, text)
+                log.info(
+                    "%s summary of %s for %s: %s %s from %d message(s) of %s",
+                    reason,
+                    session_id,
+                    scope.user_id,
+                    written[0].action,
+                    summary_id,
+                    len(window),
+                    source,
+                )
+            else:
+                log.info(
+                    "%s summary of %s for %s: the summarizer found nothing to keep in %d "
+                    "message(s)",
+                    reason,
+                    session_id,
+                    scope.user_id,
+                    len(window),
+                )
+        if end:
+            self.sessions.end(scope, session_id, reason, summary_id)
+        return summary_id
+
+
+# The write path of a captured turn: filter -> short-term window -> extract -> consolidate -> store.
+#
+#     filter       secrets redacted, contentless turns carry no memory (extract/base.py)
+#     window       the turn joins the session's short-term window (capture/pipeline.py)
+#     extract      the extractor proposes candidates; the turn itself is logged as an episode
+#     commands     an explicit "forget X" runs on its own path (forget.py), never consolidated
+#     consolidate  the candidates are written through the engine (consolidate.py), then indexed
+#     summary      when the window is over its threshold, it becomes a summary memory
+#
+# Queued captures run on the background worker; a batch of them is prepared (filtered, extracted
+# and embedded in one call) before any of it is written.
 
 __all__ = ["CapturePipeline"]
 

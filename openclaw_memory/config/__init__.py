@@ -1,8 +1,7 @@
-"""YAML -> typed config.
+"""YAML -> typed config, and where the shipped defaults live.
 
-Defaults live in `config/memory_config.yaml` (every key, with a comment) and mirror the dataclass
-defaults of config_schema.py. A project YAML overrides any subset. An unknown key or a wrong type is a
-ConfigError that names the file, the dotted key and the expected form.
+The defaults are config/memory_config.yaml and the prompts/ folder, read through
+importlib.resources so a wheel and a source checkout find them alike.
 """
 
 from __future__ import annotations
@@ -11,11 +10,10 @@ import dataclasses
 import types
 import typing
 import warnings
+import yaml
+from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
-
-import yaml
-
 from .schema import (  # noqa: F401 - every section is importable from here
     ShortTermConfig,
     LongTermConfig,
@@ -35,8 +33,49 @@ from .schema import (  # noqa: F401 - every section is importable from here
     MemoryConfig,
 )
 from ..errors import ConfigError
-from .resources import default_config_path
 from ..lang.text import MAX_SENTENCE_PARTS
+
+# Where the shipped defaults live: config/memory_config.yaml and the prompts/ folder.
+#
+# The top-level `config/` and `prompts/` folders of the repository are the sources. A wheel carries
+# them as the data packages `openclaw_memory._config` and `openclaw_memory._prompts` (mapped in
+# pyproject.toml), read here through importlib.resources; a source checkout or an editable install
+# has no such packages and reads the top-level folders instead.
+
+#: the folder holding the `openclaw_memory` package
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+#: the repository root, in a source checkout or an editable install
+PROJECT_ROOT = PACKAGE_ROOT.parent
+
+
+def data_dir(name: str) -> Path:
+    """The installed folder `openclaw_memory/_<name>` if present, else `<repository>/<name>`.
+
+    `name` is "config" or "prompts". Wheels install unpacked, so the folder is a real path.
+    """
+    if name not in ("config", "prompts"):
+        raise ValueError(f"data_dir: expected 'config' or 'prompts', found {name!r}")
+    installed = resources.files("openclaw_memory").joinpath(f"_{name}")
+    if installed.is_dir():
+        return Path(str(installed))
+    return PROJECT_ROOT / name
+
+
+def default_config_path() -> Path:
+    """The shipped defaults file, memory_config.yaml."""
+    return data_dir("config") / "memory_config.yaml"
+
+
+def default_prompts_dir() -> Path:
+    """The shipped prompt folder (extract_facts.txt, summarize_session.txt)."""
+    return data_dir("prompts")
+
+
+# YAML -> typed config.
+#
+# Defaults live in `config/memory_config.yaml` (every key, with a comment) and mirror the dataclass
+# defaults of config_schema.py. A project YAML overrides any subset. An unknown key or a wrong type is a
+# ConfigError that names the file, the dotted key and the expected form.
 
 #: the shipped defaults (the repository's config/ folder, carried by the wheel; resources.py)
 DEFAULT_CONFIG_PATH = default_config_path()

@@ -29,7 +29,7 @@ class ShortTermConfig:
 class LongTermConfig:
     top_k: int = tuned_int("long_term.top_k")
     #: related memories a list question may inject ("what books has she read?", 哪些:
-    #: recall/listing.py), whose answer is spread over sessions (at least top_k)
+    #: recall/kinds.py), whose answer is spread over sessions (at least top_k)
     list_top_k: int = tuned_int("long_term.list_top_k")
     max_facts_per_user: int = 500
     #: a change ("switched to X") with no subject in common retires its nearest live claim only
@@ -234,7 +234,7 @@ class WorkerConfig:
 
 @dataclass(frozen=True)
 class RulesConfig:
-    """Rules and recall channels switched off by name (`openclaw_memory/core/switches.py`): a name
+    """Rules and recall channels switched off by name (`openclaw_memory/core/__init__.py`): a name
     switches off that rule or channel and, when it names a group ("zh.request"), all under it."""
 
     disabled: tuple[str, ...] = ()

@@ -1,12 +1,6 @@
 """`openclaw-memory ui`: the console's address, of the running service or of one it starts.
 
-The console is part of the service (`serve` mounts it under /ui). When a service already answers
-on the configured host and port (the one `openclaw-memory openclaw install` set up), `ui` prints
-the address of *its* console, signed with the token that service takes (the environment,
-service.token, else its token file), after checking the service accepts it; it never makes a
-token of its own then. Otherwise `ui` is `serve` that prints the address once (the page trades
-the token for a session cookie and takes it out of the address bar). Same loopback host, token
-and Host checks as `serve`.
+Also a real HTTP server on a free loopback port, in a thread, for the browser tests.
 """
 
 from __future__ import annotations
@@ -14,8 +8,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
+
+# `openclaw-memory ui`: the console's address, of the running service or of one it starts.
+#
+# The console is part of the service (`serve` mounts it under /ui). When a service already answers
+# on the configured host and port (the one `openclaw-memory openclaw install` set up), `ui` prints
+# the address of *its* console, signed with the token that service takes (the environment,
+# service.token, else its token file), after checking the service accepts it; it never makes a
+# token of its own then. Otherwise `ui` is `serve` that prints the address once (the page trades
+# the token for a session cookie and takes it out of the address bar). Same loopback host, token
+# and Host checks as `serve`.
 
 TOKEN_ENV = "OPENCLAW_MEMORY_TOKEN"
 
@@ -94,7 +100,8 @@ def token_accepted(host: str, port: int, token: str, timeout: float = 5.0) -> bo
 
 def _running_console(args: argparse.Namespace, cfg: Any, host: str, port: int) -> int:
     """The console of the service already running there: its address with its own token."""
-    from ..service.token import read_token, token_path
+    from ..service.installer import read_token
+    from ..service.installer import token_path
 
     where = "--token" if args.token is not None else ""
     token = (args.token or "").strip()
@@ -133,7 +140,7 @@ def run_ui(args: argparse.Namespace, config: Any = None) -> int:
     from ..config import MemoryConfig, load_config
     from ..errors import ConfigError
     from ..service.server import serve
-    from ..service.token import load_or_create_token
+    from ..service.installer import load_or_create_token
 
     chosen = getattr(args, "serve_config", None) or config
     cfg = chosen if isinstance(chosen, MemoryConfig) else load_config(chosen)
@@ -152,3 +159,36 @@ def run_ui(args: argparse.Namespace, config: Any = None) -> int:
         print(f"openclaw-memory ui: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+# A real HTTP server on a free loopback port, in a thread: for browser tests, the console
+# benchmark and the screenshot script (the same uvicorn the service runs, not a test client).
+
+
+class LiveServer:
+    """`with LiveServer(app) as url:` serves app on 127.0.0.1:<free port> until the block ends."""
+
+    def __init__(self, app: Any, host: str = "127.0.0.1") -> None:
+        import uvicorn
+
+        self.config = uvicorn.Config(
+            app, host=host, port=0, log_level="warning", access_log=False, lifespan="off"
+        )
+        self.server = uvicorn.Server(self.config)
+        self.thread = threading.Thread(target=self.server.run, name="live-server", daemon=True)
+        self.url = ""
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the live server did not start")
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://{self.config.host}:{port}"
+        return self.url
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

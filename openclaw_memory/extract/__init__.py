@@ -8,10 +8,12 @@ Summarizer       structured session summaries (LLM or extractive)
 """
 
 from .base import Extractor
-from .filter import is_contentless
-from .importance import importance_for
+from .base import is_contentless
+from .base import importance_for
 from .llm_chain import FactItem, LLMExtractor
-from .prompts import DEFAULT_PROMPTS_DIR, PromptFile, load_prompt
+from .base import DEFAULT_PROMPTS_DIR
+from .base import PromptFile
+from .base import load_prompt
 from .rules import RuleExtractor
 from .secrets import SecretFilter, SecretFinding
 from .summary import Decision, StructuredSummary, Summarizer

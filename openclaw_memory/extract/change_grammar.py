@@ -23,7 +23,7 @@ attribute of a subject, "my new landlord is Mrs. Gomez", 我的车不是本田�
 a marker says the value replaced one (a verb of replacing, a correction, "instead", a time word
 of the present), `adds` whether it is an addition (another, 又, 也), and `frame_words` what is
 left of it without those markers; consolidation compares them with the live memories
-(`write/consolidate/frames.py`).
+(`write/consolidate/changes.py`).
 
 Who and what a statement is about (its content words, its owner, one statement or several, a
 judgement or a request) is `statement.py`.
@@ -37,9 +37,9 @@ import re
 from dataclasses import dataclass
 
 from ..lang import Languages, Table
-from ..lang.registry import all_on
+from ..lang import all_on
 from ..lang.text import search_tokens, tokenize
-from .lexicon import relation_words
+from .slot import relation_words
 from .statement import QUESTION, judges_only, said
 
 #: the language pack table this grammar is read from (`lang/<code>/change.yaml`)

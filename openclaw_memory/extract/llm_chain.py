@@ -29,12 +29,13 @@ from ..llm import call_with_timeout
 from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType, Turn
 from .base import Extractor
-from .filter import is_contentless
-from .importance import importance_for
-from .jsonout import parse_json_value
-from .lexicon import normalize_subject
-from ..procedure.kind import stated_procedure
-from .prompts import PromptFile, load_prompt
+from .base import is_contentless
+from .base import importance_for
+from .base import parse_json_value
+from .slot import normalize_subject
+from ..procedure import stated_procedure
+from .base import PromptFile
+from .base import load_prompt
 from .secrets import SecretFilter
 
 _log = logging.getLogger(__name__)

@@ -1,31 +1,71 @@
 """The offline rule chain: explicit commands, standing rules, preferences and profile facts.
 
-Reading order for one turn: strip secrets and `<private>` spans from the user side, skip
-contentless turns, split into sentences, then per sentence recognise a command (忘掉/forget,
-记住/remember, 以后/from now on) and classify each clause of what remains into a slot
-(see `slots.py`). Only the user side is read; the assistant's words are never curated.
+Slot classification is its step: one clause in, at most one typed slot out.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
-from typing import Any
-
-from ..core.clock import Clock
 from ..lang import Languages, all_on
 from ..lang.text import has_cjk
+from . import change_rules, preference_rules, profile_rules
+from .profile_rules import person_fact, as_role
+from .slot import Slot, third_person, zh_head, instruction_summary
+from collections.abc import Iterable
+from typing import Any
+from ..core.clock import Clock
 from ..types import Candidate, Channel, MemoryType, Turn
 from .change_grammar import additive
-from .filter import is_contentless
-from .importance import importance_for
-from .lexicon import zh_head
-from .profile_rules import as_role
-from .instruction_rules import rule_head_en
+from .base import is_contentless, importance_for
+from .preference_rules import rule_head_en
 from .secrets import SecretFilter
-from .slot import instruction_summary
-from .slots import Slot, classify, third_person
+
+# Slot classification for the rule chain: one clause in, at most one typed slot out.
+#
+# A statement about another person of the user's world runs first (`people_rules`: filed under
+# that person, never the user's profile). Change classifiers come next (`change_rules`: a value the user says has changed,
+# attribute
+# facts), then the profile ones (`profile_rules`), then the preference ones (`preference_rules`):
+# reply language and format, prohibitions, likes and dislikes. Each returns a `Slot` with a
+# stable subject key and a third-person summary ("用户住在杭州", "The user lives in Berlin"). They
+# read only what is stated; nothing is inferred.
+
+__all__ = ["Slot", "classify", "third_person"]
+
+
+def classify(clause: str, *, standing: bool = False, langs: Languages | None = None) -> Slot | None:
+    """The slot one clause states, or None. `standing` marks a "from now on" instruction;
+    `langs` are the language packs read (every rule on by default)."""
+    clause = clause.strip()
+    if not clause or clause.endswith(("?", "？")):
+        return None
+    cjk = has_cjk(clause)
+    # a statement about another person is theirs, whatever it says (an age, an allergy, a job)
+    slot = person_fact(clause, cjk, langs)
+    if slot:
+        return slot
+    for change in change_rules.classifiers(cjk):
+        slot = change(clause)
+        if slot:
+            return slot
+    for profile in profile_rules.CLASSIFIERS:
+        slot = profile(clause, cjk, langs)
+        if slot:
+            return slot
+    for preference in preference_rules.CLASSIFIERS:
+        slot = preference(clause, cjk, standing, langs)
+        if slot:
+            return slot
+    return None
+
+
+# The offline rule chain: explicit commands, standing rules, preferences and profile facts.
+#
+# Reading order for one turn: strip secrets and `<private>` spans from the user side, skip
+# contentless turns, split into sentences, then per sentence recognise a command (忘掉/forget,
+# 记住/remember, 以后/from now on) and classify each clause of what remains into a slot
+# (see `slots.py`). Only the user side is read; the assistant's words are never curated.
 
 _COMMAND = "command"
 _CLAUSE = "clause"

@@ -1,18 +1,19 @@
-"""The Slot value and the helpers every slot classifier shares.
-
-A slot is what one clause states: a memory type, a stable subject key (so a restated or changed
-value consolidates), a third-person summary in the user's language, tags, entities and a base
-confidence. Helpers here cut values out of clauses and phrase summaries.
-"""
+"""The Slot value, the helpers every slot classifier shares, and the rule chain's words."""
 
 from __future__ import annotations
 
 import functools
 import re
 from dataclasses import dataclass
-
-from ..lang import Table, all_on
+from ..lang import Table, all_on, LanguagePack
 from ..types import MemoryType
+from ..lang.text import _jieba
+
+# The Slot value and the helpers every slot classifier shares.
+#
+# A slot is what one clause states: a memory type, a stable subject key (so a restated or changed
+# value consolidates), a third-person summary in the user's language, tags, entities and a base
+# confidence. Helpers here cut values out of clauses and phrase summaries.
 
 PROFILE, PREFERENCE, FACT = MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT
 
@@ -104,3 +105,182 @@ def instruction_summary(clause: str, cjk: bool) -> str:
         return third_person(clause, cjk)
     template = str(_table(cjk).entry("instruction").setting("template", "{c}"))
     return template.format(c=third_person(clause, cjk))
+
+
+# Word lists and subject keys shared by the rule chain.
+#
+# A subject key names a slot, so a restated or changed value lands on the same key and
+# consolidation updates it instead of storing a second copy: `drink` for "I prefer tea" and
+# "I prefer coffee", `pref/科幻电影` for both 我喜欢科幻电影 and 我不喜欢科幻电影. The word lists
+# (food and drink, activity verbs, heads too general to key anything, relations) and the patterns
+# that cut an object phrase are each language's `lexicon` table (`lang/<code>/lexicon.yaml`); the
+# Chinese functions read the pack of Han text, the English ones the pack of unmarked text.
+
+_TABLE_lexicon = "lexicon"
+
+
+@functools.lru_cache(maxsize=1)
+def _han() -> Table:
+    """The lexicon of Han text (Chinese), every rule on."""
+    return all_on().of_han(True).table(_TABLE_lexicon)
+
+
+@functools.lru_cache(maxsize=1)
+def _plain() -> Table:
+    """The lexicon of text with no marked script (English), every rule on."""
+    return all_on().of_han(False).table(_TABLE_lexicon)
+
+
+@functools.lru_cache(maxsize=1)
+def _generic_heads() -> frozenset[str]:
+    """Heads too general to key a like, in every language (a phrase may mix them)."""
+    return frozenset(
+        w for p in all_on().all() for w in p.table(_TABLE_lexicon).entry("generic_heads").words
+    )
+
+
+def _posseg():
+    """jieba's part-of-speech tagger over the shared, once-loaded dictionary.
+
+    Never `jieba.posseg.dt.initialize()`: it empties the tagger's word-tag table and refills it,
+    and every thread tagging meanwhile (entity extraction on a write) gets "x" for known words.
+    Importing the module loads the table once, under the import lock.
+    """
+    import jieba.posseg
+
+    _jieba()
+    return jieba.posseg
+
+
+def singular(word: str) -> str:
+    """A rough English singular: movies -> movie, stories -> story, peanuts -> peanut."""
+    table = _plain()
+    endings = table.entry("singular_endings")
+    if len(word) <= 3 or word.endswith(endings.words) or word in table.entry("uncounted").wordset:
+        return word
+    if word in table.entry("ie_plurals").wordset:
+        return word[:-1]
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(tuple(endings.setting("es_endings", ()))):
+        return word[:-2]
+    return word.removesuffix("s")
+
+
+def strip_zh_verb(obj: str) -> tuple[str, str]:
+    """Split a leading activity verb off a Chinese object: 喝咖啡 -> ("喝", "咖啡")."""
+    for verb in _han().entry("activity_verbs").words:
+        if obj.startswith(verb) and len(obj) > len(verb):
+            return verb, obj[len(verb) :]
+    return "", obj
+
+
+def _zh_category(verb: str, rest: str) -> str | None:
+    table = _han()
+    category = table.entry("activity_verbs").setting("categories", {}).get(verb)
+    if category:
+        return str(category)
+    drinks, foods = table.entry("drinks").wordset, table.entry("foods").wordset
+    tokens = [w.word for w in _posseg().lcut(rest)]
+    for tok in tokens + [rest]:
+        if tok in drinks or any(tok.endswith(d) for d in drinks if len(d) > 1):
+            return "drink"
+        if tok in foods:
+            return "food"
+    return None
+
+
+def zh_head(text: str) -> str:
+    """The trailing noun compound of a Chinese phrase, by jieba part of speech."""
+    text = _han().entry("trail").pattern.sub("", text.strip(), count=1)
+    pairs = _posseg().lcut(text)
+    run: list[str] = []
+    for pair in reversed(pairs):
+        is_noun = pair.flag.startswith("n") or pair.flag in ("vn", "eng", "nz")
+        if is_noun:
+            run.insert(0, pair.word)
+        elif run:
+            break
+    head = "".join(run[-2:])
+    if not head or head in _generic_heads():
+        head = text
+    return head[:12]
+
+
+def en_head(text: str) -> str:
+    """The object noun of an English phrase: "watching sci-fi movies a lot" -> "sci-fi movie"."""
+    table = _plain()
+    text = re.sub(r"[^\w\s'\-]", " ", text.lower()).strip()
+    text = table.entry("cut").pattern.sub("", text, count=1)
+    text = table.entry("lead").pattern.sub("", text, count=1).strip()
+    words = [singular(w) for w in text.split()][-2:]
+    if words and words[-1] in _generic_heads():
+        words = [singular(w) for w in text.split()][-3:]
+    return " ".join(words)[:40]
+
+
+def _en_category(text: str) -> str | None:
+    table = _plain()
+    low = text.lower()
+    if table.entry("drink_verb").pattern.match(low):
+        return "drink"
+    if table.entry("eat_verb").pattern.match(low):
+        return "food"
+    cut = table.entry("cut").pattern.sub("", low, count=1)
+    words = {singular(w) for w in re.findall(r"[a-z]+", cut)}
+    if words & table.entry("drinks").wordset:
+        return "drink"
+    if words & table.entry("foods").wordset:
+        return "food"
+    return None
+
+
+def object_subject(obj: str, cjk: bool) -> tuple[str, str]:
+    """(subject key, head word) for a liked or disliked object.
+
+    Food and drink collapse to one slot each (`drink`, `food`); anything else becomes
+    `pref/<head noun>`, so a like and a later dislike of the same thing share the key.
+    """
+    if cjk:
+        table = _han()
+        obj = table.entry("contrast").pattern.split(obj)[0]
+        trail = table.entry("trail").pattern
+        verb, rest = strip_zh_verb(trail.sub("", obj.strip(), count=1))
+        head = zh_head(rest) if rest else obj
+        category = _zh_category(verb, rest)
+    else:
+        head = en_head(obj)
+        category = _en_category(obj)
+    if category:
+        return category, head
+    return f"pref/{head}", head
+
+
+def normalize_subject(subject: str) -> str:
+    """Lower-case, single-spaced, without surrounding punctuation; at most 64 characters."""
+    s = re.sub(r"\s+", " ", subject.strip().lower())
+    return s.strip(" .,;:!?，。；：！？\"'")[:64]
+
+
+def relation_words(pack: LanguagePack) -> dict[str, str]:
+    """Each word of a language that names a relation of the user's world -> the relation (the
+    key `daughter`: 女儿, 闺女; daughter; mom -> mother)."""
+    table = pack.table(_TABLE_lexicon)
+    relations, aliases = table.entry("relations"), table.entry("relation_aliases")
+    found = relations.setting("relations", {}) if relations.on else {}
+    words = {word: rel for rel, said in found.items() for word in said}
+    return {**words, **(aliases.setting("aliases", {}) if aliases.on else {})}
+
+
+@functools.lru_cache(maxsize=64)
+def relation_names(relation: str) -> tuple[str, ...]:
+    """The words of every language for a relation, so a request in either finds its facts
+    (我女儿 ~ my daughter)."""
+    return tuple(
+        word
+        for pack in all_on().all()
+        for word in pack.table(_TABLE_lexicon)
+        .entry("relations")
+        .setting("relations", {})
+        .get(relation, ())
+    )

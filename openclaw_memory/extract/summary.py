@@ -25,10 +25,10 @@ from ..lang import Table, all_on, pack
 from ..llm import complete_text
 from ..core.tokens import count_tokens, truncate_tokens
 from ..types import Message
-from .filter import is_contentless
-from .jsonout import parse_json_object
-from .prompts import load_prompt
-from .request_grammar import statement_part
+from .base import is_contentless
+from .base import parse_json_object
+from .base import load_prompt
+from .base import statement_part
 from .secrets import SecretFilter
 
 _log = logging.getLogger(__name__)
@@ -155,7 +155,7 @@ class _Collector:
         if _cue("question").search(sentence) or _cue("open").search(sentence):
             self.questions.append(sentence)
             return
-        # what a session did, never what the user asked for (extract/request_grammar.py)
+        # what a session did, never what the user asked for (extract/base.py)
         sentence = statement_part(sentence)
         if not sentence:
             return

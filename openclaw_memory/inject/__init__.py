@@ -2,7 +2,10 @@
 
 from .budget import ALL_SECTIONS, SECTIONS, Packing, pack, section_of, total_budget
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
-from .position import POSITIONS, inject, validate_messages, validate_system_prefix
+from .render import POSITIONS
+from .render import inject
+from .render import validate_messages
+from .render import validate_system_prefix
 from .render import (
     block_overhead,
     candidates_to_confirm,

@@ -1,20 +1,13 @@
-"""Rendering: memories -> short natural-language lines -> one clearly marked reference block.
+"""Rendering and positioning: memories -> one clearly marked reference block -> messages.
 
-Each type has a compressed form (docs/design.md seed 000 §4.2): fact/task/decision as subject + status +
-summary (never the detail), procedures as the kind of task + the steps that worked, the failure
-and its fix, events as date + kind + one-line result, episodes as date + speaker +
-shortened text (a turn with its neighbours as one transcript line; the episodes of one day share
-one date), profile/preference and summaries as their text. A record that replaced another
-recently says so in one note (docs/design.md seed 000 §4.3). The block says it is historical reference data, not
-instructions, and carries no field names or JSON (docs/design.md seed 000 §5.3). All memory text goes through
-`escape.sanitize`, so content cannot close or forge the block.
+Memories become short natural-language lines in one block, which is put into an OpenAI-style
+message list.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
-
 from ..core.clock import DAY, iso_date
 from ..errors import ValidationError
 from ..write.policy import POLICY
@@ -23,6 +16,17 @@ from ..lang.text import has_cjk
 from ..core.tokens import count_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
+
+# Rendering: memories -> short natural-language lines -> one clearly marked reference block.
+#
+# Each type has a compressed form (docs/design.md seed 000 §4.2): fact/task/decision as subject + status +
+# summary (never the detail), procedures as the kind of task + the steps that worked, the failure
+# and its fix, events as date + kind + one-line result, episodes as date + speaker +
+# shortened text (a turn with its neighbours as one transcript line; the episodes of one day share
+# one date), profile/preference and summaries as their text. A record that replaced another
+# recently says so in one note (docs/design.md seed 000 §4.3). The block says it is historical reference data, not
+# instructions, and carries no field names or JSON (docs/design.md seed 000 §5.3). All memory text goes through
+# `escape.sanitize`, so content cannot close or forge the block.
 
 #: Sections render_block accepts, in the order they appear. "to_confirm" only when asked.
 BLOCK_SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved", "procedures", "to_confirm")
@@ -347,3 +351,114 @@ def candidates_to_confirm(
     key = _lang_key(lang) if lang is not None else choose_lang(lines)
     heading = str(_block_label(key, "headings")["to_confirm"])
     return "\n".join([heading, *(f"- {line}" for line in lines)])
+
+
+# Positioning: put the rendered block into an OpenAI-style message list.
+#
+# Three positions (config `injection.position`, docs/design.md seed 002 §5.2):
+# - "after_system" (default): its own system message right after the leading system message(s),
+#   so the system prompt keeps the front place and memory follows it;
+# - "before_user_input": its own system message immediately before the last user message;
+# - "system_prefix": a template with "{memory_block}" filled and appended to the first system
+#   message.
+# The input list and its dicts are never modified; a new list is returned.
+
+POSITIONS: tuple[str, ...] = ("after_system", "before_user_input", "system_prefix")
+ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool", "developer")
+PLACEHOLDER = "{memory_block}"
+#: Roles that make up the leading instructions the block goes after.
+_LEADING = frozenset({"system", "developer"})
+
+
+def validate_messages(messages: Any) -> None:
+    """Raise ValidationError naming the index and field unless messages is a list of chat dicts."""
+    if not isinstance(messages, list):
+        raise ValidationError(
+            f"messages: expected a list of message dicts, found {type(messages).__name__}"
+        )
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            raise ValidationError(
+                f"messages[{i}]: expected a dict with 'role' and 'content', found "
+                f"{type(msg).__name__}"
+            )
+        role = msg.get("role")
+        if not isinstance(role, str) or role not in ROLES:
+            raise ValidationError(
+                f"messages[{i}].role: expected one of {', '.join(ROLES)}, found {role!r}"
+            )
+        content = msg.get("content")
+        if content is not None and not isinstance(content, str):
+            raise ValidationError(
+                f"messages[{i}].content: expected a string or null, found {type(content).__name__}"
+            )
+
+
+def validate_system_prefix(template: Any) -> str:
+    """Return template if it is a string containing "{memory_block}", else raise ValidationError."""
+    if not isinstance(template, str) or PLACEHOLDER not in template:
+        raise ValidationError(
+            f"system_prefix: expected a template string containing {PLACEHOLDER}, "
+            f"found {template!r}"
+        )
+    return template
+
+
+def _leading_end(messages: Sequence[dict]) -> int:
+    """Index just after the run of system/developer messages at the start (0 when none)."""
+    i = 0
+    while i < len(messages) and messages[i].get("role") in _LEADING:
+        i += 1
+    return i
+
+
+def _last_user(messages: Sequence[dict]) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user":
+            return i
+    return None
+
+
+def _append_to_system(out: list[dict], text: str) -> list[dict]:
+    for i, msg in enumerate(out):
+        if msg.get("role") == "system":
+            existing = msg.get("content") or ""
+            joined = f"{existing.rstrip()}\n\n{text}" if existing.strip() else text
+            out[i] = {**msg, "content": joined}
+            return out
+    out.insert(0, {"role": "system", "content": text})
+    return out
+
+
+def inject(
+    messages: list[dict],
+    block: str,
+    *,
+    position: str,
+    system_prefix: str = PLACEHOLDER,
+) -> list[dict]:
+    """Return a new message list with block placed at position; the input is left untouched.
+
+    An empty (or blank) block returns an equal copy. With no system message, "after_system"
+    inserts at index 0 and "system_prefix" creates a system message at index 0; with no user
+    message, "before_user_input" falls back to "after_system".
+    """
+    validate_messages(messages)
+    if position not in POSITIONS:
+        raise ValidationError(
+            f"position: expected one of {', '.join(POSITIONS)}, found {position!r}"
+        )
+    if position == "system_prefix":
+        validate_system_prefix(system_prefix)
+    if not isinstance(block, str):
+        raise ValidationError(f"block: expected a string, found {type(block).__name__}")
+    out = [dict(m) for m in messages]
+    if not block.strip():
+        return out
+    if position == "system_prefix":
+        return _append_to_system(out, system_prefix.replace(PLACEHOLDER, block))
+    at = _last_user(out) if position == "before_user_input" else None
+    if at is None:
+        at = _leading_end(out)
+    out.insert(at, {"role": "system", "content": block})
+    return out

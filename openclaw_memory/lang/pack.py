@@ -1,30 +1,82 @@
 """A language pack: its code, script, tokenizer, stopwords and named tables, read from data.
 
-A pack is a folder `lang/<code>/`: `pack.yaml` holds what the pack is (its code, the characters
-that mark its script and the order in which scripts are tried, its tokenizer and stopwords, the
-punctuation joining its clauses) and every other `<table>.yaml` holds one table. A table is a
-meaning, named entries and settings of its own (which parser reads it, say); an entry carries a
-one-line meaning and a regular expression (`pattern`, with `flags`) or a word list (`words`), and
-where its rule has one a `confidence`; other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
-
-A switched-off entry (`rules.disabled`) keeps its place but stops acting: its pattern never matches
-and its word list is empty, so the mechanism that reads it needs no branch for the switch.
+The tokenizers a pack names (`tokenizer:` in its `pack.yaml`) are here too.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import re
-from collections.abc import Iterator, Mapping
+import threading
+import yaml
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-import yaml
-
 from ..errors import ConfigError
-from ..core.switches import Switches
-from .tokenizers import TOKENIZERS, Tokenizer
+from ..core import Switches
+
+# The tokenizers a language pack names (`tokenizer:` in its `pack.yaml`).
+#
+# Each takes one run of word characters (already lower-cased) and returns its tokens. `words`
+# keeps the run as one word (English), `jieba` segments it with jieba's search mode, which yields
+# overlapping words (Chinese), and `bigrams` splits it into overlapping character pairs, each Latin
+# or digit run kept whole (Japanese, which jieba's Chinese dictionary does not know).
+
+Tokenizer = Callable[[str], list[str]]
+
+_lock = threading.Lock()
+_LATIN_OR_DIGITS = re.compile(r"[0-9a-z_\u00c0-\u024f]+|[^0-9a-z_\u00c0-\u024f]+")
+
+
+@functools.lru_cache(maxsize=1)
+def jieba_module():
+    """jieba with its bundled dictionary loaded once (no network)."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    with _lock:
+        jieba.initialize()
+    return jieba
+
+
+def words(run: str) -> list[str]:
+    """The run as one token."""
+    return [run]
+
+
+def jieba_search(run: str) -> list[str]:
+    """jieba's search-mode words of the run (overlapping: 中华人民共和国 -> 中华, 华人, ...)."""
+    return [t for t in jieba_module().lcut_for_search(run) if t.strip()]
+
+
+def bigrams(run: str) -> list[str]:
+    """Overlapping character pairs of each non-Latin stretch (a lone character stays one token);
+    Latin and digit stretches whole."""
+    tokens: list[str] = []
+    for part in _LATIN_OR_DIGITS.findall(run):
+        if part.isascii() or len(part) == 1:
+            tokens.append(part)
+        else:
+            tokens.extend(part[i : i + 2] for i in range(len(part) - 1))
+    return tokens
+
+
+TOKENIZERS: dict[str, Tokenizer] = {"words": words, "jieba": jieba_search, "bigrams": bigrams}
+
+
+# A language pack: its code, script, tokenizer, stopwords and named tables, read from data.
+#
+# A pack is a folder `lang/<code>/`: `pack.yaml` holds what the pack is (its code, the characters
+# that mark its script and the order in which scripts are tried, its tokenizer and stopwords, the
+# punctuation joining its clauses) and every other `<table>.yaml` holds one table. A table is a
+# meaning, named entries and settings of its own (which parser reads it, say); an entry carries a
+# one-line meaning and a regular expression (`pattern`, with `flags`) or a word list (`words`), and
+# where its rule has one a `confidence`; other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
+#
+# A switched-off entry (`rules.disabled`) keeps its place but stops acting: its pattern never matches
+# and its word list is empty, so the mechanism that reads it needs no branch for the switch.
 
 #: a pattern that matches nothing: what a switched-off pattern becomes
 NEVER = re.compile(r"(?!)")

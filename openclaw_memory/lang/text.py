@@ -13,7 +13,7 @@ import re
 from typing import Any, Mapping
 
 from . import Languages, all_on
-from .tokenizers import jieba_module
+from .pack import jieba_module
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

@@ -1,27 +1,378 @@
-"""run_maintenance: TTL, cap, compaction and cleanup, in that order, for one partition or all,
-then the pruning of old short-term messages (of every partition, or of the one user); a run
-over the whole store also links older records to their entities (maintain/entity_links.py).
+"""Forgetting and running it: TTL, the per-user cap, compaction, cleanup, the run log.
 
-Each job commits its own transactions and queues index changes in the outbox; the runner drains
-the outbox of every partition it touched at the end, so the vector index agrees when it returns.
+The forgetting jobs in the order they run, the maintenance run log with the lease that lets one
+process at a time run them, the entity-link backlog of records stored before entity memory
+existed, and the schedule that runs them (with message pruning) by itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
-
-from ..capture.short_term import ShortTermMemory
-from ..types import Scope
-from .archive import enforce_cap
-from .cleanup import cleanup
-from .common import partition
-from .compaction import compact_events
-from .entity_links import link_backlog
-from .ttl import expire
+import json
+import os
+import secrets
+import socket
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+from ..types import Scope, Channel, MemoryRecord, MemoryType, Source
+from .common import archive, partition, UNCAPPED_TYPES, WRITER
+from ..core.clock import DAY, iso_date
+from ..write.policy import type_values, types_where
+from collections import Counter
+from collections.abc import Sequence, Callable
+from dataclasses import dataclass, asdict, field
+from ..write.consolidate.records import new_id
+from ..embed.embedding import embed_passages
+from ..lang import all_on
+from ..lang.text import has_cjk
+from ..core.tokens import count_tokens
+from ..store.ports import MaintenanceLog
+from ..store.entity_linking import BATCH
+from ..capture.pipeline import ShortTermMemory
 
 if TYPE_CHECKING:
     from ..runtime.engine import MemoryEngine
+    from ..config import MaintenanceConfig
+
+# TTL: live records past their `expires_at` move to the cold archive (docs/design.md seed 000 §2.3).
+#
+# Expiry is not deletion: an expired event or task leaves normal recall but stays reachable by deep
+# recall (the cold tier) and by its id, with an audit row saying why. Real deletion is cleanup's job.
+
+REASON = "expired (ttl)"
+_BATCH = 500
+
+
+def expire(engine: MemoryEngine, scope: Scope) -> int:
+    """Archive the active records of scope's partition whose expires_at <= now; return how many."""
+    part = partition(scope)
+    now = engine.clock.now()
+    done = 0
+    while True:
+        with engine.store.transaction():
+            due = engine.store.expired(part, now, _BATCH)
+            for r in due:
+                archive(engine.store, r, now, REASON)
+        done += len(due)
+        if len(due) < _BATCH:
+            break
+    if done:
+        engine.written()
+    return done
+
+
+# The per-user cap on curated memories: max_facts_per_user (docs/design.md seed 002 §4.3).
+#
+# When a partition holds more live curated records (profile, preference, fact, decision, task) than
+# the cap, the least valuable go to the cold archive until the cap holds. Value, lowest first:
+# importance, then the last use (last access, or the last content update when never accessed), then
+# access count, then age. Profile records and explicit user commands are archived only after every
+# other kind: the user asked for those. The episodic log and summaries are not capped here; TTL and
+# compaction keep them in check.
+
+
+def count_curated(engine: MemoryEngine, scope: Scope) -> int:
+    """Live curated records in scope's partition."""
+    return engine.store.curated_count(partition(scope), UNCAPPED_TYPES)
+
+
+def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> int:
+    """Archive the lowest-value curated records above the cap; return how many were archived."""
+    limit = engine.config.long_term.max_facts_per_user if cap is None else int(cap)
+    part = partition(scope)
+    now = engine.clock.now()
+    store = engine.store
+    with store.transaction():
+        excess = store.curated_count(part, UNCAPPED_TYPES) - limit
+        if excess <= 0:
+            return 0
+        victims = store.lowest_value(part, UNCAPPED_TYPES, excess)
+        reason = f"over the cap of {limit} curated memories (lowest value)"
+        for r in victims:
+            archive(store, r, now, reason)
+    engine.written()
+    return len(victims)
+
+
+# Periodic cleanup (docs/design.md seed 002 §4.3): memories nobody used for a long time and that matter little
+# are deleted for real, vectors included, so no orphan vector is left behind.
+#
+# A record qualifies when all of these hold:
+# - live (active or archived); inactive records are the audit trail of forget and supersession;
+# - unused for `cleanup_unused_days`: its last access, or its last content update if never accessed;
+# - importance <= `cleanup_max_importance`;
+# - not a profile record, not an explicit user command, not a summary.
+#
+# Summaries are kept whatever their age. The seed keeps only weekly rollups of old summaries; rolling
+# them up is not built (the seed's `summary_keep_days` key is retired, config.RETIRED_KEYS), so
+# nothing is lost meanwhile.
+
+_KEPT = type_values(types_where(kept_by_cleanup=True))  # the policy table
+
+
+def cleanup(engine: MemoryEngine, scope: Scope) -> int:
+    """Delete the unused, unimportant records of scope's partition; return how many."""
+    f = engine.config.forgetting
+    part = partition(scope)
+    now = engine.clock.now()
+    cutoff = now - f.cleanup_unused_days * DAY
+    reason = (
+        f"unused for {f.cleanup_unused_days:g} days and importance <= {f.cleanup_max_importance:g}"
+    )
+    done = 0
+    while True:
+        store = engine.store
+        with store.transaction():
+            victims = store.unused(part, _KEPT, f.cleanup_max_importance, cutoff, _BATCH)
+            store.delete_records(part, [r.id for r in victims])  # queues the vector deletes
+            for r in victims:
+                store.audit(part, r.id, "delete", reason, now, None, WRITER)
+        done += len(victims)
+        if len(victims) < _BATCH:
+            break
+    if done:
+        engine.written()
+    return done
+
+
+# Compaction of event streams (docs/design.md seed 000 §2.3): when a subject holds more than
+# `compaction_trigger` live events, the oldest `compaction_batch` become one summary memory.
+#
+# The summary is extractive (no LLM, so it runs offline and cannot invent anything): the period it
+# covers, counts by kind, and the distinct one-line outcomes, within a token cap. It links to every
+# event it replaces and carries the union of their turn ids, so the evidence stays reachable; the
+# events themselves go to the cold archive (deep recall only), never deleted here.
+#
+# Not built: rolling old episodes of a session into the same kind of summary; episodes age out
+# through TTL (`episode_ttl_days`) and cleanup instead.
+
+DIGEST_MAX_TOKENS = 200
+OUTCOME_MAX_CHARS = 80
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """One summary written and the events it replaced."""
+
+    summary_id: str
+    subject: str | None
+    event_ids: tuple[str, ...]
+
+
+def compact_events(
+    engine: MemoryEngine, scope: Scope, *, trigger: int | None = None, batch: int | None = None
+) -> list[Compaction]:
+    """Compact every crowded event subject of scope's partition until none exceeds the trigger."""
+    f = engine.config.forgetting
+    trigger = f.compaction_trigger if trigger is None else int(trigger)
+    batch = f.compaction_batch if batch is None else int(batch)
+    if batch <= 0:
+        return []
+    part = partition(scope)
+    out: list[Compaction] = []
+    for subject in _crowded_subjects(engine, part, trigger):
+        while True:
+            done = _compact_oldest(engine, part, subject, trigger, batch)
+            if done is None:
+                break
+            out.append(done)
+    if out:
+        engine.written()
+    return out
+
+
+def _crowded_subjects(engine: MemoryEngine, part: Scope, trigger: int) -> list[str | None]:
+    return engine.store.crowded_event_subjects(part, trigger)
+
+
+def _compact_oldest(
+    engine: MemoryEngine, part: Scope, subject: str | None, trigger: int, batch: int
+) -> Compaction | None:
+    """One round, in one transaction: the summary is inserted and the events archived together."""
+    store = engine.store
+    with store.transaction():
+        if store.live_event_count(part, subject) <= trigger:
+            return None
+        events = store.oldest_live_events(part, subject, batch)
+        now = engine.clock.now()
+        summary = summary_record(new_id(engine.clock), part, subject, events, now)
+        vec = embed_passages(engine.embedder, [summary.text])[0]
+        store.insert(summary, vec, engine.model_name)
+        reason = f"compaction of {len(events)} events"
+        store.audit(part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
+        for e in events:
+            archive(store, e, now, f"compacted into {summary.id}")
+    return Compaction(summary.id, subject, tuple(e.id for e in events))
+
+
+def summary_record(
+    record_id: str, scope: Scope, subject: str | None, events: Sequence[MemoryRecord], now: float
+) -> MemoryRecord:
+    """The summary memory standing for events: provenance to every one of them."""
+    turn_ids = tuple(dict.fromkeys(t for e in events for t in e.source.turn_ids))
+    entities = tuple(dict.fromkeys(x for e in events for x in e.entities))[:20]
+    return MemoryRecord(
+        id=record_id,
+        scope=scope,
+        type=MemoryType.SUMMARY,
+        summary=digest(subject, events),
+        subject=subject,
+        tags=("compaction",),
+        entities=entities,
+        importance=max(e.importance for e in events),
+        confidence=sum(e.confidence for e in events) / len(events),
+        source=Source(Channel.SUMMARY, None, turn_ids, WRITER),
+        created_at=now,
+        updated_at=now,
+        links=tuple(e.id for e in events),
+    )
+
+
+def digest(
+    subject: str | None, events: Sequence[MemoryRecord], *, max_tokens: int = DIGEST_MAX_TOKENS
+) -> str:
+    """Extractive digest: period, counts by kind, distinct one-line outcomes; at most max_tokens."""
+    zh = sum(has_cjk(e.summary) for e in events) * 2 > len(events)
+    first, last = min(e.created_at for e in events), max(e.created_at for e in events)
+    kinds = Counter(_kind(e, zh) for e in events).most_common()
+    outcomes = Counter(_outcome(e.summary) for e in events)  # insertion order = first seen
+    head = _head(subject, len(events), iso_date(first), iso_date(last), kinds, zh)
+    parts: list[str] = []
+    for i, (line, n) in enumerate(outcomes.items()):
+        item = _item(line, n, zh)
+        rest = len(outcomes) - i - 1
+        tail = _form(zh, "more").format(n=rest) if rest else ""
+        if parts and count_tokens(_join(head, [*parts, item, tail], zh)) > max_tokens:
+            parts.append(_form(zh, "more").format(n=len(outcomes) - i))
+            break
+        parts.append(item)
+    return _join(head, parts, zh)
+
+
+def _form(zh: bool, name: str) -> str:
+    """A form of the digest (`compaction` table) in the language a has-Han flag means."""
+    return str(all_on().of_han(zh).table("compaction").entry("digest").settings[name])
+
+
+def _head(subject: str | None, n: int, start: str, end: str, kinds: list, zh: bool) -> str:
+    period = _form(zh, "period_day" if start == end else "period_span").format(start=start, end=end)
+    about = _form(zh, "about").format(subject=subject) if subject else ""
+    counts = _form(zh, "counts_sep").join(
+        _form(zh, "count").format(kind=k, count=c) for k, c in kinds
+    )
+    return _form(zh, "head").format(about=about, n=n, period=period, counts=counts)
+
+
+def _join(head: str, parts: list[str], zh: bool) -> str:
+    body = _form(zh, "parts_sep").join(p for p in parts if p)
+    return head + body + _form(zh, "end")
+
+
+def _item(line: str, n: int, zh: bool) -> str:
+    if n == 1:
+        return line
+    return _form(zh, "repeated").format(line=line, n=n)
+
+
+def _kind(e: MemoryRecord, zh: bool) -> str:
+    return e.tags[0] if e.tags else _form(zh, "event")
+
+
+def _outcome(summary: str) -> str:
+    line = (summary.strip().splitlines() or [""])[0].strip().rstrip("。.")
+    return line if len(line) <= OUTCOME_MAX_CHARS else line[: OUTCOME_MAX_CHARS - 1].rstrip() + "…"
+
+
+# The maintenance run log and the lease that lets one process at a time run maintenance.
+#
+# Both live in the record store, so every process on a store (the service, MCP servers, the CLI) sees the
+# same state: a run is due when the last run recorded by any of them is old enough, and the lease
+# row says who runs now. A lease carries an expiry, so a runner that died frees it by itself.
+# Counts are kept as totals only: the log names no user, so a purge leaves nothing of one here.
+
+LEASE = "maintenance"
+
+
+def holder_id() -> str:
+    """A lease holder name for one runner: host, process id and a random tag (host:pid:tag)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def acquire(
+    store: MaintenanceLog, holder: str, now: float, seconds: float, name: str = LEASE
+) -> bool:
+    """Take the lease for `seconds` unless another holder has it unexpired; True when taken."""
+    return store.acquire_lease(name, holder, now, seconds)
+
+
+def release(store: MaintenanceLog, holder: str, name: str = LEASE) -> None:
+    """Give the lease back (only if this holder still has it)."""
+    store.release_lease(name, holder)
+
+
+def lease(store: MaintenanceLog, now: float, name: str = LEASE) -> dict[str, Any] | None:
+    """The unexpired lease, if any: {"holder", "expires_at"}."""
+    return store.lease(name, now)
+
+
+def begin(store: MaintenanceLog, trigger: str, holder: str, now: float) -> int:
+    """Log the start of a run; returns its id. Called with the lease held, so a run still marked
+    running was left by a runner that died: it is marked abandoned."""
+    return store.begin_run(trigger, holder, now)
+
+
+def finish(
+    store: MaintenanceLog,
+    run_id: int,
+    now: float,
+    counts: dict[str, int] | None,
+    error: str | None = None,
+) -> None:
+    """Log how a run ended: its totals, or the error that stopped it."""
+    status = "failed" if error else "ok"
+    store.finish_run(run_id, now, status, json.dumps(counts or {}, sort_keys=True), error)
+
+
+def recent(store: MaintenanceLog, limit: int = 5) -> list[dict[str, Any]]:
+    """The latest runs, newest first, with their counts decoded."""
+    return [{**r, "counts": json.loads(r["counts"] or "{}")} for r in store.recent_runs(limit)]
+
+
+def last_started(store: MaintenanceLog) -> float | None:
+    """When the latest run began, whatever its outcome (a failing run is not retried in a loop)."""
+    return store.last_run_started()
+
+
+# The entity-link backlog: records stored before entity memory existed get their links.
+#
+# Opening a store only notes the backlog (store/entity_linking.py); maintenance works through it
+# here, a batch per transaction and at most `PER_RUN` records a run, so a large store is linked
+# over a few scheduled runs without holding the write lock for long. Each batch commits with its
+# cursor: a run stopped anywhere resumes where it stopped.
+
+#: records one maintenance run examines at most; the rest wait for the next run
+PER_RUN = 20_000
+
+
+def link_backlog(engine: MemoryEngine, budget: int | None = PER_RUN) -> int:
+    """Link the backlog's next records, `budget` at most (None: all that are left); returns
+    how many were examined (0 once the backlog is done)."""
+    done = 0
+    while budget is None or done < budget:
+        step = BATCH if budget is None else min(BATCH, budget - done)
+        examined, left = engine.store.backfill_entity_links(step)
+        done += examined
+        if not left or not examined:
+            break
+    return done
+
+
+# run_maintenance: TTL, cap, compaction and cleanup, in that order, for one partition or all,
+# then the pruning of old short-term messages (of every partition, or of the one user); a run
+# over the whole store also links older records to their entities (maintain/runner.py).
+#
+# Each job commits its own transactions and queues index changes in the outbox; the runner drains
+# the outbox of every partition it touched at the end, so the vector index agrees when it returns.
 
 
 @dataclass
@@ -101,3 +452,145 @@ def maintain_scope(engine: MemoryEngine, scope: Scope) -> dict[str, int]:
         "compacted": sum(len(c.event_ids) for c in compactions),
         "deleted": deleted,
     }
+
+
+# Scheduled maintenance: the forgetting jobs and message pruning, run by themselves.
+#
+# A long-running process that owns a store (`serve`, `mcp`) starts a `MaintenanceScheduler`. Every
+# `check_seconds` it asks whether a run is due: the latest run logged by any process on the store
+# (maintain/runner.py) is `interval_hours` old by the injected clock, or there is none. A due run
+# takes the store's lease first, so with several processes on one store one of them runs it and the
+# others see the fresh log entry and wait for the next interval. Each run is logged with its totals
+# (or its error), and every change it makes has its own audit row, written by the jobs.
+
+log = logging.getLogger(__name__)
+HOUR = 3600.0
+
+
+class MaintenanceBusyError(Exception):
+    """Another process holds the maintenance lease."""
+
+
+class MaintenanceScheduler:
+    """Runs `run` (default: run_maintenance over every partition) when due, one runner per store."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        cfg: MaintenanceConfig,
+        *,
+        holder: str | None = None,
+        run: Callable[[MemoryEngine], MaintenanceReport] = run_maintenance,
+    ) -> None:
+        self.engine = engine
+        self.cfg = cfg
+        self.holder = holder or holder_id()
+        self._run = run
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._running = threading.Lock()
+
+    def next_due(self) -> float | None:
+        """When the next run is due (None: at once, no run was ever logged)."""
+        last = last_started(self.engine.store)
+        return None if last is None else last + self.cfg.interval_hours * HOUR
+
+    def due(self) -> bool:
+        due = self.next_due()
+        return due is None or self.engine.clock.now() >= due
+
+    def tick(self) -> MaintenanceReport | None:
+        """One check: run if enabled and due and the lease is free; the report, else None."""
+        if not self.cfg.enabled:
+            return None
+        try:
+            return self._under_lease("schedule", force=False)
+        except MaintenanceBusyError:
+            return None
+
+    def run_now(self, trigger: str = "manual") -> MaintenanceReport:
+        """Run now, due or not, under the lease; MaintenanceBusyError when another runner holds
+        it. A failing run is logged with its error and re-raised."""
+        report = self._under_lease(trigger, force=True)
+        assert report is not None  # forced: never skipped
+        return report
+
+    def _under_lease(self, trigger: str, *, force: bool) -> MaintenanceReport | None:
+        with self._running:  # one run at a time in this process too
+            now = self.engine.clock.now()
+            if not acquire(self.engine.store, self.holder, now, self.cfg.lease_seconds):
+                held = lease(self.engine.store, now) or {}
+                raise MaintenanceBusyError(
+                    f"maintenance is running in another process ({held.get('holder', '?')})"
+                )
+            try:
+                if not force and not self.due():
+                    return None
+                return self._logged(trigger, now)
+            finally:
+                release(self.engine.store, self.holder)
+
+    def _logged(self, trigger: str, now: float) -> MaintenanceReport:
+        run_id = begin(self.engine.store, trigger, self.holder, now)
+        try:
+            report = self._run(self.engine)
+        except Exception as exc:
+            finish(
+                self.engine.store,
+                run_id,
+                self.engine.clock.now(),
+                None,
+                f"{type(exc).__name__}: {exc}",
+            )
+            raise
+        finish(self.engine.store, run_id, self.engine.clock.now(), report.totals())
+        if report.changed:
+            log.info(
+                "maintenance (%s): %d change(s) in %d partition(s)",
+                trigger,
+                report.changed,
+                report.scopes,
+            )
+        return report
+
+    def nudge(self) -> str:
+        """Run in the background now if a run is due: "started", "not_due", "running" or "off"."""
+        if not self.cfg.enabled:
+            return "off"
+        if self._running.locked():
+            return "running"
+        if not self.due():
+            return "not_due"
+        threading.Thread(
+            target=self._checked_tick, name="ocm-maintenance-nudge", daemon=True
+        ).start()
+        return "started"
+
+    def start(self) -> MaintenanceScheduler:
+        """Check in a background thread every `check_seconds` until stop()."""
+        if self._thread is None and self.cfg.enabled:
+            self._thread = threading.Thread(target=self._loop, name="ocm-maintenance", daemon=True)
+            self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.wait(max(self.cfg.check_seconds, 0.05)):
+            self._checked_tick()
+
+    def _checked_tick(self) -> None:
+        try:
+            self.tick()
+        except Exception:  # logged in the run log too; the next interval tries again
+            log.exception("scheduled maintenance failed")
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Stop checking; a run in progress finishes first (up to timeout)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
+def start_scheduler(engine: MemoryEngine, cfg: MaintenanceConfig) -> MaintenanceScheduler | None:
+    """A started scheduler for engine's store, or None when maintenance.enabled is false."""
+    return MaintenanceScheduler(engine, cfg).start() if cfg.enabled else None

@@ -6,7 +6,7 @@ argument no tool declares (a `user_id` a model made up, say) is refused with an 
 it, and a value of the wrong form gets one line naming the field and the expected form.
 
 `http_app(server, token=..., hosts=...)` is the streamable HTTP transport behind the same Host
-allow-list as the memory service (service/hosts.py) and the service's bearer token.
+allow-list as the memory service (service/guard.py) and the service's bearer token.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from pydantic import Field
 from pydantic import ValidationError as PydanticError
 
 from ..errors import OpenClawMemoryError
-from ..service.hosts import HostCheck, send_json
-from .tools import MAX_LIMIT, MemoryTools
+from ..service.guard import HostCheck
+from ..service.guard import send_json
+from . import MAX_LIMIT
+from . import MemoryTools
 
 MCP_PATH = "/mcp"
 MemoryKind = Literal["profile", "preference", "fact", "decision", "task", "event", "procedure"]

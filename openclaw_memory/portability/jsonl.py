@@ -1,44 +1,19 @@
-"""JSON Lines export and import: a user's whole memory, losslessly.
+"""JSON Lines export and import: a user's whole memory, losslessly, within an import's caps.
 
-One JSON object a line. The first is a header (`kind: "header"`, the format name and version,
-the user, the embedder that wrote the vectors); then every record (all statuses, oldest first),
-its earlier versions, the audit trail, the sessions and the short-term messages, each with a
-`kind`. Vectors are not exported: they belong to an embedder, and the importing store rebuilds
-them with its own, so an export moves between embedders.
-
-Import into an empty store gives the same records (ids, version chains, statuses, times,
-provenance), versions, audit rows, sessions and messages. Import is idempotent: a record whose
-id is already in the store is left as it is, and rows already present are not added twice.
-Records can be moved to another user id with `user_id=`; an id held by another user is an error.
-
-Restore or import of new facts, decided per scope (user and agent) before anything is written:
-when every live claim (a keyed type: profile, preference, fact, task ...) the store holds for the
-scope is in the file, the file is a restore and every record is written as it was (an empty
-store, the store the export came from, or one that has not changed since). When the store holds
-live claims of the scope the file does not, its live claims new to the store are new facts: each
-goes through check-before-write on the imported channel (`claims.py`), so importing never leaves
-two live values of a subject, an imported value never beats an explicit or admin one (it is kept
-inactive, as a doubt), and what the user says later corrects it. The file's inactive records and
-its episodes and events are history and are written as they were in both cases.
-
-An import is as careful as a conversation: the file is streamed under a size cap (bytes and
-lines), every field is checked (required, typed, within the caps `remember` keeps, ids unique)
-and every free text goes through the secret filter before anything is written; then all of it
-is written in one transaction, or none of it.
+Over 600 lines: the format is one contract, written and read in one place, with the caps of an
+import in one table at the top.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, IO, TYPE_CHECKING
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
-
 from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
-from .limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, PROGRESS_EVERY, Progress
 from ..write.policy import KEYED_TYPES
 from .claims import write_claim
 from ..types import (
@@ -54,6 +29,64 @@ from ..types import (
 
 if TYPE_CHECKING:
     from ..runtime.engine import MemoryEngine
+
+# The caps of an import, in one table (the per-field caps are `remember`'s: types.py).
+#
+# Safe defaults: far above a real user's memory, far below what keeps the service busy for
+# minutes (one 60,000-record request once took 199 s of its CPU; a 60 MB MEMORY.md ran past
+# 300 s at 1.99 GB). The CLI's `import --max-bytes / --max-records` raise the JSON Lines ones.
+
+#: a JSON Lines import: its size in bytes and its lines
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_RECORDS = 50_000
+#: a workspace import: one memory file, and all of them together
+WORKSPACE_FILE_BYTES = 4 * 1024 * 1024
+WORKSPACE_TOTAL_BYTES = 32 * 1024 * 1024
+#: how often (in lines read, then records written) `progress` is called
+PROGRESS_EVERY = 1000
+
+#: progress(phase, done): phase "read" (lines checked) or "written" (records stored)
+Progress = Callable[[str, int], None]
+
+
+def log_progress(logger: Any, where: str) -> Progress:
+    """A `Progress` that logs (the service's and the console's imports)."""
+
+    def report(phase: str, done: int) -> None:
+        logger.info(
+            "import %s: %d %s", where, done, "lines read" if phase == "read" else "records written"
+        )
+
+    return report
+
+
+# JSON Lines export and import: a user's whole memory, losslessly.
+#
+# One JSON object a line. The first is a header (`kind: "header"`, the format name and version,
+# the user, the embedder that wrote the vectors); then every record (all statuses, oldest first),
+# its earlier versions, the audit trail, the sessions and the short-term messages, each with a
+# `kind`. Vectors are not exported: they belong to an embedder, and the importing store rebuilds
+# them with its own, so an export moves between embedders.
+#
+# Import into an empty store gives the same records (ids, version chains, statuses, times,
+# provenance), versions, audit rows, sessions and messages. Import is idempotent: a record whose
+# id is already in the store is left as it is, and rows already present are not added twice.
+# Records can be moved to another user id with `user_id=`; an id held by another user is an error.
+#
+# Restore or import of new facts, decided per scope (user and agent) before anything is written:
+# when every live claim (a keyed type: profile, preference, fact, task ...) the store holds for the
+# scope is in the file, the file is a restore and every record is written as it was (an empty
+# store, the store the export came from, or one that has not changed since). When the store holds
+# live claims of the scope the file does not, its live claims new to the store are new facts: each
+# goes through check-before-write on the imported channel (`claims.py`), so importing never leaves
+# two live values of a subject, an imported value never beats an explicit or admin one (it is kept
+# inactive, as a doubt), and what the user says later corrects it. The file's inactive records and
+# its episodes and events are history and are written as they were in both cases.
+#
+# An import is as careful as a conversation: the file is streamed under a size cap (bytes and
+# lines), every field is checked (required, typed, within the caps `remember` keeps, ids unique)
+# and every free text goes through the secret filter before anything is written; then all of it
+# is written in one transaction, or none of it.
 
 log = logging.getLogger(__name__)
 

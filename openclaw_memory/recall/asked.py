@@ -29,7 +29,7 @@ from ..extract.change_rules import en as _en_changes, zh as _zh_changes
 from ..lang import all_on
 from ..lang.text import has_cjk
 from ..types import MemoryRecord
-from .subjects import roots_used
+from .reference import roots_used
 
 #: the language pack table both keys are read from
 TABLE = "recall"

@@ -1,33 +1,372 @@
-"""Candidate channels: vector, keyword (CJK-aware FTS5), kind, recent-important, subject, profile,
-summaries, date, the entity channel with its hop (recall/entity_channel.py) and the speaker
-channel (recall/speaker_channel.py), built in their order. Each is a named entry of `CHANNELS`,
-switched off by config as `channel.<name>` (`rules.disabled`, openclaw_memory/core/switches.py).
+"""Candidate channels: vector, keyword, kind, recent-important, subject, profile, entity, speaker.
 
-Each channel proposes record ids into the request's pool (recall/pool.py); the pool then loads
-every proposed record once and gives each the same raw signals, whichever channel found it
-(recall/load.py).
+With the request as the embedder reads it (without the names most of the user's memories carry).
+Over 600 lines: every channel fills the same pool by the same protocol, side by side.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from functools import partial
-from typing import Sequence
-
 import numpy as np
-
+from typing import Sequence
+from ..runtime.engine import MemoryEngine
+from ..extract.entities import extract, normalise
+from ..store.ports import EntityMemory, ListQuery
+from ..lang.text import has_cjk, tokenize
+from ..config.tuning import tuned, tuned_int
+from ..types import Scope, MemoryRecord, MemoryType
+from .pool import Pool, Channel
+from .query import RecallQuery, dated_stretch
+from functools import partial
 from ..core.clock import DAY
 from ..config import RecallConfig
-from ..runtime.engine import MemoryEngine
 from ..write.policy import type_values, types_where
-from ..store.port_values import ListQuery
-from ..core.switches import ALL_ON, Switches
-from ..config.tuning import tuned_int
-from ..types import MemoryRecord, Scope
-from .entity_channel import EntityChannel
-from .pool import Channel, Pool
-from .query import RecallQuery, dated_stretch
-from .speaker_channel import SpeakerChannel
+from ..core import ALL_ON, Switches
+
+# The entity channel: memories that name what the request names, across sessions, and one hop
+# through the entities of the strongest candidates (multi-hop questions); the request's entity
+# reads it shares with the query's embedding text (recall/channels.py).
+
+#: channel name prefixes: "entity:Melanie" (the request names Melanie), "hop:Boston" (a strong
+#: candidate names Boston); `search --explain` shows them
+ENTITY, HOP = "entity", "hop"
+#: an entity whose weight (store/records.py `idf`) is below this, a name in more than total^0.7
+#: of the user's memories (their own, a chat partner's), selects nothing
+MIN_ENTITY_WEIGHT = tuned("entity_channel.min_weight")
+#: memories read per entity set, as a multiple of the channel's candidates
+REACH = tuned_int("entity_channel.reach")
+
+
+class EntityChannel:
+    """Memories that name what the request names, across sessions (aliases resolved: "Mel" finds
+    Melanie's), then one hop: the entities of the strongest candidates the channels before it
+    found lead to other memories that name them (multi-hop questions: evidence in several
+    sessions linked by a person, place or thing). The hop adds at most `hop_share` of `limit`
+    and only what the pool does not hold, so single-hop ranking keeps its candidates. `named`
+    and `hop` switch either part off (`channel.entity`, `channel.hop`).
+
+    Runs after the vector and keyword channels (it reads their candidates for the hop), so it
+    declares no `uses_vector = False`: the parallel recaller runs it after the early channels'
+    pools are merged, on the pool of every channel before it. Reads entities through the
+    store's port (`ports.EntityMemory`)."""
+
+    name = ENTITY
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        limit: int,
+        *,
+        seeds: int = tuned_int("entity_channel.seeds"),
+        hop_share: float = tuned("entity_channel.hop_share"),
+        named: bool = True,
+        hop: bool = True,
+    ) -> None:
+        self.engine, self.limit, self.seeds, self.hop_share = engine, limit, seeds, hop_share
+        self.named, self.hop = named, hop
+
+    def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
+        """Read what `propose` reads of the request's own entities (not the hop's, which starts
+        from the other channels' candidates) into `pool.entities`: run while the query is
+        embedded."""
+        reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
+        if not self.named:
+            return
+        named = reads.named(query.text)
+        reads.naming(self._asked(named, reads.weights(sorted(named))), *self._reach(query))
+
+    def _reach(self, query: RecallQuery) -> tuple[tuple[str, ...], int]:
+        """The statuses searched and the cap of records read per entity set."""
+        return query.statuses, self.limit * REACH
+
+    @staticmethod
+    def _asked(named: dict[int, str], weight: dict[int, float]) -> list[int]:
+        return sorted(e for e in named if weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT)
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        statuses, cap = self._reach(query)
+        store = self.engine.store
+        reads = pool.entities or EntityReads(store, scope)
+        named = reads.named(query.text) if self.named else {}
+        seeds = self._seeds(pool) if self.hop else []
+        seed_entities = store.entities_of(scope, seeds) if seeds else {}
+        hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
+        # an entity's weight is its own (its memories among the scope's): one read for both
+        weight = hop_weight = reads.weights(sorted({*named, *hop_ids}))
+        hits = reads.naming(self._asked(named, weight), statuses, cap) if named else []
+        for rid, label in _best(hits, weight, named, self.limit):
+            pool.propose(rid, f"{ENTITY}:{label}")
+        if not self.hop:
+            return
+        hop_ids = {e for e in hop_ids if hop_weight.get(e, 0.0) >= MIN_ENTITY_WEIGHT}
+        hop_hits = store.records_naming(scope, sorted(hop_ids), statuses=statuses, limit=cap)
+        hop_names = store.entity_names(scope, hop_ids)
+        share = max(1, int(self.limit * self.hop_share))
+        counts = {e: sum(e in es for es in seed_entities.values()) for e in hop_ids}
+        score = {e: counts[e] * hop_weight[e] for e in hop_ids}
+        fresh = [(rid, e) for rid, e in hop_hits if rid not in pool.channels]
+        for rid, label in _best(fresh, score, hop_names, share):
+            pool.propose(rid, f"{HOP}:{label}")
+
+    def _seeds(self, pool: Pool) -> list[str]:
+        """The strongest first-pass candidates: best vector cosine, best keyword score."""
+        vector = sorted(
+            (r for r, c in pool.channels.items() if "vector" in c and r in pool.cosine),
+            key=lambda r: -pool.cosine[r],
+        )
+        keyword = sorted(pool.bm25, key=lambda r: -pool.bm25[r])
+        return list(dict.fromkeys([*vector[: self.seeds], *keyword[: max(1, self.seeds // 2)]]))
+
+
+def _best(
+    hits: list[tuple[str, int]], weight: dict[int, float], names: dict[int, str], limit: int
+) -> list[tuple[str, str]]:
+    """Records by the summed weight of the entities they share (most first), each with the
+    name of its strongest one."""
+    total: dict[str, float] = {}
+    top: dict[str, int] = {}
+    for rid, e in hits:
+        w = weight.get(e, 0.0)
+        total[rid] = total.get(rid, 0.0) + w
+        if rid not in top or w > weight.get(top[rid], 0.0):
+            top[rid] = e
+    ranked = sorted(total, key=lambda r: -total[r])[:limit]
+    return [(rid, names.get(top[rid], "?")) for rid in ranked]
+
+
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+@functools.lru_cache(maxsize=256)  # read twice a request: the query's embedding text, this channel
+def request_keys(text: str) -> frozenset[str]:
+    """Keys a request may name an entity by: its extracted entities, and every run of one to
+    three words (lower case or not: "what did caroline do") and its Chinese words."""
+    # Chinese: jieba's words below hold the names; tagging them too would double the cost
+    keys = {e.key for e in extract(text)} if text.isascii() else set()
+    words = [w for w in _WORD.findall(text) if w.isascii()]
+    for n in (1, 2, 3):
+        keys.update(normalise(" ".join(words[i : i + n])) for i in range(len(words) - n + 1))
+    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+        from ..lang.text import _jieba
+
+        jieba = _jieba()
+        for w in jieba.lcut_for_search(text):
+            if len(w) >= 2:
+                keys.add(normalise(w))
+            if len(w) >= 3 and not jieba.dt.FREQ.get(w):
+                # a word jieba only guessed may be a name it does not know, glued to the
+                # character next to it: 王伟来 of 王伟来的时候, 刘婷学 of 刘婷学车
+                keys.update((normalise(w[:-1]), normalise(w[1:])))
+    return frozenset(k for k in keys if k)
+
+
+class EntityReads:
+    """The entities a request names and their weights, read once a request: the query's
+    embedding text (recall/channels.py) and the entity channel both ask (two statements each)."""
+
+    def __init__(self, store: EntityMemory, scope: Scope) -> None:
+        self.store, self.scope = store, scope
+        self._named: dict[str, dict[int, str]] = {}
+        self._weight: dict[int, float] = {}
+        self._asked: set[int] = set()  # an entity linked to no memory has no weight
+        self._naming: dict[tuple, list[tuple[str, int]]] = {}
+
+    def named(self, text: str) -> dict[int, str]:
+        """entity id -> name of the entities text names (`request_keys`)."""
+        if text not in self._named:
+            found = self.store.entities_named(self.scope, request_keys(text))
+            # a Chinese name inside a longer one the request names is the longer one's piece
+            # (李明 of 李明轩)
+            self._named[text] = {
+                e: n
+                for e, n in found.items()
+                if not any(n != m and n in m and has_cjk(n) for m in found.values())
+            }
+        return self._named[text]
+
+    def naming(
+        self, ids: Sequence[int], statuses: Sequence[str], limit: int
+    ) -> list[tuple[str, int]]:
+        """`EntityMemory.records_naming` of ids, read once a request for the same arguments."""
+        key = (tuple(ids), tuple(statuses), limit)
+        if key not in self._naming:
+            self._naming[key] = self.store.records_naming(
+                self.scope, list(ids), statuses=statuses, limit=limit
+            )
+        return self._naming[key]
+
+    def weights(self, ids: Sequence[int]) -> dict[int, float]:
+        """`EntityMemory.entity_weights` of ids, each entity read once (in ids' order)."""
+        missing = sorted(set(ids) - self._asked)
+        if missing:
+            self._weight.update(self.store.entity_weights(self.scope, missing))
+            self._asked.update(missing)
+        return {e: self._weight[e] for e in ids if e in self._weight}
+
+
+# The request as the embedder reads it: without the names most of the user's memories carry.
+#
+# In a store where one or two people speak or are addressed in most memories (a chat between two
+# friends, a replayed group conversation, a user who names a partner in every note), their names
+# tell nothing about which memory answers "What activities does Melanie partake in?": every
+# memory of hers names her. For the embedder they do worse than nothing: a short request that
+# names a person comes nearest to the small talk that addresses that person ("Wow, Melanie!
+# What's the best part?"), and the memories that say what she does ("I'm off to go swimming with
+# the kids") fall behind. So the vector search reads the request with each such name (an entity
+# whose weight is under `channels.MIN_ENTITY_WEIGHT`, the bar below which the entity channel
+# selects nothing by it either) written as a pronoun: "they", "their" for a possessive, and
+# nothing in Chinese (林晓负责的项目 -> 负责的项目), which drops a subject freely.
+#
+# Only the query vector changes: keyword search, the entity channel and relevance gating's terms
+# and names read the request as written, and a name the store holds in few memories (a pet, a
+# shop, a colleague mentioned once) stays in the embedded text, where it is evidence.
+
+#: what a dropped English name becomes: the request still reads as a sentence about someone
+_PRONOUN, _POSSESSIVE = "they", "their"
+
+
+def embedding_text(
+    store: EntityMemory, scope: Scope, text: str, reads: EntityReads | None = None
+) -> str:
+    """text with the names most of scope's memories carry written as pronouns (see the module
+    docstring); text itself when it names none, or when nothing but such names is left. `reads`:
+    the request's entity reads, shared with the entity channel (new ones when not given)."""
+    reads = reads or EntityReads(store, scope)
+    named = reads.named(text) if text.strip() else {}
+    if not named:
+        return text
+    weight = reads.weights(sorted(named))
+    common = [n for e, n in named.items() if n and weight.get(e, 1.0) < MIN_ENTITY_WEIGHT]
+    out = text
+    for name in sorted(common, key=len, reverse=True):  # "Mary Ann" before "Mary"
+        out = without_name(out, name)
+    # "Melanie?" asks about her and nothing else: that request keeps its name
+    return out if out != text and tokenize(out, drop_stopwords=True) else text
+
+
+def without_name(text: str, name: str) -> str:
+    """text with name written as a pronoun: "their" for "Name's", "they" for "Name" (as a whole
+    word, in any case); a Chinese name left out."""
+    if has_cjk(name):
+        return text.replace(name, "")
+    word = re.escape(name)
+    text = re.sub(rf"(?<![\w-]){word}['’]s\b", _POSSESSIVE, text, flags=re.I)
+    return re.sub(rf"(?<![\w-]){word}(?![\w-])", _PRONOUN, text, flags=re.I)
+
+
+# The speaker channel: what a person of the chat said, for a request about that person.
+#
+# "What activities does Melanie partake in?", 刘婷从学车到能独自上高速经历了哪些阶段？ ask about one of
+# the people who speak in the user's memories. The answers are that person's own turns, spread over
+# many sessions, and the request names nothing else to find them by: the person is named in so many
+# memories (each turn they said, each reply to them) that the entity channel selects nothing by the
+# name (`entity_channel.MIN_ENTITY_WEIGHT`), and the query is embedded without it (recall/channels.py).
+# So for a request that names exactly one such person, the vector index is searched `SEARCH_DEPTH`
+# times deeper than the vector channel searches it, and the nearest memories that person *said*
+# that no channel proposed yet are proposed: at most `SHARE` of the channel's candidates. A memory's
+# speaker is its episode's first tag or a ``speaker:NAME`` tag; a reply to the person ("Thanks,
+# Melanie!") names them, but says what the other one thinks, so it is not theirs. At most
+# `READ_CAP` of the nearest memories naming the person are read to find theirs: in a chat of the
+# user's own, a person the user often mentions says nothing, and costs no more than that.
+#
+# A request that names two such people ("What do Jon and Gina both have in common?") is left to the
+# other channels, whose candidates already hold both; a person named in few memories is the entity
+# channel's. What this channel proposes is scored like any candidate: it only widens the pool.
+# The ids of the memories naming the person are read while the query is embedded (`prepare`).
+
+#: how many times deeper than the vector channel the index is searched for the person's turns
+SEARCH_DEPTH = tuned_int("speaker_channel.search_depth")
+#: the share of the channel's candidates the person's own turns may add
+SHARE = tuned("speaker_channel.share")
+#: the most memories naming the person that are read (newest first; ids only)
+NAMING_CAP = tuned_int("speaker_channel.naming_cap")
+#: the most of the nearest memories naming the person read to find those they said: a person
+#: who said none of them is no speaker of this store (someone the user often mentions)
+READ_CAP = tuned_int("speaker_channel.read_cap")
+
+
+class SpeakerChannel:
+    """What the one person a request names said (module docstring)."""
+
+    name = "speaker"
+
+    def __init__(
+        self, engine: MemoryEngine, limit: int, *, depth: int = SEARCH_DEPTH, share: float = SHARE
+    ) -> None:
+        self.engine, self.limit, self.depth, self.share = engine, limit, depth, share
+
+    def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
+        """Read the ids of the memories naming the person (kept in `pool.entities`) and have the
+        prepared vector searches go deep enough: run while the query is embedded."""
+        reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
+        if self._theirs(reads, query) is not None:
+            # the vector channel's search goes this deep at once (`SharedSearch`)
+            for search in pool.searches.values():
+                search.widen(self.depth * self.limit)
+
+    def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
+        take = int(self.limit * self.share)
+        if take < 1 or qvec.size == 0:
+            return
+        reads = pool.entities or EntityReads(self.engine.store, scope)
+        found = self._theirs(reads, query)
+        if found is None:
+            return
+        person, theirs = found
+        near: list[str] = []
+        for tier in query.tiers:
+            search = pool.search(tier, partial(self.engine.vector_search, scope))
+            near += [
+                rid
+                for rid, _ in search(qvec, self.depth * self.limit)
+                if rid in theirs and rid not in pool.channels
+            ]
+        # nearest first, read a few at a time: the replies to the person among them are read,
+        # then left out
+        key = normalise(person)
+        added = 0
+        near = near[:READ_CAP]
+        for at in range(0, len(near), 2 * take):
+            batch = near[at : at + 2 * take]
+            records = self.engine.get_many(scope, batch)
+            for rid in batch:
+                r = records.get(rid)
+                if r is None or not any(normalise(s) == key for s in speakers(r)):
+                    continue
+                pool.propose(rid, f"{self.name}:{person}")
+                pool.records[rid] = r
+                added += 1
+                if added == take:
+                    return
+
+    @staticmethod
+    def _theirs(reads: EntityReads, query: RecallQuery) -> tuple[str, set[str]] | None:
+        """The one person the request names whom many memories name, and those memories' ids;
+        None when it names none or several."""
+        named = reads.named(query.text)
+        weight = reads.weights(sorted(named))
+        common = [e for e in named if e in weight and weight[e] < MIN_ENTITY_WEIGHT]
+        if len(common) != 1:
+            return None
+        naming = reads.naming(common, query.statuses, NAMING_CAP)
+        return named[common[0]], {rid for rid, _ in naming}
+
+
+def speakers(r: MemoryRecord) -> list[str]:
+    """Who said the memory: an episode's first tag, and any "speaker:NAME" tag."""
+    said = [t.split(":", 1)[1] for t in r.tags if t.lower().startswith("speaker:")]
+    return [*(r.tags[:1] if r.type is MemoryType.EPISODE else ()), *said]
+
+
+# Candidate channels: vector, keyword (CJK-aware FTS5), kind, recent-important, subject, profile,
+# summaries, date, the entity channel with its hop (recall/channels.py) and the speaker
+# channel (recall/channels.py), built in their order. Each is a named entry of `CHANNELS`,
+# switched off by config as `channel.<name>` (`rules.disabled`, openclaw_memory/core/__init__.py).
+#
+# Each channel proposes record ids into the request's pool (recall/pool.py); the pool then loads
+# every proposed record once and gives each the same raw signals, whichever channel found it
+# (recall/pool.py).
 
 
 class VectorChannel:
@@ -272,8 +611,8 @@ CHANNELS = (
 
 
 #: read steps after the channels that a switch turns off as it turns off a channel
-#: (`channel.bridge`: the two-hop read of a described subject, recall/bridge.py;
-#: `channel.share`: each question of a request its share of the head, recall/share.py)
+#: (`channel.bridge`: the two-hop read of a described subject, recall/head.py;
+#: `channel.share`: each question of a request its share of the head, recall/head.py)
 STEPS = ("bridge", "share")
 
 

@@ -71,7 +71,7 @@ question frames it with, `QUESTION_FRAMES`, and the nouns that say which propert
 asked, `ATTRIBUTE_NOUNS`: "type" of "blood type"; a hyphenated word, "check-up", held whole; a
 Chinese word that ends a longer one of the request, 公司 of 保险公司, its head, holds nothing alone),
 names an attribute it names, a member of a kind it names or the vocabulary of a subject it asks
-about ("where do I work?" / "I changed jobs": recall/subjects.py), and none beats the level in
+about ("where do I work?" / "I changed jobs": recall/reference.py), and none beats the level in
 meaning by `recall.unheld_margin`.
 """
 
@@ -85,19 +85,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import RecallConfig
-from ..extract.attributes import mentions, names_any
+from ..extract.statement import mentions
+from ..extract.statement import names_any
 from ..extract.entities import PERSON
-from ..extract.filter import is_contentless
+from ..extract.base import is_contentless
 from ..extract.slot import is_instruction
 from ..lang.text import has_cjk, search_tokens
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .asked import ahead, asked, states
-from .entity_channel import ENTITY
+from .channels import ENTITY
 from .pool import Pool
 from .query import RecallQuery
 from .reference import names_known, unquoted
-from .speaker_channel import speakers
-from .subjects import vocabularies
+from .channels import speakers
+from .reference import vocabularies
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd
 CROWD_FROM = 2 / 3
@@ -177,7 +178,7 @@ def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
 def entity_names(pool: Pool, text: str) -> set[str]:
     """Entities of the user's store that the request names outside its quoted text: the entity
     channel proposed their memories under "entity:NAME" (a pet's or a shop's name jieba tags as a
-    name, 汤圆; one the write path filed, 喂芝麻, 开个米粉店: extract/naming.py; a place; an alias
+    name, 汤圆; one the write path filed, 喂芝麻, 开个米粉店: extract/entities.py; a place; an alias
     resolved). Names of the hop ("hop:NAME") are the candidates', not
     the request's; quoted text is material to work on (把“猫在沙发上睡觉”翻译成西班牙语); a word
     that alone says nothing (谢谢, which jieba tags as a name) is no name. Chinese names only:

@@ -3,11 +3,11 @@
 A request that talks around its question and then points at it ("what I really want to know
 is ...", 我真正想问的是：...) is read by the question it points at (`focus`, each language's
 `focus` table). A request of several questions carries each (`questions`, each language's
-`questions` table: recall/share.py gives each its share of the ranking's head). A request that
+`questions` table: recall/head.py gives each its share of the ranking's head). A request that
 describes the one it asks about by one attribute and asks another
 ("the person whose email is X: what is their job?", 那个邮箱地址是…的人，职位是什么？) carries each
 description and what is asked of it (`described`, each language's `describe` table: read by
-recall/bridge.py). Also reads what the request implies about structure: a time window ("last week", 上周; see
+recall/head.py). Also reads what the request implies about structure: a time window ("last week", 上周; see
 `timeref`), a memory type ("my preferences", 偏好), or an explicit ask for deep recall ("search
 all history", 仔细回忆).
 """
@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from ..core.clock import DAY
-from ..store.port_values import TIER_STATUS
+from ..store.ports import TIER_STATUS
 from ..lang import Languages, all_on
 from ..lang.text import STOPWORDS, message_text, search_tokens
 from ..core.tokens import ends, truncate_tokens
 from ..config.tuning import tuned_int
 from ..types import MemoryType
 from .kinds import Kind, kinds_named
-from .listing import names_several
+from .kinds import names_several
 from .timeref import asks_duration, time_reference
 
 _TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (

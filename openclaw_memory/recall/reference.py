@@ -1,42 +1,49 @@
 """Does a request refer to the user's own world? (the first half of relevance gating)
 
-A request about the user or the people and things of their memory ("where do I live?", "what did
-Caroline paint?", 我上次说的那家店叫什么？) may be answered by a memory that only loosely
-resembles it, so it is gated as before (`recall.min_semantic`). A request that refers to nothing
-of theirs (chit-chat with the assistant, general knowledge, coding, translation) gets a memory
-only when the memory clearly stands out from the request's own background
-(`background.py`): otherwise the block stays empty.
-
-Reference, per language:
-- the user speaking of themselves (I / my / we / our; 我 as subject or possessor, 我的, 我们, 咱们).
-  Not: 我 as the object of a request (给我讲, 帮我写), the generic "I" of a how-to question on an
-  object named with an article ("how do I sort a list?" asks for a method; "how do I get to
-  work?" is about the user), the generic person of what an asked-for thing is for ("a fun fact
-  I can share at lunch", 告诉我一个冷知识，我午饭时分享; "conferences I might find interesting"
-  asks about the user's taste and stays theirs), or quoted text (translate "I am learning to
-  swim");
-- the user's people named by their relation, without a possessor: in Chinese a bare kinship or
-  relation term is the speaker's own (外婆的寿宴 = my grandmother's birthday), as are "mom",
-  "grandma", "my boss" in English;
-- something both sides know, in Chinese: 那个 / 那次 / 上次 ... (重复扣款那个bug);
-- a name the user's memories hold, written in the request: a speaker, an entity (among them a
-  name given with the language's naming words, 一只垂耳兔，叫汤圆; 我家猫叫芝麻; "a rabbit named
-  Biscuit", which the write path files as the memory's entity: extract/naming.py), an
-  identifier (ERP-2041, FW-517, 灵鹰3) or a quoted name (“毛孩子”) written in a memory, or a
-  Chinese word the language's dictionary does not know that a memory holds (a child's, a pet's
-  or a shop's name: 小宇, 阿福, 刚子粉铺). A given name is often an ordinary word (芝麻 sesame,
-  汤圆 a dumpling): the naming word, not the dictionary, says it is a name.
+And what it says when it asks about a profile subject without naming it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence, Set as AbstractSet
-
-from ..extract.naming import PARTICLE_END
-from ..lang.text import (
+from ..extract.entities import PARTICLE_END
+from ..lang.text import (  # the package's one jieba loader (dictionary loaded once, no network)
     _jieba,
-)  # the package's one jieba loader (dictionary loaded once, no network)
+    has_cjk,
+    search_tokens,
+)
+from ..types import MemoryRecord, MemoryType, Status
+from .kinds import Kind
+
+# Does a request refer to the user's own world? (the first half of relevance gating)
+#
+# A request about the user or the people and things of their memory ("where do I live?", "what did
+# Caroline paint?", 我上次说的那家店叫什么？) may be answered by a memory that only loosely
+# resembles it, so it is gated as before (`recall.min_semantic`). A request that refers to nothing
+# of theirs (chit-chat with the assistant, general knowledge, coding, translation) gets a memory
+# only when the memory clearly stands out from the request's own background
+# (`background.py`): otherwise the block stays empty.
+#
+# Reference, per language:
+# - the user speaking of themselves (I / my / we / our; 我 as subject or possessor, 我的, 我们, 咱们).
+#   Not: 我 as the object of a request (给我讲, 帮我写), the generic "I" of a how-to question on an
+#   object named with an article ("how do I sort a list?" asks for a method; "how do I get to
+#   work?" is about the user), the generic person of what an asked-for thing is for ("a fun fact
+#   I can share at lunch", 告诉我一个冷知识，我午饭时分享; "conferences I might find interesting"
+#   asks about the user's taste and stays theirs), or quoted text (translate "I am learning to
+#   swim");
+# - the user's people named by their relation, without a possessor: in Chinese a bare kinship or
+#   relation term is the speaker's own (外婆的寿宴 = my grandmother's birthday), as are "mom",
+#   "grandma", "my boss" in English;
+# - something both sides know, in Chinese: 那个 / 那次 / 上次 ... (重复扣款那个bug);
+# - a name the user's memories hold, written in the request: a speaker, an entity (among them a
+#   name given with the language's naming words, 一只垂耳兔，叫汤圆; 我家猫叫芝麻; "a rabbit named
+#   Biscuit", which the write path files as the memory's entity: extract/entities.py), an
+#   identifier (ERP-2041, FW-517, 灵鹰3) or a quoted name (“毛孩子”) written in a memory, or a
+#   Chinese word the language's dictionary does not know that a memory holds (a child's, a pet's
+#   or a shop's name: 小宇, 阿福, 刚子粉铺). A given name is often an ordinary word (芝麻 sesame,
+#   汤圆 a dumpling): the naming word, not the dictionary, says it is a name.
 
 #: quoted text; a straight single quote opens a quotation only where no letter precedes it and
 #: closes one only where none follows, and an apostrophe between letters stays inside it:
@@ -139,7 +146,7 @@ def memory_names(text: str) -> set[str]:
     """Names a memory writes out: identifiers and quoted names written as names are in their
     language (Chinese, or a capitalised Latin word: "Charlotte's Web"; a quoted English word in
     lower case, "short", is a word, not a name). Names given with naming words are the memory's
-    entities, filed at write time (extract/naming.py)."""
+    entities, filed at write time (extract/entities.py)."""
     quoted = {next(g for g in m.groups() if g) for m in _QUOTED_NAME.finditer(text)}
     named = {q for q in quoted if _HAN_WORD.search(q) or q[:1].isupper()}
     return identifiers(text) | named
@@ -233,3 +240,124 @@ def refers_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str]
         or names_known(text, names)
         or bool(coined_words(text, memories))
     )
+
+
+# What a request says when it asks about a profile subject without naming it.
+#
+# A profile fact is filed under its subject ("age", "degree/bachelor", "employer"), and the
+# structure signal matches a request that names the subject ("what is my age?",
+# `channels.subject_matches`). People rarely ask that way: "how old am I?", "when did I
+# graduate?", "where do I work?", 我今年多大了, 我在哪儿上班. This table holds, per subject root (the
+# part before "/"), the words such a question uses, English and Chinese side by side: the
+# attribute's own vocabulary, not any one question's wording. English words at word boundaries;
+# a Chinese one not inside a longer dictionary word that says something else (哪家保险公司 asks for
+# an insurer, not the user's company; 工作室 is a studio).
+#
+# A request that asks about a subject asks about its value too: "how long have I been in my current
+# role?" is about being a Senior Marketing Specialist when the profile says the user is one, and a
+# memory that names the value ("as a Senior Marketing Specialist, I ...") speaks of it, as a memory
+# that names taekwondo speaks of martial arts (recall/kinds.py). `profile_kinds` makes each asked
+# subject's current values (its active profile memories') the members of a kind the request names by
+# its vocabulary words.
+
+_EDUCATION = (
+    r"\bgraduat\w*|\bcollege\b|\buniversit(?:y|ies)\b|\bdegrees?\b|\bdiploma\b|\bmajor(?:ed)?\b"
+    r"|\bstud(?:y|ied)\b|\balma mater\b|毕业|大学|学历|学位|文凭|专业|读的书|上的学"
+)
+_WORK = (
+    r"\bwork(?:s|ed|ing)?\b|\bjobs?\b|\bemploy(?:er|ed|ment)\b|\bcareer\b|\bprofession\b"
+    r"|\boccupation\b|\bcurrent role\b|\bfor a living\b|工作|上班|职业|职位|公司|单位|干什么的|做什么的"
+)
+_HOME = (
+    r"\blive[sd]?\b|\bliving\b|\bhometown\b|\bgrew up\b|\bmoved?\b|\bresiden\w*"
+    r"|住在|住哪|住的|老家|家乡|搬到|搬家|在哪里长大"
+)
+
+#: subject root -> the words of a question about it (a request may name none of the subject)
+ASKED_BY: dict[str, str] = {
+    "age": r"\bhow old\b|\bage[sd]?\b|\byears? (?:older|younger)\b|\b(?:older|younger) than\b"
+    r"|多大|几岁|年龄|岁数|年纪",
+    "birthday": r"\bbirthdays?\b|\bborn\b|\bdate of birth\b|生日|出生",
+    "degree": _EDUCATION,
+    "major": _EDUCATION,
+    "school": _EDUCATION,
+    "job": _WORK,
+    "employer": _WORK,
+    "work_location": _WORK,
+    "location": _HOME,
+    "hometown": _HOME,
+    "name": r"\bname\b|\bcalled\b|名字|叫什么|怎么称呼",
+    "nickname": r"\bnickname\b|\bcall me\b|外号|昵称|小名",
+}
+
+
+#: the table compiled once (a request's subjects are the user's own: no cache keyed by them)
+_PATTERNS = {root: re.compile(words, re.IGNORECASE) for root, words in ASKED_BY.items()}
+
+
+#: each vocabulary once (several roots share one: degree, major and school)
+_VOCABULARIES = tuple({p.pattern: p for p in _PATTERNS.values()}.values())
+
+
+def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
+    """The subject vocabularies the text uses ("where do I work now?": work's)."""
+    return tuple(p for p in _VOCABULARIES if _uses(p, text))
+
+
+def roots_used(text: str) -> frozenset[str]:
+    """The subject roots whose vocabulary the text uses ("where do I work?": job, employer,
+    work_location; 职业: the same)."""
+    return frozenset(root for root, p in _PATTERNS.items() if _uses(p, text))
+
+
+def asks_about(subject: str, text: str) -> bool:
+    """Whether the request text asks about this profile subject in the subject's vocabulary
+    (the subject's root: "degree/master" -> "degree")."""
+    pattern = _PATTERNS.get(subject.lower().split("/", 1)[0].strip())
+    return pattern is not None and _uses(pattern, text)
+
+
+def _uses(pattern: re.Pattern[str], text: str) -> bool:
+    """The text uses a word of the vocabulary (`_used`)."""
+    return bool(_used(pattern, text))
+
+
+def _used(pattern: re.Pattern[str], text: str) -> list[str]:
+    """The words of the vocabulary the text uses: an English one as matched; a Chinese one unless
+    a longer dictionary word around it says something else (保险公司 around 公司; not 大学毕业
+    around 大学, whose rest is the vocabulary's too)."""
+    spans = [m.span() for m in pattern.finditer(text)]
+    ours = {i for a, b in spans for i in range(a, b)}
+    return [
+        text[a:b]
+        for a, b in spans
+        if text[a:b].isascii() or not inside_longer_word(text, a, b, ours)
+    ]
+
+
+def profile_kinds(
+    text: str, terms: Iterable[str], records: Iterable[MemoryRecord]
+) -> tuple[Kind, ...]:
+    """A kind per profile subject the request text asks about in the subject's vocabulary, whose
+    members are the values of the active profile memories of that subject (their entities: a
+    Chinese value as written, an English one as all of its words) and whose terms are the
+    request's terms that the vocabulary's words in it make ("working", "current role": work,
+    current, role). None for a subject with no such memory among records (the pool's: the
+    profile channel's, recall/channels.py)."""
+    asked = set(terms)
+    values: dict[str, list[str]] = {}
+    for r in records:
+        if r.type is not MemoryType.PROFILE or r.status is not Status.ACTIVE or not r.subject:
+            continue
+        root = r.subject.lower().split("/", 1)[0].strip()
+        if root in _PATTERNS and r.entities:
+            values.setdefault(root, []).extend(r.entities)
+    kinds = []
+    for root, named in sorted(values.items()):
+        words = {t for w in _used(_PATTERNS[root], text) for t in search_tokens(w)} & asked
+        members = frozenset(v for v in named if has_cjk(v) and len(v) >= 2)
+        words_of = (frozenset(search_tokens(v, drop_stopwords=True)) for v in named)
+        phrases = tuple(dict.fromkeys(p for v, p in zip(named, words_of) if p and not has_cjk(v)))
+        if words and (members or phrases):
+            kinds.append(Kind(f"my {root}", frozenset(words), members, (), phrases))
+    return tuple(kinds)

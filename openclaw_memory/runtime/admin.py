@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from ..capture.messages import PendingTurns
+from ..capture import PendingTurns
 from ..errors import ValidationError
 from ..extract.base import Extractor
 from ..extract.secrets import SecretFilter
 from ..write.forget import MAX_MATCHES, ForgetCommand, episodes_stating
 from ..write.forget import plan as forget_plan
 from ..write.forget import run as forget_run
-from .jobs import UserJobs
-from ..procedure.kind import stated_procedure
-from ..procedure.tracker import ProcedureTracker
+from .worker import UserJobs
+from ..procedure import stated_procedure
+from ..procedure.distil import ProcedureTracker
 from ..lang.text import valid_unicode
 from ..types import (
     Candidate,
@@ -210,7 +210,7 @@ class MemoryAdmin:
         A purge from another process (the CLI) cannot see this process's queue: stop the agent,
         or purge through it.
         """
-        from ..maintain.purge import purge_user
+        from ..maintain.doctor import purge_user
 
         Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
         try:

@@ -29,12 +29,13 @@ from ..errors import IndexMismatchError, NotFoundError
 from ..store.db import Database
 from ..store.indexer import Indexer
 from ..store.ports import ManagedVectorIndex, RecordStore
-from ..store.vector_ports import IndexSearch, VectorSearch
+from ..store.ports import IndexSearch
+from ..store.ports import VectorSearch
 from ..store.backends import open_chroma, open_record_store, tiered
 from ..types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
 
 if TYPE_CHECKING:
-    from ..write.writer import MemoryWriter
+    from ..write.consolidate import MemoryWriter
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class MemoryEngine:
     def writer(self) -> MemoryWriter:
         """The write stage over this engine's store (built on first use)."""
         if self._writer is None:
-            from ..write.writer import MemoryWriter
+            from ..write.consolidate import MemoryWriter
 
             self._writer = MemoryWriter(self)
         return self._writer

@@ -18,8 +18,8 @@ from ..core.clock import Clock
 from ..config import MemoryConfig, config_from_dict, load_config
 from ..extract.base import Extractor
 from ..lang import Languages
-from ..config.resources import default_prompts_dir
-from ..core.switches import switches_from
+from ..config import default_prompts_dir
+from ..core import switches_from
 from ..types import Scope
 from .worker import Job
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .engine import MemoryEngine
     from ..middleware import MemoryMiddleware
     from ..recall.pool import Channel as RecallChannel
-    from ..core.switches import Switches
+    from ..core import Switches
 
 PROMPTS_DIR = default_prompts_dir()
 
@@ -94,17 +94,17 @@ def assemble(
 ) -> "MemoryMiddleware":
     """The middleware's collaborators over an open engine, each built once and passed in."""
     from .admin import MemoryAdmin
-    from ..capture.messages import PendingTurns
+    from ..capture import PendingTurns
     from ..capture.pipeline import CapturePipeline
-    from ..capture.sessions import Sessions
-    from ..capture.short_term import ShortTermMemory
-    from ..capture.summaries import SessionSummaries
+    from ..capture.pipeline import Sessions
+    from ..capture.pipeline import ShortTermMemory
+    from ..capture.pipeline import SessionSummaries
     from ..extract.secrets import SecretFilter
     from ..extract.summary import Summarizer
     from .hooks import MemoryHooks
-    from .jobs import UserJobs
+    from .worker import UserJobs
     from ..middleware import MemoryMiddleware
-    from ..procedure.tracker import ProcedureTracker
+    from ..procedure.distil import ProcedureTracker
     from ..recall.channels import build_channels, channel_switch
     from ..recall.recaller import Recaller
     from .worker import Worker

@@ -28,17 +28,22 @@ from ..capture.events import (
     tool_event_candidate,
     unwrap_tool_event,
 )
-from ..capture.messages import PendingTurns, own_turns, transcript_turns, user_turns
+from ..capture import PendingTurns
+from ..capture import own_turns
+from ..capture import transcript_turns
+from ..capture import user_turns
 from ..capture.pipeline import CapturePipeline
-from ..capture.sessions import Sessions, check_session_id
-from ..capture.short_term import ShortTermMemory
-from ..capture.summaries import SessionSummaries
+from ..capture.pipeline import Sessions
+from ..capture.pipeline import check_session_id
+from ..capture.pipeline import ShortTermMemory
+from ..capture.pipeline import SessionSummaries
 from ..config import MemoryConfig
 from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
-from ..inject.position import inject, validate_messages
-from .jobs import UserJobs
-from ..procedure.tracker import ProcedureTracker
+from ..inject.render import inject
+from ..inject.render import validate_messages
+from .worker import UserJobs
+from ..procedure.distil import ProcedureTracker
 from ..lang.text import message_text, valid_unicode
 from ..types import Candidate, InjectionPlan, ScoredMemory, Scope, Turn, WriteResult
 from .working_memory import WorkingMemory
@@ -281,7 +286,7 @@ class MemoryHooks:
         )
 
     def _write_procedures(self, scope: Scope, session_id: str, cands: Sequence[Candidate]) -> None:
-        """Queue the write of the procedures a task left (procedure/tracker.py)."""
+        """Queue the write of the procedures a task left (procedure/distil.py)."""
         if cands:
             self.jobs.submit(
                 scope,

@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 from ..config import MemoryConfig
 from .engine import MemoryEngine
 from ..inject.budget import ALL_SECTIONS, Packing, pack, section_of, total_budget
-from ..procedure.recall import ProcedureRecall
+from ..procedure import ProcedureRecall
 from ..inject.render import block_overhead, choose_lang, merge_same_day, render_block, render_record
 from ..recall.recaller import Recaller, RecallResult
 from ..core.tokens import count_tokens
@@ -30,7 +30,7 @@ class WorkingMemory:
         self.engine = engine
         self.recaller = recaller
         self.cfg = config
-        #: how earlier tasks of the request's kind were done (procedure/recall.py)
+        #: how earlier tasks of the request's kind were done (procedure/__init__.py)
         self.procedures = procedures if procedures is not None else ProcedureRecall(engine.store)
 
     def plan(

@@ -1,28 +1,217 @@
-"""`RequestGuard`: the plain ASGI layer every request meets before any body is read or parsed.
+"""What every request meets before any body is read: plain ASGI layers.
 
-A Host header outside the allow-list gets 421 (a DNS-rebinding page in a browser sends its own
-host name), a missing or wrong token 401 (also for /openapi.json; only /health is open), a
-body over its route's byte cap 413, read no further, and a body that does not arrive within
-`body_timeout_s` of its head 408. Past `max_inflight` authenticated requests running at once a
-request gets 503 at once; refused and unauthenticated requests do not count, so a process
-without the token cannot use up the service (limits.py keeps its idle connections from doing
-so). Refusals are JSON, never plain text.
+The request guard, the Host allow-list, and the connection limits uvicorn does not have.
 """
 
 from __future__ import annotations
 
+import json
 import asyncio
 import hmac
-import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Callable
 from typing import Any
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .hosts import host_allowed, host_name
+# The Host allow-list, as a plain ASGI check any of our HTTP apps can sit behind.
+#
+# A page in a browser can make a loopback service its target through DNS rebinding: the request
+# then carries the attacker's host name in its Host header. Answering only the names this process
+# is really reached by (the loopback names, plus the bound host when it is not loopback) closes
+# that door before any route, token check or body parsing runs. The memory service (its API and
+# its web console under /ui) and the MCP server's streamable HTTP transport use the same check, so
+# they answer the same names.
+
+#: Host names a loopback server answers to (the port is ignored).
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def host_name(header: str) -> str:
+    """The host of a Host header, lowercased, without its port ("[::1]:8765" -> "[::1]")."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        return value[: value.find("]") + 1] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def allowed_hosts(bound_host: str = "127.0.0.1", extra: Iterable[str] = ()) -> frozenset[str]:
+    """The names to answer: the loopback ones, the bound host and `extra`, lowercased.
+
+    An IPv6 literal is accepted both bare and in brackets, since Host headers bracket it.
+    """
+    names = {*LOOPBACK_HOSTS, bound_host, *extra}
+    out = set()
+    for name in names:
+        name = name.strip().lower()
+        if not name:
+            continue
+        out.add(name)
+        if ":" in name and not name.startswith("["):
+            out.add(f"[{name}]")
+    return frozenset(out)
+
+
+def host_allowed(header: str | None, hosts: frozenset[str]) -> bool:
+    """Whether a request with this Host header is served by an app answering `hosts` (the set
+    `allowed_hosts` builds); a missing header never is."""
+    return bool(header) and host_name(header or "") in hosts
+
+
+class HostCheck:
+    """ASGI layer: an HTTP request whose Host is not in `hosts` gets 421, as JSON.
+
+    Other ASGI events (lifespan, websocket handshakes are not used here) pass through unchanged.
+    """
+
+    def __init__(self, app: Any, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(h.lower() for h in hosts)
+
+    def allows(self, header: str) -> bool:
+        """Whether a request with this Host header is served."""
+        return host_allowed(header, self.hosts)
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope.get("headers", [])).get(b"host", b"").decode("latin-1")
+        if self.allows(header):
+            await self.app(scope, receive, send)
+            return
+        shown = host_name(header)
+        await send_json(
+            send,
+            421,
+            "misdirected_request",
+            f"Host {shown!r} is not served here; expected one of {', '.join(sorted(self.hosts))}",
+        )
+
+
+async def send_json(
+    send: Any, status: int, kind: str, message: str, headers: dict[str, str] | None = None
+) -> None:
+    """Answer an ASGI HTTP request with {"error": kind, "message": message}."""
+    body = json.dumps({"error": kind, "message": message}).encode("utf-8")
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+# Connection limits uvicorn does not have: header deadlines and a connection budget that a
+# local process without the token cannot exhaust.
+#
+# uvicorn closes a keep-alive connection idle between requests (`timeout_keep_alive`), but a
+# connection that never sends a request head (or sends half of one) stays open for ever, and its
+# `limit_concurrency` counts open connections: 70 half-open connections from any local process,
+# no token needed, made every request answer 503. So the service gives uvicorn no concurrency
+# limit (the guard caps running authenticated requests instead: guard.py) and uses
+# `guarded_http_protocol`, uvicorn's h11 protocol with:
+#
+# - a header deadline: a connection waiting for a request head (a new one, or a keep-alive one
+#   between requests) is closed when no complete head arrived within `header_timeout_s`;
+# - a connection budget: when a new connection would pass `max_connections`, an idle one (waiting
+#   for a head, no request running) is closed to make room: one that never sent the token first,
+#   the oldest first, then idle keep-alive connections that did; only when every connection is
+#   busy with a request is the new one closed. A head that carries the right token (the
+#   `authorized` check) marks its connection as trusted.
+#
+# The body deadline is the guard's (a body must arrive within `body_timeout_s` of its head).
+
+Headers = Iterable[tuple[bytes, bytes]]
+
+
+def guarded_http_protocol(
+    header_timeout_s: float,
+    max_connections: int = 256,
+    authorized: Callable[[Headers], bool] | None = None,
+) -> type:
+    """An H11Protocol subclass with a header deadline and a connection budget (module doc)."""
+
+    class GuardedH11Protocol(H11Protocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            self._head_timer: asyncio.TimerHandle | None = None
+            self._trusted = False
+            self._opened = self.loop.time()
+            super().connection_made(transport)
+            if self._open_count() > max_connections and not self._make_room():
+                self.logger.warning("refused a connection: %d open, all busy", max_connections)
+                transport.close()
+                return
+            self._arm()
+
+        def _open_count(self) -> int:
+            return sum(1 for c in self.connections if not c.transport.is_closing())
+
+        def _make_room(self) -> bool:
+            """Close one idle connection (untrusted first, oldest first); False if none is idle."""
+            idle = [
+                c
+                for c in self.connections
+                if c is not self
+                and isinstance(c, GuardedH11Protocol)
+                and c._waiting_for_head()
+                and not c.transport.is_closing()
+            ]
+            if not idle:
+                return False
+            victim = min(idle, key=lambda c: (c._trusted, c._opened))
+            victim._disarm()
+            victim.transport.close()
+            return True
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(header_timeout_s, self._head_timeout)
+
+        def _disarm(self) -> None:
+            timer = getattr(self, "_head_timer", None)
+            if timer is not None:
+                timer.cancel()
+                self._head_timer = None
+
+        def _waiting_for_head(self) -> bool:
+            return self.cycle is None or self.cycle.response_complete
+
+        def _head_timeout(self) -> None:
+            self._head_timer = None
+            if self._waiting_for_head() and not self.transport.is_closing():
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            before = self.cycle
+            super().data_received(data)
+            if self.cycle is not before and not self._waiting_for_head():
+                self._disarm()  # a head arrived: the request's own time is the guard's business
+                if authorized is not None and not self._trusted:
+                    self._trusted = authorized(self.headers or ())
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next head must come in time too
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return GuardedH11Protocol
+
+
+# `RequestGuard`: the plain ASGI layer every request meets before any body is read or parsed.
+#
+# A Host header outside the allow-list gets 421 (a DNS-rebinding page in a browser sends its own
+# host name), a missing or wrong token 401 (also for /openapi.json; only /health is open), a
+# body over its route's byte cap 413, read no further, and a body that does not arrive within
+# `body_timeout_s` of its head 408. Past `max_inflight` authenticated requests running at once a
+# request gets 503 at once; refused and unauthenticated requests do not count, so a process
+# without the token cannot use up the service (limits.py keeps its idle connections from doing
+# so). Refusals are JSON, never plain text.
 
 #: Paths served without a token: the liveness probe only.
 OPEN_PATHS = frozenset({"/health"})
 #: the web console authenticates itself (the token traded once for a SameSite=Strict session
-#: cookie, a CSRF token in every form, same-origin checks: console/security.py); the Host check
+#: cookie, a CSRF token in every form, same-origin checks: console/base.py); the Host check
 #: and the body cap still apply to it here
 CONSOLE_PREFIX = "/ui"
 #: Body caps in bytes, one table: transcripts may be long (80 messages of a few thousand

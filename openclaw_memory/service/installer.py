@@ -1,40 +1,102 @@
-"""Install the JavaScript plugin into a local OpenClaw and point it at the memory service.
+"""Installing: the JavaScript plugin into a local OpenClaw, and the service side of it.
 
-OpenClaw keeps its config in `$HOME/.openclaw/openclaw.json` (JSON5). We never write that file
-ourselves: `openclaw plugins install --link` registers the plugin, and `openclaw config patch`
-(one validated write) sets what install leaves out:
-
-    plugins.entries.openclaw-memory.hooks.allowConversationAccess = true   (else every
-        conversation hook of a non-bundled plugin is silently blocked)
-    plugins.entries.openclaw-memory.config = {serviceUrl, token, tokenFile, user, inject}
-        (everything the plugin needs to reach the service and to know whose runs without a
-        channel sender are: a gateway restarted from any shell keeps memory, with no
-        environment variable)
-    plugins.slots.memory = "openclaw-memory"
-    plugins.entries.memory-core.enabled = false   (its tools would clash with ours by name, and
-        OpenClaw would log an ERROR for it on every run; its recall is off anyway once the
-        memory slot is ours)
-
-The service side the plugin talks to (its data dir, token, config file and user unit) is set up
-by `service/setup.py`.
-
-Reading is done from the file (plain JSON first, OpenClaw's own json5 package through node when
-that fails), because `openclaw config get` redacts secrets such as the token. Both operations are
-idempotent: a second run reports no changes.
+Where the memory service keeps its data, token and config, and how the bearer token comes to exist.
+Over 600 lines: one install, both ends.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import secrets
+import json
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
-
 from ..errors import OpenClawMemoryError
+
+# The service's bearer token: where it lives and how it comes to exist.
+#
+# Nothing listens without a token. The token is chosen, in order, from the environment variable
+# ``OPENCLAW_MEMORY_TOKEN``, the config's ``service.token``, and the token file
+# ``<data_dir>/service.token``; when none is set, a new random token is written to that file with
+# mode 0600 on first start. The OpenClaw installer reads the same file and hands the token to the
+# plugin, so a user never types it.
+
+TOKEN_ENV = "OPENCLAW_MEMORY_TOKEN"
+TOKEN_FILE = "service.token"
+
+
+def token_path(data_dir: str | os.PathLike[str]) -> Path:
+    """The token file of a store's data dir."""
+    return Path(data_dir) / TOKEN_FILE
+
+
+def read_token(data_dir: str | os.PathLike[str]) -> str:
+    """The token in the data dir's token file, or "" when there is none."""
+    try:
+        return token_path(data_dir).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return ""
+
+
+def load_or_create_token(data_dir: str | os.PathLike[str], configured: str = "") -> str:
+    """The token to require: the environment, then `configured`, then the file, else a new one.
+
+    A new token is written atomically to ``<data_dir>/service.token`` with mode 0600 (the data dir
+    is created 0700 if missing), so only the user running the service can read it.
+    """
+    chosen = os.environ.get(TOKEN_ENV, "").strip() or (configured or "").strip()
+    if chosen:
+        return chosen
+    existing = read_token(data_dir)
+    if existing:
+        return existing
+    return _write_new_token(Path(data_dir))
+
+
+def _write_new_token(data_dir: Path) -> str:
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    path = token_path(data_dir)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(token + "\n")
+    try:
+        os.link(tmp, path)  # fails if another process created the file first: keep theirs
+    except FileExistsError:
+        token = read_token(data_dir)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return token
+
+
+# Install the JavaScript plugin into a local OpenClaw and point it at the memory service.
+#
+# OpenClaw keeps its config in `$HOME/.openclaw/openclaw.json` (JSON5). We never write that file
+# ourselves: `openclaw plugins install --link` registers the plugin, and `openclaw config patch`
+# (one validated write) sets what install leaves out:
+#
+#     plugins.entries.openclaw-memory.hooks.allowConversationAccess = true   (else every
+#         conversation hook of a non-bundled plugin is silently blocked)
+#     plugins.entries.openclaw-memory.config = {serviceUrl, token, tokenFile, user, inject}
+#         (everything the plugin needs to reach the service and to know whose runs without a
+#         channel sender are: a gateway restarted from any shell keeps memory, with no
+#         environment variable)
+#     plugins.slots.memory = "openclaw-memory"
+#     plugins.entries.memory-core.enabled = false   (its tools would clash with ours by name, and
+#         OpenClaw would log an ERROR for it on every run; its recall is off anyway once the
+#         memory slot is ours)
+#
+# The service side the plugin talks to (its data dir, token, config file and user unit) is set up
+# by `service/installer.py`.
+#
+# Reading is done from the file (plain JSON first, OpenClaw's own json5 package through node when
+# that fails), because `openclaw config get` redacts secrets such as the token. Both operations are
+# idempotent: a second run reports no changes.
 
 PLUGIN_ID = "openclaw-memory"
 MEMORY_CORE = "memory-core"
@@ -398,3 +460,152 @@ def uninstall(
     if patch:
         oc.patch(patch)
     return report
+
+
+# The service side of an install: where the memory service keeps its data, token and config.
+#
+# `prepare_service` fixes a data dir (the same from any working directory), makes or reads the
+# token in that dir (service/installer.py; the plugin is given the same one), writes a config file
+# naming them, a launcher script that reads the token at start, and a systemd user unit that is
+# written, never started. Every step is idempotent.
+
+UNIT_NAME = "openclaw-memory.service"
+
+
+@dataclass
+class ServiceSetup:
+    """Where the service keeps its data and token, its config file, and its user unit."""
+
+    config_file: Path
+    data_dir: Path
+    token: str
+    token_file: Path
+    unit_file: Path | None
+
+    def notes(self) -> list[str]:
+        """What a user needs to know to run and find the service."""
+        out = [
+            f"data: {self.data_dir} (memory.db, chroma/; config {self.config_file})",
+            f"token: {self.token_file} (0600; the plugin's config has the same token)",
+            f"run the service: {self.config_file.parent / 'serve.sh'} (or: openclaw-memory serve --config {self.config_file})",
+        ]
+        if self.unit_file is not None:
+            out.append(
+                f"user service unit written (not started): {self.unit_file}; start it with "
+                f"`systemctl --user daemon-reload && systemctl --user enable --now {UNIT_NAME}`"
+            )
+        return out
+
+
+def default_config_file(env: Mapping[str, str] = os.environ) -> Path:
+    """~/.config/openclaw-memory/memory.yaml (XDG_CONFIG_HOME honoured)."""
+    base = Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME") or Path.home()) / ".config")
+    return base / "openclaw-memory" / "memory.yaml"
+
+
+def default_data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """~/.local/share/openclaw-memory (XDG_DATA_HOME honoured): one place, whatever the cwd."""
+    base = Path(
+        env.get("XDG_DATA_HOME") or Path(env.get("HOME") or Path.home()) / ".local" / "share"
+    )
+    return base / "openclaw-memory"
+
+
+def _configured_data_dir(config_file: Path) -> Path | None:
+    from ..config import load_config
+
+    if not config_file.is_file():
+        return None
+    return load_config(config_file).data_dir
+
+
+def prepare_service(
+    config_file: Path | None = None,
+    data_dir: Path | None = None,
+    *,
+    token: str = "",
+    unit: bool = True,
+    python: str | None = None,
+    env: Mapping[str, str] = os.environ,
+) -> ServiceSetup:
+    """Fix the service's data dir and config file, make or read its token, write its user unit.
+
+    An existing config file is kept as it is (its data dir is used); a new one names the data
+    dir explicitly, so `serve` stores data in the same place from any working directory.
+    """
+
+    config_file = (config_file or default_config_file(env)).expanduser().resolve()
+    existing = _configured_data_dir(config_file)
+    data = (
+        (data_dir.expanduser().resolve() if data_dir else None) or existing or default_data_dir(env)
+    )
+    if existing is None:
+        config_file.parent.mkdir(parents=True, exist_ok=True)
+        config_file.write_text(
+            "# openclaw-memory service config, written by `openclaw-memory openclaw install`\n"
+            f"storage:\n  data_dir: {json.dumps(str(data))}\n",
+            encoding="utf-8",
+        )
+    elif data_dir and existing != data:
+        raise InstallError(
+            f"--data-dir: {config_file} already keeps data in {existing}; edit it or drop --data-dir"
+        )
+    data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    chosen = load_or_create_token(data, token)
+    if token and not token_path(data).exists():
+        # a token given here is the one the service must use too: keep it where serve reads it
+        fd = os.open(token_path(data), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(chosen + "\n")
+    launcher = write_launcher(config_file, data, python=python)
+    unit_file = write_unit(launcher, env=env) if unit else None
+    return ServiceSetup(config_file, data, chosen, token_path(data), unit_file)
+
+
+def launcher_text(config_file: Path, data_dir: Path, python: str) -> str:
+    """A shell script that runs `serve` on this config with the token read from its file at
+    start (the token is never written into the unit or a command line others can read)."""
+
+    return (
+        "#!/bin/sh\n# openclaw-memory service, written by `openclaw-memory openclaw install`\n"
+        f'OPENCLAW_MEMORY_TOKEN="$(cat {_sh(str(token_path(data_dir)))})"\n'
+        "export OPENCLAW_MEMORY_TOKEN\n"
+        f'exec {_sh(python)} -m openclaw_memory serve --config {_sh(str(config_file))} "$@"\n'
+    )
+
+
+def unit_text(launcher: Path) -> str:
+    """A systemd user unit running the launcher."""
+    return (
+        "[Unit]\nDescription=openclaw-memory: long-term memory service for OpenClaw\n"
+        "After=network.target\n\n"
+        "[Service]\nType=simple\n"
+        f'ExecStart="{launcher}"\n'
+        "Restart=on-failure\nRestartSec=3\nUMask=0077\n\n"
+        "[Install]\nWantedBy=default.target\n"
+    )
+
+
+def _sh(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def write_launcher(config_file: Path, data_dir: Path, *, python: str | None = None) -> Path:
+    """Write (or refresh) serve.sh beside the config file (0700)."""
+    import sys
+
+    launcher = config_file.parent / "serve.sh"
+    launcher.write_text(
+        launcher_text(config_file, data_dir, python or sys.executable), encoding="utf-8"
+    )
+    launcher.chmod(0o700)
+    return launcher
+
+
+def write_unit(launcher: Path, *, env: Mapping[str, str] = os.environ) -> Path:
+    """Write (or refresh) ~/.config/systemd/user/openclaw-memory.service; never starts it."""
+    base = Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME") or Path.home()) / ".config")
+    path = base / "systemd" / "user" / UNIT_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(unit_text(launcher), encoding="utf-8")
+    return path

@@ -174,7 +174,7 @@ def _store_gauges(mw: Any) -> Iterator[Metric]:
 
 
 def _runs(store: Any) -> list[dict[str, Any]]:
-    from ..maintain import runs
+    from ..maintain import runner as runs
 
     return runs.recent(store, RECENT_RUNS)
 

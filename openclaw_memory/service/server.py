@@ -3,12 +3,12 @@
 The service binds to loopback by default: it holds every user's memory, so listening on another
 interface needs an explicit `allow_remote` and an explicit token. It never runs without a token:
 one comes from $OPENCLAW_MEMORY_TOKEN, the config or `<data_dir>/service.token`, which is created
-(mode 0600) on first start (service/token.py). uvicorn is given a keep-alive
+(mode 0600) on first start (service/installer.py). uvicorn is given a keep-alive
 timeout, header and body deadlines and a connection budget (`LIMITS`) so idle or half-open
 connections cannot pile up, nor crowd out a client that has the token. On
 SIGTERM or SIGINT uvicorn stops accepting requests, finishes the ones in flight, and we then
 close the middleware, which flushes queued writes before the process exits. A write answered
-202 is journaled first (service/journal.py); after a SIGKILL the next start replays it.
+202 is journaled first (service/app.py); after a SIGKILL the next start replays it.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def build_server(
     with a graceful shutdown."""
     import uvicorn
 
-    from .limits import guarded_http_protocol
+    from .guard import guarded_http_protocol
 
     lim = {**LIMITS, **(limits or {})}
     state = getattr(app, "state", None)
@@ -123,8 +123,8 @@ def choose_token(cfg: Any, token: str | None, remote: bool) -> str:
     """The token the service requires: `token` (the --token flag) if given, else the environment,
     the config, the token file, or a new token written to the file. A service reachable from
     other machines needs one given explicitly (flag, environment or config), not a generated one."""
-    from .token import TOKEN_ENV as ENV
-    from .token import load_or_create_token
+    from .installer import TOKEN_ENV as ENV
+    from .installer import load_or_create_token
 
     explicit = (
         (token or "").strip()
@@ -212,8 +212,8 @@ def open_journal(cfg: Any) -> Any:
 
 def replay_journal(journal: Any, middleware: Any) -> int:
     """Queue again the writes a previous process answered 202 and did not finish."""
-    from .journal import replay
-    from .routes import QUEUED_WRITES
+    from .app import replay
+    from .app import QUEUED_WRITES
 
     journal.prune()
     count = replay(journal, middleware, QUEUED_WRITES)
@@ -240,7 +240,7 @@ def log_to_stderr(level: int = logging.INFO) -> None:
 
 def start_maintenance(middleware: Any, cfg: Any) -> Any:
     """The scheduled maintenance of the middleware's store (None when maintenance.enabled is false)."""
-    from ..maintain.schedule import start_scheduler
+    from ..maintain.runner import start_scheduler
 
     return start_scheduler(middleware.engine, cfg.maintenance)
 
@@ -291,7 +291,7 @@ def _exit_on_sigterm() -> Callable[[], object]:
 
 
 def _announce(host: str, port: int, cfg: Any) -> None:
-    from .token import token_path
+    from .installer import token_path
 
     if not is_loopback(host):
         print(
@@ -417,7 +417,7 @@ def add_openclaw_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run_openclaw(args: argparse.Namespace, config: Any = None) -> int:
     """Entry for `openclaw-memory openclaw install|uninstall`; returns the exit code."""
     from .installer import InstallError, default_user, install, uninstall
-    from .setup import prepare_service
+    from .installer import prepare_service
 
     try:
         if args.openclaw_command == "install":

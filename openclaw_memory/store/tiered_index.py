@@ -1,43 +1,277 @@
-"""The vector index by a scope's size: small tiers are searched exactly from the record store,
-larger ones by their Chroma collection.
+"""Vector indexes besides Chroma: exact search over stored vectors, and the tiers.
 
-A Chroma collection costs about 3 MB of resident memory once opened, whatever it holds (hnswlib's
-per-index arrays, 65,536 locks among them): at 100 users of 100 memories, a third of the
-process. Users sharing one collection is no way out: Chroma's where-filter for one user's 1% of
-a 21k-vector collection costs 11-16 ms a search. The record store keeps every vector anyway (the
-index is rebuilt from it), and reading one user's 200 vectors there and scoring every one takes
-0.65 ms (p50), under a Chroma search, and misses none (docs/benchmark-history.md, "Small scopes searched
-exactly").
-
-So a tier of at most `exact_below` records has no collection: its searches read its vectors from
-the store (always current: they are written in the record's own transaction) and its writes
-cost no Chroma write. A tier that outgrows it gets its collection, built whole from the store
-(`ChromaIndex.fill`); from then on its writes go there too. A collection left from before, or
-by a tier that has shrunk below half the bound, is dropped at its next write, so memory
-follows what the tiers hold now. `exact_below: 0` keeps every tier in Chroma.
-
-Reads decide by the tier's size in the store, writes by the collection's existence, so a
-collection built by another process is written to by this one from its next write on. A tier
-over the bound whose collection is missing or far from whole is searched exactly meanwhile,
-with a warning, and rebuilt in the background (index_watch.py).
+Records' vectors in the record store, a brute-force numpy index, and the index by a scope's size
+(small tiers searched exactly from the record store).
 """
 
 from __future__ import annotations
 
-import logging
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
-
+import sqlite3
 import numpy as np
-
-from ..errors import ConfigError
-from ..types import Scope
-from .index_watch import IndexWatch
-from .port_values import Scored, TierVector
-from .record_ports import RecordReads
-from .vector_ports import IndexSearch
+import threading
+import logging
+from typing import Any, Iterable, Sequence, TYPE_CHECKING, Mapping
+from ..types import MemoryRecord, Scope
+from .ports import (
+    TIER_STATUS,
+    TierVector,
+    content_hash,
+    Scored,
+    part_ids,
+    record_of,
+    RecordReads,
+    IndexSearch,
+)
+from ..errors import IndexMismatchError, ConfigError
+from .indexer import IndexWatch
 
 if TYPE_CHECKING:
     from .vector import ChromaIndex
+
+# Records' vectors and sentence-part vectors in SQLite's `vectors` table, filed under the
+# text they embed (`content_hash`).
+
+
+def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
+    arr = np.asarray(vec, dtype=np.float32)
+    db.execute(
+        "INSERT OR REPLACE INTO vectors(record_id, model, content_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
+        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes()),
+    )
+
+
+def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None) -> None:
+    """Attach sentence-part vectors to the record's vector row, if that row holds the vector of
+    this very text (`put_vector` writes a row without parts)."""
+    blob = (
+        None if parts is None or not len(parts) else np.asarray(parts, dtype=np.float32).tobytes()
+    )
+    db.execute(
+        "UPDATE vectors SET parts = ? WHERE record_id = ? AND content_hash = ?",
+        (blob, r.id, content_hash(r)),
+    )
+
+
+def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    out: dict[str, np.ndarray] = {}
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(
+            f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk
+        ):
+            out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
+    return out
+
+
+def vectors_with_parts(
+    db: sqlite3.Connection, ids: Sequence[str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
+    the records that have parts."""
+    vecs: dict[str, np.ndarray] = {}
+    parts: dict[str, np.ndarray] = {}
+    for chunk in _chunks(list(ids), 500):
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(
+            f"SELECT record_id, vec, dim, parts FROM vectors WHERE record_id IN ({marks})", chunk
+        ):
+            vecs[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
+            if row["parts"] is not None:
+                parts[row["record_id"]] = np.frombuffer(row["parts"], dtype=np.float32).reshape(
+                    -1, row["dim"]
+                )
+    return vecs, parts
+
+
+def tier_vectors(
+    db: Any, scope: Scope, tier: str, at_most: int | None = None, mark: str = "?"
+) -> list[TierVector] | None:
+    """The vectors of a (user, agent)'s tier, every workspace's, or None when the tier holds more
+    than `at_most` records (counted on the scope index first, reading no vector). `db`: a SQLite
+    connection, or PostgreSQL's (`mark` "%s"): the same two statements."""
+    key = (scope.user_id, scope.agent_id, TIER_STATUS[tier])
+    if at_most is not None:
+        (n,) = db.execute(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM records WHERE user_id = {m} AND agent_id = {m} "
+            "AND status = {m} LIMIT {m}) AS t".format(m=mark),
+            (*key, int(at_most) + 1),
+        ).fetchone()
+        if n > at_most:
+            return None
+    rows = db.execute(
+        "SELECT r.id, r.type, r.workspace, v.vec, v.dim, v.parts FROM records r "
+        "JOIN vectors v ON v.record_id = r.id "
+        "WHERE r.user_id = {m} AND r.agent_id = {m} AND r.status = {m}".format(m=mark),
+        key,
+    ).fetchall()
+    return [_tier_vector(*row) for row in rows]
+
+
+def _tier_vector(
+    rid: str, type_: str, workspace: str | None, vec: bytes, dim: int, parts: bytes | None
+) -> TierVector:
+    """A `TierVector` from a row's columns (every SQL backend stores vectors as float32 bytes)."""
+    return TierVector(
+        rid,
+        type_,
+        workspace or "",
+        np.frombuffer(vec, dtype=np.float32),
+        None if parts is None else np.frombuffer(parts, dtype=np.float32).reshape(-1, dim),
+    )
+
+
+def _chunks(items: list, size: int) -> Iterable[list]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+# A brute-force vector index in numpy: `ports.ManagedVectorIndex` beside Chroma, for tests and
+# examples that need no vector database. Exact cosine over every vector of a tier, the same
+# layout as Chroma's (a collection per scope and tier, sentence parts beside their record).
+
+
+class NumpyIndex:
+    """Vectors in memory, searched exhaustively (one matrix product a query)."""
+
+    def __init__(self, embedder_name: str, dim: int, *, prefix: str = "ocm") -> None:
+        self.embedder_name = embedder_name
+        self.dim = int(dim)
+        self.prefix = prefix
+        self.unusable = ""
+        self._stamp: tuple[str, int] | None = None
+        #: collection name -> vector id -> (vector, metadata)
+        self._cols: dict[str, dict[str, tuple[np.ndarray, dict]]] = {}
+        self._lock = threading.RLock()
+
+    def collection_name(self, scope: Scope, tier: str = "hot") -> str:
+        return f"{self.prefix}_{tier}_{scope.user_id}__{scope.agent_id}"
+
+    def check_embedder(self, *, allow_init: bool = True) -> None:
+        if self._stamp is None and allow_init:
+            self.stamp_embedder()
+        elif self._stamp is not None and self._stamp != (self.embedder_name, self.dim):
+            raise IndexMismatchError(
+                f"vector index: built by {self._stamp[0]!r} ({self._stamp[1]} dims), the config "
+                f"uses {self.embedder_name!r} ({self.dim} dims); run `openclaw-memory reindex`"
+            )
+
+    def stamp_embedder(self) -> None:
+        self._stamp = (self.embedder_name, self.dim)
+
+    def upsert(
+        self,
+        scope: Scope,
+        tier: str,
+        items: Sequence[tuple[str, np.ndarray, dict]],
+        parts: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
+        if not items:
+            return
+        with self._lock:
+            col = self._cols.setdefault(self.collection_name(scope, tier), {})
+            for i, v, meta in items:
+                self._remove(col, [i])
+                col[i] = (_unit(v), dict(meta))
+                for pid, pv in zip(part_ids(i), (parts or {}).get(i, ())):
+                    col[pid] = (_unit(pv), dict(meta))
+
+    @staticmethod
+    def _remove(col: dict[str, tuple[np.ndarray, dict]], ids: Sequence[str]) -> None:
+        gone = set(ids)
+        for vid in [v for v in col if record_of(v) in gone]:
+            del col[vid]
+
+    def delete(
+        self, scope: Scope, ids: Sequence[str], tiers: Sequence[str] = ("hot", "cold")
+    ) -> None:
+        with self._lock:
+            for tier in tiers:
+                col = self._cols.get(self.collection_name(scope, tier))
+                if col:
+                    self._remove(col, ids)
+
+    def query(self, scope: Scope, vector: np.ndarray, k: int, *, tier: str = "hot") -> Scored:
+        with self._lock:
+            col = dict(self._cols.get(self.collection_name(scope, tier), {}))
+        if scope.workspace is not None:
+            col = {i: x for i, x in col.items() if x[1].get("workspace") in (scope.workspace, "")}
+        if not col or k <= 0:
+            return []
+        ids = list(col)
+        sims = np.stack([col[i][0] for i in ids]) @ _unit(vector)
+        best: dict[str, float] = {}
+        for n in np.argsort(-sims, kind="stable"):  # best first: a record keeps its best score
+            best.setdefault(record_of(ids[n]), float(sims[n]))
+            if len(best) == k:
+                break
+        return list(best.items())
+
+    def ids(self, scope: Scope, tier: str = "hot") -> set[str]:
+        with self._lock:
+            return {record_of(i) for i in self._cols.get(self.collection_name(scope, tier), {})}
+
+    def count(self, scope: Scope, tier: str = "hot") -> int:
+        with self._lock:
+            return len(self._cols.get(self.collection_name(scope, tier), {}))
+
+    def scope_names(self) -> list[str]:
+        with self._lock:
+            return list(self._cols)
+
+    def collection_size(self, name: str) -> int:
+        with self._lock:
+            return len(self._cols.get(name, {}))
+
+    def drop_collection(self, name: str) -> bool:
+        with self._lock:
+            return self._cols.pop(name, None) is not None
+
+    def drop_scope(self, scope: Scope) -> None:
+        for tier in ("hot", "cold"):
+            self.drop_collection(self.collection_name(scope, tier))
+
+    def compact(self) -> dict[str, int]:
+        """No files: nothing to zero."""
+        return {}
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    arr = np.asarray(v, dtype=np.float32)
+    norm = float(np.linalg.norm(arr))
+    return arr / norm if norm > 0 else arr
+
+
+if TYPE_CHECKING:  # the type checker holds the class to the port
+    from .ports import ManagedVectorIndex
+
+    _conforms: type[ManagedVectorIndex] = NumpyIndex
+
+
+# The vector index by a scope's size: small tiers are searched exactly from the record store,
+# larger ones by their Chroma collection.
+#
+# A Chroma collection costs about 3 MB of resident memory once opened, whatever it holds (hnswlib's
+# per-index arrays, 65,536 locks among them): at 100 users of 100 memories, a third of the
+# process. Users sharing one collection is no way out: Chroma's where-filter for one user's 1% of
+# a 21k-vector collection costs 11-16 ms a search. The record store keeps every vector anyway (the
+# index is rebuilt from it), and reading one user's 200 vectors there and scoring every one takes
+# 0.65 ms (p50), under a Chroma search, and misses none (docs/benchmark-history.md, "Small scopes searched
+# exactly").
+#
+# So a tier of at most `exact_below` records has no collection: its searches read its vectors from
+# the store (always current: they are written in the record's own transaction) and its writes
+# cost no Chroma write. A tier that outgrows it gets its collection, built whole from the store
+# (`ChromaIndex.fill`); from then on its writes go there too. A collection left from before, or
+# by a tier that has shrunk below half the bound, is dropped at its next write, so memory
+# follows what the tiers hold now. `exact_below: 0` keeps every tier in Chroma.
+#
+# Reads decide by the tier's size in the store, writes by the collection's existence, so a
+# collection built by another process is written to by this one from its next write on. A tier
+# over the bound whose collection is missing or far from whole is searched exactly meanwhile,
+# with a warning, and rebuilt in the background (index_watch.py).
 
 log = logging.getLogger(__name__)
 
@@ -234,4 +468,4 @@ class ExactSearch:
 if TYPE_CHECKING:  # the type checker holds the class to the port
     from .ports import ManagedVectorIndex
 
-    _conforms: type[ManagedVectorIndex] = TieredIndex
+    _conforms_tiered_index: type[ManagedVectorIndex] = TieredIndex

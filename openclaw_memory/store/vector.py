@@ -1,42 +1,334 @@
 """The vector index: Chroma, reached through LlamaIndex's ChromaVectorStore.
 
-Layout: one collection per (user, agent) for live memories ("hot") and one for the cold archive,
-for the tiers the engine gives Chroma: those over `storage.vector_store.exact_below` records
-(store/tiered_index.py searches the smaller ones over the record store).
-Chroma's metadata filters dominate query time at scale (design.md: 2 ms unfiltered vs 35 ms with
-a user filter at 100k vectors), so the partition is the collection itself and a normal recall
-runs an unfiltered query over one user's vectors. Only a workspace narrows with a filter.
-Vectors are always ours (cosine space); Chroma's default embedding function is never used.
+With Chroma's client and files on disk, and what the index does to one collection besides
+reading and writing it. Over 600 lines: one index, from its files to its queries.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import sqlite3
+import struct
+import time
+import uuid
+import numpy as np
 import functools
 import hashlib
-import logging
 import shutil
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
-
-import numpy as np
-
-from ..errors import ConfigError, IndexMismatchError, OpenClawMemoryError, StoreError
+from typing import Any, Mapping, Sequence, TYPE_CHECKING, Callable
+from ..errors import StoreError, ConfigError, IndexMismatchError, OpenClawMemoryError
+from .ports import part_ids, record_of
 from ..types import Scope
-from .chroma_collections import build_whole, held_ids, nodes_for, settings, tune, with_parts
-from .chroma_files import (
-    REBUILD,
-    VectorIndexUnusableError,
-    collection_gone,
-    open_client,
-    compact_files,
-    segment_dirs,
-)
-from .vector_ids import part_ids, record_of
+
+# Chroma's client and its files on disk: opening a store (and forgetting one that failed to
+# open), keeping its directory private, telling a collection deleted under us, and scrubbing the
+# unused tail of an HNSW segment. `vector.ChromaIndex` is built on these.
+
+log = logging.getLogger(__name__)
+
+REBUILD = "run `openclaw-memory reindex` (or `openclaw-memory doctor`) to rebuild it from SQLite"
+
+
+class VectorIndexUnusableError(StoreError):
+    """The embedded Chroma directory cannot be opened (a damaged chroma.sqlite3, ...)."""
+
+
+def open_client(kind: str, path: Path | None, host: str, port: int) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    if kind == "http":
+        try:
+            return chromadb.HttpClient(host=host, port=port, settings=settings)
+        except Exception as exc:  # chromadb raises bare ValueError/ConnectionError here
+            raise StoreError(
+                f"vector_store: cannot reach Chroma server at {host}:{port} ({exc})"
+            ) from exc
+    assert path is not None
+    from .db import private_dir
+    from .db import private_file
+
+    private_dir(path)
+    client = None
+    try:
+        client = chromadb.PersistentClient(path=str(path), settings=settings)
+        client.heartbeat()
+        client.list_collections(
+            limit=1
+        )  # a damaged chroma.sqlite3 fails here, not at the first query
+    except Exception as exc:  # chromadb raises its own, sqlite3's or Rust's errors here
+        _forget_system(client, str(path))
+        raise VectorIndexUnusableError(
+            f"{path}: the vector index cannot be opened ({exc}); {REBUILD}"
+        ) from exc
+    _tighten(path)
+    db = path / "chroma.sqlite3"
+    if db.exists():
+        private_file(db)
+    return client
+
+
+def _forget_system(client: Any, identifier: str) -> None:
+    """Drop the System chromadb cached for a path that failed to open; a later open of the same
+    path (after reindex moved the damaged directory away) would otherwise get the broken one."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    try:
+        if client is not None:
+            client.close()
+    except Exception as exc:  # noqa: BLE001 - already broken; what matters is the cache below
+        log.debug("closing a client that failed to open: %s", exc)
+    system = SharedSystemClient._identifier_to_system.pop(identifier, None)
+    SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+    if system is not None:
+        try:
+            system.stop()
+        except Exception as exc:  # noqa: BLE001
+            log.debug("stopping a system that failed to open: %s", exc)
+
+
+def _tighten(path: Path) -> None:
+    """The Chroma directory is the store's alone: mode 0700 (Chroma creates it with the umask's)."""
+    try:
+        if path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o077:
+            os.chmod(path, 0o700)
+    except OSError as exc:
+        log.warning("cannot make %s private: %s", path, exc)
+
+
+def collection_gone(exc: BaseException) -> bool:
+    """A collection deleted under us (another process purged or reindexed the store)."""
+    from chromadb.errors import NotFoundError
+
+    text = str(exc).lower()
+    return isinstance(exc, NotFoundError) or "does not exist" in text or "not found" in text
+
+
+#: hnswlib's persisted header as Chroma writes it: format version (int32), then offsetLevel0,
+#: max_elements, cur_element_count, size_data_per_element (size_t each).
+_HEADER = struct.Struct("<iQQQQ")
+
+
+def scrub_segment(seg: Path) -> dict[str, int]:
+    """Zero what lies past the live elements in a segment's length.bin and data_level0.bin.
+
+    Chroma writes a new segment's files sized for max_elements (100) before any element is
+    flushed into them (cur_element_count 0), and what lies past the live entries comes from
+    uninitialised memory, which holds whatever the process freed before, such as the ids and
+    metadata of another user's vectors (seen after a purge in a live segment's length.bin).
+    Flushed segments are sized for their live elements and have no tail. hnswlib reads only the
+    first cur_element_count entries, so zeroing the tail changes nothing it uses. A header this
+    code does not recognise is left alone.
+    """
+    try:
+        head = (seg / "header.bin").read_bytes()
+        version, _, max_elements, current, per_element = _HEADER.unpack_from(head)
+    except (OSError, struct.error):
+        return {}
+    plan = {"length.bin": 4, "data_level0.bin": per_element}
+    if version != 1 or not 0 <= current <= max_elements or per_element <= 0:
+        return {}
+    zeroed: dict[str, int] = {}
+    for name, width in plan.items():
+        path = seg / name
+        try:
+            size = path.stat().st_size
+            if size != max_elements * width:  # not the layout described above: leave it alone
+                continue
+            start = current * width
+            with open(path, "r+b") as fh:
+                fh.seek(start)
+                tail = fh.read()
+                if tail.count(0) == len(tail):
+                    continue
+                fh.seek(start)
+                fh.write(bytes(len(tail)))
+                fh.flush()
+                os.fsync(fh.fileno())
+            zeroed[name] = len(tail)
+        except OSError as exc:
+            log.warning("cannot scrub %s: %s", path, exc)
+    return zeroed
+
+
+def _chroma_sqlite(path: Path) -> Path | None:
+    db = path / "chroma.sqlite3"
+    return db if db.is_file() else None
+
+
+def segment_dirs(path: Path, name: str) -> list[Path]:
+    """The segment directories of the collection called name in the embedded store at path."""
+    db = _chroma_sqlite(path)
+    if db is None:
+        return []
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
+        try:
+            ids = [
+                r[0]
+                for r in con.execute(
+                    "SELECT s.id FROM segments s JOIN collections c ON c.id = s.collection WHERE c.name = ?",
+                    (name,),
+                )
+            ]
+        finally:
+            con.close()
+    except sqlite3.Error as exc:  # another Chroma layout: the drop itself still happens
+        log.warning("cannot list the segments of collection %s: %s", name, exc)
+        return []
+    return [path / str(i) for i in ids if str(i) and (path / str(i)).is_dir()]
+
+
+def compact_files(path: Path) -> dict[str, int]:
+    """Take freed pages of the embedded store's SQLite file off the disk (VACUUM) and zero the
+    unused tails of its HNSW segment files (`scrub_segment`); bytes zeroed per file kind."""
+    db = _chroma_sqlite(path)
+    if db is None:
+        return {}
+    try:
+        con = sqlite3.connect(str(db), timeout=60, isolation_level=None)
+        try:
+            con.execute("VACUUM")
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{db}: cannot compact the vector index: {exc}") from exc
+    zeroed: dict[str, int] = {}
+    for seg in sorted(p for p in path.iterdir() if (p / "header.bin").is_file()):
+        for kind, n in scrub_segment(seg).items():
+            zeroed[kind] = zeroed.get(kind, 0) + n
+    return zeroed
+
+
+# What the vector index does to one Chroma collection besides reading and writing it: create it
+# with the configured search breadth (or give it that breadth), build one whole, turn vectors into
+# its nodes, and tell which of some ids it holds (`vector.ChromaIndex`).
+
+#: vectors per add when a collection is built whole (`build_whole`)
+_FILL_BATCH = 1000
+
+
+def settings(search_ef: int) -> dict[str, Any]:
+    """A new collection's keyword arguments: cosine space, our vectors, the search breadth."""
+    return {
+        "metadata": {"hnsw:space": "cosine"},
+        "embedding_function": None,
+        "configuration": {"hnsw": {"space": "cosine", "ef_search": search_ef}},
+    }
+
+
+def build_whole(client: Any, name: str, nodes: list[Any], search_ef: int) -> str | None:
+    """Create the collection `name` holding these nodes, visible only once whole: filled under a
+    temporary name, then renamed. None when done; when the name was taken meanwhile, the
+    temporary collection's name, for the caller to drop (with its files)."""
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    col = client.create_collection(f"{name}_filling_{uuid.uuid4().hex[:12]}", **settings(search_ef))
+    store = ChromaVectorStore(chroma_collection=col)
+    for start in range(0, len(nodes), _FILL_BATCH):
+        store.add(nodes[start : start + _FILL_BATCH])
+    try:
+        col.modify(name=name)
+    except Exception:  # noqa: BLE001 - the name is taken; chromadb's errors share no base class
+        return str(col.name)
+    return None
+
+
+def held_ids(store: Any, ids: Sequence[str]) -> list[str]:
+    """The ids a collection holds, in the order given.
+
+    Every embedded Chroma write (add or delete, even of nothing) costs 30-40 ms here and holds
+    the GIL throughout, stalling the capture worker, while a read of ids costs under 1 ms; so the
+    writers look first and write only what is needed. A new record then costs one add.
+    """
+    unique = list(dict.fromkeys(ids))
+    held = set(store._collection.get(ids=unique, include=[])["ids"])
+    return [i for i in unique if i in held]
+
+
+def with_parts(ids: Sequence[str]) -> list[str]:
+    """Record ids followed by every id their sentence parts could have."""
+    return [*ids, *(p for i in ids for p in part_ids(i))]
+
+
+#: seconds between the attempts to retune a collection whose SQLite is locked by a writer
+_TUNE_RETRY_WAITS = (0.05, 0.2, 0.5, 1.0, 0.0)
+
+
+def tune(col: Any, search_ef: int) -> None:
+    """Give a collection created before the setting (or with another value) the configured HNSW
+    search breadth; new collections are created with it. Chroma keeps it.
+
+    Chroma's default ef_search of 100 is not enough here: on LoCoMo's per-user collections
+    (430-710 turns) it missed one of the exact five nearest turns for 2-3% of the questions, and
+    which ones changed from one process to the next, as the index is rebuilt from Chroma's log
+    on every open. At 400 the search found all of them (docs/benchmark-history.md, "Vector search breadth")."""
+    hnsw = (getattr(col, "configuration", None) or {}).get("hnsw") or {}
+    if hnsw.get("ef_search") in (None, search_ef):
+        return
+    error: Exception | None = None
+    for wait in _TUNE_RETRY_WAITS:
+        try:
+            col.modify(configuration={"hnsw": {"ef_search": int(search_ef)}})
+            return
+        except Exception as exc:  # noqa: BLE001 - chromadb's errors share no base class
+            error = exc
+            if "locked" not in str(exc):
+                break
+            # "database is locked" past Chroma's own busy wait (seen on a loaded machine with a
+            # second client open on the same path): brief retries before searching narrower
+            time.sleep(wait)
+    # still busy, or refused: the search works, with the old breadth
+    log.warning(
+        "could not set ef_search %d on %s (searching with %s): %s",
+        search_ef,
+        col.name,
+        hnsw.get("ef_search"),
+        error,
+    )
+
+
+def nodes_for(
+    items: Sequence[tuple[str, np.ndarray, dict]], parts: Mapping[str, np.ndarray] | None
+) -> list[Any]:
+    """LlamaIndex nodes for records' vectors (id, vector, metadata) and their sentence parts."""
+    from llama_index.core.schema import TextNode
+
+    rows: list[tuple[str, Any, dict]] = []
+    for i, v, meta in items:
+        rows.append((i, v, meta))
+        vecs = (parts or {}).get(i)
+        if vecs is not None:
+            rows.extend((pid, pv, meta) for pid, pv in zip(part_ids(i), vecs))
+    return [
+        TextNode(
+            id_=i,
+            text="",
+            embedding=np.asarray(v, dtype=np.float32).tolist(),
+            metadata={k: ("" if x is None else x) for k, x in meta.items()},
+            excluded_embed_metadata_keys=list(meta),
+            excluded_llm_metadata_keys=list(meta),
+        )
+        for i, v, meta in rows
+    ]
+
+
+# The vector index: Chroma, reached through LlamaIndex's ChromaVectorStore.
+#
+# Layout: one collection per (user, agent) for live memories ("hot") and one for the cold archive,
+# for the tiers the engine gives Chroma: those over `storage.vector_store.exact_below` records
+# (store/tiered_index.py searches the smaller ones over the record store).
+# Chroma's metadata filters dominate query time at scale (design.md: 2 ms unfiltered vs 35 ms with
+# a user filter at 100k vectors), so the partition is the collection itself and a normal recall
+# runs an unfiltered query over one user's vectors. Only a workspace narrows with a filter.
+# Vectors are always ours (cosine space); Chroma's default embedding function is never used.
 
 __all__ = ["REBUILD", "ChromaIndex", "VectorIndexUnusableError", "part_ids", "record_of"]
 
-log = logging.getLogger(__name__)
 
 META_COLLECTION = "meta"
 

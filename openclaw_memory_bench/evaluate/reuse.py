@@ -20,7 +20,7 @@ from llama_index.core.bridge.pydantic import PrivateAttr
 from openclaw_memory.embed.embedding import embedder_name
 from openclaw_memory.errors import ValidationError
 from openclaw_memory.store.ports import text_hash
-from openclaw_memory.store.sqlite.readonly import ReadOnlyStore
+from openclaw_memory.store.sqlite import ReadOnlyStore
 from openclaw_memory.lang.text import sentence_parts
 from openclaw_memory.types import memory_text
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..lexicon import en_head, object_subject
+from ..slot import en_head
+from ..slot import object_subject
 from ..slot import FACT, PREFERENCE, PROFILE, I, QUESTION_WORDS, Slot, third_person
 from .shared import NOT_STOPPED, favourite_changed, role_keys, role_subject, switch
 

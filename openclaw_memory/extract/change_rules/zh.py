@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..lexicon import object_subject, zh_head
+from ..slot import object_subject
+from ..slot import zh_head
 from ..slot import FACT, PREFERENCE, PROFILE, QUESTION_WORDS, Slot, third_person
 from .shared import NOT_STOPPED, favourite_changed, role_keys, role_subject, switch
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import functools
 from typing import Any, Callable
 
-from .portability import PortabilityMixin
-from .audit import AuditMixin
+from .housekeeping import PortabilityMixin
+from .logs import AuditMixin
 from .logs import LogsMixin
 
 __all__ = ["MemoryStore"]

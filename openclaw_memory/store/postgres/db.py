@@ -1,25 +1,68 @@
-"""The PostgreSQL connection: one per process, shared by its threads behind a lock.
-
-Mirrors `store/db.py`'s `Database`: `read()` and `write()` yield a connection whose `execute`
-returns rows that answer `row["name"]`, `row[0]` and `row.keys()`; `write()` is one transaction
-(nested calls join the outer one), so a record, its keyword rows, its vector and its outbox
-entry commit together (read-your-writes). Write transactions of every process take one
-advisory lock first: writers queue as they do on SQLite's file lock, so consolidation's
-check-before-write sees every earlier write, whichever process made it.
-
-psycopg's errors leave through `StoreError`, naming the server without the DSN's password.
-"""
+"""The PostgreSQL connection, the shared pieces of its statements, and scratch databases."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import threading
+import uuid
 from typing import Any, Iterable, Iterator, Sequence
-
+from ...types import MemoryRecord, Scope
+from ..records import _COLUMNS, _row_values, row_to_record
 from ...errors import StoreError
 from . import psycopg_module
 from .schema import migrate
+
+# Shared pieces of the PostgreSQL statements: the scope's condition and the record row.
+
+COLUMNS = _COLUMNS
+COLUMN_NAMES = tuple(c.strip() for c in _COLUMNS.split(","))
+PLACEHOLDERS = ", ".join(["%s"] * len(COLUMN_NAMES))
+
+
+def scope_sql(scope: Scope, alias: str = "", *, named: bool = False) -> tuple[str, Any]:
+    """The scope's condition and its arguments (a list, or a dict when `named`). A workspace
+    scope also sees the records with no workspace."""
+    a = f"{alias}." if alias else ""
+    if named:
+        sql = f"{a}user_id = %(s_user)s AND {a}agent_id = %(s_agent)s"
+        args: dict[str, Any] = {"s_user": scope.user_id, "s_agent": scope.agent_id}
+        if scope.workspace is not None:
+            sql += f" AND ({a}workspace = %(s_ws)s OR {a}workspace IS NULL)"
+            args["s_ws"] = scope.workspace
+        return sql, args
+    sql = f"{a}user_id = %s AND {a}agent_id = %s"
+    values: list[Any] = [scope.user_id, scope.agent_id]
+    if scope.workspace is not None:
+        sql += f" AND ({a}workspace = %s OR {a}workspace IS NULL)"
+        values.append(scope.workspace)
+    return sql, values
+
+
+def row_values(record: MemoryRecord) -> tuple:
+    """The record's column values, in COLUMNS' order."""
+    return _row_values(record)
+
+
+def to_record(row: Any) -> MemoryRecord:
+    """A `records` row (any row answering keys()) as a MemoryRecord."""
+    return row_to_record(row)
+
+
+def to_records(rows: Any) -> list[MemoryRecord]:
+    return [row_to_record(r) for r in rows]
+
+
+# The PostgreSQL connection: one per process, shared by its threads behind a lock.
+#
+# Mirrors `store/db.py`'s `Database`: `read()` and `write()` yield a connection whose `execute`
+# returns rows that answer `row["name"]`, `row[0]` and `row.keys()`; `write()` is one transaction
+# (nested calls join the outer one), so a record, its keyword rows, its vector and its outbox
+# entry commit together (read-your-writes). Write transactions of every process take one
+# advisory lock first: writers queue as they do on SQLite's file lock, so consolidation's
+# check-before-write sees every earlier write, whichever process made it.
+#
+# psycopg's errors leave through `StoreError`, naming the server without the DSN's password.
 
 log = logging.getLogger(__name__)
 
@@ -168,3 +211,29 @@ class PostgresDatabase:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+# Databases made and dropped on a PostgreSQL server, for measurements (`bench --backend
+# postgres`): a scratch database of its own per run, and a database's size on disk.
+
+
+@contextlib.contextmanager
+def scratch_database(dsn: str, prefix: str = "ocm_scratch_") -> Iterator[str]:
+    """A new empty database on the DSN's server (its user creates it); yields its DSN and drops
+    it afterwards, whoever is still connected."""
+    psycopg = psycopg_module()
+    name = prefix + uuid.uuid4().hex[:12]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield psycopg.conninfo.make_conninfo(dsn, dbname=name)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def database_mb(dsn: str) -> float:
+    """The DSN's database's size on the server, in MB."""
+    with psycopg_module().connect(dsn) as conn:
+        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+    return round(float(row[0]) / 2**20, 2)

@@ -7,12 +7,13 @@ from typing import Any, Iterable, Sequence
 
 from ...extract.entities import Entity
 from ...types import MemoryRecord, Scope
-from ..dialect import POSTGRES
-from ..entity_backfill import BATCH, backfill
+from ..sql import POSTGRES
+from ..entity_linking import BATCH
+from ..entity_linking import backfill
 from ..entity_linking import Owner, idf, link
-from ..entity_rows import EntityRowsSQL
+from ..entity_linking import EntityRowsSQL
 from .db import Connection, PostgresDatabase
-from .sql import scope_sql
+from .db import scope_sql
 
 
 def link_record(c: Connection, rid: int, record: MemoryRecord) -> None:
@@ -21,7 +22,7 @@ def link_record(c: Connection, rid: int, record: MemoryRecord) -> None:
 
 
 class PostgresEntityRows(EntityRowsSQL):
-    """`entity_linking.EntityRows` on one write connection (store/entity_rows.py; migration 6's
+    """`entity_linking.EntityRows` on one write connection (store/entity_linking.py; migration 6's
     triggers drop an entity with its last link and its aliases with it)."""
 
     def __init__(self, c: Connection) -> None:

@@ -5,7 +5,7 @@ Everything the store holds is copied in one PostgreSQL transaction, table by tab
 their row ids (so entity links and keyword rows keep pointing at them), versions, stored
 vectors, the outbox, audit, sessions, short-term messages, meta, the maintenance log, and the
 entities with their aliases and links (and the cursor of the records still to link to theirs,
-store/entity_backfill.py). The keyword index takes each record's tokens as SQLite's
+store/entity_linking.py). The keyword index takes each record's tokens as SQLite's
 FTS5 table holds them. During the load the secondary indexes are dropped and the row triggers
 of `records` and `keyword_docs` are off; afterwards the indexes are rebuilt and the rows those
 triggers keep (counts per scope and type, turn ids, BM25 statistics per scope) are computed in
@@ -30,7 +30,7 @@ from ..db import Database
 from ..keys import StoreKey, resolve_key
 from ..records import row_to_record
 from .db import Connection, PostgresDatabase
-from .keywords import document_terms
+from .records import document_terms
 
 #: tables copied column for column, in this order, with the key that orders the copy
 _TABLES = {
@@ -123,7 +123,7 @@ def copy_store(
 
 def _copy_entity_backlog(src: sqlite3.Connection, dst: Connection) -> None:
     """The records the SQLite store had still to link to their entities stay to be linked
-    (store/entity_backfill.py): the backlog's cursor comes along with the rids it counts."""
+    (store/entity_linking.py): the backlog's cursor comes along with the rids it counts."""
     row = src.execute("SELECT next_rid, upto FROM entity_backfill").fetchone()
     if row is not None:
         dst.execute("UPDATE entity_backfill SET next_rid = %s, upto = %s", (row[0], row[1]))

@@ -354,7 +354,7 @@ def _m6_entities() -> str:
 
 def _m7_entity_backfill() -> str:
     # The records stored before migration 6 have no entity links: maintenance links them a
-    # batch at a time (store/entity_backfill.py; SQLite's migration 11).
+    # batch at a time (store/entity_linking.py; SQLite's migration 11).
     return """
         CREATE TABLE entity_backfill (next_rid BIGINT NOT NULL, upto BIGINT NOT NULL);
         INSERT INTO entity_backfill(next_rid, upto) SELECT 0, COALESCE(MAX(rid), 0) FROM records;

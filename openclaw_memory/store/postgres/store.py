@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .console import Console
+from .housekeeping import Console
 from .db import PostgresDatabase
 from .entities import Entities
-from .forgetting import Forgetting
+from .housekeeping import Forgetting
 from .housekeeping import Housekeeping
 from .logs import Logs
-from .portability import Portability
-from .reads import Reads
-from .upkeep import Upkeep
-from .writes import Writes
+from .housekeeping import Portability
+from .records import Reads
+from .housekeeping import Upkeep
+from .records import Writes
 
 if TYPE_CHECKING:
     from ..ports import RecordStore

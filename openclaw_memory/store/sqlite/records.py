@@ -1,17 +1,80 @@
-"""The record store's records, audit log and outbox, in SQLite (statements in `store/records.py`
-and here; each method is one intention of `ports.RecordStore`)."""
+"""The SQLite store's records: its base (connection, transactions, error boundary), records, entities."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
-
+import contextlib
+import sqlite3
 import numpy as np
-
+from typing import Iterator, Any, Iterable, Sequence
 from ...errors import StoreError
+from ..db import Database, unreadable
 from ...types import MemoryRecord, MemoryType, Scope
-from .. import records as rec
-from ..port_values import TierVector
-from .base import SQLiteBase
+from .. import records as rec, records as ent
+from ..ports import TierVector
+from ..sql import SQLITE
+from ..entity_linking import BATCH, backfill
+
+# The SQLite store's base: its connection, transactions, and the error boundary.
+#
+# Every method of `SQLiteStore` reads or writes through `_read()` / `_write()`, which turn a
+# driver error (`sqlite3.Error`, or SQLCipher's `Error` for an encrypted store) into the package's
+# `StoreError` (naming the database file), so no driver exception leaves the store.
+
+
+def store_error(path: object, exc: Exception) -> StoreError:
+    """The package's error for a driver error: a damaged file names the remedy."""
+    # "malformed", "not a database": the base class itself, not a busy or bad call (sqlite3's
+    # or SQLCipher's, whose classes have the same names outside sqlite3's tree)
+    if type(exc).__name__ == "DatabaseError":
+        return unreadable(str(path), exc)
+    return StoreError(f"{path}: {exc}")
+
+
+class SQLiteBase:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @property
+    def path(self) -> str:
+        return str(self.db.path)
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        try:
+            with self.db.read() as conn:
+                yield conn
+        except self.db.driver.Error as exc:
+            raise store_error(self.db.path, exc) from exc
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            with self.db.write() as conn:
+                yield conn
+        except self.db.driver.Error as exc:
+            raise store_error(self.db.path, exc) from exc
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic write (`BEGIN IMMEDIATE`); nested calls join the outer transaction."""
+        with self._write():
+            yield
+
+    def in_transaction(self) -> bool:
+        return self.db.nested()
+
+    def vacuum(self) -> None:
+        try:
+            self.db.vacuum()
+        except self.db.driver.Error as exc:
+            raise StoreError(f"{self.db.path}: vacuum failed: {exc}") from exc
+
+    def close(self) -> None:
+        self.db.close()
+
+
+# The record store's records, audit log and outbox, in SQLite (statements in `store/records.py`
+# and here; each method is one intention of `ports.RecordStore`).
 
 
 def _marks(values: Sequence[Any]) -> str:
@@ -383,3 +446,46 @@ class RecordsMixin(SQLiteBase):
         if seqs:
             with self._write() as db:
                 db.execute(f"DELETE FROM outbox WHERE seq IN ({_marks(seqs)})", list(seqs))
+
+
+# Entity memory's reads on the SQLite store (statements in `store/records.py`; the writes
+# run inside `insert` and `update`, `store/records.py`).
+
+
+class EntitiesMixin(SQLiteBase):
+    def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
+        with self._read() as db:
+            return ent.lookup(db, scope, keys)
+
+    def entity_weights(self, scope: Scope, ids: Sequence[int]) -> dict[int, float]:
+        with self._read() as db:
+            return ent.weights(db, scope, ids)
+
+    def records_naming(
+        self,
+        scope: Scope,
+        ids: Sequence[int],
+        *,
+        statuses: Sequence[str] = ("active",),
+        limit: int = 200,
+    ) -> list[tuple[str, int]]:
+        with self._read() as db:
+            return ent.linked(db, scope, ids, statuses=statuses, limit=limit)
+
+    def entities_of(self, scope: Scope, record_ids: Sequence[str]) -> dict[str, set[int]]:
+        if not record_ids:
+            return {}
+        with self._read() as db:
+            return ent.of_records(db, scope, record_ids)
+
+    def entity_names(self, scope: Scope, ids: Iterable[int]) -> dict[int, str]:
+        with self._read() as db:
+            return ent.names(db, scope, ids)
+
+    def entity_list(self, scope: Scope, limit: int = 1000) -> list[dict[str, Any]]:
+        with self._read() as db:
+            return ent.of_scope(db, scope, limit)
+
+    def backfill_entity_links(self, limit: int = BATCH) -> tuple[int, int]:
+        with self._write() as db:
+            return backfill(db, SQLITE, ent.SQLiteEntityRows(db), limit)

@@ -1,36 +1,39 @@
-"""Check before write: turn extracted candidates into inserts, in-place updates, supersessions,
-doubts or nothing, per type (docs/design.md "consolidate").
+"""Check before write: extracted candidates -> inserts, in-place updates, supersessions.
 
-This module is the batch around it: one embedding call and one transaction per batch (one
-candidate per transaction should the batch fail), the record drafted from each candidate with
-its TTL from the policy table, and the episode of a turn handed what that turn's curated
-candidates did. What a candidate does to the live memories is decided in
-`consolidate_decide.py` and written by `consolidate_records.py`; what a change turn's episode
-retires, in `consolidate_changes.py`.
+The write stage's entry is here: candidates in, consolidated records out.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Sequence
-
 import numpy as np
+from typing import Sequence, TYPE_CHECKING
 from llama_index.core.base.embeddings.base import BaseEmbedding
-
 from ...core.clock import DAY, Clock
 from ...config import MemoryConfig
-from ...core.switches import switches_from
-from ...embed.background import Meaning
+from ...core import switches_from
+from ...embed.embedding import Meaning, PassageVectors, embed_with_parts
 from ...lang import languages
-from .changes import ChangeRetirer, Sibling
+from .changes import ChangeRetirer, Sibling, Neighbour
 from .decide import CLAIM_TYPES, Decisions
 from .records import RecordWrites, keyed_id, new_id
-from .neighbour import Neighbour
-from ...embed.embedding import PassageVectors, embed_with_parts
-from ...extract.naming import world_names
+from ...extract.entities import world_names
 from ..policy import POLICY
 from ...store.ports import RecordStore
 from ...types import Candidate, MemoryRecord, MemoryType, Scope, Source, WriteResult
+
+if TYPE_CHECKING:
+    from ...runtime.engine import MemoryEngine
+
+# Check before write: turn extracted candidates into inserts, in-place updates, supersessions,
+# doubts or nothing, per type (docs/design.md "consolidate").
+#
+# This module is the batch around it: one embedding call and one transaction per batch (one
+# candidate per transaction should the batch fail), the record drafted from each candidate with
+# its TTL from the policy table, and the episode of a turn handed what that turn's curated
+# candidates did. What a candidate does to the live memories is decided in
+# `consolidate_decide.py` and written by `consolidate_records.py`; what a change turn's episode
+# retires, in `consolidate_changes.py`.
 
 log = logging.getLogger(__name__)
 
@@ -174,3 +177,77 @@ class Consolidator:
 
 def _unit(x: float) -> float:
     return float(min(1.0, max(0.0, x)))
+
+
+# The write stage's entry: candidates in, consolidated records out (docs/design.md
+# "consolidate" -> "store" -> "index").
+#
+# Explicit "forget X" commands are not memories: they run on their own path (forget.py); every
+# other candidate goes through the Consolidator, and the indexer is woken for the outbox entries
+# the write queued.
+
+
+class MemoryWriter:
+    """Consolidate and store candidates through an engine's record store."""
+
+    def __init__(self, engine: MemoryEngine) -> None:
+        self.engine = engine
+        self.consolidator = Consolidator(
+            engine.store, engine.embedder, engine.model_name, engine.clock, engine.config
+        )
+
+    def write(
+        self,
+        scope: Scope,
+        candidates: Sequence[Candidate],
+        *,
+        session_id: str | None = None,
+        writer: str = "openclaw-memory",
+        vectors: PassageVectors | None = None,
+    ) -> list[WriteResult]:
+        """Consolidate and store candidates (one transaction); `vectors` from `embed` spare the
+        embedding."""
+        if any(c.forget for c in candidates):
+            return self._with_commands(scope, candidates, session_id=session_id, writer=writer)
+        results = self.consolidator.write(
+            scope, candidates, session_id=session_id, writer=writer, vectors=vectors
+        )
+        self.engine.written()
+        return results
+
+    def _with_commands(
+        self, scope: Scope, candidates: Sequence[Candidate], *, session_id: str | None, writer: str
+    ) -> list[WriteResult]:
+        from ..forget import ForgetCommand
+        from ..forget import run
+
+        stored = iter(
+            self.consolidator.write(
+                scope, [c for c in candidates if not c.forget], session_id=session_id, writer=writer
+            )
+        )
+        results = []
+        for c in candidates:
+            if not c.forget:
+                results.append(next(stored))
+                continue
+            done = run(self.engine, scope, ForgetCommand.from_candidate(c))
+            reason = (
+                f"names {len(done.matches)}, more than one command takes: nothing deactivated"
+                if done.too_broad
+                else f"deactivated {len(done.ids)}: {', '.join(done.ids)}"
+                if done.ids
+                else "nothing matched"
+            )
+            results.append(
+                WriteResult(
+                    "forget", None, reason, affected=() if done.too_broad else tuple(done.ids)
+                )
+            )
+        self.engine.written()
+        return results
+
+    def embed(self, candidates: Sequence[Candidate]) -> PassageVectors:
+        """The vectors `write` would compute for these candidates, so that several writes (of
+        any scopes) can share one embedding call. A vector depends on the text alone."""
+        return self.consolidator.embed(candidates)

@@ -27,8 +27,8 @@ from .records import RecordWrites, deactivate, new_id
 from ...procedure.consolidate import write_procedure
 from ..policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from ...store.ports import content_hash
-from .neighbour import Neighbour
-from .targets import names_part
+from .changes import Neighbour
+from .changes import names_part
 from ...extract.statement import judges_only
 from ...extract.slot import is_instruction
 from ...lang.text import has_cjk, lexical_overlap, negated

@@ -1,37 +1,96 @@
-"""The two-hop read of a request that describes the one it asks about.
+"""The ranking's head re-ordered by what the request's form asks for.
 
-"The person whose email is x@y.com: what is their job?", 那个生日是1月17日的人，家乡是什么？: the
-request names its subject by one attribute and asks another (`query.described`). The memory that
-states the attribute ("My cousin's email is x@y.com", 我表姐的生日是1月17号) matches the request
-and ranks near the top; the memory that answers ("My cousin works as a nurse", 我表姐的老家在河北
-石家庄) shares no word with the request, so no channel proposes it.
-
-After the first ranking, the ranked memory near the top that holds most of the description's
-value ("x@y.com" of "whose email is x@y.com") is the bridge (two of them when two memories hold
-it alike: two people may share what is described). Its words before the description's that the
-request does not have (stopwords, first-person words and the speakers' names aside: "cousin",
-表姐, an event's name) are the holder: the one the request describes. The holder's
-memories, found by keyword search over those words, are ranked by their cosine with what the
-request asks of the holder (its sentence without the description), their share of the holder's
-words breaking near ties; the best of them (`bridge.joined` in the tuning table) join the ranking
-right after the bridge, with the bridge's fate (kept, or ranked but not injected). `channel.bridge` switches the read off.
+A list question covers several sessions (`cover_sessions`); a request that describes the one it
+asks about is read in two hops (`Bridge`); a request that asks several questions gives each its
+share of the head (`share_places`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
-
 import numpy as np
-
+from typing import Sequence, Callable
 from ..config.tuning import tuned, tuned_int
+from ..types import ScoredMemory, MemoryRecord, Scope
+from .kinds import names_several
+from .rank import session_of
 from ..lang.text import STOPWORDS, search_tokens
 from ..runtime.engine import MemoryEngine
-from ..types import MemoryRecord, ScoredMemory, Scope
-from .cover import ranked_place
 from .pool import Pool
-from .query import Described, RecallQuery
-from .speaker_channel import speakers
+from .query import Described, RecallQuery, content_terms
+from .channels import speakers
+
+# Covering sessions: a request that names several things gets the best of several sessions first.
+#
+# A question about one thing ("where did I park?") is answered by one memory, and the session
+# component (recall/rank.py) rightly lifts the turns around the best one. A question that names
+# several things, or asks for a list ("what books has she read?", "which places did we visit",
+# "how many times", 哪些, 几次) is answered by memories spread over sessions;
+# a ranking that fills its head with one session's turns misses the others. For such a request the
+# head of the ranking (its first HEAD ranked places: kept memories and those only below the
+# relevance threshold, the order a reader sees) is re-ordered by score, each memory's score taken
+# against the head's best and lowered by LAYER_PENALTY for every memory of the same session that
+# stands above it: a session's second turn yields to another session's best unless it scores
+# clearly higher (a weak turn of a new session no longer pushes a strong one out of the head).
+# Beyond the head nothing moves, and nothing is added or dropped; places of memories dropped for
+# any other reason keep their rank.
+
+__all__ = ["HEAD", "LAYER_PENALTY", "cover_sessions", "names_several"]
+
+#: how many of the first ranked places are re-ordered: twice the ten a reader looks at
+HEAD = tuned_int("cover.head")
+#: what each memory of the same session ranked above costs, as a share of the head's best score
+#: (1: every session's best before any session's second; 0: the fused order)
+LAYER_PENALTY = tuned("cover.layer_penalty")
+#: the reason of a memory that is ranked but not injected: it only missed the relevance bar
+_BELOW = "below relevance"
+
+
+def ranked_place(s: ScoredMemory) -> bool:
+    """The memory holds a place in the ranking a reader sees: kept, or only below the bar."""
+    return s.kept or s.reason.startswith(_BELOW)
+
+
+def cover_sessions(
+    ranked: Sequence[ScoredMemory], head_size: int = HEAD, penalty: float = LAYER_PENALTY
+) -> list[ScoredMemory]:
+    """The ranking with its head re-ordered so that several sessions come first (see above)."""
+    head = [s for s in ranked if ranked_place(s)][:head_size]
+    if len(head) <= 1:
+        return list(ranked)
+    top = max(s.score for s in head)
+    if top <= 0:
+        return list(ranked)
+    layer: dict[str, int] = {}
+    keyed = []
+    for s in sorted(head, key=lambda s: s.rank):
+        session = session_of(s.record) or s.record.id
+        keyed.append((s.score / top - penalty * layer.get(session, 0), s.rank, s))
+        layer[session] = layer.get(session, 0) + 1
+    order = [s for _, _, s in sorted(keyed, key=lambda t: (-t[0], t[1]))]
+    ranks = sorted(s.rank for s in head)
+    moved = {id(s): r for s, r in zip(order, ranks)}
+    out = [dataclasses.replace(s, rank=moved[id(s)]) if id(s) in moved else s for s in ranked]
+    return sorted(out, key=lambda s: (s.rank <= 0, s.rank))
+
+
+# The two-hop read of a request that describes the one it asks about.
+#
+# "The person whose email is x@y.com: what is their job?", 那个生日是1月17日的人，家乡是什么？: the
+# request names its subject by one attribute and asks another (`query.described`). The memory that
+# states the attribute ("My cousin's email is x@y.com", 我表姐的生日是1月17号) matches the request
+# and ranks near the top; the memory that answers ("My cousin works as a nurse", 我表姐的老家在河北
+# 石家庄) shares no word with the request, so no channel proposes it.
+#
+# After the first ranking, the ranked memory near the top that holds most of the description's
+# value ("x@y.com" of "whose email is x@y.com") is the bridge (two of them when two memories hold
+# it alike: two people may share what is described). Its words before the description's that the
+# request does not have (stopwords, first-person words and the speakers' names aside: "cousin",
+# 表姐, an event's name) are the holder: the one the request describes. The holder's
+# memories, found by keyword search over those words, are ranked by their cosine with what the
+# request asks of the holder (its sentence without the description), their share of the holder's
+# words breaking near ties; the best of them (`bridge.joined` in the tuning table) join the ranking
+# right after the bridge, with the bridge's fate (kept, or ranked but not injected). `channel.bridge` switches the read off.
 
 #: ranked places (from the top) the bridge is looked for in
 DEPTH = tuned_int("bridge.depth")
@@ -226,3 +285,50 @@ def _joining(
         kept=bridge.kept,
         reason="" if bridge.kept else bridge.reason,
     )
+
+
+# Each question of a request that asks several its share of the ranking's head.
+#
+# "有几个活动在广州？另外，有几个人超过60岁？", "Where does Tom work? Also, when did he move?": one
+# ranking of both questions puts the memories of the question whose words most memories share
+# first, and the other question's answers fall below the places a reader looks at. Each ranked
+# memory is read as an answer to the question whose terms it holds the most of (`query.questions`);
+# the ranking is then dealt question by question, each question's memories in their own order, so
+# that n questions share the head about equally. A memory that holds no question's terms more than
+# another's keeps its place in the dealt order (its place among all, over n). `channel.share`
+# switches this off.
+
+
+def share_places(
+    ranked: Sequence[ScoredMemory], query: RecallQuery, pool: Pool
+) -> list[ScoredMemory]:
+    """ranked with its places dealt among the request's questions (module docstring); the
+    memories without a place in the ranking follow, in their order."""
+    asked = [content_terms(q) for q in query.questions]
+    if len(asked) < 2:
+        return list(ranked)
+    places = [s for s in ranked if ranked_place(s)]
+    seen = [0] * len(asked)
+    keyed: list[tuple[float, int, ScoredMemory]] = []
+    for i, s in enumerate(places):
+        q = _question_of(s, asked, pool)
+        if q is None:
+            key = i / len(asked)
+        else:
+            key, seen[q] = float(seen[q]), seen[q] + 1
+        keyed.append((key, i, s))
+    dealt = [s for _, _, s in sorted(keyed, key=lambda k: (k[0], k[1]))]
+    rest = [s for s in ranked if not ranked_place(s)]
+    return [dataclasses.replace(s, rank=i) for i, s in enumerate([*dealt, *rest], start=1)]
+
+
+def _question_of(s: ScoredMemory, asked: list[tuple[str, ...]], pool: Pool) -> int | None:
+    """The question whose terms the memory holds the largest share of; None on a tie."""
+    tokens = pool.tokens.get(s.record.id)
+    if tokens is None:
+        tokens = frozenset(search_tokens(s.record.text))
+    held = [share(terms, tokens, s.record.text) for terms in asked]
+    best = max(held)
+    if best <= 0 or held.count(best) > 1:
+        return None
+    return held.index(best)
