@@ -10,6 +10,7 @@ Same toolchain and skip rules as test_openclaw_e2e.py.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import time
@@ -218,3 +219,100 @@ def test_memory_store_through_tool_search_stores_the_fact_once_and_no_event(gate
         e for e in events if "tool_call" in e[2] or "tool_search" in e[2] or "memory_" in e[2]
     ], events
     assert "plugin tool name conflict" not in gateway.log()
+
+
+#: an assistant's session as its user runs it: mostly requests for help (questions to the
+#: assistant, commands, small talk), in both languages, none of which is a memory
+REQUESTS = [
+    "What's the capital of Australia?",
+    "帮我把“早上好”翻译成法语。",
+    "Translate 'see you tomorrow' into Spanish.",
+    "帮我算一下 37 乘以 12 等于多少。",
+    "How far is Mars from the Sun?",
+    "解释一下什么是量子纠缠。",
+    "Write a haiku about autumn leaves.",
+    "推荐几本好看的科幻小说。",
+    "How do I reverse a list in Python?",
+    "今天适合穿什么颜色的衣服？",
+    "Give me three synonyms for 'happy'.",
+    "光速是多少？",
+    "What is the boiling point of water at sea level?",
+    "帮我写一句生日祝福语。",
+    "Summarise the plot of Hamlet in two sentences.",
+    "二十四节气里第一个是什么？",
+    "Hello, how are you today?",
+    "用一句话解释一下区块链。",
+    "Convert 100 Fahrenheit to Celsius.",
+    "给我讲个冷笑话。",
+    "What's a good name for a goldfish?",
+    "北京到上海的高铁要多久？",
+    "List the planets of the solar system.",
+    "帮我想一个周末活动的标题。",
+    "Explain recursion to a child.",
+    "怎么煮溏心蛋？",
+    "What does 'carpe diem' mean?",
+    "推荐一首适合跑步听的歌。",
+    "Why is the sky blue?",
+    "帮我检查这句话的语法：I has a apple。",
+    "What time zone is Tokyo in?",
+    "What rhymes with 'orange'?",
+    "帮我把这段话改得更正式一点：明天见。",
+    "How many ounces are in a pound?",
+    "谢谢，你真棒！",
+]
+#: the user's own facts and one about another person (by relation and name), at these turns;
+#: one mixes a statement with a request
+FACTS = {
+    4: "记住：我儿子Leo对芒果过敏。",
+    11: "I work as a nurse at St. Mary's hospital.",
+    17: "我下周去成都出差，帮我查下那边的天气。",
+    23: "My wife Ana plays the violin in an orchestra.",
+    35: "Remember: my bike is a green Brompton.",
+}
+#: (a question in a new session, what its block must hold)
+ASKED = [
+    ("我儿子对什么过敏？", "芒果"),
+    ("Where do I work?", "St. Mary"),
+    ("我下周去哪里出差？", "成都"),
+    ("What does my wife play?", "violin"),
+    ("What bike do I have?", "Brompton"),
+]
+
+
+def test_a_40_turn_assistant_session_with_a_compaction_keeps_the_facts_and_no_requests(gateway):
+    world = gateway.world
+    requests = iter(REQUESTS)
+    turns = [FACTS.get(n) or next(requests) for n in range(1, 41)]
+    mark = time.monotonic()
+    for n, text in enumerate(turns, start=1):
+        gateway.chat("assistant", text)
+        if n == 30:
+            proc = subprocess.run(
+                [str(world.tools.openclaw), "sessions", "compact", "agent:main:assistant"],
+                env=world.env(),
+                cwd=world.tmp,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            # the plugin's compaction hook runs before OpenClaw summarises; OpenClaw's own
+            # safeguard may refuse the scripted model's summary of a long session, which is
+            # OpenClaw's outcome, not memory's: what memory wrote is checked below
+            compacted = proc.stdout[-1000:] + proc.stderr[-1000:]
+    world.timings["40 assistant turns"] = round(time.monotonic() - mark, 1)
+    _flushed(world)
+    # the son's fact is the son's: no profile record of the user speaks of him
+    profile = world.records("user_id = ? AND type = 'profile' AND status = 'active'", (OPERATOR,))
+    assert not [r for r in profile if re.search(r"Leo|儿子|\bson\b", r[2], re.I)]
+    # the compaction wrote a summary, and no summary lists the user's requests
+    summaries = [r[2] for r in world.records("user_id = ? AND type = 'summary'", (OPERATOR,))]
+    assert summaries, compacted
+    for summary in summaries:
+        assert "Open questions" not in summary
+        assert not [r for r in REQUESTS if r in summary]
+    for n, (question, answer) in enumerate(ASKED):
+        block = system_text(gateway.chat(f"assistant-next-{n}", question)[0])
+        assert answer in block, (question, block[-2000:])
+        echoed = [r for r in REQUESTS if r in block]
+        assert not echoed, (question, echoed)
+        assert "Open questions" not in block
