@@ -113,6 +113,17 @@ class Gateway:
         assert resp.status_code == 200, resp.text[-2000:]
         return self.world.model.chat_requests()[before:]
 
+    def compact(self, session: str) -> subprocess.CompletedProcess:
+        """`openclaw sessions compact` of one session, as its user runs it."""
+        return subprocess.run(
+            [str(self.world.tools.openclaw), "sessions", "compact", f"agent:main:{session}"],
+            env=self.world.env(),
+            cwd=self.world.tmp,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
     def log(self) -> str:
         return (self.world.tmp / "gateway.log").read_text(errors="replace")
 
@@ -170,14 +181,7 @@ def test_a_compaction_through_the_gateway_then_a_new_fact_both_recalled_and_a_su
     gateway.chat("compact-me", "请记住：我女儿叫小米，今年五岁。")
     gateway.chat("compact-me", "We decided to move to Lisbon next spring.")
     mark = time.monotonic()
-    proc = subprocess.run(
-        [str(world.tools.openclaw), "sessions", "compact", "agent:main:compact-me"],
-        env=world.env(),
-        cwd=world.tmp,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    proc = gateway.compact("compact-me")
     world.timings["compact"] = round(time.monotonic() - mark, 1)
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
     gateway.chat("compact-me", "Remember: my dentist is called Okafor, on Rua Augusta.")
@@ -287,14 +291,7 @@ def test_a_40_turn_assistant_session_with_a_compaction_keeps_the_facts_and_no_re
     for n, text in enumerate(turns, start=1):
         gateway.chat("assistant", text)
         if n == 30:
-            proc = subprocess.run(
-                [str(world.tools.openclaw), "sessions", "compact", "agent:main:assistant"],
-                env=world.env(),
-                cwd=world.tmp,
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
+            proc = gateway.compact("assistant")
             # the plugin's compaction hook runs before OpenClaw summarises; OpenClaw's own
             # safeguard may refuse the scripted model's summary of a long session, which is
             # OpenClaw's outcome, not memory's: what memory wrote is checked below
