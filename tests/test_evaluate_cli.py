@@ -278,3 +278,25 @@ def test_a_kept_store_is_resumed_without_ingesting(capsys, files):
         system.close()
     after = sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()
     assert after == count
+
+
+def test_a_switched_off_rule_keys_the_store_but_a_recall_channel_does_not(tmp_path):
+    """A rule switched off may change what ingestion stores, so a store ingested with it on is
+    not reused; a recall channel's switch changes only the read path, so it is."""
+    from openclaw_memory.config import config_from_dict, load_config
+    from openclaw_memory_bench.evaluate.memory_system import MemorySystem
+
+    base = config_from_dict({"storage": {"embedding_model": "hash"}}, base=load_config(None))
+
+    def key(disabled: list[str]) -> str:
+        cfg = config_from_dict({"rules": {"disabled": disabled}}, base=base)
+        system = MemorySystem(cfg, tmp_path / "-".join(disabled or ["all-on"]))
+        try:
+            return system._fingerprint
+        finally:
+            system.close()
+
+    all_on = key([])
+    assert key(["channel.kind"]) == all_on
+    assert key(["zh.focus"]) != all_on
+    assert key(["en.request"]) != key(["zh.focus"])

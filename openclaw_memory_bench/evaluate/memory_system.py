@@ -67,8 +67,9 @@ def write_path_code(root: Path = PACKAGE) -> str:
 
 
 def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
-    """Ingestion depends on the extraction and forgetting settings, the sentence vectors, the
-    embedder, the package version and its write-path code; a store ingested otherwise is not reused."""
+    """Ingestion depends on the extraction and forgetting settings, the rules switched off (but a
+    recall channel's switch), the sentence vectors, the embedder, the package version and its
+    write-path code; a store ingested otherwise is not reused."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -84,6 +85,9 @@ def _ingest_fingerprint(config: MemoryConfig, engine: Any) -> str:
         package,
         write_path_code(),
     ]
+    off = sorted(n for n in config.rules.disabled if not n.startswith("channel."))
+    if off:  # a store ingested with every rule on keeps its key
+        parts.append(off)
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

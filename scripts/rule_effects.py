@@ -1,0 +1,147 @@
+"""What each class of rules is worth: the evaluation with one class switched off, on every set.
+
+    python scripts/rule_effects.py --work /tmp/effects \\
+        --set zh=locomo:tests/data/zh_locomo.json \\
+        --set memdaily=locomo:$DATA/memdaily/memdaily_zh_dev.json \\
+        --set locomo=locomo:$DATA/locomo/locomo_dev5.json \\
+        --set lme=longmemeval:$DATA/longmemeval/longmemeval_s_dev100.json.gz \\
+        --off channel.kind --off zh.focus --off en.focus --markdown
+
+runs `openclaw-memory eval` on each set once with every rule on and once per `--off` name with
+that name in `rules.disabled` (a rule, a table such as `zh.focus`, a language, or a recall
+channel `channel.<name>`; the names `openclaw-memory rules` lists), each question's outcome
+written with `--questions-out`, and prints per class and set the change of R_all@10 and of the
+injected R_all, all on minus the class off (and the questions it earns / costs at 10). A class
+that costs one set what it gives another, or that moves one question, has not earned its place.
+
+A recall channel or step only changes the read path, so its runs reuse the all-on store; any other
+class may change what is stored, so its runs ingest again into their own store, taking the
+passages' vectors from the all-on store (`--reuse-vectors`): nothing is embedded twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+#: names whose switch changes only the read path (their runs reuse the all-on store)
+READ_ONLY_PREFIXES = ("channel.",)
+
+
+def parse_set(spec: str) -> tuple[str, str, str]:
+    """`name=kind:path` -> (name, kind, path); kind is locomo or longmemeval."""
+    name, sep, rest = spec.partition("=")
+    kind, sep2, path = rest.partition(":")
+    if not (sep and sep2 and name and path) or kind not in ("locomo", "longmemeval"):
+        raise SystemExit(f"--set: expected name=locomo:PATH or name=longmemeval:PATH, got {spec!r}")
+    return name, kind, path
+
+
+def run_eval(
+    kind: str, path: str, out: Path, data_dir: Path, off: str | None, reuse: Path | None
+) -> dict:
+    """One evaluation; its JSON result (the hybrid read path), questions written beside it."""
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "openclaw_memory"]
+    if off:
+        config = out / "config.yaml"
+        config.write_text(f"rules:\n  disabled: [{off}]\n", encoding="utf-8")
+        cmd += ["--config", str(config)]
+    cmd += ["eval", kind, path, "--json", "--no-progress", "--no-precision"]
+    cmd += ["--data-dir", str(data_dir), "--questions-out", str(out / "questions.jsonl")]
+    if reuse is not None:
+        cmd += ["--reuse-vectors", str(reuse)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"eval failed ({' '.join(cmd)}):\n{done.stderr[-2000:]}")
+    (out / "result.json").write_text(done.stdout, encoding="utf-8")
+    return json.loads(done.stdout)
+
+
+def figures(result: dict) -> tuple[float, float, float]:
+    """R_all@10 (turn level for LongMemEval), injected R_all, injected mean tokens."""
+    if "turn" in result and isinstance(result["turn"], dict):
+        r10 = result["turn"].get("recall_all@10", 0.0)
+    else:
+        r10 = result.get("overall", {}).get("recall_all@10", 0.0)
+    injected = result.get("injected", {})
+    return r10, injected.get("recall_all", 0.0), injected.get("tokens_mean", 0.0)
+
+
+def outcomes(path: Path) -> dict[str, tuple[bool, bool]]:
+    """Question id -> (hit at 10, injected)."""
+    rows = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            q = json.loads(line)
+            rows[q["id"]] = (bool(q["hit"].get("10")), bool(q.get("injected")))
+    return rows
+
+
+def moved(
+    base: dict[str, tuple[bool, bool]], other: dict[str, tuple[bool, bool]]
+) -> tuple[int, int]:
+    """(earns, costs): questions hit at 10 only with the class on, and only with it off."""
+    lost = sum(1 for q, (hit, _) in base.items() if hit and not other.get(q, (False, False))[0])
+    gained = sum(1 for q, (hit, _) in base.items() if not hit and other.get(q, (False, False))[0])
+    return lost, gained
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", required=True, type=Path, help="stores and outcomes go here")
+    parser.add_argument("--set", action="append", required=True, dest="sets", help="name=kind:path")
+    parser.add_argument("--off", action="append", default=[], help="a rule, table or channel name")
+    parser.add_argument(
+        "--reuse-vectors", type=Path, help="an earlier store of each set: DIR/<set>"
+    )
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = parser.parse_args(argv)
+    sets = [parse_set(s) for s in args.sets]
+    report: dict[str, dict] = {"sets": {}, "classes": {}}
+    base_rows = {}
+    for name, kind, path in sets:
+        base_dir = args.work / name / "all-on"
+        reuse = args.reuse_vectors / name if args.reuse_vectors else None
+        result = run_eval(kind, path, base_dir, base_dir / "store", None, reuse)
+        report["sets"][name] = dict(zip(("r10", "injected", "tokens"), figures(result)))
+        base_rows[name] = outcomes(base_dir / "questions.jsonl")
+    for off in args.off:
+        row = report["classes"][off] = {}
+        for name, kind, path in sets:
+            out = args.work / name / off
+            base_store = args.work / name / "all-on" / "store"
+            read_only = off.startswith(READ_ONLY_PREFIXES)
+            store = base_store if read_only else out / "store"
+            result = run_eval(kind, path, out, store, off, None if read_only else base_store)
+            r10, inj, tokens = figures(result)
+            base = report["sets"][name]
+            lost, gained = moved(base_rows[name], outcomes(out / "questions.jsonl"))
+            row[name] = {
+                "r10_delta": round(base["r10"] - r10, 4),
+                "injected_delta": round(base["injected"] - inj, 4),
+                "tokens_delta": round(base["tokens"] - tokens, 1),
+                "earns": lost,
+                "costs": gained,
+            }
+    if args.markdown:
+        names = [n for n, _, _ in sets]
+        print("| class off | " + " | ".join(names) + " |")
+        print("|---|" + "---|" * len(names))
+        for off, row in report["classes"].items():
+            cells = [
+                f"{row[n]['r10_delta']:+.3f} / {row[n]['injected_delta']:+.3f} "
+                f"(+{row[n]['earns']} -{row[n]['costs']})"
+                for n in names
+            ]
+            print(f"| `{off}` | " + " | ".join(cells) + " |")
+    else:
+        print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
