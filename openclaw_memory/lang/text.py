@@ -211,3 +211,16 @@ def cuts_at_space(text: str, langs: Languages | None = None) -> bool:
     """Whether text may be cut at a space: its language sets its words apart by spaces
     (a pack's `spaced`)."""
     return (langs or all_on()).of(text).spaced
+
+
+def across(table: str, entry: str, key: str, langs: Languages | None = None) -> tuple[Any, ...]:
+    """The setting `key` of `entry` in every pack's `table` that has it on, in the order
+    scripts are tried (`Languages.all`): the same text in each language, say."""
+    found = (p.table(table).entry(entry) for p in (langs or all_on()).all())
+    return tuple(e.setting(key) for e in found if e.on and key in e.settings)
+
+
+def in_every_language(table: str, entry: str, key: str = "text") -> str:
+    """One text holding `entry`'s `key` of every pack's `table`, joined by spaces (`across`):
+    a warm-up text that loads each language's tokenizer at once, say."""
+    return " ".join(across(table, entry, key))
