@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.cli import demo_script
+from openclaw_memory.cli import demo_script, run_demo
 from openclaw_memory.embed.embedding import Background, HashEmbedding, embed_passages
 from openclaw_memory.embed.onnx import VALIDATION_TEXTS
 from openclaw_memory.errors import ConfigError
@@ -116,14 +116,24 @@ def test_warm_up_and_validation_texts_come_from_each_language():
     assert "" in VALIDATION_TEXTS  # the empty text is checked whatever the languages
 
 
-def test_the_demo_conversation_is_a_language_table():
-    script = demo_script()
-    assert detect(script["question"]["text"]) == "zh"
-    assert demo_script("zh") == script
-    turns = script["session_1"]["turns"]
-    assert {detect(user) for user, _ in turns} == {"zh", "en"}
-    with pytest.raises(ConfigError, match=r"demo --lang: expected one of 'zh', found 'xx'"):
+@pytest.mark.parametrize("code", ["zh", "en"])
+def test_the_demo_conversation_is_a_language_table(code):
+    script = demo_script(code)
+    assert detect(script["question"]["text"]) == code
+    assert {detect(user) for user, _ in script["session_2"]["turns"]} == {code}
+    assert demo_script() == demo_script("zh")  # the first pack in script order with one
+    with pytest.raises(ConfigError, match=r"demo --lang: expected one of 'zh', 'en', found 'xx'"):
         demo_script("xx")
+
+
+@pytest.mark.parametrize(
+    "code, kept, forgotten", [("zh", "绿茶", "杭州"), ("en", "green tea", "Hangzhou")]
+)
+def test_the_demo_runs_in_each_language(code, kept, forgotten, tmp_path, capsys, make_config):
+    assert run_demo(make_config(tmp_path), data_dir=str(tmp_path), lang=code) == 0
+    block = capsys.readouterr().out.split("exact messages")[1].split("bob asks")[0]
+    assert kept in block and forgotten not in block
+    assert detect(block.split("<memory-context>")[1]) == code
 
 
 def test_the_digest_is_written_in_most_events_language():
