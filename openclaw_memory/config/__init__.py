@@ -170,7 +170,7 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
         elif (
             inner is not None and isinstance(value, Mapping) and getattr(current, name) is not None
         ):
-            # a partial override of an optional section keeps its other keys (weights_cjk)
+            # a partial override of an optional section (a language's weights) keeps its other keys
             changes[name] = _build(inner, value, where, key, getattr(current, name))
         else:
             changes[name] = _coerce(value, tp, where, key)

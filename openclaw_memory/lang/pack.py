@@ -70,10 +70,11 @@ TOKENIZERS: dict[str, Tokenizer] = {"words": words, "jieba": jieba_search, "bigr
 #
 # A pack is a folder `lang/<code>/`: `pack.yaml` holds what the pack is (its code, the characters
 # that mark its script and the order in which scripts are tried, its tokenizer and stopwords, the
-# punctuation joining its clauses) and every other `<table>.yaml` holds one table. A table is a
-# meaning, named entries and settings of its own (which parser reads it, say); an entry carries a
-# one-line meaning and a regular expression (`pattern`, with `flags`) or a word list (`words`), and
-# where its rule has one a `confidence`; other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
+# punctuation joining its clauses, whether it sets its words apart by spaces) and every other
+# `<table>.yaml` holds one table. A table is a meaning, named entries and settings of its own
+# (which parser reads it, say); an entry carries a one-line meaning and a regular expression
+# (`pattern`, with `flags`) or a word list (`words`), and where its rule has one a `confidence`;
+# other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
 #
 # A switched-off entry (`rules.disabled`) keeps its place but stops acting: its pattern never matches
 # and its word list is empty, so the mechanism that reads it needs no branch for the switch.
@@ -169,6 +170,8 @@ class LanguagePack:
     stopwords: frozenset[str]
     comma: str
     tables: Mapping[str, Table]
+    #: whether the language sets its words apart by spaces (a text may be cut at a space)
+    spaced: bool = True
 
     def tokenize(self, run: str) -> list[str]:
         """The tokens of one run of word characters, by the pack's tokenizer."""
@@ -218,6 +221,7 @@ def load_pack(folder: Path) -> LanguagePack:
         stopwords=frozenset(_words(meta.get("stopwords", ""), meta_path, "stopwords")),
         comma=str(meta.get("comma", ", ")),
         tables=tables,
+        spaced=_field(meta, "spaced", bool, meta_path) if "spaced" in meta else True,
     )
 
 
@@ -284,3 +288,22 @@ def _entry(name: str, raw: Any, path: Path) -> Entry:
         raise ConfigError(f"{path}: {where}.confidence: expected a number in [0, 1]")
     settings = {k: v for k, v in raw.items() if k not in _ENTRY_KEYS}
     return Entry(name, raw["meaning"], pattern, flags, words, confidence, settings)
+
+
+# Tables of no language: the named shapes of the text formats the doors read and write (the
+# reference block's markers and the chat-template tokens it removes, OpenClaw's memory files), in
+# `lang/format/<name>.yaml`. They are read like a pack's tables (a meaning, named entries, each a
+# pattern with its flags) but belong to no pack, so `rules.disabled` does not reach them: a format
+# does not change with the language of the text inside it.
+
+_FORMATS = Path(__file__).resolve().parent / "format"
+
+
+@functools.lru_cache(maxsize=None)
+def format_table(name: str) -> Table:
+    """The format table `name` (`lang/format/<name>.yaml`), read once."""
+    path = _FORMATS / f"{name}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in _FORMATS.glob("*.yaml"))
+        raise ConfigError(f"format table {name!r}: expected one of {known}")
+    return _table(path)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any, Mapping
 
 from . import Languages, all_on
-from .pack import jieba_module
+from .pack import LanguagePack, jieba_module
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -178,3 +180,47 @@ def sentence_parts(text: str, max_parts: int) -> list[str]:
         runs = [parts[round(i * size) : round((i + 1) * size)] for i in range(max_parts)]
         parts = [functools.reduce(_join, run) for run in runs]
     return parts
+
+
+def pack_for(text: str, table: str, langs: Languages | None = None) -> LanguagePack:
+    """The pack whose `table` speaks for text: the pack of its language (`detect`) when that pack
+    has the table, else the pack of text with no marked script. Japanese text, whose pack has no
+    render labels, is rendered in the labels of unmarked text, never in Chinese ones by accident."""
+    langs = langs or all_on()
+    found = langs.of(text)
+    return found if found.table(table) else langs.of("")
+
+
+def majority(
+    texts: Iterable[str], table: str, *, ties: bool, langs: Languages | None = None
+) -> LanguagePack:
+    """The pack (`pack_for`) most of texts are written in: a pack of a marked script when it
+    speaks for more than half of them (or for half, when `ties`), else the pack of text with
+    no marked script. An empty text counts for the unmarked pack."""
+    langs = langs or all_on()
+    unmarked = langs.of("")
+    counts = Counter(pack_for(t, table, langs).code for t in texts)
+    total = sum(counts.values())
+    for code, count in counts.most_common():
+        if code != unmarked.code and (2 * count > total or (ties and 2 * count == total)):
+            return langs.pack(code)
+    return unmarked
+
+
+def cuts_at_space(text: str, langs: Languages | None = None) -> bool:
+    """Whether text may be cut at a space: its language sets its words apart by spaces
+    (a pack's `spaced`)."""
+    return (langs or all_on()).of(text).spaced
+
+
+def across(table: str, entry: str, key: str, langs: Languages | None = None) -> tuple[Any, ...]:
+    """The setting `key` of `entry` in every pack's `table` that has it on, in the order
+    scripts are tried (`Languages.all`): the same text in each language, say."""
+    found = (p.table(table).entry(entry) for p in (langs or all_on()).all())
+    return tuple(e.setting(key) for e in found if e.on and key in e.settings)
+
+
+def in_every_language(table: str, entry: str, key: str = "text") -> str:
+    """One text holding `entry`'s `key` of every pack's `table`, joined by spaces (`across`):
+    a warm-up text that loads each language's tokenizer at once, say."""
+    return " ".join(across(table, entry, key))

@@ -23,8 +23,8 @@ from collections.abc import Sequence, Callable
 from dataclasses import dataclass, asdict, field
 from ..write.consolidate.records import new_id
 from ..embed.embedding import embed_passages
-from ..lang import all_on
-from ..lang.text import has_cjk
+from ..lang.pack import LanguagePack
+from ..lang.text import majority
 from ..core.tokens import count_tokens
 from ..store.ports import MaintenanceLog
 from ..store.entity_linking import BATCH
@@ -232,50 +232,50 @@ def digest(
     subject: str | None, events: Sequence[MemoryRecord], *, max_tokens: int = DIGEST_MAX_TOKENS
 ) -> str:
     """Extractive digest: period, counts by kind, distinct one-line outcomes; at most max_tokens."""
-    zh = sum(has_cjk(e.summary) for e in events) * 2 > len(events)
+    lp = majority([e.summary for e in events], "compaction", ties=False)
     first, last = min(e.created_at for e in events), max(e.created_at for e in events)
-    kinds = Counter(_kind(e, zh) for e in events).most_common()
+    kinds = Counter(_kind(e, lp) for e in events).most_common()
     outcomes = Counter(_outcome(e.summary) for e in events)  # insertion order = first seen
-    head = _head(subject, len(events), iso_date(first), iso_date(last), kinds, zh)
+    head = _head(subject, len(events), iso_date(first), iso_date(last), kinds, lp)
     parts: list[str] = []
     for i, (line, n) in enumerate(outcomes.items()):
-        item = _item(line, n, zh)
+        item = _item(line, n, lp)
         rest = len(outcomes) - i - 1
-        tail = _form(zh, "more").format(n=rest) if rest else ""
-        if parts and count_tokens(_join(head, [*parts, item, tail], zh)) > max_tokens:
-            parts.append(_form(zh, "more").format(n=len(outcomes) - i))
+        tail = _form(lp, "more").format(n=rest) if rest else ""
+        if parts and count_tokens(_join(head, [*parts, item, tail], lp)) > max_tokens:
+            parts.append(_form(lp, "more").format(n=len(outcomes) - i))
             break
         parts.append(item)
-    return _join(head, parts, zh)
+    return _join(head, parts, lp)
 
 
-def _form(zh: bool, name: str) -> str:
-    """A form of the digest (`compaction` table) in the language a has-Han flag means."""
-    return str(all_on().of_han(zh).table("compaction").entry("digest").settings[name])
+def _form(lp: LanguagePack, name: str) -> str:
+    """A form of the digest in the language of most of its events (their `compaction` table)."""
+    return str(lp.table("compaction").entry("digest").settings[name])
 
 
-def _head(subject: str | None, n: int, start: str, end: str, kinds: list, zh: bool) -> str:
-    period = _form(zh, "period_day" if start == end else "period_span").format(start=start, end=end)
-    about = _form(zh, "about").format(subject=subject) if subject else ""
-    counts = _form(zh, "counts_sep").join(
-        _form(zh, "count").format(kind=k, count=c) for k, c in kinds
+def _head(subject: str | None, n: int, start: str, end: str, kinds: list, lp: LanguagePack) -> str:
+    period = _form(lp, "period_day" if start == end else "period_span").format(start=start, end=end)
+    about = _form(lp, "about").format(subject=subject) if subject else ""
+    counts = _form(lp, "counts_sep").join(
+        _form(lp, "count").format(kind=k, count=c) for k, c in kinds
     )
-    return _form(zh, "head").format(about=about, n=n, period=period, counts=counts)
+    return _form(lp, "head").format(about=about, n=n, period=period, counts=counts)
 
 
-def _join(head: str, parts: list[str], zh: bool) -> str:
-    body = _form(zh, "parts_sep").join(p for p in parts if p)
-    return head + body + _form(zh, "end")
+def _join(head: str, parts: list[str], lp: LanguagePack) -> str:
+    body = _form(lp, "parts_sep").join(p for p in parts if p)
+    return head + body + _form(lp, "end")
 
 
-def _item(line: str, n: int, zh: bool) -> str:
+def _item(line: str, n: int, lp: LanguagePack) -> str:
     if n == 1:
         return line
-    return _form(zh, "repeated").format(line=line, n=n)
+    return _form(lp, "repeated").format(line=line, n=n)
 
 
-def _kind(e: MemoryRecord, zh: bool) -> str:
-    return e.tags[0] if e.tags else _form(zh, "event")
+def _kind(e: MemoryRecord, lp: LanguagePack) -> str:
+    return e.tags[0] if e.tags else _form(lp, "event")
 
 
 def _outcome(summary: str) -> str:

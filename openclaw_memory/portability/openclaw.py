@@ -9,13 +9,14 @@ import errno
 import json
 import logging
 import os
-import re
 import stat
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from ..errors import ValidationError
+from ..lang import all_on
+from ..lang.pack import format_table
 from ..lang.text import valid_unicode
 from .jsonl import WORKSPACE_FILE_BYTES, WORKSPACE_TOTAL_BYTES
 from collections.abc import Iterator
@@ -65,24 +66,42 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
-_DAILY_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-[^/]*)?\.md$")
-_PROMOTED = re.compile(r"^##\s+Promoted From Short-Term Memory \((\d{4}-\d{2}-\d{2})[^)]*\)\s*$")
-_SESSION_HEAD = re.compile(r"^#\s+Session:\s+(\d{4}-\d{2}-\d{2})\s+(\d{1,2}):(\d{2})")
-_SESSION_META = re.compile(r"^[-*]\s+\*\*(Session Key|Session ID|Source|Reason)\*\*:\s*(.*)$")
-_TRANSCRIPT = re.compile(r'^(user|assistant):\s+(".*")\s*$')
-_MANAGED_START = re.compile(r"<!--\s*openclaw:dreaming:[\w-]+:start\s*-->")
-_MANAGED_END = re.compile(r"<!--\s*openclaw:dreaming:[\w-]+:end\s*-->")
-_TRIGGER = re.compile(r"<!--\s*trigger:\s*(.*?)\s*-->")
-_IMPORTANCE = re.compile(r"<!--\s*importance:\s*(\d+)\s*-->")
-_PROJECT = re.compile(r"<!--\s*project:\s*(.*?)\s*-->")
+# The file format's shapes are a format table (`lang/format/openclaw.yaml`); the words OpenClaw
+# writes in them (its headings and labels) are each language's openclaw table.
+_FORMAT = format_table("openclaw")
+_LANGS = all_on()
+
+
+def _words(entry: str) -> str:
+    """The words of `entry` in every language's openclaw table, as one alternation."""
+    return _LANGS.alternation("openclaw", entry)
+
+
+_DAILY_NAME = _FORMAT["daily_name"].pattern
+_PROMOTED = _FORMAT["promoted"].regex(promoted=_words("promoted"))
+_SESSION_HEAD = _FORMAT["session_head"].regex(session=_words("session"))
+_SESSION_META = _FORMAT["session_meta"].regex(
+    session_id=_words("session_id"), labels=_words("session_meta")
+)
+#: the values of a session's id line that name no session
+_NO_SESSION = frozenset(
+    v for p in _LANGS.all() for v in p.table("openclaw").entry("session_id").setting("none", ())
+)
+_TRANSCRIPT = _FORMAT["transcript"].regex(user=_words("user"), assistant=_words("assistant"))
+_MANAGED_START = _FORMAT["managed_start"].pattern
+_MANAGED_END = _FORMAT["managed_end"].pattern
+_TRIGGER = _FORMAT["trigger"].pattern
+_TAG_SEPARATOR = _FORMAT["tag_separator"].pattern
+_IMPORTANCE = _FORMAT["importance"].pattern
+_PROJECT = _FORMAT["project"].pattern
 # Our own export's annotations (OpenClaw ignores comments): a memory's subject and time of day.
-_SUBJECT = re.compile(r"<!--\s*subject:\s*(.*?)\s*-->")
-_TIME = re.compile(r"<!--\s*time:\s*(\d{1,2}):(\d{2})\s*-->")
-_COMMENT = re.compile(r"<!--.*?-->")
-_PROMO_META = re.compile(r"\s*\[score=[^\]]*\]")
-_PROMO_SOURCE = re.compile(r"source=(?:[^\]\s]*/)?(\d{4}-\d{2}-\d{2})[^\]\s]*")
-_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_SUBJECT = _FORMAT["subject"].pattern
+_TIME = _FORMAT["time"].pattern
+_COMMENT = _FORMAT["comment"].pattern
+_PROMO_META = _FORMAT["promo_meta"].pattern
+_PROMO_SOURCE = _FORMAT["promo_source"].pattern
+_BULLET = _FORMAT["bullet"].pattern
+_FENCE = _FORMAT["fence"].pattern
 _MAX_ENTRY = 4000
 
 
@@ -120,7 +139,7 @@ def _annotations(text: str) -> _Notes:
     """The entry's text without annotations, and what the annotations say."""
     tags: list[str] = []
     for m in _TRIGGER.finditer(text):
-        tags += [t.strip() for t in re.split(r"[,;]", m.group(1)) if t.strip()]
+        tags += [t.strip() for t in _TAG_SEPARATOR.split(m.group(1)) if t.strip()]
     tags += [f"project:{m.group(1)}" for m in _PROJECT.finditer(text) if m.group(1)]
     imp = _IMPORTANCE.search(text)
     importance = min(10, max(1, int(imp.group(1)))) / 10 if imp else None
@@ -179,12 +198,12 @@ class _Parser:
             self._heading(stripped)
         elif m := _SESSION_META.match(stripped):
             self._flush()
-            if m.group(1) == "Session ID" and m.group(2).strip() not in ("", "unknown"):
-                self.session = m.group(2).strip()
+            if m.group("id") and m.group("value").strip() not in _NO_SESSION:
+                self.session = m.group("value").strip()
         elif m := _TRANSCRIPT.match(stripped):
             self._flush()
-            if m.group(1) == "user":
-                self._start, self._buf = number, [_unquote(m.group(2))]
+            if m.group("user"):
+                self._start, self._buf = number, [_unquote(m.group("quoted"))]
                 self._flush()
         elif m := _BULLET.match(line):
             self._flush()

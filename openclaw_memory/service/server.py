@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import ConfigError
+from ..lang.text import across
 
 TOKEN_ENV = "OPENCLAW_MEMORY_TOKEN"
 
@@ -245,13 +246,13 @@ def start_maintenance(middleware: Any, cfg: Any) -> Any:
     return start_scheduler(middleware.engine, cfg.maintenance)
 
 
-#: one request a language: each language has its own tokenizer and its own background bank
-#: (background.py), loaded by the first request in that language
-WARM_UP_QUERIES = ("What did I say about my plans?", "我之前说过什么计划？")
+#: one request a language (its warm-up table's `query`): each language has its own tokenizer and
+#: its own background bank (background.py), loaded by the first request in that language
+WARM_UP_QUERIES: tuple[str, ...] = across("warmup", "query", "text")
 
 
 def warm_up(middleware: Any) -> None:
-    """Load the embedder, the CJK tokenizer and each language's background bank now, before
+    """Load the embedder, each language's tokenizer and background bank now, before
     the port is opened, so the first recall in either language fits the plugin's budget.
 
     Without this the first query after a start pays for them (seconds: the English bank alone
