@@ -187,7 +187,7 @@ def test_a_request_in_one_language_finds_the_relation_stated_in_the_other(mw, st
 
 
 @pytest.mark.parametrize(
-    ("request_cjk", "memory", "personal", "passes"),
+    ("request_unspaced", "memory", "personal", "passes"),
     [
         (True, "I'm flying to Chengdu next week for work", True, True),
         (False, "我下周去成都出差", True, True),
@@ -196,7 +196,7 @@ def test_a_request_in_one_language_finds_the_relation_stated_in_the_other(mw, st
     ],
 )
 def test_the_bar_is_not_one_number_for_every_pair_of_languages(
-    request_cjk, memory, personal, passes
+    request_unspaced, memory, personal, passes
 ):
     from openclaw_memory.config.schema import RecallConfig
     from openclaw_memory.recall.gate import relevant
@@ -204,7 +204,7 @@ def test_the_bar_is_not_one_number_for_every_pair_of_languages(
     from openclaw_memory.types import MemoryRecord, ScoredMemory
 
     # a translation scores below a paraphrase: 0.795 against the bar of 0.80
-    pool = Pool(personal=personal, request_cjk=request_cjk)
+    pool = Pool(personal=personal, request_unspaced=request_unspaced)
     record = MemoryRecord("m1", ALICE, MemoryType.EPISODE, memory)
     pool.records["m1"], pool.cosine["m1"] = record, 0.795
     s = ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",))

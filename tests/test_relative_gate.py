@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.config.schema import RecallConfig
+from openclaw_memory.lang.text import unspaced
 from openclaw_memory.recall.gate import relevant, signals
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
@@ -50,7 +51,7 @@ def _gate(
         background_across=across,
         store_level=min(crowd.values()),
         personal=personal,
-        request_cjk=any("\u4e00" <= ch <= "\u9fff" for ch in request),
+        request_unspaced=unspaced(request),
     )
     for lang, texts in FILLERS.items():
         for i, text in enumerate(texts):
@@ -244,7 +245,7 @@ def _pool_gate(
         background_across=levels["across"],
         store_level=min(levels["crowd"].values()),
         personal=True,
-        request_cjk=any("\u4e00" <= ch <= "\u9fff" for ch in request),
+        request_unspaced=unspaced(request),
         retired=dict(retired or {}),
     )
     for lang, texts in FILLERS.items():

@@ -7,7 +7,10 @@ import re
 from dataclasses import dataclass
 from ..lang import Table, all_on, LanguagePack
 from ..types import MemoryType
-from ..lang.text import _jieba
+from ..lang.heads import _posseg
+
+# moved below both sides (recall reads them too); kept here for the write side
+from ..lang.heads import en_head as en_head, singular as singular, zh_head as zh_head
 
 # The Slot value and the helpers every slot classifier shares.
 #
@@ -131,42 +134,6 @@ def _plain() -> Table:
     return all_on().of_han(False).table(_TABLE_lexicon)
 
 
-@functools.lru_cache(maxsize=1)
-def _generic_heads() -> frozenset[str]:
-    """Heads too general to key a like, in every language (a phrase may mix them)."""
-    return frozenset(
-        w for p in all_on().all() for w in p.table(_TABLE_lexicon).entry("generic_heads").words
-    )
-
-
-def _posseg():
-    """jieba's part-of-speech tagger over the shared, once-loaded dictionary.
-
-    Never `jieba.posseg.dt.initialize()`: it empties the tagger's word-tag table and refills it,
-    and every thread tagging meanwhile (entity extraction on a write) gets "x" for known words.
-    Importing the module loads the table once, under the import lock.
-    """
-    import jieba.posseg
-
-    _jieba()
-    return jieba.posseg
-
-
-def singular(word: str) -> str:
-    """A rough English singular: movies -> movie, stories -> story, peanuts -> peanut."""
-    table = _plain()
-    endings = table.entry("singular_endings")
-    if len(word) <= 3 or word.endswith(endings.words) or word in table.entry("uncounted").wordset:
-        return word
-    if word in table.entry("ie_plurals").wordset:
-        return word[:-1]
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(tuple(endings.setting("es_endings", ()))):
-        return word[:-2]
-    return word.removesuffix("s")
-
-
 def strip_zh_verb(obj: str) -> tuple[str, str]:
     """Split a leading activity verb off a Chinese object: 喝咖啡 -> ("喝", "咖啡")."""
     for verb in _han().entry("activity_verbs").words:
@@ -188,35 +155,6 @@ def _zh_category(verb: str, rest: str) -> str | None:
         if tok in foods:
             return "food"
     return None
-
-
-def zh_head(text: str) -> str:
-    """The trailing noun compound of a Chinese phrase, by jieba part of speech."""
-    text = _han().entry("trail").pattern.sub("", text.strip(), count=1)
-    pairs = _posseg().lcut(text)
-    run: list[str] = []
-    for pair in reversed(pairs):
-        is_noun = pair.flag.startswith("n") or pair.flag in ("vn", "eng", "nz")
-        if is_noun:
-            run.insert(0, pair.word)
-        elif run:
-            break
-    head = "".join(run[-2:])
-    if not head or head in _generic_heads():
-        head = text
-    return head[:12]
-
-
-def en_head(text: str) -> str:
-    """The object noun of an English phrase: "watching sci-fi movies a lot" -> "sci-fi movie"."""
-    table = _plain()
-    text = re.sub(r"[^\w\s'\-]", " ", text.lower()).strip()
-    text = table.entry("cut").pattern.sub("", text, count=1)
-    text = table.entry("lead").pattern.sub("", text, count=1).strip()
-    words = [singular(w) for w in text.split()][-2:]
-    if words and words[-1] in _generic_heads():
-        words = [singular(w) for w in text.split()][-3:]
-    return " ".join(words)[:40]
 
 
 def _en_category(text: str) -> str | None:

@@ -113,6 +113,16 @@ class Entry:
             text = text.replace("${" + key + "}", value)
         return _compile(text, self.flags)
 
+    def fresh(self, **fill: str) -> re.Pattern[str]:
+        """As `regex`, for a fill that changes with the text read (a name, a word of a request):
+        compiled through re's own bounded cache, not kept with the table's patterns."""
+        if not self.on or self.source is None:
+            return NEVER
+        text = self.source
+        for key, value in fill.items():
+            text = text.replace("${" + key + "}", value)
+        return re.compile(text, self.flags)
+
     @functools.cached_property
     def wordset(self) -> frozenset[str]:
         """The word list as a set (empty when the rule is off)."""
@@ -177,6 +187,13 @@ class LanguagePack:
         """The tokens of one run of word characters, by the pack's tokenizer."""
         tokenizer: Tokenizer = TOKENIZERS[self.tokenizer_name]
         return tokenizer(run)
+
+    @property
+    def spaced(self) -> bool:
+        """Whether the language separates its words by spaces (its tokenizer keeps a run of word
+        characters as one word): a word of one that does not (Chinese, Japanese) is found inside
+        a text, not word by word."""
+        return self.tokenizer_name == "words"
 
     def table(self, name: str) -> Table:
         """The table `name` ({} when the language has none: its rules then never act)."""

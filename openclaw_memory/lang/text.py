@@ -47,6 +47,12 @@ def has_cjk(text: str) -> bool:
     return bool(_HAN.search(text))
 
 
+def unspaced(text: str, langs: Languages | None = None) -> bool:
+    """Whether text is in a language that writes its words without spaces between them (its
+    pack's `spaced`, by `detect`): its words are found inside a text, not word by word."""
+    return not (langs or all_on()).of(text).spaced
+
+
 def tokenize(
     text: str, *, drop_stopwords: bool = False, langs: Languages | None = None
 ) -> list[str]:

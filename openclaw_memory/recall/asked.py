@@ -9,7 +9,7 @@ answer under. So both are read as keys:
 - an attribute of the speaker's own that a clause names (`possessed` of the language pack's
   `recall` table: "my car", 我的车, "what is my name?"), keyed as the write side keys the slot
   of "my X is Y" (its change grammar's role table: 车 and "car" are the car) and by the profile
-  subject whose vocabulary names it (`subjects.py`: 职业 is the job, "name" the name);
+  subject whose vocabulary names it (each language's `vocabulary` table: 职业 is the job, "name" the name);
 - a request that names no such attribute asks about the subjects whose vocabulary it uses
   (我叫什么名字 asks the name); one that names one asks about that attribute ("我的宠物叫什么
   名字" asks the pet's name, not the user's);
@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import functools
 
-from ..extract.change_rules import en as _en_changes, zh as _zh_changes
 from ..lang import all_on
-from ..lang.text import has_cjk
+from ..lang.heads import subject_of_role
 from ..types import MemoryRecord
 from .reference import roots_used
 
@@ -50,10 +49,9 @@ def possessed(text: str) -> list[str]:
 @functools.lru_cache(maxsize=4096)
 def attribute_keys(word: str) -> frozenset[str]:
     """The keys of an attribute word: the slot key the write side gives "my <word> is ..."
-    (its change grammar's role table, else the word's head) and the profile subjects whose
-    vocabulary holds it."""
-    changes = _zh_changes if has_cjk(word) else _en_changes
-    return frozenset({subject_key(changes.subject_of_role(word)), *roots_used(word)})
+    (its language's role table, else the word's head: `lang/heads.py`) and the profile
+    subjects whose vocabulary holds it."""
+    return frozenset({subject_key(subject_of_role(word)), *roots_used(word)})
 
 
 def subject_key(subject: str) -> str:

@@ -13,11 +13,13 @@ from typing import Sequence
 from ..runtime.engine import MemoryEngine
 from ..extract.entities import extract, normalise
 from ..store.ports import EntityMemory, ListQuery
-from ..lang.text import has_cjk, tokenize
+from ..lang import all_on
+from ..lang.text import tokenize, unspaced
 from ..config.tuning import tuned, tuned_int
 from ..types import Scope, MemoryRecord, MemoryType
 from .pool import Pool, Channel
 from .query import RecallQuery, dated_stretch
+from .reference import TABLE as REFERENCE
 from functools import partial
 from ..core.clock import DAY
 from ..config import RecallConfig
@@ -135,19 +137,17 @@ def _best(
     return [(rid, names.get(top[rid], "?")) for rid in ranked]
 
 
-_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-
-
 @functools.lru_cache(maxsize=256)  # read twice a request: the query's embedding text, this channel
 def request_keys(text: str) -> frozenset[str]:
     """Keys a request may name an entity by: its extracted entities, and every run of one to
     three words (lower case or not: "what did caroline do") and its Chinese words."""
     # Chinese: jieba's words below hold the names; tagging them too would double the cost
     keys = {e.key for e in extract(text)} if text.isascii() else set()
-    words = [w for w in _WORD.findall(text) if w.isascii()]
+    langs = all_on()
+    words = [w for w in langs.any_of(REFERENCE, "written_word").findall(text) if w.isascii()]
     for n in (1, 2, 3):
         keys.update(normalise(" ".join(words[i : i + n])) for i in range(len(words) - n + 1))
-    if any("\u4e00" <= ch <= "\u9fff" for ch in text):
+    if langs.of(text).tokenizer_name == "jieba":  # a text in a language jieba segments
         from ..lang.text import _jieba
 
         jieba = _jieba()
@@ -181,7 +181,7 @@ class EntityReads:
             self._named[text] = {
                 e: n
                 for e, n in found.items()
-                if not any(n != m and n in m and has_cjk(n) for m in found.values())
+                if not any(n != m and n in m and unspaced(n) for m in found.values())
             }
         return self._named[text]
 
@@ -222,9 +222,6 @@ class EntityReads:
 # and names read the request as written, and a name the store holds in few memories (a pet, a
 # shop, a colleague mentioned once) stays in the embedded text, where it is evidence.
 
-#: what a dropped English name becomes: the request still reads as a sentence about someone
-_PRONOUN, _POSSESSIVE = "they", "their"
-
 
 def embedding_text(
     store: EntityMemory, scope: Scope, text: str, reads: EntityReads | None = None
@@ -246,13 +243,14 @@ def embedding_text(
 
 
 def without_name(text: str, name: str) -> str:
-    """text with name written as a pronoun: "their" for "Name's", "they" for "Name" (as a whole
-    word, in any case); a Chinese name left out."""
-    if has_cjk(name):
-        return text.replace(name, "")
-    word = re.escape(name)
-    text = re.sub(rf"(?<![\w-]){word}['’]s\b", _POSSESSIVE, text, flags=re.I)
-    return re.sub(rf"(?<![\w-]){word}(?![\w-])", _PRONOUN, text, flags=re.I)
+    """text with name written as a pronoun, as the name's language does (the `reads: pronoun`
+    entries of its `reference` table, in order): "their" for "Name's", "they" for "Name" (as a
+    whole word, in any case); a Chinese name left out."""
+    table = all_on().of(name).table(REFERENCE)
+    for entry in table.values():
+        if entry.setting("reads") == "pronoun":
+            text = entry.fresh(name=re.escape(name)).sub(entry.setting("by", ""), text)
+    return text
 
 
 # The speaker channel: what a person of the chat said, for a request about that person.
@@ -359,7 +357,7 @@ def speakers(r: MemoryRecord) -> list[str]:
     return [*(r.tags[:1] if r.type is MemoryType.EPISODE else ()), *said]
 
 
-# Candidate channels: vector, keyword (CJK-aware FTS5), kind, recent-important, subject, profile,
+# Candidate channels: vector, keyword (FTS5 over each language's tokens), kind, recent-important, subject, profile,
 # summaries, date, the entity channel with its hop (recall/channels.py) and the speaker
 # channel (recall/channels.py), built in their order. Each is a named entry of `CHANNELS`,
 # switched off by config as `channel.<name>` (`rules.disabled`, openclaw_memory/core/__init__.py).

@@ -90,7 +90,8 @@ from ..extract.statement import names_any
 from ..extract.entities import PERSON
 from ..extract.base import is_contentless
 from ..extract.slot import is_instruction
-from ..lang.text import has_cjk, search_tokens
+from ..lang import all_on
+from ..lang.text import search_tokens, unspaced
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .asked import ahead, asked, states
 from .channels import ENTITY
@@ -107,33 +108,30 @@ AGREEING_TERMS = 2
 #: a Latin term this long is a stem that may begin a longer word of the same family; a shorter
 #: one is a word of its own ("hi", "bee", "art")
 STEM_LETTERS = 4
+#: the language pack table of the words gating reads as no evidence (each language's `gate.yaml`)
+TABLE = "gate"
+
+
+def _words(entry: str) -> frozenset[str]:
+    """The words of `entry` of every language's gate table (a request may mix languages)."""
+    return frozenset(w for p in all_on().all() for w in p.table(TABLE).entry(entry).wordset)
+
+
 #: prepositions and conjunctions the stop words leave in: they frame a request ("the difference
 #: between X and Y", X和Y之间的区别), they are no evidence of what it is about
-FUNCTION_WORDS = frozenset(
-    """between among through during without within across before after since until while
-    because although though via per
-    之间 因为 所以 但是 如果 虽然 然后 通过 之前 之后 以及 或者""".split()
-)
+FUNCTION_WORDS = _words("function_words")
 #: words a question frames what it asks with: when (next, last, now; 时候, 下次, 现在), how much
 #: or which one (多少, 哪家, 哪里); held by many memories, they say nothing of a request's topic
 #: (`unheld`: "when is my next dentist appointment?" is not held by "see you next week").
 #: English ones as the request's terms are, stemmed (currently -> current)
-QUESTION_FRAMES = frozenset(
-    """next last now current recent usual ever today yesterday tomorrow ago
-    时候 下次 上次 现在 最近 平时 一般 今天 昨天 明天 多少 哪家 哪里 哪儿""".split()
-)
+QUESTION_FRAMES = _words("question_frames")
 #: nouns that name which property of a thing is asked, not what it is about: blood *type*, shoe
 #: *size*, passport *number*, the *name* of the café, 护照*号码*, 鞋的*尺码*. Most memories that
 #: hold one speak of another thing's ("organized my coupons by type", 电话号码): read like the
 #: question frames, the thing is the topic. English ones as the request's terms are (stemmed)
-ATTRIBUTE_NOUNS = frozenset(
-    """type kind sort size number name code level amount model colour color
-    类型 种类 尺码 尺寸 大小 号码 编号 名字 名称 代码 级别 等级 型号 颜色 数量""".split()
-)
+ATTRIBUTE_NOUNS = _words("attribute_nouns")
 #: what frames a request rather than says what it is about (`unheld`)
 _FRAMING = QUESTION_FRAMES | ATTRIBUTE_NOUNS
-#: a word written with hyphens ("check-up", "Wi-Fi"): one word, however its parts are tokenised
-_HYPHENATED = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")
 
 
 @dataclass(frozen=True)
@@ -162,7 +160,11 @@ def level(pool: Pool) -> float | None:
 def _across(r: MemoryRecord, pool: Pool) -> bool:
     """r is written in the other language than a request about the user's world (a request
     about nothing of theirs needs no memory across languages: it is gated as it is written)."""
-    return pool.personal and pool.request_cjk is not None and has_cjk(r.summary) != pool.request_cjk
+    return (
+        pool.personal
+        and pool.request_unspaced is not None
+        and unspaced(r.summary) != pool.request_unspaced
+    )
 
 
 def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
@@ -197,7 +199,7 @@ def entity_names(pool: Pool, text: str) -> set[str]:
     return {
         n
         for n in named
-        if has_cjk(n) and not is_contentless(n) and names_known(unquoted(text), [n])
+        if unspaced(n) and not is_contentless(n) and names_known(unquoted(text), [n])
     }
 
 
@@ -213,7 +215,7 @@ def term_hits(terms: Sequence[str], tokens: frozenset[str], text: str) -> int:
 
 
 def _stem_hit(term: str, tokens: frozenset[str], low: str) -> bool:
-    if has_cjk(term):
+    if unspaced(term):
         return term in low
     if len(term) < STEM_LETTERS:
         return False
@@ -366,7 +368,7 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
     for rid, chans in pool.channels.items():
         if "vector" in chans and rid in pool.cosine and rid in pool.records:
             cosines.append(pool.cosine[rid])
-            by_script[has_cjk(pool.records[rid].text)].append(pool.cosine[rid])
+            by_script[unspaced(pool.records[rid].text)].append(pool.cosine[rid])
     crowds = {k: _crowd(v) for k, v in by_script.items() if len(v) >= CROWD_MIN}
     ranked = sorted(cosines, reverse=True) + [0.0, 0.0]
     return Signals(
@@ -457,7 +459,7 @@ def names_person(r: MemoryRecord, sig: Signals) -> bool:
     if PERSON not in r.tags:
         return True
     words = " ".join([r.detail or "", *r.entities])
-    return any((t in sig.text) if has_cjk(t) else (t in sig.tokens) for t in search_tokens(words))
+    return any((t in sig.text) if unspaced(t) else (t in sig.tokens) for t in search_tokens(words))
 
 
 def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
@@ -549,9 +551,9 @@ def dialogue_turn(r: MemoryRecord) -> bool:
 
 def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: Signals) -> float:
     """The cosine a memory needs on meaning alone for a request about the user's world."""
-    script = has_cjk(r.text)
+    script = unspaced(r.text)
     crowd = sig.crowds.get(script)
-    if script == pool.request_cjk:
+    if script == pool.request_unspaced:
         levels: tuple[float | None, ...] = (pool.background, crowd)
         margin = cfg.personal_margin or 0.0
         if script and cfg.personal_margin_cjk is not None:
@@ -576,7 +578,7 @@ def unheld_margin(cfg: RecallConfig, text: str) -> float | None:
     written in Chinese `recall.unheld_margin_cjk` (when set); None (off) when `unheld_margin` is."""
     if cfg.unheld_margin is None:
         return None
-    if cfg.unheld_margin_cjk is not None and has_cjk(text):
+    if cfg.unheld_margin_cjk is not None and unspaced(text):
         return cfg.unheld_margin_cjk
     return cfg.unheld_margin
 
@@ -600,7 +602,7 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
     named = [
         t
         for t in topic_terms(query, text)
-        if t not in names and not any(n in t or t in n for n in names if has_cjk(n))
+        if t not in names and not any(n in t or t in n for n in names if unspaced(n))
     ]
     # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character, "what is
     # my name?") is read by them
@@ -628,7 +630,7 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
 
 
 def _ends_longer(term: str, terms: Sequence[str]) -> bool:
-    return has_cjk(term) and any(t != term and t.endswith(term) for t in terms)
+    return unspaced(term) and any(t != term and t.endswith(term) for t in terms)
 
 
 def hyphenated(text: str, topic: list[str]) -> tuple[list[re.Pattern[str]], list[str]]:
@@ -638,14 +640,16 @@ def hyphenated(text: str, topic: list[str]) -> tuple[list[re.Pattern[str]], list
     of "check the oven" says nothing of a check-up, "fi" of "sci-fi" nothing of the Wi-Fi."""
     whole: list[re.Pattern[str]] = []
     parts: set[str] = set()
-    for m in _HYPHENATED.finditer(text):
-        words = m.group(0).split("-")
-        tokens = set(search_tokens(m.group(0)))
-        if not tokens & set(topic):
-            continue
-        parts |= tokens
-        joined = r"[\s-]?".join(re.escape(w) for w in words)
-        whole.append(re.compile(rf"(?<![A-Za-z0-9]){joined}(?:e?s)?(?![A-Za-z0-9])", re.I))
+    for pack in all_on().all():  # each language's `hyphenated` words, found by `hyphenated_in`
+        table = pack.table(TABLE)
+        for m in table.entry("hyphenated").pattern.finditer(text):
+            words = m.group(0).split("-")
+            tokens = set(search_tokens(m.group(0)))
+            if not tokens & set(topic):
+                continue
+            parts |= tokens
+            joined = r"[\s-]?".join(re.escape(w) for w in words)
+            whole.append(table.entry("hyphenated_in").fresh(joined=joined))
     return whole, [t for t in topic if t not in parts]
 
 

@@ -80,8 +80,9 @@ class Pool:
     store_level: float | None = None
     #: the request refers to the user's own world (recall/reference.py); False: gated strictly
     personal: bool = True
-    #: the request is written in Chinese (CJK); None: not read (recall/gate.py, across languages)
-    request_cjk: bool | None = None
+    #: the request is written in a language without spaces between words (Chinese: the pack of
+    #: its text, `lang.text.unspaced`); None: not read (recall/gate.py, across languages)
+    request_unspaced: bool | None = None
     #: records holding at least half of the request's terms, two at least; for a request about the
     #: user's world, those naming an attribute it names (recall/gate.py)
     agreeing: set[str] = field(default_factory=set)

@@ -14,6 +14,7 @@ all history", 仔细回忆).
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
@@ -22,79 +23,57 @@ from typing import Mapping, Sequence
 from ..core.clock import DAY
 from ..store.ports import TIER_STATUS
 from ..lang import Languages, all_on
+from ..lang.pack import LanguagePack
 from ..lang.text import STOPWORDS, message_text, search_tokens
 from ..core.tokens import ends, truncate_tokens
 from ..config.tuning import tuned_int
 from ..types import MemoryType
 from .kinds import Kind, kinds_named
 from .kinds import names_several
-from .timeref import asks_duration, time_reference
+from .timeref import TABLE as TIME_TABLE, asks_duration, time_reference
 
-_TYPES: tuple[tuple[re.Pattern[str], MemoryType], ...] = (
-    (
-        re.compile(r"偏好|喜好|喜欢什么|习惯|prefer|preference|favou?rite", re.I),
-        MemoryType.PREFERENCE,
-    ),
-    (
-        re.compile(r"决定|决策|为什么选|decid|decision|why did we (?:choose|pick)", re.I),
-        MemoryType.DECISION,
-    ),
-    (re.compile(r"任务|待办|进度|todo|task|status of", re.I), MemoryType.TASK),
-    (re.compile(r"报错|错误|失败|出错|error|fail|crash|exception", re.I), MemoryType.EVENT),
-)
-_DEEP = re.compile(
-    r"仔细回忆|完整历史|全部历史|所有记录|翻一下历史|deep recall|search (?:all|the whole) history|full history",
-    re.I,
-)  # noqa: E501
+#: the language pack table of what a request asks of recall beyond its words (types, deep recall)
+TABLE = "query"
+#: a date written as numbers, year first (2023-05-01): a shape of no language
+_ISO_DATE = re.compile(r"(?P<year>(?:19|20)\d\d)-(?P<month>\d{1,2})-(?P<day>\d{1,2})")
 
 
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        "january february march april may june july august september october november december".split(),
-        start=1,
+@dataclass(frozen=True)
+class _Dates:
+    """One pack's date patterns (its `time` table): with their year, and without it."""
+
+    months: Mapping[str, int]
+    dated: tuple[re.Pattern[str], ...]
+    undated: tuple[re.Pattern[str], ...]
+    #: a month name that is also a verb, and the words before it that make it one
+    verb: str | None = None
+    subject_before: re.Pattern[str] | None = None
+
+
+def _dates_of(pack: LanguagePack) -> _Dates:
+    table = pack.table(TIME_TABLE)
+    months = table.entry("months")
+    names = dict(months.setting("values", {})) if months.on else {}
+    short = dict(months.setting("short", {})) if months.on else {}
+    every = {**names, **short}
+    fill = {
+        "mon": "(?P<mon>" + ("|".join(sorted(every, key=len, reverse=True)) or "(?!)") + r")\.?",
+        "month_name": "(?P<mon>" + ("|".join(names) or "(?!)") + ")",
+    }
+    verb = table.entry("month_as_verb")
+    return _Dates(
+        every,
+        tuple(e.regex(**fill) for e in table.values() if e.setting("reads") == "date"),
+        tuple(e.regex(**fill) for e in table.values() if e.setting("reads") == "day"),
+        verb.setting("word") if verb.on else None,
+        verb.pattern,
     )
-}
-_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
-_MON = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-_SEP = r"(?:,\s*|\s+)"  # "May 1, 2023", "December 1,2023", "May 2023"
-_DATES = (
-    re.compile(
-        _MON + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?" + _SEP + r"(?P<year>(?:19|20)\d\d)", re.I
-    ),
-    re.compile(
-        r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + _SEP + r"(?P<year>(?:19|20)\d\d)",
-        re.I,
-    ),
-    re.compile(
-        r"(?P<year>(?:19|20)\d\d)\s*年\s*(?P<month>\d{1,2})\s*月(?:\s*(?P<day>\d{1,2})\s*[日号])?"
-    ),
-    re.compile(r"(?P<year>(?:19|20)\d\d)-(?P<month>\d{1,2})-(?P<day>\d{1,2})"),
-    re.compile(_MON + _SEP + r"(?P<year>(?:19|20)\d\d)", re.I),
-)
-_MONTH_NAME = r"(?P<mon>" + "|".join(m for m in _MONTHS if len(m) > 3 or m == "may") + r")"
-#: a subject before "may" makes it the verb
-_MODAL = re.compile(r"\b(?:i|you|we|they|he|she|it|who|which|that|this)\s+$", re.I)
-_ZH_MONTHS = {
-    n: i for i, n in enumerate("一 二 三 四 五 六 七 八 九 十 十一 十二".split(), start=1)
-}
-#: a day or a month named without its year ("on May 23", "the 5th of June", "in early March",
-#: 5月23日, 三月份): the latest such day or month up to now. A month name alone is a month only
-#: after a word of time ("in May", "mid-June": "may" is a verb too); 三月 is March, 三个月 is not
-_DATES_NO_YEAR = (
-    re.compile(_MON + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b", re.I),
-    re.compile(r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MON + r"\b", re.I),
-    re.compile(r"(?P<month>1[0-2]|[1-9])\s*月\s*(?P<day>[1-3]?\d)\s*[日号]"),
-    re.compile(
-        r"\b(?:in|during|since|early|mid|late|(?:the\s+)?(?:end|beginning|start|middle)\s+of)"
-        r"[\s-]+" + _MONTH_NAME + r"\b",
-        re.I,
-    ),
-    re.compile(
-        r"(?<![\d个多年])(?P<month>1[0-2]|[1-9]|十[一二]?|[一二三四五六七八九])\s*月"
-        r"(?:份|初|中旬|上旬|下旬|底|中)?(?![饼亮光球])"
-    ),
-)
+
+
+@functools.lru_cache(maxsize=8)
+def _dates(langs: Languages) -> tuple[_Dates, ...]:
+    """The date patterns of every pack (a request may name a date in any language)."""
+    return tuple(_dates_of(p) for p in langs.all())
 
 
 @dataclass(frozen=True)
@@ -168,7 +147,8 @@ def build_query(
     `now` dates a day or month the request names without its year (`explicit_dates`); `kinds`:
     whether the kinds the request names are read (recall/kinds.py; off with `channel.kind`);
     `langs`: the language packs under the config's switches (all rules on by default)."""
-    current = focus(ends(current, max_tokens), langs or all_on())
+    langs = langs or all_on()
+    current = focus(ends(current, max_tokens), langs)
     earlier: list[str] = []  # the last context_turns user turns that say something else, in order
     for m in reversed(recent if context_turns else ()):
         if len(earlier) == context_turns:
@@ -178,8 +158,8 @@ def build_query(
             if t and t.strip() != current.strip():
                 earlier.insert(0, t)
     text = truncate_tokens("\n".join([current, *reversed(earlier)]).strip(), max_tokens)
-    dates = explicit_dates(current, now)
-    when = time_reference(current, names_a_date=bool(dates))
+    dates = explicit_dates(current, now, langs)
+    when = time_reference(current, names_a_date=bool(dates), langs=langs)
     content = when.strip(current)
     search_text = (
         truncate_tokens("\n".join([content, *reversed(earlier)]).strip(), max_tokens)
@@ -191,16 +171,16 @@ def build_query(
         text=text,
         terms=terms,
         window_days=when.window_days,
-        types=_types(current),
-        deep=bool(_DEEP.search(current)),
+        types=_types(current, langs),
+        deep=any(p.table(TABLE).entry("deep").pattern.search(current) for p in langs.all()),
         dates=dates,
         search_text=search_text,
         several=names_several(current or text),
         kinds=kinds_named(content) if kinds else (),
-        duration=asks_duration(current),
+        duration=asks_duration(current, langs),
         current=current,
-        described=described(current, langs or all_on()),
-        questions=questions(current, langs or all_on()),
+        described=described(current, langs),
+        questions=questions(current, langs),
     )
 
 
@@ -272,36 +252,53 @@ def questions(text: str, langs: Languages) -> tuple[str, ...]:
 
 def content_terms(text: str) -> tuple[str, ...]:
     """The content terms of text: its search tokens without stopwords, single Latin letters and
-    single CJK characters."""
+    single characters of a language written without spaces."""
     return tuple(
         dict.fromkeys(
             t
             for t in search_tokens(text, drop_stopwords=True)  # before stemming: does -> doe
-            if t not in STOPWORDS and len(t) > 1 or _cjk_word(t)
+            if t not in STOPWORDS and len(t) > 1 or _unspaced_word(t)
         )
     )
 
 
-def explicit_dates(text: str, now: float | None = None) -> tuple[tuple[float, float], ...]:
+def explicit_dates(
+    text: str, now: float | None = None, langs: Languages | None = None
+) -> tuple[tuple[float, float], ...]:
     """(start, end) UTC epoch ranges of the dates and months a request names explicitly; with
-    `now`, also those it names without their year (the latest such day or month up to now)."""
+    `now`, also those it names without their year (the latest such day or month up to now):
+    the date patterns of each language's `time` table."""
     out: list[tuple[float, float]] = []
     spans: list[tuple[int, int]] = []
     # most specific first; a match inside another is skipped
-    patterns: list[tuple[re.Pattern[str], float | None]] = [(p, None) for p in _DATES]
+    grammars = _dates(langs or all_on())
+    patterns: list[tuple[re.Pattern[str], _Dates | None, float | None]] = [(_ISO_DATE, None, None)]
+    patterns += [(p, g, None) for g in grammars for p in g.dated]
     if now is not None:
-        patterns += [(p, now) for p in _DATES_NO_YEAR]
-    for pattern, at in patterns:
+        patterns += [(p, g, now) for g in grammars for p in g.undated]
+    for pattern, g, at in patterns:
+        months = g.months if g else {}
         for m in pattern.finditer(text):
-            if (m.groupdict().get("mon") or "").lower() == "may" and _MODAL.search(
-                text, 0, m.start()
-            ):
+            if g and _a_verb(m, g, text):
                 continue  # "you may 2x the recipe": the verb
-            found = _range(m.groupdict()) if at is None else _latest(m.groupdict(), at)
+            found = (
+                _range(m.groupdict(), months) if at is None else _latest(m.groupdict(), at, months)
+            )
             if found and not any(a < m.end() and m.start() < b for a, b in spans):
                 out.append(found)
                 spans.append(m.span())
     return tuple(out)
+
+
+def _a_verb(m: re.Match[str], g: _Dates, text: str) -> bool:
+    """The month name matched is the verb it may also be (a subject right before it)."""
+    named = (m.groupdict().get("mon") or "").lower()
+    return bool(
+        g.verb
+        and named == g.verb
+        and g.subject_before
+        and g.subject_before.search(text, 0, m.start())
+    )
 
 
 #: days after a named day or month a memory of it may still be written ("yesterday I ...")
@@ -314,24 +311,23 @@ def dated_stretch(start: float, end: float) -> tuple[float, float]:
     return start - DAY, end + DAYS_LOGGED_AFTER * DAY
 
 
-def _latest(g: Mapping[str, str | None], now: float) -> tuple[float, float] | None:
+def _latest(
+    g: Mapping[str, str | None], now: float, months: Mapping[str, int]
+) -> tuple[float, float] | None:
     """The range of a day or month named without its year: this year's, or last year's when
     this year's has not begun by now."""
     year = datetime.fromtimestamp(now, timezone.utc).year
     for y in (year, year - 1):
-        found = _range({**g, "year": str(y)})
+        found = _range({**g, "year": str(y)}, months)
         if found and found[0] <= now:
             return found
     return None
 
 
-def _range(g: Mapping[str, str | None]) -> tuple[float, float] | None:
-    named = g.get("month") or ""
-    month = (
-        (int(named) if named.isdigit() else _ZH_MONTHS.get(named))
-        if named
-        else _MONTHS.get((g.get("mon") or "").lower())
-    )
+def _range(g: Mapping[str, str | None], months: Mapping[str, int]) -> tuple[float, float] | None:
+    """The range of a named day or month (groups year, month or its name mon, day)."""
+    named = g.get("month") or g.get("mon") or ""
+    month = int(named) if named.isdigit() else months.get(named.lower())
     if not month or not 1 <= month <= 12:
         return None
     year, day = int(g["year"] or 0), int(g["day"] or 0) if g.get("day") else None
@@ -346,12 +342,20 @@ def _range(g: Mapping[str, str | None]) -> tuple[float, float] | None:
         return None
 
 
-def _cjk_word(tok: str) -> bool:
+def _unspaced_word(tok: str) -> bool:
+    """A word of two characters or more outside ASCII (a Chinese word, a Japanese one)."""
     return len(tok) >= 2 and not tok.isascii() and tok not in STOPWORDS
 
 
-def _types(text: str) -> frozenset[MemoryType]:
-    return frozenset(t for pattern, t in _TYPES if pattern.search(text))
+def _types(text: str, langs: Languages | None = None) -> frozenset[MemoryType]:
+    """The memory types a request names (the entries of each language's `query` table that say
+    which `type` they read)."""
+    return frozenset(
+        MemoryType(e.setting("type"))
+        for p in (langs or all_on()).all()
+        for e in p.table(TABLE).values()
+        if e.setting("type") and e.pattern.search(text)
+    )
 
 
 def window_start(query: RecallQuery, now: float) -> float | None:

@@ -14,7 +14,7 @@ import unicodedata
 from typing import Mapping, Any
 from ..config import RecallConfig
 from ..write.policy import POLICY, types_where, CHANNEL_TRUST
-from ..lang.text import STOPWORDS, sentence_parts, has_cjk, search_tokens
+from ..lang.text import STOPWORDS, sentence_parts, search_tokens, unspaced
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status, InjectionPlan
 from .pool import Pool
 from .gate import (
@@ -260,7 +260,7 @@ def says_more(words: frozenset[str] | None, than: frozenset[str] | None) -> bool
 # Components
 # - semantic:   query/passage cosine mapped linearly from [semantic_floor, semantic_ceiling] to [0, 1]
 #               (multilingual-e5 scores unrelated pairs around 0.75-0.85, so raw cosine is useless)
-# - keyword:    share of the query's content terms found in the memory (CJK-aware tokens)
+# - keyword:    share of the query's content terms found in the memory (each language's tokens)
 # - structure:  1 when the query names the memory's subject, 0.5 when it asks for its type (or
 #               asks how long and the memory states a length of time: recall/timeref.py)
 # - recency:    type-aware decay: events, episodes, tasks and summaries halve every half-life;
@@ -440,7 +440,9 @@ def score_pool(
         # a request about nothing of the user's ("Is the bank open on December 25?") names a
         # date of the world, not of the user's life: no memory is lifted or let through for it
         query = dataclasses.replace(query, dates=())
-    chosen = cfg.weights_cjk if cfg.weights_cjk is not None and has_cjk(query.text) else cfg.weights
+    chosen = (
+        cfg.weights_cjk if cfg.weights_cjk is not None and unspaced(query.text) else cfg.weights
+    )
     weights = {k: getattr(chosen, k) for k in COMPONENTS}
     if query.several:
         weights["session"] *= LIST_SESSION_SHARE
@@ -473,7 +475,7 @@ def score_pool(
 # Explanations: why each memory was (or was not) injected.
 #
 # Seed 000 §6: to debug a wrong answer you need to see why this memory and not that one. Two
-# views of one InjectionPlan: a fixed-width table for a terminal (CJK characters count two columns,
+# views of one InjectionPlan: a fixed-width table for a terminal (wide characters count two columns,
 # so the columns line up) and a JSON-safe dict for logs and the HTTP bridge.
 
 SUMMARY_WIDTH = 40

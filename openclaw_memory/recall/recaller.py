@@ -6,7 +6,6 @@ With the episode context around a recalled turn.
 from __future__ import annotations
 
 import dataclasses
-import re
 import itertools
 import threading
 import numpy as np
@@ -22,8 +21,8 @@ from ..config.tuning import tuned, tuned_int
 from .head import Bridge, share_places, cover_sessions
 from .channels import build_channels, channel_switch, EntityReads, embedding_text
 from .pool import Channel, Pool, SharedSearch, Ahead, load, read_ahead
-from ..lang import languages
-from ..lang.text import has_cjk, search_tokens
+from ..lang import all_on, languages
+from ..lang.text import search_tokens, unspaced
 from .kinds import LIST_CONTEXT_AFTER
 from .gate import (
     agreeing,
@@ -36,7 +35,7 @@ from .gate import (
     unheld_margin,
 )
 from .reference import memory_names, refers_to_user, unquoted, profile_kinds
-from .query import RecallQuery, build_query
+from .query import TABLE as QUERY_TABLE, RecallQuery, build_query
 from .rank import Calibration, score_pool
 
 # Episode context: index the turn, deliver the exchange around it.
@@ -153,13 +152,10 @@ class _Around:
         return self.read([r]).neighbours[r.id]
 
 
-#: a turn that ends asking (a photo shared after it aside): "...?", "...？", "...吗", "...呢。"
-_ASKS = re.compile(r"(?:[?？]|[吗呢么][。!！]?)\s*(?:\[[^\[\]]*\]\s*)?$")
-
-
 def asks(r: MemoryRecord) -> bool:
-    """The turn ends on a question."""
-    return _ASKS.search(r.text) is not None
+    """The turn ends on a question, in any language ("...?", "...吗": `asks` of each language's
+    `query` table; a photo shared after it aside)."""
+    return any(p.table(QUERY_TABLE).entry("asks").pattern.search(r.text) for p in all_on().all())
 
 
 def _speaker(r: MemoryRecord) -> str | None:
@@ -285,10 +281,12 @@ class Recaller:
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
         qvec, pool, ahead = self._propose(scope, query, query.text or current)
-        pool.request_cjk = has_cjk(current or query.text)
+        pool.request_unspaced = unspaced(current or query.text, self.langs)
         if self.background is not None:
-            pool.background = self.background.level(qvec, has_cjk(query.text or current))
-            pool.background_across = self.background.level(qvec, not pool.request_cjk)
+            pool.background = self.background.level(
+                qvec, unspaced(query.text or current, self.langs)
+            )
+            pool.background_across = self.background.level(qvec, not pool.request_unspaced)
         load(self.engine, scope, qvec, pool, ahead)
         if self.background is not None:
             self._gate_signals(current or query.text, query, pool)

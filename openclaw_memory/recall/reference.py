@@ -5,14 +5,16 @@ And what it says when it asks about a profile subject without naming it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence, Set as AbstractSet
-from ..extract.entities import PARTICLE_END
+from ..lang import Languages, all_on
 from ..lang.text import (  # the package's one jieba loader (dictionary loaded once, no network)
     _jieba,
-    has_cjk,
     search_tokens,
+    unspaced,
 )
+from ..lang.pack import Table
 from ..types import MemoryRecord, MemoryType, Status
 from .kinds import Kind
 
@@ -45,101 +47,71 @@ from .kinds import Kind
 #   or a shop's name: 小宇, 阿福, 刚子粉铺). A given name is often an ordinary word (芝麻 sesame,
 #   汤圆 a dumpling): the naming word, not the dictionary, says it is a name.
 
-#: quoted text; a straight single quote opens a quotation only where no letter precedes it and
-#: closes one only where none follows, and an apostrophe between letters stays inside it:
-#: "What's my dog's name?" holds apostrophes, not a quotation; 'my mother's house' is one
-_QUOTED = re.compile(
-    r"“[^”]*”|\"[^\"]*\"|(?<!\w)'(?:[^']|(?<=\w)'(?=\w)){3,}?'(?!\w)|「[^」]*」|‘[^’]*’"
-)
-_EN_SELF = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|my|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE
-)
-#: 我 after a verb of asking is the object of the request (给我讲个笑话), not the user's life
-_ZH_OBJECT = re.compile(r"(?:给|帮|替|跟|对|让|陪|教|告诉|叫|请|和|为|考考|逗)我(?!们|的|家)")
-_ZH_SELF = re.compile(r"我|咱")
-#: the same generic person in Chinese: a request for an indefinite thing, then what the speaker
-#: will do with it (告诉我一个冷知识，我午饭时分享), or a relative clause of ability before the thing
-#: (一个我能在午饭时分享的冷知识). Read clause by clause, each pattern in one pass: a request
-#: of a million characters costs a million steps, not their square.
-_ZH_ASKS_FOR_A_THING = re.compile(
-    r"^(?:请|麻烦)?你?(?:告诉|给|帮|推荐|讲|写|来|找|说|教|编)我?[^我]*?"
-    r"(?:一个|一些|几个|一首|一段|一条|一句|个)"
-)
-_ZH_FOR_ITS_USE = re.compile(r"\s*(?:好让|让|以便|方便)?我(?!们|的|家)")
-_ZH_ABLE_BEFORE_THE_THING = re.compile(
-    r"(?:一个|一些|几个|一首|一段|一条|一句)我(?:可以|能|能够)[^，,。！!？?的]{1,12}的"
-)
-#: "how do I sort a list ...", "how can we center a div": the generic person of a request for a
-#: method on an object named with an article ("how do I get to work?" is about the user's commute)
-_EN_HOW_TO = re.compile(
-    r"\bhow (?:do|can|should|would|could) (?:i|we) \w+ (?:a|an|the|two|this|that)\b", re.IGNORECASE
-)
-#: "give me a fun fact I can share", "suggest some exercises we could do": the generic person of a
-#: relative clause of ability describing the thing asked for, named with an indefinite article
-#: ("some publications I might find interesting" asks about the user's taste: still the user's)
-_EN_GENERIC_USE = re.compile(
-    r"\b(?:a|an|some|any)\s+(?:[\w'-]+\s+){0,4}?(?:that\s+|which\s+|where\s+)?(?:i|we)\s+"
-    r"(?:can|could)\b",
-    re.IGNORECASE,
-)
-#: relation terms that, without a possessor, name the speaker's own people (Chinese), and the
-#: English ones used as names (mom, grandma) or that a request rarely uses of strangers
-_ZH_RELATIONS = re.compile(
-    r"外婆|外公|奶奶|爷爷|姥姥|姥爷|爸爸|妈妈|老爸|老妈|爸妈|老公|老婆|媳妇|儿子|闺女|女儿|哥哥|姐姐|弟弟|妹妹|"
-    r"舅舅|舅妈|姑姑|姑父|姨妈|婶婶|叔叔|伯伯|婆婆|公公|岳父|岳母|丈母娘|男朋友|女朋友|男友|女友|老板|领导|室友"
-)
-_EN_RELATIONS = re.compile(r"\b(?:mom|mum|dad|grandma|grandpa|granny|nana)\b", re.IGNORECASE)
-#: a thing both sides know (that bug, that time, last time), Chinese
-_ZH_SHARED = re.compile(r"那个|那次|那家|那只|那位|那回|上次|上回")
-_HAN_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
-#: a quoted name in a memory (王浩: "毛孩子"？), two to twelve characters
-_QUOTED_NAME = re.compile(r"“([^”]{2,12})”|\"([^\"]{2,12})\"|「([^」]{2,12})」")
-#: an identifier: letters then digits, as project, ticket and model names are written (ERP-2041, 灵鹰3)
-IDENTIFIER = re.compile(
-    r"(?<![A-Za-z0-9])(?:[A-Za-z]+[-_]?\d+[A-Za-z0-9]*|[\u4e00-\u9fff]{1,4}\d+)(?![A-Za-z0-9])"
-)
+#: the language pack table of reference (each language's `reference.yaml`)
+TABLE = "reference"
+#: the language pack table of the words a question about a profile subject uses
+VOCABULARY = "vocabulary"
+
+
+def _quoted(langs: Languages | None = None) -> re.Pattern[str]:
+    """Quoted text, in any language's quotation marks (`quoted`), one pass."""
+    return (langs or all_on()).any_of(TABLE, "quoted")
 
 
 def unquoted(text: str) -> str:
     """The request without its quoted text."""
-    return _QUOTED.sub(" ", text)
+    return _quoted().sub(" ", text)
 
 
-def speaks_of_self(text: str) -> bool:
-    """The user speaks of themselves (quoted text and 给我/帮我 objects aside)."""
-    bare = _QUOTED.sub(" ", text)
-    generic = _EN_GENERIC_USE.sub(" ", _EN_HOW_TO.sub(" ", bare.replace("’", "'")))
-    if _EN_SELF.search(generic):
-        return True
-    return bool(_ZH_SELF.search(_ZH_OBJECT.sub("", _without_generic_use(bare))))
+def speaks_of_self(text: str, langs: Languages | None = None) -> bool:
+    """The user speaks of themselves, in any language (each pack's `reference` table: `self`,
+    once quoted text, the generic person of a how-to or of what an asked-for thing is for, and
+    the object of a request, 给我/帮我, are aside)."""
+    langs = langs or all_on()
+    bare = _quoted(langs).sub(" ", text)
+    for pack in langs.all():
+        table = pack.table(TABLE)
+        if not table.entry("self").on:
+            continue
+        own = bare
+        apostrophe = table.settings.get("apostrophe")
+        if apostrophe:
+            own = own.replace(apostrophe, "'")
+        for entry in table.values():
+            if entry.setting("reads") == "generic":
+                own = entry.pattern.sub(entry.setting("by", " "), own)
+        own = table.entry("object").pattern.sub("", _without_generic_use(own, table))
+        if table.entry("self").pattern.search(own):
+            return True
+    return False
 
 
-def _without_generic_use(text: str) -> str:
-    """Chinese text without the generic person of what it asks for (see `_ZH_ASKS_FOR_A_THING`)."""
-    text = _ZH_ABLE_BEFORE_THE_THING.sub("", text)
-    first, sep, rest = _split(text)
-    asked = _ZH_ASKS_FOR_A_THING.match(first)
-    use = _ZH_FOR_ITS_USE.match(rest) if sep else None
+def _without_generic_use(text: str, table: Table) -> str:
+    """The text without the generic person of what its first clause asks for (`asks_for_a_thing`
+    then, after the comma, `for_its_use`: 告诉我一个冷知识，我午饭时分享)."""
+    first, sep, rest = _split(text, table.entry("comma").pattern)
+    asked = table.entry("asks_for_a_thing").pattern.match(first)
+    use = table.entry("for_its_use").pattern.match(rest) if sep else None
     if asked and use:
         return first[asked.end() :] + sep + rest[use.end() :]
     return text
 
 
-def _split(text: str) -> tuple[str, str, str]:
+def _split(text: str, comma: re.Pattern[str]) -> tuple[str, str, str]:
     """The first clause, its comma and the rest ("", "" when there is no comma)."""
-    m = re.search(r"[，,]", text)
+    m = comma.search(text)
     return (text[: m.start()], m.group(), text[m.end() :]) if m else (text, "", "")
 
 
 def names_relations(text: str) -> bool:
     """The request names the user's people by their relation (外婆, 女儿, mom), quoted text aside."""
-    bare = _QUOTED.sub(" ", text)
-    return bool(_ZH_RELATIONS.search(bare) or _EN_RELATIONS.search(bare))
+    bare = unquoted(text)
+    return any(p.table(TABLE).entry("relations").pattern.search(bare) for p in all_on().all())
 
 
 def identifiers(text: str) -> set[str]:
     """Identifier-like names written in a memory (ERP-2041, FW-517, 灵鹰3)."""
-    return {m.group(0) for m in IDENTIFIER.finditer(text)}
+    return {m.group(0) for m in all_on().any_of(TABLE, "identifier").finditer(text)}
 
 
 def memory_names(text: str) -> set[str]:
@@ -147,8 +119,12 @@ def memory_names(text: str) -> set[str]:
     language (Chinese, or a capitalised Latin word: "Charlotte's Web"; a quoted English word in
     lower case, "short", is a word, not a name). Names given with naming words are the memory's
     entities, filed at write time (extract/entities.py)."""
-    quoted = {next(g for g in m.groups() if g) for m in _QUOTED_NAME.finditer(text)}
-    named = {q for q in quoted if _HAN_WORD.search(q) or q[:1].isupper()}
+    langs = all_on()
+    quoted = {
+        next(g for g in m.groups() if g) for m in langs.any_of(TABLE, "quoted_name").finditer(text)
+    }
+    word = langs.any_of(TABLE, "name_word")
+    named = {q for q in quoted if word.search(q) or q[:1].isupper()}
     return identifiers(text) | named
 
 
@@ -161,19 +137,23 @@ def dictionary_word(word: str) -> bool:
 def coined_words(request: str, memories: Sequence[str]) -> set[str]:
     """Chinese words of the request that the dictionary does not know and a memory holds: the
     user's own names for their people, pets and places (小宇, 阿福, 刚子粉铺)."""
-    if not _HAN_WORD.search(request):
+    langs = all_on()
+    word = langs.any_of(TABLE, "name_word")
+    if not word.search(request):
         return set()
+    particle_end = langs.any_of("naming", "particle_end")
     words = {
         w
-        for w in _jieba().lcut(_QUOTED.sub(" ", request))
-        if _HAN_WORD.fullmatch(w) and not PARTICLE_END.search(w) and not dictionary_word(w)
+        for w in _jieba().lcut(unquoted(request))
+        if word.fullmatch(w) and not particle_end.search(w) and not dictionary_word(w)
     }
     return {w for w in words if any(w in m for m in memories)}
 
 
 def shared_reference(text: str) -> bool:
     """The request points at something both sides know (重复扣款那个bug, 上次那家店)."""
-    return bool(_ZH_SHARED.search(_QUOTED.sub(" ", text)))
+    bare = unquoted(text)
+    return any(p.table(TABLE).entry("shared").pattern.search(bare) for p in all_on().all())
 
 
 def names_known(text: str, names: Iterable[str]) -> bool:
@@ -189,7 +169,7 @@ def names_known(text: str, names: Iterable[str]) -> bool:
         if len(key) < 2 or key not in low:
             continue
         if key.isascii():
-            # an ASCII name stands alone among ASCII letters and digits (a CJK character beside
+            # an ASCII name stands alone among ASCII letters and digits (a Han character beside
             # it is a boundary: ERP-2041的切换), not inside a longer word
             if _whole_word(key, low) and (not _proper(name) or text == low or name in text):
                 return True
@@ -260,73 +240,61 @@ def refers_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str]
 # subject's current values (its active profile memories') the members of a kind the request names by
 # its vocabulary words.
 
-_EDUCATION = (
-    r"\bgraduat\w*|\bcollege\b|\buniversit(?:y|ies)\b|\bdegrees?\b|\bdiploma\b|\bmajor(?:ed)?\b"
-    r"|\bstud(?:y|ied)\b|\balma mater\b|毕业|大学|学历|学位|文凭|专业|读的书|上的学"
-)
-_WORK = (
-    r"\bwork(?:s|ed|ing)?\b|\bjobs?\b|\bemploy(?:er|ed|ment)\b|\bcareer\b|\bprofession\b"
-    r"|\boccupation\b|\bcurrent role\b|\bfor a living\b|工作|上班|职业|职位|公司|单位|干什么的|做什么的"
-)
-_HOME = (
-    r"\blive[sd]?\b|\bliving\b|\bhometown\b|\bgrew up\b|\bmoved?\b|\bresiden\w*"
-    r"|住在|住哪|住的|老家|家乡|搬到|搬家|在哪里长大"
-)
 
-#: subject root -> the words of a question about it (a request may name none of the subject)
-ASKED_BY: dict[str, str] = {
-    "age": r"\bhow old\b|\bage[sd]?\b|\byears? (?:older|younger)\b|\b(?:older|younger) than\b"
-    r"|多大|几岁|年龄|岁数|年纪",
-    "birthday": r"\bbirthdays?\b|\bborn\b|\bdate of birth\b|生日|出生",
-    "degree": _EDUCATION,
-    "major": _EDUCATION,
-    "school": _EDUCATION,
-    "job": _WORK,
-    "employer": _WORK,
-    "work_location": _WORK,
-    "location": _HOME,
-    "hometown": _HOME,
-    "name": r"\bname\b|\bcalled\b|名字|叫什么|怎么称呼",
-    "nickname": r"\bnickname\b|\bcall me\b|外号|昵称|小名",
-}
+@functools.lru_cache(maxsize=8)
+def _vocabularies(langs: Languages) -> dict[str, tuple[re.Pattern[str], ...]]:
+    """Each vocabulary (by entry name) as its patterns in every language that has it on."""
+    out: dict[str, tuple[re.Pattern[str], ...]] = {}
+    for name in langs.names(VOCABULARY):
+        entries = [p.table(VOCABULARY).entry(name) for p in langs.all()]
+        out[name] = tuple(e.pattern for e in entries if e.on and e.source is not None)
+    return out
 
 
-#: the table compiled once (a request's subjects are the user's own: no cache keyed by them)
-_PATTERNS = {root: re.compile(words, re.IGNORECASE) for root, words in ASKED_BY.items()}
-
-
-#: each vocabulary once (several roots share one: degree, major and school)
-_VOCABULARIES = tuple({p.pattern: p for p in _PATTERNS.values()}.values())
+@functools.lru_cache(maxsize=8)
+def _roots(langs: Languages) -> dict[str, str]:
+    """Subject root -> the name of the vocabulary a question about it uses."""
+    return {
+        root: name
+        for name in langs.names(VOCABULARY)
+        for p in langs.all()
+        for root in p.table(VOCABULARY).entry(name).setting("roots", ())
+    }
 
 
 def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
-    """The subject vocabularies the text uses ("where do I work now?": work's)."""
-    return tuple(p for p in _VOCABULARIES if _uses(p, text))
+    """The patterns of the subject vocabularies the text uses ("where do I work now?": work's,
+    in every language)."""
+    found = _vocabularies(all_on()).values()
+    return tuple(p for patterns in found if _uses(patterns, text) for p in patterns)
 
 
 def roots_used(text: str) -> frozenset[str]:
     """The subject roots whose vocabulary the text uses ("where do I work?": job, employer,
     work_location; 职业: the same)."""
-    return frozenset(root for root, p in _PATTERNS.items() if _uses(p, text))
+    langs = all_on()
+    used = {n for n, patterns in _vocabularies(langs).items() if _uses(patterns, text)}
+    return frozenset(root for root, name in _roots(langs).items() if name in used)
 
 
 def asks_about(subject: str, text: str) -> bool:
     """Whether the request text asks about this profile subject in the subject's vocabulary
     (the subject's root: "degree/master" -> "degree")."""
-    pattern = _PATTERNS.get(subject.lower().split("/", 1)[0].strip())
-    return pattern is not None and _uses(pattern, text)
+    langs = all_on()
+    name = _roots(langs).get(subject.lower().split("/", 1)[0].strip())
+    return name is not None and _uses(_vocabularies(langs)[name], text)
 
 
-def _uses(pattern: re.Pattern[str], text: str) -> bool:
+def _uses(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
     """The text uses a word of the vocabulary (`_used`)."""
-    return bool(_used(pattern, text))
+    return bool(_used(patterns, text))
 
 
-def _used(pattern: re.Pattern[str], text: str) -> list[str]:
+def _used(patterns: Sequence[re.Pattern[str]], text: str) -> list[str]:
     """The words of the vocabulary the text uses: an English one as matched; a Chinese one unless
     a longer dictionary word around it says something else (保险公司 around 公司; not 大学毕业
     around 大学, whose rest is the vocabulary's too)."""
-    spans = [m.span() for m in pattern.finditer(text)]
+    spans = sorted(m.span() for p in patterns for m in p.finditer(text))
     ours = {i for a, b in spans for i in range(a, b)}
     return [
         text[a:b]
@@ -345,19 +313,22 @@ def profile_kinds(
     current, role). None for a subject with no such memory among records (the pool's: the
     profile channel's, recall/channels.py)."""
     asked = set(terms)
+    roots = _roots(all_on())
+    vocabularies = _vocabularies(all_on())
     values: dict[str, list[str]] = {}
     for r in records:
         if r.type is not MemoryType.PROFILE or r.status is not Status.ACTIVE or not r.subject:
             continue
         root = r.subject.lower().split("/", 1)[0].strip()
-        if root in _PATTERNS and r.entities:
+        if root in roots and r.entities:
             values.setdefault(root, []).extend(r.entities)
     kinds = []
     for root, named in sorted(values.items()):
-        words = {t for w in _used(_PATTERNS[root], text) for t in search_tokens(w)} & asked
-        members = frozenset(v for v in named if has_cjk(v) and len(v) >= 2)
+        used = _used(vocabularies[roots[root]], text)
+        words = {t for w in used for t in search_tokens(w)} & asked
+        members = frozenset(v for v in named if unspaced(v) and len(v) >= 2)
         words_of = (frozenset(search_tokens(v, drop_stopwords=True)) for v in named)
-        phrases = tuple(dict.fromkeys(p for v, p in zip(named, words_of) if p and not has_cjk(v)))
+        phrases = tuple(dict.fromkeys(p for v, p in zip(named, words_of) if p and not unspaced(v)))
         if words and (members or phrases):
             kinds.append(Kind(f"my {root}", frozenset(words), members, (), phrases))
     return tuple(kinds)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
 
-from ...lang import pack
-from ..change_grammar import TABLE
+# moved below both sides (recall reads them too); kept here for the write side
+from ...lang.heads import role_keys as role_keys, role_subject as role_subject
 from ..preference_rules import favorite_slot
 from ..slot import PROFILE, I, Slot
 
@@ -26,19 +25,6 @@ NOT_STOPPED = re.compile(
 def switch(subject: str, summary: str, value: str, replaces: str = "", kind=PROFILE) -> Slot:
     """The user corrects their own earlier words: a `switch` slot, naming the old value if said."""
     return Slot(kind, subject, summary, ("switch",), (value,), 0.9, replaces)
-
-
-def role_keys(code: str) -> Mapping[str, str]:
-    """The slot key of each attribute word that has one (`role_keys` of the language's change
-    table: "boss" and 老板 are the manager)."""
-    entry = pack(code).table(TABLE).entry("role_keys")
-    return entry.setting("keys", {}) if entry.on else {}
-
-
-def role_subject(key: str, roles: Mapping[str, str], head: Callable[[str], str]) -> str:
-    """The slot key of an attribute word: a role ("boss" is the manager), else `fact/<head>`."""
-    key = key.strip().lower()
-    return roles.get(key) or f"fact/{head(key)}"
 
 
 def favourite_changed(cat: str, value: str | None, cjk: bool) -> Slot | None:
