@@ -9,6 +9,7 @@ from openclaw_memory.store import records as rec
 from openclaw_memory.store.schema import scope_token
 from openclaw_memory.lang.text import fts_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -30,7 +31,7 @@ def _stock(engine, words):
             parts.append(common)  # twice: a higher term frequency
         texts.append(" ".join(parts))
     for scope in (ALICE, BOB):
-        engine.write(scope, [Candidate(MemoryType.FACT, t) for t in texts])
+        writer_of(engine).write(scope, [Candidate(MemoryType.FACT, t) for t in texts])
     return texts
 
 

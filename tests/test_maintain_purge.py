@@ -11,6 +11,7 @@ from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory.maintain import purge_record, purge_user
 from openclaw_memory.maintain.doctor import hashed_user
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+from store_helpers import writer_of
 
 T = MemoryType
 A, B, OTHER = Scope("alice", "main"), Scope("alice", "coder"), Scope("bob", "main")
@@ -34,7 +35,9 @@ def engine(tmp_path):
 
 
 def write(engine, scope, type_, summary, **kw):
-    return engine.write(scope, [Candidate(type_, summary, **kw)], session_id="s1")[0].record
+    return (
+        writer_of(engine).write(scope, [Candidate(type_, summary, **kw)], session_id="s1")[0].record
+    )
 
 
 def add_session(engine, scope, text):
@@ -149,7 +152,7 @@ def test_purge_record_removes_its_version_chain(engine):
     old = write(
         engine, A, T.PREFERENCE, "likes green tea", subject="drink", channel=Channel.EXPLICIT
     )
-    new = engine.write(
+    new = writer_of(engine).write(
         A,
         [
             Candidate(

@@ -10,6 +10,7 @@ from openclaw_memory.core.clock import DAY
 from openclaw_memory.recall.rank import recency
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+from store_helpers import writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -20,7 +21,7 @@ def recaller(engine):
 
 
 def put(engine, scope, type_, text, **kw):
-    return engine.write(scope, [Candidate(type_, text, **kw)])[0].record
+    return writer_of(engine).write(scope, [Candidate(type_, text, **kw)])[0].record
 
 
 def kept(result):

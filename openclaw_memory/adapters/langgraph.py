@@ -199,7 +199,7 @@ class OpenClawStore(BaseStore):
             confidence=0.95,
             channel=Channel.EXPLICIT,
         )
-        result = self.mw.engine.write(scope, [cand], writer="langgraph-store")[0]
+        result = self.mw.writer.write(scope, [cand], writer="langgraph-store")[0]
         if result.record is not None:
             self._keys[(scope, key)] = result.record.id
 

@@ -184,7 +184,7 @@ def _types(value: Any) -> set[str]:
 
 
 def turns_of(mw: MemoryMiddleware, scope: Scope, session: str, chat: list[dict[str, Any]]) -> list:
-    """The user turns of the messages as the capture keys them (`MemoryHooks.capture_messages`)."""
+    """The user turns of the messages as the capture keys them (`CapturePipeline.submit_transcript`)."""
     from ..capture import transcript_turns
 
     now = mw.clock.now()
