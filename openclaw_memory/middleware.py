@@ -48,6 +48,7 @@ from .lang.text import message_text, valid_unicode
 from .procedure.distil import ProcedureTracker
 from .recall.recaller import Recaller
 from .runtime.worker import UserJobs, Worker
+from .store.ports import RecordStore
 from .types import Candidate, InjectionPlan, MemoryRecord, ScoredMemory, Scope, Turn, WriteResult
 from .write.consolidate import MemoryWriter
 from .write.explicit import explicit_candidate
@@ -107,6 +108,9 @@ class MemoryMiddleware:
         #: the storage: record store, vector index, embedder, clock (tools such as the console
         #: and the evaluation reach it here; the stages were handed their own ports)
         self.engine = engine
+        #: the record store port (the truth), for the doors' listings and look-ups
+        self.store: RecordStore = engine.store
+        self.indexer = engine.indexer
         self.writer = writer
         #: the read path's recall; replacing it swaps what before_request and search recall
         self.recaller = recaller
@@ -445,13 +449,13 @@ class MemoryMiddleware:
     ) -> list[str]:
         """Deactivate one memory by id, or the memories a description names by its distinctive
         terms (write/forget.py); `dry_run`: only say which. Every forget is undone by `restore`."""
-        store, clock = self.engine.store, self.clock
+        store, clock = self.store, self.clock
         if memory_id:
             # a statement goes with every episode of it (forget.episodes_stating)
             record = self.engine.get(scope, memory_id)
             self.jobs.read_your_writes(scope)
             ids = forget_with_episodes(store, clock, scope, record, dry_run=dry_run)
-            self.engine.written()
+            self.indexer.notify()
             return ids
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
@@ -461,7 +465,7 @@ class MemoryMiddleware:
             done = forget_plan(store, scope, command)
         else:
             done = forget_run(store, clock, scope, command)
-            self.engine.written()
+            self.indexer.notify()
         if done.too_broad:
             raise ValidationError(
                 f"query: names {len(done.matches)} memories, more than one forget takes "
@@ -472,7 +476,7 @@ class MemoryMiddleware:
     def forget_plan(self, scope: Scope, query: str) -> list[MemoryRecord]:
         """The memories `forget(query=...)` would deactivate, nothing changed."""
         self.jobs.read_your_writes(scope)
-        return list(forget_plan(self.engine.store, scope, self._command(query)).matches)
+        return list(forget_plan(self.store, scope, self._command(query)).matches)
 
     def _command(self, query: str) -> ForgetCommand:
         # the query is quoted in the audit log: no secret in it (nothing secret is stored to match)
@@ -483,9 +487,9 @@ class MemoryMiddleware:
         forget by id took with it. NotFoundError if absent."""
         if not isinstance(memory_id, str) or not memory_id.strip():
             raise ValidationError("memory_id: expected a memory id")
-        store, model = self.engine.store, self.engine.model_name
+        store, model = self.store, self.engine.model_name
         record = restore_with_episodes(store, self.clock, scope, memory_id.strip(), model=model)
-        self.engine.written()
+        self.indexer.notify()
         return record
 
     def purge_user(self, user_id: str, agent_id: str | None = None) -> dict[str, int]:

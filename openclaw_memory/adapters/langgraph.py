@@ -244,7 +244,7 @@ class OpenClawStore(BaseStore):
                 found += [(scope, s.record, s.score) for s in self.mw.search(scope, query, wanted)]
             else:
                 self.mw.jobs.read_your_writes(scope)
-                rows = self.mw.engine.store.listing(
+                rows = self.mw.store.listing(
                     scope, status=Status.ACTIVE.value, curated_only=True, limit=wanted
                 )
                 found += [(scope, r, None) for r in rows]
@@ -267,13 +267,13 @@ class OpenClawStore(BaseStore):
                 f"namespace_prefix: expected a prefix of {self.template} that names the user, "
                 f"found {ns} (no query crosses users)"
             )
-        scopes = self.mw.engine.store.scopes(ns[at])
+        scopes = self.mw.store.scopes(ns[at])
         if "{agent_id}" not in self.template:
             scopes = [s for s in scopes if s.agent_id == self.agent_id]
         return [s for s in scopes if self.namespace_of(s)[: len(ns)] == ns]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        scopes = self.mw.engine.store.scopes()
+        scopes = self.mw.store.scopes()
         if "{agent_id}" not in self.template:
             scopes = [s for s in scopes if s.agent_id == self.agent_id]
         names = {self.namespace_of(s) for s in scopes}
@@ -294,7 +294,7 @@ class OpenClawStore(BaseStore):
     def _newest(self, scope: Scope, record: MemoryRecord) -> MemoryRecord:
         """The last version of a memory's chain (an edit or an update replaced the others)."""
         seen = {record.id}
-        while (nxt := self.mw.engine.store.latest_successor(scope, record.id)) is not None:
+        while (nxt := self.mw.store.latest_successor(scope, record.id)) is not None:
             if nxt.id in seen:
                 break
             seen.add(nxt.id)
@@ -302,7 +302,7 @@ class OpenClawStore(BaseStore):
         return record
 
     def _lookup(self, scope: Scope, key: str) -> MemoryRecord | None:
-        store = self.mw.engine.store
+        store = self.mw.store
         known = self._keys.get((scope, key)) or (key if _ID.match(key) else None)
         if known is not None:
             record = store.get(scope, known)

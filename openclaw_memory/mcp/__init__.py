@@ -83,7 +83,7 @@ class MemoryTools:
         _check_text("id", id)
         engine = self.mw.engine
         chain = engine.chain(self.scope, id)
-        newer = engine.store.successors(self.scope, id, limit=3)
+        newer = self.mw.store.successors(self.scope, id, limit=3)
         lines = [
             *_record_lines(chain[0]),
             *_version_lines(engine.versions(self.scope, id)),
