@@ -400,6 +400,7 @@ def crash_writer(
     from openclaw_memory.core.clock import FakeClock
     from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.runtime.factory import build_writer
+    from openclaw_memory.write.forget import forget_record
     from openclaw_memory.maintain import doctor, run_maintenance
     from openclaw_memory.types import Scope
 
@@ -429,7 +430,8 @@ def crash_writer(
                 print(f"ACK {scope.user_id} {scope.agent_id} {r.record.id}", flush=True)
         roll = rng.random()
         if roll < 0.08 and mine[scope]:
-            eng.forget(scope, rng.choice(mine[scope]))
+            forget_record(eng.store, eng.clock, scope, rng.choice(mine[scope]))
+            eng.written()
         elif roll < 0.12:
             run_maintenance(eng, scope)
         clock.advance(60.0)

@@ -19,7 +19,7 @@ from openclaw_memory.maintain.doctor import purge_record
 from openclaw_memory.maintain.doctor import purge_user
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope, Source, Status
-from store_helpers import writer_of
+from store_helpers import forget_in, restore_in, writer_of
 
 ALICE, ALICE_WORK, BOB = Scope("alice", "main"), Scope("alice", "work"), Scope("bob", "main")
 
@@ -65,12 +65,12 @@ def test_counts_follow_every_write_and_a_purge_leaves_no_row(engine):
     )
     writer_of(engine).write(BOB, [Candidate(MemoryType.FACT, "Bob plays the cello 鲍勃拉大提琴")])
     assert ("alice", "main", "active", "preference", 1) in _same(engine)
-    engine.forget(ALICE, tea.id, writer="test")
+    forget_in(engine, ALICE, tea.id, writer="test")
     assert ("alice", "main", "inactive", "preference", 1) in _same(engine)
     assert not any(
         r[2:4] == ("active", "preference") for r in _same(engine) if r[:2] == ("alice", "main")
     )
-    engine.restore(ALICE, tea.id)
+    restore_in(engine, ALICE, tea.id)
     edit_memory(engine, ALICE, job.id, "Works at Initech as a data engineer", writer="test")
     assert ("alice", "main", "active", "fact", 1) in _same(engine) and (
         "alice",

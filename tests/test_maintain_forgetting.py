@@ -17,7 +17,7 @@ from openclaw_memory.maintain import (
 )
 from openclaw_memory.core.tokens import count_tokens
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
-from store_helpers import find, writer_of
+from store_helpers import find, forget_in, writer_of
 
 T = MemoryType
 U1 = Scope("u1")
@@ -240,7 +240,7 @@ def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engin
     keep_used = w(T.FACT, "the VPN needs a token", importance=0.1)
     keep_inactive = w(T.FACT, "an old forgotten note", importance=0.1)
     keep_summary = w(T.SUMMARY, "week 12: three deploys, one rollback", importance=0.1)
-    engine.forget(U1, keep_inactive.id)
+    forget_in(engine, U1, keep_inactive.id)
     clock.advance(days=100)
     expire(engine, U1)  # the event's 30-day TTL archives it
     engine.touch(U1, [keep_used.id])

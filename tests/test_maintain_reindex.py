@@ -11,7 +11,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import IndexMismatchError
 from openclaw_memory.maintain import doctor, expire, reindex
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
-from store_helpers import writer_of
+from store_helpers import forget_in, writer_of
 
 T = MemoryType
 U1, U2 = Scope("u1"), Scope("u2", "helper")
@@ -47,7 +47,7 @@ def seeded(tmp_path):
         .write(U1, [Candidate(T.FACT, "temporary note", subject="note")])[0]
         .record.id,
     }
-    engine.forget(U1, ids["forgotten"])
+    forget_in(engine, U1, ids["forgotten"])
     clock.advance(days=31)
     expire(engine, U1)  # the event goes to the cold tier
     engine.close()

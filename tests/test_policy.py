@@ -34,7 +34,7 @@ from openclaw_memory.recall.rank import _cover
 from openclaw_memory.recall.rank import TRUST
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source
-from store_helpers import find, writer_of
+from store_helpers import find, forget_in, writer_of
 
 ROWS = sorted(POLICY.items(), key=lambda kv: kv[0].value)
 IDS = [t.value for t, _ in ROWS]
@@ -220,7 +220,7 @@ def test_distilled_types_cover_and_retire_their_turns(engine, kind, policy):
     covered: dict[str, str] = {}
     _cover(covered, written.record)
     assert bool(covered) is policy.distilled  # a live one stands for its turns in ranking
-    engine.forget(scope, written.record.id)
+    forget_in(engine, scope, written.record.id)
     with engine.db.read() as db:
         assert (
             bool(rec.retired_turns(db, scope, ["s1#1"])) is policy.distilled

@@ -40,7 +40,7 @@ from openclaw_memory.portability.openclaw import read_workspace
 from openclaw_memory.portability.openclaw import export_workspace
 from openclaw_memory.recall.rank import plan_to_json
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
-from store_helpers import find, writer_of
+from store_helpers import find, forget_in, writer_of
 
 DATA = Path(__file__).parent / "data"
 WORKSPACE = DATA / "openclaw_workspace"
@@ -91,7 +91,7 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
     live = find(eng, src.scope, where="status = 'active' AND type != 'episode'", limit=5)
     assert len(live) >= 2
     edit_memory(eng, src.scope, live[0].id, live[0].summary + "（已更正）", writer="test")
-    eng.forget(src.scope, live[1].id, "test forget", writer="test")
+    forget_in(eng, src.scope, live[1].id, "test forget", writer="test")
     exported = export_text(eng, src.scope.user_id)
 
     dst = MemorySystem(make_config(tmp_path / "cfg"), tmp_path / "dst", embedder=DenseHash())
@@ -184,7 +184,7 @@ def test_markdown_export_is_readable_and_separates_inactive(engine):
         .write(scope, [Candidate(MemoryType.FACT, "# not a heading, just text")])[0]
         .record
     )
-    engine.forget(scope, b.id)
+    forget_in(engine, scope, b.id)
     md = export_markdown(engine, "md-user")
     assert md.startswith("# Memories of md-user")
     assert "## Preferences (1)" in md and "**drink**: 喜欢喝乌龙茶" in md and a.id in md
@@ -364,7 +364,7 @@ def test_edit_refuses_secrets_inactive_and_unknown(engine):
         edit_memory(engine, scope, r.id, "   ", writer="t")
     with pytest.raises(NotFoundError):
         edit_memory(engine, Scope("someone-else"), r.id, "x y z", writer="t")
-    engine.forget(scope, r.id)
+    forget_in(engine, scope, r.id)
     with pytest.raises(ValidationError, match="inactive"):
         edit_memory(engine, scope, r.id, "my locker is number 14", writer="t")
 

@@ -12,7 +12,7 @@ from openclaw_memory.inject.render import render_record
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
 from openclaw_memory.inject.assemble import BlockAssembler
-from store_helpers import writer_of
+from store_helpers import forget_in, writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -85,7 +85,7 @@ def test_context_never_crosses_a_session_or_a_scope(engine):
 
 def test_forgotten_neighbours_do_not_come_back_as_context(engine):
     ask, answer, aside, _ = log(engine, ALICE, "s1", DIALOGUE)
-    engine.forget(ALICE, aside.id)
+    forget_in(engine, ALICE, aside.id)
     rec, _ = recaller_for(engine)
     s = unit(rec.recall(ALICE, "counseling mental health jobs"), answer)
     assert aside.id not in {c.id for c in s.context}

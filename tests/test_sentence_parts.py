@@ -19,7 +19,7 @@ from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.store.vector import part_ids, record_of
 from openclaw_memory.lang.text import sentence_parts
 from openclaw_memory.types import Candidate, MemoryType, Scope
-from store_helpers import writer_of
+from store_helpers import forget_in, writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -205,7 +205,7 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
         assert len(_index_ids(eng, ALICE)) == 1 + 1 + len(sentence_parts(ASIDE_ZH, 8))
         report = doctor(eng, repair=False)
         assert report.problems == 0, report.found  # parts are not orphans of their record
-        eng.forget(ALICE, ep.id)
+        forget_in(eng, ALICE, ep.id)
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == [new.id]
         _episode(eng, BOB, ASIDE_EN)

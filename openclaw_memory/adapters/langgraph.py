@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import NotFoundError, ValidationError
 from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
+from ..write.forget import forget_record, reactivate
 from . import missing
 
 try:
@@ -176,7 +177,9 @@ class OpenClawStore(BaseStore):
         current = self._resolve(scope, op.key)
         if op.value is None:
             if current is not None:
-                self.mw.engine.forget(scope, current.id, "deleted through the LangGraph store")
+                reason = "deleted through the LangGraph store"
+                forget_record(self.mw.store, self.mw.clock, scope, current.id, reason)
+                self.mw.indexer.notify()
             return None
         content, kind, subject = _parse_value(op.value)
         if current is not None:
@@ -364,7 +367,10 @@ class OpenClawStore(BaseStore):
         if record is None:
             raise NotFoundError(f"key: no memory {key!r} in namespace {tuple(namespace)}")
         newest = self._newest(scope, record)
-        return self._item(scope, self.mw.engine.restore(scope, newest.id), key=key)
+        mw = self.mw
+        back = reactivate(mw.store, mw.clock, scope, newest.id, model=mw.engine.model_name)
+        mw.indexer.notify()
+        return self._item(scope, back, key=key)
 
 
 def _check_template(template: tuple[str, ...]) -> tuple[str, ...]:

@@ -576,7 +576,13 @@ class MemoryPages(ConsoleBase):
             )
             return new.id, "edited"
         if action == "forget":
-            engine.forget(scope, memory_id, "forgotten in the console", writer=WRITER)
+            from ..write.forget import forget_record
+
+            mw = self.mw
+            forget_record(
+                mw.store, mw.clock, scope, memory_id, "forgotten in the console", writer=WRITER
+            )
+            mw.indexer.notify()
             return memory_id, "forgotten"
         if action == "restore":
             self.mw.restore(scope, memory_id)

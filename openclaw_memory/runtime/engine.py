@@ -17,7 +17,6 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from ..core.clock import Clock, SystemClock
 from ..config import MemoryConfig, load_config
-from ..write.forget import forget_record, reactivate
 from ..embed.embedding import (
     build_embedder,
     embed_query,
@@ -31,7 +30,7 @@ from ..store.ports import ManagedVectorIndex, RecordStore
 from ..store.ports import IndexSearch
 from ..store.ports import VectorSearch
 from ..store.backends import open_chroma, open_record_store, tiered
-from ..types import Channel, MemoryRecord, Scope
+from ..types import MemoryRecord, Scope
 
 log = logging.getLogger(__name__)
 
@@ -108,33 +107,6 @@ class MemoryEngine:
             )
 
     # ---- write ------------------------------------------------------------------------------
-
-    def forget(
-        self,
-        scope: Scope,
-        record_id: str,
-        reason: str = "forgotten on request",
-        channel: Channel = Channel.EXPLICIT,
-        writer: str | None = None,
-    ) -> MemoryRecord:
-        """Deactivate one memory (`forget.forget_record`) and wake the indexer."""
-        out = forget_record(self.store, self.clock, scope, record_id, reason, channel, writer)
-        self.written()
-        return out
-
-    def restore(
-        self,
-        scope: Scope,
-        record_id: str,
-        reason: str = "restored on request",
-        channel: Channel = Channel.EXPLICIT,
-    ) -> MemoryRecord:
-        """Undo a forget (`forget.reactivate`) and wake the indexer."""
-        out = reactivate(
-            self.store, self.clock, scope, record_id, reason, channel, model=self.model_name
-        )
-        self.written()
-        return out
 
     def touch(self, scope: Scope, ids: Sequence[str]) -> None:
         if ids:
