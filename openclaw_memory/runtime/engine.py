@@ -1,10 +1,11 @@
-"""MemoryEngine: the store facade the pipeline stages share.
+"""MemoryEngine: the storage the factory opens, and the reads the doors share.
 
 The record store (truth, `store.ports.RecordStore`; SQLite by default) + the vector index
-(derived, fed by the outbox; Chroma) + the embedder + the clock. Every method takes a Scope:
-there is no unscoped read. Construction is by `MemoryEngine.open(config)`, the one place that
-turns config into these objects. Consolidation is a stage of its own (`writer.py`,
-`consolidate.py`); `write` hands candidates to it.
+(derived, fed by the outbox; Chroma) + the embedder + the clock + the indexer that follows the
+store. Every method takes a Scope: there is no unscoped read. Construction is by
+`MemoryEngine.open(config)`, the one place that turns the storage config into these objects.
+It builds no stage and writes no memory: the write stage (`write/consolidate`, `MemoryWriter`)
+and forget and restore (`write/forget.py`) are handed the store and the indexer by the factory.
 """
 
 from __future__ import annotations
@@ -106,9 +107,10 @@ class MemoryEngine:
                 f"{self.model_name!r}; run `openclaw-memory reindex` to re-embed and rebuild the index"
             )
 
-    # ---- write ------------------------------------------------------------------------------
+    # ---- reinforcement ----------------------------------------------------------------------
 
     def touch(self, scope: Scope, ids: Sequence[str]) -> None:
+        """Count one access of each record, now (what recall injected)."""
         if ids:
             self.store.touch(scope, ids, self.clock.now())
 
