@@ -1,7 +1,7 @@
 """Build the benchmark's memory store once, cache it, and hand out throw-away copies.
 
-A store of N synthetic memories over U users is written through the writer (`MemoryWriter.write`) in batches
-of up to 64 (one session per batch, the fake clock at the batch's time), then indexed into the
+A store of N synthetic memories over U users is written through the writer (`MemoryWriter.write`)
+in batches of up to 64 (one session per batch, the fake clock at the batch's time), then indexed into the
 per-user Chroma collections. The finished data dir, its manifest and a question bank are kept
 under the cache dir, keyed by (N, U, embedder, seed, synth and write-path code versions); a build lands under a
 temporary name and is renamed into place, so an interrupted build is never mistaken for a cache.
