@@ -274,7 +274,13 @@ class MemoryMiddleware:
         if unwrapped is None:  # a Tool Search control, or a memory tool: nothing to remember
             return
         clean = redact_event(self.secrets, unwrapped)  # every text of it reaches the disk
-        self._write_later(scope, session_id, [tool_event_candidate(clean)], "save-hook", "save")
+        self.jobs.submit(
+            scope,
+            lambda: self.writer.write(
+                scope, [tool_event_candidate(clean)], session_id=session_id, writer="save-hook"
+            ),
+            "save",
+        )
         self._write_procedures(
             scope, session_id, self.procedures.note_tool(scope, session_id, clean)
         )
@@ -282,17 +288,13 @@ class MemoryMiddleware:
     def _write_procedures(self, scope: Scope, session_id: str, cands: Sequence[Candidate]) -> None:
         """Queue the write of the procedures a task left (procedure/distil.py)."""
         if cands:
-            self._write_later(scope, session_id, cands, "procedure", "procedure")
-
-    def _write_later(
-        self, scope: Scope, session_id: str, cands: Sequence[Candidate], writer: str, job: str
-    ) -> None:
-        cands = list(cands)
-        self.jobs.submit(
-            scope,
-            lambda: self.writer.write(scope, cands, session_id=session_id, writer=writer),
-            job,
-        )
+            self.jobs.submit(
+                scope,
+                lambda: self.writer.write(
+                    scope, list(cands), session_id=session_id, writer="procedure"
+                ),
+                "procedure",
+            )
 
     def record_process_event(
         self,
@@ -455,7 +457,8 @@ class MemoryMiddleware:
             record = self.engine.get(scope, memory_id)
             self.jobs.read_your_writes(scope)
             ids = forget_with_episodes(store, clock, scope, record, dry_run=dry_run)
-            self.indexer.notify()
+            if not dry_run:
+                self.indexer.notify()
             return ids
         if not query or not query.strip():
             raise ValidationError("memory_id or query: expected one of them")
