@@ -159,3 +159,19 @@ def test_a_forget_is_seen_by_the_next_request_and_a_restore_undoes_it(mw, fact, 
     assert "heron3" not in mw.before_request(ask).plan.block
     mw.restore(ALICE, written.record.id)
     assert "heron3" in mw.before_request(ask).plan.block
+
+
+#: what the storage may stand on: nothing that is a stage or a door
+STORAGE_BELOW = {"core", "config", "embed", "errors", "store", "types"}
+
+
+def test_the_engine_imports_no_stage_and_builds_none():
+    import ast
+    from pathlib import Path
+
+    path = Path(openclaw_memory.__file__).parent / "runtime" / "engine.py"
+    reached = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module:
+            reached.add(node.module.split(".")[0])
+    assert reached and reached <= STORAGE_BELOW, sorted(reached - STORAGE_BELOW)
