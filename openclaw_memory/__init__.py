@@ -41,12 +41,10 @@ _EXPORTS: dict[str, str] = {
     # the facade in mem0's shape (add, search, get_all, get, update, delete, history), sync and async
     "Memory": "memory",
     "AsyncMemory": "memory",
-    # the middleware, its two halves and its request / result types
+    # the middleware and its request / result types
     "MemoryMiddleware": "middleware",
-    "MemoryHooks": "runtime.hooks",
-    "MemoryAdmin": "runtime.admin",
-    "ChatRequest": "runtime.hooks",
-    "RequestResult": "runtime.hooks",
+    "ChatRequest": "middleware",
+    "RequestResult": "middleware",
     "ToolEvent": "capture.events",
     # the factory, what a user plugs into it, and config loading
     "build_middleware": "runtime.factory",
@@ -90,8 +88,6 @@ __all__ = [
     "Memory",
     "AsyncMemory",
     "MemoryMiddleware",
-    "MemoryHooks",
-    "MemoryAdmin",
     "ChatRequest",
     "RequestResult",
     "ToolEvent",
@@ -158,15 +154,13 @@ if TYPE_CHECKING:  # the same names, for type checkers and IDEs
         StoreError,
         ValidationError,
     )
-    from .runtime.admin import MemoryAdmin
     from .extract.base import Extractor
     from .runtime.factory import build_middleware
-    from .runtime.hooks import ChatRequest, MemoryHooks, RequestResult
     from .llm.fake_openai import FakeOpenAIServer
     from .testing import ConversationDriver
     from .llm import ScriptedLLM
     from .memory import AsyncMemory, Memory
-    from .middleware import MemoryMiddleware
+    from .middleware import ChatRequest, MemoryMiddleware, RequestResult
     from .recall.pool import Channel as RecallChannel
     from .types import (
         Candidate,

@@ -207,7 +207,7 @@ class Memory:
         scope = scope_arg(user_id, agent_id)
         self._mw.jobs.read_your_writes(scope)
         done: list[str] = []
-        listing = self._mw.engine.store.listing
+        listing = self._mw.store.listing
         while batch := [
             r
             for r in listing(scope, status=Status.ACTIVE.value, limit=500)
@@ -227,7 +227,7 @@ class Memory:
 
     def reset(self) -> dict[str, Any]:
         """Purge every user of this store (mem0's reset): nothing of anyone is left."""
-        users = sorted({s.user_id for s in self._mw.engine.store.scopes()})
+        users = sorted({s.user_id for s in self._mw.store.scopes()})
         for user in users:
             self._mw.purge_user(user)
         return {"message": f"purged {len(users)} users", "users": len(users)}
@@ -288,7 +288,7 @@ class Memory:
                 f"filters.status: expected one of {', '.join(statuses)}, found {status!r}"
             )
         self._mw.jobs.read_your_writes(scope)
-        rows = self._mw.engine.store.listing(
+        rows = self._mw.store.listing(
             scope,
             status=None if status == "all" else status,
             type_=kind if isinstance(kind, str) else None,
@@ -307,10 +307,10 @@ class Memory:
         memory_id = memory_id_arg(memory_id)
         engine = self._mw.engine
         self._mw.jobs.read_your_writes(scope)
-        newer = engine.store.successors(scope, memory_id, limit=10)
+        newer = self._mw.store.successors(scope, memory_id, limit=10)
         chain = {r.id: r for r in [*newer, *engine.chain(scope, memory_id)]}
         versions = [v for rid in chain for v in engine.versions(scope, rid)]
-        rows = engine.store.audit_of(scope, list(chain), limit=500)
+        rows = self._mw.store.audit_of(scope, list(chain), limit=500)
         return [history_entry(row, chain, versions) for row in sorted(rows, key=audit_seq)]
 
     # ---- lifecycle --------------------------------------------------------------------------
@@ -338,7 +338,7 @@ class Memory:
             if row["seq"] > mark and row["action"] == "deactivate"
         ]
         for rid in dict.fromkeys(r for r in retired if r and r not in replaced):
-            record = self._mw.engine.store.get(scope, rid)
+            record = self._mw.store.get(scope, rid)
             if record is not None and record.type is not MemoryType.EPISODE:
                 out.append({"id": rid, "memory": record.summary, "event": "DELETE"})
         return out

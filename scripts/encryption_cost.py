@@ -100,7 +100,7 @@ def open_store(folder: Path, mode: str, args: argparse.Namespace, texts: list[st
         mem = Memory(config)
     for start in range(0, args.records, 200):
         batch = texts[start : min(start + 200, args.records)]
-        mem.middleware.engine.write(
+        mem.middleware.writer.write(
             Scope(USER), [Candidate(MemoryType.FACT, t, channel=Channel.EXPLICIT) for t in batch]
         )
     mem.middleware.flush(timeout=600)

@@ -25,7 +25,7 @@ LINE = (
 def main(argv: list[str] | None = None) -> int:
     from openclaw_memory.config import config_from_dict
     from openclaw_memory.runtime.factory import build_middleware
-    from openclaw_memory.runtime.hooks import ChatRequest
+    from openclaw_memory.middleware import ChatRequest
     from openclaw_memory.types import Scope
 
     p = argparse.ArgumentParser(

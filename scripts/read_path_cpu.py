@@ -122,7 +122,7 @@ def _any_write_path(entry: Path) -> Path:
 
 
 def report(mw: Any, embedder: Any, queries: list, bank: list, args: argparse.Namespace) -> None:
-    recaller = mw.working.recaller
+    recaller = mw.recaller
     recaller.parallel = bool(args.parallel)
     for q in {q.user_id: q for q in bank}.values():  # warm-up: one request per user
         mw.before_request(request_for(q, f"cpu-{q.user_id}"))
@@ -174,7 +174,7 @@ def report(mw: Any, embedder: Any, queries: list, bank: list, args: argparse.Nam
 
 #: (label, "module:qualname") of the read path's stages, in pipeline order; nested ones overlap
 STAGES = (
-    ("before_request", "openclaw_memory.runtime.hooks:MemoryHooks.before_request"),
+    ("before_request", "openclaw_memory.middleware:MemoryMiddleware.before_request"),
     ("  sessions.open", "openclaw_memory.capture.pipeline:Sessions.open"),
     ("  read_your_writes", "openclaw_memory.runtime.worker:UserJobs.read_your_writes"),
     ("  recall", "openclaw_memory.recall.recaller:Recaller.recall"),
@@ -200,7 +200,7 @@ STAGES = (
     ("    names_several", "openclaw_memory.recall.head:names_several"),
     ("    cover_sessions", "openclaw_memory.recall.head:cover_sessions"),
     ("    attach_context", "openclaw_memory.recall.recaller:attach_context"),
-    ("  assemble", "openclaw_memory.runtime.working_memory:WorkingMemory.assemble"),
+    ("  assemble", "openclaw_memory.inject.assemble:BlockAssembler.assemble"),
     ("    pack", "openclaw_memory.inject.budget:pack"),
     ("    render_record", "openclaw_memory.inject.render:render_record"),
     ("    render_block", "openclaw_memory.inject.render:render_block"),

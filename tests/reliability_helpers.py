@@ -395,10 +395,12 @@ def _crash_candidates(rng: random.Random, n: int, tag: str) -> list:
 def crash_writer(
     data_dir: str, seed: int, batches: int = 100_000, doctor_first: bool = False
 ) -> None:
-    """Write batches through MemoryEngine.write with the background indexer on; after each
+    """Write batches through the writer with the background indexer on; after each
     batch commits, print `ACK <user> <agent> <id>` per record, flushed, until killed."""
     from openclaw_memory.core.clock import FakeClock
     from openclaw_memory.runtime.engine import MemoryEngine
+    from openclaw_memory.runtime.factory import build_writer
+    from openclaw_memory.write.forget import forget_record
     from openclaw_memory.maintain import doctor, run_maintenance
     from openclaw_memory.types import Scope
 
@@ -410,6 +412,7 @@ def crash_writer(
         forgetting={"compaction_trigger": 6, "compaction_batch": 4},
     )
     eng = MemoryEngine.open(cfg, clock=clock, background=True)
+    writer = build_writer(eng)
     print("OPEN", flush=True)
     if doctor_first:
         doctor(eng, repair=True)
@@ -418,7 +421,7 @@ def crash_writer(
     mine: dict[Scope, list[str]] = {s: [] for s in scopes}
     for b in range(batches):
         scope = rng.choice(scopes)
-        results = eng.write(
+        results = writer.write(
             scope, _crash_candidates(rng, rng.randint(1, 5), f"w{seed}b{b}"), session_id=f"s{seed}"
         )
         for r in results:
@@ -427,7 +430,8 @@ def crash_writer(
                 print(f"ACK {scope.user_id} {scope.agent_id} {r.record.id}", flush=True)
         roll = rng.random()
         if roll < 0.08 and mine[scope]:
-            eng.forget(scope, rng.choice(mine[scope]))
+            forget_record(eng.store, eng.clock, scope, rng.choice(mine[scope]))
+            eng.written()
         elif roll < 0.12:
             run_maintenance(eng, scope)
         clock.advance(60.0)

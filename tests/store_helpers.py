@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from typing import Any, Sequence
+from weakref import WeakKeyDictionary
 
+from openclaw_memory.runtime.factory import build_writer
 from openclaw_memory.store import records as rec
+from openclaw_memory.write.consolidate import MemoryWriter
+from openclaw_memory.write.forget import forget_record, reactivate
 from openclaw_memory.types import MemoryRecord, Scope
 
 
@@ -65,3 +69,32 @@ def rows(engine: Any, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         sql = sql.replace("?", "%s")
     with engine.db.read() as db:
         return list(db.execute(sql, tuple(args)).fetchall())
+
+
+_WRITERS: WeakKeyDictionary[Any, MemoryWriter] = WeakKeyDictionary()
+
+
+def writer_of(engine: Any) -> MemoryWriter:
+    """The write stage over an open engine's ports, one per engine, as the factory builds it
+    for a middleware (tests that write straight into a store, without a middleware)."""
+    writer = _WRITERS.get(engine)
+    if writer is None:
+        writer = _WRITERS[engine] = build_writer(engine)
+    return writer
+
+
+def forget_in(engine: Any, scope: Scope, record_id: str, reason: str = "", **kw: Any) -> Any:
+    """Deactivate one memory straight in an engine's store (`forget.forget_record`), then wake
+    its indexer, as the middleware does."""
+    record = forget_record(
+        engine.store, engine.clock, scope, record_id, reason or "forgotten on request", **kw
+    )
+    engine.written()
+    return record
+
+
+def restore_in(engine: Any, scope: Scope, record_id: str) -> Any:
+    """Undo a forget straight in an engine's store (`forget.reactivate`), then wake its indexer."""
+    record = reactivate(engine.store, engine.clock, scope, record_id, model=engine.model_name)
+    engine.written()
+    return record

@@ -19,6 +19,7 @@ from openclaw_memory.maintain.doctor import purge_record
 from openclaw_memory.maintain.doctor import purge_user
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope, Source, Status
+from store_helpers import forget_in, restore_in, writer_of
 
 ALICE, ALICE_WORK, BOB = Scope("alice", "main"), Scope("alice", "work"), Scope("bob", "main")
 
@@ -47,21 +48,29 @@ def _same(eng: MemoryEngine) -> list[tuple]:
 
 
 def test_counts_follow_every_write_and_a_purge_leaves_no_row(engine):
-    tea = engine.write(
-        ALICE, [Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶", subject="drink")]
-    )[0].record
-    job = engine.write(
-        ALICE, [Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job")]
-    )[0].record
-    engine.write(ALICE_WORK, [Candidate(MemoryType.TASK, "Ship the quarterly report 季度报告")])
-    engine.write(BOB, [Candidate(MemoryType.FACT, "Bob plays the cello 鲍勃拉大提琴")])
+    tea = (
+        writer_of(engine)
+        .write(ALICE, [Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶", subject="drink")])[0]
+        .record
+    )
+    job = (
+        writer_of(engine)
+        .write(
+            ALICE, [Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job")]
+        )[0]
+        .record
+    )
+    writer_of(engine).write(
+        ALICE_WORK, [Candidate(MemoryType.TASK, "Ship the quarterly report 季度报告")]
+    )
+    writer_of(engine).write(BOB, [Candidate(MemoryType.FACT, "Bob plays the cello 鲍勃拉大提琴")])
     assert ("alice", "main", "active", "preference", 1) in _same(engine)
-    engine.forget(ALICE, tea.id, writer="test")
+    forget_in(engine, ALICE, tea.id, writer="test")
     assert ("alice", "main", "inactive", "preference", 1) in _same(engine)
     assert not any(
         r[2:4] == ("active", "preference") for r in _same(engine) if r[:2] == ("alice", "main")
     )
-    engine.restore(ALICE, tea.id)
+    restore_in(engine, ALICE, tea.id)
     edit_memory(engine, ALICE, job.id, "Works at Initech as a data engineer", writer="test")
     assert ("alice", "main", "active", "fact", 1) in _same(engine) and (
         "alice",
@@ -79,7 +88,7 @@ def test_counts_follow_every_write_and_a_purge_leaves_no_row(engine):
 def test_the_migration_counts_an_existing_store(config, clock):
     eng = MemoryEngine.open(config, clock=clock, background=False)
     for i in range(5):
-        eng.write(ALICE, [Candidate(MemoryType.FACT, f"fact number {i} 第{i}条")])
+        writer_of(eng).write(ALICE, [Candidate(MemoryType.FACT, f"fact number {i} 第{i}条")])
     eng.close()
     db = sqlite3.connect(config.data_dir / "memory.db")  # back to schema 7: no counts kept
     db.executescript(

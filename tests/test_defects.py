@@ -8,6 +8,7 @@ from openclaw_memory.config import load_config
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.llm import ScriptedLLM
+from store_helpers import writer_of
 
 
 def test_warm_up_in_llm_mode_spends_no_llm_call(tmp_path):
@@ -212,7 +213,9 @@ def test_a_process_event_task_expires_after_task_ttl_days(engine, status):
     scope = Scope("u1")
     cands = process_event_candidates("task/report", status, "季度报告 quarterly report")
     (written,) = [
-        w for w in engine.write(scope, cands, writer="test") if w.record.type is MemoryType.TASK
+        w
+        for w in writer_of(engine).write(scope, cands, writer="test")
+        if w.record.type is MemoryType.TASK
     ]
     ttl_days = engine.config.forgetting.task_ttl_days
     assert written.record.expires_at == pytest.approx(engine.clock.now() + ttl_days * DAY)

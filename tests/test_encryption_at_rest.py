@@ -20,6 +20,7 @@ from openclaw_memory.errors import ConfigError, StoreError
 from openclaw_memory.store import keys
 from openclaw_memory.store.backends import open_record_store
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
+from store_helpers import writer_of
 
 pytest.importorskip("sqlcipher3", reason="SQLCipher driver not installed (the encryption extra)")
 
@@ -48,7 +49,7 @@ def _config(tmp_path: Path, *, enabled: bool = True, **encryption) -> object:
 
 
 def _write(engine: MemoryEngine) -> list[str]:
-    results = engine.write(
+    results = writer_of(engine).write(
         ALICE,
         [
             Candidate(MemoryType.FACT, text, subject=f"move {lang}", channel=Channel.EXPLICIT)
@@ -407,7 +408,7 @@ def test_the_keyword_search_plans_alike_in_both_sqlite_versions(tmp_path, clock)
     engine = MemoryEngine.open(_config(tmp_path, enabled=False), clock=clock, background=False)
     try:
         for i in range(60):
-            engine.write(
+            writer_of(engine).write(
                 ALICE,
                 [
                     Candidate(MemoryType.FACT, f"{text} {i}", channel=Channel.EXPLICIT)

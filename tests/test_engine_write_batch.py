@@ -10,7 +10,7 @@ import pytest
 
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
 from openclaw_memory.errors import StoreError
-from store_helpers import find
+from store_helpers import find, writer_of
 
 ALICE = Scope("alice")
 
@@ -35,7 +35,7 @@ def _commits(engine) -> list[str]:
 
 def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine):
     commits = _commits(engine)
-    results = engine.write(
+    results = writer_of(engine).write(
         ALICE,
         [
             pref("I prefer coffee in the morning"),
@@ -58,7 +58,7 @@ def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog)
     batch = [fact("one"), fact("two"), fact("boom"), fact("four")]
     # the driver's error leaves the store as the package's StoreError, the cause kept
     with pytest.raises(StoreError, match="refused by the test") as raised:
-        engine.write(ALICE, batch)
+        writer_of(engine).write(ALICE, batch)
     assert isinstance(raised.value.__cause__, sqlite3.IntegrityError)
     assert sorted(r.summary for r in find(engine, ALICE)) == ["one", "two"]
     inserts = [a for a in engine.audit_log(ALICE) if a["action"] == "insert"]
@@ -74,8 +74,8 @@ def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog)
 
 def test_given_vectors_are_the_ones_write_would_compute(engine):
     cands = [fact("the deploy runs on Fridays"), pref("我喜欢喝茶")]
-    vecs = engine.embed_candidates(cands)
-    written = engine.write(ALICE, cands, vectors=vecs)
+    vecs = writer_of(engine).embed(cands)
+    written = writer_of(engine).write(ALICE, cands, vectors=vecs)
     with engine.db.read() as db:
         stored = {
             r[0]: np.frombuffer(r[1], dtype=np.float32)
@@ -83,7 +83,7 @@ def test_given_vectors_are_the_ones_write_would_compute(engine):
         }
     for res, vec in zip(written, vecs.whole):
         assert np.array_equal(stored[res.record.id], vec)
-    other = engine.write(Scope("bob"), cands)
+    other = writer_of(engine).write(Scope("bob"), cands)
     with engine.db.read() as db:
         for res, mine in zip(other, written):
             theirs = db.execute(
@@ -91,12 +91,12 @@ def test_given_vectors_are_the_ones_write_would_compute(engine):
             ).fetchone()[0]
             assert theirs == stored[mine.record.id].tobytes()
     with pytest.raises(ValueError, match="one per candidate"):
-        engine.write(ALICE, cands, vectors=vecs[:1])
+        writer_of(engine).write(ALICE, cands, vectors=vecs[:1])
 
 
 def test_a_write_inside_an_outer_transaction_joins_it(engine):
     with engine.db.write():
         assert engine.db.nested()
-        engine.write(ALICE, [fact("a"), fact("b")])
+        writer_of(engine).write(ALICE, [fact("a"), fact("b")])
     assert not engine.db.nested()
     assert {r.summary for r in find(engine, ALICE) if r.status is Status.ACTIVE} == {"a", "b"}

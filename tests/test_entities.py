@@ -24,6 +24,7 @@ from openclaw_memory.recall.channels import request_keys
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import forget_in, restore_in, writer_of
 
 A, B = Scope("alice", "main"), Scope("bob", "main")
 
@@ -115,7 +116,9 @@ def test_nickname_of(short, names, expected):
 
 
 def write(engine, scope, text, session="s1", type_=MemoryType.EPISODE, **kw):
-    return engine.write(scope, [Candidate(type_, text, **kw)], session_id=session)[0].record
+    return (
+        writer_of(engine).write(scope, [Candidate(type_, text, **kw)], session_id=session)[0].record
+    )
 
 
 def entity_rows(engine, scope=A):
@@ -158,9 +161,9 @@ def test_nickname_and_stated_alias_merge(engine):
 
 def test_forget_removes_links_and_restore_brings_them_back(engine):
     r = write(engine, A, "Caroline adopted a dog named Biscuit.")
-    engine.forget(A, r.id)
+    forget_in(engine, A, r.id)
     assert "Biscuit" not in entity_rows(engine)
-    engine.restore(A, r.id)
+    restore_in(engine, A, r.id)
     assert entity_rows(engine)["Biscuit"]["links"] == 1
 
 

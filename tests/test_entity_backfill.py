@@ -20,6 +20,7 @@ from openclaw_memory.errors import ValidationError
 from openclaw_memory.maintain.runner import link_backlog
 from openclaw_memory.store.ports import RecordStore
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Status
+from store_helpers import writer_of
 
 ALICE, BOB = Scope("alice", "a1"), Scope("bob", "a1")
 WS = Scope("alice", "a1", "work")
@@ -250,7 +251,7 @@ def test_a_maintenance_run_over_the_store_links_the_backlog(config, clock):
 
     eng = MemoryEngine.open(config, clock=clock, background=False)
     for text in ("Caroline moved to Lisbon last year.", "小王是王伟的昵称，他上周去了上海。"):
-        eng.write(ALICE, [Candidate(MemoryType.EPISODE, text)], session_id="s1")
+        writer_of(eng).write(ALICE, [Candidate(MemoryType.EPISODE, text)], session_id="s1")
     fresh = sorted(eng.store.entity_list(ALICE), key=lambda e: e["name"])
     path = eng.db.path
     eng.close()

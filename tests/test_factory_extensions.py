@@ -96,8 +96,8 @@ def built(config, clock):
 def test_the_protocols_are_public_and_the_plugins_satisfy_them(built):
     mw, extractor, channel = built
     assert isinstance(extractor, Extractor)
-    assert mw.extractor is extractor and mw.admin.extractor is extractor
-    assert channel in mw.working.recaller.channels
+    assert mw.extractor is extractor and mw.capture.extractor is extractor
+    assert channel in mw.recaller.channels
     assert RecallChannel.__name__ == "Channel" and hasattr(RecallChannel, "propose")
 
 

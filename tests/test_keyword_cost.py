@@ -9,6 +9,7 @@ from openclaw_memory.store import records as rec
 from openclaw_memory.store.schema import scope_token
 from openclaw_memory.lang.text import fts_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import forget_in, writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -30,7 +31,7 @@ def _stock(engine, words):
             parts.append(common)  # twice: a higher term frequency
         texts.append(" ".join(parts))
     for scope in (ALICE, BOB):
-        engine.write(scope, [Candidate(MemoryType.FACT, t) for t in texts])
+        writer_of(engine).write(scope, [Candidate(MemoryType.FACT, t) for t in texts])
     return texts
 
 
@@ -98,7 +99,7 @@ def test_the_cap_keeps_statuses_and_limit(engine, monkeypatch):
     monkeypatch.setattr(rec, "KEYWORD_SCORED", 5)
     with engine.db.read() as db:
         newest = max((i for i, _ in _every_match(db, ALICE, "coffee")), key=lambda i: _rid(db, i))
-    engine.forget(ALICE, newest)
+    forget_in(engine, ALICE, newest)
     with engine.db.read() as db:
         got = rec.keyword_search(db, ALICE, "coffee", limit=3)
         assert len(got) == 3 and newest not in [i for i, _ in got]

@@ -62,7 +62,7 @@ def test_a_pasted_log_is_recalled_for_by_its_ends(tmp_path, clock, make_config, 
     try:
         tell(mw, ALICE, SAID[lang])
         pasted = LOG[lang] * 20_000 + "\n" + ASKED[lang]  # about 1.6 MB of log, then the question
-        result = mw.working.recaller.recall(ALICE, pasted, ())
+        result = mw.recaller.recall(ALICE, pasted, ())
         assert result.query.text.startswith(LOG[lang][:20])
         assert result.query.text.endswith(ASKED[lang])
         assert count_tokens(result.query.text) <= QUERY_TOKENS

@@ -11,7 +11,7 @@ from openclaw_memory.config import config_from_dict
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import add_parsers
 from openclaw_memory.types import Candidate, MemoryType, Scope
-from store_helpers import find
+from store_helpers import find, writer_of
 
 COMMANDS = ("reindex", "doctor", "maintain", "purge")
 
@@ -34,14 +34,16 @@ def config(tmp_path):
         }
     )
     engine = MemoryEngine.open(cfg, background=False)
-    engine.write(
+    writer_of(engine).write(
         Scope("alice"),
         [
             Candidate(MemoryType.FACT, "alice plays the cello", subject="hobby"),
             Candidate(MemoryType.FACT, "爱丽丝会拉大提琴", subject="爱好"),
         ],
     )
-    engine.write(Scope("bob"), [Candidate(MemoryType.FACT, "bob plays chess", subject="hobby")])
+    writer_of(engine).write(
+        Scope("bob"), [Candidate(MemoryType.FACT, "bob plays chess", subject="hobby")]
+    )
     engine.close()
     return cfg
 
@@ -135,7 +137,7 @@ def test_reindex_after_switching_embedder(config, capsys):
 
 def test_maintain_text_lists_the_partitions_that_changed(config, capsys):
     engine = MemoryEngine.open(config, background=False)
-    engine.write(
+    writer_of(engine).write(
         Scope("carol"), [Candidate(MemoryType.EVENT, f"ping {i}", subject="p") for i in range(51)]
     )
     engine.close()

@@ -11,6 +11,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor, expire
 from openclaw_memory.maintain.doctor import PROBLEMS
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 T = MemoryType
 U1 = Scope("u1")
@@ -40,7 +41,7 @@ def engine(tmp_path, clock):
 
 
 def write(engine, scope, type_, summary, **kw):
-    return engine.write(scope, [Candidate(type_, summary, **kw)])[0].record
+    return writer_of(engine).write(scope, [Candidate(type_, summary, **kw)])[0].record
 
 
 def top(engine, text, tier="hot"):

@@ -17,7 +17,7 @@ from openclaw_memory.maintain import (
 )
 from openclaw_memory.core.tokens import count_tokens
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
-from store_helpers import find
+from store_helpers import find, forget_in, writer_of
 
 T = MemoryType
 U1 = Scope("u1")
@@ -42,7 +42,7 @@ def engine(tmp_path, clock):
 
 
 def write(engine, scope, type_, summary, **kw):
-    return engine.write(scope, [Candidate(type_, summary, **kw)])[0].record
+    return writer_of(engine).write(scope, [Candidate(type_, summary, **kw)])[0].record
 
 
 def hits(engine, scope, text, tier="hot"):
@@ -182,7 +182,7 @@ def test_compaction_turns_the_oldest_30_of_51_events_into_one_summary(engine, cl
 
 def test_compaction_repeats_until_under_the_trigger(engine):
     write_many = [Candidate(T.EVENT, f"事件 {i}：构建成功", subject="构建") for i in range(120)]
-    engine.write(U1, write_many)
+    writer_of(engine).write(U1, write_many)
     done = compact_events(engine, U1)
     assert len(done) == 3  # 120 -> 90 -> 60 -> 30
     left = find(engine, U1, where="status = 'active' AND type = 'event'", limit=500)
@@ -240,7 +240,7 @@ def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engin
     keep_used = w(T.FACT, "the VPN needs a token", importance=0.1)
     keep_inactive = w(T.FACT, "an old forgotten note", importance=0.1)
     keep_summary = w(T.SUMMARY, "week 12: three deploys, one rollback", importance=0.1)
-    engine.forget(U1, keep_inactive.id)
+    forget_in(engine, U1, keep_inactive.id)
     clock.advance(days=100)
     expire(engine, U1)  # the event's 30-day TTL archives it
     engine.touch(U1, [keep_used.id])
@@ -282,7 +282,9 @@ def test_run_maintenance_covers_every_scope_or_one(engine, clock):
     u2 = Scope("u2", "helper")
     for scope in (U1, u2):
         write(engine, scope, T.EVENT, "nightly backup finished", subject="backup")
-    engine.write(U1, [Candidate(T.EVENT, f"poll {i} ok", subject="poll") for i in range(51)])
+    writer_of(engine).write(
+        U1, [Candidate(T.EVENT, f"poll {i} ok", subject="poll") for i in range(51)]
+    )
     clock.advance(days=10)
 
     only = run_maintenance(engine, U1)

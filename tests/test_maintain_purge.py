@@ -11,6 +11,7 @@ from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory.maintain import purge_record, purge_user
 from openclaw_memory.maintain.doctor import hashed_user
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+from store_helpers import forget_in, writer_of
 
 T = MemoryType
 A, B, OTHER = Scope("alice", "main"), Scope("alice", "coder"), Scope("bob", "main")
@@ -34,7 +35,9 @@ def engine(tmp_path):
 
 
 def write(engine, scope, type_, summary, **kw):
-    return engine.write(scope, [Candidate(type_, summary, **kw)], session_id="s1")[0].record
+    return (
+        writer_of(engine).write(scope, [Candidate(type_, summary, **kw)], session_id="s1")[0].record
+    )
 
 
 def add_session(engine, scope, text):
@@ -63,7 +66,7 @@ def populate(engine):
     )
     ids["a_zh"] = write(engine, A, T.PREFERENCE, "爱丽丝喜欢喝乌龙茶", subject="茶").id
     gone = write(engine, A, T.FACT, "alice moved to Lisbon", subject="city")
-    engine.forget(A, gone.id)
+    forget_in(engine, A, gone.id)
     ids["b_event"] = write(engine, B, T.EVENT, "compiled the zebrafish tracker", subject="build").id
     ids["bob"] = write(engine, OTHER, T.FACT, "bob keeps a zebrafish too", subject="pet").id
     add_session(engine, A, "tell me about Quasimodo")
@@ -149,7 +152,7 @@ def test_purge_record_removes_its_version_chain(engine):
     old = write(
         engine, A, T.PREFERENCE, "likes green tea", subject="drink", channel=Channel.EXPLICIT
     )
-    new = engine.write(
+    new = writer_of(engine).write(
         A,
         [
             Candidate(

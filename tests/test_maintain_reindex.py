@@ -11,6 +11,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import IndexMismatchError
 from openclaw_memory.maintain import doctor, expire, reindex
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
+from store_helpers import forget_in, writer_of
 
 T = MemoryType
 U1, U2 = Scope("u1"), Scope("u2", "helper")
@@ -37,14 +38,16 @@ def seeded(tmp_path):
     clock = FakeClock(1_750_000_000.0)
     engine = open_engine(tmp_path, clock=clock)
     ids = {
-        "en": engine.write(U1, [Candidate(T.FACT, EN, subject="deploy key")])[0].record.id,
-        "zh": engine.write(U2, [Candidate(T.FACT, ZH, subject="部署密钥")])[0].record.id,
-        "old": engine.write(U1, [Candidate(T.EVENT, OLD, subject="sync")])[0].record.id,
-        "forgotten": engine.write(U1, [Candidate(T.FACT, "temporary note", subject="note")])[
-            0
-        ].record.id,
+        "en": writer_of(engine)
+        .write(U1, [Candidate(T.FACT, EN, subject="deploy key")])[0]
+        .record.id,
+        "zh": writer_of(engine).write(U2, [Candidate(T.FACT, ZH, subject="部署密钥")])[0].record.id,
+        "old": writer_of(engine).write(U1, [Candidate(T.EVENT, OLD, subject="sync")])[0].record.id,
+        "forgotten": writer_of(engine)
+        .write(U1, [Candidate(T.FACT, "temporary note", subject="note")])[0]
+        .record.id,
     }
-    engine.forget(U1, ids["forgotten"])
+    forget_in(engine, U1, ids["forgotten"])
     clock.advance(days=31)
     expire(engine, U1)  # the event goes to the cold tier
     engine.close()
@@ -82,7 +85,9 @@ def test_reindex_rebuilds_with_the_configured_embedder(tmp_path, seeded):
             assert db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 0
         assert dims == {128}
         assert doctor(engine, repair=False).problems == 0
-        engine.write(U1, [Candidate(T.FACT, "new facts index at 128 dims", subject="new")])
+        writer_of(engine).write(
+            U1, [Candidate(T.FACT, "new facts index at 128 dims", subject="new")]
+        )
         assert engine.semantic(U1, engine.embed_query("new facts index at 128 dims"), limit=1)
     finally:
         engine.close()

@@ -62,7 +62,7 @@ def service(tmp_path, clock):
 
 
 def _write(mw, scope, type_, summary, **kw):
-    return mw.engine.write(scope, [Candidate(type_, summary, **kw)])[0].record
+    return mw.writer.write(scope, [Candidate(type_, summary, **kw)])[0].record
 
 
 def _seed(mw, clock):

@@ -11,6 +11,7 @@ from openclaw_memory.extract.entities import cared_names
 from openclaw_memory.extract.entities import given_names
 from openclaw_memory.extract.entities import world_names
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
+from store_helpers import writer_of
 
 
 @pytest.mark.parametrize(
@@ -93,7 +94,7 @@ def test_world_names_are_filed_as_entities():
 def test_the_write_path_files_the_names_on_the_record_and_in_the_entity_store(engine, text, name):
     scope = Scope("alice")
     candidate = Candidate(MemoryType.EPISODE, text, tags=("user",), channel=Channel.IMPLICIT)
-    (result,) = engine.write(scope, [candidate])
+    (result,) = writer_of(engine).write(scope, [candidate])
     assert result.record is not None and name in result.record.entities
     named = engine.store.entities_named(scope, [normalise(name)])
     assert list(named.values()) == [name]

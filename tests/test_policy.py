@@ -34,7 +34,7 @@ from openclaw_memory.recall.rank import _cover
 from openclaw_memory.recall.rank import TRUST
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source
-from store_helpers import find
+from store_helpers import find, forget_in, writer_of
 
 ROWS = sorted(POLICY.items(), key=lambda kv: kv[0].value)
 IDS = [t.value for t, _ in ROWS]
@@ -95,7 +95,9 @@ def test_ttl_matches_what_consolidation_writes(engine, kind, policy):
         type=kind, summary=f"{kind.value} 记录 record", subject=subject, confidence=0.9
     )
     (written,) = [
-        w for w in engine.write(Scope("u1"), [cand], writer="test") if w.record is not None
+        w
+        for w in writer_of(engine).write(Scope("u1"), [cand], writer="test")
+        if w.record is not None
     ]
     days = getattr(engine.config.forgetting, policy.ttl_key) if policy.ttl_key else 0.0
     expected = engine.clock.now() + days * DAY if days else None
@@ -115,7 +117,9 @@ def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
         importance=0.1,
         confidence=0.9,
     )
-    (written,) = [w for w in engine.write(scope, [cand], writer="test") if w.record is not None]
+    (written,) = [
+        w for w in writer_of(engine).write(scope, [cand], writer="test") if w.record is not None
+    ]
     clock: FakeClock = engine.clock
     clock.advance(days=engine.config.forgetting.cleanup_unused_days + 1)
     cleanup(engine, scope)
@@ -183,7 +187,7 @@ def test_render_form_is_the_tables(kind, policy):
 def test_profile_channel_proposes_the_profile_section(engine, kind, policy):
     scope = Scope("u1")
     subject = "session/s1" if kind is MemoryType.SUMMARY else f"{kind.value}/p"
-    engine.write(
+    writer_of(engine).write(
         scope,
         [Candidate(type=kind, summary=f"{kind.value} 资料 data", subject=subject, confidence=0.9)],
         writer="test",
@@ -210,11 +214,13 @@ def test_distilled_types_cover_and_retire_their_turns(engine, kind, policy):
         confidence=0.9,
         turn_ids=("s1#1",),
     )
-    (written,) = [w for w in engine.write(scope, [cand], writer="test") if w.record is not None]
+    (written,) = [
+        w for w in writer_of(engine).write(scope, [cand], writer="test") if w.record is not None
+    ]
     covered: dict[str, str] = {}
     _cover(covered, written.record)
     assert bool(covered) is policy.distilled  # a live one stands for its turns in ranking
-    engine.forget(scope, written.record.id)
+    forget_in(engine, scope, written.record.id)
     with engine.db.read() as db:
         assert (
             bool(rec.retired_turns(db, scope, ["s1#1"])) is policy.distilled

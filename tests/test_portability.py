@@ -40,7 +40,7 @@ from openclaw_memory.portability.openclaw import read_workspace
 from openclaw_memory.portability.openclaw import export_workspace
 from openclaw_memory.recall.rank import plan_to_json
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
-from store_helpers import find
+from store_helpers import find, forget_in, writer_of
 
 DATA = Path(__file__).parent / "data"
 WORKSPACE = DATA / "openclaw_workspace"
@@ -91,7 +91,7 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
     live = find(eng, src.scope, where="status = 'active' AND type != 'episode'", limit=5)
     assert len(live) >= 2
     edit_memory(eng, src.scope, live[0].id, live[0].summary + "（已更正）", writer="test")
-    eng.forget(src.scope, live[1].id, "test forget", writer="test")
+    forget_in(eng, src.scope, live[1].id, "test forget", writer="test")
     exported = export_text(eng, src.scope.user_id)
 
     dst = MemorySystem(make_config(tmp_path / "cfg"), tmp_path / "dst", embedder=DenseHash())
@@ -108,10 +108,19 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
         for q in asked:
             src._ask(q)
             dst._ask(q)
-            a = plan_to_json(src.mw.working.plan(src.scope, q.text))
-            b = plan_to_json(dst.mw.working.plan(dst.scope, q.text))
+            a = plan_to_json(
+                src.mw.assembler.assemble(src.scope, src.mw.recaller.recall(src.scope, q.text))
+            )
+            b = plan_to_json(
+                dst.mw.assembler.assemble(dst.scope, dst.mw.recaller.recall(dst.scope, q.text))
+            )
             assert a == b, q.text
-        assert any(plan_to_json(src.mw.working.plan(src.scope, q.text))["block"] for q in asked)
+        assert any(
+            plan_to_json(
+                src.mw.assembler.assemble(src.scope, src.mw.recaller.recall(src.scope, q.text))
+            )["block"]
+            for q in asked
+        )
         # A second import adds nothing.
         second = import_jsonl(dst.mw.engine, exported.splitlines(), user_id=src.scope.user_id)
         assert second.added.get("record", 0) == 0 and second.existing == report.added["record"]
@@ -124,20 +133,24 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
 
 def test_record_dict_round_trip_keeps_every_field(engine):
     scope = Scope("rt-user", "agent-1")
-    written = engine.write(
-        scope,
-        [
-            Candidate(
-                MemoryType.FACT,
-                "Lives in Lisbon 住在里斯本",
-                subject="home",
-                tags=("city",),
-                entities=("Lisbon",),
-                turn_ids=("s1#1",),
-            )
-        ],
-        session_id="s1",
-    )[0].record
+    written = (
+        writer_of(engine)
+        .write(
+            scope,
+            [
+                Candidate(
+                    MemoryType.FACT,
+                    "Lives in Lisbon 住在里斯本",
+                    subject="home",
+                    tags=("city",),
+                    entities=("Lisbon",),
+                    turn_ids=("s1#1",),
+                )
+            ],
+            session_id="s1",
+        )[0]
+        .record
+    )
     assert record_from_dict(record_to_dict(written)) == written
     moved = record_from_dict(record_to_dict(written), user_id="other")
     assert moved.scope == Scope("other", "agent-1") and moved.replace(scope=scope) == written
@@ -152,7 +165,7 @@ def test_import_refuses_bad_lines_and_foreign_ids(engine):
             ['{"kind": "header", "format": "openclaw-memory-export", "version": 1}', "{oops"],
             user_id="u1",
         )
-    engine.write(Scope("owner"), [Candidate(MemoryType.FACT, "owner's fact")])
+    writer_of(engine).write(Scope("owner"), [Candidate(MemoryType.FACT, "owner's fact")])
     text = export_text(engine, "owner")
     with pytest.raises(ValidationError, match="another user"):
         import_jsonl(engine, text.splitlines(), user_id="intruder")
@@ -161,11 +174,17 @@ def test_import_refuses_bad_lines_and_foreign_ids(engine):
 
 def test_markdown_export_is_readable_and_separates_inactive(engine):
     scope = Scope("md-user")
-    a = engine.write(scope, [Candidate(MemoryType.PREFERENCE, "喜欢喝乌龙茶", subject="drink")])[
-        0
-    ].record
-    b = engine.write(scope, [Candidate(MemoryType.FACT, "# not a heading, just text")])[0].record
-    engine.forget(scope, b.id)
+    a = (
+        writer_of(engine)
+        .write(scope, [Candidate(MemoryType.PREFERENCE, "喜欢喝乌龙茶", subject="drink")])[0]
+        .record
+    )
+    b = (
+        writer_of(engine)
+        .write(scope, [Candidate(MemoryType.FACT, "# not a heading, just text")])[0]
+        .record
+    )
+    forget_in(engine, scope, b.id)
     md = export_markdown(engine, "md-user")
     assert md.startswith("# Memories of md-user")
     assert "## Preferences (1)" in md and "**drink**: 喜欢喝乌龙茶" in md and a.id in md
@@ -246,14 +265,14 @@ def test_openclaw_export_writes_the_layout_and_reimports_to_the_same_memories(
     engine, tmp_path, clock
 ):
     scope = Scope("leaver")
-    engine.write(
+    writer_of(engine).write(
         scope,
         [
             Candidate(MemoryType.PREFERENCE, "我喜欢喝乌龙茶", subject="drink"),
             Candidate(MemoryType.FACT, "Works at Acme as a data engineer", subject="job"),
         ],
     )
-    engine.write(
+    writer_of(engine).write(
         scope, [Candidate(MemoryType.EPISODE, "We talked about the Lisbon trip", tags=("user",))]
     )
     out = tmp_path / "workspace"
@@ -294,19 +313,23 @@ def test_import_text_accepts_an_uploaded_memory_file(engine):
 
 def test_edit_writes_a_new_version_and_keeps_the_old(engine, clock):
     scope = Scope("editor")
-    old = engine.write(
-        scope,
-        [
-            Candidate(
-                MemoryType.FACT,
-                "Lives in Berlin",
-                subject="home",
-                tags=("city",),
-                turn_ids=("s1#2",),
-            )
-        ],
-        session_id="s1",
-    )[0].record
+    old = (
+        writer_of(engine)
+        .write(
+            scope,
+            [
+                Candidate(
+                    MemoryType.FACT,
+                    "Lives in Berlin",
+                    subject="home",
+                    tags=("city",),
+                    turn_ids=("s1#2",),
+                )
+            ],
+            session_id="s1",
+        )[0]
+        .record
+    )
     clock.advance(60)
     new = edit_memory(
         engine, scope, old.id, "Lives in Lisbon 住在里斯本", writer="test", secrets=SecretFilter()
@@ -328,7 +351,11 @@ def test_edit_writes_a_new_version_and_keeps_the_old(engine, clock):
 
 def test_edit_refuses_secrets_inactive_and_unknown(engine):
     scope = Scope("editor2")
-    r = engine.write(scope, [Candidate(MemoryType.FACT, "my locker is number 12")])[0].record
+    r = (
+        writer_of(engine)
+        .write(scope, [Candidate(MemoryType.FACT, "my locker is number 12")])[0]
+        .record
+    )
     with pytest.raises(ValidationError, match="secret"):
         edit_memory(
             engine, scope, r.id, "my password is Xk9#mQ2$vL7p", writer="t", secrets=SecretFilter()
@@ -337,7 +364,7 @@ def test_edit_refuses_secrets_inactive_and_unknown(engine):
         edit_memory(engine, scope, r.id, "   ", writer="t")
     with pytest.raises(NotFoundError):
         edit_memory(engine, Scope("someone-else"), r.id, "x y z", writer="t")
-    engine.forget(scope, r.id)
+    forget_in(engine, scope, r.id)
     with pytest.raises(ValidationError, match="inactive"):
         edit_memory(engine, scope, r.id, "my locker is number 14", writer="t")
 
@@ -386,7 +413,7 @@ def test_cli_edit_export_import_and_list_show_provenance(tmp_path, capsys):
 
 def test_export_jsonl_to_stream_counts_kinds(engine):
     scope = Scope("counter")
-    engine.write(
+    writer_of(engine).write(
         scope, [Candidate(MemoryType.FACT, "a fact"), Candidate(MemoryType.EVENT, "an event")]
     )
     buf = io.StringIO()
@@ -404,7 +431,7 @@ CITY = {
 def _claim(engine, scope: Scope, subject: str, text: str, channel) -> None:
     from openclaw_memory.write.consolidate.decide import CONVERSATION_WRITER
 
-    engine.write(
+    writer_of(engine).write(
         scope,
         [Candidate(MemoryType.FACT, text, subject=subject, channel=channel)],
         writer=CONVERSATION_WRITER,

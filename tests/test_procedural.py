@@ -13,7 +13,7 @@ from console_helpers import ALICE, TOKEN, console_app
 
 from openclaw_memory.console.cli import LiveServer
 from openclaw_memory.runtime.factory import build_middleware
-from openclaw_memory.runtime.hooks import ChatRequest, ToolEvent
+from openclaw_memory.middleware import ChatRequest, ToolEvent
 from openclaw_memory.procedure import TaskKind
 from openclaw_memory.procedure import task_kind
 from openclaw_memory.types import MemoryType, Scope, Status

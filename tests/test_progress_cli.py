@@ -14,6 +14,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.portability import jsonl
 from openclaw_memory.core.progress import TerminalProgress
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 
 class Terminal(io.StringIO):
@@ -37,14 +38,16 @@ def _fill(cfg_path) -> None:
 
     engine = MemoryEngine.open(load_config(cfg_path), background=False)
     try:
-        engine.write(
+        writer_of(engine).write(
             Scope("alice"),
             [
                 Candidate(MemoryType.FACT, "alice plays the cello", subject="hobby"),
                 Candidate(MemoryType.FACT, "爱丽丝住在里斯本", subject="住址"),
             ],
         )
-        engine.write(Scope("bob"), [Candidate(MemoryType.FACT, "bob plays chess", subject="hobby")])
+        writer_of(engine).write(
+            Scope("bob"), [Candidate(MemoryType.FACT, "bob plays chess", subject="hobby")]
+        )
         engine.sync_index()
     finally:
         engine.close()

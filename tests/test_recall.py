@@ -10,6 +10,7 @@ from openclaw_memory.core.clock import DAY
 from openclaw_memory.recall.rank import recency
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+from store_helpers import forget_in, writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -20,7 +21,7 @@ def recaller(engine):
 
 
 def put(engine, scope, type_, text, **kw):
-    return engine.write(scope, [Candidate(type_, text, **kw)])[0].record
+    return writer_of(engine).write(scope, [Candidate(type_, text, **kw)])[0].record
 
 
 def kept(result):
@@ -98,7 +99,7 @@ def test_inactive_and_archived_are_filtered_and_deep_recall_reaches_the_archive(
     assert "the old VPN endpoint is vpn1.example.org" in kept(
         recaller.recall(ALICE, "VPN endpoint", deep=True)
     )
-    engine.forget(ALICE, r.id)
+    forget_in(engine, ALICE, r.id)
     assert "the old VPN endpoint is vpn1.example.org" not in kept(
         recaller.recall(ALICE, "VPN endpoint", deep=True)
     )

@@ -16,6 +16,7 @@ from openclaw_memory.recall.head import ranked_place
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE = Scope("alice")
 
@@ -111,13 +112,13 @@ STORES = {
 
 def _stock(engine, lang: str) -> tuple[str, str, str]:
     bridge, answer, request, filler = STORES[lang]
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, bridge, turn_ids=("s1#1",))])
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, answer, turn_ids=("s2#1",))])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, bridge, turn_ids=("s1#1",))])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, answer, turn_ids=("s2#1",))])
     fillers = [
         Candidate(MemoryType.EPISODE, filler.format(i=i), turn_ids=(f"s{3 + i}#1",))
         for i in range(engine.config.recall.candidates_per_channel + 5)
     ]
-    engine.write(ALICE, fillers)
+    writer_of(engine).write(ALICE, fillers)
     return bridge, answer, request
 
 
@@ -164,6 +165,6 @@ def test_channel_bridge_is_a_switch_the_config_may_name(make_config, tmp_path, c
     cfg = make_config(tmp_path, rules={"disabled": ["channel.bridge"]})
     mw = build_middleware(cfg, clock=clock, background=False)
     try:
-        assert mw.working.recaller.bridge is None
+        assert mw.recaller.bridge is None
     finally:
         mw.close()

@@ -11,7 +11,8 @@ from openclaw_memory.config import config_from_dict
 from openclaw_memory.inject.render import render_record
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
-from openclaw_memory.runtime.working_memory import WorkingMemory
+from openclaw_memory.inject.assemble import BlockAssembler
+from store_helpers import forget_in, writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -27,7 +28,7 @@ def log(engine, scope, session, turns, first=1):
     out = []
     for n, (speaker, text) in enumerate(turns, start=first):
         cand = episode_candidate(f"{speaker}: {text}", speaker=speaker, turn_id=f"{session}:{n}")
-        out.append(engine.write(scope, [cand], session_id=session)[0].record)
+        out.append(writer_of(engine).write(scope, [cand], session_id=session)[0].record)
         engine.clock.advance(seconds=5)
     return out
 
@@ -84,7 +85,7 @@ def test_context_never_crosses_a_session_or_a_scope(engine):
 
 def test_forgotten_neighbours_do_not_come_back_as_context(engine):
     ask, answer, aside, _ = log(engine, ALICE, "s1", DIALOGUE)
-    engine.forget(ALICE, aside.id)
+    forget_in(engine, ALICE, aside.id)
     rec, _ = recaller_for(engine)
     s = unit(rec.recall(ALICE, "counseling mental health jobs"), answer)
     assert aside.id not in {c.id for c in s.context}
@@ -95,7 +96,7 @@ def test_outdated_neighbours_do_not_come_back_as_context(engine):
     old = episode_candidate(
         "Caroline: I drink coffee every morning", speaker="Caroline", turn_id="s1:1"
     )
-    engine.write(
+    writer_of(engine).write(
         ALICE,
         [
             old,
@@ -108,7 +109,7 @@ def test_outdated_neighbours_do_not_come_back_as_context(engine):
     engine.clock.advance(seconds=5)
     now = log(engine, ALICE, "s1", [("Caroline", "Counseling is the career I want")], first=2)[0]
     engine.clock.advance(seconds=5)
-    engine.write(
+    writer_of(engine).write(
         ALICE,
         [
             Candidate(
@@ -134,7 +135,9 @@ def test_a_turn_shown_as_context_gives_up_its_own_place(engine):
 def test_the_injected_block_holds_the_whole_exchange_once(engine):
     log(engine, ALICE, "s1", DIALOGUE)
     rec, cfg = recaller_for(engine)
-    plan = WorkingMemory(engine, rec, cfg).plan(ALICE, "counseling mental health jobs")
+    plan = BlockAssembler(engine.store, engine.clock, cfg).assemble(
+        ALICE, rec.recall(ALICE, "counseling mental health jobs")
+    )
     assert plan.block.count("What kind of jobs are you thinking of?") == 1
     assert plan.block.count("keen on counseling") == 1
     assert plan.block.index("What kind of jobs") < plan.block.index("keen on counseling")
@@ -196,11 +199,13 @@ def test_neighbours_are_nearest_first_with_ties_in_insertion_order(engine):
     engine.clock.advance(seconds=-20)  # s2's turns share timestamps with s1's
     second = log(engine, ALICE, "s2", DIALOGUE[:3])
     same_time = [
-        engine.write(
+        writer_of(engine)
+        .write(
             ALICE,
             [episode_candidate(f"tie {n}", speaker="user", turn_id=f"s3:{n}")],
             session_id="s3",
-        )[0].record
+        )[0]
+        .record
         for n in range(4)
     ]
     log(engine, BOB, "s1", DIALOGUE[:2])
@@ -230,7 +235,9 @@ def test_two_exchanges_of_one_day_share_one_dated_line(engine):
     ]
     log(engine, ALICE, "s1", [*DIALOGUE[:2], *fillers, *later])
     rec, cfg = recaller_for(engine)
-    plan = WorkingMemory(engine, rec, cfg).plan(ALICE, "counseling mental health jobs workshop")
+    plan = BlockAssembler(engine.store, engine.clock, cfg).assemble(
+        ALICE, rec.recall(ALICE, "counseling mental health jobs workshop")
+    )
     related = plan.block.split("Related memories:\n", 1)[1].splitlines()[:-1]
     dated = [line for line in related if line.startswith("- 20")]
     assert len(dated) == 1 and " … " in dated[0]
@@ -405,10 +412,10 @@ def test_a_user_alone_log_is_never_stretched_by_its_own_questions(engine):
     cands = [
         episode_candidate(t, speaker=who, turn_id=f"s1:{n}") for n, (who, t) in enumerate(turns)
     ]
-    first = engine.write(ALICE, cands[:1], session_id="s1")[0].record
+    first = writer_of(engine).write(ALICE, cands[:1], session_id="s1")[0].record
     for c in cands[1:]:
         engine.clock.advance(seconds=5)
-        engine.write(ALICE, [c], session_id="s1")
+        writer_of(engine).write(ALICE, [c], session_id="s1")
     rec, _ = recaller_for(engine, before=0, after=1)
     s = unit(rec.recall(ALICE, "Did I book the flight to Lisbon?"), first)
     assert [c.summary for c in s.context] == [

@@ -7,6 +7,7 @@ import pytest
 from openclaw_memory.recall.head import cover_sessions
 from openclaw_memory.recall.head import names_several
 from openclaw_memory.types import MemoryRecord, MemoryType, ScoredMemory, Scope
+from store_helpers import writer_of
 
 A = Scope("alice", "main")
 
@@ -109,11 +110,11 @@ def test_a_list_question_may_inject_more_related_memories(engine):
     from openclaw_memory.config import config_from_dict
     from openclaw_memory.recall.recaller import Recaller
     from openclaw_memory.types import Candidate
-    from openclaw_memory.runtime.working_memory import WorkingMemory
+    from openclaw_memory.inject.assemble import BlockAssembler
 
     for i, title in enumerate(["Dune", "Emma", "Ulysses", "Beloved", "Middlemarch", "Persuasion"]):
         cand = Candidate(MemoryType.EPISODE, f"I read the book {title} and loved reading it")
-        engine.write(A, [cand], session_id=f"s{i}")
+        writer_of(engine).write(A, [cand], session_id=f"s{i}")
     cfg = config_from_dict(
         {
             "long_term": {"top_k": 2, "list_top_k": 4},
@@ -121,10 +122,11 @@ def test_a_list_question_may_inject_more_related_memories(engine):
         },
         base=engine.config,
     )
-    working = WorkingMemory(engine, Recaller(engine, cfg.recall), cfg)
+    recaller = Recaller(engine, cfg.recall)
+    assembler = BlockAssembler(engine.store, engine.clock, cfg)
 
     def related(text):
-        plan = working.plan(A, text)
+        plan = assembler.assemble(A, recaller.recall(A, text))
         return [c for c in plan.candidates if c.kept and c.record.type is MemoryType.EPISODE]
 
     assert len(related("Which books have I read?")) == 4

@@ -16,6 +16,7 @@ from openclaw_memory.recall.rank import Calibration, components
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.timeref import asks_duration, states_duration
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE = Scope("alice")
 
@@ -141,11 +142,11 @@ CASES = {
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_memory_that_states_how_long_ranks_first(engine, lang):
     question, answer, fillers = CASES[lang]
-    engine.write(
+    writer_of(engine).write(
         ALICE,
         [Candidate(MemoryType.EPISODE, t, turn_ids=(f"s1#{i}",)) for i, t in enumerate(fillers)],
     )
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, answer, turn_ids=("s2#1",))])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, answer, turn_ids=("s2#1",))])
     result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
     ranked = sorted((s for s in result.ranked if s.rank > 0), key=lambda s: s.rank)
     assert ranked[0].record.summary == answer, [(s.rank, s.record.summary[:40]) for s in ranked[:3]]

@@ -13,6 +13,7 @@ from openclaw_memory.recall.rank import keyword_hits
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.lang.text import FTS_TERMS, search_tokens
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE = Scope("alice")
 
@@ -87,14 +88,14 @@ CASES = {
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_kind_finds_a_member_no_other_channel_reaches(engine, lang):
     question, memory = CASES[lang]
-    engine.write(
+    writer_of(engine).write(
         ALICE,
         [
             Candidate(MemoryType.EPISODE, t, turn_ids=(f"s1#{i}",))
             for i, t in enumerate(FILLERS[lang])
         ],
     )
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
     result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
     hit = next(s for s in result.ranked if s.record.summary == memory)
     assert any(c.startswith("kind:") for c in hit.channels), hit.channels
@@ -110,14 +111,14 @@ def test_a_kind_finds_a_member_no_other_channel_reaches(engine, lang):
     ],
 )
 def test_every_searched_member_is_searched(engine, question, memory):
-    engine.write(
+    writer_of(engine).write(
         ALICE,
         [
             Candidate(MemoryType.EPISODE, t, turn_ids=(f"s1#{i}",))
             for i, t in enumerate(FILLERS["zh"])
         ],
     )
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
     result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
     hit = next(s for s in result.ranked if s.record.summary == memory)
     assert any(c.startswith("kind:") for c in hit.channels), hit.channels

@@ -17,6 +17,7 @@ from openclaw_memory.recall import recaller as recaller_module
 from openclaw_memory.recall.recaller import Recaller, merge
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -49,7 +50,9 @@ def stocked(engine, clock):
     for i, (type_, text, subject) in enumerate(MEMORIES):
         importance = 0.9 if i % 3 == 0 else 0.5
         for scope in (ALICE, BOB):
-            engine.write(scope, [Candidate(type_, text, subject=subject, importance=importance)])
+            writer_of(engine).write(
+                scope, [Candidate(type_, text, subject=subject, importance=importance)]
+            )
         clock.advance(DAY / 2)
     return engine
 
@@ -256,7 +259,7 @@ def test_the_query_cache_keys_hold_no_request_text_and_name_the_model():
 def test_a_purge_drops_the_users_cached_query_vectors(config, clock):
     mw = build_middleware(config, clock=clock, background=False)
     try:
-        recaller = mw.working.recaller
+        recaller = mw.recaller
         recaller.recall(ALICE, "what does the user like to drink")
         recaller.recall(Scope("alice", "other"), "what does the user like to drink")
         recaller.recall(BOB, "what does the user like to drink")
@@ -309,7 +312,9 @@ def test_the_entity_hop_starts_from_the_merged_pool_under_the_parallel_recaller(
     from openclaw_memory.recall.channels import EntityChannel
 
     def write(text: str, session: str) -> str:
-        got = engine.write(ALICE, [Candidate(MemoryType.EPISODE, text)], session_id=session)
+        got = writer_of(engine).write(
+            ALICE, [Candidate(MemoryType.EPISODE, text)], session_id=session
+        )
         return got[0].record.id
 
     write("Caroline's mentor is Oscar.", "s1")

@@ -10,6 +10,7 @@ from openclaw_memory.recall.channels import without_name
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.config import RecallConfig
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 A, B = Scope("alice", "main"), Scope("bob", "main")
 
@@ -36,7 +37,7 @@ def test_a_name_becomes_a_pronoun(text, name, expected):
 def write(engine, scope, text, session):
     # a logged turn of a named speaker: the writer files the speaker as an entity
     turn = Candidate(MemoryType.EPISODE, text, entities=("Melanie",))
-    engine.write(scope, [turn], session_id=session)
+    writer_of(engine).write(scope, [turn], session_id=session)
 
 
 def chat(engine, scope=A, n=12):

@@ -13,6 +13,7 @@ from openclaw_memory.recall.head import ranked_place
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE = Scope("alice")
 
@@ -74,9 +75,11 @@ STORES = {
 def _places(engine, lang: str, switches=None) -> list[str]:
     request, first, second = STORES[lang]
     for i in range(12):
-        engine.write(ALICE, [Candidate(MemoryType.FACT, first.format(i=i), turn_ids=(f"a{i}#1",))])
+        writer_of(engine).write(
+            ALICE, [Candidate(MemoryType.FACT, first.format(i=i), turn_ids=(f"a{i}#1",))]
+        )
     for i, text in enumerate(second):
-        engine.write(ALICE, [Candidate(MemoryType.FACT, text, turn_ids=(f"b{i}#1",))])
+        writer_of(engine).write(ALICE, [Candidate(MemoryType.FACT, text, turn_ids=(f"b{i}#1",))])
     kwargs = {} if switches is None else {"switches": switches}
     ranked = Recaller(engine, engine.config.recall, **kwargs).recall(ALICE, request).ranked
     return [s.record.text for s in ranked if ranked_place(s)]

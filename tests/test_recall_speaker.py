@@ -15,6 +15,7 @@ from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.channels import SpeakerChannel
 from openclaw_memory.recall.channels import speakers
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 A = Scope("alice", "main")
 
@@ -57,7 +58,7 @@ CHATS = {
 def say(engine, speaker, text, session):
     """A turn of the chat as capture writes it: the speaker its first tag and an entity."""
     c = episode_candidate(text, speaker=speaker, turn_id=f"{session}:{text[-2:]}")
-    return engine.write(A, [c], session_id=session)[0].record
+    return writer_of(engine).write(A, [c], session_id=session)[0].record
 
 
 def fill(engine, chat):
@@ -132,9 +133,11 @@ def test_a_request_naming_no_one_gets_nothing_from_it(engine):
 def test_who_said_it_is_the_episodes_first_tag_or_a_speaker_tag(engine):
     turn = say(engine, "Melanie", "Melanie: hello there", "s1")
     assert speakers(turn) == ["Melanie"]
-    fact = engine.write(
-        A, [Candidate(MemoryType.FACT, "Jon runs a dance studio", tags=("speaker:Jon",))]
-    )[0].record
+    fact = (
+        writer_of(engine)
+        .write(A, [Candidate(MemoryType.FACT, "Jon runs a dance studio", tags=("speaker:Jon",))])[0]
+        .record
+    )
     assert speakers(fact) == ["Jon"]
 
 

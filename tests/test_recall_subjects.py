@@ -9,6 +9,7 @@ from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.reference import asks_about
 from openclaw_memory.lang.text import has_cjk, search_tokens
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE = Scope("alice")
 
@@ -77,7 +78,7 @@ FACTS_ZH = [
 )
 def test_the_fact_a_question_asks_about_gets_the_structure_signal(engine, question, asked_for):
     for subject, text in FACTS_ZH if has_cjk(question) else FACTS:
-        engine.write(ALICE, [Candidate(MemoryType.PROFILE, text, subject=subject)])
+        writer_of(engine).write(ALICE, [Candidate(MemoryType.PROFILE, text, subject=subject)])
     res = Recaller(engine, engine.config.recall).recall(ALICE, question)
     structured = {s.record.summary for s in res.ranked if s.components["structure"] >= 1.0}
     assert structured == asked_for
@@ -92,7 +93,9 @@ JOB_ZH = ("employer", "用户在华为工作", ("华为",))
 
 
 def _profile(engine, subject, text, entities):
-    engine.write(ALICE, [Candidate(MemoryType.PROFILE, text, subject=subject, entities=entities)])
+    writer_of(engine).write(
+        ALICE, [Candidate(MemoryType.PROFILE, text, subject=subject, entities=entities)]
+    )
 
 
 @pytest.mark.parametrize(
@@ -151,8 +154,8 @@ def test_a_memory_naming_the_users_value_holds_the_subjects_words(engine, lang):
     above a memory that shares nothing with the request (written after it: newer wins a tie)."""
     question, fact, naming = NAMING[lang]
     _profile(engine, *fact)
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, naming)])
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, UNRELATED[lang])])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, naming)])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, UNRELATED[lang])])
     res = Recaller(engine, engine.config.recall).recall(ALICE, question)
     by_text = {s.record.summary: s for s in res.ranked}
     hit = by_text[naming]

@@ -14,6 +14,7 @@ from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.core import ALL_ON
 from openclaw_memory.core import switches_from
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 from test_recall_kinds import FILLERS  # the same off-topic store the kind channel is tested on
 
 ALICE = Scope("alice")
@@ -26,14 +27,16 @@ KIND_CASES = {
 
 
 def _stock(engine, lang: str) -> None:
-    engine.write(
+    writer_of(engine).write(
         ALICE,
         [
             Candidate(MemoryType.EPISODE, t, turn_ids=(f"s1#{i}",))
             for i, t in enumerate(FILLERS[lang])
         ],
     )
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, KIND_CASES[lang][1], turn_ids=("s2#1",))])
+    writer_of(engine).write(
+        ALICE, [Candidate(MemoryType.EPISODE, KIND_CASES[lang][1], turn_ids=("s2#1",))]
+    )
 
 
 def _only_by(result, name: str) -> set[str]:
@@ -107,7 +110,7 @@ def test_the_middleware_switches_channels_off_from_config(make_config, tmp_path,
     cfg = make_config(tmp_path, rules={"disabled": ["channel.keyword", "channel.speaker"]})
     mw = build_middleware(cfg, clock=clock)
     try:
-        names = [c.name for c in mw.working.recaller.channels]
+        names = [c.name for c in mw.recaller.channels]
         assert "keyword" not in names and "speaker" not in names and "vector" in names
     finally:
         mw.close()
@@ -134,13 +137,13 @@ def test_a_users_own_channel_is_switched_by_its_name(make_config, tmp_path, cloc
     cfg = make_config(tmp_path, rules={"disabled": ["channel.tickets"]})
     mw = build_middleware(cfg, clock=clock, recall_channels=[own])
     try:
-        assert own not in mw.working.recaller.channels
+        assert own not in mw.recaller.channels
     finally:
         mw.close()
     kept = _Own()
     mw = build_middleware(make_config(tmp_path / "b"), clock=clock, recall_channels=[kept])
     try:
-        assert kept in mw.working.recaller.channels
+        assert kept in mw.recaller.channels
     finally:
         mw.close()
 
@@ -154,7 +157,7 @@ def test_an_evaluation_runs_under_the_configs_switches(make_config, tmp_path, cl
     try:
         for retriever in ("hybrid", "vector"):
             system.use(retriever)
-            assert "kind" not in [c.name for c in system.mw.working.recaller.channels]
-            assert not system.mw.working.recaller.kinds
+            assert "kind" not in [c.name for c in system.mw.recaller.channels]
+            assert not system.mw.recaller.kinds
     finally:
         system.mw.close()

@@ -17,6 +17,7 @@ from openclaw_memory.recall.rank import OUTSIDE_WINDOW_NOTE
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.timeref import time_reference
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE = Scope("alice")
 
@@ -119,7 +120,11 @@ def recaller(engine):
 
 
 def put(engine, text, turn):
-    return engine.write(ALICE, [Candidate(MemoryType.EPISODE, text, turn_ids=(turn,))])[0].record
+    return (
+        writer_of(engine)
+        .write(ALICE, [Candidate(MemoryType.EPISODE, text, turn_ids=(turn,))])[0]
+        .record
+    )
 
 
 def by_summary(result, text):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from reliability_helpers import BASE_TIME, ForkServer, hash_config, read_lines
-from store_helpers import rows
+from store_helpers import rows, writer_of
 
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.engine import MemoryEngine
@@ -169,7 +169,7 @@ def test_the_checks_see_damage_and_doctor_repairs_it(tmp_path):
         scope = Scope("u0", "main")
         ids = [
             r.record.id
-            for r in eng.write(
+            for r in writer_of(eng).write(
                 scope,
                 [Candidate(MemoryType.FACT, f"the drink is tea number {i}") for i in range(4)],
             )

@@ -243,7 +243,7 @@ def test_a_purge_waits_for_the_users_running_capture(tmp_path):
     def slow_capture() -> None:  # a capture job as jobs.submit queues it, slowed down
         started.set()
         gate.wait(30)
-        mw.engine.write(
+        mw.writer.write(
             victim,
             [Candidate(MemoryType.FACT, f"my cat is called {STRINGS[VICTIM][0]}", subject="cat")],
         )

@@ -32,6 +32,7 @@ from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.portability import export_text, export_user, import_path, import_text
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+from store_helpers import writer_of
 from middleware_helpers import tell
 
 TOKEN = "imports-token"
@@ -441,7 +442,7 @@ def _big_scope(make_config, tmp_path, clock, n: int = 12, exact_below: int = 4):
     cfg = make_config(tmp_path / "vec", storage={"vector_store": {"exact_below": exact_below}})
     eng = MemoryEngine.open(cfg, clock=clock, background=False)
     cands = [Candidate(MemoryType.EVENT, f"built release number {i} of the app") for i in range(n)]
-    eng.write(U, cands)
+    writer_of(eng).write(U, cands)
     eng.sync_index()
     assert eng.index.chroma.count(U, "hot") >= n
     return cfg, eng

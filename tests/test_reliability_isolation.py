@@ -42,6 +42,14 @@ from openclaw_memory.maintain import compact_events, purge_record, run_maintenan
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware, ToolEvent
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope
+from openclaw_memory.write.consolidate import MemoryWriter
+from openclaw_memory.write.forget import (
+    forget_record,
+    forget_with_episodes,
+    reactivate,
+    restore_with_episodes,
+)
+from openclaw_memory.write.forget import plan as forget_plan
 
 USERS = ("ana", "ben", "chen", "dara", "eli")
 AGENTS = ("main", "coder")
@@ -557,11 +565,10 @@ def test_every_v1_route_requires_a_scope(api):
                 "keyword",
                 "semantic",
                 "audit_log",
-                "write",
-                "forget",
                 "touch",
             ),
         ),
+        (MemoryWriter, ("write",)),
     ],
 )
 def test_every_read_and_write_takes_a_scope_first(cls, methods):
@@ -572,6 +579,16 @@ def test_every_read_and_write_takes_a_scope_first(cls, methods):
         assert params[1] == "scope", f"{cls.__name__}.{name} does not take a scope first: {params}"
     chat = inspect.signature(ChatRequest).parameters["scope"]
     assert chat.default is inspect.Parameter.empty  # before_request/after_response: scope required
+
+
+@pytest.mark.parametrize(
+    "fn", [forget_record, reactivate, forget_with_episodes, restore_with_episodes, forget_plan]
+)
+def test_every_forget_and_restore_takes_a_scope_before_what_it_names(fn):
+    params = list(inspect.signature(fn).parameters)
+    assert "scope" in params
+    named = [p for p in ("record_id", "memory_id", "record", "command") if p in params]
+    assert named and params.index("scope") < params.index(named[0]), params
 
 
 def test_same_user_on_another_agent_is_another_scope(api):

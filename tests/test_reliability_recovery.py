@@ -29,6 +29,7 @@ from reliability_helpers import BASE_TIME, hash_config
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
+from store_helpers import writer_of
 
 pytestmark = pytest.mark.slow  # damaged stores, services and CLIs in other processes
 
@@ -236,10 +237,12 @@ def test_doctor_no_repair_writes_nothing_not_even_the_outbox(store, tmp_path):
     data, _ = _copy(store, tmp_path)
     eng = MemoryEngine.open(hash_config(data), clock=FakeClock(BASE_TIME), background=False)
     try:  # writes whose index work is still queued in the outbox, as after a crash
-        eng.write(
+        writer_of(eng).write(
             ALICE, [Candidate(MemoryType.FACT, "my bike is called Quokkasaurus", subject="bike")]
         )
-        eng.write(BOB, [Candidate(MemoryType.FACT, "我的自行车叫翡翠", subject="自行车")])
+        writer_of(eng).write(
+            BOB, [Candidate(MemoryType.FACT, "我的自行车叫翡翠", subject="自行车")]
+        )
         with eng.db.read() as db:
             pending = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
         assert pending >= 2

@@ -180,7 +180,7 @@ def test_the_scan_finds_a_secret_written_past_the_filter(tmp_path):
     cfg = hash_config(tmp_path)
     mw = build_middleware(cfg, clock=FakeClock(BASE_TIME))
     try:
-        mw.engine.write(
+        mw.writer.write(
             Scope("leaky"),
             [Candidate(MemoryType.FACT, "my password is hunter22, PIN码是 4821，别说")],
         )

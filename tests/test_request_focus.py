@@ -11,6 +11,7 @@ from openclaw_memory.lang import all_on, languages
 from openclaw_memory.recall.query import build_query, focus
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 ALICE = Scope("alice")
 
@@ -106,8 +107,8 @@ STORES = {
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_recall_ranks_the_fact_the_question_asks_for_above_the_talks_memory(engine, lang):
     talk, fact, request = STORES[lang]
-    engine.write(ALICE, [Candidate(MemoryType.EPISODE, talk, turn_ids=("s1#1",))])
-    engine.write(ALICE, [Candidate(MemoryType.FACT, fact, turn_ids=("s2#1",))])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, talk, turn_ids=("s1#1",))])
+    writer_of(engine).write(ALICE, [Candidate(MemoryType.FACT, fact, turn_ids=("s2#1",))])
     ranked = Recaller(engine, engine.config.recall).recall(ALICE, request).ranked
     texts = [s.record.summary for s in ranked]
     assert fact in texts

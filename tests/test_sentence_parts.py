@@ -19,6 +19,7 @@ from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.store.vector import part_ids, record_of
 from openclaw_memory.lang.text import sentence_parts
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import forget_in, writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -100,7 +101,7 @@ def test_the_setting_is_bounded_and_names_its_key(tmp_path):
 
 
 def _episode(engine, scope, text):
-    return engine.write(scope, [Candidate(MemoryType.EPISODE, text)])[0].record
+    return writer_of(engine).write(scope, [Candidate(MemoryType.EPISODE, text)])[0].record
 
 
 def _open(make_config, tmp_path, clock, parts=8):
@@ -169,16 +170,20 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
 ):
     eng = _open(make_config, tmp_path, clock)
     try:
-        fact = eng.write(
-            ALICE,
-            [
-                Candidate(
-                    MemoryType.FACT,
-                    "I work at Acme in Berlin. My team builds the billing service.",
-                    subject="job",
-                )
-            ],
-        )[0].record
+        fact = (
+            writer_of(eng)
+            .write(
+                ALICE,
+                [
+                    Candidate(
+                        MemoryType.FACT,
+                        "I work at Acme in Berlin. My team builds the billing service.",
+                        subject="job",
+                    )
+                ],
+            )[0]
+            .record
+        )
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == sorted([fact.id, *part_ids(fact.id, 2)])
         with eng.db.read() as db:
@@ -187,9 +192,11 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
             ).fetchone()
         assert len(blob) == 2 * dim * 4
         # a new value with one sentence supersedes it: the old record's parts leave the index too
-        new = eng.write(ALICE, [Candidate(MemoryType.FACT, "I work at Globex now", subject="job")])[
-            0
-        ].record
+        new = (
+            writer_of(eng)
+            .write(ALICE, [Candidate(MemoryType.FACT, "I work at Globex now", subject="job")])[0]
+            .record
+        )
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == [new.id]
         ep = _episode(eng, ALICE, ASIDE_ZH)
@@ -198,7 +205,7 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
         assert len(_index_ids(eng, ALICE)) == 1 + 1 + len(sentence_parts(ASIDE_ZH, 8))
         report = doctor(eng, repair=False)
         assert report.problems == 0, report.found  # parts are not orphans of their record
-        eng.forget(ALICE, ep.id)
+        forget_in(eng, ALICE, ep.id)
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == [new.id]
         _episode(eng, BOB, ASIDE_EN)

@@ -222,9 +222,9 @@ def test_a_candidate_with_a_key_is_written_once_per_scope(tmp_path):
             MemoryType.EVENT, "ran pytest: 3 passed", channel=Channel.TOOL, key="k1:event"
         )
         alice, bob = Scope("alice", "main"), Scope("bob", "main")
-        [first] = mw.engine.write(alice, [cand])
-        [again] = mw.engine.write(alice, [cand])
-        [other] = mw.engine.write(bob, [cand])
+        [first] = mw.writer.write(alice, [cand])
+        [again] = mw.writer.write(alice, [cand])
+        [other] = mw.writer.write(bob, [cand])
     finally:
         mw.close()
     assert first.action == "insert" and again.action == "skip" and "replay" in again.reason

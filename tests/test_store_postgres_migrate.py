@@ -9,6 +9,7 @@ from openclaw_memory.cli import main
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
+from store_helpers import writer_of
 
 pytestmark = [pytest.mark.backend, pytest.mark.postgres]
 
@@ -17,7 +18,7 @@ ALICE, BOB = Scope("alice"), Scope("bob")
 
 def _fill(engine: MemoryEngine) -> None:
     for scope in (ALICE, BOB):
-        engine.write(
+        writer_of(engine).write(
             scope,
             [
                 Candidate(
@@ -29,7 +30,7 @@ def _fill(engine: MemoryEngine) -> None:
             ],
         )
         # a restatement that replaces the first: a version chain
-        engine.write(
+        writer_of(engine).write(
             scope,
             [
                 Candidate(
@@ -111,7 +112,7 @@ def test_migrate_copies_every_kind_of_row(make_config, tmp_path, clock, pg_dsn):
     engine = MemoryEngine.open(cfg, clock=clock, background=False)
     try:
         _fill(engine)
-        engine.write(
+        writer_of(engine).write(
             ALICE,
             [
                 Candidate(

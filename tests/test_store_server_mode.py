@@ -16,6 +16,7 @@ import pytest
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import IndexMismatchError, StoreError
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 pytestmark = [pytest.mark.backend, pytest.mark.server]
 
@@ -94,7 +95,11 @@ def test_write_then_search_through_the_server(make_config, tmp_path, clock, chro
     )
     try:
         alice = Scope("alice")
-        r = eng.write(alice, [Candidate(MemoryType.FACT, "服务器模式下也能找到咖啡偏好")])[0].record
+        r = (
+            writer_of(eng)
+            .write(alice, [Candidate(MemoryType.FACT, "服务器模式下也能找到咖啡偏好")])[0]
+            .record
+        )
         hits = eng.semantic(alice, eng.embed_query("咖啡偏好"), limit=3)
         assert hits and hits[0][0] == r.id
         assert eng.semantic(Scope("bob"), eng.embed_query("咖啡偏好"), limit=3) == []

@@ -14,6 +14,7 @@ from openclaw_memory.maintain.common import tier_collections
 from openclaw_memory.store.ports import TierVector
 from openclaw_memory.store.tiered_index import TieredIndex, exact_search
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from store_helpers import writer_of
 
 U, V = Scope("u1"), Scope("u2")
 TEXTS = [
@@ -37,7 +38,7 @@ def open_engine(make_config, tmp_path, clock, exact_below: int) -> MemoryEngine:
 
 
 def write(engine: MemoryEngine, scope: Scope, *texts: str) -> list[str]:
-    out = engine.write(scope, [Candidate(MemoryType.FACT, t) for t in texts])
+    out = writer_of(engine).write(scope, [Candidate(MemoryType.FACT, t) for t in texts])
     engine.indexer.drain()
     return [r.record.id for r in out]
 
@@ -194,7 +195,7 @@ def test_small_tiers_need_no_usable_chroma(make_config, tmp_path, clock):
         small = write(engine, V, TEXTS[0], TEXTS[1])
         assert engine.semantic(V, engine.embed_query(TEXTS[1]), limit=1)[0][0] == small[1]
         assert engine.semantic(U, engine.embed_query(TEXTS[2]), limit=1)[0][0] == big[2]
-        engine.write(U, [Candidate(MemoryType.FACT, "我的车是蓝色的")])
+        writer_of(engine).write(U, [Candidate(MemoryType.FACT, "我的车是蓝色的")])
         with pytest.raises(Exception):
             engine.indexer.drain(U)
         assert engine.indexer.pending(U) == 1

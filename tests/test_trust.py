@@ -25,7 +25,7 @@ from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.recall.reference import refers_to_user
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status, Turn
-from store_helpers import find
+from store_helpers import find, writer_of
 
 SYSTEM = {"role": "system", "content": "You are helpful."}
 ALICE = Scope("alice", "main")
@@ -417,8 +417,8 @@ def test_remember_with_a_subject_supersedes_the_preference_of_that_subject(tmp_p
     ],
 )
 def test_candidate_replaces_drives_consolidation_whatever_the_types(engine, old, new, replaces):
-    [a] = engine.write(ALICE, [Candidate(MemoryType.PROFILE, old, subject="employer")])
-    [b] = engine.write(ALICE, [Candidate(MemoryType.FACT, new, replaces=replaces)])
+    [a] = writer_of(engine).write(ALICE, [Candidate(MemoryType.PROFILE, old, subject="employer")])
+    [b] = writer_of(engine).write(ALICE, [Candidate(MemoryType.FACT, new, replaces=replaces)])
     assert b.replaced_id == a.record.id and b.record.subject == "employer"
     assert engine.get(ALICE, a.record.id).status is Status.INACTIVE
 

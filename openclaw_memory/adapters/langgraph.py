@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import NotFoundError, ValidationError
 from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
+from ..write.forget import forget_record, reactivate
 from . import missing
 
 try:
@@ -176,7 +177,9 @@ class OpenClawStore(BaseStore):
         current = self._resolve(scope, op.key)
         if op.value is None:
             if current is not None:
-                self.mw.engine.forget(scope, current.id, "deleted through the LangGraph store")
+                reason = "deleted through the LangGraph store"
+                forget_record(self.mw.store, self.mw.clock, scope, current.id, reason)
+                self.mw.indexer.notify()
             return None
         content, kind, subject = _parse_value(op.value)
         if current is not None:
@@ -199,7 +202,7 @@ class OpenClawStore(BaseStore):
             confidence=0.95,
             channel=Channel.EXPLICIT,
         )
-        result = self.mw.engine.write(scope, [cand], writer="langgraph-store")[0]
+        result = self.mw.writer.write(scope, [cand], writer="langgraph-store")[0]
         if result.record is not None:
             self._keys[(scope, key)] = result.record.id
 
@@ -244,7 +247,7 @@ class OpenClawStore(BaseStore):
                 found += [(scope, s.record, s.score) for s in self.mw.search(scope, query, wanted)]
             else:
                 self.mw.jobs.read_your_writes(scope)
-                rows = self.mw.engine.store.listing(
+                rows = self.mw.store.listing(
                     scope, status=Status.ACTIVE.value, curated_only=True, limit=wanted
                 )
                 found += [(scope, r, None) for r in rows]
@@ -267,13 +270,13 @@ class OpenClawStore(BaseStore):
                 f"namespace_prefix: expected a prefix of {self.template} that names the user, "
                 f"found {ns} (no query crosses users)"
             )
-        scopes = self.mw.engine.store.scopes(ns[at])
+        scopes = self.mw.store.scopes(ns[at])
         if "{agent_id}" not in self.template:
             scopes = [s for s in scopes if s.agent_id == self.agent_id]
         return [s for s in scopes if self.namespace_of(s)[: len(ns)] == ns]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        scopes = self.mw.engine.store.scopes()
+        scopes = self.mw.store.scopes()
         if "{agent_id}" not in self.template:
             scopes = [s for s in scopes if s.agent_id == self.agent_id]
         names = {self.namespace_of(s) for s in scopes}
@@ -294,7 +297,7 @@ class OpenClawStore(BaseStore):
     def _newest(self, scope: Scope, record: MemoryRecord) -> MemoryRecord:
         """The last version of a memory's chain (an edit or an update replaced the others)."""
         seen = {record.id}
-        while (nxt := self.mw.engine.store.latest_successor(scope, record.id)) is not None:
+        while (nxt := self.mw.store.latest_successor(scope, record.id)) is not None:
             if nxt.id in seen:
                 break
             seen.add(nxt.id)
@@ -302,7 +305,7 @@ class OpenClawStore(BaseStore):
         return record
 
     def _lookup(self, scope: Scope, key: str) -> MemoryRecord | None:
-        store = self.mw.engine.store
+        store = self.mw.store
         known = self._keys.get((scope, key)) or (key if _ID.match(key) else None)
         if known is not None:
             record = store.get(scope, known)
@@ -364,7 +367,10 @@ class OpenClawStore(BaseStore):
         if record is None:
             raise NotFoundError(f"key: no memory {key!r} in namespace {tuple(namespace)}")
         newest = self._newest(scope, record)
-        return self._item(scope, self.mw.engine.restore(scope, newest.id), key=key)
+        mw = self.mw
+        back = reactivate(mw.store, mw.clock, scope, newest.id, model=mw.engine.model_name)
+        mw.indexer.notify()
+        return self._item(scope, back, key=key)
 
 
 def _check_template(template: tuple[str, ...]) -> tuple[str, ...]:

@@ -184,7 +184,7 @@ def _types(value: Any) -> set[str]:
 
 
 def turns_of(mw: MemoryMiddleware, scope: Scope, session: str, chat: list[dict[str, Any]]) -> list:
-    """The user turns of the messages as the capture keys them (`MemoryHooks.capture_messages`)."""
+    """The user turns of the messages as the capture keys them (`CapturePipeline.submit_transcript`)."""
     from ..capture import transcript_turns
 
     now = mw.clock.now()
@@ -260,7 +260,7 @@ def write_event(mw: MemoryMiddleware, scope: Scope, w: WriteResult) -> dict[str,
             return {**out, "event": "NONE"}
         return {**out, "event": "UPDATE", "previous_id": r.id, "previous_memory": before}
     if w.action == "update" and w.replaced_id:
-        old = mw.engine.store.get(scope, w.replaced_id)
+        old = mw.store.get(scope, w.replaced_id)
         previous = old.summary if old is not None else None
         return {**out, "event": "UPDATE", "previous_id": w.replaced_id, "previous_memory": previous}
     if w.action == "doubt":  # stored, never injected: a weaker claim against a confident one

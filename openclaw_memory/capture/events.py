@@ -191,6 +191,21 @@ def redact_outcome(secrets: SecretFilter, outcome: Any) -> str:
     return valid_unicode(json.dumps(clean, ensure_ascii=False, sort_keys=True, default=str))
 
 
+def redact_event(secrets: SecretFilter, event: ToolEvent) -> ToolEvent:
+    """The event with every text that reaches the disk redacted: the tool's name, its
+    arguments, its outcome and the paths of its files."""
+    redact = secrets.redact
+    return ToolEvent(
+        redact(valid_unicode(event.tool)),
+        redact_args(secrets, event.arguments),
+        redact_outcome(secrets, event.outcome),
+        event.ok,
+        tuple(redact(valid_unicode(str(f))) for f in event.files),
+        event.duration_ms,
+        event.key,
+    )
+
+
 def _repair(value: Any, depth: int = 0) -> Any:
     """valid_unicode over every string of a JSON-like value."""
     if isinstance(value, str):

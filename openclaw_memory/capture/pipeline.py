@@ -24,10 +24,10 @@ from ..extract.secrets import SecretFilter
 from ..write.forget import ForgetCommand, run as forget_run
 from ..runtime.worker import UserJobs
 from .events import episode_candidate
-from . import PendingTurns
+from . import PendingTurns, own_turns, transcript_turns
 
 if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
+    from ..write.consolidate import MemoryWriter, Notify
 
 # Sessions: opened by the `new` hook, ended by the `summary` hook, kept in the record store.
 
@@ -205,12 +205,12 @@ def _own_messages(scope: Scope, transcript: Sequence[Mapping[str, Any]]) -> list
 class SessionSummaries:
     def __init__(
         self,
-        engine: "MemoryEngine",
+        writer: MemoryWriter,
         short_term: ShortTermMemory,
         sessions: Sessions,
         summarizer: Summarizer,
     ) -> None:
-        self.engine = engine
+        self.writer = writer
         self.short_term = short_term
         self.sessions = sessions
         self.summarizer = summarizer
@@ -265,7 +265,7 @@ class SessionSummaries:
                     turn_ids=evidence,
                     key=f"{key}:summary" if key else None,
                 )
-                written = self.engine.write(
+                written = self.writer.write(
                     scope, [cand], session_id=session_id, writer=f"summary-hook:{reason}"
                 )
                 summary_id = written[0].record.id if written[0].record else None
@@ -300,7 +300,7 @@ class SessionSummaries:
 #     window       the turn joins the session's short-term window (capture/pipeline.py)
 #     extract      the extractor proposes candidates; the turn itself is logged as an episode
 #     commands     an explicit "forget X" runs on its own path (forget.py), never consolidated
-#     consolidate  the candidates are written through the engine (consolidate.py), then indexed
+#     consolidate  the candidates are written by the writer (consolidate.py), then indexed
 #     summary      when the window is over its threshold, it becomes a summary memory
 #
 # Queued captures run on the background worker; a batch of them is prepared (filtered, extracted
@@ -314,7 +314,10 @@ class CapturePipeline:
 
     def __init__(
         self,
-        engine: "MemoryEngine",
+        store: RecordStore,
+        writer: MemoryWriter,
+        indexer: Notify,
+        clock: Clock,
         *,
         extractor: Extractor,
         secrets: SecretFilter,
@@ -325,7 +328,10 @@ class CapturePipeline:
         pending: PendingTurns,
         config: ExtractionConfig,
     ) -> None:
-        self.engine = engine
+        self.store = store
+        self.writer = writer
+        self.indexer = indexer
+        self.clock = clock
         self.extractor = extractor
         self.secrets = secrets
         self.short_term = short_term
@@ -349,6 +355,47 @@ class CapturePipeline:
                 self.pending.release(scope, [t.turn_id for t in capture.turns])
 
         self.jobs.submit(scope, run, "capture", prepare=self._prepare, payload=capture)
+
+    def submit_transcript(
+        self,
+        scope: Scope,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        stored_turns: Sequence[str] = (),
+    ) -> int:
+        """Queue the capture of the scope's turns of a transcript not captured before; returns
+        how many.
+
+        Turns are known by a stable key (`capture.messages.transcript_turns`), so a transcript
+        whose window slid or was compacted is captured where it left off. In a shared transcript
+        (messages that name their `sender`) only the scope's user's own turns and the replies to
+        them are taken. stored_turns: keys of turns whose memories the agent already stored
+        through the memory tool; they are logged as episodes, nothing is extracted from them
+        again.
+        """
+        everyone = transcript_turns(messages)
+        mine = own_turns(everyone, scope.user_id)
+        if len(mine) < len(everyone):
+            log.debug(
+                "capture for %s in %s: %d of %d turns are another sender's or nobody's, left out",
+                scope.user_id,
+                session_id,
+                len(everyone) - len(mine),
+                len(everyone),
+            )
+        done = self.short_term.captured_turn_ids(scope, session_id)
+        turns = [
+            Turn(scope, session_id, t.user, t.reply, f"{session_id}#{t.key}", self.clock.now())
+            for t in mine
+            if f"{session_id}#{t.key}" not in done
+        ]
+        claimed = set(self.pending.claim(scope, [t.turn_id or "" for t in turns]))
+        new = [t for t in turns if t.turn_id in claimed]
+        stored = frozenset(f"{session_id}#{k}" for k in stored_turns)
+        for turn in new:
+            self.submit(scope, [turn], logged_only=stored)
+        return len(new)
 
     def ingest(self, turns: Sequence[Turn]) -> int:
         """Capture turns of one scope and session synchronously, in one batch (replays, imports).
@@ -385,7 +432,7 @@ class CapturePipeline:
             for c in captures
         ]
         stored = [_to_store(e) for e in extracted]
-        vectors = self.engine.embed_candidates([c for cands in stored for c in cands])
+        vectors = self.writer.embed([c for cands in stored for c in cands])
         start = 0
         for capture, turns, cands in zip(captures, extracted, stored):
             capture.prepared = _Prepared(turns, vectors[start : start + len(cands)])
@@ -408,7 +455,7 @@ class CapturePipeline:
             ]
         )
         for command in (c for _, _, found in extracted for c in found if c.forget):
-            forget_run(self.engine, scope, ForgetCommand.from_candidate(command))
+            forget_run(self.store, self.clock, scope, ForgetCommand.from_candidate(command))
         cands = [
             dataclasses.replace(c, tags=tuple(dict.fromkeys((*c.tags, *tags)))) if tags else c
             for c in _to_store(extracted)
@@ -417,19 +464,19 @@ class CapturePipeline:
         # The window (which marks a turn captured) and the turn's memories commit together: a
         # crash leaves both or neither, so a capture replayed from the service's journal after
         # a crash is written once, never skipped as captured with its memories missing.
-        with self.engine.store.transaction():
+        with self.store.transaction():
             for turn, (user, reply, found) in zip(turns, extracted):
                 # a request for help is no part of what a session did: its summary never lists it
                 if not any(c.type is MemoryType.EPISODE and asked_only(c.tags) for c in found):
                     self.short_term.add_turn(scope, sid, user, reply, turn.turn_id)
             written = (
-                self.engine.write(
+                self.writer.write(
                     scope, cands, session_id=sid, writer="after_response", vectors=vectors
                 )
                 if cands
                 else []
             )
-        self.engine.written()  # the indexer looks again, now that the outbox rows are committed
+        self.indexer.notify()  # the indexer looks again, now that the outbox rows are committed
         if self.short_term.over_threshold(scope, sid):
             self.summaries.summarize(scope, sid, "threshold", end=False)
         return written

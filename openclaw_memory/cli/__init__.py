@@ -436,7 +436,7 @@ def _session(mw: MemoryMiddleware, scope: Scope, session: str, turns) -> None:
 
 
 def _stored(mw: MemoryMiddleware, scope: Scope) -> None:
-    for r in mw.engine.store.listing(scope, curated_only=True, oldest_first=True, limit=50):
+    for r in mw.store.listing(scope, curated_only=True, oldest_first=True, limit=50):
         history = f" (v{r.version}, replaces {r.prev_id})" if r.prev_id else ""
         print(
             f"  [{r.status.value:<8}] {r.type.value:<10} {r.subject or '-':<18} {r.summary[:60]}{history}"

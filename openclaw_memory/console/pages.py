@@ -167,11 +167,13 @@ def why_plan(mw: Any, scope: Scope, text: str) -> Any:
     """The plan `before_request` would inject for a request of one user message `text`: the same
     recall (the message as the recent turns), the same request tokens, the same prefix template.
     Read-only, unlike a real request: no session is opened and nothing is reinforced."""
+    from ..inject.assemble import wrap
     from ..lang.text import valid_unicode
 
     recent = [{"role": "user", "content": text}]
-    result = mw.working.recaller.recall(scope, valid_unicode(text), recent)
-    return mw._wrap(mw.working.assemble(scope, result, request_tokens=len(text) // 3))
+    result = mw.recaller.recall(scope, valid_unicode(text), recent)
+    plan = mw.assembler.assemble(scope, result, request_tokens=len(text) // 3)
+    return wrap(plan, mw.cfg.injection)
 
 
 # JSON routes under /v1 for the console's actions: edit, export, import.
@@ -574,7 +576,13 @@ class MemoryPages(ConsoleBase):
             )
             return new.id, "edited"
         if action == "forget":
-            engine.forget(scope, memory_id, "forgotten in the console", writer=WRITER)
+            from ..write.forget import forget_record
+
+            mw = self.mw
+            forget_record(
+                mw.store, mw.clock, scope, memory_id, "forgotten in the console", writer=WRITER
+            )
+            mw.indexer.notify()
             return memory_id, "forgotten"
         if action == "restore":
             self.mw.restore(scope, memory_id)

@@ -83,7 +83,7 @@ class MemoryTools:
         _check_text("id", id)
         engine = self.mw.engine
         chain = engine.chain(self.scope, id)
-        newer = engine.store.successors(self.scope, id, limit=3)
+        newer = self.mw.store.successors(self.scope, id, limit=3)
         lines = [
             *_record_lines(chain[0]),
             *_version_lines(engine.versions(self.scope, id)),
@@ -125,7 +125,8 @@ class MemoryTools:
     def explain(self, query: str, deep: bool = False) -> str:
         """Why these memories for this request: every candidate with its score, fate and reason."""
         _check_text("query", query)
-        plan: InjectionPlan = self.mw.working.plan(self.scope, query, (), deep=bool(deep))
+        result = self.mw.recaller.recall(self.scope, query, (), deep=bool(deep))
+        plan: InjectionPlan = self.mw.assembler.assemble(self.scope, result)
         ranked = sorted(plan.candidates, key=lambda c: (c.rank <= 0, c.rank))
         kept = len([c for c in ranked if c.kept])
         lines = [f"{kept} of {len(ranked)} candidates would be injected ({plan.tokens} tokens):"]

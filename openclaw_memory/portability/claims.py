@@ -13,16 +13,31 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..types import Candidate, MemoryRecord
+from ..write.consolidate import Consolidator
+from ..write.consolidate.decide import Decisions
 from ..write.consolidate.records import deactivate
 
 if TYPE_CHECKING:
     from ..runtime.engine import MemoryEngine
 
 
-def write_claim(engine: MemoryEngine, r: MemoryRecord, vec: Any, parts: Any, origin: str) -> str:
+def claim_decisions(engine: MemoryEngine) -> Decisions:
+    """The decisions of check-before-write over the engine's store, built once per import."""
+    return Consolidator(
+        engine.store, engine.embedder, engine.model_name, engine.clock, engine.config
+    ).decisions
+
+
+def write_claim(
+    engine: MemoryEngine,
+    decisions: Decisions,
+    r: MemoryRecord,
+    vec: Any,
+    parts: Any,
+    origin: str,
+) -> str:
     """Write one imported claim (its draft record r) in the caller's transaction; returns what
     consolidation did ("insert", "update", "doubt", "skip"). origin names the file and line."""
-    decisions = engine.writer.consolidator.decisions
     result = decisions.decide(engine.store, _candidate(r), r, vec)
     kept = result.record
     if result.action == "doubt" and kept is not None:

@@ -15,7 +15,7 @@ from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
 from ..write.policy import KEYED_TYPES
-from .claims import write_claim
+from .claims import claim_decisions, write_claim
 from ..types import (
     SUBJECT_MAX_CHARS,
     TEXT_MAX_CHARS,
@@ -644,9 +644,10 @@ def _insert_records(
     merging: set[tuple[str, str]],
     where: str,
 ) -> None:
+    decisions = claim_decisions(engine) if merging else None
     for done, ((number, r), (vec, parts)) in enumerate(zip(records, vectors), start=1):
-        if _is_new_fact(r, merging):
-            action = write_claim(engine, r, vec, parts, f"{where}:{number}")
+        if decisions is not None and _is_new_fact(r, merging):
+            action = write_claim(engine, decisions, r, vec, parts, f"{where}:{number}")
             report.consolidated[action] = report.consolidated.get(action, 0) + 1
         else:
             engine.store.insert(r, vec, engine.model_name)

@@ -42,7 +42,7 @@ from .files import (
     TYPE_TITLES,
     user_records,
 )
-from .claims import write_claim
+from .claims import claim_decisions, write_claim
 from ..embed.embedding import embed_with_parts
 from ..extract.base import is_contentless
 from ..write.policy import KEYED_TYPES, types_where
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from ..runtime.engine import MemoryEngine
     from ..extract.base import Extractor
     from ..extract.secrets import SecretFilter
+    from ..write.consolidate.decide import Decisions
 
 # Reading OpenClaw's memory files: `MEMORY.md` and `memory/YYYY-MM-DD*.md` into note entries.
 #
@@ -524,6 +525,7 @@ class OpenClawImporter:
         self.engine = engine
         self.extractor = extractor
         self.secrets = secrets
+        self._decisions: Decisions | None = None
 
     def import_path(self, root: Path, scope: Scope, *, writer: str = WRITER) -> dict[str, Any]:
         """Import a workspace or one memory file; returns counts (added, existing, secrets, files,
@@ -668,4 +670,6 @@ class OpenClawImporter:
                 r.source.writer,
             )
             return "insert"
-        return write_claim(eng, r, vec, parts, r.source.turn_ids[0])
+        if self._decisions is None:
+            self._decisions = claim_decisions(eng)
+        return write_claim(eng, self._decisions, r, vec, parts, r.source.turn_ids[0])

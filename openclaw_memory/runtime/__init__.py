@@ -1,3 +1,3 @@
-"""The assembled system: the engine, the factory that builds it from config, the hooks, the working
-memory, the worker and its jobs, the admin operations.
+"""The assembled system: the storage the stages share (the engine), the factory that builds the
+stages and the middleware from config, the worker and its jobs.
 """

@@ -1,25 +1,24 @@
-"""MemoryEngine: the store facade the pipeline stages share.
+"""MemoryEngine: the storage the factory opens, and the reads the doors share.
 
 The record store (truth, `store.ports.RecordStore`; SQLite by default) + the vector index
-(derived, fed by the outbox; Chroma) + the embedder + the clock. Every method takes a Scope:
-there is no unscoped read. Construction is by `MemoryEngine.open(config)`, the one place that
-turns config into these objects. Consolidation is a stage of its own (`writer.py`,
-`consolidate.py`); `write` hands candidates to it.
+(derived, fed by the outbox; Chroma) + the embedder + the clock + the indexer that follows the
+store. Every method takes a Scope: there is no unscoped read. Construction is by
+`MemoryEngine.open(config)`, the one place that turns the storage config into these objects.
+It builds no stage and writes no memory: the write stage (`write/consolidate`, `MemoryWriter`)
+and forget and restore (`write/forget.py`) are handed the store and the indexer by the factory.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from ..core.clock import Clock, SystemClock
 from ..config import MemoryConfig, load_config
-from ..write.consolidate.records import deactivate
 from ..embed.embedding import (
-    PassageVectors,
     build_embedder,
     embed_query,
     embedder_dim,
@@ -32,10 +31,7 @@ from ..store.ports import ManagedVectorIndex, RecordStore
 from ..store.ports import IndexSearch
 from ..store.ports import VectorSearch
 from ..store.backends import open_chroma, open_record_store, tiered
-from ..types import Candidate, Channel, MemoryRecord, Scope, Status, WriteResult
-
-if TYPE_CHECKING:
-    from ..write.consolidate import MemoryWriter
+from ..types import MemoryRecord, Scope
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +55,6 @@ class MemoryEngine:
         self.model_name = index.embedder_name
         self._check_vectors_model()
         self.indexer = Indexer(store, index, background=background)
-        self._writer: MemoryWriter | None = None
         watch = getattr(index, "watch", None)
         if watch is not None:  # a vector index folder lost while the store was not
             watch.at_start()
@@ -69,15 +64,6 @@ class MemoryEngine:
         """The SQLite database under the record store (tools and tests that inspect the file);
         stages use `store`."""
         return self.store.db  # type: ignore[attr-defined]
-
-    @property
-    def writer(self) -> MemoryWriter:
-        """The write stage over this engine's store (built on first use)."""
-        if self._writer is None:
-            from ..write.consolidate import MemoryWriter
-
-            self._writer = MemoryWriter(self)
-        return self._writer
 
     @classmethod
     def open(
@@ -121,68 +107,10 @@ class MemoryEngine:
                 f"{self.model_name!r}; run `openclaw-memory reindex` to re-embed and rebuild the index"
             )
 
-    # ---- write ------------------------------------------------------------------------------
-
-    def write(
-        self,
-        scope: Scope,
-        candidates: Sequence[Candidate],
-        *,
-        session_id: str | None = None,
-        writer: str = "openclaw-memory",
-        vectors: PassageVectors | None = None,
-    ) -> list[WriteResult]:
-        """Consolidate and store candidates (the write stage, `writer.MemoryWriter.write`)."""
-        return self.writer.write(
-            scope, candidates, session_id=session_id, writer=writer, vectors=vectors
-        )
-
-    def embed_candidates(self, candidates: Sequence[Candidate]) -> PassageVectors:
-        """The vectors `write` would compute for these candidates (`MemoryWriter.embed`)."""
-        return self.writer.embed(candidates)
-
-    def forget(
-        self,
-        scope: Scope,
-        record_id: str,
-        reason: str = "forgotten on request",
-        channel: Channel = Channel.EXPLICIT,
-        writer: str | None = None,
-    ) -> MemoryRecord:
-        with self.store.transaction():
-            r = self.store.get(scope, record_id)
-            if r is None:
-                raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
-            out = (
-                deactivate(self.store, r, self.clock.now(), reason, channel, writer)
-                if r.status is not Status.INACTIVE
-                else r
-            )
-        self.written()
-        return out
-
-    def restore(
-        self,
-        scope: Scope,
-        record_id: str,
-        reason: str = "restored on request",
-        channel: Channel = Channel.EXPLICIT,
-    ) -> MemoryRecord:
-        """Undo a forget: the memory is active again (audited); an active one is returned as is."""
-        with self.store.transaction():
-            r = self.store.get(scope, record_id)
-            if r is None:
-                raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
-            if r.status is Status.INACTIVE:
-                now = self.clock.now()
-                r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
-                # the outbox re-indexes its vector
-                self.store.update(r, None, self.model_name, reindex=False)
-                self.store.audit(scope, r.id, "restore", reason, now, channel.value)
-        self.written()
-        return r
+    # ---- reinforcement ----------------------------------------------------------------------
 
     def touch(self, scope: Scope, ids: Sequence[str]) -> None:
+        """Count one access of each record, now (what recall injected)."""
         if ids:
             self.store.touch(scope, ids, self.clock.now())
 

@@ -1,9 +1,10 @@
 """The one place that turns config into objects (style.md rule 4).
 
-`build_middleware` builds every collaborator of the middleware and passes each one in: the
-engine, the recaller and its channels, the extractor, the summarizer, the capture pipeline,
-the hooks and the admin client. A user adds an extractor or a recall channel by passing it here
-(`extractor=`, `recall_channels=`), without forking anything.
+`build_middleware` opens the storage (the engine: record store, vector index, embedder, clock),
+builds every stage over the ports it uses (the recaller and its channels, the assembler, the
+writer, the extractor, the summarizer, the capture pipeline, the worker) and the middleware over
+them; nothing below the middleware builds a stage. A user adds an extractor or a recall channel
+by passing it here (`extractor=`, `recall_channels=`), without forking anything.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .engine import MemoryEngine
     from ..middleware import MemoryMiddleware
     from ..recall.pool import Channel as RecallChannel
+    from ..write.consolidate import MemoryWriter
     from ..core import Switches
 
 PROMPTS_DIR = default_prompts_dir()
@@ -92,8 +94,8 @@ def assemble(
     summarizer_llm: Any = None,
     recall_channels: Sequence["RecallChannel"] = (),
 ) -> "MemoryMiddleware":
-    """The middleware's collaborators over an open engine, each built once and passed in."""
-    from .admin import MemoryAdmin
+    """The stages over an open engine's ports, each built once and handed what it uses, and the
+    middleware over them."""
     from ..capture import PendingTurns
     from ..capture.pipeline import CapturePipeline
     from ..capture.pipeline import Sessions
@@ -101,15 +103,15 @@ def assemble(
     from ..capture.pipeline import SessionSummaries
     from ..extract.secrets import SecretFilter
     from ..extract.summary import Summarizer
-    from .hooks import MemoryHooks
+    from ..inject.assemble import BlockAssembler
     from .worker import UserJobs
     from ..middleware import MemoryMiddleware
     from ..procedure.distil import ProcedureTracker
     from ..recall.channels import build_channels, channel_switch
     from ..recall.recaller import Recaller
     from .worker import Worker
-    from .working_memory import WorkingMemory
 
+    store, clock = engine.store, engine.clock
     switches = _switches(cfg, recall_channels)
     own = [c for c in recall_channels if switches.on(channel_switch(c.name))]
     channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries, switches), *own]
@@ -120,23 +122,25 @@ def assemble(
         channels=channels,
         switches=switches,
     )
-    working = WorkingMemory(engine, recaller, cfg)
+    writer = build_writer(engine)
     summarizer = Summarizer(
         summarizer_llm,
         PROMPTS_DIR,
-        engine.clock,
+        clock,
         timeout_seconds=cfg.extraction.llm.timeout_seconds,
     )
     secrets = SecretFilter()
     worker = Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size)
     jobs = UserJobs(worker)  # background jobs, gated against purges
     pending = PendingTurns()  # transcript turns queued for capture, not yet written
-    short_term = ShortTermMemory(engine.store, cfg.short_term, engine.clock)
-    sessions = Sessions(engine.store, engine.clock)
-    summaries = SessionSummaries(engine, short_term, sessions, summarizer)
-    procedures = ProcedureTracker()  # the open tasks of each session (procedural memory)
+    short_term = ShortTermMemory(store, cfg.short_term, clock)
+    sessions = Sessions(store, clock)
+    summaries = SessionSummaries(writer, short_term, sessions, summarizer)
     capture = CapturePipeline(
-        engine,
+        store,
+        writer,
+        engine.indexer,
+        clock,
         extractor=extractor,
         secrets=secrets,
         short_term=short_term,
@@ -146,9 +150,11 @@ def assemble(
         pending=pending,
         config=cfg.extraction,
     )
-    hooks = MemoryHooks(
+    return MemoryMiddleware(
         engine,
-        working,
+        writer=writer,
+        recaller=recaller,
+        assembler=BlockAssembler(store, clock, cfg),
         capture=capture,
         sessions=sessions,
         short_term=short_term,
@@ -156,19 +162,23 @@ def assemble(
         secrets=secrets,
         jobs=jobs,
         pending=pending,
+        procedures=ProcedureTracker(),  # the open tasks of each session (procedural memory)
         config=cfg,
-        procedures=procedures,
     )
-    admin = MemoryAdmin(
-        engine,
-        working,
-        extractor=extractor,
-        secrets=secrets,
-        jobs=jobs,
-        pending=pending,
-        procedures=procedures,
+
+
+def build_writer(engine: "MemoryEngine") -> "MemoryWriter":
+    """The write stage (check before write, then store) over an open engine's ports."""
+    from ..write.consolidate import MemoryWriter
+
+    return MemoryWriter(
+        engine.store,
+        engine.embedder,
+        engine.clock,
+        engine.config,
+        model_name=engine.model_name,
+        indexer=engine.indexer,
     )
-    return MemoryMiddleware(hooks, admin, capture=capture, worker=worker, config=cfg)
 
 
 def _switches(cfg: MemoryConfig, recall_channels: Sequence["RecallChannel"]) -> Switches:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .consolidate.records import new_id
+from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..lang.text import valid_unicode
 from ..types import Candidate, Channel, MemoryRecord, Scope, Source, Status
@@ -51,7 +52,10 @@ def edit_memory(
     if isinstance(new_detail, str):
         new_detail = _clean_text(new_detail, secrets) if new_detail.strip() else None
     cand = Candidate(old.type, summary, subject=old.subject, detail=new_detail)  # type: ignore[arg-type]
-    vectors = engine.embed_candidates([cand])  # outside the write transaction: embedding is slow
+    # outside the write transaction: embedding is slow
+    vectors = embed_with_parts(
+        engine.embedder, [cand.text], engine.config.long_term.sentence_vectors
+    )
     store = engine.store
     with store.transaction():
         current = store.get(scope, record_id)

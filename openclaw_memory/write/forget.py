@@ -15,7 +15,7 @@ fact itself (the user's words "my cat is called Momo" for "The user's cat is cal
 whatever words the command used or when it names the fact by id; a question about it ("what is
 my cat called?") lacks the value and stays.
 
-`plan` shows what would go; `run` deactivates it (kept for audit, `MemoryEngine.restore` undoes it).
+`plan` shows what would go; `run` deactivates it (kept for audit, `reactivate` undoes it).
 """
 
 from __future__ import annotations
@@ -23,10 +23,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..runtime.engine import MemoryEngine
+from ..core.clock import Clock
+from ..errors import NotFoundError
 from ..lang import all_on
 from ..lang.text import search_tokens
+from ..store.ports import RecordStore
 from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
+from .consolidate.records import deactivate
 
 _TABLE = "forget"
 
@@ -115,22 +118,27 @@ def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
     return not rest or sum(rest) * 3 >= 2 * len(rest)
 
 
-def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPlan:
+def plan(store: RecordStore, scope: Scope, command: ForgetCommand) -> ForgetPlan:
     """The live memories the command names (nothing is changed)."""
     terms = distinctive_terms(command.text)
     found: dict[str, MemoryRecord] = {}
     if command.subject:
-        for r in engine.store.live_by_subject(scope, [command.subject], limit=50):
+        for r in store.live_by_subject(scope, [command.subject], limit=50):
             found[r.id] = r
     if terms:
-        hits = [rid for rid, _ in engine.keyword(scope, " ".join(terms), limit=200)]
-        for rid, r in engine.get_many(scope, hits).items():
+        hits = [
+            rid
+            for rid, _ in store.keyword_search(
+                scope, " ".join(terms), statuses=("active",), limit=200
+            )
+        ]
+        for rid, r in store.get_many(scope, hits).items():
             if r.status is Status.ACTIVE and names(r, terms):
                 found.setdefault(rid, r)
-    for r in episodes_stating(engine, scope, list(found.values())):
+    for r in episodes_stating(store, scope, list(found.values())):
         found.setdefault(r.id, r)
     # in the order they were written (deterministic whatever order the indexes returned them in)
-    matches = tuple(engine.store.in_written_order(scope, list(found)))
+    matches = tuple(store.in_written_order(scope, list(found)))
     return ForgetPlan(command, terms, matches, too_broad=len(matches) > MAX_MATCHES)
 
 
@@ -142,37 +150,118 @@ def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
 
 
 def episodes_stating(
-    engine: MemoryEngine, scope: Scope, records: list[MemoryRecord]
+    store: RecordStore, scope: Scope, records: list[MemoryRecord]
 ) -> list[MemoryRecord]:
     """The live episodes that state what these (curated) memories say: the episodes of the turns
     each was extracted from, and those that hold every one of its own distinctive terms (a
     question about it lacks the value: "what is my cat called?" stays)."""
     curated = [r for r in records if r.type is not MemoryType.EPISODE]
     turns = sorted({t for r in curated for t in r.source.turn_ids})
-    ids = list(engine.store.episodes_of_turns(scope, turns)) if turns else []
+    ids = list(store.episodes_of_turns(scope, turns)) if turns else []
     for r in curated:
         terms = tuple(t for t in distinctive_terms(r.summary) if t not in _USER_WORDS)
         if len(terms) < 2:  # too little to tell a statement of it from a mention
             continue
-        hits = [rid for rid, _ in engine.keyword(scope, " ".join(terms), limit=200)]
+        hits = [
+            rid
+            for rid, _ in store.keyword_search(
+                scope, " ".join(terms), statuses=("active",), limit=200
+            )
+        ]
         ids += [
             rid
-            for rid, e in engine.get_many(scope, hits).items()
+            for rid, e in store.get_many(scope, hits).items()
             if e.type is MemoryType.EPISODE and _holds_all(e, terms)
         ]
-    live = engine.get_many(scope, list(dict.fromkeys(ids)))
+    live = store.get_many(scope, list(dict.fromkeys(ids)))
     return [e for e in live.values() if e.type is MemoryType.EPISODE and e.status is Status.ACTIVE]
 
 
-def run(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPlan:
-    """Deactivate what the command names (all of it, or nothing when it names too much)."""
-    p = plan(engine, scope, command)
+def run(store: RecordStore, clock: Clock, scope: Scope, command: ForgetCommand) -> ForgetPlan:
+    """Deactivate what the command names (all of it, or nothing when it names too much). The
+    caller wakes the indexer for the outbox entries this queued."""
+    p = plan(store, scope, command)
     if p.too_broad:
         return p
     reason = f"forgotten on request: {command.text[:80]}"
     for r in p.matches:
-        engine.forget(scope, r.id, reason, command.channel)
+        forget_record(store, clock, scope, r.id, reason, command.channel)
     return p
+
+
+def forget_record(
+    store: RecordStore,
+    clock: Clock,
+    scope: Scope,
+    record_id: str,
+    reason: str = "forgotten on request",
+    channel: Channel = Channel.EXPLICIT,
+    writer: str | None = None,
+) -> MemoryRecord:
+    """Deactivate one memory (audited, kept for `reactivate`); an inactive one is returned as is.
+    The caller wakes the indexer for the outbox entry this queued."""
+    with store.transaction():
+        r = store.get(scope, record_id)
+        if r is None:
+            raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
+        if r.status is Status.INACTIVE:
+            return r
+        return deactivate(store, r, clock.now(), reason, channel, writer)
+
+
+def reactivate(
+    store: RecordStore,
+    clock: Clock,
+    scope: Scope,
+    record_id: str,
+    reason: str = "restored on request",
+    channel: Channel = Channel.EXPLICIT,
+    *,
+    model: str,
+) -> MemoryRecord:
+    """Undo a forget: the memory is active again (audited); an active one is returned as is.
+    model: the embedder the index holds (`store.embedder()`). The caller wakes the indexer,
+    which re-indexes its vector from the outbox."""
+    with store.transaction():
+        r = store.get(scope, record_id)
+        if r is None:
+            raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
+        if r.status is Status.INACTIVE:
+            now = clock.now()
+            r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
+            store.update(r, None, model, reindex=False)
+            store.audit(scope, r.id, "restore", reason, now, channel.value)
+        return r
+
+
+def forget_with_episodes(
+    store: RecordStore, clock: Clock, scope: Scope, record: MemoryRecord, *, dry_run: bool = False
+) -> list[str]:
+    """Deactivate a memory named by id and every episode stating it (`episodes_stating`);
+    `dry_run`: only say which. The ids, the memory's first. The caller wakes the indexer."""
+    episodes = [e.id for e in episodes_stating(store, scope, [record])]
+    if dry_run:
+        return [record.id, *episodes]
+    ids = [forget_record(store, clock, scope, record.id).id]
+    reason = f"forgotten with {record.id}"
+    return ids + [forget_record(store, clock, scope, e, reason).id for e in episodes]
+
+
+def restore_with_episodes(
+    store: RecordStore, clock: Clock, scope: Scope, memory_id: str, *, model: str
+) -> MemoryRecord:
+    """Undo a forget by id: the memory, and the episodes that forget took with it, are active
+    again (audited). The caller wakes the indexer."""
+    record = reactivate(store, clock, scope, memory_id, model=model)
+    turns = sorted(set(record.source.turn_ids))
+    episodes = store.episodes_of_turns(scope, turns) if turns else []
+    taken = f"forgotten with {record.id}"
+    newest: dict[str, str] = {}
+    for row in store.audit_of(scope, episodes):
+        newest.setdefault(row["record_id"], str(row.get("reason") or ""))
+    for episode in (e for e in episodes if newest.get(e) == taken):
+        reactivate(store, clock, scope, episode, f"restored with {record.id}", model=model)
+    return record
 
 
 _SAFE = re.compile(r"\s+")

@@ -47,7 +47,7 @@ STAGES = (
     ("  cover sessions (lists)", "openclaw_memory.recall.head:cover_sessions"),
     ("  neighbouring turns", "openclaw_memory.recall.recaller:attach_context"),
     ("  touch (access counts, a write)", "openclaw_memory.runtime.engine:MemoryEngine.touch"),
-    ("assemble (budget + render)", "openclaw_memory.runtime.working_memory:WorkingMemory.assemble"),
+    ("assemble (budget + render)", "openclaw_memory.inject.assemble:BlockAssembler.assemble"),
     ("  pack", "openclaw_memory.inject.budget:pack"),
     ("  render_record", "openclaw_memory.inject.render:render_record"),
     ("  sanitize (escape)", "openclaw_memory.inject.escape:sanitize"),

@@ -111,7 +111,7 @@ def _side_by_side(
     out: dict[str, Any] = {"single": [], "naive": [], "embed": [], "plans": [], "found": []}
     out["repeated"] = []
     cpu = [0.0, 0.0]
-    cache = getattr(mw.working.recaller, "query_vectors", None)
+    cache = getattr(mw.recaller, "query_vectors", None)
     for q in queries:
         if cache is not None:  # every request embeds its text: the cache is timed apart below
             cache.drop_user(q.user_id)

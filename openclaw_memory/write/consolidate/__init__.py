@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import numpy as np
-from typing import Sequence, TYPE_CHECKING
+from typing import Protocol, Sequence
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from ...core.clock import DAY, Clock
 from ...config import MemoryConfig
@@ -22,8 +22,12 @@ from ..policy import POLICY
 from ...store.ports import RecordStore
 from ...types import Candidate, MemoryRecord, MemoryType, Scope, Source, WriteResult
 
-if TYPE_CHECKING:
-    from ...runtime.engine import MemoryEngine
+
+class Notify(Protocol):
+    """The indexer, as the writer sees it: told that writes queued outbox entries."""
+
+    def notify(self) -> None: ...
+
 
 # Check before write: turn extracted candidates into inserts, in-place updates, supersessions,
 # doubts or nothing, per type (docs/design.md "consolidate").
@@ -188,13 +192,22 @@ def _unit(x: float) -> float:
 
 
 class MemoryWriter:
-    """Consolidate and store candidates through an engine's record store."""
+    """Consolidate and store candidates in the record store, then wake the indexer."""
 
-    def __init__(self, engine: MemoryEngine) -> None:
-        self.engine = engine
-        self.consolidator = Consolidator(
-            engine.store, engine.embedder, engine.model_name, engine.clock, engine.config
-        )
+    def __init__(
+        self,
+        store: RecordStore,
+        embedder: BaseEmbedding,
+        clock: Clock,
+        config: MemoryConfig,
+        *,
+        model_name: str,
+        indexer: Notify,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.indexer = indexer
+        self.consolidator = Consolidator(store, embedder, model_name, clock, config)
 
     def write(
         self,
@@ -212,7 +225,7 @@ class MemoryWriter:
         results = self.consolidator.write(
             scope, candidates, session_id=session_id, writer=writer, vectors=vectors
         )
-        self.engine.written()
+        self.indexer.notify()
         return results
 
     def _with_commands(
@@ -231,7 +244,7 @@ class MemoryWriter:
             if not c.forget:
                 results.append(next(stored))
                 continue
-            done = run(self.engine, scope, ForgetCommand.from_candidate(c))
+            done = run(self.store, self.clock, scope, ForgetCommand.from_candidate(c))
             reason = (
                 f"names {len(done.matches)}, more than one command takes: nothing deactivated"
                 if done.too_broad
@@ -244,7 +257,7 @@ class MemoryWriter:
                     "forget", None, reason, affected=() if done.too_broad else tuple(done.ids)
                 )
             )
-        self.engine.written()
+        self.indexer.notify()
         return results
 
     def embed(self, candidates: Sequence[Candidate]) -> PassageVectors:

@@ -1,50 +1,48 @@
-"""Working memory: what the model will see this turn (docs/design.md seed 002 §1.2).
+"""Assemble: what the model will see this turn (docs/design.md seed 002 §1.2, working memory).
 
-recall -> keep the top_k related memories -> pack into the per-section budgets -> render the
-reference block -> an InjectionPlan that explains every decision.
+recall result -> keep the top_k related memories -> pack into the per-section budgets -> render
+the reference block -> an InjectionPlan that explains every decision. `wrap` applies the
+configured system_prefix template; `unless_live` leaves out what the host's live transcript
+already shows the model.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..config import MemoryConfig
-from .engine import MemoryEngine
-from ..inject.budget import ALL_SECTIONS, Packing, pack, section_of, total_budget
-from ..procedure import ProcedureRecall
-from ..inject.render import block_overhead, choose_lang, merge_same_day, render_block, render_record
-from ..recall.recaller import Recaller, RecallResult
+from ..config import InjectionConfig
+from ..core.clock import Clock
 from ..core.tokens import count_tokens
+from ..procedure import ProcedureRecall
+from ..store.ports import RecordStore
 from ..types import InjectionPlan, MemoryRecord, ScoredMemory, Scope
+from .budget import ALL_SECTIONS, Packing, pack, section_of, total_budget
+from .render import block_overhead, choose_lang, merge_same_day, render_block, render_record
+
+if TYPE_CHECKING:
+    from ..recall.recaller import RecallResult
+
+__all__ = ["BlockAssembler", "unless_live", "wrap"]
 
 
-class WorkingMemory:
+class BlockAssembler:
+    """A recall result -> the InjectionPlan of this turn, under the config's budgets. Reads the
+    record store for the versions a change note names and for the procedures of the request."""
+
     def __init__(
         self,
-        engine: MemoryEngine,
-        recaller: Recaller,
+        store: RecordStore,
+        clock: Clock,
         config: MemoryConfig,
         procedures: ProcedureRecall | None = None,
     ) -> None:
-        self.engine = engine
-        self.recaller = recaller
+        self.store = store
+        self.clock = clock
         self.cfg = config
         #: how earlier tasks of the request's kind were done (procedure/__init__.py)
-        self.procedures = procedures if procedures is not None else ProcedureRecall(engine.store)
-
-    def plan(
-        self,
-        scope: Scope,
-        current: str,
-        recent: Sequence[Mapping] = (),
-        *,
-        deep: bool = False,
-        request_tokens: int = 0,
-        sections: Sequence[str] = ALL_SECTIONS,
-    ) -> InjectionPlan:
-        result = self.recaller.recall(scope, current, recent, deep=deep)
-        return self.assemble(scope, result, request_tokens=request_tokens, sections=sections)
+        self.procedures = procedures if procedures is not None else ProcedureRecall(store)
 
     def assemble(
         self,
@@ -54,12 +52,13 @@ class WorkingMemory:
         request_tokens: int = 0,
         sections: Sequence[str] = ALL_SECTIONS,
     ) -> InjectionPlan:
+        """The plan of one turn: the ranked memories limited, packed, rendered and explained."""
         ranked = result.ranked
         if "procedures" in sections:
             request = result.query.current or result.query.text
             ranked = self.procedures.apply(scope, request, ranked)
         ranked = self._limit(ranked, sections, several=result.query.several)
-        now = self.engine.clock.now()
+        now = self.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])
         days = self.cfg.recall.change_note_days
         windows = {s.record.id: s.context for s in ranked if s.kept and s.context}
@@ -121,7 +120,7 @@ class WorkingMemory:
 
     def _previous(self, scope: Scope, records: Sequence[MemoryRecord]) -> dict[str, MemoryRecord]:
         ids = [r.prev_id for r in records if r.prev_id]
-        return self.engine.get_many(scope, ids) if ids else {}
+        return self.store.get_many(scope, ids) if ids else {}
 
 
 def _merge_days(packing: Packing) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
@@ -133,3 +132,32 @@ def _merge_days(packing: Packing) -> tuple[dict[str, tuple[str, ...]], dict[str,
     lines = {**packing.lines, "retrieved": merged}
     used = {**packing.tokens_by_section, "retrieved": sum(count_tokens(x) for x in merged)}
     return lines, used
+
+
+def wrap(plan: InjectionPlan, injection: InjectionConfig) -> InjectionPlan:
+    """Apply the system_prefix template when the block is not placed by it already."""
+    template = injection.system_prefix
+    if not plan.block or plan.position == "system_prefix" or template.strip() == "{memory_block}":
+        return plan
+    return dataclasses.replace(plan, block=template.replace("{memory_block}", plan.block))
+
+
+def unless_live(
+    ranked: Sequence[ScoredMemory], session_id: str, live: set[str]
+) -> list[ScoredMemory]:
+    """The ranked memories with those left out whose every source turn is still in the host's
+    live transcript (keys `session#turn`): the model reads those turns in its own context."""
+    return [_unless_live(s, session_id, live) for s in ranked]
+
+
+def _unless_live(item: ScoredMemory, session_id: str, live: set[str]) -> ScoredMemory:
+    rec = item.record
+    turns = rec.source.turn_ids
+    if (
+        item.kept
+        and turns
+        and (rec.session_id == session_id or rec.source.session_id == session_id)
+        and all(t in live for t in turns)
+    ):
+        return dataclasses.replace(item, kept=False, reason="in the live transcript already")
+    return item
