@@ -131,6 +131,12 @@ def _compile(text: str, flags: int) -> re.Pattern[str]:
     return _compiled[key]
 
 
+def one_of(patterns: tuple[re.Pattern[str], ...], flags: int = 0) -> re.Pattern[str]:
+    """The patterns as one alternation (each in a group of its own), compiled once: for a
+    mechanism that reads several entries' patterns in one search."""
+    return _compile("|".join(f"(?:{p.pattern})" for p in patterns), flags)
+
+
 @dataclass(frozen=True)
 class Table(Mapping[str, Entry]):
     """A named table of entries, in file order; a missing entry reads as one that is off."""
@@ -169,6 +175,15 @@ class LanguagePack:
     stopwords: frozenset[str]
     comma: str
     tables: Mapping[str, Table]
+    #: whether the language separates its words by spaces (a word of it is found inside a text
+    #: only when it is not: 烟 in 我戒烟了)
+    spaced: bool = True
+    #: what else `pack.yaml` says of the language (`setting`)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """A further field of `pack.yaml` (`clear_neighbour`, ...), or default."""
+        return self.settings.get(key, default)
 
     def tokenize(self, run: str) -> list[str]:
         """The tokens of one run of word characters, by the pack's tokenizer."""
@@ -197,6 +212,9 @@ class LanguagePack:
         return replace(self, tables=tables)
 
 
+_PACK_KEYS = {"code", "name", "script", "priority", "tokenizer", "stopwords", "comma", "spaced"}
+
+
 def load_pack(folder: Path) -> LanguagePack:
     """The pack of a folder: `pack.yaml` and one table per other `*.yaml` file."""
     meta_path = folder / "pack.yaml"
@@ -218,6 +236,8 @@ def load_pack(folder: Path) -> LanguagePack:
         stopwords=frozenset(_words(meta.get("stopwords", ""), meta_path, "stopwords")),
         comma=str(meta.get("comma", ", ")),
         tables=tables,
+        spaced=bool(meta.get("spaced", True)),
+        settings={k: v for k, v in meta.items() if k not in _PACK_KEYS},
     )
 
 

@@ -20,12 +20,12 @@ my cat called?") lacks the value and stays.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..runtime.engine import MemoryEngine
 from ..lang import all_on
 from ..lang.text import search_tokens
+from ..extract.secrets import _MARKER as REDACTION_MARKER
 from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 
 _TABLE = "forget"
@@ -82,7 +82,8 @@ class ForgetPlan:
         return [r.id for r in self.matches]
 
 
-_REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
+#: the secret filter's `[REDACTED:<kind>]` marker: a redacted secret names nothing
+_REDACTED = REDACTION_MARKER
 
 
 def distinctive_terms(text: str) -> tuple[str, ...]:
@@ -101,7 +102,7 @@ def distinctive_terms(text: str) -> tuple[str, ...]:
 
 def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
     """The memory holds the command's identifiers (terms with a digit: heron3, PRD-223) as whole
-    words, every one, and at least two thirds of its other terms (CJK terms: inside its text), so
+    words, every one, and at least two thirds of its other terms (terms of an unspaced language: inside its text), so
     "杭州出差取消了，忘掉那件事吧" still names "下周三去杭州出差" but heron3 never names heron13."""
     if not terms:
         return False
@@ -135,7 +136,7 @@ def plan(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPl
 
 
 def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
-    """Every term in the record's text (a whole word, or inside it for a CJK term)."""
+    """Every term in the record's text (a whole word, or inside it for a term of an unspaced language)."""
     words = set(search_tokens(record.text))
     text = record.text.lower()
     return all(t in words or _inside(t, text) for t in terms)
@@ -175,9 +176,14 @@ def run(engine: MemoryEngine, scope: Scope, command: ForgetCommand) -> ForgetPla
     return p
 
 
-_SAFE = re.compile(r"\s+")
+def _one_line(text: str) -> str:
+    """text with each run of white space (line breaks included) made one space."""
+    parts = text.split()
+    lead = " " if text[:1].isspace() else ""
+    tail = " " if parts and text[-1:].isspace() else ""
+    return lead + " ".join(parts) + tail
 
 
 def describe(p: ForgetPlan) -> list[str]:
     """One line per memory the plan takes: id, type, text (what `forget --dry-run` prints)."""
-    return [f"{r.id}  [{r.type.value}]  {_SAFE.sub(' ', r.summary)[:100]}" for r in p.matches]
+    return [f"{r.id}  [{r.type.value}]  {_one_line(r.summary)[:100]}" for r in p.matches]
