@@ -6,6 +6,7 @@ import functools
 import re
 from dataclasses import dataclass
 from ..lang import Table, all_on, LanguagePack
+from ..lang.pack import EMPTY
 from ..types import MemoryType
 from ..lang.text import _jieba
 
@@ -109,21 +110,28 @@ def instruction_summary(clause: str, lang: LanguagePack) -> str:
 # "I prefer coffee", `pref/科幻电影` for both 我喜欢科幻电影 and 我不喜欢科幻电影. The word lists
 # (food and drink, activity verbs, heads too general to key anything, relations) and the patterns
 # that cut an object phrase are each language's `lexicon` table (`lang/<code>/lexicon.yaml`); the
-# Chinese functions read the pack of Han text, the English ones the pack of unmarked text.
+# part-of-speech functions read the lexicon whose `heads` are `posseg`, the word ones the lexicon
+# whose `heads` are `words`.
 
 _TABLE_lexicon = "lexicon"
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=4)
+def _headed(how: str) -> Table:
+    """The lexicon of the language whose heads are found `how` (`heads:` of its lexicon table),
+    every rule on; an empty one when no language's are."""
+    found = (p.table(_TABLE_lexicon) for p in all_on().all() if heads(p) == how)
+    return next(found, EMPTY)
+
+
 def _han() -> Table:
-    """The lexicon of Han text (Chinese), every rule on."""
-    return all_on().of_han(True).table(_TABLE_lexicon)
+    """The lexicon read by part of speech (Chinese: `zh_head`, `strip_zh_verb`)."""
+    return _headed("posseg")
 
 
-@functools.lru_cache(maxsize=1)
 def _plain() -> Table:
-    """The lexicon of text with no marked script (English), every rule on."""
-    return all_on().of_han(False).table(_TABLE_lexicon)
+    """The lexicon read word by word (English: `en_head`, `singular`)."""
+    return _headed("words")
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from ..lang import LanguagePack, all_on, pack, Languages
+from ..lang import LanguagePack, all_on, Languages
 from ..lang.pack import Entry, one_of
 from ..lang.text import STOPWORDS, search_tokens, negated
 from collections.abc import Collection
@@ -25,9 +25,6 @@ from dataclasses import dataclass
 
 _TABLE = "statement"
 
-#: the speaker in the first person, in English and in Chinese (the change grammar reads each)
-EN_SELF = pack("en").table(_TABLE).entry("self").pattern
-ZH_SELF = pack("zh").table(_TABLE).entry("self").pattern
 #: a statement that asks, in any language
 QUESTION = all_on().any_of(_TABLE, "question")
 #: "林晓: ..." - the speaker of a logged turn, not part of what was said (each language's colon)
