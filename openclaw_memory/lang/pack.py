@@ -70,7 +70,8 @@ TOKENIZERS: dict[str, Tokenizer] = {"words": words, "jieba": jieba_search, "bigr
 #
 # A pack is a folder `lang/<code>/`: `pack.yaml` holds what the pack is (its code, the characters
 # that mark its script and the order in which scripts are tried, its tokenizer and stopwords, the
-# punctuation joining its clauses) and every other `<table>.yaml` holds one table. A table is a
+# punctuation joining its clauses, whether its words are separated by spaces, and further fields a
+# mechanism reads by name, `clear_neighbour` say) and every other `<table>.yaml` holds one table. A table is a
 # meaning, named entries and settings of its own (which parser reads it, say); an entry carries a
 # one-line meaning and a regular expression (`pattern`, with `flags`) or a word list (`words`), and
 # where its rule has one a `confidence`; other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
