@@ -274,8 +274,8 @@ def is_contentless(text: str) -> bool:
     lowered = text.lower().strip()
     for phrase in sorted(_MULTIWORD, key=len, reverse=True):  # they span spaces the split would cut
         lowered = lowered.replace(phrase, " thanks ")
-    clauses = [c for c in _CLAUSE.split(lowered) if c]
-    words = [w for c in clauses for w in ([c] if not c.isascii() else c.split())]
+    # the split cuts at white space too, so each piece is one word in any language
+    words = [c for c in _CLAUSE.split(lowered) if c]
     clean = ["".join(ch for ch in w if not _is_symbolic(ch)) for w in words]
     return all(_clause_is_filler(w) for w in clean)
 
