@@ -161,8 +161,9 @@ def test_rules_zh_and_en(
 )
 def test_contractions_read_in_the_third_person(clause: str, third: str) -> None:
     from openclaw_memory.extract.slot import third_person
+    from openclaw_memory.lang import all_on
 
-    assert third_person(clause, cjk=clause[0] == "我") == third
+    assert third_person(clause, all_on().of(clause)) == third
 
 
 @pytest.mark.parametrize(

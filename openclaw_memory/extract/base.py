@@ -19,7 +19,7 @@ from ..errors import ExtractionError, ConfigError, ValidationError
 from dataclasses import dataclass
 from pathlib import Path
 from ..config import default_prompts_dir
-from ..lang import Languages, all_on
+from ..lang import Entry, Languages, all_on
 
 # The extraction interface: a turn in, candidate memories out.
 
@@ -37,8 +37,23 @@ class Extractor(Protocol):
         ...
 
 
-_THE_USER = re.compile(r"\b[Tt]he user(?:'s)?\b")
 ANONYMOUS_SPEAKERS = frozenset({"user", "assistant", ""})
+
+
+def _the_user() -> tuple[Entry, ...]:
+    """How a memory names its user in each language ("The user", 用户), the pack of unmarked
+    script first."""
+    return tuple(p.table(_FILLER).entry("the_user") for p in reversed(all_on().all()))
+
+
+def _name_in(entry: Entry, name: str, text: str) -> str:
+    """text with the user named `name`, a possessive ending kept ("the user's" -> "Ann's")."""
+    ending = str(entry.setting("possessive") or "")
+
+    def named(m: re.Match[str]) -> str:
+        return name + (ending if ending and m.group().endswith(ending) else "")
+
+    return entry.pattern.sub(named, text)
 
 
 def attribute(candidates: Sequence[Candidate], speaker: str | None) -> list[Candidate]:
@@ -52,8 +67,9 @@ def attribute(candidates: Sequence[Candidate], speaker: str | None) -> list[Cand
     def named(text: str | None) -> str | None:
         if not text:
             return text
-        text = _THE_USER.sub(lambda m: name + ("'s" if m.group().endswith("'s") else ""), text)
-        return text.replace("用户", name)
+        for entry in _the_user():
+            text = _name_in(entry, name, text)
+        return text
 
     return [
         dataclasses.replace(
@@ -217,53 +233,17 @@ def load_prompt(prompts_dir: str | Path, name: str) -> PromptFile:
 # left, or every clause is a greeting, a thanks, an acknowledgement or a laugh ("好的，谢谢！",
 # "ok thanks 👍", "嗯嗯"). Anything with a fact in it, however short, is kept.
 
-_PHRASES = frozenset(
-    """hi hello hey hiya yo morning evening night bye goodbye cya thanks thank thx ty tks
-    cheers ok okay k kk sure yes yeah yep yup no nope nah cool great nice good fine alright
-    awesome perfect right lol lmao haha hehe wow oh ah hmm um uh gotcha noted understood
-    welcome
-    你好 您好 哈喽 嗨 早 早安 早上好 中午好 下午好 晚上好 晚安 拜拜 再见 回见 谢谢 谢谢你 谢谢您
-    多谢 感谢 辛苦了 辛苦 好的 好 好滴 好嘞 好吧 嗯 嗯嗯 哦 噢 喔 嗯呢 对 对的 是的 是 行 可以
-    没问题 收到 明白 明白了 了解 知道了 懂了 ok了 好了 不客气 没事 没关系 哈哈 呵呵 嘿嘿 厉害 棒
-    赞 牛 不错 太好了 真棒 好的呢 好哒 谢啦 谢了 感谢感谢 ok的
-    有帮助 很有帮助 太有帮助了 这个很有帮助 这很有帮助 很有用 帮大忙了""".split()
+# What a turn says when it says nothing: each language's `contentless` table (greetings, thanks,
+# acknowledgements said alone or in several words, laughs, the particles an acknowledgement may
+# end on), read from every pack at once: a turn of fillers is mixed freely ("ok 谢谢").
+_FILLER = "contentless"
+_PHRASES = frozenset(w for p in all_on().all() for w in p.table(_FILLER).entry("phrases").words)
+_MULTIWORD = tuple(w for p in all_on().all() for w in p.table(_FILLER).entry("multiword").words)
+_CLAUSE = all_on().any_of(_FILLER, "split")
+_LAUGH = all_on().any_of(_FILLER, "laugh", "^(?:{})$")
+_PARTICLES = "".join(
+    str(p.table(_FILLER).entry("particles").setting("chars", "")) for p in all_on().all()
 )
-_MULTIWORD = (
-    "thank you",
-    "thanks a lot",
-    "thank you so much",
-    "thanks so much",
-    "good morning",
-    "good night",
-    "good evening",
-    "good afternoon",
-    "see you",
-    "see ya",
-    "got it",
-    "sounds good",
-    "no problem",
-    "all right",
-    "you're welcome",
-    "never mind",
-    "ok thanks",
-    "okay thanks",
-    "ok thank you",
-    "makes sense",
-    # praise of the last answer: a thanks in other words ("Thanks, that was helpful!")
-    "that was helpful",
-    "that's helpful",
-    "that is helpful",
-    "this is helpful",
-    "this was helpful",
-    "very helpful",
-    "really helpful",
-    "super helpful",
-    "so helpful",
-    "that helps",
-)
-_CLAUSE = re.compile(r"[,，。.!！?？~～;；、\s]+")
-_LAUGH = re.compile(r"^(?:(?:ha)+h?|(?:he)+|(?:哈)+|(?:呵)+|(?:嘿)+|(?:嘻)+|(?:lo)+l|233+)$")
-_PARTICLES = "啊呀啦哦吧呢嘛哈~"
 _STACKABLE = sorted(_PHRASES, key=len, reverse=True)
 
 
@@ -294,8 +274,8 @@ def is_contentless(text: str) -> bool:
     lowered = text.lower().strip()
     for phrase in sorted(_MULTIWORD, key=len, reverse=True):  # they span spaces the split would cut
         lowered = lowered.replace(phrase, " thanks ")
-    clauses = [c for c in _CLAUSE.split(lowered) if c]
-    words = [w for c in clauses for w in ([c] if not c.isascii() else c.split())]
+    # the split cuts at white space too, so each piece is one word in any language
+    words = [c for c in _CLAUSE.split(lowered) if c]
     clean = ["".join(ch for ch in w if not _is_symbolic(ch)) for w in words]
     return all(_clause_is_filler(w) for w in clean)
 
@@ -326,8 +306,9 @@ def asked_only(tags: tuple[str, ...] | list[str]) -> bool:
     return REQUEST_TAG in tags[1:]
 
 
-_CLAUSE_END = re.compile(r"(?<=[?？!！。；;])|(?<=\.)\s+|[\n]+")
-_COMMA = re.compile(r"[,，、:：]\s*")
+#: where a sentence ends, and the commas between its clauses (each language's `request` table)
+_CLAUSE_END = all_on().any_of("request", "clause_end")
+_COMMA = all_on().any_of("request", "comma")
 
 
 def _clauses(text: str) -> list[str]:

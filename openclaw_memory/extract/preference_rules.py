@@ -12,6 +12,7 @@ import dataclasses
 from ..lang import LanguagePack, Languages, all_on
 from .slot import (
     en_head,
+    heads,
     zh_head,
     ONE_OFF,
     PREFERENCE,
@@ -37,8 +38,6 @@ from ..lang.text import tokenize
 # ("以后用English回复") reads them from every pack at once (`Languages.any_of`).
 
 _TABLE = "instruction"
-#: punctuation and spaces a standing reply rule may end on after the language's name
-_TAIL_MARKS = re.compile(r"[\s.!！。]")
 
 
 @functools.lru_cache(maxsize=8)
@@ -50,9 +49,8 @@ def _language_re(langs: Languages) -> tuple[re.Pattern[str], dict[str, str]]:
         entry = pack.table(_TABLE).entry("language_names")
         names.update(entry.setting("names", {}) if entry.on else {})
     alt = "|".join(sorted(names, key=len, reverse=True)) or "(?!)"
-    verbs = langs.alternation(_TABLE, "language_verb") or "(?!)"
-    pattern = re.compile(rf"(?:{verbs})\s*(?P<lang>{alt})(?![a-z])", re.IGNORECASE)
-    return pattern, {k.lower(): v for k, v in names.items()}
+    frame = "(?:{})\\s*(?P<lang>" + alt + ")(?![a-z])"
+    return langs.any_of(_TABLE, "language_verb", frame), {k.lower(): v for k, v in names.items()}
 
 
 def _wants_reply_rule(clause: str, standing: bool, tail: str, langs: Languages) -> bool:
@@ -63,13 +61,15 @@ def _wants_reply_rule(clause: str, standing: bool, tail: str, langs: Languages) 
         return False
     if langs.any_of(_TABLE, "question_end").search(said):
         return False
-    at_end = not _TAIL_MARKS.sub("", langs.any_of(_TABLE, "trailing").sub("", tail))
+    at_end = not langs.any_of(_TABLE, "tail_marks").sub(
+        "", langs.any_of(_TABLE, "trailing").sub("", tail)
+    )
     reply_verb = langs.any_of(_TABLE, "reply_verb")
     return bool(reply_verb.search(clause) or standing or STANDING.search(clause) or at_end)
 
 
 def reply_language(
-    clause: str, cjk: bool, standing: bool, langs: Languages | None = None
+    clause: str, lang: LanguagePack, standing: bool, langs: Languages | None = None
 ) -> Slot | None:
     langs = langs or all_on()
     language, codes = _language_re(langs)
@@ -116,7 +116,7 @@ def _names_replies(clause: str, m: re.Match[str], pack: LanguagePack, langs: Lan
 
 
 def reply_format(
-    clause: str, cjk: bool, standing: bool, langs: Languages | None = None
+    clause: str, lang: LanguagePack, standing: bool, langs: Languages | None = None
 ) -> Slot | None:
     langs = langs or all_on()
     pack = langs.of(clause)
@@ -132,7 +132,7 @@ def reply_format(
             continue
         negated = langs.any_of(_TABLE, "negation").search(clause[: m.start()])
         tags = ("prohibition",) if negated else ()
-        summary = instruction_summary(clause, cjk)
+        summary = instruction_summary(clause, lang)
         return Slot(
             PREFERENCE, subject, summary, tags, (m.group().lower(),), _confidence(langs, subject)
         )
@@ -165,7 +165,7 @@ def _past_tense(rest: str, pack: LanguagePack) -> bool:
 
 
 def prohibition(
-    clause: str, cjk: bool, standing: bool, langs: Languages | None = None
+    clause: str, lang: LanguagePack, standing: bool, langs: Languages | None = None
 ) -> Slot | None:
     langs = langs or all_on()
     pack = langs.of(clause)
@@ -183,10 +183,10 @@ def prohibition(
         return None
     head = (
         zh_head(table.entry("head_noise").pattern.sub("", rest))
-        if cjk
+        if heads(lang) == "posseg"
         else rule_head_en(rest, pack)
     )
-    summary = instruction_summary(clause, cjk)
+    summary = instruction_summary(clause, lang)
     return Slot(
         PREFERENCE,
         f"prohibition/{head or rest[:12]}",
@@ -199,7 +199,7 @@ def prohibition(
 
 def rule_head_en(rest: str, pack: LanguagePack | None = None) -> str:
     """The object of "(never) <verb> <object>", or the verb itself when no object follows."""
-    table = (pack or all_on().of_han(False)).table(_TABLE)
+    table = (pack or all_on().of("")).table(_TABLE)
     rest = table.entry("adverbs").pattern.sub("", rest.strip(), count=1)
     verb, _, obj = rest.partition(" ")
     obj = table.entry("object_pronoun").pattern.sub("", obj, count=1)
@@ -219,31 +219,31 @@ def rule_head_en(rest: str, pack: LanguagePack | None = None) -> str:
 # `preference` table (`lang/<code>/preference.yaml`).
 
 
-def _switch(clause: str, cjk: bool, table: Table) -> Slot | None:
+def _switch(clause: str, lang: LanguagePack, table: Table) -> Slot | None:
     switch = table.entry("switch")
     m = switch.pattern.match(clause.replace("’", "'"))
     if not m:
         return None
     obj = ((m.groupdict().get("verb") or "") + m.group("obj")).rstrip(switch.setting("strip"))
-    slot = _like_slot(obj, cjk, False, "prefer", table)
+    slot = _like_slot(obj, lang, False, "prefer", table)
     # The user states their own change: a correction in their own words, not an inference.
     return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None
 
 
 def _preference(
-    clause: str, cjk: bool, standing: bool, langs: Languages | None = None
+    clause: str, lang: LanguagePack, standing: bool, langs: Languages | None = None
 ) -> Slot | None:
     langs = langs or all_on()
     pack = langs.of(clause)
     table = pack.table("preference")
-    switched = _switch(clause, cjk, table)
+    switched = _switch(clause, lang, table)
     if switched:
         return switched
     # a favourite in any language's frame ("my favourite food is 火锅" holds Han)
     for other in langs.all():
         m = other.table("preference").entry("favourite").pattern.match(clause)
         if m:
-            return favorite_slot(m.group("cat").strip(), m.group("obj"), cjk, pack)
+            return favorite_slot(m.group("cat").strip(), m.group("obj"), lang, pack)
     m = table.entry("like").pattern.match(clause.replace("’", "'"))
     if not m or _any_match(langs, "bad_object", m.group("obj").strip()):
         return None
@@ -252,7 +252,7 @@ def _preference(
     said = verb + (m.group("adv") or "")
     kind = "prefer" if table.entry("prefer_verb").pattern.search(said) else "like"
     obj, instead = _instead(m.group("obj"), langs)
-    slot = _like_slot(obj, cjk, negative, kind, table)
+    slot = _like_slot(obj, lang, negative, kind, table)
     if slot and (instead or table.entry("now").pattern.search(m.group("adv") or "")):
         # "I now prefer green tea instead of coffee": the user states a change of their own
         return dataclasses.replace(slot, tags=(*slot.tags, "switch"), replaces=instead)
@@ -275,11 +275,11 @@ def _instead(obj: str, langs: Languages) -> tuple[str, str]:
     return obj[: m.start()], (m.group(1) or "").strip(" 。.!！")
 
 
-def favourite_key(cat: str, cjk: bool, pack: LanguagePack | None = None) -> str:
+def favourite_key(cat: str, lang: LanguagePack, pack: LanguagePack | None = None) -> str:
     """A favourite's category by its head noun, so "programming language" and "language",
     编程语言 and 语言, colour and color are one key."""
-    entry = (pack or all_on().of_han(cjk)).table("preference").entry("favourite")
-    if cjk:
+    entry = (pack or lang).table("preference").entry("favourite")
+    if heads(lang) == "posseg":
         head = zh_head(cat) or cat
     else:
         head = (en_head(cat) or cat).split()[-1].lower()
@@ -289,37 +289,41 @@ def favourite_key(cat: str, cjk: bool, pack: LanguagePack | None = None) -> str:
     return dict(entry.setting("spelling", {})).get(head, head)
 
 
-def favorite_slot(cat: str, obj: str, cjk: bool, pack: LanguagePack | None = None) -> Slot | None:
+def favorite_slot(
+    cat: str, obj: str, lang: LanguagePack, pack: LanguagePack | None = None
+) -> Slot | None:
     """ "我最喜欢的颜色是蓝色": keyed by the category, so a new favourite replaces the old."""
-    pack = pack or all_on().of_han(cjk)
+    pack = pack or lang
     entry = pack.table("preference").entry("favourite")
     obj = obj.strip(" 。.!！~")
     template = entry.setting("template")
     if not obj or QUESTION_WORDS.search(obj) or template is None:
         return None
-    subject, head = object_subject(obj, cjk)
+    subject, head = object_subject(obj, lang)
     if subject.startswith("pref/"):
-        subject = f"pref/{favourite_key(cat, cjk, pack)}"
-    summary = str(template).format(c=cat, o=outside(obj, cjk))
+        subject = f"pref/{favourite_key(cat, lang, pack)}"
+    summary = str(template).format(c=cat, o=outside(obj, lang))
     return Slot(PREFERENCE, subject, summary, ("like",), (head,), entry.confidence or 0.0)
 
 
-def _like_slot(obj: str, cjk: bool, negative: bool, kind: str, table: Table) -> Slot | None:
+def _like_slot(
+    obj: str, lang: LanguagePack, negative: bool, kind: str, table: Table
+) -> Slot | None:
     like = table.entry("like")
     obj = table.entry("object_tail").pattern.sub("", obj.strip(" 。.!！~"), count=1)
     if not obj or QUESTION_WORDS.search(obj) or not tokenize(obj, drop_stopwords=True):
         return None
     if table.entry("bare_verb").pattern.match(obj) or like.setting("template") is None:
         return None
-    subject, head = object_subject(obj, cjk)
+    subject, head = object_subject(obj, lang)
     verb = dict(like.setting("verbs", {}))["dislike" if negative else kind]
-    summary = str(like.setting("template")).format(v=verb, o=outside(obj, cjk))
+    summary = str(like.setting("template")).format(v=verb, o=outside(obj, lang))
     tags = ("dislike",) if negative else ("like",)
     return Slot(PREFERENCE, subject, summary, tags, (head,), like.confidence or 0.0)
 
 
 #: Preference classifiers in the order they are tried.
-CLASSIFIERS: tuple[Callable[[str, bool, bool, Languages | None], Slot | None], ...] = (
+CLASSIFIERS: tuple[Callable[[str, LanguagePack, bool, Languages | None], Slot | None], ...] = (
     reply_language,
     reply_format,
     prohibition,

@@ -58,7 +58,7 @@ def _attribute(pred: str, table: Table) -> str:
     return "said/" + words.strip(" ，,。.!！").lower()
 
 
-def person_fact(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | None:
+def person_fact(clause: str, lang: LanguagePack, langs: Languages | None = None) -> Slot | None:
     """The fact a clause states about a person of the user's world, or None."""
     pack = (langs or all_on()).of(clause)
     table = pack.table("people")
@@ -83,7 +83,7 @@ def person_fact(clause: str, cjk: bool, langs: Languages | None = None) -> Slot 
     return Slot(
         FACT,
         f"{who}/{attribute}",
-        third_person(body, cjk),
+        third_person(body, lang),
         ("person", relation),
         tuple(x for x in (name, word) if x),
         person.confidence or 0.0,
@@ -127,7 +127,7 @@ def _jobs(pack: LanguagePack) -> str:
     return "|".join(pack.table(_TABLE).entry("jobs").words)
 
 
-def _allergy(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | None:
+def _allergy(clause: str, lang: LanguagePack, langs: Languages | None = None) -> Slot | None:
     """ "I'm allergic to peanuts", 我对花生过敏; "I'm not allergic to penicillin after all" /
     我其实对青霉素不过敏 is a change of the same key (the old allergy is retired)."""
     langs = langs or all_on()
@@ -142,7 +142,7 @@ def _allergy(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | N
         before = clause[: m.start("x")] if negation.setting("reads") == "before" else raw
         negative = bool(negation.pattern.search(before))
         raw = table.entry("allergy_tail").pattern.sub("", raw, count=1)
-        thing = value_of(raw, cjk)
+        thing = value_of(raw, lang)
         if not thing or table.entry("allergy_bad_start").pattern.match(thing):
             return None
         said = table.entry("allergy")
@@ -189,13 +189,13 @@ def _bad_value(value: str, field: str, langs: Languages) -> bool:
     return False
 
 
-def _profile(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | None:
+def _profile(clause: str, lang: LanguagePack, langs: Languages | None = None) -> Slot | None:
     langs = langs or all_on()
     table = langs.of(clause).table(_TABLE)
     for field in _FIELDS:
         for _, frame in _frames(langs, clause, field):
             m = frame.pattern.search(clause)
-            value = value_of(m.group("x"), cjk) if m else None
+            value = value_of(m.group("x"), lang) if m else None
             if not value:
                 continue
             if _bad_value(value, field, langs):
@@ -219,14 +219,14 @@ def _article(word: str) -> str:
     return "an" if vowel else "a"
 
 
-def _job(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | None:
+def _job(clause: str, lang: LanguagePack, langs: Languages | None = None) -> Slot | None:
     pack = (langs or all_on()).of(clause)
     table = pack.table(_TABLE)
     for entry in table.values():
         if entry.setting("frame") != "job":
             continue
         m = entry.regex(jobs=_jobs(pack)).search(clause)
-        value = value_of(m.group("x"), cjk) if m else None
+        value = value_of(m.group("x"), lang) if m else None
         if value:
             summary = _fill(table, "job", v=value, a=_article(value))
             if summary is None:
@@ -235,7 +235,7 @@ def _job(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | None:
     return None
 
 
-def _age(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | None:
+def _age(clause: str, lang: LanguagePack, langs: Languages | None = None) -> Slot | None:
     """How old the speaker is now: "I'm 32", "I'm a 32-year-old nurse", "I just turned 40",
     我今年32岁; not an age of the past (我20岁的时候, "when I was 20"), nor "I'm 5 minutes away",
     "I'm 100%" or "I'm 12.5% Irish"."""
@@ -269,7 +269,7 @@ def _degree(m: re.Match[str], level: str, table: Table) -> Slot | None:
     )
 
 
-def _education(clause: str, cjk: bool, langs: Languages | None = None) -> Slot | None:
+def _education(clause: str, lang: LanguagePack, langs: Languages | None = None) -> Slot | None:
     """Degrees, majors and schools: each degree and school its own key, since having one does not
     undo another; "I have a bachelor's in history" and 我毕业于浙江大学."""
     langs = langs or all_on()
@@ -278,14 +278,14 @@ def _education(clause: str, cjk: bool, langs: Languages | None = None) -> Slot |
         if entry.setting("frame") == "degree" and (m := entry.pattern.search(clause)):
             return _degree(m, str(entry.setting("level")), table)
     for _, frame in _frames(langs, clause, "major"):
-        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), cjk)):
+        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), lang)):
             summary = _fill(table, "major", v=value)
             conf = table.entry("major").confidence or 0.0
             if summary is None:
                 return None
             return Slot(PROFILE, "major", summary, ("education",), (value,), conf)
     for _, frame in _frames(langs, clause, "school"):
-        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), cjk)):
+        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), lang)):
             if any(
                 p.table(_TABLE).entry("school_generic").pattern.match(value.lower())
                 for p in langs.all()
@@ -300,7 +300,7 @@ def _education(clause: str, cjk: bool, langs: Languages | None = None) -> Slot |
 
 
 #: Profile classifiers in the order they are tried.
-CLASSIFIERS: tuple[Callable[[str, bool, Languages | None], Slot | None], ...] = (
+CLASSIFIERS: tuple[Callable[[str, LanguagePack, Languages | None], Slot | None], ...] = (
     _allergy,
     _profile,
     _job,

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from ..lang import Languages, all_on
-from ..lang.text import has_cjk
+from ..lang import LanguagePack, Languages, all_on
 from . import change_rules, preference_rules, profile_rules
 from .profile_rules import person_fact, as_role
-from .slot import Slot, third_person, zh_head, instruction_summary
+from .slot import Slot, heads, third_person, zh_head, instruction_summary
 from collections.abc import Iterable
 from typing import Any
 from ..core.clock import Clock
@@ -40,21 +39,21 @@ def classify(clause: str, *, standing: bool = False, langs: Languages | None = N
     clause = clause.strip()
     if not clause or clause.endswith(("?", "？")):
         return None
-    cjk = has_cjk(clause)
+    lang = (langs or all_on()).of(clause)
     # a statement about another person is theirs, whatever it says (an age, an allergy, a job)
-    slot = person_fact(clause, cjk, langs)
+    slot = person_fact(clause, lang, langs)
     if slot:
         return slot
-    for change in change_rules.classifiers(cjk):
+    for change in change_rules.classifiers(lang):
         slot = change(clause)
         if slot:
             return slot
     for profile in profile_rules.CLASSIFIERS:
-        slot = profile(clause, cjk, langs)
+        slot = profile(clause, lang, langs)
         if slot:
             return slot
     for preference in preference_rules.CLASSIFIERS:
-        slot = preference(clause, cjk, standing, langs)
+        slot = preference(clause, lang, standing, langs)
         if slot:
             return slot
     return None
@@ -179,7 +178,7 @@ class RuleExtractor:
             kind, subject, summary = slots[0].type, slots[0].subject, slots[0].summary
         else:
             kind, subject = _slot_noun(what, langs)
-            summary = third_person(what, has_cjk(what))
+            summary = third_person(what, langs.of(what))
         return Candidate(
             type=kind,
             summary=summary,
@@ -238,19 +237,20 @@ def _free_rule(what: str, langs: Languages) -> list[Slot]:
     prohibition when a 不要/don't sits mid-sentence ("代码里不要加注释")."""
     if not langs.any_of(_COMMAND, "directive").search(what) or is_contentless(what):
         return []
-    cjk = has_cjk(what)
-    summary = instruction_summary(what, cjk)
+    lang = langs.of(what)
+    summary = instruction_summary(what, lang)
     m = langs.any_of(_COMMAND, "mid_prohibition").search(what)
     inner = classify(what[m.start() :], standing=True, langs=langs) if m and m.start() > 0 else None
     if inner:
         return [dataclasses.replace(inner, summary=summary)]
-    head = classify_head(what, cjk)
+    head = classify_head(what, lang)
     return [Slot(MemoryType.PREFERENCE, f"rule/{head}", summary, ("standing_rule",), (head,))]
 
 
-def classify_head(text: str, cjk: bool) -> str:
+def classify_head(text: str, lang: LanguagePack) -> str:
     """A short key word for a free-form rule: its head noun (the verb's object in English)."""
-    return (zh_head(text) if cjk else rule_head_en(text)) or text[:12]
+    head = zh_head(text) if heads(lang) == "posseg" else rule_head_en(text, lang)
+    return head or text[:12]
 
 
 def _worth_a_fact(clause: str, langs: Languages, alone: bool) -> bool:
@@ -287,7 +287,7 @@ def _free_fact(what: str, langs: Languages) -> Slot:
         if m:
             subject = "fact/" + m.group("k").strip().lower()
             break
-    return Slot(MemoryType.FACT, subject, third_person(what, has_cjk(what)), (), (), 0.95)
+    return Slot(MemoryType.FACT, subject, third_person(what, langs.of(what)), (), (), 0.95)
 
 
 def _candidate(

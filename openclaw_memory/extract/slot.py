@@ -6,6 +6,7 @@ import functools
 import re
 from dataclasses import dataclass
 from ..lang import Table, all_on, LanguagePack
+from ..lang.pack import EMPTY
 from ..types import MemoryType
 from ..lang.heads import _posseg
 
@@ -47,38 +48,33 @@ ONE_OFF = all_on().any_of(_TABLE, "one_off")
 FUTURE = all_on().any_of(_TABLE, "future")
 
 
-def _table(cjk: bool) -> Table:
-    """The slot table of the language a caller's has-Han flag means."""
-    return all_on().of_han(cjk).table(_TABLE)
+def _table(lang: LanguagePack) -> Table:
+    """The slot table of a clause's language."""
+    return lang.table(_TABLE)
 
 
-def value_of(raw: str, cjk: bool) -> str | None:
+def value_of(raw: str, lang: LanguagePack) -> str | None:
     """A slot value cut out of a clause: trailing particles and clauses dropped; None when
     empty, a question word, or too long to be a value."""
     raw = raw.strip(" ，,。.!！?？;；:：\"'“”")
-    value = _table(cjk).entry("value_end").pattern.sub("", raw)
+    value = _table(lang).entry("value_end").pattern.sub("", raw)
     value = value.strip(" ，,。.!！?？")
     if not value or QUESTION_WORDS.search(value) or len(value) > 40:
         return None
     return value
 
 
-def say(cjk: bool, zh: str, en: str, **values: str) -> str:
-    """The Chinese or the English template, filled."""
-    return (zh if cjk else en).format(**values)
-
-
-def third_person(clause: str, cjk: bool) -> str:
+def third_person(clause: str, lang: LanguagePack) -> str:
     """Rewrites first person so the memory reads from outside: 我 -> 用户, my -> the user's."""
-    how = _table(cjk).entry("third_person")
-    out = outside(clause.strip(how.setting("strip", " ")), cjk)
+    how = _table(lang).entry("third_person")
+    out = outside(clause.strip(how.setting("strip", " ")), lang)
     return out[:1].upper() + out[1:] if how.setting("capitalise") else out
 
 
-def outside(text: str, cjk: bool) -> str:
+def outside(text: str, lang: LanguagePack) -> str:
     """`third_person` inside a sentence (the object of a like: "painting with my kids" -> "painting
     with the user's kids"), its first letter left as it was."""
-    for entry in _table(cjk).values():
+    for entry in _table(lang).values():
         if entry.setting("replacement") is not None:  # the `outside_*` entries, in order
             text = entry.pattern.sub(str(entry.setting("replacement")), text)
     return text
@@ -101,13 +97,13 @@ def is_instruction(subject: str | None, summary: str) -> bool:
     return (subject or "").startswith(_INSTRUCTION_KEYS) or summary.startswith(_instruction_heads())
 
 
-def instruction_summary(clause: str, cjk: bool) -> str:
+def instruction_summary(clause: str, lang: LanguagePack) -> str:
     """How a standing instruction is remembered: "用户要求：不要用表情" / "The user asked: ...";
     a clause that already speaks of the user ("我不太喜欢长回答") is just put in third person."""
     if all_on().any_of(_TABLE, "first_person", "^(?:{})").match(clause.strip()):
-        return third_person(clause, cjk)
-    template = str(_table(cjk).entry("instruction").setting("template", "{c}"))
-    return template.format(c=third_person(clause, cjk))
+        return third_person(clause, lang)
+    template = str(_table(lang).entry("instruction").setting("template", "{c}"))
+    return template.format(c=third_person(clause, lang))
 
 
 # Word lists and subject keys shared by the rule chain.
@@ -117,21 +113,28 @@ def instruction_summary(clause: str, cjk: bool) -> str:
 # "I prefer coffee", `pref/科幻电影` for both 我喜欢科幻电影 and 我不喜欢科幻电影. The word lists
 # (food and drink, activity verbs, heads too general to key anything, relations) and the patterns
 # that cut an object phrase are each language's `lexicon` table (`lang/<code>/lexicon.yaml`); the
-# Chinese functions read the pack of Han text, the English ones the pack of unmarked text.
+# part-of-speech functions read the lexicon whose `heads` are `posseg`, the word ones the lexicon
+# whose `heads` are `words`.
 
 _TABLE_lexicon = "lexicon"
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=4)
+def _headed(how: str) -> Table:
+    """The lexicon of the language whose heads are found `how` (`heads:` of its lexicon table),
+    every rule on; an empty one when no language's are."""
+    found = (p.table(_TABLE_lexicon) for p in all_on().all() if heads(p) == how)
+    return next(found, EMPTY)
+
+
 def _han() -> Table:
-    """The lexicon of Han text (Chinese), every rule on."""
-    return all_on().of_han(True).table(_TABLE_lexicon)
+    """The lexicon read by part of speech (Chinese: `zh_head`, `strip_zh_verb`)."""
+    return _headed("posseg")
 
 
-@functools.lru_cache(maxsize=1)
 def _plain() -> Table:
-    """The lexicon of text with no marked script (English), every rule on."""
-    return all_on().of_han(False).table(_TABLE_lexicon)
+    """The lexicon read word by word (English: `en_head`, `singular`)."""
+    return _headed("words")
 
 
 def strip_zh_verb(obj: str) -> tuple[str, str]:
@@ -173,22 +176,43 @@ def _en_category(text: str) -> str | None:
     return None
 
 
-def object_subject(obj: str, cjk: bool) -> tuple[str, str]:
+def heads(lang: LanguagePack) -> str:
+    """How a language finds the head word of a phrase (`heads:` of its `lexicon` table): "posseg"
+    (jieba part of speech, for unspaced words), "words" (the last words), "" (no way known)."""
+    return str(lang.table(_TABLE_lexicon).settings.get("heads", ""))
+
+
+def _posseg_object(obj: str, table: Table) -> tuple[str, str | None]:
+    """(head, category) of an object in a language of unspaced words: a leading activity verb
+    split off, the trailing noun compound by jieba part of speech."""
+    obj = table.entry("contrast").pattern.split(obj)[0]
+    trail = table.entry("trail").pattern
+    verb, rest = strip_zh_verb(trail.sub("", obj.strip(), count=1))
+    return (zh_head(rest) if rest else obj), _zh_category(verb, rest)
+
+
+def _words_object(obj: str, table: Table) -> tuple[str, str | None]:
+    """(head, category) of an object in a language of spaced words."""
+    return en_head(obj), _en_category(obj)
+
+
+def _whole_object(obj: str, table: Table) -> tuple[str, str | None]:
+    """(head, category) in a language whose lexicon names no way to find a head: the object."""
+    return obj.strip()[:40], None
+
+
+#: how a language's objects are headed (`heads:` of its `lexicon` table)
+_HEADS = {"posseg": _posseg_object, "words": _words_object}
+
+
+def object_subject(obj: str, lang: LanguagePack) -> tuple[str, str]:
     """(subject key, head word) for a liked or disliked object.
 
     Food and drink collapse to one slot each (`drink`, `food`); anything else becomes
     `pref/<head noun>`, so a like and a later dislike of the same thing share the key.
     """
-    if cjk:
-        table = _han()
-        obj = table.entry("contrast").pattern.split(obj)[0]
-        trail = table.entry("trail").pattern
-        verb, rest = strip_zh_verb(trail.sub("", obj.strip(), count=1))
-        head = zh_head(rest) if rest else obj
-        category = _zh_category(verb, rest)
-    else:
-        head = en_head(obj)
-        category = _en_category(obj)
+    table = lang.table(_TABLE_lexicon)
+    head, category = _HEADS.get(heads(lang), _whole_object)(obj, table)
     if category:
         return category, head
     return f"pref/{head}", head

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
-from ..lang import LanguagePack, all_on, pack, Languages
-from ..lang.pack import Entry
+from ..lang import LanguagePack, all_on, Languages
+from ..lang.pack import Entry, one_of
 from ..lang.text import STOPWORDS, search_tokens, negated
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -25,13 +25,10 @@ from dataclasses import dataclass
 
 _TABLE = "statement"
 
-#: the speaker in the first person, in English and in Chinese (the change grammar reads each)
-EN_SELF = pack("en").table(_TABLE).entry("self").pattern
-ZH_SELF = pack("zh").table(_TABLE).entry("self").pattern
 #: a statement that asks, in any language
 QUESTION = all_on().any_of(_TABLE, "question")
-#: "林晓: ..." - the speaker of a logged turn, not part of what was said
-_SPEAKER = re.compile(r"^[^:：\s]{1,24}[:：]\s*")
+#: "林晓: ..." - the speaker of a logged turn, not part of what was said (each language's colon)
+_SPEAKER = all_on().any_of(_TABLE, "speaker_label")
 
 
 def _entry(text: str, name: str) -> Entry:
@@ -240,9 +237,9 @@ def _attributes(langs: Languages) -> tuple[Attribute, ...]:
             for v in langs.names(_TABLE_attributes)
             if v in entries and entries[v].setting("of") == name
         )
-        named = "|".join(f"(?:{p.pattern})" for p in (general, *(p for _, p in values)))
+        named = one_of((general, *(p for _, p in values)), re.IGNORECASE)
         exclusive = bool(entries[name].setting("exclusive"))
-        out.append(Attribute(name, exclusive, general, values, re.compile(named, re.IGNORECASE)))
+        out.append(Attribute(name, exclusive, general, values, named))
     return tuple(out)
 
 

@@ -34,8 +34,6 @@ from .secrets import SecretFilter
 _log = logging.getLogger(__name__)
 PROMPT_FILE = "summarize_session.txt"
 _TABLE = "summary"
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
 
 
 @dataclass(frozen=True)
@@ -100,11 +98,21 @@ def _render_decision(d: Decision, table: Table) -> str:
 
 
 def dominant_language(texts: Iterable[str]) -> str:
-    """ "zh" when Han characters outweigh Latin words (1.5 characters to a word), else "en"."""
+    """The code of the language that weighs most in the texts: each pack's `units` (Han
+    characters, Latin words) counted and weighed (a Latin word weighs one and a half Han
+    characters); the first pack in script order wins a tie, and the pack of unmarked script
+    stands when none is counted."""
     joined = " ".join(texts)
-    han = len(_HAN.findall(joined))
-    words = len(_LATIN_WORD.findall(joined))
-    return "zh" if han and han >= 1.5 * words else "en"
+    packs = all_on().all()
+    weights = {}
+    for p in packs:
+        units = p.table(_TABLE).entry("units")
+        weights[p.code] = len(units.pattern.findall(joined)), float(units.setting("weight", 1.0))
+    for p in packs:
+        count, weight = weights[p.code]
+        if count and all(count * weight >= c * w for c, w in weights.values()):
+            return p.code
+    return all_on().of("").code
 
 
 # --- extractive summary -----------------------------------------------------------------------

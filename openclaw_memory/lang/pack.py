@@ -70,11 +70,12 @@ TOKENIZERS: dict[str, Tokenizer] = {"words": words, "jieba": jieba_search, "bigr
 #
 # A pack is a folder `lang/<code>/`: `pack.yaml` holds what the pack is (its code, the characters
 # that mark its script and the order in which scripts are tried, its tokenizer and stopwords, the
-# punctuation joining its clauses, whether it sets its words apart by spaces) and every other
-# `<table>.yaml` holds one table. A table is a meaning, named entries and settings of its own
-# (which parser reads it, say); an entry carries a one-line meaning and a regular expression
-# (`pattern`, with `flags`) or a word list (`words`), and where its rule has one a `confidence`;
-# other fields are the entry's own settings. Its rule name is `<code>.<table>.<entry>`.
+# punctuation joining its clauses, whether its words are separated by spaces, and further fields a
+# mechanism reads by name, `clear_neighbour` say) and every other `<table>.yaml` holds one
+# table. A table is a meaning, named entries and settings of its own (which parser reads it, say);
+# an entry carries a one-line meaning and a regular expression (`pattern`, with `flags`) or a word
+# list (`words`), and where its rule has one a `confidence`; other fields are the entry's own
+# settings. Its rule name is `<code>.<table>.<entry>`.
 #
 # A switched-off entry (`rules.disabled`) keeps its place but stops acting: its pattern never matches
 # and its word list is empty, so the mechanism that reads it needs no branch for the switch.
@@ -142,6 +143,12 @@ def _compile(text: str, flags: int) -> re.Pattern[str]:
     return _compiled[key]
 
 
+def one_of(patterns: tuple[re.Pattern[str], ...], flags: int = 0) -> re.Pattern[str]:
+    """The patterns as one alternation (each in a group of its own), compiled once: for a
+    mechanism that reads several entries' patterns in one search."""
+    return _compile("|".join(f"(?:{p.pattern})" for p in patterns), flags)
+
+
 @dataclass(frozen=True)
 class Table(Mapping[str, Entry]):
     """A named table of entries, in file order; a missing entry reads as one that is off."""
@@ -180,20 +187,20 @@ class LanguagePack:
     stopwords: frozenset[str]
     comma: str
     tables: Mapping[str, Table]
-    #: whether the language sets its words apart by spaces (a text may be cut at a space)
+    #: whether the language separates its words by spaces (a word of it is found inside a text
+    #: only when it is not: 烟 in 我戒烟了)
     spaced: bool = True
+    #: what else `pack.yaml` says of the language (`setting`)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """A further field of `pack.yaml` (`clear_neighbour`, ...), or default."""
+        return self.settings.get(key, default)
 
     def tokenize(self, run: str) -> list[str]:
         """The tokens of one run of word characters, by the pack's tokenizer."""
         tokenizer: Tokenizer = TOKENIZERS[self.tokenizer_name]
         return tokenizer(run)
-
-    @property
-    def spaced(self) -> bool:
-        """Whether the language separates its words by spaces (its tokenizer keeps a run of word
-        characters as one word): a word of one that does not (Chinese, Japanese) is found inside
-        a text, not word by word."""
-        return self.tokenizer_name == "words"
 
     def table(self, name: str) -> Table:
         """The table `name` ({} when the language has none: its rules then never act)."""
@@ -215,6 +222,9 @@ class LanguagePack:
             for tname, table in self.tables.items()
         }
         return replace(self, tables=tables)
+
+
+_PACK_KEYS = {"code", "name", "script", "priority", "tokenizer", "stopwords", "comma", "spaced"}
 
 
 def load_pack(folder: Path) -> LanguagePack:
@@ -239,6 +249,7 @@ def load_pack(folder: Path) -> LanguagePack:
         comma=str(meta.get("comma", ", ")),
         tables=tables,
         spaced=_field(meta, "spaced", bool, meta_path) if "spaced" in meta else True,
+        settings={k: v for k, v in meta.items() if k not in _PACK_KEYS},
     )
 
 

@@ -82,7 +82,6 @@ def _norm(word: str) -> str:
 
 
 _ENVELOPE = re.compile(r"^\[[^\]\n]{0,80}\]\s*")
-_EN_WORD = re.compile(r"[a-z][a-z0-9_\-']*|[,.;!?]")
 
 
 def task_kind(request: str, langs: Languages | None = None) -> TaskKind | None:
@@ -112,8 +111,8 @@ def tool_kind(tool: str) -> TaskKind | None:
 def _word_kind(text: str, table: Table) -> TaskKind | None:
     frame, det, ask = (table.entry(k).wordset for k in ("frame", "det", "ask"))
     pronoun, end = table.entry("pronoun").wordset, table.entry("end").wordset
-    first = re.split(r"[.!?;\n]", text.lower(), maxsplit=1)[0]
-    words = [w.strip("'") for w in _EN_WORD.findall(first)]
+    first = table.entry("sentence_end").pattern.split(text.lower(), maxsplit=1)[0]
+    words = [w.strip("'") for w in table.entry("word").pattern.findall(first)]
     i = 0
     while i < len(words) and (words[i] in frame or words[i] in det):
         i += 1

@@ -20,13 +20,13 @@ my cat called?") lacks the value and stays.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..core.clock import Clock
 from ..errors import NotFoundError
 from ..lang import all_on
 from ..lang.text import search_tokens
+from ..extract.secrets import _MARKER as REDACTION_MARKER
 from ..store.ports import RecordStore
 from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 from .consolidate.records import deactivate
@@ -85,7 +85,8 @@ class ForgetPlan:
         return [r.id for r in self.matches]
 
 
-_REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
+#: the secret filter's `[REDACTED:<kind>]` marker: a redacted secret names nothing
+_REDACTED = REDACTION_MARKER
 
 
 def distinctive_terms(text: str) -> tuple[str, ...]:
@@ -104,7 +105,7 @@ def distinctive_terms(text: str) -> tuple[str, ...]:
 
 def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
     """The memory holds the command's identifiers (terms with a digit: heron3, PRD-223) as whole
-    words, every one, and at least two thirds of its other terms (CJK terms: inside its text), so
+    words, every one, and at least two thirds of its other terms (terms of an unspaced language: inside its text), so
     "杭州出差取消了，忘掉那件事吧" still names "下周三去杭州出差" but heron3 never names heron13."""
     if not terms:
         return False
@@ -143,7 +144,7 @@ def plan(store: RecordStore, scope: Scope, command: ForgetCommand) -> ForgetPlan
 
 
 def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
-    """Every term in the record's text (a whole word, or inside it for a CJK term)."""
+    """Every term in the record's text (a whole word, or inside it for a term of an unspaced language)."""
     words = set(search_tokens(record.text))
     text = record.text.lower()
     return all(t in words or _inside(t, text) for t in terms)
@@ -264,9 +265,14 @@ def restore_with_episodes(
     return record
 
 
-_SAFE = re.compile(r"\s+")
+def _one_line(text: str) -> str:
+    """text with each run of white space (line breaks included) made one space."""
+    parts = text.split()
+    lead = " " if text[:1].isspace() else ""
+    tail = " " if parts and text[-1:].isspace() else ""
+    return lead + " ".join(parts) + tail
 
 
 def describe(p: ForgetPlan) -> list[str]:
     """One line per memory the plan takes: id, type, text (what `forget --dry-run` prints)."""
-    return [f"{r.id}  [{r.type.value}]  {_SAFE.sub(' ', r.summary)[:100]}" for r in p.matches]
+    return [f"{r.id}  [{r.type.value}]  {_one_line(r.summary)[:100]}" for r in p.matches]

@@ -1,25 +1,14 @@
-"""What the English and the Chinese change grammars share: the slot a change makes, the key of
-an attribute word, the favourite that changed, and the words that are no stopped habit."""
+"""What every change grammar shares: the slot a change makes, the key of an attribute word and
+the favourite that changed."""
 
 from __future__ import annotations
 
 import dataclasses
-import re
 
-# moved below both sides (recall reads them too); kept here for the write side
-from ...lang.heads import role_keys as role_keys, role_subject as role_subject
+from ...lang import LanguagePack
+from ...lang.heads import role_keys, role_subject
 from ..preference_rules import favorite_slot
-from ..slot import PROFILE, I, Slot
-
-#: "not sure", "no longer able", 不知道, 不想: the rest of a "no longer / 不再" clause that is a
-#: state or a modal, not a habit the user stopped; "not doing anything (then)": nothing named,
-#: no habit
-NOT_STOPPED = re.compile(
-    r"^(?:(?:doing\s+)?(?:anything|nothing|much)\b|"
-    r"sure|sorry|feeling|tired|hungry|going|able|allowed|ready|interested|worried|afraid|happy|sad|a |an |the |that |"
-    r"so |too |very |really |exactly|quite|yet|知道|确定|清楚|记得|太|很|想|会|能|要|用|是|好|错|行|对|一样|喜欢)",
-    I,
-)
+from ..slot import PROFILE, Slot, en_head, heads, zh_head
 
 
 def switch(subject: str, summary: str, value: str, replaces: str = "", kind=PROFILE) -> Slot:
@@ -27,7 +16,17 @@ def switch(subject: str, summary: str, value: str, replaces: str = "", kind=PROF
     return Slot(kind, subject, summary, ("switch",), (value,), 0.9, replaces)
 
 
-def favourite_changed(cat: str, value: str | None, cjk: bool) -> Slot | None:
+#: how a language finds the head of an attribute word (`heads:` of its lexicon table)
+_HEAD_OF = {"posseg": zh_head, "words": en_head}
+
+
+def subject_of(key: str, lang: LanguagePack) -> str:
+    """The subject a statement of the speaker's `key` is filed under in `lang` (a role that passes
+    to a new holder, "my landlord", keeps one subject whoever holds it)."""
+    return role_subject(key, role_keys(lang.code), _HEAD_OF.get(heads(lang), str.strip))
+
+
+def favourite_changed(cat: str, value: str | None, lang: LanguagePack) -> Slot | None:
     """A new favourite of a category, keyed by the category and tagged as a change."""
-    slot = favorite_slot(cat.strip(), value, cjk) if value else None
+    slot = favorite_slot(cat.strip(), value, lang) if value else None
     return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None

@@ -28,7 +28,8 @@ from ...extract.statement import (
     about_a_thing,
 )
 from ...extract.slot import third_person, is_instruction
-from ...lang.text import has_cjk, negated, search_tokens, tokenize
+from ...lang import all_on
+from ...lang.text import negated, search_tokens, tokenize
 from ...types import MemoryRecord, Candidate, Channel, MemoryType, Source, Status, WriteResult
 from ...extract.entities import world_names
 from ...extract.change_grammar import (
@@ -126,7 +127,7 @@ def attribute_key(subject: str | None) -> str | None:
 
 def _outside(text: str) -> str:
     """A statement as a claim reads it: the speaker's label dropped, first person made third."""
-    return third_person(statement_said(text), has_cjk(text))
+    return third_person(statement_said(text), all_on().of(text))
 
 
 # What a change is about: the live memory a change turn's episode contradicts (issue 16).
@@ -229,12 +230,13 @@ class ChangeTargets:
             return hit
         # a statement of one sentence about the speaker ("I'm now living in Seattle" after "my
         # home is in Austin"): the clear semantic neighbour among the claims, ahead of the next by
-        # the margin (not in Chinese: e5 puts unrelated Chinese statements of one person within a
-        # few hundredths of each other, so the nearest says nothing)
+        # the margin (not where the language's pack says `clear_neighbour: false`: in Chinese e5
+        # puts unrelated statements of one person within a few hundredths of each other, so the
+        # nearest says nothing)
         if (
             not (about_self(new.summary) and one_sentence(new.summary))
             or not scored
-            or has_cjk(new.summary)
+            or not all_on().of(new.summary).setting("clear_neighbour", True)
             or replaces  # it named what it replaced, and no claim states that
         ):
             return None
@@ -391,7 +393,7 @@ def names_part(text: str, value: str) -> bool:
     in "teacher", "smoking" in "smoker", "swimming" in "swimmers"; "reading" is not in "ready")."""
     words = None
     for t in search_tokens(value, drop_stopwords=True):
-        if has_cjk(t):
+        if not all_on().of(t).spaced:
             if t in text:
                 return True
         elif len(t) >= 4 and t.isalpha():
@@ -731,7 +733,7 @@ class ChangeRetirer:
         after "my car is a Ford Focus"): the change turn in the third person, under the old key, so
         the attribute keeps one current value that a question about it finds."""
         text = said(episode.summary).rstrip("。.!！")
-        summary = third_person(text, has_cjk(text))
+        summary = third_person(text, all_on().of(text))
         speaker = speaker_names(episode)
         if speaker:  # a named speaker: "李明轩 ...", as the rules write their claims
             summary = attribute([Candidate(old.type, summary)], speaker[0])[0].summary

@@ -31,7 +31,8 @@ from .changes import Neighbour
 from .changes import names_part
 from ...extract.statement import judges_only
 from ...extract.slot import is_instruction
-from ...lang.text import has_cjk, lexical_overlap, negated
+from ...lang import all_on
+from ...lang.text import lexical_overlap, negated
 from ...types import Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
 
 #: the writer of what the user said in conversation (MemoryMiddleware's captures)
@@ -195,7 +196,7 @@ class Decisions:
         scored = sorted(
             ((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs), key=lambda x: -x[0]
         )
-        if replaces and (len(replaces.strip()) >= 2 or has_cjk(replaces)):
+        if replaces and (len(replaces.strip()) >= 2 or not all_on().of(replaces).spaced):
             named = [(s, p) for s, p in scored if _states(p, replaces)]
             if named:
                 return named[0][1], named[0][0]
