@@ -6,7 +6,6 @@ Records' vectors in the record store, a brute-force numpy index, and the index b
 
 from __future__ import annotations
 
-import sqlite3
 import numpy as np
 import threading
 import logging
@@ -23,24 +22,29 @@ from .ports import (
     IndexSearch,
 )
 from ..errors import IndexMismatchError, ConfigError
+from .sql import dialect_of
 from .indexer import IndexWatch
 
 if TYPE_CHECKING:
     from .vector import ChromaIndex
 
-# Records' vectors and sentence-part vectors in SQLite's `vectors` table, filed under the
+# Records' vectors and sentence-part vectors in the SQL stores' `vectors` table, filed under the
 # text they embed (`content_hash`).
 
 
-def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
+_VECTOR_COLUMNS = ("record_id", "model", "content_hash", "dim", "vec", "parts")
+
+
+def put_vector(db: Any, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
+    """The record's vector, replacing the one it had (and its parts)."""
     arr = np.asarray(vec, dtype=np.float32)
     db.execute(
-        "INSERT OR REPLACE INTO vectors(record_id, model, content_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
-        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes()),
+        dialect_of(db).upsert("vectors", _VECTOR_COLUMNS, ("record_id",)),
+        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes(), None),
     )
 
 
-def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None) -> None:
+def put_parts(db: Any, r: MemoryRecord, parts: np.ndarray | None) -> None:
     """Attach sentence-part vectors to the record's vector row, if that row holds the vector of
     this very text (`put_vector` writes a row without parts)."""
     blob = (
@@ -52,7 +56,7 @@ def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None)
     )
 
 
-def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
+def vectors_for(db: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for chunk in _chunks(list(ids), 500):
         marks = ",".join("?" * len(chunk))
@@ -64,7 +68,7 @@ def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndar
 
 
 def vectors_with_parts(
-    db: sqlite3.Connection, ids: Sequence[str]
+    db: Any, ids: Sequence[str]
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
     the records that have parts."""
@@ -87,8 +91,7 @@ def tier_vectors(
     db: Any, scope: Scope, tier: str, at_most: int | None = None, mark: str = "?"
 ) -> list[TierVector] | None:
     """The vectors of a (user, agent)'s tier, every workspace's, or None when the tier holds more
-    than `at_most` records (counted on the scope index first, reading no vector). `db`: a SQLite
-    connection, or PostgreSQL's (`mark` "%s"): the same two statements."""
+    than `at_most` records (counted on the scope index first, reading no vector)."""
     key = (scope.user_id, scope.agent_id, TIER_STATUS[tier])
     if at_most is not None:
         (n,) = db.execute(

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import uuid
 from typing import Any, Iterable, Iterator, Sequence
 from ...types import MemoryRecord, Scope
-from ..records import _COLUMNS, _row_values, row_to_record
+from ..sql import _COLUMNS, _row_values, row_to_record
 from ...errors import StoreError
 from . import psycopg_module
+from .dialect import POSTGRES
 from .schema import migrate
 
 # Shared pieces of the PostgreSQL statements: the scope's condition and the record row.
@@ -106,8 +108,17 @@ def _row_factory(cursor: Any) -> Any:
     return make
 
 
+@functools.lru_cache(maxsize=1024)
+def _psycopg_marks(sql: str) -> str:
+    """A statement written with `?` marks (the store's shared SQL) in psycopg's `%s`."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
 class Connection:
-    """The connection `read()` and `write()` yield: `execute` maps psycopg's errors."""
+    """The connection `read()` and `write()` yield: `execute` takes the shared statements' `?`
+    marks as well as psycopg's own, and maps psycopg's errors."""
+
+    dialect = POSTGRES
 
     def __init__(self, conn: Any, where: str) -> None:
         self._conn = conn
@@ -115,6 +126,8 @@ class Connection:
 
     def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Any:
         psycopg = psycopg_module()
+        if "?" in sql and not isinstance(args, dict):
+            sql = _psycopg_marks(sql)
         try:
             return self._conn.execute(sql, args or None)
         except psycopg.Error as exc:
@@ -122,6 +135,8 @@ class Connection:
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         psycopg = psycopg_module()
+        if "?" in sql:
+            sql = _psycopg_marks(sql)
         try:
             with self._conn.cursor() as cur:
                 cur.executemany(sql, rows)
