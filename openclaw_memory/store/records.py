@@ -37,7 +37,6 @@ from .ports import (  # re-exported: the key the rows carry
 from .tiered_index import (
     put_parts as put_parts,
     put_vector as put_vector,
-    vectors_for as vectors_for,
     vectors_with_parts as vectors_with_parts,
     tier_vectors as tier_vectors,
 )
@@ -829,10 +828,6 @@ class SqlRecords:
     def search_tokens(self, ids: Sequence[str]) -> dict[str, frozenset[str]]:
         with self._read() as db:
             return self.dialect.search_tokens(db, ids)
-
-    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        with self._read() as db:
-            return vectors_for(db, ids)
 
     def vectors_with_parts(
         self, ids: Sequence[str]

@@ -121,15 +121,6 @@ class SqlStore(SqlRecords):
             ).fetchall()
         return [as_dict(r) for r in rows]
 
-    def window_tokens(self, scope: Scope, session_id: str) -> int:
-        with self._read() as db:
-            row = db.execute(
-                "SELECT COALESCE(SUM(tokens), 0) FROM messages WHERE user_id = ? AND agent_id = ? "
-                "AND session_id = ? AND in_window = 1",
-                (scope.user_id, scope.agent_id, session_id),
-            ).fetchone()
-        return int(row[0])
-
     def leave_window(self, scope: Scope, session_id: str, seqs: Sequence[int] | None) -> None:
         where = "user_id = ? AND agent_id = ? AND session_id = ?"
         args: list[Any] = [scope.user_id, scope.agent_id, session_id]
@@ -237,11 +228,6 @@ class SqlStore(SqlRecords):
                 (int(limit),),
             ).fetchall()
         return [as_dict(r) for r in rows]
-
-    def last_run_started(self) -> float | None:
-        with self._read() as db:
-            row = db.execute("SELECT MAX(started_at) FROM maintenance_runs").fetchone()
-        return None if row[0] is None else float(row[0])
 
     # ---- scopes and records across scopes -------------------------------------------------
 

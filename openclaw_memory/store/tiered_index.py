@@ -18,7 +18,7 @@ from .ports import (
     Scored,
     part_ids,
     record_of,
-    RecordReads,
+    IndexFeed,
     IndexSearch,
 )
 from ..errors import IndexMismatchError, ConfigError
@@ -56,22 +56,11 @@ def put_parts(db: Any, r: MemoryRecord, parts: np.ndarray | None) -> None:
     )
 
 
-def vectors_for(db: Any, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    out: dict[str, np.ndarray] = {}
-    for chunk in _chunks(list(ids), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(
-            f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk
-        ):
-            out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
-    return out
-
-
 def vectors_with_parts(
     db: Any, ids: Sequence[str]
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
-    the records that have parts."""
+    """record id -> its stored (normalised) vector and, in the same read, record id -> its
+    sentence-part vectors (k, d) for the records that have parts."""
     vecs: dict[str, np.ndarray] = {}
     parts: dict[str, np.ndarray] = {}
     for chunk in _chunks(list(ids), 500):
@@ -285,7 +274,7 @@ class TieredIndex:
     """A `ManagedVectorIndex`: Chroma for tiers of more than `exact_below` records, an exact
     search of the store's vectors for the rest. Everything else is Chroma's (delegated)."""
 
-    def __init__(self, chroma: "ChromaIndex", store: RecordReads, exact_below: int) -> None:
+    def __init__(self, chroma: "ChromaIndex", store: IndexFeed, exact_below: int) -> None:
         if isinstance(exact_below, bool) or not isinstance(exact_below, int) or exact_below < 0:
             raise ConfigError(
                 "storage.vector_store.exact_below: expected an integer >= 0 (records a tier "
