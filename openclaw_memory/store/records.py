@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import numpy as np
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
 from ..errors import StoreError
 from ..types import MemoryRecord, MemoryType, Scope, Status
 from .sql import (  # re-exported: the rows and the scope condition, where tests reach them
@@ -539,6 +539,13 @@ def _type_literals(types: Sequence[str]) -> str:
     return ", ".join(f"'{t}'" for t in ordered)
 
 
+def _outbox_of(scope: Scope | None) -> tuple[str, tuple[str, ...]]:
+    """The outbox entries of a (user, agent), or of every one (scope None)."""
+    if scope is None:
+        return "", ()
+    return " WHERE user_id = ? AND agent_id = ?", (scope.user_id, scope.agent_id)
+
+
 class SqlRecords:
     """The record-facing methods of the SQL record store, over `db` (a connection with read()
     and write()) and its dialect."""
@@ -559,18 +566,17 @@ class SqlRecords:
     def _driver_errors(self) -> tuple[type[Exception], ...]:
         return ()
 
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[Any]:
-        try:
-            with self.db.read() as conn:
-                yield conn
-        except self._driver_errors() as exc:
-            raise self._error(exc) from exc
+    def _read(self) -> ContextManager[Any]:
+        return self._guarded(self.db.read)
+
+    def _write(self) -> ContextManager[Any]:
+        return self._guarded(self.db.write)
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[Any]:
+    def _guarded(self, open_: Callable[[], ContextManager[Any]]) -> Iterator[Any]:
+        """A connection of the database (`read` or `write`), its driver errors as StoreError."""
         try:
-            with self.db.write() as conn:
+            with open_() as conn:
                 yield conn
         except self._driver_errors() as exc:
             raise self._error(exc) from exc
@@ -905,26 +911,12 @@ class SqlRecords:
     # ---- outbox ---------------------------------------------------------------------------
 
     def pending(self, scope: Scope | None = None) -> int:
-        where, args = (
-            ("", ())
-            if scope is None
-            else (
-                " WHERE user_id = ? AND agent_id = ?",
-                (scope.user_id, scope.agent_id),
-            )
-        )
+        where, args = _outbox_of(scope)
         with self._read() as db:
             return int(db.execute(f"SELECT COUNT(*) FROM outbox{where}", args).fetchone()[0])
 
     def next_entries(self, scope: Scope | None, limit: int) -> list[dict[str, Any]]:
-        where, args = (
-            ("", ())
-            if scope is None
-            else (
-                " WHERE user_id = ? AND agent_id = ?",
-                (scope.user_id, scope.agent_id),
-            )
-        )
+        where, args = _outbox_of(scope)
         with self._read() as db:
             rows = db.execute(
                 f"SELECT * FROM outbox{where} ORDER BY seq LIMIT ?", (*args, int(limit))

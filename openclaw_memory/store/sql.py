@@ -29,7 +29,8 @@ MAX_CHAR = "\U0010ffff"
 
 
 class Dialect:
-    """One backend's spellings and its keyword index (subclasses: SQLite, PostgreSQL)."""
+    """One backend's spellings and its keyword index (subclasses: SQLite, PostgreSQL). The
+    spellings given here are SQLite's."""
 
     name = ""
     #: the parameter mark of the driver (sqlite3: ?, psycopg: %s)

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..db import Database, unreadable
 from ..keys import StoreKey
 from ..sql_store import SqlStore
-from .dialect import SQLITE, keyword_search
+from .dialect import SQLITE, fts5_search
 from ...errors import StoreError
 
 __all__ = ["ReadOnlyStore", "SQLiteStore", "hashed_user"]
@@ -125,7 +125,7 @@ class ReadOnlyStore:
     def keyword_search(self, scope: Scope, text: str, limit: int) -> list[tuple[str, float]]:
         """(id, BM25 relevance) best first, as the store's keyword search finds them."""
         try:
-            return keyword_search(self.conn, scope, text, limit=limit)
+            return fts5_search(self.conn, scope, text, ("active",), limit)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: {exc}") from exc
 

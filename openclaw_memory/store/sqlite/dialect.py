@@ -8,16 +8,13 @@ from typing import Any, Sequence
 
 from ...lang.text import fts_document, fts_query
 from ...types import MemoryRecord, Scope
+from ..ports import Scored
 from ..schema import scope_token
 from ..sql import MAX_CHAR, Dialect, scope_sql
 
 
 class SQLiteDialect(Dialect):
     name = "sqlite"
-    mark = "?"
-    same = "IS"
-    least = "MIN"
-    greatest = "MAX"
     hint = "+"
 
     def columns(self, conn: Any, table: str) -> set[str]:
@@ -59,7 +56,7 @@ class SQLiteDialect(Dialect):
     def keyword_search(
         self, conn: Any, scope: Scope, text: str, *, statuses: Sequence[str], limit: int
     ) -> list[tuple[str, float]]:
-        return keyword_search(conn, scope, text, statuses=statuses, limit=limit)
+        return fts5_search(conn, scope, text, statuses, limit)
 
     def search_tokens(self, conn: Any, ids: Sequence[str]) -> dict[str, frozenset[str]]:
         out: dict[str, frozenset[str]] = {}
@@ -124,14 +121,7 @@ SQLITE = SQLiteDialect()
 KEYWORD_SCORED = 2000
 
 
-def keyword_search(
-    db: Any,
-    scope: Scope,
-    text: str,
-    *,
-    statuses: Sequence[str] = ("active",),
-    limit: int = 30,
-) -> list[tuple[str, float]]:
+def fts5_search(db: Any, scope: Scope, text: str, statuses: Sequence[str], limit: int) -> Scored:
     """(record id, bm25 relevance > 0) for records of scope whose tokens match text, best first.
     The matches are counted only in a scope of more than KEYWORD_SCORED records (`_scope_rows`)."""
     match = fts_query(text)
