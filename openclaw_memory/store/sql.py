@@ -6,11 +6,13 @@ rows of an export and an import.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import sys
-from typing import Any, Collection, TypeVar, Sequence
+import threading
+from typing import Any, Collection, ContextManager, Iterator, TypeVar, Sequence
 from ..types import Scope, Channel, MemoryRecord, MemoryType, Source, Status
 from ..errors import StoreError
 from .ports import content_hash
@@ -107,6 +109,49 @@ class Dialect:
     def list_index(self, column: str) -> str:
         """What follows `FROM records` in a console page's read of its sort column's range."""
         return ""
+
+
+class SharedConnection:
+    """One connection shared by a process's threads behind a lock: reads, and write
+    transactions in which nested calls join the outer one. A backend's subclass opens `_conn`
+    (with `_lock` and `_depth`) and says how its write transaction begins and ends."""
+
+    _conn: Any
+    _lock: threading.RLock
+    _depth: int
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Any]:
+        with self._lock:
+            yield self._conn
+
+    def nested(self) -> bool:
+        """True inside this thread's own write transaction (another thread's holds the lock)."""
+        with self._lock:
+            return self._depth > 0
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Any]:
+        """A write transaction; nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._depth = 1
+            try:
+                with self._transaction():
+                    yield self._conn
+            finally:
+                self._depth = 0
+
+    def _transaction(self) -> ContextManager[None]:
+        """The backend's outermost write transaction (committed on leaving, rolled back on an
+        error)."""
+        raise NotImplementedError
 
 
 def dialect_of(conn: Any) -> Dialect:

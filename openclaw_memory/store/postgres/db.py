@@ -10,6 +10,7 @@ import uuid
 from typing import Any, Iterable, Iterator, Sequence
 from ...errors import StoreError
 from . import psycopg_module
+from ..sql import SharedConnection
 from .dialect import POSTGRES
 from .schema import migrate
 
@@ -115,7 +116,7 @@ class Connection:
         return n
 
 
-class PostgresDatabase:
+class PostgresDatabase(SharedConnection):
     """The store's PostgreSQL database: migrated on open, one connection, writes serialized."""
 
     def __init__(self, dsn: str, *, connect_timeout_s: int = 10) -> None:
@@ -141,36 +142,14 @@ class PostgresDatabase:
             raise StoreError(f"{self.where}: migration failed: {_first_line(exc)}") from exc
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[Connection]:
-        with self._lock:
-            yield self._conn
-
-    def nested(self) -> bool:
-        """True inside this thread's own write transaction."""
-        with self._lock:
-            return self._depth > 0
-
-    @contextlib.contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A write transaction; nested calls join the outer one."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._conn
-                finally:
-                    self._depth -= 1
-                return
-            psycopg = psycopg_module()
-            self._depth = 1
-            try:
-                with self._raw.transaction():
-                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                    yield self._conn
-            except psycopg.Error as exc:  # raised by the commit itself
-                raise StoreError(f"{self.where}: commit failed: {_first_line(exc)}") from exc
-            finally:
-                self._depth = 0
+    def _transaction(self) -> Iterator[None]:
+        psycopg = psycopg_module()
+        try:
+            with self._raw.transaction():
+                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                yield
+        except psycopg.Error as exc:  # raised by the commit itself
+            raise StoreError(f"{self.where}: commit failed: {_first_line(exc)}") from exc
 
     def vacuum(self) -> None:
         """Reclaim the space of deleted rows (VACUUM runs outside a transaction)."""
