@@ -534,12 +534,13 @@ class SqlStore(SqlRecords):
         `turns` (the window holds the same turns verbatim)."""
         ids = list(dict.fromkeys(ids))
         counts = {"vectors": 0, "records": 0, "audit": 0, "messages": 0}
+        sql, args = shared.scope_sql(scope, by_id=True, hint=self.dialect.hint)
         with self._write() as db:
             for chunk in _chunks(ids, 500):
                 rows = db.execute(
-                    "SELECT rid, id FROM records WHERE user_id = ? AND agent_id = ? "
-                    f"AND id IN ({_marks(chunk)}) ORDER BY rid",
-                    (scope.user_id, scope.agent_id, *chunk),
+                    f"SELECT rid, id FROM records WHERE {sql} AND id IN ({_marks(chunk)}) "
+                    "ORDER BY rid",
+                    (*args, *chunk),
                 ).fetchall()
                 got = [r[1] for r in rows]
                 if got:
