@@ -369,23 +369,6 @@ def save_version(db: Any, old: MemoryRecord, superseded_at: float) -> None:
     )
 
 
-def audit(
-    db: Any,
-    scope: Scope,
-    record_id: str | None,
-    action: str,
-    reason: str,
-    at: float,
-    channel: str | None = None,
-    writer: str | None = None,
-) -> None:
-    db.execute(
-        "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, writer) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (at, scope.user_id, scope.agent_id, record_id, action, channel, reason, writer),
-    )
-
-
 def touch(db: Any, scope: Scope, ids: Sequence[str], at: float) -> None:
     """Reinforcement by access: bump access_count and last_accessed_at."""
     sql, args = _scope_sql(scope, by_id=True, d=dialect_of(db))
@@ -877,7 +860,11 @@ class SqlRecords:
         writer: str | None = None,
     ) -> None:
         with self._write() as db:
-            audit(db, scope, record_id, action, reason, at, channel, writer)
+            db.execute(
+                "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, "
+                "writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (at, scope.user_id, scope.agent_id, record_id, action, channel, reason, writer),
+            )
 
     def audit_log(
         self, scope: Scope, record_id: str | None = None, limit: int = 100
