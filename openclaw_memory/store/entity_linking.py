@@ -1,7 +1,7 @@
 """Linking a record to the entities it names: one algorithm over every backend's rows.
 
-With the entity rows it writes (the SQL SQLite and PostgreSQL share) and the resumable backlog of
-records stored before entity memory existed.
+With the row operations it needs of a backend (`EntityRows`; the SQL store's are
+`records.SqlEntityRows`) and the resumable backlog of records stored before entity memory existed.
 """
 
 from __future__ import annotations

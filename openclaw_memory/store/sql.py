@@ -1,7 +1,6 @@
-"""The SQL the SQLite and PostgreSQL backends share, with what differs as small parameters.
-
-A scope's condition, a record as a `records` row and back, the episodes around episodes, and the
-rows of an export and an import.
+"""What every SQL backend shares: the dialect (what differs between SQLite and PostgreSQL), the
+connection discipline, a scope's condition, a record as a `records` row and back, the episodes
+around episodes, and the rows of an export and an import.
 """
 
 from __future__ import annotations
