@@ -50,6 +50,10 @@ def record_of(vector_id: str) -> str:
 
 #: (record id, score in [0, 1]) best first
 Scored = list[tuple[str, float]]
+#: (id, vector, metadata) of the records a tier takes
+VectorItems = Sequence[tuple[str, np.ndarray, dict]]
+#: record id -> its sentence-part vectors (k, d), or none
+Parts = Mapping[str, np.ndarray] | None
 
 
 class TierVector(NamedTuple):
@@ -578,13 +582,7 @@ class VectorIndex(Protocol):
 
     embedder_name: str
 
-    def upsert(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def upsert(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         """Put (id, vector, metadata) into a tier with their sentence parts, replacing what the
         tier held for those ids."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import threading
 import logging
-from typing import Any, Iterable, Sequence, TYPE_CHECKING, Mapping
+from typing import Any, Iterable, Sequence, TYPE_CHECKING
 from ..types import MemoryRecord, Scope
 from .ports import (
     TIER_STATUS,
@@ -20,6 +20,8 @@ from .ports import (
     record_of,
     IndexFeed,
     IndexSearch,
+    Parts,
+    VectorItems,
 )
 from ..errors import IndexMismatchError, ConfigError
 from .sql import dialect_of
@@ -150,13 +152,7 @@ class NumpyIndex:
     def stamp_embedder(self) -> None:
         self._stamp = (self.embedder_name, self.dim)
 
-    def upsert(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def upsert(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         if not items:
             return
         with self._lock:
@@ -336,13 +332,7 @@ class TieredIndex:
 
     # ---- writes -----------------------------------------------------------------------------
 
-    def upsert(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def upsert(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         if not items:
             return
         if not self.exact_below:
