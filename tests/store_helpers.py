@@ -23,25 +23,10 @@ def find(
     limit: int = 100,
 ) -> list[MemoryRecord]:
     """Records of scope matching an SQL condition, as the engine's retired `find` returned them.
-    On PostgreSQL the condition's SQLite spelling (`?` marks, `1` for true) is translated."""
-    if type(engine.store).__name__ == "PostgresRecordStore":
-        return _pg_find(engine, scope, where, args, order, limit)
+    On PostgreSQL `1` for true is spelled `1 = 1` (the connection translates `?` marks)."""
+    cond = "1 = 1" if where.strip() == "1" else where
     with engine.db.read() as db:
-        return rec.query(db, scope, where=where, args=args, order=order, limit=limit)
-
-
-def _pg_find(engine, scope, where, args, order, limit) -> list[MemoryRecord]:
-    from openclaw_memory.store.postgres.db import scope_sql
-    from openclaw_memory.store.postgres.db import to_records
-
-    sql, sargs = scope_sql(scope)
-    cond = "TRUE" if where.strip() == "1" else where.replace("?", "%s")
-    with engine.db.read() as db:
-        rows = db.execute(
-            f"SELECT * FROM records WHERE {sql} AND ({cond}) ORDER BY {order}, rid LIMIT %s",
-            (*sargs, *args, int(limit)),
-        ).fetchall()
-    return to_records(rows)
+        return rec.query(db, scope, where=cond, args=args, order=order, limit=limit)
 
 
 def stored_bytes(engine: Any) -> bytes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.store import records as rec
+from openclaw_memory.store.sqlite import dialect as fts
 from openclaw_memory.store.schema import scope_token
 from openclaw_memory.lang.text import fts_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -71,7 +72,7 @@ def test_under_the_cap_every_match_is_scored_as_before(engine, words):
 def test_over_the_cap_each_term_is_scored_in_its_newest_matches(engine, words, monkeypatch):
     common, some, rare = words
     _stock(engine, words)
-    monkeypatch.setattr(rec, "KEYWORD_SCORED", 5)
+    monkeypatch.setattr(fts, "KEYWORD_SCORED", 5)
     text = f"{common} {some} {rare}"
     with engine.db.read() as db:
         exact = dict(_every_match(db, ALICE, text))
@@ -96,7 +97,7 @@ def test_over_the_cap_each_term_is_scored_in_its_newest_matches(engine, words, m
 
 def test_the_cap_keeps_statuses_and_limit(engine, monkeypatch):
     texts = _stock(engine, EN)
-    monkeypatch.setattr(rec, "KEYWORD_SCORED", 5)
+    monkeypatch.setattr(fts, "KEYWORD_SCORED", 5)
     with engine.db.read() as db:
         newest = max((i for i, _ in _every_match(db, ALICE, "coffee")), key=lambda i: _rid(db, i))
     forget_in(engine, ALICE, newest)
@@ -113,12 +114,12 @@ def test_a_scope_under_the_cap_does_not_count_matches(engine, monkeypatch):
     counted; one record more and they are."""
     _stock(engine, EN)
     counted = []
-    newest = rec._newest_matches
-    monkeypatch.setattr(rec, "_newest_matches", lambda *a: counted.append(a) or newest(*a))
+    newest = fts._newest_matches
+    monkeypatch.setattr(fts, "_newest_matches", lambda *a: counted.append(a) or newest(*a))
     with engine.db.read() as db:
         assert rec.keyword_search(db, ALICE, "coffee", limit=30) == _every_match(
             db, ALICE, "coffee"
         )
-        assert rec._scope_rows(db, ALICE) == 24 and not counted
-        monkeypatch.setattr(rec, "KEYWORD_SCORED", 23)
+        assert fts._scope_rows(db, ALICE) == 24 and not counted
+        monkeypatch.setattr(fts, "KEYWORD_SCORED", 23)
         assert len(rec.keyword_search(db, ALICE, "coffee", limit=30)) == 23 and counted

@@ -60,7 +60,7 @@ def test_a_record_and_its_outbox_entry_commit_together(store):
     store.insert(r, np.ones(4, dtype=np.float32), "hash")
     assert store.get(ALICE, "m1") == r
     assert [e["record_id"] for e in store.next_entries(ALICE, 10)] == ["m1"]
-    assert set(store.vectors(["m1"])) == {"m1"}
+    assert set(store.vectors_with_parts(["m1"])[0]) == {"m1"}
 
 
 def test_a_commit_is_seen_by_another_connection_at_once(pg_dsn, store):

@@ -11,7 +11,7 @@ import logging
 import dataclasses
 from ..core.clock import Clock, DAY
 from ..errors import ValidationError
-from ..store.ports import SessionLog, RecordStore
+from ..store.ports import StageStore
 from ..lang.text import valid_unicode, message_text
 from ..types import Scope, Candidate, Channel, MemoryType, Message, Turn, WriteResult
 from ..config import ShortTermConfig, ExtractionConfig
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 class Sessions:
-    def __init__(self, store: SessionLog, clock: Clock) -> None:
+    def __init__(self, store: StageStore, clock: Clock) -> None:
         self.store, self.clock = store, clock
 
     #: an open session's last_active_at is refreshed at most this often (seconds): most requests
@@ -91,7 +91,7 @@ SUMMARY_ROLE = "summary"
 
 
 class ShortTermMemory:
-    def __init__(self, store: RecordStore, cfg: ShortTermConfig, clock: Clock) -> None:
+    def __init__(self, store: StageStore, cfg: ShortTermConfig, clock: Clock) -> None:
         self.store, self.cfg, self.clock = store, cfg, clock
 
     def add(
@@ -145,7 +145,7 @@ class ShortTermMemory:
         return list(reversed(out))
 
     def tokens(self, scope: Scope, session_id: str) -> int:
-        return self.store.window_tokens(scope, session_id)
+        return sum(m["tokens"] for m in self.store.window_messages(scope, session_id))
 
     def over_threshold(self, scope: Scope, session_id: str) -> bool:
         return self.tokens(scope, session_id) > self.cfg.summary_threshold

@@ -382,7 +382,7 @@ def memory_page(
     engine: MemoryEngine, scope: Scope, f: Filters, after: str = "", size: int = PAGE_SIZE
 ) -> Page:
     """The page of scope's memories after the cursor `after` ("<sort value>:<rid>"), from the
-    store's keyset listing (`RecordStore.list_page`). A date range lists by creation time (the
+    store's keyset listing (`ConsoleStore.list_page`). A date range lists by creation time (the
     range is on it)."""
     start, end = _day_start(f.date_from, "date_from"), _day_start(f.date_to, "date_to")
     q = ListQuery(

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..embed.embedding import embed_with_parts
-from ..store.ports import ManagedVectorIndex, RecordStore, VectorIndex
+from ..store.ports import MaintenanceStore, ManagedVectorIndex, VectorIndex
 from ..write.policy import type_values, types_where
 from ..types import MemoryRecord, Scope, Status
 
@@ -28,7 +28,7 @@ def partition(scope: Scope) -> Scope:
     return Scope(scope.user_id, scope.agent_id)
 
 
-def archive(store: RecordStore, r: MemoryRecord, now: float, reason: str) -> MemoryRecord:
+def archive(store: MaintenanceStore, r: MemoryRecord, now: float, reason: str) -> MemoryRecord:
     """Move a live record to the cold tier (deep recall only), with an audit row.
 
     `updated_at` is left alone: archiving is not a content change, and cleanup measures disuse
@@ -57,7 +57,7 @@ def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
 
 
 def reembed(
-    store: RecordStore,
+    store: MaintenanceStore,
     embedder: Any,
     model: str,
     ids: Sequence[str],
@@ -85,7 +85,7 @@ def reembed(
 
 
 def upsert_from_store(
-    store: RecordStore, index: VectorIndex, scope: Scope, records: Sequence[MemoryRecord]
+    store: MaintenanceStore, index: VectorIndex, scope: Scope, records: Sequence[MemoryRecord]
 ) -> int:
     """Copy the stored vectors of live records into their tier; return how many were written."""
     written = 0

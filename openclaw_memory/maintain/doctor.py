@@ -26,7 +26,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from ..core.clock import Clock, SystemClock
 from ..config import MemoryConfig
 from ..embed.embedding import build_embedder, embedder_dim, embedder_name
-from ..store.ports import RecordStore
+from ..store.ports import MaintenanceStore
 from ..store.backends import open_chroma, open_record_store, tiered
 from ..store.tiered_index import TieredIndex
 from ..errors import NotFoundError
@@ -333,7 +333,7 @@ def _move_aside(path: Path, now: float) -> Path:
 
 
 def _rebuild(
-    store: RecordStore,
+    store: MaintenanceStore,
     index: TieredIndex,
     emb: BaseEmbedding,
     progress: Progress | None,

@@ -26,7 +26,7 @@ from ..embed.embedding import embed_passages
 from ..lang.pack import LanguagePack
 from ..lang.text import majority
 from ..core.tokens import count_tokens
-from ..store.ports import MaintenanceLog
+from ..store.ports import MaintenanceStore
 from ..store.entity_linking import BATCH
 from ..capture.pipeline import ShortTermMemory
 
@@ -299,30 +299,30 @@ def holder_id() -> str:
 
 
 def acquire(
-    store: MaintenanceLog, holder: str, now: float, seconds: float, name: str = LEASE
+    store: MaintenanceStore, holder: str, now: float, seconds: float, name: str = LEASE
 ) -> bool:
     """Take the lease for `seconds` unless another holder has it unexpired; True when taken."""
     return store.acquire_lease(name, holder, now, seconds)
 
 
-def release(store: MaintenanceLog, holder: str, name: str = LEASE) -> None:
+def release(store: MaintenanceStore, holder: str, name: str = LEASE) -> None:
     """Give the lease back (only if this holder still has it)."""
     store.release_lease(name, holder)
 
 
-def lease(store: MaintenanceLog, now: float, name: str = LEASE) -> dict[str, Any] | None:
+def lease(store: MaintenanceStore, now: float, name: str = LEASE) -> dict[str, Any] | None:
     """The unexpired lease, if any: {"holder", "expires_at"}."""
     return store.lease(name, now)
 
 
-def begin(store: MaintenanceLog, trigger: str, holder: str, now: float) -> int:
+def begin(store: MaintenanceStore, trigger: str, holder: str, now: float) -> int:
     """Log the start of a run; returns its id. Called with the lease held, so a run still marked
     running was left by a runner that died: it is marked abandoned."""
     return store.begin_run(trigger, holder, now)
 
 
 def finish(
-    store: MaintenanceLog,
+    store: MaintenanceStore,
     run_id: int,
     now: float,
     counts: dict[str, int] | None,
@@ -333,14 +333,15 @@ def finish(
     store.finish_run(run_id, now, status, json.dumps(counts or {}, sort_keys=True), error)
 
 
-def recent(store: MaintenanceLog, limit: int = 5) -> list[dict[str, Any]]:
+def recent(store: MaintenanceStore, limit: int = 5) -> list[dict[str, Any]]:
     """The latest runs, newest first, with their counts decoded."""
     return [{**r, "counts": json.loads(r["counts"] or "{}")} for r in store.recent_runs(limit)]
 
 
-def last_started(store: MaintenanceLog) -> float | None:
+def last_started(store: MaintenanceStore) -> float | None:
     """When the latest run began, whatever its outcome (a failing run is not retried in a loop)."""
-    return store.last_run_started()
+    runs = store.recent_runs(1)  # the newest start first
+    return float(runs[0]["started_at"]) if runs else None
 
 
 # The entity-link backlog: records stored before entity memory existed get their links.

@@ -14,7 +14,7 @@ from ..lang import Languages, all_on
 from ..lang.pack import Table
 from ..lang.text import _jieba, stem
 from ..types import MemoryType, MemoryRecord, ScoredMemory, Scope
-from ..store.ports import RecordStore
+from ..store.ports import StageStore
 
 
 __all__ = [
@@ -249,7 +249,7 @@ class ProcedureRecall:
     """Adds the procedures of the request's kind of task to the ranked candidates and takes out
     those the other channels brought for another kind."""
 
-    def __init__(self, store: RecordStore, limit: int = MAX_PROCEDURES) -> None:
+    def __init__(self, store: StageStore, limit: int = MAX_PROCEDURES) -> None:
         self.store = store
         self.limit = limit
 

@@ -12,7 +12,7 @@ import numpy as np
 from typing import Sequence
 from ..runtime.engine import MemoryEngine
 from ..extract.entities import extract, normalise
-from ..store.ports import EntityMemory, ListQuery
+from ..store.ports import ListQuery, StageStore
 from ..lang import all_on
 from ..lang.text import tokenize, unspaced
 from ..config.tuning import tuned, tuned_int
@@ -51,7 +51,7 @@ class EntityChannel:
     Runs after the vector and keyword channels (it reads their candidates for the hop), so it
     declares no `uses_vector = False`: the parallel recaller runs it after the early channels'
     pools are merged, on the pool of every channel before it. Reads entities through the
-    store's port (`ports.EntityMemory`)."""
+    store's port (`ports.StageStore`)."""
 
     name = ENTITY
 
@@ -165,7 +165,7 @@ class EntityReads:
     """The entities a request names and their weights, read once a request: the query's
     embedding text (recall/channels.py) and the entity channel both ask (two statements each)."""
 
-    def __init__(self, store: EntityMemory, scope: Scope) -> None:
+    def __init__(self, store: StageStore, scope: Scope) -> None:
         self.store, self.scope = store, scope
         self._named: dict[str, dict[int, str]] = {}
         self._weight: dict[int, float] = {}
@@ -188,7 +188,7 @@ class EntityReads:
     def naming(
         self, ids: Sequence[int], statuses: Sequence[str], limit: int
     ) -> list[tuple[str, int]]:
-        """`EntityMemory.records_naming` of ids, read once a request for the same arguments."""
+        """`StageStore.records_naming` of ids, read once a request for the same arguments."""
         key = (tuple(ids), tuple(statuses), limit)
         if key not in self._naming:
             self._naming[key] = self.store.records_naming(
@@ -197,7 +197,7 @@ class EntityReads:
         return self._naming[key]
 
     def weights(self, ids: Sequence[int]) -> dict[int, float]:
-        """`EntityMemory.entity_weights` of ids, each entity read once (in ids' order)."""
+        """`StageStore.entity_weights` of ids, each entity read once (in ids' order)."""
         missing = sorted(set(ids) - self._asked)
         if missing:
             self._weight.update(self.store.entity_weights(self.scope, missing))
@@ -224,7 +224,7 @@ class EntityReads:
 
 
 def embedding_text(
-    store: EntityMemory, scope: Scope, text: str, reads: EntityReads | None = None
+    store: StageStore, scope: Scope, text: str, reads: EntityReads | None = None
 ) -> str:
     """text with the names most of scope's memories carry written as pronouns (see the module
     docstring); text itself when it names none, or when nothing but such names is left. `reads`:

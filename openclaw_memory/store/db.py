@@ -28,6 +28,7 @@ from typing import Iterator
 from ..errors import StoreError
 from .keys import StoreKey, sqlcipher
 from .schema import migrate
+from .sql import SharedConnection
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +136,7 @@ def is_plaintext(path: Path) -> bool:
         return False
 
 
-class Database:
+class Database(SharedConnection):
     """One connection shared by the threads of a process, guarded by a lock.
 
     Writes run in `BEGIN IMMEDIATE` transactions so concurrent processes queue on SQLite's lock
@@ -227,37 +228,15 @@ class Database:
         raise StoreError(f"{self.path}: migration kept racing with another process; try again")
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            yield self._conn
-
-    def nested(self) -> bool:
-        """True inside this thread's own write transaction (another thread's holds the lock)."""
-        with self._lock:
-            return self._depth > 0
-
-    @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction; nested calls join the outer one."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._conn
-                finally:
-                    self._depth -= 1
-                return
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            else:
-                self._conn.execute("COMMIT")
-            finally:
-                self._depth = 0
+    def _transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        else:
+            self._conn.execute("COMMIT")
 
     def vacuum(self) -> None:
         """Compact the file and truncate the WAL so deleted content leaves the disk."""

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any, TYPE_CHECKING
 from ..types import Scope, Status
-from .ports import RecordStore, VectorIndex
+from .ports import IndexFeed, VectorIndex
 from collections.abc import Callable
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 class Indexer:
     def __init__(
         self,
-        store: RecordStore,
+        store: IndexFeed,
         index: VectorIndex,
         *,
         background: bool = True,

@@ -40,7 +40,10 @@ MIN_PASSPHRASE = 16
 #: the pip extra that installs the SQLCipher driver
 EXTRA_HINT = "pip install 'openclaw-memory[encryption]' (the sqlcipher3-binary wheel)"
 
+# Format shapes, not a language's: a key written as hex digits.
+#: a raw 256-bit key: 64 hex digits
 _RAW_KEY = re.compile(r"[0-9a-fA-F]{64}")
+#: hex digits only
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
 

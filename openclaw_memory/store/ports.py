@@ -4,7 +4,9 @@ Over 600 lines: it is the storage contract, read in one place (protocols and the
 
 Stages depend on these protocols, never on SQLite, Chroma or SQL. Each method names an intention
 (the live memories of a subject, the profile, the session's neighbours) rather than a query, so a
-backend (SQLite + FTS5, PostgreSQL, pure-Python fakes in tests) answers it its own way.
+backend (SQLite + FTS5, PostgreSQL, pure-Python fakes in tests) answers it its own way. Each
+door has its port (`StageStore`, `IndexFeed`, `MaintenanceStore`, `ConsoleStore`); `RecordStore`
+is all of them.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ def record_of(vector_id: str) -> str:
 
 #: (record id, score in [0, 1]) best first
 Scored = list[tuple[str, float]]
+#: (id, vector, metadata) of the records a tier takes
+VectorItems = Sequence[tuple[str, np.ndarray, dict]]
+#: record id -> its sentence-part vectors (k, d), or none
+Parts = Mapping[str, np.ndarray] | None
 
 
 class TierVector(NamedTuple):
@@ -106,20 +112,30 @@ class ListPage:
     text_filter: bool
 
 
-# The record store's ports for records themselves: transactions, writes, the reads of the
-# recall channels and consolidation, and the entity memory (contracts in ports.py).
+# The record store's ports, one a door: the stages (`StageStore`: the write path, the read path,
+# the hooks and the service), the vector index's feed (`IndexFeed`: the indexer and the tiered
+# index), maintenance (`MaintenanceStore`: maintain/) and the console and admin door
+# (`ConsoleStore`: console/, the admin verbs, portability/). `RecordStore` is every one of them:
+# what each backend implements and the engine holds. A caller names the narrowest it needs.
 
 
-class Transactional(Protocol):
+class StageStore(Protocol):
+    """What the pipeline stages ask of the record store: transactions, record writes, the reads
+    of consolidation and of the recall channels, entity memory's reads, the audit log, sessions
+    and the short-term window.
+
+    Entity links are written with the records: `insert` and `update` link the record to the
+    entities its text and its `entities` field name (store/entity_linking.py decides which, for
+    every backend) in the same transaction; a forgotten record keeps no links, a restored one
+    gets them back. Deleting or purging a record removes its links and the aliases it stated; an
+    entity goes with its last link, its aliases with it: a purge leaves no entity text. Entity
+    ids are the backend's own and hold for one request."""
+
     def transaction(self) -> ContextManager[None]:
         """Group the calls inside into one atomic write; nested transactions join the outer."""
 
     def in_transaction(self) -> bool:
         """True inside this thread's own open transaction."""
-
-
-class RecordWrites(Protocol):
-    """Writing records: consolidation, edit, forget, restore, maintenance."""
 
     def insert(self, record: MemoryRecord, vector: np.ndarray | None, model: str) -> None:
         """Store a new record, its keyword row, its entity links and (given) its vector; queue
@@ -138,26 +154,12 @@ class RecordWrites(Protocol):
     def save_version(self, old: MemoryRecord, superseded_at: float) -> None:
         """Keep the text of a version that is being replaced (the `versions` history)."""
 
-    def touch(self, scope: Scope, ids: Sequence[str], at: float) -> None:
-        """Reinforcement by access: count one access of each record, now."""
-
-    def delete_records(self, scope: Scope, ids: Sequence[str]) -> int:
-        """Remove records everywhere (row, keyword row, vector, versions); queue index deletes.
-        Returns how many were removed."""
-
-
-class RecordReads(Protocol):
-    """Reading records: the recall channels, consolidation's look-ups, the API."""
-
     def get(self, scope: Scope, record_id: str) -> MemoryRecord | None: ...
 
     def get_many(self, scope: Scope, ids: Iterable[str]) -> dict[str, MemoryRecord]: ...
 
     def in_written_order(self, scope: Scope, ids: Sequence[str]) -> list[MemoryRecord]:
         """The records of these ids in the order they were first written."""
-
-    def live_subjects(self, scope: Scope, limit: int = 2000) -> list[str]:
-        """Distinct subjects of the scope's active records."""
 
     def live_by_subject(
         self,
@@ -168,21 +170,6 @@ class RecordReads(Protocol):
         limit: int = 20,
     ) -> list[MemoryRecord]:
         """Active records whose subject is one of `subjects` (of `types`), newest update first."""
-
-    def recent_important(
-        self, scope: Scope, since: float, min_importance: float, limit: int
-    ) -> list[MemoryRecord]:
-        """Active curated records (not episodes, not summaries) updated since `since` with
-        importance at least `min_importance`, newest update first."""
-
-    def profile(
-        self, scope: Scope, types: Sequence[str], whitelist: Sequence[str], limit: int = 20
-    ) -> list[MemoryRecord]:
-        """Active, undoubted records of the profile `types` (of the `whitelist` subjects when
-        one is given), most important first, then newest update."""
-
-    def latest_summaries(self, scope: Scope, count: int) -> list[MemoryRecord]:
-        """The newest active session summaries, newest first."""
 
     def live_claims(
         self,
@@ -211,41 +198,34 @@ class RecordReads(Protocol):
     ) -> list[MemoryRecord]:
         """Active episodes with exactly this text (but `exclude`), newest update first."""
 
-    def session_episodes(
-        self, scope: Scope, session_id: str, limit: int = 2000
-    ) -> list[MemoryRecord]:
-        """The episodes of a session (any status), oldest first."""
+    def vectors_with_parts(
+        self, ids: Sequence[str]
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """`vectors` and record id -> its sentence-part vectors (k, d), for records with parts."""
 
-    def session_neighbours(
-        self, scope: Scope, record_id: str, *, before: int, after: int, now: float
-    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
-        """The live episodes logged just before and just after an episode in its session
-        (nearest first)."""
+    def live_subjects(self, scope: Scope, limit: int = 2000) -> list[str]:
+        """Distinct subjects of the scope's active records."""
+
+    def recent_important(
+        self, scope: Scope, since: float, min_importance: float, limit: int
+    ) -> list[MemoryRecord]:
+        """Active curated records (not episodes, not summaries) updated since `since` with
+        importance at least `min_importance`, newest update first."""
+
+    def profile(
+        self, scope: Scope, types: Sequence[str], whitelist: Sequence[str], limit: int = 20
+    ) -> list[MemoryRecord]:
+        """Active, undoubted records of the profile `types` (of the `whitelist` subjects when
+        one is given), most important first, then newest update."""
+
+    def latest_summaries(self, scope: Scope, count: int) -> list[MemoryRecord]:
+        """The newest active session summaries, newest first."""
 
     def neighbours_of(
         self, scope: Scope, record_ids: Sequence[str], *, before: int, after: int, now: float
     ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
         """`session_neighbours` of each of several episodes, by id (every id asked for is a
         key): the read path asks for a dozen a request."""
-
-    def successors(self, scope: Scope, record_id: str, limit: int = 100) -> list[MemoryRecord]:
-        """The records whose `prev_id` is record_id (the versions that replaced it)."""
-
-    def latest_successor(self, scope: Scope, record_id: str) -> MemoryRecord | None:
-        """The newest version that replaced record_id, if any."""
-
-    def listing(
-        self,
-        scope: Scope,
-        *,
-        status: str | None = None,
-        type_: str | None = None,
-        curated_only: bool = False,
-        oldest_first: bool = False,
-        limit: int = 100,
-    ) -> list[MemoryRecord]:
-        """Records of the scope for a listing (CLI, demo), of a status and type when given:
-        newest update first, or oldest creation first; `curated_only` leaves episodes out."""
 
     def retired_turns(self, scope: Scope, turn_ids: Sequence[str]) -> dict[str, str]:
         """turn id -> an inactive curated record distilled from that turn (it is outdated)."""
@@ -260,45 +240,8 @@ class RecordReads(Protocol):
     def search_tokens(self, ids: Sequence[str]) -> dict[str, frozenset[str]]:
         """record id -> its search tokens as the keyword index holds them."""
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """record id -> its stored (normalised) vector."""
-
-    def vectors_with_parts(
-        self, ids: Sequence[str]
-    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """`vectors` and record id -> its sentence-part vectors (k, d), for records with parts."""
-
-    def tier_vectors(
-        self, scope: Scope, tier: str, at_most: int | None = None
-    ) -> list[TierVector] | None:
-        """The vectors the index would hold for a (user, agent)'s tier ("hot": active records,
-        "cold": archived), of every workspace, with each record's type and workspace; None
-        when the tier holds more than `at_most` records (then no vector is read)."""
-
-    def versions(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
-        """The saved earlier versions of a record (of the scope's user and agent), oldest
-        first: {record_id, version, summary, detail, channel, confidence, turn_ids, valid_from,
-        superseded_at, ...}."""
-
-    def versions_in_scope(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
-        """`versions`, looked up by record id first (the console's page of one memory)."""
-
     def list_page(self, scope: Scope, q: ListQuery) -> ListPage:
         """One keyset page of the scope's memories for the console (see `ListQuery`)."""
-
-
-class EntityMemory(Protocol):
-    """Who and what the memories name (people, places, things, dates), their other names, and
-    which memories name them: the entity channel's reads. Entity ids are the backend's own and
-    hold for one request (rewriting a record may file its names under new ids).
-
-    Writes come with the records: `insert` and `update` link the record to the entities its
-    text and its `entities` field name (store/entity_linking.py decides which, for every
-    backend) in the same transaction; a forgotten record keeps no links, a restored one gets
-    them back. Deleting or purging a record removes its links and the aliases it stated; an
-    entity goes with its last link, its aliases with it: a purge leaves no entity text. The
-    records stored before entity memory existed are linked by maintenance
-    (`backfill_entity_links`)."""
 
     def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
         """entity id -> name of the (user, agent)'s entities filed under any of these
@@ -326,21 +269,6 @@ class EntityMemory(Protocol):
     def entity_names(self, scope: Scope, ids: Iterable[int]) -> dict[int, str]:
         """entity id -> name, of the (user, agent)'s entities among `ids`."""
 
-    def entity_list(self, scope: Scope, limit: int = 1000) -> list[dict[str, Any]]:
-        """The (user, agent)'s entities, most linked first (then oldest): name, kind, aliases
-        (sorted keys), first_seen, last_seen, links."""
-
-    def backfill_entity_links(self, limit: int = 500) -> tuple[int, int]:
-        """Link the next `limit` of the records stored before entity memory existed, oldest
-        first, as their writes would have (store/entity_linking.py); returns (records
-        examined, records left). Resumable, and a done backlog changes nothing."""
-
-
-# The record store's ports for logs: the audit log, the outbox, sessions, the short-term
-# message window and the maintenance log (contracts in ports.py).
-
-
-class AuditLog(Protocol):
     def audit(
         self,
         scope: Scope,
@@ -353,28 +281,9 @@ class AuditLog(Protocol):
     ) -> None:
         """Append an audit row."""
 
-    def audit_log(
-        self, scope: Scope, record_id: str | None = None, limit: int = 100
-    ) -> list[dict[str, Any]]:
-        """Audit rows of the scope (of one record), newest first."""
+    def episodes_of_turns(self, scope: Scope, turns: Sequence[str]) -> list[str]:
+        """Ids of the episodes logged for these turns."""
 
-    def audit_of(self, scope: Scope, ids: Sequence[str], limit: int = 500) -> list[dict[str, Any]]:
-        """Audit rows of these records, newest first."""
-
-
-class Outbox(Protocol):
-    """The durable queue the vector index follows (docs/design.md invariant 2)."""
-
-    def pending(self, scope: Scope | None = None) -> int: ...
-
-    def next_entries(self, scope: Scope | None, limit: int) -> list[dict[str, Any]]:
-        """The oldest queued entries: {seq, record_id, user_id, agent_id, op}."""
-
-    def done(self, seqs: Sequence[int]) -> None:
-        """Drop applied entries."""
-
-
-class SessionLog(Protocol):
     def session(self, scope: Scope, session_id: str) -> dict[str, Any] | None:
         """{started_at, last_active_at, ended_at} of a session, or None."""
 
@@ -387,10 +296,6 @@ class SessionLog(Protocol):
 
     def participants(self, agent_id: str, session_id: str) -> list[str]:
         """Users who have spoken in this session of this agent, oldest first."""
-
-
-class MessageWindow(Protocol):
-    """The short-term window: messages of a session, the newest kept within budgets."""
 
     def append_message(
         self,
@@ -406,16 +311,10 @@ class MessageWindow(Protocol):
     def window_messages(self, scope: Scope, session_id: str) -> list[dict[str, Any]]:
         """The messages in the window, oldest first: {seq, role, content, tokens, turn_id}."""
 
-    def window_tokens(self, scope: Scope, session_id: str) -> int:
-        """The tokens of the messages in the window."""
-
     def leave_window(self, scope: Scope, session_id: str, seqs: Sequence[int] | None) -> None:
         """Take these messages (all, when None) out of the window; they stay logged."""
 
     def captured_turn_ids(self, scope: Scope, session_id: str) -> set[str]: ...
-
-    def session_messages(self, scope: Scope, session_id: str, limit: int = 5000) -> list[dict]:
-        """Non-empty messages carrying a turn id, in order: {turn_id, role, content}."""
 
     def prune_messages(
         self, user_id: str | None, agent_id: str | None, before: float, keep: int
@@ -424,8 +323,144 @@ class MessageWindow(Protocol):
         their session (a user message keeps an empty row holding its turn key)."""
 
 
-class MaintenanceLog(Protocol):
-    """The lease that lets one process at a time run maintenance, and the run log."""
+class IndexFeed(StageStore, Protocol):
+    """What the vector index's upkeep reads from the record store: the outbox (the indexer)
+    and a scope's tier of stored vectors (the tiered index)."""
+
+    def pending(self, scope: Scope | None = None) -> int: ...
+
+    def next_entries(self, scope: Scope | None, limit: int) -> list[dict[str, Any]]:
+        """The oldest queued entries: {seq, record_id, user_id, agent_id, op}."""
+
+    def done(self, seqs: Sequence[int]) -> None:
+        """Drop applied entries."""
+
+    def tier_vectors(
+        self, scope: Scope, tier: str, at_most: int | None = None
+    ) -> list[TierVector] | None:
+        """The vectors the index would hold for a (user, agent)'s tier ("hot": active records,
+        "cold": archived), of every workspace, with each record's type and workspace; None
+        when the tier holds more than `at_most` records (then no vector is read)."""
+
+
+class MaintenanceStore(IndexFeed, Protocol):
+    """The maintenance door (maintain/): the forgetting jobs' look-ups, reindex and doctor,
+    purges, entity links for old records, the lease and the run log."""
+
+    def delete_records(self, scope: Scope, ids: Sequence[str]) -> int:
+        """Remove records everywhere (row, keyword row, vector, versions); queue index deletes.
+        Returns how many were removed."""
+
+    def records_by_id(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records for ids in any scope (the ids came from a scoped query)."""
+
+    def scopes(self, user_id: str | None = None) -> list[Scope]:
+        """Every (user, agent) partition holding records (of one user), sorted."""
+
+    def successors(self, scope: Scope, record_id: str, limit: int = 100) -> list[MemoryRecord]:
+        """The records whose `prev_id` is record_id (the versions that replaced it)."""
+
+    def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
+        """Active records whose `expires_at` has passed, oldest expiry first."""
+
+    def unused(
+        self,
+        scope: Scope,
+        kept_types: Sequence[str],
+        max_importance: float,
+        cutoff: float,
+        limit: int,
+    ) -> list[MemoryRecord]:
+        """Active or archived records not of `kept_types`, not explicit, of importance at most
+        `max_importance`, neither accessed nor updated after `cutoff`, in written order."""
+
+    def crowded_event_subjects(self, scope: Scope, more_than: int) -> list[str | None]:
+        """Subjects holding more than `more_than` active events, sorted."""
+
+    def live_event_count(self, scope: Scope, subject: str | None) -> int: ...
+
+    def oldest_live_events(
+        self, scope: Scope, subject: str | None, limit: int
+    ) -> list[MemoryRecord]:
+        """Active events of the subject (None: no subject), oldest first."""
+
+    def curated_count(self, scope: Scope, uncapped: Sequence[str]) -> int:
+        """Active records not of the `uncapped` types."""
+
+    def lowest_value(self, scope: Scope, uncapped: Sequence[str], limit: int) -> list[MemoryRecord]:
+        """Active records not of the `uncapped` types, lowest value first: profile and explicit
+        ones last, then by importance, last use, access count, age, written order."""
+
+    def live_statuses(self, scope: Scope) -> dict[str, str]:
+        """record id -> status of the partition's records that are not inactive."""
+
+    def live_count(self) -> int:
+        """Records that are not inactive, in every scope."""
+
+    def embedder(self) -> str | None:
+        """The embedder the stored vectors come from (None: a new store)."""
+
+    def set_embedder(self, name: str) -> None: ...
+
+    def put_vector(self, record: MemoryRecord, vector: np.ndarray, model: str) -> None:
+        """Store a record's vector (without parts), replacing the one it had."""
+
+    def stale_vector_ids(self, model: str, dim: int, scope: Scope | None = None) -> list[str]:
+        """Live records whose stored vector is missing, of another model or dimension, or of
+        an older text, in written order."""
+
+    def part_stale_ids(self, max_parts: int, scope: Scope | None = None) -> list[str]:
+        """Live records whose sentence-part vectors are not the ones `max_parts` asks for."""
+
+    def retire_vectors(self, model: str, dim: int) -> int:
+        """Drop stored vectors of another model or dimension or of no record; record `model`
+        as the store's embedder. Returns how many were dropped."""
+
+    def orphan_vector_rows(self, *, delete: bool = False) -> int:
+        """Stored vectors of no record (deleted when `delete`)."""
+
+    def last_outbox_seq(self) -> int: ...
+
+    def clear_outbox(self, upto: int) -> int:
+        """Drop the outbox entries up to `upto` (a full rebuild covered them)."""
+
+    def pending_by_scope(self) -> dict[tuple[str, str], set[str]]:
+        """Records with outbox entries still to apply, by (user, agent)."""
+
+    def keyword_index_gaps(self) -> tuple[list[int], list[str]]:
+        """Keyword rows of no record (their keys), and ids of records with no keyword row."""
+
+    def repair_keyword_index(self, orphan: Sequence[int], missing: Sequence[str]) -> None: ...
+
+    def optimize_keyword_index(self) -> None:
+        """Compact the keyword index so deleted rows' tokens leave the disk (purge)."""
+
+    def user_agents(self, user_id: str, agent_id: str | None = None) -> list[str]:
+        """The agents under which the user has any row."""
+
+    def purge_user(
+        self, user_id: str, agent_id: str | None, at: float, writer: str
+    ) -> dict[str, int]:
+        """Delete every row of a user (every agent, or one); audit the purge under a hashed
+        user id. Returns rows removed per kind (records, fts, vectors, versions, outbox,
+        messages, sessions, audit)."""
+
+    def purge_records(
+        self, scope: Scope, ids: Sequence[str], turns: Sequence[str]
+    ) -> dict[str, int]:
+        """Delete records everywhere with their audit rows, and the short-term messages of
+        `turns`. Returns {vectors, records, audit, messages}."""
+
+    def purged_at(self, user_id: str, agent_id: str) -> float | None:
+        """When the user (every agent, or this one) was last purged."""
+
+    def vacuum(self) -> None:
+        """Give freed space back, so deleted content leaves the disk."""
+
+    def backfill_entity_links(self, limit: int = 500) -> tuple[int, int]:
+        """Link the next `limit` of the records stored before entity memory existed, oldest
+        first, as their writes would have (store/entity_linking.py); returns (records
+        examined, records left). Resumable, and a done backlog changes nothing."""
 
     def acquire_lease(self, name: str, holder: str, now: float, seconds: float) -> bool: ...
 
@@ -441,7 +476,99 @@ class MaintenanceLog(Protocol):
 
     def recent_runs(self, limit: int) -> list[dict[str, Any]]: ...
 
-    def last_run_started(self) -> float | None: ...
+
+class ConsoleStore(StageStore, Protocol):
+    """The console and admin door (console/, the admin verbs, portability/): listings, history,
+    audit, counts, and a user's rows out and in."""
+
+    def listing(
+        self,
+        scope: Scope,
+        *,
+        status: str | None = None,
+        type_: str | None = None,
+        curated_only: bool = False,
+        oldest_first: bool = False,
+        limit: int = 100,
+    ) -> list[MemoryRecord]:
+        """Records of the scope for a listing (CLI, demo), of a status and type when given:
+        newest update first, or oldest creation first; `curated_only` leaves episodes out."""
+
+    def session_episodes(
+        self, scope: Scope, session_id: str, limit: int = 2000
+    ) -> list[MemoryRecord]:
+        """The episodes of a session (any status), oldest first."""
+
+    def session_messages(self, scope: Scope, session_id: str, limit: int = 5000) -> list[dict]:
+        """Non-empty messages carrying a turn id, in order: {turn_id, role, content}."""
+
+    def latest_successor(self, scope: Scope, record_id: str) -> MemoryRecord | None:
+        """The newest version that replaced record_id, if any."""
+
+    def versions(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
+        """The saved earlier versions of a record (of the scope's user and agent), oldest
+        first: {record_id, version, summary, detail, channel, confidence, turn_ids, valid_from,
+        superseded_at, ...}."""
+
+    def versions_in_scope(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
+        """`versions`, looked up by record id first (the console's page of one memory)."""
+
+    def audit_log(
+        self, scope: Scope, record_id: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """Audit rows of the scope (of one record), newest first."""
+
+    def audit_of(self, scope: Scope, ids: Sequence[str], limit: int = 500) -> list[dict[str, Any]]:
+        """Audit rows of these records, newest first."""
+
+    def counts_by_scope(self) -> list[dict[str, Any]]:
+        """{user_id, agent_id, status, type, n} for every non-empty group."""
+
+    def record_count(self) -> int:
+        """Records of every scope and status."""
+
+    def audit_purge_request(
+        self, user_id: str, agent_id: str | None, at: float, reason: str, writer: str
+    ) -> None:
+        """An audit row about a purge of a user, under the hashed user id."""
+
+    def user_records(
+        self, user_id: str, agent_id: str | None = None, *, newest_first: bool = False
+    ) -> list[MemoryRecord]:
+        """Every record of a user (every agent, or one), in written order or newest first."""
+
+    def user_rows(
+        self, table: str, user_id: str, agent_id: str | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """The user's rows of "versions", "audit", "sessions" or "messages", in written order,
+        as column -> value."""
+
+    def record_owner(self, record_id: str) -> tuple[str, str] | None:
+        """(user, agent) of the record with this id, in any scope."""
+
+    def holds(self, scope: Scope, record: MemoryRecord) -> bool:
+        """The store holds this record: its id (any scope), its text (any type or status),
+        or its summary under the same type and subject."""
+
+    def import_row(self, table: str, item: dict[str, Any]) -> int:
+        """Add one exported row of a user table unless one with its identity is there;
+        returns 1 when added."""
+
+
+class RecordStore(MaintenanceStore, ConsoleStore, Protocol):
+    """The source of truth: records, versions, keyword index, audit, outbox, sessions, the
+    short-term window and the maintenance log (every door's port), and the engine's own calls."""
+
+    def touch(self, scope: Scope, ids: Sequence[str], at: float) -> None:
+        """Reinforcement by access: count one access of each record, now."""
+
+    def session_neighbours(
+        self, scope: Scope, record_id: str, *, before: int, after: int, now: float
+    ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
+        """The live episodes logged just before and just after an episode in its session
+        (nearest first)."""
+
+    def close(self) -> None: ...
 
 
 # The vector index's ports: what recall and the indexer ask of it, and what reindex, doctor
@@ -455,13 +582,7 @@ class VectorIndex(Protocol):
 
     embedder_name: str
 
-    def upsert(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def upsert(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         """Put (id, vector, metadata) into a tier with their sentence parts, replacing what the
         tier held for those ids."""
 
@@ -534,168 +655,11 @@ class ManagedVectorIndex(VectorIndex, Protocol):
         """Zero freed bytes in the index's files (purge); bytes zeroed per file."""
 
 
-# The record store's ports for whole-store work: the forgetting jobs' look-ups, housekeeping
-# (reindex, doctor, purge, the console's counts) and portability (contracts in ports.py).
-
-
-class Forgetting(Protocol):
-    """The look-ups of the forgetting jobs (TTL, cleanup, compaction, the cap)."""
-
-    def scopes(self, user_id: str | None = None) -> list[Scope]:
-        """Every (user, agent) partition holding records (of one user), sorted."""
-
-    def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
-        """Active records whose `expires_at` has passed, oldest expiry first."""
-
-    def unused(
-        self,
-        scope: Scope,
-        kept_types: Sequence[str],
-        max_importance: float,
-        cutoff: float,
-        limit: int,
-    ) -> list[MemoryRecord]:
-        """Active or archived records not of `kept_types`, not explicit, of importance at most
-        `max_importance`, neither accessed nor updated after `cutoff`, in written order."""
-
-    def crowded_event_subjects(self, scope: Scope, more_than: int) -> list[str | None]:
-        """Subjects holding more than `more_than` active events, sorted."""
-
-    def live_event_count(self, scope: Scope, subject: str | None) -> int: ...
-
-    def oldest_live_events(
-        self, scope: Scope, subject: str | None, limit: int
-    ) -> list[MemoryRecord]:
-        """Active events of the subject (None: no subject), oldest first."""
-
-    def curated_count(self, scope: Scope, uncapped: Sequence[str]) -> int:
-        """Active records not of the `uncapped` types."""
-
-    def lowest_value(self, scope: Scope, uncapped: Sequence[str], limit: int) -> list[MemoryRecord]:
-        """Active records not of the `uncapped` types, lowest value first: profile and explicit
-        ones last, then by importance, last use, access count, age, written order."""
-
-
-class Housekeeping(Protocol):
-    """Whole-store work: reindex, doctor, purge, counts for the console, lifecycle."""
-
-    def records_by_id(self, ids: Sequence[str]) -> list[MemoryRecord]:
-        """Records for ids in any scope (the ids came from a scoped query)."""
-
-    def live_statuses(self, scope: Scope) -> dict[str, str]:
-        """record id -> status of the partition's records that are not inactive."""
-
-    def record_count(self) -> int:
-        """Records of every scope and status."""
-
-    def live_count(self) -> int:
-        """Records that are not inactive, in every scope."""
-
-    def embedder(self) -> str | None:
-        """The embedder the stored vectors come from (None: a new store)."""
-
-    def set_embedder(self, name: str) -> None: ...
-
-    def put_vector(self, record: MemoryRecord, vector: np.ndarray, model: str) -> None:
-        """Store a record's vector (without parts), replacing the one it had."""
-
-    def stale_vector_ids(self, model: str, dim: int, scope: Scope | None = None) -> list[str]:
-        """Live records whose stored vector is missing, of another model or dimension, or of
-        an older text, in written order."""
-
-    def part_stale_ids(self, max_parts: int, scope: Scope | None = None) -> list[str]:
-        """Live records whose sentence-part vectors are not the ones `max_parts` asks for."""
-
-    def retire_vectors(self, model: str, dim: int) -> int:
-        """Drop stored vectors of another model or dimension or of no record; record `model`
-        as the store's embedder. Returns how many were dropped."""
-
-    def orphan_vector_rows(self, *, delete: bool = False) -> int:
-        """Stored vectors of no record (deleted when `delete`)."""
-
-    def last_outbox_seq(self) -> int: ...
-
-    def clear_outbox(self, upto: int) -> int:
-        """Drop the outbox entries up to `upto` (a full rebuild covered them)."""
-
-    def pending_by_scope(self) -> dict[tuple[str, str], set[str]]:
-        """Records with outbox entries still to apply, by (user, agent)."""
-
-    def keyword_index_gaps(self) -> tuple[list[int], list[str]]:
-        """Keyword rows of no record (their keys), and ids of records with no keyword row."""
-
-    def repair_keyword_index(self, orphan: Sequence[int], missing: Sequence[str]) -> None: ...
-
-    def optimize_keyword_index(self) -> None:
-        """Compact the keyword index so deleted rows' tokens leave the disk (purge)."""
-
-    def user_agents(self, user_id: str, agent_id: str | None = None) -> list[str]:
-        """The agents under which the user has any row."""
-
-    def purge_user(
-        self, user_id: str, agent_id: str | None, at: float, writer: str
-    ) -> dict[str, int]:
-        """Delete every row of a user (every agent, or one); audit the purge under a hashed
-        user id. Returns rows removed per kind (records, fts, vectors, versions, outbox,
-        messages, sessions, audit)."""
-
-    def episodes_of_turns(self, scope: Scope, turns: Sequence[str]) -> list[str]:
-        """Ids of the episodes logged for these turns."""
-
-    def purge_records(
-        self, scope: Scope, ids: Sequence[str], turns: Sequence[str]
-    ) -> dict[str, int]:
-        """Delete records everywhere with their audit rows, and the short-term messages of
-        `turns`. Returns {vectors, records, audit, messages}."""
-
-    def purged_at(self, user_id: str, agent_id: str) -> float | None:
-        """When the user (every agent, or this one) was last purged."""
-
-    def audit_purge_request(
-        self, user_id: str, agent_id: str | None, at: float, reason: str, writer: str
-    ) -> None:
-        """An audit row about a purge of a user, under the hashed user id."""
-
-    def counts_by_scope(self) -> list[dict[str, Any]]:
-        """{user_id, agent_id, status, type, n} for every non-empty group."""
-
-    def vacuum(self) -> None:
-        """Give freed space back, so deleted content leaves the disk."""
-
-    def close(self) -> None: ...
-
-
-class Portability(Protocol):
-    """A user's rows out and in: the JSONL export, Markdown, OpenClaw imports."""
-
-    def user_records(
-        self, user_id: str, agent_id: str | None = None, *, newest_first: bool = False
-    ) -> list[MemoryRecord]:
-        """Every record of a user (every agent, or one), in written order or newest first."""
-
-    def user_rows(
-        self, table: str, user_id: str, agent_id: str | None = None
-    ) -> Iterator[dict[str, Any]]:
-        """The user's rows of "versions", "audit", "sessions" or "messages", in written order,
-        as column -> value."""
-
-    def record_owner(self, record_id: str) -> tuple[str, str] | None:
-        """(user, agent) of the record with this id, in any scope."""
-
-    def holds(self, scope: Scope, record: MemoryRecord) -> bool:
-        """The store holds this record: its id (any scope), its text (any type or status),
-        or its summary under the same type and subject."""
-
-    def import_row(self, table: str, item: dict[str, Any]) -> int:
-        """Add one exported row of a user table unless one with its identity is there;
-        returns 1 when added."""
-
-
 # The storage ports: what the pipeline stages ask of the record store and the vector index.
 #
 # Stages depend on these protocols, never on SQLite, Chroma or SQL. Each method names an intention
 # (the live memories of a subject, the profile, the session's neighbours) rather than a query, so a
-# backend (SQLite + FTS5 today, PostgreSQL next, pure-Python fakes in tests) answers it its own way.
+# backend (one SQL store over SQLite + FTS5 or PostgreSQL, a pure-Python fake) answers it its own way.
 #
 # Contracts every implementation keeps (the contract tests in `tests/test_store_contract.py` run
 # one suite against each):
@@ -715,46 +679,18 @@ class Portability(Protocol):
 # - Errors: a backend failure surfaces as `StoreError` (or a subclass); driver exceptions
 #   (sqlite3, chromadb, psycopg) never leave the store.
 
-# The ports live in one module per concern; this one is where stages import them from.
 __all__ = [
-    "AuditLog",
-    "EntityMemory",
-    "Forgetting",
-    "Housekeeping",
+    "ConsoleStore",
+    "IndexFeed",
     "ListPage",
     "ListQuery",
-    "MaintenanceLog",
+    "MaintenanceStore",
     "ManagedVectorIndex",
-    "MessageWindow",
-    "Outbox",
-    "Portability",
-    "RecordReads",
     "RecordStore",
-    "RecordWrites",
     "Scored",
-    "SessionLog",
-    "Transactional",
+    "StageStore",
     "VectorIndex",
     "content_hash",
     "hashed_user",
     "text_hash",
 ]
-
-
-class RecordStore(
-    Transactional,
-    RecordWrites,
-    RecordReads,
-    EntityMemory,
-    AuditLog,
-    Outbox,
-    SessionLog,
-    MessageWindow,
-    MaintenanceLog,
-    Forgetting,
-    Housekeeping,
-    Portability,
-    Protocol,
-):
-    """The source of truth: records, versions, keyword index, audit, outbox, sessions, the
-    short-term window and the maintenance log."""

@@ -1,70 +1,184 @@
-"""The SQL the SQLite and PostgreSQL backends share, with what differs as small parameters.
-
-A scope's condition, a record as a `records` row and back, the episodes around episodes, and the
-rows of an export and an import.
+"""What every SQL backend shares: the dialect (what differs between SQLite and PostgreSQL), the
+connection discipline, a scope's condition, a record as a `records` row and back, the episodes
+around episodes, and the rows of an export and an import.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import sys
-import sqlite3
-from dataclasses import dataclass
-from typing import Any, Collection, TypeVar, Sequence
+import threading
+from typing import Any, Collection, ContextManager, Iterator, TypeVar, Sequence
 from ..types import Scope, Channel, MemoryRecord, MemoryType, Source, Status
 from ..errors import StoreError
 from .ports import content_hash
 
-# What differs between the SQL of the two server-less and server backends, as small parameters.
+# What differs between the SQL of SQLite and PostgreSQL: the dialect.
 #
-# Statements shared by SQLite and PostgreSQL are written once (`store/sql.py`) with
-# these in place of the few spellings that differ: the parameter mark, null-safe equality, the
-# smaller and larger of two values, and how a table's columns are listed.
+# The record store's statements are written once (`store/records.py`, `store/sql_store.py`) with
+# `?` marks and these in place of the few spellings that differ: null-safe equality, the smaller
+# and larger of two values, a planner hint, the ties of a list's order, an upsert, a JSON list of
+# values, a key prefix, and the keyword index as a whole (SQLite's FTS5 table, PostgreSQL's
+# BM25 tables). Each backend's subclass lives beside its connection (`store/sqlite/dialect.py`,
+# `store/postgres/dialect.py`); a connection of a driver with another mark translates `?`.
+
+#: the highest code point: a key prefix's range ends below prefix + this
+MAX_CHAR = "\U0010ffff"
 
 
-@dataclass(frozen=True)
 class Dialect:
-    name: str
+    """One backend's spellings and its keyword index (subclasses: SQLite, PostgreSQL). The
+    spellings given here are SQLite's."""
+
+    name = ""
     #: the parameter mark of the driver (sqlite3: ?, psycopg: %s)
-    mark: str
+    mark = "?"
     #: equality that holds between two NULLs
-    same: str
+    same = "IS"
     #: the smaller and the larger of two values (SQLite's two-argument MIN and MAX)
-    least: str
-    greatest: str
+    least = "MIN"
+    greatest = "MAX"
+    #: before a column: keep it out of the planner's choice of index (SQLite's unary `+`)
+    hint = ""
+    #: after a list's order: what breaks its ties ("" leaves them to the index read)
+    tie = ""
 
     def marks(self, n: int) -> str:
         """n parameter marks, comma-separated."""
         return ", ".join([self.mark] * n)
 
+    def order(self, order: str) -> str:
+        """A record list's order with this backend's tie-breaker."""
+        return order if not self.tie or "rid" in order else order + self.tie
+
     def columns(self, conn: Any, table: str) -> set[str]:
         """The column names of a table."""
-        if self.name == "sqlite":
-            return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-        return {
-            row[0]
-            for row in conn.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
-                "AND table_schema = current_schema()",
-                (table,),
-            ).fetchall()
-        }
+        raise NotImplementedError
+
+    def upsert(self, table: str, columns: Sequence[str], key: Sequence[str]) -> str:
+        """An INSERT of `columns` (with `?` marks) that replaces the row with the same `key`."""
+        raise NotImplementedError
+
+    def json_values(self) -> str:
+        """A subquery of the values of a JSON list given as one parameter."""
+        raise NotImplementedError
+
+    def extending(self, column: str, prefix: str) -> tuple[str, list[str]]:
+        """The condition (and its arguments) of a key that begins with `prefix` and is longer,
+        and the collation that orders keys by code point."""
+        raise NotImplementedError
+
+    #: after ORDER BY a key: order by code point
+    binary = ""
+
+    # ---- the keyword index: one document per record, its search tokens (`text.fts_document`)
+
+    def index_text(self, conn: Any, rid: int, record: MemoryRecord) -> None:
+        """The record's keyword row(s)."""
+        raise NotImplementedError
+
+    def unindex(self, conn: Any, rids: Sequence[int]) -> int:
+        """Drop the keyword rows of these records; how many documents went."""
+        raise NotImplementedError
+
+    def keyword_search(
+        self, conn: Any, scope: Scope, text: str, *, statuses: Sequence[str], limit: int
+    ) -> list[tuple[str, float]]:
+        """(record id, BM25 > 0) of the scope's records of `statuses` matching text, best first."""
+        raise NotImplementedError
+
+    def search_tokens(self, conn: Any, ids: Sequence[str]) -> dict[str, frozenset[str]]:
+        """record id -> its search tokens as the keyword index holds them."""
+        raise NotImplementedError
+
+    def keyword_gaps(self, conn: Any) -> tuple[list[int], list[str]]:
+        """Keyword rows of no record (their keys), and ids of records with no keyword row."""
+        raise NotImplementedError
+
+    def optimize_keyword_index(self, conn: Any) -> None:
+        """Let deleted rows' tokens leave the disk."""
+
+    def text_filter(self, scope: Scope, text: str, cap: int) -> tuple[str, list[Any]]:
+        """The console's keyword filter: rid among the newest `cap` matches of text."""
+        raise NotImplementedError
+
+    def list_index(self, column: str) -> str:
+        """What follows `FROM records` in a console page's read of its sort column's range."""
+        return ""
 
 
-SQLITE = Dialect("sqlite", "?", "IS", "MIN", "MAX")
-POSTGRES = Dialect("postgres", "%s", "IS NOT DISTINCT FROM", "LEAST", "GREATEST")
+class SharedConnection:
+    """One connection shared by a process's threads behind a lock: reads, and write
+    transactions in which nested calls join the outer one. A backend's subclass opens `_conn`
+    (with `_lock` and `_depth`) and says how its write transaction begins and ends."""
+
+    _conn: Any
+    _lock: threading.RLock
+    _depth: int
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Any]:
+        with self._lock:
+            yield self._conn
+
+    def nested(self) -> bool:
+        """True inside this thread's own write transaction (another thread's holds the lock)."""
+        with self._lock:
+            return self._depth > 0
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Any]:
+        """A write transaction; nested calls join the outer one."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._depth = 1
+            try:
+                with self._transaction():
+                    yield self._conn
+            finally:
+                self._depth = 0
+
+    def _transaction(self) -> ContextManager[None]:
+        """The backend's outermost write transaction (committed on leaving, rolled back on an
+        error)."""
+        raise NotImplementedError
 
 
-# The SQL condition of a scope, shared by the SQLite statements of `records` and `entities`.
+def dialect_of(conn: Any) -> Dialect:
+    """The dialect of an open connection: its own (a PostgreSQL connection names it), else
+    SQLite's (sqlite3's and SQLCipher's connections)."""
+    found = getattr(conn, "dialect", None)
+    if isinstance(found, Dialect):
+        return found
+    from .sqlite.dialect import SQLITE  # late: the SQLite package builds on this module
+
+    return SQLITE
 
 
-def scope_sql(scope: Scope, alias: str = "", *, by_id: bool = False) -> tuple[str, list]:
+def as_dict(row: Any) -> dict[str, Any]:
+    """A row (sqlite3.Row, or a PostgreSQL row answering keys()) as column -> value."""
+    return dict(zip(row.keys(), row))
+
+
+# The SQL condition of a scope, shared by the statements of `records` and `entities`.
+
+
+def scope_sql(
+    scope: Scope, alias: str = "", *, by_id: bool = False, hint: str = "+"
+) -> tuple[str, list]:
     """The scope's condition. `by_id`: for a lookup by a list of ids, which should use the id's
     unique index; SQLite otherwise picked a (user, agent) index and scanned every row of the
-    user (3 ms at 1,000 records a user)."""
-    a = ("+" if by_id else "") + (f"{alias}." if alias else "")
+    user (3 ms at 1,000 records a user). `hint`: the dialect's (`Dialect.hint`)."""
+    a = (hint if by_id else "") + (f"{alias}." if alias else "")
     sql = f"{a}user_id = ? AND {a}agent_id = ?"
     args: list = [scope.user_id, scope.agent_id]
     if scope.workspace is not None:
@@ -304,7 +418,7 @@ Around = tuple[list[MemoryRecord], list[MemoryRecord]]
 # the episode's time on; SQLite otherwise walked the user's history by (user, agent, type or
 # status, created_at) through every other session's rows (2x the whole read at 10k memories)
 _LIVE = (
-    "{scope} AND e.session_id = ep.session_id AND +e.type = 'episode' AND +e.status = 'active' "
+    "{scope} AND e.session_id = ep.session_id AND {h}e.type = 'episode' AND {h}e.status = 'active' "
     "AND (e.expires_at IS NULL OR e.expires_at > ?)"
 )
 _SIDE = (
@@ -315,15 +429,15 @@ _SIDE = (
 )
 
 
-def _statement(scope: Scope) -> tuple[str, list]:
+def _statement(d: Dialect, scope: Scope) -> tuple[str, list]:
     """The statement and its scope's arguments, in the order of its places: the episodes, the
     earlier side, the later side (each: scope, now, limit; the ids and limits are the caller's)."""
-    found, found_args = scope_sql(scope, "r", by_id=True)
+    found, found_args = scope_sql(scope, "r", by_id=True, hint=d.hint)
     within, within_args = scope_sql(scope, "e")
-    live = _LIVE.format(scope=within)
+    live = _LIVE.format(scope=within, h=d.hint)
     text = (
         f"WITH ep AS (SELECT r.id, r.rid, r.session_id, r.created_at FROM records r "
-        f"WHERE r.id IN (SELECT value FROM json_each(?)) AND {found} "
+        f"WHERE r.id IN ({d.json_values()}) AND {found} "
         f"AND r.session_id IS NOT NULL) "
         + _SIDE.format(side=0, live=live, cmp="<", order="DESC")
         + " UNION ALL "
@@ -333,7 +447,7 @@ def _statement(scope: Scope) -> tuple[str, list]:
 
 
 def neighbours_of(
-    db: sqlite3.Connection,
+    db: Any,
     scope: Scope,
     record_ids: Sequence[str],
     *,
@@ -346,7 +460,7 @@ def neighbours_of(
     out: dict[str, Around] = {rid: ([], []) for rid in record_ids}
     if not out or (before <= 0 and after <= 0):
         return out
-    text, (found_args, within_args) = _statement(scope)
+    text, (found_args, within_args) = _statement(dialect_of(db), scope)
     params = [
         json.dumps(list(out)),
         *found_args,
@@ -369,7 +483,7 @@ def neighbours_of(
     return out
 
 
-def _made(made: dict[str, MemoryRecord], row: sqlite3.Row) -> MemoryRecord:
+def _made(made: dict[str, MemoryRecord], row: Any) -> MemoryRecord:
     r = made.get(row["id"])
     if r is None:
         r = made[row["id"]] = row_to_record(row)

@@ -6,11 +6,10 @@ Records' vectors in the record store, a brute-force numpy index, and the index b
 
 from __future__ import annotations
 
-import sqlite3
 import numpy as np
 import threading
 import logging
-from typing import Any, Iterable, Sequence, TYPE_CHECKING, Mapping
+from typing import Any, Iterable, Sequence, TYPE_CHECKING
 from ..types import MemoryRecord, Scope
 from .ports import (
     TIER_STATUS,
@@ -19,28 +18,35 @@ from .ports import (
     Scored,
     part_ids,
     record_of,
-    RecordReads,
+    IndexFeed,
     IndexSearch,
+    Parts,
+    VectorItems,
 )
 from ..errors import IndexMismatchError, ConfigError
+from .sql import dialect_of
 from .indexer import IndexWatch
 
 if TYPE_CHECKING:
     from .vector import ChromaIndex
 
-# Records' vectors and sentence-part vectors in SQLite's `vectors` table, filed under the
+# Records' vectors and sentence-part vectors in the SQL stores' `vectors` table, filed under the
 # text they embed (`content_hash`).
 
 
-def put_vector(db: sqlite3.Connection, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
+_VECTOR_COLUMNS = ("record_id", "model", "content_hash", "dim", "vec", "parts")
+
+
+def put_vector(db: Any, r: MemoryRecord, vec: np.ndarray, model: str) -> None:
+    """The record's vector, replacing the one it had (and its parts)."""
     arr = np.asarray(vec, dtype=np.float32)
     db.execute(
-        "INSERT OR REPLACE INTO vectors(record_id, model, content_hash, dim, vec) VALUES (?, ?, ?, ?, ?)",
-        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes()),
+        dialect_of(db).upsert("vectors", _VECTOR_COLUMNS, ("record_id",)),
+        (r.id, model, content_hash(r), int(arr.shape[0]), arr.tobytes(), None),
     )
 
 
-def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None) -> None:
+def put_parts(db: Any, r: MemoryRecord, parts: np.ndarray | None) -> None:
     """Attach sentence-part vectors to the record's vector row, if that row holds the vector of
     this very text (`put_vector` writes a row without parts)."""
     blob = (
@@ -52,22 +58,11 @@ def put_parts(db: sqlite3.Connection, r: MemoryRecord, parts: np.ndarray | None)
     )
 
 
-def vectors_for(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, np.ndarray]:
-    out: dict[str, np.ndarray] = {}
-    for chunk in _chunks(list(ids), 500):
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(
-            f"SELECT record_id, vec FROM vectors WHERE record_id IN ({marks})", chunk
-        ):
-            out[row["record_id"]] = np.frombuffer(row["vec"], dtype=np.float32)
-    return out
-
-
 def vectors_with_parts(
-    db: sqlite3.Connection, ids: Sequence[str]
+    db: Any, ids: Sequence[str]
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """`vectors_for` and, in the same read, record id -> its sentence-part vectors (k, d) for
-    the records that have parts."""
+    """record id -> its stored (normalised) vector and, in the same read, record id -> its
+    sentence-part vectors (k, d) for the records that have parts."""
     vecs: dict[str, np.ndarray] = {}
     parts: dict[str, np.ndarray] = {}
     for chunk in _chunks(list(ids), 500):
@@ -87,8 +82,7 @@ def tier_vectors(
     db: Any, scope: Scope, tier: str, at_most: int | None = None, mark: str = "?"
 ) -> list[TierVector] | None:
     """The vectors of a (user, agent)'s tier, every workspace's, or None when the tier holds more
-    than `at_most` records (counted on the scope index first, reading no vector). `db`: a SQLite
-    connection, or PostgreSQL's (`mark` "%s"): the same two statements."""
+    than `at_most` records (counted on the scope index first, reading no vector)."""
     key = (scope.user_id, scope.agent_id, TIER_STATUS[tier])
     if at_most is not None:
         (n,) = db.execute(
@@ -158,13 +152,7 @@ class NumpyIndex:
     def stamp_embedder(self) -> None:
         self._stamp = (self.embedder_name, self.dim)
 
-    def upsert(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def upsert(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         if not items:
             return
         with self._lock:
@@ -282,7 +270,7 @@ class TieredIndex:
     """A `ManagedVectorIndex`: Chroma for tiers of more than `exact_below` records, an exact
     search of the store's vectors for the rest. Everything else is Chroma's (delegated)."""
 
-    def __init__(self, chroma: "ChromaIndex", store: RecordReads, exact_below: int) -> None:
+    def __init__(self, chroma: "ChromaIndex", store: IndexFeed, exact_below: int) -> None:
         if isinstance(exact_below, bool) or not isinstance(exact_below, int) or exact_below < 0:
             raise ConfigError(
                 "storage.vector_store.exact_below: expected an integer >= 0 (records a tier "
@@ -344,13 +332,7 @@ class TieredIndex:
 
     # ---- writes -----------------------------------------------------------------------------
 
-    def upsert(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def upsert(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         if not items:
             return
         if not self.exact_below:

@@ -20,7 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence, TYPE_CHECKING, Callable
 from ..errors import StoreError, ConfigError, IndexMismatchError, OpenClawMemoryError
-from .ports import part_ids, record_of
+from .ports import Parts, VectorItems, part_ids, record_of
 from ..types import Scope
 
 # Chroma's client and its files on disk: opening a store (and forgetting one that failed to
@@ -436,13 +436,7 @@ class ChromaIndex:
 
     # ---- writes -----------------------------------------------------------------------------
 
-    def upsert(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def upsert(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         """Put records' vectors (id, vector, metadata) into a tier, with their sentence-part
         vectors (`parts`: id -> (k, d)), replacing whatever the index held for those records."""
         if not items:
@@ -474,13 +468,7 @@ class ChromaIndex:
         """Whether the tier has a collection (creates none)."""
         return self._store(scope, tier, create=False) is not None
 
-    def fill(
-        self,
-        scope: Scope,
-        tier: str,
-        items: Sequence[tuple[str, np.ndarray, dict]],
-        parts: Mapping[str, np.ndarray] | None = None,
-    ) -> None:
+    def fill(self, scope: Scope, tier: str, items: VectorItems, parts: Parts = None) -> None:
         """Build a tier's collection holding these vectors, visible only once whole: it is
         filled under a temporary name and renamed. When a collection of that name appeared
         meanwhile (another writer built it), the vectors are upserted into that one instead."""

@@ -143,13 +143,11 @@ class SearchMixin(MemoryBase):
     def search_tokens(self, ids: Sequence[str]) -> dict[str, frozenset[str]]:
         return {i: frozenset(self.s.tokens[i]) for i in ids if i in self.s.tokens}
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        return {i: self.s.vectors[i]["vec"] for i in ids if i in self.s.vectors}
-
     def vectors_with_parts(
         self, ids: Sequence[str]
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        vecs, parts = self.vectors(ids), {}
+        vecs = {i: self.s.vectors[i]["vec"] for i in ids if i in self.s.vectors}
+        parts = {}
         for i in vecs:
             row = self.s.vectors[i]
             if row["parts"] is not None:

@@ -161,9 +161,6 @@ class LogsMixin(MemoryBase):
             if m["in_window"]
         ]
 
-    def window_tokens(self, scope: Scope, session_id: str) -> int:
-        return sum(m["tokens"] for m in self.window_messages(scope, session_id))
-
     def leave_window(self, scope: Scope, session_id: str, seqs: Sequence[int] | None) -> None:
         chosen = None if seqs is None else set(seqs)
         for m in self._session_messages(scope, session_id):
@@ -266,6 +263,3 @@ class LogsMixin(MemoryBase):
     def recent_runs(self, limit: int) -> list[dict[str, Any]]:
         rows = sorted(self.s.runs, key=lambda r: (-r["started_at"], -r["id"]))
         return [dict(r) for r in rows[: int(limit)]]
-
-    def last_run_started(self) -> float | None:
-        return max((r["started_at"] for r in self.s.runs), default=None)

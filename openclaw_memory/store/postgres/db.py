@@ -1,57 +1,18 @@
-"""The PostgreSQL connection, the shared pieces of its statements, and scratch databases."""
+"""The PostgreSQL connection (it takes the shared statements' `?` marks), and scratch databases."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import uuid
 from typing import Any, Iterable, Iterator, Sequence
-from ...types import MemoryRecord, Scope
-from ..records import _COLUMNS, _row_values, row_to_record
 from ...errors import StoreError
 from . import psycopg_module
+from ..sql import SharedConnection
+from .dialect import POSTGRES
 from .schema import migrate
-
-# Shared pieces of the PostgreSQL statements: the scope's condition and the record row.
-
-COLUMNS = _COLUMNS
-COLUMN_NAMES = tuple(c.strip() for c in _COLUMNS.split(","))
-PLACEHOLDERS = ", ".join(["%s"] * len(COLUMN_NAMES))
-
-
-def scope_sql(scope: Scope, alias: str = "", *, named: bool = False) -> tuple[str, Any]:
-    """The scope's condition and its arguments (a list, or a dict when `named`). A workspace
-    scope also sees the records with no workspace."""
-    a = f"{alias}." if alias else ""
-    if named:
-        sql = f"{a}user_id = %(s_user)s AND {a}agent_id = %(s_agent)s"
-        args: dict[str, Any] = {"s_user": scope.user_id, "s_agent": scope.agent_id}
-        if scope.workspace is not None:
-            sql += f" AND ({a}workspace = %(s_ws)s OR {a}workspace IS NULL)"
-            args["s_ws"] = scope.workspace
-        return sql, args
-    sql = f"{a}user_id = %s AND {a}agent_id = %s"
-    values: list[Any] = [scope.user_id, scope.agent_id]
-    if scope.workspace is not None:
-        sql += f" AND ({a}workspace = %s OR {a}workspace IS NULL)"
-        values.append(scope.workspace)
-    return sql, values
-
-
-def row_values(record: MemoryRecord) -> tuple:
-    """The record's column values, in COLUMNS' order."""
-    return _row_values(record)
-
-
-def to_record(row: Any) -> MemoryRecord:
-    """A `records` row (any row answering keys()) as a MemoryRecord."""
-    return row_to_record(row)
-
-
-def to_records(rows: Any) -> list[MemoryRecord]:
-    return [row_to_record(r) for r in rows]
-
 
 # The PostgreSQL connection: one per process, shared by its threads behind a lock.
 #
@@ -106,8 +67,17 @@ def _row_factory(cursor: Any) -> Any:
     return make
 
 
+@functools.lru_cache(maxsize=1024)
+def _psycopg_marks(sql: str) -> str:
+    """A statement written with `?` marks (the store's shared SQL) in psycopg's `%s`."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
 class Connection:
-    """The connection `read()` and `write()` yield: `execute` maps psycopg's errors."""
+    """The connection `read()` and `write()` yield: `execute` takes the shared statements' `?`
+    marks as well as psycopg's own, and maps psycopg's errors."""
+
+    dialect = POSTGRES
 
     def __init__(self, conn: Any, where: str) -> None:
         self._conn = conn
@@ -115,6 +85,8 @@ class Connection:
 
     def execute(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> Any:
         psycopg = psycopg_module()
+        if "?" in sql and not isinstance(args, dict):
+            sql = _psycopg_marks(sql)
         try:
             return self._conn.execute(sql, args or None)
         except psycopg.Error as exc:
@@ -122,6 +94,8 @@ class Connection:
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         psycopg = psycopg_module()
+        if "?" in sql:
+            sql = _psycopg_marks(sql)
         try:
             with self._conn.cursor() as cur:
                 cur.executemany(sql, rows)
@@ -142,7 +116,7 @@ class Connection:
         return n
 
 
-class PostgresDatabase:
+class PostgresDatabase(SharedConnection):
     """The store's PostgreSQL database: migrated on open, one connection, writes serialized."""
 
     def __init__(self, dsn: str, *, connect_timeout_s: int = 10) -> None:
@@ -168,36 +142,14 @@ class PostgresDatabase:
             raise StoreError(f"{self.where}: migration failed: {_first_line(exc)}") from exc
 
     @contextlib.contextmanager
-    def read(self) -> Iterator[Connection]:
-        with self._lock:
-            yield self._conn
-
-    def nested(self) -> bool:
-        """True inside this thread's own write transaction."""
-        with self._lock:
-            return self._depth > 0
-
-    @contextlib.contextmanager
-    def write(self) -> Iterator[Connection]:
-        """A write transaction; nested calls join the outer one."""
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self._conn
-                finally:
-                    self._depth -= 1
-                return
-            psycopg = psycopg_module()
-            self._depth = 1
-            try:
-                with self._raw.transaction():
-                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                    yield self._conn
-            except psycopg.Error as exc:  # raised by the commit itself
-                raise StoreError(f"{self.where}: commit failed: {_first_line(exc)}") from exc
-            finally:
-                self._depth = 0
+    def _transaction(self) -> Iterator[None]:
+        psycopg = psycopg_module()
+        try:
+            with self._raw.transaction():
+                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                yield
+        except psycopg.Error as exc:  # raised by the commit itself
+            raise StoreError(f"{self.where}: commit failed: {_first_line(exc)}") from exc
 
     def vacuum(self) -> None:
         """Reclaim the space of deleted rows (VACUUM runs outside a transaction)."""

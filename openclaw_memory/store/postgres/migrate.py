@@ -30,7 +30,7 @@ from ..db import Database
 from ..keys import StoreKey, resolve_key
 from ..records import row_to_record
 from .db import Connection, PostgresDatabase
-from .records import document_terms
+from .dialect import document_terms
 
 #: tables copied column for column, in this order, with the key that orders the copy
 _TABLES = {

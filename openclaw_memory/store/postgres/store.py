@@ -1,4 +1,4 @@
-"""`PostgresRecordStore`: the record store port over PostgreSQL.
+"""`PostgresRecordStore`: the SQL record store (`store/sql_store.py`) over PostgreSQL.
 
 Several service processes may share one database: write transactions queue on one advisory
 lock (see `db.py`), maintenance runs under the store's lease, and every read goes to the
@@ -9,29 +9,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .housekeeping import Console
+from ..sql_store import SqlStore
 from .db import PostgresDatabase
-from .entities import Entities
-from .housekeeping import Forgetting
-from .housekeeping import Housekeeping
-from .logs import Logs
-from .housekeeping import Portability
-from .records import Reads
-from .housekeeping import Upkeep
-from .records import Writes
+from .dialect import POSTGRES
 
 if TYPE_CHECKING:
     from ..ports import RecordStore
 
 
-class PostgresRecordStore(
-    Writes, Reads, Entities, Logs, Housekeeping, Forgetting, Upkeep, Console, Portability
-):
+class PostgresRecordStore(SqlStore):
     """The source of truth in PostgreSQL: records, versions, keyword index, audit, outbox,
     sessions, the short-term window and the maintenance log."""
 
     def __init__(self, db: PostgresDatabase) -> None:
-        self.db = db
+        super().__init__(db, POSTGRES)
 
     @classmethod
     def open(cls, dsn: str) -> "PostgresRecordStore":

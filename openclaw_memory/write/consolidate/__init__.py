@@ -19,7 +19,7 @@ from .decide import CLAIM_TYPES, Decisions
 from .records import RecordWrites, keyed_id, new_id
 from ...extract.entities import world_names
 from ..policy import POLICY
-from ...store.ports import RecordStore
+from ...store.ports import StageStore
 from ...types import Candidate, MemoryRecord, MemoryType, Scope, Source, WriteResult
 
 
@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 class Consolidator:
     def __init__(
         self,
-        store: RecordStore,
+        store: StageStore,
         embedder: BaseEmbedding,
         model_name: str,
         clock: Clock,

@@ -211,7 +211,7 @@ class ChangeTargets:
         speaker."""
         if not claims:
             return None
-        vecs = db.vectors([c.id for c in claims])
+        vecs = db.vectors_with_parts([c.id for c in claims])[0]
         scored = sorted(
             ((float(np.dot(vecs[c.id], vec)), c) for c in claims if c.id in vecs),
             key=lambda x: -x[0],
@@ -268,7 +268,7 @@ class ChangeTargets:
         pool = self.statements(db, new, who, names)
         if not pool:
             return None
-        vecs = db.vectors([e.id for e in pool])
+        vecs = db.vectors_with_parts([e.id for e in pool])[0]
         scored = sorted(
             ((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0]
         )
@@ -346,7 +346,7 @@ class ChangeTargets:
         now" after "I eat meat every day")."""
         names = speaker_names(new)
         pool = [*claims, *self.statements(db, new, who, names)]
-        vecs = db.vectors([r.id for r in pool])
+        vecs = db.vectors_with_parts([r.id for r in pool])[0]
         scored = sorted(
             ((float(np.dot(vecs[r.id], vec)), r) for r in pool if r.id in vecs),
             key=lambda x: -x[0],
@@ -553,7 +553,7 @@ class FrameMatcher:
 
 def _nearest(db, pool: list[MemoryRecord], vec: np.ndarray) -> list[MemoryRecord]:
     """The pool nearest first (claims and statements without a vector last)."""
-    vecs = db.vectors([r.id for r in pool])
+    vecs = db.vectors_with_parts([r.id for r in pool])[0]
     return sorted(
         pool, key=lambda r: -float(np.dot(vecs[r.id], vec)) if r.id in vecs else float("inf")
     )

@@ -167,7 +167,7 @@ class Decisions:
             )
         if not pool:
             return None, 0.0
-        vecs = db.vectors([p.id for p in pool])
+        vecs = db.vectors_with_parts([p.id for p in pool])[0]
         scored = [(self._same(p, r, vecs.get(p.id), vec), p) for p in pool]
         sim, best = max(scored, key=lambda x: x[0])
         if not r.subject and sim < self.threshold:
@@ -192,7 +192,7 @@ class Decisions:
         pool = [p for p in pool if p.id != r.id and not is_instruction(p.subject, p.summary)]
         if not pool:
             return None, 0.0
-        vecs = db.vectors([p.id for p in pool])
+        vecs = db.vectors_with_parts([p.id for p in pool])[0]
         scored = sorted(
             ((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs), key=lambda x: -x[0]
         )
@@ -243,7 +243,7 @@ class Decisions:
             created_at=said.created_at,
             updated_at=said.created_at,
         )
-        db.insert(claim, db.vectors([said.id]).get(said.id), self.writes.model)
+        db.insert(claim, db.vectors_with_parts([said.id])[0].get(said.id), self.writes.model)
         db.audit(
             r.scope,
             claim.id,
