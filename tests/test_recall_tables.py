@@ -10,6 +10,7 @@ from openclaw_memory.core import switches_from
 from openclaw_memory.lang import Languages
 from openclaw_memory.lang.heads import subject_of_role
 from openclaw_memory.lang.text import unspaced
+from openclaw_memory.recall.channels import request_keys
 from openclaw_memory.recall.kinds import kinds_named, names_several
 from openclaw_memory.recall.query import build_query, explicit_dates
 from openclaw_memory.recall.timeref import asks_duration, time_reference
@@ -119,3 +120,21 @@ def test_an_attribute_word_is_keyed_in_its_own_language(word, subject):
     """The role table of the word's language keys it ("boss", 老板: the manager; "car", 车: the
     car), else its head."""
     assert subject_of_role(word) == subject
+
+
+@pytest.mark.parametrize(
+    "text,key",
+    [
+        ("what did caroline do last week?", "caroline"),
+        ("刘婷学车经历了哪些阶段？", "刘婷"),
+        ('对，"エビアレルギーです"我说了不下二十次', "二十次"),
+    ],
+)
+def test_a_request_names_entities_by_the_words_of_its_language(text, key):
+    """English by runs of words, Chinese by jieba's words, a Japanese quotation in a Chinese
+    request aside."""
+    assert key in request_keys(text)
+
+
+def test_a_japanese_request_is_not_cut_by_the_chinese_dictionary():
+    assert request_keys("東京に行きました") == frozenset()

@@ -144,10 +144,12 @@ def request_keys(text: str) -> frozenset[str]:
     # Chinese: jieba's words below hold the names; tagging them too would double the cost
     keys = {e.key for e in extract(text)} if text.isascii() else set()
     langs = all_on()
-    words = [w for w in langs.any_of(REFERENCE, "written_word").findall(text) if w.isascii()]
+    runs = langs.any_of(REFERENCE, "written_word").findall(text)
+    words = [w for w in runs if w.isascii()]
     for n in (1, 2, 3):
         keys.update(normalise(" ".join(words[i : i + n])) for i in range(len(words) - n + 1))
-    if langs.of(text).tokenizer_name == "jieba":  # a text in a language jieba segments
+    # words of a language jieba segments (Chinese; a Japanese quotation in it aside)
+    if any(not w.isascii() and langs.of(w).tokenizer_name == "jieba" for w in runs):
         from ..lang.text import _jieba
 
         jieba = _jieba()
