@@ -54,10 +54,10 @@ class UserPages(ConsoleBase):
                 raise ValidationError("confirm: type the user id exactly to purge this user")
             agent = None if form.get("all_agents") == "1" else scope.agent_id
             self.mw.purge_user(scope.user_id, agent)
-            self.mw.engine.store.audit_purge_request(
+            self.mw.store.audit_purge_request(
                 scope.user_id,
                 agent,
-                self.mw.engine.clock.now(),
+                self.mw.clock.now(),
                 "purge of the user requested in the console",
                 WRITER,
             )
@@ -595,7 +595,7 @@ class MemoryPages(ConsoleBase):
             from ..maintain.doctor import purge_record
 
             purge_record(engine, scope, memory_id)
-            engine.store.audit(
+            self.mw.store.audit(
                 scope,
                 memory_id,
                 "purge",

@@ -133,13 +133,13 @@ def _store_gauges(mw: Any) -> Iterator[Metric]:
         yield _gauge(
             "openclaw_memory_capture_queue_depth", "Captures queued, not written", worker.pending()
         )
-    engine = getattr(mw, "engine", None)
-    if engine is None:
+    store = getattr(mw, "store", None)
+    if store is None:
         return
     try:
-        pending = engine.store.pending()
-        records = {"all": engine.store.record_count(), "live": engine.store.live_count()}
-        recent = _runs(engine.store)
+        pending = store.pending()
+        records = {"all": store.record_count(), "live": store.live_count()}
+        recent = _runs(store)
     except Exception:  # a scrape must answer even when the store does not
         log.exception("metrics: the store could not be read")
         return
