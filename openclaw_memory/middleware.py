@@ -47,7 +47,7 @@ from .inject.render import inject, validate_messages
 from .lang.text import message_text, valid_unicode
 from .procedure.distil import ProcedureTracker
 from .recall.recaller import Recaller
-from .runtime.worker import UserJobs, Worker
+from .core.worker import UserJobs, Worker
 from .store.ports import RecordStore
 from .types import Candidate, InjectionPlan, MemoryRecord, ScoredMemory, Scope, Turn, WriteResult
 from .write.consolidate import MemoryWriter
@@ -520,7 +520,7 @@ class MemoryMiddleware:
     def warm_up(self) -> None:
         """Load the lazy parts (tokenizers, jieba's dictionaries, the embedding model) now, so the
         first capture does not hold up the first recall."""
-        from .extract.entities import extract as extract_entities
+        from .lang.entities import extract as extract_entities
         from .extract.base import is_contentless
         from .core.tokens import count_tokens
         from .lang.text import in_every_language as warm  # each language's warm-up table

@@ -45,15 +45,15 @@ class Channel(str, enum.Enum):
     SUMMARY = "summary"
 
 
-#: per-type rules and the trust order live in write/policy.py (which imports this module); these names
+#: per-type rules and the trust order live in core/policy.py (which imports this module); these names
 #: stay importable from here for code written before the table
 _MOVED_TO_POLICY = frozenset({"KEYED_TYPES", "APPEND_ONLY_TYPES", "CHANNEL_PRIORITY"})
 
 
 def __getattr__(name: str) -> Any:
-    """The names that moved to write/policy.py, read from there on first use (PEP 562)."""
+    """The names that moved to core/policy.py, read from there on first use (PEP 562)."""
     if name in _MOVED_TO_POLICY:
-        from .write import policy
+        from .core import policy
 
         return getattr(policy, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -257,3 +257,17 @@ class InjectionPlan:
     sections: Mapping[str, int] = field(default_factory=dict)
     tokens: int = 0
     to_confirm: Sequence[MemoryRecord] = ()
+
+
+@dataclass(frozen=True)
+class ToolEvent:
+    """One finished tool call as the host reports it (after_tool_call)."""
+
+    tool: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    outcome: str = ""
+    ok: bool = True
+    files: tuple[str, ...] = ()
+    duration_ms: float | None = None
+    #: the capture id of the request that reported it (its event memory's stable key), if any
+    key: str | None = None

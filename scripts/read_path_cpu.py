@@ -176,7 +176,7 @@ def report(mw: Any, embedder: Any, queries: list, bank: list, args: argparse.Nam
 STAGES = (
     ("before_request", "openclaw_memory.middleware:MemoryMiddleware.before_request"),
     ("  sessions.open", "openclaw_memory.capture.pipeline:Sessions.open"),
-    ("  read_your_writes", "openclaw_memory.runtime.worker:UserJobs.read_your_writes"),
+    ("  read_your_writes", "openclaw_memory.core.worker:UserJobs.read_your_writes"),
     ("  recall", "openclaw_memory.recall.recaller:Recaller.recall"),
     ("    build_query", "openclaw_memory.recall.query:build_query"),
     ("    query embedding", "openclaw_memory.embed.embedding:QueryVectors.embed"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openclaw_memory.extract.entities import (
+from openclaw_memory.lang.entities import (
     DATE,
     NAME,
     ORG,

@@ -166,7 +166,7 @@ def test_a_profile_frame_switched_off_stops_acting(clause, rule, subject):
     ],
 )
 def test_a_naming_rule_switched_off_finds_no_name(text, rule, name):
-    from openclaw_memory.extract.entities import world_names
+    from openclaw_memory.lang.entities import world_names
 
     assert world_names(text) == [name]
     assert world_names(text, Languages(switches_from([rule]))) == []

@@ -6,7 +6,7 @@ import pytest
 from openclaw_memory import lang
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.core import switches_from
-from openclaw_memory.extract import entities
+from openclaw_memory.lang import entities
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.types import Scope, Turn
 

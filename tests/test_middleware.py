@@ -329,7 +329,7 @@ def test_injected_memories_are_reinforced_in_the_background_and_others_are_not(m
 
 
 def test_a_job_without_barrier_does_not_hold_up_the_users_next_read_but_a_full_flush_waits():
-    from openclaw_memory.runtime.worker import Job, Worker
+    from openclaw_memory.core.worker import Job, Worker
 
     worker, gate, done = Worker(), threading.Event(), []
     worker.submit(Job(ALICE, lambda: (gate.wait(10), done.append("touch")), "touch", barrier=False))

@@ -11,7 +11,7 @@ from openclaw_memory.embed.embedding import HashEmbedding
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
-from openclaw_memory.runtime.worker import Job
+from openclaw_memory.core.worker import Job
 
 SYSTEM = {"role": "system", "content": "You are helpful."}
 TURNS = [  # (user, session, text): restatements, a change, a forget, chat, Chinese and English

@@ -1,15 +1,15 @@
-"""Names a text gives or shows as the speaker's (extract/entities.py), Chinese and English side by
+"""Names a text gives or shows as the speaker's (lang/entities.py), Chinese and English side by
 side: each rule with the texts it reads as a name and those it must not."""
 
 from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.extract.entities import NAME, extract, normalise
-from openclaw_memory.extract.entities import business_names
-from openclaw_memory.extract.entities import cared_names
-from openclaw_memory.extract.entities import given_names
-from openclaw_memory.extract.entities import world_names
+from openclaw_memory.lang.entities import NAME, extract, normalise
+from openclaw_memory.lang.entities import business_names
+from openclaw_memory.lang.entities import cared_names
+from openclaw_memory.lang.entities import given_names
+from openclaw_memory.lang.entities import world_names
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
 from store_helpers import writer_of
 

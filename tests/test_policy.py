@@ -1,4 +1,4 @@
-"""The type policy table (openclaw_memory/write/policy.py) against every site that applies a part of it.
+"""The type policy table (openclaw_memory/core/policy.py) against every site that applies a part of it.
 
 One row per memory type; each test reads a column and checks what the code does with it, so a
 site that keeps its own list and drifts from the table fails here.
@@ -14,7 +14,7 @@ from openclaw_memory.inject.budget import section_of
 from openclaw_memory.maintain.common import UNCAPPED_TYPES
 from openclaw_memory.inject.render import FORMS, PLAIN_FORMS, render_record
 from openclaw_memory import lang
-from openclaw_memory.write.policy import (
+from openclaw_memory.core.policy import (
     APPEND_ONLY_TYPES,
     CHANNEL_PRIORITY,
     CHANNEL_TRUST,

@@ -25,8 +25,8 @@ from openclaw_memory.recall.gate import (
     term_hits,
 )
 from openclaw_memory.lang.text import search_tokens
-from openclaw_memory.extract.entities import given_names
-from openclaw_memory.extract.entities import world_names
+from openclaw_memory.lang.entities import given_names
+from openclaw_memory.lang.entities import world_names
 from openclaw_memory.recall.reference import (
     coined_words,
     memory_names,

@@ -197,7 +197,7 @@ def test_a_purge_is_not_undone_by_turns_still_queued(tmp_path):
     the worker's queue, not written back after it."""
     import threading
 
-    from openclaw_memory.runtime.worker import Job
+    from openclaw_memory.core.worker import Job
 
     mw = build_middleware(hash_config(tmp_path), clock=FakeClock(BASE_TIME))
     victim, other, gate = Scope(VICTIM, "main"), Scope(BYSTANDER, "main"), threading.Event()

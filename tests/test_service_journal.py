@@ -14,7 +14,7 @@ from openclaw_memory.service.app import create_app
 from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
 from openclaw_memory.service.server import replay_journal
 from openclaw_memory.types import Scope
-from openclaw_memory.runtime.worker import Job
+from openclaw_memory.core.worker import Job
 
 TOKEN = "journal-token"
 AUTH = {"authorization": f"Bearer {TOKEN}"}

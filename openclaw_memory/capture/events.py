@@ -9,28 +9,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..extract.secrets import SecretFilter
 from ..lang.text import valid_unicode
 from ..core.tokens import truncate_tokens
 from ..extract.base import REQUEST_TAG
-from ..types import Candidate, Channel, MemoryType
-
-
-@dataclass(frozen=True)
-class ToolEvent:
-    """One finished tool call as the host reports it (after_tool_call)."""
-
-    tool: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    outcome: str = ""
-    ok: bool = True
-    files: tuple[str, ...] = ()
-    duration_ms: float | None = None
-    #: the capture id of the request that reported it (its event memory's stable key), if any
-    key: str | None = None
+from ..types import Candidate, Channel, MemoryType, ToolEvent
 
 
 #: the agent's own memory tools: what they do is memory already, never an event about memory

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..extract.base import Extractor, attribute, is_contentless, asked_only, request_only
 from ..extract.secrets import SecretFilter
 from ..write.forget import ForgetCommand, run as forget_run
-from ..runtime.worker import UserJobs
+from ..core.worker import UserJobs
 from .events import episode_candidate
 from . import PendingTurns, own_turns, transcript_turns
 
@@ -314,7 +314,7 @@ class CapturePipeline:
 
     def __init__(
         self,
-        store: RecordStore,
+        store: StageStore,
         writer: MemoryWriter,
         indexer: Notify,
         clock: Clock,

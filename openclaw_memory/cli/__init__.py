@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 from ..config import load_config, MemoryConfig, config_from_dict
 from ..errors import ConfigError, OpenClawMemoryError
 from ..types import Scope
@@ -180,23 +180,6 @@ def cmd_restore(args: argparse.Namespace, config) -> int:
 def cmd_demo(args: argparse.Namespace, config) -> int:
 
     return run_demo(config, data_dir=args.data_dir, lang=args.lang)
-
-
-def whole_number(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least `minimum`, else a usage error naming it."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = minimum - 1
-        if value < minimum:
-            raise argparse.ArgumentTypeError(
-                f"expected a whole number >= {minimum}, found {text!r}"
-            )
-        return value
-
-    return parse
 
 
 def _parser() -> argparse.ArgumentParser:

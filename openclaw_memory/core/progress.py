@@ -1,4 +1,5 @@
-"""Progress on a terminal for the long commands (import, migrate, reindex, doctor), on tqdm.
+"""The long commands on a terminal: their progress (import, migrate, reindex, doctor), on tqdm,
+and the type of their whole-number arguments (`whole_number`).
 
 A `TerminalProgress` draws only when its stream (stderr by default) is a terminal; otherwise
 every call is a no-op, so piped and JSON outputs stay exactly as they were. It takes both shapes
@@ -14,9 +15,10 @@ call `close()`, so the last bar ends its line.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 
 def is_terminal(stream: Any) -> bool:
@@ -95,3 +97,20 @@ class TerminalProgress:
             )
             self._bars[phase] = bar
         return bar
+
+
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least `minimum`, else a usage error naming it."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number >= {minimum}, found {text!r}"
+            )
+        return value
+
+    return parse

@@ -14,7 +14,7 @@ import unicodedata
 from typing import Protocol, Sequence, runtime_checkable, Any
 from ..types import Candidate, Turn, Channel, MemoryType
 from collections.abc import Iterable
-from ..write.policy import POLICY
+from ..core.policy import POLICY
 from ..errors import ExtractionError, ConfigError, ValidationError
 from dataclasses import dataclass
 from pathlib import Path

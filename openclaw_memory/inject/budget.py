@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..config import BudgetConfig
 from ..errors import ValidationError
 from ..core.tokens import truncate_tokens
-from ..write.policy import POLICY
+from ..core.policy import POLICY
 from ..types import MemoryRecord, ScoredMemory
 
 #: Section names in the order they are rendered.

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from ..core.clock import DAY, iso_date
 from ..errors import ValidationError
-from ..write.policy import POLICY
+from ..core.policy import POLICY
 from ..lang import all_on, codes, pack
 from ..lang.pack import LanguagePack
 from ..lang.text import cuts_at_space, majority, pack_for

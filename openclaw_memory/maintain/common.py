@@ -13,7 +13,7 @@ import numpy as np
 
 from ..embed.embedding import embed_with_parts
 from ..store.ports import MaintenanceStore, ManagedVectorIndex, VectorIndex
-from ..write.policy import type_values, types_where
+from ..core.policy import type_values, types_where
 from ..types import MemoryRecord, Scope, Status
 
 #: The writer recorded in audit rows and provenance of everything maintenance does.

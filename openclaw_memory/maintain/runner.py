@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..types import Scope, Channel, MemoryRecord, MemoryType, Source
 from .common import archive, partition, UNCAPPED_TYPES, WRITER
 from ..core.clock import DAY, iso_date
-from ..write.policy import type_values, types_where
+from ..core.policy import type_values, types_where
 from collections import Counter
 from collections.abc import Sequence, Callable
 from dataclasses import dataclass, asdict, field

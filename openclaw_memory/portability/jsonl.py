@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
-from ..write.policy import KEYED_TYPES
+from ..core.policy import KEYED_TYPES
 from .claims import claim_decisions, write_claim
 from ..types import (
     SUBJECT_MAX_CHARS,

@@ -45,7 +45,7 @@ from .files import (
 from .claims import claim_decisions, write_claim
 from ..embed.embedding import embed_with_parts
 from ..extract.base import is_contentless
-from ..write.policy import KEYED_TYPES, types_where
+from ..core.policy import KEYED_TYPES, types_where
 
 if TYPE_CHECKING:
     from ..runtime.engine import MemoryEngine

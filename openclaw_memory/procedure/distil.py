@@ -9,11 +9,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from ..capture.events import ToolEvent
-from ..write.policy import POLICY
+from ..core.policy import POLICY
 from ..lang import all_on, detect
 from ..core.tokens import truncate_tokens
-from ..types import Candidate, Channel, MemoryType, Scope
+from ..types import Candidate, Channel, MemoryType, Scope, ToolEvent
 from . import TaskKind, task_kind, tool_kind
 from collections import OrderedDict
 

@@ -6,12 +6,13 @@ Over 600 lines: every channel fills the same pool by the same protocol, side by 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import functools
 import re
 import numpy as np
 from typing import Sequence
-from ..runtime.engine import MemoryEngine
-from ..extract.entities import extract, normalise
+from ..lang.entities import extract, normalise
 from ..store.ports import ListQuery, StageStore
 from ..lang import all_on
 from ..lang.text import tokenize, unspaced
@@ -23,8 +24,12 @@ from .reference import TABLE as REFERENCE
 from functools import partial
 from ..core.clock import DAY
 from ..config import RecallConfig
-from ..write.policy import type_values, types_where
+from ..core.policy import type_values, types_where
 from ..core import ALL_ON, Switches
+
+if TYPE_CHECKING:
+    from ..runtime.engine import MemoryEngine
+
 
 # The entity channel: memories that name what the request names, across sessions, and one hop
 # through the entities of the strongest candidates (multi-hop questions); the request's entity

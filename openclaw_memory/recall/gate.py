@@ -87,7 +87,7 @@ import numpy as np
 from ..config import RecallConfig
 from ..extract.statement import mentions
 from ..extract.statement import names_any
-from ..extract.entities import PERSON
+from ..lang.entities import PERSON
 from ..extract.base import is_contentless
 from ..extract.slot import is_instruction
 from ..lang import all_on
@@ -180,7 +180,7 @@ def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
 def entity_names(pool: Pool, text: str) -> set[str]:
     """Entities of the user's store that the request names outside its quoted text: the entity
     channel proposed their memories under "entity:NAME" (a pet's or a shop's name jieba tags as a
-    name, 汤圆; one the write path filed, 喂芝麻, 开个米粉店: extract/entities.py; a place; an alias
+    name, 汤圆; one the write path filed, 喂芝麻, 开个米粉店: lang/entities.py; a place; an alias
     resolved). Names of the hop ("hop:NAME") are the candidates', not
     the request's; quoted text is material to work on (把“猫在沙发上睡觉”翻译成西班牙语); a word
     that alone says nothing (谢谢, which jieba tags as a name) is no name. Chinese names only:

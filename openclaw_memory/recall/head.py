@@ -7,6 +7,8 @@ share of the head (`share_places`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 import numpy as np
 from typing import Sequence, Callable
@@ -15,10 +17,13 @@ from ..types import ScoredMemory, MemoryRecord, Scope
 from .kinds import names_several
 from .rank import session_of
 from ..lang.text import STOPWORDS, search_tokens
-from ..runtime.engine import MemoryEngine
 from .pool import Pool
 from .query import Described, RecallQuery, content_terms
 from .channels import speakers
+
+if TYPE_CHECKING:
+    from ..runtime.engine import MemoryEngine
+
 
 # Covering sessions: a request that names several things gets the best of several sessions first.
 #

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Callable, Protocol, Iterable, Sequence
 from ..store.ports import VectorSearch
 from ..types import MemoryRecord, Scope, MemoryType
 from .query import RecallQuery
-from ..runtime.engine import MemoryEngine
 
 if TYPE_CHECKING:
+    from ..runtime.engine import MemoryEngine
     from .channels import EntityReads
 
 # The pool of a request's recall candidates and the channel protocol that fills it.

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from typing import Mapping, Any
 from ..config import RecallConfig
-from ..write.policy import POLICY, types_where, CHANNEL_TRUST
+from ..core.policy import POLICY, types_where, CHANNEL_TRUST
 from ..lang.text import STOPWORDS, sentence_parts, search_tokens, unspaced
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status, InjectionPlan
 from .pool import Pool

@@ -5,12 +5,13 @@ With the episode context around a recalled turn.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 import itertools
 import threading
 import numpy as np
 from typing import Sequence, Any, Iterator, Mapping
-from ..runtime.engine import MemoryEngine
 from ..extract.base import asked_only, is_contentless
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 from dataclasses import dataclass
@@ -37,6 +38,10 @@ from .gate import (
 from .reference import memory_names, refers_to_user, unquoted, profile_kinds
 from .query import TABLE as QUERY_TABLE, RecallQuery, build_query
 from .rank import Calibration, score_pool
+
+if TYPE_CHECKING:
+    from ..runtime.engine import MemoryEngine
+
 
 # Episode context: index the turn, deliver the exchange around it.
 #

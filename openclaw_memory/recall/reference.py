@@ -41,7 +41,7 @@ from .kinds import Kind
 # - something both sides know, in Chinese: 那个 / 那次 / 上次 ... (重复扣款那个bug);
 # - a name the user's memories hold, written in the request: a speaker, an entity (among them a
 #   name given with the language's naming words, 一只垂耳兔，叫汤圆; 我家猫叫芝麻; "a rabbit named
-#   Biscuit", which the write path files as the memory's entity: extract/entities.py), an
+#   Biscuit", which the write path files as the memory's entity: lang/entities.py), an
 #   identifier (ERP-2041, FW-517, 灵鹰3) or a quoted name (“毛孩子”) written in a memory, or a
 #   Chinese word the language's dictionary does not know that a memory holds (a child's, a pet's
 #   or a shop's name: 小宇, 阿福, 刚子粉铺). A given name is often an ordinary word (芝麻 sesame,
@@ -118,7 +118,7 @@ def memory_names(text: str) -> set[str]:
     """Names a memory writes out: identifiers and quoted names written as names are in their
     language (Chinese, or a capitalised Latin word: "Charlotte's Web"; a quoted English word in
     lower case, "short", is a word, not a name). Names given with naming words are the memory's
-    entities, filed at write time (extract/entities.py)."""
+    entities, filed at write time (lang/entities.py)."""
     langs = all_on()
     quoted = {
         next(g for g in m.groups() if g) for m in langs.any_of(TABLE, "quoted_name").finditer(text)

@@ -22,7 +22,7 @@ from ..lang import Languages
 from ..config import default_prompts_dir
 from ..core import switches_from
 from ..types import Scope
-from .worker import Job
+from ..core.worker import Job
 
 if TYPE_CHECKING:
     from .engine import MemoryEngine
@@ -104,12 +104,12 @@ def assemble(
     from ..extract.secrets import SecretFilter
     from ..extract.summary import Summarizer
     from ..inject.assemble import BlockAssembler
-    from .worker import UserJobs
+    from ..core.worker import UserJobs
     from ..middleware import MemoryMiddleware
     from ..procedure.distil import ProcedureTracker
     from ..recall.channels import build_channels, channel_switch
     from ..recall.recaller import Recaller
-    from .worker import Worker
+    from ..core.worker import Worker
 
     store, clock = engine.store, engine.clock
     switches = _switches(cfg, recall_channels)

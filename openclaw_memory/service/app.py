@@ -134,7 +134,7 @@ def _mark_when_done(journal: CaptureJournal, mw: Any, capture_id: str) -> None:
         journal.done(capture_id)
         return
     from ..types import Scope
-    from ..runtime.worker import Job
+    from ..core.worker import Job
 
     scope = Scope(_MARK_SCOPE_USER, "journal")
     worker.submit(Job(scope, lambda: journal.done(capture_id), "journal", barrier=False))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import heapq
 from typing import Protocol, Sequence, Any, Callable
-from ..extract.entities import NAME, Entity, aliases, extract, nickname_of, normalise
+from ..lang.entities import NAME, Entity, aliases, extract, nickname_of, normalise
 from ..types import MemoryRecord, Status
 from .sql import Dialect, row_to_record
 from ..errors import ValidationError

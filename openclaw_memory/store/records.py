@@ -26,9 +26,9 @@ from .sql import (  # re-exported: the rows and the scope condition, where tests
     row_to_record as row_to_record,
     scope_sql,
 )
-from ..extract.entities import Entity
+from ..lang.entities import Entity
 from .entity_linking import BATCH, Owner, backfill, idf, link as link_rows
-from ..write.policy import sql_list, types_where
+from ..core.policy import sql_list, types_where
 from .ports import (  # re-exported: the key the rows carry
     TierVector,
     content_hash as content_hash,

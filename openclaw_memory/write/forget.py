@@ -27,7 +27,7 @@ from ..errors import NotFoundError
 from ..lang import all_on
 from ..lang.text import search_tokens
 from ..extract.secrets import _MARKER as REDACTION_MARKER
-from ..store.ports import RecordStore
+from ..store.ports import RecordStore, StageStore
 from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 from .consolidate.records import deactivate
 
@@ -119,7 +119,7 @@ def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
     return not rest or sum(rest) * 3 >= 2 * len(rest)
 
 
-def plan(store: RecordStore, scope: Scope, command: ForgetCommand) -> ForgetPlan:
+def plan(store: StageStore, scope: Scope, command: ForgetCommand) -> ForgetPlan:
     """The live memories the command names (nothing is changed)."""
     terms = distinctive_terms(command.text)
     found: dict[str, MemoryRecord] = {}
@@ -151,7 +151,7 @@ def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
 
 
 def episodes_stating(
-    store: RecordStore, scope: Scope, records: list[MemoryRecord]
+    store: StageStore, scope: Scope, records: list[MemoryRecord]
 ) -> list[MemoryRecord]:
     """The live episodes that state what these (curated) memories say: the episodes of the turns
     each was extracted from, and those that hold every one of its own distinctive terms (a
@@ -178,7 +178,7 @@ def episodes_stating(
     return [e for e in live.values() if e.type is MemoryType.EPISODE and e.status is Status.ACTIVE]
 
 
-def run(store: RecordStore, clock: Clock, scope: Scope, command: ForgetCommand) -> ForgetPlan:
+def run(store: StageStore, clock: Clock, scope: Scope, command: ForgetCommand) -> ForgetPlan:
     """Deactivate what the command names (all of it, or nothing when it names too much). The
     caller wakes the indexer for the outbox entries this queued."""
     p = plan(store, scope, command)
@@ -191,7 +191,7 @@ def run(store: RecordStore, clock: Clock, scope: Scope, command: ForgetCommand) 
 
 
 def forget_record(
-    store: RecordStore,
+    store: StageStore,
     clock: Clock,
     scope: Scope,
     record_id: str,
@@ -211,7 +211,7 @@ def forget_record(
 
 
 def reactivate(
-    store: RecordStore,
+    store: StageStore,
     clock: Clock,
     scope: Scope,
     record_id: str,
@@ -236,7 +236,7 @@ def reactivate(
 
 
 def forget_with_episodes(
-    store: RecordStore, clock: Clock, scope: Scope, record: MemoryRecord, *, dry_run: bool = False
+    store: StageStore, clock: Clock, scope: Scope, record: MemoryRecord, *, dry_run: bool = False
 ) -> list[str]:
     """Deactivate a memory named by id and every episode stating it (`episodes_stating`);
     `dry_run`: only say which. The ids, the memory's first. The caller wakes the indexer."""

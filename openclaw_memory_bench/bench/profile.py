@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 STAGES = (
     ("before_request (total)", "openclaw_memory.middleware:MemoryMiddleware.before_request"),
     ("sessions.open (new hook, a write)", "openclaw_memory.capture.pipeline:Sessions.open"),
-    ("worker.wait (read-your-writes)", "openclaw_memory.runtime.worker:Worker.wait"),
+    ("worker.wait (read-your-writes)", "openclaw_memory.core.worker:Worker.wait"),
     ("recall", "openclaw_memory.recall.recaller:Recaller.recall"),
     ("  build_query (terms, dates, kinds)", "openclaw_memory.recall.query:build_query"),
     ("  embedding text (names aside)", "openclaw_memory.recall.channels:embedding_text"),

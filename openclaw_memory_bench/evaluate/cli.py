@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from openclaw_memory.cli import whole_number
+from openclaw_memory.core.progress import whole_number
 from .memory_system import RETRIEVERS, MemorySystem
 from .progress import ProgressBar
 from .block import run_block

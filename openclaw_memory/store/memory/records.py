@@ -6,11 +6,11 @@ import json
 import numpy as np
 from typing import Any, Iterable, Sequence, Callable
 from ...errors import ValidationError
-from ...extract.entities import Entity
+from ...lang.entities import Entity
 from ...types import MemoryRecord, Scope, Status
 from ..entity_linking import Owner, idf, link
 from .base import MemoryBase, State, in_scope, SearchMixin
-from ...write.policy import type_values, types_where
+from ...core.policy import type_values, types_where
 from ...lang.text import search_tokens
 from ..ports import content_hash
 

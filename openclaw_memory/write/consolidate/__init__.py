@@ -17,8 +17,8 @@ from ...lang import languages
 from .changes import ChangeRetirer, Sibling, Neighbour
 from .decide import CLAIM_TYPES, Decisions
 from .records import RecordWrites, keyed_id, new_id
-from ...extract.entities import world_names
-from ..policy import POLICY
+from ...lang.entities import world_names
+from ...core.policy import POLICY
 from ...store.ports import StageStore
 from ...types import Candidate, MemoryRecord, MemoryType, Scope, Source, WriteResult
 
@@ -196,7 +196,7 @@ class MemoryWriter:
 
     def __init__(
         self,
-        store: RecordStore,
+        store: StageStore,
         embedder: BaseEmbedding,
         clock: Clock,
         config: MemoryConfig,

@@ -31,7 +31,7 @@ from ...extract.slot import third_person, is_instruction
 from ...lang import all_on
 from ...lang.text import negated, search_tokens, tokenize
 from ...types import MemoryRecord, Candidate, Channel, MemoryType, Source, Status, WriteResult
-from ...extract.entities import world_names
+from ...lang.entities import world_names
 from ...extract.change_grammar import (
     in_progress,
     only_lasting,
@@ -372,7 +372,7 @@ def earlier_claims(db, new: MemoryRecord, skip: set[str]) -> list[MemoryRecord]:
 
 def speaker_names(r: MemoryRecord) -> tuple[str, ...]:
     """The names a writer attached to r (the speaker of a named turn first), without the names
-    its text gives or shows (extract/entities.py: "a dog named Rex" is not who speaks)."""
+    its text gives or shows (lang/entities.py: "a dog named Rex" is not who speaks)."""
     if not r.entities:
         return ()
     shown = _shown(r.summary)

@@ -24,8 +24,8 @@ import numpy as np
 from ...core.clock import Clock
 from ...config import MemoryConfig
 from .records import RecordWrites, deactivate, new_id
-from ...procedure.consolidate import write_procedure
-from ..policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
+from ...procedure.distil import worked
+from ...core.policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
 from ...store.ports import content_hash
 from .changes import Neighbour
 from .changes import names_part
@@ -323,3 +323,27 @@ def _states(r: MemoryRecord, value: str) -> bool:
     if not v.isascii():
         return v in text
     return re.search(rf"(?<![a-z0-9]){re.escape(v)}(?![a-z0-9])", text) is not None
+
+
+# Check before write for procedures: one live procedure per kind of task and scope.
+#
+# Like a fact keyed by its subject (the kind, "deploy site"): a working procedure restated updates
+# the live one in place (a new version, the same record); a working one after a failed one
+# supersedes it (the failed one is retired, the chain keeps it); a newer failure replaces an older
+# failure. A failure after a procedure that works is not stored over it: the working one stays
+# the answer, and the failure stays in the episodic log as the tool events it came from.
+
+
+def write_procedure(writes: RecordWrites, db, r: MemoryRecord, vec: np.ndarray) -> WriteResult:
+    """What a procedure drafted as r does to the live procedures of its kind, done in db."""
+    live = db.live_claims(r.scope, [MemoryType.PROCEDURE.value], subject=r.subject, limit=10)
+    if not live:
+        return writes.insert(db, r, vec, "new procedure")
+    old, extra = live[0], live[1:]
+    for other in extra:  # never two live procedures for one kind (a repair, should it happen)
+        deactivate(db, other, r.created_at, f"a second live procedure for {r.subject!r}")
+    if worked(r.tags) and worked(old.tags):
+        return writes.restate(db, old, r, vec, 1.0)
+    if worked(old.tags):
+        return WriteResult("skip", old, "a working procedure is kept over a failed attempt")
+    return writes.supersede(db, old, r, vec, 0.0)

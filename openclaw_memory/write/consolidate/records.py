@@ -11,7 +11,7 @@ import uuid
 import numpy as np
 
 from ...core.clock import Clock
-from ..policy import CHANNEL_PRIORITY
+from ...core.policy import CHANNEL_PRIORITY
 from ...types import Channel, MemoryRecord, Scope, Source, Status, WriteResult
 
 

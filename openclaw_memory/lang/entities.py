@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from ..lang import Languages, all_on
-from ..lang.pack import Table, NEVER
-from ..lang.text import (  # the package's one jieba loader (dictionary loaded once, no network)
+from . import Languages, all_on
+from .pack import Table, NEVER
+from .text import (  # the package's one jieba loader (dictionary loaded once, no network)
     _jieba,
     STOPWORDS,
 )
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 # 老街面馆 -> 老街面馆; 我们叫它芝麻 -> 芝麻; "a rabbit named Biscuit" -> Biscuit; "our shop is called
 # Noodle Corner" -> Noodle Corner. Not an errand (叫外卖吧), a verb that begins with the naming
 # character (叫醒 wake up, 叫好 cheer), how to address the speaker (叫我小王: the alias rules of
-# extract/entities.py read that), or a description ("called back").
+# lang/entities.py read that), or a description ("called back").
 #
 # Two more ways a text shows that a word names something of the speaker's world, read the same
 # way (`world_names`):
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 #   shortens it to the kind alone (粉店 for 米粉店): the dictionary's words inside the name that end
 #   in the same head are filed with it.
 #
-# The write path files these names as the memory's entities (extract/entities.py `extract`, and
+# The write path files these names as the memory's entities (lang/entities.py `extract`, and
 # the record's `entities`), so recall finds them by name and relevance gating knows a request that
 # writes one speaks of the user's world, without parsing memories on the request path. The naming
 # words, the verbs of care and of business and the words no name holds are each language's
@@ -147,7 +147,7 @@ def _inside_word(text: str, start: int, end: int, *, after: bool) -> bool:
 # ("Mel is short for Melanie", 小王就是王伟, 大家叫我小王); `nickname_of` is the one alias the
 # names themselves imply: a short English name that begins a longer one (Mel, Melanie). A name the
 # text gives with its language's naming words, or shows as the speaker's (叫汤圆, 喂芝麻, 开个米粉店,
-# "named Biscuit": extract/entities.py), is a name even when it is an ordinary word.
+# "named Biscuit": lang/entities.py), is a name even when it is an ordinary word.
 #
 # Pure functions over text; the structured store (store/records.py) links what they find.
 

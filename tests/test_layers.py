@@ -1,0 +1,90 @@
+"""The package's floor plan: stages import only what lies below them.
+
+Each top-level package (or module) of `openclaw_memory` has a layer in LAYERS; a module may
+import, when it is imported (not under `TYPE_CHECKING`, not inside a function), from its own
+package or from a lower layer, never from a higher one. The doors share the top layer; only the
+command line imports the command line. A move that breaks the plan fails here with the module and
+the import that climbs.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import openclaw_memory
+
+PACKAGE = Path(openclaw_memory.__file__).resolve().parent
+
+#: bottom first: a package may import from its own row and the rows above it in this list
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "types"),
+    ("core",),
+    ("lang",),
+    ("config",),
+    ("llm", "embed"),
+    ("store",),
+    ("procedure",),
+    ("extract",),
+    ("write",),
+    ("capture",),
+    ("recall", "inject"),
+    ("runtime",),
+    ("middleware",),
+    ("maintain", "portability", "console", "service", "mcp", "adapters", "testing", "memory"),
+    ("cli", "__main__", "__init__"),
+)
+LAYER = {name: depth for depth, row in enumerate(LAYERS) for name in row}
+
+
+def _package_of(parts: list[str]) -> str:
+    """`openclaw_memory.recall.rank` -> recall; `openclaw_memory.errors` -> errors."""
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _import_time(tree: ast.Module):
+    """The `from` imports run when the module is imported."""
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        body = node.body if isinstance(node, ast.Try) else [node]
+        yield from (n for n in body if isinstance(n, ast.ImportFrom))
+
+
+def _climbs() -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = ["openclaw_memory", *path.relative_to(PACKAGE).with_suffix("").parts]
+        is_package = parts[-1] == "__init__"
+        here = parts[:-1] if is_package else parts
+        source = _package_of(parts if not is_package or len(parts) > 2 else ["openclaw_memory"])
+        for node in _import_time(ast.parse(path.read_text(encoding="utf-8"))):
+            if node.level:
+                base = here if is_package else here[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = base + (node.module.split(".") if node.module else [])
+            else:
+                target = (node.module or "").split(".")
+            if target[0] != "openclaw_memory":
+                continue
+            dest = _package_of(target)
+            if dest == source:
+                continue
+            if dest == "__init__" and node.module is None:
+                dest = node.names[0].name  # `from .. import lang`
+            if LAYER.get(dest, -1) > LAYER[source] or (dest == "cli" and source != "__main__"):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {source} -> {dest}")
+    return found
+
+
+def test_every_package_has_a_layer():
+    names = {
+        p.stem if p.is_file() else p.name
+        for p in PACKAGE.iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").exists()
+    }
+    assert names <= set(LAYER), f"give these a row in LAYERS: {sorted(names - set(LAYER))}"
+
+
+def test_no_module_imports_from_a_higher_layer():
+    assert _climbs() == []
