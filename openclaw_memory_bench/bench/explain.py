@@ -25,7 +25,7 @@ _LITERAL = re.compile(r"X'[0-9A-Fa-f]*'|'(?:[^']|'')*'|\b\d+(?:\.\d+)?(?:e[-+]?\
 _PLACEHOLDER = re.compile(r"%\(\w+\)s|%s|\?")
 _IN_LIST = re.compile(r"\(\s*\?(?:\s*,\s*\?)*\s*\)")
 #: a SQLite plan step that reads every row of a table or of an index
-_SQLITE_SCAN = re.compile(r"^SCAN (\w+)(?! VIRTUAL TABLE)(?! ROW)")
+_SQLITE_SCAN = re.compile(r"^SCAN (\w+)\b(?! VIRTUAL TABLE| ROW)")
 #: the names a SQLite plan gives its own intermediate results (CTEs, subqueries)
 _SQLITE_OWN = re.compile(r"^(?:MATERIALIZE|CO-ROUTINE) (\w+)")
 _PG_SCAN = re.compile(r"Seq Scan on (\w+)")
@@ -52,6 +52,9 @@ class Statement:
     def as_dict(self) -> dict[str, Any]:
         return {
             "statement": self.shape,
+            # one statement as sent (SQLite: its values bound in), to explain again elsewhere
+            "example": self.sql,
+            "args": list(self.args.values()) if isinstance(self.args, dict) else list(self.args),
             "count": self.count,
             "threads": sorted(self.threads),
             "plan": self.plan,
