@@ -373,6 +373,23 @@ def _m11_entity_backfill(db: sqlite3.Connection) -> str:
         """
 
 
+def _m12_scope_lookups(db: sqlite3.Connection) -> str:
+    # Lookups by id inside one (user, agent), each an index search on the scope and the id
+    # together. Without them the planner, which has no statistics here, takes an index on the
+    # scope alone and walks every row of the user (at 100,000 memories of one user: every
+    # record, link or entity the user has, on each request):
+    # - rec_scope_id: a set of records by id within the scope (their entity links);
+    # - ent_links_scope: the links of a set of entities within the scope, newest first, and
+    #   their counts (read from the index alone);
+    # - ent_scope_id: a set of entities by id within the scope (their names).
+    return """
+        CREATE INDEX IF NOT EXISTS rec_scope_id ON records(user_id, agent_id, id);
+        CREATE INDEX IF NOT EXISTS ent_links_scope
+            ON entity_links(user_id, agent_id, entity_id, seen_at, rid);
+        CREATE INDEX IF NOT EXISTS ent_scope_id ON entities(user_id, agent_id, id);
+        """
+
+
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
@@ -389,6 +406,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m9_console_indexes,
     _m10_entities,
     _m11_entity_backfill,
+    _m12_scope_lookups,
 )
 
 

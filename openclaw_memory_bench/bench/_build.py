@@ -1,4 +1,5 @@
-"""`python -m openclaw_memory_bench.bench._build DEST RECORDS USERS EMBEDDER SEED`: one store build.
+"""`python -m openclaw_memory_bench.bench._build DEST RECORDS USERS EMBEDDER SEED [COPIES]`: one
+store build (COPIES: see replicate.py).
 
 The benchmark runs builds here, in their own interpreter, so a build's memory peak never shows
 in the measuring process's maxrss.
@@ -13,7 +14,7 @@ from .store import build_store
 
 
 def main(argv: list[str]) -> int:
-    dest, records, users, embedder, seed = argv
+    dest, records, users, embedder, seed, *copies = argv
     build_store(
         Path(dest),
         int(records),
@@ -21,6 +22,7 @@ def main(argv: list[str]) -> int:
         embedder,
         int(seed),
         progress=lambda message: print(f"[bench] {message}", file=sys.stderr, flush=True),
+        copies=int(copies[0]) if copies else 1,
     )
     return 0
 

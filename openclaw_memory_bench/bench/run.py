@@ -13,7 +13,9 @@ One run, on a private copy of the cached store (see store.py):
    each against the single-session p95 measured just before;
 4. `after_response` for R finished turns (it only queues), then the flush;
 5. RSS and the data dir's size on disk;
-6. sustained ingest on a fresh store: M turns through `after_response` + flush (and the same
+6. with `--explain N`: N more requests with the store's statements logged, each explained on
+   that store (explain.py: full scans flagged);
+7. sustained ingest on a fresh store: M turns through `after_response` + flush (and the same
    turns through `MemoryMiddleware.ingest`, batched per session).
 
 `--backend postgres` runs the same steps with PostgreSQL as the source of truth (see
@@ -74,6 +76,7 @@ def run_bench(
         opts.seed,
         in_subprocess=opts.build_in_subprocess,
         progress=say,
+        copies=opts.replicate,
     )
     manifest, bank = load_entry(entry)
     backends = backends_for(opts.backend)
@@ -97,12 +100,14 @@ def run_bench(
         "seed": opts.seed,
         "repeat": opts.repeat,
         "backend": opts.backend,
+        "replicate": opts.replicate,
     }
     meta = {
         "store": {
             "cache": entry.name,
             "written": manifest["written"],
             "build_seconds": manifest["build_seconds"],
+            "replicated": manifest.get("replicated"),
         },
         "machine": {**machine(), "loadavg_start": load_start},
         "date": iso_time((clock or SystemClock()).now()),
@@ -206,6 +211,9 @@ def _run_once(
                 if opts.profile:
                     say(f"profile: {opts.profile} requests under the stack sampler")
                     out["profile"] = _profile(mw, bank, opts)
+                if opts.explain:
+                    say(f"explain: the store's statements of {opts.explain} requests, {backend}")
+                    out["plans"] = _plans(mw, bank, opts)
             finally:
                 mw.close()
     if opts.ingest:
@@ -233,6 +241,15 @@ def _profile(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> list[dict[s
 
     queries = synth.make_queries(bank, opts.profile, opts.seed + 2)
     return profile_calls(lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}")), queries)
+
+
+def _plans(mw: Any, bank: list[SynthQuery], opts: BenchOptions) -> dict[str, Any]:
+    from .explain import read_path_plans
+
+    queries = synth.make_queries(bank, opts.explain, opts.seed + 3)
+    return read_path_plans(
+        mw, queries, lambda q: mw.before_request(request_for(q, f"bench-{q.user_id}"))
+    )
 
 
 def machine() -> dict[str, Any]:

@@ -58,14 +58,18 @@ def bench_config(
     return config_from_dict(overrides, base=base or load_config())
 
 
-def cache_key(records: int, users: int, embedder: str, seed: int) -> str:
+def cache_key(records: int, users: int, embedder: str, seed: int, copies: int = 1) -> str:
     """The cached store's name: its parameters, the generator's code and the write path's code
     (a store written by older consolidation or indexing code, say without sentence vectors, is
-    not measured as if it were current)."""
+    not measured as if it were current); `-x<copies>` for a replicated store (replicate.py)."""
     from ..evaluate.memory_system import write_path_code
 
     safe = embedder.replace(":", "-").replace("/", "-")
-    return f"n{records}-u{users}-{safe}-s{seed}-{synth.synth_version()}-w{write_path_code()[:8]}"
+    copied = f"-x{copies}" if copies > 1 else ""
+    return (
+        f"n{records}-u{users}-{safe}-s{seed}{copied}-{synth.synth_version()}"
+        f"-w{write_path_code()[:8]}"
+    )
 
 
 def batches(memories: Sequence[SynthMemory], size: int = BATCH) -> Iterator[list[SynthMemory]]:
@@ -81,23 +85,33 @@ def batches(memories: Sequence[SynthMemory], size: int = BATCH) -> Iterator[list
 
 
 def build_store(
-    dest: Path, records: int, users: int, embedder: str, seed: int, progress: Progress | None = None
+    dest: Path,
+    records: int,
+    users: int,
+    embedder: str,
+    seed: int,
+    progress: Progress | None = None,
+    copies: int = 1,
 ) -> dict[str, Any]:
-    """Write the synthetic corpus into dest/data; save dest/manifest.json and dest/questions.json."""
+    """Write the synthetic corpus into dest/data; save dest/manifest.json and dest/questions.json.
+    With copies > 1, records/copies memories go through the write path and the store is then
+    copied up to `records` (replicate.py)."""
     from openclaw_memory.embed.embedding import build_embedder
     from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.runtime.factory import build_writer
 
+    from .replicate import check, replicate
+
+    check(records, users, copies)
     cfg = bench_config(dest / "data", embedder)
     clock = FakeClock(synth.BASE_TIME)
-    engine = MemoryEngine.open(
-        cfg, clock=clock, embedder=build_embedder(embedder), background=False
-    )
+    model = build_embedder(embedder)
+    engine = MemoryEngine.open(cfg, clock=clock, embedder=model, background=False)
     writer = build_writer(engine)
     bank: list[SynthQuery] = []
     written, started = 0, time.perf_counter()
     try:
-        for n, memories in enumerate(synth.iter_users(records, users, seed), start=1):
+        for n, memories in enumerate(synth.iter_users(records // copies, users, seed), start=1):
             scope = Scope(memories[0].user_id)
             for batch in batches(memories):
                 clock.set(batch[-1].at)
@@ -116,12 +130,18 @@ def build_store(
                 )
     finally:
         engine.close()
+    copied = None
+    if copies > 1:
+        if progress:
+            progress(f"copying the {written} memories written {copies} times in all")
+        copied = replicate(dest / "data", copies, cfg, model)
     manifest = {
         "records": records,
         "users": users,
         "embedder": embedder,
         "seed": seed,
         "written": written,
+        "replicated": copied,
         "synth_version": synth.synth_version(),
         "build_seconds": round(time.perf_counter() - started, 1),
     }
@@ -132,7 +152,9 @@ def build_store(
     return manifest
 
 
-def _build_in_subprocess(dest: Path, records: int, users: int, embedder: str, seed: int) -> None:
+def _build_in_subprocess(
+    dest: Path, records: int, users: int, embedder: str, seed: int, copies: int = 1
+) -> None:
     """Run build_store in a fresh interpreter (`python -m openclaw_memory_bench.bench._build ...`)."""
     root = str(Path(__file__).resolve().parents[2])
     env = {
@@ -148,6 +170,7 @@ def _build_in_subprocess(dest: Path, records: int, users: int, embedder: str, se
         str(users),
         embedder,
         str(seed),
+        str(copies),
     ]
     code = subprocess.run(cmd, env=env, check=False).returncode
     if code != 0:
@@ -163,13 +186,14 @@ def ensure_store(
     *,
     in_subprocess: bool = True,
     progress: Progress | None = None,
+    copies: int = 1,
 ) -> Path:
     """The cached store for these parameters, built first if absent.
 
     With in_subprocess=True the build runs in a fresh interpreter, so its memory peak does not count
     in the measuring process's maxrss.
     """
-    final = Path(cache_dir).expanduser() / cache_key(records, users, embedder, seed)
+    final = Path(cache_dir).expanduser() / cache_key(records, users, embedder, seed, copies)
     if (final / "manifest.json").is_file():
         return final
     tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
@@ -179,9 +203,9 @@ def ensure_store(
         progress(f"building the bench store {final.name} (cached afterwards)")
     try:
         if in_subprocess:
-            _build_in_subprocess(tmp, records, users, embedder, seed)
+            _build_in_subprocess(tmp, records, users, embedder, seed, copies)
         else:
-            build_store(tmp, records, users, embedder, seed, progress=progress)
+            build_store(tmp, records, users, embedder, seed, progress=progress, copies=copies)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -361,6 +361,17 @@ def _m7_entity_backfill() -> str:
         """
 
 
+def _m8_scope_lookups() -> str:
+    # Lookups by id inside one (user, agent) as one index search on the scope and the id
+    # together (SQLite's 12): a set of records by id, the links of a set of entities (newest
+    # first, counted from the index alone) and a set of entities by id.
+    return """
+        CREATE INDEX rec_scope_id ON records(user_id, agent_id, id);
+        CREATE INDEX ent_links_scope ON entity_links(user_id, agent_id, entity_id, seen_at, rid);
+        CREATE INDEX ent_scope_id ON entities(user_id, agent_id, id);
+        """
+
+
 MIGRATIONS = (
     _m1_core,
     _m2_keywords,
@@ -369,6 +380,7 @@ MIGRATIONS = (
     _m5_counts_and_turns,
     _m6_entities,
     _m7_entity_backfill,
+    _m8_scope_lookups,
 )
 
 
