@@ -25,6 +25,7 @@ from openclaw_memory_bench.evaluate.fit import (
 )
 from openclaw_memory_bench.evaluate.fusion_table import oof_tables, table_text
 
+import test_evaluate_cli
 from test_recall_fusion import episode, pool_of
 
 TRUE = {"semantic": 0.5, "keyword": 0.3, "structure": 0.2}
@@ -273,3 +274,32 @@ def test_fit_fusion_names_a_malformed_features_line(tmp_path):
     with pytest.raises(ValidationError, match="bad.jsonl:1.*'features'"):
         read_features([bad])
     assert main(["fit-fusion", str(bad), "--out", str(tmp_path / "o.yaml")]) != 0
+
+
+files = test_evaluate_cli.files
+
+
+@pytest.mark.e2e
+def test_eval_writes_features_and_ranks_out_of_fold_on_the_real_paths(capsys, files, tmp_path):
+    data, cfg, store = files
+    sample = json.loads(data.read_text(encoding="utf-8"))[0]
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps([sample, {**sample, "sample_id": "conv-2"}]), encoding="utf-8")
+    feats = tmp_path / "f.jsonl"
+    argv = ["--config", str(cfg), "eval", "locomo", str(two), "--json", "--no-progress"]
+    argv += ["--no-precision", "--data-dir", str(store)]
+    assert main([*argv, "--features-out", str(feats)]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    rows = read_features([feats])
+    assert len(rows) == plain["questions"] == 6
+    assert {r["lang"] for r in rows} == {"en", "zh"}  # the pack's code of each question
+    assert {r["set"] for r in rows} == {"locomo:two"}
+    labelled = [c for r in rows for c in r["candidates"] if c["label"]]
+    assert labelled and all(c["covers"] for c in labelled)
+    assert all(len(c["x"]) == len(FUSED) for r in rows for c in r["candidates"])
+    assert main([*argv, "--fusion-oof", str(feats), "--folds", "2"]) == 0
+    oof = json.loads(capsys.readouterr().out)
+    assert oof["questions"] == 6 and oof["folds"]["k"] == 2
+    assert main([*argv, "--fusion-oof", str(feats)]) == 2  # no folds to fit without
+    assert "--folds" in capsys.readouterr().err
+    assert main(["eval", "precision", "--features-out", str(feats)]) == 2

@@ -1,8 +1,8 @@
 """Fitted fusion: the ranker's weights per language, read from a fusion table (YAML data).
 
 The ranker fuses each candidate's components (`rank.COMPONENTS`, each in [0, 1]) by a weighted
-mean. With `recall.fusion: hand` the weights are the configuration's (`recall.weights`,
-`recall.weights_cjk`); with `fitted` they come from a fusion table, per language of the request
+mean. With `recall.fusion: hand` the weights are the configuration's hand-set ones
+(`recall.weights` and their variant for Chinese); with `fitted` they come from a fusion table, per language of the request
 (the language pack's code, `lang.detect`), and a language the table does not hold keeps the
 configuration's weights. The table is the package's `config/fusion.yaml` unless
 `recall.fusion_file` names another (one `openclaw-memory fit-fusion` wrote from a user's own
