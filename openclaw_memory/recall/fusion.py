@@ -2,9 +2,9 @@
 
 The ranker fuses each candidate's components (`rank.COMPONENTS`, each in [0, 1]) by a weighted
 mean. With `recall.fusion: hand` the weights are the configuration's hand-set ones
-(`recall.weights` and their variant for Chinese); with `fitted` they come from a fusion table, per language of the request
-(the language pack's code, `lang.detect`), and a language the table does not hold keeps the
-configuration's weights. The table is the package's `config/fusion.yaml` unless
+(`recall.weights` and their variant for Chinese); with `fitted` they come from a fusion table,
+per language of the request (the language pack's code, `lang.detect`), and a language the table
+does not hold keeps the configuration's weights. The table is the package's `config/fusion.yaml` unless
 `recall.fusion_file` names another (one `openclaw-memory fit-fusion` wrote from a user's own
 labelled data). Its shape:
 
