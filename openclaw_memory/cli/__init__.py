@@ -33,7 +33,7 @@ from ..lang import all_on
 
 #: commands that may start a new store without a word: servers, the demo, the installer, tools
 #: with stores of their own
-MAY_CREATE = frozenset({"serve", "mcp", "demo", "openclaw", "eval", "bench"})
+MAY_CREATE = frozenset({"serve", "mcp", "demo", "openclaw", "eval", "bench", "fit-fusion"})
 
 
 def _scope(args: argparse.Namespace) -> Scope:
@@ -297,7 +297,7 @@ def _measuring_parsers(sub) -> None:
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] != MEASURING_PACKAGE:
             raise  # a dependency of the measuring package is missing: that error says which
-        for command in ("eval", "bench"):
+        for command in ("eval", "bench", "fit-fusion"):
             # no option prefix and no -h: every argument is kept, so the error below is shown
             p = sub.add_parser(
                 command,

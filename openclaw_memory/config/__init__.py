@@ -88,6 +88,7 @@ _CHOICES: Mapping[str, tuple[str, ...]] = {
     "extraction.mode": ("rules", "llm"),
     "extraction.llm.provider": ("none", "openai_like", "scripted"),
     "injection.position": ("after_system", "before_user_input", "system_prefix"),
+    "recall.fusion": ("hand", "fitted"),
 }
 
 

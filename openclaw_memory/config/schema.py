@@ -134,6 +134,12 @@ class RecallConfig:
             keyword=tuned("recall.weights_cjk.keyword"),
         )
     )
+    #: how the components are fused: "hand" (the weights above) or "fitted" (the fusion table's
+    #: weights for the request's language, recall/fusion.py; a language it lacks keeps the above)
+    fusion: str = "hand"
+    #: the fusion table `fitted` reads (None: the package's config/fusion.yaml); one written by
+    #: `openclaw-memory fit-fusion` from a user's own labelled data
+    fusion_file: Optional[str] = None
     event_half_life_days: float = tuned("recall.event_half_life_days")
     #: cosine calibration of the embedder; None = the embedder's measured default (embedding.py)
     semantic_floor: Optional[float] = None

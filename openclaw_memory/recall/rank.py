@@ -40,6 +40,7 @@ from ..config.tuning import tuned
 from .channels import TYPES_WITHOUT_DECAY, subject_matches
 from .reference import asks_about
 from .timeref import states_duration
+from .fusion import fitted_weights
 from collections.abc import Sequence
 
 # Which ranked memories are kept, and why each other one is not (every drop has a reason that
@@ -443,7 +444,7 @@ def score_pool(
     chosen = (
         cfg.weights_cjk if cfg.weights_cjk is not None and unspaced(query.text) else cfg.weights
     )
-    weights = {k: getattr(chosen, k) for k in COMPONENTS}
+    weights = fitted_weights(cfg, query.text) or {k: getattr(chosen, k) for k in COMPONENTS}
     if query.several:
         weights["session"] *= LIST_SESSION_SHARE
     scored = []

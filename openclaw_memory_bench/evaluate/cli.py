@@ -15,7 +15,11 @@ from .progress import ProgressBar
 from .block import run_block
 from .precision import run_precision
 from .report import format_block, format_comparison, format_precision, format_report
-from .runner import run_locomo, run_longmemeval
+from .runner import _stem, run_locomo, run_longmemeval
+from .features import write_features
+from .fusion_table import oof_runner
+from .fusion_table import add_parser as add_fit_fusion
+from openclaw_memory.config import config_from_dict
 
 
 def cmd_eval(args: argparse.Namespace, config) -> int:
@@ -29,20 +33,34 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
     else:
         run = run_locomo if args.dataset == "locomo" else run_longmemeval
     retrievers = RETRIEVERS if args.retriever == "all" else (args.retriever,)
-    if (args.folds or args.questions_out) and args.dataset in ("precision", "block"):
+    per_question = args.folds or args.questions_out or args.features_out or args.fusion_oof
+    if per_question and args.dataset in ("precision", "block"):
         print(
-            f"eval {args.dataset}: --folds and --questions-out score questions of a data set",
+            f"eval {args.dataset}: --folds, --questions-out, --features-out and --fusion-oof "
+            "score questions of a data set",
             file=sys.stderr,
         )
         return 2
+    if args.fusion_oof and not args.folds:
+        print("eval: --fusion-oof: expected --folds K (the folds it fits without)", file=sys.stderr)
+        return 2
+    if args.fusion:
+        config = config_from_dict({"recall": {"fusion": args.fusion}}, base=config)
     results = []
     outcomes: list[dict] = []
+    features: list[dict] = []
+    set_name = f"{args.dataset}:{_stem(args.path)}" if args.path else args.dataset
+    oof_dir = None
     embedder = _reused_embedder(config, args.reuse_vectors) if args.reuse_vectors else None
     with tempfile.TemporaryDirectory(prefix="ocm-eval-") as tmp:
         system = MemorySystem(
             config, args.data_dir or tmp, retriever=retrievers[0], embedder=embedder
         )
+        if args.features_out:
+            system.features, system.feature_set = features, set_name
         try:
+            if args.fusion_oof:
+                system.fusion_for, oof_dir = oof_runner(args, set_name)
             for name in retrievers:
                 system.use(name)
                 progress = None if args.no_progress else ProgressBar(f"{args.dataset}/{name}")
@@ -64,8 +82,13 @@ def cmd_eval(args: argparse.Namespace, config) -> int:
                 results.append(result)
         finally:
             system.close()
+            if oof_dir is not None:
+                oof_dir.cleanup()
     if args.questions_out:
         _write_outcomes(args.questions_out, outcomes)
+    if args.features_out:
+        n = write_features(args.features_out, features)
+        print(f"--features-out: {n} questions -> {args.features_out}", file=sys.stderr)
     if embedder is not None:
         print(
             f"--reuse-vectors: {embedder.hits} passages reused, {embedder.misses} embedded",
@@ -191,6 +214,39 @@ def add_parsers(sub) -> None:
         default=0,
         help="block: the seed the assistant-style sessions are generated with (default 0)",
     )
+    p.add_argument(
+        "--features-out",
+        metavar="FILE",
+        default=None,
+        help="write every question's ranked candidates as JSON lines: their fusion components and "
+        "whether each delivers an evidence turn (training data for fit-fusion)",
+    )
+    p.add_argument(
+        "--fusion",
+        choices=("hand", "fitted"),
+        default=None,
+        help="fuse with the configuration's weights (hand) or the fusion table's (fitted) "
+        "instead of what recall.fusion says",
+    )
+    p.add_argument(
+        "--fusion-oof",
+        metavar="FEATURES",
+        nargs="+",
+        default=None,
+        help="rank each conversation with weights fitted on these features files without its "
+        "fold (needs --folds K): out-of-fold figures of fitted fusion",
+    )
+    p.add_argument(
+        "--fusion-model",
+        choices=("listwise", "logistic"),
+        default="listwise",
+        help="--fusion-oof: the fit (default listwise)",
+    )
+    p.add_argument(
+        "--pooled",
+        action="store_true",
+        help="--fusion-oof: one fit over every language instead of one per language",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument(
         "--no-precision",
@@ -198,3 +254,4 @@ def add_parsers(sub) -> None:
         help="recall only: no noise and update sections (they embed the background and scenario texts)",
     )
     p.set_defaults(func=cmd_eval)
+    add_fit_fusion(sub)

@@ -16,7 +16,7 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import openclaw_memory
 from openclaw_memory.core.clock import DAY, FakeClock
@@ -25,7 +25,9 @@ from openclaw_memory.embed.embedding import embedder_name
 from openclaw_memory.inject.render import delivered_turns
 from openclaw_memory.recall.rank import COMPONENTS
 from openclaw_memory.types import ScoredMemory, Scope, Turn
+from openclaw_memory.lang import detect
 from .datasets import Conversation, Question
+from .features import feature_row
 
 RETRIEVERS = ("hybrid", "keyword", "vector")
 #: what a kept evaluation store has ingested, in its data dir
@@ -100,7 +102,8 @@ def retriever_config(config: MemoryConfig, retriever: str) -> MemoryConfig:
     zero = {k: 0.0 for k in COMPONENTS}
     key = "keyword" if retriever == "keyword" else "semantic"
     return config_from_dict(
-        {"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None}}, base=config
+        {"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None, "fusion": "hand"}},
+        base=config,
     )
 
 
@@ -133,6 +136,13 @@ class MemorySystem:
         self.ingested: dict[str, tuple[int, float]] = {}
         #: the channels that found each memory the last retrieve() returned (per-question outcomes)
         self.last_channels: list[list[str]] = []
+        #: when a list: each question's candidates, components and labels (`features.py`)
+        self.features: list[dict[str, Any]] | None = None
+        #: the set name each features row carries
+        self.feature_set = ""
+        #: out-of-fold fusion: conversation id -> the fusion table its questions are ranked
+        #: with (one fitted without its fold), or None for the configuration's weights
+        self.fusion_for: Callable[[str], str | None] | None = None
         self.use(retriever)
 
     def use(self, retriever: str) -> None:
@@ -152,6 +162,14 @@ class MemorySystem:
 
     def reset(self, conversation_id: str) -> None:
         self.scope = Scope(_SAFE.sub("_", conversation_id)[:120] or "eval")
+        if (
+            self.fusion_for is not None
+        ):  # the same recaller, the weights of this conversation's fold
+            recaller = self.mw.working.recaller
+            table = self.fusion_for(conversation_id)
+            recaller.cfg = dataclasses.replace(
+                self.config.recall, fusion="fitted" if table else "hand", fusion_file=table
+            )
 
     @property
     def last_turn_at(self) -> float:
@@ -247,6 +265,9 @@ class MemorySystem:
             if self._channel_ok(s) and (s.kept or s.reason.startswith("below relevance"))
         ]
         ranked.sort(key=lambda s: s.rank)
+        if self.features is not None:
+            lang = detect(question.text)
+            self.features.append(feature_row(question, ranked, lang, self.feature_set))
         self.last_channels = [list(s.channels) for s in ranked[:k]]
         return [frozenset(s.turn_ids) for s in ranked[:k]]
 
