@@ -160,6 +160,6 @@ def add_parser(sub) -> None:
 
 
 def _whole(minimum: int):
-    from openclaw_memory.cli import whole_number
+    from openclaw_memory.core.progress import whole_number
 
     return whole_number(minimum)

@@ -162,10 +162,8 @@ class MemorySystem:
 
     def reset(self, conversation_id: str) -> None:
         self.scope = Scope(_SAFE.sub("_", conversation_id)[:120] or "eval")
-        if (
-            self.fusion_for is not None
-        ):  # the same recaller, the weights of this conversation's fold
-            recaller = self.mw.working.recaller
+        if self.fusion_for is not None:  # the same recaller, this conversation's fold's weights
+            recaller = self.mw.recaller
             table = self.fusion_for(conversation_id)
             recaller.cfg = dataclasses.replace(
                 self.config.recall, fusion="fitted" if table else "hand", fusion_file=table
