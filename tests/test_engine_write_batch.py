@@ -46,7 +46,7 @@ def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine)
     )
     assert len(commits) == 1
     assert [r.action for r in results] == ["insert", "update", "update", "insert"]
-    live = find(engine, ALICE, where="status = 'active'")
+    live = find(engine, ALICE, status="active")
     assert sorted(r.summary for r in live) == ["I don't like coffee", "the build uses make"]
 
 

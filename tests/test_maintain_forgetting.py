@@ -185,7 +185,7 @@ def test_compaction_repeats_until_under_the_trigger(engine):
     engine.write(U1, write_many)
     done = compact_events(engine, U1)
     assert len(done) == 3  # 120 -> 90 -> 60 -> 30
-    left = find(engine, U1, where="status = 'active' AND type = 'event'", limit=500)
+    left = find(engine, U1, status="active", type="event", limit=500)
     assert len(left) == 30
 
 

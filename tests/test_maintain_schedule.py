@@ -125,7 +125,7 @@ def _seed(mw, clock):
 def _statuses(mw, records):
     out = {}
     for rec in records:
-        found = find(mw.engine, rec.scope, where="id = ?", args=(rec.id,), limit=1)
+        found = find(mw.engine, rec.scope, id=rec.id, limit=1)
         out[rec.id] = found[0].status.value if found else "deleted"
     return out
 
@@ -170,7 +170,7 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
         **{d.id: "archived" for d in r["deploys"][:3]},
     }
     assert after == expected
-    summaries = find(mw.engine, ALICE, where="type = 'summary'")
+    summaries = find(mw.engine, ALICE, type="summary")
     assert len(summaries) == 1 and set(summaries[0].links) == {d.id for d in r["deploys"][:3]}
     assert _messages(mw, "s-old") == ["question 4", "answer 4", "question 5", "answer 5"]
     assert _messages(mw, "s-new") == ["new question", "new answer"]

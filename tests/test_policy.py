@@ -119,7 +119,7 @@ def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
     clock: FakeClock = engine.clock
     clock.advance(days=engine.config.forgetting.cleanup_unused_days + 1)
     cleanup(engine, scope)
-    still_there = find(engine, scope, where="id = ?", args=(written.record.id,))
+    still_there = find(engine, scope, id=written.record.id)
     assert bool(still_there) is policy.kept_by_cleanup
 
 

@@ -88,7 +88,7 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
     assert len(asked) == 20
     # Make the source store carry every kind of history: an edit (version chain) and a forget.
     eng = src.mw.engine
-    live = find(eng, src.scope, where="status = 'active' AND type != 'episode'", limit=5)
+    live = find(eng, src.scope, status="active", type_not="episode", limit=5)
     assert len(live) >= 2
     edit_memory(eng, src.scope, live[0].id, live[0].summary + "（已更正）", writer="test")
     eng.forget(src.scope, live[1].id, "test forget", writer="test")
@@ -460,7 +460,7 @@ def test_an_imported_fact_does_not_beat_an_explicit_one(engine, make_config, tmp
     report = import_jsonl(engine, lines, user_id="alice")
     assert report.consolidated == {"doubt": 1}
     assert _live(engine, alice, subject) == [held]
-    kept = find(engine, alice, where="status = 'inactive'")
+    kept = find(engine, alice, status="inactive")
     assert [r.summary for r in kept] == [brought]  # kept for the record, not live
 
 

@@ -66,7 +66,7 @@ def test_a_process_event_updates_the_task_and_a_blocked_one_warns(
         and task["source"]["session_id"] == "agent:main:s1"
     )
     assert first["id"] in (task["id"], task["prev_id"])  # one task, updated: not a second live copy
-    live = find(mw.engine, Scope("alice", "main"), where="status = 'active' AND type = 'task'")
+    live = find(mw.engine, Scope("alice", "main"), status="active", type="task")
     assert [r.subject for r in live] == [subject]
     warnings = [r["memory"] for r in out["results"][1:]]
     assert [w["type"] for w in warnings] == (["event"] if kind == "blocked" else [])

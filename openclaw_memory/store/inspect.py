@@ -1,0 +1,183 @@
+"""Looking inside a record store from outside the ports: what tests and audits ask that no
+stage asks (how many rows a table holds for a user, every byte a store holds), and the few
+ways a test damages a store on purpose (a corrupted keyword index, an older schema).
+
+Stages never import this module; they speak to the ports (`ports.py`). The questions by table
+and column (`count`, `select`) answer on SQLite, PostgreSQL and the in-memory store alike;
+`rows` and `execute` take a statement in SQLite's spelling (`?` marks), for the tests of the
+SQL layer itself (migrations, schema, damage and repair), on SQLite and PostgreSQL only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from .ports import RecordStore
+
+__all__ = ["count", "execute", "rows", "select", "stored_bytes", "tables"]
+
+#: a table or column name as the schema spells them (names are never user text)
+_NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
+#: the in-memory store's tables, as it holds them (see `memory/base.py`'s State)
+_MEMORY_TABLES = ("records", "vectors", "versions", "audit", "outbox", "sessions", "messages")
+
+
+def _is_postgres(store: RecordStore) -> bool:
+    return type(store).__name__ == "PostgresRecordStore"
+
+
+def _is_memory(store: RecordStore) -> bool:
+    return hasattr(store, "s") and not hasattr(store, "db")
+
+
+def _name(kind: str, name: str) -> str:
+    if not _NAME.match(name):
+        raise ValueError(
+            f"{kind}: expected a lowercase SQL name (letters, digits, _), found {name!r}"
+        )
+    return name
+
+
+def _spelled(store: RecordStore, sql: str) -> str:
+    """A statement in SQLite's spelling, in the store's own (PostgreSQL takes `%s` marks)."""
+    return sql.replace("?", "%s") if _is_postgres(store) else sql
+
+
+def _sql_store(store: RecordStore, what: str) -> Any:
+    if _is_memory(store):
+        raise TypeError(
+            f"{what}: expected a store over SQL (SQLite or PostgreSQL), found the in-memory "
+            "store: ask through count() or select(), or keep the test on a real backend"
+        )
+    return store.db  # type: ignore[attr-defined]
+
+
+def rows(store: RecordStore, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    """The rows of one read-only statement written with SQLite's `?` marks (rows answer
+    `row[0]` and `row["name"]`), on SQLite or PostgreSQL."""
+    with _sql_store(store, "rows").read() as db:
+        return list(db.execute(_spelled(store, sql), tuple(args)).fetchall())
+
+
+def execute(store: RecordStore, sql: str, args: Sequence[Any] = ()) -> None:
+    """Run statements that change the store (`;`-separated on SQLite), in one committed write
+    transaction: how a test damages a store or rolls its schema back on purpose."""
+    with _sql_store(store, "execute").write() as db:
+        for statement in (s for s in sql.split(";") if s.strip()):
+            db.execute(_spelled(store, statement), tuple(args))
+
+
+def _where(where: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    """`column = ?` for a value, `IN (...)` for a list or tuple, `IS NULL` for None."""
+    parts, args = [], []
+    for column, value in where.items():
+        _name("column", column)
+        if value is None:
+            parts.append(f"{column} IS NULL")
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            values = list(value)
+            parts.append(f"{column} IN ({', '.join('?' * len(values))})" if values else "0 = 1")
+            args += values
+        else:
+            parts.append(f"{column} = ?")
+            args.append(value.value if isinstance(value, enum.Enum) else value)
+    return (" AND ".join(parts) or "1 = 1"), args
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _record_row(record: Any, rid: int) -> dict[str, Any]:
+    row = {f.name: _plain(getattr(record, f.name)) for f in dataclasses.fields(record)}
+    scope, source = row.pop("scope"), row.pop("source")
+    row.update(
+        rid=rid,
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        workspace=scope.workspace,
+        channel=source.channel.value,
+    )
+    return row
+
+
+def _memory_rows(store: Any, table: str) -> Iterable[dict[str, Any]]:
+    state = store.s
+    if table == "records":
+        return [_record_row(r, state.rids[r.id]) for r in state.records.values()]
+    if table == "vectors":
+        return [{"record_id": i, **row} for i, row in state.vectors.items()]
+    if table in ("versions", "sessions"):
+        return list(getattr(state, table).values())
+    if table in ("audit", "outbox", "messages"):
+        return list(getattr(state, table))
+    raise ValueError(f"table: expected one of {', '.join(_MEMORY_TABLES)}, found {table!r}")
+
+
+def _matches(row: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    for column, value in where.items():
+        held = _plain(row.get(column))
+        if isinstance(value, (list, tuple, set, frozenset)):
+            if held not in {_plain(v) for v in value}:
+                return False
+        elif held != _plain(value):
+            return False
+    return True
+
+
+def select(
+    store: RecordStore, table: str, columns: Sequence[str] = (), **where: Any
+) -> list[dict[str, Any]]:
+    """The rows of a table whose columns equal the given values (a list or tuple: any of
+    them; None: no value), as column -> value, in written order; `columns` keeps those only."""
+    _name("table", table)
+    wanted = [_name("column", c) for c in columns]
+    if _is_memory(store):
+        found = [row for row in _memory_rows(store, table) if _matches(row, where)]
+        return [{c: row.get(c) for c in wanted} if wanted else dict(row) for row in found]
+    cond, args = _where(where)
+    order = "rid" if table == "records" else "rowid" if not _is_postgres(store) else "1"
+    listed = ", ".join(wanted) or "*"
+    found = rows(store, f"SELECT {listed} FROM {table} WHERE {cond} ORDER BY {order}", args)
+    return [dict(zip(row.keys(), tuple(row))) for row in found]
+
+
+def count(store: RecordStore, table: str, **where: Any) -> int:
+    """How many rows of a table have these column values (as `select` matches them)."""
+    _name("table", table)
+    if _is_memory(store):
+        return sum(1 for row in _memory_rows(store, table) if _matches(row, where))
+    cond, args = _where(where)
+    return int(rows(store, f"SELECT COUNT(*) FROM {table} WHERE {cond}", args)[0][0])
+
+
+def tables(store: RecordStore) -> list[str]:
+    """The names of the store's tables (the in-memory store: the ones it holds)."""
+    if _is_memory(store):
+        return list(_MEMORY_TABLES)
+    if _is_postgres(store):
+        found = rows(
+            store,
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' "
+            "ORDER BY table_name",
+        )
+    else:
+        found = rows(store, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    return [r[0] for r in found]
+
+
+def stored_bytes(store: RecordStore) -> bytes:
+    """Everything the store holds, as bytes to search for a text: the SQLite file, every row
+    of every table of the PostgreSQL database as text, or the in-memory store's state written
+    out."""
+    if _is_memory(store):
+        return repr(store.s).encode("utf-8")  # type: ignore[attr-defined]
+    if _is_postgres(store):
+        out: list[str] = []
+        for table in tables(store):
+            out += [r[0] for r in rows(store, f'SELECT t::text FROM "{table}" t')]
+        return "\n".join(out).encode("utf-8")
+    return bytes(store.db.path.read_bytes())  # type: ignore[attr-defined]
