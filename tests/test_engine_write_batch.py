@@ -10,9 +10,12 @@ import pytest
 
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
 from openclaw_memory.errors import StoreError
+from openclaw_memory.store import inspect
 from store_helpers import find
 
 ALICE = Scope("alice")
+#: SQLite's own transactions: its commits traced, a trigger refusing a row, an outer write
+SQLITE_TRANSACTIONS = pytest.mark.real_store("SQLite's transactions and triggers")
 
 
 def pref(text, subject="drink"):
@@ -33,6 +36,7 @@ def _commits(engine) -> list[str]:
     return seen
 
 
+@SQLITE_TRANSACTIONS
 def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine):
     commits = _commits(engine)
     results = engine.write(
@@ -50,8 +54,10 @@ def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine)
     assert sorted(r.summary for r in live) == ["I don't like coffee", "the build uses make"]
 
 
+@SQLITE_TRANSACTIONS
 def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog):
-    engine.db._conn.execute(
+    inspect.execute(
+        engine.store,
         "CREATE TEMP TRIGGER refuse BEFORE INSERT ON records WHEN NEW.summary = 'boom' "
         "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
     )
@@ -64,36 +70,27 @@ def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog)
     inserts = [a for a in engine.audit_log(ALICE) if a["action"] == "insert"]
     assert len(inserts) == 2
     assert "writing them one by one" in caplog.text
-    with (
-        engine.db.read() as db
-    ):  # nothing half-written: every record has its FTS row, vector and outbox entry
-        assert db.execute("SELECT COUNT(*) FROM records_fts").fetchone()[0] == 2
-        assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 2
-        assert db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 2
+    # nothing half-written: every record has its FTS row, vector and outbox entry
+    for table in ("records_fts", "vectors", "outbox"):
+        assert inspect.count(engine.store, table) == 2, table
 
 
 def test_given_vectors_are_the_ones_write_would_compute(engine):
     cands = [fact("the deploy runs on Fridays"), pref("我喜欢喝茶")]
     vecs = engine.embed_candidates(cands)
     written = engine.write(ALICE, cands, vectors=vecs)
-    with engine.db.read() as db:
-        stored = {
-            r[0]: np.frombuffer(r[1], dtype=np.float32)
-            for r in db.execute("SELECT record_id, vec FROM vectors")
-        }
+    stored = engine.store.vectors([res.record.id for res in written])
     for res, vec in zip(written, vecs.whole):
         assert np.array_equal(stored[res.record.id], vec)
     other = engine.write(Scope("bob"), cands)
-    with engine.db.read() as db:
-        for res, mine in zip(other, written):
-            theirs = db.execute(
-                "SELECT vec FROM vectors WHERE record_id = ?", (res.record.id,)
-            ).fetchone()[0]
-            assert theirs == stored[mine.record.id].tobytes()
+    theirs = engine.store.vectors([res.record.id for res in other])
+    for res, mine in zip(other, written):
+        assert theirs[res.record.id].tobytes() == stored[mine.record.id].tobytes()
     with pytest.raises(ValueError, match="one per candidate"):
         engine.write(ALICE, cands, vectors=vecs[:1])
 
 
+@SQLITE_TRANSACTIONS
 def test_a_write_inside_an_outer_transaction_joins_it(engine):
     with engine.db.write():
         assert engine.db.nested()

@@ -346,8 +346,8 @@ def test_a_continuing_session_is_only_read_until_its_activity_stamp_is_a_minute_
     sessions = Sessions(engine.store, clock)
 
     def stamp():
-        with engine.db.read() as db:
-            return tuple(db.execute("SELECT last_active_at, ended_at FROM sessions").fetchone())
+        row = engine.store.session(ALICE, "s1")
+        return row["last_active_at"], row["ended_at"]
 
     assert sessions.open(ALICE, "s1") is True
     start = clock.now()

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .ports import RecordStore
 
-__all__ = ["count", "execute", "rows", "select", "stored_bytes", "tables"]
+__all__ = ["count", "execute", "keyword_hits", "rows", "select", "stored_bytes", "tables"]
 
 #: a table or column name as the schema spells them (names are never user text)
 _NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
@@ -62,11 +62,12 @@ def rows(store: RecordStore, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         return list(db.execute(_spelled(store, sql), tuple(args)).fetchall())
 
 
-def execute(store: RecordStore, sql: str, args: Sequence[Any] = ()) -> None:
-    """Run statements that change the store (`;`-separated on SQLite), in one committed write
-    transaction: how a test damages a store or rolls its schema back on purpose."""
+def execute(store: RecordStore, sql: str | Sequence[str], args: Sequence[Any] = ()) -> None:
+    """Run one statement (or several, in a list) that changes the store, in one committed
+    write transaction: how a test damages a store or rolls its schema back on purpose."""
+    statements = [sql] if isinstance(sql, str) else list(sql)
     with _sql_store(store, "execute").write() as db:
-        for statement in (s for s in sql.split(";") if s.strip()):
+        for statement in statements:
             db.execute(_spelled(store, statement), tuple(args))
 
 
@@ -152,6 +153,18 @@ def count(store: RecordStore, table: str, **where: Any) -> int:
         return sum(1 for row in _memory_rows(store, table) if _matches(row, where))
     cond, args = _where(where)
     return int(rows(store, f"SELECT COUNT(*) FROM {table} WHERE {cond}", args)[0][0])
+
+
+def keyword_hits(store: RecordStore, token: str) -> int:
+    """How many entries of the keyword index, in every scope, hold this search token (as the
+    index stores it: lowercased, segmented): SQLite's FTS5 table or the in-memory store's."""
+    if _is_memory(store):
+        held = store.s.tokens.values()  # type: ignore[attr-defined]
+        return sum(1 for tokens in held if token in tokens)
+    if _is_postgres(store):
+        return count(store, "keyword_terms", term=token)
+    found = rows(store, "SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH ?", [f'"{token}"'])
+    return int(found[0][0])
 
 
 def tables(store: RecordStore) -> list[str]:
