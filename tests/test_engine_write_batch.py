@@ -59,7 +59,7 @@ def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog)
     inspect.execute(
         engine.store,
         "CREATE TEMP TRIGGER refuse BEFORE INSERT ON records WHEN NEW.summary = 'boom' "
-        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
     )
     batch = [fact("one"), fact("two"), fact("boom"), fact("four")]
     # the driver's error leaves the store as the package's StoreError, the cause kept

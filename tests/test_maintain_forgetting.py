@@ -17,6 +17,7 @@ from openclaw_memory.maintain import (
 )
 from openclaw_memory.core.tokens import count_tokens
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
+from openclaw_memory.store import inspect
 from store_helpers import find
 
 T = MemoryType
@@ -264,13 +265,7 @@ def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engin
     } <= left
     engine.indexer.drain(U1)
     assert not gone & (engine.index.ids(U1, "hot") | engine.index.ids(U1, "cold"))
-    with engine.db.read() as db:
-        assert (
-            db.execute(
-                "SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)", tuple(gone)
-            ).fetchone()[0]
-            == 0
-        )
+    assert inspect.count(engine.store, "vectors", record_id=tuple(gone)) == 0
     assert engine.keyword(U1, "闲聊", statuses=("active", "archived", "inactive")) == []
     assert engine.audit_log(U1, doomed.id)[0]["action"] == "delete"
 

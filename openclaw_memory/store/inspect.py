@@ -17,12 +17,24 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .ports import RecordStore
 
-__all__ = ["count", "execute", "keyword_hits", "rows", "select", "stored_bytes", "tables"]
+__all__ = [
+    "count",
+    "delete",
+    "execute",
+    "insert",
+    "keyword_hits",
+    "rows",
+    "select",
+    "stored_bytes",
+    "tables",
+]
 
 #: a table or column name as the schema spells them (names are never user text)
 _NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
 #: the in-memory store's tables, as it holds them (see `memory/base.py`'s State)
 _MEMORY_TABLES = ("records", "vectors", "versions", "audit", "outbox", "sessions", "messages")
+#: the column that orders a table's rows as they were written (others: SQLite's rowid)
+_WRITTEN_ORDER = {"records": "rid", "audit": "seq", "outbox": "seq", "messages": "seq"}
 
 
 def _is_postgres(store: RecordStore) -> bool:
@@ -140,9 +152,10 @@ def select(
         found = [row for row in _memory_rows(store, table) if _matches(row, where)]
         return [{c: row.get(c) for c in wanted} if wanted else dict(row) for row in found]
     cond, args = _where(where)
-    order = "rid" if table == "records" else "rowid" if not _is_postgres(store) else "1"
+    order = _WRITTEN_ORDER.get(table) or ("" if _is_postgres(store) else "rowid")
     listed = ", ".join(wanted) or "*"
-    found = rows(store, f"SELECT {listed} FROM {table} WHERE {cond} ORDER BY {order}", args)
+    sql = f"SELECT {listed} FROM {table} WHERE {cond}" + (f" ORDER BY {order}" if order else "")
+    found = rows(store, sql, args)
     return [dict(zip(row.keys(), tuple(row))) for row in found]
 
 
@@ -155,6 +168,25 @@ def count(store: RecordStore, table: str, **where: Any) -> int:
     return int(rows(store, f"SELECT COUNT(*) FROM {table} WHERE {cond}", args)[0][0])
 
 
+def delete(store: RecordStore, table: str, **where: Any) -> None:
+    """Remove the rows of a table with these column values (as `select` matches them), on
+    SQLite or PostgreSQL: a test damaging a store on purpose."""
+    cond, args = _where(where)
+    execute(store, f"DELETE FROM {_name('table', table)} WHERE {cond}", args)
+
+
+def insert(store: RecordStore, table: str, **values: Any) -> None:
+    """Add one row with these column values, on SQLite or PostgreSQL: a stray row a test
+    plants (an orphan vector, a stale keyword entry)."""
+    columns = ", ".join(_name("column", c) for c in values)
+    marks = ", ".join("?" * len(values))
+    execute(
+        store,
+        f"INSERT INTO {_name('table', table)}({columns}) VALUES ({marks})",
+        [*values.values()],
+    )
+
+
 def keyword_hits(store: RecordStore, token: str) -> int:
     """How many entries of the keyword index, in every scope, hold this search token (as the
     index stores it: lowercased, segmented): SQLite's FTS5 table or the in-memory store's."""
@@ -163,7 +195,9 @@ def keyword_hits(store: RecordStore, token: str) -> int:
         return sum(1 for tokens in held if token in tokens)
     if _is_postgres(store):
         return count(store, "keyword_terms", term=token)
-    found = rows(store, "SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH ?", [f'"{token}"'])
+    found = rows(
+        store, "SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH ?", [f'"{token}"']
+    )
     return int(found[0][0])
 
 
