@@ -236,7 +236,7 @@ def test_process_event_updates_the_task_without_an_llm(mw):
 def test_secrets_never_reach_storage(mw, config):
     say(mw, ALICE, "s1", "my password is Hunter2-Zebra-77, remember that I use vim", reply="ok")
     mw.flush()
-    mw.engine.db.vacuum()
+    mw.engine.store.vacuum()
     assert b"Hunter2-Zebra-77" not in stored_bytes(mw.engine)
 
 

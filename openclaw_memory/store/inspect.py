@@ -32,9 +32,26 @@ __all__ = [
 #: a table or column name as the schema spells them (names are never user text)
 _NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
 #: the in-memory store's tables, as it holds them (see `memory/base.py`'s State)
-_MEMORY_TABLES = ("records", "vectors", "versions", "audit", "outbox", "sessions", "messages")
+_MEMORY_TABLES = (
+    "records",
+    "vectors",
+    "versions",
+    "audit",
+    "outbox",
+    "sessions",
+    "messages",
+    "entities",
+    "entity_aliases",
+    "entity_links",
+)
 #: the column that orders a table's rows as they were written (others: SQLite's rowid)
-_WRITTEN_ORDER = {"records": "rid", "audit": "seq", "outbox": "seq", "messages": "seq"}
+_WRITTEN_ORDER = {
+    "records": "rid",
+    "audit": "seq",
+    "outbox": "seq",
+    "messages": "seq",
+    "entity_links": "entity_id, rid",
+}
 
 
 def _is_postgres(store: RecordStore) -> bool:
@@ -127,6 +144,22 @@ def _memory_rows(store: Any, table: str) -> Iterable[dict[str, Any]]:
         return list(getattr(state, table).values())
     if table in ("audit", "outbox", "messages"):
         return list(getattr(state, table))
+    return _memory_entity_rows(state.entities, table)
+
+
+def _memory_entity_rows(held: Any, table: str) -> list[dict[str, Any]]:
+    if table == "entities":
+        return [{"id": i, **row} for i, row in held.entities.items()]
+    if table == "entity_aliases":
+        return [
+            {"user_id": u, "agent_id": a, "alias": alias, "entity_id": e, "rid": rid}
+            for (u, a, alias), (e, rid) in held.aliases.items()
+        ]
+    if table == "entity_links":
+        return [
+            {"entity_id": e, "rid": rid, "user_id": u, "agent_id": a, "seen_at": at}
+            for (e, rid), (u, a, at) in held.links.items()
+        ]
     raise ValueError(f"table: expected one of {', '.join(_MEMORY_TABLES)}, found {table!r}")
 
 
