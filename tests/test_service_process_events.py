@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from openclaw_memory.maintain.runner import enforce_cap
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
+from openclaw_memory.store import inspect
 from openclaw_memory.types import Scope
 from store_helpers import find
 
@@ -88,8 +89,7 @@ def test_process_events_are_filtered_for_secrets_in_every_field(service):
     )
     texts = [r["memory"]["summary"] + str(r["memory"]["subject"]) for r in out["results"]]
     assert texts and not any(key in t or "Hunter2-Xy9!" in t for t in texts), texts
-    with mw.engine.db.read() as db:
-        dump = "\n".join(str(tuple(row)) for row in db.execute("SELECT * FROM records"))
+    dump = "\n".join(str(tuple(row.values())) for row in inspect.select(mw.engine.store, "records"))
     assert key not in dump and "Hunter2-Xy9!" not in dump
 
 
