@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from openclaw_memory.portability.openclaw import read_workspace
 from openclaw_memory.portability.openclaw import export_workspace
 from openclaw_memory.recall.rank import plan_to_json
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
+from openclaw_memory.store import inspect
 from store_helpers import find
 
 DATA = Path(__file__).parent / "data"
@@ -81,6 +81,7 @@ def locomo_store(tmp_path, make_config):
     src.close()
 
 
+@pytest.mark.real_store("the evaluation's store keeps its files in its folder")
 def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
     locomo_store, tmp_path, make_config
 ):
@@ -214,8 +215,7 @@ def test_openclaw_import_types_dates_filters_and_is_idempotent(engine):
         sum("美式咖啡" in r.summary for r in rows) == 1
     )  # promoted copy and daily note: one memory
     # Secrets never reach the store, nor does the leftover of their sentence.
-    with sqlite3.connect(engine.db.path) as db:
-        dump = "\n".join(db.iterdump())
+    dump = inspect.stored_bytes(engine.store).decode("utf-8", "replace")
     assert "hunter2" not in dump and "sk-proj-4fT9" not in dump and "keep it handy" not in dump
     second = import_path(engine, WORKSPACE, scope, **_importer_args(engine))
     assert second["added"] == 0 and second["existing"] == first["added"]
