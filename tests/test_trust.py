@@ -1245,6 +1245,7 @@ def test_judge_block_counts_the_old_value_only_when_stated_as_current(text, ok, 
     assert P.judge_block(text, ["Acme", "阿里"], ["Globex", "腾讯"]) == (ok, stale)
 
 
+@pytest.mark.real_store("the evaluation's store keeps its files in its folder")
 def test_eval_precision_reports_noise_and_updates_per_language(tmp_path, clock):
     from openclaw_memory_bench.evaluate.memory_system import MemorySystem
 
