@@ -4,7 +4,7 @@ SQLite, PostgreSQL); what no public method answers goes through `openclaw_memory
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from openclaw_memory.store import inspect
 from openclaw_memory.types import MemoryRecord, Scope
@@ -49,3 +49,9 @@ def find(
 def stored_bytes(engine: Any) -> bytes:
     """Everything the engine's record store holds, as bytes to search for a text."""
     return inspect.stored_bytes(engine.store)
+
+
+def rows(engine: Any, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    """The rows of a read-only statement in SQLite's spelling, on SQLite or PostgreSQL (for the
+    tests of the real backends: `openclaw_memory.store.inspect.rows`)."""
+    return inspect.rows(engine.store, sql, args)
