@@ -13,14 +13,18 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..errors import StoreError
 from .ports import RecordStore
 
 __all__ = [
     "count",
     "delete",
     "execute",
+    "file_rows",
     "insert",
     "keyword_hits",
     "rows",
@@ -89,6 +93,20 @@ def rows(store: RecordStore, sql: str, args: Sequence[Any] = ()) -> list[Any]:
     `row[0]` and `row["name"]`), on SQLite or PostgreSQL."""
     with _sql_store(store, "rows").read() as db:
         return list(db.execute(_spelled(store, sql), tuple(args)).fetchall())
+
+
+def file_rows(path: str | Path, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+    """The rows of one read-only statement on a SQLite store file, opened read-only and not as
+    a store (nothing is migrated or created): a file another process wrote, as it left it."""
+    try:
+        conn = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open read-only: {exc}") from exc
+    try:
+        conn.row_factory = sqlite3.Row
+        return list(conn.execute(sql, tuple(args)).fetchall())
+    finally:
+        conn.close()
 
 
 def execute(store: RecordStore, sql: str | Sequence[str], args: Sequence[Any] = ()) -> None:
