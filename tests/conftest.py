@@ -79,7 +79,9 @@ REAL_STORE_MARK = (
 
 def keeps_real_backends(node) -> bool:
     """The engines opened under this node (a module or a test) are the configured backends:
-    a file of REAL_BACKEND_FILES, a `real_store` mark, or a backend selected for the run."""
+    a file of REAL_BACKEND_FILES, a `real_store` mark, a test of the steps after the default
+    run (STEPS: real servers, browsers, end-to-end and long runs), or a backend selected for
+    the run."""
     from pg_server import BACKEND_ENV
 
     import os
@@ -87,7 +89,9 @@ def keeps_real_backends(node) -> bool:
     path = Path(str(node.path)).relative_to(TESTS)
     if any(path.match(pattern) for pattern in REAL_BACKEND_FILES):
         return True
-    return node.get_closest_marker("real_store") is not None or BACKEND_ENV in os.environ
+    if any(node.get_closest_marker(mark) for mark in ("real_store", *STEPS)):
+        return True
+    return BACKEND_ENV in os.environ
 
 
 @pytest.fixture(scope="module", autouse=True)
