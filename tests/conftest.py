@@ -61,8 +61,10 @@ def engine(config, clock):
 
 #: the test files that exist to test the real backends (the store contract, SQLite's schema,
 #: rows and migrations, Chroma, the tiered index, PostgreSQL, encryption at rest, reliability,
-#: end to end): every engine they open is SQLite and Chroma, or PostgreSQL when selected
+#: end to end, the benchmark that builds and copies store folders): every engine they open is
+#: SQLite and Chroma, or PostgreSQL when selected
 REAL_BACKEND_FILES = (
+    "test_bench*.py",
     "test_store_*.py",
     "test_postgres*.py",
     "test_contract*.py",
