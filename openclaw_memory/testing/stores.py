@@ -21,7 +21,7 @@ from ..store.memory import MemoryStore
 from ..store.ports import ManagedVectorIndex, RecordStore
 from ..store.tiered_index import NumpyIndex
 
-__all__ = ["InMemoryBackends", "in_memory_backends"]
+__all__ = ["InMemoryBackends", "in_memory_backends", "real_backends"]
 
 
 class InMemoryBackends:
@@ -48,10 +48,6 @@ class InMemoryBackends:
                 prefix = config.storage.vector_store.collection_prefix
                 held = self._indexes[key] = NumpyIndex(embedder_name, dim, prefix=prefix)
             return held
-
-    def holds(self, config: MemoryConfig) -> bool:
-        """A store was opened at config's paths in this block."""
-        return config.sqlite_file.resolve() in self._stores
 
 
 def _open_chroma(backends: InMemoryBackends) -> Any:
