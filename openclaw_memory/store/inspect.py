@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import re
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -33,8 +32,8 @@ __all__ = [
     "tables",
 ]
 
-#: a table or column name as the schema spells them (names are never user text)
-_NAME = re.compile(r"[a-z_][a-z0-9_]*\Z")
+#: the characters of a table or column name as the schema spells them (never user text)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 #: the in-memory store's tables, as it holds them (see `memory/base.py`'s State)
 _MEMORY_TABLES = (
     "records",
@@ -67,7 +66,7 @@ def _is_memory(store: RecordStore) -> bool:
 
 
 def _name(kind: str, name: str) -> str:
-    if not _NAME.match(name):
+    if not name or name[0].isdigit() or not set(name) <= _NAME_CHARS:
         raise ValueError(
             f"{kind}: expected a lowercase SQL name (letters, digits, _), found {name!r}"
         )
