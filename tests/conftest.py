@@ -88,8 +88,10 @@ def keeps_real_backends(node) -> bool:
 
     import os
 
-    path = Path(str(node.path)).relative_to(TESTS)
-    if any(path.match(pattern) for pattern in REAL_BACKEND_FILES):
+    path = Path(str(node.path))
+    if TESTS in path.parents and any(
+        path.relative_to(TESTS).match(pattern) for pattern in REAL_BACKEND_FILES
+    ):
         return True
     if any(node.get_closest_marker(mark) for mark in ("real_store", *STEPS)):
         return True
