@@ -117,9 +117,7 @@ TESTS_ALLOWED: dict[str, str] = {
     "test_store_schema.py": "the statements SQLite runs, traced, for their plans",
     "test_store_rows.py": "the row mapping over a bare SQLite table (the SQL layer itself)",
     "test_store_postgres_migrate.py": "SQLite to PostgreSQL migration, both files read whole",
-    "test_reliability_concurrency.py": "the journal mode of a file other processes opened",
     "test_reliability_recovery.py": "Chroma's own tables, and a whole dump of a damaged file",
-    "test_reliability_service_crash.py": "rows matched by text in a file a killed service left",
 }
 
 
