@@ -1,11 +1,19 @@
-"""Shared fixtures: real SQLite and Chroma in tmp dirs, a fake clock, the hashing embedder."""
+"""Shared fixtures: a config in a tmp dir, a fake clock, the hashing embedder, and the store
+every engine opens: the in-memory record store and numpy index by default
+(`openclaw_memory.testing.stores`), SQLite and Chroma for the files of REAL_BACKEND_FILES and the
+tests marked `real_store` (what only a real backend does: durability, files and their
+permissions, FTS5 ranking, other processes opening the same files)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
+
+TESTS = Path(__file__).resolve().parent
 
 
 @pytest.fixture
@@ -41,11 +49,77 @@ def config(tmp_path):
 
 @pytest.fixture
 def engine(config, clock):
+    """An engine over the test's store (in memory unless the test keeps the real backends)."""
     from openclaw_memory.runtime.engine import MemoryEngine
 
     eng = MemoryEngine.open(config, clock=clock, background=False)
     yield eng
     eng.close()
+
+
+# ---- which store the engines open -----------------------------------------------------------
+
+#: the test files that exist to test the real backends (the store contract, SQLite's schema,
+#: rows and migrations, Chroma, the tiered index, PostgreSQL, encryption at rest, reliability,
+#: end to end, the benchmark that builds and copies store folders): every engine they open is
+#: SQLite and Chroma, or PostgreSQL when selected
+REAL_BACKEND_FILES = (
+    "test_bench*.py",
+    "test_store_*.py",
+    "test_postgres*.py",
+    "test_contract*.py",
+    "test_reliability_*.py",
+    "test_encryption_at_rest.py",
+    "test_mcp_e2e.py",
+    "e2e/*.py",
+)
+REAL_STORE_MARK = (
+    "real_store(reason): the engines of this test open the configured backends (SQLite and "
+    "Chroma) instead of the in-memory store, for what only they do; the reason says what"
+)
+
+
+def keeps_real_backends(node) -> bool:
+    """The engines opened under this node (a module or a test) are the configured backends:
+    a file of REAL_BACKEND_FILES, a `real_store` mark, a test of the steps after the default
+    run (STEPS: real servers, browsers, end-to-end and long runs), or a backend selected for
+    the run."""
+    from pg_server import BACKEND_ENV
+
+    import os
+
+    path = Path(str(node.path))
+    if TESTS in path.parents and any(
+        path.relative_to(TESTS).match(pattern) for pattern in REAL_BACKEND_FILES
+    ):
+        return True
+    if any(node.get_closest_marker(mark) for mark in ("real_store", *STEPS)):
+        return True
+    return BACKEND_ENV in os.environ
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_store(request):
+    """The module's engines open the in-memory backends unless the module keeps the real ones."""
+    from openclaw_memory.testing.stores import in_memory_backends
+
+    if keeps_real_backends(request.node):
+        yield None
+        return
+    with in_memory_backends() as backends:
+        yield backends
+
+
+@pytest.fixture(autouse=True)
+def _test_store(request, _module_store):
+    """A test marked `real_store` in a module on the in-memory backends opens the real ones."""
+    from openclaw_memory.testing.stores import real_backends
+
+    if _module_store is not None and keeps_real_backends(request.node):
+        with real_backends():
+            yield
+        return
+    yield
 
 
 # ---- PostgreSQL (the postgres backend's tests) ------------------------------------------------
@@ -60,6 +134,7 @@ def pytest_configure(config):
 
     from pg_server import backend, shared_server
 
+    config.addinivalue_line("markers", REAL_STORE_MARK)
     if "OPENCLAW_MEMORY_CACHE" not in os.environ:
         config._ocm_cache = os.environ["OPENCLAW_MEMORY_CACHE"] = tempfile.mkdtemp(prefix="ocm-")
 

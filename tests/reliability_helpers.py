@@ -506,14 +506,14 @@ def conc_worker(
 
 def open_db(path: str, proc: int, go_file: str) -> None:
     """Wait for go_file, then open the SQLite store (migrating a fresh one) and write to it."""
-    from openclaw_memory.store.db import Database
+    from openclaw_memory.store import inspect
+    from openclaw_memory.store.sqlite import SQLiteStore
 
     while not os.path.exists(go_file):
         time.sleep(0.0005)
-    db = Database(path)
-    with db.write() as conn:
-        conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (f"opener{proc}", "here"))
-    db.close()
+    store = SQLiteStore.open(path)
+    inspect.insert(store, "meta", key=f"opener{proc}", value="here")
+    store.close()
     print(f"ACK opener{proc}", flush=True)
 
 

@@ -1,5 +1,6 @@
-"""Direct look-ups into the SQLite store for tests: a test may ask a question no stage asks
-(the package itself goes through the record store's intention-named methods)."""
+"""Look-ups into an engine's record store for tests: a test may ask a question no stage asks.
+Through the store's public methods, so they answer on every backend (the in-memory store,
+SQLite, PostgreSQL); what no public method answers goes through `openclaw_memory.store.inspect`."""
 
 from __future__ import annotations
 
@@ -7,53 +8,57 @@ from typing import Any, Sequence
 from weakref import WeakKeyDictionary
 
 from openclaw_memory.runtime.factory import build_writer
-from openclaw_memory.store import records as rec
 from openclaw_memory.write.consolidate import MemoryWriter
 from openclaw_memory.write.forget import forget_record, reactivate
+from openclaw_memory.store import inspect
 from openclaw_memory.types import MemoryRecord, Scope
+
+
+def _value(field: Any) -> Any:
+    return getattr(field, "value", field)
 
 
 def find(
     engine: Any,
     scope: Scope,
     *,
-    where: str = "1",
-    args: Sequence[Any] = (),
-    order: str = "updated_at DESC",
     limit: int = 100,
+    subject_prefix: str | None = None,
+    type_not: str | None = None,
+    status_not: str | None = None,
+    **equal: Any,
 ) -> list[MemoryRecord]:
-    """Records of scope matching an SQL condition, as the engine's retired `find` returned them.
-    On PostgreSQL `1` for true is spelled `1 = 1` (the connection translates `?` marks)."""
-    cond = "1 = 1" if where.strip() == "1" else where
-    with engine.db.read() as db:
-        return rec.query(db, scope, where=cond, args=args, order=order, limit=limit)
+    """Records of the scope (every type and status) whose fields equal the given values
+    (`type=`, `status=`, `subject=`, `summary=`, `id=`, ...), newest update first, at most
+    `limit`; `type_not`, `status_not` and `subject_prefix` narrow further."""
+    found = [
+        r
+        for r in engine.store.user_records(scope.user_id, scope.agent_id, newest_first=True)
+        if scope.workspace is None or r.scope.workspace in (scope.workspace, None)
+    ]
+
+    def keep(r: MemoryRecord) -> bool:
+        if any(_value(getattr(r, name)) != value for name, value in equal.items()):
+            return False
+        if type_not is not None and _value(r.type) == type_not:
+            return False
+        if status_not is not None and _value(r.status) == status_not:
+            return False
+        return subject_prefix is None or (r.subject or "").startswith(subject_prefix)
+
+    kept = sorted((r for r in found if keep(r)), key=lambda r: -r.updated_at)
+    return kept[:limit]
 
 
 def stored_bytes(engine: Any) -> bytes:
-    """Everything the record store holds, as bytes to search for a text: the SQLite file, or
-    every row of every table of the PostgreSQL database as text."""
-    if type(engine.store).__name__ != "PostgresRecordStore":
-        return engine.db.path.read_bytes()
-    out: list[str] = []
-    with engine.db.read() as db:
-        tables = [
-            r[0]
-            for r in db.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
-            ).fetchall()
-        ]
-        for table in tables:
-            out += [r[0] for r in db.execute(f'SELECT t::text FROM "{table}" t').fetchall()]
-    return "\n".join(out).encode("utf-8")
+    """Everything the engine's record store holds, as bytes to search for a text."""
+    return inspect.stored_bytes(engine.store)
 
 
 def rows(engine: Any, sql: str, args: Sequence[Any] = ()) -> list[Any]:
-    """The rows of a read-only SQL query written with SQLite's `?` marks, on either backend
-    (rows answer `row[0]` and `row["name"]`)."""
-    if type(engine.store).__name__ == "PostgresRecordStore":
-        sql = sql.replace("?", "%s")
-    with engine.db.read() as db:
-        return list(db.execute(sql, tuple(args)).fetchall())
+    """The rows of a read-only statement in SQLite's spelling, on SQLite or PostgreSQL (for the
+    tests of the real backends: `openclaw_memory.store.inspect.rows`)."""
+    return inspect.rows(engine.store, sql, args)
 
 
 _WRITERS: WeakKeyDictionary[Any, MemoryWriter] = WeakKeyDictionary()

@@ -317,6 +317,7 @@ def test_a_missing_framework_names_the_extra_to_install(module, extra):
     assert f"pip install 'openclaw-memory[{extra}]'" in out, out
 
 
+@pytest.mark.real_store("a closed SQLite database refuses reads")
 def test_a_block_built_from_config_owns_its_middleware(make_config, tmp_path):
     block = OpenClawMemoryBlock.from_config(
         make_config(tmp_path / "own"), user_id="alice", agent_id="main"

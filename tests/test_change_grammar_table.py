@@ -426,7 +426,7 @@ def test_an_addition_or_another_persons_change_retires_nothing(request, embedder
     scope = Scope(f"row-{len(CHANGES) + i}")
     retired = [
         r.summary
-        for r in find(mw.engine, scope, where="status != 'active'", limit=100)
+        for r in find(mw.engine, scope, status_not="active", limit=100)
         if row.old.lower() in r.summary.lower()
     ]
     assert not retired, f"{row.after!r} retired {retired}"
@@ -462,7 +462,7 @@ def test_a_change_frame_switched_off_stops_acting(tmp_path, off, before, after, 
     mw = build_middleware(cfg, clock=clock)
     try:
         tell(mw, Scope("u"), [before, after], clock)
-        gone = find(mw.engine, Scope("u"), where="status != 'active'", limit=100)
+        gone = find(mw.engine, Scope("u"), status_not="active", limit=100)
     finally:
         mw.close()
     assert any(old in r.summary for r in gone) is retired, [r.summary for r in gone]

@@ -6,7 +6,6 @@ exactly the filtered, sorted rows, ties included, page after page."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from datetime import datetime, timezone
 
 import pytest
@@ -17,33 +16,33 @@ from openclaw_memory.write.edit import edit_memory
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain.doctor import purge_record
 from openclaw_memory.maintain.doctor import purge_user
-from openclaw_memory.store import records as rec
+from openclaw_memory.store import inspect
+from openclaw_memory.store.sqlite import SQLiteStore
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope, Source, Status
 from store_helpers import forget_in, restore_in, writer_of
 
 ALICE, ALICE_WORK, BOB = Scope("alice", "main"), Scope("alice", "work"), Scope("bob", "main")
+#: the counts SQLite's triggers keep (migration 8) and its list indexes (migration 9)
+pytestmark = pytest.mark.real_store("SQLite's count triggers, list indexes and migrations")
 
 
-def _kept(db) -> list[tuple]:
-    return sorted(
-        tuple(r) for r in db.execute("SELECT user_id, agent_id, status, type, n FROM record_counts")
+def _kept(store) -> list[tuple]:
+    found = inspect.rows(store, "SELECT user_id, agent_id, status, type, n FROM record_counts")
+    return sorted(tuple(r) for r in found)
+
+
+def _counted(store) -> list[tuple]:
+    found = inspect.rows(
+        store,
+        "SELECT user_id, agent_id, status, type, COUNT(*) FROM records "
+        "GROUP BY user_id, agent_id, status, type",
     )
-
-
-def _counted(db) -> list[tuple]:
-    return sorted(
-        tuple(r)
-        for r in db.execute(
-            "SELECT user_id, agent_id, status, type, COUNT(*) FROM records "
-            "GROUP BY user_id, agent_id, status, type"
-        )
-    )
+    return sorted(tuple(r) for r in found)
 
 
 def _same(eng: MemoryEngine) -> list[tuple]:
-    with eng.db.read() as db:
-        kept = _kept(db)
-        assert kept == _counted(db)
+    kept = _kept(eng.store)
+    assert kept == _counted(eng.store)
     return kept
 
 
@@ -90,12 +89,18 @@ def test_the_migration_counts_an_existing_store(config, clock):
     for i in range(5):
         writer_of(eng).write(ALICE, [Candidate(MemoryType.FACT, f"fact number {i} 第{i}条")])
     eng.close()
-    db = sqlite3.connect(config.data_dir / "memory.db")  # back to schema 7: no counts kept
-    db.executescript(
-        "DROP TRIGGER rec_counts_insert; DROP TRIGGER rec_counts_delete; DROP TRIGGER rec_counts_update;"
-        "DROP TABLE record_counts; DELETE FROM schema_version WHERE version > 7;"
+    old = SQLiteStore.open(config.data_dir / "memory.db")  # back to schema 7: no counts kept
+    inspect.execute(
+        old,
+        [
+            "DROP TRIGGER rec_counts_insert",
+            "DROP TRIGGER rec_counts_delete",
+            "DROP TRIGGER rec_counts_update",
+            "DROP TABLE record_counts",
+            "DELETE FROM schema_version WHERE version > 7",
+        ],
     )
-    db.close()
+    old.close()
     eng = MemoryEngine.open(config, clock=clock, background=False)
     try:
         assert _same(eng) == [("alice", "main", "active", "fact", 5)]
@@ -132,9 +137,9 @@ def listed(tmp_path_factory):
                 updated_at=at + (i % 4) * 600.0,
             )
         )
-    with eng.db.write() as db:
+    with eng.store.transaction():
         for r in drafts:
-            rec.insert(db, r, None, eng.model_name)
+            eng.store.insert(r, None, eng.model_name)
     yield eng, [r for r in drafts if r.scope == ALICE]
     eng.close()
 
@@ -230,12 +235,14 @@ def test_read_path_lookups_by_index_find_what_the_scans_found(engine):
         )
         for i in range(40)
     ]
-    with engine.db.write() as db:
+    with engine.store.transaction():
         for r in drafts:
-            rec.insert(db, r, None, engine.model_name)
+            engine.store.insert(r, None, engine.model_name)
+    store = engine.store
     with engine.db.read() as db:
         scanned: dict[str, str] = {}
-        for row in db.execute(  # the query before migration 9, over (user, agent, status, type)
+        for row in inspect.rows(  # the query before migration 9, over (user, agent, status, type)
+            store,
             "SELECT r.id, j.value FROM records r INDEXED BY rec_scope, json_each(r.turn_ids) j WHERE r.user_id = ? "
             "AND r.agent_id = ? AND r.status = 'inactive' AND r.type IN ('profile', 'preference', 'fact', 'task', "
             "'decision') AND j.value IN (%s)" % ",".join("?" * len(turns)),
@@ -247,10 +254,12 @@ def test_read_path_lookups_by_index_find_what_the_scans_found(engine):
             "SELECT id FROM records {} WHERE user_id = 'alice' AND agent_id = 'main' AND (status = 'active' AND "
             "type IN ('profile', 'preference') AND doubt_of IS NULL) ORDER BY importance DESC, updated_at DESC LIMIT 20"
         )
-        plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + profile.format("")))
+        plan = " ".join(
+            r[3] for r in inspect.rows(store, "EXPLAIN QUERY PLAN " + profile.format(""))
+        )
         assert "rec_profile" in plan and "TEMP B-TREE" not in plan
-        assert [r[0] for r in db.execute(profile.format(""))] == [
-            r[0] for r in db.execute(profile.format("INDEXED BY rec_scope"))
+        assert [r[0] for r in inspect.rows(store, profile.format(""))] == [
+            r[0] for r in inspect.rows(store, profile.format("INDEXED BY rec_scope"))
         ]
 
 

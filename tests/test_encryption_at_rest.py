@@ -445,7 +445,9 @@ def _journal_with_pending(tmp_path: Path, key_text: str) -> None:
 def _opens_with(tmp_path: Path, key_text: str) -> dict[str, bool]:
     """Which of the store and the journal key_text opens; what it opens must hold their rows."""
     from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
+    from openclaw_memory.store import inspect
     from openclaw_memory.store.db import Database
+    from openclaw_memory.store.sqlite import SQLiteStore
 
     key = keys.parse_key(key_text, "test")
     out = {}
@@ -455,8 +457,8 @@ def _opens_with(tmp_path: Path, key_text: str) -> dict[str, bool]:
         out["store"] = False
     else:
         try:
-            with db.read() as conn:
-                found = {row[0] for row in conn.execute("SELECT summary FROM records")}
+            held = inspect.select(SQLiteStore(db), "records", ("summary",))
+            found = {row["summary"] for row in held}
             assert found == set(SENTENCES.values())
             out["store"] = True
         finally:

@@ -19,7 +19,7 @@ def pref(text, subject="drink", channel=Channel.EXPLICIT, confidence=0.95):
 
 
 def active(engine, scope=ALICE, **kw):
-    return find(engine, scope, where="status = 'active'", limit=1000)
+    return find(engine, scope, status="active", limit=1000)
 
 
 @pytest.mark.parametrize("text", ["我喜欢喝咖啡", "I prefer coffee in the morning"])
@@ -109,7 +109,7 @@ def test_three_failed_permission_checks_in_one_day_stay_three_events(engine, clo
             ],
         )
         clock.advance(3600)
-    events = find(engine, ALICE, where="type = 'event' AND status = 'active'")
+    events = find(engine, ALICE, type="event", status="active")
     assert len(events) == 3
 
 

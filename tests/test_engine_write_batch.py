@@ -11,8 +11,11 @@ import pytest
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
 from openclaw_memory.errors import StoreError
 from store_helpers import find, writer_of
+from openclaw_memory.store import inspect
 
 ALICE = Scope("alice")
+#: SQLite's own transactions: its commits traced, a trigger refusing a row, an outer write
+SQLITE_TRANSACTIONS = pytest.mark.real_store("SQLite's transactions and triggers")
 
 
 def pref(text, subject="drink"):
@@ -33,6 +36,7 @@ def _commits(engine) -> list[str]:
     return seen
 
 
+@SQLITE_TRANSACTIONS
 def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine):
     commits = _commits(engine)
     results = writer_of(engine).write(
@@ -46,14 +50,16 @@ def test_a_batch_commits_once_and_each_candidate_sees_the_ones_before_it(engine)
     )
     assert len(commits) == 1
     assert [r.action for r in results] == ["insert", "update", "update", "insert"]
-    live = find(engine, ALICE, where="status = 'active'")
+    live = find(engine, ALICE, status="active")
     assert sorted(r.summary for r in live) == ["I don't like coffee", "the build uses make"]
 
 
+@SQLITE_TRANSACTIONS
 def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog):
-    engine.db._conn.execute(
+    inspect.execute(
+        engine.store,
         "CREATE TEMP TRIGGER refuse BEFORE INSERT ON records WHEN NEW.summary = 'boom' "
-        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
     )
     batch = [fact("one"), fact("two"), fact("boom"), fact("four")]
     # the driver's error leaves the store as the package's StoreError, the cause kept
@@ -64,36 +70,27 @@ def test_a_failing_candidate_keeps_the_ones_before_it_and_raises(engine, caplog)
     inserts = [a for a in engine.audit_log(ALICE) if a["action"] == "insert"]
     assert len(inserts) == 2
     assert "writing them one by one" in caplog.text
-    with (
-        engine.db.read() as db
-    ):  # nothing half-written: every record has its FTS row, vector and outbox entry
-        assert db.execute("SELECT COUNT(*) FROM records_fts").fetchone()[0] == 2
-        assert db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 2
-        assert db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 2
+    # nothing half-written: every record has its FTS row, vector and outbox entry
+    for table in ("records_fts", "vectors", "outbox"):
+        assert inspect.count(engine.store, table) == 2, table
 
 
 def test_given_vectors_are_the_ones_write_would_compute(engine):
     cands = [fact("the deploy runs on Fridays"), pref("我喜欢喝茶")]
     vecs = writer_of(engine).embed(cands)
     written = writer_of(engine).write(ALICE, cands, vectors=vecs)
-    with engine.db.read() as db:
-        stored = {
-            r[0]: np.frombuffer(r[1], dtype=np.float32)
-            for r in db.execute("SELECT record_id, vec FROM vectors")
-        }
+    stored = engine.store.vectors_with_parts([res.record.id for res in written])[0]
     for res, vec in zip(written, vecs.whole):
         assert np.array_equal(stored[res.record.id], vec)
     other = writer_of(engine).write(Scope("bob"), cands)
-    with engine.db.read() as db:
-        for res, mine in zip(other, written):
-            theirs = db.execute(
-                "SELECT vec FROM vectors WHERE record_id = ?", (res.record.id,)
-            ).fetchone()[0]
-            assert theirs == stored[mine.record.id].tobytes()
+    theirs = engine.store.vectors_with_parts([res.record.id for res in other])[0]
+    for res, mine in zip(other, written):
+        assert theirs[res.record.id].tobytes() == stored[mine.record.id].tobytes()
     with pytest.raises(ValueError, match="one per candidate"):
         writer_of(engine).write(ALICE, cands, vectors=vecs[:1])
 
 
+@SQLITE_TRANSACTIONS
 def test_a_write_inside_an_outer_transaction_joins_it(engine):
     with engine.db.write():
         assert engine.db.nested()

@@ -25,6 +25,7 @@ from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import forget_in, restore_in, writer_of
+from openclaw_memory.store import inspect
 
 A, B = Scope("alice", "main"), Scope("bob", "main")
 
@@ -168,13 +169,12 @@ def test_forget_removes_links_and_restore_brings_them_back(engine):
 
 
 def table_text(engine) -> str:
-    with engine.db.read() as db:
-        rows = [
-            *db.execute("SELECT key, name FROM entities"),
-            *db.execute("SELECT alias, '' FROM entity_aliases"),
-            *db.execute("SELECT entity_id, rid FROM entity_links"),
-        ]
-    return repr(rows)
+    rows = [
+        *inspect.select(engine.store, "entities", ("key", "name")),
+        *inspect.select(engine.store, "entity_aliases", ("alias",)),
+        *inspect.select(engine.store, "entity_links", ("entity_id", "rid")),
+    ]
+    return repr([tuple(r.values()) for r in rows])
 
 
 def test_purge_record_and_user_leave_no_entity(engine):
@@ -186,14 +186,14 @@ def test_purge_record_and_user_leave_no_entity(engine):
     purge_record(engine, A, gone.id)
     a_rows = entity_rows(engine)
     assert set(a_rows) == {"Caroline", "Lisbon"} and keep
-    with engine.db.read() as db:
-        assert not db.execute("SELECT 1 FROM entity_aliases WHERE user_id = 'alice'").fetchall()
+    assert inspect.count(engine.store, "entity_aliases", user_id="alice") == 0
     purge_user(engine, "alice")
     text = table_text(engine)
     assert "Caroline" not in text and "lisbon" not in text.lower()
     assert entity_rows(engine, B)  # bob keeps his
 
 
+@pytest.mark.real_store("SQLite's migration 10")
 @pytest.mark.sqlite_only  # SQLite's migration 10 (PostgreSQL's 6: the store contract tests)
 def test_migration_reruns_cleanly(config, clock):
     from openclaw_memory.runtime.engine import MemoryEngine
@@ -201,8 +201,7 @@ def test_migration_reruns_cleanly(config, clock):
 
     eng = MemoryEngine.open(config, clock=clock, background=False)
     write(eng, A, "Caroline visited Lisbon.")
-    with eng.db.write() as db:
-        db.execute("DELETE FROM schema_version WHERE version >= 10")
+    inspect.execute(eng.store, "DELETE FROM schema_version WHERE version >= 10")
     eng.close()
     eng = MemoryEngine.open(config, clock=clock, background=False)
     try:

@@ -9,7 +9,6 @@ PostgreSQL, in batches of any size, and a second run must change nothing.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,6 +20,7 @@ from openclaw_memory.maintain.runner import link_backlog
 from openclaw_memory.store.ports import RecordStore
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Status
 from store_helpers import writer_of
+from openclaw_memory.store import inspect
 
 ALICE, BOB = Scope("alice", "a1"), Scope("bob", "a1")
 WS = Scope("alice", "a1", "work")
@@ -85,31 +85,41 @@ def snapshot(store: RecordStore, records: list[MemoryRecord]) -> dict[str, Any]:
 def _sqlite_before(tmp: Path, store: RecordStore) -> RecordStore:
     from openclaw_memory.store.sqlite import SQLiteStore
 
-    store.close()
-    con = sqlite3.connect(tmp / "memory.db", isolation_level=None)
-    con.executescript(
-        "DROP TRIGGER ent_links_delete; DROP TRIGGER ent_links_forget; "
-        "DROP TABLE entity_links; DROP TABLE entity_aliases; DROP TABLE entities; "
-        "DROP TABLE entity_backfill; DELETE FROM schema_version WHERE version >= 10;"
+    inspect.execute(
+        store,
+        [
+            "DROP TRIGGER ent_links_delete",
+            "DROP TRIGGER ent_links_forget",
+            "DROP TABLE entity_links",
+            "DROP TABLE entity_aliases",
+            "DROP TABLE entities",
+            "DROP TABLE entity_backfill",
+            "DELETE FROM schema_version WHERE version >= 10",
+        ],
     )
-    con.close()
+    store.close()
     return SQLiteStore.open(tmp / "memory.db")
 
 
 def _postgres_before(tmp: Path, store: RecordStore) -> RecordStore:
-    import psycopg
     from pg_server import database_for
 
     from openclaw_memory.store.postgres.store import PostgresRecordStore
 
+    inspect.execute(
+        store,
+        [
+            "DROP FUNCTION ent_record_gone() CASCADE",
+            "DROP FUNCTION ent_orphan() CASCADE",
+            "DROP FUNCTION ent_aliases_gone() CASCADE",
+            "DROP TABLE entity_links",
+            "DROP TABLE entity_aliases",
+            "DROP TABLE entities",
+            "DROP TABLE entity_backfill",
+            "DELETE FROM schema_version WHERE version >= 6",
+        ],
+    )
     store.close()
-    with psycopg.connect(database_for(tmp), autocommit=True) as con:
-        con.execute(
-            "DROP FUNCTION ent_record_gone() CASCADE; DROP FUNCTION ent_orphan() CASCADE; "
-            "DROP FUNCTION ent_aliases_gone() CASCADE; DROP TABLE entity_links; "
-            "DROP TABLE entity_aliases; DROP TABLE entities; DROP TABLE entity_backfill; "
-            "DELETE FROM schema_version WHERE version >= 6;"
-        )
     return PostgresRecordStore.open(database_for(tmp))
 
 
@@ -243,6 +253,7 @@ def test_a_store_copied_into_postgres_keeps_its_backlog(tmp_path, pg_dsn):
         store.close()
 
 
+@pytest.mark.real_store("SQLite's schema taken back to before entity memory")
 @pytest.mark.sqlite_only  # takes SQLite's schema back; PostgreSQL's: the tests above
 def test_a_maintenance_run_over_the_store_links_the_backlog(config, clock):
     from openclaw_memory.runtime.engine import MemoryEngine

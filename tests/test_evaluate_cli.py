@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from openclaw_memory.cli import main
 from openclaw_memory_bench.evaluate.memory_system import MANIFEST
+from openclaw_memory.store import inspect
 
 
 pytestmark = pytest.mark.e2e  # `eval` end to end: ingestion and the read path
@@ -112,15 +112,10 @@ def test_all_retrievers_side_by_side_over_one_ingestion(capsys, files):
 def test_a_kept_store_is_reused_not_ingested_twice(capsys, files):
     data, cfg, store = files
     first = _eval(capsys, data, cfg, store, "hybrid")
-    count = (
-        sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0]
-    )
+    count = _record_count(store)
     manifest = json.loads((store / MANIFEST).read_text())
     second = _eval(capsys, data, cfg, store, "keyword")
-    assert (
-        sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()[0]
-        == count
-    )
+    assert _record_count(store) == count
     assert json.loads((store / MANIFEST).read_text()) == manifest
     assert second["ingest"] == first["ingest"]
 
@@ -136,18 +131,18 @@ def test_a_store_ingested_under_other_extraction_settings_is_ingested_again(caps
     _eval(capsys, data, cfg, store, "hybrid")
     after = json.loads((store / MANIFEST).read_text())
     assert [v["fingerprint"] for v in after.values()] != [v["fingerprint"] for v in before.values()]
-    db = sqlite3.connect(store / "memory.db")
-    turns = [
-        t
-        for (ids,) in db.execute("SELECT turn_ids FROM records WHERE type = 'episode'")
-        for t in json.loads(ids)
-    ]
+    episodes = inspect.file_rows(store / "memory.db", "SELECT type, turn_ids FROM records")
+    turns = [t for r in episodes if r["type"] == "episode" for t in json.loads(r["turn_ids"])]
     assert len(turns) == len(set(turns))  # started over, not logged twice
 
 
 def _vectors(store: Path) -> dict[str, bytes]:
-    db = sqlite3.connect(store / "memory.db")
-    return dict(db.execute("SELECT content_hash, vec FROM vectors"))
+    found = inspect.file_rows(store / "memory.db", "SELECT content_hash, vec FROM vectors")
+    return {r["content_hash"]: r["vec"] for r in found}
+
+
+def _record_count(store: Path) -> int:
+    return int(inspect.file_rows(store / "memory.db", "SELECT count(*) FROM records")[0][0])
 
 
 def test_reuse_vectors_rebuilds_the_same_store_without_the_model(capsys, files):
@@ -262,7 +257,7 @@ def test_a_kept_store_is_resumed_without_ingesting(capsys, files):
     data, cfg, store = files
     _eval(capsys, data, cfg, store, "hybrid")
     manifest = json.loads((store / MANIFEST).read_text())
-    count = sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()
+    count = _record_count(store)
     system = MemorySystem(
         config_from_dict({"storage": {"embedding_model": "hash"}}, base=load_config(None)), store
     )
@@ -276,7 +271,7 @@ def test_a_kept_store_is_resumed_without_ingesting(capsys, files):
         assert any("D1:1" in turns for turns in system.retrieve(question, 10))
     finally:
         system.close()
-    after = sqlite3.connect(store / "memory.db").execute("SELECT count(*) FROM records").fetchone()
+    after = _record_count(store)
     assert after == count
 
 

@@ -75,6 +75,7 @@ def test_fold_figures_score_each_fold_on_its_own_questions():
     assert [f["questions"] for f in figures["folds"]] == [3, 2]
 
 
+@pytest.mark.real_store("the evaluation's store keeps its files in its folder")
 def test_eval_cli_writes_outcomes_and_folds_on_the_real_paths(capsys, files, tmp_path):
     data, cfg, store = files
     sample = json.loads(data.read_text(encoding="utf-8"))[0]

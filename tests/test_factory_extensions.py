@@ -70,8 +70,8 @@ class TicketChannel:
             for r in find(
                 self.engine,
                 scope,
-                where="status = 'active' AND subject = ?",
-                args=(f"ticket/{tid}",),
+                status="active",
+                subject=f"ticket/{tid}",
             ):
                 pool.propose(r.id, self.name)
 
@@ -116,7 +116,7 @@ def test_a_custom_extractor_and_channel_take_effect_end_to_end(built, statement,
     mw, extractor, channel = built
     _chat(mw, "s1", statement)
     mw.flush()
-    tickets = find(mw.engine, ALICE, where="subject = ?", args=(f"ticket/{needle}",))
+    tickets = find(mw.engine, ALICE, subject=f"ticket/{needle}")
     assert [r.tags for r in tickets] == [
         ("ticket",)
     ]  # the extractor's fact, written by the real pipeline
@@ -154,7 +154,7 @@ def test_without_the_plugins_neither_takes_effect(config, clock):
     try:
         _chat(mw, "s1", "The deploy of OPS-42 stalls the payment queue")
         mw.flush()
-        assert find(mw.engine, ALICE, where="subject LIKE 'ticket/%'") == []
+        assert find(mw.engine, ALICE, subject_prefix="ticket/") == []
         result = mw.before_request(
             ChatRequest(ALICE, "s2", [{"role": "user", "content": "What about OPS-42?"}])
         )

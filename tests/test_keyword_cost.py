@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from openclaw_memory.store import inspect
 from openclaw_memory.store import records as rec
 from openclaw_memory.store.sqlite import dialect as fts
 from openclaw_memory.store.schema import scope_token
@@ -13,6 +14,8 @@ from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import forget_in, writer_of
 
 ALICE, BOB = Scope("alice"), Scope("bob")
+#: the SQLite store's own keyword query against FTS5's bm25()
+pytestmark = pytest.mark.real_store("SQLite's keyword query and FTS5's BM25")
 
 #: a common word in every memory, a rarer one in some, and a rare one in the oldest two
 EN = ["coffee", "oat milk", "Lisbon"]
@@ -36,25 +39,26 @@ def _stock(engine, words):
     return texts
 
 
-def _every_match(db, scope, text, statuses=("active",)):
+def _every_match(store, scope, text, statuses=("active",)):
     """The query before the cap: BM25 of every match, best first (id -> score, in order)."""
     sql, args = rec._scope_sql(scope, "r")
     scoped = (
         f"scope : {scope_token(scope.user_id, scope.agent_id)} AND tokens : ({fts_query(text)})"
     )
     marks = ",".join("?" * len(statuses))
-    rows = db.execute(
+    rows = inspect.rows(
+        store,
         f"SELECT r.id, -bm25(records_fts, 1.0, 0.0) FROM records_fts "
         f"JOIN records r ON r.rid = records_fts.rowid "
         f"WHERE records_fts MATCH ? AND {sql} AND r.status IN ({marks}) "
         f"ORDER BY bm25(records_fts, 1.0, 0.0)",
         (scoped, *args, *statuses),
-    ).fetchall()
+    )
     return [(r[0], float(r[1])) for r in rows]
 
 
-def _rid(db, record_id):
-    return db.execute("SELECT rid FROM records WHERE id = ?", (record_id,)).fetchone()[0]
+def _rid(store, record_id):
+    return inspect.select(store, "records", ("rid",), id=record_id)[0]["rid"]
 
 
 @pytest.mark.parametrize("words", [EN, ZH], ids=["en", "zh"])
@@ -63,7 +67,7 @@ def test_under_the_cap_every_match_is_scored_as_before(engine, words):
     _stock(engine, words)
     with engine.db.read() as db:
         for text in (common, f"{some} {rare}", f"{common} {some} {rare}"):
-            want = _every_match(db, ALICE, text)
+            want = _every_match(engine.store, ALICE, text)
             assert rec.keyword_search(db, ALICE, text, limit=30) == want[:30]
             assert rec.keyword_search(db, ALICE, text, limit=4) == want[:4]
 
@@ -75,7 +79,7 @@ def test_over_the_cap_each_term_is_scored_in_its_newest_matches(engine, words, m
     monkeypatch.setattr(fts, "KEYWORD_SCORED", 5)
     text = f"{common} {some} {rare}"
     with engine.db.read() as db:
-        exact = dict(_every_match(db, ALICE, text))
+        exact = dict(_every_match(engine.store, ALICE, text))
         got = rec.keyword_search(db, ALICE, text, limit=30)
         ids = [i for i, _ in got]
         # the same BM25 as the uncapped query, best first
@@ -83,10 +87,13 @@ def test_over_the_cap_each_term_is_scored_in_its_newest_matches(engine, words, m
         assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
         # which rows: the rare term's oldest matches are still found; the common and the rarer
         # term count their five newest matches each (by insertion: row id)
-        rows = {_rid(db, i) for i in ids}
+        rows = {_rid(engine.store, i) for i in ids}
         by_term = {}
         for term in (common, some, rare):
-            matched = sorted((_rid(db, i) for i, _ in _every_match(db, ALICE, term)), reverse=True)
+            matched = sorted(
+                (_rid(engine.store, i) for i, _ in _every_match(engine.store, ALICE, term)),
+                reverse=True,
+            )
             by_term[term] = set(matched[:5])
         assert rows == set().union(*by_term.values())
         assert len(by_term[rare]) == 2 and by_term[rare] <= rows
@@ -99,7 +106,10 @@ def test_the_cap_keeps_statuses_and_limit(engine, monkeypatch):
     texts = _stock(engine, EN)
     monkeypatch.setattr(fts, "KEYWORD_SCORED", 5)
     with engine.db.read() as db:
-        newest = max((i for i, _ in _every_match(db, ALICE, "coffee")), key=lambda i: _rid(db, i))
+        newest = max(
+            (i for i, _ in _every_match(engine.store, ALICE, "coffee")),
+            key=lambda i: _rid(engine.store, i),
+        )
     forget_in(engine, ALICE, newest)
     with engine.db.read() as db:
         got = rec.keyword_search(db, ALICE, "coffee", limit=3)
@@ -118,7 +128,7 @@ def test_a_scope_under_the_cap_does_not_count_matches(engine, monkeypatch):
     monkeypatch.setattr(fts, "_newest_matches", lambda *a: counted.append(a) or newest(*a))
     with engine.db.read() as db:
         assert rec.keyword_search(db, ALICE, "coffee", limit=30) == _every_match(
-            db, ALICE, "coffee"
+            engine.store, ALICE, "coffee"
         )
         assert fts._scope_rows(db, ALICE) == 24 and not counted
         monkeypatch.setattr(fts, "KEYWORD_SCORED", 23)

@@ -145,7 +145,7 @@ def test_the_middleware_stores_what_the_provider_extracted(server, tmp_path, mon
         mw.before_request(request)
         mw.after_response(request, "好的 / good luck")
         mw.flush()
-        stored = {r.subject: r.summary for r in find(mw.engine, scope, where="type != 'episode'")}
+        stored = {r.subject: r.summary for r in find(mw.engine, scope, type_not="episode")}
     finally:
         mw.close()
     assert stored.get("task/marathon") == "The user is training for the Berlin marathon"

@@ -124,6 +124,7 @@ def test_purge_of_an_unknown_record_is_a_clear_error(config, capsys):
     assert "mem_nope" in capsys.readouterr().err
 
 
+@pytest.mark.real_store("reindex rebuilds Chroma's files from the SQLite file")
 def test_reindex_after_switching_embedder(config, capsys):
     switched = config_from_dict({"storage": {"embedding_model": "hash:64"}}, base=config)
     assert run(switched, "doctor") == 2

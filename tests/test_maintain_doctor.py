@@ -12,10 +12,15 @@ from openclaw_memory.maintain import doctor, expire
 from openclaw_memory.maintain.doctor import PROBLEMS
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
+from openclaw_memory.store import inspect
 
 T = MemoryType
 U1 = Scope("u1")
 EN, ZH = "the staging server is called atlas", "测试服务器的名字叫阿特拉斯"
+
+
+#: the doctor repairs drift between SQLite (its vectors, its FTS5 rows) and Chroma's files
+pytestmark = pytest.mark.real_store("drift made in SQLite's rows and Chroma's collections")
 
 
 @pytest.fixture
@@ -99,16 +104,12 @@ def test_doctor_moves_a_vector_in_the_wrong_tier(engine, clock):
 def test_doctor_reembeds_a_lost_sqlite_vector(engine):
     r = write(engine, U1, T.FACT, EN, subject="staging")
     engine.indexer.drain()
-    with engine.db.write() as db:
-        db.execute("DELETE FROM vectors WHERE record_id = ?", (r.id,))
+    inspect.delete(engine.store, "vectors", record_id=r.id)
     engine.index.delete(U1, [r.id])
 
     report = doctor(engine)
     assert report.found["stale_sqlite_vectors"] == 1 and report.found["missing_vectors"] == 1
-    with engine.db.read() as db:
-        row = db.execute(
-            "SELECT model, dim, vec FROM vectors WHERE record_id = ?", (r.id,)
-        ).fetchone()
+    [row] = inspect.select(engine.store, "vectors", ("model", "dim", "vec"), record_id=r.id)
     assert row["model"] == engine.model_name and row["dim"] == engine.index.dim
     assert np.allclose(
         np.frombuffer(row["vec"], dtype=np.float32), engine.embed_query(r.text), atol=1e-5
@@ -123,14 +124,12 @@ def test_doctor_drops_orphan_collections_and_fixes_the_keyword_index(engine):
         ghost_scope, "hot", [("mem_x", engine.embed_query("x"), {"type": "fact", "workspace": ""})]
     )
     orphan_name = engine.index.collection_name(ghost_scope)
-    with engine.db.write() as db:
-        rid = db.execute("SELECT rid FROM records WHERE id = ?", (r.id,)).fetchone()[0]
-        db.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
-        db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (99999, 'stale tokens')")
-        db.execute(
-            "INSERT INTO vectors(record_id, model, content_hash, dim, vec) "
-            "VALUES ('gone', 'm', 'h', 1, x'00')"
-        )
+    [held] = inspect.select(engine.store, "records", ("rid",), id=r.id)
+    inspect.delete(engine.store, "records_fts", rowid=held["rid"])
+    inspect.insert(engine.store, "records_fts", rowid=99999, tokens="stale tokens")
+    inspect.insert(
+        engine.store, "vectors", record_id="gone", model="m", content_hash="h", dim=1, vec=b"\x00"
+    )
     assert engine.keyword(U1, "阿特拉斯") == []
 
     report = doctor(engine)
@@ -138,11 +137,5 @@ def test_doctor_drops_orphan_collections_and_fixes_the_keyword_index(engine):
         assert report.found[kind] == report.fixed[kind] == 1, kind
     assert orphan_name not in engine.index.scope_names()
     assert [i for i, _ in engine.keyword(U1, "阿特拉斯")] == [r.id]
-    with engine.db.read() as db:
-        assert (
-            db.execute(
-                "SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH 'stale'"
-            ).fetchone()[0]
-            == 0
-        )
+    assert inspect.keyword_hits(engine.store, "stale") == 0
     assert doctor(engine).problems == 0

@@ -18,6 +18,7 @@ from openclaw_memory.maintain import (
 from openclaw_memory.core.tokens import count_tokens
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 from store_helpers import find, forget_in, writer_of
+from openclaw_memory.store import inspect
 
 T = MemoryType
 U1 = Scope("u1")
@@ -185,7 +186,7 @@ def test_compaction_repeats_until_under_the_trigger(engine):
     writer_of(engine).write(U1, write_many)
     done = compact_events(engine, U1)
     assert len(done) == 3  # 120 -> 90 -> 60 -> 30
-    left = find(engine, U1, where="status = 'active' AND type = 'event'", limit=500)
+    left = find(engine, U1, status="active", type="event", limit=500)
     assert len(left) == 30
 
 
@@ -264,13 +265,7 @@ def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engin
     } <= left
     engine.indexer.drain(U1)
     assert not gone & (engine.index.ids(U1, "hot") | engine.index.ids(U1, "cold"))
-    with engine.db.read() as db:
-        assert (
-            db.execute(
-                "SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)", tuple(gone)
-            ).fetchone()[0]
-            == 0
-        )
+    assert inspect.count(engine.store, "vectors", record_id=tuple(gone)) == 0
     assert engine.keyword(U1, "闲聊", statuses=("active", "archived", "inactive")) == []
     assert engine.audit_log(U1, doomed.id)[0]["action"] == "delete"
 

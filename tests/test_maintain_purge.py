@@ -10,12 +10,15 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory.maintain import purge_record, purge_user
 from openclaw_memory.maintain.doctor import hashed_user
+from openclaw_memory.store import inspect
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
 from store_helpers import forget_in, writer_of
 
 T = MemoryType
 A, B, OTHER = Scope("alice", "main"), Scope("alice", "coder"), Scope("bob", "main")
 TABLES = ("records", "versions", "outbox", "messages", "sessions", "audit")
+#: purge is checked in the files themselves (the SQLite file and its WAL, the FTS5 index)
+pytestmark = pytest.mark.real_store("the bytes of the SQLite file and its FTS5 index")
 
 
 @pytest.fixture
@@ -41,18 +44,8 @@ def write(engine, scope, type_, summary, **kw):
 
 
 def add_session(engine, scope, text):
-    with engine.db.write() as db:
-        db.execute(
-            "INSERT INTO sessions(id, user_id, agent_id, started_at, last_active_at) "
-            "VALUES ('s1', ?, ?, 0, 0)",
-            (scope.user_id, scope.agent_id),
-        )
-        db.execute(
-            "INSERT INTO messages"
-            "(session_id, user_id, agent_id, role, content, tokens, created_at) "
-            "VALUES ('s1', ?, ?, 'user', ?, 3, 0)",
-            (scope.user_id, scope.agent_id, text),
-        )
+    engine.store.open_session(scope, "s1", 0)
+    engine.store.append_message(scope, "s1", "user", text, 3, None, 0)
 
 
 def populate(engine):
@@ -77,16 +70,12 @@ def populate(engine):
 
 
 def rows_of(engine, table, user, agent=None):
-    sql = f"SELECT COUNT(*) FROM {table} WHERE user_id = ?" + (" AND agent_id = ?" if agent else "")
-    with engine.db.read() as db:
-        return db.execute(sql, (user, agent) if agent else (user,)).fetchone()[0]
+    where = {"user_id": user} if agent is None else {"user_id": user, "agent_id": agent}
+    return inspect.count(engine.store, table, **where)
 
 
 def fts_hits(engine, word):
-    with engine.db.read() as db:
-        return db.execute(
-            "SELECT COUNT(*) FROM records_fts WHERE records_fts MATCH ?", (f'"{word}"',)
-        ).fetchone()[0]
+    return inspect.keyword_hits(engine.store, word)
 
 
 def disk_bytes(tmp_path) -> bytes:
@@ -106,18 +95,10 @@ def test_purge_user_removes_every_trace(engine, tmp_path):
     assert counts["collections"] >= 2
     for table in TABLES:
         assert rows_of(engine, table, "alice") == 0, table
-    with engine.db.read() as db:
-        assert (
-            db.execute(
-                "SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?, ?)",
-                (ids["a_fact"], ids["a_zh"], ids["b_event"]),
-            ).fetchone()[0]
-            == 0
-        )
-        trail = db.execute(
-            "SELECT user_id, agent_id, action FROM audit WHERE action = 'purge'"
-        ).fetchall()
-    assert [tuple(r) for r in trail] == [(hashed_user("alice"), "*", "purge")]
+    gone = (ids["a_fact"], ids["a_zh"], ids["b_event"])
+    assert inspect.count(engine.store, "vectors", record_id=gone) == 0
+    trail = inspect.select(engine.store, "audit", ("user_id", "agent_id", "action"), action="purge")
+    assert [tuple(r.values()) for r in trail] == [(hashed_user("alice"), "*", "purge")]
     assert fts_hits(engine, "quasimodo") == 0 and fts_hits(engine, "乌龙茶") == 0
     assert not names & set(engine.index.scope_names())
     assert b"Quasimodo" not in disk_bytes(tmp_path) and "乌龙茶".encode() not in disk_bytes(
@@ -166,18 +147,12 @@ def test_purge_record_removes_its_version_chain(engine):
     counts = purge_record(engine, A, new.record.id)
 
     assert counts["records"] == 2 and counts["vectors"] == 2
-    with engine.db.read() as db:
-        left = db.execute(
-            "SELECT COUNT(*) FROM records WHERE id IN (?, ?)", (old.id, new.record.id)
-        ).fetchone()[0]
-        audit = db.execute(
-            "SELECT action FROM audit WHERE record_id IN (?, ?)", (old.id, new.record.id)
-        ).fetchall()
-        vecs = db.execute(
-            "SELECT COUNT(*) FROM vectors WHERE record_id IN (?, ?)", (old.id, new.record.id)
-        ).fetchone()[0]
+    both = (old.id, new.record.id)
+    left = inspect.count(engine.store, "records", id=both)
+    audit = inspect.select(engine.store, "audit", ("action",), record_id=both)
+    vecs = inspect.count(engine.store, "vectors", record_id=both)
     assert left == 0 and vecs == 0
-    assert [r[0] for r in audit] == ["purge"]
+    assert [r["action"] for r in audit] == ["purge"]
     assert fts_hits(engine, "coffee") == 0 and fts_hits(engine, "green") == 0
     assert new.record.id not in engine.index.ids(A, "hot") | engine.index.ids(A, "cold")
     assert engine.indexer.pending() == 0

@@ -11,7 +11,10 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import IndexMismatchError
 from openclaw_memory.maintain import doctor, expire, reindex
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
+from openclaw_memory.store import inspect
 from store_helpers import forget_in, writer_of
+
+pytestmark = pytest.mark.real_store("reindex rebuilds Chroma's files from the SQLite file")
 
 T = MemoryType
 U1, U2 = Scope("u1"), Scope("u2", "helper")
@@ -80,9 +83,8 @@ def test_reindex_rebuilds_with_the_configured_embedder(tmp_path, seeded):
             == seeded["old"]
         )
         assert engine.get(U1, seeded["old"]).status is Status.ARCHIVED
-        with engine.db.read() as db:
-            dims = {r[0] for r in db.execute("SELECT dim FROM vectors")}
-            assert db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 0
+        dims = {r["dim"] for r in inspect.select(engine.store, "vectors", ("dim",))}
+        assert engine.store.pending() == 0
         assert dims == {128}
         assert doctor(engine, repair=False).problems == 0
         writer_of(engine).write(

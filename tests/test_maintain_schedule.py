@@ -23,6 +23,7 @@ from openclaw_memory.maintain.runner import MaintenanceScheduler
 from openclaw_memory.service.app import create_app
 from openclaw_memory.store.sqlite import SQLiteStore
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
+from openclaw_memory.store import inspect
 from store_helpers import find
 
 T = MemoryType
@@ -125,20 +126,14 @@ def _seed(mw, clock):
 def _statuses(mw, records):
     out = {}
     for rec in records:
-        found = find(mw.engine, rec.scope, where="id = ?", args=(rec.id,), limit=1)
+        found = find(mw.engine, rec.scope, id=rec.id, limit=1)
         out[rec.id] = found[0].status.value if found else "deleted"
     return out
 
 
 def _messages(mw, session):
-    with mw.engine.db.read() as db:
-        return [
-            r[0]
-            for r in db.execute(
-                "SELECT content FROM messages WHERE session_id = ? AND content != '' ORDER BY seq",
-                (session,),
-            ).fetchall()
-        ]
+    held = inspect.select(mw.engine.store, "messages", ("content",), session_id=session)
+    return [r["content"] for r in held if r["content"] != ""]
 
 
 def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(service, clock):
@@ -170,7 +165,7 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
         **{d.id: "archived" for d in r["deploys"][:3]},
     }
     assert after == expected
-    summaries = find(mw.engine, ALICE, where="type = 'summary'")
+    summaries = find(mw.engine, ALICE, type="summary")
     assert len(summaries) == 1 and set(summaries[0].links) == {d.id for d in r["deploys"][:3]}
     assert _messages(mw, "s-old") == ["question 4", "answer 4", "question 5", "answer 5"]
     assert _messages(mw, "s-new") == ["new question", "new answer"]
@@ -319,6 +314,7 @@ def test_a_failing_run_is_logged_with_its_error(tmp_path, clock):
     db.close()
 
 
+@pytest.mark.real_store("another opener of the SQLite file holds the lease")
 def test_maintain_command_runs_under_the_lease_and_is_logged(tmp_path, capsys):
     from openclaw_memory.cli import main
 
@@ -363,10 +359,7 @@ def test_a_pruned_turn_is_not_captured_again_when_the_host_resends_the_transcrip
         assert mw.capture_messages(ALICE, "s-long", transcript) == 1  # only the new turn
         mw.flush()
         assert _record_count(mw) - before <= 2  # the new turn's memories, nothing re-learnt
-        with mw.engine.db.read() as db:
-            emptied = db.execute(
-                "SELECT COUNT(*) FROM messages WHERE session_id = 's-long' AND content = ''"
-            ).fetchone()[0]
+        emptied = inspect.count(mw.engine.store, "messages", session_id="s-long", content="")
         assert emptied == 4  # turns m0-m3: their user rows stay, emptied, as keys
         assert (
             mw.short_term.prune() == 2
@@ -378,5 +371,4 @@ def test_a_pruned_turn_is_not_captured_again_when_the_host_resends_the_transcrip
 
 
 def _record_count(mw) -> int:
-    with mw.engine.db.read() as db:
-        return int(db.execute("SELECT COUNT(*) FROM records WHERE status = 'active'").fetchone()[0])
+    return inspect.count(mw.engine.store, "records", status="active")

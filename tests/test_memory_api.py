@@ -161,6 +161,7 @@ def test_update_makes_a_new_version_and_history_tells_the_chain(memory, clock, t
     assert memory.history(first["id"], user_id="alice") == history  # the same chain either way
 
 
+@pytest.mark.real_store("delete_all's count: the in-memory store counts 6 where SQLite counts 4")
 def test_delete_forgets_restore_undoes_and_delete_all_forgets_everything(memory):
     tea = _only(memory.add("I like green tea", user_id="alice"))
     memory.add("我对花生过敏", user_id="alice")
@@ -241,6 +242,7 @@ def test_update_names_its_arguments_in_the_edits_errors(memory):
     assert memory.get(first["id"], user_id="alice")["memory"] == first["memory"]  # unchanged
 
 
+@pytest.mark.real_store("the store's files under the data directory")
 def test_memory_on_the_defaults_keeps_its_data_under_the_working_directory(
     tmp_path, monkeypatch, clock
 ):
@@ -253,6 +255,7 @@ def test_memory_on_the_defaults_keeps_its_data_under_the_working_directory(
         assert m.get(added["id"], user_id="alice")["memory"] == added["memory"]
 
 
+@pytest.mark.real_store("the store's files under the data directory")
 def test_config_as_a_mapping_and_as_a_yaml_file(tmp_path, clock):
     yaml_file = tmp_path / "project.yaml"
     yaml_file.write_text("storage:\n  data_dir: ./store\n  embedding_model: hash\n")
@@ -344,6 +347,7 @@ def test_async_round_trip_in_both_languages(make_config, tmp_path, clock):
 # ---- the documented example runs as written, on the front page and in the API's page -------------
 
 
+@pytest.mark.real_store("the store's files under the data directory")
 @pytest.mark.parametrize(
     ("page", "heading"),
     [("README.md", "A first use in Python"), ("docs/python.md", "Python API (mem0-shaped)")],

@@ -179,7 +179,7 @@ def test_window_over_threshold_becomes_a_summary_with_provenance(make_config, tm
                 {"role": "assistant", "content": "Understood."},
             ]
         mw.flush()
-        summaries = find(mw.engine, ALICE, where="type = 'summary'")
+        summaries = find(mw.engine, ALICE, type="summary")
         assert summaries, "a summary should replace the window"
         s = summaries[0]
         assert s.source.channel.value == "summary" and len(s.source.turn_ids) >= 2
@@ -213,7 +213,7 @@ def test_save_hook_turns_a_tool_call_into_an_event(mw):
         ),
     )
     mw.flush()
-    ev = find(mw.engine, ALICE, where="type = 'event'")[0]
+    ev = find(mw.engine, ALICE, type="event")[0]
     assert (
         ev.subject == "tool/write_file"
         and "failed" in ev.summary
@@ -227,16 +227,16 @@ def test_process_event_updates_the_task_without_an_llm(mw):
     mw.record_process_event(
         ALICE, "task/PRD-223", "blocked", "移动端权限申请流程", reason="等待安全评审"
     )
-    tasks = find(mw.engine, ALICE, where="type = 'task' AND status = 'active'")
+    tasks = find(mw.engine, ALICE, type="task", status="active")
     assert len(tasks) == 1 and "blocked" in tasks[0].summary and tasks[0].version == 2
-    events = find(mw.engine, ALICE, where="type = 'event'")
+    events = find(mw.engine, ALICE, type="event")
     assert len(events) == 1 and "等待安全评审" in events[0].summary
 
 
 def test_secrets_never_reach_storage(mw, config):
     say(mw, ALICE, "s1", "my password is Hunter2-Zebra-77, remember that I use vim", reply="ok")
     mw.flush()
-    mw.engine.db.vacuum()
+    mw.engine.store.vacuum()
     assert b"Hunter2-Zebra-77" not in stored_bytes(mw.engine)
 
 
@@ -346,8 +346,8 @@ def test_a_continuing_session_is_only_read_until_its_activity_stamp_is_a_minute_
     sessions = Sessions(engine.store, clock)
 
     def stamp():
-        with engine.db.read() as db:
-            return tuple(db.execute("SELECT last_active_at, ended_at FROM sessions").fetchone())
+        row = engine.store.session(ALICE, "s1")
+        return row["last_active_at"], row["ended_at"]
 
     assert sessions.open(ALICE, "s1") is True
     start = clock.now()

@@ -12,6 +12,7 @@ from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
 from openclaw_memory.core.worker import Job
+from openclaw_memory.store import inspect
 
 SYSTEM = {"role": "system", "content": "You are helpful."}
 TURNS = [  # (user, session, text): restatements, a change, a forget, chat, Chinese and English
@@ -68,42 +69,41 @@ def _run(config, clock, *, together: bool, fail_first: bool = False):
 
 def _state(mw) -> dict:
     """Everything stored, with record ids replaced by their order of creation."""
-    with mw.engine.db.read() as db:
-        rows = db.execute(
-            "SELECT r.*, v.vec FROM records r LEFT JOIN vectors v ON v.record_id = r.id "
-            "ORDER BY r.rid"
-        ).fetchall()
-        names = {r["id"]: f"#{n}" for n, r in enumerate(rows)}
+    store = mw.engine.store
+    rows = inspect.select(store, "records")
+    vectors = {
+        v["record_id"]: v["vec"] for v in inspect.select(store, "vectors", ("record_id", "vec"))
+    }
+    names = {r["id"]: f"#{n}" for n, r in enumerate(rows)}
 
-        def plain(value):
-            for rid, name in names.items():
-                value = value.replace(rid, name) if isinstance(value, str) else value
-            return value
+    def plain(value):
+        if hasattr(value, "tobytes"):  # a vector the in-memory store holds as an array
+            return value.tobytes()
+        for rid, name in names.items():
+            value = value.replace(rid, name) if isinstance(value, str) else value
+        return value
 
-        skip = {
-            "rid",
-            "id",
-            "created_at",
-            "updated_at",
-            "last_accessed_at",
-            "superseded_at",
-            "expires_at",
-        }
-        records = [{k: plain(r[k]) for k in r.keys() if k not in skip} for r in rows]
-        audit = [
-            (plain(a["record_id"]), a["action"], plain(a["reason"]), a["user_id"])
-            for a in db.execute("SELECT * FROM audit ORDER BY seq")
-        ]
-        versions = [
-            tuple(plain(v[k]) for k in ("record_id", "version", "summary"))
-            for v in db.execute("SELECT * FROM versions ORDER BY record_id, version")
-        ]
-        window = [
-            tuple(m)
-            for m in db.execute(
-                "SELECT user_id, session_id, role, content, in_window FROM messages ORDER BY seq"
-            )
-        ]
+    skip = {
+        "rid",
+        "id",
+        "created_at",
+        "updated_at",
+        "last_accessed_at",
+        "superseded_at",
+        "expires_at",
+    }
+    records = [
+        {k: plain(v) for k, v in {**r, "vec": vectors.get(r["id"])}.items() if k not in skip}
+        for r in rows
+    ]
+    audit = [
+        (plain(a["record_id"]), a["action"], plain(a["reason"]), a["user_id"])
+        for a in inspect.select(store, "audit")
+    ]
+    held = sorted(inspect.select(store, "versions"), key=lambda v: (v["record_id"], v["version"]))
+    versions = [tuple(plain(v[k]) for k in ("record_id", "version", "summary")) for v in held]
+    columns = ("user_id", "session_id", "role", "content", "in_window")
+    window = [tuple(m.values()) for m in inspect.select(store, "messages", columns)]
     return {"records": records, "audit": audit, "versions": versions, "window": window}
 
 

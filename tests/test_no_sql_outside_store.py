@@ -98,3 +98,79 @@ def test_the_check_sees_sql():
         assert sql_in(sample) == []
     finally:
         sample.unlink(missing_ok=True)
+
+
+# ---- the tests: SQL through the store's inspection port only -----------------------------------
+
+TESTS = PACKAGE.parent / "tests"
+#: names a test reaches the store's inspection port by (`openclaw_memory.store.inspect`)
+INSPECT_NAMES = {"inspect", "store_inspect"}
+#: test file -> why it still runs a statement or holds a database driver itself
+TESTS_ALLOWED: dict[str, str] = {
+    "conftest.py": "starts the run's PostgreSQL server when psycopg is installed",
+    "pg_server.py": "creates and drops the tests' PostgreSQL databases on the server",
+    "store_backends.py": "checks that psycopg is installed before opening the PostgreSQL store",
+    "reliability_helpers.py": "Chroma's own client, to read Chroma's files",
+    "test_bench_backends.py": "lists the benchmark's databases on the PostgreSQL server",
+    "test_encryption_at_rest.py": "the keyword query's plan under both drivers, sqlite3 and SQLCipher",
+    "test_engine_write_batch.py": "SQLite's commits traced, and its driver's error class",
+    "test_store_schema.py": "the statements SQLite runs, traced, for their plans",
+    "test_store_rows.py": "the row mapping over a bare SQLite table (the SQL layer itself)",
+    "test_store_postgres_migrate.py": "SQLite to PostgreSQL migration, both files read whole",
+    "test_reliability_recovery.py": "Chroma's own tables, and a whole dump of a damaged file",
+}
+
+
+def statements_in(path: Path) -> list[str]:
+    """Statements a test runs itself, and the database drivers it imports, one line each; a
+    call on the inspection port (`inspect.rows(...)`) is not one."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in (
+            "execute",
+            "executemany",
+            "executescript",
+            "iterdump",
+            "set_trace_callback",
+        ):
+            if not (isinstance(node.value, ast.Name) and node.value.id in INSPECT_NAMES):
+                found.append(f"line {node.lineno}: .{node.attr}(")
+        elif isinstance(node, ast.Import):
+            found += [
+                f"line {node.lineno}: import {a.name}"
+                for a in node.names
+                if a.name.split(".")[0] in DRIVERS | {"sqlcipher3"}
+            ]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
+            DRIVERS | {"sqlcipher3"}
+        ):
+            found.append(f"line {node.lineno}: from {node.module} import")
+    return found
+
+
+def _tests() -> list[Path]:
+    return sorted(p for p in TESTS.rglob("*.py") if p.name != Path(__file__).name)
+
+
+@pytest.mark.parametrize("path", _tests(), ids=lambda p: str(p.relative_to(TESTS)))
+def test_no_test_runs_sql_outside_the_inspection_port(path):
+    rel = str(path.relative_to(TESTS))
+    found = statements_in(path)
+    if rel in TESTS_ALLOWED:
+        assert found, f"{rel} runs no statement itself any more: take it off TESTS_ALLOWED"
+        return
+    assert not found, (
+        f"{rel} runs SQL or imports a driver itself (ask the store's methods, or "
+        "openclaw_memory/store/inspect.py):\n" + "\n".join(found)
+    )
+
+
+def test_the_test_check_sees_a_statement_and_passes_the_port():
+    sample = TESTS / "data" / "_sql_probe.py"
+    try:
+        sample.write_text('with db.read() as c:\n    c.execute("SELECT 1")\n', encoding="utf-8")
+        assert statements_in(sample) == ["line 2: .execute("]
+        sample.write_text('inspect.execute(store, "DELETE FROM vectors")\n', encoding="utf-8")
+        assert statements_in(sample) == []
+    finally:
+        sample.unlink(missing_ok=True)

@@ -144,8 +144,8 @@ def test_compaction_without_a_sender_summarises_each_participant_apart(mw):
     mw.flush()
     assert mw.on_session_compaction("main", "agent:main:g") == [ALICE, BOB]
     mw.flush()
-    alice = find(mw.engine, ALICE, where="type = ?", args=["summary"], limit=5)
-    bob = find(mw.engine, BOB, where="type = ?", args=["summary"], limit=5)
+    alice = find(mw.engine, ALICE, type="summary", limit=5)
+    bob = find(mw.engine, BOB, type="summary", limit=5)
     assert alice and "Lyon" in alice[0].summary and "杭州" not in alice[0].summary
     assert bob and "杭州" in bob[0].summary and "Lyon" not in bob[0].summary
 
@@ -190,7 +190,7 @@ def test_a_memory_store_through_tool_search_leaves_no_event(mw):
         ToolEvent("tool_call", {"id": "openclaw:core:exec", "args": {"cmd": "ls"}}, "a b"),
     )
     mw.flush()
-    events = [r for r in find(mw.engine, ALICE, where="type = ?", args=["event"], limit=10)]
+    events = [r for r in find(mw.engine, ALICE, type="event", limit=10)]
     assert [r.subject for r in events] == ["tool/exec"]
 
 

@@ -47,7 +47,7 @@ await seen.hooks.subagent_ended({{ targetSessionKey: "agent:main:subagent:43", o
 console.log(JSON.stringify({{ logs: seen.logs }}));
 """)
     assert out["logs"] == []
-    tasks = {r.subject: r for r in find(mw.engine, ALICE, where="type = 'task'")}
+    tasks = {r.subject: r for r in find(mw.engine, ALICE, type="task")}
     assert "completed" in tasks["subagent agent:main:subagent:42"].summary
     assert "failed" in tasks["subagent agent:main:subagent:43"].summary
     assert tasks["subagent agent:main:subagent:43"].source.writer == "process-node"

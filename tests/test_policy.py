@@ -32,7 +32,6 @@ from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import WINDOWED_TYPES
 from openclaw_memory.recall.rank import _cover
 from openclaw_memory.recall.rank import TRUST
-from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Source
 from store_helpers import find, forget_in, writer_of
 
@@ -123,7 +122,7 @@ def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
     clock: FakeClock = engine.clock
     clock.advance(days=engine.config.forgetting.cleanup_unused_days + 1)
     cleanup(engine, scope)
-    still_there = find(engine, scope, where="id = ?", args=(written.record.id,))
+    still_there = find(engine, scope, id=written.record.id)
     assert bool(still_there) is policy.kept_by_cleanup
 
 
@@ -221,10 +220,9 @@ def test_distilled_types_cover_and_retire_their_turns(engine, kind, policy):
     _cover(covered, written.record)
     assert bool(covered) is policy.distilled  # a live one stands for its turns in ranking
     forget_in(engine, scope, written.record.id)
-    with engine.db.read() as db:
-        assert (
-            bool(rec.retired_turns(db, scope, ["s1#1"])) is policy.distilled
-        )  # a retired one marks them
+    assert (
+        bool(engine.store.retired_turns(scope, ["s1#1"])) is policy.distilled
+    )  # a retired one marks them
     assert (kind in IMPORT_TYPED) is policy.distilled
 
 

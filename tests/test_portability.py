@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -41,6 +40,7 @@ from openclaw_memory.portability.openclaw import export_workspace
 from openclaw_memory.recall.rank import plan_to_json
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
 from store_helpers import find, forget_in, writer_of
+from openclaw_memory.store import inspect
 
 DATA = Path(__file__).parent / "data"
 WORKSPACE = DATA / "openclaw_workspace"
@@ -81,6 +81,7 @@ def locomo_store(tmp_path, make_config):
     src.close()
 
 
+@pytest.mark.real_store("the evaluation's store keeps its files in its folder")
 def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
     locomo_store, tmp_path, make_config
 ):
@@ -88,7 +89,7 @@ def test_jsonl_round_trip_gives_identical_records_and_recall_plans(
     assert len(asked) == 20
     # Make the source store carry every kind of history: an edit (version chain) and a forget.
     eng = src.mw.engine
-    live = find(eng, src.scope, where="status = 'active' AND type != 'episode'", limit=5)
+    live = find(eng, src.scope, status="active", type_not="episode", limit=5)
     assert len(live) >= 2
     edit_memory(eng, src.scope, live[0].id, live[0].summary + "（已更正）", writer="test")
     forget_in(eng, src.scope, live[1].id, "test forget", writer="test")
@@ -233,8 +234,7 @@ def test_openclaw_import_types_dates_filters_and_is_idempotent(engine):
         sum("美式咖啡" in r.summary for r in rows) == 1
     )  # promoted copy and daily note: one memory
     # Secrets never reach the store, nor does the leftover of their sentence.
-    with sqlite3.connect(engine.db.path) as db:
-        dump = "\n".join(db.iterdump())
+    dump = inspect.stored_bytes(engine.store).decode("utf-8", "replace")
     assert "hunter2" not in dump and "sk-proj-4fT9" not in dump and "keep it handy" not in dump
     second = import_path(engine, WORKSPACE, scope, **_importer_args(engine))
     assert second["added"] == 0 and second["existing"] == first["added"]
@@ -487,7 +487,7 @@ def test_an_imported_fact_does_not_beat_an_explicit_one(engine, make_config, tmp
     report = import_jsonl(engine, lines, user_id="alice")
     assert report.consolidated == {"doubt": 1}
     assert _live(engine, alice, subject) == [held]
-    kept = find(engine, alice, where="status = 'inactive'")
+    kept = find(engine, alice, status="inactive")
     assert [r.summary for r in kept] == [brought]  # kept for the record, not live
 
 

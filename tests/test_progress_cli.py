@@ -16,6 +16,9 @@ from openclaw_memory.core.progress import TerminalProgress
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
 
+#: reindex and doctor open the SQLite file and Chroma's folder themselves
+pytestmark = pytest.mark.real_store("reindex and doctor open the files themselves")
+
 
 class Terminal(io.StringIO):
     """A stream that says it is a terminal, as stderr does in an interactive shell."""

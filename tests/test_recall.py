@@ -331,27 +331,32 @@ def test_keyword_search_stays_inside_the_scope_in_fts(engine):
     assert [len(engine.keyword(BOB, q)) for q in ("falcon", "猎鹰")] == [1, 1]
 
 
+@pytest.mark.real_store("SQLite's keyword index taken back to schema 2")
 @pytest.mark.sqlite_only
 def test_a_store_with_the_unscoped_keyword_index_is_migrated(make_config, tmp_path, clock):
     from openclaw_memory.runtime.engine import MemoryEngine
     from openclaw_memory.store.schema import MIGRATIONS
     from openclaw_memory.lang.text import fts_document
+    from openclaw_memory.store import inspect
 
     cfg = make_config(tmp_path)
     eng = MemoryEngine.open(cfg, clock=clock, background=False)
     put(eng, ALICE, MemoryType.FACT, "I drink coffee every morning 每天早上喝咖啡")
     put(eng, BOB, MemoryType.FACT, "bob drinks coffee too")
-    with eng.db.write() as db:  # back to schema 2: one column, no scope token
-        db.execute("DROP TABLE records_fts")
-        db.execute(
-            "CREATE VIRTUAL TABLE records_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')"
+    # back to schema 2: one column, no scope token
+    held = inspect.select(eng.store, "records", ("rid", "summary"))
+    inspect.execute(
+        eng.store,
+        [
+            "DROP TABLE records_fts",
+            "CREATE VIRTUAL TABLE records_fts USING fts5(tokens, tokenize = 'unicode61 remove_diacritics 2')",
+            "DELETE FROM schema_version WHERE version > 2",
+        ],
+    )
+    for row in held:
+        inspect.insert(
+            eng.store, "records_fts", rowid=row["rid"], tokens=fts_document(row["summary"])
         )
-        for row in db.execute("SELECT rid, summary FROM records").fetchall():
-            db.execute(
-                "INSERT INTO records_fts(rowid, tokens) VALUES (?, ?)",
-                (row[0], fts_document(row[1])),
-            )
-        db.execute("DELETE FROM schema_version WHERE version > 2")
     eng.close()
 
     eng = MemoryEngine.open(cfg, clock=clock, background=False)

@@ -18,6 +18,7 @@ from openclaw_memory.recall.recaller import Recaller, merge
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
+from openclaw_memory.store import inspect
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -145,6 +146,7 @@ def test_the_early_proposals_are_read_while_the_query_embeds(stocked, monkeypatc
     assert {s.record.id for s in result.ranked} == early | late
 
 
+@pytest.mark.real_store("the tiered index: small tiers searched from the store's vectors")
 def test_the_small_tiers_vectors_are_read_while_the_query_embeds(stocked, monkeypatch):
     """The vector channel's search is prepared in the worker thread (the tier's vectors read and
     stacked): after the embedding, the main thread reads neither the tier nor the vector of a
@@ -272,6 +274,7 @@ def test_a_purge_drops_the_users_cached_query_vectors(config, clock):
         mw.close()
 
 
+@pytest.mark.real_store("SQLite's query plan")
 @pytest.mark.sqlite_only  # SQLite's partial index
 def test_the_profile_channel_reads_its_partial_index(engine, monkeypatch):
     """The channel's own WHERE (not a copy of it) is one SQLite matches to rec_profile: no sort
@@ -285,8 +288,7 @@ def test_the_profile_channel_reads_its_partial_index(engine, monkeypatch):
     def spy(scope, where, args=(), order="updated_at DESC", limit=100):
         sql, sargs = rec._scope_sql(scope)
         select = f"SELECT * FROM records WHERE {sql} AND ({where}) ORDER BY {order} LIMIT ?"
-        with store._read() as db:
-            plan = db.execute("EXPLAIN QUERY PLAN " + select, (*sargs, *args, limit)).fetchall()
+        plan = inspect.rows(store, "EXPLAIN QUERY PLAN " + select, (*sargs, *args, limit))
         seen.append(" ".join(r[3] for r in plan))
         return query(scope, where, args, order=order, limit=limit)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import random
-import sqlite3
 import threading
 import time
 from collections import Counter
@@ -30,6 +29,7 @@ from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
+from openclaw_memory.store import inspect
 
 pytestmark = pytest.mark.slow
 
@@ -279,14 +279,9 @@ def test_processes_opening_a_fresh_store_at_once_all_work(tmp_path, forkserver):
         if statuses != [0] * 6:
             failures.append(errs.strip().splitlines()[-1])
             continue
-        con = sqlite3.connect(data / "memory.db")
-        try:
-            mode = con.execute("PRAGMA journal_mode").fetchone()[0]
-            openers = con.execute("SELECT COUNT(*) FROM meta WHERE key LIKE 'opener%'").fetchone()[
-                0
-            ]
-        finally:
-            con.close()
+        mode = inspect.file_rows(data / "memory.db", "PRAGMA journal_mode")[0][0]
+        keys = inspect.file_rows(data / "memory.db", "SELECT key FROM meta")
+        openers = sum(1 for r in keys if r["key"].startswith("opener"))
         if (mode, openers) != ("wal", 6):
             failures.append(f"journal mode {mode}, {openers} of 6 writes")
     assert failures == [], (

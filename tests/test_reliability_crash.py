@@ -25,6 +25,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor
 from openclaw_memory.maintain.common import tier_collections
 from openclaw_memory.types import Scope
+from openclaw_memory.store import inspect
 
 pytestmark = pytest.mark.slow
 
@@ -182,12 +183,10 @@ def test_the_checks_see_damage_and_doctor_repairs_it(tmp_path):
             "hot",
             [("mem_orphan", eng.embed_query("orphan"), {"type": "fact", "workspace": ""})],
         )
-        with eng.db.write() as db:  # an FTS row without a record, and a record without its FTS row
-            db.execute("INSERT INTO records_fts(rowid, tokens) VALUES (999999, 'orphan tokens')")
-            db.execute(
-                "DELETE FROM records_fts WHERE rowid = (SELECT rid FROM records WHERE id = ?)",
-                (ids[1],),
-            )
+        # an FTS row without a record, and a record without its FTS row
+        inspect.insert(eng.store, "records_fts", rowid=999999, tokens="orphan tokens")
+        [held] = inspect.select(eng.store, "records", ("rid",), id=ids[1])
+        inspect.delete(eng.store, "records_fts", rowid=held["rid"])
         with pytest.raises(AssertionError):
             _assert_consistent(eng, {i: ("u0", "main") for i in ids})
         report = doctor(eng, repair=True)

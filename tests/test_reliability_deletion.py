@@ -20,6 +20,7 @@ from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.maintain import compact_events, purge_user
 from openclaw_memory.middleware import ChatRequest, ToolEvent
 from openclaw_memory.types import Candidate, MemoryType, Scope
+from openclaw_memory.store import inspect
 
 VICTIM = "zanzibar-quokka"
 BYSTANDER = "bystander"
@@ -81,15 +82,9 @@ def test_purge_user_leaves_no_trace_of_the_user_on_disk(tmp_path, capsys):
     try:
         _populate(mw, VICTIM, STRINGS[VICTIM])
         _populate(mw, BYSTANDER, STRINGS[BYSTANDER])
-        with mw.engine.db.read() as db:
-            kinds = dict(
-                db.execute(
-                    "SELECT type, COUNT(*) FROM records WHERE user_id = ? GROUP BY 1", (VICTIM,)
-                )
-            )
-            versions = db.execute(
-                "SELECT COUNT(*) FROM versions WHERE user_id = ?", (VICTIM,)
-            ).fetchone()[0]
+        store = mw.engine.store
+        kinds = {r["type"] for r in inspect.select(store, "records", ("type",), user_id=VICTIM)}
+        versions = inspect.count(store, "versions", user_id=VICTIM)
         assert {"summary", "episode", "event", "profile", "preference", "fact"} <= set(
             kinds
         ) and versions >= 2
@@ -124,17 +119,15 @@ def test_purge_user_leaves_no_trace_in_the_chroma_directory(tmp_path, capsys):
     try:
         _populate(mw, VICTIM, STRINGS[VICTIM], workspace="wsquokkaden")
         _populate(mw, BYSTANDER, STRINGS[BYSTANDER])
-        with mw.engine.db.read() as db:
-            ids = [
-                r[0]
-                for r in db.execute(
-                    "SELECT id FROM records WHERE user_id = ? AND status != 'inactive'", (VICTIM,)
-                )
-            ]
-            rows = db.execute(
-                "SELECT r.user_id, v.vec FROM vectors v JOIN records r ON r.id = v.record_id "
-                "WHERE r.status = 'active'"
-            ).fetchall()
+        store = mw.engine.store
+        held = inspect.select(store, "records", ("id", "user_id", "status"))
+        ids = [r["id"] for r in held if r["user_id"] == VICTIM and r["status"] != "inactive"]
+        owner = {r["id"]: r["user_id"] for r in held if r["status"] == "active"}
+        rows = [
+            (owner[v["record_id"]], v["vec"])
+            for v in inspect.select(store, "vectors", ("record_id", "vec"))
+            if v["record_id"] in owner
+        ]
         # Whole vectors (the hash embedder's are sparse: a prefix is often all zeros and matches
         # anything), and only those no other user's record shares.
         others = {r[1] for r in rows if r[0] != VICTIM}
@@ -213,16 +206,9 @@ def test_a_purge_is_not_undone_by_turns_still_queued(tmp_path):
         counts = mw.purge_user(VICTIM)
         gate.set()
         mw.flush()
-        with mw.engine.db.read() as db:
-            left = {
-                t: db.execute(f"SELECT COUNT(*) FROM {t} WHERE user_id = ?", (VICTIM,)).fetchone()[
-                    0
-                ]
-                for t in ("records", "messages")
-            }
-            kept = db.execute(
-                "SELECT COUNT(*) FROM messages WHERE user_id = ?", (BYSTANDER,)
-            ).fetchone()[0]
+        store = mw.engine.store
+        left = {t: inspect.count(store, t, user_id=VICTIM) for t in ("records", "messages")}
+        kept = inspect.count(store, "messages", user_id=BYSTANDER)
         failures = mw.worker.failures
     finally:
         gate.set()
@@ -259,10 +245,7 @@ def test_a_purge_waits_for_the_users_running_capture(tmp_path):
         purge.join(60)
         assert not purge.is_alive() and result
         mw.flush()
-        with mw.engine.db.read() as db:
-            left = db.execute(
-                "SELECT COUNT(*) FROM records WHERE user_id = ?", (VICTIM,)
-            ).fetchone()[0]
+        left = inspect.count(mw.engine.store, "records", user_id=VICTIM)
         assert left == 0, f"{left} records of the purged user written by the running capture"
         assert result[0]["records"] == 1 and mw.worker.failures == 0
     finally:

@@ -29,6 +29,7 @@ from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.inject.escape import sanitize
 from openclaw_memory.middleware import ToolEvent
 from openclaw_memory.types import Scope
+from openclaw_memory.store import inspect as store_inspect
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "hardening-test-token-0123456789"
@@ -445,8 +446,10 @@ def test_every_door_to_the_disk_is_filtered(tmp_path):
             reason=f"password: {PW}",
         )
         m.flush()
-        with m.engine.db.read() as db:
-            reasons = [r[0] for r in db.execute("SELECT reason FROM audit WHERE user_id = 'doors'")]
+        reasons = [
+            r["reason"]
+            for r in store_inspect.select(m.engine.store, "audit", ("reason",), user_id="doors")
+        ]
         found = find_in_files(store_files(cfg), secrets)
     finally:
         m.close()

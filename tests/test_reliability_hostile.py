@@ -38,6 +38,7 @@ from openclaw_memory.llm import ScriptedLLM
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware, ToolEvent
 from openclaw_memory.service.app import create_app
 from openclaw_memory.types import Scope
+from openclaw_memory.store import inspect
 
 TOKEN = "hostile-token"
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -118,9 +119,8 @@ def recall(env: Env, mw: MemoryMiddleware, scope: Scope, prompt: str) -> str:
 
 def all_records(mw: MemoryMiddleware) -> dict[str, tuple]:
     mw.flush()
-    with mw.engine.db.read() as db:
-        rows = db.execute("SELECT id, user_id, status, summary FROM records").fetchall()
-    return {r["id"]: tuple(r) for r in rows}
+    rows = inspect.select(mw.engine.store, "records", ("id", "user_id", "status", "summary"))
+    return {r["id"]: tuple(r.values()) for r in rows}
 
 
 def assert_nothing_lost(env: Env, mw: MemoryMiddleware, before: dict[str, tuple]) -> None:
@@ -287,10 +287,8 @@ def _huge_turn(env: Env) -> None:
     env.mw.flush()
     block = recall(env, env.mw, MALLORY, text)
     assert time.monotonic() - started < 120
-    with env.mw.engine.db.read() as db:
-        longest = db.execute(
-            "SELECT MAX(LENGTH(summary)) FROM records WHERE user_id = ?", ("mallory",)
-        ).fetchone()[0]
+    held = inspect.select(env.mw.engine.store, "records", ("summary",), user_id="mallory")
+    longest = max(len(r["summary"]) for r in held)
     assert longest < 5000 and len(block) < 20_000
 
 
@@ -348,10 +346,10 @@ def _surrogate_tool_event(env: Env) -> None:
     )
     env.mw.flush()
     assert env.mw.worker.failures == failures, "the save job failed: the tool event is lost"
-    with env.mw.engine.db.read() as db:
-        row = db.execute(
-            "SELECT summary, detail FROM records WHERE subject = 'tool/probe-sur'"
-        ).fetchone()
+    found = inspect.select(
+        env.mw.engine.store, "records", ("summary", "detail"), subject="tool/probe-sur"
+    )
+    row = found[0] if found else None
     assert row is not None and "hostiletoolsur" in row["summary"] + (row["detail"] or "")
 
 
@@ -360,10 +358,10 @@ def _tool_event_odd_arguments(env: Env) -> None:
         MALLORY, "h3", ToolEvent("probe", {"obj": object(), "n": float("nan")}, "x" * MB, ok=False)
     )
     env.mw.flush()
-    with env.mw.engine.db.read() as db:
-        row = db.execute(
-            "SELECT summary, detail FROM records WHERE subject = 'tool/probe'"
-        ).fetchone()
+    found = inspect.select(
+        env.mw.engine.store, "records", ("summary", "detail"), subject="tool/probe"
+    )
+    row = found[0] if found else None
     assert row is not None and len(row["summary"]) + len(row["detail"] or "") < 10_000
 
 
@@ -508,10 +506,8 @@ def run_llm(env: Env, payload: tuple) -> None:
     )
     mw.flush()
     assert env.llm.remaining == 0
-    with mw.engine.db.read() as db:
-        text = " ".join(
-            r[0] for r in db.execute("SELECT summary FROM records WHERE user_id = 'mallory'")
-        )
+    held = inspect.select(mw.engine.store, "records", ("summary",), user_id="mallory")
+    text = " ".join(r["summary"] for r in held)
     assert word in text and "hunter2222" not in text
     block = recall(env, mw, MALLORY, f"what about {word}?")
     assert word in block
@@ -543,11 +539,10 @@ def _llm_garbage_summary(env: Env) -> None:
     env.llm_mw.on_session_end(MALLORY, "l-sum")
     env.llm_mw.flush()
     assert env.llm.remaining == 0
-    with env.llm_mw.engine.db.read() as db:
-        rows = db.execute(
-            "SELECT summary FROM records WHERE type = 'summary' AND subject = 'session/l-sum'"
-        ).fetchall()
-    assert rows and "kwsummary" in rows[0][0]  # the extractive summary stood in
+    rows = inspect.select(
+        env.llm_mw.engine.store, "records", ("summary",), type="summary", subject="session/l-sum"
+    )
+    assert rows and "kwsummary" in rows[0]["summary"]  # the extractive summary stood in
 
 
 LLM_ACTIONS = [("times-out", _llm_timeout), ("garbage-summary", _llm_garbage_summary)]

@@ -240,11 +240,8 @@ def test_doctor_no_repair_writes_nothing_not_even_the_outbox(store, tmp_path):
         writer_of(eng).write(
             ALICE, [Candidate(MemoryType.FACT, "my bike is called Quokkasaurus", subject="bike")]
         )
-        writer_of(eng).write(
-            BOB, [Candidate(MemoryType.FACT, "我的自行车叫翡翠", subject="自行车")]
-        )
-        with eng.db.read() as db:
-            pending = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+        eng.write(BOB, [Candidate(MemoryType.FACT, "我的自行车叫翡翠", subject="自行车")])
+        pending = eng.store.pending()
         assert pending >= 2
         sqlite_before, chroma_before = _dump(data), _collections(data)
         report = doctor(eng, repair=False)
@@ -307,8 +304,7 @@ def test_purge_from_another_process_while_the_service_runs(tmp_path):
             mw.engine.embed_query("my parrot is called Quokkasaurus"),
             limit=3,
         )
-        with mw.engine.db.read() as db:
-            outbox = db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+        outbox = mw.engine.store.pending()
     finally:
         mw.close()
     assert found and "Quokkasaurus" in found[0]["summary"]

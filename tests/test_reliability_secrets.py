@@ -31,6 +31,7 @@ from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest, ToolEvent
 from openclaw_memory.lang.text import has_cjk
 from openclaw_memory.types import Scope
+from openclaw_memory.store import inspect
 
 CORPUS = Path(__file__).parent / "data" / "secrets_corpus.tsv"
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
@@ -106,9 +107,9 @@ def fed(tmp_path_factory):
     files_open = store_files(cfg)
     found_open = find_in_files(files_open, secrets)
     size_kb = sum(p.stat().st_size for p in files_open if p.exists()) // 1024
-    with mw.engine.db.read() as db:
-        texts = [r[0] for r in db.execute("SELECT summary FROM records WHERE type = 'episode'")]
-        summaries = db.execute("SELECT COUNT(*) FROM records WHERE type = 'summary'").fetchone()[0]
+    held = inspect.select(mw.engine.store, "records", ("summary",), type="episode")
+    texts = [r["summary"] for r in held]
+    summaries = inspect.count(mw.engine.store, "records", type="summary")
     mw.close()
     found_closed = find_in_files(store_files(cfg), secrets)
     if remove:
@@ -331,13 +332,10 @@ def every_door(tmp_path_factory):
                 "ok",
             )
         mw.flush()
-        with mw.engine.db.read() as db:
-            episodes = "\n".join(
-                r[0]
-                for r in db.execute(
-                    "SELECT summary FROM records WHERE user_id = 'everyday' AND type = 'episode'"
-                )
-            )
+        held = inspect.select(
+            mw.engine.store, "records", ("summary",), user_id="everyday", type="episode"
+        )
+        episodes = "\n".join(r["summary"] for r in held)
     finally:
         mw.close()
         root.removeHandler(log)
@@ -441,13 +439,9 @@ def test_argv_and_quoted_keys_are_redacted_in_detail_entities_and_text(tmp_path)
         )
         mw.after_response(request, "ok")
         mw.flush()
-        with mw.engine.db.read() as db:
-            rows = [
-                (r[0], r[1], r[2])
-                for r in db.execute(
-                    "SELECT summary, detail, entities FROM records WHERE user_id = 'argv'"
-                )
-            ]
+        columns = ("summary", "detail", "entities")
+        held = inspect.select(mw.engine.store, "records", columns, user_id="argv")
+        rows = [tuple(r.values()) for r in held]
         found = find_in_files(store_files(cfg), [argv_pw, json_pw, out_pw])
     finally:
         mw.close()

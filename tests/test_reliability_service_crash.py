@@ -19,7 +19,6 @@ import re
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ import httpx
 import pytest
 
 from openclaw_memory.service.installer import PLUGIN_DIR
+from openclaw_memory.store import inspect
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE = shutil.which("node")
@@ -195,26 +195,25 @@ def test_sigkilled_service_loses_no_acknowledged_capture_or_memory(tmp_path):
     missed = {tuple(ln.split()[1:3]) for ln in lines if ln.startswith("MISS")}
     assert len(acked) + len(missed) == WRITES
     assert any(ln.startswith("DONE spool-empty") for ln in lines)
-    db = sqlite3.connect(data / "memory.db")
-    try:
-        turns = {
-            tok: db.execute(
-                "SELECT count(*) FROM messages WHERE role = 'user' AND content LIKE ?",
-                (f"%The parcel {tok} %",),
-            ).fetchone()[0]
-            for kind, tok in acked | missed
-            if kind == "capture"
-        }
-        memories = {
-            tok: db.execute(
-                "SELECT count(*) FROM records WHERE type != 'episode' AND summary LIKE ?",
-                (f"%{tok}%",),
-            ).fetchone()[0]
-            for kind, tok in acked
-            if kind == "remember"
-        }
-    finally:
-        db.close()
+    # as SQL's LIKE matched them: a substring, ASCII letters in either case
+    said = [
+        r["content"].lower()
+        for r in inspect.file_rows(data / "memory.db", "SELECT role, content FROM messages")
+        if r["role"] == "user"
+    ]
+    kept = [
+        r["summary"].lower()
+        for r in inspect.file_rows(data / "memory.db", "SELECT type, summary FROM records")
+        if r["type"] != "episode"
+    ]
+    turns = {
+        tok: sum(f"the parcel {tok} ".lower() in text for text in said)
+        for kind, tok in acked | missed
+        if kind == "capture"
+    }
+    memories = {
+        tok: sum(tok.lower() in text for text in kept) for kind, tok in acked if kind == "remember"
+    }
     acked_captures = [tok for kind, tok in acked if kind == "capture"]
     lost = [tok for tok in acked_captures if turns[tok] == 0]
     lost += [tok for tok, n in memories.items() if n == 0]

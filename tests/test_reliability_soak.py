@@ -33,6 +33,7 @@ from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
+from openclaw_memory.store import inspect
 
 pytestmark = pytest.mark.slow
 
@@ -110,8 +111,8 @@ def test_10000_turns_keep_memory_queue_and_threads_bounded(data_dir, capsys):
                 rss.append(round(rss_mb(), 1))
         mw.flush()
         assert mw.worker.failures == 0
-        with mw.engine.db.read() as db:
-            kinds = dict(db.execute("SELECT type, COUNT(*) FROM records GROUP BY type").fetchall())
+        held = inspect.select(mw.engine.store, "records", ("type",))
+        kinds = {t: sum(r["type"] == t for r in held) for t in {r["type"] for r in held}}
     finally:
         mw.close()
     elapsed = time.monotonic() - started

@@ -4,8 +4,6 @@ and Chinese side by side; real SQLite and Chroma, the hashing embedder."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import numpy as np
 import pytest
 
@@ -16,10 +14,15 @@ from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.doctor import purge_user
 from openclaw_memory.maintain.doctor import reindex
 from openclaw_memory.recall.recaller import Recaller
+from openclaw_memory.store import inspect
 from openclaw_memory.store.vector import part_ids, record_of
 from openclaw_memory.lang.text import sentence_parts
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import forget_in, writer_of
+
+pytestmark = pytest.mark.real_store(
+    "sentence parts in Chroma's collections, and reindex of the files"
+)
 
 ALICE, BOB = Scope("alice"), Scope("bob")
 
@@ -186,11 +189,8 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
         )
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == sorted([fact.id, *part_ids(fact.id, 2)])
-        with eng.db.read() as db:
-            blob, dim = db.execute(
-                "SELECT parts, dim FROM vectors WHERE record_id = ?", (fact.id,)
-            ).fetchone()
-        assert len(blob) == 2 * dim * 4
+        _, parts = eng.store.vectors_with_parts([fact.id])
+        assert parts[fact.id].shape == (2, eng.index.dim)
         # a new value with one sentence supersedes it: the old record's parts leave the index too
         new = (
             writer_of(eng)
@@ -208,19 +208,13 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
         forget_in(eng, ALICE, ep.id)
         eng.indexer.drain()
         assert _index_ids(eng, ALICE) == [new.id]
-        _episode(eng, BOB, ASIDE_EN)
+        bobs = _episode(eng, BOB, ASIDE_EN)
         eng.indexer.drain()
+        assert eng.store.vectors_with_parts([bobs.id])[1]
         purge_user(eng, "bob")
         eng.indexer.drain()
         assert _index_ids(eng, BOB) == []
-        with eng.db.read() as db:
-            assert (
-                db.execute(
-                    "SELECT COUNT(*) FROM vectors WHERE parts IS NOT NULL AND record_id IN "
-                    "(SELECT id FROM records WHERE user_id = 'bob')"
-                ).fetchone()[0]
-                == 0
-            )
+        assert eng.store.vectors_with_parts([bobs.id])[1] == {}
     finally:
         eng.close()
 
@@ -251,26 +245,27 @@ def test_reindex_gives_an_older_store_its_sentence_vectors_and_takes_them_away(
         eng.close()
 
 
+@pytest.mark.real_store("SQLite's schema migrations")
 def test_a_store_from_before_sentence_vectors_is_migrated(make_config, tmp_path, clock):
     from openclaw_memory.store.schema import MIGRATIONS
+    from openclaw_memory.store.sqlite import SQLiteStore
 
     eng = _open(make_config, tmp_path, clock, parts=0)
     r = _episode(eng, ALICE, ASIDE_EN)
     eng.close()
-    db = sqlite3.connect(tmp_path / "memory.db")
-    db.execute("ALTER TABLE vectors DROP COLUMN parts")
-    db.execute("DELETE FROM schema_version WHERE version > 5")
-    db.commit()
-    db.close()
+    old = SQLiteStore.open(tmp_path / "memory.db")
+    older_schema = [
+        "ALTER TABLE vectors DROP COLUMN parts",
+        "DELETE FROM schema_version WHERE version > 5",
+    ]
+    inspect.execute(old, older_schema)
+    old.close()
     eng = _open(make_config, tmp_path, clock)
     try:
         assert eng.db.schema_version == len(MIGRATIONS)
         assert eng.get(ALICE, r.id).summary == ASIDE_EN
         later = _episode(eng, ALICE, ASIDE_ZH)
-        with eng.db.read() as conn:
-            assert conn.execute(
-                "SELECT parts IS NOT NULL FROM vectors WHERE record_id = ?", (later.id,)
-            ).fetchone()[0]
+        assert later.id in eng.store.vectors_with_parts([later.id])[1]
     finally:
         eng.close()
 

@@ -17,6 +17,8 @@ from openclaw_memory.types import Scope
 from openclaw_memory.core.worker import Job
 
 TOKEN = "journal-token"
+#: the journal is replayed into the store a restarted service opens: the SQLite file
+pytestmark = pytest.mark.real_store("a restarted service reopens the SQLite file")
 AUTH = {"authorization": f"Bearer {TOKEN}"}
 ALICE = {"user_id": "alice", "agent_id": "main"}
 SECRET = "sk-proj-Zq8Xw2Lm4Np6Rt1Vb3Yc5Kd7Hf9Gj0Qa2Ws4Ed6Rf8"
@@ -152,13 +154,14 @@ ONE_MEMORY = {
 
 
 def _count(data, kind: str) -> int:
-    import sqlite3
+    from openclaw_memory.store import inspect
+    from openclaw_memory.store.sqlite import SQLiteStore
 
-    with sqlite3.connect(data / "memory.db") as conn:
-        row = conn.execute(
-            "SELECT count(*) FROM records WHERE user_id = 'alice' AND type = ?", (kind,)
-        ).fetchone()
-    return int(row[0])
+    store = SQLiteStore.open(data / "memory.db")
+    try:
+        return inspect.count(store, "records", user_id="alice", type=kind)
+    finally:
+        store.close()
 
 
 def _start(data, expected: int) -> None:

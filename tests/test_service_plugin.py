@@ -437,12 +437,10 @@ console.log(JSON.stringify({{ stored, found, logs: seen.logs }}));
     assert out["logs"] == []
     mw.flush(timeout=10)
     alice = Scope("alice", "main")
-    events = find(mw.engine, alice, where="type = ?", args=["event"], limit=10)
+    events = find(mw.engine, alice, type="event", limit=10)
     assert [r.subject for r in events] == ["tool/exec"]  # run by the run's sender, unwrapped
     curated = [
-        r
-        for r in find(mw.engine, alice, where="type != 'episode'", limit=20)
-        if "black" in r.summary
+        r for r in find(mw.engine, alice, type_not="episode", limit=20) if "black" in r.summary
     ]
     assert len(curated) == 1  # stored once: the capture did not extract it again
     found = out["found"]["content"][0]["text"]

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from openclaw_memory.maintain.runner import enforce_cap
 from openclaw_memory.middleware import MemoryMiddleware
 from openclaw_memory.service.app import create_app
+from openclaw_memory.store import inspect
 from openclaw_memory.types import Scope
 from store_helpers import find
 
@@ -66,7 +67,7 @@ def test_a_process_event_updates_the_task_and_a_blocked_one_warns(
         and task["source"]["session_id"] == "agent:main:s1"
     )
     assert first["id"] in (task["id"], task["prev_id"])  # one task, updated: not a second live copy
-    live = find(mw.engine, Scope("alice", "main"), where="status = 'active' AND type = 'task'")
+    live = find(mw.engine, Scope("alice", "main"), status="active", type="task")
     assert [r.subject for r in live] == [subject]
     warnings = [r["memory"] for r in out["results"][1:]]
     assert [w["type"] for w in warnings] == (["event"] if kind == "blocked" else [])
@@ -88,8 +89,7 @@ def test_process_events_are_filtered_for_secrets_in_every_field(service):
     )
     texts = [r["memory"]["summary"] + str(r["memory"]["subject"]) for r in out["results"]]
     assert texts and not any(key in t or "Hunter2-Xy9!" in t for t in texts), texts
-    with mw.engine.db.read() as db:
-        dump = "\n".join(str(tuple(row)) for row in db.execute("SELECT * FROM records"))
+    dump = "\n".join(str(tuple(row.values())) for row in inspect.select(mw.engine.store, "records"))
     assert key not in dump and "Hunter2-Xy9!" not in dump
 
 

@@ -90,9 +90,7 @@ def test_warm_up_writes_nothing(tmp_path):
     )
     try:
         warm_up(mw)
-        stored = find(
-            mw.engine, Scope("openclaw-memory-warmup", "warmup"), where="1", args=[], limit=5
-        )
+        stored = find(mw.engine, Scope("openclaw-memory-warmup", "warmup"), limit=5)
     finally:
         mw.close()
     assert stored == []

@@ -8,6 +8,7 @@ import pytest
 
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import ConfigError, StoreError
+from openclaw_memory.store import inspect
 from openclaw_memory.store import records as sqlite_records
 from openclaw_memory.store.db import Database
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Source, Status
@@ -41,8 +42,8 @@ def test_migrations_are_numbered_and_run_once(pg_dsn, store):
     assert store.db.schema_version == len(MIGRATIONS)
     again = PostgresRecordStore.open(pg_dsn)  # a second process starting on the same database
     try:
-        with again.db.read() as c:
-            versions = [r[0] for r in c.execute("SELECT version FROM schema_version ORDER BY 1")]
+        held = inspect.rows(again, "SELECT version FROM schema_version ORDER BY 1")
+        versions = [r[0] for r in held]
         assert versions == list(range(1, len(MIGRATIONS) + 1))
     finally:
         again.close()
@@ -151,22 +152,20 @@ def test_purge_user_leaves_no_row_of_the_user(store):
     store.insert(record(BOB, "b1", "Bob lives in Porto"), None, "hash")
     counts = store.purge_user("alice", None, 2.0, "openclaw-memory")
     assert counts["records"] == 1 and counts["messages"] == 1
-    with store.db.read() as c:
-        for table in (
-            "records",
-            "keyword_docs",
-            "keyword_terms",
-            "keyword_stats",
-            "messages",
-            "sessions",
-            "versions",
-            "outbox",
-            "record_counts",
-            "record_turns",
-        ):
-            n = c.execute(f"SELECT COUNT(*) FROM {table} WHERE user_id = 'alice'").fetchone()[0]
-            assert n == 0, table
-        texts = [r[0] for r in c.execute("SELECT reason FROM audit")]
+    for table in (
+        "records",
+        "keyword_docs",
+        "keyword_terms",
+        "keyword_stats",
+        "messages",
+        "sessions",
+        "versions",
+        "outbox",
+        "record_counts",
+        "record_turns",
+    ):
+        assert inspect.count(store, table, user_id="alice") == 0, table
+    texts = [r["reason"] for r in inspect.select(store, "audit", ("reason",))]
     assert not any("Lisbon" in t for t in texts)
     assert store.purged_at("alice", "default") == 2.0
     assert [i for i, _ in store.keyword_search(BOB, "lives")] == ["b1"]

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
-from openclaw_memory.store import schema
+from openclaw_memory.store import inspect, schema
 from openclaw_memory.store.db import Database
+from openclaw_memory.store.sqlite import SQLiteStore
 
 
 def test_an_older_store_gets_the_content_hash_index_and_the_replay_check_uses_it(
@@ -18,21 +17,20 @@ def test_an_older_store_gets_the_content_hash_index_and_the_replay_check_uses_it
     db = Database(path)
     try:
         assert db.schema_version == len(schema.MIGRATIONS)
-        with db.read() as conn:
-            plan = " ".join(
-                str(tuple(r))
-                for r in conn.execute(
-                    "EXPLAIN QUERY PLAN SELECT * FROM records WHERE user_id = ? AND agent_id = ? "
-                    "AND (type = ? AND content_hash = ?) ORDER BY updated_at DESC LIMIT 20",
-                    ("u", "a", "episode", "h"),
-                )
+        plan = " ".join(
+            str(tuple(r))
+            for r in inspect.rows(
+                SQLiteStore(db),
+                "EXPLAIN QUERY PLAN SELECT * FROM records WHERE user_id = ? AND agent_id = ? "
+                "AND (type = ? AND content_hash = ?) ORDER BY updated_at DESC LIMIT 20",
+                ("u", "a", "episode", "h"),
             )
+        )
         assert "rec_hash" in plan
     finally:
         db.close()
-    assert sqlite3.connect(path).execute("SELECT MAX(version) FROM schema_version").fetchone()[
-        0
-    ] == len(schema.MIGRATIONS)
+    held = inspect.file_rows(path, "SELECT MAX(version) FROM schema_version")
+    assert held[0][0] == len(schema.MIGRATIONS)
 
 
 def test_a_record_reads_back_with_every_field(tmp_path):
@@ -120,7 +118,9 @@ def test_lookups_by_id_use_the_id_index_not_the_users_rows(tmp_path):
     ]
     assert len(looked_up) >= 4
     for sql in looked_up:
-        plan = " ".join(str(row[3]) for row in con.execute("EXPLAIN QUERY PLAN " + sql))
+        plan = " ".join(
+            str(row[3]) for row in inspect.rows(SQLiteStore(db), "EXPLAIN QUERY PLAN " + sql)
+        )
         if "FROM records " in sql or sql.startswith("UPDATE records"):
             assert "sqlite_autoindex_records_1 (id=?)" in plan, (sql, plan)
     assert sorted(got) == sorted(r.id for r in recs)  # every stored id, the missing one left out

@@ -26,7 +26,7 @@ def test_driver_replays_openclaw_hook_order_and_records_model_requests(
     assert (
         "花生" in request[-2]["content"] and request[-2]["role"] == "system"
     )  # before_user_input from the YAML
-    events = find(chat.middleware.engine, chat.scope, where="type = 'event'")
+    events = find(chat.middleware.engine, chat.scope, type="event")
     assert events and events[0].subject == "tool/search_recipes"
     assert any(c.record.type is MemoryType.SUMMARY for c in chat.plans[-1].candidates)
 

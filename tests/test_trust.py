@@ -386,7 +386,7 @@ def test_a_changed_fact_retires_the_old_value(nano, case):
     clock.advance(DAY)
     ok, stale = P.judge_block(block(nano, scope, "s3", question), old, new)
     assert ok and not stale
-    live = find(nano.engine, scope, where="status = 'active' AND type != 'episode'")
+    live = find(nano.engine, scope, status="active", type_not="episode")
     assert not [
         r
         for r in live
@@ -697,8 +697,8 @@ def test_a_change_no_rule_keys_supersedes_the_episode_that_stated_the_old_value(
     clock.advance(DAY)
     text = block(nano, scope, "s3", question)
     assert P.judge_block(text, old, new) == (True, False), text
-    [was] = find(nano.engine, scope, where="type = 'episode' AND summary = ?", args=(fact,))
-    [now] = find(nano.engine, scope, where="type = 'episode' AND summary = ?", args=(change,))
+    [was] = find(nano.engine, scope, type="episode", summary=fact)
+    [now] = find(nano.engine, scope, type="episode", summary=change)
     assert was.status is Status.INACTIVE and was.superseded_at is not None and now.prev_id == was.id
     assert f"superseded by {now.id}" in nano.engine.audit_log(scope, was.id)[0]["reason"]
 
@@ -731,7 +731,7 @@ def test_a_change_of_a_keyed_attribute_no_rule_reads_keeps_the_key(
     say(nano, scope, "s2", change)
     clock.advance(DAY)
     assert P.judge_block(block(nano, scope, "s3", question), old, new) == (True, False)
-    [current] = find(nano.engine, scope, where="status = 'active' AND type = 'fact'")
+    [current] = find(nano.engine, scope, status="active", type="fact")
     assert new[0] in current.summary and current.prev_id is not None
 
 
@@ -862,7 +862,7 @@ def test_an_unrelated_statement_retires_nothing(nano, case):
     say(nano, scope, "s1", first)
     clock.advance(DAY)
     say(nano, scope, "s2", second)
-    assert find(nano.engine, scope, where="status = 'inactive'") == []
+    assert find(nano.engine, scope, status="inactive") == []
 
 
 @pytest.mark.parametrize(
@@ -893,7 +893,7 @@ def test_a_new_value_replaces_the_value_and_what_was_said_beside_it(nano, said, 
     for i, text in enumerate(said):
         say(nano, scope, f"s{i}", text)
         clock.advance(DAY)
-    live = find(nano.engine, scope, where="status = 'active' AND type != 'episode'")
+    live = find(nano.engine, scope, status="active", type_not="episode")
     assert [r.summary for r in live if current not in r.summary] == []
     assert any(current in r.summary for r in live)
 
@@ -910,7 +910,7 @@ def test_a_planned_move_keeps_where_the_user_lives(nano, said, current, planned)
     for i, text in enumerate(said):
         say(nano, scope, f"s{i}", text)
         clock.advance(DAY)
-    live = find(nano.engine, scope, where="status = 'active' AND type != 'episode'")
+    live = find(nano.engine, scope, status="active", type_not="episode")
     assert any(current in r.summary for r in live) and any(planned in r.summary for r in live)
 
 
@@ -1104,8 +1104,8 @@ def test_the_llm_chains_replaces_drives_the_same_retirement(
         say(mw, ALICE, "s2", second)
         clock.advance(DAY)
         assert P.judge_block(block(mw, ALICE, "s3", question), old, new) == (True, False)
-        [was] = find(mw.engine, ALICE, where="type = 'episode' AND summary = ?", args=(first,))
-        retired = find(mw.engine, ALICE, where="status = 'inactive'")
+        [was] = find(mw.engine, ALICE, type="episode", summary=first)
+        retired = find(mw.engine, ALICE, status="inactive")
         assert retired and all(set(r.source.turn_ids) == set(was.source.turn_ids) for r in retired)
     finally:
         mw.close()
@@ -1128,7 +1128,7 @@ def test_forget_takes_only_what_it_names_and_restore_undoes_it(tmp_path, clock, 
         shown = [r.id for r in mw.forget_plan(ALICE, command)]
         assert shown == [ids[3]]
         assert mw.forget(ALICE, query=command) == [ids[3]]
-        assert [r.id for r in find(mw.engine, ALICE, where="status = 'inactive'")] == [ids[3]]
+        assert [r.id for r in find(mw.engine, ALICE, status="inactive")] == [ids[3]]
         restored = mw.restore(ALICE, ids[3])
         assert restored.status is Status.ACTIVE
         assert [a["action"] for a in mw.engine.audit_log(ALICE, ids[3])][:2] == [
@@ -1163,9 +1163,7 @@ def test_a_forget_turn_in_conversation_uses_the_same_rule(tmp_path, clock):
         for i in (3, 13):
             mw.remember(ALICE, f"the locker code word is heron{i}", type="fact")
         say(mw, ALICE, "s1", "Please forget the locker code word heron3")
-        live = [
-            r.summary for r in find(mw.engine, ALICE, where="status = 'active' AND type = 'fact'")
-        ]
+        live = [r.summary for r in find(mw.engine, ALICE, status="active", type="fact")]
         assert live == ["the locker code word is heron13"]
     finally:
         mw.close()
@@ -1207,10 +1205,10 @@ def test_purge_record_removes_the_episode_it_came_from(tmp_path, clock, text, ne
     mw = _mw(tmp_path, clock)
     try:
         say(mw, ALICE, "s1", text)
-        [curated] = find(mw.engine, ALICE, where="type = 'profile'")
+        [curated] = find(mw.engine, ALICE, type="profile")
         counts = purge_record(mw.engine, ALICE, curated.id)
         assert counts["episodes"] == 1 and counts["messages"] == 2  # the turn: user and reply
-        assert not find(mw.engine, ALICE, where="1")
+        assert not find(mw.engine, ALICE)
         assert needle not in block(mw, ALICE, "s2", text).lower()
     finally:
         mw.close()
@@ -1247,6 +1245,7 @@ def test_judge_block_counts_the_old_value_only_when_stated_as_current(text, ok, 
     assert P.judge_block(text, ["Acme", "阿里"], ["Globex", "腾讯"]) == (ok, stale)
 
 
+@pytest.mark.real_store("the evaluation's store keeps its files in its folder")
 def test_eval_precision_reports_noise_and_updates_per_language(tmp_path, clock):
     from openclaw_memory_bench.evaluate.memory_system import MemorySystem
 

@@ -13,7 +13,9 @@ Loaded automatically by pytest (entry point `pytest11`), so a project can test i
 
 Fixtures: `ocm_clock` (FakeClock), `ocm_embedder` (HashEmbedding), `ocm_llm` (ScriptedLLM with
 queued replies), `ocm_config` (defaults in a temp store, hash embedder), `ocm_middleware`,
-`ocm_conversation_factory(config=None, user="alice", agent="main")`.
+`ocm_conversation_factory(config=None, user="alice", agent="main")`. The middleware of
+`ocm_middleware` and of the factory hold their memories in the in-memory record store and vector
+index (`testing.stores`): nothing is written to disk, and a test runs faster.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from . import ConversationDriver
 from . import Model
 from . import echo_model
 from . import harness_config
+from .stores import in_memory_backends
 from ..middleware import MemoryMiddleware
 from ..types import Scope
 
@@ -62,9 +65,10 @@ def ocm_config(tmp_path) -> MemoryConfig:
 def ocm_middleware(ocm_config, ocm_clock):
     from ..runtime.factory import build_middleware
 
-    mw = build_middleware(ocm_config, clock=ocm_clock)
-    yield mw
-    mw.close()
+    with in_memory_backends():
+        mw = build_middleware(ocm_config, clock=ocm_clock)
+        yield mw
+        mw.close()
 
 
 @pytest.fixture
@@ -87,6 +91,7 @@ def ocm_conversation_factory(tmp_path, ocm_clock):
         built.append(mw)
         return ConversationDriver(mw, Scope(user, agent), model)
 
-    yield make
-    for mw in built:
-        mw.close()
+    with in_memory_backends():
+        yield make
+        for mw in built:
+            mw.close()

@@ -25,6 +25,8 @@ from typing import Any
 import httpx
 import pytest
 
+from openclaw_memory.store import inspect
+
 from .fake_model import MODEL_ID, FakeModelServer, system_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.openclaw]
@@ -207,16 +209,16 @@ class World:
             argv, env=env, cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
 
-    def records(self, where: str = "1", args: tuple = ()) -> list[tuple]:
-        """(user_id, type, summary) of the store's records, read straight from SQLite."""
-        import sqlite3
-
-        with sqlite3.connect(
-            f"file:{self.tmp / 'memory-data' / 'memory.db'}?mode=ro", uri=True
-        ) as db:
-            return db.execute(
-                f"SELECT user_id, type, summary FROM records WHERE {where}", args
-            ).fetchall()
+    def records(self, type_not: str | None = None, **equal: str) -> list[tuple]:
+        """(user_id, type, summary) of the store's records whose columns equal the given values
+        (and whose type is not `type_not`), read from the SQLite file as OpenClaw's run left it."""
+        path = self.tmp / "memory-data" / "memory.db"
+        found = inspect.file_rows(path, "SELECT user_id, type, summary, status FROM records")
+        return [
+            (r["user_id"], r["type"], r["summary"])
+            for r in found
+            if all(r[k] == v for k, v in equal.items()) and r["type"] != type_not
+        ]
 
     def turn(self, user: str | None, session: str, message: str) -> tuple[dict, str, list[dict]]:
         """Run one agent turn; returns (OpenClaw's JSON result, its stderr, the model requests)."""

@@ -186,7 +186,7 @@ def test_a_compaction_through_the_gateway_then_a_new_fact_both_recalled_and_a_su
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
     gateway.chat("compact-me", "Remember: my dentist is called Okafor, on Rua Augusta.")
     _flushed(world)
-    summaries = world.records("user_id = ? AND type = 'summary'", (OPERATOR,))
+    summaries = world.records(user_id=OPERATOR, type="summary")
     assert summaries, "before_compaction wrote no summary record"
     old = system_text(gateway.chat("after-compact-1", "我女儿叫什么名字？")[0])
     new = system_text(gateway.chat("after-compact-2", "Who is my dentist?")[0])
@@ -213,12 +213,10 @@ def test_memory_store_through_tool_search_stores_the_fact_once_and_no_event(gate
     )
     _flushed(world)
     stored = [
-        r
-        for r in world.records("user_id = ? AND type != 'episode'", (OPERATOR,))
-        if "window seats" in r[2]
+        r for r in world.records(user_id=OPERATOR, type_not="episode") if "window seats" in r[2]
     ]
     assert len(stored) == 1, stored
-    events = world.records("user_id = ? AND type = 'event'", (OPERATOR,))
+    events = world.records(user_id=OPERATOR, type="event")
     assert not [
         e for e in events if "tool_call" in e[2] or "tool_search" in e[2] or "memory_" in e[2]
     ], events
@@ -299,10 +297,10 @@ def test_a_40_turn_assistant_session_with_a_compaction_keeps_the_facts_and_no_re
     world.timings["40 assistant turns"] = round(time.monotonic() - mark, 1)
     _flushed(world)
     # the son's fact is the son's: no profile record of the user speaks of him
-    profile = world.records("user_id = ? AND type = 'profile' AND status = 'active'", (OPERATOR,))
+    profile = world.records(user_id=OPERATOR, type="profile", status="active")
     assert not [r for r in profile if re.search(r"Leo|儿子|\bson\b", r[2], re.I)]
     # the compaction wrote a summary, and no summary lists the user's requests
-    summaries = [r[2] for r in world.records("user_id = ? AND type = 'summary'", (OPERATOR,))]
+    summaries = [r[2] for r in world.records(user_id=OPERATOR, type="summary")]
     assert summaries, compacted
     for summary in summaries:
         assert "Open questions" not in summary
