@@ -1,3 +1,3 @@
-"""The write path after capture and extraction: the writer, consolidation, the write policy,
-forgetting and edits.
+"""The write path after capture and extraction: the writer, consolidation, forgetting and edits
+(the policy table they read is core/policy.py).
 """
