@@ -24,7 +24,7 @@ from ...types import MemoryType
 from ..slot import QUESTION_WORDS, Slot, object_subject, third_person
 from .shared import favourite_changed, subject_of
 
-TABLE = "change_clause"
+CLAUSE_TABLE = "change_clause"
 
 Classifier = Callable[[str], Slot | None]
 Rule = Callable[[Any, str, Entry, "_Grammar", LanguagePack], Slot | None]
@@ -174,7 +174,7 @@ def _stopped(m: Any, clause: str, entry: Entry, g: _Grammar, lang: LanguagePack)
     (`mark`) heads the habit and is cut from its key (`cut`)."""
     what = m.group("what").strip(" ，,。.")
     most = entry.setting("max_words")
-    not_stopped = all_on().any_of(TABLE, "not_stopped")
+    not_stopped = all_on().any_of(CLAUSE_TABLE, "not_stopped")
     if (
         not_stopped.match(what)
         or (most is not None and len(what.split()) > most)
@@ -259,7 +259,7 @@ def classifiers(lang: LanguagePack) -> tuple[Classifier, ...]:
     language without a `change_clause` table)."""
     held = _built.get(id(lang))
     if held is None or held[0] is not lang:
-        table = lang.table(TABLE)
+        table = lang.table(CLAUSE_TABLE)
         groups: dict[str, list[Entry]] = {}
         for entry in table.values():
             if entry.setting("rule"):
