@@ -31,7 +31,7 @@ from ..types import MemoryRecord
 from .reference import roots_used
 
 #: the language pack table both keys are read from
-TABLE = "recall"
+RECALL_TABLE = "recall"
 #: a subject filed under no attribute of its own ("fact/<head>"): the head is the key
 _FACT = "fact/"
 
@@ -41,7 +41,7 @@ def possessed(text: str) -> list[str]:
     lower-cased, in order."""
     out: list[str] = []
     for pack in all_on().all():
-        pattern = pack.table(TABLE).entry("possessed").pattern
+        pattern = pack.table(RECALL_TABLE).entry("possessed").pattern
         out.extend(m.group("k").lower() for m in pattern.finditer(text))
     return out
 
@@ -82,7 +82,7 @@ def ahead(text: str) -> frozenset[str]:
     """The times ahead the text names ("next week", 下周: next_week), by entry name."""
     found = set()
     for pack in all_on().all():
-        for name, entry in pack.table(TABLE).items():
+        for name, entry in pack.table(RECALL_TABLE).items():
             if entry.setting("reads") == "ahead" and entry.pattern.search(text):
                 found.add(name)
     return frozenset(found)
