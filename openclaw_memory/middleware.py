@@ -5,7 +5,7 @@
     write path   after_response, capture_messages, ingest: queued captures (capture/pipeline.py);
                  on_tool_event (the `save` hook), record_process_event; on_session_end,
                  on_compaction and their session-wide forms (the `summary` hook)
-    memories     search, get, remember (write/explicit.py), forget, forget_plan, restore
+    memories     search, get, remember (write/edit.py), forget, forget_plan, restore
                  (write/forget.py), purge_user
     lifecycle    warm_up, flush, cleanup, close (the `cleanup` hook); `with` closes it
 
@@ -51,7 +51,7 @@ from .core.worker import UserJobs, Worker
 from .store.ports import RecordStore
 from .types import Candidate, InjectionPlan, MemoryRecord, ScoredMemory, Scope, Turn, WriteResult
 from .write.consolidate import MemoryWriter
-from .write.explicit import explicit_candidate
+from .write.edit import explicit_candidate
 from .write.forget import MAX_MATCHES, ForgetCommand, forget_with_episodes, restore_with_episodes
 from .write.forget import plan as forget_plan
 from .write.forget import run as forget_run

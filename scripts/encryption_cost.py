@@ -74,11 +74,11 @@ def percentile(values: list[float], q: float) -> float:
 @contextlib.contextmanager
 def sqlcipher_without_key() -> Iterator[None]:
     """Stores opened meanwhile use SQLCipher's driver and its bundled SQLite with no key: the
-    same SQLite as the encrypted store, without the encryption (`store/db.py` takes the plaintext
+    same SQLite as the encrypted store, without the encryption (`store/sqlite/__init__.py` takes the plaintext
     driver from its module's `sqlite3` when it opens)."""
     from sqlcipher3 import dbapi2
 
-    import openclaw_memory.store.db as db_module
+    import openclaw_memory.store.sqlite as db_module
 
     saved = db_module.sqlite3
     db_module.sqlite3 = dbapi2

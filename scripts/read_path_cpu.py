@@ -201,7 +201,7 @@ STAGES = (
     ("    cover_sessions", "openclaw_memory.recall.head:cover_sessions"),
     ("    attach_context", "openclaw_memory.recall.recaller:attach_context"),
     ("  assemble", "openclaw_memory.inject.assemble:BlockAssembler.assemble"),
-    ("    pack", "openclaw_memory.inject.budget:pack"),
+    ("    pack", "openclaw_memory.inject.assemble:pack"),
     ("    render_record", "openclaw_memory.inject.render:render_record"),
     ("    render_block", "openclaw_memory.inject.render:render_block"),
     ("    count_tokens", "openclaw_memory.core.tokens:count_tokens"),

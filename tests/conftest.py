@@ -1,6 +1,6 @@
 """Shared fixtures: a config in a tmp dir, a fake clock, the hashing embedder, and the store
 every engine opens: the in-memory record store and numpy index by default
-(`openclaw_memory.testing.stores`), SQLite and Chroma for the files of REAL_BACKEND_FILES and the
+(`openclaw_memory.testing`), SQLite and Chroma for the files of REAL_BACKEND_FILES and the
 tests marked `real_store` (what only a real backend does: durability, files and their
 permissions, FTS5 ranking, other processes opening the same files)."""
 
@@ -101,7 +101,7 @@ def keeps_real_backends(node) -> bool:
 @pytest.fixture(scope="module", autouse=True)
 def _module_store(request):
     """The module's engines open the in-memory backends unless the module keeps the real ones."""
-    from openclaw_memory.testing.stores import in_memory_backends
+    from openclaw_memory.testing import in_memory_backends
 
     if keeps_real_backends(request.node):
         yield None
@@ -113,7 +113,7 @@ def _module_store(request):
 @pytest.fixture(autouse=True)
 def _test_store(request, _module_store):
     """A test marked `real_store` in a module on the in-memory backends opens the real ones."""
-    from openclaw_memory.testing.stores import real_backends
+    from openclaw_memory.testing import real_backends
 
     if _module_store is not None and keeps_real_backends(request.node):
         with real_backends():

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from conftest import make_config
 from console_helpers import TOKEN, console_app
 
-from openclaw_memory.console.cli import LiveServer
+from openclaw_memory.console import LiveServer
 
 
 def main(chromium: str, args: list[str]) -> int:

@@ -43,7 +43,7 @@ def _postgres(tmp: Path) -> RecordStore:
         if os.environ.get(REQUIRE_ENV) == "1":
             pytest.fail(f"{REQUIRE_ENV}=1 but {missing}")
         pytest.skip(missing)
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     return PostgresRecordStore.open(database_for(tmp))
 

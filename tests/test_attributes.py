@@ -12,7 +12,9 @@ import pytest
 from openclaw_memory.extract.statement import contradicts
 from openclaw_memory.extract.statement import flips
 from openclaw_memory.extract.statement import mentions
-from openclaw_memory.extract.change_grammar import now_also, states_change, switches
+from openclaw_memory.extract.change import now_also
+from openclaw_memory.extract.change import states_change
+from openclaw_memory.extract.change import switches
 from openclaw_memory.extract.statement import about_a_thing
 
 # (earlier, later, later says it switched): the later statement contradicts the earlier one

@@ -30,7 +30,9 @@ import pytest
 
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.core.clock import DAY, FakeClock
-from openclaw_memory.extract.change_grammar import adds, frames, signalled
+from openclaw_memory.extract.change import adds
+from openclaw_memory.extract.change import frames
+from openclaw_memory.extract.change import signalled
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 from openclaw_memory_bench.evaluate.precision import judge_block

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from openclaw_memory.llm.chain import load_chain
+from openclaw_memory.runtime.factory import load_chain
 from openclaw_memory.config import DEFAULT_CONFIG_PATH, load_config
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.middleware import ChatRequest

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from console_helpers import ALICE, HOSTILE, TOKEN, console_app
 
-from openclaw_memory.console.cli import LiveServer
+from openclaw_memory.console import LiveServer
 from openclaw_memory.portability import export_text
 from openclaw_memory.types import Status
 

@@ -15,7 +15,7 @@ from openclaw_memory.console.base import LABELS
 from openclaw_memory.console.base import RAW_TYPES
 from openclaw_memory.console.base import explain
 from openclaw_memory.console.base import label
-from openclaw_memory.console.cli import LiveServer
+from openclaw_memory.console import LiveServer
 from openclaw_memory.types import Channel, MemoryType, Status
 
 

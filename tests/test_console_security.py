@@ -11,7 +11,7 @@ import httpx
 import pytest
 from console_helpers import ALICE, TOKEN, console_app
 
-from openclaw_memory.console.cli import LiveServer
+from openclaw_memory.console import LiveServer
 from openclaw_memory.types import Status
 from store_helpers import find
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.cli import _parser
-from openclaw_memory.console.cli import console_url
+from openclaw_memory.console import console_url
 from openclaw_memory.console.pages import Filters
 from openclaw_memory.console.base import RefusedError
 from openclaw_memory.console.base import Sessions

@@ -309,7 +309,7 @@ def test_postgres_with_encryption_enabled_is_refused(tmp_path, key_env):
 
 @pytest.mark.postgres
 def test_migrate_copies_an_encrypted_store_into_postgres(tmp_path, clock, key_env, pg_dsn, capsys):
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     ids = _fill(_config(tmp_path), clock)
     assert main(["--config", str(_yaml(tmp_path)), "migrate", "--to", pg_dsn]) == 0
@@ -352,7 +352,7 @@ def test_the_capture_journal_is_encrypted_with_the_store_key(tmp_path):
 OPEN_AT = """
 import sys, time
 from pathlib import Path
-from openclaw_memory.store.db import Database
+from openclaw_memory.store.sqlite import Database
 from openclaw_memory.store.keys import parse_key
 
 start = float(sys.argv[2])
@@ -379,7 +379,7 @@ def test_processes_creating_one_encrypted_store_at_once_all_open_it(tmp_path, ke
         ]
         failed = [p.stderr.read()[-300:] for p in procs if p.wait(timeout=120) != 0]
         assert failed == []
-        from openclaw_memory.store.db import Database
+        from openclaw_memory.store.sqlite import Database
 
         Database(path, key=keys.parse_key(key_text, "$X")).close()
 
@@ -446,7 +446,7 @@ def _opens_with(tmp_path: Path, key_text: str) -> dict[str, bool]:
     """Which of the store and the journal key_text opens; what it opens must hold their rows."""
     from openclaw_memory.store.capture_journal import FILE_NAME, CaptureJournal
     from openclaw_memory.store import inspect
-    from openclaw_memory.store.db import Database
+    from openclaw_memory.store.sqlite import Database
     from openclaw_memory.store.sqlite import SQLiteStore
 
     key = keys.parse_key(key_text, "test")

@@ -104,7 +104,7 @@ def _sqlite_before(tmp: Path, store: RecordStore) -> RecordStore:
 def _postgres_before(tmp: Path, store: RecordStore) -> RecordStore:
     from pg_server import database_for
 
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     inspect.execute(
         store,
@@ -232,9 +232,9 @@ def test_maintenance_links_the_backlog_within_its_budget(backend):
 
 @pytest.mark.postgres
 def test_a_store_copied_into_postgres_keeps_its_backlog(tmp_path, pg_dsn):
-    from openclaw_memory.store.postgres.db import PostgresDatabase
+    from openclaw_memory.store.postgres import PostgresDatabase
     from openclaw_memory.store.postgres.migrate import copy_store
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     records = _records()
     old = RECORD_STORES["sqlite"](tmp_path)

@@ -12,7 +12,10 @@ import pytest
 from openclaw_memory.cli import main
 from openclaw_memory.config import RecallConfig, config_from_dict
 from openclaw_memory.errors import ConfigError, ValidationError
-from openclaw_memory.recall.fusion import FUSED, fitted_weights, load_table, parse_table
+from openclaw_memory.recall.rank import FUSED
+from openclaw_memory.recall.rank import fitted_weights
+from openclaw_memory.recall.rank import load_table
+from openclaw_memory.recall.rank import parse_table
 from openclaw_memory.recall.query import RecallQuery
 from openclaw_memory.recall.rank import COMPONENTS, Calibration, score_pool
 from openclaw_memory_bench.evaluate.features import read_features

@@ -9,7 +9,11 @@ from hypothesis import strategies as st
 from openclaw_memory.core.clock import DAY
 from openclaw_memory.config import BudgetConfig
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.inject.budget import ALL_SECTIONS, SECTIONS, pack, section_of, total_budget
+from openclaw_memory.inject.assemble import ALL_SECTIONS
+from openclaw_memory.inject.assemble import SECTIONS
+from openclaw_memory.inject.assemble import pack
+from openclaw_memory.inject.assemble import section_of
+from openclaw_memory.inject.assemble import total_budget
 from openclaw_memory.inject.render import render_record
 from openclaw_memory.core.tokens import count_tokens, truncate_tokens
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, ScoredMemory

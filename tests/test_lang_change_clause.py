@@ -7,7 +7,7 @@ import pytest
 
 from openclaw_memory import lang
 from openclaw_memory.core import switches_from
-from openclaw_memory.extract import change_rules
+from openclaw_memory.extract import change as change_rules
 from openclaw_memory.extract.base import attribute, is_contentless, request_only
 from openclaw_memory.extract.rules import classify
 from openclaw_memory.extract.summary import dominant_language

@@ -10,8 +10,8 @@ import pytest
 
 from openclaw_memory.core.clock import DAY, FakeClock
 from openclaw_memory.extract.base import importance_for
-from openclaw_memory.inject.budget import section_of
-from openclaw_memory.maintain.common import UNCAPPED_TYPES
+from openclaw_memory.inject.assemble import section_of
+from openclaw_memory.maintain.runner import UNCAPPED_TYPES
 from openclaw_memory.inject.render import FORMS, PLAIN_FORMS, render_record
 from openclaw_memory import lang
 from openclaw_memory.core.policy import (

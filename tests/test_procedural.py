@@ -11,7 +11,7 @@ import httpx
 import pytest
 from console_helpers import ALICE, TOKEN, console_app
 
-from openclaw_memory.console.cli import LiveServer
+from openclaw_memory.console import LiveServer
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.middleware import ChatRequest, ToolEvent
 from openclaw_memory.procedure import TaskKind
@@ -301,7 +301,7 @@ def test_a_follow_up_continues_the_task_and_a_new_kind_starts_another(
 
 
 def test_a_chain_that_injects_no_memory_injects_no_procedure_either():
-    from openclaw_memory.llm.chain import _context_overrides
+    from openclaw_memory.runtime.factory import _context_overrides
 
     budgets = _context_overrides({"inject_memory": False}, "chain.yaml")["injection"]["budgets"]
     assert budgets["procedures"] == 0 and not any(budgets.values())

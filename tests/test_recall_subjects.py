@@ -192,7 +192,7 @@ def test_a_superseded_value_is_no_member(engine, question, old, new):
 @pytest.mark.parametrize("question,fact", [(ROLE, JOB), (ROLE_ZH, JOB_ZH)])
 def test_an_archived_value_is_no_member_under_deep_recall(engine, question, fact):
     """Deep recall pools the archive too; a value moved there is no longer what the user is."""
-    from openclaw_memory.maintain.common import archive
+    from openclaw_memory.maintain.runner import archive
 
     _profile(engine, *fact)
     (r,) = engine.store.profile(ALICE, ["profile"], [], limit=20)

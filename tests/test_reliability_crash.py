@@ -23,7 +23,7 @@ from store_helpers import rows, writer_of
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor
-from openclaw_memory.maintain.common import tier_collections
+from openclaw_memory.maintain.runner import tier_collections
 from openclaw_memory.types import Scope
 from openclaw_memory.store import inspect
 

@@ -10,7 +10,7 @@ from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import ConfigError, StoreError
 from openclaw_memory.store import inspect
 from openclaw_memory.store import records as sqlite_records
-from openclaw_memory.store.db import Database
+from openclaw_memory.store.sqlite import Database
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Source, Status
 
 pytestmark = [pytest.mark.backend, pytest.mark.postgres]
@@ -28,7 +28,7 @@ def record(scope: Scope, rid: str, summary: str, **kw) -> MemoryRecord:
 
 @pytest.fixture
 def store(pg_dsn):
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     s = PostgresRecordStore.open(pg_dsn)
     yield s
@@ -37,7 +37,7 @@ def store(pg_dsn):
 
 def test_migrations_are_numbered_and_run_once(pg_dsn, store):
     from openclaw_memory.store.postgres.schema import MIGRATIONS
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     assert store.db.schema_version == len(MIGRATIONS)
     again = PostgresRecordStore.open(pg_dsn)  # a second process starting on the same database
@@ -65,7 +65,7 @@ def test_a_record_and_its_outbox_entry_commit_together(store):
 
 
 def test_a_commit_is_seen_by_another_connection_at_once(pg_dsn, store):
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     other = PostgresRecordStore.open(pg_dsn)
     try:
@@ -222,7 +222,8 @@ def test_backend_is_a_choice():
 
 def test_errors_never_show_the_password():
     pytest.importorskip("psycopg")
-    from openclaw_memory.store.postgres.db import PostgresDatabase, redact
+    from openclaw_memory.store.postgres import PostgresDatabase
+    from openclaw_memory.store.postgres import redact
 
     dsn = "postgresql://ocm:s3cret-pw@127.0.0.1:1/memory?connect_timeout=2"
     assert "s3cret" not in redact(dsn) and "127.0.0.1" in redact(dsn)

@@ -44,7 +44,7 @@ def _fill(engine: MemoryEngine) -> None:
 
 
 def test_migrate_copies_the_store_and_checks_counts(make_config, tmp_path, clock, pg_dsn, capsys):
-    from openclaw_memory.store.postgres.store import PostgresRecordStore
+    from openclaw_memory.store.postgres import PostgresRecordStore
 
     cfg = make_config(tmp_path)
     engine = MemoryEngine.open(cfg, clock=clock, background=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from openclaw_memory.store import inspect, schema
-from openclaw_memory.store.db import Database
+from openclaw_memory.store.sqlite import Database
 from openclaw_memory.store.sqlite import SQLiteStore
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor, reindex
-from openclaw_memory.maintain.common import tier_collections
+from openclaw_memory.maintain.runner import tier_collections
 from openclaw_memory.store.ports import TierVector
 from openclaw_memory.store.tiered_index import TieredIndex, exact_search
 from openclaw_memory.types import Candidate, MemoryType, Scope

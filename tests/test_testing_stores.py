@@ -1,4 +1,4 @@
-"""The in-memory backends the default fixtures give every engine (openclaw_memory.testing.stores):
+"""The in-memory backends the default fixtures give every engine (openclaw_memory.testing):
 what they stand in for, where they stop, and the switch back to the real ones."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.store.memory import MemoryStore
 from openclaw_memory.store.sqlite import SQLiteStore
 from openclaw_memory.store.tiered_index import NumpyIndex
-from openclaw_memory.testing.stores import in_memory_backends, real_backends
+from openclaw_memory.testing import in_memory_backends
+from openclaw_memory.testing import real_backends
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
 

@@ -520,12 +520,12 @@ def mw_shared(tmp_path_factory):
     ],
 )
 def test_the_grammar_of_a_change_in_both_languages(text, changed):
-    from openclaw_memory.extract.change_grammar import states_change
+    from openclaw_memory.extract.change import states_change
 
     assert states_change(text) is changed
 
 
-#: (predicate of extract/change_grammar.py or extract/statement.py, statement, what it says of it)
+#: (predicate of extract/change.py or extract/statement.py, statement, what it says of it)
 GRAMMAR = [
     # how long a state has lasted: news of what holds, not of a value it replaced
     ("only_lasting", "I've been playing for about four months now.", True),
@@ -588,7 +588,8 @@ GRAMMAR = [
 
 @pytest.mark.parametrize("predicate,text,expected", GRAMMAR)
 def test_what_a_statement_says_of_a_change_in_both_languages(predicate, text, expected):
-    from openclaw_memory.extract import change_grammar, statement
+    from openclaw_memory.extract import change as change_grammar
+    from openclaw_memory.extract import statement
 
     grammar = change_grammar if hasattr(change_grammar, predicate) else statement
     assert getattr(grammar, predicate)(text) is expected
@@ -623,7 +624,7 @@ def test_a_negated_not_denies_nothing(old, new, flipped):
     ],
 )
 def test_a_change_names_what_it_left_in_both_languages(text, left):
-    from openclaw_memory.extract.change_grammar import replaced
+    from openclaw_memory.extract.change import replaced
 
     assert replaced(text) == left
 
@@ -1080,7 +1081,7 @@ def test_the_llm_chains_replaces_drives_the_same_retirement(
     tmp_path, first, second, reply, question, old, new
 ):
     """The change words are in the LLM's `replaces` only (the turn has none the grammar reads)."""
-    from openclaw_memory.extract.change_grammar import states_change
+    from openclaw_memory.extract.change import states_change
     from openclaw_memory.llm import ScriptedLLM
 
     assert not states_change(second)

@@ -265,7 +265,7 @@ def _optional_parsers(sub) -> None:
     from ..portability import add_parsers as add_portability
 
     add_portability(sub)
-    from ..console.cli import add_parser as add_console
+    from ..console import add_parser as add_console
 
     add_console(sub)
     from ..service.server import add_openclaw_parser, add_serve_parser

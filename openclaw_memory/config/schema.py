@@ -135,7 +135,7 @@ class RecallConfig:
         )
     )
     #: how the components are fused: "hand" (the weights above) or "fitted" (the fusion table's
-    #: weights for the request's language, recall/fusion.py; a language it lacks keeps the above)
+    #: weights for the request's language, recall/rank.py; a language it lacks keeps the above)
     fusion: str = "hand"
     #: the fusion table `fitted` reads (None: the package's config/fusion.yaml); one written by
     #: `openclaw-memory fit-fusion` from a user's own labelled data

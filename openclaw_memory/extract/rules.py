@@ -8,14 +8,16 @@ from __future__ import annotations
 import dataclasses
 import re
 from ..lang import LanguagePack, Languages, all_on
-from . import change_rules, preference_rules, profile_rules
+from . import change as change_rules
+from . import preference_rules
+from . import profile_rules
 from .profile_rules import person_fact, as_role
 from .slot import Slot, heads, third_person, zh_head, instruction_summary
 from collections.abc import Iterable
 from typing import Any
 from ..core.clock import Clock
 from ..types import Candidate, Channel, MemoryType, Turn
-from .change_grammar import additive
+from .change import additive
 from .base import is_contentless, importance_for
 from .preference_rules import rule_head_en
 from .secrets import SecretFilter

@@ -1,6 +1,11 @@
 """The inject stage: budget -> render -> position (docs/design.md "budget and render", "inject")."""
 
-from .budget import ALL_SECTIONS, SECTIONS, Packing, pack, section_of, total_budget
+from .assemble import ALL_SECTIONS
+from .assemble import SECTIONS
+from .assemble import Packing
+from .assemble import pack
+from .assemble import section_of
+from .assemble import total_budget
 from .escape import CLOSE_MARKER, OPEN_MARKER, sanitize
 from .render import POSITIONS
 from .render import inject

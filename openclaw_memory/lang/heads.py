@@ -2,7 +2,7 @@
 
 The write side keys a slot by the head noun of what it names ("watching sci-fi movies a lot": sci-fi
 movie; 我最喜欢的科幻电影: 科幻电影) and a role by its key ("boss" and 老板 are the manager); the read
-side reads a request's attributes by the same keys (recall/asked.py). Both read them here, below
+side reads a request's attributes by the same keys (recall/query.py). Both read them here, below
 either: the words are each language's `lexicon` and `change` tables; the head of a phrase is read
 by the reader of its pack's tokenizer (`HEADS`: jieba's parts of speech for a language it segments,
 the last words for one written with spaces).

@@ -12,15 +12,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from ..types import MemoryRecord, Scope
 from . import runner as runs
-from .common import (
-    TIERS,
-    drop_collection,
-    reembed,
-    tier_collections,
-    tier_of,
-    upsert_from_store,
-    WRITER,
-)
+from .runner import TIERS
+from .runner import drop_collection
+from .runner import reembed
+from .runner import tier_collections
+from .runner import tier_of
+from .runner import upsert_from_store
+from .runner import WRITER
 from pathlib import Path
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from ..core.clock import Clock, SystemClock

@@ -42,7 +42,8 @@ from .files import (
     TYPE_TITLES,
     user_records,
 )
-from .claims import claim_decisions, write_claim
+from .jsonl import claim_decisions
+from .jsonl import write_claim
 from ..embed.embedding import embed_with_parts
 from ..extract.base import is_contentless
 from ..core.policy import KEYED_TYPES, types_where

@@ -54,7 +54,7 @@ read from conversation ("I love hiking") is gated like any memory.
 With the levels known, that absolute bar is only the floor (`Signals`): a memory with no
 evidence of its own (no content word of the request, attribute, kind, entity, subject, date, or
 newer version of a memory that has them; no key of what the request asks about or time ahead it
-names, `recall/asked.py`) must stand out of what an unrelated memory of its script scores for
+names, `recall/query.py`) must stand out of what an unrelated memory of its script scores for
 this request, or be the store's best candidate by a clear gap. In a small store of an agent's
 session (mostly requests for help) nearly every memory clears the absolute bar for any request.
 A turn of a conversation between people around a memory with evidence, a turn of a conversation
@@ -93,7 +93,9 @@ from ..extract.slot import is_instruction
 from ..lang import all_on
 from ..lang.text import search_tokens, unspaced
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
-from .asked import ahead, asked, states
+from .query import ahead
+from .query import asked
+from .query import states
 from .channels import ENTITY
 from .pool import Pool
 from .query import RecallQuery
@@ -335,7 +337,7 @@ class Signals:
     #: the curated memories that those memories' turns were distilled into, since replaced: their
     #: newer versions say what the request asks about now (`anchors`)
     replaced: frozenset[str] = frozenset()
-    #: what the request asks about as the write side keys it (recall/asked.py): a memory that
+    #: what the request asks about as the write side keys it (recall/query.py): a memory that
     #: states one of these keys, or a turn a memory that states one was distilled from
     #: (`stated_turns`), has evidence of its own
     asked: frozenset[str] = frozenset()

@@ -1,15 +1,18 @@
-"""Query construction: the current input plus the last few turns, compressed to the intent.
+"""The request read for recall: the query, and what it asks about as keys.
 
-A request that talks around its question and then points at it ("what I really want to know
+Query construction: the current input plus the last few turns, compressed to the intent. A
+request that talks around its question and then points at it ("what I really want to know
 is ...", 我真正想问的是：...) is read by the question it points at (`focus`, each language's
 `focus` table). A request of several questions carries each (`questions`, each language's
-`questions` table: recall/head.py gives each its share of the ranking's head). A request that
-describes the one it asks about by one attribute and asks another
-("the person whose email is X: what is their job?", 那个邮箱地址是…的人，职位是什么？) carries each
-description and what is asked of it (`described`, each language's `describe` table: read by
-recall/head.py). Also reads what the request implies about structure: a time window ("last week", 上周; see
-`timeref`), a memory type ("my preferences", 偏好), or an explicit ask for deep recall ("search
-all history", 仔细回忆).
+`questions` table: recall/head.py gives each its share of the head).
+
+What a request asks about and what a memory states are also read as keys that do not depend on
+wording or language (`asked`, `states`): a question and the memory that answers it may
+share no word ("我的车是什么？" and "现在我开的是特斯拉"; "我叫什么名字？" and "My name is 王磊."), but
+they share what the write side files the answer under: an attribute of the speaker's own that a
+clause names (`possessed` of the `recall` table), keyed as the write side keys the slot of "my X
+is Y" and by the profile subject whose vocabulary names it; a time ahead ("next week", 下周) is
+a key of its own.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import re
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
-
 from ..core.clock import DAY
 from ..store.ports import TIER_STATUS
 from ..lang import Languages, all_on
@@ -27,10 +29,24 @@ from ..lang.pack import LanguagePack
 from ..lang.text import STOPWORDS, message_text, search_tokens
 from ..core.tokens import ends, truncate_tokens
 from ..config.tuning import tuned_int
-from ..types import MemoryType
-from .kinds import Kind, kinds_named
-from .kinds import names_several
+from ..types import MemoryType, MemoryRecord
+from .kinds import Kind, kinds_named, names_several
 from .timeref import TABLE as TIME_TABLE, asks_duration, time_reference
+from ..lang.heads import subject_of_role
+from .reference import roots_used
+
+# Query construction: the current input plus the last few turns, compressed to the intent.
+#
+# A request that talks around its question and then points at it ("what I really want to know
+# is ...", 我真正想问的是：...) is read by the question it points at (`focus`, each language's
+# `focus` table). A request of several questions carries each (`questions`, each language's
+# `questions` table: recall/head.py gives each its share of the ranking's head). A request that
+# describes the one it asks about by one attribute and asks another
+# ("the person whose email is X: what is their job?", 那个邮箱地址是…的人，职位是什么？) carries each
+# description and what is asked of it (`described`, each language's `describe` table: read by
+# recall/head.py). Also reads what the request implies about structure: a time window ("last week", 上周; see
+# `timeref`), a memory type ("my preferences", 偏好), or an explicit ask for deep recall ("search
+# all history", 仔细回忆).
 
 #: the language pack table of what a request asks of recall beyond its words (types, deep recall)
 TABLE = "query"
@@ -360,3 +376,83 @@ def _types(text: str, langs: Languages | None = None) -> frozenset[MemoryType]:
 
 def window_start(query: RecallQuery, now: float) -> float | None:
     return None if query.window_days is None else now - query.window_days * DAY
+
+
+# What a request asks about and what a memory states, as keys that do not depend on wording or
+# language.
+#
+# A question and the memory that answers it may share no word: "我的车是什么？" and "现在我开的是
+# 特斯拉" (the car), 我的职业是什么 and 我不当老师了，改做产品经理了 (the job), "我叫什么名字？" and
+# "My name is 王磊." (the name, across languages). They share what the write side files the
+# answer under. So both are read as keys:
+#
+# - an attribute of the speaker's own that a clause names (`possessed` of the language pack's
+#   `recall` table: "my car", 我的车, "what is my name?"), keyed as the write side keys the slot
+#   of "my X is Y" (its change grammar's role table: 车 and "car" are the car) and by the profile
+#   subject whose vocabulary names it (each language's `vocabulary` table: 职业 is the job, "name" the name);
+# - a request that names no such attribute asks about the subjects whose vocabulary it uses
+#   (我叫什么名字 asks the name); one that names one asks about that attribute ("我的宠物叫什么
+#   名字" asks the pet's name, not the user's);
+# - a memory states its own subject (`job`, `car`, `fact/name`: the part before any "/", "fact/"
+#   aside) and any attribute of the speaker's own it names.
+#
+# A time ahead (`reads: ahead` entries of the same table: "next week", 下周, 明天) is a key of its
+# own: a question about a plan ("我下周去哪里出差？") and the memory of it ("I'm flying to Madrid
+# next week for work") name the same time in whatever language each is written in.
+
+#: the language pack table both keys are read from
+RECALL_TABLE = "recall"
+#: a subject filed under no attribute of its own ("fact/<head>"): the head is the key
+_FACT = "fact/"
+
+
+def possessed(text: str) -> list[str]:
+    """The attributes of the speaker's own the text names (group k of each pack's `possessed`),
+    lower-cased, in order."""
+    out: list[str] = []
+    for pack in all_on().all():
+        pattern = pack.table(RECALL_TABLE).entry("possessed").pattern
+        out.extend(m.group("k").lower() for m in pattern.finditer(text))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def attribute_keys(word: str) -> frozenset[str]:
+    """The keys of an attribute word: the slot key the write side gives "my <word> is ..."
+    (its language's role table, else the word's head: `lang/heads.py`) and the profile
+    subjects whose vocabulary holds it."""
+    return frozenset({subject_key(subject_of_role(word)), *roots_used(word)})
+
+
+def subject_key(subject: str) -> str:
+    """A memory subject as a key: lower-cased, "fact/" aside, the part before any "/"."""
+    s = subject.strip().lower()
+    return s.removeprefix(_FACT).split("/", 1)[0].strip()
+
+
+def asked(text: str) -> frozenset[str]:
+    """The keys a request asks about (module docstring)."""
+    words = possessed(text)
+    if words:
+        return frozenset(k for w in words for k in attribute_keys(w))
+    return roots_used(text)
+
+
+def states(r: MemoryRecord, keys: frozenset[str]) -> bool:
+    """Whether the memory states one of these keys: its subject, or an attribute of the
+    speaker's own that its text names."""
+    if not keys:
+        return False
+    if r.subject and subject_key(r.subject) in keys:
+        return True
+    return any(attribute_keys(w) & keys for w in possessed(r.text))
+
+
+def ahead(text: str) -> frozenset[str]:
+    """The times ahead the text names ("next week", 下周: next_week), by entry name."""
+    found = set()
+    for pack in all_on().all():
+        for name, entry in pack.table(RECALL_TABLE).items():
+            if entry.setting("reads") == "ahead" and entry.pattern.search(text):
+                found.add(name)
+    return frozenset(found)

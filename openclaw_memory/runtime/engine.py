@@ -25,7 +25,7 @@ from ..embed.embedding import (
     embedder_name,
 )
 from ..errors import IndexMismatchError, NotFoundError
-from ..store.db import Database
+from ..store.sqlite import Database
 from ..store.indexer import Indexer
 from ..store.ports import ManagedVectorIndex, RecordStore
 from ..store.ports import IndexSearch

@@ -22,7 +22,7 @@ def open_record_store(config: MemoryConfig) -> RecordStore:
     'postgres'."""
     if config.storage.backend == "postgres":
         from .postgres import resolve_dsn
-        from .postgres.store import PostgresRecordStore
+        from .postgres import PostgresRecordStore
 
         if config.encryption.enabled:
             raise ConfigError(

@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .db import check_encryption, is_plaintext, unlock
+from .sqlite import check_encryption
+from .sqlite import is_plaintext
+from .sqlite import unlock
 from .keys import StoreKey, sqlcipher
 
 log = logging.getLogger(__name__)

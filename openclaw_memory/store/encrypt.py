@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .db import Database, is_plaintext, private_file, unlock
+from .sqlite import Database
+from .sqlite import is_plaintext
+from .sqlite import private_file
+from .sqlite import unlock
 from .capture_journal import FILE_NAME as JOURNAL_NAME
 from .keys import NEW_KEY_ENV, StoreKey, new_key, resolve_key, sqlcipher
 

@@ -49,8 +49,8 @@ def open_client(kind: str, path: Path | None, host: str, port: int) -> Any:
                 f"vector_store: cannot reach Chroma server at {host}:{port} ({exc})"
             ) from exc
     assert path is not None
-    from .db import private_dir
-    from .db import private_file
+    from .sqlite import private_dir
+    from .sqlite import private_file
 
     private_dir(path)
     client = None

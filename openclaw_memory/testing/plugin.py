@@ -32,7 +32,7 @@ from . import ConversationDriver
 from . import Model
 from . import echo_model
 from . import harness_config
-from .stores import in_memory_backends
+from . import in_memory_backends
 from ..middleware import MemoryMiddleware
 from ..types import Scope
 

@@ -38,7 +38,7 @@ def storage_overrides(backend: str, dsn: str) -> dict[str, Any]:
 
 def scratch_database(dsn: str) -> contextlib.AbstractContextManager[str]:
     """A new empty database on the DSN's server for one measurement, dropped afterwards."""
-    from openclaw_memory.store.postgres.db import scratch_database as scratch
+    from openclaw_memory.store.postgres import scratch_database as scratch
 
     return scratch(dsn, prefix="ocm_bench_")
 
@@ -50,7 +50,7 @@ def prepared(backend: str, data: Path, dsn: str) -> Iterator[str]:
     if backend == "sqlite":
         yield ""
         return
-    from openclaw_memory.store.postgres.db import PostgresDatabase
+    from openclaw_memory.store.postgres import PostgresDatabase
     from openclaw_memory.store.postgres.migrate import copy_store
 
     with scratch_database(dsn) as scratch:
@@ -74,6 +74,6 @@ def empty_store(backend: str, dsn: str) -> Iterator[str]:
 
 def postgres_mb(dsn: str) -> float:
     """The database's size on the server, in MB."""
-    from openclaw_memory.store.postgres.db import database_mb
+    from openclaw_memory.store.postgres import database_mb
 
     return database_mb(dsn)

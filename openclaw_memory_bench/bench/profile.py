@@ -48,7 +48,7 @@ STAGES = (
     ("  neighbouring turns", "openclaw_memory.recall.recaller:attach_context"),
     ("  touch (access counts, a write)", "openclaw_memory.runtime.engine:MemoryEngine.touch"),
     ("assemble (budget + render)", "openclaw_memory.inject.assemble:BlockAssembler.assemble"),
-    ("  pack", "openclaw_memory.inject.budget:pack"),
+    ("  pack", "openclaw_memory.inject.assemble:pack"),
     ("  render_record", "openclaw_memory.inject.render:render_record"),
     ("  sanitize (escape)", "openclaw_memory.inject.escape:sanitize"),
     ("  count_tokens (tiktoken)", "openclaw_memory.core.tokens:count_tokens"),

@@ -103,7 +103,7 @@ def _copy_belongings(db: sqlite3.Connection, args: dict[str, Any]) -> None:
 def replicate(data: Path, copies: int, config: Any, embedder: Any) -> dict[str, Any]:
     """Copy the data dir's records copies-1 times, then rebuild its vector index."""
     from openclaw_memory.maintain.doctor import reindex
-    from openclaw_memory.store.db import Database
+    from openclaw_memory.store.sqlite import Database
 
     db = Database(data / "memory.db")
     try:

@@ -219,7 +219,7 @@ def judge(
     user: UserSessions, kind: str, fact: str, kept: Sequence[ScoredMemory], tally: _Tally
 ) -> None:
     """Add one block (its kept memories) for probe (kind, fact) of `user` to the tally."""
-    from openclaw_memory.inject.budget import section_of
+    from openclaw_memory.inject.assemble import section_of
 
     tally.blocks += 1
     answers = user.facts.get(fact, [])

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.recall.fusion import FUSED
+from openclaw_memory.recall.rank import FUSED
 from openclaw_memory.types import ScoredMemory
 
 __all__ = ["feature_row", "read_features", "write_features"]

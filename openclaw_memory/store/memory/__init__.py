@@ -15,8 +15,8 @@ import functools
 from typing import Any, Callable
 
 from .housekeeping import PortabilityMixin
-from .logs import AuditMixin
-from .logs import LogsMixin
+from .housekeeping import AuditMixin
+from .housekeeping import LogsMixin
 
 __all__ = ["MemoryStore"]
 

@@ -26,10 +26,11 @@ from typing import Any, Callable, Iterator
 
 from ...errors import StoreError
 from ...lang.text import fts_document
-from ..db import Database
+from ..sqlite import Database
 from ..keys import StoreKey, resolve_key
 from ..records import row_to_record
-from .db import Connection, PostgresDatabase
+from . import Connection
+from . import PostgresDatabase
 from .dialect import document_terms
 
 #: tables copied column for column, in this order, with the key that orders the copy

@@ -32,21 +32,19 @@ from ...lang import all_on
 from ...lang.text import negated, search_tokens, tokenize
 from ...types import MemoryRecord, Candidate, Channel, MemoryType, Source, Status, WriteResult
 from ...lang.entities import world_names
-from ...extract.change_grammar import (
-    in_progress,
-    only_lasting,
-    switches,
-    PRESENT,
-    REPLACED,
-    Frame,
-    adds,
-    frame_words,
-    frames,
-    marker,
-    now_also,
-    replaced,
-    states_change,
-)
+from ...extract.change import in_progress
+from ...extract.change import only_lasting
+from ...extract.change import switches
+from ...extract.change import PRESENT
+from ...extract.change import REPLACED
+from ...extract.change import Frame
+from ...extract.change import adds
+from ...extract.change import frame_words
+from ...extract.change import frames
+from ...extract.change import marker
+from ...extract.change import now_also
+from ...extract.change import replaced
+from ...extract.change import states_change
 from ...lang import Languages
 from .records import new_id
 from ...extract.base import attribute
