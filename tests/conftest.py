@@ -71,6 +71,7 @@ REAL_BACKEND_FILES = (
     "test_reliability_*.py",
     "test_encryption_at_rest.py",
     "test_mcp_e2e.py",
+    "test_query_plans.py",
     "e2e/*.py",
 )
 REAL_STORE_MARK = (
