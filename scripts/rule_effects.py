@@ -7,17 +7,21 @@
         --set lme=longmemeval:$DATA/longmemeval/longmemeval_s_dev100.json.gz \\
         --off channel.kind --off zh.focus --off en.focus --markdown
 
-runs `openclaw-memory eval` on each set once with every rule on and once per `--off` name with
-that name in `rules.disabled` (a rule, a table such as `zh.focus`, a language, or a recall
-channel `channel.<name>`; the names `openclaw-memory rules` lists), each question's outcome
-written with `--questions-out`, and prints per class and set the change of R_all@10 and of the
-injected R_all, all on minus the class off (and the questions it earns / costs at 10). A class
-that costs one set what it gives another, or that moves one question, has not earned its place.
+runs `openclaw-memory eval` on each set with every rule on (twice, see below) and once per
+`--off` name with that name in `rules.disabled` (a rule `<code>.<table>.<entry>`, a table such as
+`zh.focus`, a language, or a recall channel `channel.<name>`; a name that matches none is an
+error listing some that do), each question's outcome written with `--questions-out`, and prints
+per class and set the change of R_all@10 and of the injected R_all, all on minus the class off
+(and the questions it earns / costs at 10). A class that costs one set what it gives another,
+or that moves one question, has not earned its place.
 
-The baseline is a second all-on run over the store the first one ingested. A recall channel or
-step only changes the read path, so its runs reuse the all-on store; any other class may change
-what is stored, so its runs ingest again into their own store, taking the passages' vectors from
-the all-on store (`--reuse-vectors`): nothing is embedded twice.
+A run over a store it has just ingested and a run over the same store opened again do not rank
+every question alike (a few questions of each set move, both ways), so a run is compared with a
+run of its own kind: a recall channel or step only changes the read path, so its runs open the
+store the first all-on run ingested, and their baseline is one more all-on run over that store;
+any other class may change what is stored, so its runs ingest again into their own store, taking
+the passages' vectors from the first store (`--reuse-vectors`: nothing is embedded twice), and
+their baseline is the first all-on run, which had just ingested too.
 """
 
 from __future__ import annotations
@@ -91,6 +95,11 @@ def moved(
     return lost, gained
 
 
+def _store(work: Path, name: str) -> Path:
+    """The store the first run of a set ingests, kept for the read-side classes."""
+    return work / name / "ingest" / "store"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", required=True, type=Path, help="stores and outcomes go here")
@@ -103,33 +112,47 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sets = [parse_set(s) for s in args.sets]
     report: dict[str, dict] = {"sets": {}, "classes": {}}
-    base_rows = {}
-    for name, kind, path in sets:
-        base_dir = args.work / name / "all-on"
+    runs: dict[str, dict[str, tuple[tuple[float, float, float], dict]]] = {}
+    for name, kind, path in sets:  # the first run ingests
         reuse = args.reuse_vectors / name if args.reuse_vectors else None
-        # the first run ingests; the baseline is a second run over the kept store, as every
-        # channel's run is (a run that has just ingested may rank a few questions differently)
-        run_eval(kind, path, args.work / name / "ingest", base_dir / "store", None, reuse)
-        result = run_eval(kind, path, base_dir, base_dir / "store", None, None)
-        report["sets"][name] = dict(zip(("r10", "injected", "tokens"), figures(result)))
-        base_rows[name] = outcomes(base_dir / "questions.jsonl")
+        ingest = args.work / name / "ingest"
+        result = run_eval(kind, path, ingest, _store(args.work, name), None, reuse)
+        runs.setdefault(name, {})["ingest"] = (
+            figures(result),
+            outcomes(ingest / "questions.jsonl"),
+        )
+    done: dict[str, dict[str, tuple[tuple[float, float, float], dict, bool]]] = {}
     for off in args.off:
-        row = report["classes"][off] = {}
         for name, kind, path in sets:
             out = args.work / name / off
-            base_store = args.work / name / "all-on" / "store"
             read_only = off.startswith(READ_ONLY_PREFIXES)
-            store = base_store if read_only else out / "store"
-            result = run_eval(kind, path, out, store, off, None if read_only else base_store)
-            r10, inj, tokens = figures(result)
-            base = report["sets"][name]
-            lost, gained = moved(base_rows[name], outcomes(out / "questions.jsonl"))
+            store = _store(args.work, name) if read_only else out / "store"
+            reuse = None if read_only else _store(args.work, name)
+            result = run_eval(kind, path, out, store, off, reuse)
+            done.setdefault(off, {})[name] = (
+                figures(result),
+                outcomes(out / "questions.jsonl"),
+                read_only,
+            )
+    for name, kind, path in sets:  # the read-side classes' baseline: the store opened again
+        last = args.work / name / "all-on"
+        result = run_eval(kind, path, last, _store(args.work, name), None, None)
+        runs[name]["kept"] = (figures(result), outcomes(last / "questions.jsonl"))
+        report["sets"][name] = {
+            run: dict(zip(("r10", "injected", "tokens"), figs))
+            for run, (figs, _) in runs[name].items()
+        }
+    for off, by_set in done.items():
+        row = report["classes"][off] = {}
+        for name, (figs, rows, read_only) in by_set.items():
+            base_figs, base_rows = runs[name]["kept" if read_only else "ingest"]
+            earns, costs = moved(base_rows, rows)
             row[name] = {
-                "r10_delta": round(base["r10"] - r10, 4),
-                "injected_delta": round(base["injected"] - inj, 4),
-                "tokens_delta": round(base["tokens"] - tokens, 1),
-                "earns": lost,
-                "costs": gained,
+                "r10_delta": round(base_figs[0] - figs[0], 4),
+                "injected_delta": round(base_figs[1] - figs[1], 4),
+                "tokens_delta": round(base_figs[2] - figs[2], 1),
+                "earns": earns,
+                "costs": costs,
             }
     if args.markdown:
         names = [n for n, _, _ in sets]
