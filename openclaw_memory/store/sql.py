@@ -43,6 +43,8 @@ class Dialect:
     greatest = "MAX"
     #: before a column: keep it out of the planner's choice of index (SQLite's unary `+`)
     hint = ""
+    #: whether a correlated side of a statement is written as a lateral join (PostgreSQL)
+    lateral = False
     #: after a list's order: what breaks its ties ("" leaves them to the index read)
     tie = ""
 
@@ -427,6 +429,14 @@ _SIDE = (
     "AND (e.created_at {cmp} ep.created_at OR e.rid {cmp} ep.rid) "
     "ORDER BY e.created_at {order}, e.rid {order} LIMIT ?)"
 )
+# PostgreSQL plans `r.rid IN (subquery)` as a scan of records; a lateral join reads each side
+# from the session's index (`Dialect.lateral`)
+_SIDE_LATERAL = (
+    "SELECT ep.id AS _w, {side} AS _s, r.* FROM ep CROSS JOIN LATERAL ("
+    "SELECT e.* FROM records e WHERE {live} AND e.created_at {cmp}= ep.created_at "
+    "AND (e.created_at {cmp} ep.created_at OR e.rid {cmp} ep.rid) "
+    "ORDER BY e.created_at {order}, e.rid {order} LIMIT ?) r"
+)
 
 
 def _statement(d: Dialect, scope: Scope) -> tuple[str, list]:
@@ -435,13 +445,14 @@ def _statement(d: Dialect, scope: Scope) -> tuple[str, list]:
     found, found_args = scope_sql(scope, "r", by_id=True, hint=d.hint)
     within, within_args = scope_sql(scope, "e")
     live = _LIVE.format(scope=within, h=d.hint)
+    side = _SIDE_LATERAL if d.lateral else _SIDE
     text = (
         f"WITH ep AS (SELECT r.id, r.rid, r.session_id, r.created_at FROM records r "
         f"WHERE r.id IN ({d.json_values()}) AND {found} "
         f"AND r.session_id IS NOT NULL) "
-        + _SIDE.format(side=0, live=live, cmp="<", order="DESC")
+        + side.format(side=0, live=live, cmp="<", order="DESC")
         + " UNION ALL "
-        + _SIDE.format(side=1, live=live, cmp=">", order="ASC")
+        + side.format(side=1, live=live, cmp=">", order="ASC")
     )
     return text, [found_args, within_args]
 

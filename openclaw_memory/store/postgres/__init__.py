@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator, Sequence, TYPE_CHECKING
 from ...errors import ConfigError, StoreError
 from ..sql import SharedConnection
 from .dialect import POSTGRES
-from .schema import migrate
+from .schema import migrate as migrate_schema
 from ..sql_store import SqlStore
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ class PostgresDatabase(SharedConnection):
         self._conn = Connection(self._raw, self.where)
         try:
             with self._lock:
-                self.schema_version = migrate(self._raw)
+                self.schema_version = migrate_schema(self._raw)
         except psycopg.Error as exc:
             self._raw.close()
             raise StoreError(f"{self.where}: migration failed: {_first_line(exc)}") from exc

@@ -21,6 +21,7 @@ from ..sql import Dialect
 
 
 class PostgresDialect(Dialect):
+    lateral = True
     name = "postgres"
     mark = "%s"
     same = "IS NOT DISTINCT FROM"

@@ -366,9 +366,10 @@ def _m8_scope_lookups() -> str:
     # together (SQLite's 12): a set of records by id, the links of a set of entities (newest
     # first, counted from the index alone) and a set of entities by id.
     return """
-        CREATE INDEX rec_scope_id ON records(user_id, agent_id, id);
-        CREATE INDEX ent_links_scope ON entity_links(user_id, agent_id, entity_id, seen_at, rid);
-        CREATE INDEX ent_scope_id ON entities(user_id, agent_id, id);
+        CREATE INDEX IF NOT EXISTS rec_scope_id ON records(user_id, agent_id, id);
+        CREATE INDEX IF NOT EXISTS ent_links_scope
+            ON entity_links(user_id, agent_id, entity_id, seen_at, rid);
+        CREATE INDEX IF NOT EXISTS ent_scope_id ON entities(user_id, agent_id, id);
         """
 
 
