@@ -240,7 +240,9 @@ def test_doctor_no_repair_writes_nothing_not_even_the_outbox(store, tmp_path):
         writer_of(eng).write(
             ALICE, [Candidate(MemoryType.FACT, "my bike is called Quokkasaurus", subject="bike")]
         )
-        writer_of(eng).write(BOB, [Candidate(MemoryType.FACT, "我的自行车叫翡翠", subject="自行车")])
+        writer_of(eng).write(
+            BOB, [Candidate(MemoryType.FACT, "我的自行车叫翡翠", subject="自行车")]
+        )
         pending = eng.store.pending()
         assert pending >= 2
         sqlite_before, chroma_before = _dump(data), _collections(data)
