@@ -590,6 +590,42 @@ console.log(JSON.stringify({{ logs, answered: answers.map((a) => a !== null),
     assert "ECONNREFUSED" in count["last_error"] and out["mode"] == 0o600
 
 
+def test_a_late_answer_to_a_call_sent_before_an_outage_does_not_end_it(run_js, tmp_path):
+    """A slow answer that lands after calls were refused was sent before the outage began: it says
+    nothing about now, so the outage goes on (one warning), and the next delivered call ends it."""
+    client = json.dumps((PLUGIN_DIR / "client.js").as_uri())
+    out = run_js(f"""
+const {{ createClient }} = await import({client});
+const logs = [];
+const logger = {{ warn: (m) => logs.push(m), info: () => {{}}, error: () => {{}} }};
+let release;
+const held = new Promise((r) => {{ release = r; }});
+const answer = () => new Response(JSON.stringify({{ ok: true }}), {{ status: 200 }});
+const refused = () => Promise.reject(Object.assign(new TypeError("fetch failed"), {{ cause: {{ code: "ECONNREFUSED" }} }}));
+let mode = "held";
+const fetchImpl = () => (mode === "held" ? held.then(answer) : mode === "down" ? refused() : Promise.resolve(answer()));
+const client = createClient({{ serviceUrl: "http://127.0.0.1:9", token: "t", spoolDir: {json.dumps(str(tmp_path / "spool"))}, timeoutMs: 5000 }},
+  logger, fetchImpl);
+const call = () => client.post("/v1/recall", {{ prompt: "hi" }});
+const slow = call();
+mode = "down";
+const during = [await call(), await call()];
+release();
+const late = await slow;
+const afterLate = logs.length;
+await call();
+mode = "up";
+await call();
+await client.failOpen.settled();
+console.log(JSON.stringify({{ logs, afterLate, answered: [late !== null, ...during.map((a) => a !== null)] }}));
+""")
+    assert out["answered"] == [True, False, False]
+    assert out["afterLate"] == 1, out["logs"]  # the outage's warning, and no "answers again"
+    assert len(out["logs"]) == 2, out["logs"]
+    assert "cannot be reached" in out["logs"][0]
+    assert "answers again; 3 call(s) ran without it" in out["logs"][1]
+
+
 def test_the_first_prompt_waits_for_a_service_still_starting_and_gets_its_memory(run_js, tmp_path):
     """A gateway that starts before the service (warming up, port not open yet): the first
     prompt waits, bounded, and its recall carries memory; a service that never comes costs

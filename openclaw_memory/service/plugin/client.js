@@ -226,6 +226,7 @@ const DELIVERED = new Set([200, 202]);
 export function createFailOpen(dir, logger) {
   const file = join(dir, "failopen.json");
   let outage = false;
+  let begun = 0; // outages started so far
   let during = 0;
   let writing = Promise.resolve();
   const read = async () => {
@@ -253,6 +254,7 @@ export function createFailOpen(dir, logger) {
     /** One failed call: counted; the first of an outage is a warning the user sees. */
     failed(path, err, spooled) {
       const starting = !outage;
+      if (starting) begun += 1;
       during += 1;
       writing = writing.then(() => record(path, err, spooled, starting)).catch(() => {});
       outage = true;
@@ -263,9 +265,13 @@ export function createFailOpen(dir, logger) {
       }
       return writing;
     },
-    /** A call was delivered: an outage, if there was one, is over. */
-    recovered() {
-      if (!outage) return;
+    /** Which outage is current, taken when a call is sent (see recovered). */
+    ticket: () => begun,
+    /** A call was delivered: an outage, if there was one, is over. A reply to a call sent before
+     * the outage began says nothing about now (a slow answer landing after a refusal) and ends
+     * nothing. */
+    recovered(sentDuring = begun) {
+      if (!outage || sentDuring !== begun) return;
       logger.warn(`${PLUGIN_ID}: the memory service answers again; ${during} call(s) ran without it during the outage`);
       outage = false;
       during = 0;
@@ -281,6 +287,7 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
   async function send(path, body, timeoutMs) {
     const headers = { "content-type": "application/json" };
     if (cfg.token) headers.authorization = `Bearer ${cfg.token}`;
+    const sentDuring = failOpen.ticket();
     const res = await fetchImpl(`${cfg.serviceUrl}${path}`, {
       method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
     });
@@ -291,7 +298,7 @@ export function createClient(cfg, logger, fetchImpl = globalThis.fetch) {
       err.detail = serviceMessage(text);
       throw err;
     }
-    failOpen.recovered();
+    failOpen.recovered(sentDuring);
     return text ? JSON.parse(text) : {};
   }
   // spool: keep a failed write for later. answerRejections: return {rejected, status, message}
