@@ -10,6 +10,7 @@ import pytest
 
 from openclaw_memory.runtime.factory import load_chain
 from openclaw_memory.config import DEFAULT_CONFIG_PATH, load_config
+from openclaw_memory.config.schema import RecallConfig
 from openclaw_memory.errors import ConfigError
 from openclaw_memory.middleware import ChatRequest
 from openclaw_memory.types import Scope
@@ -48,22 +49,62 @@ def test_project_yaml_overrides_defaults_and_resolves_paths(tmp_path):
     "yaml_text,semantic,recency",
     [
         (
-            "recall:\n  weights_cjk:\n    recency: 0.0\n",
+            "recall:\n  weights_unspaced:\n    recency: 0.0\n",
             0.6,
             0.0,
         ),  # the other keys keep their defaults
-        ("recall:\n  weights_cjk:\n    semantic: 0.7\n", 0.7, 0.02),
+        ("recall:\n  weights_unspaced:\n    semantic: 0.7\n", 0.7, 0.02),
     ],
 )
 def test_partial_override_of_an_optional_section_keeps_its_other_keys(
     tmp_path, yaml_text, semantic, recency
 ):
-    cjk = load_config(write(tmp_path, yaml_text)).recall.weights_cjk
-    assert (cjk.semantic, cjk.keyword, cjk.recency) == (semantic, 0.15, recency)
+    unspaced = load_config(write(tmp_path, yaml_text)).recall.weights_unspaced
+    assert (unspaced.semantic, unspaced.keyword, unspaced.recency) == (semantic, 0.15, recency)
+
+
+@pytest.mark.parametrize(
+    "old,new,value,read",
+    [
+        (
+            "weights_cjk",
+            "weights_unspaced",
+            "\n    semantic: 0.7",
+            lambda r: r.weights_unspaced.semantic,
+        ),
+        (
+            "unheld_margin_cjk",
+            "unheld_margin_unspaced",
+            " 0.03",
+            lambda r: r.unheld_margin_unspaced,
+        ),
+        (
+            "personal_margin_cjk",
+            "personal_margin_unspaced",
+            " null",
+            lambda r: r.personal_margin_unspaced,
+        ),
+    ],
+)
+def test_a_renamed_key_still_loads_under_its_new_name_with_a_warning(
+    tmp_path, old, new, value, read
+):
+    """A project YAML written before the rename keeps its setting; it is told the new name."""
+    expected = read(load_config(write(tmp_path, f"recall:\n  {new}:{value}\n")).recall)
+    with pytest.warns(FutureWarning, match=f"recall.{old}' is now 'recall.{new}'"):
+        cfg = load_config(write(tmp_path, f"recall:\n  {old}:{value}\n"))
+    assert read(cfg.recall) == expected and read(cfg.recall) != read(RecallConfig())
+    with pytest.raises(
+        ConfigError, match=f"'recall.{old}' and 'recall.{new}' are the same setting"
+    ):
+        load_config(write(tmp_path, f"recall:\n  {old}:{value}\n  {new}:{value}\n"))
 
 
 def test_optional_section_can_be_switched_off(tmp_path):
-    assert load_config(write(tmp_path, "recall:\n  weights_cjk: null\n")).recall.weights_cjk is None
+    assert (
+        load_config(write(tmp_path, "recall:\n  weights_unspaced: null\n")).recall.weights_unspaced
+        is None
+    )
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,7 @@ def test_shipped_yaml_lists_every_key_and_equals_the_dataclass_defaults():
 
 def test_a_changed_default_is_caught_by_the_comparison():
     data = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text(encoding="utf-8"))
-    data["recall"]["weights_cjk"]["semantic"] = 0.61
+    data["recall"]["weights_unspaced"]["semantic"] = 0.61
     assert config_from_dict(data) != MemoryConfig()
 
 

@@ -303,14 +303,14 @@ def test_read_your_writes_with_background_indexing(make_config, tmp_path, clock)
 
 
 @pytest.mark.parametrize(
-    "query,which", [("咖啡喝什么", "weights_cjk"), ("what coffee do I drink", "weights")]
+    "query,which", [("咖啡喝什么", "weights_unspaced"), ("what coffee do I drink", "weights")]
 )
 def test_chinese_requests_use_their_own_weights(engine, recaller, query, which):
     from openclaw_memory.recall.rank import COMPONENTS, fuse
 
     put(engine, ALICE, MemoryType.FACT, "我每天早上喝咖啡 I drink coffee every morning")
     cfg = engine.config.recall
-    assert cfg.weights_cjk is not None and cfg.weights_cjk != cfg.weights
+    assert cfg.weights_unspaced is not None and cfg.weights_unspaced != cfg.weights
     s = recaller.recall(ALICE, query).ranked[0]
     chosen = getattr(cfg, which)
     assert s.score == pytest.approx(fuse(s.components, {k: getattr(chosen, k) for k in COMPONENTS}))
@@ -320,7 +320,9 @@ def test_single_retriever_evaluation_ignores_the_chinese_weights(engine):
     from openclaw_memory_bench.evaluate.memory_system import retriever_config
 
     cfg = retriever_config(engine.config, "vector").recall
-    assert cfg.weights_cjk is None and cfg.weights.semantic == 1.0 and cfg.weights.keyword == 0.0
+    assert (
+        cfg.weights_unspaced is None and cfg.weights.semantic == 1.0 and cfg.weights.keyword == 0.0
+    )
     assert cfg.weights.session == 0.0  # no session evidence either: a single channel's own ranking
 
 

@@ -53,7 +53,7 @@ def cfg(**weights: float) -> RecallConfig:
             **weights,
         }
     )
-    return RecallConfig(weights=w, weights_cjk=None)
+    return RecallConfig(weights=w, weights_unspaced=None)
 
 
 QUERY = RecallQuery("where did we go hiking", ("hike",), None, frozenset(), False)

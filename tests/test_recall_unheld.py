@@ -173,16 +173,16 @@ def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_reque
 
 def test_the_margin_follows_the_language_of_the_request():
     """The embedder packs Chinese cosines into a narrower band: a Chinese request's memory stands
-    out from the level by less than an English one's (`recall.unheld_margin_cjk`)."""
-    cfg = RecallConfig(unheld_margin=0.035, unheld_margin_cjk=0.02)
+    out from the level by less than an English one's (`recall.unheld_margin_unspaced`)."""
+    cfg = RecallConfig(unheld_margin=0.035, unheld_margin_unspaced=0.02)
     assert unheld_margin(cfg, "What is Caroline's blood type?") == 0.035
     assert unheld_margin(cfg, "林晓的血型是什么？") == 0.02
     assert (
-        unheld_margin(RecallConfig(unheld_margin=0.03, unheld_margin_cjk=None), "林晓的血型？")
+        unheld_margin(RecallConfig(unheld_margin=0.03, unheld_margin_unspaced=None), "林晓的血型？")
         == 0.03
     )
     assert (
-        unheld_margin(RecallConfig(unheld_margin=None, unheld_margin_cjk=0.02), "林晓的血型？")
+        unheld_margin(RecallConfig(unheld_margin=None, unheld_margin_unspaced=0.02), "林晓的血型？")
         is None
     )
     # a memory 0.025 above the level holds a Chinese request and not an English one

@@ -101,6 +101,15 @@ RETIRED_KEYS: Mapping[str, str] = {
     "forgetting.summary_keep_days": "nothing: session summaries are kept whatever their age",
 }
 
+#: keys renamed: a YAML that sets the old name loads, read as the new one, with a FutureWarning
+#: (setting both is an error). The three margins and weights of text written without spaces
+#: between words (a pack with `spaced: false`) were first named after Chinese.
+RENAMED_KEYS: Mapping[str, str] = {
+    "recall.weights_cjk": "weights_unspaced",
+    "recall.unheld_margin_cjk": "unheld_margin_unspaced",
+    "recall.personal_margin_cjk": "personal_margin_unspaced",
+}
+
 #: upper bounds of numeric keys (the lower bound of every number is 0)
 _MAXIMA: Mapping[str, int] = {"long_term.sentence_vectors": MAX_SENTENCE_PARTS}
 
@@ -179,8 +188,9 @@ def _build(cls: Any, data: Any, where: str, prefix: str = "", base: Any = None) 
 
 
 def _without_retired(data: Mapping[str, Any], where: str, prefix: str) -> Mapping[str, Any]:
-    """data without the RETIRED_KEYS of this section, each announced by a FutureWarning."""
-    kept = {}
+    """data without the RETIRED_KEYS of this section and with its RENAMED_KEYS under their new
+    names, each announced by a FutureWarning."""
+    kept: dict[Any, Any] = {}
     for name, value in data.items():
         key = f"{prefix}.{name}" if prefix else str(name)
         if key in RETIRED_KEYS:
@@ -190,6 +200,19 @@ def _without_retired(data: Mapping[str, Any], where: str, prefix: str) -> Mappin
                 stacklevel=2,
             )
             continue
+        if key in RENAMED_KEYS:
+            new = RENAMED_KEYS[key]
+            dotted = f"{prefix}.{new}" if prefix else new
+            if new in data:
+                raise ConfigError(
+                    f"{where}: keys '{key}' and '{dotted}' are the same setting; keep '{dotted}'"
+                )
+            warnings.warn(
+                f"{where}: key '{key}' is now '{dotted}'; read as '{dotted}'",
+                FutureWarning,
+                stacklevel=2,
+            )
+            name = new
         kept[name] = value
     return kept
 

@@ -126,12 +126,13 @@ class RecallConfig:
     recent_days: float = tuned("recall.recent_days")
     recent_min_importance: float = tuned("recall.recent_min_importance")
     weights: RecallWeights = field(default_factory=RecallWeights)
-    #: weights for requests written in Chinese: segmented keywords match a paraphrase less
-    #: often than English stems do, so the embedding carries more (None: the same as weights)
-    weights_cjk: Optional[RecallWeights] = field(
+    #: weights for requests written without spaces between words (a pack with `spaced: false`:
+    #: Chinese, Japanese): segmented keywords match a paraphrase less often than English stems
+    #: do, so the embedding carries more (None: the same as weights).
+    weights_unspaced: Optional[RecallWeights] = field(
         default_factory=lambda: RecallWeights(
-            semantic=tuned("recall.weights_cjk.semantic"),
-            keyword=tuned("recall.weights_cjk.keyword"),
+            semantic=tuned("recall.weights_unspaced.semantic"),
+            keyword=tuned("recall.weights_unspaced.keyword"),
         )
     )
     #: how the components are fused: "hand" (the weights above) or "fitted" (the fusion table's
@@ -157,9 +158,9 @@ class RecallConfig:
     #: about) gets no retrieved memory unless one's cosine beats the level by this margin
     #: (recall/gate.py `unheld`; None: such a request is gated like any about the user)
     unheld_margin: Optional[float] = tuned("recall.unheld_margin")
-    #: the same margin for requests written in Chinese, whose cosines the embedder
-    #: compresses into a narrower band (None: `unheld_margin`)
-    unheld_margin_cjk: Optional[float] = tuned("recall.unheld_margin_cjk")
+    #: the same margin for requests written without spaces (Chinese, whose cosines the embedder
+    #: compresses into a narrower band; None: `unheld_margin`).
+    unheld_margin_unspaced: Optional[float] = tuned("recall.unheld_margin_unspaced")
     #: a memory written in the other language than the request (a Chinese question, an English
     #: fact) is read with its cosine raised by this much: multilingual-e5 scores a same-meaning
     #: pair across languages about 0.05 below the same pair within one (0.79-0.85 against
@@ -173,9 +174,9 @@ class RecallConfig:
     #: language and the crowd of the user's vector candidates in that script, the higher) by this
     #: margin (None: the absolute `min_semantic` alone, as for a store without levels)
     personal_margin: Optional[float] = tuned("recall.personal_margin")
-    #: the same margin for a Chinese request and memory, whose cosines the embedder compresses
-    #: into a narrower band (None: `personal_margin`)
-    personal_margin_cjk: Optional[float] = tuned("recall.personal_margin_cjk")
+    #: the same margin for a request and memory written without spaces (Chinese, whose cosines
+    #: the embedder compresses into a narrower band; None: `personal_margin`).
+    personal_margin_unspaced: Optional[float] = tuned("recall.personal_margin_unspaced")
     #: the same margin for a memory written in the other language than the request, read
     #: against the crowd of its own script in the user's store (its bank when too few)
     personal_margin_across: float = tuned("recall.personal_margin_across")

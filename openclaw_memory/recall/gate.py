@@ -558,8 +558,8 @@ def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: S
     if script == pool.request_unspaced:
         levels: tuple[float | None, ...] = (pool.background, crowd)
         margin = cfg.personal_margin or 0.0
-        if script and cfg.personal_margin_cjk is not None:
-            margin = cfg.personal_margin_cjk
+        if script and cfg.personal_margin_unspaced is not None:
+            margin = cfg.personal_margin_unspaced
     else:
         levels = (crowd if crowd is not None else pool.background_across,)
         margin = cfg.personal_margin_across
@@ -577,11 +577,12 @@ def topic_terms(query: RecallQuery, text: str) -> list[str]:
 
 def unheld_margin(cfg: RecallConfig, text: str) -> float | None:
     """The margin `unheld` reads for this request: `recall.unheld_margin`, or for a request
-    written in Chinese `recall.unheld_margin_cjk` (when set); None (off) when `unheld_margin` is."""
+    written without spaces `recall.unheld_margin_unspaced` (when set); None (off) when
+    `unheld_margin` is."""
     if cfg.unheld_margin is None:
         return None
-    if cfg.unheld_margin_cjk is not None and unspaced(text):
-        return cfg.unheld_margin_cjk
+    if cfg.unheld_margin_unspaced is not None and unspaced(text):
+        return cfg.unheld_margin_unspaced
     return cfg.unheld_margin
 
 

@@ -591,7 +591,9 @@ def score_pool(
         # date of the world, not of the user's life: no memory is lifted or let through for it
         query = dataclasses.replace(query, dates=())
     chosen = (
-        cfg.weights_cjk if cfg.weights_cjk is not None and unspaced(query.text) else cfg.weights
+        cfg.weights_unspaced
+        if cfg.weights_unspaced is not None and unspaced(query.text)
+        else cfg.weights
     )
     weights = fitted_weights(cfg, query.text) or {k: getattr(chosen, k) for k in COMPONENTS}
     if query.several:

@@ -102,7 +102,7 @@ def retriever_config(config: MemoryConfig, retriever: str) -> MemoryConfig:
     zero = {k: 0.0 for k in COMPONENTS}
     key = "keyword" if retriever == "keyword" else "semantic"
     return config_from_dict(
-        {"recall": {"weights": {**zero, key: 1.0}, "weights_cjk": None, "fusion": "hand"}},
+        {"recall": {"weights": {**zero, key: 1.0}, "weights_unspaced": None, "fusion": "hand"}},
         base=config,
     )
 
