@@ -361,6 +361,7 @@ Database(Path(sys.argv[1]), key=parse_key(sys.argv[3], "$OPENCLAW_MEMORY_KEY")).
 """
 
 
+@pytest.mark.slow  # several processes, each deriving the key
 @pytest.mark.parametrize("key_text", [RAW_KEY, "a passphrase of enough length"])
 def test_processes_creating_one_encrypted_store_at_once_all_open_it(tmp_path, key_text):
     import subprocess

@@ -388,6 +388,7 @@ def test_a_scope_id_with_a_newline_is_refused_over_http(served):
     assert status == 422 and "scope.user_id" in body["message"]
 
 
+@pytest.mark.slow  # half a minute of writes across workspaces
 def test_workspace_is_a_label_within_a_user_not_a_boundary(mw):
     """The trust model (docs/operations.md): the user (and agent) is the boundary; a workspace only narrows
     recall. A call of the same user without a workspace can get and forget a projA memory;

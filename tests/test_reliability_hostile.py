@@ -667,9 +667,14 @@ RUNNERS: dict[str, Callable[[Env, tuple], None]] = {
 BUGS: dict[str, str] = {}  # case name -> reason, for a known open bug (strict xfail)
 
 
+#: cases that take seconds each (a megabyte through extraction): run in the slow step
+LONG = {"mw-huge-1mb-turn"}
+
+
 def _param(kind: str, payload: tuple):
     name = f"{kind}-{payload[0]}"
     marks = [pytest.mark.xfail(strict=True, reason=BUGS[name])] if name in BUGS else []
+    marks += [pytest.mark.slow] if name in LONG else []
     return pytest.param(kind, payload, id=name, marks=marks)
 
 

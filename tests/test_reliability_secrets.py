@@ -382,6 +382,8 @@ def test_en_zh_corpus_is_large_varied_and_bilingual():
     assert len(lines) >= 200 and sum(map(has_cjk, lines)) >= 80
 
 
+# the corpus through every door takes about a minute: the slow step runs the two tests of it
+@pytest.mark.slow
 def test_no_corpus_secret_reaches_the_disk_through_any_door(every_door, capsys):
     d = every_door
     n = len(d["rows"])
@@ -399,6 +401,7 @@ def test_no_corpus_secret_reaches_the_disk_through_any_door(every_door, capsys):
     assert d["found"] == {}, f"secrets on disk: {list(d['found'].items())[:5]}"
 
 
+@pytest.mark.slow
 def test_everyday_text_comes_through_every_door(every_door, capsys):
     d = every_door
     lines = d["lines"]

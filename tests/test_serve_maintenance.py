@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from mcp_helpers import free_port
 
 from openclaw_memory.maintain import runner as runs
@@ -18,6 +19,7 @@ from openclaw_memory.store.sqlite import SQLiteStore
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # a served process and its maintenance loop, over ten seconds
 def test_serve_runs_maintenance_by_itself_and_answers_cleanup(tmp_path):
     cfg = tmp_path / "memory.yaml"
     cfg.write_text(

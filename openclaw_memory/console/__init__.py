@@ -15,7 +15,6 @@ import time
 from typing import Any
 from .base import ConsoleBase, SignInPages
 from .pages import MemoryPages, UserPages, WhyPage
-from pathlib import Path
 
 # The web console: see and correct what the agent remembers, under /ui on the service.
 #
@@ -98,21 +97,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="start the service with the web console and print its address",
         description="Serve the API and the memory console (under /ui) and print the address to open.",
     )
-    p.add_argument(
-        "--config",
-        dest="serve_config",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="project YAML config file (same as the global --config)",
-    )
-    p.add_argument("--host", default=None, help="address to bind (default from config: 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, help="port (default from config: 8765)")
-    p.add_argument(
-        "--token",
-        default=None,
-        help=f"bearer token (default: ${TOKEN_ENV}, config, then the token file)",
-    )
+    from ..service.server import add_address_options
+
+    add_address_options(p, f"bearer token (default: ${TOKEN_ENV}, config, then the token file)")
     p.set_defaults(func=run_ui)
     return p
 

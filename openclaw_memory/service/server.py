@@ -310,13 +310,8 @@ def _announce(host: str, port: int, cfg: Any) -> None:
     )
 
 
-def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add `serve [--config FILE] [--host] [--port] [--token] [--allow-remote]`."""
-    p = subparsers.add_parser(
-        "serve",
-        help="run the HTTP service the OpenClaw plugin talks to",
-        description="Run the memory service for the OpenClaw plugin (default 127.0.0.1:8765).",
-    )
+def add_address_options(p: argparse.ArgumentParser, token_help: str) -> None:
+    """The options `serve` and `ui` share: --config, --host, --port, --token."""
     p.add_argument(
         "--config",
         dest="serve_config",
@@ -327,10 +322,19 @@ def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default=None, help="address to bind (default from config: 127.0.0.1)")
     p.add_argument("--port", type=int, default=None, help="port (default from config: 8765)")
-    p.add_argument(
-        "--token",
-        default=None,
-        help=f"bearer token clients must send; visible to other local users in `ps`, so prefer "
+    p.add_argument("--token", default=None, help=token_help)
+
+
+def add_serve_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `serve [--config FILE] [--host] [--port] [--token] [--allow-remote]`."""
+    p = subparsers.add_parser(
+        "serve",
+        help="run the HTTP service the OpenClaw plugin talks to",
+        description="Run the memory service for the OpenClaw plugin (default 127.0.0.1:8765).",
+    )
+    add_address_options(
+        p,
+        f"bearer token clients must send; visible to other local users in `ps`, so prefer "
         f"${TOKEN_ENV} or the token file (default: ${TOKEN_ENV}, then service.token, then "
         "<data_dir>/service.token, created 0600 on first start)",
     )
