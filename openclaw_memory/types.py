@@ -203,6 +203,33 @@ class WriteResult:
 
 
 @dataclass(frozen=True)
+class AuditEntry:
+    """One row of the audit trail: what was done to a record (or to a scope, `record_id` None),
+    when, why, and through which channel and writer."""
+
+    scope: Scope
+    record_id: str | None
+    action: str
+    reason: str
+    at: float
+    channel: str | None = None
+    writer: str | None = None
+
+
+@dataclass(frozen=True)
+class WindowMessage:
+    """A message of a session's short-term window as stored: its role, text, token count, the
+    turn it came from (None for a summary of the window) and when."""
+
+    session_id: str
+    role: str
+    content: str
+    tokens: int
+    turn_id: str | None
+    at: float
+
+
+@dataclass(frozen=True)
 class Message:
     """An OpenAI-style chat message."""
 

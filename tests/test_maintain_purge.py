@@ -11,7 +11,7 @@ from openclaw_memory.errors import NotFoundError, ValidationError
 from openclaw_memory.maintain import purge_record, purge_user
 from openclaw_memory.maintain.doctor import hashed_user
 from openclaw_memory.store import inspect
-from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
+from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status, WindowMessage
 from store_helpers import forget_in, writer_of
 
 T = MemoryType
@@ -45,7 +45,7 @@ def write(engine, scope, type_, summary, **kw):
 
 def add_session(engine, scope, text):
     engine.store.open_session(scope, "s1", 0)
-    engine.store.append_message(scope, "s1", "user", text, 3, None, 0)
+    engine.store.append_message(scope, WindowMessage("s1", "user", text, 3, None, 0))
 
 
 def populate(engine):

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from openclaw_memory.store.ports import ListQuery, content_hash, hashed_user
-from openclaw_memory.types import Channel, MemoryRecord, MemoryType, Scope, Source, Status
+from openclaw_memory.types import (
+    WindowMessage,
+    AuditEntry,
+    Channel,
+    MemoryRecord,
+    MemoryType,
+    Scope,
+    Source,
+    Status,
+)
 from store_backends import RECORD_STORES, VECTOR_INDEXES
 
 ALICE, BOB = Scope("alice", "a1"), Scope("bob", "a1")
@@ -314,9 +323,9 @@ def test_claims_copies_episodes_and_successors(store):
 
 
 def test_audit_is_scoped_and_newest_first(store):
-    store.audit(ALICE, "m1", "insert", "new", 1.0, "explicit", "w")
-    store.audit(ALICE, "m1", "update", "restated", 2.0)
-    store.audit(BOB, "m1", "insert", "new", 3.0)
+    store.audit(AuditEntry(ALICE, "m1", "insert", "new", 1.0, "explicit", "w"))
+    store.audit(AuditEntry(ALICE, "m1", "update", "restated", 2.0))
+    store.audit(AuditEntry(BOB, "m1", "insert", "new", 3.0))
     assert [a["action"] for a in store.audit_log(ALICE, "m1")] == ["update", "insert"]
     assert [a["action"] for a in store.audit_log(ALICE)] == ["update", "insert"]
     assert len(store.audit_log(BOB)) == 1
@@ -338,8 +347,8 @@ def test_sessions_open_continue_end_and_participants(store):
 
 def test_the_message_window(store):
     for i, (role, text) in enumerate([("user", "你好"), ("assistant", "hello"), ("user", "bye")]):
-        store.append_message(ALICE, "s", role, text, 3, f"t{i}", float(i))
-    store.append_message(BOB, "s", "user", "not alice", 3, "tb", 0.0)
+        store.append_message(ALICE, WindowMessage("s", role, text, 3, f"t{i}", float(i)))
+    store.append_message(BOB, WindowMessage("s", "user", "not alice", 3, "tb", 0.0))
     window = store.window_messages(ALICE, "s")
     assert [m["content"] for m in window] == ["你好", "hello", "bye"]
     assert sum(m["tokens"] for m in window) == 9
@@ -409,8 +418,8 @@ def test_stored_vectors_for_reindex(store):
 def test_purge_a_user_leaves_only_a_hashed_audit_row(store):
     put(store, rec(summary="alice secret"), rec(summary="bob keeps this", scope=BOB))
     store.open_session(ALICE, "s", 1.0)
-    store.append_message(ALICE, "s", "user", "alice secret", 2, "t1", 1.0)
-    store.audit(ALICE, None, "insert", "alice secret", 1.0)
+    store.append_message(ALICE, WindowMessage("s", "user", "alice secret", 2, "t1", 1.0))
+    store.audit(AuditEntry(ALICE, None, "insert", "alice secret", 1.0))
     assert store.user_agents("alice") == ["a1"]
     counts = store.purge_user("alice", None, 99.0, "test")
     assert counts["records"] == 1 and counts["messages"] == 1 and counts["sessions"] == 1
@@ -427,8 +436,8 @@ def test_purge_records_with_their_messages(store):
     fact = rec(summary="the code is 1234", source=Source(Channel.IMPLICIT, "s", turn))
     ep = rec(summary="the code is 1234", type_=MemoryType.EPISODE, source=Source(turn_ids=turn))
     put(store, fact, ep)
-    store.append_message(ALICE, "s", "user", "the code is 1234", 4, "t9", 1.0)
-    store.audit(ALICE, fact.id, "insert", "new", 1.0)
+    store.append_message(ALICE, WindowMessage("s", "user", "the code is 1234", 4, "t9", 1.0))
+    store.audit(AuditEntry(ALICE, fact.id, "insert", "new", 1.0))
     assert store.episodes_of_turns(ALICE, ["t9"]) == [ep.id]
     counts = store.purge_records(ALICE, [fact.id, ep.id], ["t9"])
     assert counts == {"vectors": 2, "records": 2, "audit": 1, "messages": 1}
@@ -656,6 +665,7 @@ UNSCOPED = {
     "participants": "agent and session: who spoke in a shared session",
     "record_owner": "import: an id must not change owner",
     "import_row": "import: the row carries its user and agent",
+    "audit": "the audit entry carries its scope",
     # the whole store: maintenance, reindex, doctor, the console's user list, lifecycle
     **dict.fromkeys(
         (

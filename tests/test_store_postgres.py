@@ -11,7 +11,15 @@ from openclaw_memory.errors import ConfigError, StoreError
 from openclaw_memory.store import inspect
 from openclaw_memory.store import records as sqlite_records
 from openclaw_memory.store.sqlite import Database
-from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Source, Status
+from openclaw_memory.types import (
+    AuditEntry,
+    MemoryRecord,
+    MemoryType,
+    Scope,
+    Source,
+    Status,
+    WindowMessage,
+)
 
 pytestmark = [pytest.mark.backend, pytest.mark.postgres]
 
@@ -146,8 +154,8 @@ def test_sqlite_statistics_are_table_wide(tmp_path):
 
 def test_purge_user_leaves_no_row_of_the_user(store):
     store.insert(record(ALICE, "a1", "Alice lives in Lisbon"), np.ones(4), "hash")
-    store.audit(ALICE, "a1", "add", "new fact", 1.0)
-    store.append_message(ALICE, "s1", "user", "I live in Lisbon", 5, "t1", 1.0)
+    store.audit(AuditEntry(ALICE, "a1", "add", "new fact", 1.0))
+    store.append_message(ALICE, WindowMessage("s1", "user", "I live in Lisbon", 5, "t1", 1.0))
     store.open_session(ALICE, "s1", 1.0)
     store.insert(record(BOB, "b1", "Bob lives in Porto"), None, "hash")
     counts = store.purge_user("alice", None, 2.0, "openclaw-memory")

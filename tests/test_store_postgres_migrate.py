@@ -8,7 +8,7 @@ import pytest
 from openclaw_memory.cli import main
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.store import records as rec
-from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
+from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, WindowMessage
 from store_helpers import writer_of
 
 pytestmark = [pytest.mark.backend, pytest.mark.postgres]
@@ -126,7 +126,7 @@ def test_migrate_copies_every_kind_of_row(make_config, tmp_path, clock, pg_dsn):
         )
         s, now = engine.store, clock.now()
         s.open_session(ALICE, "s1", now)
-        s.append_message(ALICE, "s1", "user", "我明天去波尔图", 9, "t1", now)
+        s.append_message(ALICE, WindowMessage("s1", "user", "我明天去波尔图", 9, "t1", now))
         s.acquire_lease("maintenance", "test", now, 60)
         s.finish_run(s.begin_run("manual", "test", now), now + 1, "ok", "{}", None)
     finally:

@@ -13,7 +13,7 @@ from ..core.clock import Clock, DAY
 from ..errors import ValidationError
 from ..store.ports import StageStore
 from ..lang.text import valid_unicode, message_text
-from ..types import Scope, Candidate, Channel, MemoryType, Message, Turn, WriteResult
+from ..types import Scope, Candidate, Channel, MemoryType, Message, Turn, WindowMessage, WriteResult
 from ..config import ShortTermConfig, ExtractionConfig
 from ..core.tokens import count_tokens
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -114,9 +114,10 @@ class ShortTermMemory:
     def _append(
         self, scope: Scope, session_id: str, role: str, content: str, turn_id: str | None
     ) -> None:
-        self.store.append_message(
-            scope, session_id, role, content, count_tokens(content), turn_id, self.clock.now()
+        message = WindowMessage(
+            session_id, role, content, count_tokens(content), turn_id, self.clock.now()
         )
+        self.store.append_message(scope, message)
         self._evict(scope, session_id)
 
     def _evict(self, scope: Scope, session_id: str) -> None:
@@ -154,15 +155,10 @@ class ShortTermMemory:
         """The window becomes one summary message (docs/design.md seed 002 §2.2)."""
         with self.store.transaction():
             self.store.leave_window(scope, session_id, None)
-            self.store.append_message(
-                scope,
-                session_id,
-                SUMMARY_ROLE,
-                summary,
-                count_tokens(summary),
-                None,
-                self.clock.now(),
+            message = WindowMessage(
+                session_id, SUMMARY_ROLE, summary, count_tokens(summary), None, self.clock.now()
             )
+            self.store.append_message(scope, message)
 
     def captured_turn_ids(self, scope: Scope, session_id: str) -> set[str]:
         return self.store.captured_turn_ids(scope, session_id)

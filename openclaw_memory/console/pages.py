@@ -14,7 +14,7 @@ from fastapi.responses import RedirectResponse, Response, PlainTextResponse
 from ..errors import ValidationError, NotFoundError
 from .base import WRITER, ConsoleBase, scope_from, secured
 from typing import Any, Literal, TYPE_CHECKING
-from ..types import Scope, MemoryRecord, MemoryType, Status
+from ..types import AuditEntry, MemoryRecord, MemoryType, Scope, Status
 from pydantic import Field
 from ..service import models as models
 from dataclasses import dataclass, field
@@ -596,13 +596,15 @@ class MemoryPages(ConsoleBase):
 
             purge_record(engine, scope, memory_id)
             self.mw.store.audit(
-                scope,
-                memory_id,
-                "purge",
-                "purge requested in the console",
-                engine.clock.now(),
-                "admin",
-                WRITER,
+                AuditEntry(
+                    scope,
+                    memory_id,
+                    "purge",
+                    "purge requested in the console",
+                    engine.clock.now(),
+                    "admin",
+                    WRITER,
+                ),
             )
             return None, "purged"
         raise NotFoundError(f"action: expected edit, forget, restore or purge, found {action!r}")

@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from ..types import MemoryRecord, Scope
+from ..types import AuditEntry, MemoryRecord, Scope
 from . import runner as runs
 from .runner import TIERS
 from .runner import drop_collection
@@ -432,7 +432,7 @@ def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str
             "messages": done["messages"],
         }
         reason = f"purged {len(ids)} record(s): the version chain and the episodes of its turns"
-        store.audit(scope, record_id, "purge", reason, engine.clock.now(), None, WRITER)
+        store.audit(AuditEntry(scope, record_id, "purge", reason, engine.clock.now(), None, WRITER))
         store.optimize_keyword_index()
     engine.sync_index(scope)
     store.vacuum()

@@ -23,7 +23,7 @@ from typing import Any, TYPE_CHECKING
 from ..embed.embedding import embed_with_parts, embed_passages
 from ..store.ports import MaintenanceStore, ManagedVectorIndex, VectorIndex
 from ..core.policy import type_values, types_where
-from ..types import MemoryRecord, Scope, Status, Channel, MemoryType, Source
+from ..types import AuditEntry, Channel, MemoryRecord, MemoryType, Scope, Source, Status
 from ..core.clock import DAY, iso_date
 from collections import Counter
 from dataclasses import dataclass, asdict, field
@@ -64,7 +64,7 @@ def archive(store: MaintenanceStore, r: MemoryRecord, now: float, reason: str) -
     moved = r.replace(status=Status.ARCHIVED)
     # Not inactive, so update() queues an upsert and the indexer moves the vector to cold.
     store.update(moved, None, "", reindex=False)
-    store.audit(r.scope, r.id, "archive", reason, now, None, WRITER)
+    store.audit(AuditEntry(r.scope, r.id, "archive", reason, now, None, WRITER))
     return moved
 
 
@@ -238,7 +238,7 @@ def cleanup(engine: MemoryEngine, scope: Scope) -> int:
             victims = store.unused(part, _KEPT, f.cleanup_max_importance, cutoff, _BATCH)
             store.delete_records(part, [r.id for r in victims])  # queues the vector deletes
             for r in victims:
-                store.audit(part, r.id, "delete", reason, now, None, WRITER)
+                store.audit(AuditEntry(part, r.id, "delete", reason, now, None, WRITER))
         done += len(victims)
         if len(victims) < _BATCH:
             break
@@ -311,7 +311,9 @@ def _compact_oldest(
         vec = embed_passages(engine.embedder, [summary.text])[0]
         store.insert(summary, vec, engine.model_name)
         reason = f"compaction of {len(events)} events"
-        store.audit(part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
+        store.audit(
+            AuditEntry(part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
+        )
         for e in events:
             archive(store, e, now, f"compacted into {summary.id}")
     return Compaction(summary.id, subject, tuple(e.id for e in events))

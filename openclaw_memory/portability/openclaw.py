@@ -22,6 +22,7 @@ from .jsonl import WORKSPACE_FILE_BYTES, WORKSPACE_TOTAL_BYTES
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from ..types import (
+    AuditEntry,
     MemoryRecord,
     MemoryType,
     Status,
@@ -662,13 +663,15 @@ class OpenClawImporter:
             eng.store.insert(r, vec, eng.model_name)
             eng.store.put_parts(r, parts)
             eng.store.audit(
-                r.scope,
-                r.id,
-                "insert",
-                f"imported from {r.source.turn_ids[0]}",
-                eng.clock.now(),
-                r.source.channel.value,
-                r.source.writer,
+                AuditEntry(
+                    r.scope,
+                    r.id,
+                    "insert",
+                    f"imported from {r.source.turn_ids[0]}",
+                    eng.clock.now(),
+                    r.source.channel.value,
+                    r.source.writer,
+                ),
             )
             return "insert"
         if self._decisions is None:

@@ -26,7 +26,7 @@ from typing import (
     runtime_checkable,
     Iterator,
 )
-from ..types import MemoryRecord, Scope
+from ..types import AuditEntry, MemoryRecord, Scope, WindowMessage
 
 # The ids a record's vectors go under in every vector index: its own id, and one per
 # sentence part (the record's id, a mark, the part's number).
@@ -269,16 +269,7 @@ class StageStore(Protocol):
     def entity_names(self, scope: Scope, ids: Iterable[int]) -> dict[int, str]:
         """entity id -> name, of the (user, agent)'s entities among `ids`."""
 
-    def audit(
-        self,
-        scope: Scope,
-        record_id: str | None,
-        action: str,
-        reason: str,
-        at: float,
-        channel: str | None = None,
-        writer: str | None = None,
-    ) -> None:
+    def audit(self, entry: AuditEntry) -> None:
         """Append an audit row."""
 
     def episodes_of_turns(self, scope: Scope, turns: Sequence[str]) -> list[str]:
@@ -297,16 +288,7 @@ class StageStore(Protocol):
     def participants(self, agent_id: str, session_id: str) -> list[str]:
         """Users who have spoken in this session of this agent, oldest first."""
 
-    def append_message(
-        self,
-        scope: Scope,
-        session_id: str,
-        role: str,
-        content: str,
-        tokens: int,
-        turn_id: str | None,
-        at: float,
-    ) -> None: ...
+    def append_message(self, scope: Scope, message: WindowMessage) -> None: ...
 
     def window_messages(self, scope: Scope, session_id: str) -> list[dict[str, Any]]:
         """The messages in the window, oldest first: {seq, role, content, tokens, turn_id}."""

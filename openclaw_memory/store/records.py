@@ -13,7 +13,7 @@ import json
 import numpy as np
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
 from ..errors import StoreError
-from ..types import MemoryRecord, MemoryType, Scope, Status
+from ..types import AuditEntry, MemoryRecord, MemoryType, Scope, Status
 from .sql import (  # re-exported: the rows and the scope condition, where tests reach them
     COLUMN_NAMES,
     Dialect,
@@ -836,34 +836,33 @@ class SqlRecords:
 
     def versions_in_scope(self, scope: Scope, record_id: str) -> list[dict[str, Any]]:
         """`versions` by the record id's index, the scope checked on the rows found."""
+        return self._by_record_ids("versions", scope, [record_id], "version")
+
+    def _by_record_ids(
+        self, table: str, scope: Scope, ids: Sequence[str], order: str
+    ) -> list[dict[str, Any]]:
+        """Rows of `table` about these records, looked up by record id first (`hint` keeps
+        SQLite off the (user, agent) indexes, which would walk every row of the user), then
+        checked against the scope."""
         h = self.dialect.hint
         with self._read() as db:
-            return [
-                as_dict(v)
-                for v in db.execute(
-                    f"SELECT * FROM versions WHERE record_id = ? AND {h}user_id = ? "
-                    f"AND {h}agent_id = ? ORDER BY version",
-                    (record_id, scope.user_id, scope.agent_id),
-                ).fetchall()
-            ]
+            rows = db.execute(
+                f"SELECT * FROM {table} WHERE record_id IN ({_marks(ids)}) AND {h}user_id = ? "
+                f"AND {h}agent_id = ? ORDER BY {order}",
+                (*ids, scope.user_id, scope.agent_id),
+            ).fetchall()
+        return [as_dict(r) for r in rows]
 
     # ---- audit ----------------------------------------------------------------------------
 
-    def audit(
-        self,
-        scope: Scope,
-        record_id: str | None,
-        action: str,
-        reason: str,
-        at: float,
-        channel: str | None = None,
-        writer: str | None = None,
-    ) -> None:
+    def audit(self, entry: AuditEntry) -> None:
+        e, scope = entry, entry.scope
         with self._write() as db:
             db.execute(
                 "INSERT INTO audit(at, user_id, agent_id, record_id, action, channel, reason, "
                 "writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (at, scope.user_id, scope.agent_id, record_id, action, channel, reason, writer),
+                (e.at, scope.user_id, scope.agent_id, e.record_id, e.action, e.channel, e.reason)
+                + (e.writer,),
             )
 
     def audit_log(
@@ -882,18 +881,7 @@ class SqlRecords:
     def audit_of(self, scope: Scope, ids: Sequence[str], limit: int = 500) -> list[dict[str, Any]]:
         if not ids:
             return []
-        # by record id first (`+` keeps SQLite off the (user, agent) indexes, which would walk
-        # every audit row of the user), then checked against the scope
-        h = self.dialect.hint
-        with self._read() as db:
-            return [
-                as_dict(a)
-                for a in db.execute(
-                    f"SELECT * FROM audit WHERE record_id IN ({_marks(ids)}) AND {h}user_id = ? "
-                    f"AND {h}agent_id = ? ORDER BY at DESC, seq DESC LIMIT {int(limit)}",
-                    (*ids, scope.user_id, scope.agent_id),
-                ).fetchall()
-            ]
+        return self._by_record_ids("audit", scope, ids, f"at DESC, seq DESC LIMIT {int(limit)}")
 
     # ---- outbox ---------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import numpy as np
 from typing import Any, Iterator, Sequence
 from ..errors import StoreError
 from ..lang.text import sentence_parts
-from ..types import MemoryRecord, Scope, memory_text
+from ..types import MemoryRecord, Scope, WindowMessage, memory_text
 from . import sql as shared
 from .ports import ListPage, ListQuery, hashed_user
 from .records import SqlRecords, _marks, _chunks, delete_rows, put_vector, query, row_to_record
@@ -95,21 +95,14 @@ class SqlStore(SqlRecords):
 
     # ---- the short-term window ------------------------------------------------------------
 
-    def append_message(
-        self,
-        scope: Scope,
-        session_id: str,
-        role: str,
-        content: str,
-        tokens: int,
-        turn_id: str | None,
-        at: float,
-    ) -> None:
+    def append_message(self, scope: Scope, message: WindowMessage) -> None:
+        m = message
         with self._write() as db:
             db.execute(
                 "INSERT INTO messages(session_id, user_id, agent_id, role, content, tokens, "
                 "turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, scope.user_id, scope.agent_id, role, content, tokens, turn_id, at),
+                (m.session_id, scope.user_id, scope.agent_id, m.role, m.content, m.tokens)
+                + (m.turn_id, m.at),
             )
 
     def window_messages(self, scope: Scope, session_id: str) -> list[dict[str, Any]]:

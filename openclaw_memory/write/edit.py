@@ -20,7 +20,17 @@ from ..extract.base import Extractor
 from ..extract.secrets import SecretFilter
 from ..lang.text import valid_unicode
 from ..procedure import stated_procedure
-from ..types import Candidate, Channel, MemoryType, Scope, Turn, MemoryRecord, Source, Status
+from ..types import (
+    AuditEntry,
+    Candidate,
+    Channel,
+    MemoryRecord,
+    MemoryType,
+    Scope,
+    Source,
+    Status,
+    Turn,
+)
 from .consolidate.records import new_id
 from ..embed.embedding import embed_with_parts
 
@@ -165,24 +175,28 @@ def edit_memory(
             reindex=False,
         )
         store.audit(
-            scope,
-            old.id,
-            "deactivate",
-            f"edited: superseded by {successor.id}",
-            now,
-            Channel.EXPLICIT.value,
-            writer,
+            AuditEntry(
+                scope,
+                old.id,
+                "deactivate",
+                f"edited: superseded by {successor.id}",
+                now,
+                Channel.EXPLICIT.value,
+                writer,
+            ),
         )
         store.insert(successor, vectors.whole[0], engine.model_name)
         store.put_parts(successor, vectors.parts[0])
         store.audit(
-            scope,
-            successor.id,
-            "edit",
-            f"edit of {old.id}, version {successor.version}",
-            now,
-            Channel.EXPLICIT.value,
-            writer,
+            AuditEntry(
+                scope,
+                successor.id,
+                "edit",
+                f"edit of {old.id}, version {successor.version}",
+                now,
+                Channel.EXPLICIT.value,
+                writer,
+            ),
         )
     engine.written()
     return successor

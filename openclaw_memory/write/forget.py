@@ -28,7 +28,7 @@ from ..lang import all_on
 from ..lang.text import search_tokens
 from ..extract.secrets import _MARKER as REDACTION_MARKER
 from ..store.ports import RecordStore, StageStore
-from ..types import Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
+from ..types import AuditEntry, Candidate, Channel, MemoryRecord, MemoryType, Scope, Status
 from .consolidate.records import deactivate
 
 _TABLE = "forget"
@@ -231,7 +231,7 @@ def reactivate(
             now = clock.now()
             r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
             store.update(r, None, model, reindex=False)
-            store.audit(scope, r.id, "restore", reason, now, channel.value)
+            store.audit(AuditEntry(scope, r.id, "restore", reason, now, channel.value))
         return r
 
 

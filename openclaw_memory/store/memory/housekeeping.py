@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Iterator
 from ...lang.text import search_tokens, sentence_parts
-from ...types import MemoryRecord, MemoryType, Scope, Status
+from ...types import AuditEntry, MemoryRecord, MemoryType, Scope, Status, WindowMessage
 from ..ports import content_hash, hashed_user, ListPage, ListQuery
 from .records import RecordsMixin, scope_key
 from .base import MemoryBase
@@ -443,28 +443,12 @@ class PortabilityMixin(HousekeepingMixin):
 class AuditMixin(MemoryBase):
     # ---- audit ----------------------------------------------------------------------------
 
-    def audit(
-        self,
-        scope: Scope,
-        record_id: str | None,
-        action: str,
-        reason: str,
-        at: float,
-        channel: str | None = None,
-        writer: str | None = None,
-    ) -> None:
+    def audit(self, entry: AuditEntry) -> None:
+        e = entry
         self.s.audit.append(
-            {
-                "seq": self.s.next_seq(),
-                "at": at,
-                "user_id": scope.user_id,
-                "agent_id": scope.agent_id,
-                "record_id": record_id,
-                "action": action,
-                "channel": channel,
-                "reason": reason,
-                "writer": writer,
-            }
+            {"seq": self.s.next_seq(), "at": e.at, "user_id": e.scope.user_id}
+            | {"agent_id": e.scope.agent_id, "record_id": e.record_id, "action": e.action}
+            | {"channel": e.channel, "reason": e.reason, "writer": e.writer}
         )
 
     def audit_log(
@@ -551,29 +535,12 @@ class LogsMixin(MemoryBase):
 
     # ---- the short-term window ------------------------------------------------------------
 
-    def append_message(
-        self,
-        scope: Scope,
-        session_id: str,
-        role: str,
-        content: str,
-        tokens: int,
-        turn_id: str | None,
-        at: float,
-    ) -> None:
+    def append_message(self, scope: Scope, message: WindowMessage) -> None:
+        m = message
         self.s.messages.append(
-            {
-                "seq": self.s.next_seq(),
-                "session_id": session_id,
-                "user_id": scope.user_id,
-                "agent_id": scope.agent_id,
-                "role": role,
-                "content": content,
-                "tokens": tokens,
-                "turn_id": turn_id,
-                "created_at": at,
-                "in_window": 1,
-            }
+            {"seq": self.s.next_seq(), "session_id": m.session_id, "user_id": scope.user_id}
+            | {"agent_id": scope.agent_id, "role": m.role, "content": m.content}
+            | {"tokens": m.tokens, "turn_id": m.turn_id, "created_at": m.at, "in_window": 1}
         )
 
     def _session_messages(self, scope: Scope, session_id: str) -> list[dict[str, Any]]:

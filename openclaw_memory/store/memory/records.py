@@ -456,30 +456,28 @@ class RecordsMixin(SearchMixin, EntitiesMixin):
     def live_episodes_before(
         self, scope: Scope, at: float, limit: int, *, exclude: str | None = None
     ) -> list[MemoryRecord]:
-        rows = self._select(
-            scope,
-            lambda r: (
-                r.status is Status.ACTIVE
-                and r.type.value == "episode"
-                and r.created_at <= at
-                and r.id != exclude
-            ),
-        )
+        rows = self._live_episodes(scope, exclude, lambda r: r.created_at <= at)
         return sorted(rows, key=lambda r: -r.created_at)[:limit]
 
     def live_episodes_saying(
         self, scope: Scope, summary: str, *, exclude: str, limit: int = 50
     ) -> list[MemoryRecord]:
-        rows = self._select(
+        rows = self._live_episodes(scope, exclude, lambda r: r.summary == summary)
+        return _newest_update(rows)[:limit]
+
+    def _live_episodes(
+        self, scope: Scope, exclude: str | None, keep: Callable[[MemoryRecord], bool]
+    ) -> list[MemoryRecord]:
+        """The scope's live episodes, but `exclude`, that `keep` keeps."""
+        return self._select(
             scope,
             lambda r: (
                 r.status is Status.ACTIVE
                 and r.type.value == "episode"
-                and r.summary == summary
                 and r.id != exclude
+                and keep(r)
             ),
         )
-        return _newest_update(rows)[:limit]
 
     def session_episodes(
         self, scope: Scope, session_id: str, limit: int = 2000

@@ -30,7 +30,16 @@ from ...extract.statement import (
 from ...extract.slot import third_person, is_instruction
 from ...lang import all_on
 from ...lang.text import negated, search_tokens, tokenize
-from ...types import MemoryRecord, Candidate, Channel, MemoryType, Source, Status, WriteResult
+from ...types import (
+    AuditEntry,
+    Candidate,
+    Channel,
+    MemoryRecord,
+    MemoryType,
+    Source,
+    Status,
+    WriteResult,
+)
 from ...lang.entities import world_names
 from ...extract.change import in_progress
 from ...extract.change import only_lasting
@@ -757,13 +766,15 @@ class ChangeRetirer:
         )
         db.insert(claim, vec, self.model)
         db.audit(
-            claim.scope,
-            claim.id,
-            "insert",
-            f"the new value turn {episode.source.turn_ids[0]} states",
-            claim.created_at,
-            Channel.IMPLICIT.value,
-            episode.source.writer,
+            AuditEntry(
+                claim.scope,
+                claim.id,
+                "insert",
+                f"the new value turn {episode.source.turn_ids[0]} states",
+                claim.created_at,
+                Channel.IMPLICIT.value,
+                episode.source.writer,
+            ),
         )
         return claim
 
@@ -779,13 +790,15 @@ class ChangeRetirer:
             reindex=False,
         )
         db.audit(
-            old.scope,
-            old.id,
-            "deactivate",
-            f"superseded by {successor.id} (a change: {_short(successor)})",
-            now,
-            successor.source.channel.value,
-            successor.source.writer,
+            AuditEntry(
+                old.scope,
+                old.id,
+                "deactivate",
+                f"superseded by {successor.id} (a change: {_short(successor)})",
+                now,
+                successor.source.channel.value,
+                successor.source.writer,
+            ),
         )
         if link and successor.prev_id is None:
             linked = successor.replace(
@@ -796,13 +809,15 @@ class ChangeRetirer:
             )
             db.update(linked, None, "", reindex=False)
             db.audit(
-                old.scope,
-                successor.id,
-                "update",
-                f"replaces {old.id}",
-                now,
-                successor.source.channel.value,
-                successor.source.writer,
+                AuditEntry(
+                    old.scope,
+                    successor.id,
+                    "update",
+                    f"replaces {old.id}",
+                    now,
+                    successor.source.channel.value,
+                    successor.source.writer,
+                ),
             )
 
 

@@ -33,7 +33,7 @@ from ...extract.statement import judges_only
 from ...extract.slot import is_instruction
 from ...lang import all_on
 from ...lang.text import lexical_overlap, negated
-from ...types import Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
+from ...types import AuditEntry, Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
 
 #: the writer of what the user said in conversation (MemoryMiddleware's captures)
 CONVERSATION_WRITER = "after_response"
@@ -245,13 +245,15 @@ class Decisions:
         )
         db.insert(claim, db.vectors_with_parts([said.id])[0].get(said.id), self.writes.model)
         db.audit(
-            r.scope,
-            claim.id,
-            "insert",
-            f"the claim turn {said.source.turn_ids[0]} made, replaced by a change",
-            r.created_at,
-            Channel.IMPLICIT.value,
-            "consolidate",
+            AuditEntry(
+                r.scope,
+                claim.id,
+                "insert",
+                f"the claim turn {said.source.turn_ids[0]} made, replaced by a change",
+                r.created_at,
+                Channel.IMPLICIT.value,
+                "consolidate",
+            ),
         )
         return claim
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...core.clock import Clock
 from ...core.policy import CHANNEL_PRIORITY
-from ...types import Channel, MemoryRecord, Scope, Source, Status, WriteResult
+from ...types import AuditEntry, Channel, MemoryRecord, Scope, Source, Status, WriteResult
 
 
 def new_id(clock: Clock) -> str:
@@ -39,13 +39,15 @@ class RecordWrites:
     def insert(self, db, r: MemoryRecord, vec: np.ndarray, reason: str) -> WriteResult:
         db.insert(r, vec, self.model)
         db.audit(
-            r.scope,
-            r.id,
-            "insert",
-            reason,
-            r.created_at,
-            r.source.channel.value,
-            r.source.writer,
+            AuditEntry(
+                r.scope,
+                r.id,
+                "insert",
+                reason,
+                r.created_at,
+                r.source.channel.value,
+                r.source.writer,
+            ),
         )
         return WriteResult("insert", r, reason)
 
@@ -77,13 +79,15 @@ class RecordWrites:
         )
         db.update(updated, vec, self.model, reindex=True)
         db.audit(
-            r.scope,
-            old.id,
-            "update",
-            f"restated (similarity {sim:.2f}), version {updated.version}",
-            now,
-            r.source.channel.value,
-            r.source.writer,
+            AuditEntry(
+                r.scope,
+                old.id,
+                "update",
+                f"restated (similarity {sim:.2f}), version {updated.version}",
+                now,
+                r.source.channel.value,
+                r.source.writer,
+            ),
         )
         return WriteResult("update", updated, "restated", old.id)
 
@@ -94,24 +98,28 @@ class RecordWrites:
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
         db.update(retired, None, self.model, reindex=False)
         db.audit(
-            r.scope,
-            old.id,
-            "deactivate",
-            f"superseded by {r.id} (similarity {sim:.2f})",
-            now,
-            r.source.channel.value,
-            r.source.writer,
+            AuditEntry(
+                r.scope,
+                old.id,
+                "deactivate",
+                f"superseded by {r.id} (similarity {sim:.2f})",
+                now,
+                r.source.channel.value,
+                r.source.writer,
+            ),
         )
         successor = r.replace(version=old.version + 1, prev_id=old.id)
         db.insert(successor, vec, self.model)
         db.audit(
-            r.scope,
-            successor.id,
-            "insert",
-            f"replaces {old.id}",
-            now,
-            r.source.channel.value,
-            r.source.writer,
+            AuditEntry(
+                r.scope,
+                successor.id,
+                "insert",
+                f"replaces {old.id}",
+                now,
+                r.source.channel.value,
+                r.source.writer,
+            ),
         )
         return WriteResult("update", successor, "changed value supersedes the old version", old.id)
 
@@ -129,5 +137,5 @@ def deactivate(
         status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now
     )
     db.update(retired, None, "", reindex=False)
-    db.audit(r.scope, r.id, "deactivate", reason, now, channel.value, writer)
+    db.audit(AuditEntry(r.scope, r.id, "deactivate", reason, now, channel.value, writer))
     return retired
