@@ -1,5 +1,6 @@
-"""The tuning table (openclaw_memory/config/tuning.yaml): every entry documented and used, the config's
-tuned defaults read from it, and no tuned number left inline in the read path's cleaned modules."""
+"""The tuning table (openclaw_memory/config/tuning.yaml): every entry documented and used, the
+config's tuned defaults read from it, and no tuned number left inline in the modules of the
+read and write paths."""
 
 from __future__ import annotations
 
@@ -17,16 +18,11 @@ from openclaw_memory.config.tuning import BY_HAND, SECTION, table, tuned, tuned_
 
 PACKAGE = Path(tuning.__file__).resolve().parents[1]
 REPO = PACKAGE.parent
-#: the read path's modules with no tuned number inline (the goal is every module of recall/)
-CLEANED = (
-    "channels",
-    "head",
-    "kinds",
-    "pool",
-    "query",
-    "rank",
-    "recaller",
-    "reference",
+#: the stages whose modules hold no tuned number inline: the read path, the write path
+#: (extraction, consolidation, capture) and the block's assembly
+STAGES = ("recall", "extract", "write", "capture", "inject")
+CLEANED = sorted(
+    str(p.relative_to(PACKAGE)) for stage in STAGES for p in (PACKAGE / stage).rglob("*.py")
 )
 #: floats that are no tuned number: nothing, a half, all
 PLAIN = {0.0, 0.5, 1.0}
@@ -49,8 +45,8 @@ def test_the_checker_finds_a_tuned_float():
 
 
 @pytest.mark.parametrize("module", CLEANED)
-def test_a_cleaned_module_has_no_inline_tuned_float(module):
-    path = PACKAGE / "recall" / f"{module}.py"
+def test_a_stage_module_has_no_inline_tuned_float(module):
+    path = PACKAGE / module
     found = inline_floats(path.read_text(encoding="utf-8"))
     assert not found, f"{path}: tuned numbers belong in tuning.yaml, found {found}"
 

@@ -16,6 +16,16 @@ from ..lang.text import valid_unicode
 from ..core.tokens import truncate_tokens
 from ..extract.base import REQUEST_TAG
 from ..types import Candidate, Channel, MemoryType, ToolEvent
+from ..config.tuning import tuned
+
+#: importances: a tool call's record (raised when it failed or touched files), a process
+#: event's (a blocked process's), an utterance kept verbatim
+_TOOL_IMPORTANCE = tuned("tool_event.importance")
+_TOOL_FAILURE_BONUS = tuned("tool_event.failure_bonus")
+_TOOL_FILES_BONUS = tuned("tool_event.files_bonus")
+_PROCESS_IMPORTANCE = tuned("process_event.importance")
+_BLOCKED_IMPORTANCE = tuned("process_event.blocked_importance")
+_UTTERANCE_IMPORTANCE = tuned("utterance.importance")
 
 
 #: the agent's own memory tools: what they do is memory already, never an event about memory
@@ -83,7 +93,11 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
         detail_parts.append("files: " + ", ".join(event.files[:50]))
     if event.duration_ms is not None:
         detail_parts.append(f"duration: {event.duration_ms:.0f} ms")
-    importance = 0.4 + (0.2 if not event.ok else 0.0) + (0.15 if event.files else 0.0)
+    importance = (
+        _TOOL_IMPORTANCE
+        + (_TOOL_FAILURE_BONUS if not event.ok else 0.0)
+        + (_TOOL_FILES_BONUS if event.files else 0.0)
+    )
     return Candidate(
         type=MemoryType.EVENT,
         summary=summary,
@@ -100,7 +114,12 @@ def tool_event_candidate(event: ToolEvent, *, turn_id: str | None = None) -> Can
 
 
 def process_event_candidates(
-    subject: str, status: str, summary: str = "", *, reason: str = "", importance: float = 0.7
+    subject: str,
+    status: str,
+    summary: str = "",
+    *,
+    reason: str = "",
+    importance: float = _PROCESS_IMPORTANCE,
 ) -> list[Candidate]:
     """A task's status changed: update the task fact; a blocked task also leaves a warning event."""
     status = status.strip().lower()
@@ -123,7 +142,7 @@ def process_event_candidates(
                 subject=subject,
                 summary=f"{subject} blocked: {reason or summary}",
                 tags=("process", "warning"),
-                importance=0.8,
+                importance=_BLOCKED_IMPORTANCE,
                 confidence=1.0,
                 channel=Channel.TOOL,
             )
@@ -146,7 +165,7 @@ def episode_candidate(
         summary=truncate_tokens(text.strip(), max_tokens),
         subject=None,
         tags=(speaker, REQUEST_TAG) if request else (speaker,),
-        importance=0.3,
+        importance=_UTTERANCE_IMPORTANCE,
         confidence=1.0,
         channel=Channel.IMPLICIT,
         turn_ids=(turn_id,) if turn_id else (),

@@ -25,6 +25,7 @@ from ..write.forget import ForgetCommand, run as forget_run
 from ..core.worker import UserJobs
 from .events import episode_candidate
 from . import PendingTurns, own_turns, transcript_turns
+from ..config.tuning import tuned
 
 if TYPE_CHECKING:
     from ..write.consolidate import MemoryWriter, Notify
@@ -38,7 +39,7 @@ class Sessions:
 
     #: an open session's last_active_at is refreshed at most this often (seconds): most requests
     #: then only read, with no write transaction on the request path
-    ACTIVE_GRANULARITY = 60.0
+    ACTIVE_GRANULARITY = 60
 
     def open(self, scope: Scope, session_id: str) -> bool:
         """Open or continue a session; True when it is new (the `context` hook then runs)."""
@@ -255,8 +256,8 @@ class SessionSummaries:
                     MemoryType.SUMMARY,
                     text,
                     subject=f"session/{session_id}",
-                    importance=0.6,
-                    confidence=0.9,
+                    importance=tuned("session_summary.importance"),
+                    confidence=tuned("session_summary.confidence"),
                     channel=Channel.SUMMARY,
                     turn_ids=evidence,
                     key=f"{key}:summary" if key else None,

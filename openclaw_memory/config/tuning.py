@@ -1,6 +1,6 @@
-"""The tuning table: every tuned number of the read path and of the configuration's defaults, in
-one data file shipped with the package (`tuning.yaml`), each with what it means and where its
-value came from.
+"""The tuning table: every tuned number of the read and write paths and of the configuration's
+defaults, in one data file shipped with the package (`tuning.yaml`), each with what it means and
+where its value came from.
 
 An entry is read by its dotted name where the number is used (`tuned("cover.layer_penalty")`);
 a configuration default is named after its key (`recall.weights.session`), a number of a

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from ..config import default_prompts_dir
 from ..lang import Entry, Languages, all_on
+from ..config.tuning import tuned
 
 # The extraction interface: a turn in, candidate memories out.
 
@@ -98,27 +99,31 @@ def attribute(candidates: Sequence[Candidate], speaker: str | None) -> list[Cand
 #: the base importance of each type is a column of the policy table
 _BASE = {kind: policy.base_importance for kind, policy in POLICY.items()}
 _CHANNEL_BONUS = {
-    Channel.EXPLICIT: 0.15,
+    Channel.EXPLICIT: tuned("importance.explicit_bonus"),
     Channel.TOOL: 0.0,
     Channel.IMPLICIT: 0.0,
-    Channel.SUMMARY: -0.05,
+    Channel.SUMMARY: -tuned("importance.summary_penalty"),
 }
 #: Tags that raise importance: the user forbade something, or getting it wrong could hurt.
 _HIGH_TAGS = frozenset({"prohibition", "allergy", "health", "safety"})
+_HIGH_TAG_BONUS = tuned("importance.high_tag_bonus")
+_LOW_CONFIDENCE_PENALTY = tuned("importance.low_confidence_penalty")
+#: confidence of a candidate whose rule or model states none
+DEFAULT_CONFIDENCE = tuned("extract.default_confidence")
 
 
 def importance_for(
     type: MemoryType,
     channel: Channel = Channel.IMPLICIT,
     tags: Iterable[str] = (),
-    confidence: float = 0.8,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> float:
     """Importance in [0, 1] from the memory type, its channel, its tags and its confidence."""
     score = _BASE.get(type, 0.5) + _CHANNEL_BONUS.get(channel, 0.0)
     if _HIGH_TAGS.intersection(tags):
-        score += 0.15
+        score += _HIGH_TAG_BONUS
     if confidence < 0.5:
-        score -= 0.15
+        score -= _LOW_CONFIDENCE_PENALTY
     return round(min(1.0, max(0.0, score)), 3)
 
 

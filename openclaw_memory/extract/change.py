@@ -49,6 +49,10 @@ from .preference_rules import favorite_slot
 from collections.abc import Callable
 from typing import Any
 from ..types import MemoryType
+from ..config.tuning import tuned
+
+#: confidence of a correction of the user's own earlier words
+_SWITCH_CONFIDENCE = tuned("extract.switch_confidence")
 
 # Does a statement say that something changed, and what is it about? (issue 16, write path)
 #
@@ -366,7 +370,7 @@ def _plain(value: str) -> str:
 
 def switch(subject: str, summary: str, value: str, replaces: str = "", kind=PROFILE) -> Slot:
     """The user corrects their own earlier words: a `switch` slot, naming the old value if said."""
-    return Slot(kind, subject, summary, ("switch",), (value,), 0.9, replaces)
+    return Slot(kind, subject, summary, ("switch",), (value,), _SWITCH_CONFIDENCE, replaces)
 
 
 #: how a language finds the head of an attribute word (`heads:` of its lexicon table)

@@ -28,7 +28,7 @@ from ..errors import ExtractionError
 from ..llm import call_with_timeout
 from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType, Turn
-from .base import Extractor
+from .base import DEFAULT_CONFIDENCE, Extractor
 from .base import is_contentless
 from .base import importance_for
 from .base import parse_json_value
@@ -66,7 +66,7 @@ class FactItem(BaseModel):
     type: str
     fact: str = Field(min_length=1, max_length=1000)
     subject: str | None = None
-    certainty: float = Field(default=0.8, ge=0.0, le=1.0)
+    certainty: float = Field(default=DEFAULT_CONFIDENCE, ge=0.0, le=1.0)
     replaces: str | None = None
     tags: list[str] = Field(default_factory=list)
     entities: list[str] = Field(default_factory=list)
@@ -186,7 +186,7 @@ class LLMExtractor:
         prompts_dir: str | Path,
         clock: Clock,
         *,
-        timeout_seconds: float | None = 20.0,
+        timeout_seconds: float | None = 20,
         secrets: SecretFilter | None = None,
         max_assistant_tokens: int = 300,
     ) -> None:

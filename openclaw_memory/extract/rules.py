@@ -21,6 +21,14 @@ from .change import additive
 from .base import is_contentless, importance_for
 from .preference_rules import rule_head_en
 from .secrets import SecretFilter
+from ..config.tuning import tuned
+
+#: confidences: a statement or instruction said with a hedge, a request to remember (plain and
+#: hedged), a standing instruction said plainly
+_HEDGED = tuned("extract.hedged_confidence")
+_EXPLICIT = tuned("write.explicit.confidence")
+_HEDGED_EXPLICIT = tuned("extract.hedged_explicit_confidence")
+_STANDING = tuned("extract.standing_confidence")
 
 # Slot classification for the rule chain: one clause in, at most one typed slot out.
 #
@@ -168,7 +176,7 @@ class RuleExtractor:
             for s, clause in ((classify(c, langs=langs), c) for c in _clauses(body, langs))
             if s
         ]
-        conf = 0.4 if hedged else None
+        conf = _HEDGED if hedged else None
         return [_candidate(s, _channel(s), conf or s.confidence, turn_ids) for s in slots]
 
     def _forget(self, what: str, turn_ids: tuple[str, ...]) -> Candidate:
@@ -188,14 +196,14 @@ class RuleExtractor:
             detail=what,
             forget=True,
             channel=Channel.EXPLICIT,
-            confidence=0.95,
+            confidence=_EXPLICIT,
             turn_ids=turn_ids,
             importance=importance_for(kind, Channel.EXPLICIT),
         )
 
     def _explicit(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
         """记住/remember: known slots keep their keys; whatever else was said is kept as a fact."""
-        conf = 0.6 if hedged else 0.95
+        conf = _HEDGED_EXPLICIT if hedged else _EXPLICIT
         slots: list[Any] = []
         rest: list[Any] = []
         for clause in _clauses(what, self._langs):
@@ -210,7 +218,7 @@ class RuleExtractor:
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
     def _standing(self, what: str, turn_ids: tuple[str, ...], hedged: bool) -> list[Candidate]:
-        conf = 0.4 if hedged else 0.9
+        conf = _HEDGED if hedged else _STANDING
         slots = [
             s
             for s in (
@@ -289,7 +297,7 @@ def _free_fact(what: str, langs: Languages) -> Slot:
         if m:
             subject = "fact/" + m.group("k").strip().lower()
             break
-    return Slot(MemoryType.FACT, subject, third_person(what, langs.of(what)), (), (), 0.95)
+    return Slot(MemoryType.FACT, subject, third_person(what, langs.of(what)), (), (), _EXPLICIT)
 
 
 def _candidate(

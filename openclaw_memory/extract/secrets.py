@@ -14,6 +14,17 @@ from collections.abc import Iterator, Sequence, Callable, Mapping
 from . import secret_patterns as patterns
 from dataclasses import dataclass
 from typing import Any
+from ..config.tuning import tuned
+
+#: bits of entropy per character that make a value random enough to be a secret: a mixed value
+#: assigned to a secret's name, a bare token of three character classes, a mixed-case
+#: password-like value, a value of 24 characters or more; under the last, a value near a secret
+#: word is not one
+_ASSIGNED_ENTROPY = tuned("secrets.assigned_entropy")
+_TOKEN_ENTROPY = tuned("secrets.token_entropy")
+_MIXED_CASE_ENTROPY = tuned("secrets.mixed_case_entropy")
+_LONG_VALUE_ENTROPY = tuned("secrets.long_value_entropy")
+_NEAR_WORD_ENTROPY = tuned("secrets.near_word_entropy")
 
 # Secrets in command lines: the value after a flag that names a secret.
 #
@@ -202,7 +213,7 @@ def _scan_api_keys(text: str) -> Iterator[SecretFinding]:
         value = m.group(1)
         mixed = patterns.char_classes(value.strip("=")) >= 2 and any(c.isdigit() for c in value)
         if (
-            mixed and patterns.entropy(value) >= 3.0
+            mixed and patterns.entropy(value) >= _ASSIGNED_ENTROPY
         ):  # a random-looking value, not "placeholder_value"
             yield SecretFinding("api_key", m.start(1), m.end(1))
     for m in patterns.AWS_SECRET.finditer(text):
@@ -210,7 +221,7 @@ def _scan_api_keys(text: str) -> Iterator[SecretFinding]:
         # upper, lower and digits, and random: a git hash is hex, a word run has no digits
         if (
             patterns.char_classes(value.replace("/", "").replace("+", "")) >= 3
-            and patterns.entropy(value) >= 4.2
+            and patterns.entropy(value) >= _TOKEN_ENTROPY
         ):
             yield SecretFinding("api_key", m.start(), m.end())
 
@@ -302,8 +313,8 @@ def _field_value_ok(kind: str, value: str, quoted: bool, text: str, end: int) ->
     mixed_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
     return len(value) >= 8 and (
         any(c.isdigit() for c in value)
-        or (mixed_case and patterns.entropy(value) >= 3.0)
-        or (len(value) >= 24 and patterns.entropy(value) >= 3.5)
+        or (mixed_case and patterns.entropy(value) >= _MIXED_CASE_ENTROPY)
+        or (len(value) >= 24 and patterns.entropy(value) >= _LONG_VALUE_ENTROPY)
     )
 
 
@@ -384,7 +395,7 @@ def _scan_fields(text: str) -> Iterator[SecretFinding]:
 def _random_value(value: str, gap: str) -> bool:
     """A value near a secret word that looks random, with nothing between them saying it is
     something else (a manager's name, a version, a commit, a bug)."""
-    if len(value) < 8 or value.isdigit() or patterns.entropy(value) < 2.5:
+    if len(value) < 8 or value.isdigit() or patterns.entropy(value) < _NEAR_WORD_ENTROPY:
         return False
     words = re.findall(r"[A-Za-z]+", gap)[1:]
     if len(words) > 6 or any(w.lower() in _GAP_STOP for w in words) or _GAP_STOP_ZH.search(gap):

@@ -12,6 +12,7 @@ from ..lang.heads import _posseg
 
 # moved below both sides (recall reads them too); kept here for the write side
 from ..lang.heads import en_head as en_head, singular as singular, zh_head as zh_head
+from ..config.tuning import tuned
 
 # The Slot value and the helpers every slot classifier shares.
 #
@@ -31,7 +32,7 @@ class Slot:
     summary: str
     tags: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
-    confidence: float = 0.85
+    confidence: float = tuned("extract.slot_confidence")
     #: a change: the old value it replaces, when the clause names it ("" when it does not)
     replaces: str = ""
     #: indexed and embedded with the memory, never shown: the words that find it in the other

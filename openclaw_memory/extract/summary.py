@@ -214,7 +214,7 @@ class Summarizer:
         max_items: int = 5,
         max_item_tokens: int = 60,
         max_input_tokens: int = 3000,
-        timeout_seconds: float | None = 60.0,
+        timeout_seconds: float | None = 60,
         secrets: SecretFilter | None = None,
     ) -> None:
         self._llm = llm

@@ -92,6 +92,7 @@ from ..extract.base import is_contentless
 from ..extract.slot import is_instruction
 from ..lang import all_on
 from ..lang.text import search_tokens, unspaced
+from ..config.tuning import tuned
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .query import ahead
 from .query import asked
@@ -169,9 +170,13 @@ def _across(r: MemoryRecord, pool: Pool) -> bool:
     )
 
 
+#: how far under the absolute bar a memory with keyword evidence may score
+_KEYWORD_BAR_DROP = tuned("gate.keyword_bar_drop")
+
+
 def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
     """The bars for this request (see the module docstring)."""
-    alone, with_keyword = min_semantic, min_semantic - 0.05
+    alone, with_keyword = min_semantic, min_semantic - _KEYWORD_BAR_DROP
     lv = level(pool)
     if lv is not None and cfg.background_margin is not None and not pool.personal:
         alone = max(alone, lv + cfg.background_margin)

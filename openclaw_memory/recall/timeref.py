@@ -39,7 +39,7 @@ from ..lang.pack import NEVER, Entry, LanguagePack
 TABLE = "time"
 #: a unit of a year or longer names a time, not a window: "the past two years" reaches back past
 #: most of what a store holds
-_YEAR = 366.0
+_YEAR = 366
 #: what a fragment that is switched off stands for in a pattern built from it: nothing matches
 _NOTHING = "(?!)"
 

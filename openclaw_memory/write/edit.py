@@ -33,6 +33,7 @@ from ..types import (
 )
 from .consolidate.records import new_id
 from ..embed.embedding import embed_with_parts
+from ..config.tuning import tuned
 
 if TYPE_CHECKING:
     from ..runtime.engine import MemoryEngine
@@ -86,8 +87,8 @@ def explicit_candidate(
                 kind or MemoryType.FACT,
                 text.strip(),
                 subject=subject,
-                importance=0.8,
-                confidence=0.95,
+                importance=tuned("write.explicit.importance"),
+                confidence=EDIT_CONFIDENCE,
                 tags=cand_tags,
             )
         ]
@@ -97,7 +98,7 @@ def explicit_candidate(
             **c.__dict__,
             "channel": Channel.EXPLICIT,
             "subject": subject or c.subject,
-            "confidence": max(c.confidence, 0.95),
+            "confidence": max(c.confidence, EDIT_CONFIDENCE),
             "tags": tuple(dict.fromkeys((*c.tags, *tags))),
         }
     )
@@ -125,7 +126,7 @@ def _memory_type(name: str) -> MemoryType:
 # caller: "cli", "console", "api"). Both steps are audited in the same transaction.
 
 #: a user's own correction is as trustworthy as an explicit "remember"
-EDIT_CONFIDENCE = 0.95
+EDIT_CONFIDENCE = tuned("write.explicit.confidence")
 _KEEP = object()
 
 

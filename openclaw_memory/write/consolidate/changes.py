@@ -57,6 +57,7 @@ from ...extract.change import states_change
 from ...lang import Languages
 from .records import new_id
 from ...extract.base import attribute
+from ...config.tuning import tuned
 
 # When meaning alone links a change to a memory (`Neighbour`): the test every place that
 # retires by meaning asks (`consolidate_decide.Decisions._about`, `consolidate_targets.ChangeTargets`).
@@ -161,7 +162,11 @@ _ORIGIN = frozenset({"hometown", "birthday"})
 #: how many earlier episodes of a scope a change is compared with (newest first)
 _EPISODE_POOL = 400
 #: how far under `change_similarity` a memory the change contradicts by attribute may score
-_ATTRIBUTE_SLACK = 0.05
+_ATTRIBUTE_SLACK = tuned("consolidate.attribute_slack")
+#: how far under `change_similarity` the nearest claim sharing a word may score
+_SHARED_WORD_SLACK = tuned("consolidate.shared_word_slack")
+#: confidence of the claim a change's episode is distilled into
+_CLAIM_CONFIDENCE = tuned("consolidate.change_claim_confidence")
 
 
 class ChangeTargets:
@@ -230,7 +235,9 @@ class ChangeTargets:
         ]
         # the nearest claim sharing a word, when it is (about) the nearest claim of all: a word
         # shared with a farther claim is a coincidence (a name, 工作), not the attribute
-        if fits and fits[0][0] >= max(self.similarity - 0.05, scored[0][0] - self.margin):
+        if fits and fits[0][0] >= max(
+            self.similarity - _SHARED_WORD_SLACK, scored[0][0] - self.margin
+        ):
             return fits[0][1]
         hit = self._contradicted(scored, new, who)
         if hit is not None:
@@ -754,7 +761,7 @@ class ChangeRetirer:
             session_id=episode.session_id,
             tags=("switch",),
             importance=old.importance,
-            confidence=0.85,
+            confidence=_CLAIM_CONFIDENCE,
             source=Source(
                 Channel.IMPLICIT,
                 episode.source.session_id,

@@ -34,6 +34,10 @@ from ...extract.slot import is_instruction
 from ...lang import all_on
 from ...lang.text import lexical_overlap, negated
 from ...types import AuditEntry, Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
+from ...config.tuning import tuned
+
+#: share of content words two procedures must have in common to be one procedure
+_MIN_OVERLAP = tuned("procedure.min_overlap")
 
 #: the writer of what the user said in conversation (MemoryMiddleware's captures)
 CONVERSATION_WRITER = "after_response"
@@ -275,7 +279,7 @@ class Decisions:
             and not {e.lower() for e in old.entities} & {e.lower() for e in new.entities}
         ):
             return 0.0
-        if lexical_overlap(old.summary, new.summary) < 0.3:
+        if lexical_overlap(old.summary, new.summary) < _MIN_OVERLAP:
             return 0.0
         return float(np.dot(old_vec, vec))
 
