@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from openclaw_memory.store.ports import ListQuery, content_hash, hashed_user
+from openclaw_memory.store.ports import ListQuery, UnusedQuery, content_hash, hashed_user
 from openclaw_memory.types import (
     WindowMessage,
     AuditEntry,
@@ -392,7 +392,7 @@ def test_forgetting_look_ups(store):
     ev3 = rec(summary="free event", type_=MemoryType.EVENT, at=4.0)
     put(store, old, keep, explicit, ev1, ev2, ev3)
     assert [r.id for r in store.expired(ALICE, 10.0, 10)] == [old.id]
-    assert [r.id for r in store.unused(ALICE, ["profile"], 0.2, 1.5, 10)] == [old.id]
+    assert [r.id for r in store.unused(ALICE, UnusedQuery(("profile",), 0.2, 1.5, 10))] == [old.id]
     assert store.crowded_event_subjects(ALICE, 1) == ["deploy"]
     assert store.live_event_count(ALICE, "deploy") == 2 and store.live_event_count(ALICE, None) == 1
     assert [r.id for r in store.oldest_live_events(ALICE, "deploy", 1)] == [ev1.id]

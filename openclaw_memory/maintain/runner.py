@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TYPE_CHECKING
 from ..embed.embedding import embed_with_parts, embed_passages
-from ..store.ports import MaintenanceStore, ManagedVectorIndex, VectorIndex
+from ..store.ports import MaintenanceStore, ManagedVectorIndex, UnusedQuery, VectorIndex
 from ..core.policy import type_values, types_where
 from ..types import AuditEntry, Channel, MemoryRecord, MemoryType, Scope, Source, Status
 from ..core.clock import DAY, iso_date
@@ -231,11 +231,12 @@ def cleanup(engine: MemoryEngine, scope: Scope) -> int:
     reason = (
         f"unused for {f.cleanup_unused_days:g} days and importance <= {f.cleanup_max_importance:g}"
     )
+    unused = UnusedQuery(tuple(_KEPT), f.cleanup_max_importance, cutoff, _BATCH)
     done = 0
     while True:
         store = engine.store
         with store.transaction():
-            victims = store.unused(part, _KEPT, f.cleanup_max_importance, cutoff, _BATCH)
+            victims = store.unused(part, unused)
             store.delete_records(part, [r.id for r in victims])  # queues the vector deletes
             for r in victims:
                 store.audit(AuditEntry(part, r.id, "delete", reason, now, None, WRITER))

@@ -104,6 +104,18 @@ class ListQuery:
     count_cap: int = 10_000
 
 
+@dataclass(frozen=True)
+class UnusedQuery:
+    """What cleanup deletes: live or archived records not of `kept_types`, not explicit, of
+    importance at most `max_importance`, neither used nor updated after `cutoff`; `limit` of
+    them at a time, in written order."""
+
+    kept_types: tuple[str, ...]
+    max_importance: float
+    cutoff: float
+    limit: int
+
+
 @dataclass
 class ListPage:
     rows: list[MemoryRecord]
@@ -345,16 +357,8 @@ class MaintenanceStore(IndexFeed, Protocol):
     def expired(self, scope: Scope, now: float, limit: int) -> list[MemoryRecord]:
         """Active records whose `expires_at` has passed, oldest expiry first."""
 
-    def unused(
-        self,
-        scope: Scope,
-        kept_types: Sequence[str],
-        max_importance: float,
-        cutoff: float,
-        limit: int,
-    ) -> list[MemoryRecord]:
-        """Active or archived records not of `kept_types`, not explicit, of importance at most
-        `max_importance`, neither accessed nor updated after `cutoff`, in written order."""
+    def unused(self, scope: Scope, q: UnusedQuery) -> list[MemoryRecord]:
+        """The scope's records cleanup may delete (see `UnusedQuery`)."""
 
     def crowded_event_subjects(self, scope: Scope, more_than: int) -> list[str | None]:
         """Subjects holding more than `more_than` active events, sorted."""

@@ -16,7 +16,7 @@ from ..errors import StoreError
 from ..lang.text import sentence_parts
 from ..types import MemoryRecord, Scope, WindowMessage, memory_text
 from . import sql as shared
-from .ports import ListPage, ListQuery, hashed_user
+from .ports import ListPage, ListQuery, UnusedQuery, hashed_user
 from .records import SqlRecords, _marks, _chunks, delete_rows, put_vector, query, row_to_record
 from .sql import as_dict
 
@@ -288,24 +288,15 @@ class SqlStore(SqlRecords):
             limit,
         )
 
-    def unused(
-        self,
-        scope: Scope,
-        kept_types: Sequence[str],
-        max_importance: float,
-        cutoff: float,
-        limit: int,
-    ) -> list[MemoryRecord]:
-        """Live or archived records, not of `kept_types`, not explicit, of importance at most
-        `max_importance`, neither used nor updated since `cutoff`, in written order."""
-        kept = f" AND type NOT IN ({_types(kept_types)})" if kept_types else ""
+    def unused(self, scope: Scope, q: UnusedQuery) -> list[MemoryRecord]:
+        kept = f" AND type NOT IN ({_types(q.kept_types)})" if q.kept_types else ""
         return self._partition(
             scope,
             f"status IN ('active', 'archived'){kept} AND channel <> 'explicit' "
             "AND importance <= ? AND COALESCE(last_accessed_at, updated_at) <= ?",
-            (max_importance, cutoff),
+            (q.max_importance, q.cutoff),
             "rid ASC",
-            limit,
+            q.limit,
         )
 
     def crowded_event_subjects(self, scope: Scope, more_than: int) -> list[str | None]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Sequence, Iterator
 from ...lang.text import search_tokens, sentence_parts
 from ...types import AuditEntry, MemoryRecord, MemoryType, Scope, Status, WindowMessage
-from ..ports import content_hash, hashed_user, ListPage, ListQuery
+from ..ports import content_hash, hashed_user, ListPage, ListQuery, UnusedQuery
 from .records import RecordsMixin, scope_key
 from .base import MemoryBase
 
@@ -38,26 +38,19 @@ class HousekeepingMixin(RecordsMixin):
         )
         return sorted(rows, key=lambda r: r.expires_at or 0.0)[:limit]
 
-    def unused(
-        self,
-        scope: Scope,
-        kept_types: Sequence[str],
-        max_importance: float,
-        cutoff: float,
-        limit: int,
-    ) -> list[MemoryRecord]:
-        kept = set(kept_types)
+    def unused(self, scope: Scope, q: UnusedQuery) -> list[MemoryRecord]:
+        kept = set(q.kept_types)
         return self._select(
             scope,
             lambda r: (
                 r.status in (Status.ACTIVE, Status.ARCHIVED)
                 and r.type.value not in kept
                 and r.source.channel.value != "explicit"
-                and r.importance <= max_importance
+                and r.importance <= q.max_importance
                 and (r.last_accessed_at if r.last_accessed_at is not None else r.updated_at)
-                <= cutoff
+                <= q.cutoff
             ),
-            limit,
+            q.limit,
         )
 
     def _events(self, scope: Scope, subject: str | None) -> list[MemoryRecord]:
