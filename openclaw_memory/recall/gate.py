@@ -73,6 +73,9 @@ Chinese word that ends a longer one of the request, 公司 of 保险公司, its 
 names an attribute it names, a member of a kind it names or the vocabulary of a subject it asks
 about ("where do I work?" / "I changed jobs": recall/reference.py), and none beats the level in
 meaning by `recall.unheld_margin`.
+
+Over 600 lines: one decision, whether a memory is relevant enough to inject, with its bars and
+its evidence together.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Whole-store work in the in-memory store, and its logs.
 
 Forgetting look-ups, reindex, doctor, purge, export and import; the audit, the outbox, sessions,
-the short-term window and the maintenance log, as the SQL store keeps them.
+the short-term window and the maintenance log, as the SQL store keeps them. Over 600 lines: the
+fake's half of the whole-store port, kept beside each other as `sql_store.py` keeps the real one.
 """
 
 from __future__ import annotations
