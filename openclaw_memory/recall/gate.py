@@ -34,7 +34,7 @@ Keyword evidence is read as each language writes words: a Chinese term counts in
 text (Chinese has no spaces), a Latin one as a word of it or, for a stem of four letters or more,
 as the start of one of its family (supervises / supervisor); "hi" is not in "think", "bee" not
 in "been". A request that asks nothing (a thanks, a greeting, "Thanks, that was
-helpful!", 谢谢，这个很有帮助！: `extract.filter.is_contentless`), with no recent turn of the user
+helpful!", 谢谢，这个很有帮助！: `lang.contentless`), with no recent turn of the user
 that says something, gets no retrieved memory at all:
 nothing of the user's answers it, and a memory that opens with the same thanks to the assistant
 ("That's really helpful, thanks! I think I'll ...") resembles it in meaning *and* words.
@@ -43,7 +43,7 @@ A request that refers to the user's world ("where do I live?", "what did Carolin
 外婆的寿宴) may be answered by a memory that only loosely resembles it: it is gated by the
 embedder's absolute calibration (`recall.min_semantic`, 0.05 lower with keyword evidence), recall
 first. A memory that names the attribute the request asks about counts as keyword evidence
-(`extract.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
+(`lang.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
 two share no word, and the answer to such a question is a value, not its general word. The
 profile whitelist's standing facts and instructions (`standing`: profile facts, what the user
 asked to remember, reply language and format, prohibitions) and memories whose subject or date
@@ -85,11 +85,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import RecallConfig
-from ..extract.statement import mentions
-from ..extract.statement import names_any
+from ..lang.attributes import mentions, names_any
 from ..lang.entities import PERSON
-from ..extract.base import is_contentless
-from ..extract.slot import is_instruction
+from ..lang.contentless import is_contentless
+from ..lang.instruction import is_instruction
 from ..lang import all_on
 from ..lang.text import search_tokens, unspaced
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory

@@ -12,7 +12,8 @@ import itertools
 import threading
 import numpy as np
 from typing import Sequence, Any, Iterator, Mapping
-from ..extract.base import asked_only, is_contentless
+from ..lang.contentless import is_contentless
+from ..lang.request import asked_only
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 from dataclasses import dataclass
 from ..config import RecallConfig
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 # a log of one person's turns (the user's alone) never grows this way.
 #
 # A logged turn that only asked the assistant for something (a question, a command, small talk:
-# `extract.request_grammar`) is kept for audit and never delivered, neither as a memory nor as
+# `lang.request`) is kept for audit and never delivered, neither as a memory nor as
 # the context of another turn: a turn's window never chains unrelated requests.
 #
 # Neighbours are live episodes of the same scope and session only: forgotten, expired or outdated
@@ -103,7 +104,7 @@ ASKED_ONLY = "a request for help, not a memory"
 
 
 def set_requests_aside(ranked: Sequence[ScoredMemory]) -> list[ScoredMemory]:
-    """A logged turn that only asked the assistant for something (`extract.request_grammar`)
+    """A logged turn that only asked the assistant for something (`lang.request`)
     keeps its place in the ranking for audit and is never delivered."""
     return [
         dataclasses.replace(s, kept=False, reason=ASKED_ONLY)
