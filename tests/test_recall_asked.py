@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.recall.query import ahead
-from openclaw_memory.recall.query import asked
-from openclaw_memory.recall.query import states
-from openclaw_memory.recall.query import subject_key
+from openclaw_memory.recall.keys import ahead
+from openclaw_memory.recall.keys import asked
+from openclaw_memory.recall.keys import states
+from openclaw_memory.recall.keys import subject_key
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope
 
 ALICE = Scope("alice")
