@@ -186,7 +186,7 @@ def build_query(
         else text
     )
     terms = content_terms(content)
-    asked = questions(current, langs)
+    several_questions = questions(current, langs)
     return RecallQuery(
         text=text,
         terms=terms,
@@ -200,8 +200,8 @@ def build_query(
         duration=asks_duration(current, langs),
         current=current,
         described=described(current, langs),
-        questions=asked,
-        analysis=analyse(text, current, asked),
+        questions=several_questions,
+        analysis=analyse(text, current, several_questions),
     )
 
 
