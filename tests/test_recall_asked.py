@@ -1,5 +1,5 @@
 """What a request asks about and what a memory states, as keys that do not depend on wording or
-language (recall/query.py), English and Chinese side by side."""
+language (recall/keys.py), English and Chinese side by side."""
 
 from __future__ import annotations
 

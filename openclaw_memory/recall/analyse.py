@@ -67,7 +67,7 @@ class Analysis:
     #: the keys it may name an entity of the store by (`request_keys`)
     entity_keys: frozenset[str] = frozenset()
     #: the subject vocabularies its lower-cased text uses (`reference.asks_about`)
-    asks_about: frozenset[str] = frozenset()
+    lower_vocabularies: frozenset[str] = frozenset()
 
     # the request itself
     #: the current input, or the whole text when it has none
@@ -120,7 +120,7 @@ def analyse(text: str, current: str = "", questions: Sequence[str] = ()) -> Anal
         code=detect(text),
         unspaced=unspaced(text),
         entity_keys=request_keys(text),
-        asks_about=vocabulary_names(lower),
+        lower_vocabularies=vocabulary_names(lower),
         request=request,
         lower_request=request.lower(),
         request_unspaced=unspaced(request),

@@ -503,7 +503,10 @@ def components(
         tokens = frozenset(search_tokens(r.text))
     if r.subject and (
         subject_matches(r.subject, low, terms)
-        or (r.type is MemoryType.PROFILE and asks_about(r.subject, query.analysis.asks_about))
+        or (
+            r.type is MemoryType.PROFILE
+            and asks_about(r.subject, query.analysis.lower_vocabularies)
+        )
     ):
         structure = 1.0
     elif on_named_date(r, query):
