@@ -324,9 +324,9 @@ def profile_kinds(
     used: Mapping[str, Sequence[str]], terms: Iterable[str], records: Iterable[MemoryRecord]
 ) -> tuple[Kind, ...]:
     """A kind per profile subject the request asks about in the subject's vocabulary (`used`:
-    the words of each vocabulary it uses, `vocabulary_words`), whose
-    members are the values of the active profile memories of that subject (their entities: a
-    Chinese value as written, an English one as all of its words) and whose terms are the
+    the words of each vocabulary it uses, `vocabulary_words`), whose members are the values of
+    the active profile memories of that subject (their entities: a Chinese value as written, an
+    English one as all of its words) and whose terms are the
     request's terms that the vocabulary's words in it make ("working", "current role": work,
     current, role). None for a subject with no such memory among records (the pool's: the
     profile channel's, recall/channels.py)."""
