@@ -326,10 +326,10 @@ def profile_kinds(
     """A kind per profile subject the request asks about in the subject's vocabulary (`used`:
     the words of each vocabulary it uses, `vocabulary_words`), whose members are the values of
     the active profile memories of that subject (their entities: a Chinese value as written, an
-    English one as all of its words) and whose terms are the
-    request's terms that the vocabulary's words in it make ("working", "current role": work,
-    current, role). None for a subject with no such memory among records (the pool's: the
-    profile channel's, recall/channels.py)."""
+    English one as all of its words) and whose terms are the request's terms that the
+    vocabulary's words in it make ("working", "current role": work, current, role). None for a
+    subject with no such memory among records (the pool's: the profile channel's,
+    recall/channels.py)."""
     asked = set(terms)
     roots = _roots(all_on())
     values: dict[str, list[str]] = {}
