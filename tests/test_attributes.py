@@ -11,7 +11,7 @@ import pytest
 
 from openclaw_memory.extract.statement import contradicts
 from openclaw_memory.extract.statement import flips
-from openclaw_memory.extract.statement import mentions
+from openclaw_memory.lang.attributes import mentions
 from openclaw_memory.extract.change import now_also
 from openclaw_memory.extract.change import states_change
 from openclaw_memory.extract.change import switches
@@ -180,7 +180,7 @@ def _dataset_turns() -> list[str]:
 def test_one_search_per_attribute_finds_what_its_patterns_find() -> None:
     """`Attribute.named` (the patterns joined) matches a text exactly when one of its own
     patterns does: the Chinese set's turns and questions, and every table above."""
-    from openclaw_memory.extract.statement import ATTRIBUTES
+    from openclaw_memory.lang.attributes import ATTRIBUTES
 
     texts = [*_dataset_turns(), *(t for pair in CONTRADICTING for t in pair[:2])]
     assert len(texts) > 900
@@ -194,8 +194,8 @@ def test_one_search_per_attribute_finds_what_its_patterns_find() -> None:
 
 
 def test_names_any_is_the_intersection_with_mentions() -> None:
-    from openclaw_memory.extract.statement import ATTRIBUTES
-    from openclaw_memory.extract.statement import names_any
+    from openclaw_memory.lang.attributes import ATTRIBUTES
+    from openclaw_memory.lang.attributes import names_any
 
     every = [a.name for a in ATTRIBUTES]
     asks = [{n} for n in every] + [set(every[:3]), set(), {"no such attribute"}]

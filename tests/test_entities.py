@@ -20,7 +20,7 @@ from openclaw_memory.lang.entities import (
 )
 from openclaw_memory.maintain import purge_record, purge_user
 from openclaw_memory.recall.channels import EntityChannel
-from openclaw_memory.recall.channels import request_keys
+from openclaw_memory.recall.analyse import request_keys
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -248,9 +248,11 @@ def test_a_chinese_name_inside_a_longer_named_one_is_its_piece(engine):
 
     write(engine, A, "李明轩: 我下个月搬去东莞", entities=("李明轩",))
     write(engine, A, "李明: 我在成都上班", entities=("李明",))
-    named = EntityReads(engine.store, A).named("李明轩搬去哪了？")
+    named = EntityReads(engine.store, A).named(request_keys("李明轩搬去哪了？"))
     assert set(named.values()) == {"李明轩"}
-    assert set(EntityReads(engine.store, A).named("李明在哪上班？").values()) == {"李明"}
+    assert set(EntityReads(engine.store, A).named(request_keys("李明在哪上班？")).values()) == {
+        "李明"
+    }
 
 
 def propose(engine, text, pool=None):

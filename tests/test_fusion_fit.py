@@ -13,6 +13,7 @@ from openclaw_memory.cli import main
 from openclaw_memory.config import RecallConfig, config_from_dict
 from openclaw_memory.errors import ConfigError, ValidationError
 from openclaw_memory.recall.rank import FUSED
+from openclaw_memory.lang import detect
 from openclaw_memory.recall.rank import fitted_weights
 from openclaw_memory.recall.rank import load_table
 from openclaw_memory.recall.rank import parse_table
@@ -206,10 +207,10 @@ def test_config_chooses_the_fusion_and_refuses_another_word():
 
 def test_the_packaged_table_holds_both_languages():
     cfg = config_from_dict({"recall": {"fusion": "fitted"}}).recall
-    assert fitted_weights(cfg, "What did I adopt?") is not None
-    assert fitted_weights(cfg, "我养了什么宠物？") is not None
+    assert fitted_weights(cfg, detect("What did I adopt?")) is not None
+    assert fitted_weights(cfg, detect("我养了什么宠物？")) is not None
     hand = config_from_dict({"recall": {"fusion": "hand"}}).recall
-    assert fitted_weights(hand, "What did I adopt?") is None
+    assert fitted_weights(hand, detect("What did I adopt?")) is None
 
 
 @pytest.fixture

@@ -5,6 +5,10 @@ import, when it is imported (not under `TYPE_CHECKING`, not inside a function), 
 package or from a lower layer, never from a higher one. The doors share the top layer; only the
 command line imports the command line. A move that breaks the plan fails here with the module and
 the import that climbs.
+
+Some packages also stay apart from lower ones they have no business with (APART): the read path
+(recall, inject) reads no part of the write path (extract, write), anywhere in a module, even
+inside a function or for type checking; what both sides read of a language lies in `lang/`.
 """
 
 from __future__ import annotations
@@ -36,6 +40,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 LAYER = {name: depth for depth, row in enumerate(LAYERS) for name in row}
 
+#: a package -> the packages it never imports from, though they lie below it
+APART: dict[str, tuple[str, ...]] = {
+    "recall": ("extract", "write"),
+    "inject": ("extract", "write"),
+}
+
 
 def _package_of(parts: list[str]) -> str:
     """`openclaw_memory.recall.rank` -> recall; `openclaw_memory.errors` -> errors."""
@@ -51,14 +61,22 @@ def _import_time(tree: ast.Module):
         yield from (n for n in body if isinstance(n, ast.ImportFrom))
 
 
-def _climbs() -> list[str]:
-    found = []
+def _imports(every: bool = False):
+    """(path, line, source package, imported package) of each import of the package's own
+    modules: those run when the module is imported, or with `every` all of them (inside
+    functions and under `TYPE_CHECKING` too)."""
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = ["openclaw_memory", *path.relative_to(PACKAGE).with_suffix("").parts]
         is_package = parts[-1] == "__init__"
         here = parts[:-1] if is_package else parts
         source = _package_of(parts if not is_package or len(parts) > 2 else ["openclaw_memory"])
-        for node in _import_time(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = (
+            (n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom))
+            if every
+            else _import_time(tree)
+        )
+        for node in nodes:
             if node.level:
                 base = here if is_package else here[:-1]
                 base = base[: len(base) - (node.level - 1)]
@@ -68,13 +86,26 @@ def _climbs() -> list[str]:
             if target[0] != "openclaw_memory":
                 continue
             dest = _package_of(target)
-            if dest == source:
-                continue
             if dest == "__init__" and node.module is None:
                 dest = node.names[0].name  # `from .. import lang`
-            if LAYER.get(dest, -1) > LAYER[source] or (dest == "cli" and source != "__main__"):
-                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {source} -> {dest}")
-    return found
+            yield path.relative_to(PACKAGE), node.lineno, source, dest
+
+
+def _climbs() -> list[str]:
+    return [
+        f"{path}:{line} {source} -> {dest}"
+        for path, line, source, dest in _imports()
+        if dest != source
+        and (LAYER.get(dest, -1) > LAYER[source] or (dest == "cli" and source != "__main__"))
+    ]
+
+
+def _crossings(apart: dict[str, tuple[str, ...]] = APART) -> list[str]:
+    return [
+        f"{path}:{line} {source} -> {dest}"
+        for path, line, source, dest in _imports(every=True)
+        if dest in apart.get(source, ())
+    ]
 
 
 def test_every_package_has_a_layer():
@@ -88,3 +119,13 @@ def test_every_package_has_a_layer():
 
 def test_no_module_imports_from_a_higher_layer():
     assert _climbs() == []
+
+
+def test_the_read_path_reads_nothing_of_the_write_path():
+    assert _crossings() == []
+
+
+def test_a_crossing_is_found():
+    # the rule sees the imports as written: were recall kept apart from `lang`, its relevance
+    # gate would cross
+    assert any(c.startswith("recall/gate.py:") for c in _crossings({"recall": ("lang",)}))

@@ -1,14 +1,14 @@
 """What a request asks about and what a memory states, as keys that do not depend on wording or
-language (recall/query.py), English and Chinese side by side."""
+language (recall/keys.py), English and Chinese side by side."""
 
 from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.recall.query import ahead
-from openclaw_memory.recall.query import asked
-from openclaw_memory.recall.query import states
-from openclaw_memory.recall.query import subject_key
+from openclaw_memory.recall.keys import ahead
+from openclaw_memory.recall.keys import asked
+from openclaw_memory.recall.keys import states
+from openclaw_memory.recall.keys import subject_key
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope
 
 ALICE = Scope("alice")

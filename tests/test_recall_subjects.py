@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.recall.recaller import Recaller
-from openclaw_memory.recall.reference import asks_about
+from openclaw_memory.recall.reference import asks_about, vocabulary_names
 from openclaw_memory.lang.text import has_cjk, search_tokens
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
@@ -45,7 +45,7 @@ ALICE = Scope("alice")
     ],
 )
 def test_a_question_asks_about_a_subject_in_its_vocabulary(subject, text, asked):
-    assert asks_about(subject, text) is asked
+    assert asks_about(subject, vocabulary_names(text)) is asked
 
 
 FACTS = [  # one user a language: a subject holds one value

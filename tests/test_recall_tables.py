@@ -10,7 +10,7 @@ from openclaw_memory.core import switches_from
 from openclaw_memory.lang import Languages
 from openclaw_memory.lang.heads import subject_of_role
 from openclaw_memory.lang.text import unspaced
-from openclaw_memory.recall.channels import request_keys
+from openclaw_memory.recall.analyse import request_keys
 from openclaw_memory.recall.kinds import kinds_named, names_several
 from openclaw_memory.recall.query import build_query, explicit_dates
 from openclaw_memory.recall.timeref import asks_duration, time_reference

@@ -63,8 +63,8 @@ def test_a_request_no_memory_holds_a_word_of_is_unheld_the_name_aside(lang):
     word of the topic makes the request held."""
     speaker, texts, absent, held = CHAT[lang]
     pool = _pool(texts, [0.81, 0.80, 0.79], speaker=speaker)
-    assert unheld(pool, absent, _query(absent), 0.02)
-    assert not unheld(pool, held, _query(held), 0.02)
+    assert unheld(pool, _query(absent), 0.02)
+    assert not unheld(pool, _query(held), 0.02)
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_a_request_no_memory_holds_a_word_of_is_unheld_the_name_aside(lang):
 def test_the_words_a_question_frames_its_topic_with_hold_nothing(request_text, memory):
     """ "next", 下次, 时候 say when, not what: a memory holding only them does not hold it."""
     pool = _pool([memory], [0.80])
-    assert unheld(pool, request_text, _query(request_text), 0.02)
+    assert unheld(pool, _query(request_text), 0.02)
 
 
 @pytest.mark.parametrize(
@@ -101,8 +101,8 @@ def test_the_words_a_question_frames_its_topic_with_hold_nothing(request_text, m
 def test_a_noun_that_names_which_property_is_asked_holds_nothing_alone(request_text, other, same):
     """ "type", "size", 号码 say which property is asked (`ATTRIBUTE_NOUNS`): a memory holding one of
     another thing's does not hold the request; one about the thing itself does."""
-    assert unheld(_pool([other], [0.80]), request_text, _query(request_text), 0.02)
-    assert not unheld(_pool([same], [0.80]), request_text, _query(request_text), 0.02)
+    assert unheld(_pool([other], [0.80]), _query(request_text), 0.02)
+    assert not unheld(_pool([same], [0.80]), _query(request_text), 0.02)
 
 
 @pytest.mark.parametrize(
@@ -112,9 +112,9 @@ def test_a_noun_that_names_which_property_is_asked_holds_nothing_alone(request_t
 def test_a_request_of_property_nouns_alone_is_read_by_them(request_text, memory):
     """Nothing but the property is asked: a memory that holds it holds the request, and one that
     does not leaves it unheld (the property is its topic, not nothing)."""
-    assert not unheld(_pool([memory], [0.80]), request_text, _query(request_text), 0.02)
+    assert not unheld(_pool([memory], [0.80]), _query(request_text), 0.02)
     other = "We went hiking." if request_text.isascii() else "我们去爬山了。"
-    assert unheld(_pool([other], [0.80]), request_text, _query(request_text), 0.02)
+    assert unheld(_pool([other], [0.80]), _query(request_text), 0.02)
 
 
 @pytest.mark.parametrize(
@@ -136,8 +136,8 @@ def test_a_request_of_property_nouns_alone_is_read_by_them(request_text, memory)
 def test_a_hyphenated_word_is_held_whole(request_text, parts_only, whole):
     """ "check-up" is one word: "check" of "check the oven" does not hold it, "checkup" does, as
     "wifi" holds "Wi-Fi" and "sci-fi" does not."""
-    assert unheld(_pool([parts_only], [0.80]), request_text, _query(request_text), 0.02)
-    assert not unheld(_pool([whole], [0.80]), request_text, _query(request_text), 0.02)
+    assert unheld(_pool([parts_only], [0.80]), _query(request_text), 0.02)
+    assert not unheld(_pool([whole], [0.80]), _query(request_text), 0.02)
 
 
 @pytest.mark.parametrize(
@@ -149,8 +149,8 @@ def test_a_hyphenated_word_is_held_whole(request_text, parts_only, whole):
 )
 def test_the_head_of_a_longer_chinese_word_holds_nothing_alone(request_text, head_only, modifier):
     """保险公司 is a kind of 公司: a memory about another company does not hold the request."""
-    assert unheld(_pool([head_only], [0.80]), request_text, _query(request_text), 0.02)
-    assert not unheld(_pool([modifier], [0.80]), request_text, _query(request_text), 0.02)
+    assert unheld(_pool([head_only], [0.80]), _query(request_text), 0.02)
+    assert not unheld(_pool([modifier], [0.80]), _query(request_text), 0.02)
 
 
 def test_a_piece_of_a_chinese_name_is_the_name():
@@ -158,38 +158,42 @@ def test_a_piece_of_a_chinese_name_is_the_name():
     another person called 李明 does not hold it."""
     request_text = "李明轩家的Wi-Fi密码是多少？"
     pool = _pool(["我和李明去爬山了。"], [0.80], speaker="李明轩")
-    assert unheld(pool, request_text, _query(request_text), 0.02)
+    assert unheld(pool, _query(request_text), 0.02)
 
 
 def test_a_memory_that_stands_out_in_meaning_or_an_unknown_level_holds_the_request():
     speaker, texts, absent, _ = CHAT["en"]
     query = _query(absent)
-    assert not unheld(_pool(texts, [0.83, 0.80, 0.79], speaker=speaker), absent, query, 0.02)
-    assert not unheld(_pool(texts, [0.81, 0.80, 0.79], speaker=speaker), absent, query, None)
+    assert not unheld(_pool(texts, [0.83, 0.80, 0.79], speaker=speaker), query, 0.02)
+    assert not unheld(_pool(texts, [0.81, 0.80, 0.79], speaker=speaker), query, None)
     no_level = _pool(texts, [0.81, 0.80, 0.79], speaker=speaker)
     no_level.background = None
-    assert not unheld(no_level, absent, query, 0.02)
+    assert not unheld(no_level, query, 0.02)
 
 
 def test_the_margin_follows_the_language_of_the_request():
     """The embedder packs Chinese cosines into a narrower band: a Chinese request's memory stands
     out from the level by less than an English one's (`recall.unheld_margin_unspaced`)."""
     cfg = RecallConfig(unheld_margin=0.035, unheld_margin_unspaced=0.02)
-    assert unheld_margin(cfg, "What is Caroline's blood type?") == 0.035
-    assert unheld_margin(cfg, "林晓的血型是什么？") == 0.02
+    assert unheld_margin(cfg, _query("What is Caroline's blood type?")) == 0.035
+    assert unheld_margin(cfg, _query("林晓的血型是什么？")) == 0.02
     assert (
-        unheld_margin(RecallConfig(unheld_margin=0.03, unheld_margin_unspaced=None), "林晓的血型？")
+        unheld_margin(
+            RecallConfig(unheld_margin=0.03, unheld_margin_unspaced=None), _query("林晓的血型？")
+        )
         == 0.03
     )
     assert (
-        unheld_margin(RecallConfig(unheld_margin=None, unheld_margin_unspaced=0.02), "林晓的血型？")
+        unheld_margin(
+            RecallConfig(unheld_margin=None, unheld_margin_unspaced=0.02), _query("林晓的血型？")
+        )
         is None
     )
     # a memory 0.025 above the level holds a Chinese request and not an English one
     for lang, held in (("en", False), ("zh", True)):
         speaker, texts, absent, _ = CHAT[lang]
         pool = _pool(texts, [0.825, 0.80, 0.79], speaker=speaker)
-        assert unheld(pool, absent, _query(absent), unheld_margin(cfg, absent)) is not held, lang
+        assert unheld(pool, _query(absent), unheld_margin(cfg, _query(absent))) is not held, lang
 
 
 @pytest.mark.parametrize(
@@ -205,7 +209,7 @@ def test_a_memory_in_the_vocabulary_of_the_asked_subject_holds_the_request(reque
         [memory, "这周一直在下雨。" if "公司" in request_text else "It rained all week."],
         [0.80, 0.79],
     )
-    assert not unheld(pool, request_text, _query(request_text), 0.02)
+    assert not unheld(pool, _query(request_text), 0.02)
 
 
 SAID = {

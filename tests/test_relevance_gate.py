@@ -382,11 +382,11 @@ def test_the_entities_a_request_names_are_the_entity_channels_not_the_hops():
     pool.propose("d", "entity:谢谢")  # jieba tags it a name; alone it says nothing
     pool.propose("e", "entity:沙发")
     pool.propose("f", "entity:Pride")
-    assert entity_names(pool, "汤圆和Melanie呢？谢谢") == {"汤圆"}
+    assert entity_names(pool, build_query("汤圆和Melanie呢？谢谢")) == {"汤圆"}
     # English names come from the memories themselves: a capitalised word of a title is no name
-    assert entity_names(pool, "Who wrote Pride and Prejudice?") == set()
+    assert entity_names(pool, build_query("Who wrote Pride and Prejudice?")) == set()
     # quoted text is material to translate, not a reference
-    assert entity_names(pool, "把“猫在沙发上睡觉”翻译成西班牙语。") == set()
+    assert entity_names(pool, build_query("把“猫在沙发上睡觉”翻译成西班牙语。")) == set()
 
 
 def test_coined_words_need_a_memory_that_holds_them():
@@ -527,7 +527,7 @@ def test_a_thanks_is_read_with_the_recent_turn_that_says_something(told, lang):
 def test_function_words_are_no_keyword_evidence(text, terms):
     from openclaw_memory.recall.gate import topic_terms
 
-    assert set(topic_terms(build_query(text, [], context_turns=0), text)) == terms
+    assert set(topic_terms(build_query(text, [], context_turns=0))) == terms
 
 
 # ---- the profile whitelist: standing facts and instructions, not every like ------------------

@@ -81,23 +81,6 @@ def outside(text: str, lang: LanguagePack) -> str:
     return text
 
 
-#: the subject keys of instructions to the assistant (`instruction_rules`)
-_INSTRUCTION_KEYS = ("reply_", "prohibition/")
-
-
-@functools.lru_cache(maxsize=1)
-def _instruction_heads() -> tuple[str, ...]:
-    """How a remembered instruction starts, in every language ("The user asked: ")."""
-    templates = (p.table(_TABLE).entry("instruction").setting("template") for p in all_on().all())
-    return tuple(t.split("{c}")[0] for t in templates if t)
-
-
-def is_instruction(subject: str | None, summary: str) -> bool:
-    """Whether a stored claim is a standing instruction to the assistant (reply language, format,
-    a prohibition, "The user asked: ..."), not a fact of the user's life."""
-    return (subject or "").startswith(_INSTRUCTION_KEYS) or summary.startswith(_instruction_heads())
-
-
 def instruction_summary(clause: str, lang: LanguagePack) -> str:
     """How a standing instruction is remembered: "用户要求：不要用表情" / "The user asked: ...";
     a clause that already speaks of the user ("我不太喜欢长回答") is just put in third person."""

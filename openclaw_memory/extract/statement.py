@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import functools
 import re
-from ..lang import LanguagePack, all_on, Languages
-from ..lang.pack import Entry, one_of
+from ..lang import LanguagePack, all_on
+from ..lang.pack import Entry
 from ..lang.text import STOPWORDS, search_tokens, negated
-from collections.abc import Collection
-from dataclasses import dataclass
+from ..lang.attributes import TABLE as ATTRIBUTE_TABLE, mentions
 
 # Who and what a statement is about (issue 16, write path): the words a change and an old memory
 # must share, whose thing a statement speaks of, whether it is one statement or several, and
@@ -188,8 +187,8 @@ def one_sentence(text: str) -> bool:
 # "I don't exercise at all" and "I started going to the gym" share no word, nor do 没有养宠物 and
 # 领养了一只猫, "I'm single" and "I got married", 坐班 and 居家办公. Each pair names one attribute
 # (exercise, pets, marital status, work arrangement; "Where do I take classes?" and "I enrolled at
-# State University" name schooling): each language's `attribute` table (`lang/<code>/`) holds
-# the words of such attributes, and this module says when two statements about one of them
+# State University" name schooling): each language's `attribute` table (`lang/<code>/`, read by
+# `lang/attributes.py`) holds the words of such attributes, and this module says when two statements about one of them
 # contradict each other:
 #
 # - an *exclusive* attribute (marital status, work arrangement, diet) holds one value at a time: a
@@ -204,75 +203,6 @@ def one_sentence(text: str) -> bool:
 #
 # `contradicts(old, new, switch=...)` is what consolidation asks; it never decides alone: the caller
 # has already seen that `new` states a change of the same speaker and owner.
-
-
-@dataclass(frozen=True)
-class Attribute:
-    """One attribute: its general words (negating them negates every value) and its values."""
-
-    name: str
-    exclusive: bool
-    general: re.Pattern[str]
-    values: tuple[tuple[str, re.Pattern[str]], ...]
-    #: the general words and every value in one pattern: most texts name no attribute, and one
-    #: search says so (relevance gating asks it of every pooled memory)
-    named: re.Pattern[str]
-
-
-_TABLE_attributes = "attribute"
-
-
-def _attributes(langs: Languages) -> tuple[Attribute, ...]:
-    """The attributes of every pack's attribute table: an entry with `exclusive` is an
-    attribute's general words, an entry `of` it one of its values (the words of every language
-    in one pattern)."""
-    entries = {e.name: e for e in langs.entries(_TABLE_attributes)}
-    out = []
-    for name in langs.names(_TABLE_attributes):
-        if name not in entries or entries[name].setting("exclusive") is None:
-            continue
-        general = langs.any_of(_TABLE_attributes, name)
-        values = tuple(
-            (str(entries[v].setting("value")), langs.any_of(_TABLE_attributes, v))
-            for v in langs.names(_TABLE_attributes)
-            if v in entries and entries[v].setting("of") == name
-        )
-        named = one_of((general, *(p for _, p in values)), re.IGNORECASE)
-        exclusive = bool(entries[name].setting("exclusive"))
-        out.append(Attribute(name, exclusive, general, values, named))
-    return tuple(out)
-
-
-#: the attributes, each with its general words and values in every language
-ATTRIBUTES: tuple[Attribute, ...] = _attributes(all_on())
-
-
-@dataclass(frozen=True)
-class Mention:
-    """What a statement says of one attribute: its general word, and which values it names."""
-
-    attribute: Attribute
-    general: bool
-    values: frozenset[str]
-
-
-def mentions(text: str) -> dict[str, Mention]:
-    """The attributes a statement names, by name."""
-    out = {}
-    for a in ATTRIBUTES:
-        if not a.named.search(text):
-            continue
-        values = frozenset(v for v, p in a.values if p.search(text))
-        general = bool(a.general.search(text))
-        if values or general:
-            out[a.name] = Mention(a, general, values)
-    return out
-
-
-def names_any(text: str, names: Collection[str]) -> bool:
-    """Whether text names one of these attributes: `names & mentions(text).keys()`, searching
-    only the attributes asked about."""
-    return any(a.named.search(text) for a in ATTRIBUTES if a.name in names)
 
 
 def contradicts(old: str, new: str, *, switch: bool = False, nots_only: bool = False) -> bool:
@@ -303,7 +233,7 @@ def flips(old: str, new: str) -> bool:
     if negated(old) == negated(new):
         return False
     neg, pos = (old, new) if negated(old) else (new, old)
-    table = all_on().of(neg).table(_TABLE_attributes)
+    table = all_on().of(neg).table(ATTRIBUTE_TABLE)
     predicate = table.entry("negated_predicate")
     m = predicate.pattern.search(neg)
     if not m or table.entry("not_word").pattern.search(m.group(1)):

@@ -301,8 +301,7 @@ class BlockAssembler:
         """The plan of one turn: the ranked memories limited, packed, rendered and explained."""
         ranked = result.ranked
         if "procedures" in sections:
-            request = result.query.current or result.query.text
-            ranked = self.procedures.apply(scope, request, ranked)
+            ranked = self.procedures.apply(scope, result.query.analysis.request, ranked)
         ranked = self._limit(ranked, sections, several=result.query.several)
         now = self.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])

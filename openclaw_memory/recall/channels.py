@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import functools
 import re
 import numpy as np
 from typing import Sequence
-from ..lang.entities import extract, normalise
+from ..lang.entities import normalise
 from ..store.ports import ListQuery, StageStore
 from ..lang import all_on
 from ..lang.text import tokenize, unspaced
 from ..config.tuning import tuned, tuned_int
 from ..types import Scope, MemoryRecord, MemoryType
 from .pool import Pool, Channel
+from .analyse import request_keys
 from .query import RecallQuery, dated_stretch
 from .reference import TABLE as REFERENCE
 from functools import partial
@@ -80,7 +80,7 @@ class EntityChannel:
         reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
         if not self.named:
             return
-        named = reads.named(query.text)
+        named = reads.named(query.analysis.entity_keys)
         reads.naming(self._asked(named, reads.weights(sorted(named))), *self._reach(query))
 
     def _reach(self, query: RecallQuery) -> tuple[tuple[str, ...], int]:
@@ -95,7 +95,7 @@ class EntityChannel:
         statuses, cap = self._reach(query)
         store = self.engine.store
         reads = pool.entities or EntityReads(store, scope)
-        named = reads.named(query.text) if self.named else {}
+        named = reads.named(query.analysis.entity_keys) if self.named else {}
         seeds = self._seeds(pool) if self.hop else []
         seed_entities = store.entities_of(scope, seeds) if seeds else {}
         hop_ids = {e for es in seed_entities.values() for e in es} - set(named)
@@ -142,55 +142,31 @@ def _best(
     return [(rid, names.get(top[rid], "?")) for rid in ranked]
 
 
-@functools.lru_cache(maxsize=256)  # read twice a request: the query's embedding text, this channel
-def request_keys(text: str) -> frozenset[str]:
-    """Keys a request may name an entity by: its extracted entities, and every run of one to
-    three words (lower case or not: "what did caroline do") and its Chinese words."""
-    # Chinese: jieba's words below hold the names; tagging them too would double the cost
-    keys = {e.key for e in extract(text)} if text.isascii() else set()
-    langs = all_on()
-    runs = langs.any_of(REFERENCE, "written_word").findall(text)
-    words = [w for w in runs if w.isascii()]
-    for n in (1, 2, 3):
-        keys.update(normalise(" ".join(words[i : i + n])) for i in range(len(words) - n + 1))
-    # words of a language jieba segments (Chinese; a Japanese quotation in it aside)
-    if any(not w.isascii() and langs.of(w).tokenizer_name == "jieba" for w in runs):
-        from ..lang.text import _jieba
-
-        jieba = _jieba()
-        for w in jieba.lcut_for_search(text):
-            if len(w) >= 2:
-                keys.add(normalise(w))
-            if len(w) >= 3 and not jieba.dt.FREQ.get(w):
-                # a word jieba only guessed may be a name it does not know, glued to the
-                # character next to it: 王伟来 of 王伟来的时候, 刘婷学 of 刘婷学车
-                keys.update((normalise(w[:-1]), normalise(w[1:])))
-    return frozenset(k for k in keys if k)
-
-
 class EntityReads:
     """The entities a request names and their weights, read once a request: the query's
-    embedding text (recall/channels.py) and the entity channel both ask (two statements each)."""
+    embedding text (recall/channels.py), the entity channel and the speaker channel all ask
+    (two statements each)."""
 
     def __init__(self, store: StageStore, scope: Scope) -> None:
         self.store, self.scope = store, scope
-        self._named: dict[str, dict[int, str]] = {}
+        self._named: dict[frozenset[str], dict[int, str]] = {}
         self._weight: dict[int, float] = {}
         self._asked: set[int] = set()  # an entity linked to no memory has no weight
         self._naming: dict[tuple, list[tuple[str, int]]] = {}
 
-    def named(self, text: str) -> dict[int, str]:
-        """entity id -> name of the entities text names (`request_keys`)."""
-        if text not in self._named:
-            found = self.store.entities_named(self.scope, request_keys(text))
+    def named(self, keys: frozenset[str]) -> dict[int, str]:
+        """entity id -> name of the entities a request names by these keys
+        (`analyse.request_keys`)."""
+        if keys not in self._named:
+            found = self.store.entities_named(self.scope, keys)
             # a Chinese name inside a longer one the request names is the longer one's piece
             # (李明 of 李明轩)
-            self._named[text] = {
+            self._named[keys] = {
                 e: n
                 for e, n in found.items()
                 if not any(n != m and n in m and unspaced(n) for m in found.values())
             }
-        return self._named[text]
+        return self._named[keys]
 
     def naming(
         self, ids: Sequence[int], statuses: Sequence[str], limit: int
@@ -231,13 +207,18 @@ class EntityReads:
 
 
 def embedding_text(
-    store: StageStore, scope: Scope, text: str, reads: EntityReads | None = None
+    store: StageStore,
+    scope: Scope,
+    text: str,
+    reads: EntityReads | None = None,
+    keys: frozenset[str] | None = None,
 ) -> str:
     """text with the names most of scope's memories carry written as pronouns (see the module
     docstring); text itself when it names none, or when nothing but such names is left. `reads`:
-    the request's entity reads, shared with the entity channel (new ones when not given)."""
+    the request's entity reads, shared with the entity channel (new ones when not given);
+    `keys`: text's entity keys, as the request's analysis read them (read here when not given)."""
     reads = reads or EntityReads(store, scope)
-    named = reads.named(text) if text.strip() else {}
+    named = reads.named(request_keys(text) if keys is None else keys) if text.strip() else {}
     if not named:
         return text
     weight = reads.weights(sorted(named))
@@ -349,7 +330,7 @@ class SpeakerChannel:
     def _theirs(reads: EntityReads, query: RecallQuery) -> tuple[str, set[str]] | None:
         """The one person the request names whom many memories name, and those memories' ids;
         None when it names none or several."""
-        named = reads.named(query.text)
+        named = reads.named(query.analysis.entity_keys)
         weight = reads.weights(sorted(named))
         common = [e for e in named if e in weight and weight[e] < MIN_ENTITY_WEIGHT]
         if len(common) != 1:
@@ -528,9 +509,8 @@ class SubjectChannel:
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         subjects = self.engine.store.live_subjects(scope, limit=SUBJECTS_READ)
-        text = query.text.lower()
         terms = set(query.terms)
-        hits = [s for s in subjects if subject_matches(s, text, terms)]
+        hits = [s for s in subjects if subject_matches(s, query.analysis.lower, terms)]
         if not hits:
             return
         for r in self.engine.store.live_by_subject(scope, hits, limit=SUBJECT_RECORDS):

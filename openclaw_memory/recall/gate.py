@@ -34,7 +34,7 @@ Keyword evidence is read as each language writes words: a Chinese term counts in
 text (Chinese has no spaces), a Latin one as a word of it or, for a stem of four letters or more,
 as the start of one of its family (supervises / supervisor); "hi" is not in "think", "bee" not
 in "been". A request that asks nothing (a thanks, a greeting, "Thanks, that was
-helpful!", 谢谢，这个很有帮助！: `extract.filter.is_contentless`), with no recent turn of the user
+helpful!", 谢谢，这个很有帮助！: `lang.contentless`), with no recent turn of the user
 that says something, gets no retrieved memory at all:
 nothing of the user's answers it, and a memory that opens with the same thanks to the assistant
 ("That's really helpful, thanks! I think I'll ...") resembles it in meaning *and* words.
@@ -43,7 +43,7 @@ A request that refers to the user's world ("where do I live?", "what did Carolin
 外婆的寿宴) may be answered by a memory that only loosely resembles it: it is gated by the
 embedder's absolute calibration (`recall.min_semantic`, 0.05 lower with keyword evidence), recall
 first. A memory that names the attribute the request asks about counts as keyword evidence
-(`extract.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
+(`lang.attributes`: "Do I have pets?" / "We adopted a cat", 我运动吗？/ 我开始去健身房了): the
 two share no word, and the answer to such a question is a value, not its general word. The
 profile whitelist's standing facts and instructions (`standing`: profile facts, what the user
 asked to remember, reply language and format, prohibitions) and memories whose subject or date
@@ -88,24 +88,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import RecallConfig
-from ..extract.statement import mentions
-from ..extract.statement import names_any
+from ..lang.attributes import names_any
 from ..lang.entities import PERSON
-from ..extract.base import is_contentless
-from ..extract.slot import is_instruction
-from ..lang import all_on
+from ..lang.contentless import is_contentless
+from ..lang.instruction import is_instruction
 from ..lang.text import search_tokens, unspaced
 from ..config.tuning import tuned
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
-from .query import ahead
-from .query import asked
-from .query import states
+from .analyse import Hyphenated, gate_words
+from .keys import ahead, states
 from .channels import ENTITY
 from .pool import Pool
 from .query import RecallQuery
-from .reference import names_known, unquoted
+from .reference import names_known
 from .channels import speakers
-from .reference import vocabularies
 
 #: the share of the vector channel's candidates, from the top, that is *not* the crowd
 CROWD_FROM = 2 / 3
@@ -114,28 +110,16 @@ AGREEING_TERMS = 2
 #: a Latin term this long is a stem that may begin a longer word of the same family; a shorter
 #: one is a word of its own ("hi", "bee", "art")
 STEM_LETTERS = 4
-#: the language pack table of the words gating reads as no evidence (each language's `gate.yaml`)
-TABLE = "gate"
-
-
-def _words(entry: str) -> frozenset[str]:
-    """The words of `entry` of every language's gate table (a request may mix languages)."""
-    return frozenset(w for p in all_on().all() for w in p.table(TABLE).entry(entry).wordset)
-
-
-#: prepositions and conjunctions the stop words leave in: they frame a request ("the difference
-#: between X and Y", X和Y之间的区别), they are no evidence of what it is about
-FUNCTION_WORDS = _words("function_words")
 #: words a question frames what it asks with: when (next, last, now; 时候, 下次, 现在), how much
 #: or which one (多少, 哪家, 哪里); held by many memories, they say nothing of a request's topic
 #: (`unheld`: "when is my next dentist appointment?" is not held by "see you next week").
 #: English ones as the request's terms are, stemmed (currently -> current)
-QUESTION_FRAMES = _words("question_frames")
+QUESTION_FRAMES = gate_words("question_frames")
 #: nouns that name which property of a thing is asked, not what it is about: blood *type*, shoe
 #: *size*, passport *number*, the *name* of the café, 护照*号码*, 鞋的*尺码*. Most memories that
 #: hold one speak of another thing's ("organized my coupons by type", 电话号码): read like the
 #: question frames, the thing is the topic. English ones as the request's terms are (stemmed)
-ATTRIBUTE_NOUNS = _words("attribute_nouns")
+ATTRIBUTE_NOUNS = gate_words("attribute_nouns")
 #: what frames a request rather than says what it is about (`unheld`)
 _FRAMING = QUESTION_FRAMES | ATTRIBUTE_NOUNS
 
@@ -187,7 +171,7 @@ def bars(pool: Pool, min_semantic: float, cfg: RecallConfig) -> Bars:
     return Bars(alone, with_keyword)
 
 
-def entity_names(pool: Pool, text: str) -> set[str]:
+def entity_names(pool: Pool, query: RecallQuery) -> set[str]:
     """Entities of the user's store that the request names outside its quoted text: the entity
     channel proposed their memories under "entity:NAME" (a pet's or a shop's name jieba tags as a
     name, 汤圆; one the write path filed, 喂芝麻, 开个米粉店: lang/entities.py; a place; an alias
@@ -209,7 +193,7 @@ def entity_names(pool: Pool, text: str) -> set[str]:
     return {
         n
         for n in named
-        if unspaced(n) and not is_contentless(n) and names_known(unquoted(text), [n])
+        if unspaced(n) and not is_contentless(n) and names_known(query.analysis.unquoted, [n])
     }
 
 
@@ -238,10 +222,10 @@ def agreeing(coverage: float, hits: int, terms: int) -> bool:
     return coverage >= 0.5 and hits >= min(AGREEING_TERMS, terms)
 
 
-def attribute_agreeing(text: str, pool: Pool) -> set[str]:
+def attribute_agreeing(query: RecallQuery, pool: Pool) -> set[str]:
     """The pooled memories that name an attribute the request names (a value or its general
     word: "Do I exercise?" and "I go to the gym"), for a request about the user's world."""
-    asked = mentions(text).keys()
+    asked = query.analysis.attributes
     if not asked:
         return set()
     return {rid for rid, r in pool.records.items() if names_any(r.text, asked)}
@@ -369,8 +353,8 @@ AGENT_SPEAKERS = frozenset({"user", "assistant"})
 
 def signals(pool: Pool, query: RecallQuery) -> Signals:
     """The request's signals for relative gating (see `Signals`)."""
-    text = query.current or query.text
-    named = topic_terms(query, text)
+    read = query.analysis
+    named = topic_terms(query)
     # a request of frames alone ("what is my name?") is read by them, as `unheld` reads it
     terms = tuple(t for t in named if t not in _FRAMING) or tuple(named)
     by_script: dict[bool, list[float]] = {True: [], False: []}
@@ -383,22 +367,22 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
     ranked = sorted(cosines, reverse=True) + [0.0, 0.0]
     return Signals(
         terms,
-        frozenset(search_tokens(text)),
-        text.lower(),
+        read.tokens,
+        read.lower_request,
         crowds,
         ranked[0],
         ranked[1],
-        names_world(pool, text),
-        asked=asked(unquoted(text)),
-        ahead=ahead(unquoted(text)),
+        names_world(pool, query),
+        asked=read.asked,
+        ahead=read.ahead,
     )
 
 
-def names_world(pool: Pool, text: str) -> bool:
+def names_world(pool: Pool, query: RecallQuery) -> bool:
     """The request names a speaker of the pooled memories ("what did Caroline paint?",
     林晓想给妈妈送什么？): a conversation between people, whose turns answer a question about one
     of them in the words of a dialogue, sharing none with it ("六十整，所以想送个像样点的")."""
-    return bool(_names_used(pool, text))
+    return bool(_names_used(pool, query))
 
 
 def _crowd(cosines: list[float]) -> float:
@@ -577,24 +561,24 @@ def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: S
     return max(b.alone, max(known) + margin)
 
 
-def topic_terms(query: RecallQuery, text: str) -> list[str]:
-    """The request's terms outside quoted text, function words aside (`FUNCTION_WORDS`)."""
-    outside = set(search_tokens(unquoted(text))) - FUNCTION_WORDS
+def topic_terms(query: RecallQuery) -> list[str]:
+    """The request's terms outside quoted text, function words aside (`analyse.FUNCTION_WORDS`)."""
+    outside = query.analysis.topic_tokens
     return [t for t in query.terms if t in outside]
 
 
-def unheld_margin(cfg: RecallConfig, text: str) -> float | None:
+def unheld_margin(cfg: RecallConfig, query: RecallQuery) -> float | None:
     """The margin `unheld` reads for this request: `recall.unheld_margin`, or for a request
     written without spaces `recall.unheld_margin_unspaced` (when set); None (off) when
     `unheld_margin` is."""
     if cfg.unheld_margin is None:
         return None
-    if cfg.unheld_margin_unspaced is not None and unspaced(text):
+    if cfg.unheld_margin_unspaced is not None and query.analysis.unspaced:
         return cfg.unheld_margin_unspaced
     return cfg.unheld_margin
 
 
-def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> bool:
+def unheld(pool: Pool, query: RecallQuery, margin: float | None) -> bool:
     """Nothing pooled speaks of what this request about the user's world asks (module
     docstring). False when the level is unknown, the margin off, or no topic term is left. The
     cheap tests first: most requests are held by an attribute or by a memory's meaning."""
@@ -608,11 +592,11 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
         for rid, r in pool.records.items()
     ):
         return False  # a memory in the other language stands out of that language's level
-    names = _names_used(pool, text)
+    names = _names_used(pool, query)
     # a Chinese name's words are the name's (李明轩 cut as 李明 轩)
     named = [
         t
-        for t in topic_terms(query, text)
+        for t in topic_terms(query)
         if t not in names and not any(n in t or t in n for n in names if unspaced(n))
     ]
     # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character, "what is
@@ -623,8 +607,8 @@ def unheld(pool: Pool, text: str, query: RecallQuery, margin: float | None) -> b
     # a Chinese word that ends a longer one of the request is its head, the longer one a kind of
     # it: 公司 of 保险公司 (an insurer), held by any company
     topic = [t for t in topic if not _ends_longer(t, topic)] or topic
-    whole, topic = hyphenated(unquoted(text), topic)
-    asked = vocabularies(text)
+    whole, topic = hyphenated(query.analysis.hyphenated, topic)
+    asked = query.analysis.vocabularies
     for rid, r in pool.records.items():
         if any(c.startswith(KIND) for c in pool.channels.get(rid, ())):
             return False
@@ -644,32 +628,30 @@ def _ends_longer(term: str, terms: Sequence[str]) -> bool:
     return unspaced(term) and any(t != term and t.endswith(term) for t in terms)
 
 
-def hyphenated(text: str, topic: list[str]) -> tuple[list[re.Pattern[str]], list[str]]:
-    """The request's hyphenated words among its topic ("check-up", "Wi-Fi") as patterns that find
-    each whole in a memory, with a hyphen, a space or neither between its parts ("checkup",
-    "wifi"), and the topic's other terms. A memory that holds one part holds another word: "check"
-    of "check the oven" says nothing of a check-up, "fi" of "sci-fi" nothing of the Wi-Fi."""
+def hyphenated(
+    found: Sequence[Hyphenated], topic: list[str]
+) -> tuple[list[re.Pattern[str]], list[str]]:
+    """The request's hyphenated words (`found`: `analyse.hyphenated_words`) among its topic
+    ("check-up", "Wi-Fi") as patterns that find each whole in a memory, with a hyphen, a space
+    or neither between its parts ("checkup", "wifi"), and the topic's other terms. A memory that
+    holds one part holds another word: "check" of "check the oven" says nothing of a check-up,
+    "fi" of "sci-fi" nothing of the Wi-Fi."""
     whole: list[re.Pattern[str]] = []
     parts: set[str] = set()
-    for pack in all_on().all():  # each language's `hyphenated` words, found by `hyphenated_in`
-        table = pack.table(TABLE)
-        for m in table.entry("hyphenated").pattern.finditer(text):
-            words = m.group(0).split("-")
-            tokens = set(search_tokens(m.group(0)))
-            if not tokens & set(topic):
-                continue
-            parts |= tokens
-            joined = r"[\s-]?".join(re.escape(w) for w in words)
-            whole.append(table.entry("hyphenated_in").fresh(joined=joined))
+    for word in found:
+        if not word.tokens & set(topic):
+            continue
+        parts |= word.tokens
+        whole.append(word.whole)
     return whole, [t for t in topic if t not in parts]
 
 
-def _names_used(pool: Pool, text: str) -> set[str]:
+def _names_used(pool: Pool, query: RecallQuery) -> set[str]:
     """The names of the pooled memories' speakers that the request writes, and their search
     tokens: "Caroline's blood type" is about Caroline, 林晓的血型 about 林晓; what it asks is the
     rest. (A place or a thing a memory names stays a word of the topic: "what did I buy in
     Sweden?" is held by a memory about Sweden.)"""
-    low = text.lower()
+    text, low = query.analysis.request, query.analysis.lower_request
     candidates = {
         n
         for r in pool.records.values()

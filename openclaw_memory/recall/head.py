@@ -18,7 +18,7 @@ from .kinds import names_several
 from .rank import session_of
 from ..lang.text import STOPWORDS, search_tokens
 from .pool import Pool
-from .query import Described, RecallQuery, content_terms
+from .query import Described, RecallQuery
 from .channels import speakers
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class Bridge:
     ) -> list[ScoredMemory]:
         out = list(ranked)
         # the request's words and the speakers' names name no holder
-        asked = frozenset(search_tokens(query.current or query.text)) | speaker_words(pool)
+        asked = query.analysis.tokens | speaker_words(pool)
         for described in query.described:
             for bridge in bridges(out, described, pool):
                 out = self._join(scope, query, described, asked, out, bridge, pool)
@@ -309,7 +309,7 @@ def share_places(
 ) -> list[ScoredMemory]:
     """ranked with its places dealt among the request's questions (module docstring); the
     memories without a place in the ranking follow, in their order."""
-    asked = [content_terms(q) for q in query.questions]
+    asked = list(query.analysis.question_terms)
     if len(asked) < 2:
         return list(ranked)
     places = [s for s in ranked if ranked_place(s)]

@@ -6,13 +6,9 @@ is ...", 我真正想问的是：...) is read by the question it points at (`foc
 `focus` table). A request of several questions carries each (`questions`, each language's
 `questions` table: recall/head.py gives each its share of the head).
 
-What a request asks about and what a memory states are also read as keys that do not depend on
-wording or language (`asked`, `states`): a question and the memory that answers it may
-share no word ("我的车是什么？" and "现在我开的是特斯拉"; "我叫什么名字？" and "My name is 王磊."), but
-they share what the write side files the answer under: an attribute of the speaker's own that a
-clause names (`possessed` of the `recall` table), keyed as the write side keys the slot of "my X
-is Y" and by the profile subject whose vocabulary names it; a time ahead ("next week", 下周) is
-a key of its own.
+What recall and relevance gating read of the request's text besides its terms is read once here
+too, when the query is built (`analysis`: recall/analyse.py); what a request asks about as keys
+that do not depend on wording is recall/keys.py.
 """
 
 from __future__ import annotations
@@ -26,14 +22,13 @@ from ..core.clock import DAY
 from ..store.ports import TIER_STATUS
 from ..lang import Languages, all_on
 from ..lang.pack import LanguagePack
-from ..lang.text import STOPWORDS, message_text, search_tokens
+from ..lang.text import message_text
 from ..core.tokens import ends, truncate_tokens
 from ..config.tuning import tuned_int
-from ..types import MemoryType, MemoryRecord
+from ..types import MemoryType
+from .analyse import Analysis, analyse, content_terms
 from .kinds import Kind, kinds_named, names_several
 from .timeref import TABLE as TIME_TABLE, asks_duration, time_reference
-from ..lang.heads import subject_of_role
-from .reference import roots_used
 
 # Query construction: the current input plus the last few turns, compressed to the intent.
 #
@@ -132,6 +127,14 @@ class RecallQuery:
     described: tuple[Described, ...] = ()
     #: its questions, when it asks two or more (`questions`); () otherwise
     questions: tuple[str, ...] = ()
+    #: what recall and relevance gating read of `text` and `current` (recall/analyse.py), read
+    #: once: given by `build_query`, read from them when a query is made by hand
+    analysis: Analysis = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.analysis is None:
+            read = analyse(self.text, self.current, self.questions)
+            object.__setattr__(self, "analysis", read)
 
     @property
     def tiers(self) -> tuple[str, ...]:
@@ -183,6 +186,7 @@ def build_query(
         else text
     )
     terms = content_terms(content)
+    several_questions = questions(current, langs)
     return RecallQuery(
         text=text,
         terms=terms,
@@ -196,7 +200,8 @@ def build_query(
         duration=asks_duration(current, langs),
         current=current,
         described=described(current, langs),
-        questions=questions(current, langs),
+        questions=several_questions,
+        analysis=analyse(text, current, several_questions),
     )
 
 
@@ -264,18 +269,6 @@ def questions(text: str, langs: Languages) -> tuple[str, ...]:
     parts.append(text[at:].strip())
     asked = tuple(p for p in parts if content_terms(p))
     return asked if len(asked) > 1 else ()
-
-
-def content_terms(text: str) -> tuple[str, ...]:
-    """The content terms of text: its search tokens without stopwords, single Latin letters and
-    single characters of a language written without spaces."""
-    return tuple(
-        dict.fromkeys(
-            t
-            for t in search_tokens(text, drop_stopwords=True)  # before stemming: does -> doe
-            if t not in STOPWORDS and len(t) > 1 or _unspaced_word(t)
-        )
-    )
 
 
 def explicit_dates(
@@ -358,11 +351,6 @@ def _range(g: Mapping[str, str | None], months: Mapping[str, int]) -> tuple[floa
         return None
 
 
-def _unspaced_word(tok: str) -> bool:
-    """A word of two characters or more outside ASCII (a Chinese word, a Japanese one)."""
-    return len(tok) >= 2 and not tok.isascii() and tok not in STOPWORDS
-
-
 def _types(text: str, langs: Languages | None = None) -> frozenset[MemoryType]:
     """The memory types a request names (the entries of each language's `query` table that say
     which `type` they read)."""
@@ -376,83 +364,3 @@ def _types(text: str, langs: Languages | None = None) -> frozenset[MemoryType]:
 
 def window_start(query: RecallQuery, now: float) -> float | None:
     return None if query.window_days is None else now - query.window_days * DAY
-
-
-# What a request asks about and what a memory states, as keys that do not depend on wording or
-# language.
-#
-# A question and the memory that answers it may share no word: "我的车是什么？" and "现在我开的是
-# 特斯拉" (the car), 我的职业是什么 and 我不当老师了，改做产品经理了 (the job), "我叫什么名字？" and
-# "My name is 王磊." (the name, across languages). They share what the write side files the
-# answer under. So both are read as keys:
-#
-# - an attribute of the speaker's own that a clause names (`possessed` of the language pack's
-#   `recall` table: "my car", 我的车, "what is my name?"), keyed as the write side keys the slot
-#   of "my X is Y" (its change grammar's role table: 车 and "car" are the car) and by the profile
-#   subject whose vocabulary names it (each language's `vocabulary` table: 职业 is the job, "name" the name);
-# - a request that names no such attribute asks about the subjects whose vocabulary it uses
-#   (我叫什么名字 asks the name); one that names one asks about that attribute ("我的宠物叫什么
-#   名字" asks the pet's name, not the user's);
-# - a memory states its own subject (`job`, `car`, `fact/name`: the part before any "/", "fact/"
-#   aside) and any attribute of the speaker's own it names.
-#
-# A time ahead (`reads: ahead` entries of the same table: "next week", 下周, 明天) is a key of its
-# own: a question about a plan ("我下周去哪里出差？") and the memory of it ("I'm flying to Madrid
-# next week for work") name the same time in whatever language each is written in.
-
-#: the language pack table both keys are read from
-RECALL_TABLE = "recall"
-#: a subject filed under no attribute of its own ("fact/<head>"): the head is the key
-_FACT = "fact/"
-
-
-def possessed(text: str) -> list[str]:
-    """The attributes of the speaker's own the text names (group k of each pack's `possessed`),
-    lower-cased, in order."""
-    out: list[str] = []
-    for pack in all_on().all():
-        pattern = pack.table(RECALL_TABLE).entry("possessed").pattern
-        out.extend(m.group("k").lower() for m in pattern.finditer(text))
-    return out
-
-
-@functools.lru_cache(maxsize=4096)
-def attribute_keys(word: str) -> frozenset[str]:
-    """The keys of an attribute word: the slot key the write side gives "my <word> is ..."
-    (its language's role table, else the word's head: `lang/heads.py`) and the profile
-    subjects whose vocabulary holds it."""
-    return frozenset({subject_key(subject_of_role(word)), *roots_used(word)})
-
-
-def subject_key(subject: str) -> str:
-    """A memory subject as a key: lower-cased, "fact/" aside, the part before any "/"."""
-    s = subject.strip().lower()
-    return s.removeprefix(_FACT).split("/", 1)[0].strip()
-
-
-def asked(text: str) -> frozenset[str]:
-    """The keys a request asks about (module docstring)."""
-    words = possessed(text)
-    if words:
-        return frozenset(k for w in words for k in attribute_keys(w))
-    return roots_used(text)
-
-
-def states(r: MemoryRecord, keys: frozenset[str]) -> bool:
-    """Whether the memory states one of these keys: its subject, or an attribute of the
-    speaker's own that its text names."""
-    if not keys:
-        return False
-    if r.subject and subject_key(r.subject) in keys:
-        return True
-    return any(attribute_keys(w) & keys for w in possessed(r.text))
-
-
-def ahead(text: str) -> frozenset[str]:
-    """The times ahead the text names ("next week", 下周: next_week), by entry name."""
-    found = set()
-    for pack in all_on().all():
-        for name, entry in pack.table(RECALL_TABLE).items():
-            if entry.setting("reads") == "ahead" and entry.pattern.search(text):
-                found.add(name)
-    return frozenset(found)

@@ -33,10 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 from ..errors import ConfigError
-from ..lang import detect
 from ..config import RecallConfig
 from ..core.policy import POLICY, types_where, CHANNEL_TRUST
-from ..lang.text import STOPWORDS, sentence_parts, search_tokens, unspaced
+from ..lang.text import STOPWORDS, sentence_parts, search_tokens
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Status, InjectionPlan
 from .pool import Pool
 from .gate import (
@@ -103,14 +102,14 @@ class FusionTable:
         return self.weights.get(code)
 
 
-def fitted_weights(cfg: Any, text: str) -> Optional[dict[str, float]]:
-    """The weights a request `text` is fused with under `cfg` (a RecallConfig): the fitted ones of
-    its language when `cfg.fusion` is "fitted" and the table holds that language, else None (the
-    configuration's hand-set weights apply)."""
+def fitted_weights(cfg: Any, code: str) -> Optional[dict[str, float]]:
+    """The weights a request in language `code` (`lang.detect`) is fused with under `cfg` (a
+    RecallConfig): the fitted ones of that language when `cfg.fusion` is "fitted" and the table
+    holds it, else None (the configuration's hand-set weights apply)."""
     if getattr(cfg, "fusion", "hand") != "fitted":
         return None
     table = load_table(cfg.fusion_file or PACKAGED)
-    found = table.for_language(detect(text))
+    found = table.for_language(code)
     return dict(found) if found is not None else None
 
 
@@ -314,7 +313,7 @@ def _drop_reason(
         return "outside the time window the request names"
     if not relevant(s, pool, cal.min_semantic, cfg, sig):
         if pool.unheld and not pool.asks_nothing and s.components["structure"] < 1.0:
-            return unheld_note(pool, unheld_margin(cfg, query.text))
+            return unheld_note(pool, unheld_margin(cfg, query))
         c = s.components
         bar = bars(pool, cal.min_semantic, cfg).alone
         if sig is not None and relative(pool, cfg, sig):
@@ -499,12 +498,15 @@ def components(
     terms, when the caller scores many memories for one query)."""
     sem = (cos - cal.floor) / (cal.ceiling - cal.floor) if cal.ceiling > cal.floor else cos
     structure = 0.0
-    low, terms = asked or (query.text.lower(), set(query.terms))
+    low, terms = asked or (query.analysis.lower, set(query.terms))
     if query.kinds and tokens is None:  # read once: the keyword and structure parts both ask
         tokens = frozenset(search_tokens(r.text))
     if r.subject and (
         subject_matches(r.subject, low, terms)
-        or (r.type is MemoryType.PROFILE and asks_about(r.subject, low))
+        or (
+            r.type is MemoryType.PROFILE
+            and asks_about(r.subject, query.analysis.lower_vocabularies)
+        )
     ):
         structure = 1.0
     elif on_named_date(r, query):
@@ -590,17 +592,16 @@ def score_pool(
         # a request about nothing of the user's ("Is the bank open on December 25?") names a
         # date of the world, not of the user's life: no memory is lifted or let through for it
         query = dataclasses.replace(query, dates=())
+    read = query.analysis
     chosen = (
-        cfg.weights_unspaced
-        if cfg.weights_unspaced is not None and unspaced(query.text)
-        else cfg.weights
+        cfg.weights_unspaced if cfg.weights_unspaced is not None and read.unspaced else cfg.weights
     )
-    weights = fitted_weights(cfg, query.text) or {k: getattr(chosen, k) for k in COMPONENTS}
+    weights = fitted_weights(cfg, read.code) or {k: getattr(chosen, k) for k in COMPONENTS}
     if query.several:
         weights["session"] *= LIST_SESSION_SHARE
     scored = []
     best_bm25 = max(pool.bm25.values(), default=0.0)
-    asked = (query.text.lower(), set(query.terms))
+    asked = (read.lower, set(query.terms))
     for rid, r in pool.records.items():
         bm25 = pool.bm25.get(rid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
         channels = tuple(pool.channels.get(rid, ()))

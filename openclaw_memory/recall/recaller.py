@@ -12,7 +12,7 @@ import itertools
 import threading
 import numpy as np
 from typing import Sequence, Any, Iterator, Mapping
-from ..extract.base import asked_only, is_contentless
+from ..lang.request import asked_only
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 from dataclasses import dataclass
 from ..config import RecallConfig
@@ -23,7 +23,7 @@ from .head import Bridge, share_places, cover_sessions
 from .channels import build_channels, channel_switch, EntityReads, embedding_text
 from .pool import Channel, Pool, SharedSearch, Ahead, load, read_ahead
 from ..lang import all_on, languages
-from ..lang.text import search_tokens, unspaced
+from ..lang.text import search_tokens
 from .kinds import LIST_CONTEXT_AFTER
 from .gate import (
     agreeing,
@@ -35,7 +35,7 @@ from .gate import (
     unheld,
     unheld_margin,
 )
-from .reference import memory_names, refers_to_user, unquoted, profile_kinds
+from .reference import known_to_user, memory_names, profile_kinds
 from .query import TABLE as QUERY_TABLE, RecallQuery, build_query
 from .rank import Calibration, score_pool
 
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 # a log of one person's turns (the user's alone) never grows this way.
 #
 # A logged turn that only asked the assistant for something (a question, a command, small talk:
-# `extract.request_grammar`) is kept for audit and never delivered, neither as a memory nor as
+# `lang.request`) is kept for audit and never delivered, neither as a memory nor as
 # the context of another turn: a turn's window never chains unrelated requests.
 #
 # Neighbours are live episodes of the same scope and session only: forgotten, expired or outdated
@@ -103,7 +103,7 @@ ASKED_ONLY = "a request for help, not a memory"
 
 
 def set_requests_aside(ranked: Sequence[ScoredMemory]) -> list[ScoredMemory]:
-    """A logged turn that only asked the assistant for something (`extract.request_grammar`)
+    """A logged turn that only asked the assistant for something (`lang.request`)
     keeps its place in the ranking for audit and is never delivered."""
     return [
         dataclasses.replace(s, kept=False, reason=ASKED_ONLY)
@@ -282,20 +282,18 @@ class Recaller:
             kinds=self.kinds,
             langs=self.langs,
         )
-        current = query.current  # a pasted log of 1 MB costs what its ends cost
+        read = query.analysis
         if deep and not query.deep:
             query = dataclasses.replace(query, deep=True)
-        qvec, pool, ahead = self._propose(scope, query, query.text or current)
-        pool.request_unspaced = unspaced(current or query.text, self.langs)
+        qvec, pool, ahead = self._propose(scope, query, query.text or query.current)
+        pool.request_unspaced = read.request_unspaced
         if self.background is not None:
-            pool.background = self.background.level(
-                qvec, unspaced(query.text or current, self.langs)
-            )
+            pool.background = self.background.level(qvec, read.unspaced)
             pool.background_across = self.background.level(qvec, not pool.request_unspaced)
         load(self.engine, scope, qvec, pool, ahead)
         if self.background is not None:
-            self._gate_signals(current or query.text, query, pool)
-        mine = profile_kinds(current or query.text, query.terms, pool.records.values())
+            self._gate_signals(query, pool)
+        mine = profile_kinds(read.words_used, query.terms, pool.records.values())
         if mine:  # the values of the profile subjects it asks about (recall/reference.py)
             query = dataclasses.replace(query, kinds=query.kinds + mine)
         ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
@@ -347,7 +345,8 @@ class Recaller:
         is embedded without the names most of the user's memories carry (recall/channels.py)."""
         owner = (scope.user_id, scope.agent_id)
         entities = EntityReads(self.engine.store, scope)
-        text = embedding_text(self.engine.store, scope, text, entities)
+        keys = query.analysis.entity_keys
+        text = embedding_text(self.engine.store, scope, text, entities, keys)
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
@@ -379,9 +378,10 @@ class Recaller:
                 channel.propose(scope, query, qvec, pool)
         return qvec, pool, ahead
 
-    def _gate_signals(self, text: str, query: RecallQuery, pool: Pool) -> None:
+    def _gate_signals(self, query: RecallQuery, pool: Pool) -> None:
         """What relevance gating reads besides the cosines (recall/gate.py): the store's level for
         this request, whether it refers to the user's world, and which memories agree in terms."""
+        read = query.analysis
         vector = [
             pool.cosine[rid]
             for rid, chans in pool.channels.items()
@@ -389,15 +389,15 @@ class Recaller:
         ]
         pool.store_level = store_level(vector, self.cfg.candidates_per_channel)
         # a "yes" or a thanks is read with the recent turns the query carries, when they say something
-        pool.asks_nothing = is_contentless(unquoted(text)) and is_contentless(query.text)
+        pool.asks_nothing = read.asks_nothing
         memories = [r.text for r in pool.records.values()]
         # names are read one memory at a time, only when the cheaper tests did not decide
-        names = itertools.chain(entity_names(pool, text), _names(pool))
-        pool.personal = refers_to_user(text, names, memories)
+        names = itertools.chain(entity_names(pool, query), _names(pool))
+        pool.personal = read.personal or known_to_user(read.request, names, memories)
         if not pool.personal:
             # quoted text of such a request is material to work on (translate 'see you tomorrow'),
             # not its topic: its words are no keyword evidence
-            terms = topic_terms(query, text)
+            terms = topic_terms(query)
             for rid, r in pool.records.items():
                 tokens = pool.tokens.get(rid)
                 if tokens is None:
@@ -406,8 +406,8 @@ class Recaller:
                 if terms and agreeing(hits / len(terms), hits, len(terms)):
                     pool.agreeing.add(rid)
         else:
-            pool.agreeing = attribute_agreeing(text, pool)
-            pool.unheld = unheld(pool, text, query, unheld_margin(self.cfg, query.text))
+            pool.agreeing = attribute_agreeing(query, pool)
+            pool.unheld = unheld(pool, query, unheld_margin(self.cfg, query))
 
 
 def _run_early(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence, Set as AbstractSet
+from collections.abc import Iterable, Mapping, Sequence, Set as AbstractSet
 from ..lang import Languages, all_on
 from ..lang.text import (  # the package's one jieba loader (dictionary loaded once, no network)
     _jieba,
@@ -213,13 +213,19 @@ def _whole_word(word: str, text: str) -> bool:
 def refers_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str] = ()) -> bool:
     """Does the request refer to the user's world? `names`: names their memories hold;
     `memories`: the texts of the memories pooled for it (for the words only they use)."""
-    return (
-        speaks_of_self(text)
-        or names_relations(text)
-        or shared_reference(text)
-        or names_known(text, names)
-        or bool(coined_words(text, memories))
-    )
+    return about_user(text) or known_to_user(text, names, memories)
+
+
+def about_user(text: str) -> bool:
+    """The request refers to the user's world by its own words: the user speaks of themselves,
+    names their people by relation, or points at something both sides know."""
+    return speaks_of_self(text) or names_relations(text) or shared_reference(text)
+
+
+def known_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str] = ()) -> bool:
+    """The request writes a name the user's memories hold (`names`) or a word only the texts of
+    the memories pooled for it use (`memories`)."""
+    return names_known(text, names) or bool(coined_words(text, memories))
 
 
 # What a request says when it asks about a profile subject without naming it.
@@ -272,17 +278,28 @@ def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
 def roots_used(text: str) -> frozenset[str]:
     """The subject roots whose vocabulary the text uses ("where do I work?": job, employer,
     work_location; 职业: the same)."""
-    langs = all_on()
-    used = {n for n, patterns in _vocabularies(langs).items() if _uses(patterns, text)}
-    return frozenset(root for root, name in _roots(langs).items() if name in used)
+    used = vocabulary_names(text)
+    return frozenset(root for root, name in _roots(all_on()).items() if name in used)
 
 
-def asks_about(subject: str, text: str) -> bool:
-    """Whether the request text asks about this profile subject in the subject's vocabulary
-    (the subject's root: "degree/master" -> "degree")."""
-    langs = all_on()
-    name = _roots(langs).get(subject.lower().split("/", 1)[0].strip())
-    return name is not None and _uses(_vocabularies(langs)[name], text)
+def vocabulary_names(text: str) -> frozenset[str]:
+    """The names of the subject vocabularies the text uses."""
+    return frozenset(n for n, patterns in _vocabularies(all_on()).items() if _uses(patterns, text))
+
+
+def vocabulary_words(text: str) -> dict[str, tuple[str, ...]]:
+    """The words of each subject vocabulary the text uses (`_used`), by vocabulary name: only
+    the vocabularies it uses."""
+    found = ((n, tuple(_used(patterns, text))) for n, patterns in _vocabularies(all_on()).items())
+    return {n: words for n, words in found if words}
+
+
+def asks_about(subject: str, used: AbstractSet[str]) -> bool:
+    """Whether a request that uses these subject vocabularies (`vocabulary_names`) asks about
+    this profile subject in the subject's vocabulary (the subject's root: "degree/master" ->
+    "degree")."""
+    name = _roots(all_on()).get(subject.lower().split("/", 1)[0].strip())
+    return name is not None and name in used
 
 
 def _uses(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
@@ -304,17 +321,17 @@ def _used(patterns: Sequence[re.Pattern[str]], text: str) -> list[str]:
 
 
 def profile_kinds(
-    text: str, terms: Iterable[str], records: Iterable[MemoryRecord]
+    used: Mapping[str, Sequence[str]], terms: Iterable[str], records: Iterable[MemoryRecord]
 ) -> tuple[Kind, ...]:
-    """A kind per profile subject the request text asks about in the subject's vocabulary, whose
-    members are the values of the active profile memories of that subject (their entities: a
-    Chinese value as written, an English one as all of its words) and whose terms are the
-    request's terms that the vocabulary's words in it make ("working", "current role": work,
-    current, role). None for a subject with no such memory among records (the pool's: the
-    profile channel's, recall/channels.py)."""
+    """A kind per profile subject the request asks about in the subject's vocabulary (`used`:
+    the words of each vocabulary it uses, `vocabulary_words`), whose members are the values of
+    the active profile memories of that subject (their entities: a Chinese value as written, an
+    English one as all of its words) and whose terms are the request's terms that the
+    vocabulary's words in it make ("working", "current role": work, current, role). None for a
+    subject with no such memory among records (the pool's: the profile channel's,
+    recall/channels.py)."""
     asked = set(terms)
     roots = _roots(all_on())
-    vocabularies = _vocabularies(all_on())
     values: dict[str, list[str]] = {}
     for r in records:
         if r.type is not MemoryType.PROFILE or r.status is not Status.ACTIVE or not r.subject:
@@ -324,8 +341,7 @@ def profile_kinds(
             values.setdefault(root, []).extend(r.entities)
     kinds = []
     for root, named in sorted(values.items()):
-        used = _used(vocabularies[roots[root]], text)
-        words = {t for w in used for t in search_tokens(w)} & asked
+        words = {t for w in used.get(roots[root], ()) for t in search_tokens(w)} & asked
         members = frozenset(v for v in named if unspaced(v) and len(v) >= 2)
         words_of = (frozenset(search_tokens(v, drop_stopwords=True)) for v in named)
         phrases = tuple(dict.fromkeys(p for v, p in zip(named, words_of) if p and not unspaced(v)))

@@ -26,6 +26,7 @@ STAGES = (
     ("worker.wait (read-your-writes)", "openclaw_memory.core.worker:Worker.wait"),
     ("recall", "openclaw_memory.recall.recaller:Recaller.recall"),
     ("  build_query (terms, dates, kinds)", "openclaw_memory.recall.query:build_query"),
+    ("    analyse (the request read once)", "openclaw_memory.recall.analyse:analyse"),
     ("  embedding text (names aside)", "openclaw_memory.recall.channels:embedding_text"),
     ("  query embedding", "openclaw_memory.runtime.engine:MemoryEngine.embed_query"),
     ("  vector channel (Chroma)", "openclaw_memory.recall.channels:VectorChannel.propose"),

@@ -28,7 +28,8 @@ from ...extract.statement import (
     mentions,
     about_a_thing,
 )
-from ...extract.slot import third_person, is_instruction
+from ...extract.slot import third_person
+from ...lang.instruction import is_instruction
 from ...lang import all_on
 from ...lang.text import negated, search_tokens, tokenize
 from ...types import (

@@ -1,0 +1,195 @@
+"""The request analysed once: what recall and relevance gating read of its text.
+
+A request is read as two texts: the whole one recall searches (the current input and the recent
+user turns it carries: `RecallQuery.text`) and the request itself (the current input as recall
+reads it, or the whole text when it has none: `Analysis.request`). Every channel, the ranker,
+relevance gating, the head and the injection plan read what they need of either from one frozen
+`Analysis`, built with the query (recall/query.py): none reads the request's text again. What
+depends on more than the request (the pooled memories, the store's entities) is read where it is
+read, from these fields.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..lang import all_on, detect
+from ..lang.attributes import mentions
+from ..lang.contentless import is_contentless
+from ..lang.entities import extract, normalise
+from ..lang.text import STOPWORDS, search_tokens, unspaced
+from .keys import ahead, asked
+from .reference import (
+    TABLE as REFERENCE,
+    about_user,
+    unquoted,
+    vocabularies,
+    vocabulary_names,
+    vocabulary_words,
+)
+
+#: the language pack table of the words relevance gating reads as no evidence (`gate.yaml`)
+GATE = "gate"
+
+
+def gate_words(entry: str) -> frozenset[str]:
+    """The words of `entry` of every language's gate table (a request may mix languages)."""
+    return frozenset(w for p in all_on().all() for w in p.table(GATE).entry(entry).wordset)
+
+
+#: prepositions and conjunctions the stop words leave in: they frame a request ("the difference
+#: between X and Y", X和Y之间的区别), they are no evidence of what it is about
+FUNCTION_WORDS = gate_words("function_words")
+
+
+@dataclass(frozen=True)
+class Hyphenated:
+    """A hyphenated word of the request ("check-up", "Wi-Fi"): a pattern that finds it whole in
+    a memory (with a hyphen, a space or neither between its parts) and its search tokens."""
+
+    whole: re.Pattern[str]
+    tokens: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What recall reads of a request's text (module docstring), read once."""
+
+    # the whole text (`RecallQuery.text`)
+    #: lower-cased (subjects it names: `channels.subject_matches`)
+    lower: str = ""
+    #: the code of the language it is written in (`lang.detect`: the fitted fusion's weights)
+    code: str = ""
+    #: written without spaces between words (`lang.text.unspaced`: the weights, the margins)
+    unspaced: bool = False
+    #: the keys it may name an entity of the store by (`request_keys`)
+    entity_keys: frozenset[str] = frozenset()
+    #: the subject vocabularies its lower-cased text uses (`reference.asks_about`)
+    lower_vocabularies: frozenset[str] = frozenset()
+
+    # the request itself
+    #: the current input, or the whole text when it has none
+    request: str = ""
+    lower_request: str = ""
+    #: the request written without spaces between words (the memories across languages)
+    request_unspaced: bool = False
+    #: its search tokens
+    tokens: frozenset[str] = frozenset()
+    #: without its quoted text (material to work on, not what it is about)
+    unquoted: str = ""
+    #: its search tokens outside quoted text, function words aside: its terms among these are
+    #: its topic (`gate.topic_terms`)
+    topic_tokens: frozenset[str] = frozenset()
+    #: it asks nothing (a thanks, a greeting) and the recent turns it carries say nothing either
+    asks_nothing: bool = False
+    #: it refers to the user's world by its own words: the user speaks of themselves, names
+    #: their people by relation or points at something both sides know (`reference`)
+    personal: bool = False
+    #: the attributes it names (`lang.attributes`: "Do I exercise?")
+    attributes: tuple[str, ...] = ()
+    #: the patterns of the subject vocabularies it uses ("where do I work?": work's)
+    vocabularies: tuple[re.Pattern[str], ...] = ()
+    #: vocabulary name -> the words of it the request uses (`reference.profile_kinds`)
+    vocabulary_words: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: its hyphenated words, quoted text aside
+    hyphenated: tuple[Hyphenated, ...] = ()
+    #: what it asks about as the write side keys it, quoted text aside (recall/keys.py)
+    asked: frozenset[str] = frozenset()
+    #: the times ahead it names, quoted text aside (recall/keys.py)
+    ahead: frozenset[str] = frozenset()
+    #: the content terms of each of its questions, when it asks two or more
+    #: (`RecallQuery.questions`: recall/head.py deals the head among them)
+    question_terms: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def words_used(self) -> Mapping[str, tuple[str, ...]]:
+        """`vocabulary_words` as a mapping."""
+        return dict(self.vocabulary_words)
+
+
+def analyse(text: str, current: str = "", questions: Sequence[str] = ()) -> Analysis:
+    """The analysis of a request whose whole text is `text`, whose current input, as recall
+    reads it, is `current` and whose questions, when it asks two or more, are `questions`."""
+    request = current or text
+    bare = unquoted(request)
+    lower = text.lower()
+    return Analysis(
+        lower=lower,
+        code=detect(text),
+        unspaced=unspaced(text),
+        entity_keys=request_keys(text),
+        lower_vocabularies=vocabulary_names(lower),
+        request=request,
+        lower_request=request.lower(),
+        request_unspaced=unspaced(request),
+        tokens=frozenset(search_tokens(request)),
+        unquoted=bare,
+        topic_tokens=frozenset(search_tokens(bare)) - FUNCTION_WORDS,
+        asks_nothing=is_contentless(bare) and is_contentless(text),
+        personal=about_user(request),
+        attributes=tuple(mentions(request)),
+        vocabularies=vocabularies(request),
+        vocabulary_words=tuple(vocabulary_words(request).items()),
+        hyphenated=hyphenated_words(bare),
+        asked=asked(bare),
+        ahead=ahead(bare),
+        question_terms=tuple(content_terms(q) for q in questions),
+    )
+
+
+def content_terms(text: str) -> tuple[str, ...]:
+    """The content terms of text: its search tokens without stopwords, single Latin letters and
+    single characters of a language written without spaces."""
+    return tuple(
+        dict.fromkeys(
+            t
+            for t in search_tokens(text, drop_stopwords=True)  # before stemming: does -> doe
+            if t not in STOPWORDS and len(t) > 1 or _unspaced_word(t)
+        )
+    )
+
+
+def _unspaced_word(tok: str) -> bool:
+    """A word of two characters or more outside ASCII (a Chinese word, a Japanese one)."""
+    return len(tok) >= 2 and not tok.isascii() and tok not in STOPWORDS
+
+
+def hyphenated_words(text: str) -> tuple[Hyphenated, ...]:
+    """The hyphenated words of text, in order (each language's `hyphenated` words, found whole
+    by `hyphenated_in`)."""
+    found = []
+    for pack in all_on().all():
+        table = pack.table(GATE)
+        for m in table.entry("hyphenated").pattern.finditer(text):
+            words = m.group(0).split("-")
+            joined = r"[\s-]?".join(re.escape(w) for w in words)
+            whole = table.entry("hyphenated_in").fresh(joined=joined)
+            found.append(Hyphenated(whole, frozenset(search_tokens(m.group(0)))))
+    return tuple(found)
+
+
+def request_keys(text: str) -> frozenset[str]:
+    """Keys a request may name an entity by: its extracted entities, and every run of one to
+    three words (lower case or not: "what did caroline do") and its Chinese words."""
+    # Chinese: jieba's words below hold the names; tagging them too would double the cost
+    keys = {e.key for e in extract(text)} if text.isascii() else set()
+    langs = all_on()
+    runs = langs.any_of(REFERENCE, "written_word").findall(text)
+    words = [w for w in runs if w.isascii()]
+    for n in (1, 2, 3):
+        keys.update(normalise(" ".join(words[i : i + n])) for i in range(len(words) - n + 1))
+    # words of a language jieba segments (Chinese; a Japanese quotation in it aside)
+    if any(not w.isascii() and langs.of(w).tokenizer_name == "jieba" for w in runs):
+        from ..lang.text import _jieba
+
+        jieba = _jieba()
+        for w in jieba.lcut_for_search(text):
+            if len(w) >= 2:
+                keys.add(normalise(w))
+            if len(w) >= 3 and not jieba.dt.FREQ.get(w):
+                # a word jieba only guessed may be a name it does not know, glued to the
+                # character next to it: 王伟来 of 王伟来的时候, 刘婷学 of 刘婷学车
+                keys.update((normalise(w[:-1]), normalise(w[1:])))
+    return frozenset(k for k in keys if k)
