@@ -521,7 +521,7 @@ class MemoryMiddleware:
         """Load the lazy parts (tokenizers, jieba's dictionaries, the embedding model) now, so the
         first capture does not hold up the first recall."""
         from .lang.entities import extract as extract_entities
-        from .lang.contentless import is_contentless
+        from .lang.utterance import is_contentless
         from .core.tokens import count_tokens
         from .lang.text import in_every_language as warm  # each language's warm-up table
 

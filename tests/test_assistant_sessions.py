@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from middleware_helpers import SYSTEM, block, tell
 
-from openclaw_memory.lang.request import asked_only
-from openclaw_memory.lang.request import request_only
-from openclaw_memory.lang.request import statement_part
+from openclaw_memory.lang.utterance import asked_only
+from openclaw_memory.lang.utterance import request_only
+from openclaw_memory.lang.utterance import statement_part
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.extract.summary import Summarizer
 from openclaw_memory.runtime.factory import build_middleware

@@ -201,7 +201,7 @@ def test_chain_unknown_key_names_it(tmp_path):
 def test_demo_exits_zero_without_network(tmp_path):
     if not shutil.which("unshare") or subprocess.run(["unshare", "-n", "true"]).returncode != 0:
         pytest.skip("unshare -n is not available here")
-    exe = [sys.executable, "-m", "openclaw_memory.cli", "demo"]
+    exe = [sys.executable, "-m", "openclaw_memory", "demo"]
     out = subprocess.run(
         ["unshare", "-n", *exe],
         capture_output=True,

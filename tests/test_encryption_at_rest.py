@@ -18,7 +18,7 @@ from openclaw_memory.config import config_from_dict
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.errors import ConfigError, StoreError
 from openclaw_memory.store import keys
-from openclaw_memory.store.backends import open_record_store
+from openclaw_memory.store import open_record_store
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope
 from store_helpers import writer_of
 

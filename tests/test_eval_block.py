@@ -8,7 +8,7 @@ from openclaw_memory.config import config_from_dict, load_config
 from openclaw_memory_bench.evaluate.block import generate, run_block
 from openclaw_memory_bench.evaluate.memory_system import MemorySystem
 from openclaw_memory_bench.evaluate.report import format_block
-from openclaw_memory.lang.request import request_only
+from openclaw_memory.lang.utterance import request_only
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.lang.contentless import is_contentless
+from openclaw_memory.lang.utterance import is_contentless
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from openclaw_memory import lang
 from openclaw_memory.core import switches_from
 from openclaw_memory.extract import change as change_rules
 from openclaw_memory.extract.base import attribute
-from openclaw_memory.lang.contentless import is_contentless
-from openclaw_memory.lang.request import request_only
+from openclaw_memory.lang.utterance import is_contentless
+from openclaw_memory.lang.utterance import request_only
 from openclaw_memory.extract.rules import classify
 from openclaw_memory.extract.summary import dominant_language
 from openclaw_memory.types import Candidate, MemoryType

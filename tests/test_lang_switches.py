@@ -5,8 +5,8 @@ import pytest
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.errors import ConfigError
-from openclaw_memory.lang.request import request_only
-from openclaw_memory.lang.request import statement_part
+from openclaw_memory.lang.utterance import request_only
+from openclaw_memory.lang.utterance import statement_part
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.lang import Languages
 from openclaw_memory.core import switches_from

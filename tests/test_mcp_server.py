@@ -221,7 +221,7 @@ def test_stdio_transport_serves_the_user_fixed_by_the_environment(tmp_path):
     params = StdioServerParameters(
         command=sys.executable,
         env=env,
-        args=["-m", "openclaw_memory.cli", "--config", str(config), "mcp"],
+        args=["-m", "openclaw_memory", "--config", str(config), "mcp"],
     )
 
     async def run():

@@ -1,14 +1,14 @@
 """What a request asks about and what a memory states, as keys that do not depend on wording or
-language (recall/keys.py), English and Chinese side by side."""
+language (recall/analyse.py), English and Chinese side by side."""
 
 from __future__ import annotations
 
 import pytest
 
-from openclaw_memory.recall.keys import ahead
-from openclaw_memory.recall.keys import asked
-from openclaw_memory.recall.keys import states
-from openclaw_memory.recall.keys import subject_key
+from openclaw_memory.recall.analyse import ahead
+from openclaw_memory.recall.analyse import asked
+from openclaw_memory.recall.analyse import states
+from openclaw_memory.recall.analyse import subject_key
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope
 
 ALICE = Scope("alice")

@@ -8,7 +8,7 @@ import pytest
 
 from openclaw_memory.core import switches_from
 from openclaw_memory.lang import Languages
-from openclaw_memory.lang.heads import subject_of_role
+from openclaw_memory.lang.attributes import subject_of_role
 from openclaw_memory.lang.text import unspaced
 from openclaw_memory.recall.analyse import request_keys
 from openclaw_memory.recall.kinds import kinds_named, names_several

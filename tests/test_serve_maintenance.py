@@ -32,7 +32,7 @@ def test_serve_runs_maintenance_by_itself_and_answers_cleanup(tmp_path):
         [
             sys.executable,
             "-m",
-            "openclaw_memory.cli",
+            "openclaw_memory",
             "--config",
             str(cfg),
             "serve",

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ..extract.secrets import SecretFilter
 from ..lang.text import valid_unicode
 from ..core.tokens import truncate_tokens
-from ..lang.request import REQUEST_TAG
+from ..lang.utterance import REQUEST_TAG
 from ..types import Candidate, Channel, MemoryType, ToolEvent
 from ..config.tuning import tuned
 

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from ..extract.summary import Summarizer
 from dataclasses import dataclass
 from ..extract.base import Extractor, attribute
-from ..lang.contentless import is_contentless
-from ..lang.request import asked_only, request_only
+from ..lang.utterance import is_contentless
+from ..lang.utterance import asked_only
+from ..lang.utterance import request_only
 from ..extract.secrets import SecretFilter
 from ..write.forget import ForgetCommand, run as forget_run
 from ..core.worker import UserJobs
@@ -295,7 +296,7 @@ class SessionSummaries:
 
 # The write path of a captured turn: filter -> short-term window -> extract -> consolidate -> store.
 #
-#     filter       secrets redacted, contentless turns carry no memory (lang/contentless.py)
+#     filter       secrets redacted, contentless turns carry no memory (lang/utterance.py)
 #     window       the turn joins the session's short-term window (capture/pipeline.py)
 #     extract      the extractor proposes candidates; the turn itself is logged as an episode
 #     commands     an explicit "forget X" runs on its own path (forget.py), never consolidated

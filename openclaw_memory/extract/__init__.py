@@ -8,7 +8,7 @@ Summarizer       structured session summaries (LLM or extractive)
 """
 
 from .base import Extractor
-from ..lang.contentless import is_contentless
+from ..lang.utterance import is_contentless
 from .base import importance_for
 from .llm_chain import FactItem, LLMExtractor
 from .base import DEFAULT_PROMPTS_DIR

@@ -44,7 +44,8 @@ from .slot import (
     third_person,
 )
 from .statement import QUESTION, judges_only, said
-from ..lang.heads import role_keys, role_subject
+from ..lang.attributes import role_keys
+from ..lang.attributes import role_subject
 from .preference_rules import favorite_slot
 from collections.abc import Callable
 from typing import Any

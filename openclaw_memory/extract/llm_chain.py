@@ -29,7 +29,7 @@ from ..llm import call_with_timeout
 from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType, Turn
 from .base import DEFAULT_CONFIDENCE, Extractor
-from ..lang.contentless import is_contentless
+from ..lang.utterance import is_contentless
 from .base import importance_for
 from .base import parse_json_value
 from .slot import normalize_subject

@@ -19,7 +19,7 @@ from ..core.clock import Clock
 from ..types import Candidate, Channel, MemoryType, Turn
 from .change import additive
 from .base import importance_for
-from ..lang.contentless import is_contentless
+from ..lang.utterance import is_contentless
 from .preference_rules import rule_head_en
 from .secrets import SecretFilter
 from ..config.tuning import tuned

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from ..lang import Table, all_on, LanguagePack
 from ..lang.pack import EMPTY
 from ..types import MemoryType
-from ..lang.heads import _posseg
+from ..lang.attributes import _posseg
 
 # moved below both sides (recall reads them too); kept here for the write side
-from ..lang.heads import en_head as en_head, singular as singular, zh_head as zh_head
+from ..lang.attributes import en_head as en_head
+from ..lang.attributes import singular as singular
+from ..lang.attributes import zh_head as zh_head
 from ..config.tuning import tuned
 
 # The Slot value and the helpers every slot classifier shares.

@@ -25,10 +25,10 @@ from ..lang import Table, all_on, pack
 from ..llm import complete_text
 from ..core.tokens import count_tokens, truncate_tokens
 from ..types import Message
-from ..lang.contentless import is_contentless
+from ..lang.utterance import is_contentless
 from .base import parse_json_object
 from .base import load_prompt
-from ..lang.request import statement_part
+from ..lang.utterance import statement_part
 from .secrets import SecretFilter
 
 _log = logging.getLogger(__name__)
@@ -163,7 +163,7 @@ class _Collector:
         if _cue("question").search(sentence) or _cue("open").search(sentence):
             self.questions.append(sentence)
             return
-        # what a session did, never what the user asked for (lang/request.py)
+        # what a session did, never what the user asked for (lang/utterance.py)
         sentence = statement_part(sentence)
         if not sentence:
             return

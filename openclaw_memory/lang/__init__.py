@@ -147,7 +147,7 @@ def languages(switches: Switches = ALL_ON) -> Languages:
 # one-line meaning and a regular expression (`pattern`, `flags`) or a word list (`words`), with its
 # confidence where its rule has one, and settings of its own (a summary's `template`, a map of
 # names). The mechanisms that read a table
-# (`lang/request.py`, `extract/profile_rules.py`, `procedure/__init__.py`, ...) are written
+# (`lang/utterance.py`, `extract/profile_rules.py`, `procedure/__init__.py`, ...) are written
 # once; they ask the pack of the text's language for an entry by name.
 #
 # - `detect(text)` names the language by script: the packs that declare a script are tried in

@@ -1,21 +1,153 @@
-"""The attributes a text names: the general words and the values of each (pets, exercise,
-marital status, 宠物, 运动, 婚姻).
+"""The attributes a text names, and the head of an attribute phrase.
 
-A claim and the change of it may share no word ("I don't exercise at all" / "I started going to
-the gym", 没有养宠物 / 领养了一只猫): each language's `attribute` table holds the words of such
-attributes. The write path reads them to tell when a change contradicts an old claim
-(`extract.statement.contradicts`); recall reads them as evidence that a memory speaks of what a
-request asks ("Do I have pets?" / "We adopted a cat").
+- The attributes: their general words and the values of each (pets, exercise, marital status,
+  宠物, 运动, 婚姻), each language's `attribute` table. A claim and the change of it may share no
+  word ("I don't exercise at all" / "I started going to the gym", 没有养宠物 / 领养了一只猫): the
+  write path reads them to tell when a change contradicts an old claim, recall as evidence that
+  a memory speaks of what a request asks ("Do I have pets?" / "We adopted a cat").
+- The head of an attribute phrase and the subject a statement of it is filed under: the write
+  side keys a slot by the head noun of what it names ("watching sci-fi movies a lot": sci-fi
+  movie; 我最喜欢的科幻电影: 科幻电影) and a role by its key ("boss" and 老板 are the manager);
+  the read side reads a request's attributes by the same keys. The words are each language's
+  `lexicon` and `change` tables; the head of a phrase is read by the reader of its pack's
+  tokenizer (`HEADS`: jieba's parts of speech for a language it segments, the last words for one
+  written with spaces).
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Mapping, Collection
+from . import Languages, Table, all_on, pack
+from .text import _jieba
 from dataclasses import dataclass
-
-from . import Languages, all_on
 from .pack import one_of
+
+# The head of an attribute phrase and the subject a statement of it is filed under.
+#
+# The write side keys a slot by the head noun of what it names ("watching sci-fi movies a lot": sci-fi
+# movie; 我最喜欢的科幻电影: 科幻电影) and a role by its key ("boss" and 老板 are the manager); the read
+# side reads a request's attributes by the same keys (recall/query.py). Both read them here, below
+# either: the words are each language's `lexicon` and `change` tables; the head of a phrase is read
+# by the reader of its pack's tokenizer (`HEADS`: jieba's parts of speech for a language it segments,
+# the last words for one written with spaces).
+
+_TABLE_lexicon = "lexicon"
+#: the change grammar's table, whose `role_keys` key the roles
+_TABLE_change = "change"
+
+
+@functools.lru_cache(maxsize=1)
+def _han() -> Table:
+    """The lexicon of Han text (Chinese), every rule on."""
+    return all_on().of_han(True).table(_TABLE_lexicon)
+
+
+@functools.lru_cache(maxsize=1)
+def _plain() -> Table:
+    """The lexicon of text with no marked script (English), every rule on."""
+    return all_on().of_han(False).table(_TABLE_lexicon)
+
+
+@functools.lru_cache(maxsize=1)
+def _generic_heads() -> frozenset[str]:
+    """Heads too general to key a like, in every language (a phrase may mix them)."""
+    return frozenset(
+        w for p in all_on().all() for w in p.table(_TABLE_lexicon).entry("generic_heads").words
+    )
+
+
+def _posseg():
+    """jieba's part-of-speech tagger over the shared, once-loaded dictionary.
+
+    Never `jieba.posseg.dt.initialize()`: it empties the tagger's word-tag table and refills it,
+    and every thread tagging meanwhile (entity extraction on a write) gets "x" for known words.
+    Importing the module loads the table once, under the import lock.
+    """
+    import jieba.posseg
+
+    _jieba()
+    return jieba.posseg
+
+
+def singular(word: str) -> str:
+    """A rough English singular: movies -> movie, stories -> story, peanuts -> peanut."""
+    table = _plain()
+    endings = table.entry("singular_endings")
+    if len(word) <= 3 or word.endswith(endings.words) or word in table.entry("uncounted").wordset:
+        return word
+    if word in table.entry("ie_plurals").wordset:
+        return word[:-1]
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(tuple(endings.setting("es_endings", ()))):
+        return word[:-2]
+    return word.removesuffix("s")
+
+
+def zh_head(text: str) -> str:
+    """The trailing noun compound of a Chinese phrase, by jieba part of speech."""
+    text = _han().entry("trail").pattern.sub("", text.strip(), count=1)
+    pairs = _posseg().lcut(text)
+    run: list[str] = []
+    for pair in reversed(pairs):
+        is_noun = pair.flag.startswith("n") or pair.flag in ("vn", "eng", "nz")
+        if is_noun:
+            run.insert(0, pair.word)
+        elif run:
+            break
+    head = "".join(run[-2:])
+    if not head or head in _generic_heads():
+        head = text
+    return head[:12]
+
+
+def en_head(text: str) -> str:
+    """The object noun of an English phrase: "watching sci-fi movies a lot" -> "sci-fi movie"."""
+    table = _plain()
+    text = re.sub(r"[^\w\s'\-]", " ", text.lower()).strip()
+    text = table.entry("cut").pattern.sub("", text, count=1)
+    text = table.entry("lead").pattern.sub("", text, count=1).strip()
+    words = [singular(w) for w in text.split()][-2:]
+    if words and words[-1] in _generic_heads():
+        words = [singular(w) for w in text.split()][-3:]
+    return " ".join(words)[:40]
+
+
+#: the head reader of each tokenizer a pack names (a language with no reader keys a phrase whole)
+HEADS: dict[str, Callable[[str], str]] = {"jieba": zh_head, "words": en_head}
+
+
+def role_keys(code: str) -> Mapping[str, str]:
+    """The slot key of each attribute word that has one (`role_keys` of the language's change
+    table: "boss" and 老板 are the manager)."""
+    entry = pack(code).table(_TABLE_change).entry("role_keys")
+    return entry.setting("keys", {}) if entry.on else {}
+
+
+def role_subject(key: str, roles: Mapping[str, str], head: Callable[[str], str]) -> str:
+    """The slot key of an attribute word: a role ("boss" is the manager), else `fact/<head>`."""
+    key = key.strip().lower()
+    return roles.get(key) or f"fact/{head(key)}"
+
+
+def subject_of_role(key: str, langs: Languages | None = None) -> str:
+    """The subject a statement of the speaker's `key` is filed under, in the key's language (a
+    role that passes to a new holder, "my landlord", keeps one subject whoever holds it)."""
+    found = (langs or all_on()).of(key)
+    head = HEADS.get(found.tokenizer_name, str.strip)
+    return role_subject(key, role_keys(found.code), head)
+
+
+# The attributes a text names: the general words and the values of each (pets, exercise,
+# marital status, 宠物, 运动, 婚姻).
+#
+# A claim and the change of it may share no word ("I don't exercise at all" / "I started going to
+# the gym", 没有养宠物 / 领养了一只猫): each language's `attribute` table holds the words of such
+# attributes. The write path reads them to tell when a change contradicts an old claim
+# (`extract.statement.contradicts`); recall reads them as evidence that a memory speaks of what a
+# request asks ("Do I have pets?" / "We adopted a cat").
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,9 @@ from ..core.clock import Clock, SystemClock
 from ..config import MemoryConfig
 from ..embed.embedding import build_embedder, embedder_dim, embedder_name
 from ..store.ports import MaintenanceStore
-from ..store.backends import open_chroma, open_record_store, tiered
+from ..store import open_chroma
+from ..store import open_record_store
+from ..store import tiered
 from ..store.tiered_index import TieredIndex
 from ..errors import NotFoundError
 from ..store.sqlite import hashed_user

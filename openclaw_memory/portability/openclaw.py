@@ -46,7 +46,7 @@ from .files import (
 from .jsonl import claim_decisions
 from .jsonl import write_claim
 from ..embed.embedding import embed_with_parts
-from ..lang.contentless import is_contentless
+from ..lang.utterance import is_contentless
 from ..core.policy import KEYED_TYPES, types_where
 
 if TYPE_CHECKING:

@@ -90,13 +90,14 @@ import numpy as np
 from ..config import RecallConfig
 from ..lang.attributes import names_any
 from ..lang.entities import PERSON
-from ..lang.contentless import is_contentless
-from ..lang.instruction import is_instruction
+from ..lang.utterance import is_contentless
+from ..lang.utterance import is_instruction
 from ..lang.text import search_tokens, unspaced
 from ..config.tuning import tuned
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .analyse import Hyphenated, gate_words
-from .keys import ahead, states
+from .analyse import ahead
+from .analyse import states
 from .channels import ENTITY
 from .pool import Pool
 from .query import RecallQuery

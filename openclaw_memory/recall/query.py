@@ -8,7 +8,7 @@ is ...", 我真正想问的是：...) is read by the question it points at (`foc
 
 What recall and relevance gating read of the request's text besides its terms is read once here
 too, when the query is built (`analysis`: recall/analyse.py); what a request asks about as keys
-that do not depend on wording is recall/keys.py.
+that do not depend on wording is recall/analyse.py.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import itertools
 import threading
 import numpy as np
 from typing import Sequence, Any, Iterator, Mapping
-from ..lang.request import asked_only
+from ..lang.utterance import asked_only
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 from dataclasses import dataclass
 from ..config import RecallConfig

@@ -30,7 +30,9 @@ from ..store.indexer import Indexer
 from ..store.ports import ManagedVectorIndex, RecordStore
 from ..store.ports import IndexSearch
 from ..store.ports import VectorSearch
-from ..store.backends import open_chroma, open_record_store, tiered
+from ..store import open_chroma
+from ..store import open_record_store
+from ..store import tiered
 from ..types import MemoryRecord, Scope
 
 log = logging.getLogger(__name__)

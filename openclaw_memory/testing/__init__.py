@@ -114,7 +114,7 @@ def real_backends() -> Iterator[None]:
     """Inside an `in_memory_backends()` block, the configured backends again (SQLite and
     Chroma by default) until this block ends."""
     from ..runtime import engine as engine_module
-    from ..store import backends as configured
+    from .. import store as configured
 
     names = ("open_record_store", "open_chroma", "tiered")
     saved = {name: getattr(engine_module, name) for name in names}

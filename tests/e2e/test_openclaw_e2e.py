@@ -164,7 +164,7 @@ class World:
         argv = [
             sys.executable,
             "-m",
-            "openclaw_memory.cli",
+            "openclaw_memory",
             "openclaw",
             "install",
             "--openclaw-bin",

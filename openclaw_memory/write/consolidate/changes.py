@@ -29,7 +29,7 @@ from ...extract.statement import (
     about_a_thing,
 )
 from ...extract.slot import third_person
-from ...lang.instruction import is_instruction
+from ...lang.utterance import is_instruction
 from ...lang import all_on
 from ...lang.text import negated, search_tokens, tokenize
 from ...types import (

@@ -30,7 +30,7 @@ from ...store.ports import content_hash
 from .changes import Neighbour
 from .changes import names_part
 from ...extract.statement import judges_only
-from ...lang.instruction import is_instruction
+from ...lang.utterance import is_instruction
 from ...lang import all_on
 from ...lang.text import lexical_overlap, negated
 from ...types import AuditEntry, Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
