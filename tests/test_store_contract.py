@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from openclaw_memory.store.ports import ListQuery, UnusedQuery, content_hash, hashed_user
-from openclaw_memory.lang.entities import mentions_of
+from openclaw_memory.lang.entities import NAME, PLACE, Entity, Mentions, mentions_of
 from openclaw_memory.types import (
     WindowMessage,
     AuditEntry,
@@ -485,6 +485,28 @@ def test_entities_are_linked_on_write_and_read_back_per_scope(store):
     assert listed["Caroline"]["links"] == 2 and listed["Caroline"]["first_seen"] == 1000.0
     assert listed["Caroline"]["last_seen"] == 2000.0 and listed["Boston"]["kind"] == "place"
     assert store.entity_list(ALICE)[0]["name"] == "Caroline"  # most linked first
+
+
+@pytest.mark.parametrize(
+    ("text", "handed", "alias"),
+    [
+        ("Caroline moved to Lisbon.", Entity("Porto", PLACE), ("Mel", "Melanie")),
+        ("王伟搬到了北京。", Entity("上海", PLACE), ("小王", "王伟")),
+    ],
+)
+def test_the_store_files_what_it_is_handed_and_reads_no_text(store, text, handed, alias):
+    """What a record names comes with it (`mentions`): the store links exactly that, whatever
+    its text says, and nothing when it is handed nothing."""
+    told, silent = rec(summary=text), rec(summary=text)
+    with store.transaction():
+        store.insert(told, None, "hash-8", mentions=Mentions((alias,), (handed,)))
+        store.insert(silent, None, "hash-8", mentions=Mentions())
+    listed = {e["name"]: e for e in store.entity_list(ALICE)}
+    assert set(listed) == {alias[1], handed.name}
+    assert listed[alias[1]]["aliases"] == [alias[0].lower()]
+    assert listed[handed.name]["kind"] == PLACE and listed[alias[1]]["kind"] == NAME
+    assert silent.id not in store.entities_of(ALICE, [told.id, silent.id])
+    assert len(store.entities_of(ALICE, [told.id])[told.id]) == 2
 
 
 def test_aliases_resolve_to_one_entity_in_chinese_and_english(store):
