@@ -18,6 +18,7 @@ from openclaw_memory.maintain.doctor import purge_record
 from openclaw_memory.maintain.doctor import purge_user
 from openclaw_memory.store import inspect
 from openclaw_memory.store.sqlite import SQLiteStore
+from openclaw_memory.lang.entities import mentions_of
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope, Source, Status
 from store_helpers import forget_in, restore_in, writer_of
 
@@ -139,7 +140,7 @@ def listed(tmp_path_factory):
         )
     with eng.store.transaction():
         for r in drafts:
-            eng.store.insert(r, None, eng.model_name)
+            eng.store.insert(r, None, eng.model_name, mentions=mentions_of(r))
     yield eng, [r for r in drafts if r.scope == ALICE]
     eng.close()
 
@@ -237,7 +238,7 @@ def test_read_path_lookups_by_index_find_what_the_scans_found(engine):
     ]
     with engine.store.transaction():
         for r in drafts:
-            engine.store.insert(r, None, engine.model_name)
+            engine.store.insert(r, None, engine.model_name, mentions=mentions_of(r))
     store = engine.store
     with engine.db.read() as db:
         scanned: dict[str, str] = {}

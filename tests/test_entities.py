@@ -13,8 +13,12 @@ from openclaw_memory.lang.entities import (
     PERSON,
     PLACE,
     PRODUCT,
+    MAX_NAME,
+    Mentions,
     aliases,
     extract,
+    mentions_of,
+    named_in,
     nickname_of,
     normalise,
 )
@@ -23,7 +27,7 @@ from openclaw_memory.recall.channels import EntityChannel
 from openclaw_memory.recall.analyse import request_keys
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.types import Candidate, MemoryType, Scope
+from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope, Status
 from store_helpers import forget_in, restore_in, writer_of
 from openclaw_memory.store import inspect
 
@@ -111,6 +115,28 @@ def test_aliases(text, pairs):
 )
 def test_nickname_of(short, names, expected):
     assert nickname_of(short, names) == expected
+
+
+@pytest.mark.parametrize(
+    "text, given, pairs, names",
+    [
+        ("Mel is short for Melanie; she lives in Paris.", (), [("Mel", "Melanie")], {"Paris"}),
+        ("小王就是王伟，他在北京工作。", (), [("小王", "王伟")], {"北京"}),
+        ("We met at the usual place.", ("Caroline", "", "X" * (MAX_NAME + 1)), [], {"Caroline"}),
+        ("我们在老地方见面。", ("王伟", "", "长" * (MAX_NAME + 1)), [], {"王伟"}),
+    ],
+)
+def test_what_a_record_names_is_read_on_the_write_side(text, given, pairs, names):
+    """`named_in` reads the aliases a text states and its entities, the record's `entities`
+    among them (an empty one, or one too long to be a name, left out); a forgotten record is
+    read as naming nothing (it keeps no links)."""
+    found = named_in(text, given)
+    assert list(found.aliases) == pairs
+    assert names <= {e.name for e in found.entities}
+    assert all(0 < len(e.name) <= MAX_NAME for e in found.entities)
+    record = MemoryRecord(id="m1", scope=A, type=MemoryType.FACT, summary=text, entities=given)
+    assert mentions_of(record) == found
+    assert mentions_of(record.replace(status=Status.INACTIVE)) == Mentions()
 
 
 # ---- the store -------------------------------------------------------------------------------

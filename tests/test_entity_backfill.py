@@ -16,8 +16,9 @@ import pytest
 from store_backends import RECORD_STORES
 
 from openclaw_memory.errors import ValidationError
-from openclaw_memory.maintain.runner import link_backlog
+from openclaw_memory.maintain.runner import link_backlog, link_batch
 from openclaw_memory.store.ports import RecordStore
+from openclaw_memory.lang.entities import mentions_of, named_in
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, Status
 from store_helpers import writer_of
 from openclaw_memory.store import inspect
@@ -62,7 +63,7 @@ def _records() -> list[MemoryRecord]:
 def write(store: RecordStore, records: list[MemoryRecord]) -> None:
     with store.transaction():
         for r in records:
-            store.insert(r, None, "none")
+            store.insert(r, None, "none", mentions=mentions_of(r))
 
 
 def snapshot(store: RecordStore, records: list[MemoryRecord]) -> dict[str, Any]:
@@ -145,7 +146,7 @@ def backend(request, tmp_path):
 def test_a_fresh_store_has_no_backlog(backend):
     store, _ = backend
     write(store, _records())
-    assert store.backfill_entity_links(100) == (0, 0)
+    assert link_batch(store, 100) == (0, 0)
 
 
 @pytest.mark.parametrize("batch", [1, 4, 500])
@@ -157,7 +158,7 @@ def test_the_backfill_links_older_records_as_their_writes_did(backend, batch):
     # sighting at its time (Lisbon), as the backfill must leave them too
     records[2] = records[2].replace(status=Status.INACTIVE, updated_at=2000.0)
     with store.transaction():
-        store.update(records[2], None, "none", reindex=False)
+        store.update(records[2], None, "none", reindex=False, mentions=mentions_of(records[2]))
     fresh = snapshot(store, records)
     lisbon = next(e for e in fresh[ALICE.key]["entities"] if e["name"] == "Lisbon")
     assert lisbon["first_seen"] == records[2].created_at
@@ -169,14 +170,14 @@ def test_the_backfill_links_older_records_as_their_writes_did(backend, batch):
     assert store.entity_list(ALICE) == []  # the old store: no entity memory
     examined, calls = 0, 0
     while True:
-        n, left = store.backfill_entity_links(batch)
+        n, left = link_batch(store, batch)
         examined, calls = examined + n, calls + 1
         if not left:
             break
     assert examined == len(records) and calls == -(-len(records) // batch)
     assert snapshot(store, records) == fresh
 
-    assert store.backfill_entity_links(batch) == (0, 0)  # done: nothing changes
+    assert link_batch(store, batch) == (0, 0)  # done: nothing changes
     assert snapshot(store, records) == fresh
 
 
@@ -188,10 +189,11 @@ def test_the_backlog_is_the_records_of_the_migration_and_linked_ones_stay(backen
     write(store, records[4:])  # written after the migration: linked on write, no backlog
     rewritten = records[0].replace(summary="Melanie ran a charity race in Porto.", version=2)
     with store.transaction():  # rewritten since: linked again by its update
-        store.update(rewritten, None, "none", reindex=True)
+        store.update(rewritten, None, "none", reindex=True, mentions=mentions_of(rewritten))
     before = snapshot(store, records)
     assert before[ALICE.key]["links"]["m1"] == ["Melanie", "Porto"]
-    assert store.backfill_entity_links(500) == (4, 0)
+    assert [r.id for r in store.entity_backlog(500)] == ["m2", "m3", "m4"]  # m1 is linked
+    assert link_batch(store, 500) == (4, 0)
     after = snapshot(store, records)
     for scope_key, part in before.items():
         for rid, names in part["links"].items():
@@ -200,16 +202,42 @@ def test_the_backlog_is_the_records_of_the_migration_and_linked_ones_stay(backen
     assert after[ALICE.key]["links"]["m2"] == ["Melanie"]
 
 
+@pytest.mark.parametrize(
+    ("at", "now_says"),
+    [(2, "Caroline moved to Porto last year."), (4, "用户的同事王伟在上海工作。")],
+)
+def test_a_record_not_read_as_it_is_ends_the_batch_before_it(backend, at, now_says):
+    """What each record names is read before the store's write transaction: a record whose
+    text was not read as it is now (or not read at all) waits for the next batch."""
+    store, take_back = backend
+    records = _records()
+    write(store, records)
+    fresh = snapshot(store, records)
+    store = take_back()
+    backlog = store.entity_backlog(500)
+    assert [r.id for r in backlog] == [r.id for r in records]
+    named = [(r, named_in(r.text, r.entities)) for r in backlog]
+    other = backlog[at].replace(summary=now_says)
+    named[at] = (other, named_in(other.text, other.entities))
+    assert store.backfill_entity_links(named, 500) == (at, len(records) - at)
+    assert store.backfill_entity_links([], 500) == (0, len(records) - at)  # none read
+    assert link_batch(store, 500) == (len(records) - at, 0)
+    assert snapshot(store, records) == fresh
+
+
 def test_a_bad_batch_size_is_refused(backend):
     store, _ = backend
     with pytest.raises(ValidationError, match="limit: expected an integer >= 1, found 0"):
-        store.backfill_entity_links(0)
+        store.entity_backlog(0)
+    with pytest.raises(ValidationError, match="limit: expected an integer >= 1, found 0"):
+        store.backfill_entity_links([], 0)
 
 
 def test_the_in_memory_store_has_nothing_to_link():
     store = RECORD_STORES["memory"](Path("."))
     write(store, _records())
-    assert store.backfill_entity_links(10) == (0, 0)
+    assert store.entity_backlog(10) == []
+    assert link_batch(store, 10) == (0, 0)
 
 
 class _Engine:
@@ -241,13 +269,13 @@ def test_a_store_copied_into_postgres_keeps_its_backlog(tmp_path, pg_dsn):
     write(old, records)
     fresh = snapshot(old, records)
     old = _sqlite_before(tmp_path, old)
-    assert old.backfill_entity_links(3) == (3, len(records) - 3)  # begun, then copied
+    assert link_batch(old, 3) == (3, len(records) - 3)  # begun, then copied
     old.close()
     target = PostgresDatabase(pg_dsn)
     copy_store(tmp_path / "memory.db", target)
     store = PostgresRecordStore(target)
     try:
-        assert store.backfill_entity_links(500) == (len(records) - 3, 0)
+        assert link_batch(store, 500) == (len(records) - 3, 0)
         assert snapshot(store, records) == fresh
     finally:
         store.close()

@@ -14,6 +14,7 @@ inside a function or for type checking; what both sides read of a language lies 
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import openclaw_memory
@@ -61,14 +62,29 @@ def _import_time(tree: ast.Module):
         yield from (n for n in body if isinstance(n, ast.ImportFrom))
 
 
+def _module_parts(path: Path) -> list[str]:
+    """`recall/rank.py` -> ["openclaw_memory", "recall", "rank"]."""
+    return ["openclaw_memory", *path.relative_to(PACKAGE).with_suffix("").parts]
+
+
+def _target(parts: list[str], node: ast.ImportFrom) -> list[str]:
+    """The dotted module a `from` import in the module `parts` reads, as parts."""
+    if not node.level:
+        return (node.module or "").split(".")
+    is_package = parts[-1] == "__init__"
+    here = parts[:-1] if is_package else parts
+    base = here if is_package else here[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return base + (node.module.split(".") if node.module else [])
+
+
 def _imports(every: bool = False):
     """(path, line, source package, imported package) of each import of the package's own
     modules: those run when the module is imported, or with `every` all of them (inside
     functions and under `TYPE_CHECKING` too)."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        parts = ["openclaw_memory", *path.relative_to(PACKAGE).with_suffix("").parts]
+        parts = _module_parts(path)
         is_package = parts[-1] == "__init__"
-        here = parts[:-1] if is_package else parts
         source = _package_of(parts if not is_package or len(parts) > 2 else ["openclaw_memory"])
         tree = ast.parse(path.read_text(encoding="utf-8"))
         nodes = (
@@ -77,12 +93,7 @@ def _imports(every: bool = False):
             else _import_time(tree)
         )
         for node in nodes:
-            if node.level:
-                base = here if is_package else here[:-1]
-                base = base[: len(base) - (node.level - 1)]
-                target = base + (node.module.split(".") if node.module else [])
-            else:
-                target = (node.module or "").split(".")
+            target = _target(parts, node)
             if target[0] != "openclaw_memory":
                 continue
             dest = _package_of(target)
@@ -129,3 +140,66 @@ def test_a_crossing_is_found():
     # the rule sees the imports as written: were recall kept apart from `lang`, its relevance
     # gate would cross
     assert any(c.startswith("recall/gate.py:") for c in _crossings({"recall": ("lang",)}))
+
+
+# The store files what a record names; it never reads a text in a language. The write path reads
+# the text (lang/entities.py: `extract`, `aliases`, and what calls them) and hands the store the
+# result (`Mentions`), so nothing under store/ imports a reader of text, the extraction stage or
+# the write path, at import time or inside a function.
+
+#: stages whose modules the store never imports
+NOT_FOR_THE_STORE = ("extract", "write")
+
+
+def _text_readers() -> set[str]:
+    """The functions of lang/entities.py that read a text or a record in a language (their
+    first parameter is `text` or `record`): `extract`, `aliases`, `named_in`, ..."""
+    from openclaw_memory.lang import entities
+
+    return {
+        name
+        for name, f in vars(entities).items()
+        if inspect.isfunction(f)
+        and f.__module__ == entities.__name__
+        and next(iter(inspect.signature(f).parameters), "") in ("text", "record")
+    }
+
+
+def _reads_text(target: list[str], names: list[str], readers: set[str]) -> bool:
+    """An import of `names` from module `target` (no names: the module itself) that gives the
+    store a reader of text."""
+    if target[0] != "openclaw_memory":
+        return False
+    if len(target) > 1 and target[1] in NOT_FOR_THE_STORE:
+        return True
+    if target[1:] == ["lang"]:
+        return "entities" in names or "*" in names
+    if target[1:] == ["lang", "entities"]:
+        return not names or "*" in names or bool(set(names) & readers)
+    return False
+
+
+def _store_reads_text() -> list[str]:
+    readers = _text_readers()
+    found = []
+    for path in sorted((PACKAGE / "store").rglob("*.py")):
+        parts = _module_parts(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imports = [(a.name.split("."), []) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                imports = [(_target(parts, node), [a.name for a in node.names])]
+            else:
+                continue
+            if any(_reads_text(target, names, readers) for target, names in imports):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def test_the_readers_of_text_are_known():
+    assert {"extract", "aliases", "named_in", "mentions_of"} <= _text_readers()
+    assert not {"normalise", "nickname_of"} & _text_readers()  # filing helpers: keys and names
+
+
+def test_the_store_reads_no_text_in_a_language():
+    assert _store_reads_text() == []

@@ -9,6 +9,7 @@ import pytest
 from openclaw_memory.core.clock import DAY
 from openclaw_memory.recall.rank import recency
 from openclaw_memory.recall.recaller import Recaller
+from openclaw_memory.lang.entities import mentions_of
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
 from store_helpers import forget_in, writer_of
 
@@ -92,7 +93,8 @@ def test_profile_is_always_proposed_even_when_unrelated(engine, recaller):
 
 def test_inactive_and_archived_are_filtered_and_deep_recall_reaches_the_archive(engine, recaller):
     r = put(engine, ALICE, MemoryType.FACT, "the old VPN endpoint is vpn1.example.org")
-    engine.store.update(r.replace(status=Status.ARCHIVED), None, "", reindex=False)
+    archived = r.replace(status=Status.ARCHIVED)
+    engine.store.update(archived, None, "", reindex=False, mentions=mentions_of(archived))
     assert "the old VPN endpoint is vpn1.example.org" not in kept(
         recaller.recall(ALICE, "VPN endpoint")
     )

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from openclaw_memory.store.ports import ListQuery, UnusedQuery, content_hash, hashed_user
+from openclaw_memory.lang.entities import NAME, PLACE, Entity, Mentions, mentions_of
 from openclaw_memory.types import (
     WindowMessage,
     AuditEntry,
@@ -66,7 +67,7 @@ def vec(seed: int) -> np.ndarray:
 def put(store, *records, vectors=True):
     with store.transaction():
         for i, r in enumerate(records):
-            store.insert(r, vec(i) if vectors else None, "hash-8")
+            store.insert(r, vec(i) if vectors else None, "hash-8", mentions=mentions_of(r))
     return records
 
 
@@ -115,7 +116,8 @@ def test_a_failed_transaction_leaves_nothing_and_nested_ones_join(store):
 
 def test_writes_queue_index_work_in_order_and_done_removes_it(store):
     a, b = put(store, rec(), rec(scope=BOB))
-    store.update(a.replace(status=Status.INACTIVE), None, "hash-8", reindex=False)
+    forgotten = a.replace(status=Status.INACTIVE)
+    store.update(forgotten, None, "hash-8", reindex=False, mentions=mentions_of(forgotten))
     entries = store.next_entries(None, 10)
     assert [(e["record_id"], e["op"]) for e in entries] == [
         (a.id, "upsert"),
@@ -132,7 +134,7 @@ def test_update_touch_and_delete(store):
     (r,) = put(store, rec(summary="the build uses make"))
     new = r.replace(summary="the build uses bazel", version=2, updated_at=r.updated_at + 1)
     store.save_version(r, new.updated_at)
-    store.update(new, vec(9), "hash-8", reindex=True)
+    store.update(new, vec(9), "hash-8", reindex=True, mentions=mentions_of(new))
     assert store.get(ALICE, r.id).summary == "the build uses bazel"
     assert [i for i, _ in store.keyword_search(ALICE, "bazel")] == [r.id]
     assert store.keyword_search(ALICE, "make") == []
@@ -178,7 +180,8 @@ def test_keyword_search_finds_chinese_and_english_with_scores_in_0_1(store, quer
 
 def test_keyword_search_keeps_to_the_statuses_asked(store):
     live, old = put(store, rec(summary="PRD-223 ships on Friday"), rec(summary="PRD-223 slipped"))
-    store.update(old.replace(status=Status.ARCHIVED), None, "", reindex=False)
+    archived = old.replace(status=Status.ARCHIVED)
+    store.update(archived, None, "", reindex=False, mentions=mentions_of(archived))
     assert [i for i, _ in store.keyword_search(ALICE, "PRD-223")] == [live.id]
     both = store.keyword_search(ALICE, "PRD-223", statuses=("active", "archived"))
     assert {i for i, _ in both} == {live.id, old.id}
@@ -249,7 +252,8 @@ def test_session_neighbours_and_retired_turns(store):
     assert [r.id for r in many[e3.id][0]] == [e2.id, e1.id]  # nearest first
     assert store.neighbours_of(BOB, ids, before=1, after=1, now=10.0) == {i: ([], []) for i in ids}
     assert store.retired_turns(ALICE, ["t2"]) == {}
-    store.update(fact.replace(status=Status.INACTIVE), None, "", reindex=False)
+    forgotten = fact.replace(status=Status.INACTIVE)
+    store.update(forgotten, None, "", reindex=False, mentions=mentions_of(forgotten))
     assert store.retired_turns(ALICE, ["t1", "t2"]) == {"t2": fact.id}
     assert store.retired_turns(BOB, ["t2"]) == {}
     assert [r.id for r in store.session_episodes(ALICE, "s1")] == [e1.id, e2.id, e3.id, e4.id]
@@ -483,6 +487,28 @@ def test_entities_are_linked_on_write_and_read_back_per_scope(store):
     assert store.entity_list(ALICE)[0]["name"] == "Caroline"  # most linked first
 
 
+@pytest.mark.parametrize(
+    ("text", "handed", "alias"),
+    [
+        ("Caroline moved to Lisbon.", Entity("Porto", PLACE), ("Mel", "Melanie")),
+        ("王伟搬到了北京。", Entity("上海", PLACE), ("小王", "王伟")),
+    ],
+)
+def test_the_store_files_what_it_is_handed_and_reads_no_text(store, text, handed, alias):
+    """What a record names comes with it (`mentions`): the store links exactly that, whatever
+    its text says, and nothing when it is handed nothing."""
+    told, silent = rec(summary=text), rec(summary=text)
+    with store.transaction():
+        store.insert(told, None, "hash-8", mentions=Mentions((alias,), (handed,)))
+        store.insert(silent, None, "hash-8", mentions=Mentions())
+    listed = {e["name"]: e for e in store.entity_list(ALICE)}
+    assert set(listed) == {alias[1], handed.name}
+    assert listed[alias[1]]["aliases"] == [alias[0].lower()]
+    assert listed[handed.name]["kind"] == PLACE and listed[alias[1]]["kind"] == NAME
+    assert silent.id not in store.entities_of(ALICE, [told.id, silent.id])
+    assert len(store.entities_of(ALICE, [told.id])[told.id]) == 2
+
+
 def test_aliases_resolve_to_one_entity_in_chinese_and_english(store):
     put(
         store,
@@ -507,12 +533,14 @@ def test_entity_links_follow_forget_restore_archive_and_delete(store):
         rec(summary="Today Caroline adopted a dog named Biscuit."),
         rec(summary="Last year Caroline moved to Lisbon."),
     )
-    store.update(r.replace(status=Status.INACTIVE), None, "hash-8", reindex=False)
+    forgotten = r.replace(status=Status.INACTIVE)
+    store.update(forgotten, None, "hash-8", reindex=False, mentions=mentions_of(forgotten))
     assert "Biscuit" not in named(store, ALICE, "biscuit")  # forgotten: no links, no entity
-    store.update(r, None, "hash-8", reindex=False)  # restored
+    store.update(r, None, "hash-8", reindex=False, mentions=mentions_of(r))  # restored
     biscuit = named(store, ALICE, "biscuit")["Biscuit"]
     assert store.records_naming(ALICE, [biscuit]) == [(r.id, biscuit)]
-    store.update(r.replace(status=Status.ARCHIVED), None, "hash-8", reindex=False)
+    archived = r.replace(status=Status.ARCHIVED)
+    store.update(archived, None, "hash-8", reindex=False, mentions=mentions_of(archived))
     biscuit = named(store, ALICE, "biscuit")["Biscuit"]  # ids are per request: relinked
     assert store.records_naming(ALICE, [biscuit]) == []  # deep recall only
     both = ("active", "archived")
@@ -673,7 +701,7 @@ UNSCOPED = {
             "set_embedder live_count record_count last_outbox_seq clear_outbox pending_by_scope "
             "keyword_index_gaps repair_keyword_index optimize_keyword_index counts_by_scope "
             "pending done acquire_lease release_lease lease begin_run finish_run recent_runs "
-            "transaction in_transaction vacuum close backfill_entity_links"
+            "transaction in_transaction vacuum close entity_backlog backfill_entity_links"
         ).split(),
         "whole store",
     ),

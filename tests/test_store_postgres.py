@@ -11,6 +11,7 @@ from openclaw_memory.errors import ConfigError, StoreError
 from openclaw_memory.store import inspect
 from openclaw_memory.store import records as sqlite_records
 from openclaw_memory.store.sqlite import Database
+from openclaw_memory.lang.entities import mentions_of
 from openclaw_memory.types import (
     AuditEntry,
     MemoryRecord,
@@ -32,6 +33,11 @@ def record(scope: Scope, rid: str, summary: str, **kw) -> MemoryRecord:
     return MemoryRecord(
         id=rid, scope=scope, type=kw.pop("type", MemoryType.FACT), summary=summary, **kw
     )
+
+
+def put(store, r: MemoryRecord, vector=None, model: str = "hash") -> None:
+    """Insert r with what it names, as the write path reads it."""
+    store.insert(r, vector, model, mentions=mentions_of(r))
 
 
 @pytest.fixture
@@ -61,12 +67,12 @@ def test_a_record_and_its_outbox_entry_commit_together(store):
     r = record(ALICE, "m1", "Alice drinks oat milk")
     with pytest.raises(RuntimeError):
         with store.transaction():
-            store.insert(r, np.ones(4, dtype=np.float32), "hash")
+            put(store, r, np.ones(4, dtype=np.float32), "hash")
             assert store.get(ALICE, "m1") is not None  # read-your-writes inside the transaction
             raise RuntimeError("crash before commit")
     assert store.get(ALICE, "m1") is None and store.pending() == 0
     assert store.keyword_search(ALICE, "oat milk") == []
-    store.insert(r, np.ones(4, dtype=np.float32), "hash")
+    put(store, r, np.ones(4, dtype=np.float32), "hash")
     assert store.get(ALICE, "m1") == r
     assert [e["record_id"] for e in store.next_entries(ALICE, 10)] == ["m1"]
     assert set(store.vectors_with_parts(["m1"])[0]) == {"m1"}
@@ -77,7 +83,7 @@ def test_a_commit_is_seen_by_another_connection_at_once(pg_dsn, store):
 
     other = PostgresRecordStore.open(pg_dsn)
     try:
-        store.insert(record(ALICE, "m1", "我喜欢喝咖啡"), None, "hash")
+        put(store, record(ALICE, "m1", "我喜欢喝咖啡"), None, "hash")
         assert other.get(ALICE, "m1") is not None
         assert [i for i, _ in other.keyword_search(ALICE, "咖啡")] == ["m1"]
     finally:
@@ -85,8 +91,8 @@ def test_a_commit_is_seen_by_another_connection_at_once(pg_dsn, store):
 
 
 def test_reads_keep_to_the_scope(store):
-    store.insert(record(ALICE, "a1", "Alice is allergic to peanuts", subject="allergy"), None, "h")
-    store.insert(record(BOB, "b1", "Bob is allergic to peanuts", subject="allergy"), None, "h")
+    put(store, record(ALICE, "a1", "Alice is allergic to peanuts", subject="allergy"), None, "h")
+    put(store, record(BOB, "b1", "Bob is allergic to peanuts", subject="allergy"), None, "h")
     assert store.get(BOB, "a1") is None
     assert set(store.get_many(BOB, ["a1", "b1"])) == {"b1"}
     assert [i for i, _ in store.keyword_search(BOB, "peanuts allergic")] == ["b1"]
@@ -103,15 +109,15 @@ def test_reads_keep_to_the_scope(store):
     ],
 )
 def test_keyword_search_matches_the_tokens_of_the_sqlite_index(store, text, query):
-    store.insert(record(ALICE, "m1", text), None, "hash")
-    store.insert(record(ALICE, "m2", "unrelated 无关的内容"), None, "hash")
+    put(store, record(ALICE, "m1", text), None, "hash")
+    put(store, record(ALICE, "m2", "unrelated 无关的内容"), None, "hash")
     assert store.keyword_search(ALICE, query) == [("m1", 1.0)]
 
 
 def test_keyword_scores_are_relative_to_the_best_and_follow_statuses(store):
-    store.insert(record(ALICE, "m1", "coffee coffee every morning"), None, "h")
-    store.insert(record(ALICE, "m2", "coffee beans and a long list of other words here"), None, "h")
-    store.insert(record(ALICE, "m3", "coffee retired", status=Status.INACTIVE), None, "h")
+    put(store, record(ALICE, "m1", "coffee coffee every morning"), None, "h")
+    put(store, record(ALICE, "m2", "coffee beans and a long list of other words here"), None, "h")
+    put(store, record(ALICE, "m3", "coffee retired", status=Status.INACTIVE), None, "h")
     hits = store.keyword_search(ALICE, "coffee")
     assert [i for i, _ in hits] == ["m1", "m2"] and hits[0][1] == 1.0 and 0 < hits[1][1] < 1
     assert "m3" in dict(store.keyword_search(ALICE, "coffee", statuses=("inactive",)))
@@ -124,10 +130,10 @@ _ALICE_DOCS = ["apple", "cherry", "cherry date", "elder", "fig"]
 
 def test_one_users_words_do_not_shift_another_users_ranking(store):
     for n, text in enumerate(_ALICE_DOCS):
-        store.insert(record(ALICE, f"a{n}", text), None, "hash")
+        put(store, record(ALICE, f"a{n}", text), None, "hash")
     before = store.keyword_search(ALICE, "apple cherry")
     for n in range(50):
-        store.insert(record(BOB, f"b{n}", f"apple pie number {n}"), None, "hash")
+        put(store, record(BOB, f"b{n}", f"apple pie number {n}"), None, "hash")
     after = store.keyword_search(ALICE, "apple cherry")
     assert before == after
     assert [i for i, _ in after][:1] == ["a0"]
@@ -139,12 +145,14 @@ def test_sqlite_statistics_are_table_wide(tmp_path):
     try:
         with db.write() as c:
             for n, text in enumerate(_ALICE_DOCS):
-                sqlite_records.insert(c, record(ALICE, f"a{n}", text), None, "hash")
+                r = record(ALICE, f"a{n}", text)
+                sqlite_records.insert(c, r, None, "hash", mentions=mentions_of(r))
         with db.read() as c:
             before = [i for i, _ in sqlite_records.keyword_search(c, ALICE, "apple cherry")]
         with db.write() as c:
             for n in range(50):
-                sqlite_records.insert(c, record(BOB, f"b{n}", f"apple pie number {n}"), None, "h")
+                r = record(BOB, f"b{n}", f"apple pie number {n}")
+                sqlite_records.insert(c, r, None, "h", mentions=mentions_of(r))
         with db.read() as c:
             after = [i for i, _ in sqlite_records.keyword_search(c, ALICE, "apple cherry")]
     finally:
@@ -153,11 +161,11 @@ def test_sqlite_statistics_are_table_wide(tmp_path):
 
 
 def test_purge_user_leaves_no_row_of_the_user(store):
-    store.insert(record(ALICE, "a1", "Alice lives in Lisbon"), np.ones(4), "hash")
+    put(store, record(ALICE, "a1", "Alice lives in Lisbon"), np.ones(4), "hash")
     store.audit(AuditEntry(ALICE, "a1", "add", "new fact", 1.0))
     store.append_message(ALICE, WindowMessage("s1", "user", "I live in Lisbon", 5, "t1", 1.0))
     store.open_session(ALICE, "s1", 1.0)
-    store.insert(record(BOB, "b1", "Bob lives in Porto"), None, "hash")
+    put(store, record(BOB, "b1", "Bob lives in Porto"), None, "hash")
     counts = store.purge_user("alice", None, 2.0, "openclaw-memory")
     assert counts["records"] == 1 and counts["messages"] == 1
     for table in (
@@ -187,14 +195,10 @@ def test_sessions_leases_and_counts(store):
     assert store.acquire_lease("maint", "p1", 10.0, 60.0)
     assert not store.acquire_lease("maint", "p2", 20.0, 60.0)
     assert store.acquire_lease("maint", "p2", 71.0, 60.0)
-    store.insert(record(ALICE, "a1", "x", type=MemoryType.PREFERENCE), None, "h")
-    store.insert(record(ALICE, "a2", "y", source=Source(turn_ids=("t9",))), None, "h")
-    store.update(
-        record(ALICE, "a2", "y", status=Status.INACTIVE, source=Source(turn_ids=("t9",))),
-        None,
-        "h",
-        reindex=False,
-    )
+    put(store, record(ALICE, "a1", "x", type=MemoryType.PREFERENCE), None, "h")
+    put(store, record(ALICE, "a2", "y", source=Source(turn_ids=("t9",))), None, "h")
+    forgotten = record(ALICE, "a2", "y", status=Status.INACTIVE, source=Source(turn_ids=("t9",)))
+    store.update(forgotten, None, "h", reindex=False, mentions=mentions_of(forgotten))
     assert store.counts_by_scope() == [
         {
             "user_id": "alice",

@@ -8,6 +8,7 @@ import pytest
 from openclaw_memory.cli import main
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.store import records as rec
+from openclaw_memory.lang.entities import mentions_of
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, WindowMessage
 from store_helpers import writer_of
 
@@ -138,7 +139,7 @@ def test_migrate_copies_every_kind_of_row(make_config, tmp_path, clock, pg_dsn):
         )
         with store.transaction():  # an edit in place: a kept version, an index entry queued
             store.save_version(mel, clock.now())
-            store.update(mel, None, "hash", reindex=False)
+            store.update(mel, None, "hash", reindex=False, mentions=mentions_of(mel))
     finally:
         store.close()
     with sqlite3.connect(cfg.sqlite_file) as src:

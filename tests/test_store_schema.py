@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openclaw_memory.lang.entities import mentions_of
 from openclaw_memory.store import inspect, schema
 from openclaw_memory.store.sqlite import Database
 from openclaw_memory.store.sqlite import SQLiteStore
@@ -70,8 +71,8 @@ def test_a_record_reads_back_with_every_field(tmp_path):
         id="mem_2", scope=Scope("u1", "a1", "ws"), type=MemoryType.EPISODE, summary="hi"
     )
     with db.write() as con:
-        rec.insert(con, r, np.ones(4, dtype=np.float32), "hash")
-        rec.insert(con, plain, None, "hash")
+        rec.insert(con, r, np.ones(4, dtype=np.float32), "hash", mentions=mentions_of(r))
+        rec.insert(con, plain, None, "hash", mentions=mentions_of(plain))
     with db.read() as con:
         got = rec.get_many(con, Scope("u1", "a1", "ws"), ["mem_1", "mem_2"])
     assert got == {"mem_1": r, "mem_2": plain}
@@ -102,7 +103,7 @@ def test_lookups_by_id_use_the_id_index_not_the_users_rows(tmp_path):
     ]
     with db.write() as con:
         for r in recs:
-            rec.insert(con, r, np.ones(4, dtype=np.float32), "hash")
+            rec.insert(con, r, np.ones(4, dtype=np.float32), "hash", mentions=mentions_of(r))
     seen: list[str] = []
     con = db._conn
     con.set_trace_callback(seen.append)

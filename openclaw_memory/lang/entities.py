@@ -15,7 +15,9 @@ from .text import (  # the package's one jieba loader (dictionary loaded once, n
     _jieba,
     STOPWORDS,
 )
+from ..types import MemoryRecord, Status
 from dataclasses import dataclass
+from typing import Sequence
 
 # Names a text gives or shows as the speaker's, read at write time.
 #
@@ -149,7 +151,8 @@ def _inside_word(text: str, start: int, end: int, *, after: bool) -> bool:
 # text gives with its language's naming words, or shows as the speaker's (叫汤圆, 喂芝麻, 开个米粉店,
 # "named Biscuit": lang/entities.py), is a name even when it is an ordinary word.
 #
-# Pure functions over text; the structured store (store/records.py) links what they find.
+# Pure functions over text; the write path reads what a record names with them (`mentions_of`)
+# and the structured store files it (store/entity_linking.py).
 
 #: kinds an entity can have
 PERSON, PLACE, ORG, PRODUCT, DATE, NAME = "person", "place", "org", "product", "date", "name"
@@ -375,3 +378,43 @@ def nickname_of(short: str, names: list[str]) -> str | None:
         if (k := normalise(n)).isascii() and " " not in k and len(k) > len(s) and k.startswith(s)
     }
     return hits.pop() if len(hits) == 1 else None
+
+
+# What a record names: read on the write side, filed by the store.
+#
+# The stage that writes a record reads its text and its `entities` field once (`mentions_of`)
+# and hands the result to the store's write; the store only files it in its write transaction
+# (store/entity_linking.py: keys resolved, entities created, aliases and nicknames merged), so
+# no store runs a language's extractor. Maintenance reads the backlog of older records the
+# same way (`named_in`) before the store files each batch.
+
+#: a given name longer than this is a path or a sentence, not a name
+MAX_NAME = 60
+
+
+@dataclass(frozen=True)
+class Mentions:
+    """What a record names: the (alias, name) pairs its text states, in the order stated, and
+    the entities of its text and its `entities` field, first mention first, one per key."""
+
+    aliases: tuple[tuple[str, str], ...] = ()
+    entities: tuple[Entity, ...] = ()
+
+
+#: what a record that keeps no links names (a forgotten one)
+NO_MENTIONS = Mentions()
+
+
+def named_in(text: str, given: Sequence[str] = ()) -> Mentions:
+    """What a text names, with `given`: the names a writer attached (a record's `entities`;
+    an empty one, or one longer than MAX_NAME, is left out)."""
+    kept = tuple(g for g in given if 0 < len(g) <= MAX_NAME)
+    return Mentions(tuple(aliases(text)), tuple(extract(text, kept)))
+
+
+def mentions_of(record: MemoryRecord) -> Mentions:
+    """What a record names, for the store's write of it: its text and its `entities` field
+    read by `named_in`; nothing for a forgotten record (it keeps no links, so nothing is read)."""
+    if record.status is Status.INACTIVE:
+        return NO_MENTIONS
+    return named_in(record.text, record.entities)

@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, asdict, field
 from ..write.consolidate.records import new_id
 from ..lang.pack import LanguagePack
+from ..lang.entities import mentions_of, named_in
 from ..lang.text import majority
 from ..core.tokens import count_tokens
 from ..store.entity_linking import BATCH
@@ -63,7 +64,7 @@ def archive(store: MaintenanceStore, r: MemoryRecord, now: float, reason: str) -
     """
     moved = r.replace(status=Status.ARCHIVED)
     # Not inactive, so update() queues an upsert and the indexer moves the vector to cold.
-    store.update(moved, None, "", reindex=False)
+    store.update(moved, None, "", reindex=False, mentions=mentions_of(moved))
     store.audit(AuditEntry(r.scope, r.id, "archive", reason, now, None, WRITER))
     return moved
 
@@ -310,7 +311,7 @@ def _compact_oldest(
         now = engine.clock.now()
         summary = summary_record(new_id(engine.clock), part, subject, events, now)
         vec = embed_passages(engine.embedder, [summary.text])[0]
-        store.insert(summary, vec, engine.model_name)
+        store.insert(summary, vec, engine.model_name, mentions=mentions_of(summary))
         reason = f"compaction of {len(events)} events"
         store.audit(
             AuditEntry(part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
@@ -463,11 +464,22 @@ def last_started(store: MaintenanceStore) -> float | None:
 #
 # Opening a store only notes the backlog (store/entity_linking.py); maintenance works through it
 # here, a batch per transaction and at most `PER_RUN` records a run, so a large store is linked
-# over a few scheduled runs without holding the write lock for long. Each batch commits with its
-# cursor: a run stopped anywhere resumes where it stopped.
+# over a few scheduled runs without holding the write lock for long. What each record of a batch
+# names is read here, before the store's write transaction (the store files it, and never reads
+# a text in a language). Each batch commits with its cursor: a run stopped anywhere resumes where
+# it stopped.
 
 #: records one maintenance run examines at most; the rest wait for the next run
 PER_RUN = 20_000
+
+
+def link_batch(store: MaintenanceStore, limit: int = BATCH) -> tuple[int, int]:
+    """Link the backlog's next `limit` records: the ones that want links read from the store,
+    what each names read from its text and `entities` field (a forgotten one as it was while
+    live), then filed by the store in one transaction; returns (records examined, records
+    left)."""
+    named = [(r, named_in(r.text, r.entities)) for r in store.entity_backlog(limit)]
+    return store.backfill_entity_links(named, limit)
 
 
 def link_backlog(engine: MemoryEngine, budget: int | None = PER_RUN) -> int:
@@ -476,7 +488,7 @@ def link_backlog(engine: MemoryEngine, budget: int | None = PER_RUN) -> int:
     done = 0
     while budget is None or done < budget:
         step = BATCH if budget is None else min(BATCH, budget - done)
-        examined, left = engine.store.backfill_entity_links(step)
+        examined, left = link_batch(engine.store, step)
         done += examined
         if not left or not examined:
             break

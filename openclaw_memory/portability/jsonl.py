@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from ..embed.embedding import embed_with_parts
 from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
+from ..lang.entities import mentions_of
 from ..core.policy import KEYED_TYPES
 
 if TYPE_CHECKING:
@@ -725,7 +726,7 @@ def _insert_records(
             action = write_claim(engine, decisions, r, vec, parts, f"{where}:{number}")
             report.consolidated[action] = report.consolidated.get(action, 0) + 1
         else:
-            engine.store.insert(r, vec, engine.model_name)
+            engine.store.insert(r, vec, engine.model_name, mentions=mentions_of(r))
             engine.store.put_parts(r, parts)
             report.added["record"] = report.added.get("record", 0) + 1
         if progress is not None and done % PROGRESS_EVERY == 0:

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import ValidationError
 from ..lang import all_on
 from ..lang.pack import format_table
+from ..lang.entities import mentions_of
 from ..lang.text import valid_unicode
 from .jsonl import WORKSPACE_FILE_BYTES, WORKSPACE_TOTAL_BYTES
 from collections.abc import Iterator
@@ -660,7 +661,7 @@ class OpenClawImporter:
         """Write one draft in the caller's transaction; what was done ("insert", "doubt", ...)."""
         eng = self.engine
         if r.type not in KEYED_TYPES:
-            eng.store.insert(r, vec, eng.model_name)
+            eng.store.insert(r, vec, eng.model_name, mentions=mentions_of(r))
             eng.store.put_parts(r, parts)
             eng.store.audit(
                 AuditEntry(

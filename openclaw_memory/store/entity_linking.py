@@ -9,21 +9,21 @@ from __future__ import annotations
 import math
 import heapq
 from typing import Protocol, Sequence, Any, Callable
-from ..lang.entities import NAME, Entity, aliases, extract, nickname_of, normalise
+from ..lang.entities import NAME, Entity, Mentions, nickname_of, normalise
 from ..types import MemoryRecord, Status
 from .sql import Dialect, row_to_record
 from ..errors import ValidationError
 
 # Linking a record to the entities it names: one algorithm over every backend's rows.
 #
-# Which names a text holds, which of them are one entity (a stated alias, a nickname that begins
-# exactly one longer name), when a sentence's first capitalised word counts: that is decided
-# here, once; each backend only answers `EntityRows` (a few row operations inside its own write
-# transaction). So SQLite, PostgreSQL and the in-memory fake file the same text under the same
-# entities (the contract tests compare them).
-
-#: a given name longer than this is a path or a sentence, not a name
-MAX_NAME = 60
+# What a record names is read on the write side (lang/entities.py `mentions_of`: the aliases its
+# text states, the entities of its text and its `entities` field) and comes with the record; the
+# store never reads a text in a language. Which of those names are one entity (a stated alias, a
+# nickname that begins exactly one longer name) and when a sentence's first capitalised word
+# counts (known from elsewhere): that is decided here, once; each backend only answers
+# `EntityRows` (a few row operations inside its own write transaction). So SQLite, PostgreSQL and
+# the in-memory fake file the same text under the same entities (the contract tests compare
+# them).
 
 #: (user id, agent id): entities belong to the pair, whatever the workspace
 Owner = tuple[str, str]
@@ -64,20 +64,19 @@ class EntityRows(Protocol):
         """Link the record to these entities (a link that exists stays as it is)."""
 
 
-def link(rows: EntityRows, rid: int, r: MemoryRecord) -> None:
-    """(Re)link record `rid` to the entities its text and its `entities` field name; a
-    forgotten record keeps no links."""
+def link(rows: EntityRows, rid: int, r: MemoryRecord, named: Mentions) -> None:
+    """(Re)link record `rid` to what it names (`named`, read by its writer: lang/entities.py
+    `mentions_of`); a forgotten record keeps no links."""
     rows.unlink(rid)
     if r.status is Status.INACTIVE:
         return
     owner = (r.scope.user_id, r.scope.agent_id)
-    given = tuple(e for e in r.entities if 0 < len(e) <= MAX_NAME)
     ids: set[int] = set()
-    for alias, name in aliases(r.text):
+    for alias, name in named.aliases:
         eid = _entity(rows, owner, Entity(name, NAME), r.created_at, rid)
         _add_alias(rows, owner, alias, eid, rid)
         ids.add(eid)
-    for e in extract(r.text, given):
+    for e in named.entities:
         if e.weak and rows.resolve(owner, e.key) is None:
             continue  # a sentence's first word: a name only when known from elsewhere
         ids.add(_entity(rows, owner, e, r.created_at, rid))
@@ -146,65 +145,118 @@ def idf(df: int, total: int) -> float:
 # Entity memory (SQLite's migration 10, PostgreSQL's 6) links each record on write; the records
 # already stored then had no links. The next migration (SQLite's 11, PostgreSQL's 7) notes the
 # backlog in `entity_backfill`: the records up to the newest one at that moment (none in a new
-# store). Maintenance works through it a batch at a time (`backfill`), so a large store opens at
-# once and is linked in the background.
+# store). Maintenance works through it a batch at a time, so a large store opens at once and is
+# linked in the background: it reads the batch's records that want links (`backlog`), reads what
+# each names outside the store (lang/entities.py `named_in`), and hands that to `backfill`, which
+# files the batch in one write transaction.
 #
-# The records are linked oldest first, as their writes would have linked them
-# (store/entity_linking.py: the same entities, aliases and nicknames, first and last seen from the
-# records' creation times), those linked already (written after the migration, or rewritten
-# since) left as they are. A record forgotten or replaced since was linked while it was live, so
-# it is linked too, and its links go when the backlog is done: its names keep the kind and
-# spelling it gave them first, their first sighting its time, the aliases it stated, as on a
-# store that had entity memory all along (until then the entity channel, which reads live
-# records only, does not see them). Each batch moves the cursor in its own transaction: a run
-# stopped anywhere resumes where it stopped, and running it again over a done backlog changes
-# nothing.
+# The records are linked oldest first, as their writes would have linked them (the same
+# entities, aliases and nicknames, first and last seen from the records' creation times), those
+# linked already (written after the migration, or rewritten since) left as they are. A record
+# forgotten or replaced since was linked while it was live, so it is linked too, and its links go
+# when the backlog is done: its names keep the kind and spelling it gave them first, their first
+# sighting its time, the aliases it stated, as on a store that had entity memory all along
+# (until then the entity channel, which reads live records only, does not see them). Each batch
+# moves the cursor in its own transaction: a run stopped anywhere resumes where it stopped, and
+# running it again over a done backlog changes nothing. A record whose text or `entities` field
+# changed after maintenance read it (or that it did not read) ends the batch before it: the next
+# batch reads it again.
 
 #: records a batch examines (one write transaction)
 BATCH = 500
 
+#: a backlog record as maintenance read it, with what it names
+Named = tuple[MemoryRecord, Mentions]
 
-def backfill(conn: Any, dialect: Dialect, rows: EntityRows, limit: int = BATCH) -> tuple[int, int]:
-    """Link the next `limit` records of the backlog, in conn's write transaction, with `rows`
-    on the same connection; returns (records examined, records left)."""
+
+def _checked(limit: int) -> int:
     if limit < 1:
         raise ValidationError(f"limit: expected an integer >= 1, found {limit}")
+    return limit
 
-    def run(statement: str, args: tuple = ()) -> Any:
-        return conn.execute(statement.replace("?", dialect.mark), args)
 
-    state = run("SELECT next_rid, upto FROM entity_backfill").fetchone()
-    if state is None:
-        return 0, 0
-    start, upto = int(state[0]), int(state[1])
-    batch = run(
-        "SELECT * FROM records WHERE rid > ? AND rid <= ? ORDER BY rid LIMIT ?",
-        (start, upto, limit),
-    ).fetchall()
-    if not batch:
-        return 0, 0
-    first, last = int(batch[0]["rid"]), int(batch[-1]["rid"])
-    linked = {
-        int(r[0])
-        for r in run(
-            "SELECT DISTINCT rid FROM entity_links WHERE rid >= ? AND rid <= ?", (first, last)
+class _Batch:
+    """The backlog's next `limit` records on conn (none when it is done): the cursor, the
+    backlog's end, the rows and the rids among them linked already."""
+
+    def __init__(self, conn: Any, dialect: Dialect, limit: int) -> None:
+        self.conn, self.mark = conn, dialect.mark
+        state = self.run("SELECT next_rid, upto FROM entity_backfill").fetchone()
+        self.start, self.upto = (int(state[0]), int(state[1])) if state is not None else (0, 0)
+        self.rows: list[Any] = []
+        self.linked: set[int] = set()
+        if state is None:
+            return
+        self.rows = self.run(
+            "SELECT * FROM records WHERE rid > ? AND rid <= ? ORDER BY rid LIMIT ?",
+            (self.start, self.upto, limit),
         ).fetchall()
-    }
-    retired = _Retired(rows, _still_linked(run, start))
-    for row in batch:
+        if self.rows:
+            first, last = int(self.rows[0]["rid"]), int(self.rows[-1]["rid"])
+            self.linked = {
+                int(r[0])
+                for r in self.run(
+                    "SELECT DISTINCT rid FROM entity_links WHERE rid >= ? AND rid <= ?",
+                    (first, last),
+                ).fetchall()
+            }
+
+    def run(self, statement: str, args: tuple = ()) -> Any:
+        return self.conn.execute(statement.replace("?", self.mark), args)
+
+    def left_after(self, rid: int) -> int:
+        return int(
+            self.run(
+                "SELECT COUNT(*) FROM records WHERE rid > ? AND rid <= ?", (rid, self.upto)
+            ).fetchone()[0]
+        )
+
+
+def backlog(conn: Any, dialect: Dialect, limit: int = BATCH) -> list[MemoryRecord]:
+    """The records of the backlog's next `limit` that want links (not linked yet), oldest
+    first; none when the backlog is done."""
+    batch = _Batch(conn, dialect, _checked(limit))
+    return [row_to_record(row) for row in batch.rows if int(row["rid"]) not in batch.linked]
+
+
+def backfill(
+    conn: Any, dialect: Dialect, rows: EntityRows, named: Sequence[Named], limit: int = BATCH
+) -> tuple[int, int]:
+    """Link the backlog's next `limit` records, in conn's write transaction, with `rows` on the
+    same connection and what each record names as maintenance read it (`named`: `backlog`'s
+    records with their mentions); returns (records examined, records left)."""
+    batch = _Batch(conn, dialect, _checked(limit))
+    if not batch.rows:
+        return 0, 0
+    read = {r.id: (r, m) for r, m in named}
+    retired = _Retired(rows, _still_linked(batch.run, batch.start))
+    examined, last = 0, batch.start
+    for row in batch.rows:
         rid, record = int(row["rid"]), row_to_record(row)
+        mentions: Mentions | None = None
+        if rid not in batch.linked:
+            mentions = _as_read(read.get(record.id), record)
+            if mentions is None:
+                break  # not read as it is now: the next batch reads it again
         retired.before(record)
-        if rid not in linked:
-            link(rows, rid, record.replace(status=Status.ACTIVE))
+        if mentions is not None:
+            link(rows, rid, record.replace(status=Status.ACTIVE), mentions)
             if record.status is Status.INACTIVE:
                 retired.add(_retired_at(record), rid, record.id)
-    run("UPDATE entity_backfill SET next_rid = ?", (last,))
-    left = int(
-        run("SELECT COUNT(*) FROM records WHERE rid > ? AND rid <= ?", (last, upto)).fetchone()[0]
-    )
+        examined, last = examined + 1, rid
+    if examined:
+        batch.run("UPDATE entity_backfill SET next_rid = ?", (last,))
+    left = batch.left_after(last)
     if not left:  # done: what is no longer live keeps no links
         retired.unlink_until(math.inf)
-    return len(batch), left
+    return examined, left
+
+
+def _as_read(named: Named | None, record: MemoryRecord) -> Mentions | None:
+    """What `record` names, when maintenance read it as it is now (its text and `entities`)."""
+    if named is None or (named[0].text, named[0].entities) != (record.text, record.entities):
+        return None
+    return named[1]
 
 
 def _retired_at(record: MemoryRecord) -> float:

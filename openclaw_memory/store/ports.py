@@ -27,6 +27,7 @@ from typing import (
     Iterator,
 )
 from ..types import AuditEntry, MemoryRecord, Scope, WindowMessage
+from ..lang.entities import Mentions
 
 # The ids a record's vectors go under in every vector index: its own id, and one per
 # sentence part (the record's id, a mark, the part's number).
@@ -136,12 +137,14 @@ class StageStore(Protocol):
     of consolidation and of the recall channels, entity memory's reads, the audit log, sessions
     and the short-term window.
 
-    Entity links are written with the records: `insert` and `update` link the record to the
-    entities its text and its `entities` field name (store/entity_linking.py decides which, for
-    every backend) in the same transaction; a forgotten record keeps no links, a restored one
-    gets them back. Deleting or purging a record removes its links and the aliases it stated; an
-    entity goes with its last link, its aliases with it: a purge leaves no entity text. Entity
-    ids are the backend's own and hold for one request."""
+    Entity links are written with the records: `insert` and `update` take what the record
+    names (`mentions`: the aliases its text states and the entities of its text and its
+    `entities` field, read by the writer: lang/entities.py `mentions_of`) and file it in the
+    same transaction (store/entity_linking.py: which names are one entity, for every backend);
+    a forgotten record keeps no links, a restored one gets them back. Deleting or purging a
+    record removes its links and the aliases it stated; an entity goes with its last link, its
+    aliases with it: a purge leaves no entity text. Entity ids are the backend's own and hold
+    for one request."""
 
     def transaction(self) -> ContextManager[None]:
         """Group the calls inside into one atomic write; nested transactions join the outer."""
@@ -149,15 +152,24 @@ class StageStore(Protocol):
     def in_transaction(self) -> bool:
         """True inside this thread's own open transaction."""
 
-    def insert(self, record: MemoryRecord, vector: np.ndarray | None, model: str) -> None:
-        """Store a new record, its keyword row, its entity links and (given) its vector; queue
-        it for the index."""
+    def insert(
+        self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, mentions: Mentions
+    ) -> None:
+        """Store a new record, its keyword row, its entity links (to what `mentions` names)
+        and (given) its vector; queue it for the index."""
 
     def update(
-        self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, reindex: bool
+        self,
+        record: MemoryRecord,
+        vector: np.ndarray | None,
+        model: str,
+        *,
+        reindex: bool,
+        mentions: Mentions,
     ) -> None:
-        """Rewrite a record; `reindex` refreshes its keyword row and vector (its text changed).
-        Queues an upsert (a delete for an inactive record)."""
+        """Rewrite a record and link it again to what `mentions` names (none for an inactive
+        record); `reindex` refreshes its keyword row and vector (its text changed). Queues an
+        upsert (a delete for an inactive record)."""
 
     def put_parts(self, record: MemoryRecord, parts: np.ndarray | None) -> None:
         """Attach sentence-part vectors (k, d) to the record's vector, if that vector is of this
@@ -257,7 +269,7 @@ class StageStore(Protocol):
 
     def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
         """entity id -> name of the (user, agent)'s entities filed under any of these
-        normalised keys (`extract.entities.normalise`), as their own key or an alias."""
+        normalised keys (`lang.entities.normalise`), as their own key or an alias."""
 
     def entity_weights(self, scope: Scope, ids: Sequence[int]) -> dict[int, float]:
         """How much naming each entity tells: `entity_linking.idf` of its links over the
@@ -443,10 +455,18 @@ class MaintenanceStore(IndexFeed, Protocol):
     def vacuum(self) -> None:
         """Give freed space back, so deleted content leaves the disk."""
 
-    def backfill_entity_links(self, limit: int = 500) -> tuple[int, int]:
+    def entity_backlog(self, limit: int = 500) -> list[MemoryRecord]:
+        """The records among the next `limit` of those stored before entity memory existed
+        that want their entity links, oldest first (none once the backlog is done)."""
+
+    def backfill_entity_links(
+        self, named: Sequence[tuple[MemoryRecord, Mentions]], limit: int = 500
+    ) -> tuple[int, int]:
         """Link the next `limit` of the records stored before entity memory existed, oldest
-        first, as their writes would have (store/entity_linking.py); returns (records
-        examined, records left). Resumable, and a done backlog changes nothing."""
+        first, as their writes would have (store/entity_linking.py), to what each names:
+        `named` holds `entity_backlog`'s records with their mentions; a record not among them
+        as it is now ends the batch before it. Returns (records examined, records left).
+        Resumable, and a done backlog changes nothing."""
 
     def acquire_lease(self, name: str, holder: str, now: float, seconds: float) -> bool: ...
 

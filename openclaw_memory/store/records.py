@@ -26,8 +26,8 @@ from .sql import (  # re-exported: the rows and the scope condition, where tests
     row_to_record as row_to_record,
     scope_sql,
 )
-from ..lang.entities import Entity
-from .entity_linking import BATCH, Owner, backfill, idf, link as link_rows
+from ..lang.entities import Entity, Mentions
+from .entity_linking import BATCH, Named, Owner, backfill, backlog, idf, link as link_rows
 from ..core.policy import sql_list, types_where
 from .ports import (  # re-exported: the key the rows carry
     TierVector,
@@ -159,10 +159,10 @@ class SqlEntityRows:
             )
 
 
-def link(db: Any, rid: int, r: MemoryRecord) -> None:
-    """(Re)link record `rid` to the entities it names (store/entity_linking.py), in db's
+def link(db: Any, rid: int, r: MemoryRecord, mentions: Mentions) -> None:
+    """(Re)link record `rid` to what it names (store/entity_linking.py), in db's
     transaction; a forgotten record keeps no links."""
-    link_rows(SqlEntityRows(db), rid, r)
+    link_rows(SqlEntityRows(db), rid, r, mentions)
 
 
 # ---- entity reads -----------------------------------------------------------------------------
@@ -298,13 +298,15 @@ def insert(
     r: MemoryRecord,
     vec: np.ndarray | None,
     model: str,
+    *,
+    mentions: Mentions,
 ) -> None:
     rid = db.execute(
         f"INSERT INTO records ({_COLUMNS}) VALUES ({_marks(COLUMN_NAMES)}) RETURNING rid",
         _row_values(r),
     ).fetchall()[0][0]
     dialect_of(db).index_text(db, rid, r)
-    link(db, rid, r)
+    link(db, rid, r, mentions)
     if vec is not None:
         put_vector(db, r, vec, model)
     if r.status is not Status.INACTIVE:
@@ -318,8 +320,10 @@ def update(
     model: str,
     *,
     reindex: bool,
+    mentions: Mentions,
 ) -> None:
-    """Rewrite a record's row; refresh its keyword row and vector when its text changed."""
+    """Rewrite a record's row and its entity links (`mentions`: what it names); refresh its
+    keyword row and vector when its text changed."""
     d = dialect_of(db)
     sets = ", ".join(f"{c} = ?" for c in COLUMN_NAMES[1:])
     found = db.execute(
@@ -327,7 +331,8 @@ def update(
     ).fetchall()
     if found:
         rid = found[0][0]
-        link(db, rid, r)  # a forgotten record loses its links, a restored one regains them
+        # a forgotten record loses its links, a restored one regains them
+        link(db, rid, r, mentions)
         if reindex:
             d.unindex(db, [rid])
             d.index_text(db, rid, r)
@@ -575,15 +580,23 @@ class SqlRecords:
 
     # ---- writes ---------------------------------------------------------------------------
 
-    def insert(self, record: MemoryRecord, vector: np.ndarray | None, model: str) -> None:
-        with self._write() as db:
-            insert(db, record, vector, model)
-
-    def update(
-        self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, reindex: bool
+    def insert(
+        self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, mentions: Mentions
     ) -> None:
         with self._write() as db:
-            update(db, record, vector, model, reindex=reindex)
+            insert(db, record, vector, model, mentions=mentions)
+
+    def update(
+        self,
+        record: MemoryRecord,
+        vector: np.ndarray | None,
+        model: str,
+        *,
+        reindex: bool,
+        mentions: Mentions,
+    ) -> None:
+        with self._write() as db:
+            update(db, record, vector, model, reindex=reindex, mentions=mentions)
 
     def put_parts(self, record: MemoryRecord, parts: np.ndarray | None) -> None:
         with self._write() as db:
@@ -940,6 +953,10 @@ class SqlRecords:
         with self._read() as db:
             return of_scope(db, scope, limit)
 
-    def backfill_entity_links(self, limit: int = BATCH) -> tuple[int, int]:
+    def entity_backlog(self, limit: int = BATCH) -> list[MemoryRecord]:
+        with self._read() as db:
+            return backlog(db, self.dialect, limit)
+
+    def backfill_entity_links(self, named: Sequence[Named], limit: int = BATCH) -> tuple[int, int]:
         with self._write() as db:
-            return backfill(db, self.dialect, SqlEntityRows(db), limit)
+            return backfill(db, self.dialect, SqlEntityRows(db), named, limit)

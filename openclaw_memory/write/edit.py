@@ -18,6 +18,7 @@ from typing import Sequence, TYPE_CHECKING
 from ..errors import ValidationError
 from ..extract.base import Extractor
 from ..extract.secrets import SecretFilter
+from ..lang.entities import mentions_of
 from ..lang.text import valid_unicode
 from ..procedure import stated_procedure
 from ..types import (
@@ -169,12 +170,8 @@ def edit_memory(
             )
         now = engine.clock.now()
         successor = _successor(old, engine, summary, new_detail, writer, now)  # type: ignore[arg-type]
-        store.update(
-            old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now),
-            None,
-            engine.model_name,
-            reindex=False,
-        )
+        retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
+        store.update(retired, None, engine.model_name, reindex=False, mentions=mentions_of(retired))
         store.audit(
             AuditEntry(
                 scope,
@@ -186,7 +183,9 @@ def edit_memory(
                 writer,
             ),
         )
-        store.insert(successor, vectors.whole[0], engine.model_name)
+        store.insert(
+            successor, vectors.whole[0], engine.model_name, mentions=mentions_of(successor)
+        )
         store.put_parts(successor, vectors.parts[0])
         store.audit(
             AuditEntry(

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..core.clock import Clock
 from ..errors import NotFoundError
 from ..lang import all_on
+from ..lang.entities import mentions_of
 from ..lang.text import search_tokens
 from ..extract.secrets import _MARKER as REDACTION_MARKER
 from ..store.ports import RecordStore, StageStore
@@ -230,7 +231,7 @@ def reactivate(
         if r.status is Status.INACTIVE:
             now = clock.now()
             r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
-            store.update(r, None, model, reindex=False)
+            store.update(r, None, model, reindex=False, mentions=mentions_of(r))
             store.audit(AuditEntry(scope, r.id, "restore", reason, now, channel.value))
         return r
 

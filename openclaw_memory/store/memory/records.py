@@ -6,9 +6,9 @@ import json
 import numpy as np
 from typing import Any, Iterable, Sequence, Callable
 from ...errors import ValidationError
-from ...lang.entities import Entity
+from ...lang.entities import Entity, Mentions
 from ...types import MemoryRecord, Scope, Status
-from ..entity_linking import Owner, idf, link
+from ..entity_linking import Named, Owner, idf, link
 from .base import MemoryBase, State, in_scope, SearchMixin
 from ...core.policy import type_values, types_where
 from ...lang.text import search_tokens
@@ -116,9 +116,14 @@ class MemoryEntityRows:
             del self.e.aliases[key]
 
 
+def _check_limit(limit: int) -> None:
+    if limit < 1:
+        raise ValidationError(f"limit: expected an integer >= 1, found {limit}")
+
+
 class EntitiesMixin(MemoryBase):
-    def _link_entities(self, record: MemoryRecord) -> None:
-        link(MemoryEntityRows(self.s), self.s.rids[record.id], record)
+    def _link_entities(self, record: MemoryRecord, mentions: Mentions) -> None:
+        link(MemoryEntityRows(self.s), self.s.rids[record.id], record, mentions)
 
     def _drop_entities(self, record_id: str) -> None:
         rid = self.s.rids.get(record_id)
@@ -136,10 +141,14 @@ class EntitiesMixin(MemoryBase):
     def _records_by_rid(self, scope: Scope) -> dict[int, MemoryRecord]:
         return {self.s.rids[r.id]: r for r in self._scoped(scope)}
 
-    def backfill_entity_links(self, limit: int = 500) -> tuple[int, int]:
-        """Nothing to link: this store links every record on write and never held older ones."""
-        if limit < 1:
-            raise ValidationError(f"limit: expected an integer >= 1, found {limit}")
+    def entity_backlog(self, limit: int = 500) -> list[MemoryRecord]:
+        """No backlog: this store links every record on write and never held older ones."""
+        _check_limit(limit)
+        return []
+
+    def backfill_entity_links(self, named: Sequence[Named], limit: int = 500) -> tuple[int, int]:
+        """Nothing to link (see `entity_backlog`)."""
+        _check_limit(limit)
         return 0, 0
 
     def entities_named(self, scope: Scope, keys: Iterable[str]) -> dict[int, str]:
@@ -262,27 +271,35 @@ class RecordsMixin(SearchMixin, EntitiesMixin):
             "parts": None,
         }
 
-    def insert(self, record: MemoryRecord, vector: np.ndarray | None, model: str) -> None:
+    def insert(
+        self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, mentions: Mentions
+    ) -> None:
         with self.transaction():
             if record.id in self.s.records:
                 raise ValueError(f"record id {record.id!r} exists already")
             self.s.records[record.id] = record
             self.s.rids[record.id] = self.s.next_seq()
             self.s.tokens[record.id] = search_tokens(record.text)
-            self._link_entities(record)
+            self._link_entities(record, mentions)
             if vector is not None:
                 self.put_vector(record, vector, model)
             if record.status is not Status.INACTIVE:
                 self._enqueue(record, "upsert", record.created_at)
 
     def update(
-        self, record: MemoryRecord, vector: np.ndarray | None, model: str, *, reindex: bool
+        self,
+        record: MemoryRecord,
+        vector: np.ndarray | None,
+        model: str,
+        *,
+        reindex: bool,
+        mentions: Mentions,
     ) -> None:
         with self.transaction():
             if record.id not in self.s.records:
                 return
             self.s.records[record.id] = record
-            self._link_entities(record)  # a forgotten record loses its links
+            self._link_entities(record, mentions)  # a forgotten record loses its links
             if reindex:
                 self.s.tokens[record.id] = search_tokens(record.text)
                 if vector is not None:

@@ -42,7 +42,7 @@ from ...types import (
     Status,
     WriteResult,
 )
-from ...lang.entities import world_names
+from ...lang.entities import mentions_of, world_names
 from ...extract.change import in_progress
 from ...extract.change import only_lasting
 from ...extract.change import switches
@@ -773,7 +773,7 @@ class ChangeRetirer:
             created_at=episode.created_at,
             updated_at=episode.created_at,
         )
-        db.insert(claim, vec, self.model)
+        db.insert(claim, vec, self.model, mentions=mentions_of(claim))
         db.audit(
             AuditEntry(
                 claim.scope,
@@ -792,12 +792,8 @@ class ChangeRetirer:
     @staticmethod
     def _retire(db, old: MemoryRecord, successor: MemoryRecord, link: bool = True) -> None:
         now = successor.created_at
-        db.update(
-            old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now),
-            None,
-            "",
-            reindex=False,
-        )
+        retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
+        db.update(retired, None, "", reindex=False, mentions=mentions_of(retired))
         db.audit(
             AuditEntry(
                 old.scope,
@@ -816,7 +812,7 @@ class ChangeRetirer:
                 if successor.type is not MemoryType.EPISODE
                 else successor.version,
             )
-            db.update(linked, None, "", reindex=False)
+            db.update(linked, None, "", reindex=False, mentions=mentions_of(linked))
             db.audit(
                 AuditEntry(
                     old.scope,

@@ -32,6 +32,7 @@ from .changes import names_part
 from ...extract.statement import judges_only
 from ...lang.utterance import is_instruction
 from ...lang import all_on
+from ...lang.entities import mentions_of
 from ...lang.text import lexical_overlap, negated
 from ...types import AuditEntry, Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
 from ...config.tuning import tuned
@@ -247,7 +248,8 @@ class Decisions:
             created_at=said.created_at,
             updated_at=said.created_at,
         )
-        db.insert(claim, db.vectors_with_parts([said.id])[0].get(said.id), self.writes.model)
+        vec = db.vectors_with_parts([said.id])[0].get(said.id)
+        db.insert(claim, vec, self.writes.model, mentions=mentions_of(claim))
         db.audit(
             AuditEntry(
                 r.scope,

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...core.clock import Clock
 from ...core.policy import CHANNEL_PRIORITY
+from ...lang.entities import mentions_of
 from ...types import AuditEntry, Channel, MemoryRecord, Scope, Source, Status, WriteResult
 
 
@@ -37,7 +38,7 @@ class RecordWrites:
         self.model = model
 
     def insert(self, db, r: MemoryRecord, vec: np.ndarray, reason: str) -> WriteResult:
-        db.insert(r, vec, self.model)
+        db.insert(r, vec, self.model, mentions=mentions_of(r))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -77,7 +78,7 @@ class RecordWrites:
             expires_at=r.expires_at,
             session_id=r.session_id or old.session_id,
         )
-        db.update(updated, vec, self.model, reindex=True)
+        db.update(updated, vec, self.model, reindex=True, mentions=mentions_of(updated))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -96,7 +97,7 @@ class RecordWrites:
     ) -> WriteResult:
         now = r.created_at
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
-        db.update(retired, None, self.model, reindex=False)
+        db.update(retired, None, self.model, reindex=False, mentions=mentions_of(retired))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -109,7 +110,7 @@ class RecordWrites:
             ),
         )
         successor = r.replace(version=old.version + 1, prev_id=old.id)
-        db.insert(successor, vec, self.model)
+        db.insert(successor, vec, self.model, mentions=mentions_of(successor))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -136,6 +137,6 @@ def deactivate(
     retired = r.replace(
         status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now
     )
-    db.update(retired, None, "", reindex=False)
+    db.update(retired, None, "", reindex=False, mentions=mentions_of(retired))
     db.audit(AuditEntry(r.scope, r.id, "deactivate", reason, now, channel.value, writer))
     return retired
