@@ -40,7 +40,7 @@ class Extractor(Protocol):
 ANONYMOUS_SPEAKERS = frozenset({"user", "assistant", ""})
 
 
-#: the language pack table of fillers (`lang.contentless`), which also says how a memory names
+#: the language pack table of fillers (`lang.utterance`), which also says how a memory names
 #: its user (`_the_user`)
 _FILLER = "contentless"
 

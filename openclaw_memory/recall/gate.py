@@ -34,7 +34,7 @@ Keyword evidence is read as each language writes words: a Chinese term counts in
 text (Chinese has no spaces), a Latin one as a word of it or, for a stem of four letters or more,
 as the start of one of its family (supervises / supervisor); "hi" is not in "think", "bee" not
 in "been". A request that asks nothing (a thanks, a greeting, "Thanks, that was
-helpful!", 谢谢，这个很有帮助！: `lang.contentless`), with no recent turn of the user
+helpful!", 谢谢，这个很有帮助！: `lang.utterance`), with no recent turn of the user
 that says something, gets no retrieved memory at all:
 nothing of the user's answers it, and a memory that opens with the same thanks to the assistant
 ("That's really helpful, thanks! I think I'll ...") resembles it in meaning *and* words.

@@ -86,7 +86,7 @@ class Pool:
     #: records holding at least half of the request's terms, two at least; for a request about the
     #: user's world, those naming an attribute it names (recall/gate.py)
     agreeing: set[str] = field(default_factory=set)
-    #: the request asks nothing (a thanks, a greeting: `lang.contentless`): no
+    #: the request asks nothing (a thanks, a greeting: `lang.utterance`): no
     #: retrieved memory answers it (recall/gate.py)
     asks_nothing: bool = False
     #: the request is about the user's world, but nothing pooled speaks of what it asks: no

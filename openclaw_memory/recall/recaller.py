@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 # a log of one person's turns (the user's alone) never grows this way.
 #
 # A logged turn that only asked the assistant for something (a question, a command, small talk:
-# `lang.request`) is kept for audit and never delivered, neither as a memory nor as
+# `lang.utterance`) is kept for audit and never delivered, neither as a memory nor as
 # the context of another turn: a turn's window never chains unrelated requests.
 #
 # Neighbours are live episodes of the same scope and session only: forgotten, expired or outdated
@@ -103,7 +103,7 @@ ASKED_ONLY = "a request for help, not a memory"
 
 
 def set_requests_aside(ranked: Sequence[ScoredMemory]) -> list[ScoredMemory]:
-    """A logged turn that only asked the assistant for something (`lang.request`)
+    """A logged turn that only asked the assistant for something (`lang.utterance`)
     keeps its place in the ranking for audit and is never delivered."""
     return [
         dataclasses.replace(s, kept=False, reason=ASKED_ONLY)
