@@ -50,10 +50,12 @@ def _probe(tmp_path: Path, then: str) -> list[str]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # a fresh interpreter (or several) per test
 def test_the_runtime_and_a_middleware_in_use_load_no_module_of_the_measuring_package(tmp_path):
     assert _probe(tmp_path, "middleware") == []
 
 
+@pytest.mark.slow  # a fresh interpreter (or several) per test
 def test_building_the_cli_parser_is_what_loads_it(tmp_path):
     loaded = _probe(tmp_path, "parser")
     assert {f"{MEASURING}.evaluate.cli", f"{MEASURING}.bench.cli"} <= set(loaded)
@@ -125,6 +127,7 @@ def _cli_without(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess:
         ("bench", "--help"),
     ],
 )
+@pytest.mark.slow  # a fresh interpreter (or several) per test
 def test_without_the_measuring_package_eval_and_bench_name_what_to_install(tmp_path, argv):
     out = _cli_without(tmp_path, *argv)
     assert out.returncode == 2
@@ -136,6 +139,7 @@ def test_without_the_measuring_package_eval_and_bench_name_what_to_install(tmp_p
     assert out.stdout == ""
 
 
+@pytest.mark.slow  # a fresh interpreter (or several) per test
 def test_without_the_measuring_package_the_other_commands_and_the_help_still_work(tmp_path):
     listed = _cli_without(tmp_path, "list", "--user", "alice")
     assert listed.returncode == 0, listed.stderr[-2000:]
@@ -144,6 +148,7 @@ def test_without_the_measuring_package_the_other_commands_and_the_help_still_wor
     assert f"{MEASURING} is not installed" in " ".join(helped.stdout.split())
 
 
+@pytest.mark.slow  # a fresh interpreter (or several) per test
 def test_python_m_from_a_source_checkout_finds_the_measuring_package():
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run(
@@ -159,6 +164,7 @@ def test_python_m_from_a_source_checkout_finds_the_measuring_package():
     assert "--no-precision" in out.stdout and "not installed" not in out.stdout
 
 
+@pytest.mark.slow  # a fresh interpreter (or several) per test
 def test_every_module_of_the_measuring_package_imports():
     """Each module loads in a fresh interpreter: every import the move rewrote resolves."""
     names = sorted(
