@@ -159,3 +159,67 @@ def test_postgres_reads_are_served_by_indexes(entry, tmp_path, pg_server):
     # filter the ids in the heap (SQLite's choice is pinned by the test above)
     for st in (st for st in plans if BY_ID.search(st.shape)):
         assert any("Index" in line for line in st.plan), (st.shape, st.plan)
+
+
+def _steps(store: Any, read: Any) -> int:
+    """The SQLite virtual machine's steps (in thousands) one read of the store takes."""
+    ticks = [0]
+
+    def tick() -> int:
+        ticks[0] += 1
+        return 0
+
+    store.db._conn.set_progress_handler(tick, 1000)
+    try:
+        read()
+    finally:
+        store.db._conn.set_progress_handler(None, 1000)
+    return ticks[0]
+
+
+def test_the_newest_of_a_rare_type_or_subject_costs_what_it_returns(tmp_path):
+    # a scope with no procedure, and a subject held by one record among thousands of another:
+    # their newest records are read from an index in order, so ten times the user's records
+    # cost about the same steps (the walk of the user's records newest first grew with them)
+    from openclaw_memory.lang.entities import mentions_of
+    from openclaw_memory.store.sqlite import SQLiteStore
+    from openclaw_memory.types import MemoryRecord, MemoryType, Scope
+
+    scope = Scope("alice", "a1")
+    costs = []
+    for size in (300, 3000):
+        store = SQLiteStore.open(tmp_path / f"m{size}.db")
+        with store.transaction():
+            for i in range(size):
+                r = MemoryRecord(
+                    id=f"m{i}",
+                    scope=scope,
+                    type=MemoryType.FACT,
+                    summary=f"drinks tea {i}",
+                    subject="drink",
+                    created_at=float(i),
+                    updated_at=float(i),
+                )
+                store.insert(r, None, "hash-8", mentions=mentions_of(r))
+            old = MemoryRecord(
+                id="city",
+                scope=scope,
+                type=MemoryType.FACT,
+                summary="lives in Lyon",
+                subject="city",
+                created_at=0.5,
+                updated_at=0.5,
+            )
+            store.insert(old, None, "hash-8", mentions=mentions_of(old))
+        costs.append(
+            (
+                _steps(store, lambda: store.live_claims(scope, ["procedure"], limit=200)),
+                _steps(store, lambda: store.live_by_subject(scope, ["city", "drink"], limit=20)),
+                _steps(store, lambda: store.live_by_subject(scope, ["city"], limit=20)),
+                _steps(store, lambda: store.live_subjects(scope)),
+            )
+        )
+        assert [r.id for r in store.live_by_subject(scope, ["city"])] == ["city"]
+        store.close()
+    small, large = costs
+    assert all(b <= 2 * a + 2 for a, b in zip(small, large)), costs

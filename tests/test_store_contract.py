@@ -219,6 +219,30 @@ def test_recent_profile_summaries_and_subjects(store):
     assert store.recent_important(BOB, 0.0, 0.0, 10) == []
 
 
+def test_newest_live_records_of_several_subjects_and_types(store):
+    # the newest first across every subject or type asked for, cut at the limit, whichever value
+    # holds them: a common value's many records do not crowd out a rare value's newer one
+    common = [rec(summary=f"tea note {i}", subject="drink", at=float(i)) for i in range(1, 8)]
+    rare = rec(summary="moved to Lyon", subject="city", at=5.5)
+    plan = rec(summary="会议改到周五", type_=MemoryType.TASK, subject="meeting", at=6.5)
+    gone = rec(summary="old city", subject="city", at=9.0, status=Status.INACTIVE)
+    doubt = rec(summary="tea?", subject="drink", doubt_of="x", at=9.5)
+    other = rec(scope=BOB, summary="bob's city", subject="city", at=10.0)
+    put(store, *common, rare, plan, gone, doubt, other)
+    newest = store.live_by_subject(ALICE, ["drink", "city", "meeting"], limit=4)
+    assert [r.summary for r in newest] == ["tea?", "tea note 7", "会议改到周五", "tea note 6"]
+    mixed = store.live_by_subject(ALICE, ["city", "drink"], types=["fact"], limit=3)
+    assert [r.summary for r in mixed] == ["tea?", "tea note 7", "tea note 6"]
+    assert [r.summary for r in store.live_by_subject(ALICE, ["city"])] == ["moved to Lyon"]
+    claims = store.live_claims(ALICE, ["task", "fact", "preference"], limit=3)
+    assert [r.summary for r in claims] == ["tea note 7", "会议改到周五", "tea note 6"]
+    older = store.live_claims(ALICE, ["task", "fact"], created_before=6.0, limit=3)
+    assert [r.summary for r in older] == ["tea note 6", "moved to Lyon", "tea note 5"]
+    assert store.live_claims(ALICE, []) == [] and store.live_by_subject(ALICE, []) == []
+    assert store.live_subjects(ALICE) == ["city", "drink", "meeting"]
+    assert store.live_subjects(ALICE, limit=2) == ["city", "drink"]
+
+
 def test_session_neighbours_and_retired_turns(store):
     def ep(text, at, turn, **kw):
         return rec(

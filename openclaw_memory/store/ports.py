@@ -228,7 +228,7 @@ class StageStore(Protocol):
         """`vectors` and record id -> its sentence-part vectors (k, d), for records with parts."""
 
     def live_subjects(self, scope: Scope, limit: int = 2000) -> list[str]:
-        """Distinct subjects of the scope's active records."""
+        """Distinct subjects of the scope's active records, the first `limit` in sort order."""
 
     def recent_important(
         self, scope: Scope, since: float, min_importance: float, limit: int

@@ -390,6 +390,21 @@ def _m12_scope_lookups(db: sqlite3.Connection) -> str:
         """
 
 
+def _m13_newest_of_each(db: sqlite3.Connection) -> str:
+    # A type's or a subject's newest live records read in index order and stopped at the limit
+    # (records.newest_of_each): without them the planner either sorted every live record of a
+    # common type or subject (27,000 facts of one user for the newest 500) or walked the user's
+    # records newest first looking for a rare one (all 100,000 for a scope with no procedure).
+    # rec_subject_recent begins with rec_active_subject's columns, which it replaces.
+    return """
+        CREATE INDEX IF NOT EXISTS rec_type_recent
+            ON records(user_id, agent_id, status, type, updated_at);
+        CREATE INDEX IF NOT EXISTS rec_subject_recent
+            ON records(user_id, agent_id, status, subject, updated_at);
+        DROP INDEX IF EXISTS rec_active_subject;
+        """
+
+
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
@@ -407,6 +422,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _m10_entities,
     _m11_entity_backfill,
     _m12_scope_lookups,
+    _m13_newest_of_each,
 )
 
 

@@ -383,8 +383,8 @@ class RecordsMixin(SearchMixin, EntitiesMixin):
         return self._select(scope, lambda r: r.id in wanted)
 
     def live_subjects(self, scope: Scope, limit: int = 2000) -> list[str]:
-        subjects = [r.subject for r in self._scoped(scope) if r.status is Status.ACTIVE]
-        return list(dict.fromkeys(s for s in subjects if s is not None))[:limit]
+        subjects = {r.subject for r in self._scoped(scope) if r.status is Status.ACTIVE}
+        return sorted(s for s in subjects if s is not None)[:limit]
 
     def live_by_subject(
         self,

@@ -373,6 +373,18 @@ def _m8_scope_lookups() -> str:
         """
 
 
+def _m9_newest_of_each() -> str:
+    # A type's or a subject's newest live records in index order, stopped at the limit
+    # (SQLite's 13); rec_subject_recent replaces rec_active_subject, its prefix.
+    return """
+        CREATE INDEX IF NOT EXISTS rec_type_recent
+            ON records(user_id, agent_id, status, type, updated_at);
+        CREATE INDEX IF NOT EXISTS rec_subject_recent
+            ON records(user_id, agent_id, status, subject, updated_at);
+        DROP INDEX IF EXISTS rec_active_subject;
+        """
+
+
 MIGRATIONS = (
     _m1_core,
     _m2_keywords,
@@ -382,6 +394,7 @@ MIGRATIONS = (
     _m6_entities,
     _m7_entity_backfill,
     _m8_scope_lookups,
+    _m9_newest_of_each,
 )
 
 
