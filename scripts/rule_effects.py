@@ -15,6 +15,11 @@ per class and set the change of R_all@10 and of the injected R_all, all on minus
 (and the questions it earns / costs at 10). A class that costs one set what it gives another,
 or that moves one question, has not earned its place.
 
+`--precision` adds `eval precision` (noise, absent subjects, updates in both languages) with
+every rule on and with each `--off` class off, and prints its figures per class beside the
+all-on row. `--off` takes several names joined by commas (`en.change,zh.change`: a table in
+both languages, switched off in one run).
+
 A run over a store it has just ingested and a run over the same store opened again do not rank
 every question alike (a few questions of each set move, both ways), so a run is compared with a
 run of its own kind: a recall channel or step only changes the read path, so its runs open the
@@ -45,25 +50,55 @@ def parse_set(spec: str) -> tuple[str, str, str]:
     return name, kind, path
 
 
-def run_eval(
-    kind: str, path: str, out: Path, data_dir: Path, off: str | None, reuse: Path | None
-) -> dict:
-    """One evaluation; its JSON result (the hybrid read path), questions written beside it."""
+def _command(out: Path, off: str | None) -> list[str]:
+    """The package's command line, with the names in `off` (comma-separated) switched off."""
     out.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "openclaw_memory"]
     if off:
         config = out / "config.yaml"
-        config.write_text(f"rules:\n  disabled: [{off}]\n", encoding="utf-8")
+        names = ", ".join(n.strip() for n in off.split(",") if n.strip())
+        config.write_text(f"rules:\n  disabled: [{names}]\n", encoding="utf-8")
         cmd += ["--config", str(config)]
-    cmd += ["eval", kind, path, "--json", "--no-progress", "--no-precision"]
-    cmd += ["--data-dir", str(data_dir), "--questions-out", str(out / "questions.jsonl")]
-    if reuse is not None:
-        cmd += ["--reuse-vectors", str(reuse)]
+    return cmd
+
+
+def _run(cmd: list[str], out: Path) -> dict:
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"eval failed ({' '.join(cmd)}):\n{done.stderr[-2000:]}")
     (out / "result.json").write_text(done.stdout, encoding="utf-8")
     return json.loads(done.stdout)
+
+
+def run_eval(
+    kind: str, path: str, out: Path, data_dir: Path, off: str | None, reuse: Path | None
+) -> dict:
+    """One evaluation; its JSON result (the hybrid read path), questions written beside it."""
+    cmd = _command(out, off) + ["eval", kind, path, "--json", "--no-progress", "--no-precision"]
+    cmd += ["--data-dir", str(data_dir), "--questions-out", str(out / "questions.jsonl")]
+    if reuse is not None:
+        cmd += ["--reuse-vectors", str(reuse)]
+    return _run(cmd, out)
+
+
+#: `eval precision`'s figures per language: (section, key) in its JSON
+PRECISION = (
+    ("noise", "rate"),
+    ("absent", "rate"),
+    ("update", "current_ok"),
+    ("update", "stale_as_current"),
+)
+
+
+def run_precision(out: Path, off: str | None) -> dict[str, tuple[float, ...]]:
+    """`eval precision` with `off` switched off: language -> noise rate, absent-subject rate,
+    current values kept, stale values shown as current."""
+    result = _run(_command(out, off) + ["eval", "precision", "--json", "--no-progress"], out)
+    langs = result["noise"]["by_lang"]
+    return {
+        lang: tuple(float(result[sec]["by_lang"][lang][key]) for sec, key in PRECISION)
+        for lang in sorted(langs)
+    }
 
 
 def figures(result: dict) -> tuple[float, float, float]:
@@ -103,13 +138,18 @@ def _store(work: Path, name: str) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", required=True, type=Path, help="stores and outcomes go here")
-    parser.add_argument("--set", action="append", required=True, dest="sets", help="name=kind:path")
+    parser.add_argument("--set", action="append", default=[], dest="sets", help="name=kind:path")
+    parser.add_argument(
+        "--precision", action="store_true", help="also eval precision, per class and language"
+    )
     parser.add_argument("--off", action="append", default=[], help="a rule, table or channel name")
     parser.add_argument(
         "--reuse-vectors", type=Path, help="an earlier store of each set: DIR/<set>"
     )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = parser.parse_args(argv)
+    if not args.sets and not args.precision:
+        parser.error("give at least one --set, or --precision")
     sets = [parse_set(s) for s in args.sets]
     report: dict[str, dict] = {"sets": {}, "classes": {}}
     runs: dict[str, dict[str, tuple[tuple[float, float, float], dict]]] = {}
@@ -154,7 +194,19 @@ def main(argv: list[str] | None = None) -> int:
                 "earns": earns,
                 "costs": costs,
             }
-    if args.markdown:
+    if args.precision:
+        report["precision"] = {"all on": run_precision(args.work / "precision" / "all-on", None)}
+        for off in args.off:
+            report["precision"][off] = run_precision(args.work / "precision" / off, off)
+    if args.markdown and args.precision:
+        langs = list(report["precision"]["all on"])
+        print("| precision | " + " | ".join(langs) + " |")
+        print("|---|" + "---|" * len(langs))
+        for off, by_lang in report["precision"].items():
+            cells = [" / ".join(f"{v:.3f}" for v in by_lang[lang]) for lang in langs]
+            print(f"| {off if off == 'all on' else f'`{off}` off'} | " + " | ".join(cells) + " |")
+        print()
+    if args.markdown and sets:
         names = [n for n, _, _ in sets]
         print("| class off | " + " | ".join(names) + " |")
         print("|---|" + "---|" * len(names))
@@ -165,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                 for n in names
             ]
             print(f"| `{off}` | " + " | ".join(cells) + " |")
-    else:
+    if not args.markdown:
         print(json.dumps(report, indent=2))
     return 0
 

@@ -1,5 +1,6 @@
-"""The keyword channel scores at most KEYWORD_SCORED matches of each term: below that it is the
-plain BM25 query; above it, each term's newest matches keep their exact BM25 score."""
+"""The keyword channel scores at most KEYWORD_SCORED matches of a request: below that it is the
+plain BM25 query; above it, the matches are shared among the terms rarest first (a rare term's
+all, the commoner terms' newest), each keeping its exact BM25 score."""
 
 from __future__ import annotations
 
@@ -73,10 +74,10 @@ def test_under_the_cap_every_match_is_scored_as_before(engine, words):
 
 
 @pytest.mark.parametrize("words", [EN, ZH], ids=["en", "zh"])
-def test_over_the_cap_each_term_is_scored_in_its_newest_matches(engine, words, monkeypatch):
+def test_over_the_cap_the_terms_share_it_rarest_first(engine, words, monkeypatch):
     common, some, rare = words
     _stock(engine, words)
-    monkeypatch.setattr(fts, "KEYWORD_SCORED", 5)
+    monkeypatch.setattr(fts, "KEYWORD_SCORED", 8)
     text = f"{common} {some} {rare}"
     with engine.db.read() as db:
         exact = dict(_every_match(engine.store, ALICE, text))
@@ -85,19 +86,21 @@ def test_over_the_cap_each_term_is_scored_in_its_newest_matches(engine, words, m
         # the same BM25 as the uncapped query, best first
         assert all(exact[i] == s for i, s in got)
         assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
-        # which rows: the rare term's oldest matches are still found; the common and the rarer
-        # term count their five newest matches each (by insertion: row id)
+        # which rows: eight at most; the rare term's two (the oldest memories) all, then the
+        # rarer phrase's two terms (oat, milk / 燕麦, 奶: the same eight memories) the newest
+        # two each (a third of the six left, then half of the four left), then the common
+        # term's newest two (by insertion: row id)
         rows = {_rid(engine.store, i) for i in ids}
-        by_term = {}
-        for term in (common, some, rare):
-            matched = sorted(
+        newest = {
+            term: sorted(
                 (_rid(engine.store, i) for i, _ in _every_match(engine.store, ALICE, term)),
                 reverse=True,
             )
-            by_term[term] = set(matched[:5])
-        assert rows == set().union(*by_term.values())
-        assert len(by_term[rare]) == 2 and by_term[rare] <= rows
-        assert len(ids) < len(exact)  # memories outside every term's newest five are not scored
+            for term in (common, some, rare)
+        }
+        assert [len(newest[t]) for t in (rare, some, common)] == [2, 8, 24]
+        assert rows == {*newest[rare], *newest[some][:2], *newest[common][:2]}
+        assert len(ids) < len(exact)  # the other memories are not scored
         # bob's memories hold the same words: the cap counts alice's matches only
         assert all(i in exact for i in ids)
 

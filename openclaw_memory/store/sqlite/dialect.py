@@ -112,12 +112,15 @@ SQLITE = SQLiteDialect()
 # Keyword search over FTS5.
 #
 # FTS5 computes BM25 for every match before it can sort; when the request's terms match more
-# than KEYWORD_SCORED memories of the scope, only each term's newest KEYWORD_SCORED matches are
-# scored (with the same BM25, whole-table statistics included); otherwise every match is.
+# than KEYWORD_SCORED memories of the scope, only KEYWORD_SCORED of them are scored (with the
+# same BM25, whole-table statistics included), shared among the terms rarest first: a term with
+# fewer matches than its share gives all of them, and the commoner terms share what is left,
+# each its newest matches. Otherwise every match is scored.
 
-#: matches of one term scored at most: a term in more of a scope's memories (a word in a quarter
-#: of 100,000) is scored in its newest KEYWORD_SCORED matches only, so the channel's cost follows
-#: what it returns, not how common a word is (docs/benchmark-history.md, "The keyword channel's cost")
+#: matches scored at most for one request: a word in a quarter of 100,000 memories is scored in
+#: its newest matches only, so the channel's cost follows what it returns, not how common a
+#: word is (docs/benchmark-history.md, "The keyword channel's cost"), while a rare term's matches
+#: are all scored, however old
 KEYWORD_SCORED = 2000
 
 
@@ -181,8 +184,19 @@ def _newest_matches(db: Any, expression: str) -> list[int]:
 
 
 def _scored_rows(db: Any, token: str, match: str) -> set[int]:
-    """The rows a request's BM25 is computed for: each term's newest KEYWORD_SCORED matches."""
+    """The rows a request's BM25 is computed for: KEYWORD_SCORED at most, shared among the
+    terms rarest first (each term's share is what is left over the terms not yet given)."""
+    found = sorted(  # fts_query: quoted terms (no spaces inside) joined by OR
+        (
+            _newest_matches(db, f"scope : {token} AND tokens : {term}")
+            for term in match.split(" OR ")
+        ),
+        key=len,
+    )
     rows: set[int] = set()
-    for term in match.split(" OR "):  # fts_query: quoted terms (no spaces inside) joined by OR
-        rows.update(_newest_matches(db, f"scope : {token} AND tokens : {term}")[:KEYWORD_SCORED])
+    left = KEYWORD_SCORED
+    for given, newest in enumerate(found):
+        taken = newest[: left // (len(found) - given)]
+        rows.update(taken)
+        left -= len(taken)
     return rows
