@@ -52,6 +52,9 @@ APART: dict[str, tuple[str, ...]] = {
 #: packages handed the ports they read, which never name the runtime that opens the storage
 #: (`runtime.engine`), though it lies above them and a type annotation could
 HANDED_PORTS = ("recall", "inject")
+#: door packages whose commands open the runtime themselves, each in one function; everything
+#: else in them is handed the storage it uses (`portability.storage.Storage`)
+OPENS_THE_RUNTIME = {"portability": "_open"}
 
 
 def _package_of(parts: list[str]) -> str:
@@ -144,6 +147,21 @@ def test_the_read_path_reads_nothing_of_the_write_path():
 
 def test_the_read_path_is_handed_its_ports_not_the_runtime():
     assert _crossings({name: ("runtime",) for name in HANDED_PORTS}) == []
+
+
+def test_a_door_names_the_runtime_only_where_its_commands_open_it():
+    import importlib
+
+    found = _crossings({name: ("runtime",) for name in OPENS_THE_RUNTIME})
+    for name, opener in OPENS_THE_RUNTIME.items():
+        lines, first = inspect.getsourcelines(
+            getattr(importlib.import_module(f"openclaw_memory.{name}"), opener)
+        )
+        inside = {
+            f"{name}/__init__.py:{n} {name} -> runtime" for n in range(first, first + len(lines))
+        }
+        found = [c for c in found if c not in inside]
+    assert found == []
 
 
 def test_a_crossing_is_found():
