@@ -10,7 +10,8 @@ Some packages also stay apart from packages they have no business with (APART), 
 module, even inside a function or for type checking: the read path (recall, inject) reads no part
 of the write path (extract, write), and what both sides read of a language lies in `lang/`. The
 read path does not name the runtime either (HANDED_PORTS): it is handed the ports it reads
-(`recall.ports.ReadPorts`), never the engine that opened them.
+(`recall.ports.ReadPorts`), never the engine that opened them; a door whose commands open the
+runtime names it in that one function only (OPENS_THE_RUNTIME).
 """
 
 from __future__ import annotations
