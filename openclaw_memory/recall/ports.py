@@ -1,9 +1,9 @@
 """What the read stage reads through: the record store, the vector index's searches, the
 embedder and the clock.
 
-The factory hands recall these ports of the storage it opened (`runtime.factory.read_ports`);
-recall opens nothing, writes nothing and never sees the indexer, the index's management or the
-config of the storage.
+The factory hands recall these ports of the storage it opened (`runtime.factory.read_ports`):
+recall opens nothing and writes no memory; of the vector index it holds only a function that
+opens a search, never the indexer or the index's management.
 """
 
 from __future__ import annotations

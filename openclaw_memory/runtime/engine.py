@@ -5,7 +5,8 @@ The record store (truth, `store.ports.RecordStore`; SQLite by default) + the vec
 store. Every method takes a Scope: there is no unscoped read. Construction is by
 `MemoryEngine.open(config)`, the one place that turns the storage config into these objects.
 It builds no stage and writes no memory: the write stage (`write/consolidate`, `MemoryWriter`)
-and forget and restore (`write/forget.py`) are handed the store and the indexer by the factory.
+and forget and restore (`write/forget.py`) are handed the store and the indexer by the factory,
+the read stage its read ports (`factory.read_ports`).
 """
 
 from __future__ import annotations
