@@ -192,7 +192,7 @@ STAGES = (
     ("    entity channel", "openclaw_memory.recall.channels:EntityChannel.propose"),
     ("    background level", "openclaw_memory.embed.embedding:Background.level"),
     ("    load", "openclaw_memory.recall.pool:load"),
-    ("      get_many", "openclaw_memory.runtime.engine:MemoryEngine.get_many"),
+    ("      get_many", "openclaw_memory.store.records:get_many"),
     ("    gate signals", "openclaw_memory.recall.recaller:Recaller._gate_signals"),
     ("    score_pool", "openclaw_memory.recall.rank:score_pool"),
     ("      components", "openclaw_memory.recall.rank:components"),

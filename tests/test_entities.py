@@ -284,7 +284,7 @@ def test_a_chinese_name_inside_a_longer_named_one_is_its_piece(engine):
 def propose(engine, text, pool=None):
     pool = pool or Pool()
     q = build_query(text)
-    EntityChannel(engine, 20).propose(A, q, np.zeros(1), pool)
+    EntityChannel(engine.store, 20).propose(A, q, np.zeros(1), pool)
     return pool
 
 
@@ -331,9 +331,10 @@ def test_hop_follows_the_strong_candidates_entities_and_is_bounded(engine):
 
 def test_recall_explains_the_entity(engine):
     from openclaw_memory.recall.recaller import Recaller
+    from openclaw_memory.runtime.factory import read_ports
 
     write(engine, A, "In May Melanie ran a charity race for mental health.")
-    result = Recaller(engine, engine.config.recall).recall(A, "What did Melanie run?")
+    result = Recaller(read_ports(engine), engine.config.recall).recall(A, "What did Melanie run?")
     chans = {c for s in result.ranked for c in s.channels}
     assert "entity:Melanie" in chans
 

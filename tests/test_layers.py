@@ -6,9 +6,12 @@ package or from a lower layer, never from a higher one. The doors share the top 
 command line imports the command line. A move that breaks the plan fails here with the module and
 the import that climbs.
 
-Some packages also stay apart from lower ones they have no business with (APART): the read path
-(recall, inject) reads no part of the write path (extract, write), anywhere in a module, even
-inside a function or for type checking; what both sides read of a language lies in `lang/`.
+Some packages also stay apart from packages they have no business with (APART), anywhere in a
+module, even inside a function or for type checking: the read path (recall, inject) reads no part
+of the write path (extract, write), and what both sides read of a language lies in `lang/`. The
+read path does not name the runtime either (HANDED_PORTS): it is handed the ports it reads
+(`recall.ports.ReadPorts`), never the engine that opened them; a door whose commands open the
+runtime names it in that one function only (OPENS_THE_RUNTIME).
 """
 
 from __future__ import annotations
@@ -46,6 +49,13 @@ APART: dict[str, tuple[str, ...]] = {
     "recall": ("extract", "write"),
     "inject": ("extract", "write"),
 }
+
+#: packages handed the ports they read, which never name the runtime that opens the storage
+#: (`runtime.engine`), though it lies above them and a type annotation could
+HANDED_PORTS = ("recall", "inject")
+#: door packages whose commands open the runtime themselves, each in one function; everything
+#: else in them is handed the storage it uses (`portability.storage.Storage`)
+OPENS_THE_RUNTIME = {"portability": "_open"}
 
 
 def _package_of(parts: list[str]) -> str:
@@ -134,6 +144,25 @@ def test_no_module_imports_from_a_higher_layer():
 
 def test_the_read_path_reads_nothing_of_the_write_path():
     assert _crossings() == []
+
+
+def test_the_read_path_is_handed_its_ports_not_the_runtime():
+    assert _crossings({name: ("runtime",) for name in HANDED_PORTS}) == []
+
+
+def test_a_door_names_the_runtime_only_where_its_commands_open_it():
+    import importlib
+
+    found = _crossings({name: ("runtime",) for name in OPENS_THE_RUNTIME})
+    for name, opener in OPENS_THE_RUNTIME.items():
+        lines, first = inspect.getsourcelines(
+            getattr(importlib.import_module(f"openclaw_memory.{name}"), opener)
+        )
+        inside = {
+            f"{name}/__init__.py:{n} {name} -> runtime" for n in range(first, first + len(lines))
+        }
+        found = [c for c in found if c not in inside]
+    assert found == []
 
 
 def test_a_crossing_is_found():

@@ -14,6 +14,7 @@ import pytest
 import openclaw_memory
 from openclaw_memory import ChatRequest, MemoryMiddleware, Scope, build_middleware
 from openclaw_memory.inject.assemble import BlockAssembler
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 
 ALICE = Scope("alice", "main")
@@ -115,7 +116,7 @@ def test_what_remember_stores_the_request_hooks_inject_and_the_reverse(mw, fact,
 )
 def test_a_new_recaller_swaps_the_read_path_of_requests_and_search(mw, fact, question):
     mw.remember(ALICE, fact)
-    off = Recaller(mw.engine, mw.cfg.recall, channels=[])  # recalls nothing
+    off = Recaller(read_ports(mw.engine), mw.cfg.recall, channels=[])  # recalls nothing
     mw.recaller = off
     result = mw.before_request(
         ChatRequest(ALICE, "s1", [{"role": "user", "content": f"{question} heron3"}])

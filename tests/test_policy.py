@@ -192,7 +192,7 @@ def test_profile_channel_proposes_the_profile_section(engine, kind, policy):
         writer="test",
     )
     pool = Pool()
-    ProfileChannel(engine, engine.config.recall).propose(
+    ProfileChannel(engine.store, engine.config.recall).propose(
         scope, build_query("你好 hello"), None, pool
     )
     assert bool(pool.channels) is (policy.section == "profile")

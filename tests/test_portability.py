@@ -186,7 +186,7 @@ def test_markdown_export_is_readable_and_separates_inactive(engine):
         .record
     )
     forget_in(engine, scope, b.id)
-    md = export_markdown(engine, "md-user")
+    md = export_markdown(engine.store, engine.clock, "md-user")
     assert md.startswith("# Memories of md-user")
     assert "## Preferences (1)" in md and "**drink**: 喜欢喝乌龙茶" in md and a.id in md
     inactive = md.split("## Inactive (forgotten or replaced)")[1]
@@ -276,7 +276,7 @@ def test_openclaw_export_writes_the_layout_and_reimports_to_the_same_memories(
         scope, [Candidate(MemoryType.EPISODE, "We talked about the Lisbon trip", tags=("user",))]
     )
     out = tmp_path / "workspace"
-    info = export_workspace(engine, "leaver", out)
+    info = export_workspace(engine.store, "leaver", out)
     memory_md = (out / "MEMORY.md").read_text(encoding="utf-8")
     assert memory_md.startswith("# Long-Term Memory") and "- 我喜欢喝乌龙茶" in memory_md
     day = datetime.fromtimestamp(clock.now(), tz=timezone.utc).strftime("%Y-%m-%d")

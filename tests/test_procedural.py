@@ -260,7 +260,7 @@ def test_a_markdown_export_carries_the_procedure(mw):
     from openclaw_memory.portability.files import export_markdown
 
     run_task(mw, "s1", "再帮我部署一下网站", [FAIL, FIX, DEPLOYED])
-    text = export_markdown(mw.engine, "alice", "main")
+    text = export_markdown(mw.store, mw.clock, "alice", "main")
     assert "## Procedures" in text and "**部署 网站**" in text and "解决：chmod" in text
 
 

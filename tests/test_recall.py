@@ -8,6 +8,7 @@ import pytest
 
 from openclaw_memory.core.clock import DAY
 from openclaw_memory.recall.rank import recency
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.lang.entities import mentions_of
 from openclaw_memory.types import Candidate, Channel, MemoryType, Scope, Status
@@ -18,7 +19,7 @@ ALICE, BOB = Scope("alice"), Scope("bob")
 
 @pytest.fixture
 def recaller(engine):
-    return Recaller(engine, engine.config.recall)
+    return Recaller(read_ports(engine), engine.config.recall)
 
 
 def put(engine, scope, type_, text, **kw):
@@ -240,7 +241,7 @@ def test_a_near_duplicate_restates_and_a_new_statement_stays(engine, older, newe
     cfg = dataclasses.replace(engine.config.recall, dedup_similarity=0.05)
     put(engine, ALICE, MemoryType.EPISODE, older, turn_ids=("s1#1",))
     put(engine, ALICE, MemoryType.EPISODE, newer, turn_ids=("s2#1",))
-    res = Recaller(engine, cfg).recall(ALICE, older + " " + newer)
+    res = Recaller(read_ports(engine), cfg).recall(ALICE, older + " " + newer)
     reasons = {s.record.summary: s.reason for s in res.ranked}
     assert {older, newer} <= set(reasons)
     dropped = [t for t in (older, newer) if reasons[t].startswith("near-duplicate")]

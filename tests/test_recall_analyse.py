@@ -69,7 +69,7 @@ def test_a_query_made_by_hand_reads_its_text_as_build_query_does_and_keeps_it_wh
 
 #: calls of the read path that pass the request's text on as it is, without reading it: the
 #: embedded text, the keyword search and the plan's record of the query
-PASSED_ON = {"_propose", "keyword", "InjectionPlan"}
+PASSED_ON = {"_propose", "keyword_search", "InjectionPlan"}
 
 
 def _reads_of_the_request_text(path: Path) -> list[str]:

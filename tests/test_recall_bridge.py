@@ -14,6 +14,7 @@ from openclaw_memory.recall.head import holder_words
 from openclaw_memory.recall.channels import channel_switch
 from openclaw_memory.recall.head import ranked_place
 from openclaw_memory.recall.query import build_query
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
@@ -129,7 +130,7 @@ def _places(ranked) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_described_ones_memory_joins_right_after_the_bridge(engine, lang):
     bridge, answer, request = _stock(engine, lang)
-    ranked = Recaller(engine, engine.config.recall).recall(ALICE, request).ranked
+    ranked = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, request).ranked
     places = _places(ranked)
     assert places.index(answer) == places.index(bridge) + 1 < 10
     joined = next(s for s in ranked if s.record.text == answer)
@@ -142,7 +143,9 @@ def test_the_described_ones_memory_joins_right_after_the_bridge(engine, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_with_the_bridge_switched_off_the_answer_is_not_in_the_top_ten(engine, lang):
     _, answer, request = _stock(engine, lang)
-    off = Recaller(engine, engine.config.recall, switches=switches_from([channel_switch("bridge")]))
+    off = Recaller(
+        read_ports(engine), engine.config.recall, switches=switches_from([channel_switch("bridge")])
+    )
     ranked = off.recall(ALICE, request).ranked
     assert answer not in _places(ranked)[:10]
     assert not any(NAME in s.channels for s in ranked)
@@ -152,9 +155,9 @@ def test_with_the_bridge_switched_off_the_answer_is_not_in_the_top_ten(engine, l
 def test_a_request_naming_its_subject_is_ranked_as_before(engine, lang):
     _stock(engine, lang)
     request = {"en": "What is my cousin's email?", "zh": "我表姐的邮箱地址是什么？"}[lang]
-    on = Recaller(engine, engine.config.recall).recall(ALICE, request).ranked
+    on = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, request).ranked
     off = Recaller(
-        engine, engine.config.recall, switches=switches_from([channel_switch("bridge")])
+        read_ports(engine), engine.config.recall, switches=switches_from([channel_switch("bridge")])
     ).recall(ALICE, request)
     assert [s.record.id for s in on] == [s.record.id for s in off.ranked]
 

@@ -9,6 +9,7 @@ import pytest
 from openclaw_memory.capture.events import episode_candidate
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.inject.render import render_record
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope, Status
 from openclaw_memory.inject.assemble import BlockAssembler
@@ -38,7 +39,7 @@ def recaller_for(engine, before=1, after=1):
         {"recall": {"episode_context_before": before, "episode_context_after": after}},
         base=engine.config,
     )
-    return Recaller(engine, cfg.recall), cfg
+    return Recaller(read_ports(engine), cfg.recall), cfg
 
 
 def unit(result, record):
@@ -308,7 +309,7 @@ def test_contexts_read_ahead_equal_contexts_read_one_by_one(engine, units):
         )
         for rank, i in enumerate(order, start=1)
     ]
-    got = attach_context(engine, ALICE, ranked, before=1, after=1, units=units)
+    got = attach_context(engine.store, engine.clock, ALICE, ranked, before=1, after=1, units=units)
     want = _one_by_one(engine, ALICE, ranked, 1, 1, units)
     assert got == want
     assert any(s.context for s in got)

@@ -109,6 +109,7 @@ def test_nothing_beyond_the_head_moves():
 def test_a_list_question_may_inject_more_related_memories(engine):
     from openclaw_memory.config import config_from_dict
     from openclaw_memory.recall.recaller import Recaller
+    from openclaw_memory.runtime.factory import read_ports
     from openclaw_memory.types import Candidate
     from openclaw_memory.inject.assemble import BlockAssembler
 
@@ -122,7 +123,7 @@ def test_a_list_question_may_inject_more_related_memories(engine):
         },
         base=engine.config,
     )
-    recaller = Recaller(engine, cfg.recall)
+    recaller = Recaller(read_ports(engine), cfg.recall)
     assembler = BlockAssembler(engine.store, engine.clock, cfg)
 
     def related(text):

@@ -13,6 +13,7 @@ import pytest
 from openclaw_memory.config.schema import RecallConfig
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import Calibration, components
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.timeref import asks_duration, states_duration
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope
@@ -147,6 +148,6 @@ def test_the_memory_that_states_how_long_ranks_first(engine, lang):
         [Candidate(MemoryType.EPISODE, t, turn_ids=(f"s1#{i}",)) for i, t in enumerate(fillers)],
     )
     writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, answer, turn_ids=("s2#1",))])
-    result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
+    result = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, question, ())
     ranked = sorted((s for s in result.ranked if s.rank > 0), key=lambda s: s.rank)
     assert ranked[0].record.summary == answer, [(s.rank, s.record.summary[:40]) for s in ranked[:3]]

@@ -10,6 +10,7 @@ from openclaw_memory.lang import all_on
 from openclaw_memory.recall.kinds import SEARCHED, _members, kinds_named, rows
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import keyword_hits
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.lang.text import FTS_TERMS, search_tokens
 from openclaw_memory.types import Candidate, MemoryRecord, MemoryType, Scope
@@ -96,7 +97,7 @@ def test_a_kind_finds_a_member_no_other_channel_reaches(engine, lang):
         ],
     )
     writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
-    result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
+    result = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, question, ())
     hit = next(s for s in result.ranked if s.record.summary == memory)
     assert any(c.startswith("kind:") for c in hit.channels), hit.channels
     ranked = sorted((s for s in result.ranked if s.rank > 0), key=lambda s: s.rank)
@@ -119,7 +120,7 @@ def test_every_searched_member_is_searched(engine, question, memory):
         ],
     )
     writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, memory, turn_ids=("s2#1",))])
-    result = Recaller(engine, engine.config.recall).recall(ALICE, question, ())
+    result = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, question, ())
     hit = next(s for s in result.ranked if s.record.summary == memory)
     assert any(c.startswith("kind:") for c in hit.channels), hit.channels
 

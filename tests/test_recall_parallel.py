@@ -14,6 +14,7 @@ from openclaw_memory.embed.embedding import QueryVectors
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall import recaller as recaller_module
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller, merge
 from openclaw_memory.store import records as rec
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -70,8 +71,8 @@ def test_parallel_channels_give_the_sequential_result(stocked, text, monkeypatch
     # every request takes the thread, however fast the test's embedder is
     monkeypatch.setattr(recaller_module, "PARALLEL_EMBEDDING_S", 0.0)
     cfg = stocked.config.recall
-    sequential = Recaller(stocked, cfg, parallel=False, query_vectors=0)
-    parallel = Recaller(stocked, cfg, parallel=True, query_vectors=0)
+    sequential = Recaller(read_ports(stocked), cfg, parallel=False, query_vectors=0)
+    parallel = Recaller(read_ports(stocked), cfg, parallel=True, query_vectors=0)
     for deep in (False, True):
         want = sequential.recall(ALICE, text, deep=deep)
         got = parallel.recall(ALICE, text, deep=deep)
@@ -92,20 +93,20 @@ class _Spy:
         self.seen.append((threading.get_ident(), len(qvec)))
 
 
-def test_channels_without_the_vector_run_beside_the_embedding(engine):
+def test_channels_without_the_vector_run_beside_the_embedding(engine, monkeypatch):
     early, late, default = _Spy("early", False), _Spy("late", True), _Spy("default", None)
     started = threading.Event()
-    embed = engine.embed_query
+    embed = recaller_module.embed_query
 
-    def slow_embed(text: str) -> np.ndarray:
+    def slow_embed(embedder, text: str) -> np.ndarray:
         # the early channel runs while the query is being embedded, in another thread
         assert started.wait(5), "the early channel did not start while the query was embedded"
-        return embed(text)
+        return embed(embedder, text)
 
-    engine.embed_query = slow_embed
+    monkeypatch.setattr(recaller_module, "embed_query", slow_embed)
     original = early.propose
     early.propose = lambda *a: (started.set(), original(*a))  # type: ignore[method-assign]
-    recaller = Recaller(engine, engine.config.recall, channels=[late, early, default])
+    recaller = Recaller(read_ports(engine), engine.config.recall, channels=[late, early, default])
     recaller.recall(ALICE, "what does the user like to drink")
     me = threading.get_ident()
     assert early.seen[0][0] != me and early.seen[0][1] == 0
@@ -134,7 +135,7 @@ def test_the_early_proposals_are_read_while_the_query_embeds(stocked, monkeypatc
 
     for name in ("get_many", "vectors_with_parts", "search_tokens", "records_naming"):
         spy(name)
-    recaller = Recaller(stocked, stocked.config.recall, query_vectors=0)
+    recaller = Recaller(read_ports(stocked), stocked.config.recall, query_vectors=0)
     result = recaller.recall(ALICE, "when is PRD-223 shipping? and Alice's marathon in Lisbon")
     assert any(not main and ids for main, ids in asked["vectors_with_parts"])  # read ahead
     assert any(not main for main, _ in asked["records_naming"])
@@ -164,7 +165,7 @@ def test_the_small_tiers_vectors_are_read_while_the_query_embeds(stocked, monkey
         monkeypatch.setattr(store, name, call)
     for deep in (False, True):
         calls.clear()
-        result = Recaller(stocked, stocked.config.recall, query_vectors=0).recall(
+        result = Recaller(read_ports(stocked), stocked.config.recall, query_vectors=0).recall(
             ALICE, "what does the user like to drink", deep=deep
         )
         found = {s.record.id for s in result.ranked if "vector" in s.channels}
@@ -182,7 +183,7 @@ def test_a_failing_early_channel_fails_the_recall(engine):
         def propose(self, *a):
             raise RuntimeError("channel down")
 
-    recaller = Recaller(engine, engine.config.recall, channels=[Broken()])
+    recaller = Recaller(read_ports(engine), engine.config.recall, channels=[Broken()])
     with pytest.raises(RuntimeError, match="channel down"):
         recaller.recall(ALICE, "anything")
 
@@ -202,21 +203,22 @@ def test_merge_replays_proposals_in_order():
     assert pool.recent_summaries == ["s1"] and pool.agreeing == {"b"}
 
 
-def _counting(engine):
+def _counting(monkeypatch):
+    """The texts the recallers built from now on embed."""
     calls: list[str] = []
-    embed = engine.embed_query
+    embed = recaller_module.embed_query
 
-    def counted(text: str) -> np.ndarray:
+    def counted(embedder, text: str) -> np.ndarray:
         calls.append(text)
-        return embed(text)
+        return embed(embedder, text)
 
-    engine.embed_query = counted
+    monkeypatch.setattr(recaller_module, "embed_query", counted)
     return calls
 
 
-def test_a_repeated_request_is_embedded_once_with_the_same_result(stocked):
-    calls = _counting(stocked)
-    recaller = Recaller(stocked, stocked.config.recall)
+def test_a_repeated_request_is_embedded_once_with_the_same_result(stocked, monkeypatch):
+    calls = _counting(monkeypatch)
+    recaller = Recaller(read_ports(stocked), stocked.config.recall)
     first = recaller.recall(ALICE, "用户喜欢喝什么咖啡")
     again = recaller.recall(ALICE, "用户喜欢喝什么咖啡")
     assert calls == ["用户喜欢喝什么咖啡"]
@@ -294,13 +296,13 @@ def test_the_profile_channel_reads_its_partial_index(engine, monkeypatch):
 
     monkeypatch.setattr(store, "_query", spy)
     cfg = dataclasses.replace(engine.config.recall, profile_whitelist=())
-    ProfileChannel(engine, cfg).propose(ALICE, None, np.empty(0), Pool())
+    ProfileChannel(engine.store, cfg).propose(ALICE, None, np.empty(0), Pool())
     assert seen and "rec_profile" in seen[0] and "TEMP B-TREE" not in seen[0]
 
 
 def test_no_thread_outlives_a_recall(stocked):
     before = set(threading.enumerate())
-    recaller = Recaller(stocked, stocked.config.recall, query_vectors=0)
+    recaller = Recaller(read_ports(stocked), stocked.config.recall, query_vectors=0)
     for text in REQUESTS[:3]:
         recaller.recall(ALICE, text)
     assert set(threading.enumerate()) - before == set()
@@ -323,14 +325,14 @@ def test_the_entity_hop_starts_from_the_merged_pool_under_the_parallel_recaller(
     hops = {write(f"Oscar taught a pottery class number {i}.", f"h{i}") for i in range(6)}
     for i in range(20):  # names in few memories: selective enough to follow
         write(f"The weather was mild on day {i}.", f"w{i}")
-    keyword, entity = KeywordChannel(engine, 20), EntityChannel(engine, 20)
+    keyword, entity = KeywordChannel(engine.store, 20), EntityChannel(engine.store, 20)
     assert getattr(keyword, "uses_vector", True) is False
     assert getattr(entity, "uses_vector", True) is True
     cfg = engine.config.recall
     results = [
-        Recaller(engine, cfg, channels=(keyword, entity), parallel=p, query_vectors=0).recall(
-            ALICE, "who is the mentor"
-        )
+        Recaller(
+            read_ports(engine), cfg, channels=(keyword, entity), parallel=p, query_vectors=0
+        ).recall(ALICE, "who is the mentor")
         for p in (False, True)
     ]
     hopped = {s.record.id for s in results[1].ranked if "hop:Oscar" in s.channels}
@@ -344,7 +346,7 @@ def test_channels_run_beside_an_embedding_only_when_it_takes_a_while(engine, sec
     embedding when it is slow lately (or not known yet), in the request's thread when it is
     fast; the embedding's time is measured as it is computed."""
     early = _Spy("early", False)
-    recaller = Recaller(engine, engine.config.recall, channels=[early])
+    recaller = Recaller(read_ports(engine), engine.config.recall, channels=[early])
     recaller.query_vectors.seconds = seconds
     recaller.recall(ALICE, "what does the user like to drink")
     assert (early.seen[0][0] != threading.get_ident()) == beside

@@ -7,6 +7,7 @@ import pytest
 
 from openclaw_memory.recall.channels import embedding_text
 from openclaw_memory.recall.channels import without_name
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.config import RecallConfig
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -69,7 +70,7 @@ def test_text_stays_as_written_when_the_name_is_rare_or_all_it_asks(engine):
 def test_recall_embeds_the_request_without_the_common_name(engine):
     chat(engine)
     seen = []
-    recaller = Recaller(engine, RecallConfig(), parallel=False)
+    recaller = Recaller(read_ports(engine), RecallConfig(), parallel=False)
     inner = recaller.query_vectors.embed
 
     def embed(owner, text):

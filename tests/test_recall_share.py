@@ -11,6 +11,7 @@ from openclaw_memory.lang import languages
 from openclaw_memory.recall.channels import channel_switch
 from openclaw_memory.recall.head import ranked_place
 from openclaw_memory.recall.query import build_query
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
@@ -81,7 +82,9 @@ def _places(engine, lang: str, switches=None) -> list[str]:
     for i, text in enumerate(second):
         writer_of(engine).write(ALICE, [Candidate(MemoryType.FACT, text, turn_ids=(f"b{i}#1",))])
     kwargs = {} if switches is None else {"switches": switches}
-    ranked = Recaller(engine, engine.config.recall, **kwargs).recall(ALICE, request).ranked
+    ranked = (
+        Recaller(read_ports(engine), engine.config.recall, **kwargs).recall(ALICE, request).ranked
+    )
     return [s.record.text for s in ranked if ranked_place(s)]
 
 

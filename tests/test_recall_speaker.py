@@ -11,6 +11,7 @@ from openclaw_memory.capture.events import episode_candidate
 from openclaw_memory.recall.channels import EntityChannel
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.channels import SpeakerChannel
 from openclaw_memory.recall.channels import speakers
@@ -74,8 +75,8 @@ def propose(engine, text, pool=None, limit=4):
     pool = pool or Pool()
     q = build_query(text)
     qvec = engine.embed_query(text)
-    EntityChannel(engine, limit).propose(A, q, qvec, pool)
-    SpeakerChannel(engine, limit).propose(A, q, qvec, pool)
+    EntityChannel(engine.store, limit).propose(A, q, qvec, pool)
+    SpeakerChannel(engine.store, engine.indexer.searcher, limit).propose(A, q, qvec, pool)
     return pool
 
 
@@ -158,9 +159,9 @@ def test_recall_brings_in_her_turn_the_other_channels_miss_and_explains_it(
         _, _, answer = fill(engine, chat)
         for i, text in enumerate(chat["asked back"]):
             say(engine, chat["people"][1], text, f"q{i}")
-        recaller = Recaller(engine, engine.config.recall)
+        recaller = Recaller(read_ports(engine), engine.config.recall)
         without = [c for c in recaller.channels if not isinstance(c, SpeakerChannel)]
-        missed = Recaller(engine, engine.config.recall, channels=without)
+        missed = Recaller(read_ports(engine), engine.config.recall, channels=without)
         text = chat["request"]
         assert answer.id not in {s.record.id for s in missed.recall(A, text).ranked}
         found = {s.record.id: s for s in recaller.recall(A, text).ranked}
@@ -195,23 +196,28 @@ def test_the_vector_search_is_shared_searched_once_as_deep_as_asked():
     assert inner.asked == [120, 200, 120]
 
 
-def test_a_person_the_user_often_mentions_but_who_never_speaks_costs_a_bounded_read(engine):
+def test_a_person_the_user_often_mentions_but_who_never_speaks_costs_a_bounded_read(
+    engine, monkeypatch
+):
     """In a chat of the user's own, "Anna" is named in many turns and says none: nothing is
     proposed, and no more than READ_CAP of the nearest memories naming her are read."""
     from openclaw_memory.recall.channels import READ_CAP
 
     for i in range(READ_CAP + 40):
         say(engine, "user", f"I walked route number {i} with Anna by the river", f"s{i}")
+    engine.sync_index(A)  # the search's own drain then reads no record: only the channel does
     read: list[str] = []
-    get_many = engine.get_many
+    get_many = engine.store.get_many
 
     def counting(scope, ids):
         read.extend(ids)
         return get_many(scope, ids)
 
-    engine.get_many = counting
+    monkeypatch.setattr(engine.store, "get_many", counting)
     pool = Pool()
     q = build_query("Which route did Anna walk?")
-    SpeakerChannel(engine, 30).propose(A, q, engine.embed_query(q.text), pool)
+    SpeakerChannel(engine.store, engine.indexer.searcher, 30).propose(
+        A, q, engine.embed_query(q.text), pool
+    )
     assert not by_speaker(pool)
     assert 0 < len(read) <= READ_CAP

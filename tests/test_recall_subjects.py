@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.reference import asks_about, vocabulary_names
 from openclaw_memory.lang.text import has_cjk, search_tokens
@@ -79,7 +80,7 @@ FACTS_ZH = [
 def test_the_fact_a_question_asks_about_gets_the_structure_signal(engine, question, asked_for):
     for subject, text in FACTS_ZH if has_cjk(question) else FACTS:
         writer_of(engine).write(ALICE, [Candidate(MemoryType.PROFILE, text, subject=subject)])
-    res = Recaller(engine, engine.config.recall).recall(ALICE, question)
+    res = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, question)
     structured = {s.record.summary for s in res.ranked if s.components["structure"] >= 1.0}
     assert structured == asked_for
 
@@ -111,7 +112,9 @@ def test_a_subject_asked_about_makes_its_values_members_of_a_kind(
     _profile(engine, *fact)
     kinds = {
         k.name: k
-        for k in Recaller(engine, engine.config.recall).recall(ALICE, question).query.kinds
+        for k in Recaller(read_ports(engine), engine.config.recall)
+        .recall(ALICE, question)
+        .query.kinds
     }
     assert set(kinds) == {name}
     assert kinds[name].terms == words
@@ -136,7 +139,7 @@ def test_a_subject_asked_about_makes_its_values_members_of_a_kind(
 )
 def test_no_kind_for_a_request_that_asks_about_no_stored_subject(engine, question, fact):
     _profile(engine, *fact)
-    kinds = Recaller(engine, engine.config.recall).recall(ALICE, question).query.kinds
+    kinds = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, question).query.kinds
     assert not [k for k in kinds if k.name.startswith("my ")]
 
 
@@ -156,7 +159,7 @@ def test_a_memory_naming_the_users_value_holds_the_subjects_words(engine, lang):
     _profile(engine, *fact)
     writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, naming)])
     writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, UNRELATED[lang])])
-    res = Recaller(engine, engine.config.recall).recall(ALICE, question)
+    res = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, question)
     by_text = {s.record.summary: s for s in res.ranked}
     hit = by_text[naming]
     assert hit.components["structure"] == 0.5
@@ -181,7 +184,9 @@ def test_a_superseded_value_is_no_member(engine, question, old, new):
     assert old[1] not in statuses  # retired: the profile lists live facts only
     (kind,) = [
         k
-        for k in Recaller(engine, engine.config.recall).recall(ALICE, question).query.kinds
+        for k in Recaller(read_ports(engine), engine.config.recall)
+        .recall(ALICE, question)
+        .query.kinds
         if k.name.startswith("my ")
     ]
     named = kind.members | {w for p in kind.phrases for w in p}
@@ -197,6 +202,6 @@ def test_an_archived_value_is_no_member_under_deep_recall(engine, question, fact
     _profile(engine, *fact)
     (r,) = engine.store.profile(ALICE, ["profile"], [], limit=20)
     archive(engine.store, r, engine.clock.now(), "test")
-    res = Recaller(engine, engine.config.recall).recall(ALICE, question, deep=True)
+    res = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, question, deep=True)
     assert r.id in {s.record.id for s in res.ranked}  # pooled: the status is what keeps it out
     assert not [k for k in res.query.kinds if k.name.startswith("my ")]

@@ -10,6 +10,7 @@ from openclaw_memory.errors import ConfigError
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.recall.channels import CHANNELS, build_channels, channel_switch
 from openclaw_memory.recall.channels import EntityChannel
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.core import ALL_ON
 from openclaw_memory.core import switches_from
@@ -52,10 +53,12 @@ def _only_by(result, name: str) -> set[str]:
 def test_the_kind_channel_switched_off_loses_what_only_it_found(engine, lang):
     _stock(engine, lang)
     question, memory = KIND_CASES[lang]
-    on = Recaller(engine, engine.config.recall, switches=ALL_ON).recall(ALICE, question)
+    on = Recaller(read_ports(engine), engine.config.recall, switches=ALL_ON).recall(ALICE, question)
     alone = _only_by(on, "kind")
     assert any(s.record.summary == memory and s.record.id in alone for s in on.ranked)
-    off = Recaller(engine, engine.config.recall, switches=switches_from(["channel.kind"]))
+    off = Recaller(
+        read_ports(engine), engine.config.recall, switches=switches_from(["channel.kind"])
+    )
     result = off.recall(ALICE, question)
     assert not alone & {s.record.id for s in result.ranked}
     assert not result.query.kinds  # nor does ranking read the kinds the request names
@@ -67,8 +70,10 @@ def test_the_kind_channel_switched_off_loses_what_only_it_found(engine, lang):
 def test_any_channel_switched_off_proposes_nothing(engine, lang, name):
     _stock(engine, lang)
     question = KIND_CASES[lang][0]
-    on = Recaller(engine, engine.config.recall, switches=ALL_ON).recall(ALICE, question)
-    off = Recaller(engine, engine.config.recall, switches=switches_from([channel_switch(name)]))
+    on = Recaller(read_ports(engine), engine.config.recall, switches=ALL_ON).recall(ALICE, question)
+    off = Recaller(
+        read_ports(engine), engine.config.recall, switches=switches_from([channel_switch(name)])
+    )
     result = off.recall(ALICE, question)
     assert not any(c.split(":", 1)[0] == name for s in result.ranked for c in s.channels)
     assert not _only_by(on, name) & {s.record.id for s in result.ranked}
@@ -78,7 +83,7 @@ def test_any_channel_switched_off_proposes_nothing(engine, lang, name):
 def test_every_built_in_channel_is_named_and_can_be_left_out(engine, name):
     def names(switches) -> list[str]:
         out = []
-        for c in build_channels(engine, engine.config.recall, 3, switches):
+        for c in build_channels(read_ports(engine), engine.config.recall, 3, switches):
             if isinstance(c, EntityChannel):  # one object, two switches
                 out += [n for n, on in (("entity", c.named), ("hop", c.hop)) if on]
             else:
@@ -89,19 +94,21 @@ def test_every_built_in_channel_is_named_and_can_be_left_out(engine, name):
     assert names(switches_from([channel_switch(name)])) == [n for n in CHANNELS if n != name]
 
 
-def test_the_recaller_reads_the_engines_rules_disabled_when_given_no_switches(
-    make_config, tmp_path, clock
-):
+def test_the_factorys_recaller_reads_the_configs_rules_disabled(make_config, tmp_path, clock):
     from openclaw_memory.runtime.engine import MemoryEngine
+    from openclaw_memory.runtime.factory import build_recaller
 
     cfg = make_config(tmp_path, rules={"disabled": ["channel.kind", "channel.hop"]})
     engine = MemoryEngine.open(cfg, clock=clock, background=False)
     try:
-        recaller = Recaller(engine, cfg.recall)
+        recaller = build_recaller(engine, cfg)
         names = [c.name for c in recaller.channels]
         assert "kind" not in names and "vector" in names
         entity = next(c for c in recaller.channels if isinstance(c, EntityChannel))
         assert entity.named and not entity.hop
+        # a recaller given no switches runs every built-in channel
+        everything = Recaller(read_ports(engine), cfg.recall)
+        assert [c.name for c in everything.channels] == [n for n in CHANNELS if n != "hop"]
     finally:
         engine.close()
 

@@ -14,6 +14,7 @@ from openclaw_memory.recall.pool import Pool
 
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.recall.rank import OUTSIDE_WINDOW_NOTE
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.recall.timeref import time_reference
 from openclaw_memory.types import Candidate, MemoryType, Scope
@@ -116,7 +117,7 @@ def _at(year, month, day):
 
 @pytest.fixture
 def recaller(engine):
-    return Recaller(engine, engine.config.recall)
+    return Recaller(read_ports(engine), engine.config.recall)
 
 
 def put(engine, text, turn):
@@ -322,7 +323,7 @@ def test_vectors_a_channel_read_are_not_read_again_by_load(engine, clock, monkey
         engine.store, "vectors_with_parts", lambda ids, *a, **k: read.extend(ids) or real(ids)
     )
     qvec = embed_query(engine.embedder, question)
-    load(engine, ALICE, qvec, pool)
+    load(engine.store, ALICE, qvec, pool)
     assert read == []
     assert pool.cosine[record.id] == pytest.approx(float(vectors[record.id] @ qvec))
 

@@ -41,6 +41,7 @@ from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.maintain import compact_events, purge_record, run_maintenance
 from openclaw_memory.middleware import ChatRequest, MemoryMiddleware, ToolEvent
 from openclaw_memory.service.app import create_app
+from openclaw_memory.store.indexer import Indexer
 from openclaw_memory.types import Scope
 from openclaw_memory.write.consolidate import MemoryWriter
 from openclaw_memory.write.forget import (
@@ -558,7 +559,6 @@ def test_every_v1_route_requires_a_scope(api):
             MemoryEngine,
             (
                 "get",
-                "get_many",
                 "neighbours",
                 "chain",
                 "versions",
@@ -569,6 +569,7 @@ def test_every_v1_route_requires_a_scope(api):
             ),
         ),
         (MemoryWriter, ("write",)),
+        (Indexer, ("searcher",)),  # recall's vector searches
     ],
 )
 def test_every_read_and_write_takes_a_scope_first(cls, methods):

@@ -9,6 +9,7 @@ import pytest
 from openclaw_memory.core import switches_from
 from openclaw_memory.lang import all_on, languages
 from openclaw_memory.recall.query import build_query, focus
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.types import Candidate, MemoryType, Scope
 from store_helpers import writer_of
@@ -109,10 +110,12 @@ def test_recall_ranks_the_fact_the_question_asks_for_above_the_talks_memory(engi
     talk, fact, request = STORES[lang]
     writer_of(engine).write(ALICE, [Candidate(MemoryType.EPISODE, talk, turn_ids=("s1#1",))])
     writer_of(engine).write(ALICE, [Candidate(MemoryType.FACT, fact, turn_ids=("s2#1",))])
-    ranked = Recaller(engine, engine.config.recall).recall(ALICE, request).ranked
+    ranked = Recaller(read_ports(engine), engine.config.recall).recall(ALICE, request).ranked
     texts = [s.record.summary for s in ranked]
     assert fact in texts
     assert talk not in texts or texts.index(fact) < texts.index(talk)
-    off = Recaller(engine, engine.config.recall, switches=switches_from([f"{lang}.focus.marker"]))
+    off = Recaller(
+        read_ports(engine), engine.config.recall, switches=switches_from([f"{lang}.focus.marker"])
+    )
     texts_off = [s.record.summary for s in off.recall(ALICE, request).ranked]
     assert talk in texts_off and texts_off.index(talk) < texts_off.index(fact)

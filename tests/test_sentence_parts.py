@@ -13,6 +13,7 @@ from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain.doctor import doctor
 from openclaw_memory.maintain.doctor import purge_user
 from openclaw_memory.maintain.doctor import reindex
+from openclaw_memory.runtime.factory import read_ports
 from openclaw_memory.recall.recaller import Recaller
 from openclaw_memory.store import inspect
 from openclaw_memory.store.vector import part_ids, record_of
@@ -136,7 +137,7 @@ def test_an_aside_is_found_by_its_own_sentence_and_the_memory_comes_back_whole(
         hits = eng.semantic(ALICE, qvec, limit=5)
         assert hits[0][0] == r.id and len(hits) == 1  # the record, once, not its parts
         assert hits[0][1] == pytest.approx(aside, abs=1e-4)
-        result = Recaller(eng, eng.config.recall).recall(ALICE, query, ())
+        result = Recaller(read_ports(eng), eng.config.recall).recall(ALICE, query, ())
         best = next(s for s in result.ranked if s.record.id == r.id)
         assert best.record.summary == text  # delivered whole
         assert (
@@ -156,7 +157,7 @@ def test_without_sentence_vectors_the_memory_is_one_vector(make_config, tmp_path
         assert col.get(include=[])["ids"] == [r.id]
         whole = float(np.dot(embed_passages(eng.embedder, [ASIDE_EN])[0], qvec))
         assert eng.semantic(ALICE, qvec, limit=5)[0][1] == pytest.approx(whole, abs=1e-4)
-        result = Recaller(eng, eng.config.recall).recall(
+        result = Recaller(read_ports(eng), eng.config.recall).recall(
             ALICE, "how long have I worked as a marketing specialist", ()
         )
         assert [s.reason for s in result.ranked if s.record.id == r.id] == [""]

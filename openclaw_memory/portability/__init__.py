@@ -24,11 +24,11 @@ from .jsonl import (
 )
 from .files import export_markdown, write_file
 from .openclaw import OpenClawImporter, export_workspace
+from .storage import Storage
 from ..core.progress import whole_number
 from ..config import MemoryConfig
 
 if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
     from ..extract.base import Extractor
     from ..extract.secrets import SecretFilter
 
@@ -45,26 +45,26 @@ if TYPE_CHECKING:
 
 FORMATS = ("jsonl", "markdown", "openclaw")
 
-__all__ = ["FORMATS", "export_text", "export_user", "import_path", "import_text"]
+__all__ = ["FORMATS", "Storage", "export_text", "export_user", "import_path", "import_text"]
 
 
 def export_text(
-    engine: MemoryEngine, user_id: str, fmt: str = "jsonl", agent_id: str | None = None
+    storage: Storage, user_id: str, fmt: str = "jsonl", agent_id: str | None = None
 ) -> str:
     """The export as one string (jsonl or markdown)."""
     if fmt == "jsonl":
         buf = io.StringIO()
-        export_jsonl(engine, user_id, buf, agent_id)
+        export_jsonl(storage, user_id, buf, agent_id)
         return buf.getvalue()
     if fmt == "markdown":
-        return export_markdown(engine, user_id, agent_id)
+        return export_markdown(storage.store, storage.clock, user_id, agent_id)
     raise ValidationError(
         f"format: expected jsonl or markdown for a single document, found {fmt!r}"
     )
 
 
 def export_user(
-    engine: MemoryEngine,
+    storage: Storage,
     user_id: str,
     fmt: str,
     out: Path | None,
@@ -81,8 +81,8 @@ def export_user(
     if fmt == "openclaw":
         if out is None:
             raise ValidationError("out: the openclaw format writes a directory; expected --out DIR")
-        return None, export_workspace(engine, user_id, out, agent_id, force=force)
-    text = export_text(engine, user_id, fmt, agent_id)
+        return None, export_workspace(storage.store, user_id, out, agent_id, force=force)
+    text = export_text(storage, user_id, fmt, agent_id)
     data = text.encode("utf-8")
     if out is None:
         return text, {"bytes": len(data)}
@@ -103,7 +103,7 @@ def is_jsonl_export(text: str) -> bool:
 
 
 def import_text(
-    engine: MemoryEngine,
+    storage: Storage,
     text: str,
     scope: Scope,
     *,
@@ -118,7 +118,7 @@ def import_text(
         return {
             "format": "jsonl",
             **import_jsonl(
-                engine,
+                storage,
                 text.splitlines(),
                 user_id=scope.user_id,
                 where=_shown(name),
@@ -133,7 +133,7 @@ def import_text(
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / safe
         path.write_text(text, encoding="utf-8")
-        counts = OpenClawImporter(engine, extractor, secrets).import_path(
+        counts = OpenClawImporter(storage, extractor, secrets).import_path(
             path, scope, writer=writer
         )
     return {"format": "openclaw", **counts}
@@ -147,7 +147,7 @@ def _shown(name: str) -> str:
 
 
 def import_path(
-    engine: MemoryEngine,
+    storage: Storage,
     path: Path,
     scope: Scope,
     *,
@@ -173,7 +173,7 @@ def import_path(
             )
         with path.open(encoding="utf-8", errors="replace") as fh:
             report = import_jsonl(
-                engine,
+                storage,
                 file_lines(fh, max_bytes),
                 user_id=scope.user_id,
                 where=path.name,
@@ -184,7 +184,7 @@ def import_path(
                 progress=progress,
             )
         return {"format": "jsonl", **report.to_dict()}
-    counts = OpenClawImporter(engine, extractor, secrets).import_path(path, scope, writer=writer)
+    counts = OpenClawImporter(storage, extractor, secrets).import_path(path, scope, writer=writer)
     return {"format": "openclaw", **counts}
 
 
@@ -266,6 +266,8 @@ def _scope_args(p: argparse.ArgumentParser) -> None:
 
 
 def _open(config: MemoryConfig) -> Any:
+    """The storage a command works on (a `MemoryEngine`, closed by the command): the one place
+    this package opens the runtime."""
     from ..runtime.engine import MemoryEngine
 
     return MemoryEngine.open(config, background=False)

@@ -9,12 +9,9 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from ..errors import ValidationError
-from typing import TYPE_CHECKING
-from ..core.clock import iso_time
+from ..core.clock import Clock, iso_time
+from ..store.ports import ConsoleStore
 from ..types import MemoryRecord, MemoryType, Scope, Status
-
-if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
 
 # Writing an export's files privately and without surprises.
 #
@@ -180,11 +177,11 @@ TYPE_TITLES: dict[MemoryType, str] = {
 
 
 def user_records(
-    engine: MemoryEngine, user_id: str, agent_id: str | None = None
+    store: ConsoleStore, user_id: str, agent_id: str | None = None
 ) -> list[MemoryRecord]:
     """Every record of a user (every agent, or one), newest first."""
     Scope(user_id, agent_id or "default")
-    return engine.store.user_records(user_id, agent_id, newest_first=True)
+    return store.user_records(user_id, agent_id, newest_first=True)
 
 
 def _escape(text: str) -> str:
@@ -242,6 +239,8 @@ def render_markdown(records: list[MemoryRecord], user_id: str, exported_at: floa
     return "\n".join(out).rstrip() + "\n"
 
 
-def export_markdown(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> str:
-    """A user's memories as one Markdown document."""
-    return render_markdown(user_records(engine, user_id, agent_id), user_id, engine.clock.now())
+def export_markdown(
+    store: ConsoleStore, clock: Clock, user_id: str, agent_id: str | None = None
+) -> str:
+    """A user's memories as one Markdown document (dated by clock)."""
+    return render_markdown(user_records(store, user_id, agent_id), user_id, clock.now())

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any, IO
+from typing import Any, IO
 from ..types import (
     Candidate,
     MemoryRecord,
@@ -38,9 +38,7 @@ from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
 from ..lang.entities import mentions_of
 from ..core.policy import KEYED_TYPES
-
-if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
+from .storage import Storage
 
 # An imported claim goes through check-before-write, as a claim said in conversation does.
 #
@@ -52,15 +50,15 @@ if TYPE_CHECKING:
 # subject; what the user says later corrects an imported value (`Decisions._is_doubt`).
 
 
-def claim_decisions(engine: MemoryEngine) -> Decisions:
-    """The decisions of check-before-write over the engine's store, built once per import."""
+def claim_decisions(storage: Storage) -> Decisions:
+    """The decisions of check-before-write over the storage's store, built once per import."""
     return Consolidator(
-        engine.store, engine.embedder, engine.model_name, engine.clock, engine.config
+        storage.store, storage.embedder, storage.model_name, storage.clock, storage.config
     ).decisions
 
 
 def write_claim(
-    engine: MemoryEngine,
+    storage: Storage,
     decisions: Decisions,
     r: MemoryRecord,
     vec: Any,
@@ -69,20 +67,20 @@ def write_claim(
 ) -> str:
     """Write one imported claim (its draft record r) in the caller's transaction; returns what
     consolidation did ("insert", "update", "doubt", "skip"). origin names the file and line."""
-    result = decisions.decide(engine.store, _candidate(r), r, vec)
+    result = decisions.decide(storage.store, _candidate(r), r, vec)
     kept = result.record
     if result.action == "doubt" and kept is not None:
         kept = deactivate(
-            engine.store,
+            storage.store,
             kept,
-            engine.clock.now(),
+            storage.clock.now(),
             f"imported from {origin}; contradicts {result.replaced_id}, which a stronger "
             "channel wrote",
             r.source.channel,
             r.source.writer,
         )
     if kept is not None and result.action != "skip":
-        engine.store.put_parts(kept, parts)
+        storage.store.put_parts(kept, parts)
     return result.action
 
 
@@ -269,7 +267,7 @@ def _str(value: Any, where: str) -> str:
 
 
 def export_lines(
-    engine: MemoryEngine, user_id: str, agent_id: str | None = None
+    storage: Storage, user_id: str, agent_id: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """The export of a user (every agent, or one) as dicts, header first."""
     Scope(user_id, agent_id or "default")  # validates the ids
@@ -279,22 +277,22 @@ def export_lines(
         "version": FORMAT_VERSION,
         "user_id": user_id,
         "agent_id": agent_id,
-        "embedder": engine.model_name,
-        "exported_at": engine.clock.now(),
+        "embedder": storage.model_name,
+        "exported_at": storage.clock.now(),
     }
-    for r in engine.store.user_records(user_id, agent_id):
+    for r in storage.store.user_records(user_id, agent_id):
         yield {"kind": "record", **record_to_dict(r)}
     for kind, table in _TABLES.items():
-        for row in engine.store.user_rows(table, user_id, agent_id):
+        for row in storage.store.user_rows(table, user_id, agent_id):
             yield {"kind": kind, **{k: v for k, v in row.items() if k != "user_id"}}
 
 
 def export_jsonl(
-    engine: MemoryEngine, user_id: str, out: IO[str], agent_id: str | None = None
+    storage: Storage, user_id: str, out: IO[str], agent_id: str | None = None
 ) -> dict[str, int]:
     """Write the export to `out`; return how many lines of each kind were written."""
     counts: dict[str, int] = {}
-    for item in export_lines(engine, user_id, agent_id):
+    for item in export_lines(storage, user_id, agent_id):
         out.write(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n")
         counts[item["kind"]] = counts.get(item["kind"], 0) + 1
     counts.pop("header", None)
@@ -595,7 +593,7 @@ def _parse(
 
 
 def import_jsonl(
-    engine: MemoryEngine,
+    storage: Storage,
     lines: Iterable[str],
     *,
     user_id: str,
@@ -630,14 +628,14 @@ def import_jsonl(
             raise
         raise ValidationError(f"{exc}; nothing was imported") from None
     report = ImportReport(secrets_redacted=parsed.redacted)
-    fresh = _new_records(engine, parsed.records, report, where)
-    merging = _merging(engine, parsed.records)
+    fresh = _new_records(storage, parsed.records, report, where)
+    merging = _merging(storage, parsed.records)
     fresh = [(n, _as_new_fact(r, writer) if _is_new_fact(r, merging) else r) for n, r in fresh]
-    vectors = _embed(engine, [r for _, r in fresh])
+    vectors = _embed(storage, [r for _, r in fresh])
     try:
-        with engine.store.transaction():
-            _insert_records(engine, fresh, vectors, report, progress, merging, where)
-            _insert_rows(engine, parsed.rows, user_id, report)
+        with storage.store.transaction():
+            _insert_records(storage, fresh, vectors, report, progress, merging, where)
+            _insert_rows(storage, parsed.rows, user_id, report)
     except ValidationError:
         raise
     except Exception as exc:  # a store refusal: named by kind, never by the store's path
@@ -645,19 +643,19 @@ def import_jsonl(
         raise ValidationError(
             f"{where}: the store refused the import ({type(exc).__name__}); nothing was imported"
         ) from None
-    engine.written()
+    storage.written()
     return report
 
 
 def _new_records(
-    engine: MemoryEngine,
+    storage: Storage,
     records: list[tuple[int, MemoryRecord]],
     report: ImportReport,
     where: str,
 ) -> list[tuple[int, MemoryRecord]]:
     fresh = []
     for number, r in records:
-        owner = engine.store.record_owner(r.id)
+        owner = storage.store.record_owner(r.id)
         if owner is None:
             fresh.append((number, r))
         elif owner == (r.scope.user_id, r.scope.agent_id):
@@ -670,7 +668,7 @@ def _new_records(
     return fresh
 
 
-def _merging(engine: MemoryEngine, records: list[tuple[int, MemoryRecord]]) -> set[tuple[str, str]]:
+def _merging(storage: Storage, records: list[tuple[int, MemoryRecord]]) -> set[tuple[str, str]]:
     """The scopes the file imports new facts into rather than restores: the store holds a live
     claim of the scope that the file does not (module doc)."""
     in_file = {r.id for _, r in records}
@@ -680,7 +678,7 @@ def _merging(engine: MemoryEngine, records: list[tuple[int, MemoryRecord]]) -> s
         for scope in scopes
         if any(
             r.status is Status.ACTIVE and r.type in KEYED_TYPES and r.id not in in_file
-            for r in engine.store.user_records(*scope)
+            for r in storage.store.user_records(*scope)
         )
     }
 
@@ -699,20 +697,20 @@ def _as_new_fact(r: MemoryRecord, writer: str) -> MemoryRecord:
     )
 
 
-def _embed(engine: MemoryEngine, records: list[MemoryRecord]) -> list[tuple[Any, Any]]:
+def _embed(storage: Storage, records: list[MemoryRecord]) -> list[tuple[Any, Any]]:
     """(whole vector, sentence parts) of each record, in batches, before the transaction."""
     out: list[tuple[Any, Any]] = []
     for start in range(0, len(records), _EMBED_BATCH):
         batch = records[start : start + _EMBED_BATCH]
         vecs = embed_with_parts(
-            engine.embedder, [r.text for r in batch], engine.config.long_term.sentence_vectors
+            storage.embedder, [r.text for r in batch], storage.config.long_term.sentence_vectors
         )
         out += list(zip(vecs.whole, vecs.parts))
     return out
 
 
 def _insert_records(
-    engine: MemoryEngine,
+    storage: Storage,
     records: list[tuple[int, MemoryRecord]],
     vectors: list[tuple[Any, Any]],
     report: ImportReport,
@@ -720,27 +718,27 @@ def _insert_records(
     merging: set[tuple[str, str]],
     where: str,
 ) -> None:
-    decisions = claim_decisions(engine) if merging else None
+    decisions = claim_decisions(storage) if merging else None
     for done, ((number, r), (vec, parts)) in enumerate(zip(records, vectors), start=1):
         if decisions is not None and _is_new_fact(r, merging):
-            action = write_claim(engine, decisions, r, vec, parts, f"{where}:{number}")
+            action = write_claim(storage, decisions, r, vec, parts, f"{where}:{number}")
             report.consolidated[action] = report.consolidated.get(action, 0) + 1
         else:
-            engine.store.insert(r, vec, engine.model_name, mentions=mentions_of(r))
-            engine.store.put_parts(r, parts)
+            storage.store.insert(r, vec, storage.model_name, mentions=mentions_of(r))
+            storage.store.put_parts(r, parts)
             report.added["record"] = report.added.get("record", 0) + 1
         if progress is not None and done % PROGRESS_EVERY == 0:
             progress("written", done)
 
 
 def _insert_rows(
-    engine: MemoryEngine,
+    storage: Storage,
     rows: list[tuple[int, str, dict[str, Any]]],
     user_id: str,
     report: ImportReport,
 ) -> None:
     for _, kind, item in rows:
-        added = engine.store.import_row(_TABLES[kind], {**item, "user_id": user_id})
+        added = storage.store.import_row(_TABLES[kind], {**item, "user_id": user_id})
         report.added[kind] = report.added.get(kind, 0) + added
         if not added:
             report.skipped[kind] = report.skipped.get(kind, 0) + 1

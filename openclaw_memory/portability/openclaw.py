@@ -45,13 +45,14 @@ from .files import (
     user_records,
 )
 from .jsonl import claim_decisions
+from .storage import Storage
+from ..store.ports import ConsoleStore
 from .jsonl import write_claim
 from ..embed.embedding import embed_with_parts
 from ..lang.utterance import is_contentless
 from ..core.policy import KEYED_TYPES, types_where
 
 if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
     from ..extract.base import Extractor
     from ..extract.secrets import SecretFilter
     from ..write.consolidate.decide import Decisions
@@ -435,7 +436,7 @@ def render_workspace(records: list[MemoryRecord]) -> dict[str, str]:
 
 
 def export_workspace(
-    engine: MemoryEngine,
+    store: ConsoleStore,
     user_id: str,
     out_dir: Path,
     agent_id: str | None = None,
@@ -447,7 +448,7 @@ def export_workspace(
     Files are 0600 and folders 0700 (files.py); a symbolic link in the folder is refused; a file
     already there is replaced only when the previous export here wrote it as it is (its
     manifest), or with `force`. Every file is checked before the first is written."""
-    files = render_workspace(user_records(engine, user_id, agent_id))
+    files = render_workspace(user_records(store, user_id, agent_id))
     root = open_dir(out_dir)
     fds: dict[str, int] = {"": root}
     try:
@@ -524,8 +525,8 @@ def entry_id(scope: Scope, text: str) -> str:
 class OpenClawImporter:
     """Turns workspace entries into typed records of one scope (filter, type, dedupe, store)."""
 
-    def __init__(self, engine: MemoryEngine, extractor: Extractor, secrets: SecretFilter) -> None:
-        self.engine = engine
+    def __init__(self, storage: Storage, extractor: Extractor, secrets: SecretFilter) -> None:
+        self.storage = storage
         self.extractor = extractor
         self.secrets = secrets
         self._decisions: Decisions | None = None
@@ -570,10 +571,10 @@ class OpenClawImporter:
         kind, subject, entities, importance, confidence = self._typed(scope, text, e)
         # the annotations a file carries (subject, triggers) are text from the file too
         subject = self.secrets.redact(e.subject[:SUBJECT_MAX_CHARS]) if e.subject else subject
-        at = e.at if e.at is not None else self.engine.clock.now()
+        at = e.at if e.at is not None else self.storage.clock.now()
         tags = tuple(dict.fromkeys([*map(self.secrets.redact, e.tags), "openclaw"]))
         expires = (
-            at + self.engine.config.forgetting.task_ttl_days * 86400
+            at + self.storage.config.forgetting.task_ttl_days * 86400
             if kind is MemoryType.TASK
             else None
         )
@@ -622,7 +623,7 @@ class OpenClawImporter:
         """Drafts whose id and text are not in the store yet (any type, any status)."""
         fresh = []
         for r in drafts:
-            if self.engine.store.holds(scope, r):
+            if self.storage.store.holds(scope, r):
                 counts["existing"] += 1
             else:
                 fresh.append(r)
@@ -633,17 +634,17 @@ class OpenClawImporter:
         through check-before-write like a claim said in conversation, on the imported channel
         (below explicit and admin: an imported line never overrides what the user stated; what
         the user says later corrects it); episodes and other entries are appended as they are."""
-        eng = self.engine
+        storage = self.storage
         actions: dict[str, int] = {}
         vectors = []
         for start in range(0, len(records), 256):
             batch = records[start : start + 256]
             vecs = embed_with_parts(
-                eng.embedder, [r.text for r in batch], eng.config.long_term.sentence_vectors
+                storage.embedder, [r.text for r in batch], storage.config.long_term.sentence_vectors
             )
             vectors += list(zip(vecs.whole, vecs.parts))
         try:
-            with eng.store.transaction():
+            with storage.store.transaction():
                 for r, (vec, parts) in zip(records, vectors):
                     action = self._one(r, vec, parts)
                     actions[action] = actions.get(action, 0) + 1
@@ -654,27 +655,27 @@ class OpenClawImporter:
             raise ValidationError(
                 f"import: the store refused the import ({type(exc).__name__}); nothing was imported"
             ) from None
-        eng.written()
+        storage.written()
         return actions
 
     def _one(self, r: MemoryRecord, vec: Any, parts: Any) -> str:
         """Write one draft in the caller's transaction; what was done ("insert", "doubt", ...)."""
-        eng = self.engine
+        storage = self.storage
         if r.type not in KEYED_TYPES:
-            eng.store.insert(r, vec, eng.model_name, mentions=mentions_of(r))
-            eng.store.put_parts(r, parts)
-            eng.store.audit(
+            storage.store.insert(r, vec, storage.model_name, mentions=mentions_of(r))
+            storage.store.put_parts(r, parts)
+            storage.store.audit(
                 AuditEntry(
                     r.scope,
                     r.id,
                     "insert",
                     f"imported from {r.source.turn_ids[0]}",
-                    eng.clock.now(),
+                    storage.clock.now(),
                     r.source.channel.value,
                     r.source.writer,
                 ),
             )
             return "insert"
         if self._decisions is None:
-            self._decisions = claim_decisions(eng)
-        return write_claim(eng, self._decisions, r, vec, parts, r.source.turn_ids[0])
+            self._decisions = claim_decisions(storage)
+        return write_claim(storage, self._decisions, r, vec, parts, r.source.turn_ids[0])

@@ -6,8 +6,6 @@ Over 600 lines: every channel fills the same pool by the same protocol, side by 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import re
 import numpy as np
 from typing import Sequence
@@ -22,13 +20,11 @@ from .analyse import request_keys
 from .query import RecallQuery, dated_stretch
 from .reference import TABLE as REFERENCE
 from functools import partial
-from ..core.clock import DAY
+from ..core.clock import DAY, Clock
 from ..config import RecallConfig
 from ..core.policy import type_values, types_where
 from ..core import ALL_ON, Switches
-
-if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
+from .ports import OpenSearch, ReadPorts
 
 
 # The entity channel: memories that name what the request names, across sessions, and one hop
@@ -62,7 +58,7 @@ class EntityChannel:
 
     def __init__(
         self,
-        engine: MemoryEngine,
+        store: StageStore,
         limit: int,
         *,
         seeds: int = tuned_int("entity_channel.seeds"),
@@ -70,14 +66,14 @@ class EntityChannel:
         named: bool = True,
         hop: bool = True,
     ) -> None:
-        self.engine, self.limit, self.seeds, self.hop_share = engine, limit, seeds, hop_share
+        self.store, self.limit, self.seeds, self.hop_share = store, limit, seeds, hop_share
         self.named, self.hop = named, hop
 
     def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
         """Read what `propose` reads of the request's own entities (not the hop's, which starts
         from the other channels' candidates) into `pool.entities`: run while the query is
         embedded."""
-        reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
+        reads = pool.entities = pool.entities or EntityReads(self.store, scope)
         if not self.named:
             return
         named = reads.named(query.analysis.entity_keys)
@@ -93,7 +89,7 @@ class EntityChannel:
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         statuses, cap = self._reach(query)
-        store = self.engine.store
+        store = self.store
         reads = pool.entities or EntityReads(store, scope)
         named = reads.named(query.analysis.entity_keys) if self.named else {}
         seeds = self._seeds(pool) if self.hop else []
@@ -278,14 +274,21 @@ class SpeakerChannel:
     name = "speaker"
 
     def __init__(
-        self, engine: MemoryEngine, limit: int, *, depth: int = SEARCH_DEPTH, share: float = SHARE
+        self,
+        store: StageStore,
+        search: OpenSearch,
+        limit: int,
+        *,
+        depth: int = SEARCH_DEPTH,
+        share: float = SHARE,
     ) -> None:
-        self.engine, self.limit, self.depth, self.share = engine, limit, depth, share
+        self.store, self.search, self.limit = store, search, limit
+        self.depth, self.share = depth, share
 
     def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
         """Read the ids of the memories naming the person (kept in `pool.entities`) and have the
         prepared vector searches go deep enough: run while the query is embedded."""
-        reads = pool.entities = pool.entities or EntityReads(self.engine.store, scope)
+        reads = pool.entities = pool.entities or EntityReads(self.store, scope)
         if self._theirs(reads, query) is not None:
             # the vector channel's search goes this deep at once (`SharedSearch`)
             for search in pool.searches.values():
@@ -295,14 +298,14 @@ class SpeakerChannel:
         take = int(self.limit * self.share)
         if take < 1 or qvec.size == 0:
             return
-        reads = pool.entities or EntityReads(self.engine.store, scope)
+        reads = pool.entities or EntityReads(self.store, scope)
         found = self._theirs(reads, query)
         if found is None:
             return
         person, theirs = found
         near: list[str] = []
         for tier in query.tiers:
-            search = pool.search(tier, partial(self.engine.vector_search, scope))
+            search = pool.search(tier, partial(self.search, scope))
             near += [
                 rid
                 for rid, _ in search(qvec, self.depth * self.limit)
@@ -315,7 +318,7 @@ class SpeakerChannel:
         near = near[:READ_CAP]
         for at in range(0, len(near), 2 * take):
             batch = near[at : at + 2 * take]
-            records = self.engine.get_many(scope, batch)
+            records = self.store.get_many(scope, batch)
             for rid in batch:
                 r = records.get(rid)
                 if r is None or not any(normalise(s) == key for s in speakers(r)):
@@ -358,18 +361,18 @@ def speakers(r: MemoryRecord) -> list[str]:
 class VectorChannel:
     name = "vector"
 
-    def __init__(self, engine: MemoryEngine, limit: int) -> None:
-        self.engine, self.limit = engine, limit
+    def __init__(self, search: OpenSearch, limit: int) -> None:
+        self.search, self.limit = search, limit
 
     def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
         """Read the tiers' vectors (a small tier's: the exact search's matrix) into
         `pool.searches`: run while the query is embedded."""
         for tier in query.tiers:
-            pool.search(tier, partial(self.engine.vector_search, scope))
+            pool.search(tier, partial(self.search, scope))
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         for tier in query.tiers:
-            search = pool.search(tier, partial(self.engine.vector_search, scope))
+            search = pool.search(tier, partial(self.search, scope))
             for rid, cos in search(qvec, self.limit):
                 pool.propose(rid, self.name)
                 pool.cosine[rid] = cos
@@ -379,12 +382,12 @@ class KeywordChannel:
     name = "keyword"
     uses_vector = False
 
-    def __init__(self, engine: MemoryEngine, limit: int) -> None:
-        self.engine, self.limit = engine, limit
+    def __init__(self, store: StageStore, limit: int) -> None:
+        self.store, self.limit = store, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        for rid, score in self.engine.keyword(
-            scope, query.search_text or query.text, limit=self.limit, statuses=query.statuses
+        for rid, score in self.store.keyword_search(
+            scope, query.search_text or query.text, statuses=query.statuses, limit=self.limit
         ):
             pool.propose(rid, self.name)
             pool.bm25[rid] = score
@@ -397,16 +400,16 @@ class KindChannel:
     name = "kind"
     uses_vector = False
 
-    def __init__(self, engine: MemoryEngine, limit: int) -> None:
-        self.engine, self.limit = engine, limit
+    def __init__(self, store: StageStore, limit: int) -> None:
+        self.store, self.limit = store, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         statuses = query.statuses
         for kind in query.kinds:
             found: dict[str, float] = {}
             for text in kind.searches:
-                for rid, score in self.engine.keyword(
-                    scope, text, limit=self.limit, statuses=statuses
+                for rid, score in self.store.keyword_search(
+                    scope, text, statuses=statuses, limit=self.limit
                 ):
                     found[rid] = max(found.get(rid, 0.0), score)
             for rid in sorted(found, key=found.__getitem__, reverse=True)[: self.limit]:
@@ -430,20 +433,20 @@ class DateChannel:
 
     name = "date"
 
-    def __init__(self, engine: MemoryEngine, limit: int) -> None:
-        self.engine, self.limit = engine, limit
+    def __init__(self, store: StageStore, clock: Clock, limit: int) -> None:
+        self.store, self.clock, self.limit = store, clock, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         stretches = [dated_stretch(start, end) for start, end in query.dates]
         if query.window_days is not None and not query.dates:
-            now = self.engine.clock.now()
+            now = self.clock.now()
             stretches.append((now - query.window_days * DAY, now + DAY))
         if not stretches or not qvec.size:
             return
         statuses = query.statuses
         found: dict[str, MemoryRecord] = {}
         for start, end in stretches:
-            page = self.engine.store.list_page(
+            page = self.store.list_page(
                 scope,
                 ListQuery(
                     statuses=statuses,
@@ -457,7 +460,7 @@ class DateChannel:
             found.update((r.id, r) for r in page.rows)
         if not found:
             return
-        vectors, parts = self.engine.store.vectors_with_parts(list(found))
+        vectors, parts = self.store.vectors_with_parts(list(found))
         near = {
             rid: max(float(v @ qvec), float((parts[rid] @ qvec).max()) if rid in parts else -1.0)
             for rid, v in vectors.items()
@@ -478,15 +481,16 @@ class RecentChannel:
 
     def __init__(
         self,
-        engine: MemoryEngine,
+        store: StageStore,
+        clock: Clock,
         cfg: RecallConfig,
         limit: int = tuned_int("channels.recent_limit"),
     ) -> None:
-        self.engine, self.cfg, self.limit = engine, cfg, limit
+        self.store, self.clock, self.cfg, self.limit = store, clock, cfg, limit
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        since = self.engine.clock.now() - self.cfg.recent_days * DAY
-        for r in self.engine.store.recent_important(
+        since = self.clock.now() - self.cfg.recent_days * DAY
+        for r in self.store.recent_important(
             scope, since, self.cfg.recent_min_importance, self.limit
         ):
             pool.records[r.id] = r
@@ -504,16 +508,16 @@ class SubjectChannel:
     name = "subject"
     uses_vector = False
 
-    def __init__(self, engine: MemoryEngine) -> None:
-        self.engine = engine
+    def __init__(self, store: StageStore) -> None:
+        self.store = store
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        subjects = self.engine.store.live_subjects(scope, limit=SUBJECTS_READ)
+        subjects = self.store.live_subjects(scope, limit=SUBJECTS_READ)
         terms = set(query.terms)
         hits = [s for s in subjects if subject_matches(s, query.analysis.lower, terms)]
         if not hits:
             return
-        for r in self.engine.store.live_by_subject(scope, hits, limit=SUBJECT_RECORDS):
+        for r in self.store.live_by_subject(scope, hits, limit=SUBJECT_RECORDS):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
 
@@ -548,11 +552,11 @@ class ProfileChannel:
     name = "profile"
     uses_vector = False
 
-    def __init__(self, engine: MemoryEngine, cfg: RecallConfig) -> None:
-        self.engine, self.cfg = engine, cfg
+    def __init__(self, store: StageStore, cfg: RecallConfig) -> None:
+        self.store, self.cfg = store, cfg
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
-        for r in self.engine.store.profile(
+        for r in self.store.profile(
             scope, _PROFILE_TYPES, list(self.cfg.profile_whitelist or ()), limit=PROFILE_RECORDS
         ):
             pool.records[r.id] = r
@@ -565,13 +569,13 @@ class SummaryChannel:
     name = "summary"
     uses_vector = False
 
-    def __init__(self, engine: MemoryEngine, count: int) -> None:
-        self.engine, self.count = engine, count
+    def __init__(self, store: StageStore, count: int) -> None:
+        self.store, self.count = store, count
 
     def propose(self, scope: Scope, query: RecallQuery, qvec: np.ndarray, pool: Pool) -> None:
         if self.count <= 0:
             return
-        for r in self.engine.store.latest_summaries(scope, self.count):
+        for r in self.store.latest_summaries(scope, self.count):
             pool.records[r.id] = r
             pool.propose(r.id, self.name)
             pool.recent_summaries.append(r.id)
@@ -607,25 +611,27 @@ def channel_switch(name: str) -> str:
 
 
 def build_channels(
-    engine: MemoryEngine, cfg: RecallConfig, summaries: int, switches: Switches = ALL_ON
+    ports: ReadPorts, cfg: RecallConfig, summaries: int, switches: Switches = ALL_ON
 ) -> Sequence[Channel]:
-    """The built-in channels that `switches` leaves on, in their order."""
+    """The built-in channels that `switches` leaves on, in their order, each handed the ports it
+    reads."""
     n = cfg.candidates_per_channel
+    store, search, clock = ports.store, ports.search, ports.clock
     on = {name: switches.on(channel_switch(name)) for name in CHANNELS}
     entity = on["entity"] or on["hop"]
     built: tuple[tuple[bool, Channel], ...] = (
-        (on["vector"], VectorChannel(engine, n)),
-        (on["keyword"], KeywordChannel(engine, n)),
-        (on["kind"], KindChannel(engine, n)),
-        (on["recent"], RecentChannel(engine, cfg)),
-        (on["subject"], SubjectChannel(engine)),
-        (on["profile"], ProfileChannel(engine, cfg)),
-        (on["summary"], SummaryChannel(engine, summaries)),
-        (on["date"], DateChannel(engine, n)),
+        (on["vector"], VectorChannel(search, n)),
+        (on["keyword"], KeywordChannel(store, n)),
+        (on["kind"], KindChannel(store, n)),
+        (on["recent"], RecentChannel(store, clock, cfg)),
+        (on["subject"], SubjectChannel(store)),
+        (on["profile"], ProfileChannel(store, cfg)),
+        (on["summary"], SummaryChannel(store, summaries)),
+        (on["date"], DateChannel(store, clock, n)),
         # its hop starts from the others' candidates
-        (entity, EntityChannel(engine, n, named=on["entity"], hop=on["hop"])),
+        (entity, EntityChannel(store, n, named=on["entity"], hop=on["hop"])),
         # after the others: it adds what none of them proposed
-        (on["speaker"], SpeakerChannel(engine, n)),
+        (on["speaker"], SpeakerChannel(store, search, n)),
     )
     return tuple(channel for kept, channel in built if kept)
 

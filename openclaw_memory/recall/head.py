@@ -7,8 +7,6 @@ share of the head (`share_places`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import dataclasses
 import numpy as np
 from typing import Sequence, Callable
@@ -20,9 +18,7 @@ from ..lang.text import STOPWORDS, search_tokens
 from .pool import Pool
 from .query import Described, RecallQuery
 from .channels import speakers
-
-if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
+from ..store.ports import StageStore
 
 
 # Covering sessions: a request that names several things gets the best of several sessions first.
@@ -118,8 +114,8 @@ class Bridge:
     """Adds, after each memory that matches a description of the request, the memories of the one
     it describes nearest to what is asked (module docstring). `embed`: the query vector of a text for a scope's owner."""
 
-    def __init__(self, engine: MemoryEngine, embed: Callable[[Scope, str], np.ndarray]) -> None:
-        self.engine, self.embed = engine, embed
+    def __init__(self, store: StageStore, embed: Callable[[Scope, str], np.ndarray]) -> None:
+        self.store, self.embed = store, embed
 
     def __call__(
         self, scope: Scope, query: RecallQuery, ranked: Sequence[ScoredMemory], pool: Pool
@@ -165,12 +161,12 @@ class Bridge:
         pool: Pool,
     ) -> list[MemoryRecord]:
         """The holder's memories other than those restating the description."""
-        hits = self.engine.keyword(
-            scope, " ".join(holder), limit=HOLDER_READ, statuses=query.statuses
+        hits = self.store.keyword_search(
+            scope, " ".join(holder), statuses=query.statuses, limit=HOLDER_READ
         )
         ids = [rid for rid, _ in hits if rid != bridge.record.id]
         known = {rid: pool.records[rid] for rid in ids if rid in pool.records}
-        read = self.engine.get_many(scope, [rid for rid in ids if rid not in known])
+        read = self.store.get_many(scope, [rid for rid in ids if rid not in known])
         records = [known.get(rid) or read.get(rid) for rid in ids]
         return [
             r
@@ -189,7 +185,7 @@ class Bridge:
         """The holder's memories, the nearest to what is asked of the holder first."""
         qvec = self.embed(scope, described.asked)
         unread = [r.id for r in found if r.id not in pool.vectors]
-        vectors, parts = self.engine.store.vectors_with_parts(unread)
+        vectors, parts = self.store.vectors_with_parts(unread)
         vectors.update((rid, v) for rid, v in pool.vectors.items())
         parts.update((rid, p) for rid, p in pool.parts.items())
 

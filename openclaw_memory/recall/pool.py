@@ -8,12 +8,11 @@ from __future__ import annotations
 import numpy as np
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Protocol, Iterable, Sequence
-from ..store.ports import VectorSearch
+from ..store.ports import StageStore, VectorSearch
 from ..types import MemoryRecord, Scope, MemoryType
 from .query import RecallQuery
 
 if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
     from .channels import EntityReads
 
 # The pool of a request's recall candidates and the channel protocol that fills it.
@@ -150,7 +149,7 @@ class Ahead:
 
 
 def read_ahead(
-    engine: MemoryEngine,
+    store: StageStore,
     scope: Scope,
     pools: Sequence[Pool],
     searches: Iterable[VectorSearch] = (),
@@ -161,7 +160,7 @@ def read_ahead(
     vector of what the vector channel finds there."""
     held = {rid: r for p in pools for rid, r in p.records.items()}
     asked = [i for p in pools for i in p.channels if i not in held]
-    found = engine.get_many(scope, list(dict.fromkeys(asked)))
+    found = store.get_many(scope, list(dict.fromkeys(asked)))
     ids = list(dict.fromkeys([*held, *found]))
     vectors: dict[str, np.ndarray] = {}
     parts: dict[str, np.ndarray] = {}
@@ -169,15 +168,15 @@ def read_ahead(
         vectors.update(search.vectors)
         parts.update(search.parts)
     unread = [i for i in ids if i not in vectors]
-    read, read_parts = engine.store.vectors_with_parts(unread)
+    read, read_parts = store.vectors_with_parts(unread)
     vectors.update(read)
     parts.update(read_parts)
-    tokens = engine.store.search_tokens(ids)
+    tokens = store.search_tokens(ids)
     return Ahead(set(asked), found, set(ids), vectors, parts, tokens)
 
 
 def load(
-    engine: MemoryEngine, scope: Scope, qvec: np.ndarray, pool: Pool, ahead: Ahead | None = None
+    store: StageStore, scope: Scope, qvec: np.ndarray, pool: Pool, ahead: Ahead | None = None
 ) -> None:
     """Fetch every proposed record and its vectors; give each its cosine with the query: that of
     its whole text or of its nearest sentence part, whichever is higher (as the vector channel
@@ -186,13 +185,12 @@ def load(
     ahead = ahead or Ahead()
     missing = [i for i in pool.channels if i not in pool.records]
     pool.records.update((i, ahead.records[i]) for i in missing if i in ahead.records)
-    pool.records.update(engine.get_many(scope, [i for i in missing if i not in ahead.asked]))
+    pool.records.update(store.get_many(scope, [i for i in missing if i not in ahead.asked]))
     for gone in [i for i in pool.channels if i not in pool.records]:  # index ahead of a purge
         pool.channels.pop(gone)
     episode_turns = [
         t for r in pool.records.values() if r.type is MemoryType.EPISODE for t in r.source.turn_ids
     ]
-    store = engine.store
     rest = [i for i in pool.records if i not in ahead.covered]
     # a channel may have read some vectors already (`Pool.vectors`): those are not read again
     unread = [i for i in rest if i not in ahead.vectors and i not in pool.vectors]

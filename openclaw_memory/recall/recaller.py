@@ -5,19 +5,20 @@ With the episode context around a recalled turn.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import dataclasses
 import itertools
 import threading
+from functools import partial
 import numpy as np
 from typing import Sequence, Any, Iterator, Mapping
 from ..lang.utterance import asked_only
 from ..types import MemoryRecord, MemoryType, ScoredMemory, Scope
 from dataclasses import dataclass
 from ..config import RecallConfig
-from ..embed.embedding import QueryVectors, calibration_for, embedder_name, Background
-from ..core import Switches, switches_from
+from ..embed.embedding import QueryVectors, calibration_for, embed_query, embedder_name, Background
+from ..core import ALL_ON, Switches
+from ..core.clock import Clock
+from ..store.ports import StageStore
 from ..config.tuning import tuned, tuned_int
 from .head import Bridge, share_places, cover_sessions
 from .channels import build_channels, channel_switch, EntityReads, embedding_text
@@ -38,9 +39,7 @@ from .gate import (
 from .reference import known_to_user, memory_names, profile_kinds
 from .query import TABLE as QUERY_TABLE, RecallQuery, build_query
 from .rank import Calibration, score_pool
-
-if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
+from .ports import ReadPorts
 
 
 # Episode context: index the turn, deliver the exchange around it.
@@ -64,7 +63,8 @@ if TYPE_CHECKING:
 
 
 def attach_context(
-    engine: MemoryEngine,
+    store: StageStore,
+    clock: Clock,
     scope: Scope,
     ranked: Sequence[ScoredMemory],
     *,
@@ -80,7 +80,7 @@ def attach_context(
     out: list[ScoredMemory] = []
     done = 0
     first = [s.record for s in ranked if _eligible(s)][:units]
-    around = _Around(engine, scope, before, after).read(first)
+    around = _Around(store, clock, scope, before, after).read(first)
     for s in ranked:
         r = s.record
         eligible = _eligible(s)
@@ -125,8 +125,11 @@ class _Around:
     episodes at once (one retired-turn lookup for all, not one an episode); an episode not read
     ahead (a kept one shown as context let a later one in) is read when asked for."""
 
-    def __init__(self, engine: MemoryEngine, scope: Scope, before: int, after: int) -> None:
-        self.engine, self.scope, self.before, self.after = engine, scope, before, after
+    def __init__(
+        self, store: StageStore, clock: Clock, scope: Scope, before: int, after: int
+    ) -> None:
+        self.store, self.clock = store, clock
+        self.scope, self.before, self.after = scope, before, after
         self.neighbours: dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]] = {}
         self.retired: dict[str, str] = {}
 
@@ -135,8 +138,12 @@ class _Around:
         if fresh:
             # one turn more after (when any): the answer to a window that ends on a question
             more = 1 if self.after > 0 else 0
-            found = self.engine.neighbours_of(
-                self.scope, [r.id for r in fresh], before=self.before, after=self.after + more
+            found = self.store.neighbours_of(
+                self.scope,
+                [r.id for r in fresh],
+                before=self.before,
+                after=self.after + more,
+                now=self.clock.now(),
             )
             self.neighbours.update(
                 (rid, (earlier, _answered(later, self.after)))
@@ -150,7 +157,7 @@ class _Around:
             for t in c.source.turn_ids
         ]
         if turns:
-            self.retired.update(self.engine.store.retired_turns(self.scope, turns))
+            self.retired.update(self.store.retired_turns(self.scope, turns))
         return self
 
     def of(self, r: MemoryRecord) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
@@ -231,42 +238,42 @@ class RecallResult:
 
 
 class Recaller:
+    """Ranks every candidate for a request over the read ports (`ReadPorts`)."""
+
     def __init__(
         self,
-        engine: MemoryEngine,
+        ports: ReadPorts,
         cfg: RecallConfig,
         *,
         summaries: int = tuned_int("injection.summaries"),
         channels: Sequence[Channel] | None = None,
         parallel: bool = True,
         query_vectors: int = QUERY_VECTORS,
-        switches: Switches | None = None,
+        switches: Switches = ALL_ON,
     ) -> None:
-        self.engine = engine
+        self.ports = ports
         self.cfg = cfg
-        self.calibration = Calibration.resolve(cfg, calibration_for(engine.embedder))
-        # switches: the channels config switched off (`rules.disabled`, checked by the factory);
-        # None: those of the engine's config
-        self.switches = (
-            switches_from(engine.config.rules.disabled) if switches is None else switches
-        )
+        self.calibration = Calibration.resolve(cfg, calibration_for(ports.embedder))
+        # switches: the channels and steps config switched off (`rules.disabled`, checked by
+        # the factory: `runtime.factory.build_recaller`)
+        self.switches = switches
         # channels: built by the factory (the built-in ones and a user's own); None: the
         # built-in ones the switches leave on
         self.channels = (
-            build_channels(engine, cfg, summaries, self.switches)
+            build_channels(ports, cfg, summaries, self.switches)
             if channels is None
             else tuple(channels)
         )
         self.kinds = self.switches.on(channel_switch("kind"))
         self.bridge = (
-            Bridge(engine, self._embed) if self.switches.on(channel_switch("bridge")) else None
+            Bridge(ports.store, self._embed) if self.switches.on(channel_switch("bridge")) else None
         )
         self.share = self.switches.on(channel_switch("share"))
         self.langs = languages(self.switches)
-        self.background = Background(engine.embedder) if cfg.background_margin is not None else None
+        self.background = Background(ports.embedder) if cfg.background_margin is not None else None
         self.parallel = parallel
         self.query_vectors = QueryVectors(
-            embedder_name(engine.embedder), engine.embed_query, query_vectors
+            embedder_name(ports.embedder), partial(embed_query, ports.embedder), query_vectors
         )
 
     def recall(
@@ -278,7 +285,7 @@ class Recaller:
             current,
             recent,
             context_turns=self.cfg.context_turns,
-            now=self.engine.clock.now(),
+            now=self.ports.clock.now(),
             kinds=self.kinds,
             langs=self.langs,
         )
@@ -290,13 +297,13 @@ class Recaller:
         if self.background is not None:
             pool.background = self.background.level(qvec, read.unspaced)
             pool.background_across = self.background.level(qvec, not pool.request_unspaced)
-        load(self.engine, scope, qvec, pool, ahead)
+        load(self.ports.store, scope, qvec, pool, ahead)
         if self.background is not None:
             self._gate_signals(query, pool)
         mine = profile_kinds(read.words_used, query.terms, pool.records.values())
         if mine:  # the values of the profile subjects it asks about (recall/reference.py)
             query = dataclasses.replace(query, kinds=query.kinds + mine)
-        ranked = score_pool(pool, query, self.engine.clock.now(), self.cfg, self.calibration)
+        ranked = score_pool(pool, query, self.ports.clock.now(), self.cfg, self.calibration)
         ranked = set_requests_aside(ranked)
         if query.several:
             ranked = cover_sessions(ranked)
@@ -305,7 +312,8 @@ class Recaller:
         if self.share and query.questions:
             ranked = share_places(ranked, query, pool)
         ranked = attach_context(
-            self.engine,
+            self.ports.store,
+            self.ports.clock,
             scope,
             ranked,
             before=self.cfg.episode_context_before,
@@ -344,9 +352,10 @@ class Recaller:
         PARALLEL_EMBEDDING_S lately is not worth the thread: every channel runs in turn. The query
         is embedded without the names most of the user's memories carry (recall/channels.py)."""
         owner = (scope.user_id, scope.agent_id)
-        entities = EntityReads(self.engine.store, scope)
+        store = self.ports.store
+        entities = EntityReads(store, scope)
         keys = query.analysis.entity_keys
-        text = embedding_text(self.engine.store, scope, text, entities, keys)
+        text = embedding_text(store, scope, text, entities, keys)
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
@@ -358,7 +367,7 @@ class Recaller:
             box: dict[str, Any] = {}
             # a thread of this request's own, ended before recall returns: nothing outlives it
             later = [c for c in self.channels if c not in early and hasattr(c, "prepare")]
-            work = (self.engine, early, later, scope, query, entities, box)
+            work = (store, early, later, scope, query, entities, box)
             worker = threading.Thread(target=_run_early, args=work, name="recall-channels")
             worker.start()
             try:
@@ -411,7 +420,7 @@ class Recaller:
 
 
 def _run_early(
-    engine: MemoryEngine,
+    store: StageStore,
     channels: Sequence[Channel],
     later: Sequence[Any],
     scope: Scope,
@@ -433,7 +442,7 @@ def _run_early(
         box["ready"] = ready = Pool(entities=entities)
         for channel in later:
             channel.prepare(scope, query, ready)
-        box["ahead"] = read_ahead(engine, scope, list(out.values()), ready.searches.values())
+        box["ahead"] = read_ahead(store, scope, list(out.values()), ready.searches.values())
     except BaseException as exc:  # re-raised in the request's thread
         box["error"] = exc
 

@@ -5,7 +5,8 @@ The record store (truth, `store.ports.RecordStore`; SQLite by default) + the vec
 store. Every method takes a Scope: there is no unscoped read. Construction is by
 `MemoryEngine.open(config)`, the one place that turns the storage config into these objects.
 It builds no stage and writes no memory: the write stage (`write/consolidate`, `MemoryWriter`)
-and forget and restore (`write/forget.py`) are handed the store and the indexer by the factory.
+and forget and restore (`write/forget.py`) are handed the store and the indexer by the factory,
+the read stage its read ports (`factory.read_ports`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ from ..errors import IndexMismatchError, NotFoundError
 from ..store.sqlite import Database
 from ..store.indexer import Indexer
 from ..store.ports import ManagedVectorIndex, RecordStore
-from ..store.ports import IndexSearch
-from ..store.ports import VectorSearch
 from ..store import open_chroma
 from ..store import open_record_store
 from ..store import tiered
@@ -124,23 +123,12 @@ class MemoryEngine:
             raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
         return r
 
-    def get_many(self, scope: Scope, ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        return self.store.get_many(scope, ids)
-
     def neighbours(
         self, scope: Scope, record_id: str, *, before: int = 1, after: int = 1
     ) -> tuple[list[MemoryRecord], list[MemoryRecord]]:
         """Live episodes of the same session just before and after an episode (nearest first)."""
         return self.store.session_neighbours(
             scope, record_id, before=before, after=after, now=self.clock.now()
-        )
-
-    def neighbours_of(
-        self, scope: Scope, record_ids: Sequence[str], *, before: int = 1, after: int = 1
-    ) -> dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]]:
-        """`neighbours` of several episodes at once, by id."""
-        return self.store.neighbours_of(
-            scope, record_ids, before=before, after=after, now=self.clock.now()
         )
 
     def chain(self, scope: Scope, record_id: str) -> list[MemoryRecord]:
@@ -169,17 +157,7 @@ class MemoryEngine:
         self, scope: Scope, vector: np.ndarray, *, limit: int = 30, tier: str = "hot"
     ) -> list[tuple[str, float]]:
         """Vector search; pending writes of this scope are indexed first (read-your-writes)."""
-        return self.vector_search(scope, tier)(vector, limit)
-
-    def vector_search(self, scope: Scope, tier: str = "hot") -> VectorSearch:
-        """The tier's vector search, prepared before its query vector is known (what an index
-        that offers `searcher` reads first: a small tier's vectors, tiered_index.py), called as
-        `search(vector, limit)`; pending writes of this scope are indexed first."""
-        self.indexer.drain(scope)
-        searcher = getattr(self.index, "searcher", None)
-        if searcher is not None:
-            return searcher(scope, tier)
-        return IndexSearch(self.index, scope, tier)
+        return self.indexer.searcher(scope, tier)(vector, limit)
 
     def audit_log(self, scope: Scope, record_id: str | None = None, limit: int = 100) -> list[dict]:
         return self.store.audit_log(scope, record_id, limit)

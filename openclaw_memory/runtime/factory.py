@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from .engine import MemoryEngine
     from ..middleware import MemoryMiddleware
     from ..recall.pool import Channel as RecallChannel
+    from ..recall.ports import ReadPorts
+    from ..recall.recaller import Recaller
     from ..write.consolidate import MemoryWriter
     from ..core import Switches
 
@@ -124,21 +126,10 @@ def assemble(
     from ..core.worker import UserJobs
     from ..middleware import MemoryMiddleware
     from ..procedure.distil import ProcedureTracker
-    from ..recall.channels import build_channels, channel_switch
-    from ..recall.recaller import Recaller
     from ..core.worker import Worker
 
     store, clock = engine.store, engine.clock
-    switches = _switches(cfg, recall_channels)
-    own = [c for c in recall_channels if switches.on(channel_switch(c.name))]
-    channels = [*build_channels(engine, cfg.recall, cfg.injection.summaries, switches), *own]
-    recaller = Recaller(
-        engine,
-        cfg.recall,
-        summaries=cfg.injection.summaries,
-        channels=channels,
-        switches=switches,
-    )
+    recaller = build_recaller(engine, cfg, recall_channels)
     writer = build_writer(engine)
     summarizer = Summarizer(
         summarizer_llm,
@@ -181,6 +172,37 @@ def assemble(
         pending=pending,
         procedures=ProcedureTracker(),  # the open tasks of each session (procedural memory)
         config=cfg,
+    )
+
+
+def read_ports(engine: "MemoryEngine") -> "ReadPorts":
+    """The ports the read stage reads an open engine's storage through: its record store, its
+    vector searches (each scope's pending writes indexed first), its embedder and its clock."""
+    from ..recall.ports import ReadPorts
+
+    return ReadPorts(engine.store, engine.indexer.searcher, engine.embedder, engine.clock)
+
+
+def build_recaller(
+    engine: "MemoryEngine",
+    cfg: MemoryConfig,
+    recall_channels: Sequence["RecallChannel"] = (),
+) -> "Recaller":
+    """The read stage over an open engine's read ports: the built-in channels and a user's own
+    that config's `rules.disabled` leaves on, with cfg's recall section and summaries."""
+    from ..recall.channels import build_channels, channel_switch
+    from ..recall.recaller import Recaller
+
+    ports = read_ports(engine)
+    switches = _switches(cfg, recall_channels)
+    own = [c for c in recall_channels if switches.on(channel_switch(c.name))]
+    channels = [*build_channels(ports, cfg.recall, cfg.injection.summaries, switches), *own]
+    return Recaller(
+        ports,
+        cfg.recall,
+        summaries=cfg.injection.summaries,
+        channels=channels,
+        switches=switches,
     )
 
 

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any, TYPE_CHECKING
 from ..types import Scope, Status
-from .ports import IndexFeed, VectorIndex
+from .ports import IndexFeed, IndexSearch, VectorIndex, VectorSearch
 from collections.abc import Callable
 
 if TYPE_CHECKING:
@@ -62,6 +62,17 @@ class Indexer:
                     return done
                 self._apply(rows)
                 done += len(rows)
+
+    def searcher(self, scope: Scope, tier: str = "hot") -> VectorSearch:
+        """The tier's vector search for scope, with scope's pending writes indexed first
+        (read-your-writes), prepared before its query vector is known (what an index that
+        offers `searcher` reads first: a small tier's vectors, tiered_index.py); called as
+        `search(vector, k)`."""
+        self.drain(scope)
+        searcher = getattr(self.index, "searcher", None)
+        if searcher is not None:
+            return searcher(scope, tier)
+        return IndexSearch(self.index, scope, tier)
 
     def _next(self, scope: Scope | None) -> list:
         return self.store.next_entries(scope, self.batch)

@@ -28,7 +28,7 @@ STAGES = (
     ("  build_query (terms, dates, kinds)", "openclaw_memory.recall.query:build_query"),
     ("    analyse (the request read once)", "openclaw_memory.recall.analyse:analyse"),
     ("  embedding text (names aside)", "openclaw_memory.recall.channels:embedding_text"),
-    ("  query embedding", "openclaw_memory.runtime.engine:MemoryEngine.embed_query"),
+    ("  query embedding", "openclaw_memory.embed.embedding:embed_query"),
     ("  vector channel (Chroma)", "openclaw_memory.recall.channels:VectorChannel.propose"),
     ("    Chroma query", "openclaw_memory.store.vector:ChromaIndex.query"),
     ("  keyword channel (FTS5)", "openclaw_memory.recall.channels:KeywordChannel.propose"),

@@ -148,16 +148,13 @@ class MemorySystem:
     def use(self, retriever: str) -> None:
         """Switch the read path (hybrid, keyword or vector) over the same ingested store."""
         from openclaw_memory.inject.assemble import BlockAssembler
-        from openclaw_memory.recall.recaller import Recaller
+        from openclaw_memory.runtime.factory import build_recaller
 
         if retriever not in RETRIEVERS:
             raise ValueError(f"retriever: expected one of {RETRIEVERS}, found {retriever!r}")
         self.name = self.retriever = retriever
         self.config = retriever_config(self.base_config, retriever)
-        recaller = Recaller(
-            self.mw.engine, self.config.recall, summaries=self.config.injection.summaries
-        )
-        self.mw.recaller = recaller
+        self.mw.recaller = build_recaller(self.mw.engine, self.config)
         self.mw.assembler = BlockAssembler(self.mw.engine.store, self.mw.clock, self.config)
 
     def reset(self, conversation_id: str) -> None:
