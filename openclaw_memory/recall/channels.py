@@ -24,7 +24,7 @@ from ..core.clock import DAY, Clock
 from ..config import RecallConfig
 from ..core.policy import type_values, types_where
 from ..core import ALL_ON, Switches
-from .ports import OpenSearch, ReadPorts
+from . import OpenSearch, ReadPorts
 
 
 # The entity channel: memories that name what the request names, across sessions, and one hop

@@ -39,7 +39,7 @@ from .gate import (
 from .reference import known_to_user, memory_names, profile_kinds
 from .query import TABLE as QUERY_TABLE, RecallQuery, build_query
 from .rank import Calibration, score_pool
-from .ports import ReadPorts
+from . import ReadPorts
 
 
 # Episode context: index the turn, deliver the exchange around it.

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .engine import MemoryEngine
     from ..middleware import MemoryMiddleware
     from ..recall.pool import Channel as RecallChannel
-    from ..recall.ports import ReadPorts
+    from ..recall import ReadPorts
     from ..recall.recaller import Recaller
     from ..write.consolidate import MemoryWriter
     from ..core import Switches
@@ -178,7 +178,7 @@ def assemble(
 def read_ports(engine: "MemoryEngine") -> "ReadPorts":
     """The ports the read stage reads an open engine's storage through: its record store, its
     vector searches (each scope's pending writes indexed first), its embedder and its clock."""
-    from ..recall.ports import ReadPorts
+    from ..recall import ReadPorts
 
     return ReadPorts(engine.store, engine.indexer.searcher, engine.embedder, engine.clock)
 
