@@ -396,13 +396,17 @@ def _m13_newest_of_each(db: sqlite3.Connection) -> str:
     # common type or subject (27,000 facts of one user for the newest 500) or walked the user's
     # records newest first looking for a rare one (all 100,000 for a scope with no procedure).
     # rec_subject_recent begins with rec_active_subject's columns, which it replaces.
-    return """
-        CREATE INDEX IF NOT EXISTS rec_type_recent
-            ON records(user_id, agent_id, status, type, updated_at);
-        CREATE INDEX IF NOT EXISTS rec_subject_recent
-            ON records(user_id, agent_id, status, subject, updated_at);
-        DROP INDEX IF EXISTS rec_active_subject;
-        """
+    return NEWEST_OF_EACH
+
+
+#: the indexes of a type's or a subject's newest records, in both backends' SQL
+NEWEST_OF_EACH = """
+    CREATE INDEX IF NOT EXISTS rec_type_recent
+        ON records(user_id, agent_id, status, type, updated_at);
+    CREATE INDEX IF NOT EXISTS rec_subject_recent
+        ON records(user_id, agent_id, status, subject, updated_at);
+    DROP INDEX IF EXISTS rec_active_subject;
+    """
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:

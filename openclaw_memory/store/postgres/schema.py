@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schema import NEWEST_OF_EACH
+
 #: the advisory lock held while migrating (an arbitrary constant of this package)
 MIGRATION_LOCK = 0x6F636D01
 
@@ -375,14 +377,8 @@ def _m8_scope_lookups() -> str:
 
 def _m9_newest_of_each() -> str:
     # A type's or a subject's newest live records in index order, stopped at the limit
-    # (SQLite's 13); rec_subject_recent replaces rec_active_subject, its prefix.
-    return """
-        CREATE INDEX IF NOT EXISTS rec_type_recent
-            ON records(user_id, agent_id, status, type, updated_at);
-        CREATE INDEX IF NOT EXISTS rec_subject_recent
-            ON records(user_id, agent_id, status, subject, updated_at);
-        DROP INDEX IF EXISTS rec_active_subject;
-        """
+    # (SQLite's 13, the same statements); rec_subject_recent replaces rec_active_subject.
+    return NEWEST_OF_EACH
 
 
 MIGRATIONS = (
