@@ -17,7 +17,9 @@ or that moves one question, has not earned its place.
 
 `--precision` adds `eval precision` (noise, absent subjects, updates in both languages) with
 every rule on and with each `--off` class off, and prints its figures per class beside the
-all-on row. `--off` takes several names joined by commas (`en.change,zh.change`: a table in
+all-on row; `--block SEED ...` adds `eval block` (the injected block over generated
+assistant-style sessions: noise share, another person's fact filed as the user's, fact recall)
+the same way, its figures summed over the seeds. `--off` takes several names joined by commas (`en.change,zh.change`: a table in
 both languages, switched off in one run).
 
 A run over a store it has just ingested and a run over the same store opened again do not rank
@@ -63,6 +65,7 @@ def _command(out: Path, off: str | None) -> list[str]:
 
 
 def _run(cmd: list[str], out: Path) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"eval failed ({' '.join(cmd)}):\n{done.stderr[-2000:]}")
@@ -88,6 +91,29 @@ PRECISION = (
     ("update", "current_ok"),
     ("update", "stale_as_current"),
 )
+
+
+def run_block(out: Path, off: str | None, seeds: list[int]) -> dict[str, tuple[float, ...]]:
+    """`eval block` with `off` switched off, over the seeds: language -> noise lines over all
+    lines, blocks with another person's fact as the user's, fact recall (mean over the seeds)."""
+    lines: dict[str, list[float]] = {}
+    for seed in seeds:
+        cmd = _command(out, off) + ["eval", "block", "--seed", str(seed), "--json", "--no-progress"]
+        for lang, fig in _run(cmd, out / f"seed{seed}")["by_lang"].items():
+            row = lines.setdefault(lang, [0.0, 0.0, 0.0, 0.0])
+            row[0] += fig["noise_share"] * fig["lines"]
+            row[1] += fig["lines"]
+            row[2] += fig["others_as_user"]
+            row[3] += fig["fact_recall"] / len(seeds)
+    return {
+        lang: (noise / max(total, 1.0), int(others), recall)
+        for lang, (noise, total, others, recall) in sorted(lines.items())
+    }
+
+
+def _figure(value: float) -> str:
+    """A rate to three places; a count (another person's facts) as a whole number."""
+    return str(value) if isinstance(value, int) else f"{value:.3f}"
 
 
 def run_precision(out: Path, off: str | None) -> dict[str, tuple[float, ...]]:
@@ -142,14 +168,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--precision", action="store_true", help="also eval precision, per class and language"
     )
+    parser.add_argument(
+        "--block", type=int, nargs="+", metavar="SEED", help="also eval block over these seeds"
+    )
     parser.add_argument("--off", action="append", default=[], help="a rule, table or channel name")
     parser.add_argument(
         "--reuse-vectors", type=Path, help="an earlier store of each set: DIR/<set>"
     )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = parser.parse_args(argv)
-    if not args.sets and not args.precision:
-        parser.error("give at least one --set, or --precision")
+    if not args.sets and not args.precision and not args.block:
+        parser.error("give at least one --set, or --precision, or --block")
     sets = [parse_set(s) for s in args.sets]
     report: dict[str, dict] = {"sets": {}, "classes": {}}
     runs: dict[str, dict[str, tuple[tuple[float, float, float], dict]]] = {}
@@ -198,12 +227,18 @@ def main(argv: list[str] | None = None) -> int:
         report["precision"] = {"all on": run_precision(args.work / "precision" / "all-on", None)}
         for off in args.off:
             report["precision"][off] = run_precision(args.work / "precision" / off, off)
-    if args.markdown and args.precision:
-        langs = list(report["precision"]["all on"])
-        print("| precision | " + " | ".join(langs) + " |")
+    if args.block:
+        report["block"] = {"all on": run_block(args.work / "block" / "all-on", None, args.block)}
+        for off in args.off:
+            report["block"][off] = run_block(args.work / "block" / off, off, args.block)
+    for kind in ("precision", "block"):
+        if not args.markdown or kind not in report:
+            continue
+        langs = list(report[kind]["all on"])
+        print(f"| {kind} | " + " | ".join(langs) + " |")
         print("|---|" + "---|" * len(langs))
-        for off, by_lang in report["precision"].items():
-            cells = [" / ".join(f"{v:.3f}" for v in by_lang[lang]) for lang in langs]
+        for off, by_lang in report[kind].items():
+            cells = [" / ".join(map(_figure, by_lang[lang])) for lang in langs]
             print(f"| {off if off == 'all on' else f'`{off}` off'} | " + " | ".join(cells) + " |")
         print()
     if args.markdown and sets:
