@@ -9,9 +9,9 @@ the import that climbs.
 Some packages also stay apart from packages they have no business with (APART), anywhere in a
 module, even inside a function or for type checking: the read path (recall, inject) reads no part
 of the write path (extract, write), and what both sides read of a language lies in `lang/`. The
-read path does not name the runtime either (HANDED_PORTS): it is handed the ports it reads
-(`recall.ReadPorts`), never the engine that opened them; a door whose commands open the
-runtime names it in that one function only (OPENS_THE_RUNTIME).
+stages do not name the runtime either (HANDED_PORTS): each is handed the ports it uses
+(`recall.ReadPorts`, `store.ports.Storage`), never the engine that opened them; a door whose
+commands open the runtime names it in that one function only (OPENS_THE_RUNTIME).
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ APART: dict[str, tuple[str, ...]] = {
 
 #: packages handed the ports they read, which never name the runtime that opens the storage
 #: (`runtime.engine`), though it lies above them and a type annotation could
-HANDED_PORTS = ("recall", "inject")
+HANDED_PORTS = ("recall", "inject", "write", "extract", "capture")
 #: door packages whose commands open the runtime themselves, each in one function; everything
-#: else in them is handed the storage it uses (`portability.jsonl.Storage`)
+#: else in them is handed the storage it uses (`store.ports.Storage`)
 OPENS_THE_RUNTIME = {"portability": "_open"}
 
 
@@ -146,7 +146,7 @@ def test_the_read_path_reads_nothing_of_the_write_path():
     assert _crossings() == []
 
 
-def test_the_read_path_is_handed_its_ports_not_the_runtime():
+def test_the_stages_are_handed_their_ports_not_the_runtime():
     assert _crossings({name: ("runtime",) for name in HANDED_PORTS}) == []
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import IO, Any, Protocol
+from typing import IO, Any
 from ..types import (
     Candidate,
     MemoryRecord,
@@ -38,41 +38,7 @@ from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
 from ..lang.entities import mentions_of
 from ..core.policy import KEYED_TYPES
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from ..config import MemoryConfig
-from ..core.clock import Clock
-from ..store.ports import RecordStore
-
-# What export and import reach of the open storage: the record store, the clock, the embedder
-# and the name its vectors carry, the config, and the indexer's notice of new writes. An export
-# reads the store (and says when and by which embedder it was made), an import embeds, writes
-# through check-before-write and tells the indexer. A `runtime.engine.MemoryEngine` is such a
-# storage; the commands open one (`portability.__init__`), the console and the service pass theirs.
-
-
-class Storage(Protocol):
-    """The parts of the open storage that export and import use."""
-
-    @property
-    def store(self) -> RecordStore: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def embedder(self) -> BaseEmbedding: ...
-
-    @property
-    def model_name(self) -> str:
-        """The embedder's name: what the stored vectors carry and an export names."""
-        ...
-
-    @property
-    def config(self) -> MemoryConfig: ...
-
-    def written(self) -> None:
-        """Tell the indexer that writes queued outbox entries (it applies them soon)."""
-        ...
+from ..store.ports import Storage
 
 
 # An imported claim goes through check-before-write, as a claim said in conversation does.

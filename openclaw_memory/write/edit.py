@@ -15,7 +15,7 @@ provenance says who corrected it (the explicit channel, the writer named by the 
 from __future__ import annotations
 
 from typing import Sequence, TYPE_CHECKING
-from ..errors import ValidationError
+from ..errors import NotFoundError, ValidationError
 from ..extract.base import Extractor
 from ..extract.secrets import SecretFilter
 from ..lang.entities import mentions_of
@@ -37,7 +37,8 @@ from ..embed.embedding import embed_with_parts
 from ..config.tuning import tuned
 
 if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
+    from ..core.clock import Clock
+    from ..store.ports import Storage
 
 # Explicit: the candidate of a `remember`, what a user or a memory tool asks to keep.
 #
@@ -132,7 +133,7 @@ _KEEP = object()
 
 
 def edit_memory(
-    engine: MemoryEngine,
+    storage: Storage,
     scope: Scope,
     record_id: str,
     text: str,
@@ -147,7 +148,9 @@ def edit_memory(
     holds a secret is refused (secrets are never stored), as `remember` refuses it.
     """
     summary = _clean_text(text, secrets)
-    old = engine.get(scope, record_id)
+    old = storage.store.get(scope, record_id)
+    if old is None:
+        raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
     if old.status is not Status.ACTIVE:
         raise ValidationError(
             f"id: memory {record_id!r} is {old.status.value}; only an active memory can be "
@@ -159,19 +162,21 @@ def edit_memory(
     cand = Candidate(old.type, summary, subject=old.subject, detail=new_detail)  # type: ignore[arg-type]
     # outside the write transaction: embedding is slow
     vectors = embed_with_parts(
-        engine.embedder, [cand.text], engine.config.long_term.sentence_vectors
+        storage.embedder, [cand.text], storage.config.long_term.sentence_vectors
     )
-    store = engine.store
+    store = storage.store
     with store.transaction():
         current = store.get(scope, record_id)
         if current is None or current != old:
             raise ValidationError(
                 f"id: memory {record_id!r} changed while it was being edited; try again"
             )
-        now = engine.clock.now()
-        successor = _successor(old, engine, summary, new_detail, writer, now)  # type: ignore[arg-type]
+        now = storage.clock.now()
+        successor = _successor(old, storage.clock, summary, new_detail, writer, now)  # type: ignore[arg-type]
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
-        store.update(retired, None, engine.model_name, reindex=False, mentions=mentions_of(retired))
+        store.update(
+            retired, None, storage.model_name, reindex=False, mentions=mentions_of(retired)
+        )
         store.audit(
             AuditEntry(
                 scope,
@@ -184,7 +189,7 @@ def edit_memory(
             ),
         )
         store.insert(
-            successor, vectors.whole[0], engine.model_name, mentions=mentions_of(successor)
+            successor, vectors.whole[0], storage.model_name, mentions=mentions_of(successor)
         )
         store.put_parts(successor, vectors.parts[0])
         store.audit(
@@ -198,13 +203,13 @@ def edit_memory(
                 writer,
             ),
         )
-    engine.written()
+    storage.written()
     return successor
 
 
 def _successor(
     old: MemoryRecord,
-    engine: MemoryEngine,
+    clock: Clock,
     summary: str,
     detail: str | None,
     writer: str,
@@ -212,7 +217,7 @@ def _successor(
 ) -> MemoryRecord:
     # The memory's time (created_at) stays: an event corrected today still happened then.
     return old.replace(
-        id=new_id(engine.clock),
+        id=new_id(clock),
         summary=summary,
         detail=detail,
         version=old.version + 1,
