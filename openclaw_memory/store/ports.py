@@ -25,16 +25,9 @@ from typing import (
     Mapping,
     runtime_checkable,
     Iterator,
-    TYPE_CHECKING,
 )
 from ..types import AuditEntry, MemoryRecord, Scope, WindowMessage
 from ..lang.entities import Mentions
-
-if TYPE_CHECKING:
-    from llama_index.core.base.embeddings.base import BaseEmbedding
-
-    from ..config import MemoryConfig
-    from ..core.clock import Clock
 
 # The ids a record's vectors go under in every vector index: its own id, and one per
 # sentence part (the record's id, a mark, the part's number).
@@ -707,34 +700,3 @@ __all__ = [
     "hashed_user",
     "text_hash",
 ]
-
-# The open storage, for what writes outside a conversation's turns: the record store, the clock,
-# the embedder and the name its vectors carry, the config, and the indexer's notice of new writes.
-# An export reads the store (and says when and by which embedder it was made); an import and an
-# edit embed, write and tell the indexer. A `runtime.engine.MemoryEngine` is such a storage; a
-# command opens one, the console and the service pass theirs.
-
-
-class Storage(Protocol):
-    """The parts of the open storage that export, import and edit use."""
-
-    @property
-    def store(self) -> RecordStore: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def embedder(self) -> BaseEmbedding: ...
-
-    @property
-    def model_name(self) -> str:
-        """The embedder's name: what the stored vectors carry and an export names."""
-        ...
-
-    @property
-    def config(self) -> MemoryConfig: ...
-
-    def written(self) -> None:
-        """Tell the indexer that writes queued outbox entries (it applies them soon)."""
-        ...
