@@ -85,6 +85,23 @@ def test_a_request_rule_switched_off_stops_acting(text, rule):
     assert statement_part(text, off) == text
 
 
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("好的谢谢", "zh.contentless.phrases"),
+        ("哈哈哈", "zh.contentless.laugh"),
+        ("thank you so much", "en.contentless.multiword"),
+        ("thanks!", "en.contentless.phrases"),
+    ],
+)
+def test_a_contentless_rule_switched_off_stops_acting(text, rule):
+    from openclaw_memory.lang.utterance import is_contentless
+
+    off = Languages(switches_from([rule]))
+    assert is_contentless(text) and not is_contentless(text, off)
+    assert is_contentless("😀", off)  # nothing to read, whatever the tables
+
+
 def test_the_other_languages_rules_stay_on():
     off = Languages(switches_from(["zh.request"]))
     assert request_only("Translate 'good luck' into French", off)
@@ -206,3 +223,25 @@ def test_a_negation_cue_switched_off_reads_no_polarity(text, rule):
 
     assert negated(text) and not negated(text.replace("不", "").replace("don't", "do"))
     assert not negated(text, Languages(switches_from([rule])))
+
+
+def test_a_thanks_before_a_request_is_a_clause_of_its_own_with_the_fillers_off():
+    # "谢谢" is nothing while the fillers are on, so the turn only asks; off, it is a clause
+    # that asks nothing, and the turn states something
+    text = "谢谢，帮我算一下 12 加 30"
+    assert request_only(text)
+    assert not request_only(text, Languages(switches_from(["zh.contentless"])))
+
+
+@pytest.mark.parametrize(("text", "rule"), [("好的谢谢", "zh.contentless"), ("ok thanks", "en")])
+def test_the_write_path_logs_a_filler_turn_only_with_the_fillers_switched_off(tmp_path, text, rule):
+    logged = []
+    for name, off in (("on", ()), ("off", (rule,))):
+        mw = _mw(tmp_path / name, off)
+        try:
+            turn = Turn(Scope("alice", "main"), "s1", text, turn_id="t1")
+            results = mw.capture.write_turns([turn])
+            logged.append(sum(r.action == "insert" for r in results))
+        finally:
+            mw.close()
+    assert logged[0] == 0 and logged[1] > 0, logged

@@ -23,6 +23,7 @@ from ..extract.base import Extractor, attribute
 from ..lang.utterance import is_contentless
 from ..lang.utterance import asked_only
 from ..lang.utterance import request_only
+from ..lang import Languages, all_on
 from ..extract.secrets import SecretFilter
 from ..write.forget import ForgetCommand, run as forget_run
 from ..core.worker import UserJobs
@@ -327,7 +328,9 @@ class CapturePipeline:
         jobs: UserJobs,
         pending: PendingTurns,
         config: ExtractionConfig,
+        langs: Languages | None = None,
     ) -> None:
+        self.langs = langs or all_on()  # what a turn is (a filler, a request), rules switched off
         self.store = store
         self.writer = writer
         self.indexer = indexer
@@ -490,8 +493,8 @@ class CapturePipeline:
         scope, sid = turn.scope, turn.session_id
         cands: list[Candidate] = []
         speaker = turn.speaker or "user"
-        if not is_contentless(user):
-            asking = speaker == "user" and request_only(user)
+        if not is_contentless(user, self.langs):
+            asking = speaker == "user" and request_only(user, self.langs)
             extracted = (
                 self.extractor.extract(
                     Turn(scope, sid, user, reply, turn.turn_id, turn.at, turn.speaker)
@@ -511,7 +514,7 @@ class CapturePipeline:
                     text, speaker=speaker, turn_id=turn.turn_id, request=asking
                 )
                 cands.append(episode)
-        if reply and self.cfg.store_assistant_episodes and not is_contentless(reply):
+        if reply and self.cfg.store_assistant_episodes and not is_contentless(reply, self.langs):
             cands.append(
                 episode_candidate(reply, speaker="assistant", turn_id=turn.turn_id, max_tokens=150)
             )

@@ -149,7 +149,7 @@ class RuleExtractor:
     def extract(self, turn: Turn) -> list[Candidate]:
         """Candidates from the user side of the turn: [] for contentless or secret-only turns."""
         text = self._secrets.strip(turn.user)
-        if not text or is_contentless(text):
+        if not text or is_contentless(text, self._langs):
             return []
         turn_ids = (turn.turn_id,) if turn.turn_id else ()
         out: list[Candidate] = []
@@ -246,7 +246,7 @@ def _channel(slot: Slot) -> Channel:
 def _free_rule(what: str, langs: Languages) -> list[Slot]:
     """A "from now on" instruction no classifier knows: kept as a standing rule, or as a
     prohibition when a 不要/don't sits mid-sentence ("代码里不要加注释")."""
-    if not langs.any_of(_COMMAND, "directive").search(what) or is_contentless(what):
+    if not langs.any_of(_COMMAND, "directive").search(what) or is_contentless(what, langs):
         return []
     lang = langs.of(what)
     summary = instruction_summary(what, lang)
@@ -269,7 +269,7 @@ def _worth_a_fact(clause: str, langs: Languages, alone: bool) -> bool:
     tail ("而不是咖啡", "not coffee") or filler. Alone, two characters are enough; else as long
     as its language's `clause.worth_a_fact` asks (in characters or in words)."""
     clause = clause.strip(" 。.!！")
-    if len(clause) < 2 or is_contentless(clause):
+    if len(clause) < 2 or is_contentless(clause, langs):
         return False
     if alone:
         return True

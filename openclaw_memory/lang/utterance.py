@@ -16,8 +16,10 @@ Read on both sides, in every language at once (a turn may mix them, "ok 谢谢")
 
 from __future__ import annotations
 
-import unicodedata
 import functools
+import re
+import unicodedata
+from dataclasses import dataclass
 from . import all_on, Languages
 
 # Whether a text says anything: greetings, thanks, acknowledgements and laughs say nothing.
@@ -35,14 +37,38 @@ from . import all_on, Languages
 # acknowledgements said alone or in several words, laughs, the particles an acknowledgement may
 # end on), read from every pack at once: a turn of fillers is mixed freely ("ok 谢谢").
 _FILLER = "contentless"
-_PHRASES = frozenset(w for p in all_on().all() for w in p.table(_FILLER).entry("phrases").words)
-_MULTIWORD = tuple(w for p in all_on().all() for w in p.table(_FILLER).entry("multiword").words)
-_CLAUSE = all_on().any_of(_FILLER, "split")
-_LAUGH = all_on().any_of(_FILLER, "laugh", "^(?:{})$")
-_PARTICLES = "".join(
-    str(p.table(_FILLER).entry("particles").setting("chars", "")) for p in all_on().all()
-)
-_STACKABLE = sorted(_PHRASES, key=len, reverse=True)
+
+
+@dataclass(frozen=True)
+class _Fillers:
+    """The `contentless` tables of a set of packs, the entries switched off left out."""
+
+    phrases: frozenset[str]
+    multiword: tuple[str, ...]
+    clause: re.Pattern[str]
+    laugh: re.Pattern[str]
+    particles: str
+    stackable: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=8)
+def _fillers(langs: Languages) -> _Fillers:
+    tables = [p.table(_FILLER) for p in langs.all()]
+    phrases = frozenset(w for t in tables for w in t.entry("phrases").wordset)
+    multiword = tuple(
+        w for t in tables if t.entry("multiword").on for w in t.entry("multiword").words
+    )
+    particles = "".join(
+        str(t.entry("particles").setting("chars", "")) for t in tables if t.entry("particles").on
+    )
+    return _Fillers(
+        phrases=phrases,
+        multiword=tuple(sorted(multiword, key=len, reverse=True)),
+        clause=langs.any_of(_FILLER, "split"),
+        laugh=langs.any_of(_FILLER, "laugh", "^(?:{})$"),
+        particles=particles,
+        stackable=tuple(sorted(phrases, key=len, reverse=True)),
+    )
 
 
 def _is_symbolic(ch: str) -> bool:
@@ -50,32 +76,34 @@ def _is_symbolic(ch: str) -> bool:
     return cat[0] in "PSZC" or cat == "Mn"  # punctuation, symbols (emoji), spaces, controls
 
 
-def _clause_is_filler(clause: str) -> bool:
+def _clause_is_filler(clause: str, f: _Fillers) -> bool:
     c = clause.strip().lower()
     if not c:
         return True
-    stripped = c.rstrip(_PARTICLES) or c
-    if c in _PHRASES or stripped in _PHRASES or c in _MULTIWORD or _LAUGH.match(c):
+    stripped = c.rstrip(f.particles) or c
+    if c in f.phrases or stripped in f.phrases or c in f.multiword or f.laugh.match(c):
         return True
     # Stacked acknowledgements without punctuation: "好的谢谢", "嗯好的", "ok收到".
-    for phrase in _STACKABLE:
-        if c.startswith(phrase) and _clause_is_filler(c[len(phrase) :]):
+    for phrase in f.stackable:
+        if c.startswith(phrase) and _clause_is_filler(c[len(phrase) :], f):
             return True
     return False
 
 
-def is_contentless(text: str) -> bool:
-    """True for greetings, thanks, acknowledgements, laughs, emoji-only and near-empty texts."""
+def is_contentless(text: str, langs: Languages | None = None) -> bool:
+    """True for greetings, thanks, acknowledgements, laughs, emoji-only and near-empty texts
+    (`langs`: the packs read, every rule on by default)."""
     meaningful = "".join(ch for ch in text if not _is_symbolic(ch))
     if len(meaningful.strip()) < 2:
         return True
+    f = _fillers(langs or all_on())
     lowered = text.lower().strip()
-    for phrase in sorted(_MULTIWORD, key=len, reverse=True):  # they span spaces the split would cut
+    for phrase in f.multiword:  # they span spaces the split would cut (longest first)
         lowered = lowered.replace(phrase, " thanks ")
     # the split cuts at white space too, so each piece is one word in any language
-    words = [c for c in _CLAUSE.split(lowered) if c]
+    words = [c for c in f.clause.split(lowered) if c]
     clean = ["".join(ch for ch in w if not _is_symbolic(ch)) for w in words]
-    return all(_clause_is_filler(w) for w in clean)
+    return all(_clause_is_filler(w, f) for w in clean)
 
 
 # Is a turn only a request for help? The grammar of requests, in every language.
@@ -147,11 +175,11 @@ def request_only(text: str, langs: Languages | None = None) -> bool:
     talk) and states nothing: every clause is a request or a filler, and one at least asks."""
     langs = langs or all_on()
     text = (text or "").strip()
-    if not text or is_contentless(text):
+    if not text or is_contentless(text, langs):
         return False
     asked = False
     for clause in _clauses(text):
-        if is_contentless(clause):
+        if is_contentless(clause, langs):
             continue
         if not _is_request(clause, langs):
             return False
@@ -165,7 +193,7 @@ def statement_part(text: str, langs: Languages | None = None) -> str:
     "" when it only asks."""
     langs = langs or all_on()
     clauses = _clauses(text)
-    kept = [c for c in clauses if not is_contentless(c) and not _is_request(c, langs)]
+    kept = [c for c in clauses if not is_contentless(c, langs) and not _is_request(c, langs)]
     if not kept:
         return ""
     if not any(_is_request(c, langs) for c in clauses):

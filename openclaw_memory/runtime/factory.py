@@ -157,6 +157,7 @@ def assemble(
         jobs=jobs,
         pending=pending,
         config=cfg.extraction,
+        langs=rule_languages(cfg, recall_channels),
     )
     return MemoryMiddleware(
         engine,
