@@ -10,7 +10,7 @@ Some packages also stay apart from packages they have no business with (APART), 
 module, even inside a function or for type checking: the read path (recall, inject) reads no part
 of the write path (extract, write), and what both sides read of a language lies in `lang/`. The
 stages do not name the runtime either (HANDED_PORTS): each is handed the ports it uses
-(`recall.ReadPorts`, `core.Storage`), never the engine that opened them; a door whose
+(`recall.ReadPorts`, `write.Storage`), never the engine that opened them; a door whose
 commands open the runtime names it in that one function only (OPENS_THE_RUNTIME).
 """
 
@@ -54,7 +54,7 @@ APART: dict[str, tuple[str, ...]] = {
 #: (`runtime.engine`), though it lies above them and a type annotation could
 HANDED_PORTS = ("recall", "inject", "write", "extract", "capture")
 #: door packages whose commands open the runtime themselves, each in one function; everything
-#: else in them is handed the storage it uses (`core.Storage`)
+#: else in them is handed the storage it uses (`write.Storage`)
 OPENS_THE_RUNTIME = {"portability": "_open"}
 
 

@@ -1,24 +1,14 @@
 """The bottom layer every stage may use: the clock, token counts, progress on a terminal.
 
 The named switches of rules and recall channels live here: which are on, read from config
-(`rules.disabled`); and what a stage that writes outside a conversation's turns is handed of
-the open storage (`Storage`).
+(`rules.disabled`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
 from ..errors import ConfigError
-
-if TYPE_CHECKING:
-    from llama_index.core.base.embeddings.base import BaseEmbedding
-
-    from ..config import MemoryConfig
-    from ..store.ports import RecordStore
-    from .clock import Clock
 
 # The bottom layer every stage may use: the clock, token counts, progress on a terminal, and the
 # named switches of rules and channels.
@@ -66,35 +56,3 @@ ALL_ON = Switches()
 def switches_from(off: Iterable[str]) -> Switches:
     """The switches of config's `rules.disabled`."""
     return Switches(frozenset(str(n).strip() for n in off if str(n).strip()))
-
-
-# The open storage, for what writes outside a conversation's turns: the record store, the clock,
-# the embedder and the name its vectors carry, the config, and the indexer's notice of new writes.
-# An export reads the store (and says when and by which embedder it was made); an import and an
-# edit embed, write and tell the indexer. A `runtime.engine.MemoryEngine` is such a storage; a
-# command opens one, the console and the service pass theirs.
-
-
-class Storage(Protocol):
-    """The parts of the open storage that export, import and edit use."""
-
-    @property
-    def store(self) -> RecordStore: ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def embedder(self) -> BaseEmbedding: ...
-
-    @property
-    def model_name(self) -> str:
-        """The embedder's name: what the stored vectors carry and an export names."""
-        ...
-
-    @property
-    def config(self) -> MemoryConfig: ...
-
-    def written(self) -> None:
-        """Tell the indexer that writes queued outbox entries (it applies them soon)."""
-        ...

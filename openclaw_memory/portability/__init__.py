@@ -24,7 +24,7 @@ from .jsonl import (
 )
 from .files import export_markdown, write_file
 from .openclaw import OpenClawImporter, export_workspace
-from ..core import Storage
+from ..write import Storage
 from ..core.progress import whole_number
 from ..config import MemoryConfig
 

@@ -38,7 +38,7 @@ from ..errors import ValidationError
 from ..extract.secrets import SecretFilter
 from ..lang.entities import mentions_of
 from ..core.policy import KEYED_TYPES
-from ..core import Storage
+from ..write import Storage
 
 
 # An imported claim goes through check-before-write, as a claim said in conversation does.

@@ -45,7 +45,7 @@ from .files import (
     user_records,
 )
 from .jsonl import claim_decisions
-from ..core import Storage
+from ..write import Storage
 from ..store.ports import ConsoleStore
 from .jsonl import write_claim
 from ..embed.embedding import embed_with_parts

@@ -38,7 +38,7 @@ from ..config.tuning import tuned
 
 if TYPE_CHECKING:
     from ..core.clock import Clock
-    from ..core import Storage
+    from . import Storage
 
 # Explicit: the candidate of a `remember`, what a user or a memory tool asks to keep.
 #
