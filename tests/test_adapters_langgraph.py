@@ -355,6 +355,7 @@ def test_the_documented_example_runs(tmp_path, monkeypatch):
     assert namespace["out"]["recalled"] == ["Remember that I am allergic to peanuts"]
 
 
+@pytest.mark.slow  # the example run whole, about 15 s
 def test_the_example_finds_thread_ones_memory_in_thread_two(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "OCM_DATA_DIR": str(tmp_path / "data")}
     out = subprocess.run(

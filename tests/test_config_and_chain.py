@@ -198,6 +198,7 @@ def test_chain_unknown_key_names_it(tmp_path):
         load_chain(listing)
 
 
+@pytest.mark.slow  # the demo in a fresh interpreter, about 9 s
 def test_demo_exits_zero_without_network(tmp_path):
     if not shutil.which("unshare") or subprocess.run(["unshare", "-n", "true"]).returncode != 0:
         pytest.skip("unshare -n is not available here")

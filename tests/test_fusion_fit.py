@@ -102,6 +102,7 @@ def test_the_fit_finds_the_weights_the_labels_were_drawn_with(model):
     assert min(found.values()) >= 0.0
 
 
+@pytest.mark.slow  # an evaluation and a fit, about 10 s
 def test_fitted_weights_rank_better_than_wrong_ones_and_recall_counts_every_evidence_turn():
     qs = questions_of(synthetic_rows(TRUE, seed=1))
     wrong = {n: 1.0 / len(FUSED) for n in FUSED}

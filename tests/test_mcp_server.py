@@ -210,6 +210,7 @@ def test_scope_comes_from_flags_then_environment():
         scope_from(None, None, env={})
 
 
+@pytest.mark.slow  # an MCP server process over stdio, about 8 s
 @pytest.mark.real_store("a server process opens the same files")
 def test_stdio_transport_serves_the_user_fixed_by_the_environment(tmp_path):
     config = tmp_path / "memory.yaml"

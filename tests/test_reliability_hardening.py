@@ -499,6 +499,7 @@ def test_look_alike_markers_are_neutralised(hostile):
     assert sanitize(out) == out
 
 
+@pytest.mark.slow  # a served process and its tool events, about 18 s
 def test_tool_results_are_sanitised_and_framed(served, mw):
     from openclaw_memory.inject.escape import REFERENCE_CLOSE, REFERENCE_OPEN, frame_reference
 

@@ -445,6 +445,7 @@ def base(tmp_path):
         shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.mark.slow  # every door over many scopes, about 8 s
 def test_no_scope_ever_sees_another_scopes_memory(base, capsys):
     SEEN.clear()
     run_state_machine_as_test(
