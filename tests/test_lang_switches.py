@@ -245,3 +245,21 @@ def test_the_write_path_logs_a_filler_turn_only_with_the_fillers_switched_off(tm
         finally:
             mw.close()
     assert logged[0] == 0 and logged[1] > 0, logged
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "stated"),
+    [
+        ("我下周去成都出差。帮我查下天气", "zh.request.clause_end", "我下周去成都出差"),
+        (
+            "I fly to Chengdu next week. Check the weather there",
+            "en.request.clause_end",
+            "I fly to Chengdu next week",
+        ),
+    ],
+)
+def test_a_sentence_end_switched_off_reads_the_turn_as_one_clause(text, rule, stated):
+    # on, the request after the sentence's end is left out of what the turn states; off, the
+    # turn is one clause that states something, kept whole
+    assert statement_part(text) == stated
+    assert statement_part(text, Languages(switches_from([rule]))) == text

@@ -24,11 +24,6 @@ from . import all_on, Languages
 
 # Whether a text says anything: greetings, thanks, acknowledgements and laughs say nothing.
 #
-# Read on both sides: the write path logs no contentless turn, recall injects nothing for a
-# request that asks nothing. The words are each language's `contentless` table.
-
-# Hard filter rules that run before extraction: contentless turns are not logged at all.
-#
 # A turn is contentless when, once punctuation, emoji and filler particles are gone, nothing is
 # left, or every clause is a greeting, a thanks, an acknowledgement or a laugh ("好的，谢谢！",
 # "ok thanks 👍", "嗯嗯"). Anything with a fact in it, however short, is kept.
@@ -108,12 +103,6 @@ def is_contentless(text: str, langs: Languages | None = None) -> bool:
 
 # Is a turn only a request for help? The grammar of requests, in every language.
 #
-# The write path tags a logged turn that only asked the assistant for something (`REQUEST_TAG`)
-# and summarises only what a turn states (`statement_part`); recall reads the tag and never
-# delivers such a turn.
-
-# Is a turn only a request for help? The grammar of requests, English and Chinese.
-#
 # A user of an agent mostly asks it for things: questions to the assistant ("What's the capital
 # of Egypt?", 火星离太阳有多远？), small talk ("Hello, how are you today?"), commands addressed to
 # it ("Translate 'good luck' into French", 帮我算一下 12 加 30). Such a turn says nothing about the
@@ -138,18 +127,16 @@ def asked_only(tags: tuple[str, ...] | list[str]) -> bool:
     return REQUEST_TAG in tags[1:]
 
 
-#: where a sentence ends, and the commas between its clauses (each language's `request` table)
-_CLAUSE_END = all_on().any_of("request", "clause_end")
-_COMMA = all_on().any_of("request", "comma")
-
-
-def _clauses(text: str) -> list[str]:
-    """The clauses of a text, in order (a sentence's question mark stays with its last clause)."""
+def _clauses(text: str, langs: Languages) -> list[str]:
+    """The clauses of a text, in order (a sentence's question mark stays with its last clause):
+    where a sentence ends and the commas between its clauses are each language's `request`
+    table."""
+    comma = langs.any_of("request", "comma")
     return [
         c.strip()
-        for sentence in _CLAUSE_END.split(text)
+        for sentence in langs.any_of("request", "clause_end").split(text)
         if sentence and sentence.strip()
-        for c in _COMMA.split(sentence.strip())
+        for c in comma.split(sentence.strip())
         if c.strip()
     ]
 
@@ -178,7 +165,7 @@ def request_only(text: str, langs: Languages | None = None) -> bool:
     if not text or is_contentless(text, langs):
         return False
     asked = False
-    for clause in _clauses(text):
+    for clause in _clauses(text, langs):
         if is_contentless(clause, langs):
             continue
         if not _is_request(clause, langs):
@@ -192,7 +179,7 @@ def statement_part(text: str, langs: Languages | None = None) -> str:
     Chengdu next week, what's the weather like there?" -> "I'm flying to Chengdu next week");
     "" when it only asks."""
     langs = langs or all_on()
-    clauses = _clauses(text)
+    clauses = _clauses(text, langs)
     kept = [c for c in clauses if not is_contentless(c, langs) and not _is_request(c, langs)]
     if not kept:
         return ""

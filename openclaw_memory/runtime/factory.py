@@ -96,6 +96,7 @@ def build_middleware(
             extractor=extractor if extractor is not None else _extractor(engine, cfg, llm, langs),
             summarizer_llm=llm,
             recall_channels=recall_channels,
+            langs=langs,
         )
     except BaseException:
         engine.close()
@@ -112,9 +113,11 @@ def assemble(
     extractor: Extractor,
     summarizer_llm: Any = None,
     recall_channels: Sequence["RecallChannel"] = (),
+    langs: Languages | None = None,
 ) -> "MemoryMiddleware":
     """The stages over an open engine's ports, each built once and handed what it uses, and the
-    middleware over them."""
+    middleware over them. `langs`: the language packs under config's `rules.disabled`
+    (`rule_languages`, read from cfg when not given)."""
     from ..capture import PendingTurns
     from ..capture.pipeline import CapturePipeline
     from ..capture.pipeline import Sessions
@@ -157,7 +160,7 @@ def assemble(
         jobs=jobs,
         pending=pending,
         config=cfg.extraction,
-        langs=rule_languages(cfg, recall_channels),
+        langs=langs or rule_languages(cfg, recall_channels),
     )
     return MemoryMiddleware(
         engine,

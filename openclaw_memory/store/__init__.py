@@ -17,11 +17,6 @@ if TYPE_CHECKING:
     from .vector import ChromaIndex
 
 
-# The one place that turns the storage config into a record store (`storage.backend`) and a
-# vector index (`storage.vector_store`), so the engine, reindex and the tools open whichever is
-# configured.
-
-
 def open_record_store(config: MemoryConfig) -> RecordStore:
     """The configured record store, open and migrated: SQLite at storage.sqlite_path (the
     default; encrypted with the key `store/keys.py` finds when encryption.enabled), or

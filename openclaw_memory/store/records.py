@@ -680,7 +680,7 @@ class SqlRecords:
         return self._query(scope, f"id IN ({_marks(ids)})", ids, order="rid", limit=len(ids))
 
     def live_subjects(self, scope: Scope, limit: int = 2000) -> list[str]:
-        # a skip scan of rec_active_subject: one index search per distinct subject, where
+        # a skip scan of rec_subject_recent: one index search per distinct subject, where
         # DISTINCT reads an entry per live record (100,000 for a few hundred subjects)
         where, args = _scope_sql(scope)
         live = f"{where} AND status = 'active'"
