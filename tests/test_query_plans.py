@@ -178,9 +178,10 @@ def _steps(store: Any, read: Any) -> int:
 
 
 def test_the_newest_of_a_rare_type_or_subject_costs_what_it_returns(tmp_path):
-    # a scope with no procedure, and a subject held by one record among thousands of another:
-    # their newest records are read from an index in order, so ten times the user's records
-    # cost about the same steps (the walk of the user's records newest first grew with them)
+    # a scope with no procedure, and a subject (and a name) held by one record among thousands of
+    # another: their newest records are read from an index in order, so ten times the user's
+    # records cost about the same steps (the walk of the user's records newest first, or the
+    # sort of every link of a common name, grew with them)
     from openclaw_memory.lang.entities import mentions_of
     from openclaw_memory.store.sqlite import SQLiteStore
     from openclaw_memory.types import MemoryRecord, MemoryType, Scope
@@ -195,7 +196,7 @@ def test_the_newest_of_a_rare_type_or_subject_costs_what_it_returns(tmp_path):
                     id=f"m{i}",
                     scope=scope,
                     type=MemoryType.FACT,
-                    summary=f"drinks tea {i}",
+                    summary=f"drinks tea with Grace {i}",
                     subject="drink",
                     created_at=float(i),
                     updated_at=float(i),
@@ -205,21 +206,27 @@ def test_the_newest_of_a_rare_type_or_subject_costs_what_it_returns(tmp_path):
                 id="city",
                 scope=scope,
                 type=MemoryType.FACT,
-                summary="lives in Lyon",
+                summary="lives in Lyon near Grace",
                 subject="city",
                 created_at=0.5,
                 updated_at=0.5,
             )
             store.insert(old, None, "hash-8", mentions=mentions_of(old))
+        names = {n: e for e, n in store.entities_named(scope, ["grace", "lyon"]).items()}
         costs.append(
             (
                 _steps(store, lambda: store.live_claims(scope, ["procedure"], limit=200)),
                 _steps(store, lambda: store.live_by_subject(scope, ["city", "drink"], limit=20)),
                 _steps(store, lambda: store.live_by_subject(scope, ["city"], limit=20)),
                 _steps(store, lambda: store.live_subjects(scope)),
+                _steps(store, lambda: store.records_naming(scope, list(names.values()), limit=20)),
             )
         )
         assert [r.id for r in store.live_by_subject(scope, ["city"])] == ["city"]
+        newest = store.records_naming(scope, [names["Lyon"], names["Grace"]], limit=3)
+        grace = [(f"m{size - n}", names["Grace"]) for n in (1, 2, 3)]
+        assert newest == grace, newest
+        assert store.records_naming(scope, [names["Lyon"]]) == [("city", names["Lyon"])]
         store.close()
     small, large = costs
     assert all(b <= 2 * a + 2 for a, b in zip(small, large)), costs

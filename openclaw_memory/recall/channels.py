@@ -255,14 +255,14 @@ def without_name(text: str, name: str) -> str:
 # A request that names two such people ("What do Jon and Gina both have in common?") is left to the
 # other channels, whose candidates already hold both; a person named in few memories is the entity
 # channel's. What this channel proposes is scored like any candidate: it only widens the pool.
-# The ids of the memories naming the person are read while the query is embedded (`prepare`).
+# Which of the nearest memories name the person is read from their entity links: the memories
+# naming a person of the chat may be most of the store (thousands at one user's 100,000), the
+# nearest are the channel's depth.
 
 #: how many times deeper than the vector channel the index is searched for the person's turns
 SEARCH_DEPTH = tuned_int("speaker_channel.search_depth")
 #: the share of the channel's candidates the person's own turns may add
 SHARE = tuned("speaker_channel.share")
-#: the most memories naming the person that are read (newest first; ids only)
-NAMING_CAP = tuned_int("speaker_channel.naming_cap")
 #: the most of the nearest memories naming the person read to find those they said: a person
 #: who said none of them is no speaker of this store (someone the user often mentions)
 READ_CAP = tuned_int("speaker_channel.read_cap")
@@ -286,10 +286,10 @@ class SpeakerChannel:
         self.depth, self.share = depth, share
 
     def prepare(self, scope: Scope, query: RecallQuery, pool: Pool) -> None:
-        """Read the ids of the memories naming the person (kept in `pool.entities`) and have the
-        prepared vector searches go deep enough: run while the query is embedded."""
+        """Read the entities the request names (kept in `pool.entities`) and have the prepared
+        vector searches go deep enough: run while the query is embedded."""
         reads = pool.entities = pool.entities or EntityReads(self.store, scope)
-        if self._theirs(reads, query) is not None:
+        if self._person(reads, query) is not None:
             # the vector channel's search goes this deep at once (`SharedSearch`)
             for search in pool.searches.values():
                 search.widen(self.depth * self.limit)
@@ -299,18 +299,16 @@ class SpeakerChannel:
         if take < 1 or qvec.size == 0:
             return
         reads = pool.entities or EntityReads(self.store, scope)
-        found = self._theirs(reads, query)
+        found = self._person(reads, query)
         if found is None:
             return
-        person, theirs = found
+        entity, person = found
         near: list[str] = []
         for tier in query.tiers:
             search = pool.search(tier, partial(self.search, scope))
-            near += [
-                rid
-                for rid, _ in search(qvec, self.depth * self.limit)
-                if rid in theirs and rid not in pool.channels
-            ]
+            near += [rid for rid, _ in search(qvec, self.depth * self.limit)]
+        links = self.store.entities_of(scope, list(dict.fromkeys(near)))
+        near = [rid for rid in near if entity in links.get(rid, ()) and rid not in pool.channels]
         # nearest first, read a few at a time: the replies to the person among them are read,
         # then left out
         key = normalise(person)
@@ -321,7 +319,9 @@ class SpeakerChannel:
             records = self.store.get_many(scope, batch)
             for rid in batch:
                 r = records.get(rid)
-                if r is None or not any(normalise(s) == key for s in speakers(r)):
+                if r is None or r.status.value not in query.statuses:
+                    continue
+                if not any(normalise(s) == key for s in speakers(r)):
                     continue
                 pool.propose(rid, f"{self.name}:{person}")
                 pool.records[rid] = r
@@ -330,16 +330,15 @@ class SpeakerChannel:
                     return
 
     @staticmethod
-    def _theirs(reads: EntityReads, query: RecallQuery) -> tuple[str, set[str]] | None:
-        """The one person the request names whom many memories name, and those memories' ids;
-        None when it names none or several."""
+    def _person(reads: EntityReads, query: RecallQuery) -> tuple[int, str] | None:
+        """The one person the request names whom many memories name (entity id, name); None
+        when it names none or several."""
         named = reads.named(query.analysis.entity_keys)
         weight = reads.weights(sorted(named))
         common = [e for e in named if e in weight and weight[e] < MIN_ENTITY_WEIGHT]
         if len(common) != 1:
             return None
-        naming = reads.naming(common, query.statuses, NAMING_CAP)
-        return named[common[0]], {rid for rid, _ in naming}
+        return common[0], named[common[0]]
 
 
 def speakers(r: MemoryRecord) -> list[str]:
