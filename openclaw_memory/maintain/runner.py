@@ -548,13 +548,13 @@ def link_batch(store: MaintenanceStore, limit: int = BATCH) -> tuple[int, int]:
     return store.backfill_entity_links(named, limit)
 
 
-def link_backlog(ports: MaintenancePorts, budget: int | None = PER_RUN) -> int:
+def link_backlog(store: MaintenanceStore, budget: int | None = PER_RUN) -> int:
     """Link the backlog's next records, `budget` at most (None: all that are left); returns
     how many were examined (0 once the backlog is done)."""
     done = 0
     while budget is None or done < budget:
         step = BATCH if budget is None else min(BATCH, budget - done)
-        examined, left = link_batch(ports.store, step)
+        examined, left = link_batch(store, step)
         done += examined
         if not left or not examined:
             break
@@ -622,7 +622,7 @@ def run_maintenance(
     for part in targets:
         report.add(part, maintain_scope(ports, part))
     if scope is None and user_id is None:
-        report.entity_backlog = link_backlog(ports)
+        report.entity_backlog = link_backlog(ports.store)
     for part in targets:
         ports.sync_index(part)
     short_term = ShortTermMemory(ports.store, ports.config.short_term, ports.clock)
