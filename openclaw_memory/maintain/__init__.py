@@ -1,8 +1,8 @@
 """Maintenance jobs: forgetting (TTL, cap, compaction, cleanup), purge, doctor, reindex.
 
 Each job is handed the maintenance ports it reads (`MaintenancePorts`: the record store, the
-managed vector index, the embedder, the clock, the config and the indexer's drain), never the
-engine that opened them; the factory builds them (`runtime.factory.maintenance_ports`). The CLI
+managed vector index, the embedder, the clock, the config, the indexer's drain and wake-up),
+never the engine that opened them; the factory builds them (`runtime.factory.maintenance_ports`). The CLI
 commands over them (reindex, doctor, maintain, purge) are here too; they open the storage in
 `_open` only.
 """

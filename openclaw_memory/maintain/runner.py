@@ -3,7 +3,8 @@
 The forgetting jobs in the order they run, the maintenance run log with the lease that lets one
 process at a time run them, the entity-link backlog of records stored before entity memory
 existed, and the schedule that runs them (with message pruning) by itself; and what every job
-shares (doctor and reindex too): scope discovery, the archive transition, Chroma plumbing.
+shares (doctor and reindex too): the ports it is handed (`MaintenancePorts`), scope discovery,
+the archive transition, Chroma plumbing.
 Maintenance works on (user, agent) partitions: a Scope passed in with a workspace is widened to
 its partition, because TTL, caps and compaction are properties of the partition, not of a view.
 Over 600 lines: one concept, the jobs and the run that orders them.
