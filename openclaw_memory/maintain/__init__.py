@@ -2,9 +2,9 @@
 
 Each job is handed the maintenance ports it reads (`MaintenancePorts`: the record store, the
 managed vector index, the embedder, the clock, the config, the indexer's drain and wake-up),
-never the engine that opened them; the factory builds them (`runtime.factory.maintenance_ports`). The CLI
-commands over them (reindex, doctor, maintain, purge) are here too; they open the storage in
-`_open` only.
+never the engine that opened them; the factory builds them (`runtime.factory.maintenance_ports`).
+The CLI commands over them (reindex, doctor, maintain, purge) are here too; they open the
+storage in `_open` only.
 """
 
 from __future__ import annotations
