@@ -57,6 +57,7 @@ from .write.forget import plan as forget_plan
 from .write.forget import run as forget_run
 
 if TYPE_CHECKING:
+    from .maintain.runner import MaintenancePorts
     from .runtime.engine import MemoryEngine
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,7 @@ class MemoryMiddleware:
         jobs: UserJobs,
         pending: PendingTurns,
         procedures: ProcedureTracker,
+        maintenance: MaintenancePorts,
         config: MemoryConfig,
     ) -> None:
         #: the storage: record store, vector index, embedder, clock (tools such as the console
@@ -125,6 +127,9 @@ class MemoryMiddleware:
         self.pending = pending
         #: the open tasks of each session: their requests and tool calls (procedural memory)
         self.procedures = procedures
+        #: the ports the maintenance door is handed (the forgetting jobs, doctor, purge, the
+        #: scheduled run: `maintain.MaintenancePorts`)
+        self.maintenance = maintenance
         self.cfg = config
         self._closed = False
 
@@ -508,7 +513,7 @@ class MemoryMiddleware:
         Scope(user_id, agent_id or "default")  # validates the ids before anything is dropped
         try:
             return self.jobs.purge(
-                user_id, agent_id, lambda: purge_user(self.engine, user_id, agent_id)
+                user_id, agent_id, lambda: purge_user(self.maintenance, user_id, agent_id)
             )
         finally:
             self.pending.drop_user(user_id, agent_id)

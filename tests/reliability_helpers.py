@@ -399,7 +399,7 @@ def crash_writer(
     batch commits, print `ACK <user> <agent> <id>` per record, flushed, until killed."""
     from openclaw_memory.core.clock import FakeClock
     from openclaw_memory.runtime.engine import MemoryEngine
-    from openclaw_memory.runtime.factory import build_writer
+    from openclaw_memory.runtime.factory import build_writer, maintenance_ports
     from openclaw_memory.write.forget import forget_record
     from openclaw_memory.maintain import doctor, run_maintenance
     from openclaw_memory.types import Scope
@@ -415,7 +415,7 @@ def crash_writer(
     writer = build_writer(eng)
     print("OPEN", flush=True)
     if doctor_first:
-        doctor(eng, repair=True)
+        doctor(maintenance_ports(eng), repair=True)
         print("DOCTOR", flush=True)
     scopes = [Scope(f"u{i}", a) for i in range(3) for a in ("main", "coder")]
     mine: dict[Scope, list[str]] = {s: [] for s in scopes}
@@ -433,7 +433,7 @@ def crash_writer(
             forget_record(eng.store, eng.clock, scope, rng.choice(mine[scope]))
             eng.written()
         elif roll < 0.12:
-            run_maintenance(eng, scope)
+            run_maintenance(maintenance_ports(eng), scope)
         clock.advance(60.0)
     eng.close()
 

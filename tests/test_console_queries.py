@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.console.pages import Filters
 from openclaw_memory.console.pages import memory_page
 from openclaw_memory.write.edit import edit_memory
@@ -79,9 +80,9 @@ def test_counts_follow_every_write_and_a_purge_leaves_no_row(engine):
         "fact",
         1,
     ) in _same(engine)
-    purge_record(engine, ALICE, tea.id)
+    purge_record(maintenance_ports(engine), ALICE, tea.id)
     _same(engine)
-    purge_user(engine, "alice")
+    purge_user(maintenance_ports(engine), "alice")
     assert _same(engine) == [("bob", "main", "active", "fact", 1)]
 
 

@@ -23,6 +23,7 @@ from openclaw_memory.lang.entities import (
     normalise,
 )
 from openclaw_memory.maintain import purge_record, purge_user
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.recall.channels import EntityChannel
 from openclaw_memory.recall.analyse import request_keys
 from openclaw_memory.recall.pool import Pool
@@ -209,11 +210,11 @@ def test_purge_record_and_user_leave_no_entity(engine):
         engine, A, "By the way, Mel is short for Melanie; Melanie loves Quasimodo the fish."
     )
     write(engine, B, "Bob visited Quasimodo's pond.")
-    purge_record(engine, A, gone.id)
+    purge_record(maintenance_ports(engine), A, gone.id)
     a_rows = entity_rows(engine)
     assert set(a_rows) == {"Caroline", "Lisbon"} and keep
     assert inspect.count(engine.store, "entity_aliases", user_id="alice") == 0
-    purge_user(engine, "alice")
+    purge_user(maintenance_ports(engine), "alice")
     text = table_text(engine)
     assert "Caroline" not in text and "lisbon" not in text.lower()
     assert entity_rows(engine, B)  # bob keeps his

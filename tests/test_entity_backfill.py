@@ -15,6 +15,7 @@ from typing import Any, Callable
 import pytest
 from store_backends import RECORD_STORES
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.errors import ValidationError
 from openclaw_memory.maintain.runner import link_backlog, link_batch
 from openclaw_memory.store.ports import RecordStore
@@ -240,21 +241,15 @@ def test_the_in_memory_store_has_nothing_to_link():
     assert link_batch(store, 10) == (0, 0)
 
 
-class _Engine:
-    def __init__(self, store: RecordStore) -> None:
-        self.store = store
-
-
 def test_maintenance_links_the_backlog_within_its_budget(backend):
     store, take_back = backend
     records = _records()
     write(store, records)
     fresh = snapshot(store, records)
     store = take_back()
-    engine: Any = _Engine(store)
-    assert link_backlog(engine, budget=4) == 4  # the rest waits for the next run
-    assert link_backlog(engine, budget=None) == len(records) - 4
-    assert link_backlog(engine, budget=None) == 0
+    assert link_backlog(store, budget=4) == 4  # the rest waits for the next run
+    assert link_backlog(store, budget=None) == len(records) - 4
+    assert link_backlog(store, budget=None) == 0
     assert snapshot(store, records) == fresh
 
 
@@ -298,10 +293,12 @@ def test_a_maintenance_run_over_the_store_links_the_backlog(config, clock):
     eng = MemoryEngine.open(config, clock=clock, background=False)
     try:
         assert eng.store.entity_list(ALICE) == []
-        assert run_maintenance(eng, ALICE).entity_backlog == 0  # one partition: not its job
-        report = run_maintenance(eng)
+        assert (
+            run_maintenance(maintenance_ports(eng), ALICE).entity_backlog == 0
+        )  # one partition: not its job
+        report = run_maintenance(maintenance_ports(eng))
         assert report.entity_backlog >= 2 and report.changed == 0
         assert sorted(eng.store.entity_list(ALICE), key=lambda e: e["name"]) == fresh
-        assert run_maintenance(eng).entity_backlog == 0
+        assert run_maintenance(maintenance_ports(eng)).entity_backlog == 0
     finally:
         eng.close()

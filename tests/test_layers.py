@@ -54,8 +54,8 @@ APART: dict[str, tuple[str, ...]] = {
 #: (`runtime.engine`), though it lies above them and a type annotation could
 HANDED_PORTS = ("recall", "inject", "write", "extract", "capture")
 #: door packages whose commands open the runtime themselves, each in one function; everything
-#: else in them is handed the storage it uses (`write.Storage`)
-OPENS_THE_RUNTIME = {"portability": "_open"}
+#: else in them is handed the storage it uses (`write.Storage`, `maintain.MaintenancePorts`)
+OPENS_THE_RUNTIME = {"portability": "_open", "maintain": "_open"}
 
 
 def _package_of(parts: list[str]) -> str:

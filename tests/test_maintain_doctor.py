@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.runtime.engine import MemoryEngine
@@ -56,7 +57,7 @@ def top(engine, text, tier="hot"):
 
 def test_a_healthy_store_has_nothing_to_fix(engine):
     write(engine, U1, T.FACT, EN, subject="staging")
-    report = doctor(engine, repair=True)
+    report = doctor(maintenance_ports(engine), repair=True)
     assert report.drained == 1 and report.scopes == 1
     assert report.problems == 0 and report.healthy
     assert set(report.to_dict()["found"]) == set(PROBLEMS)
@@ -72,31 +73,31 @@ def test_doctor_repairs_an_orphan_vector_and_a_missing_one(engine):
     engine.index.delete(U1, [lost.id])
     assert top(engine, ZH) != lost.id
 
-    check = doctor(engine, repair=False)
+    check = doctor(maintenance_ports(engine), repair=False)
     assert check.found["orphan_vectors"] == 1 and check.found["missing_vectors"] == 1
     assert sum(check.fixed.values()) == 0 and not check.healthy
     assert "mem_ghost" in engine.index.ids(U1)  # a dry run changes nothing
 
-    fixed = doctor(engine, repair=True)
+    fixed = doctor(maintenance_ports(engine), repair=True)
     assert fixed.found["orphan_vectors"] == fixed.fixed["orphan_vectors"] == 1
     assert fixed.found["missing_vectors"] == fixed.fixed["missing_vectors"] == 1
     assert fixed.problems == 2 and fixed.healthy
     assert engine.index.ids(U1) == {kept.id, lost.id}
     assert top(engine, ZH) == lost.id
 
-    assert doctor(engine, repair=True).problems == 0
+    assert doctor(maintenance_ports(engine), repair=True).problems == 0
 
 
 def test_doctor_moves_a_vector_in_the_wrong_tier(engine, clock):
     event = write(engine, U1, T.EVENT, "nightly backup failed", subject="backup")
     clock.advance(days=31)
-    expire(engine, U1)
+    expire(maintenance_ports(engine), U1)
     engine.indexer.drain()
     vec = engine.embed_query("nightly backup failed")
     engine.index.upsert(U1, "hot", [(event.id, vec, {"type": "event", "workspace": ""})])
     engine.index.delete(U1, [event.id], tiers=("cold",))
 
-    report = doctor(engine)
+    report = doctor(maintenance_ports(engine))
     assert report.found["orphan_vectors"] == 1 and report.found["missing_vectors"] == 1
     assert engine.index.ids(U1, "hot") == set() and engine.index.ids(U1, "cold") == {event.id}
 
@@ -107,7 +108,7 @@ def test_doctor_reembeds_a_lost_sqlite_vector(engine):
     inspect.delete(engine.store, "vectors", record_id=r.id)
     engine.index.delete(U1, [r.id])
 
-    report = doctor(engine)
+    report = doctor(maintenance_ports(engine))
     assert report.found["stale_sqlite_vectors"] == 1 and report.found["missing_vectors"] == 1
     [row] = inspect.select(engine.store, "vectors", ("model", "dim", "vec"), record_id=r.id)
     assert row["model"] == engine.model_name and row["dim"] == engine.index.dim
@@ -132,10 +133,10 @@ def test_doctor_drops_orphan_collections_and_fixes_the_keyword_index(engine):
     )
     assert engine.keyword(U1, "阿特拉斯") == []
 
-    report = doctor(engine)
+    report = doctor(maintenance_ports(engine))
     for kind in ("orphan_collections", "orphan_fts", "missing_fts", "orphan_sqlite_vectors"):
         assert report.found[kind] == report.fixed[kind] == 1, kind
     assert orphan_name not in engine.index.scope_names()
     assert [i for i, _ in engine.keyword(U1, "阿特拉斯")] == [r.id]
     assert inspect.keyword_hits(engine.store, "stale") == 0
-    assert doctor(engine).problems == 0
+    assert doctor(maintenance_ports(engine)).problems == 0

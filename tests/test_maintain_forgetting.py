@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.core.clock import DAY, FakeClock, iso_date
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.runtime.engine import MemoryEngine
@@ -62,7 +63,7 @@ def test_ttl_archives_an_expired_event_without_deleting_it(engine, clock, text):
     fresh = write(engine, U1, T.EVENT, text + " again", subject="deploy")
     clock.advance(days=11)  # old is 31 days old, fresh 11
 
-    assert expire(engine, U1) == 1
+    assert expire(maintenance_ports(engine), U1) == 1
 
     assert engine.get(U1, old.id).status is Status.ARCHIVED
     assert engine.get(U1, fresh.id).status is Status.ACTIVE
@@ -70,14 +71,14 @@ def test_ttl_archives_an_expired_event_without_deleting_it(engine, clock, text):
     assert old.id in hits(engine, U1, text, tier="cold")
     assert fresh.id in hits(engine, U1, text)
     assert [a["reason"] for a in engine.audit_log(U1, old.id)][0] == "expired (ttl)"
-    assert expire(engine, U1) == 0  # idempotent
+    assert expire(maintenance_ports(engine), U1) == 0  # idempotent
 
 
 def test_ttl_ignores_records_without_expiry_and_other_users(engine, clock):
     fact = write(engine, U1, T.FACT, "the office is in Berlin", subject="office")
     other = write(engine, Scope("u2"), T.EVENT, "build failed", subject="build")
     clock.advance(days=400)
-    assert expire(engine, U1) == 0
+    assert expire(maintenance_ports(engine), U1) == 0
     assert engine.get(U1, fact.id).status is Status.ACTIVE
     assert engine.get(Scope("u2"), other.id).status is Status.ACTIVE
 
@@ -110,7 +111,7 @@ def test_cap_archives_the_lowest_value_curated_records(tmp_path, clock):
             for i in range(4)
         ]
 
-        assert enforce_cap(engine, U1) == 2
+        assert enforce_cap(maintenance_ports(engine), U1) == 2
 
         status = {
             r.id: engine.get(U1, r.id).status for r in (low, mid, high, profile, told, *events)
@@ -120,7 +121,7 @@ def test_cap_archives_the_lowest_value_curated_records(tmp_path, clock):
         assert all(status[e.id] is Status.ACTIVE for e in events)  # the episodic log is not capped
         assert low.id in hits(engine, U1, "the printer is on floor two", tier="cold")
         assert low.id not in hits(engine, U1, "the printer is on floor two")
-        assert enforce_cap(engine, U1) == 0
+        assert enforce_cap(maintenance_ports(engine), U1) == 0
     finally:
         engine.close()
 
@@ -134,7 +135,7 @@ def test_cap_prefers_to_keep_what_was_used(tmp_path, clock):
         b = write(engine, U1, T.FACT, "咖啡机在三楼", subject="coffee", importance=0.5)
         clock.advance(days=1)
         engine.touch(U1, [a.id])  # a is the older record, but it was used since
-        assert enforce_cap(engine, U1) == 1
+        assert enforce_cap(maintenance_ports(engine), U1) == 1
         assert engine.get(U1, a.id).status is Status.ACTIVE
         assert engine.get(U1, b.id).status is Status.ARCHIVED
     finally:
@@ -161,7 +162,7 @@ def test_compaction_turns_the_oldest_30_of_51_events_into_one_summary(engine, cl
         clock.advance(3600)
     write(engine, U1, T.EVENT, "unrelated event", subject="other")
 
-    done = compact_events(engine, U1)
+    done = compact_events(maintenance_ports(engine), U1)
 
     assert len(done) == 1
     oldest = [e.id for e in events[:30]]
@@ -178,13 +179,13 @@ def test_compaction_turns_the_oldest_30_of_51_events_into_one_summary(engine, cl
     assert all(engine.get(U1, e.id).status is Status.ACTIVE for e in events[30:])
     assert summary.id in hits(engine, U1, summary.summary)
     assert events[0].id in hits(engine, U1, events[0].summary, tier="cold")
-    assert compact_events(engine, U1) == []  # 21 left: under the trigger
+    assert compact_events(maintenance_ports(engine), U1) == []  # 21 left: under the trigger
 
 
 def test_compaction_repeats_until_under_the_trigger(engine):
     write_many = [Candidate(T.EVENT, f"事件 {i}：构建成功", subject="构建") for i in range(120)]
     writer_of(engine).write(U1, write_many)
-    done = compact_events(engine, U1)
+    done = compact_events(maintenance_ports(engine), U1)
     assert len(done) == 3  # 120 -> 90 -> 60 -> 30
     left = find(engine, U1, status="active", type="event", limit=500)
     assert len(left) == 30
@@ -243,13 +244,13 @@ def test_cleanup_deletes_only_unused_unimportant_records_and_their_vectors(engin
     keep_summary = w(T.SUMMARY, "week 12: three deploys, one rollback", importance=0.1)
     forget_in(engine, U1, keep_inactive.id)
     clock.advance(days=100)
-    expire(engine, U1)  # the event's 30-day TTL archives it
+    expire(maintenance_ports(engine), U1)  # the event's 30-day TTL archives it
     engine.touch(U1, [keep_used.id])
     clock.advance(days=90)
     keep_recent = w(T.FACT, "fresh low-value note", importance=0.1)
     engine.indexer.drain()
 
-    assert cleanup(engine, U1) == 3
+    assert cleanup(maintenance_ports(engine), U1) == 3
 
     gone = {doomed.id, doomed_zh.id, archived.id}
     left = {r.id for r in find(engine, U1, limit=100)}
@@ -282,11 +283,11 @@ def test_run_maintenance_covers_every_scope_or_one(engine, clock):
     )
     clock.advance(days=10)
 
-    only = run_maintenance(engine, U1)
+    only = run_maintenance(maintenance_ports(engine), U1)
     assert only.scopes == 1 and only.summaries == 1 and only.compacted == 30 and only.expired == 0
 
     clock.advance(days=25)
-    report = run_maintenance(engine)
+    report = run_maintenance(maintenance_ports(engine))
     assert report.scopes == 2
     assert report.by_scope["u2/helper"]["expired"] == 1
     assert (
@@ -294,4 +295,4 @@ def test_run_maintenance_covers_every_scope_or_one(engine, clock):
     )  # 21 poll events + backup; not the summary
     assert report.to_dict()["changed"] == report.changed == 23
     assert engine.indexer.pending() == 0
-    assert run_maintenance(engine, user_id="nobody").scopes == 0
+    assert run_maintenance(maintenance_ports(engine), user_id="nobody").scopes == 0

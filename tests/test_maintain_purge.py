@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.runtime.engine import MemoryEngine
@@ -89,7 +90,7 @@ def test_purge_user_removes_every_trace(engine, tmp_path):
     names = {engine.index.collection_name(s, t) for s in (A, B) for t in ("hot", "cold")}
     assert names & set(engine.index.scope_names())
 
-    counts = purge_user(engine, "alice")
+    counts = purge_user(maintenance_ports(engine), "alice")
 
     assert counts["records"] == 4 and counts["versions"] == 1 and counts["messages"] == 2
     assert counts["collections"] >= 2
@@ -113,7 +114,7 @@ def test_purge_user_removes_every_trace(engine, tmp_path):
 
 def test_purge_one_agent_keeps_the_others(engine):
     ids = populate(engine)
-    counts = purge_user(engine, "alice", "main")
+    counts = purge_user(maintenance_ports(engine), "alice", "main")
     assert counts["records"] == 3
     assert rows_of(engine, "records", "alice", "main") == 0
     assert rows_of(engine, "messages", "alice", "main") == 0
@@ -125,7 +126,7 @@ def test_purge_one_agent_keeps_the_others(engine):
 
 def test_purge_user_rejects_a_malformed_id(engine):
     with pytest.raises(ValidationError, match="user_id"):
-        purge_user(engine, "alice; DROP TABLE records")
+        purge_user(maintenance_ports(engine), "alice; DROP TABLE records")
 
 
 def test_purge_record_removes_its_version_chain(engine):
@@ -144,7 +145,7 @@ def test_purge_record_removes_its_version_chain(engine):
     assert new.replaced_id == old.id and new.record.prev_id == old.id
     engine.indexer.drain()
 
-    counts = purge_record(engine, A, new.record.id)
+    counts = purge_record(maintenance_ports(engine), A, new.record.id)
 
     assert counts["records"] == 2 and counts["vectors"] == 2
     both = (old.id, new.record.id)
@@ -162,5 +163,5 @@ def test_purge_record_removes_its_version_chain(engine):
 def test_purge_record_of_another_scope_is_not_found(engine):
     ids = populate(engine)
     with pytest.raises(NotFoundError, match=ids["bob"]):
-        purge_record(engine, A, ids["bob"])
+        purge_record(maintenance_ports(engine), A, ids["bob"])
     assert engine.get(OTHER, ids["bob"]).status is Status.ACTIVE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.embed.embedding import HashEmbedding
@@ -52,7 +53,7 @@ def seeded(tmp_path):
     }
     forget_in(engine, U1, ids["forgotten"])
     clock.advance(days=31)
-    expire(engine, U1)  # the event goes to the cold tier
+    expire(maintenance_ports(engine), U1)  # the event goes to the cold tier
     engine.close()
     return ids
 
@@ -86,7 +87,7 @@ def test_reindex_rebuilds_with_the_configured_embedder(tmp_path, seeded):
         dims = {r["dim"] for r in inspect.select(engine.store, "vectors", ("dim",))}
         assert engine.store.pending() == 0
         assert dims == {128}
-        assert doctor(engine, repair=False).problems == 0
+        assert doctor(maintenance_ports(engine), repair=False).problems == 0
         writer_of(engine).write(
             U1, [Candidate(T.FACT, "new facts index at 128 dims", subject="new")]
         )

@@ -56,7 +56,7 @@ def service(tmp_path, clock):
     overrides = {"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}, **POLICY}
     mw = build_middleware(overrides=overrides, clock=clock)
     app = create_app(mw, token=TOKEN)
-    app.state.maintenance = MaintenanceScheduler(mw.engine, mw.cfg.maintenance)
+    app.state.maintenance = MaintenanceScheduler(mw.maintenance, mw.cfg.maintenance)
     with TestClient(app, base_url="http://127.0.0.1") as client:
         yield mw, app.state.maintenance, client
     mw.close()
@@ -188,7 +188,7 @@ def test_after_the_interval_the_service_applies_the_policy_and_nothing_else(serv
     }
 
     # the run is logged, shown by doctor, and the next one waits for the interval again
-    status = doctor(mw.engine, repair=False).maintenance
+    status = doctor(mw.maintenance, repair=False).maintenance
     latest = status["runs"][0]
     assert (
         latest["status"] == "ok"
@@ -234,7 +234,7 @@ def test_the_background_thread_runs_when_the_clock_passes_the_interval(tmp_path,
         "maintenance": {"interval_hours": 1.0, "check_seconds": 0.05},
     }
     mw = build_middleware(overrides=overrides, clock=clock)
-    scheduler = MaintenanceScheduler(mw.engine, mw.cfg.maintenance).start()
+    scheduler = MaintenanceScheduler(mw.maintenance, mw.cfg.maintenance).start()
     try:
         _wait_for_runs(mw.engine.store, 1)
         time.sleep(0.3)
@@ -260,8 +260,9 @@ def _process(db_path, clock, run, interval_hours=6.0):
     cfg = SimpleNamespace(
         enabled=True, interval_hours=interval_hours, check_seconds=1.0, lease_seconds=60.0
     )
-    engine = SimpleNamespace(store=SQLiteStore.open(db_path), clock=clock)
-    return MaintenanceScheduler(engine, cfg, run=run), engine.store
+    # the lease and the run log need only the store and the clock of the ports
+    ports = SimpleNamespace(store=SQLiteStore.open(db_path), clock=clock)
+    return MaintenanceScheduler(ports, cfg, run=run), ports.store
 
 
 def test_one_runner_at_a_time_across_connections_and_the_lease_expires(tmp_path, clock):

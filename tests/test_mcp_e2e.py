@@ -27,7 +27,7 @@ def test_mcp_store_then_recall_in_a_new_session_and_deep_search_of_the_archive(t
         overrides={"storage": {"data_dir": str(tmp_path), "embedding_model": "hash"}}, clock=clock
     )
     app = create_app(mw, token="e2e-token")
-    scheduler = app.state.maintenance = MaintenanceScheduler(mw.engine, mw.cfg.maintenance)
+    scheduler = app.state.maintenance = MaintenanceScheduler(mw.maintenance, mw.cfg.maintenance)
     try:
         with http_mcp(mw, ALICE) as url, TestClient(app, base_url="http://127.0.0.1") as service:
             mcp = lambda: http_client(url)

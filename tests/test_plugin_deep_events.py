@@ -18,7 +18,7 @@ TOOL_CTX = {"agentId": "main", "sessionKey": "agent:main:s1", "requesterSenderId
 def test_memory_search_goes_deep_when_asked(service, run_js, tmp_path):  # noqa: F811
     url, mw = service
     rec = mw.remember(ALICE, "我小时候学过大提琴 I played the cello as a child", type="fact").record
-    enforce_cap(mw.engine, ALICE, cap=0)
+    enforce_cap(mw.maintenance, ALICE, cap=0)
     mw.flush(timeout=10)
     out = run_js(f"""
 const seen = load({_cfg(url, tmp_path)});

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.core.clock import DAY, FakeClock
 from openclaw_memory.extract.base import importance_for
 from openclaw_memory.inject.assemble import section_of
@@ -121,7 +122,7 @@ def test_cleanup_keeps_what_the_table_protects(engine, kind, policy):
     ]
     clock: FakeClock = engine.clock
     clock.advance(days=engine.config.forgetting.cleanup_unused_days + 1)
-    cleanup(engine, scope)
+    cleanup(maintenance_ports(engine), scope)
     still_there = find(engine, scope, id=written.record.id)
     assert bool(still_there) is policy.kept_by_cleanup
 

@@ -20,6 +20,7 @@ import pytest
 from reliability_helpers import BASE_TIME, ForkServer, hash_config, read_lines
 from store_helpers import rows, writer_of
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor
@@ -126,8 +127,8 @@ def _check_store(data: Path, acked: dict[str, tuple[str, str]]) -> dict[str, int
     """Reopen, repair, and prove the store consistent; the figures for the report."""
     eng = MemoryEngine.open(hash_config(data), clock=FakeClock(BASE_TIME + 10**7), background=False)
     try:
-        first = doctor(eng, repair=True)
-        second = doctor(eng, repair=False)
+        first = doctor(maintenance_ports(eng), repair=True)
+        second = doctor(maintenance_ports(eng), repair=False)
         assert second.problems == 0, f"doctor still finds problems after repair: {second.to_dict()}"
         records = _assert_consistent(eng, acked)
         return {
@@ -189,7 +190,7 @@ def test_the_checks_see_damage_and_doctor_repairs_it(tmp_path):
         inspect.delete(eng.store, "records_fts", rowid=held["rid"])
         with pytest.raises(AssertionError):
             _assert_consistent(eng, {i: ("u0", "main") for i in ids})
-        report = doctor(eng, repair=True)
+        report = doctor(maintenance_ports(eng), repair=True)
         assert sum(report.fixed.values()) >= 4, report.to_dict()
         _assert_consistent(eng, {i: ("u0", "main") for i in ids})
     finally:

@@ -71,7 +71,7 @@ def _populate(mw, user: str, words: list[str], workspace: str | None = None) -> 
             )
         mw.on_session_end(scope, "s1")
         mw.flush()
-        compact_events(mw.engine, scope, trigger=2, batch=2)
+        compact_events(mw.maintenance, scope, trigger=2, batch=2)
     mw.flush()
 
 
@@ -91,7 +91,7 @@ def test_purge_user_leaves_no_trace_of_the_user_on_disk(tmp_path, capsys):
         before = find_in_files(store_files(cfg), victim_words)
         assert set(before) == set(victim_words), f"the scan must see the data first: {before}"
 
-        counts = purge_user(mw.engine, VICTIM)
+        counts = purge_user(mw.maintenance, VICTIM)
 
         files = store_files(cfg)
         after = find_in_files(files, victim_words)
@@ -140,7 +140,7 @@ def test_purge_user_leaves_no_trace_in_the_chroma_directory(tmp_path, capsys):
         assert vectors_before >= len(vecs) // 2 > 0, (
             f"the scan must see the vectors first: {vectors_before}"
         )
-        counts = purge_user(mw.engine, VICTIM)
+        counts = purge_user(mw.maintenance, VICTIM)
         chroma = [p for p in store_files(cfg) if cfg.chroma_dir in p.parents]
         left = find_in_files(chroma, ["wsquokkaden", *ids])
         vectors_left = _vectors_in(chroma, vecs)
@@ -290,7 +290,7 @@ def test_purge_leaves_no_case_folded_or_segmented_token_in_the_keyword_index(tmp
         assert {"berlin", "花生"} & set(before), (
             f"the scan must see the index's forms first: {before}"
         )
-        purge_user(mw.engine, victim.user_id)
+        purge_user(mw.maintenance, victim.user_id)
         after = find_in_files(store_files(cfg), forms)
         hits = mw.search(other, "Snollygoster cat")
     finally:

@@ -331,7 +331,7 @@ class IsolationMachine(RuleBasedStateMachine):
             with pytest.raises(NotFoundError):
                 self.mw.forget(scope, memory_id=rid)
         with pytest.raises(NotFoundError):
-            purge_record(self.mw.engine, scope, rid)
+            purge_record(self.mw.maintenance, scope, rid)
         assert (
             self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id)) == before
         )
@@ -381,10 +381,10 @@ class IsolationMachine(RuleBasedStateMachine):
         scope = SCOPES[i]
         self.mw.flush()
         if everyone:
-            run_maintenance(self.mw.engine)
+            run_maintenance(self.mw.maintenance)
         else:
             before = self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id))
-            compact_events(self.mw.engine, scope)
+            compact_events(self.mw.maintenance, scope)
             assert (
                 self.snapshot_outside(lambda u, a: (u, a) == (scope.user_id, scope.agent_id))
                 == before

@@ -26,6 +26,7 @@ import pytest
 import yaml
 from reliability_helpers import BASE_TIME, hash_config
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
@@ -211,7 +212,7 @@ def test_reads_create_no_collection(store, tmp_path):
             mw.recall(Scope(f"stranger{i}", "coder"), "s1", "what do you know about me?")
         assert mw.engine.index.count(Scope("stranger0", "main")) == 0
         report = __import__("openclaw_memory.maintain", fromlist=["doctor"]).doctor(
-            mw.engine, repair=False
+            mw.maintenance, repair=False
         )
     finally:
         mw.close()
@@ -246,7 +247,7 @@ def test_doctor_no_repair_writes_nothing_not_even_the_outbox(store, tmp_path):
         pending = eng.store.pending()
         assert pending >= 2
         sqlite_before, chroma_before = _dump(data), _collections(data)
-        report = doctor(eng, repair=False)
+        report = doctor(maintenance_ports(eng), repair=False)
         sqlite_after, chroma_after = _dump(data), _collections(data)
     finally:
         eng.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.config import ConfigError, config_from_dict
 from openclaw_memory.embed.embedding import embed_passages
 from openclaw_memory.runtime.engine import MemoryEngine
@@ -204,7 +205,7 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
         eng.indexer.drain()
         assert {record_of(i) for i in _index_ids(eng, ALICE)} == {new.id, ep.id}
         assert len(_index_ids(eng, ALICE)) == 1 + 1 + len(sentence_parts(ASIDE_ZH, 8))
-        report = doctor(eng, repair=False)
+        report = doctor(maintenance_ports(eng), repair=False)
         assert report.problems == 0, report.found  # parts are not orphans of their record
         forget_in(eng, ALICE, ep.id)
         eng.indexer.drain()
@@ -212,7 +213,7 @@ def test_parts_follow_their_memory_through_update_archive_forget_and_purge(
         bobs = _episode(eng, BOB, ASIDE_EN)
         eng.indexer.drain()
         assert eng.store.vectors_with_parts([bobs.id])[1]
-        purge_user(eng, "bob")
+        purge_user(maintenance_ports(eng), "bob")
         eng.indexer.drain()
         assert _index_ids(eng, BOB) == []
         assert eng.store.vectors_with_parts([bobs.id])[1] == {}
@@ -233,7 +234,7 @@ def test_reindex_gives_an_older_store_its_sentence_vectors_and_takes_them_away(
     eng = MemoryEngine.open(on, clock=clock, background=False)
     try:
         assert _index_ids(eng, ALICE) == sorted([r.id, short.id, *part_ids(r.id, 3)])
-        assert doctor(eng, repair=False).problems == 0
+        assert doctor(maintenance_ports(eng), repair=False).problems == 0
     finally:
         eng.close()
     assert reindex(on)["reembedded"] == 0  # nothing left to do

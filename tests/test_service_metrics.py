@@ -142,7 +142,7 @@ def test_queue_depth_index_and_version_gauges(client, mw):
 
 def test_maintenance_runs_by_trigger_and_outcome_and_the_last_runs_changes(client, mw):
     assert ("openclaw_memory_maintenance_runs", frozenset()) not in scrape(client)
-    scheduler = MaintenanceScheduler(mw.engine, mw.cfg.maintenance)
+    scheduler = MaintenanceScheduler(mw.maintenance, mw.cfg.maintenance)
     scheduler.run_now("manual")
     scheduler.run_now("manual")
     samples = scrape(client)

@@ -112,7 +112,7 @@ def test_search_reaches_the_archive_only_when_deep(service):
     mw, client = service
     scope = Scope("alice", "main")
     rec = mw.remember(scope, "I used to play the cello in school", type="fact").record
-    enforce_cap(mw.engine, scope, cap=0)  # archived: out of normal recall
+    enforce_cap(mw.maintenance, scope, cap=0)  # archived: out of normal recall
     mw.flush(timeout=10)
     normal = post(client, "/v1/memory/search", {"scope": ALICE, "query": "cello school"})[
         "memories"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from openclaw_memory.runtime.factory import maintenance_ports
 from openclaw_memory.runtime.engine import MemoryEngine
 from openclaw_memory.maintain import doctor, reindex
 from openclaw_memory.maintain.runner import tier_collections
@@ -151,7 +152,7 @@ def test_reindex_builds_only_the_tiers_over_the_bound(make_config, tmp_path, clo
     try:
         assert collections(engine) == [engine.index.collection_name(U, "hot")]
         assert engine.index.ids(U) == set(big) and engine.index.ids(V) == set(small)
-        assert doctor(engine, repair=False).healthy
+        assert doctor(maintenance_ports(engine), repair=False).healthy
     finally:
         engine.close()
 
@@ -161,12 +162,12 @@ def test_doctor_builds_a_missing_collection_and_trusts_a_small_tier(make_config,
     try:
         big = write(engine, U, *TEXTS)
         write(engine, V, TEXTS[0])
-        assert doctor(engine, repair=False).healthy
+        assert doctor(maintenance_ports(engine), repair=False).healthy
         engine.index.drop_scope(U)  # the big tier's collection lost
-        found = doctor(engine, repair=True)
+        found = doctor(maintenance_ports(engine), repair=True)
         assert found.found["missing_vectors"] == len(big)
         assert engine.index.chroma.ids(U, "hot") == set(big)
-        assert doctor(engine, repair=False).healthy
+        assert doctor(maintenance_ports(engine), repair=False).healthy
     finally:
         engine.close()
 

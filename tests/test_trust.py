@@ -1207,7 +1207,7 @@ def test_purge_record_removes_the_episode_it_came_from(tmp_path, clock, text, ne
     try:
         say(mw, ALICE, "s1", text)
         [curated] = find(mw.engine, ALICE, type="profile")
-        counts = purge_record(mw.engine, ALICE, curated.id)
+        counts = purge_record(mw.maintenance, ALICE, curated.id)
         assert counts["episodes"] == 1 and counts["messages"] == 2  # the turn: user and reply
         assert not find(mw.engine, ALICE)
         assert needle not in block(mw, ALICE, "s2", text).lower()

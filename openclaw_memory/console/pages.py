@@ -594,7 +594,7 @@ class MemoryPages(ConsoleBase):
                 )
             from ..maintain.doctor import purge_record
 
-            purge_record(engine, scope, memory_id)
+            purge_record(self.mw.maintenance, scope, memory_id)
             self.mw.store.audit(
                 AuditEntry(
                     scope,

@@ -1,6 +1,10 @@
 """Maintenance jobs: forgetting (TTL, cap, compaction, cleanup), purge, doctor, reindex.
 
-The CLI commands over them (reindex, doctor, maintain, purge) are here too.
+Each job is handed the maintenance ports it reads (`MaintenancePorts`: the record store, the
+managed vector index, the embedder, the clock, the config, the indexer's drain and wake-up),
+never the engine that opened them; the factory builds them (`runtime.factory.maintenance_ports`).
+The CLI commands over them (reindex, doctor, maintain, purge) are here too; they open the
+storage in `_open` only.
 """
 
 from __future__ import annotations
@@ -9,18 +13,21 @@ import argparse
 import json
 import os
 import sys
+from contextlib import contextmanager
 from .runner import (
     enforce_cap,
     cleanup,
     Compaction,
     compact_events,
     digest,
+    MaintenancePorts,
     MaintenanceReport,
+    Ports,
     run_maintenance,
     expire,
 )
 from .doctor import DoctorReport, doctor, purge_record, purge_user, reindex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 from ..config import MemoryConfig
@@ -32,7 +39,9 @@ from ..types import Scope
 __all__ = [
     "Compaction",
     "DoctorReport",
+    "MaintenancePorts",
     "MaintenanceReport",
+    "Ports",
     "cleanup",
     "compact_events",
     "digest",
@@ -136,10 +145,18 @@ def _guard(fn: Callable[..., int]) -> Handler:
     return run
 
 
-def _open(config: MemoryConfig) -> Any:
+@contextmanager
+def _open(config: MemoryConfig) -> Iterator[Ports]:
+    """The maintenance ports of the storage config names, open for the block (indexing in the
+    foreground: a command drains what it queued before it returns)."""
     from ..runtime.engine import MemoryEngine
+    from ..runtime.factory import maintenance_ports
 
-    return MemoryEngine.open(config, background=False)
+    engine = MemoryEngine.open(config, background=False)
+    try:
+        yield maintenance_ports(engine)
+    finally:
+        engine.close()
 
 
 def _print(data: dict, as_json: bool, title: str, out: TextIO | None = None) -> None:
@@ -174,24 +191,17 @@ def cmd_doctor(args: argparse.Namespace, config: MemoryConfig) -> int:
     from ..core.progress import TerminalProgress
     from .doctor import doctor
 
-    engine = _open(config)
-    try:
-        with TerminalProgress("doctor") as bar:  # scopes checked, on a terminal only
-            report = doctor(engine, repair=args.repair, progress=bar)
-        unusable = engine.index.unusable
-    finally:
-        engine.close()
+    with _open(config) as ports, TerminalProgress("doctor") as bar:  # a bar on a terminal only
+        report = doctor(ports, repair=args.repair, progress=bar)
+        unusable = ports.index.unusable
     if args.repair and unusable:  # derived data: rebuild it from SQLite, then check again
         from .doctor import reindex
 
         print(f"doctor: {unusable.split(';')[0]}; rebuilding it from SQLite", file=sys.stderr)
         with TerminalProgress("reindex") as bar:
             reindex(config, progress=bar)
-        engine = _open(config)
-        try:
-            report = doctor(engine, repair=True)
-        finally:
-            engine.close()
+        with _open(config) as ports:
+            report = doctor(ports, repair=True)
         report.found["unusable_vector_index"] = report.fixed["unusable_vector_index"] = 1
     for note in report.refused:
         print(f"doctor: refused: {note}", file=sys.stderr)
@@ -268,20 +278,17 @@ def cmd_maintain(args: argparse.Namespace, config: MemoryConfig) -> int:
 
     if args.user is not None:
         Scope(args.user)  # validates the id before anything opens
-    engine = _open(config)
-    try:
+    with _open(config) as ports:
         # Under the store's lease and logged like a scheduled run, so a running service and this
         # command never run the jobs at the same time.
         scheduler = MaintenanceScheduler(
-            engine, config.maintenance, run=lambda eng: run_maintenance(eng, user_id=args.user)
+            ports, config.maintenance, run=lambda p: run_maintenance(p, user_id=args.user)
         )
         try:
             report = scheduler.run_now("cli")
         except MaintenanceBusyError as exc:
             print(f"error: {exc}; try again when it is done", file=sys.stderr)
             return 1
-    finally:
-        engine.close()
     data = report.to_dict()
     if not args.json:
         # One line per partition that changed, instead of a nested mapping.
@@ -308,14 +315,11 @@ def cmd_purge(args: argparse.Namespace, config: MemoryConfig) -> int:
     if not args.yes and not _confirm(f"Permanently delete {what}? [y/N] "):
         print("purge cancelled", file=sys.stderr)
         return 1
-    engine = _open(config)
-    try:
+    with _open(config) as ports:
         if args.record:
-            counts = purge_record(engine, Scope(args.user, args.agent or "default"), args.record)
+            counts = purge_record(ports, Scope(args.user, args.agent or "default"), args.record)
         else:
-            counts = purge_user(engine, args.user, args.agent)
-    finally:
-        engine.close()
+            counts = purge_user(ports, args.user, args.agent)
     _print(counts, args.json, f"purged {what}")
     return 0
 

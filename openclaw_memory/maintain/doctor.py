@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from ..types import AuditEntry, MemoryRecord, Scope
 from . import runner as runs
 from .runner import TIERS
@@ -19,6 +19,7 @@ from .runner import tier_collections
 from .runner import tier_of
 from .runner import upsert_from_store
 from .runner import WRITER
+from .runner import MaintenancePorts
 from pathlib import Path
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from ..core.clock import Clock, SystemClock
@@ -32,9 +33,6 @@ from ..store.tiered_index import TieredIndex
 from ..errors import NotFoundError
 from ..store.sqlite import hashed_user
 
-if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
-
 # Doctor: reconcile the derived indexes with SQLite, the source of truth (docs/design.md invariant 2).
 #
 # The outbox is drained first, so only real damage remains (a crash between commit and index
@@ -44,7 +42,7 @@ if TYPE_CHECKING:
 #   other tier) are orphans: deleted (a record's sentence-part vectors count as the record's);
 # - live records (active -> hot, archived -> cold) without a vector in their tier are re-added from
 #   the SQLite `vectors` table; a SQLite vector that is missing, stale (content changed) or made by
-#   another embedder is recomputed with the engine's embedder first;
+#   another embedder is recomputed with the ports' embedder first;
 #
 # and for the whole store:
 #
@@ -123,7 +121,7 @@ class DoctorReport:
 
 
 def doctor(
-    engine: MemoryEngine,
+    ports: MaintenancePorts,
     repair: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> DoctorReport:
@@ -131,35 +129,35 @@ def doctor(
 
     progress(done, total): called as the (user, agent) partitions are checked."""
     report = DoctorReport(repair=repair)
-    if engine.index.unusable:
+    if ports.index.unusable:
         report.found["unusable_vector_index"] = 1  # fixed by reindex (the CLI runs it)
-        report.refused.append(f"vector index: {engine.index.unusable}")
-        _check_fts(engine, report)
-        _check_sqlite_vectors(engine, report)
-        report.maintenance = maintenance_status(engine)
+        report.refused.append(f"vector index: {ports.index.unusable}")
+        _check_fts(ports, report)
+        _check_sqlite_vectors(ports, report)
+        report.maintenance = maintenance_status(ports)
         return report
-    report.drained = engine.sync_index() if repair else 0
-    scopes = engine.store.scopes()
-    pending = engine.store.pending_by_scope()
+    report.drained = ports.sync_index() if repair else 0
+    scopes = ports.store.scopes()
+    pending = ports.store.pending_by_scope()
     report.outbox_pending = sum(len(v) for v in pending.values())
     report.scopes = len(scopes)
-    existing = set(tier_collections(engine.index))
+    existing = set(tier_collections(ports.index))
     for done, scope in enumerate(scopes, 1):
-        _check_vectors(engine, scope, report, pending.get((scope.user_id, scope.agent_id), set()))
+        _check_vectors(ports, scope, report, pending.get((scope.user_id, scope.agent_id), set()))
         if progress is not None:
             progress(done, len(scopes))
-    _check_collections(engine, scopes, existing, report)
-    _check_fts(engine, report)
-    _check_sqlite_vectors(engine, report)
-    report.maintenance = maintenance_status(engine)
+    _check_collections(ports, scopes, existing, report)
+    _check_fts(ports, report)
+    _check_sqlite_vectors(ports, report)
+    report.maintenance = maintenance_status(ports)
     return report
 
 
-def maintenance_status(engine: MemoryEngine, limit: int = 3) -> dict:
+def maintenance_status(ports: MaintenancePorts, limit: int = 3) -> dict:
     """The latest maintenance runs (newest first) and the current lease holder, if any."""
     return {
-        "runs": runs.recent(engine.store, limit),
-        "lease": runs.lease(engine.store, engine.clock.now()),
+        "runs": runs.recent(ports.store, limit),
+        "lease": runs.lease(ports.store, ports.clock.now()),
     }
 
 
@@ -170,50 +168,50 @@ def _note(report: DoctorReport, kind: str, n: int) -> None:
 
 
 def _check_vectors(
-    engine: MemoryEngine,
+    ports: MaintenancePorts,
     scope: Scope,
     report: DoctorReport,
     pending: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> None:
-    statuses = engine.store.live_statuses(scope)
-    stale = engine.store.stale_vector_ids(engine.model_name, engine.index.dim, scope)
+    statuses = ports.store.live_statuses(scope)
+    stale = ports.store.stale_vector_ids(ports.model_name, ports.index.dim, scope)
     want = {i: tier_of(status) for i, status in statuses.items()}
     readd: set[str] = set(stale)
     for tier in TIERS:
-        have = engine.index.ids(scope, tier)  # the store's own, for a tier searched exactly
+        have = ports.index.ids(scope, tier)  # the store's own, for a tier searched exactly
         should = {i for i, t in want.items() if t == tier}
         orphans, missing = (have - should) - pending, (should - have) - pending
         _note(report, "orphan_vectors", len(orphans))
         _note(report, "missing_vectors", len(missing))
         if report.repair and orphans:
-            engine.index.delete(scope, sorted(orphans), tiers=(tier,))
+            ports.index.delete(scope, sorted(orphans), tiers=(tier,))
         readd |= missing
     _note(report, "stale_sqlite_vectors", len(stale))
     if report.repair and readd:
-        _readd(engine, scope, sorted(readd), set(stale))
+        _readd(ports, scope, sorted(readd), set(stale))
 
 
-def _readd(engine: MemoryEngine, scope: Scope, ids: list[str], stale: set[str]) -> None:
-    found = engine.store.get_many(scope, ids)
+def _readd(ports: MaintenancePorts, scope: Scope, ids: list[str], stale: set[str]) -> None:
+    found = ports.store.get_many(scope, ids)
     records: list[MemoryRecord] = [found[i] for i in ids if i in found]
     reembed(
-        engine.store,
-        engine.embedder,
-        engine.model_name,
+        ports.store,
+        ports.embedder,
+        ports.model_name,
         [r.id for r in records if r.id in stale],
-        max_parts=engine.config.long_term.sentence_vectors,
+        max_parts=ports.config.long_term.sentence_vectors,
     )
-    upsert_from_store(engine.store, engine.index, scope, records)
+    upsert_from_store(ports.store, ports.index, scope, records)
 
 
 def _check_collections(
-    engine: MemoryEngine, scopes: list[Scope], existing: set[str], report: DoctorReport
+    ports: MaintenancePorts, scopes: list[Scope], existing: set[str], report: DoctorReport
 ) -> None:
-    known = {engine.index.collection_name(s, t) for s in scopes for t in TIERS}
+    known = {ports.index.collection_name(s, t) for s in scopes for t in TIERS}
     orphans = sorted(existing - known)
     report.found["orphan_collections"] += len(orphans)
-    if not scopes and orphans and _vectors_in(engine, orphans):
-        where = getattr(engine.store, "path", "the record store")
+    if not scopes and orphans and _vectors_in(ports, orphans):
+        where = getattr(ports.store, "path", "the record store")
         report.refused.append(
             f"{where} holds no records but the vector index holds {len(orphans)} collections "
             "with vectors: the database looks lost or empty, so nothing was dropped; restore "
@@ -222,36 +220,36 @@ def _check_collections(
         return
     if report.repair:
         report.fixed["orphan_collections"] += sum(
-            drop_collection(engine.index, name) for name in orphans
+            drop_collection(ports.index, name) for name in orphans
         )
 
 
-def _vectors_in(engine: MemoryEngine, names: list[str]) -> int:
+def _vectors_in(ports: MaintenancePorts, names: list[str]) -> int:
     """Vectors held by the named collections (read only)."""
     total = 0
     for name in names:
-        total += engine.index.collection_size(name)
+        total += ports.index.collection_size(name)
     return total
 
 
-def _check_fts(engine: MemoryEngine, report: DoctorReport) -> None:
-    orphan, missing = engine.store.keyword_index_gaps()
+def _check_fts(ports: MaintenancePorts, report: DoctorReport) -> None:
+    orphan, missing = ports.store.keyword_index_gaps()
     _note(report, "orphan_fts", len(orphan))
     _note(report, "missing_fts", len(missing))
     if not report.repair or not (orphan or missing):
         return
-    engine.store.repair_keyword_index(orphan, missing)
+    ports.store.repair_keyword_index(orphan, missing)
 
 
-def _check_sqlite_vectors(engine: MemoryEngine, report: DoctorReport) -> None:
-    n = engine.store.orphan_vector_rows(delete=report.repair)
+def _check_sqlite_vectors(ports: MaintenancePorts, report: DoctorReport) -> None:
+    n = ports.store.orphan_vector_rows(delete=report.repair)
     _note(report, "orphan_sqlite_vectors", n)
 
 
 # Reindex: rebuild the vector index from SQLite with the configured embedder (docs/design.md invariant 4).
 #
 # Works exactly when `MemoryEngine.open` refuses with IndexMismatchError, so it opens the pieces
-# itself (Database, ChromaIndex, embedder) instead of the engine:
+# itself (Database, ChromaIndex, embedder) instead of being handed the maintenance ports:
 #
 # 1. records that are live (active or archived) and whose SQLite vector is missing, stale or made by
 #    another model or dimension, or whose sentence-part vectors are not the ones
@@ -395,33 +393,35 @@ def _rebuild(
 __all__ = ["hashed_user", "purge_record", "purge_user", "purged_at"]
 
 
-def purge_user(engine: MemoryEngine, user_id: str, agent_id: str | None = None) -> dict[str, int]:
+def purge_user(
+    ports: MaintenancePorts, user_id: str, agent_id: str | None = None
+) -> dict[str, int]:
     """Delete everything of user_id (every agent, or one); return rows removed per table."""
     Scope(user_id, agent_id or "default")  # validates the ids
-    store = engine.store
+    store = ports.store
     agents = store.user_agents(user_id, agent_id)
     for agent in agents:  # let in-flight index work of the user finish before the drop
-        engine.sync_index(Scope(user_id, agent))
-    counts = store.purge_user(user_id, agent_id, engine.clock.now(), WRITER)
+        ports.sync_index(Scope(user_id, agent))
+    counts = store.purge_user(user_id, agent_id, ports.clock.now(), WRITER)
     counts["collections"] = 0
     for agent in agents:
-        before = set(engine.index.scope_names())
-        engine.index.drop_scope(Scope(user_id, agent))
-        counts["collections"] += len(before - set(engine.index.scope_names()))
+        before = set(ports.index.scope_names())
+        ports.index.drop_scope(Scope(user_id, agent))
+        counts["collections"] += len(before - set(ports.index.scope_names()))
     store.vacuum()
-    counts["index_bytes_zeroed"] = sum(engine.index.compact().values())
+    counts["index_bytes_zeroed"] = sum(ports.index.compact().values())
     return counts
 
 
-def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str, int]:
+def purge_record(ports: MaintenancePorts, scope: Scope, record_id: str) -> dict[str, int]:
     """Delete one record and its version chain (older and newer versions) everywhere, with the
     verbatim episodes and short-term messages of the turns it was distilled from."""
-    store = engine.store
+    store = ports.store
     with store.transaction():
         if store.get(scope, record_id) is None:
             raise NotFoundError(f"memory {record_id!r} not found for user {scope.user_id!r}")
-        ids = _chain(engine, scope, record_id)
-        episodes, turns = _episodes_of(engine, scope, ids)
+        ids = _chain(ports, scope, record_id)
+        episodes, turns = _episodes_of(ports, scope, ids)
         ids = [*ids, *(e for e in episodes if e not in ids)]
         # records, keyword rows, vectors, versions, their audit rows (reasons can quote the
         # content) and the short-term messages of the turns go; index deletes are queued
@@ -434,30 +434,32 @@ def purge_record(engine: MemoryEngine, scope: Scope, record_id: str) -> dict[str
             "messages": done["messages"],
         }
         reason = f"purged {len(ids)} record(s): the version chain and the episodes of its turns"
-        store.audit(AuditEntry(scope, record_id, "purge", reason, engine.clock.now(), None, WRITER))
+        store.audit(AuditEntry(scope, record_id, "purge", reason, ports.clock.now(), None, WRITER))
         store.optimize_keyword_index()
-    engine.sync_index(scope)
+    ports.sync_index(scope)
     store.vacuum()
     return counts
 
 
-def _episodes_of(engine: MemoryEngine, scope: Scope, ids: list[str]) -> tuple[list[str], set[str]]:
+def _episodes_of(
+    ports: MaintenancePorts, scope: Scope, ids: list[str]
+) -> tuple[list[str], set[str]]:
     """The verbatim episodes of the turns these records were distilled from (a record purged
     while its turn stays logged would be recalled again from the episode)."""
     turns = {
         t
-        for r in engine.store.get_many(scope, ids).values()
+        for r in ports.store.get_many(scope, ids).values()
         if r.type.value != "episode"
         for t in r.source.turn_ids
     }
     if not turns:
         return [], turns
-    return engine.store.episodes_of_turns(scope, sorted(turns)), turns
+    return ports.store.episodes_of_turns(scope, sorted(turns)), turns
 
 
-def _chain(engine: MemoryEngine, scope: Scope, record_id: str) -> list[str]:
+def _chain(ports: MaintenancePorts, scope: Scope, record_id: str) -> list[str]:
     """record_id plus every record reachable through prev_id links, in either direction."""
-    store = engine.store
+    store = ports.store
     seen: list[str] = []
     todo = [record_id]
     while todo and len(seen) < 10_000:
@@ -472,10 +474,10 @@ def _chain(engine: MemoryEngine, scope: Scope, record_id: str) -> list[str]:
     return [i for i in seen if store.get(scope, i) is not None]
 
 
-def purged_at(engine: MemoryEngine, user_id: str, agent_id: str) -> float | None:
+def purged_at(ports: MaintenancePorts, user_id: str, agent_id: str) -> float | None:
     """When user_id (all agents, or agent_id) was last purged, from the purge's audit row.
 
     A write recorded before that time and replayed after it (the OpenClaw plugin's spool) must
     not bring the user's data back; the service refuses such a replay.
     """
-    return engine.store.purged_at(user_id, agent_id)
+    return ports.store.purged_at(user_id, agent_id)

@@ -3,7 +3,8 @@
 The forgetting jobs in the order they run, the maintenance run log with the lease that lets one
 process at a time run them, the entity-link backlog of records stored before entity memory
 existed, and the schedule that runs them (with message pruning) by itself; and what every job
-shares (doctor and reindex too): scope discovery, the archive transition, Chroma plumbing.
+shares (doctor and reindex too): the ports it is handed (`MaintenancePorts`), scope discovery,
+the archive transition, Chroma plumbing.
 Maintenance works on (user, agent) partitions: a Scope passed in with a workspace is widened to
 its partition, because TTL, caps and compaction are properties of the partition, not of a view.
 Over 600 lines: one concept, the jobs and the run that orders them.
@@ -19,7 +20,10 @@ import socket
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TYPE_CHECKING
+from typing import Any, Protocol, TYPE_CHECKING
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from ..core.clock import Clock
+from ..config import MemoryConfig
 from ..embed.embedding import embed_with_parts, embed_passages
 from ..store.ports import MaintenanceStore, ManagedVectorIndex, UnusedQuery, VectorIndex
 from ..core.policy import type_values, types_where
@@ -36,8 +40,71 @@ from ..store.entity_linking import BATCH
 from ..capture.pipeline import ShortTermMemory
 
 if TYPE_CHECKING:
-    from ..runtime.engine import MemoryEngine
     from ..config import MaintenanceConfig
+
+# The ports maintenance is handed: the record store (`store.ports.MaintenanceStore`), the managed
+# vector index, the embedder and its name, the clock, the config, and the two calls into the
+# indexer that stays with the storage that opened it (drain the outbox now; wake it for soon).
+# The factory builds them over an open engine (`runtime.factory.maintenance_ports`); a test
+# builds them over an in-memory store and a numpy index. Every job, doctor and purge takes
+# `MaintenancePorts` and reads nothing else.
+
+
+class Drain(Protocol):
+    """Apply the pending outbox entries (of one scope, or all) now; returns how many."""
+
+    def __call__(self, scope: Scope | None = None) -> int: ...
+
+
+class MaintenancePorts(Protocol):
+    """What the maintenance jobs, doctor and purge read of the open storage (`Ports`)."""
+
+    @property
+    def store(self) -> MaintenanceStore: ...
+
+    @property
+    def index(self) -> ManagedVectorIndex: ...
+
+    @property
+    def embedder(self) -> BaseEmbedding: ...
+
+    @property
+    def model_name(self) -> str:
+        """The embedder's name: what the stored vectors carry."""
+        ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def config(self) -> MemoryConfig:
+        """Read for forgetting, long_term (the cap, sentence vectors) and short_term (pruning)."""
+        ...
+
+    @property
+    def sync_index(self) -> Drain: ...
+
+    @property
+    def written(self) -> Callable[[], None]:
+        """Tell the indexer that writes queued outbox entries (it applies them soon)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Ports:
+    """The maintenance ports of one open storage (`MaintenancePorts`)."""
+
+    store: MaintenanceStore
+    index: ManagedVectorIndex
+    embedder: BaseEmbedding
+    model_name: str
+    clock: Clock
+    config: MemoryConfig
+    #: drains the index feed now (`store.indexer.Indexer.drain`)
+    sync_index: Drain
+    #: wakes the indexer for the entries just queued (`store.indexer.Indexer.notify`)
+    written: Callable[[], None]
+
 
 # Helpers the maintenance jobs share: scope discovery, the archive transition, Chroma plumbing.
 #
@@ -156,21 +223,21 @@ REASON = "expired (ttl)"
 _BATCH = 500
 
 
-def expire(engine: MemoryEngine, scope: Scope) -> int:
+def expire(ports: MaintenancePorts, scope: Scope) -> int:
     """Archive the active records of scope's partition whose expires_at <= now; return how many."""
     part = partition(scope)
-    now = engine.clock.now()
+    now = ports.clock.now()
     done = 0
     while True:
-        with engine.store.transaction():
-            due = engine.store.expired(part, now, _BATCH)
+        with ports.store.transaction():
+            due = ports.store.expired(part, now, _BATCH)
             for r in due:
-                archive(engine.store, r, now, REASON)
+                archive(ports.store, r, now, REASON)
         done += len(due)
         if len(due) < _BATCH:
             break
     if done:
-        engine.written()
+        ports.written()
     return done
 
 
@@ -184,17 +251,17 @@ def expire(engine: MemoryEngine, scope: Scope) -> int:
 # compaction keep them in check.
 
 
-def count_curated(engine: MemoryEngine, scope: Scope) -> int:
+def count_curated(ports: MaintenancePorts, scope: Scope) -> int:
     """Live curated records in scope's partition."""
-    return engine.store.curated_count(partition(scope), UNCAPPED_TYPES)
+    return ports.store.curated_count(partition(scope), UNCAPPED_TYPES)
 
 
-def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> int:
+def enforce_cap(ports: MaintenancePorts, scope: Scope, cap: int | None = None) -> int:
     """Archive the lowest-value curated records above the cap; return how many were archived."""
-    limit = engine.config.long_term.max_facts_per_user if cap is None else int(cap)
+    limit = ports.config.long_term.max_facts_per_user if cap is None else int(cap)
     part = partition(scope)
-    now = engine.clock.now()
-    store = engine.store
+    now = ports.clock.now()
+    store = ports.store
     with store.transaction():
         excess = store.curated_count(part, UNCAPPED_TYPES) - limit
         if excess <= 0:
@@ -203,7 +270,7 @@ def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> i
         reason = f"over the cap of {limit} curated memories (lowest value)"
         for r in victims:
             archive(store, r, now, reason)
-    engine.written()
+    ports.written()
     return len(victims)
 
 
@@ -223,11 +290,11 @@ def enforce_cap(engine: MemoryEngine, scope: Scope, cap: int | None = None) -> i
 _KEPT = type_values(types_where(kept_by_cleanup=True))  # the policy table
 
 
-def cleanup(engine: MemoryEngine, scope: Scope) -> int:
+def cleanup(ports: MaintenancePorts, scope: Scope) -> int:
     """Delete the unused, unimportant records of scope's partition; return how many."""
-    f = engine.config.forgetting
+    f = ports.config.forgetting
     part = partition(scope)
-    now = engine.clock.now()
+    now = ports.clock.now()
     cutoff = now - f.cleanup_unused_days * DAY
     reason = (
         f"unused for {f.cleanup_unused_days:g} days and importance <= {f.cleanup_max_importance:g}"
@@ -235,7 +302,7 @@ def cleanup(engine: MemoryEngine, scope: Scope) -> int:
     unused = UnusedQuery(tuple(_KEPT), f.cleanup_max_importance, cutoff, _BATCH)
     done = 0
     while True:
-        store = engine.store
+        store = ports.store
         with store.transaction():
             victims = store.unused(part, unused)
             store.delete_records(part, [r.id for r in victims])  # queues the vector deletes
@@ -245,7 +312,7 @@ def cleanup(engine: MemoryEngine, scope: Scope) -> int:
         if len(victims) < _BATCH:
             break
     if done:
-        engine.written()
+        ports.written()
     return done
 
 
@@ -274,44 +341,44 @@ class Compaction:
 
 
 def compact_events(
-    engine: MemoryEngine, scope: Scope, *, trigger: int | None = None, batch: int | None = None
+    ports: MaintenancePorts, scope: Scope, *, trigger: int | None = None, batch: int | None = None
 ) -> list[Compaction]:
     """Compact every crowded event subject of scope's partition until none exceeds the trigger."""
-    f = engine.config.forgetting
+    f = ports.config.forgetting
     trigger = f.compaction_trigger if trigger is None else int(trigger)
     batch = f.compaction_batch if batch is None else int(batch)
     if batch <= 0:
         return []
     part = partition(scope)
     out: list[Compaction] = []
-    for subject in _crowded_subjects(engine, part, trigger):
+    for subject in _crowded_subjects(ports, part, trigger):
         while True:
-            done = _compact_oldest(engine, part, subject, trigger, batch)
+            done = _compact_oldest(ports, part, subject, trigger, batch)
             if done is None:
                 break
             out.append(done)
     if out:
-        engine.written()
+        ports.written()
     return out
 
 
-def _crowded_subjects(engine: MemoryEngine, part: Scope, trigger: int) -> list[str | None]:
-    return engine.store.crowded_event_subjects(part, trigger)
+def _crowded_subjects(ports: MaintenancePorts, part: Scope, trigger: int) -> list[str | None]:
+    return ports.store.crowded_event_subjects(part, trigger)
 
 
 def _compact_oldest(
-    engine: MemoryEngine, part: Scope, subject: str | None, trigger: int, batch: int
+    ports: MaintenancePorts, part: Scope, subject: str | None, trigger: int, batch: int
 ) -> Compaction | None:
     """One round, in one transaction: the summary is inserted and the events archived together."""
-    store = engine.store
+    store = ports.store
     with store.transaction():
         if store.live_event_count(part, subject) <= trigger:
             return None
         events = store.oldest_live_events(part, subject, batch)
-        now = engine.clock.now()
-        summary = summary_record(new_id(engine.clock), part, subject, events, now)
-        vec = embed_passages(engine.embedder, [summary.text])[0]
-        store.insert(summary, vec, engine.model_name, mentions=mentions_of(summary))
+        now = ports.clock.now()
+        summary = summary_record(new_id(ports.clock), part, subject, events, now)
+        vec = embed_passages(ports.embedder, [summary.text])[0]
+        store.insert(summary, vec, ports.model_name, mentions=mentions_of(summary))
         reason = f"compaction of {len(events)} events"
         store.audit(
             AuditEntry(part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
@@ -482,13 +549,13 @@ def link_batch(store: MaintenanceStore, limit: int = BATCH) -> tuple[int, int]:
     return store.backfill_entity_links(named, limit)
 
 
-def link_backlog(engine: MemoryEngine, budget: int | None = PER_RUN) -> int:
+def link_backlog(store: MaintenanceStore, budget: int | None = PER_RUN) -> int:
     """Link the backlog's next records, `budget` at most (None: all that are left); returns
     how many were examined (0 once the backlog is done)."""
     done = 0
     while budget is None or done < budget:
         step = BATCH if budget is None else min(BATCH, budget - done)
-        examined, left = link_batch(engine.store, step)
+        examined, left = link_batch(store, step)
         done += examined
         if not left or not examined:
             break
@@ -544,22 +611,22 @@ class MaintenanceReport:
 
 
 def run_maintenance(
-    engine: MemoryEngine, scope: Scope | None = None, *, user_id: str | None = None
+    ports: MaintenancePorts, scope: Scope | None = None, *, user_id: str | None = None
 ) -> MaintenanceReport:
     """Run every forgetting job for scope's partition, or for every partition with records
     (of user_id, when given)."""
     if scope is None:
-        targets = engine.store.scopes(user_id)
+        targets = ports.store.scopes(user_id)
     else:
         targets = [partition(scope)]
     report = MaintenanceReport()
     for part in targets:
-        report.add(part, maintain_scope(engine, part))
+        report.add(part, maintain_scope(ports, part))
     if scope is None and user_id is None:
-        report.entity_backlog = link_backlog(engine)
+        report.entity_backlog = link_backlog(ports.store)
     for part in targets:
-        engine.sync_index(part)
-    short_term = ShortTermMemory(engine.store, engine.config.short_term, engine.clock)
+        ports.sync_index(part)
+    short_term = ShortTermMemory(ports.store, ports.config.short_term, ports.clock)
     if scope is not None:
         report.messages_pruned = short_term.prune(scope.user_id, scope.agent_id)
     else:
@@ -567,12 +634,12 @@ def run_maintenance(
     return report
 
 
-def maintain_scope(engine: MemoryEngine, scope: Scope) -> dict[str, int]:
+def maintain_scope(ports: MaintenancePorts, scope: Scope) -> dict[str, int]:
     """The four jobs on one partition; the counts of each."""
-    expired = expire(engine, scope)
-    capped = enforce_cap(engine, scope)
-    compactions = compact_events(engine, scope)
-    deleted = cleanup(engine, scope)
+    expired = expire(ports, scope)
+    capped = enforce_cap(ports, scope)
+    compactions = compact_events(ports, scope)
+    deleted = cleanup(ports, scope)
     return {
         "expired": expired,
         "capped": capped,
@@ -604,13 +671,13 @@ class MaintenanceScheduler:
 
     def __init__(
         self,
-        engine: MemoryEngine,
+        ports: MaintenancePorts,
         cfg: MaintenanceConfig,
         *,
         holder: str | None = None,
-        run: Callable[[MemoryEngine], MaintenanceReport] = run_maintenance,
+        run: Callable[[MaintenancePorts], MaintenanceReport] = run_maintenance,
     ) -> None:
-        self.engine = engine
+        self.ports = ports
         self.cfg = cfg
         self.holder = holder or holder_id()
         self._run = run
@@ -620,12 +687,12 @@ class MaintenanceScheduler:
 
     def next_due(self) -> float | None:
         """When the next run is due (None: at once, no run was ever logged)."""
-        last = last_started(self.engine.store)
+        last = last_started(self.ports.store)
         return None if last is None else last + self.cfg.interval_hours * HOUR
 
     def due(self) -> bool:
         due = self.next_due()
-        return due is None or self.engine.clock.now() >= due
+        return due is None or self.ports.clock.now() >= due
 
     def tick(self) -> MaintenanceReport | None:
         """One check: run if enabled and due and the lease is free; the report, else None."""
@@ -645,9 +712,9 @@ class MaintenanceScheduler:
 
     def _under_lease(self, trigger: str, *, force: bool) -> MaintenanceReport | None:
         with self._running:  # one run at a time in this process too
-            now = self.engine.clock.now()
-            if not acquire(self.engine.store, self.holder, now, self.cfg.lease_seconds):
-                held = lease(self.engine.store, now) or {}
+            now = self.ports.clock.now()
+            if not acquire(self.ports.store, self.holder, now, self.cfg.lease_seconds):
+                held = lease(self.ports.store, now) or {}
                 raise MaintenanceBusyError(
                     f"maintenance is running in another process ({held.get('holder', '?')})"
                 )
@@ -656,22 +723,22 @@ class MaintenanceScheduler:
                     return None
                 return self._logged(trigger, now)
             finally:
-                release(self.engine.store, self.holder)
+                release(self.ports.store, self.holder)
 
     def _logged(self, trigger: str, now: float) -> MaintenanceReport:
-        run_id = begin(self.engine.store, trigger, self.holder, now)
+        run_id = begin(self.ports.store, trigger, self.holder, now)
         try:
-            report = self._run(self.engine)
+            report = self._run(self.ports)
         except Exception as exc:
             finish(
-                self.engine.store,
+                self.ports.store,
                 run_id,
-                self.engine.clock.now(),
+                self.ports.clock.now(),
                 None,
                 f"{type(exc).__name__}: {exc}",
             )
             raise
-        finish(self.engine.store, run_id, self.engine.clock.now(), report.totals())
+        finish(self.ports.store, run_id, self.ports.clock.now(), report.totals())
         if report.changed:
             log.info(
                 "maintenance (%s): %d change(s) in %d partition(s)",
@@ -719,6 +786,6 @@ class MaintenanceScheduler:
             self._thread = None
 
 
-def start_scheduler(engine: MemoryEngine, cfg: MaintenanceConfig) -> MaintenanceScheduler | None:
-    """A started scheduler for engine's store, or None when maintenance.enabled is false."""
-    return MaintenanceScheduler(engine, cfg).start() if cfg.enabled else None
+def start_scheduler(ports: MaintenancePorts, cfg: MaintenanceConfig) -> MaintenanceScheduler | None:
+    """A started scheduler over the ports' store, or None when maintenance.enabled is false."""
+    return MaintenanceScheduler(ports, cfg).start() if cfg.enabled else None

@@ -317,7 +317,7 @@ def serve_mcp(
     from .server import build_server
 
     mw = middleware if middleware is not None else build_middleware(config)
-    scheduler = start_scheduler(mw.engine, mw.cfg.maintenance) if maintenance else None
+    scheduler = start_scheduler(mw.maintenance, mw.cfg.maintenance) if maintenance else None
     server = build_server(MemoryTools(mw, scope), version=package_version())
     try:
         if transport == "stdio":

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from ..recall.pool import Channel as RecallChannel
     from ..recall import ReadPorts
     from ..recall.recaller import Recaller
+    from ..maintain.runner import Ports
     from ..write.consolidate import MemoryWriter
     from ..core import Switches
 
@@ -175,6 +176,7 @@ def assemble(
         jobs=jobs,
         pending=pending,
         procedures=ProcedureTracker(),  # the open tasks of each session (procedural memory)
+        maintenance=maintenance_ports(engine),
         config=cfg,
     )
 
@@ -185,6 +187,25 @@ def read_ports(engine: "MemoryEngine") -> "ReadPorts":
     from ..recall import ReadPorts
 
     return ReadPorts(engine.store, engine.indexer.searcher, engine.embedder, engine.clock)
+
+
+def maintenance_ports(engine: "MemoryEngine") -> "Ports":
+    """The ports the maintenance door (the forgetting jobs, doctor, purge, the scheduled run)
+    is handed over an open engine's storage: its record store, its managed vector index, its
+    embedder and the embedder's name, its clock and config, and the indexer's drain and wake-up
+    (the indexer stays with the engine that opened it)."""
+    from ..maintain.runner import Ports
+
+    return Ports(
+        store=engine.store,
+        index=engine.index,
+        embedder=engine.embedder,
+        model_name=engine.model_name,
+        clock=engine.clock,
+        config=engine.config,
+        sync_index=engine.sync_index,
+        written=engine.written,
+    )
 
 
 def build_recaller(

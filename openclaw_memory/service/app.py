@@ -190,11 +190,11 @@ class PurgedWriteError(Exception):
 
 def _refuse_if_purged(mw: Any, scope: Any, spooled_at: float | None) -> None:
     """A replayed write spooled before the user's last purge must not bring the data back."""
-    if spooled_at is None or not hasattr(mw, "engine"):
+    if spooled_at is None or not hasattr(mw, "maintenance"):
         return
     from ..maintain.doctor import purged_at
 
-    when = purged_at(mw.engine, scope.user_id, scope.agent_id)
+    when = purged_at(mw.maintenance, scope.user_id, scope.agent_id)
     if when is not None and spooled_at <= when:
         raise PurgedWriteError()
 

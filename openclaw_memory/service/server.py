@@ -243,7 +243,7 @@ def start_maintenance(middleware: Any, cfg: Any) -> Any:
     """The scheduled maintenance of the middleware's store (None when maintenance.enabled is false)."""
     from ..maintain.runner import start_scheduler
 
-    return start_scheduler(middleware.engine, cfg.maintenance)
+    return start_scheduler(middleware.maintenance, cfg.maintenance)
 
 
 #: one request a language (its warm-up table's `query`): each language has its own tokenizer and
