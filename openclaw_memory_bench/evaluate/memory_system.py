@@ -195,7 +195,7 @@ class MemorySystem:
         if done:  # ingested under other settings: start that conversation over
             from openclaw_memory.maintain.doctor import purge_user
 
-            purge_user(self.mw.engine, self.scope.user_id)
+            purge_user(self.mw.maintenance, self.scope.user_id)
         start = time.perf_counter()
         written = self._replay(conversation, user_only=user_only)
         seconds = time.perf_counter() - start
