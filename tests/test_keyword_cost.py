@@ -136,3 +136,21 @@ def test_a_scope_under_the_cap_does_not_count_matches(engine, monkeypatch):
         assert fts._scope_rows(db, ALICE) == 24 and not counted
         monkeypatch.setattr(fts, "KEYWORD_SCORED", 23)
         assert len(rec.keyword_search(db, ALICE, "coffee", limit=30)) == 23 and counted
+
+
+@pytest.mark.parametrize("words", [EN, ZH], ids=["en", "zh"])
+def test_the_terms_union_decides_whether_the_cap_applies(engine, words, monkeypatch):
+    """Each term's matches are read once: under the cap each, the cap applies when their union
+    is over it (the rarer phrase's eight and the rare term's two share one memory: nine)."""
+    _, some, rare = words
+    _stock(engine, words)
+    text = f"{some} {rare}"
+    with engine.db.read() as db:
+        every = _every_match(engine.store, ALICE, text)
+        assert len(every) == 9
+        monkeypatch.setattr(fts, "KEYWORD_SCORED", 9)
+        assert rec.keyword_search(db, ALICE, text, limit=30) == every
+        monkeypatch.setattr(fts, "KEYWORD_SCORED", 8)
+        capped = rec.keyword_search(db, ALICE, text, limit=30)
+        # the rare term's two, then the phrase's two words the newest three each (the same three)
+        assert len(capped) == 5 and all(dict(every)[i] == s for i, s in capped)

@@ -136,11 +136,12 @@ def fts5_search(db: Any, scope: Scope, text: str, statuses: Sequence[str], limit
     token = scope_token(scope.user_id, scope.agent_id)
     scoped = f"scope : {token} AND tokens : ({match})"
     within, bounds = "", ()  # type: tuple[str, tuple]
-    if (
-        _scope_rows(db, scope) > KEYWORD_SCORED
-        and len(_newest_matches(db, scoped)) > KEYWORD_SCORED
-    ):
-        scored = _scored_rows(db, token, match)
+    scored = _scored_rows(db, token, match) if _scope_rows(db, scope) > KEYWORD_SCORED else None
+    if scored is not None:
+        # the rows are the scope's already: without the scope's phrase FTS5 does not walk its
+        # postings (every row of the user) to count its rows for BM25, a phrase that adds 0 to
+        # each score (weight 0), so the scores are the same
+        scoped = f"tokens : ({match})"
         within = (
             "AND records_fts.rowid BETWEEN ? AND ? "
             "AND +records_fts.rowid IN (SELECT value FROM json_each(?)) "
@@ -183,9 +184,12 @@ def _newest_matches(db: Any, expression: str) -> list[int]:
     ]
 
 
-def _scored_rows(db: Any, token: str, match: str) -> set[int]:
-    """The rows a request's BM25 is computed for: KEYWORD_SCORED at most, shared among the
-    terms rarest first (each term's share is what is left over the terms not yet given)."""
+def _scored_rows(db: Any, token: str, match: str) -> set[int] | None:
+    """The rows a request's BM25 is computed for when its terms match more than KEYWORD_SCORED
+    rows of the scope: KEYWORD_SCORED, shared among the terms rarest first (each term's share is
+    what is left over the terms not yet given); None when they match fewer (every match is
+    scored). A term read to its cap matches more on its own; otherwise every term's matches are
+    read, and their union is every match."""
     found = sorted(  # fts_query: quoted terms (no spaces inside) joined by OR
         (
             _newest_matches(db, f"scope : {token} AND tokens : {term}")
@@ -193,6 +197,8 @@ def _scored_rows(db: Any, token: str, match: str) -> set[int]:
         ),
         key=len,
     )
+    if len(found[-1]) <= KEYWORD_SCORED and len(set().union(*found)) <= KEYWORD_SCORED:
+        return None
     rows: set[int] = set()
     left = KEYWORD_SCORED
     for given, newest in enumerate(found):
