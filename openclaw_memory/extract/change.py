@@ -39,7 +39,7 @@ from .slot import (
     en_head,
     heads,
     zh_head,
-    QUESTION_WORDS,
+    question_words,
     object_subject,
     third_person,
 )
@@ -384,9 +384,11 @@ def subject_of(key: str, lang: LanguagePack) -> str:
     return role_subject(key, role_keys(lang.code), _HEAD_OF.get(heads(lang), str.strip))
 
 
-def favourite_changed(cat: str, value: str | None, lang: LanguagePack) -> Slot | None:
+def favourite_changed(
+    cat: str, value: str | None, lang: LanguagePack, langs: Languages | None = None
+) -> Slot | None:
     """A new favourite of a category, keyed by the category and tagged as a change."""
-    slot = favorite_slot(cat.strip(), value, lang) if value else None
+    slot = favorite_slot(cat.strip(), value, lang, langs=langs) if value else None
     return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None
 
 
@@ -424,8 +426,10 @@ def _fills(table: Table) -> dict[str, str]:
 class _Grammar:
     """A language's change table with its frames' named patterns filled (`${time}`) once."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, langs: Languages | None = None) -> None:
         self.table = table
+        #: the packs of every language, for words read in any of them (a question word)
+        self.langs = langs or all_on()
         self._fills = _fills(table)
         self._patterns: dict[str, Any] = {}
 
@@ -453,7 +457,7 @@ def value(raw: str, g: _Grammar) -> str | None:
     too_long = (words is not None and len(cut.split()) > words) or (
         chars is not None and len(cut) > chars
     )
-    if not cut or too_long or QUESTION_WORDS.search(cut):
+    if not cut or too_long or question_words(g.langs).search(cut):
         return None
     return cut
 
@@ -502,7 +506,7 @@ def _favourite(m: Any, clause: str, entry: Entry, g: _Grammar, lang: LanguagePac
     needs = entry.setting("needs_any", ())
     if needs and not any(m.group(g) for g in needs):
         return None
-    return favourite_changed(m.group("k"), value(m.group("v"), g), lang)
+    return favourite_changed(m.group("k"), value(m.group("v"), g), lang, g.langs)
 
 
 def _attribute_new(
@@ -555,7 +559,7 @@ def _stopped(m: Any, clause: str, entry: Entry, g: _Grammar, lang: LanguagePack)
     (`mark`) heads the habit and is cut from its key (`cut`)."""
     what = m.group("what").strip(" ，,。.")
     most = entry.setting("max_words")
-    not_stopped = all_on().any_of(CLAUSE_TABLE, "not_stopped")
+    not_stopped = g.langs.any_of(CLAUSE_TABLE, "not_stopped")
     if (
         not_stopped.match(what)
         or (most is not None and len(what.split()) > most)
@@ -632,22 +636,25 @@ def _group(name: str, frames: tuple[Entry, ...], g: _Grammar, lang: LanguagePack
     return classify
 
 
-_built: dict[int, tuple[LanguagePack, tuple[Classifier, ...]]] = {}
+_built: dict[tuple[int, int], tuple[LanguagePack, Languages, tuple[Classifier, ...]]] = {}
 
 
-def classifiers(lang: LanguagePack) -> tuple[Classifier, ...]:
+def classifiers(lang: LanguagePack, langs: Languages | None = None) -> tuple[Classifier, ...]:
     """The change classifiers of a clause's language, in the order they are tried (none for a
-    language without a `change_clause` table)."""
-    held = _built.get(id(lang))
-    if held is None or held[0] is not lang:
+    language without a `change_clause` table); `langs`: the packs a word of any language is read
+    from (every rule on by default). Built once per pack and packs."""
+    langs = langs or all_on()
+    key = (id(lang), id(langs))
+    held = _built.get(key)
+    if held is None or held[0] is not lang or held[1] is not langs:
         table = lang.table(CLAUSE_TABLE)
         groups: dict[str, list[Entry]] = {}
         for entry in table.values():
             if entry.setting("rule"):
                 groups.setdefault(str(entry.setting("group", entry.name)), []).append(entry)
-        grammar = _Grammar(table)
+        grammar = _Grammar(table, langs)
         built = tuple(_group(n, tuple(es), grammar, lang) for n, es in groups.items())
         if len(_built) > 64:
             _built.clear()
-        held = _built[id(lang)] = (lang, built)
-    return held[1]
+        held = _built[key] = (lang, langs, built)
+    return held[2]

@@ -55,7 +55,7 @@ def classify(clause: str, *, standing: bool = False, langs: Languages | None = N
     slot = person_fact(clause, lang, langs)
     if slot:
         return slot
-    for change in change_rules.classifiers(lang):
+    for change in change_rules.classifiers(lang, langs):
         slot = change(clause)
         if slot:
             return slot
@@ -249,7 +249,7 @@ def _free_rule(what: str, langs: Languages) -> list[Slot]:
     if not langs.any_of(_COMMAND, "directive").search(what) or is_contentless(what, langs):
         return []
     lang = langs.of(what)
-    summary = instruction_summary(what, lang)
+    summary = instruction_summary(what, lang, langs)
     m = langs.any_of(_COMMAND, "mid_prohibition").search(what)
     inner = classify(what[m.start() :], standing=True, langs=langs) if m and m.start() > 0 else None
     if inner:

@@ -67,8 +67,8 @@ blood type?", 我的护照号码是多少？ asked of a store that never spoke o
 unrelated dialogue turns (`eval ... absent`). So a request about the user's world that nothing
 pooled speaks of is *unheld* and gets no retrieved memory: no pooled memory holds a word of its
 topic (its terms besides the speakers' names it writes, which say whose, not what, the words a
-question frames it with, `QUESTION_FRAMES`, and the nouns that say which property of the thing is
-asked, `ATTRIBUTE_NOUNS`: "type" of "blood type"; a hyphenated word, "check-up", held whole; a
+question frames it with, `question_frames`, and the nouns that say which property of the thing is
+asked, `attribute_nouns`: "type" of "blood type"; a hyphenated word, "check-up", held whole; a
 Chinese word that ends a longer one of the request, 公司 of 保险公司, its head, holds nothing alone),
 names an attribute it names, a member of a kind it names or the vocabulary of a subject it asks
 about ("where do I work?" / "I changed jobs": recall/reference.py), and none beats the level in
