@@ -254,7 +254,7 @@ class SessionSummaries:
             summary = self.summarizer.summarize(
                 [Message(m["role"], m["content"]) for m in window], evidence
             )
-            text = summary.render(with_evidence=False)
+            text = summary.render(with_evidence=False, langs=self.summarizer.langs)
             if text.strip():
                 cand = Candidate(
                     MemoryType.SUMMARY,

@@ -132,6 +132,7 @@ def assemble(
     from ..core.worker import Worker
 
     store, clock = engine.store, engine.clock
+    langs = langs or rule_languages(cfg, recall_channels)
     recaller = build_recaller(engine, cfg, recall_channels)
     writer = build_writer(engine)
     summarizer = Summarizer(
@@ -139,6 +140,7 @@ def assemble(
         PROMPTS_DIR,
         clock,
         timeout_seconds=cfg.extraction.llm.timeout_seconds,
+        langs=langs,
     )
     secrets = SecretFilter()
     worker = Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size)
@@ -160,7 +162,7 @@ def assemble(
         jobs=jobs,
         pending=pending,
         config=cfg.extraction,
-        langs=langs or rule_languages(cfg, recall_channels),
+        langs=langs,
     )
     return MemoryMiddleware(
         engine,
