@@ -458,7 +458,8 @@ class CapturePipeline:
             ]
         )
         for command in (c for _, _, found in extracted for c in found if c.forget):
-            forget_run(self.store, self.clock, scope, ForgetCommand.from_candidate(command))
+            command_of = ForgetCommand.from_candidate(command)
+            forget_run(self.store, self.clock, scope, command_of, self.langs)
         cands = [
             dataclasses.replace(c, tags=tuple(dict.fromkeys((*c.tags, *tags)))) if tags else c
             for c in _to_store(extracted)

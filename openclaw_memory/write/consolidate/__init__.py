@@ -245,7 +245,8 @@ class MemoryWriter:
             if not c.forget:
                 results.append(next(stored))
                 continue
-            done = run(self.store, self.clock, scope, ForgetCommand.from_candidate(c))
+            command = ForgetCommand.from_candidate(c)
+            done = run(self.store, self.clock, scope, command, self.consolidator.changes.langs)
             reason = (
                 f"names {len(done.matches)}, more than one command takes: nothing deactivated"
                 if done.too_broad
