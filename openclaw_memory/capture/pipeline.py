@@ -506,7 +506,7 @@ class CapturePipeline:
             if asking:
                 # a request for help states nothing: only an explicit command in it is a memory
                 extracted = [c for c in extracted if c.channel is Channel.EXPLICIT]
-            extracted = attribute(extracted, turn.speaker)
+            extracted = attribute(extracted, turn.speaker, self.langs)
             cands.extend(extracted)
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
             if self.cfg.store_episodes and not any(c.forget for c in extracted):

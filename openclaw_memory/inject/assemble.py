@@ -302,7 +302,8 @@ class BlockAssembler:
         """The plan of one turn: the ranked memories limited, packed, rendered and explained."""
         ranked = result.ranked
         if "procedures" in sections:
-            ranked = self.procedures.apply(scope, result.query.analysis.request, ranked)
+            read = result.query.analysis
+            ranked = self.procedures.apply(scope, read.request, ranked, read.langs)
         ranked = self._limit(ranked, sections, several=result.query.several)
         now = self.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])

@@ -176,7 +176,9 @@ def assemble(
         secrets=secrets,
         jobs=jobs,
         pending=pending,
-        procedures=ProcedureTracker(),  # the open tasks of each session (procedural memory)
+        procedures=ProcedureTracker(
+            langs=langs
+        ),  # the open tasks of each session (procedural memory)
         config=cfg,
     )
 

@@ -780,7 +780,7 @@ class ChangeRetirer:
         summary = third_person(text, self.langs.of(text))
         speaker = speaker_names(episode)
         if speaker:  # a named speaker: "李明轩 ...", as the rules write their claims
-            summary = attribute([Candidate(old.type, summary)], speaker[0])[0].summary
+            summary = attribute([Candidate(old.type, summary)], speaker[0], self.langs)[0].summary
         claim = MemoryRecord(
             id=new_id(self.clock),
             scope=episode.scope,
