@@ -231,14 +231,19 @@ def contradicts(
     was, now = mentions(old), mentions(new)
     for name in was.keys() & now.keys():
         a, m_old, m_new = was[name].attribute, was[name], now[name]
-        if negated(old) and not negated(new) and m_old.general and (m_new.values or m_new.general):
+        if (
+            negated(old, langs)
+            and not negated(new, langs)
+            and m_old.general
+            and (m_new.values or m_new.general)
+        ):
             return True  # "no pets" -> "adopted a cat", 不运动 -> 健身房
         if nots_only:
             continue
         differ = bool(m_old.values and m_new.values and m_new.values - m_old.values)
-        if differ and not negated(new) and (a.exclusive or switch):
+        if differ and not negated(new, langs) and (a.exclusive or switch):
             return True  # single -> married; 美式 -> 改喝拿铁
-        if switch and m_new.general and m_old.values and not negated(old):
+        if switch and m_new.general and m_old.values and not negated(old, langs):
             return True  # "I changed jobs" / 换工作了 after "I work at Acme" / 在华为做测试
     return False
 
@@ -246,9 +251,9 @@ def contradicts(
 def flips(old: str, new: str, langs: Languages | None = None) -> bool:
     """One predicate negated in one statement and stated without negation in the other
     (我不吃辣 / 我现在能吃辣了, "I don't eat beef" / "I eat beef now")."""
-    if negated(old) == negated(new):
+    if negated(old, langs) == negated(new, langs):
         return False
-    neg, pos = (old, new) if negated(old) else (new, old)
+    neg, pos = (old, new) if negated(old, langs) else (new, old)
     table = (langs or all_on()).of(neg).table(ATTRIBUTE_TABLE)
     predicate = table.entry("negated_predicate")
     m = predicate.pattern.search(neg)

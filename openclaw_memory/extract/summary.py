@@ -147,7 +147,7 @@ def _split_reason(sentence: str, langs: Languages | None = None) -> Decision:
     after = sentence[m.end() :].strip(" ，,:：。.")
     if before and after:
         return Decision(before, after)
-    then = _cue("therefore").search(after)
+    then = _cue("therefore", langs).search(after)
     if then and then.start() > 0:
         return Decision(
             after[then.end() :].strip(" ，,。."), after[: then.start()].strip(" ，,。.")

@@ -94,7 +94,7 @@ def attribute_keys(word: str, langs: Languages | None = None) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _attribute_keys(word: str, langs: Languages) -> frozenset[str]:
-    return frozenset({subject_key(subject_of_role(word)), *roots_used(word, langs)})
+    return frozenset({subject_key(subject_of_role(word, langs)), *roots_used(word, langs)})
 
 
 def subject_key(subject: str) -> str:

@@ -473,7 +473,7 @@ def _restates(
             text = text.replace(name, " ")
         return frozenset(search_tokens(text, drop_stopwords=True))
 
-    return words(old) == words(new) and negated(said(old.summary, langs)) == negated(
+    return words(old) == words(new) and negated(said(old.summary, langs), langs) == negated(
         said(new.summary, langs)
     )
 
@@ -870,7 +870,7 @@ def _ends_a_not(text: str, langs: Languages | None = None) -> bool:
     return (
         about_self(text, langs)
         and single_statement(text, langs)
-        and not negated(said(text, langs))
+        and not negated(said(text, langs), langs)
         and any(m.values for m in mentions(said(text, langs)).values())
     )
 
