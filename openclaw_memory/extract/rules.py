@@ -173,7 +173,7 @@ class RuleExtractor:
         if m:
             return self._standing(m.group("what"), turn_ids, hedged)
         slots = [
-            _also(s, clause)
+            _also(s, clause, langs)
             for s, clause in ((classify(c, langs=langs), c) for c in _clauses(body, langs))
             if s
         ]
@@ -232,10 +232,10 @@ class RuleExtractor:
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
 
-def _also(slot: Slot, clause: str) -> Slot:
+def _also(slot: Slot, clause: str, langs: Languages | None = None) -> Slot:
     """A value added beside the others ("I also like tea"): tagged `also`, so consolidation keeps
     the earlier value of the subject instead of reading a change."""
-    return dataclasses.replace(slot, tags=(*slot.tags, "also")) if additive(clause) else slot
+    return dataclasses.replace(slot, tags=(*slot.tags, "also")) if additive(clause, langs) else slot
 
 
 def _channel(slot: Slot) -> Channel:
