@@ -461,7 +461,9 @@ class MemoryMiddleware:
             # a statement goes with every episode of it (forget.episodes_stating)
             record = self.engine.get(scope, memory_id)
             self.jobs.read_your_writes(scope)
-            ids = forget_with_episodes(store, clock, scope, record, dry_run=dry_run)
+            ids = forget_with_episodes(
+                store, clock, scope, record, dry_run=dry_run, langs=self.capture.langs
+            )
             if not dry_run:
                 self.indexer.notify()
             return ids
@@ -470,9 +472,9 @@ class MemoryMiddleware:
         self.jobs.read_your_writes(scope)
         command = self._command(query)
         if dry_run:
-            done = forget_plan(store, scope, command)
+            done = forget_plan(store, scope, command, self.capture.langs)
         else:
-            done = forget_run(store, clock, scope, command)
+            done = forget_run(store, clock, scope, command, self.capture.langs)
             self.indexer.notify()
         if done.too_broad:
             raise ValidationError(
@@ -484,7 +486,8 @@ class MemoryMiddleware:
     def forget_plan(self, scope: Scope, query: str) -> list[MemoryRecord]:
         """The memories `forget(query=...)` would deactivate, nothing changed."""
         self.jobs.read_your_writes(scope)
-        return list(forget_plan(self.store, scope, self._command(query)).matches)
+        command = self._command(query)
+        return list(forget_plan(self.store, scope, command, self.capture.langs).matches)
 
     def _command(self, query: str) -> ForgetCommand:
         # the query is quoted in the audit log: no secret in it (nothing secret is stored to match)

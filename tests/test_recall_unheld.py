@@ -99,7 +99,7 @@ def test_the_words_a_question_frames_its_topic_with_hold_nothing(request_text, m
     ],
 )
 def test_a_noun_that_names_which_property_is_asked_holds_nothing_alone(request_text, other, same):
-    """ "type", "size", 号码 say which property is asked (`ATTRIBUTE_NOUNS`): a memory holding one of
+    """ "type", "size", 号码 say which property is asked (`attribute_nouns`): a memory holding one of
     another thing's does not hold the request; one about the thing itself does."""
     assert unheld(_pool([other], [0.80]), _query(request_text), 0.02)
     assert not unheld(_pool([same], [0.80]), _query(request_text), 0.02)

@@ -254,7 +254,7 @@ class SessionSummaries:
             summary = self.summarizer.summarize(
                 [Message(m["role"], m["content"]) for m in window], evidence
             )
-            text = summary.render(with_evidence=False)
+            text = summary.render(with_evidence=False, langs=self.summarizer.langs)
             if text.strip():
                 cand = Candidate(
                     MemoryType.SUMMARY,
@@ -458,7 +458,8 @@ class CapturePipeline:
             ]
         )
         for command in (c for _, _, found in extracted for c in found if c.forget):
-            forget_run(self.store, self.clock, scope, ForgetCommand.from_candidate(command))
+            command_of = ForgetCommand.from_candidate(command)
+            forget_run(self.store, self.clock, scope, command_of, self.langs)
         cands = [
             dataclasses.replace(c, tags=tuple(dict.fromkeys((*c.tags, *tags)))) if tags else c
             for c in _to_store(extracted)
@@ -505,7 +506,7 @@ class CapturePipeline:
             if asking:
                 # a request for help states nothing: only an explicit command in it is a memory
                 extracted = [c for c in extracted if c.channel is Channel.EXPLICIT]
-            extracted = attribute(extracted, turn.speaker)
+            extracted = attribute(extracted, turn.speaker, self.langs)
             cands.extend(extracted)
             # A "forget X" turn is not logged verbatim: the log would keep recalling X.
             if self.cfg.store_episodes and not any(c.forget for c in extracted):

@@ -18,7 +18,7 @@ from ..errors import ExtractionError, ConfigError, ValidationError
 from dataclasses import dataclass
 from pathlib import Path
 from ..config import default_prompts_dir
-from ..lang import Entry, all_on
+from ..lang import Entry, Languages, all_on
 from ..config.tuning import tuned
 
 # The extraction interface: a turn in, candidate memories out.
@@ -45,10 +45,10 @@ ANONYMOUS_SPEAKERS = frozenset({"user", "assistant", ""})
 _FILLER = "contentless"
 
 
-def _the_user() -> tuple[Entry, ...]:
+def _the_user(langs: Languages | None = None) -> tuple[Entry, ...]:
     """How a memory names its user in each language ("The user", 用户), the pack of unmarked
     script first."""
-    return tuple(p.table(_FILLER).entry("the_user") for p in reversed(all_on().all()))
+    return tuple(p.table(_FILLER).entry("the_user") for p in reversed((langs or all_on()).all()))
 
 
 def _name_in(entry: Entry, name: str, text: str) -> str:
@@ -61,18 +61,22 @@ def _name_in(entry: Entry, name: str, text: str) -> str:
     return entry.pattern.sub(named, text)
 
 
-def attribute(candidates: Sequence[Candidate], speaker: str | None) -> list[Candidate]:
+def attribute(
+    candidates: Sequence[Candidate], speaker: str | None, langs: Languages | None = None
+) -> list[Candidate]:
     """Candidates of a turn by a named speaker (a group chat, a replayed dialogue) speak of that
     person, not of "the user": "Melanie likes pottery", keyed "Melanie/pref/pottery", so two
-    people's likes never replace each other."""
+    people's likes never replace each other (`langs`: the packs that say how a memory names its
+    user, every rule on by default)."""
     name = (speaker or "").strip()
     if name.lower() in ANONYMOUS_SPEAKERS:
         return list(candidates)
+    users = _the_user(langs)
 
     def named(text: str | None) -> str | None:
         if not text:
             return text
-        for entry in _the_user():
+        for entry in users:
             text = _name_in(entry, name, text)
         return text
 

@@ -39,11 +39,11 @@ from .slot import (
     en_head,
     heads,
     zh_head,
-    QUESTION_WORDS,
+    question_words,
     object_subject,
     third_person,
 )
-from .statement import QUESTION, judges_only, said
+from .statement import judges_only, question, said
 from ..lang.attributes import role_keys
 from ..lang.attributes import role_subject
 from .preference_rules import favorite_slot
@@ -118,8 +118,8 @@ def _done(text: str, g: Table, comma: str) -> str:
 def states_change(text: str, langs: Languages | None = None) -> bool:
     """Whether the statement says a value changed (see the module docstring). A question
     ("怎么换了？", "did you switch?") states nothing, nor does a plan ("I'll start with ...")."""
-    text = said(text or "")
-    if not text or QUESTION.search(text):
+    text = said(text or "", langs)
+    if not text or question(langs).search(text):
         return False
     pack = (langs or all_on()).of(text)
     g = pack.table(TABLE)
@@ -146,7 +146,7 @@ def states_change(text: str, langs: Languages | None = None) -> bool:
 def _weak_only(text: str, langs: Languages | None = None) -> str | None:
     """The words of a statement that reads as a change only by a weak marker (a time word of the
     present, a beginning: now, currently, started, 最近), else None."""
-    text = said(text or "").replace("’", "'")
+    text = said(text or "", langs).replace("’", "'")
     strong = grammar(text, langs).entry("strong").pattern
     return text if states_change(text, langs) and not strong.search(text) else None
 
@@ -178,7 +178,7 @@ def replaced(text: str, langs: Languages | None = None) -> str | None:
     """The value a statement says it left for another, when it names it ("Linux instead of
     Windows", "switched from Chrome to Firefox", 用Linux而不是Windows, 从美式换成了拿铁); else
     None."""
-    body = said(text)
+    body = said(text, langs)
     m = grammar(body, langs).entry("replaced").pattern.search(body)
     if not m:
         return None
@@ -191,7 +191,7 @@ def switches(text: str, langs: Languages | None = None) -> bool:
     preference "these days" / 更喜欢), not only that something holds now: then two values of an
     attribute that add up (drinks, pets) contradict each other too
     (`extract.attributes.contradicts`)."""
-    text = said(text or "")
+    text = said(text or "", langs)
     return bool(grammar(text, langs).entry("switch").pattern.search(text))
 
 
@@ -199,8 +199,8 @@ def now_also(text: str, langs: Languages | None = None) -> bool:
     """ "Now also" (我现在也吃牛肉了, "I eat beef now too"): a value added now. Not a change of the
     values before it, but the end of a "not" said before (不吃牛肉), which consolidation retires
     when the two are one predicate (`extract.attributes.flips`)."""
-    text = said(text or "")
-    if not text or QUESTION.search(text) or states_change(text, langs):
+    text = said(text or "", langs)
+    if not text or question(langs).search(text) or states_change(text, langs):
         return False
     g = grammar(text, langs)
     return bool(
@@ -253,8 +253,8 @@ def frames(text: str, langs: Languages | None = None) -> list[Frame]:
     language's change table), the leading connectives, corrections and time words of each
     clause (`lead`) left out. An attribute that is a person ("my daughter is 8": people rules
     key it) gives no frame, nor a clause that only judges its thing ("my car is great")."""
-    body = said(text or "").replace("’", "'").strip()
-    if not body or QUESTION.search(body):
+    body = said(text or "", langs).replace("’", "'").strip()
+    if not body or question(langs).search(body):
         return []
     pack = (langs or all_on()).of(body)
     g = pack.table(TABLE)
@@ -267,7 +267,7 @@ def frames(text: str, langs: Languages | None = None) -> list[Frame]:
     # the whole statement first ("my car is not a Honda, but a Mazda"), then each clause
     for clause in [body, *g.entry("frame_clause").pattern.split(body)]:
         clause = g.entry("lead").pattern.sub("", clause.strip(" .!。！")).strip()
-        if judges_only(clause):
+        if judges_only(clause, langs):
             continue  # "my car is great": how it is, no value of the attribute
         for name in _FRAMES:
             m = g.entry(name).regex(**fill).match(clause) if clause else None
@@ -312,7 +312,7 @@ def marker(text: str, langs: Languages | None = None) -> int:
     holds: REPLACED for a verb of change (`strong`, `replacing`, `switch`), a correction
     (`correction`) or a swap (`instead`); PRESENT for a time word of the present said of the
     speaker (`present`: "these days my favourite band is ..."); else NONE."""
-    body = said(text or "")
+    body = said(text or "", langs)
     g = grammar(body, langs)
     if any(
         g.entry(n).pattern.search(body)
@@ -331,7 +331,7 @@ def signalled(text: str, langs: Languages | None = None) -> bool:
 def adds(text: str, langs: Languages | None = None) -> bool:
     """The statement adds a value beside one of its kind (another, also, 又, 也): it replaces
     nothing, whatever else it says."""
-    body = said(text or "")
+    body = said(text or "", langs)
     return bool(grammar(body, langs).entry("another").pattern.search(body))
 
 
@@ -339,7 +339,7 @@ def frame_words(text: str, langs: Languages | None = None) -> frozenset[str]:
     """The content words of a statement with its markers of change left out (the correction, the
     verb of replacing, "instead", the time word of the present): what stays of a frame, its value
     included ("I've switched to cycling to work": cycling, work)."""
-    body = said(text or "")
+    body = said(text or "", langs)
     g = grammar(body, langs)
     body = g.entry("lead").pattern.sub(" ", body)
     for name in ("correction", "replacing", "instead", "present"):
@@ -384,9 +384,11 @@ def subject_of(key: str, lang: LanguagePack) -> str:
     return role_subject(key, role_keys(lang.code), _HEAD_OF.get(heads(lang), str.strip))
 
 
-def favourite_changed(cat: str, value: str | None, lang: LanguagePack) -> Slot | None:
+def favourite_changed(
+    cat: str, value: str | None, lang: LanguagePack, langs: Languages | None = None
+) -> Slot | None:
     """A new favourite of a category, keyed by the category and tagged as a change."""
-    slot = favorite_slot(cat.strip(), value, lang) if value else None
+    slot = favorite_slot(cat.strip(), value, lang, langs=langs) if value else None
     return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None
 
 
@@ -424,8 +426,10 @@ def _fills(table: Table) -> dict[str, str]:
 class _Grammar:
     """A language's change table with its frames' named patterns filled (`${time}`) once."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, langs: Languages | None = None) -> None:
         self.table = table
+        #: the packs of every language, for words read in any of them (a question word)
+        self.langs = langs or all_on()
         self._fills = _fills(table)
         self._patterns: dict[str, Any] = {}
 
@@ -453,7 +457,7 @@ def value(raw: str, g: _Grammar) -> str | None:
     too_long = (words is not None and len(cut.split()) > words) or (
         chars is not None and len(cut) > chars
     )
-    if not cut or too_long or QUESTION_WORDS.search(cut):
+    if not cut or too_long or question_words(g.langs).search(cut):
         return None
     return cut
 
@@ -502,7 +506,7 @@ def _favourite(m: Any, clause: str, entry: Entry, g: _Grammar, lang: LanguagePac
     needs = entry.setting("needs_any", ())
     if needs and not any(m.group(g) for g in needs):
         return None
-    return favourite_changed(m.group("k"), value(m.group("v"), g), lang)
+    return favourite_changed(m.group("k"), value(m.group("v"), g), lang, g.langs)
 
 
 def _attribute_new(
@@ -555,7 +559,7 @@ def _stopped(m: Any, clause: str, entry: Entry, g: _Grammar, lang: LanguagePack)
     (`mark`) heads the habit and is cut from its key (`cut`)."""
     what = m.group("what").strip(" ，,。.")
     most = entry.setting("max_words")
-    not_stopped = all_on().any_of(CLAUSE_TABLE, "not_stopped")
+    not_stopped = g.langs.any_of(CLAUSE_TABLE, "not_stopped")
     if (
         not_stopped.match(what)
         or (most is not None and len(what.split()) > most)
@@ -632,22 +636,25 @@ def _group(name: str, frames: tuple[Entry, ...], g: _Grammar, lang: LanguagePack
     return classify
 
 
-_built: dict[int, tuple[LanguagePack, tuple[Classifier, ...]]] = {}
+_built: dict[tuple[int, int], tuple[LanguagePack, Languages, tuple[Classifier, ...]]] = {}
 
 
-def classifiers(lang: LanguagePack) -> tuple[Classifier, ...]:
+def classifiers(lang: LanguagePack, langs: Languages | None = None) -> tuple[Classifier, ...]:
     """The change classifiers of a clause's language, in the order they are tried (none for a
-    language without a `change_clause` table)."""
-    held = _built.get(id(lang))
-    if held is None or held[0] is not lang:
+    language without a `change_clause` table); `langs`: the packs a word of any language is read
+    from (every rule on by default). Built once per pack and packs."""
+    langs = langs or all_on()
+    key = (id(lang), id(langs))
+    held = _built.get(key)
+    if held is None or held[0] is not lang or held[1] is not langs:
         table = lang.table(CLAUSE_TABLE)
         groups: dict[str, list[Entry]] = {}
         for entry in table.values():
             if entry.setting("rule"):
                 groups.setdefault(str(entry.setting("group", entry.name)), []).append(entry)
-        grammar = _Grammar(table)
+        grammar = _Grammar(table, langs)
         built = tuple(_group(n, tuple(es), grammar, lang) for n, es in groups.items())
         if len(_built) > 64:
             _built.clear()
-        held = _built[id(lang)] = (lang, built)
-    return held[1]
+        held = _built[key] = (lang, langs, built)
+    return held[2]

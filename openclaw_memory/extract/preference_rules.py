@@ -14,13 +14,13 @@ from .slot import (
     en_head,
     heads,
     zh_head,
-    ONE_OFF,
+    one_off_words,
     PREFERENCE,
-    STANDING,
+    standing_words,
     Slot,
     instruction_summary,
     object_subject,
-    QUESTION_WORDS,
+    question_words,
     outside,
 )
 from collections.abc import Callable
@@ -57,7 +57,7 @@ def _wants_reply_rule(clause: str, standing: bool, tail: str, langs: Languages) 
     """A standing reply rule, not a one-off request: it names replies, says "always", or ends
     on the language itself ("请说中文"); "用英文写这封邮件" and translations do not count."""
     said = clause.rstrip()
-    if ONE_OFF.search(clause) or said.endswith(("?", "？")):
+    if one_off_words(langs).search(clause) or said.endswith(("?", "？")):
         return False
     if langs.any_of(_TABLE, "question_end").search(said):
         return False
@@ -65,7 +65,8 @@ def _wants_reply_rule(clause: str, standing: bool, tail: str, langs: Languages) 
         "", langs.any_of(_TABLE, "trailing").sub("", tail)
     )
     reply_verb = langs.any_of(_TABLE, "reply_verb")
-    return bool(reply_verb.search(clause) or standing or STANDING.search(clause) or at_end)
+    said_standing = standing or standing_words(langs).search(clause)
+    return bool(reply_verb.search(clause) or said_standing or at_end)
 
 
 def reply_language(
@@ -132,7 +133,7 @@ def reply_format(
             continue
         negated = langs.any_of(_TABLE, "negation").search(clause[: m.start()])
         tags = ("prohibition",) if negated else ()
-        summary = instruction_summary(clause, lang)
+        summary = instruction_summary(clause, lang, langs)
         return Slot(
             PREFERENCE, subject, summary, tags, (m.group().lower(),), _confidence(langs, subject)
         )
@@ -177,7 +178,7 @@ def prohibition(
     rest = m.group("rest").strip(" 。.!！")
     too_short = _too_short(rest, dict(prohibit.settings))
     encouraged = langs.any_of(_TABLE, "not_prohibition").match(rest)
-    if too_short or encouraged or (ONE_OFF.search(rest) and not standing):
+    if too_short or encouraged or (one_off_words(langs).search(rest) and not standing):
         return None
     if table.entry("about_you").pattern.search(rest) or _past_tense(rest, pack):
         return None
@@ -186,7 +187,7 @@ def prohibition(
         if heads(lang) == "posseg"
         else rule_head_en(rest, pack)
     )
-    summary = instruction_summary(clause, lang)
+    summary = instruction_summary(clause, lang, langs)
     return Slot(
         PREFERENCE,
         f"prohibition/{head or rest[:12]}",
@@ -219,13 +220,15 @@ def rule_head_en(rest: str, pack: LanguagePack | None = None) -> str:
 # `preference` table (`lang/<code>/preference.yaml`).
 
 
-def _switch(clause: str, lang: LanguagePack, table: Table) -> Slot | None:
+def _switch(
+    clause: str, lang: LanguagePack, table: Table, langs: Languages | None = None
+) -> Slot | None:
     switch = table.entry("switch")
     m = switch.pattern.match(clause.replace("’", "'"))
     if not m:
         return None
     obj = ((m.groupdict().get("verb") or "") + m.group("obj")).rstrip(switch.setting("strip"))
-    slot = _like_slot(obj, lang, False, "prefer", table)
+    slot = _like_slot(obj, lang, False, "prefer", table, langs)
     # The user states their own change: a correction in their own words, not an inference.
     return dataclasses.replace(slot, tags=(*slot.tags, "switch")) if slot else None
 
@@ -236,14 +239,14 @@ def _preference(
     langs = langs or all_on()
     pack = langs.of(clause)
     table = pack.table("preference")
-    switched = _switch(clause, lang, table)
+    switched = _switch(clause, lang, table, langs)
     if switched:
         return switched
     # a favourite in any language's frame ("my favourite food is 火锅" holds Han)
     for other in langs.all():
         m = other.table("preference").entry("favourite").pattern.match(clause)
         if m:
-            return favorite_slot(m.group("cat").strip(), m.group("obj"), lang, pack)
+            return favorite_slot(m.group("cat").strip(), m.group("obj"), lang, pack, langs)
     m = table.entry("like").pattern.match(clause.replace("’", "'"))
     if not m or _any_match(langs, "bad_object", m.group("obj").strip()):
         return None
@@ -252,7 +255,7 @@ def _preference(
     said = verb + (m.group("adv") or "")
     kind = "prefer" if table.entry("prefer_verb").pattern.search(said) else "like"
     obj, instead = _instead(m.group("obj"), langs)
-    slot = _like_slot(obj, lang, negative, kind, table)
+    slot = _like_slot(obj, lang, negative, kind, table, langs)
     if slot and (instead or table.entry("now").pattern.search(m.group("adv") or "")):
         # "I now prefer green tea instead of coffee": the user states a change of their own
         return dataclasses.replace(slot, tags=(*slot.tags, "switch"), replaces=instead)
@@ -290,14 +293,18 @@ def favourite_key(cat: str, lang: LanguagePack, pack: LanguagePack | None = None
 
 
 def favorite_slot(
-    cat: str, obj: str, lang: LanguagePack, pack: LanguagePack | None = None
+    cat: str,
+    obj: str,
+    lang: LanguagePack,
+    pack: LanguagePack | None = None,
+    langs: Languages | None = None,
 ) -> Slot | None:
     """ "我最喜欢的颜色是蓝色": keyed by the category, so a new favourite replaces the old."""
     pack = pack or lang
     entry = pack.table("preference").entry("favourite")
     obj = obj.strip(" 。.!！~")
     template = entry.setting("template")
-    if not obj or QUESTION_WORDS.search(obj) or template is None:
+    if not obj or question_words(langs).search(obj) or template is None:
         return None
     subject, head = object_subject(obj, lang)
     if subject.startswith("pref/"):
@@ -307,11 +314,16 @@ def favorite_slot(
 
 
 def _like_slot(
-    obj: str, lang: LanguagePack, negative: bool, kind: str, table: Table
+    obj: str,
+    lang: LanguagePack,
+    negative: bool,
+    kind: str,
+    table: Table,
+    langs: Languages | None = None,
 ) -> Slot | None:
     like = table.entry("like")
     obj = table.entry("object_tail").pattern.sub("", obj.strip(" 。.!！~"), count=1)
-    if not obj or QUESTION_WORDS.search(obj) or not tokenize(obj, drop_stopwords=True):
+    if not obj or question_words(langs).search(obj) or not tokenize(obj, drop_stopwords=True):
         return None
     if table.entry("bare_verb").pattern.match(obj) or like.setting("template") is None:
         return None

@@ -15,7 +15,7 @@ from .slot import (
     Slot,
     third_person,
     singular,
-    FUTURE,
+    future_words,
     PROFILE,
     value_of,
 )
@@ -78,7 +78,7 @@ def person_fact(clause: str, lang: LanguagePack, langs: Languages | None = None)
     owner = table.entry("owner")  # 我女儿 / 同事小王 -> 我的女儿 / 我的同事小王
     body = owner.pattern.sub(str(owner.setting("replacement", "")), body, count=1)
     detail = " ".join(
-        dict.fromkeys([relation, *relation_names(relation), *([name] if name else [])])
+        dict.fromkeys([relation, *relation_names(relation, langs), *([name] if name else [])])
     )
     return Slot(
         FACT,
@@ -142,7 +142,7 @@ def _allergy(clause: str, lang: LanguagePack, langs: Languages | None = None) ->
         before = clause[: m.start("x")] if negation.setting("reads") == "before" else raw
         negative = bool(negation.pattern.search(before))
         raw = table.entry("allergy_tail").pattern.sub("", raw, count=1)
-        thing = value_of(raw, lang)
+        thing = value_of(raw, lang, langs)
         if not thing or table.entry("allergy_bad_start").pattern.match(thing):
             return None
         said = table.entry("allergy")
@@ -195,7 +195,7 @@ def _profile(clause: str, lang: LanguagePack, langs: Languages | None = None) ->
     for field in _FIELDS:
         for _, frame in _frames(langs, clause, field):
             m = frame.pattern.search(clause)
-            value = value_of(m.group("x"), lang) if m else None
+            value = value_of(m.group("x"), lang, langs) if m else None
             if not value:
                 continue
             if _bad_value(value, field, langs):
@@ -204,7 +204,7 @@ def _profile(clause: str, lang: LanguagePack, langs: Languages | None = None) ->
             subject, said = field, table.entry(field)
             if field == "employer" and table.entry("work_city").pattern.search(value):
                 subject = "work_location"
-            if field == "location" and FUTURE.search(clause):
+            if field == "location" and future_words(langs).search(clause):
                 tags, said = ("planned",), table.entry("planned_move")
             summary = _fill(table, said.name, v=value)
             if summary is None:
@@ -226,7 +226,7 @@ def _job(clause: str, lang: LanguagePack, langs: Languages | None = None) -> Slo
         if entry.setting("frame") != "job":
             continue
         m = entry.regex(jobs=_jobs(pack)).search(clause)
-        value = value_of(m.group("x"), lang) if m else None
+        value = value_of(m.group("x"), lang, langs) if m else None
         if value:
             summary = _fill(table, "job", v=value, a=_article(value))
             if summary is None:
@@ -278,14 +278,14 @@ def _education(clause: str, lang: LanguagePack, langs: Languages | None = None) 
         if entry.setting("frame") == "degree" and (m := entry.pattern.search(clause)):
             return _degree(m, str(entry.setting("level")), table)
     for _, frame in _frames(langs, clause, "major"):
-        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), lang)):
+        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), lang, langs)):
             summary = _fill(table, "major", v=value)
             conf = table.entry("major").confidence or 0.0
             if summary is None:
                 return None
             return Slot(PROFILE, "major", summary, ("education",), (value,), conf)
     for _, frame in _frames(langs, clause, "school"):
-        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), lang)):
+        if (m := frame.pattern.search(clause)) and (value := value_of(m.group("x"), lang, langs)):
             if any(
                 p.table(_TABLE).entry("school_generic").pattern.match(value.lower())
                 for p in langs.all()

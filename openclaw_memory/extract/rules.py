@@ -55,7 +55,7 @@ def classify(clause: str, *, standing: bool = False, langs: Languages | None = N
     slot = person_fact(clause, lang, langs)
     if slot:
         return slot
-    for change in change_rules.classifiers(lang):
+    for change in change_rules.classifiers(lang, langs):
         slot = change(clause)
         if slot:
             return slot
@@ -173,7 +173,7 @@ class RuleExtractor:
         if m:
             return self._standing(m.group("what"), turn_ids, hedged)
         slots = [
-            _also(s, clause)
+            _also(s, clause, langs)
             for s, clause in ((classify(c, langs=langs), c) for c in _clauses(body, langs))
             if s
         ]
@@ -232,10 +232,10 @@ class RuleExtractor:
         return [_candidate(s, Channel.EXPLICIT, conf, turn_ids) for s in slots]
 
 
-def _also(slot: Slot, clause: str) -> Slot:
+def _also(slot: Slot, clause: str, langs: Languages | None = None) -> Slot:
     """A value added beside the others ("I also like tea"): tagged `also`, so consolidation keeps
     the earlier value of the subject instead of reading a change."""
-    return dataclasses.replace(slot, tags=(*slot.tags, "also")) if additive(clause) else slot
+    return dataclasses.replace(slot, tags=(*slot.tags, "also")) if additive(clause, langs) else slot
 
 
 def _channel(slot: Slot) -> Channel:
@@ -249,7 +249,7 @@ def _free_rule(what: str, langs: Languages) -> list[Slot]:
     if not langs.any_of(_COMMAND, "directive").search(what) or is_contentless(what, langs):
         return []
     lang = langs.of(what)
-    summary = instruction_summary(what, lang)
+    summary = instruction_summary(what, lang, langs)
     m = langs.any_of(_COMMAND, "mid_prohibition").search(what)
     inner = classify(what[m.start() :], standing=True, langs=langs) if m and m.start() > 0 else None
     if inner:

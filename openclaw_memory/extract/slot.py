@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from ..lang import Table, all_on, LanguagePack
+from ..lang import Languages, Table, all_on, LanguagePack
 from ..lang.pack import EMPTY
 from ..types import MemoryType
 from ..lang.attributes import _posseg
@@ -44,11 +44,29 @@ class Slot:
 
 I = re.IGNORECASE
 _TABLE = "slot"
-#: words of any language that mark a question, a standing instruction, a one-off one, a plan
-QUESTION_WORDS = all_on().any_of(_TABLE, "question_words")
-STANDING = all_on().any_of(_TABLE, "standing")
-ONE_OFF = all_on().any_of(_TABLE, "one_off")
-FUTURE = all_on().any_of(_TABLE, "future")
+# Words of any language that mark a question, a standing instruction, a one-off one, a plan,
+# read through `langs`, the language packs under the config's switches (every rule on when not
+# given).
+
+
+def question_words(langs: Languages | None = None) -> re.Pattern[str]:
+    """Words of any language that mark a question."""
+    return (langs or all_on()).any_of(_TABLE, "question_words")
+
+
+def standing_words(langs: Languages | None = None) -> re.Pattern[str]:
+    """Words of any language that mark a standing instruction ("from now on", 以后)."""
+    return (langs or all_on()).any_of(_TABLE, "standing")
+
+
+def one_off_words(langs: Languages | None = None) -> re.Pattern[str]:
+    """Words of any language that mark a one-off instruction ("this time", 这次)."""
+    return (langs or all_on()).any_of(_TABLE, "one_off")
+
+
+def future_words(langs: Languages | None = None) -> re.Pattern[str]:
+    """Words of any language that mark a plan ("next month", 下个月)."""
+    return (langs or all_on()).any_of(_TABLE, "future")
 
 
 def _table(lang: LanguagePack) -> Table:
@@ -56,13 +74,13 @@ def _table(lang: LanguagePack) -> Table:
     return lang.table(_TABLE)
 
 
-def value_of(raw: str, lang: LanguagePack) -> str | None:
+def value_of(raw: str, lang: LanguagePack, langs: Languages | None = None) -> str | None:
     """A slot value cut out of a clause: trailing particles and clauses dropped; None when
     empty, a question word, or too long to be a value."""
     raw = raw.strip(" ，,。.!！?？;；:：\"'“”")
     value = _table(lang).entry("value_end").pattern.sub("", raw)
     value = value.strip(" ，,。.!！?？")
-    if not value or QUESTION_WORDS.search(value) or len(value) > 40:
+    if not value or question_words(langs).search(value) or len(value) > 40:
         return None
     return value
 
@@ -83,10 +101,10 @@ def outside(text: str, lang: LanguagePack) -> str:
     return text
 
 
-def instruction_summary(clause: str, lang: LanguagePack) -> str:
+def instruction_summary(clause: str, lang: LanguagePack, langs: Languages | None = None) -> str:
     """How a standing instruction is remembered: "用户要求：不要用表情" / "The user asked: ...";
     a clause that already speaks of the user ("我不太喜欢长回答") is just put in third person."""
-    if all_on().any_of(_TABLE, "first_person", "^(?:{})").match(clause.strip()):
+    if (langs or all_on()).any_of(_TABLE, "first_person", "^(?:{})").match(clause.strip()):
         return third_person(clause, lang)
     template = str(_table(lang).entry("instruction").setting("template", "{c}"))
     return template.format(c=third_person(clause, lang))
@@ -105,34 +123,34 @@ def instruction_summary(clause: str, lang: LanguagePack) -> str:
 _TABLE_lexicon = "lexicon"
 
 
-@functools.lru_cache(maxsize=4)
-def _headed(how: str) -> Table:
-    """The lexicon of the language whose heads are found `how` (`heads:` of its lexicon table),
-    every rule on; an empty one when no language's are."""
-    found = (p.table(_TABLE_lexicon) for p in all_on().all() if heads(p) == how)
+def _headed(how: str, langs: Languages | None = None) -> Table:
+    """The lexicon of the language whose heads are found `how` (`heads:` of its lexicon table);
+    an empty one when no language's are."""
+    return _headed_in(how, langs or all_on())
+
+
+@functools.lru_cache(maxsize=8)
+def _headed_in(how: str, langs: Languages) -> Table:
+    found = (p.table(_TABLE_lexicon) for p in langs.all() if heads(p) == how)
     return next(found, EMPTY)
 
 
-def _han() -> Table:
+def _han(langs: Languages | None = None) -> Table:
     """The lexicon read by part of speech (Chinese: `zh_head`, `strip_zh_verb`)."""
-    return _headed("posseg")
+    return _headed("posseg", langs)
 
 
-def _plain() -> Table:
-    """The lexicon read word by word (English: `en_head`, `singular`)."""
-    return _headed("words")
-
-
-def strip_zh_verb(obj: str) -> tuple[str, str]:
-    """Split a leading activity verb off a Chinese object: 喝咖啡 -> ("喝", "咖啡")."""
-    for verb in _han().entry("activity_verbs").words:
+def strip_zh_verb(obj: str, table: Table | None = None) -> tuple[str, str]:
+    """Split a leading activity verb off a Chinese object: 喝咖啡 -> ("喝", "咖啡"); `table`: the
+    lexicon read by part of speech (under every rule on when not given)."""
+    table = _han() if table is None else table
+    for verb in table.entry("activity_verbs").words:
         if obj.startswith(verb) and len(obj) > len(verb):
             return verb, obj[len(verb) :]
     return "", obj
 
 
-def _zh_category(verb: str, rest: str) -> str | None:
-    table = _han()
+def _zh_category(verb: str, rest: str, table: Table) -> str | None:
     category = table.entry("activity_verbs").setting("categories", {}).get(verb)
     if category:
         return str(category)
@@ -146,8 +164,7 @@ def _zh_category(verb: str, rest: str) -> str | None:
     return None
 
 
-def _en_category(text: str) -> str | None:
-    table = _plain()
+def _en_category(text: str, table: Table) -> str | None:
     low = text.lower()
     if table.entry("drink_verb").pattern.match(low):
         return "drink"
@@ -173,13 +190,13 @@ def _posseg_object(obj: str, table: Table) -> tuple[str, str | None]:
     split off, the trailing noun compound by jieba part of speech."""
     obj = table.entry("contrast").pattern.split(obj)[0]
     trail = table.entry("trail").pattern
-    verb, rest = strip_zh_verb(trail.sub("", obj.strip(), count=1))
-    return (zh_head(rest) if rest else obj), _zh_category(verb, rest)
+    verb, rest = strip_zh_verb(trail.sub("", obj.strip(), count=1), table)
+    return (zh_head(rest) if rest else obj), _zh_category(verb, rest, table)
 
 
 def _words_object(obj: str, table: Table) -> tuple[str, str | None]:
     """(head, category) of an object in a language of spaced words."""
-    return en_head(obj), _en_category(obj)
+    return en_head(obj), _en_category(obj, table)
 
 
 def _whole_object(obj: str, table: Table) -> tuple[str, str | None]:
@@ -220,13 +237,17 @@ def relation_words(pack: LanguagePack) -> dict[str, str]:
     return {**words, **(aliases.setting("aliases", {}) if aliases.on else {})}
 
 
-@functools.lru_cache(maxsize=64)
-def relation_names(relation: str) -> tuple[str, ...]:
+def relation_names(relation: str, langs: Languages | None = None) -> tuple[str, ...]:
     """The words of every language for a relation, so a request in either finds its facts
     (我女儿 ~ my daughter)."""
+    return _relation_names(relation, langs or all_on())
+
+
+@functools.lru_cache(maxsize=64)
+def _relation_names(relation: str, langs: Languages) -> tuple[str, ...]:
     return tuple(
         word
-        for pack in all_on().all()
+        for pack in langs.all()
         for word in pack.table(_TABLE_lexicon)
         .entry("relations")
         .setting("relations", {})

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.clock import Clock, iso_date
 from ..errors import ExtractionError
-from ..lang import Table, all_on, pack
+from ..lang import Languages, Table, all_on
 from ..llm import complete_text
 from ..core.tokens import count_tokens, truncate_tokens
 from ..types import Message
@@ -64,14 +64,21 @@ class StructuredSummary:
     @property
     def language(self) -> str:
         """ "zh" or "en": the dominant language of the content."""
+        return self.language_in()
+
+    def language_in(self, langs: Languages | None = None) -> str:
+        """The dominant language of the content, by the summary tables of `langs` (every rule on
+        by default)."""
         texts = [*self.goals_constraints, *self.open_questions, *self.next_steps]
         texts += [f"{d.decision} {d.reason}" for d in self.decisions]
-        return dominant_language(texts)
+        return dominant_language(texts, langs)
 
-    def render(self, *, with_evidence: bool = True) -> str:
+    def render(self, *, with_evidence: bool = True, langs: Languages | None = None) -> str:
         """Headed bullet lists in plain language; empty sections are left out. A stored summary
-        renders without the evidence line: its evidence is the record's provenance."""
-        table = pack(self.language).table(_TABLE)
+        renders without the evidence line: its evidence is the record's provenance. `langs`:
+        the packs whose summary tables label it (every rule on by default)."""
+        langs = langs or all_on()
+        table = langs.pack(self.language_in(langs)).table(_TABLE)
         label = table.entry("labels").settings
         blocks: list[str] = []
         for title, items in (
@@ -97,13 +104,14 @@ def _render_decision(d: Decision, table: Table) -> str:
     return template.format(decision=d.decision, reason=d.reason)
 
 
-def dominant_language(texts: Iterable[str]) -> str:
+def dominant_language(texts: Iterable[str], langs: Languages | None = None) -> str:
     """The code of the language that weighs most in the texts: each pack's `units` (Han
     characters, Latin words) counted and weighed (a Latin word weighs one and a half Han
     characters); the first pack in script order wins a tie, and the pack of unmarked script
     stands when none is counted."""
+    langs = langs or all_on()
     joined = " ".join(texts)
-    packs = all_on().all()
+    packs = langs.all()
     weights = {}
     for p in packs:
         units = p.table(_TABLE).entry("units")
@@ -112,34 +120,34 @@ def dominant_language(texts: Iterable[str]) -> str:
         count, weight = weights[p.code]
         if count and all(count * weight >= c * w for c, w in weights.values()):
             return p.code
-    return all_on().of("").code
+    return langs.of("").code
 
 
 # --- extractive summary -----------------------------------------------------------------------
 
 
-def _cue(name: str) -> re.Pattern[str]:
+def _cue(name: str, langs: Languages | None = None) -> re.Pattern[str]:
     """The cue words of a section in any language (the summary table of every pack). A question
     the user's work still has to settle ("Should we add sync later?", 要不要支持多币种？) is an
     open question; any other question is a request to the assistant, never one of the session."""
-    return all_on().any_of(_TABLE, name)
+    return (langs or all_on()).any_of(_TABLE, name)
 
 
-def _split_sentences(text: str) -> list[str]:
-    parts = _cue("sentence_end").split(text)
+def _split_sentences(text: str, langs: Languages | None = None) -> list[str]:
+    parts = _cue("sentence_end", langs).split(text)
     return [p.strip() for p in parts if p and p.strip()]
 
 
-def _split_reason(sentence: str) -> Decision:
+def _split_reason(sentence: str, langs: Languages | None = None) -> Decision:
     """ "选 A，因为 B" and "因为 B，所以选 A" both become Decision(A, B)."""
-    m = _cue("reason").search(sentence)
+    m = _cue("reason", langs).search(sentence)
     if not m:
         return Decision(sentence)
     before = sentence[: m.start()].strip(" ，,。.")
     after = sentence[m.end() :].strip(" ，,:：。.")
     if before and after:
         return Decision(before, after)
-    then = _cue("therefore").search(after)
+    then = _cue("therefore", langs).search(after)
     if then and then.start() > 0:
         return Decision(
             after[then.end() :].strip(" ，,。."), after[: then.start()].strip(" ，,。.")
@@ -150,7 +158,8 @@ def _split_reason(sentence: str) -> Decision:
 class _Collector:
     """Sorts sentences into the four sections, in conversation order."""
 
-    def __init__(self) -> None:
+    def __init__(self, langs: Languages) -> None:
+        self.langs = langs
         self.goals: list[str] = []
         self.decisions: list[Decision] = []
         self.questions: list[str] = []
@@ -160,26 +169,28 @@ class _Collector:
     def add(self, sentence: str) -> None:
         """File one sentence under the first section whose cues it matches."""
         was_decision, self._last_was_decision = self._last_was_decision, False
-        if _cue("question").search(sentence) or _cue("open").search(sentence):
+        langs = self.langs
+        if _cue("question", langs).search(sentence) or _cue("open", langs).search(sentence):
             self.questions.append(sentence)
             return
         # what a session did, never what the user asked for (lang/utterance.py)
-        sentence = statement_part(sentence)
+        sentence = statement_part(sentence, langs)
         if not sentence:
             return
-        if _cue("decision").search(sentence):
-            self.decisions.append(_split_reason(sentence))
+        reason = _cue("reason", langs)
+        if _cue("decision", langs).search(sentence):
+            self.decisions.append(_split_reason(sentence, langs))
             self._last_was_decision = True
-        elif _cue("reason").match(sentence) and was_decision and not self.decisions[-1].reason:
+        elif reason.match(sentence) and was_decision and not self.decisions[-1].reason:
             last = self.decisions.pop()
-            reason = _cue("reason").sub("", sentence, count=1).strip(" ，,。.")
-            self.decisions.append(Decision(last.decision.rstrip(" 。."), reason))
-        elif _cue("next").search(sentence):
+            why = reason.sub("", sentence, count=1).strip(" ，,。.")
+            self.decisions.append(Decision(last.decision.rstrip(" 。."), why))
+        elif _cue("next", langs).search(sentence):
             self.steps.append(sentence)
-        elif _cue("constraint").search(sentence):
+        elif _cue("constraint", langs).search(sentence):
             self.goals.append(sentence)
-        elif _cue("reason").search(sentence):
-            self.decisions.append(_split_reason(sentence))
+        elif reason.search(sentence):
+            self.decisions.append(_split_reason(sentence, langs))
 
 
 def _dedupe(items: Iterable[Any], key: Any = str) -> list[Any]:
@@ -216,7 +227,10 @@ class Summarizer:
         max_input_tokens: int = 3000,
         timeout_seconds: float | None = 60,
         secrets: SecretFilter | None = None,
+        langs: Languages | None = None,
     ) -> None:
+        #: the language packs under the config's switches (every rule on by default)
+        self.langs = langs or all_on()
         self._llm = llm
         self._prompt = load_prompt(prompts_dir, PROMPT_FILE) if llm is not None else None
         self._clock = clock
@@ -247,13 +261,13 @@ class Summarizer:
         self, messages: Sequence[Message], evidence_ids: Sequence[str]
     ) -> StructuredSummary:
         """Rule-based summary: sentences picked by decision, question, next-step and constraint cues."""
-        collector = _Collector()
+        collector = _Collector(self.langs)
         for msg in messages:
             if msg.role not in ("user", "assistant"):
                 continue
             text = self._secrets.strip(msg.content)
-            for sentence in _split_sentences(text):
-                if not is_contentless(sentence):
+            for sentence in _split_sentences(text, self.langs):
+                if not is_contentless(sentence, self.langs):
                     collector.add(sentence)
         return self._bounded(
             collector.goals, collector.decisions, collector.questions, collector.steps, evidence_ids

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from ..core.clock import Clock
 from ..procedure import ProcedureRecall
 from ..store.ports import RecordStore
+from ..lang import Languages
 from .render import block_overhead, choose_lang, merge_same_day, render_block, render_record
 
 if TYPE_CHECKING:
@@ -301,12 +302,15 @@ class BlockAssembler:
         """The plan of one turn: the ranked memories limited, packed, rendered and explained."""
         ranked = result.ranked
         if "procedures" in sections:
-            ranked = self.procedures.apply(scope, result.query.analysis.request, ranked)
+            read = result.query.analysis
+            ranked = self.procedures.apply(scope, read.request, ranked, read.langs)
         ranked = self._limit(ranked, sections, several=result.query.several)
         now = self.clock.now()
         prevs = self._previous(scope, [s.record for s in ranked if s.kept])
         days = self.cfg.recall.change_note_days
         windows = {s.record.id: s.context for s in ranked if s.kept and s.context}
+        # the packs the request was read with (`rules.disabled`) word the block too
+        langs = result.query.analysis.langs
 
         def render_one(r: MemoryRecord) -> str:
             return render_record(
@@ -315,6 +319,7 @@ class BlockAssembler:
                 prev=prevs.get(r.prev_id or ""),
                 change_note_days=days,
                 window=windows.get(r.id, ()),
+                langs=langs,
             )
 
         b = self.cfg.injection.budgets
@@ -328,11 +333,11 @@ class BlockAssembler:
             "retrieved": b.retrieved,
             "procedures": b.procedures,
         }
-        lang = choose_lang([s.record.summary for s in ranked if s.kept][:10])
-        total = max(0, total_budget(b, request_tokens) - block_overhead(lang=lang))
+        lang = choose_lang([s.record.summary for s in ranked if s.kept][:10], langs)
+        total = max(0, total_budget(b, request_tokens) - block_overhead(lang=lang, langs=langs))
         packing = pack(ranked, budgets, total=total, count=count_tokens, render_one=render_one)
-        lines, used = _merge_days(packing)
-        block = render_block(lines, lang=lang)
+        lines, used = _merge_days(packing, langs)
+        block = render_block(lines, lang=lang, langs=langs)
         candidates = sorted([*packing.kept, *packing.dropped], key=lambda s: s.rank)
         return InjectionPlan(
             block=block,
@@ -368,12 +373,14 @@ class BlockAssembler:
         return self.store.get_many(scope, ids) if ids else {}
 
 
-def _merge_days(packing: Packing) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+def _merge_days(
+    packing: Packing, langs: Languages | None = None
+) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
     """The packed lines with each day's episodes on one line, and the tokens each section uses.
 
     Packing charged every episode its own dated line, so merging only lowers the cost."""
     related = [s.record for s in packing.kept if section_of(s.record) == "retrieved"]
-    merged = tuple(merge_same_day(zip(packing.lines["retrieved"], related)))
+    merged = tuple(merge_same_day(zip(packing.lines["retrieved"], related), langs))
     lines = {**packing.lines, "retrieved": merged}
     used = {**packing.tokens_by_section, "retrieved": sum(count_tokens(x) for x in merged)}
     return lines, used

@@ -11,7 +11,7 @@ from typing import Any
 from ..core.clock import DAY, iso_date
 from ..errors import ValidationError
 from ..core.policy import POLICY
-from ..lang import all_on, codes, pack
+from ..lang import Languages, all_on, codes, pack
 from ..lang.pack import LanguagePack
 from ..lang.text import cuts_at_space, majority, pack_for
 from ..core.tokens import count_tokens
@@ -40,9 +40,9 @@ def _label(lp: LanguagePack, entry: str) -> Mapping[str, Any]:
     return lp.table(_TABLE).entry(entry).settings
 
 
-def _block_label(key: str, entry: str) -> Mapping[str, Any]:
+def _block_label(key: str, entry: str, langs: Languages | None = None) -> Mapping[str, Any]:
     """The render labels `entry` of the pack `key` (a language code render_block accepts)."""
-    return pack(key).table(_TABLE).entry(entry).settings
+    return (langs or all_on()).pack(key).table(_TABLE).entry(entry).settings
 
 
 #: a recalled turn is shown up to this many characters (longer ones are cut and then do not count
@@ -67,7 +67,7 @@ def _shorten(text: str, limit: int) -> str:
     return cut.rstrip() + "…"
 
 
-def _status_word(record: MemoryRecord, lp: LanguagePack) -> str:
+def _status_word(record: MemoryRecord, lp: LanguagePack, langs: Languages | None = None) -> str:
     status = _label(lp, "status")
     if record.status is Status.INACTIVE:
         return str(status["inactive"])
@@ -76,14 +76,14 @@ def _status_word(record: MemoryRecord, lp: LanguagePack) -> str:
     if record.type is MemoryType.DECISION:
         return str(status["decided"])
     if record.type is MemoryType.TASK:
-        return _task_state(record, lp)
+        return _task_state(record, lp, langs)
     return str(status["current"])
 
 
-def _task_state(record: MemoryRecord, lp: LanguagePack) -> str:
+def _task_state(record: MemoryRecord, lp: LanguagePack, langs: Languages | None = None) -> str:
     """The state a task's status tags name, in any language (`task_*`), shown in the line's
     language; a task with none is open."""
-    langs, table = all_on(), lp.table(_TABLE)
+    langs, table = langs or all_on(), lp.table(_TABLE)
     tags = {t.lower().removeprefix("status:") for t in record.tags}
     states = [n for n in langs.names(_TABLE) if n.startswith("task_")]
     for state in states:
@@ -96,9 +96,9 @@ def _date(t: float) -> str:
     return iso_date(t) if t > 0 else ""
 
 
-def _keyed_line(record: MemoryRecord, lp: LanguagePack) -> str:
+def _keyed_line(record: MemoryRecord, lp: LanguagePack, langs: Languages | None = None) -> str:
     head = sanitize(record.subject or "") or str(_label(lp, "nouns")[record.type.value])
-    status = _status_word(record, lp)
+    status = _status_word(record, lp, langs)
     summary = sanitize(record.summary)
     return str(_label(lp, "forms")["keyed"]).format(head=head, status=status, summary=summary)
 
@@ -197,6 +197,7 @@ def render_record(
     prev: MemoryRecord | None = None,
     change_note_days: float = 30,
     window: Sequence[MemoryRecord] = (),
+    langs: Languages | None = None,
 ) -> str:
     """One natural-language line for one memory, compressed by its type.
 
@@ -204,11 +205,13 @@ def render_record(
     of now, the line ends with "(changed from “old” on YYYY-MM-DD)" (Chinese records:
     "（YYYY-MM-DD 由“旧”改为此）"). An episode delivered with its neighbouring turns (window:
     the turns in session order, itself included) becomes one line of who said what, in order.
-    The line is sanitized and has no field names.
+    The line is sanitized and has no field names. `langs`: the packs whose render tables
+    word it (the request's; every rule on by default).
     """
-    lp = _lang_of(record)
+    langs = langs or all_on()
+    lp = _lang_of(record, langs)
     form = FORMS.get(POLICY[record.type].render)  # the policy table names each type's form
-    line = form(record, lp, window) if form else sanitize(record.summary)
+    line = form(record, lp, window, langs) if form else sanitize(record.summary)
     if prev is not None:
         line += _change_note(record, prev, now, change_note_days, lp)
     return sanitize(line)
@@ -216,21 +219,24 @@ def render_record(
 
 #: the policy table's `render` forms that are built from the record's fields; the others
 #: ("value", "rule", "summary lines") are the record's text as it is
-FORMS: Mapping[str, Callable[[MemoryRecord, LanguagePack, Sequence[MemoryRecord]], str]] = {
-    "subject status summary": lambda r, lp, _window: _keyed_line(r, lp),
-    "time kind result": lambda r, lp, _window: _event_line(r, lp),
-    "turn and neighbours": _episode_line,
-    "kind and steps": lambda r, lp, _window: _procedure_line(r, lp),
+_Form = Callable[[MemoryRecord, LanguagePack, Sequence[MemoryRecord], Languages], str]
+FORMS: Mapping[str, _Form] = {
+    "subject status summary": lambda r, lp, _window, langs: _keyed_line(r, lp, langs),
+    "time kind result": lambda r, lp, _window, _langs: _event_line(r, lp),
+    "turn and neighbours": lambda r, lp, window, _langs: _episode_line(r, lp, window),
+    "kind and steps": lambda r, lp, _window, _langs: _procedure_line(r, lp),
 }
 PLAIN_FORMS = frozenset({"value", "rule", "summary lines"})
 
 
-def _lang_of(record: MemoryRecord) -> LanguagePack:
+def _lang_of(record: MemoryRecord, langs: Languages | None = None) -> LanguagePack:
     """The pack a record's line is written in: its text's, or its subject's when it has none."""
-    return pack_for(record.summary or record.subject or "", _TABLE)
+    return pack_for(record.summary or record.subject or "", _TABLE, langs)
 
 
-def merge_same_day(entries: Iterable[tuple[str, MemoryRecord]]) -> list[str]:
+def merge_same_day(
+    entries: Iterable[tuple[str, MemoryRecord]], langs: Languages | None = None
+) -> list[str]:
     """Related-memory lines with the episodes of one day on one line under one date.
 
     entries: (rendered line, its record) in rank order. The episode lines of the same date (and
@@ -239,10 +245,11 @@ def merge_same_day(entries: Iterable[tuple[str, MemoryRecord]]) -> list[str]:
     Other lines, and an episode line alone on its day, are left as they are.
     Only the repeated dates go, so the turns shown (and their cuts) stay the same.
     """
+    langs = langs or all_on()
     out: list[str | tuple[str, str]] = []
     days: dict[tuple[str, str], list[str]] = {}
     for line, record in entries:
-        lp = _lang_of(record)
+        lp = _lang_of(record, langs)
         prefix = _date_prefix(_date(record.created_at), lp)
         if record.type is not MemoryType.EPISODE or not prefix or not line.startswith(prefix):
             out.append(line)
@@ -255,15 +262,15 @@ def merge_same_day(entries: Iterable[tuple[str, MemoryRecord]]) -> list[str]:
     return [
         x
         if isinstance(x, str)
-        else x[0] + str(_label(all_on().pack(x[1]), "forms")["gap"]).join(days[x])
+        else x[0] + str(_label(langs.pack(x[1]), "forms")["gap"]).join(days[x])
         for x in out
     ]
 
 
-def choose_lang(texts: Iterable[str]) -> str:
+def choose_lang(texts: Iterable[str], langs: Languages | None = None) -> str:
     """The code of the language of the block: a language with render labels whose script at
     least half of the non-empty texts are written in, else the language of unmarked text."""
-    return majority([t for t in texts if t and t.strip()], _TABLE, ties=True).code
+    return majority([t for t in texts if t and t.strip()], _TABLE, ties=True, langs=langs).code
 
 
 def _lang_key(lang: str) -> str:
@@ -294,7 +301,9 @@ def _section_lines(sections: Mapping[str, Sequence[str]]) -> dict[str, list[str]
     return out
 
 
-def render_block(sections: Mapping[str, Sequence[str]], *, lang: str) -> str:
+def render_block(
+    sections: Mapping[str, Sequence[str]], *, lang: str, langs: Languages | None = None
+) -> str:
     """Wrap rendered lines in one clearly marked reference block; "" when there is nothing.
 
     The block opens with OPEN_MARKER and a header saying it is historical reference data, not
@@ -307,8 +316,8 @@ def render_block(sections: Mapping[str, Sequence[str]], *, lang: str) -> str:
     by_section = _section_lines(sections)
     if not any(by_section.values()):
         return ""
-    headings = _block_label(key, "headings")
-    out = [OPEN_MARKER, str(_block_label(key, "header")["text"])]
+    headings = _block_label(key, "headings", langs)
+    out = [OPEN_MARKER, str(_block_label(key, "header", langs)["text"])]
     for name in BLOCK_SECTIONS:
         if by_section[name]:
             out.append(str(headings[name]))
@@ -317,11 +326,13 @@ def render_block(sections: Mapping[str, Sequence[str]], *, lang: str) -> str:
     return "\n".join(out)
 
 
-def block_overhead(*, lang: str, count: Callable[[str], int] = count_tokens) -> int:
+def block_overhead(
+    *, lang: str, count: Callable[[str], int] = count_tokens, langs: Languages | None = None
+) -> int:
     """Tokens the block costs beyond its memory lines (markers, header, the three headings)."""
     key = _lang_key(lang)
-    headings = _block_label(key, "headings")
-    fixed = [OPEN_MARKER, str(_block_label(key, "header")["text"]), CLOSE_MARKER]
+    headings = _block_label(key, "headings", langs)
+    fixed = [OPEN_MARKER, str(_block_label(key, "header", langs)["text"]), CLOSE_MARKER]
     fixed += [str(headings[s]) for s in ("profile", "summaries", "retrieved")]
     return sum(count(part) + 1 for part in fixed)
 

@@ -253,11 +253,14 @@ class ProcedureRecall:
         self.store = store
         self.limit = limit
 
-    def matching(self, scope: Scope, request: str) -> list[tuple[MemoryRecord, TaskKind]]:
-        """The live procedures for the request's kind of task, newest first."""
+    def matching(
+        self, scope: Scope, request: str, langs: Languages | None = None
+    ) -> list[tuple[MemoryRecord, TaskKind]]:
+        """The live procedures for the request's kind of task, newest first (`langs`: the packs
+        the request is read with, every rule on by default)."""
         # the scope's procedures first: most scopes have none, and then the request is not parsed
         live = self.store.live_claims(scope, [MemoryType.PROCEDURE.value], limit=_POOL)
-        kind = task_kind(request) if live else None
+        kind = task_kind(request, langs) if live else None
         if kind is None:
             return []
         found = []
@@ -270,7 +273,11 @@ class ProcedureRecall:
         return found[: self.limit]
 
     def apply(
-        self, scope: Scope, request: str, ranked: Sequence[ScoredMemory]
+        self,
+        scope: Scope,
+        request: str,
+        ranked: Sequence[ScoredMemory],
+        langs: Languages | None = None,
     ) -> list[ScoredMemory]:
         """ranked with the request's procedures in front and every other procedure dropped."""
         out = [
@@ -287,6 +294,6 @@ class ProcedureRecall:
                 channels=("procedure",),
                 reason=f"the request asks for this kind of task ({kind.key})",
             )
-            for r, kind in self.matching(scope, request)
+            for r, kind in self.matching(scope, request, langs)
         ]
         return [*added, *out]

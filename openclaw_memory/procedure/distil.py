@@ -5,12 +5,13 @@ With the tasks of the open sessions: which request started each, and the tool ca
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from ..core.policy import POLICY
-from ..lang import all_on, detect
+from ..lang import Languages, all_on, detect
 from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType, Scope, ToolEvent
 from . import TaskKind, task_kind, tool_kind
@@ -18,7 +19,7 @@ from collections import OrderedDict
 
 
 __all__ = [
-    "LABELS",
+    "labels",
     "Task",
     "describe",
     "key_arguments",
@@ -34,23 +35,32 @@ __all__ = [
 # order, repeats folded), the step that failed and why (the tool's own message, first line), and
 # the fix: what succeeded after the failure. A task whose last call failed is kept too, as a
 # failed procedure ("not solved yet"), so a later working one for the same kind supersedes it.
-# The words around the steps come from `LABELS`, in the language of the request.
+# The words around the steps come from `labels`, in the language of the request.
 
 #: the words of a procedure's line, per language
 _TABLE = "procedure"
-#: each language's labels of a procedure's text (its `procedure` table), by language code
-LABELS: Mapping[str, Mapping[str, str]] = {
-    p.code: p.table(_TABLE).entry("labels").settings
-    for p in all_on().all()
-    if p.table(_TABLE).entry("labels").on
-}
 
 
-def _labels(request: str) -> Mapping[str, str]:
+def labels(langs: Languages | None = None) -> Mapping[str, Mapping[str, str]]:
+    """Each language's labels of a procedure's text (its `procedure` table), by language code,
+    the languages whose labels are switched off left out (`langs`: every rule on by default)."""
+    return _labels_of(langs or all_on())
+
+
+@functools.lru_cache(maxsize=8)
+def _labels_of(langs: Languages) -> Mapping[str, Mapping[str, str]]:
+    return {
+        p.code: p.table(_TABLE).entry("labels").settings
+        for p in langs.all()
+        if p.table(_TABLE).entry("labels").on
+    }
+
+
+def _labels(request: str, langs: Languages | None = None) -> Mapping[str, str]:
     """The labels of the request's language; a language without them writes in the labels of
     text with no marked script."""
-    code = detect(request)
-    return LABELS.get(code) or LABELS[detect("")]
+    found = labels(langs)
+    return found.get(detect(request)) or found[detect("")]
 
 
 #: at most this many arguments of a step are kept, each value at most this many characters
@@ -67,11 +77,13 @@ class Task:
 
     request: str
     steps: tuple[ToolEvent, ...]
+    #: the language packs under the config's switches (every rule on when None)
+    langs: Languages | None = None
 
     @property
     def kind(self) -> TaskKind | None:
         """The request's kind, else one read from the tool that did the work."""
-        kind = task_kind(self.request)
+        kind = task_kind(self.request, self.langs)
         if kind is not None and kind.obj:
             return kind
         worked = [s for s in self.steps if s.ok] or list(self.steps)
@@ -123,7 +135,7 @@ def _fold(steps: Sequence[str]) -> list[str]:
 def describe(task: Task) -> str:
     """The procedure's text: the steps that worked, the failure and its fix, in the request's
     language."""
-    words = _labels(task.request)
+    words = _labels(task.request, task.langs)
     steps = task.steps
     last_fail = max((i for i, s in enumerate(steps) if not s.ok), default=None)
     parts = []
@@ -157,7 +169,7 @@ def procedure_candidate(task: Task) -> Candidate | None:
     failed = any(not s.ok for s in task.steps)
     if len(task.steps) < 2 and not failed:
         return None
-    words = _labels(task.request)
+    words = _labels(task.request, task.langs)
     detail = [words["tools"] + ", ".join(tools)]
     if task.request:
         detail.insert(0, words["request"] + truncate_tokens(" ".join(task.request.split()), 60))
@@ -199,14 +211,16 @@ class _Open:
     #: the text last distilled from this task (a trigger that would write the same is skipped)
     written: str = ""
 
-    def task(self) -> Task:
-        return Task(self.request, tuple(self.steps))
+    def task(self, langs: Languages | None = None) -> Task:
+        return Task(self.request, tuple(self.steps), langs)
 
 
 class ProcedureTracker:
     """Open tasks per (scope, session); every method returns the procedures to write now."""
 
-    def __init__(self, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(self, max_sessions: int = MAX_SESSIONS, langs: Languages | None = None) -> None:
+        #: the language packs under the config's switches (every rule on by default)
+        self.langs = langs
         self._open: OrderedDict[tuple, _Open] = OrderedDict()
         self._lock = threading.Lock()
         self._max = max_sessions
@@ -224,7 +238,7 @@ class ProcedureTracker:
         with self._lock:
             current = self._open.get(key)
             if current is not None and (current.steps or current.request):
-                kind = task_kind(text)
+                kind = task_kind(text, self.langs)
                 if kind is None or not kind.obj or not current.steps:
                     # a follow-up ("it failed, try again") continues the task; a request before
                     # any tool call restates it
@@ -269,7 +283,7 @@ class ProcedureTracker:
     def _distil(self, task: _Open | None) -> list[Candidate]:
         if task is None or not task.steps:
             return []
-        cand = procedure_candidate(task.task())
+        cand = procedure_candidate(task.task(self.langs))
         if cand is None or cand.summary == task.written:
             return []
         task.written = cand.summary

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from ..lang import all_on, detect
+from ..lang import Languages, all_on, detect
 from ..lang.attributes import subject_of_role, mentions
 from ..types import MemoryRecord
 from .reference import (
@@ -33,7 +33,7 @@ from .reference import (
     vocabulary_words,
 )
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from ..lang.utterance import is_contentless
 from ..lang.entities import extract, normalise
 from ..lang.text import STOPWORDS, search_tokens, unspaced
@@ -75,22 +75,26 @@ RECALL_TABLE = "recall"
 _FACT = "fact/"
 
 
-def possessed(text: str) -> list[str]:
+def possessed(text: str, langs: Languages | None = None) -> list[str]:
     """The attributes of the speaker's own the text names (group k of each pack's `possessed`),
-    lower-cased, in order."""
+    lower-cased, in order (`langs`: the packs read, every rule on by default)."""
     out: list[str] = []
-    for pack in all_on().all():
+    for pack in (langs or all_on()).all():
         pattern = pack.table(RECALL_TABLE).entry("possessed").pattern
         out.extend(m.group("k").lower() for m in pattern.finditer(text))
     return out
 
 
-@functools.lru_cache(maxsize=4096)
-def attribute_keys(word: str) -> frozenset[str]:
+def attribute_keys(word: str, langs: Languages | None = None) -> frozenset[str]:
     """The keys of an attribute word: the slot key the write side gives "my <word> is ..."
     (its language's role table, else the word's head: `lang/attributes.py`) and the profile
     subjects whose vocabulary holds it."""
-    return frozenset({subject_key(subject_of_role(word)), *roots_used(word)})
+    return _attribute_keys(word, langs or all_on())
+
+
+@functools.lru_cache(maxsize=4096)
+def _attribute_keys(word: str, langs: Languages) -> frozenset[str]:
+    return frozenset({subject_key(subject_of_role(word, langs)), *roots_used(word, langs)})
 
 
 def subject_key(subject: str) -> str:
@@ -99,28 +103,28 @@ def subject_key(subject: str) -> str:
     return s.removeprefix(_FACT).split("/", 1)[0].strip()
 
 
-def asked(text: str) -> frozenset[str]:
+def asked(text: str, langs: Languages | None = None) -> frozenset[str]:
     """The keys a request asks about (module docstring)."""
-    words = possessed(text)
+    words = possessed(text, langs)
     if words:
-        return frozenset(k for w in words for k in attribute_keys(w))
-    return roots_used(text)
+        return frozenset(k for w in words for k in attribute_keys(w, langs))
+    return roots_used(text, langs)
 
 
-def states(r: MemoryRecord, keys: frozenset[str]) -> bool:
+def states(r: MemoryRecord, keys: frozenset[str], langs: Languages | None = None) -> bool:
     """Whether the memory states one of these keys: its subject, or an attribute of the
     speaker's own that its text names."""
     if not keys:
         return False
     if r.subject and subject_key(r.subject) in keys:
         return True
-    return any(attribute_keys(w) & keys for w in possessed(r.text))
+    return any(attribute_keys(w, langs) & keys for w in possessed(r.text, langs))
 
 
-def ahead(text: str) -> frozenset[str]:
+def ahead(text: str, langs: Languages | None = None) -> frozenset[str]:
     """The times ahead the text names ("next week", 下周: next_week), by entry name."""
     found = set()
-    for pack in all_on().all():
+    for pack in (langs or all_on()).all():
         for name, entry in pack.table(RECALL_TABLE).items():
             if entry.setting("reads") == "ahead" and entry.pattern.search(text):
                 found.add(name)
@@ -141,14 +145,33 @@ def ahead(text: str) -> frozenset[str]:
 GATE = "gate"
 
 
-def gate_words(entry: str) -> frozenset[str]:
-    """The words of `entry` of every language's gate table (a request may mix languages)."""
-    return frozenset(w for p in all_on().all() for w in p.table(GATE).entry(entry).wordset)
+def gate_words(entry: str, langs: Languages | None = None) -> frozenset[str]:
+    """The words of `entry` of every language's gate table (a request may mix languages), the
+    packs switched off left out (`langs`: every rule on by default); read once per packs."""
+    return _gate_words(entry, langs or all_on())
 
 
-#: prepositions and conjunctions the stop words leave in: they frame a request ("the difference
-#: between X and Y", X和Y之间的区别), they are no evidence of what it is about
-FUNCTION_WORDS = gate_words("function_words")
+@functools.lru_cache(maxsize=32)
+def _gate_words(entry: str, langs: Languages) -> frozenset[str]:
+    return frozenset(w for p in langs.all() for w in p.table(GATE).entry(entry).wordset)
+
+
+def function_words(langs: Languages | None = None) -> frozenset[str]:
+    """Prepositions and conjunctions the stop words leave in: they frame a request ("the
+    difference between X and Y", X和Y之间的区别), they are no evidence of what it is about."""
+    return gate_words("function_words", langs)
+
+
+def framing_words(langs: Languages | None = None) -> frozenset[str]:
+    """The words that frame a question ("what", 什么: `question_frames`) and the nouns that say
+    which property of a thing is asked ("type" of "blood type": `attribute_nouns`): a request's
+    terms among them are no evidence of what it asks about (recall/gate.py)."""
+    return _framing(langs or all_on())
+
+
+@functools.lru_cache(maxsize=8)
+def _framing(langs: Languages) -> frozenset[str]:
+    return gate_words("question_frames", langs) | gate_words("attribute_nouns", langs)
 
 
 @dataclass(frozen=True)
@@ -209,6 +232,9 @@ class Analysis:
     #: the content terms of each of its questions, when it asks two or more
     #: (`RecallQuery.questions`: recall/head.py deals the head among them)
     question_terms: tuple[tuple[str, ...], ...] = ()
+    #: the language packs it was read with (`rules.disabled`): what reads it later (the gate's
+    #: frame words, a memory's times ahead) reads them too
+    langs: Languages = field(default_factory=all_on, compare=False, repr=False)
 
     @property
     def words_used(self) -> Mapping[str, tuple[str, ...]]:
@@ -216,33 +242,41 @@ class Analysis:
         return dict(self.vocabulary_words)
 
 
-def analyse(text: str, current: str = "", questions: Sequence[str] = ()) -> Analysis:
+def analyse(
+    text: str,
+    current: str = "",
+    questions: Sequence[str] = (),
+    langs: Languages | None = None,
+) -> Analysis:
     """The analysis of a request whose whole text is `text`, whose current input, as recall
-    reads it, is `current` and whose questions, when it asks two or more, are `questions`."""
+    reads it, is `current` and whose questions, when it asks two or more, are `questions`
+    (`langs`: the language packs under the config's switches, every rule on by default)."""
+    langs = langs or all_on()
     request = current or text
-    bare = unquoted(request)
+    bare = unquoted(request, langs)
     lower = text.lower()
     return Analysis(
         lower=lower,
         code=detect(text),
         unspaced=unspaced(text),
-        entity_keys=request_keys(text),
-        lower_vocabularies=vocabulary_names(lower),
+        entity_keys=request_keys(text, langs),
+        lower_vocabularies=vocabulary_names(lower, langs),
         request=request,
         lower_request=request.lower(),
         request_unspaced=unspaced(request),
         tokens=frozenset(search_tokens(request)),
         unquoted=bare,
-        topic_tokens=frozenset(search_tokens(bare)) - FUNCTION_WORDS,
-        asks_nothing=is_contentless(bare) and is_contentless(text),
-        personal=about_user(request),
+        topic_tokens=frozenset(search_tokens(bare)) - function_words(langs),
+        asks_nothing=is_contentless(bare, langs) and is_contentless(text, langs),
+        personal=about_user(request, langs),
         attributes=tuple(mentions(request)),
-        vocabularies=vocabularies(request),
-        vocabulary_words=tuple(vocabulary_words(request).items()),
-        hyphenated=hyphenated_words(bare),
-        asked=asked(bare),
-        ahead=ahead(bare),
+        vocabularies=vocabularies(request, langs),
+        vocabulary_words=tuple(vocabulary_words(request, langs).items()),
+        hyphenated=hyphenated_words(bare, langs),
+        asked=asked(bare, langs),
+        ahead=ahead(bare, langs),
         question_terms=tuple(content_terms(q) for q in questions),
+        langs=langs,
     )
 
 
@@ -263,11 +297,11 @@ def _unspaced_word(tok: str) -> bool:
     return len(tok) >= 2 and not tok.isascii() and tok not in STOPWORDS
 
 
-def hyphenated_words(text: str) -> tuple[Hyphenated, ...]:
+def hyphenated_words(text: str, langs: Languages | None = None) -> tuple[Hyphenated, ...]:
     """The hyphenated words of text, in order (each language's `hyphenated` words, found whole
     by `hyphenated_in`)."""
     found = []
-    for pack in all_on().all():
+    for pack in (langs or all_on()).all():
         table = pack.table(GATE)
         for m in table.entry("hyphenated").pattern.finditer(text):
             words = m.group(0).split("-")
@@ -277,12 +311,12 @@ def hyphenated_words(text: str) -> tuple[Hyphenated, ...]:
     return tuple(found)
 
 
-def request_keys(text: str) -> frozenset[str]:
+def request_keys(text: str, langs: Languages | None = None) -> frozenset[str]:
     """Keys a request may name an entity by: its extracted entities, and every run of one to
     three words (lower case or not: "what did caroline do") and its Chinese words."""
     # Chinese: jieba's words below hold the names; tagging them too would double the cost
     keys = {e.key for e in extract(text)} if text.isascii() else set()
-    langs = all_on()
+    langs = langs or all_on()
     runs = langs.any_of(REFERENCE, "written_word").findall(text)
     words = [w for w in runs if w.isascii()]
     for n in (1, 2, 3):

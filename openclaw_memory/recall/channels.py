@@ -11,7 +11,7 @@ import numpy as np
 from typing import Sequence
 from ..lang.entities import normalise
 from ..store.ports import ListQuery, StageStore
-from ..lang import all_on
+from ..lang import Languages, all_on
 from ..lang.text import tokenize, unspaced
 from ..config.tuning import tuned, tuned_int
 from ..types import Scope, MemoryRecord, MemoryType
@@ -208,29 +208,30 @@ def embedding_text(
     text: str,
     reads: EntityReads | None = None,
     keys: frozenset[str] | None = None,
+    langs: Languages | None = None,
 ) -> str:
     """text with the names most of scope's memories carry written as pronouns (see the module
     docstring); text itself when it names none, or when nothing but such names is left. `reads`:
     the request's entity reads, shared with the entity channel (new ones when not given);
     `keys`: text's entity keys, as the request's analysis read them (read here when not given)."""
     reads = reads or EntityReads(store, scope)
-    named = reads.named(request_keys(text) if keys is None else keys) if text.strip() else {}
+    named = reads.named(request_keys(text, langs) if keys is None else keys) if text.strip() else {}
     if not named:
         return text
     weight = reads.weights(sorted(named))
     common = [n for e, n in named.items() if n and weight.get(e, 1.0) < MIN_ENTITY_WEIGHT]
     out = text
     for name in sorted(common, key=len, reverse=True):  # "Mary Ann" before "Mary"
-        out = without_name(out, name)
+        out = without_name(out, name, langs)
     # "Melanie?" asks about her and nothing else: that request keeps its name
     return out if out != text and tokenize(out, drop_stopwords=True) else text
 
 
-def without_name(text: str, name: str) -> str:
+def without_name(text: str, name: str, langs: Languages | None = None) -> str:
     """text with name written as a pronoun, as the name's language does (the `reads: pronoun`
     entries of its `reference` table, in order): "their" for "Name's", "they" for "Name" (as a
     whole word, in any case); a Chinese name left out."""
-    table = all_on().of(name).table(REFERENCE)
+    table = (langs or all_on()).of(name).table(REFERENCE)
     for entry in table.values():
         if entry.setting("reads") == "pronoun":
             text = entry.fresh(name=re.escape(name)).sub(entry.setting("by", ""), text)

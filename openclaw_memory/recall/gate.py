@@ -67,8 +67,8 @@ blood type?", 我的护照号码是多少？ asked of a store that never spoke o
 unrelated dialogue turns (`eval ... absent`). So a request about the user's world that nothing
 pooled speaks of is *unheld* and gets no retrieved memory: no pooled memory holds a word of its
 topic (its terms besides the speakers' names it writes, which say whose, not what, the words a
-question frames it with, `QUESTION_FRAMES`, and the nouns that say which property of the thing is
-asked, `ATTRIBUTE_NOUNS`: "type" of "blood type"; a hyphenated word, "check-up", held whole; a
+question frames it with, `question_frames`, and the nouns that say which property of the thing is
+asked, `attribute_nouns`: "type" of "blood type"; a hyphenated word, "check-up", held whole; a
 Chinese word that ends a longer one of the request, 公司 of 保险公司, its head, holds nothing alone),
 names an attribute it names, a member of a kind it names or the vocabulary of a subject it asks
 about ("where do I work?" / "I changed jobs": recall/reference.py), and none beats the level in
@@ -83,11 +83,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..config import RecallConfig
+from ..lang import Languages, all_on
 from ..lang.attributes import names_any
 from ..lang.entities import PERSON
 from ..lang.utterance import is_contentless
@@ -95,7 +96,7 @@ from ..lang.utterance import is_instruction
 from ..lang.text import search_tokens, unspaced
 from ..config.tuning import tuned
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
-from .analyse import Hyphenated, gate_words
+from .analyse import Hyphenated, framing_words
 from .analyse import ahead
 from .analyse import states
 from .channels import ENTITY
@@ -111,18 +112,15 @@ AGREEING_TERMS = 2
 #: a Latin term this long is a stem that may begin a longer word of the same family; a shorter
 #: one is a word of its own ("hi", "bee", "art")
 STEM_LETTERS = 4
-#: words a question frames what it asks with: when (next, last, now; 时候, 下次, 现在), how much
-#: or which one (多少, 哪家, 哪里); held by many memories, they say nothing of a request's topic
-#: (`unheld`: "when is my next dentist appointment?" is not held by "see you next week").
-#: English ones as the request's terms are, stemmed (currently -> current)
-QUESTION_FRAMES = gate_words("question_frames")
-#: nouns that name which property of a thing is asked, not what it is about: blood *type*, shoe
-#: *size*, passport *number*, the *name* of the café, 护照*号码*, 鞋的*尺码*. Most memories that
-#: hold one speak of another thing's ("organized my coupons by type", 电话号码): read like the
-#: question frames, the thing is the topic. English ones as the request's terms are (stemmed)
-ATTRIBUTE_NOUNS = gate_words("attribute_nouns")
-#: what frames a request rather than says what it is about (`unheld`)
-_FRAMING = QUESTION_FRAMES | ATTRIBUTE_NOUNS
+# What frames a request rather than says what it is about (`analyse.framing_words`, read under
+# the request's switches): the words a question frames what it asks with (`question_frames`):
+# when (next, last, now; 时候, 下次, 现在), how much or which one (多少, 哪家, 哪里); held by many
+# memories, they say nothing of a request's topic (`unheld`: "when is my next dentist
+# appointment?" is not held by "see you next week"); and the nouns that name which property of a
+# thing is asked, not what it is about (`attribute_nouns`): blood *type*, shoe *size*, passport
+# *number*, the *name* of the café, 护照*号码*, 鞋的*尺码*. Most memories that hold one speak of
+# another thing's ("organized my coupons by type", 电话号码): read like the question frames, the
+# thing is the topic. English ones as the request's terms are, stemmed (currently -> current).
 
 
 @dataclass(frozen=True)
@@ -194,7 +192,9 @@ def entity_names(pool: Pool, query: RecallQuery) -> set[str]:
     return {
         n
         for n in named
-        if unspaced(n) and not is_contentless(n) and names_known(query.analysis.unquoted, [n])
+        if unspaced(n)
+        and not is_contentless(n, query.analysis.langs)
+        and names_known(query.analysis.unquoted, [n])
     }
 
 
@@ -341,6 +341,8 @@ class Signals:
     #: the times ahead the request names ("next week", 下周): a memory that names one has
     #: evidence, in whichever language it is written
     ahead: frozenset[str] = frozenset()
+    #: the language packs the request was read with (`Analysis.langs`): a memory is read by them
+    langs: Languages = field(default_factory=all_on, compare=False, repr=False)
 
 
 #: a conversation is about the request when more than half of its pooled turns, and at least
@@ -357,7 +359,8 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
     read = query.analysis
     named = topic_terms(query)
     # a request of frames alone ("what is my name?") is read by them, as `unheld` reads it
-    terms = tuple(t for t in named if t not in _FRAMING) or tuple(named)
+    framing = framing_words(read.langs)
+    terms = tuple(t for t in named if t not in framing) or tuple(named)
     by_script: dict[bool, list[float]] = {True: [], False: []}
     cosines = []
     for rid, chans in pool.channels.items():
@@ -376,6 +379,7 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
         names_world(pool, query),
         asked=read.asked,
         ahead=read.ahead,
+        langs=read.langs,
     )
 
 
@@ -466,11 +470,11 @@ def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
         return True  # the newer version of what a memory with evidence was distilled into
     if any(c.startswith((KIND, ENTITY + ":")) for c in s.channels):
         return True
-    if states(r, sig.asked):
+    if states(r, sig.asked, sig.langs):
         return True
     if r.type is MemoryType.EPISODE and sig.stated.intersection(r.source.turn_ids):
         return True  # the turn itself, not a summary of the session it was said in
-    if sig.ahead and sig.ahead & ahead(r.text):
+    if sig.ahead and sig.ahead & ahead(r.text, sig.langs):
         return True
     tokens = pool.tokens.get(r.id)
     if tokens is None:
@@ -529,7 +533,7 @@ def stated_turns(scored: Sequence[ScoredMemory], sig: Signals) -> frozenset[str]
     return frozenset(
         t
         for s in scored
-        if s.record.type is not MemoryType.EPISODE and states(s.record, sig.asked)
+        if s.record.type is not MemoryType.EPISODE and states(s.record, sig.asked, sig.langs)
         for t in s.record.source.turn_ids
     )
 
@@ -563,7 +567,7 @@ def relative_bar(r: MemoryRecord, pool: Pool, b: Bars, cfg: RecallConfig, sig: S
 
 
 def topic_terms(query: RecallQuery) -> list[str]:
-    """The request's terms outside quoted text, function words aside (`analyse.FUNCTION_WORDS`)."""
+    """The request's terms outside quoted text, function words aside (`analyse.function_words`)."""
     outside = query.analysis.topic_tokens
     return [t for t in query.terms if t in outside]
 
@@ -602,7 +606,8 @@ def unheld(pool: Pool, query: RecallQuery, margin: float | None) -> bool:
     ]
     # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character, "what is
     # my name?") is read by them
-    topic = [t for t in named if t not in _FRAMING] or named
+    framing = framing_words(query.analysis.langs)
+    topic = [t for t in named if t not in framing] or named
     if not topic:
         return False
     # a Chinese word that ends a longer one of the request is its head, the longer one a kind of

@@ -195,13 +195,13 @@ def build_query(
         deep=any(p.table(TABLE).entry("deep").pattern.search(current) for p in langs.all()),
         dates=dates,
         search_text=search_text,
-        several=names_several(current or text),
-        kinds=kinds_named(content) if kinds else (),
+        several=names_several(current or text, langs),
+        kinds=kinds_named(content, langs) if kinds else (),
         duration=asks_duration(current, langs),
         current=current,
         described=described(current, langs),
         questions=several_questions,
-        analysis=analyse(text, current, several_questions),
+        analysis=analyse(text, current, several_questions, langs),
     )
 
 

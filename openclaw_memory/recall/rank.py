@@ -505,7 +505,7 @@ def components(
         subject_matches(r.subject, low, terms)
         or (
             r.type is MemoryType.PROFILE
-            and asks_about(r.subject, query.analysis.lower_vocabularies)
+            and asks_about(r.subject, query.analysis.lower_vocabularies, query.analysis.langs)
         )
     ):
         structure = 1.0

@@ -23,7 +23,7 @@ from ..config.tuning import tuned, tuned_int
 from .head import Bridge, share_places, cover_sessions
 from .channels import build_channels, channel_switch, EntityReads, embedding_text
 from .pool import Channel, Pool, SharedSearch, Ahead, load, read_ahead
-from ..lang import all_on, languages
+from ..lang import Languages, all_on, languages
 from ..lang.text import search_tokens
 from .kinds import LIST_CONTEXT_AFTER
 from .gate import (
@@ -71,16 +71,18 @@ def attach_context(
     before: int,
     after: int,
     units: int,
+    langs: Languages | None = None,
 ) -> list[ScoredMemory]:
     """Give the first `units` episodes that are kept (or only below the relevance threshold)
-    their neighbouring turns; drop later kept episodes already shown in a kept one's context."""
+    their neighbouring turns; drop later kept episodes already shown in a kept one's context
+    (`langs`: the packs that say whether a turn asks, every rule on by default)."""
     if before <= 0 and after <= 0:
         return list(ranked)
     shown: dict[str, str] = {}  # episode id -> the kept episode whose context shows it
     out: list[ScoredMemory] = []
     done = 0
     first = [s.record for s in ranked if _eligible(s)][:units]
-    around = _Around(store, clock, scope, before, after).read(first)
+    around = _Around(store, clock, scope, before, after, langs).read(first)
     for s in ranked:
         r = s.record
         eligible = _eligible(s)
@@ -126,9 +128,15 @@ class _Around:
     ahead (a kept one shown as context let a later one in) is read when asked for."""
 
     def __init__(
-        self, store: StageStore, clock: Clock, scope: Scope, before: int, after: int
+        self,
+        store: StageStore,
+        clock: Clock,
+        scope: Scope,
+        before: int,
+        after: int,
+        langs: Languages | None = None,
     ) -> None:
-        self.store, self.clock = store, clock
+        self.store, self.clock, self.langs = store, clock, langs or all_on()
         self.scope, self.before, self.after = scope, before, after
         self.neighbours: dict[str, tuple[list[MemoryRecord], list[MemoryRecord]]] = {}
         self.retired: dict[str, str] = {}
@@ -146,7 +154,7 @@ class _Around:
                 now=self.clock.now(),
             )
             self.neighbours.update(
-                (rid, (earlier, _answered(later, self.after)))
+                (rid, (earlier, _answered(later, self.after, self.langs)))
                 for rid, (earlier, later) in found.items()
             )
         turns = [
@@ -164,10 +172,11 @@ class _Around:
         return self.read([r]).neighbours[r.id]
 
 
-def asks(r: MemoryRecord) -> bool:
+def asks(r: MemoryRecord, langs: Languages | None = None) -> bool:
     """The turn ends on a question, in any language ("...?", "...吗": `asks` of each language's
     `query` table; a photo shared after it aside)."""
-    return any(p.table(QUERY_TABLE).entry("asks").pattern.search(r.text) for p in all_on().all())
+    packs = (langs or all_on()).all()
+    return any(p.table(QUERY_TABLE).entry("asks").pattern.search(r.text) for p in packs)
 
 
 def _speaker(r: MemoryRecord) -> str | None:
@@ -175,14 +184,16 @@ def _speaker(r: MemoryRecord) -> str | None:
     return r.tags[0] if r.tags else None
 
 
-def _answered(later: list[MemoryRecord], after: int) -> list[MemoryRecord]:
+def _answered(
+    later: list[MemoryRecord], after: int, langs: Languages | None = None
+) -> list[MemoryRecord]:
     """The first `after` later turns; one more when the last of them ends on a question and
     another speaker says the next turn (its answer). With `after` 0, none."""
     if after <= 0 or len(later) <= after:
         return later[:after]
     last, answer = later[after - 1], later[after]
     who, replier = _speaker(last), _speaker(answer)
-    if asks(last) and who is not None and replier is not None and who != replier:
+    if asks(last, langs) and who is not None and replier is not None and who != replier:
         return later[: after + 1]
     return later[:after]
 
@@ -300,7 +311,7 @@ class Recaller:
         load(self.ports.store, scope, qvec, pool, ahead)
         if self.background is not None:
             self._gate_signals(query, pool)
-        mine = profile_kinds(read.words_used, query.terms, pool.records.values())
+        mine = profile_kinds(read.words_used, query.terms, pool.records.values(), self.langs)
         if mine:  # the values of the profile subjects it asks about (recall/reference.py)
             query = dataclasses.replace(query, kinds=query.kinds + mine)
         ranked = score_pool(pool, query, self.ports.clock.now(), self.cfg, self.calibration)
@@ -319,6 +330,7 @@ class Recaller:
             before=self.cfg.episode_context_before,
             after=self._context_after(query),
             units=CONTEXT_UNITS,
+            langs=self.langs,
         )
         return RecallResult(query, ranked)
 
@@ -355,7 +367,7 @@ class Recaller:
         store = self.ports.store
         entities = EntityReads(store, scope)
         keys = query.analysis.entity_keys
-        text = embedding_text(store, scope, text, entities, keys)
+        text = embedding_text(store, scope, text, entities, keys, self.langs)
         qvec = self.query_vectors.get(owner, text)
         early = [c for c in self.channels if getattr(c, "uses_vector", True) is False]
         parts: dict[int, Pool] = {}
@@ -401,8 +413,8 @@ class Recaller:
         pool.asks_nothing = read.asks_nothing
         memories = [r.text for r in pool.records.values()]
         # names are read one memory at a time, only when the cheaper tests did not decide
-        names = itertools.chain(entity_names(pool, query), _names(pool))
-        pool.personal = read.personal or known_to_user(read.request, names, memories)
+        names = itertools.chain(entity_names(pool, query), _names(pool, self.langs))
+        pool.personal = read.personal or known_to_user(read.request, names, memories, self.langs)
         if not pool.personal:
             # quoted text of such a request is material to work on (translate 'see you tomorrow'),
             # not its topic: its words are no keyword evidence
@@ -468,7 +480,7 @@ def merge(pool: Pool, part: Pool) -> None:
             setattr(pool, f.name, theirs)
 
 
-def _names(pool: Pool) -> Iterator[str]:
+def _names(pool: Pool, langs: Languages | None = None) -> Iterator[str]:
     """Speakers, entities (names given with naming words among them, filed at write time) and
     written-out names (identifiers, quoted names) of the pooled memories: names a request may use
     (lazily, memory by memory; a name may come twice)."""
@@ -478,4 +490,4 @@ def _names(pool: Pool) -> Iterator[str]:
         yield from (
             e for e in r.entities if len(e) <= LONGEST_NAME and (not e.isascii() or e != e.lower())
         )
-        yield from memory_names(r.text)
+        yield from memory_names(r.text, langs)

@@ -58,9 +58,9 @@ def _quoted(langs: Languages | None = None) -> re.Pattern[str]:
     return (langs or all_on()).any_of(TABLE, "quoted")
 
 
-def unquoted(text: str) -> str:
+def unquoted(text: str, langs: Languages | None = None) -> str:
     """The request without its quoted text."""
-    return _quoted().sub(" ", text)
+    return _quoted(langs).sub(" ", text)
 
 
 def speaks_of_self(text: str, langs: Languages | None = None) -> bool:
@@ -103,29 +103,30 @@ def _split(text: str, comma: re.Pattern[str]) -> tuple[str, str, str]:
     return (text[: m.start()], m.group(), text[m.end() :]) if m else (text, "", "")
 
 
-def names_relations(text: str) -> bool:
+def names_relations(text: str, langs: Languages | None = None) -> bool:
     """The request names the user's people by their relation (外婆, 女儿, mom), quoted text aside."""
-    bare = unquoted(text)
-    return any(p.table(TABLE).entry("relations").pattern.search(bare) for p in all_on().all())
+    langs = langs or all_on()
+    bare = unquoted(text, langs)
+    return any(p.table(TABLE).entry("relations").pattern.search(bare) for p in langs.all())
 
 
-def identifiers(text: str) -> set[str]:
+def identifiers(text: str, langs: Languages | None = None) -> set[str]:
     """Identifier-like names written in a memory (ERP-2041, FW-517, 灵鹰3)."""
-    return {m.group(0) for m in all_on().any_of(TABLE, "identifier").finditer(text)}
+    return {m.group(0) for m in (langs or all_on()).any_of(TABLE, "identifier").finditer(text)}
 
 
-def memory_names(text: str) -> set[str]:
+def memory_names(text: str, langs: Languages | None = None) -> set[str]:
     """Names a memory writes out: identifiers and quoted names written as names are in their
     language (Chinese, or a capitalised Latin word: "Charlotte's Web"; a quoted English word in
     lower case, "short", is a word, not a name). Names given with naming words are the memory's
     entities, filed at write time (lang/entities.py)."""
-    langs = all_on()
+    langs = langs or all_on()
     quoted = {
         next(g for g in m.groups() if g) for m in langs.any_of(TABLE, "quoted_name").finditer(text)
     }
     word = langs.any_of(TABLE, "name_word")
     named = {q for q in quoted if word.search(q) or q[:1].isupper()}
-    return identifiers(text) | named
+    return identifiers(text, langs) | named
 
 
 def dictionary_word(word: str) -> bool:
@@ -134,26 +135,27 @@ def dictionary_word(word: str) -> bool:
     return bool(_jieba().dt.FREQ.get(word))
 
 
-def coined_words(request: str, memories: Sequence[str]) -> set[str]:
+def coined_words(request: str, memories: Sequence[str], langs: Languages | None = None) -> set[str]:
     """Chinese words of the request that the dictionary does not know and a memory holds: the
     user's own names for their people, pets and places (小宇, 阿福, 刚子粉铺)."""
-    langs = all_on()
+    langs = langs or all_on()
     word = langs.any_of(TABLE, "name_word")
     if not word.search(request):
         return set()
     particle_end = langs.any_of("naming", "particle_end")
     words = {
         w
-        for w in _jieba().lcut(unquoted(request))
+        for w in _jieba().lcut(unquoted(request, langs))
         if word.fullmatch(w) and not particle_end.search(w) and not dictionary_word(w)
     }
     return {w for w in words if any(w in m for m in memories)}
 
 
-def shared_reference(text: str) -> bool:
+def shared_reference(text: str, langs: Languages | None = None) -> bool:
     """The request points at something both sides know (重复扣款那个bug, 上次那家店)."""
-    bare = unquoted(text)
-    return any(p.table(TABLE).entry("shared").pattern.search(bare) for p in all_on().all())
+    langs = langs or all_on()
+    bare = unquoted(text, langs)
+    return any(p.table(TABLE).entry("shared").pattern.search(bare) for p in langs.all())
 
 
 def names_known(text: str, names: Iterable[str]) -> bool:
@@ -210,22 +212,34 @@ def _whole_word(word: str, text: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", text) is not None
 
 
-def refers_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str] = ()) -> bool:
+def refers_to_user(
+    text: str,
+    names: Iterable[str] = (),
+    memories: Sequence[str] = (),
+    langs: Languages | None = None,
+) -> bool:
     """Does the request refer to the user's world? `names`: names their memories hold;
     `memories`: the texts of the memories pooled for it (for the words only they use)."""
-    return about_user(text) or known_to_user(text, names, memories)
+    return about_user(text, langs) or known_to_user(text, names, memories, langs)
 
 
-def about_user(text: str) -> bool:
+def about_user(text: str, langs: Languages | None = None) -> bool:
     """The request refers to the user's world by its own words: the user speaks of themselves,
     names their people by relation, or points at something both sides know."""
-    return speaks_of_self(text) or names_relations(text) or shared_reference(text)
+    return (
+        speaks_of_self(text, langs) or names_relations(text, langs) or shared_reference(text, langs)
+    )
 
 
-def known_to_user(text: str, names: Iterable[str] = (), memories: Sequence[str] = ()) -> bool:
+def known_to_user(
+    text: str,
+    names: Iterable[str] = (),
+    memories: Sequence[str] = (),
+    langs: Languages | None = None,
+) -> bool:
     """The request writes a name the user's memories hold (`names`) or a word only the texts of
     the memories pooled for it use (`memories`)."""
-    return names_known(text, names) or bool(coined_words(text, memories))
+    return names_known(text, names) or bool(coined_words(text, memories, langs))
 
 
 # What a request says when it asks about a profile subject without naming it.
@@ -268,37 +282,40 @@ def _roots(langs: Languages) -> dict[str, str]:
     }
 
 
-def vocabularies(text: str) -> tuple[re.Pattern[str], ...]:
+def vocabularies(text: str, langs: Languages | None = None) -> tuple[re.Pattern[str], ...]:
     """The patterns of the subject vocabularies the text uses ("where do I work now?": work's,
     in every language)."""
-    found = _vocabularies(all_on()).values()
+    found = _vocabularies(langs or all_on()).values()
     return tuple(p for patterns in found if _uses(patterns, text) for p in patterns)
 
 
-def roots_used(text: str) -> frozenset[str]:
+def roots_used(text: str, langs: Languages | None = None) -> frozenset[str]:
     """The subject roots whose vocabulary the text uses ("where do I work?": job, employer,
     work_location; 职业: the same)."""
-    used = vocabulary_names(text)
-    return frozenset(root for root, name in _roots(all_on()).items() if name in used)
+    langs = langs or all_on()
+    used = vocabulary_names(text, langs)
+    return frozenset(root for root, name in _roots(langs).items() if name in used)
 
 
-def vocabulary_names(text: str) -> frozenset[str]:
+def vocabulary_names(text: str, langs: Languages | None = None) -> frozenset[str]:
     """The names of the subject vocabularies the text uses."""
-    return frozenset(n for n, patterns in _vocabularies(all_on()).items() if _uses(patterns, text))
+    found = _vocabularies(langs or all_on()).items()
+    return frozenset(n for n, patterns in found if _uses(patterns, text))
 
 
-def vocabulary_words(text: str) -> dict[str, tuple[str, ...]]:
+def vocabulary_words(text: str, langs: Languages | None = None) -> dict[str, tuple[str, ...]]:
     """The words of each subject vocabulary the text uses (`_used`), by vocabulary name: only
     the vocabularies it uses."""
-    found = ((n, tuple(_used(patterns, text))) for n, patterns in _vocabularies(all_on()).items())
+    vocabularies = _vocabularies(langs or all_on()).items()
+    found = ((n, tuple(_used(patterns, text))) for n, patterns in vocabularies)
     return {n: words for n, words in found if words}
 
 
-def asks_about(subject: str, used: AbstractSet[str]) -> bool:
+def asks_about(subject: str, used: AbstractSet[str], langs: Languages | None = None) -> bool:
     """Whether a request that uses these subject vocabularies (`vocabulary_names`) asks about
     this profile subject in the subject's vocabulary (the subject's root: "degree/master" ->
     "degree")."""
-    name = _roots(all_on()).get(subject.lower().split("/", 1)[0].strip())
+    name = _roots(langs or all_on()).get(subject.lower().split("/", 1)[0].strip())
     return name is not None and name in used
 
 
@@ -321,7 +338,10 @@ def _used(patterns: Sequence[re.Pattern[str]], text: str) -> list[str]:
 
 
 def profile_kinds(
-    used: Mapping[str, Sequence[str]], terms: Iterable[str], records: Iterable[MemoryRecord]
+    used: Mapping[str, Sequence[str]],
+    terms: Iterable[str],
+    records: Iterable[MemoryRecord],
+    langs: Languages | None = None,
 ) -> tuple[Kind, ...]:
     """A kind per profile subject the request asks about in the subject's vocabulary (`used`:
     the words of each vocabulary it uses, `vocabulary_words`), whose members are the values of
@@ -331,7 +351,7 @@ def profile_kinds(
     subject with no such memory among records (the pool's: the profile channel's,
     recall/channels.py)."""
     asked = set(terms)
-    roots = _roots(all_on())
+    roots = _roots(langs or all_on())
     values: dict[str, list[str]] = {}
     for r in records:
         if r.type is not MemoryType.PROFILE or r.status is not Status.ACTIVE or not r.subject:

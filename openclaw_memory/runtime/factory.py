@@ -133,6 +133,7 @@ def assemble(
     from ..core.worker import Worker
 
     store, clock = engine.store, engine.clock
+    langs = langs or rule_languages(cfg, recall_channels)
     recaller = build_recaller(engine, cfg, recall_channels)
     writer = build_writer(engine)
     summarizer = Summarizer(
@@ -140,6 +141,7 @@ def assemble(
         PROMPTS_DIR,
         clock,
         timeout_seconds=cfg.extraction.llm.timeout_seconds,
+        langs=langs,
     )
     secrets = SecretFilter()
     worker = Worker(queue_size=cfg.worker.queue_size, batch_size=cfg.worker.batch_size)
@@ -161,7 +163,7 @@ def assemble(
         jobs=jobs,
         pending=pending,
         config=cfg.extraction,
-        langs=langs or rule_languages(cfg, recall_channels),
+        langs=langs,
     )
     return MemoryMiddleware(
         engine,
@@ -175,7 +177,8 @@ def assemble(
         secrets=secrets,
         jobs=jobs,
         pending=pending,
-        procedures=ProcedureTracker(),  # the open tasks of each session (procedural memory)
+        # the open tasks of each session (procedural memory)
+        procedures=ProcedureTracker(langs=langs),
         maintenance=maintenance_ports(engine),
         config=cfg,
     )

@@ -20,11 +20,12 @@ my cat called?") lacks the value and stays.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ..core.clock import Clock
 from ..errors import NotFoundError
-from ..lang import all_on
+from ..lang import Languages, all_on
 from ..lang.entities import mentions_of
 from ..lang.text import search_tokens
 from ..extract.secrets import _MARKER as REDACTION_MARKER
@@ -35,27 +36,34 @@ from .consolidate.records import deactivate
 _TABLE = "forget"
 
 
-def _words(entry: str) -> frozenset[str]:
-    """The word list `entry` of every pack's forget table, together."""
-    return frozenset(w for p in all_on().all() for w in p.table(_TABLE).entry(entry).wordset)
+# Every function reads the forget table through `langs`, the language packs under the config's
+# switches (`rules.disabled`), every rule on when not given.
 
 
-def _inside(term: str, text: str, ranked: bool = False) -> bool:
+def _words(entry: str, langs: Languages | None = None) -> frozenset[str]:
+    """The word list `entry` of every pack's forget table, together: words of the command itself,
+    not of what it names (`command_words`); how a memory's text names the user, not a term an
+    episode in the user's own words could hold (`user_words`: its statements are in the third
+    person)."""
+    return _word_list(entry, langs or all_on())
+
+
+@functools.lru_cache(maxsize=16)
+def _word_list(entry: str, langs: Languages) -> frozenset[str]:
+    return frozenset(w for p in langs.all() for w in p.table(_TABLE).entry(entry).wordset)
+
+
+def _inside(term: str, text: str, ranked: bool = False, langs: Languages | None = None) -> bool:
     """A term held anywhere in the text, where its language says so (`inside_text`: Chinese,
     whose segmenter cuts words differently in context); `ranked`: among other terms, as long as
     the entry asks."""
-    entry = all_on().of(term).table(_TABLE).entry("inside_text")
+    entry = (langs or all_on()).of(term).table(_TABLE).entry("inside_text")
     least = entry.setting("min_chars", 1) if ranked else 1
     return entry.on and len(term) >= least and term in text
 
 
-#: words of the command itself, not of what it names
-_COMMAND_WORDS = _words("command_words")
 #: at most this many memories go in one command (a wider match is shown, not taken)
 MAX_MATCHES = 20
-#: how a memory's text names the user (its statements are in the third person): not a term that
-#: an episode in the user's own words could hold
-_USER_WORDS = _words("user_words")
 
 
 @dataclass(frozen=True)
@@ -90,21 +98,23 @@ class ForgetPlan:
 _REDACTED = REDACTION_MARKER
 
 
-def distinctive_terms(text: str) -> tuple[str, ...]:
+def distinctive_terms(text: str, langs: Languages | None = None) -> tuple[str, ...]:
     """The command's terms that name something: search tokens minus command and stop words."""
     text = _REDACTED.sub(
         " ", text
     )  # a redacted secret names nothing (no secret is stored to match)
+    langs = langs or all_on()
+    command_words = _words("command_words", langs)
     terms = [
         t
         for t in search_tokens(text)
-        if t not in _COMMAND_WORDS
-        and len(t) >= all_on().of(t).table(_TABLE).entry("term_length").setting("min_chars", 2)
+        if t not in command_words
+        and len(t) >= langs.of(t).table(_TABLE).entry("term_length").setting("min_chars", 2)
     ]
     return tuple(dict.fromkeys(terms))
 
 
-def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
+def names(record: MemoryRecord, terms: tuple[str, ...], langs: Languages | None = None) -> bool:
     """The memory holds the command's identifiers (terms with a digit: heron3, PRD-223) as whole
     words, every one, and at least two thirds of its other terms (terms of an unspaced language: inside its text), so
     "杭州出差取消了，忘掉那件事吧" still names "下周三去杭州出差" but heron3 never names heron13."""
@@ -112,7 +122,7 @@ def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
         return False
     words = set(search_tokens(record.text))
     text = record.text.lower()
-    held = [t in words or _inside(t, text, ranked=True) for t in terms]
+    held = [t in words or _inside(t, text, ranked=True, langs=langs) for t in terms]
     ids = [h for t, h in zip(terms, held) if any(ch.isdigit() for ch in t)]
     if not all(ids):
         return False
@@ -120,9 +130,12 @@ def names(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
     return not rest or sum(rest) * 3 >= 2 * len(rest)
 
 
-def plan(store: StageStore, scope: Scope, command: ForgetCommand) -> ForgetPlan:
-    """The live memories the command names (nothing is changed)."""
-    terms = distinctive_terms(command.text)
+def plan(
+    store: StageStore, scope: Scope, command: ForgetCommand, langs: Languages | None = None
+) -> ForgetPlan:
+    """The live memories the command names (nothing is changed); `langs`: the packs whose forget
+    tables read it (every rule on by default)."""
+    terms = distinctive_terms(command.text, langs)
     found: dict[str, MemoryRecord] = {}
     if command.subject:
         for r in store.live_by_subject(scope, [command.subject], limit=50):
@@ -135,24 +148,26 @@ def plan(store: StageStore, scope: Scope, command: ForgetCommand) -> ForgetPlan:
             )
         ]
         for rid, r in store.get_many(scope, hits).items():
-            if r.status is Status.ACTIVE and names(r, terms):
+            if r.status is Status.ACTIVE and names(r, terms, langs):
                 found.setdefault(rid, r)
-    for r in episodes_stating(store, scope, list(found.values())):
+    for r in episodes_stating(store, scope, list(found.values()), langs):
         found.setdefault(r.id, r)
     # in the order they were written (deterministic whatever order the indexes returned them in)
     matches = tuple(store.in_written_order(scope, list(found)))
     return ForgetPlan(command, terms, matches, too_broad=len(matches) > MAX_MATCHES)
 
 
-def _holds_all(record: MemoryRecord, terms: tuple[str, ...]) -> bool:
+def _holds_all(
+    record: MemoryRecord, terms: tuple[str, ...], langs: Languages | None = None
+) -> bool:
     """Every term in the record's text (a whole word, or inside it for a term of an unspaced language)."""
     words = set(search_tokens(record.text))
     text = record.text.lower()
-    return all(t in words or _inside(t, text) for t in terms)
+    return all(t in words or _inside(t, text, langs=langs) for t in terms)
 
 
 def episodes_stating(
-    store: StageStore, scope: Scope, records: list[MemoryRecord]
+    store: StageStore, scope: Scope, records: list[MemoryRecord], langs: Languages | None = None
 ) -> list[MemoryRecord]:
     """The live episodes that state what these (curated) memories say: the episodes of the turns
     each was extracted from, and those that hold every one of its own distinctive terms (a
@@ -161,7 +176,8 @@ def episodes_stating(
     turns = sorted({t for r in curated for t in r.source.turn_ids})
     ids = list(store.episodes_of_turns(scope, turns)) if turns else []
     for r in curated:
-        terms = tuple(t for t in distinctive_terms(r.summary) if t not in _USER_WORDS)
+        user_words = _words("user_words", langs)
+        terms = tuple(t for t in distinctive_terms(r.summary, langs) if t not in user_words)
         if len(terms) < 2:  # too little to tell a statement of it from a mention
             continue
         hits = [
@@ -173,16 +189,22 @@ def episodes_stating(
         ids += [
             rid
             for rid, e in store.get_many(scope, hits).items()
-            if e.type is MemoryType.EPISODE and _holds_all(e, terms)
+            if e.type is MemoryType.EPISODE and _holds_all(e, terms, langs)
         ]
     live = store.get_many(scope, list(dict.fromkeys(ids)))
     return [e for e in live.values() if e.type is MemoryType.EPISODE and e.status is Status.ACTIVE]
 
 
-def run(store: StageStore, clock: Clock, scope: Scope, command: ForgetCommand) -> ForgetPlan:
+def run(
+    store: StageStore,
+    clock: Clock,
+    scope: Scope,
+    command: ForgetCommand,
+    langs: Languages | None = None,
+) -> ForgetPlan:
     """Deactivate what the command names (all of it, or nothing when it names too much). The
     caller wakes the indexer for the outbox entries this queued."""
-    p = plan(store, scope, command)
+    p = plan(store, scope, command, langs)
     if p.too_broad:
         return p
     reason = f"forgotten on request: {command.text[:80]}"
@@ -237,11 +259,17 @@ def reactivate(
 
 
 def forget_with_episodes(
-    store: StageStore, clock: Clock, scope: Scope, record: MemoryRecord, *, dry_run: bool = False
+    store: StageStore,
+    clock: Clock,
+    scope: Scope,
+    record: MemoryRecord,
+    *,
+    dry_run: bool = False,
+    langs: Languages | None = None,
 ) -> list[str]:
     """Deactivate a memory named by id and every episode stating it (`episodes_stating`);
     `dry_run`: only say which. The ids, the memory's first. The caller wakes the indexer."""
-    episodes = [e.id for e in episodes_stating(store, scope, [record])]
+    episodes = [e.id for e in episodes_stating(store, scope, [record], langs)]
     if dry_run:
         return [record.id, *episodes]
     ids = [forget_record(store, clock, scope, record.id).id]

@@ -57,14 +57,15 @@ class Consolidator:
         self.clock = clock
         self.cfg = config
         # meaning alone links a change to a memory only above what an unrelated statement reaches
+        # the language packs under config's `rules.disabled` (the factory checked its names)
+        langs = languages(switches_from(config.rules.disabled))
         neighbour = Neighbour(
             config.long_term.change_similarity,
             config.long_term.change_margin,
             Meaning(embedder),
+            langs,
         )
         self.decisions = Decisions(RecordWrites(model_name), clock, config, neighbour)
-        # the change grammar under config's `rules.disabled` (the factory checked its names)
-        langs = languages(switches_from(config.rules.disabled))
         self.changes = ChangeRetirer(neighbour, model_name, clock, langs)
 
     # ---- entry point ------------------------------------------------------------------------
@@ -244,7 +245,8 @@ class MemoryWriter:
             if not c.forget:
                 results.append(next(stored))
                 continue
-            done = run(self.store, self.clock, scope, ForgetCommand.from_candidate(c))
+            command = ForgetCommand.from_candidate(c)
+            done = run(self.store, self.clock, scope, command, self.consolidator.changes.langs)
             reason = (
                 f"names {len(done.matches)}, more than one command takes: nothing deactivated"
                 if done.too_broad

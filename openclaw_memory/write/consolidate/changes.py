@@ -93,6 +93,8 @@ class Neighbour:
     similarity: float
     margin: float
     background: AboveBackground | None = None
+    #: the language packs under the config's switches (`rules.disabled`); every rule on if None
+    langs: Languages | None = None
 
     def clear(
         self,
@@ -105,7 +107,7 @@ class Neighbour:
         the change `new`. `key`: the subject key of the change (default: its own subject);
         `nearest_keys`: those of the nearest memory (default: its own subject; for an episode,
         the keys of the claims distilled from its turn)."""
-        if not scored or judges_only(new.summary):
+        if not scored or judges_only(new.summary, self.langs):
             return False  # "my new job is really good": no value that replaced anything
         named = attribute_key(key or new.subject)
         nearest = {attribute_key(k) for k in (nearest_keys or (scored[0][1].subject,))} - {None}
@@ -121,7 +123,8 @@ class Neighbour:
             return True
         # both in the third person, as claims are stored: "I now drive a Corolla" and "The user's
         # car is a Ford Focus" differ in person more than in meaning
-        return self.background.above(_outside(scored[0][1].summary), _outside(new.summary))
+        outside = (_outside(scored[0][1].summary, self.langs), _outside(new.summary, self.langs))
+        return self.background.above(*outside)
 
 
 def attribute_key(subject: str | None) -> str | None:
@@ -135,9 +138,10 @@ def attribute_key(subject: str | None) -> str | None:
     return subject.split("/", 1)[0]
 
 
-def _outside(text: str) -> str:
+def _outside(text: str, langs: Languages | None = None) -> str:
     """A statement as a claim reads it: the speaker's label dropped, first person made third."""
-    return third_person(statement_said(text), all_on().of(text))
+    langs = langs or all_on()
+    return third_person(statement_said(text, langs), langs.of(text))
 
 
 # What a change is about: the live memory a change turn's episode contradicts (issue 16).
@@ -174,8 +178,9 @@ _CLAIM_CONFIDENCE = tuned("consolidate.change_claim_confidence")
 class ChangeTargets:
     """Finds the memory a change turn's episode contradicts (see the module doc)."""
 
-    def __init__(self, neighbour: Neighbour) -> None:
+    def __init__(self, neighbour: Neighbour, langs: Languages | None = None) -> None:
         self.neighbour = neighbour
+        self.langs = langs or neighbour.langs or all_on()
         self.similarity = neighbour.similarity
         self.margin = neighbour.margin
 
@@ -193,11 +198,13 @@ class ChangeTargets:
         """The memory the change `new` contradicts; `key`: the subject key of the turn's change
         candidate (what attribute it changed), if any."""
         names = speaker_names(new)  # the speaker of a named turn
-        words, who = about(new.summary, names), owner(new.summary)
-        claims = earlier_claims(db, new, skip)
+        words, who = about(new.summary, names, self.langs), owner(new.summary, self.langs)
+        claims = earlier_claims(db, new, skip, self.langs)
         if also:
             return self._by_attribute(db, claims, new, vec, who, only_flips=True)
-        if not stated and (only_lasting(new.summary) or in_progress(new.summary)):
+        if not stated and (
+            only_lasting(new.summary, self.langs) or in_progress(new.summary, self.langs)
+        ):
             # how long a state has lasted ("I've been playing for about four months now") or an
             # activity under way ("I'm currently reading a fantasy novel") ends only what
             # contradicts it by attribute; a shared word or meaning alone ("I like fantasy
@@ -233,7 +240,8 @@ class ChangeTargets:
         fits = [
             (s, c)
             for s, c in scored
-            if _same_owner(who, c) and (_shares(words, c, names) or _names(c, replaces))
+            if _same_owner(who, c, langs=self.langs)
+            and (_shares(words, c, names, self.langs) or _names(c, replaces))
         ]
         # the nearest claim sharing a word, when it is (about) the nearest claim of all: a word
         # shared with a farther claim is a coincidence (a name, 工作), not the attribute
@@ -250,13 +258,15 @@ class ChangeTargets:
         # puts unrelated statements of one person within a few hundredths of each other, so the
         # nearest says nothing)
         if (
-            not (about_self(new.summary) and one_sentence(new.summary))
+            not (about_self(new.summary, self.langs) and one_sentence(new.summary, self.langs))
             or not scored
-            or not all_on().of(new.summary).setting("clear_neighbour", True)
+            or not self.langs.of(new.summary).setting("clear_neighbour", True)
             or replaces  # it named what it replaced, and no claim states that
         ):
             return None
-        if self.neighbour.clear(scored, new, key) and _same_owner(who, scored[0][1], strict=True):
+        if self.neighbour.clear(scored, new, key) and _same_owner(
+            who, scored[0][1], strict=True, langs=self.langs
+        ):
             return scored[0][1]
         return None
 
@@ -279,7 +289,7 @@ class ChangeTargets:
         change (`stated`), its clear semantic neighbour ("I use Android" for "I've moved over to
         an iPhone now"), when the change is about the speaker: a switch told of someone else
         (改学围棋了，他自己选的) changes nothing the speaker said of themselves."""
-        if not single_statement(new.summary):
+        if not single_statement(new.summary, self.langs):
             return None  # a long turn says several things: which of them changed is not clear
         pool = self.statements(db, new, who, names)
         if not pool:
@@ -288,7 +298,7 @@ class ChangeTargets:
         scored = sorted(
             ((float(np.dot(vecs[e.id], vec)), e) for e in pool if e.id in vecs), key=lambda x: -x[0]
         )
-        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names)]
+        sharing = [(sim, e) for sim, e in scored if words and _shares(words, e, names, self.langs)]
         if sharing and sharing[0][0] >= max(self.similarity, scored[0][0] - self.margin):
             return sharing[0][1]
         hit = self._contradicted(scored, new, who)
@@ -296,8 +306,8 @@ class ChangeTargets:
             return hit
         if stated and replaces:
             # what the change names is the evidence, meaning alone is not (consolidate_decide.py)
-            return next((e for _, e in scored if names_part(e.text, replaces)), None)
-        if stated and about_self(new.summary) and one_sentence(new.summary):
+            return next((e for _, e in scored if names_part(e.text, replaces, self.langs)), None)
+        if stated and about_self(new.summary, self.langs) and one_sentence(new.summary, self.langs):
             turns = set(scored[0][1].source.turn_ids)
             kin = [c.subject for c in claims if turns & set(c.source.turn_ids)]
             if self.neighbour.clear(scored, new, key, kin):
@@ -314,13 +324,14 @@ class ChangeTargets:
         """The nearest memory the change contradicts by what both say of one attribute (no pets /
         adopted a cat, 坐班 / 居家办公, 不吃辣 / 能吃辣: `extract.attributes`), similar enough to be
         about the same thing; no margin over the others, the attribute is the evidence."""
-        switch, text = switches(new.summary), said(new.summary)
+        switch, text = switches(new.summary, self.langs), said(new.summary, self.langs)
         for sim, old in scored:
             if sim < self.similarity - _ATTRIBUTE_SLACK:
                 break
-            if not _same_owner(who, old, strict=True):
+            if not _same_owner(who, old, strict=True, langs=self.langs):
                 continue
-            if contradicts(said(old.summary), text, switch=switch, nots_only=only_flips):
+            was = said(old.summary, self.langs)
+            if contradicts(was, text, switch=switch, nots_only=only_flips, langs=self.langs):
                 return old
         return None
 
@@ -340,10 +351,10 @@ class ChangeTargets:
             if e.tags[:1] == new.tags[:1]
             and speaker_names(e) == speaker_names(new)
             and not set(e.source.turn_ids) & set(new.source.turn_ids)
-            and _same_owner(who, e)
-            and single_statement(e.summary)
-            and about_self(e.summary)
-            and not _restates(new, e, names)
+            and _same_owner(who, e, langs=self.langs)
+            and single_statement(e.summary, self.langs)
+            and about_self(e.summary, self.langs)
+            and not _restates(new, e, names, self.langs)
         ]
 
     def _by_attribute(
@@ -370,7 +381,9 @@ class ChangeTargets:
         return self._contradicted(scored, new, who, only_flips=only_flips)
 
 
-def earlier_claims(db, new: MemoryRecord, skip: set[str]) -> list[MemoryRecord]:
+def earlier_claims(
+    db, new: MemoryRecord, skip: set[str], langs: Languages | None = None
+) -> list[MemoryRecord]:
     """The live claims a change `new` may retire: of its speaker, before it, from another turn,
     not where the user comes from (`_ORIGIN`), not an instruction, not the same statement."""
     names = speaker_names(new)  # the speaker of a named turn
@@ -382,7 +395,7 @@ def earlier_claims(db, new: MemoryRecord, skip: set[str]) -> list[MemoryRecord]:
         and not is_instruction(c.subject, c.summary)  # a life event changes no instruction
         and not set(c.source.turn_ids) & set(new.source.turn_ids)
         and _same_speaker(c, names)
-        and not _restates(new, c, names)
+        and not _restates(new, c, names, langs)
     ]
 
 
@@ -402,14 +415,15 @@ def _shown(text: str) -> frozenset[str]:
     return frozenset(world_names(text))
 
 
-def names_part(text: str, value: str) -> bool:
+def names_part(text: str, value: str, langs: Languages | None = None) -> bool:
     """The text names a value a change replaces, or a word of it: in Chinese any word (狗的名字 in
     我家的狗叫旺财: 狗; one character is a word here: 烟, 棋); in English a word that begins with
     the stem of one of four letters or more and goes on with an ending of its family ("teaching"
     in "teacher", "smoking" in "smoker", "swimming" in "swimmers"; "reading" is not in "ready")."""
+    langs = langs or all_on()
     words = None
     for t in search_tokens(value, drop_stopwords=True):
-        if not all_on().of(t).spaced:
+        if not langs.of(t).spaced:
             if t in text:
                 return True
         elif len(t) >= 4 and t.isalpha():
@@ -436,20 +450,32 @@ def _of_family(stem: str, rest: str) -> bool:
     )
 
 
-def _shares(words: frozenset[str], r: MemoryRecord, names: tuple[str, ...]) -> bool:
-    return share(words, about(r.text, names))
+def _shares(
+    words: frozenset[str],
+    r: MemoryRecord,
+    names: tuple[str, ...],
+    langs: Languages | None = None,
+) -> bool:
+    return share(words, about(r.text, names, langs), langs)
 
 
-def _restates(new: MemoryRecord, old: MemoryRecord, names: tuple[str, ...]) -> bool:
+def _restates(
+    new: MemoryRecord,
+    old: MemoryRecord,
+    names: tuple[str, ...],
+    langs: Languages | None = None,
+) -> bool:
     """The same statement again ("My kids started swimming lessons" twice): nothing changed."""
 
     def words(r: MemoryRecord) -> frozenset[str]:  # every word, numbers included (9 am / 7 am)
-        text = said(r.summary)
+        text = said(r.summary, langs)
         for name in names:
             text = text.replace(name, " ")
         return frozenset(search_tokens(text, drop_stopwords=True))
 
-    return words(old) == words(new) and negated(said(old.summary)) == negated(said(new.summary))
+    return words(old) == words(new) and negated(said(old.summary, langs), langs) == negated(
+        said(new.summary, langs)
+    )
 
 
 def _names(r: MemoryRecord, value: str | None) -> bool:
@@ -467,15 +493,17 @@ def _same_speaker(claim: MemoryRecord, names: tuple[str, ...]) -> bool:
     )
 
 
-def _same_owner(who: str, r: MemoryRecord, strict: bool = False) -> bool:
+def _same_owner(
+    who: str, r: MemoryRecord, strict: bool = False, langs: Languages | None = None
+) -> bool:
     """Different owners (my son / my daughter, 我儿子 / 我女儿) are different attributes. With a
     shared word a change may leave the owner unsaid ("We renamed the dog" after "My dog is called
     Rex"); on meaning or attribute alone (`strict`) someone else's ("my sister is single") is never
     the speaker's ("I got married")."""
-    theirs = owner(r.summary)
+    theirs = owner(r.summary, langs)
     if who and theirs:
         return who == theirs
-    return not strict or not someone_else(who or theirs)
+    return not strict or not someone_else(who or theirs, langs)
 
 
 # A new value of an attribute, whatever the verb: the live memory a statement replaces because
@@ -523,26 +551,26 @@ class FrameMatcher:
         meaning: AboveBackground | None = None,
     ) -> None:
         self.targets = targets
-        self.langs = langs
+        self.langs = langs or targets.langs
         self.meaning = meaning
 
     def find(self, db, new: MemoryRecord, vec: np.ndarray, skip: set[str]) -> MemoryRecord | None:
         """The memory `new` (a turn's episode) replaces by frame, or None."""
-        text = said(new.summary)
-        if not text or adds(text, self.langs) or judges_only(text):
+        text = said(new.summary, self.langs)
+        if not text or adds(text, self.langs) or judges_only(text, self.langs):
             return None
         said_frames = frames(text, self.langs)
         signal = marker(text, self.langs)
         by_words = (
             signal == REPLACED
-            and single_statement(text)
-            and about_self(text)
-            and not someone_else(owner(text))
+            and single_statement(text, self.langs)
+            and about_self(text, self.langs)
+            and not someone_else(owner(text, self.langs), self.langs)
         )
         if not said_frames and not by_words:
             return None  # read before any memory is: most turns give no attribute a value
-        claims = earlier_claims(db, new, skip)
-        episodes = self.targets.statements(db, new, owner(text), speaker_names(new))
+        claims = earlier_claims(db, new, skip, self.langs)
+        episodes = self.targets.statements(db, new, owner(text, self.langs), speaker_names(new))
         pool = _nearest(db, [*claims, *episodes], vec)
         found = _by_frame(pool, said_frames, signal, self.langs) if said_frames else None
         if found is None and by_words:
@@ -562,7 +590,7 @@ class FrameMatcher:
                 and 1 <= len(their_own) <= len(shared) + 1
             ):
                 continue
-            if self.meaning is None or self.meaning.above(said(old.summary), text):
+            if self.meaning is None or self.meaning.above(said(old.summary, self.langs), text):
                 return old
         return None
 
@@ -651,9 +679,9 @@ class ChangeRetirer:
     def __init__(
         self, neighbour: Neighbour, model: str, clock, langs: Languages | None = None
     ) -> None:
-        self.targets = ChangeTargets(neighbour)
+        self.targets = ChangeTargets(neighbour, langs)
         self.frames = FrameMatcher(self.targets, langs, neighbour.background)
-        self.langs = langs
+        self.langs = self.targets.langs
         self.model = model
         self.clock = clock
 
@@ -680,8 +708,8 @@ class ChangeRetirer:
             successor is None
             and target.type is not MemoryType.EPISODE
             and target.subject
-            and single_statement(episode.summary)
-            and about_self(episode.summary)
+            and single_statement(episode.summary, self.langs)
+            and about_self(episode.summary, self.langs)
         ):
             successor = self._new_value(db, target, episode, vec)
         self._retire(db, target, successor or episode)
@@ -712,15 +740,15 @@ class ChangeRetirer:
         """The memory a turn that says a value changed (its wording, or a change candidate of
         the same turn) contradicts."""
         change = bool(changes) or states_change(episode.summary, self.langs)
-        also = not change and _ends_a_not(episode.summary)  # retires only a "not" it ends
+        also = not change and _ends_a_not(episode.summary, self.langs)  # only a "not" it ends
         if not change and not also:
             return None
-        if not about_a_thing(episode.summary):
+        if not about_a_thing(episode.summary, self.langs):
             return None  # chat about someone else, or to the listener ("猫搬家会应激的，你注意点")
-        if judges_only(episode.summary):
+        if judges_only(episode.summary, self.langs):
             return None  # 我的工作最近很忙: how it goes, no value that replaced one
         replaces = next((s.candidate.replaces for s in changes if s.candidate.replaces), None)
-        if replaces is None and not single_statement(episode.summary):
+        if replaces is None and not single_statement(episode.summary, self.langs):
             # a turn that says several things: which of them changed, and what it replaced, is a
             # guess ("I used to have a dog ..., but then I got allergic and ... The name helps me
             # remember her" is no change of an allergy said before); only a value a change
@@ -748,11 +776,11 @@ class ChangeRetirer:
         """The new value of a keyed attribute that no rule cut out ("I now drive a Toyota Corolla"
         after "my car is a Ford Focus"): the change turn in the third person, under the old key, so
         the attribute keeps one current value that a question about it finds."""
-        text = said(episode.summary).rstrip("。.!！")
-        summary = third_person(text, all_on().of(text))
+        text = said(episode.summary, self.langs).rstrip("。.!！")
+        summary = third_person(text, self.langs.of(text))
         speaker = speaker_names(episode)
         if speaker:  # a named speaker: "李明轩 ...", as the rules write their claims
-            summary = attribute([Candidate(old.type, summary)], speaker[0])[0].summary
+            summary = attribute([Candidate(old.type, summary)], speaker[0], self.langs)[0].summary
         claim = MemoryRecord(
             id=new_id(self.clock),
             scope=episode.scope,
@@ -834,16 +862,16 @@ def _of_others_only(text: str, langs: Languages | None) -> bool:
     return bool(found) and all(f.owner for f in found)
 
 
-def _ends_a_not(text: str) -> bool:
+def _ends_a_not(text: str, langs: Languages | None = None) -> bool:
     """Worth looking for a "not" this statement ends: "now also" (我现在也吃牛肉了), or a short
     statement about the speaker that names a value of an attribute ("We got a puppy")."""
-    if now_also(text):
+    if now_also(text, langs):
         return True
     return (
-        about_self(text)
-        and single_statement(text)
-        and not negated(said(text))
-        and any(m.values for m in mentions(said(text)).values())
+        about_self(text, langs)
+        and single_statement(text, langs)
+        and not negated(said(text, langs), langs)
+        and any(m.values for m in mentions(said(text, langs)).values())
     )
 
 

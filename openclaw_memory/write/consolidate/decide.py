@@ -31,7 +31,7 @@ from .changes import Neighbour
 from .changes import names_part
 from ...extract.statement import judges_only
 from ...lang.utterance import is_instruction
-from ...lang import all_on
+from ...lang import Languages, all_on
 from ...lang.entities import mentions_of
 from ...lang.text import lexical_overlap, negated
 from ...types import AuditEntry, Candidate, Channel, MemoryRecord, MemoryType, Source, WriteResult
@@ -55,6 +55,8 @@ class Decisions:
     ) -> None:
         self.writes = writes
         self.neighbour = neighbour
+        # the language packs under the config's switches, as the change rules read them
+        self.langs = neighbour.langs or all_on()
         self.clock = clock
         self.cfg = config
         self.threshold = config.long_term.similarity_threshold
@@ -117,10 +119,10 @@ class Decisions:
                 return self.writes.supersede(db, said, r, vec, 0.0)
         if old is None:
             return self.writes.insert(db, r, vec, "new")
-        if aside(r) and not aside(old):
+        if aside(r, self.langs) and not aside(old, self.langs):
             # "my manager is really nice" after "my manager is Laura", "I'm moving to Paris next
             # month" after "I live in Boston": a judgement or a plan, no value that replaces it
-            return self.writes.insert(db, r, vec, f"{aside(r)} beside {old.id}")
+            return self.writes.insert(db, r, vec, f"{aside(r, self.langs)} beside {old.id}")
         if self._is_doubt(r, old, sim):
             doubt = r.replace(doubt_of=old.id)
             res = self.writes.insert(db, doubt, vec, f"doubt: weaker claim contradicts {old.id}")
@@ -141,16 +143,16 @@ class Decisions:
         Paris" once the user lives there) goes with it."""
         result = self.writes.supersede(db, old, r, vec, sim)
         new = result.record
-        if new is None or not r.subject or aside(old) or aside(r):
+        if new is None or not r.subject or aside(old, self.langs) or aside(r, self.langs):
             return result
         types = sorted(t.value for t in CLAIM_TYPES)
         for said in db.live_claims(r.scope, types, subject=r.subject, limit=10):
-            if said.id != new.id and aside(said):
+            if said.id != new.id and aside(said, self.langs):
                 deactivate(
                     db,
                     said,
                     r.created_at,
-                    f"{aside(said)} beside {old.id}, replaced by {new.id}",
+                    f"{aside(said, self.langs)} beside {old.id}, replaced by {new.id}",
                     r.source.channel,
                     r.source.writer,
                 )
@@ -164,8 +166,10 @@ class Decisions:
                 sorted(t.value for t in CLAIM_TYPES) if r.type in CLAIM_TYPES else [r.type.value]
             )
             pool = db.live_claims(r.scope, types, subject=r.subject, limit=10)
-            if not aside(r):  # a new value replaces the value, not a judgement or plan beside it
-                pool = [p for p in pool if not aside(p)] or pool
+            if not aside(
+                r, self.langs
+            ):  # a new value replaces the value, not a judgement or plan beside it
+                pool = [p for p in pool if not aside(p, self.langs)] or pool
         else:
             pool = db.live_claims(
                 r.scope, [r.type.value], limit=self.cfg.long_term.max_facts_per_user
@@ -201,11 +205,11 @@ class Decisions:
         scored = sorted(
             ((float(np.dot(vecs[p.id], vec)), p) for p in pool if p.id in vecs), key=lambda x: -x[0]
         )
-        if replaces and (len(replaces.strip()) >= 2 or not all_on().of(replaces).spaced):
+        if replaces and (len(replaces.strip()) >= 2 or not self.langs.of(replaces).spaced):
             named = [(s, p) for s, p in scored if _states(p, replaces)]
             if named:
                 return named[0][1], named[0][0]
-            part = [(s, p) for s, p in scored if names_part(p.text, replaces)]
+            part = [(s, p) for s, p in scored if names_part(p.text, replaces, self.langs)]
             return (part[0][1], part[0][0]) if part else (None, 0.0)
         if self.neighbour.clear(scored, r):
             return scored[0][1], scored[0][0]
@@ -308,13 +312,13 @@ class Decisions:
         return weaker_channel or unsure
 
 
-def aside(r: MemoryRecord) -> str:
+def aside(r: MemoryRecord, langs: Languages | None = None) -> str:
     """What a claim says beside the value of its key, if anything: a judgement of it ("my manager
     is really nice": `judges_only`) or a plan ("plans to move to Paris", tagged `planned`). Empty
     for a value."""
     if "planned" in r.tags:
         return "a plan"
-    return "a judgement" if judges_only(r.summary) else ""
+    return "a judgement" if judges_only(r.summary, langs) else ""
 
 
 def is_change(c: Candidate) -> bool:
