@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.embed.embedding import build_embedder, embedder_dim, embedder_name
-from openclaw_memory.maintain import Ports, doctor, purge_user, run_maintenance
+from openclaw_memory.maintain import MaintenancePorts, doctor, purge_user, run_maintenance
 from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.store.indexer import Indexer
 from openclaw_memory.store.memory import MemoryStore
@@ -27,7 +27,9 @@ def storage(config, clock):
     store = MemoryStore()
     index = NumpyIndex(name, embedder_dim(embedder))
     indexer = Indexer(store, index, background=False)
-    ports = Ports(store, index, embedder, name, clock, config, indexer.drain, indexer.notify)
+    ports = MaintenancePorts(
+        store, index, embedder, name, clock, config, indexer.drain, indexer.notify
+    )
     yield ports, MemoryWriter(store, embedder, clock, config, model_name=name, indexer=indexer)
     indexer.close()
     index.close()
@@ -72,7 +74,7 @@ def test_the_jobs_doctor_and_purge_run_over_ports_without_an_engine(storage, clo
 def test_the_factory_hands_maintenance_the_ports_of_the_engine_it_opened(config, clock):
     with build_middleware(config, clock=clock) as mw:
         ports, engine = mw.maintenance, mw.engine
-        assert isinstance(ports, Ports)
+        assert isinstance(ports, MaintenancePorts)
         assert (ports.store, ports.index, ports.embedder, ports.clock, ports.config) == (
             engine.store,
             engine.index,

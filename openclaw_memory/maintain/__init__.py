@@ -22,7 +22,6 @@ from .runner import (
     digest,
     MaintenancePorts,
     MaintenanceReport,
-    Ports,
     run_maintenance,
     expire,
 )
@@ -41,7 +40,6 @@ __all__ = [
     "DoctorReport",
     "MaintenancePorts",
     "MaintenanceReport",
-    "Ports",
     "cleanup",
     "compact_events",
     "digest",
@@ -146,7 +144,7 @@ def _guard(fn: Callable[..., int]) -> Handler:
 
 
 @contextmanager
-def _open(config: MemoryConfig) -> Iterator[Ports]:
+def _open(config: MemoryConfig) -> Iterator[MaintenancePorts]:
     """The maintenance ports of the storage config names, open for the block (indexing in the
     foreground: a command drains what it queued before it returns)."""
     from ..runtime.engine import MemoryEngine

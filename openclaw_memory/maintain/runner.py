@@ -56,49 +56,17 @@ class Drain(Protocol):
     def __call__(self, scope: Scope | None = None) -> int: ...
 
 
-class MaintenancePorts(Protocol):
-    """What the maintenance jobs, doctor and purge read of the open storage (`Ports`)."""
-
-    @property
-    def store(self) -> MaintenanceStore: ...
-
-    @property
-    def index(self) -> ManagedVectorIndex: ...
-
-    @property
-    def embedder(self) -> BaseEmbedding: ...
-
-    @property
-    def model_name(self) -> str:
-        """The embedder's name: what the stored vectors carry."""
-        ...
-
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def config(self) -> MemoryConfig:
-        """Read for forgetting, long_term (the cap, sentence vectors) and short_term (pruning)."""
-        ...
-
-    @property
-    def sync_index(self) -> Drain: ...
-
-    @property
-    def written(self) -> Callable[[], None]:
-        """Tell the indexer that writes queued outbox entries (it applies them soon)."""
-        ...
-
-
 @dataclass(frozen=True)
-class Ports:
-    """The maintenance ports of one open storage (`MaintenancePorts`)."""
+class MaintenancePorts:
+    """What the maintenance jobs, doctor and purge read of one open storage."""
 
     store: MaintenanceStore
     index: ManagedVectorIndex
     embedder: BaseEmbedding
+    #: the embedder's name: what the stored vectors carry
     model_name: str
     clock: Clock
+    #: read for forgetting, long_term (the cap, sentence vectors) and short_term (pruning)
     config: MemoryConfig
     #: drains the index feed now (`store.indexer.Indexer.drain`)
     sync_index: Drain

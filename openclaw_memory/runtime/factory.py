@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..recall.pool import Channel as RecallChannel
     from ..recall import ReadPorts
     from ..recall.recaller import Recaller
-    from ..maintain.runner import Ports
+    from ..maintain.runner import MaintenancePorts
     from ..write.consolidate import MemoryWriter
     from ..core import Switches
 
@@ -192,14 +192,14 @@ def read_ports(engine: "MemoryEngine") -> "ReadPorts":
     return ReadPorts(engine.store, engine.indexer.searcher, engine.embedder, engine.clock)
 
 
-def maintenance_ports(engine: "MemoryEngine") -> "Ports":
+def maintenance_ports(engine: "MemoryEngine") -> "MaintenancePorts":
     """The ports the maintenance door (the forgetting jobs, doctor, purge, the scheduled run)
     is handed over an open engine's storage: its record store, its managed vector index, its
     embedder and the embedder's name, its clock and config, and the indexer's drain and wake-up
     (the indexer stays with the engine that opened it)."""
-    from ..maintain.runner import Ports
+    from ..maintain.runner import MaintenancePorts
 
-    return Ports(
+    return MaintenancePorts(
         store=engine.store,
         index=engine.index,
         embedder=engine.embedder,
