@@ -307,9 +307,11 @@ class SpeakerChannel:
         near: list[str] = []
         for tier in query.tiers:
             search = pool.search(tier, partial(self.search, scope))
-            near += [rid for rid, _ in search(qvec, self.depth * self.limit)]
+            near += [
+                rid for rid, _ in search(qvec, self.depth * self.limit) if rid not in pool.channels
+            ]
         links = self.store.entities_of(scope, list(dict.fromkeys(near)))
-        near = [rid for rid in near if entity in links.get(rid, ()) and rid not in pool.channels]
+        near = [rid for rid in near if entity in links.get(rid, ())]
         # nearest first, read a few at a time: the replies to the person among them are read,
         # then left out
         key = normalise(person)
