@@ -603,8 +603,10 @@ CHANNELS = (
 
 #: read steps after the channels that a switch turns off as it turns off a channel
 #: (`channel.bridge`: the two-hop read of a described subject, recall/head.py;
-#: `channel.share`: each question of a request its share of the head, recall/head.py)
-STEPS = ("bridge", "share")
+#: `channel.share`: each question of a request its share of the head, recall/head.py;
+#: `channel.holder`: another person's value of an attribute gives way to the user's own,
+#: `channel.frames`: a question's frames are no evidence once its key is stated, recall/gate.py)
+STEPS = ("bridge", "share", "holder", "frames")
 
 
 def channel_switch(name: str) -> str:

@@ -98,8 +98,8 @@ from ..config.tuning import tuned
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .analyse import Hyphenated, framing_words
 from .analyse import ahead
-from .analyse import states
-from .channels import ENTITY
+from .analyse import states, subject_key
+from .channels import ENTITY, channel_switch
 from .pool import Pool
 from .query import RecallQuery
 from .reference import names_known
@@ -313,7 +313,16 @@ class Signals:
     A fact filed under another person of the user's world (a daughter's allergy) answers a
     request that names that person (by relation in either language, or by name); for a request
     about the user ("what am I allergic to?") a word or attribute it shares is no evidence, and
-    it passes on meaning alone or not at all."""
+    it passes on meaning alone or not at all; not even that when a memory of the user's own with
+    evidence of its own holds the same attribute (`own`: the user's allergy answers the request,
+    the daughter's does not; a request for help that no fact of the user's answers, "what should
+    I cook tonight?", still gets her allergy on meaning). The turn her fact was distilled from
+    ("My daughter Lina is allergic to mango.") gives way with it (`yielded`).
+
+    A question of frames alone ("what is my name?", "what is my pet's name?" aside: its pet is a
+    term) is read by its frames until a pooled curated memory states what it asks as the write
+    side keys it (`asked`: the profile's name); from then on the answer is held by its key, and a
+    frame word in another memory ("a kitten named Mochi") is no evidence (`framed`)."""
 
     terms: tuple[str, ...]
     #: the request's search tokens, lower-cased text (whom it names)
@@ -341,6 +350,14 @@ class Signals:
     #: the times ahead the request names ("next week", 下周): a memory that names one has
     #: evidence, in whichever language it is written
     ahead: frozenset[str] = frozenset()
+    #: the attributes that pooled memories of the user's own with evidence of their own hold
+    #: (their subjects as keys, `analyse.subject_key`): another person's value of one gives way
+    own: frozenset[str] = frozenset()
+    #: the turns those other persons' values were distilled from, unless a memory of the user's
+    #: own with evidence was distilled from them too: an episode of them says the same thing
+    yielded: frozenset[str] = frozenset()
+    #: the terms are the request's question frames alone (no other term was left)
+    framed: bool = False
     #: the language packs the request was read with (`Analysis.langs`): a memory is read by them
     langs: Languages = field(default_factory=all_on, compare=False, repr=False)
 
@@ -360,7 +377,8 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
     named = topic_terms(query)
     # a request of frames alone ("what is my name?") is read by them, as `unheld` reads it
     framing = framing_words(read.langs)
-    terms = tuple(t for t in named if t not in framing) or tuple(named)
+    topical = tuple(t for t in named if t not in framing)
+    terms = topical or tuple(named)
     by_script: dict[bool, list[float]] = {True: [], False: []}
     cosines = []
     for rid, chans in pool.channels.items():
@@ -379,6 +397,7 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
         names_world(pool, query),
         asked=read.asked,
         ahead=read.ahead,
+        framed=bool(named) and not topical,
         langs=read.langs,
     )
 
@@ -413,6 +432,8 @@ def _relative(
 ) -> bool:
     r = s.record
     another = not names_person(r, sig)
+    if gives_way(r, sig, another):
+        return False
     if not another and evidence(s, pool, sig):
         return cos >= b.with_keyword
     raw = pool.cosine.get(r.id, 0.0)
@@ -461,6 +482,58 @@ def names_person(r: MemoryRecord, sig: Signals) -> bool:
     return any((t in sig.text) if unspaced(t) else (t in sig.tokens) for t in search_tokens(words))
 
 
+def held_attribute(r: MemoryRecord) -> str:
+    """The key of the attribute a fact filed under a person of the user's world holds: its
+    subject past the relation and the name ("daughter/lina/allergy/mango": allergy; "wife/job":
+    job), "" for any other memory."""
+    if PERSON not in r.tags or not r.subject:
+        return ""
+    parts = [p.strip().lower() for p in r.subject.split("/")]
+    names = {e.strip().lower() for e in r.entities}
+    rest = parts[1:]
+    if rest and rest[0] in names:
+        rest = rest[1:]
+    return rest[0] if rest else ""
+
+
+def gives_way(r: MemoryRecord, sig: Signals, another: bool) -> bool:
+    """Another person's value of an attribute that a memory of the user's own, with evidence of
+    its own for this request, holds too (`Signals.own`; `another`: the memory is filed under a
+    person the request does not name), or a turn only such values were distilled from
+    (`Signals.yielded`)."""
+    if another:
+        return bool(sig.own) and held_attribute(r) in sig.own
+    turns = r.source.turn_ids
+    return r.type is MemoryType.EPISODE and bool(turns) and sig.yielded.issuperset(turns)
+
+
+def own_attributes(
+    scored: Sequence[ScoredMemory], pool: Pool, sig: Signals
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The attributes the pooled curated memories of the user's own that have evidence of their
+    own for the request hold (`Signals.own`), and the turns the other persons' values of them
+    were distilled from that no such memory was (`Signals.yielded`)."""
+    own: set[str] = set()
+    theirs: list[MemoryRecord] = []
+    mine: set[str] = set()
+    for s in scored:
+        r = s.record
+        if r.type not in (MemoryType.PROFILE, MemoryType.FACT) or not r.subject:
+            continue
+        if PERSON in r.tags:
+            theirs.append(r)
+        elif evidence(s, pool, sig):
+            own.add(subject_key(r.subject))
+            mine.update(r.source.turn_ids)
+    yielded = {
+        t
+        for r in theirs
+        if not names_person(r, sig) and held_attribute(r) in own
+        for t in r.source.turn_ids
+    }
+    return frozenset(own), frozenset(yielded - mine)
+
+
 def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
     """The memory has evidence of its own for this request (see `Signals`)."""
     r = s.record
@@ -487,6 +560,12 @@ def anchored(sig: Signals, scored: Sequence[ScoredMemory], pool: Pool) -> Signal
     that state what it asks about were distilled from (`stated_turns`), then the sessions,
     replaced memories and conversations on its topic (`anchors`)."""
     sig = dataclasses.replace(sig, stated=stated_turns(scored, sig))
+    switches = sig.langs.switches
+    if sig.framed and switches.on(channel_switch("frames")) and held(scored, sig):
+        sig = dataclasses.replace(sig, terms=())
+    if switches.on(channel_switch("holder")):
+        own, yielded = own_attributes(scored, pool, sig)
+        sig = dataclasses.replace(sig, own=own, yielded=yielded)
     sessions, replaced, topical = anchors(scored, pool, sig)
     return dataclasses.replace(sig, anchors=sessions, replaced=replaced, topical=topical)
 
@@ -522,6 +601,14 @@ def anchors(
         if sum(marks) >= TOPICAL_TURNS and 2 * sum(marks) > len(marks)
     )
     return frozenset(sessions), frozenset(replaced), topical
+
+
+def held(scored: Sequence[ScoredMemory], sig: Signals) -> bool:
+    """A pooled curated memory states what the request asks as the write side keys it."""
+    return bool(sig.asked) and any(
+        s.record.type is not MemoryType.EPISODE and states(s.record, sig.asked, sig.langs)
+        for s in scored
+    )
 
 
 def stated_turns(scored: Sequence[ScoredMemory], sig: Signals) -> frozenset[str]:

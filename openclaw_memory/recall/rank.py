@@ -42,8 +42,11 @@ from .gate import (
     Signals,
     anchored,
     bars,
+    gives_way,
+    held_attribute,
     level,
     level_note,
+    names_person,
     relative,
     relative_bar,
     relevant,
@@ -312,6 +315,11 @@ def _drop_reason(
     if start is not None and r.type in WINDOWED_TYPES and r.created_at < start:
         return "outside the time window the request names"
     if not relevant(s, pool, cal.min_semantic, cfg, sig):
+        if sig is not None and relative(pool, cfg, sig):
+            another = not names_person(r, sig)
+            if gives_way(r, sig, another):
+                what = held_attribute(r) if another else "value, as said"
+                return f"another person's {what}: the user's own answers the request"
         if pool.unheld and not pool.asks_nothing and s.components["structure"] < 1.0:
             return unheld_note(pool, unheld_margin(cfg, query))
         c = s.components
