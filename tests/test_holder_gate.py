@@ -8,18 +8,19 @@ brings the old reading back."""
 from __future__ import annotations
 
 import pytest
-from middleware_helpers import block, tell
+from middleware_helpers import tell
 
 from openclaw_memory.config import config_from_dict
 from openclaw_memory.core import switches_from
 from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.extract.rules import RuleExtractor
+from openclaw_memory.inject.assemble import section_of
 from openclaw_memory.lang import Languages
 from openclaw_memory.recall.gate import anchored, evidence, signals
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.runtime.factory import build_middleware
-from openclaw_memory.types import MemoryRecord, MemoryType, Scope, ScoredMemory, Turn
+from openclaw_memory.types import MemoryRecord, MemoryType, Scope, ScoredMemory, Source, Turn
 
 ALICE = Scope("alice", "main")
 
@@ -48,16 +49,17 @@ SESSION = {
 ASK = {
     "en": {
         "own": ("What am I allergic to?", "peanut", "mango"),
-        "theirs": ("Is my daughter allergic to anything?", "mango"),
+        "theirs": ("What is my daughter allergic to?",),
     },
     "zh": {
         "own": ("我对什么过敏？", "花生", "芒果"),
-        "theirs": ("我女儿对什么过敏？", "芒果"),
+        "theirs": ("我女儿对什么过敏？",),
     },
 }
 
 
-def _blocks(tmp_path, lang: str, off: tuple[str, ...] = ()) -> dict[str, str]:
+def _retrieved(tmp_path, lang: str, off: tuple[str, ...] = ()) -> dict[str, str]:
+    """Each request of ASK's retrieved memories (the profile section aside), one per line."""
     cfg = config_from_dict(
         {
             "storage": {
@@ -71,23 +73,74 @@ def _blocks(tmp_path, lang: str, off: tuple[str, ...] = ()) -> dict[str, str]:
     mw = build_middleware(cfg, clock=(clock := FakeClock(1_700_000_000.0)))
     try:
         tell(mw, ALICE, SESSION[lang], clock)
-        return {key: block(mw, ALICE, asked[0]) for key, asked in ASK[lang].items()}
+        out = {}
+        for key, asked in ASK[lang].items():
+            plan = mw.recall(ALICE, "ask", asked[0])
+            kept = [c.record for c in plan.candidates if c.kept]
+            out[key] = "\n".join(r.text for r in kept if section_of(r) != "profile")
+        return out
     finally:
         mw.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_users_own_value_answers_and_another_persons_gives_way(tmp_path, lang):
-    got = _blocks(tmp_path / "on", lang)
+    got = _retrieved(tmp_path / "on", lang)
     _, mine, hers = ASK[lang]["own"]
-    assert mine in got["own"]
-    # neither her fact nor the turn it was distilled from
+    # neither her fact nor the turn it was distilled from (the user's own is in the profile)
     assert hers not in got["own"], got["own"]
-    # a request that names her still gets it
-    assert ASK[lang]["theirs"][1] in got["theirs"]
-    # switched off, her value is back beside the user's
-    off = _blocks(tmp_path / "off", lang, ("channel.holder",))
-    assert mine in off["own"] and hers in off["own"], off["own"]
+    # a request that names her gets hers, and not the turn of the user's own
+    assert hers in got["theirs"] and mine not in got["theirs"], got["theirs"]
+    # switched off, her value is back for the user's question, and the user's for hers
+    off = _retrieved(tmp_path / "off", lang, ("channel.holder",))
+    assert hers in off["own"], off["own"]
+
+
+#: the user's allergy and a daughter's, each with the turn it was distilled from
+HOLDERS = {
+    "en": (
+        ("allergy/peanut", "The user is allergic to peanuts", ()),
+        ("daughter/lina/allergy/mango", "The user's daughter Lina is allergic to mango", ("Lina",)),
+        ("What am I allergic to?", "What is Lina allergic to?"),
+    ),
+    "zh": (
+        ("allergy/花生", "用户对花生过敏", ()),
+        ("daughter/lina/allergy/芒果", "用户的女儿Lina对芒果过敏", ("Lina",)),
+        ("我对什么过敏？", "Lina对什么过敏？"),
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_request_decides_whose_value_gives_way(lang):
+    mine, hers, (own_question, her_question) = HOLDERS[lang]
+    pool = Pool(personal=True, request_unspaced=lang == "zh")
+    scored = []
+    for rid, (subject, text, names) in (("u", mine), ("d", hers)):
+        tags = ("person", "daughter") if names else ()
+        record = MemoryRecord(
+            rid,
+            ALICE,
+            MemoryType.FACT if names else MemoryType.PROFILE,
+            text,
+            subject=subject,
+            tags=tags,
+            entities=names,
+            detail="daughter Lina" if names else None,
+            source=Source(turn_ids=(f"t-{rid}",)),
+        )
+        pool.records[rid], pool.cosine[rid], pool.channels[rid] = record, 0.8, ["vector"]
+        scored.append(ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.5}, ("vector",)))
+    asked_own = anchored(signals(pool, build_query(own_question)), scored, pool)
+    assert asked_own.own == {"allergy"} and not asked_own.theirs
+    assert asked_own.yielded == {"t-d"}  # her fact's turn gives way with it
+    asked_hers = anchored(signals(pool, build_query(her_question)), scored, pool)
+    assert asked_hers.theirs == {"allergy"} and not asked_hers.own
+    assert asked_hers.yielded == {"t-u"}
+    off = Languages(switches_from(["channel.holder"]))
+    for question in (own_question, her_question):
+        sig = anchored(signals(pool, build_query(question, langs=off)), scored, pool)
+        assert not (sig.own or sig.theirs or sig.yielded)
 
 
 #: a question of frames alone, the profile record that states its key, and a memory holding

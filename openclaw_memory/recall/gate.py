@@ -317,7 +317,9 @@ class Signals:
     evidence of its own holds the same attribute (`own`: the user's allergy answers the request,
     the daughter's does not; a request for help that no fact of the user's answers, "what should
     I cook tonight?", still gets her allergy on meaning). The turn her fact was distilled from
-    ("My daughter Lina is allergic to mango.") gives way with it (`yielded`).
+    ("My daughter Lina is allergic to mango.") gives way with it (`yielded`). The other way
+    round, a request that names her ("what is my daughter allergic to?") and pools her allergy
+    with evidence asks hers, and the user's own allergy, said in a turn, gives way (`theirs`).
 
     A question of frames alone ("what is my name?", "what is my pet's name?" aside: its pet is a
     term) is read by its frames until a pooled curated memory states what it asks as the write
@@ -353,8 +355,11 @@ class Signals:
     #: the attributes that pooled memories of the user's own with evidence of their own hold
     #: (their subjects as keys, `analyse.subject_key`): another person's value of one gives way
     own: frozenset[str] = frozenset()
-    #: the turns those other persons' values were distilled from, unless a memory of the user's
-    #: own with evidence was distilled from them too: an episode of them says the same thing
+    #: the attributes that pooled facts of a person the request names, with evidence of their
+    #: own, hold: the user's own value of one gives way (`holders`)
+    theirs: frozenset[str] = frozenset()
+    #: the turns only the values that give way were distilled from: an episode of them says the
+    #: same thing (`holders`)
     yielded: frozenset[str] = frozenset()
     #: the terms are the request's question frames alone (no other term was left)
     framed: bool = False
@@ -497,41 +502,62 @@ def held_attribute(r: MemoryRecord) -> str:
 
 
 def gives_way(r: MemoryRecord, sig: Signals, another: bool) -> bool:
-    """Another person's value of an attribute that a memory of the user's own, with evidence of
-    its own for this request, holds too (`Signals.own`; `another`: the memory is filed under a
-    person the request does not name), or a turn only such values were distilled from
-    (`Signals.yielded`)."""
+    """Whether a memory holds the value of another holder than the one the request asks about:
+    another person's value of an attribute the user's own memories answer (`Signals.own`;
+    `another`: filed under a person the request does not name), the user's own value of an
+    attribute the person the request names answers (`Signals.theirs`), or a turn only such
+    values were distilled from (`Signals.yielded`)."""
     if another:
         return bool(sig.own) and held_attribute(r) in sig.own
+    if PERSON not in r.tags and r.type in CURATED and r.subject:
+        return subject_key(r.subject) in sig.theirs
     turns = r.source.turn_ids
     return r.type is MemoryType.EPISODE and bool(turns) and sig.yielded.issuperset(turns)
 
 
-def own_attributes(
+def holder_note(r: MemoryRecord, another: bool) -> str:
+    """Why a memory that gives way was not injected (`search --explain`)."""
+    if another:
+        return f"another person's {held_attribute(r)}: the user's own answers the request"
+    if r.type is MemoryType.EPISODE:
+        return "said of another holder than the one the request asks about"
+    return "the user's own value: the request asks about the person it names"
+
+
+#: the memories that hold a value under a subject (a profile field, a fact of a person)
+CURATED = (MemoryType.PROFILE, MemoryType.FACT)
+
+
+def holders(
     scored: Sequence[ScoredMemory], pool: Pool, sig: Signals
-) -> tuple[frozenset[str], frozenset[str]]:
-    """The attributes the pooled curated memories of the user's own that have evidence of their
-    own for the request hold (`Signals.own`), and the turns the other persons' values of them
-    were distilled from that no such memory was (`Signals.yielded`)."""
-    own: set[str] = set()
-    theirs: list[MemoryRecord] = []
-    mine: set[str] = set()
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Whose values the request asks about (`Signals.own`, `theirs`, `yielded`). A request that
+    names a person of the user's world, one of whose pooled facts has evidence of its own, asks
+    that person's attributes (`theirs`); any other asks the user's own: the attributes of the
+    user's pooled memories with evidence of their own (`own`). The other holder's values of
+    those attributes give way, and so do the turns only they were distilled from."""
+    mine: list[tuple[MemoryRecord, bool]] = []
+    named: list[tuple[MemoryRecord, bool]] = []
+    unnamed: list[MemoryRecord] = []
     for s in scored:
         r = s.record
-        if r.type not in (MemoryType.PROFILE, MemoryType.FACT) or not r.subject:
+        if r.type not in CURATED or not r.subject:
             continue
-        if PERSON in r.tags:
-            theirs.append(r)
-        elif evidence(s, pool, sig):
-            own.add(subject_key(r.subject))
-            mine.update(r.source.turn_ids)
-    yielded = {
-        t
-        for r in theirs
-        if not names_person(r, sig) and held_attribute(r) in own
-        for t in r.source.turn_ids
-    }
-    return frozenset(own), frozenset(yielded - mine)
+        if PERSON not in r.tags:
+            mine.append((r, evidence(s, pool, sig)))
+        elif names_person(r, sig):
+            named.append((r, evidence(s, pool, sig)))
+        else:
+            unnamed.append(r)
+    theirs = {a for r, has in named if has and (a := held_attribute(r))}
+    if theirs:
+        keep = {t for r, has in named if has for t in r.source.turn_ids}
+        gone = {t for r, _ in mine if subject_key(r.subject) in theirs for t in r.source.turn_ids}
+        return frozenset(), frozenset(theirs), frozenset(gone - keep)
+    own = {subject_key(r.subject) for r, has in mine if has}
+    keep = {t for r, has in mine if has for t in r.source.turn_ids}
+    gone = {t for r in unnamed if held_attribute(r) in own for t in r.source.turn_ids}
+    return frozenset(own), frozenset(), frozenset(gone - keep)
 
 
 def evidence(s: ScoredMemory, pool: Pool, sig: Signals) -> bool:
@@ -564,8 +590,8 @@ def anchored(sig: Signals, scored: Sequence[ScoredMemory], pool: Pool) -> Signal
     if sig.framed and switches.on(channel_switch("frames")) and held(scored, sig):
         sig = dataclasses.replace(sig, terms=())
     if switches.on(channel_switch("holder")):
-        own, yielded = own_attributes(scored, pool, sig)
-        sig = dataclasses.replace(sig, own=own, yielded=yielded)
+        own, theirs, yielded = holders(scored, pool, sig)
+        sig = dataclasses.replace(sig, own=own, theirs=theirs, yielded=yielded)
     sessions, replaced, topical = anchors(scored, pool, sig)
     return dataclasses.replace(sig, anchors=sessions, replaced=replaced, topical=topical)
 

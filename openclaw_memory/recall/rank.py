@@ -43,7 +43,7 @@ from .gate import (
     anchored,
     bars,
     gives_way,
-    held_attribute,
+    holder_note,
     level,
     level_note,
     names_person,
@@ -318,8 +318,7 @@ def _drop_reason(
         if sig is not None and relative(pool, cfg, sig):
             another = not names_person(r, sig)
             if gives_way(r, sig, another):
-                what = held_attribute(r) if another else "value, as said"
-                return f"another person's {what}: the user's own answers the request"
+                return holder_note(r, another)
         if pool.unheld and not pool.asks_nothing and s.components["structure"] < 1.0:
             return unheld_note(pool, unheld_margin(cfg, query))
         c = s.components
