@@ -552,9 +552,11 @@ def holders(
     theirs = {a for r, has in named if has and (a := held_attribute(r))}
     if theirs:
         keep = {t for r, has in named if has for t in r.source.turn_ids}
-        gone = {t for r, _ in mine if subject_key(r.subject) in theirs for t in r.source.turn_ids}
+        gone = {
+            t for r, _ in mine if subject_key(r.subject or "") in theirs for t in r.source.turn_ids
+        }
         return frozenset(), frozenset(theirs), frozenset(gone - keep)
-    own = {subject_key(r.subject) for r, has in mine if has}
+    own = {subject_key(r.subject or "") for r, has in mine if has}
     keep = {t for r, has in mine if has for t in r.source.turn_ids}
     gone = {t for r in unnamed if held_attribute(r) in own for t in r.source.turn_ids}
     return frozenset(own), frozenset(), frozenset(gone - keep)
