@@ -16,7 +16,11 @@ first value is still live. The kinds follow the grammar, not any evaluation set:
 - pet: a pet replaced by another;
 - instead: a plan swapped with "instead" (改去);
 - additive: another of the same kind (also, another, 也, 又): nothing retired;
-- other: a change of another person's attribute: the user's own value stays.
+- person: a person of a relation the user has one of (a wife), said of by relation alone before
+  or after being named ("my wife is now a teacher" after "my wife Sara is a dentist");
+- other: a change of another person's attribute: the user's own value stays;
+- several: a relation of several holders said of without a name ("my friend is a teacher" after
+  "my friend Tom is a dentist"): maybe another friend, nothing retired.
 
 Below the rows, what they rest on: the frames a statement gives (owner, attribute, value, the
 value a correction left), and the markers that say a value was replaced or added.
@@ -298,6 +302,42 @@ CHANGES = [
     ),
 ]
 
+# a person of a relation the user has one of, said of by relation alone before or after the name
+CHANGES += [
+    Row(
+        "person",
+        "My wife Sara is a dentist.",
+        "My wife is now a teacher.",
+        "What does my wife do?",
+        "dentist",
+        "teacher",
+    ),
+    Row(
+        "person",
+        "My wife is a dentist.",
+        "My wife Sara is now a teacher.",
+        "What does my wife do?",
+        "dentist",
+        "teacher",
+    ),
+    Row(
+        "person",
+        "我老婆Julia是牙医。",
+        "我老婆现在是老师了。",
+        "我老婆是做什么的？",
+        "牙医",
+        "老师",
+    ),
+    Row(
+        "person",
+        "我老公是交警。",
+        "我老公阿伟现在是律师了。",
+        "我老公现在做什么工作？",
+        "交警",
+        "律师",
+    ),
+]
+
 KEEPS = [
     # another of the same kind: an addition
     Row("additive", "I have a dog named Rex.", "We also got a cat named Luna.", "", "Rex", "Luna"),
@@ -360,6 +400,16 @@ KEEPS = [
         "Arcade Fire",
         "Blur",
     ),
+    # a relation of several holders (a friend) said of without a name: maybe another friend
+    Row(
+        "several",
+        "My friend Tom is a dentist.",
+        "My friend is a teacher.",
+        "",
+        "dentist",
+        "teacher",
+    ),
+    Row("several", "我朋友老王是牙医。", "我朋友是老师。", "", "牙医", "老师"),
     Row(
         "other",
         "我最喜欢的乐队是五月天。",

@@ -95,6 +95,7 @@ from ..lang.utterance import is_contentless
 from ..lang.utterance import is_instruction
 from ..lang.text import search_tokens, unspaced
 from ..config.tuning import tuned
+from ..core.subjects import person_path
 from ..types import Channel, MemoryRecord, MemoryType, ScoredMemory
 from .analyse import Hyphenated, framing_words
 from .analyse import ahead
@@ -491,14 +492,8 @@ def held_attribute(r: MemoryRecord) -> str:
     """The key of the attribute a fact filed under a person of the user's world holds: its
     subject past the relation and the name ("daughter/lina/allergy/mango": allergy; "wife/job":
     job), "" for any other memory."""
-    if PERSON not in r.tags or not r.subject:
-        return ""
-    parts = [p.strip().lower() for p in r.subject.split("/")]
-    names = {e.strip().lower() for e in r.entities}
-    rest = parts[1:]
-    if rest and rest[0] in names:
-        rest = rest[1:]
-    return rest[0] if rest else ""
+    path = person_path(r)
+    return path.attribute.split("/", 1)[0] if path else ""
 
 
 def gives_way(r: MemoryRecord, sig: Signals, another: bool) -> bool:

@@ -26,6 +26,7 @@ from ...config import MemoryConfig
 from .records import RecordWrites, deactivate, new_id
 from ...procedure.distil import worked
 from ...core.policy import APPEND_ONLY_TYPES, CHANNEL_PRIORITY, KEYED_TYPES
+from ...core.subjects import ONE_HOLDER, person_path
 from ...store.ports import content_hash
 from .changes import Neighbour
 from .changes import names_part
@@ -43,6 +44,8 @@ _MIN_OVERLAP = tuned("procedure.min_overlap")
 #: the writer of what the user said in conversation (MemoryMiddleware's captures)
 CONVERSATION_WRITER = "after_response"
 #: claims about the user consolidated across types: one attribute is one attribute
+#: the newest facts read for the people a user has named (as a change reads the live claims)
+RELATED_FACTS = 500
 CLAIM_TYPES = frozenset({MemoryType.PROFILE, MemoryType.PREFERENCE, MemoryType.FACT})
 
 
@@ -100,7 +103,12 @@ class Decisions:
     def _keyed(
         self, db, r: MemoryRecord, vec: np.ndarray, cand: Candidate | None = None
     ) -> WriteResult:
+        r, unnamed = one_holder(db, r)
         old, sim = self._match(db, r, vec)
+        if old is None and unnamed:  # what was said of "my wife" before she was named
+            said, sim = self._match(db, r.replace(subject=unnamed), vec)
+            if said is not None and not aside(said, self.langs) and not aside(r, self.langs):
+                return self._supersede(db, said, r, vec, sim)  # the value with her name
         if old is None and cand is not None and is_change(cand):
             old, sim = self._about(db, r, vec, cand.replaces)
             if old is not None:
@@ -310,6 +318,37 @@ class Decisions:
         floor = self.cfg.extraction.min_confidence
         unsure = new.confidence < floor <= old.confidence
         return weaker_channel or unsure
+
+
+def one_holder(db, r: MemoryRecord) -> tuple[MemoryRecord, str]:
+    """A fact about a person of a relation the user has one of (`core.subjects.ONE_HOLDER`),
+    with the subject it is matched under: said by relation alone ("my wife is now a teacher":
+    `wife/job`) once the user has named one person of it, it is filed under that name
+    (`wife/julia/job`, her name among its entities); said with the name of the only one, what was
+    said by relation alone before (`wife/job`) is its earlier value too (the second value: that
+    subject, else ""). Any other memory is returned as it is."""
+    path = person_path(r)
+    if path is None or path.relation not in ONE_HOLDER:
+        return r, ""
+    named: dict[str, MemoryRecord] = {}
+    for p in db.live_claims(r.scope, ["fact"], limit=RELATED_FACTS):
+        other = person_path(p)
+        if other is not None and other.relation == path.relation and other.name:
+            named.setdefault(other.name, p)
+    if path.name:
+        return r, (path.subject("") if set(named) <= {path.name} else "")
+    if len(named) != 1:
+        return r, ""
+    ((name, holder),) = named.items()
+    shown = [e for e in holder.entities if e.strip().lower() == name]
+    return (
+        r.replace(
+            subject=path.subject(name),
+            entities=tuple(dict.fromkeys([*shown, *r.entities])),
+            detail=holder.detail or r.detail,
+        ),
+        "",
+    )
 
 
 def aside(r: MemoryRecord, langs: Languages | None = None) -> str:
