@@ -605,8 +605,9 @@ CHANNELS = (
 #: (`channel.bridge`: the two-hop read of a described subject, recall/head.py;
 #: `channel.share`: each question of a request its share of the head, recall/head.py;
 #: `channel.holder`: another person's value of an attribute gives way to the user's own,
-#: `channel.frames`: a question's frames are no evidence once its key is stated, recall/gate.py)
-STEPS = ("bridge", "share", "holder", "frames")
+#: `channel.frames`: a question's frames are no evidence once its key is stated, `channel.digest`:
+#: a session's summary passes on evidence of its own only, recall/gate.py)
+STEPS = ("bridge", "share", "holder", "frames", "digest")
 
 
 def channel_switch(name: str) -> str:

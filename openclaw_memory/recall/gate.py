@@ -270,7 +270,7 @@ def relevant(
     if relative(pool, cfg, sig):
         assert sig is not None
         return _relative(s, pool, cos, b, cfg, sig)
-    if cos >= b.alone:
+    if cos >= b.alone and not (sig is not None and sig.digests and digest(s.record)):
         return True
     if not pool.personal and level(pool) is not None:
         # a request about nothing of the user's: keyword evidence must be real terms, half of
@@ -364,6 +364,8 @@ class Signals:
     yielded: frozenset[str] = frozenset()
     #: the terms are the request's question frames alone (no other term was left)
     framed: bool = False
+    #: a session's summary passes on evidence of its own only (`digest`; `channel.digest`)
+    digests: bool = False
     #: the language packs the request was read with (`Analysis.langs`): a memory is read by them
     langs: Languages = field(default_factory=all_on, compare=False, repr=False)
 
@@ -404,6 +406,7 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
         asked=read.asked,
         ahead=read.ahead,
         framed=bool(named) and not topical,
+        digests=read.langs.switches.on(channel_switch("digest")),
         langs=read.langs,
     )
 
@@ -442,6 +445,8 @@ def _relative(
         return False
     if not another and evidence(s, pool, sig):
         return cos >= b.with_keyword
+    if sig.digests and digest(r):
+        return False  # a digest passes on its evidence, never on meaning alone
     raw = pool.cosine.get(r.id, 0.0)
     if raw >= relative_bar(r, pool, b, cfg, sig):
         return True
@@ -486,6 +491,15 @@ def names_person(r: MemoryRecord, sig: Signals) -> bool:
         return True
     words = " ".join([r.detail or "", *r.entities])
     return any((t in sig.text) if unspaced(t) else (t in sig.tokens) for t in search_tokens(words))
+
+
+def digest(r: MemoryRecord) -> bool:
+    """A session's summary: several statements of a session in one text. Its meaning is a blend
+    that resembles many requests ("Key decisions: adopted a puppy named Coco; Next steps: flying
+    to Osaka next week" against "what is my name?", "three fun facts about owls"), and what it
+    says is held by the turns it digests, each gated on its own: it passes on evidence of its own
+    (a word, an attribute, a key the request asks about), never on meaning alone."""
+    return r.type is MemoryType.SUMMARY
 
 
 def held_attribute(r: MemoryRecord) -> str:
