@@ -14,6 +14,8 @@ from __future__ import annotations
 import pytest
 
 from openclaw_memory.config.schema import RecallConfig
+from openclaw_memory.core import switches_from
+from openclaw_memory.lang import Languages
 from openclaw_memory.lang.text import unspaced
 from openclaw_memory.recall.gate import relevant, signals
 from openclaw_memory.recall.pool import Pool
@@ -43,6 +45,8 @@ def _gate(
     personal: bool = True,
     keyword: float = 0.0,
     cfg: RecallConfig | None = None,
+    type_: MemoryType = MemoryType.FACT,
+    off: tuple[str, ...] = (),
 ) -> bool:
     """Whether `memory` (cosine `cos` with the request) passes, in a pool of fillers whose
     cosines are the crowd of each script."""
@@ -59,12 +63,10 @@ def _gate(
             pool.records[rid] = MemoryRecord(rid, ALICE, MemoryType.EPISODE, text)
             pool.cosine[rid] = crowd[lang]
             pool.channels[rid] = ["vector"]
-    record = MemoryRecord(
-        "m", ALICE, MemoryType.FACT, memory, tags=tags, detail=detail, entities=entities
-    )
+    record = MemoryRecord("m", ALICE, type_, memory, tags=tags, detail=detail, entities=entities)
     pool.records["m"], pool.cosine["m"], pool.channels["m"] = record, cos, ["vector"]
     s = ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": keyword}, ("vector",))
-    query = build_query(request)
+    query = build_query(request, langs=Languages(switches_from(off)))
     return relevant(s, pool, MIN_SEMANTIC, cfg or RecallConfig(), signals(pool, query))
 
 
@@ -466,3 +468,38 @@ def test_a_turn_of_a_conversation_about_the_request_is_gated_by_the_absolute_bar
         for i, text in enumerate(texts)
     ]
     assert _pool_gate(request_text, memories, f"m{len(texts) - 1}", levels) is passes
+
+
+#: a session's summary that says nothing of the request, and one that holds its word
+DIGESTS = {
+    "en": (
+        "Where do I live?",
+        "Key decisions:\n- I just adopted a puppy named Coco",
+        "Where do I work?",
+        "Key decisions:\n- I started to work at Globex",
+    ),
+    "zh": (
+        "我住在哪里？",
+        "关键决定：\n- 我刚领养了一只小狗，叫Coco",
+        "我在哪里工作？",
+        "关键决定：\n- 我开始在华为工作了",
+    ),
+}
+#: a request about nothing of the user's, in each language
+OFF_TOPIC = {"en": "Give me three fun facts about owls.", "zh": "讲三个关于猫头鹰的冷知识。"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("personal", [True, False])
+def test_a_summary_passes_on_its_evidence_not_on_meaning_alone(lang, personal):
+    unrelated, digest, related, holding = DIGESTS[lang]
+    request = unrelated if personal else OFF_TOPIC[lang]
+    levels = {"personal": personal, **(EN if lang == "en" else ZH)}
+    # well over every bar on meaning alone: a fact of this cosine passes
+    cos = max(levels["background"], *levels["crowd"].values()) + 0.1
+    assert _gate(request, digest, cos, **levels) is True
+    assert _gate(request, digest, cos, **levels, type_=MemoryType.SUMMARY) is False
+    off = ("channel.digest",)
+    assert _gate(request, digest, cos, **levels, type_=MemoryType.SUMMARY, off=off) is True
+    if personal:  # a summary that holds what the request asks about still passes
+        assert _gate(related, holding, cos, **levels, type_=MemoryType.SUMMARY) is True
