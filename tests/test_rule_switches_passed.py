@@ -1,8 +1,9 @@
 """Every call that can pass the packs passes them: outside the language packs
 (`openclaw_memory/lang/`), a call to a function of `lang/` whose signature has a `langs`
 parameter gives it (by position or by keyword), or a reason below says why the packs with every
-rule on are right there. A call that leaves it out reads every table with every rule on, whatever
-`rules.disabled` switched off, and nothing else would tell."""
+rule on are right there (`ALLOWED`, a call) or read no rule at all (`NO_RULE`, a function). A call
+that leaves it out reads every table with every rule on, whatever `rules.disabled` switched off,
+and nothing else would tell."""
 
 from __future__ import annotations
 
