@@ -44,6 +44,7 @@ from .extract.base import Extractor
 from .extract.secrets import SecretFilter
 from .inject.assemble import BlockAssembler, unless_live, wrap
 from .inject.render import inject, validate_messages
+from .lang import Languages
 from .lang.text import message_text, valid_unicode
 from .procedure.distil import ProcedureTracker
 from .recall.recaller import Recaller
@@ -162,6 +163,11 @@ class MemoryMiddleware:
     def extractor(self) -> Extractor:
         """The extractor of captured turns and of `remember`."""
         return self.capture.extractor
+
+    @property
+    def langs(self) -> Languages:
+        """The language packs under config's `rules.disabled` that the write side reads with."""
+        return self.capture.langs
 
     # ---- read path: the `context` and `new` hooks ----------------------------------------------
 
@@ -442,6 +448,7 @@ class MemoryMiddleware:
             subject=subject,
             session_id=session_id,
             tags=tags,
+            langs=self.langs,
         )
         self.jobs.read_your_writes(scope)
         return self.writer.write(scope, [cand], session_id=session_id, writer="memory-tool")[0]
@@ -462,7 +469,7 @@ class MemoryMiddleware:
             record = self.engine.get(scope, memory_id)
             self.jobs.read_your_writes(scope)
             ids = forget_with_episodes(
-                store, clock, scope, record, dry_run=dry_run, langs=self.capture.langs
+                store, clock, scope, record, dry_run=dry_run, langs=self.langs
             )
             if not dry_run:
                 self.indexer.notify()
@@ -472,9 +479,9 @@ class MemoryMiddleware:
         self.jobs.read_your_writes(scope)
         command = self._command(query)
         if dry_run:
-            done = forget_plan(store, scope, command, self.capture.langs)
+            done = forget_plan(store, scope, command, self.langs)
         else:
-            done = forget_run(store, clock, scope, command, self.capture.langs)
+            done = forget_run(store, clock, scope, command, self.langs)
             self.indexer.notify()
         if done.too_broad:
             raise ValidationError(
@@ -487,7 +494,7 @@ class MemoryMiddleware:
         """The memories `forget(query=...)` would deactivate, nothing changed."""
         self.jobs.read_your_writes(scope)
         command = self._command(query)
-        return list(forget_plan(self.store, scope, command, self.capture.langs).matches)
+        return list(forget_plan(self.store, scope, command, self.langs).matches)
 
     def _command(self, query: str) -> ForgetCommand:
         # the query is quoted in the audit log: no secret in it (nothing secret is stored to match)
@@ -499,7 +506,9 @@ class MemoryMiddleware:
         if not isinstance(memory_id, str) or not memory_id.strip():
             raise ValidationError("memory_id: expected a memory id")
         store, model = self.store, self.engine.model_name
-        record = restore_with_episodes(store, self.clock, scope, memory_id.strip(), model=model)
+        record = restore_with_episodes(
+            store, self.clock, scope, memory_id.strip(), model=model, langs=self.langs
+        )
         self.indexer.notify()
         return record
 
@@ -534,13 +543,13 @@ class MemoryMiddleware:
         from .lang.text import in_every_language as warm  # each language's warm-up table
 
         count_tokens(warm("warmup", "phrase"))
-        is_contentless(warm("warmup", "phrase"))
+        is_contentless(warm("warmup", "phrase"), self.langs)
         # The offline chain only: warming up must not spend a (paid) LLM call on every start.
         offline = getattr(self.extractor, "fallback", self.extractor)
         offline.extract(Turn(Scope("warmup"), "warmup", warm("warmup", "statement")))
         # jieba's part-of-speech model (about a second) is first read by the entity pass of a
         # write or a recall: load it here, not inside a session's first request.
-        extract_entities(warm("warmup", "names"))
+        extract_entities(warm("warmup", "names"), langs=self.langs)
         self.engine.embed_query(warm("warmup", "phrase"))
 
     def ingest(self, turns: Sequence[Turn]) -> int:

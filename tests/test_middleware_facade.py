@@ -162,8 +162,9 @@ def test_a_forget_is_seen_by_the_next_request_and_a_restore_undoes_it(mw, fact, 
     assert "heron3" in mw.before_request(ask).plan.block
 
 
-#: what the storage may stand on: nothing that is a stage or a door
-STORAGE_BELOW = {"core", "config", "embed", "errors", "store", "types"}
+#: what the storage may stand on: nothing that is a stage or a door (the language packs are
+#: data below the config: the storage holds them under its config's switches)
+STORAGE_BELOW = {"core", "config", "embed", "errors", "lang", "store", "types"}
 
 
 def test_the_engine_imports_no_stage_and_builds_none():

@@ -368,7 +368,9 @@ class OpenClawStore(BaseStore):
             raise NotFoundError(f"key: no memory {key!r} in namespace {tuple(namespace)}")
         newest = self._newest(scope, record)
         mw = self.mw
-        back = reactivate(mw.store, mw.clock, scope, newest.id, model=mw.engine.model_name)
+        back = reactivate(
+            mw.store, mw.clock, scope, newest.id, model=mw.engine.model_name, langs=mw.langs
+        )
         mw.indexer.notify()
         return self._item(scope, back, key=key)
 

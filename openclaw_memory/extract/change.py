@@ -381,7 +381,7 @@ _HEAD_OF = {"posseg": zh_head, "words": en_head}
 def subject_of(key: str, lang: LanguagePack) -> str:
     """The subject a statement of the speaker's `key` is filed under in `lang` (a role that passes
     to a new holder, "my landlord", keeps one subject whoever holds it)."""
-    return role_subject(key, role_keys(lang.code), _HEAD_OF.get(heads(lang), str.strip))
+    return role_subject(key, role_keys(lang), _HEAD_OF.get(heads(lang), str.strip))
 
 
 def favourite_changed(

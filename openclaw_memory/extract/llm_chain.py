@@ -29,6 +29,7 @@ from ..llm import call_with_timeout
 from ..core.tokens import truncate_tokens
 from ..types import Candidate, Channel, MemoryType, Turn
 from .base import DEFAULT_CONFIDENCE, Extractor
+from ..lang import Languages, all_on
 from ..lang.utterance import is_contentless
 from .base import importance_for
 from .base import parse_json_value
@@ -189,6 +190,7 @@ class LLMExtractor:
         timeout_seconds: float | None = 20,
         secrets: SecretFilter | None = None,
         max_assistant_tokens: int = 300,
+        langs: Languages | None = None,
     ) -> None:
         self._llm = llm
         self._fallback = fallback
@@ -202,6 +204,8 @@ class LLMExtractor:
         self._timeout = timeout_seconds
         self._secrets = secrets or SecretFilter()
         self._max_assistant_tokens = max_assistant_tokens
+        #: the language packs, some rules maybe switched off (every rule on by default)
+        self._langs = langs or all_on()
 
     @property
     def fallback(self) -> Extractor:
@@ -212,7 +216,7 @@ class LLMExtractor:
         """LLM candidates merged under the rule chain's explicit ones; rules alone on failure."""
         rules = self._fallback.extract(turn)
         user = self._secrets.strip(turn.user)
-        if not user or is_contentless(user):
+        if not user or is_contentless(user, self._langs):
             return rules
         try:
             variables = self._variables(turn, user)
@@ -257,7 +261,7 @@ class LLMExtractor:
         )
         subject = normalize_subject(item.subject or "") or None
         if kind is MemoryType.PROCEDURE:  # keyed by its kind of task, or kept as a fact
-            kind, subject, tags = stated_procedure(subject, item.fact, tags)
+            kind, subject, tags = stated_procedure(subject, item.fact, tags, self._langs)
         return Candidate(
             type=kind,
             summary=item.fact.strip(),

@@ -323,7 +323,11 @@ def _like_slot(
 ) -> Slot | None:
     like = table.entry("like")
     obj = table.entry("object_tail").pattern.sub("", obj.strip(" 。.!！~"), count=1)
-    if not obj or question_words(langs).search(obj) or not tokenize(obj, drop_stopwords=True):
+    if (
+        not obj
+        or question_words(langs).search(obj)
+        or not tokenize(obj, drop_stopwords=True, langs=langs)
+    ):
         return None
     if table.entry("bare_verb").pattern.match(obj) or like.setting("template") is None:
         return None

@@ -228,7 +228,7 @@ def contradicts(
     attribute negated in `old`)."""
     if flips(old, new, langs):
         return True
-    was, now = mentions(old), mentions(new)
+    was, now = mentions(old, langs), mentions(new, langs)
     for name in was.keys() & now.keys():
         a, m_old, m_new = was[name].attribute, was[name], now[name]
         if (

@@ -300,7 +300,7 @@ class Summarizer:
         lines = []
         for msg in messages:
             text = self._secrets.strip(msg.content)
-            if text and not is_contentless(text):
+            if text and not is_contentless(text, self.langs):
                 lines.append(f"{msg.role}: {truncate_tokens(text, 200)}")
         joined = "\n".join(lines)
         while len(lines) > 1 and _too_long(joined, self._max_input_tokens):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Collection
-from . import Languages, Table, all_on, pack
+from . import LanguagePack, Languages, Table, all_on
 from .text import _jieba
 from dataclasses import dataclass
 from .pack import one_of
@@ -119,10 +119,10 @@ def en_head(text: str) -> str:
 HEADS: dict[str, Callable[[str], str]] = {"jieba": zh_head, "words": en_head}
 
 
-def role_keys(code: str) -> Mapping[str, str]:
+def role_keys(lp: LanguagePack) -> Mapping[str, str]:
     """The slot key of each attribute word that has one (`role_keys` of the language's change
-    table: "boss" and 老板 are the manager)."""
-    entry = pack(code).table(_TABLE_change).entry("role_keys")
+    table, as switched in `lp`: "boss" and 老板 are the manager)."""
+    entry = lp.table(_TABLE_change).entry("role_keys")
     return entry.setting("keys", {}) if entry.on else {}
 
 
@@ -137,7 +137,7 @@ def subject_of_role(key: str, langs: Languages | None = None) -> str:
     role that passes to a new holder, "my landlord", keeps one subject whoever holds it)."""
     found = (langs or all_on()).of(key)
     head = HEADS.get(found.tokenizer_name, str.strip)
-    return role_subject(key, role_keys(found.code), head)
+    return role_subject(key, role_keys(found), head)
 
 
 # The attributes a text names: the general words and the values of each (pets, exercise,
@@ -167,10 +167,11 @@ class Attribute:
 TABLE = "attribute"
 
 
+@functools.lru_cache(maxsize=8)
 def _attributes(langs: Languages) -> tuple[Attribute, ...]:
     """The attributes of every pack's attribute table: an entry with `exclusive` is an
     attribute's general words, an entry `of` it one of its values (the words of every language
-    in one pattern)."""
+    in one pattern); read once per set of packs (`Languages` is hashed by identity)."""
     entries = {e.name: e for e in langs.entries(TABLE)}
     out = []
     for name in langs.names(TABLE):
@@ -188,7 +189,7 @@ def _attributes(langs: Languages) -> tuple[Attribute, ...]:
     return tuple(out)
 
 
-#: the attributes, each with its general words and values in every language
+#: the attributes, each with its general words and values in every language, every rule on
 ATTRIBUTES: tuple[Attribute, ...] = _attributes(all_on())
 
 
@@ -201,10 +202,11 @@ class Mention:
     values: frozenset[str]
 
 
-def mentions(text: str) -> dict[str, Mention]:
-    """The attributes a statement names, by name."""
+def mentions(text: str, langs: Languages | None = None) -> dict[str, Mention]:
+    """The attributes a statement names, by name (`langs`: the packs read, every rule on by
+    default)."""
     out = {}
-    for a in ATTRIBUTES:
+    for a in _attributes(langs or all_on()):
         if not a.named.search(text):
             continue
         values = frozenset(v for v, p in a.values if p.search(text))
@@ -214,7 +216,7 @@ def mentions(text: str) -> dict[str, Mention]:
     return out
 
 
-def names_any(text: str, names: Collection[str]) -> bool:
-    """Whether text names one of these attributes: `names & mentions(text).keys()`, searching
-    only the attributes asked about."""
-    return any(a.named.search(text) for a in ATTRIBUTES if a.name in names)
+def names_any(text: str, names: Collection[str], langs: Languages | None = None) -> bool:
+    """Whether text names one of these attributes: `names & mentions(text, langs).keys()`,
+    searching only the attributes asked about."""
+    return any(a.named.search(text) for a in _attributes(langs or all_on()) if a.name in names)

@@ -47,8 +47,6 @@ from typing import Sequence
 # `naming` table (`lang/<code>/naming.yaml`); every language's table is read on every text.
 
 _TABLE = "naming"
-#: a name does not end in a particle, in any language (`particle_end`; read by recall too)
-PARTICLE_END = all_on().any_of(_TABLE, "particle_end")
 
 
 def _tables(langs: Languages | None) -> list[Table]:
@@ -160,26 +158,45 @@ PERSON, PLACE, ORG, PRODUCT, DATE, NAME = "person", "place", "org", "product", "
 _TABLE_entities = "entities"
 
 
-@functools.lru_cache(maxsize=None)
-def _words(name: str) -> frozenset[str]:
+def _words(langs: Languages, name: str) -> frozenset[str]:
     """The word list `name` of every pack's entities table, together."""
-    return frozenset(
-        w for p in all_on().all() for w in p.table(_TABLE_entities).entry(name).wordset
+    return frozenset(w for p in langs.all() for w in p.table(_TABLE_entities).entry(name).wordset)
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The word lists of the entities tables of a set of packs, the entries switched off left
+    out."""
+
+    #: a small gazetteer (each pack's entries with a `kind`): names often written in lower
+    #: case, and the kind a capitalised span has
+    gazetteer: dict[str, str]
+    #: the gazetteer's names of several words, longest first
+    multi: tuple[str, ...]
+    months: frozenset[str]
+    #: words that are capitalised for their place in the sentence, not for being names
+    common: frozenset[str]
+    #: words a span of capitalised words does not end on
+    joiners: frozenset[str]
+
+
+@functools.lru_cache(maxsize=8)
+def _names(langs: Languages) -> _Names:
+    """The entities tables' word lists of `langs`, read once per set of packs (`Languages` is
+    hashed by identity: a stage's packs are built once)."""
+    gazetteer = {
+        w: str(e.setting("kind"))
+        for e in langs.entries(_TABLE_entities)
+        if e.setting("kind")
+        for w in e.words
+    }
+    return _Names(
+        gazetteer=gazetteer,
+        multi=tuple(sorted((k for k in gazetteer if " " in k), key=len, reverse=True)),
+        months=_words(langs, "months"),
+        common=STOPWORDS | _words(langs, "common"),
+        joiners=_words(langs, "span_joiners"),
     )
-
-
-#: a small gazetteer (each pack's entries with a `kind`): names often written in lower case, and
-#: the kind a capitalised span has
-GAZETTEER: dict[str, str] = {
-    w: str(e.setting("kind"))
-    for e in all_on().entries(_TABLE_entities)
-    if e.setting("kind")
-    for w in e.words
-}
-_GAZ_MULTI = sorted((k for k in GAZETTEER if " " in k), key=len, reverse=True)
-_MONTHS = _words("months")
-#: words that are capitalised for their place in the sentence, not for being names
-_COMMON = STOPWORDS | _words("common")
 
 
 @dataclass(frozen=True)
@@ -203,18 +220,18 @@ def normalise(name: str) -> str:
     return re.sub(r"'s$", "", s).strip(" .,;:!?\"'")
 
 
-def extract(text: str, given: tuple[str, ...] = ()) -> list[Entity]:
+def extract(text: str, given: tuple[str, ...] = (), langs: Languages | None = None) -> list[Entity]:
     """Entities of text, first mention first, one per key; `given`: names a writer already
-    attached (a speaker, an LLM's entities), kept as names."""
+    attached (a speaker, an LLM's entities), kept as names; `langs`: the packs read, every rule
+    on by default."""
+    langs = langs or all_on()
     found: list[Entity] = [Entity(g, NAME) for g in given if _named(g)]
-    found += [Entity(n, NAME) for n in world_names(text)]
-    found += _dates(text)
-    found += [
-        Entity(m.group(), NAME) for m in all_on().any_of(_TABLE_entities, "code").finditer(text)
-    ]
-    found += _english(text)
-    found += _gazetteer(text)
-    found += _tagged(text)
+    found += [Entity(n, NAME) for n in world_names(text, langs)]
+    found += _dates(text, langs)
+    found += [Entity(m.group(), NAME) for m in langs.any_of(_TABLE_entities, "code").finditer(text)]
+    found += _english(text, langs)
+    found += _gazetteer(text, langs)
+    found += _tagged(text, langs)
     seen: dict[str, Entity] = {}
     for e in found:
         k = e.key
@@ -238,11 +255,11 @@ def _named(value: str) -> bool:
     )
 
 
-def _dates(text: str) -> list[Entity]:
+def _dates(text: str, langs: Languages) -> list[Entity]:
     """Dates in every language: each pack's `date` (a month, with a day or a year where the
     entry names the groups it `needs_any_of`)."""
     out = []
-    for p in all_on().all():
+    for p in langs.all():
         table = p.table(_TABLE_entities)
         date = table.entry("date")
         needs = date.setting("needs_any_of", ())
@@ -252,39 +269,41 @@ def _dates(text: str) -> list[Entity]:
     return out
 
 
-def _english(text: str) -> list[Entity]:
+def _english(text: str, langs: Languages) -> list[Entity]:
+    names = _names(langs)
+    common, gazetteer = names.common, names.gazetteer
     out = []
-    for m in _capitalised().finditer(text):
+    for m in _capitalised(langs).finditer(text):
         words = m.group().split()
         first_in_sentence = _starts_sentence(text, m.start())
         while words and (
-            words[0].lower() in _COMMON
-            or (first_in_sentence and words[0].lower().rstrip("'s") in _COMMON)
-            or words[0].lower() in _MONTHS
+            words[0].lower() in common
+            or (first_in_sentence and words[0].lower().rstrip("'s") in common)
+            or words[0].lower() in names.months
         ):
             words = words[1:]
             first_in_sentence = False
-        while words and words[-1].lower() in _words("span_joiners"):
+        while words and words[-1].lower() in names.joiners:
             words = words[:-1]
         if not words:
             continue
         span = " ".join(words)
         key = normalise(span)
-        if len(words) == 1 and (key in _COMMON or _contraction(key)):
+        if len(words) == 1 and (key in common or _contraction(key, langs)):
             continue
-        weak = first_in_sentence and len(words) == 1 and key not in GAZETTEER
-        out.append(Entity(span, GAZETTEER.get(key, NAME), weak))
+        weak = first_in_sentence and len(words) == 1 and key not in gazetteer
+        out.append(Entity(span, gazetteer.get(key, NAME), weak))
     return out
 
 
-def _contraction(key: str) -> bool:
+def _contraction(key: str, langs: Languages) -> bool:
     """you've, they're, life's: a word with a clitic, not a name (a possessive is normalised)."""
-    return bool(all_on().any_of(_TABLE_entities, "contraction").search(key))
+    return bool(langs.any_of(_TABLE_entities, "contraction").search(key))
 
 
-def _capitalised() -> re.Pattern[str]:
+def _capitalised(langs: Languages) -> re.Pattern[str]:
     """A span of capitalised words (the pack that has one: English)."""
-    for p in all_on().all():
+    for p in langs.all():
         span = p.table(_TABLE_entities).entry("capitalised_span")
         if span.on:
             return span.regex(word=str(span.setting("word")))
@@ -296,18 +315,20 @@ def _starts_sentence(text: str, at: int) -> bool:
     return not before or before[-1] in ".!?:\n"
 
 
-def _gazetteer(text: str) -> list[Entity]:
+def _gazetteer(text: str, langs: Languages) -> list[Entity]:
     low = text.lower()
-    out = [Entity(k, GAZETTEER[k]) for k in _GAZ_MULTI if k in low]
-    for w in all_on().any_of(_TABLE_entities, "gazetteer_word").findall(low):
-        if w in GAZETTEER:
-            out.append(Entity(w, GAZETTEER[w]))
+    names = _names(langs)
+    gazetteer = names.gazetteer
+    out = [Entity(k, gazetteer[k]) for k in names.multi if k in low]
+    for w in langs.any_of(_TABLE_entities, "gazetteer_word").findall(low):
+        if w in gazetteer:
+            out.append(Entity(w, gazetteer[w]))
     return out
 
 
-def _tagged(text: str) -> list[Entity]:
+def _tagged(text: str, langs: Languages) -> list[Entity]:
     """Names the segmenter of the text's language tags (the pack's `tags`: jieba's nr, ns, ...)."""
-    table = all_on().of(text).table(_TABLE_entities)
+    table = langs.of(text).table(_TABLE_entities)
     kinds = table.entry("tags").setting("kinds")
     if not kinds:
         return []
@@ -323,11 +344,11 @@ def _tagged(text: str) -> list[Entity]:
     return out
 
 
-def _alias_rules() -> list[re.Pattern[str]]:
+def _alias_rules(langs: Languages) -> list[re.Pattern[str]]:
     """Every pack's alias statements (`alias_*`), the name pattern of its language filled in:
     group `a` is the alias, group `n` the name it stands for."""
     out = []
-    for p in all_on().all():
+    for p in langs.all():
         table = p.table(_TABLE_entities)
         name = table.entry("alias_name").source or "(?!)"
         for entry in table.values():
@@ -336,23 +357,25 @@ def _alias_rules() -> list[re.Pattern[str]]:
     return out
 
 
-def aliases(text: str) -> list[tuple[str, str]]:
-    """(alias, name) pairs the text states: "Mel is short for Melanie", 小王就是王伟."""
+def aliases(text: str, langs: Languages | None = None) -> list[tuple[str, str]]:
+    """(alias, name) pairs the text states: "Mel is short for Melanie", 小王就是王伟 (`langs`:
+    the packs read, every rule on by default)."""
+    langs = langs or all_on()
     out = []
-    for pattern in _alias_rules():
+    for pattern in _alias_rules(langs):
         for m in pattern.finditer(text):
-            alias, name = _trim(m.group("a")), _trim(m.group("n"))
+            alias, name = _trim(m.group("a"), langs), _trim(m.group("n"), langs)
             if alias and name and normalise(alias) != normalise(name):
                 out.append((alias, name))
     return out
 
 
-def _trim(name: str) -> str:
+def _trim(name: str, langs: Languages) -> str:
     """A name captured with a particle around it (王伟。 / 是小王) keeps the name only: the first
     word the segmenter tags as a name or that a name prefix leads."""
     if name.isascii():
         return name
-    table = all_on().of(name).table(_TABLE_entities)
+    table = langs.of(name).table(_TABLE_entities)
     kinds = table.entry("tags").setting("kinds")
     if not kinds:
         return name
@@ -366,11 +389,13 @@ def _trim(name: str) -> str:
     return name
 
 
-def nickname_of(short: str, names: list[str]) -> str | None:
+def nickname_of(short: str, names: list[str], langs: Languages | None = None) -> str | None:
     """The longer single-word English name that `short` begins (Mel -> Melanie), if exactly
-    one of `names` does; three letters at least, and never a common word."""
+    one of `names` does; three letters at least, and never a common word (the entities tables'
+    `common` of `langs`, every rule on by default)."""
     s = normalise(short)
-    if len(s) < 3 or not s.isalpha() or not s.isascii() or s in _COMMON or " " in s:
+    common = _names(langs or all_on()).common
+    if len(s) < 3 or not s.isalpha() or not s.isascii() or s in common or " " in s:
         return None
     hits = {
         n
@@ -405,16 +430,18 @@ class Mentions:
 NO_MENTIONS = Mentions()
 
 
-def named_in(text: str, given: Sequence[str] = ()) -> Mentions:
+def named_in(text: str, given: Sequence[str] = (), langs: Languages | None = None) -> Mentions:
     """What a text names, with `given`: the names a writer attached (a record's `entities`;
-    an empty one, or one longer than MAX_NAME, is left out)."""
+    an empty one, or one longer than MAX_NAME, is left out); `langs`: the packs read, every
+    rule on by default."""
     kept = tuple(g for g in given if 0 < len(g) <= MAX_NAME)
-    return Mentions(tuple(aliases(text)), tuple(extract(text, kept)))
+    return Mentions(tuple(aliases(text, langs)), tuple(extract(text, kept, langs)))
 
 
-def mentions_of(record: MemoryRecord) -> Mentions:
+def mentions_of(record: MemoryRecord, langs: Languages | None = None) -> Mentions:
     """What a record names, for the store's write of it: its text and its `entities` field
-    read by `named_in`; nothing for a forgotten record (it keeps no links, so nothing is read)."""
+    read by `named_in` with the writer's packs (`langs`, every rule on by default); nothing for
+    a forgotten record (it keeps no links, so nothing is read)."""
     if record.status is Status.INACTIVE:
         return NO_MENTIONS
-    return named_in(record.text, record.entities)
+    return named_in(record.text, record.entities, langs)

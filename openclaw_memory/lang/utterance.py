@@ -201,14 +201,19 @@ TABLE = "slot"
 _INSTRUCTION_KEYS = ("reply_", "prohibition/")
 
 
-@functools.lru_cache(maxsize=1)
-def _instruction_heads() -> tuple[str, ...]:
-    """How a remembered instruction starts, in every language ("The user asked: ")."""
-    templates = (p.table(TABLE).entry("instruction").setting("template") for p in all_on().all())
+@functools.lru_cache(maxsize=8)
+def _instruction_heads(langs: Languages) -> tuple[str, ...]:
+    """How a remembered instruction starts, in every language of `langs` ("The user asked: "):
+    the template of each `instruction` entry, as the writer phrases one (`extract.slot`
+    `instruction_summary` reads it whether the entry is on or not)."""
+    templates = (p.table(TABLE).entry("instruction").setting("template") for p in langs.all())
     return tuple(t.split("{c}")[0] for t in templates if t)
 
 
-def is_instruction(subject: str | None, summary: str) -> bool:
+def is_instruction(subject: str | None, summary: str, langs: Languages | None = None) -> bool:
     """Whether a stored claim is a standing instruction to the assistant (reply language, format,
-    a prohibition, "The user asked: ..."), not a fact of the user's life."""
-    return (subject or "").startswith(_INSTRUCTION_KEYS) or summary.startswith(_instruction_heads())
+    a prohibition, "The user asked: ..."), not a fact of the user's life (`langs`: the packs
+    read, every rule on by default)."""
+    return (subject or "").startswith(_INSTRUCTION_KEYS) or summary.startswith(
+        _instruction_heads(langs or all_on())
+    )

@@ -32,6 +32,7 @@ from ..core.clock import DAY, iso_date
 from collections import Counter
 from dataclasses import dataclass, asdict, field
 from ..write.consolidate.records import new_id
+from ..lang import Languages
 from ..lang.pack import LanguagePack
 from ..lang.entities import mentions_of, named_in
 from ..lang.text import majority
@@ -72,6 +73,9 @@ class MaintenancePorts:
     sync_index: Drain
     #: wakes the indexer for the entries just queued (`store.indexer.Indexer.notify`)
     written: Callable[[], None]
+    #: the language packs under config's `rules.disabled`: what a record written or linked
+    #: names is read with them (None: every rule on)
+    langs: Languages | None = None
 
 
 # Helpers the maintenance jobs share: scope discovery, the archive transition, Chroma plumbing.
@@ -91,15 +95,22 @@ def partition(scope: Scope) -> Scope:
     return Scope(scope.user_id, scope.agent_id)
 
 
-def archive(store: MaintenanceStore, r: MemoryRecord, now: float, reason: str) -> MemoryRecord:
-    """Move a live record to the cold tier (deep recall only), with an audit row.
+def archive(
+    store: MaintenanceStore,
+    r: MemoryRecord,
+    now: float,
+    reason: str,
+    langs: Languages | None = None,
+) -> MemoryRecord:
+    """Move a live record to the cold tier (deep recall only), with an audit row; what it
+    names is read with `langs` (every rule on by default).
 
     `updated_at` is left alone: archiving is not a content change, and cleanup measures disuse
     from the last access or content update.
     """
     moved = r.replace(status=Status.ARCHIVED)
     # Not inactive, so update() queues an upsert and the indexer moves the vector to cold.
-    store.update(moved, None, "", reindex=False, mentions=mentions_of(moved))
+    store.update(moved, None, "", reindex=False, mentions=mentions_of(moved, langs))
     store.audit(AuditEntry(r.scope, r.id, "archive", reason, now, None, WRITER))
     return moved
 
@@ -200,7 +211,7 @@ def expire(ports: MaintenancePorts, scope: Scope) -> int:
         with ports.store.transaction():
             due = ports.store.expired(part, now, _BATCH)
             for r in due:
-                archive(ports.store, r, now, REASON)
+                archive(ports.store, r, now, REASON, ports.langs)
         done += len(due)
         if len(due) < _BATCH:
             break
@@ -237,7 +248,7 @@ def enforce_cap(ports: MaintenancePorts, scope: Scope, cap: int | None = None) -
         victims = store.lowest_value(part, UNCAPPED_TYPES, excess)
         reason = f"over the cap of {limit} curated memories (lowest value)"
         for r in victims:
-            archive(store, r, now, reason)
+            archive(store, r, now, reason, ports.langs)
     ports.written()
     return len(victims)
 
@@ -344,29 +355,35 @@ def _compact_oldest(
             return None
         events = store.oldest_live_events(part, subject, batch)
         now = ports.clock.now()
-        summary = summary_record(new_id(ports.clock), part, subject, events, now)
+        summary = summary_record(new_id(ports.clock), part, subject, events, now, ports.langs)
         vec = embed_passages(ports.embedder, [summary.text])[0]
-        store.insert(summary, vec, ports.model_name, mentions=mentions_of(summary))
+        store.insert(summary, vec, ports.model_name, mentions=mentions_of(summary, ports.langs))
         reason = f"compaction of {len(events)} events"
         store.audit(
             AuditEntry(part, summary.id, "insert", reason, now, Channel.SUMMARY.value, WRITER)
         )
         for e in events:
-            archive(store, e, now, f"compacted into {summary.id}")
+            archive(store, e, now, f"compacted into {summary.id}", ports.langs)
     return Compaction(summary.id, subject, tuple(e.id for e in events))
 
 
 def summary_record(
-    record_id: str, scope: Scope, subject: str | None, events: Sequence[MemoryRecord], now: float
+    record_id: str,
+    scope: Scope,
+    subject: str | None,
+    events: Sequence[MemoryRecord],
+    now: float,
+    langs: Languages | None = None,
 ) -> MemoryRecord:
-    """The summary memory standing for events: provenance to every one of them."""
+    """The summary memory standing for events: provenance to every one of them (its digest
+    in the language `langs` reads most of them in)."""
     turn_ids = tuple(dict.fromkeys(t for e in events for t in e.source.turn_ids))
     entities = tuple(dict.fromkeys(x for e in events for x in e.entities))[:20]
     return MemoryRecord(
         id=record_id,
         scope=scope,
         type=MemoryType.SUMMARY,
-        summary=digest(subject, events),
+        summary=digest(subject, events, langs=langs),
         subject=subject,
         tags=("compaction",),
         entities=entities,
@@ -380,10 +397,15 @@ def summary_record(
 
 
 def digest(
-    subject: str | None, events: Sequence[MemoryRecord], *, max_tokens: int = DIGEST_MAX_TOKENS
+    subject: str | None,
+    events: Sequence[MemoryRecord],
+    *,
+    max_tokens: int = DIGEST_MAX_TOKENS,
+    langs: Languages | None = None,
 ) -> str:
-    """Extractive digest: period, counts by kind, distinct one-line outcomes; at most max_tokens."""
-    lp = majority([e.summary for e in events], "compaction", ties=False)
+    """Extractive digest: period, counts by kind, distinct one-line outcomes; at most
+    max_tokens; in the language of most events, by the packs `langs` (every rule on by default)."""
+    lp = majority([e.summary for e in events], "compaction", ties=False, langs=langs)
     first, last = min(e.created_at for e in events), max(e.created_at for e in events)
     kinds = Counter(_kind(e, lp) for e in events).most_common()
     outcomes = Counter(_outcome(e.summary) for e in events)  # insertion order = first seen
@@ -508,22 +530,27 @@ def last_started(store: MaintenanceStore) -> float | None:
 PER_RUN = 20_000
 
 
-def link_batch(store: MaintenanceStore, limit: int = BATCH) -> tuple[int, int]:
+def link_batch(
+    store: MaintenanceStore, limit: int = BATCH, langs: Languages | None = None
+) -> tuple[int, int]:
     """Link the backlog's next `limit` records: the ones that want links read from the store,
-    what each names read from its text and `entities` field (a forgotten one as it was while
-    live), then filed by the store in one transaction; returns (records examined, records
-    left)."""
-    named = [(r, named_in(r.text, r.entities)) for r in store.entity_backlog(limit)]
+    what each names read from its text and `entities` field with `langs` (a forgotten one as
+    it was while live), then filed by the store in one transaction; returns (records examined,
+    records left)."""
+    named = [(r, named_in(r.text, r.entities, langs)) for r in store.entity_backlog(limit)]
     return store.backfill_entity_links(named, limit)
 
 
-def link_backlog(store: MaintenanceStore, budget: int | None = PER_RUN) -> int:
-    """Link the backlog's next records, `budget` at most (None: all that are left); returns
-    how many were examined (0 once the backlog is done)."""
+def link_backlog(
+    store: MaintenanceStore, budget: int | None = PER_RUN, langs: Languages | None = None
+) -> int:
+    """Link the backlog's next records, `budget` at most (None: all that are left), reading
+    what each names with `langs`; returns how many were examined (0 once the backlog is
+    done)."""
     done = 0
     while budget is None or done < budget:
         step = BATCH if budget is None else min(BATCH, budget - done)
-        examined, left = link_batch(store, step)
+        examined, left = link_batch(store, step, langs)
         done += examined
         if not left or not examined:
             break
@@ -591,7 +618,7 @@ def run_maintenance(
     for part in targets:
         report.add(part, maintain_scope(ports, part))
     if scope is None and user_id is None:
-        report.entity_backlog = link_backlog(ports.store)
+        report.entity_backlog = link_backlog(ports.store, langs=ports.langs)
     for part in targets:
         ports.sync_index(part)
     short_term = ShortTermMemory(ports.store, ports.config.short_term, ports.clock)

@@ -338,7 +338,7 @@ def cmd_import(args: argparse.Namespace, config: MemoryConfig) -> int:
             engine,
             args.path,
             Scope(args.user, args.agent),
-            extractor=RuleExtractor(engine.clock),
+            extractor=RuleExtractor(engine.clock, langs=engine.langs),
             secrets=SecretFilter(),
             writer="cli-import",
             max_bytes=args.max_bytes,

@@ -54,7 +54,12 @@ from ..write import Storage
 def claim_decisions(storage: Storage) -> Decisions:
     """The decisions of check-before-write over the storage's store, built once per import."""
     return Consolidator(
-        storage.store, storage.embedder, storage.model_name, storage.clock, storage.config
+        storage.store,
+        storage.embedder,
+        storage.model_name,
+        storage.clock,
+        storage.config,
+        storage.langs,
     ).decisions
 
 
@@ -725,7 +730,7 @@ def _insert_records(
             action = write_claim(storage, decisions, r, vec, parts, f"{where}:{number}")
             report.consolidated[action] = report.consolidated.get(action, 0) + 1
         else:
-            storage.store.insert(r, vec, storage.model_name, mentions=mentions_of(r))
+            storage.store.insert(r, vec, storage.model_name, mentions=mentions_of(r, storage.langs))
             storage.store.put_parts(r, parts)
             report.added["record"] = report.added.get("record", 0) + 1
         if progress is not None and done % PROGRESS_EVERY == 0:

@@ -563,7 +563,7 @@ class OpenClawImporter:
         if text != e.text.strip():
             counts["secrets_removed"] += 1
             # What is left of a sentence around a secret ("..., keep it handy") is rarely a memory.
-            if len(text) < 0.4 * len(e.text) or is_contentless(text):
+            if len(text) < 0.4 * len(e.text) or is_contentless(text, self.storage.langs):
                 text = ""
         if len(text) < 2:
             counts["empty"] += 1
@@ -662,7 +662,7 @@ class OpenClawImporter:
         """Write one draft in the caller's transaction; what was done ("insert", "doubt", ...)."""
         storage = self.storage
         if r.type not in KEYED_TYPES:
-            storage.store.insert(r, vec, storage.model_name, mentions=mentions_of(r))
+            storage.store.insert(r, vec, storage.model_name, mentions=mentions_of(r, storage.langs))
             storage.store.put_parts(r, parts)
             storage.store.audit(
                 AuditEntry(

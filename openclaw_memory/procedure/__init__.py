@@ -219,12 +219,14 @@ _PARSERS: dict[str, Callable[[str, Table], TaskKind | None]] = {
 
 
 def stated_procedure(
-    subject: str | None, text: str, tags: Sequence[str]
+    subject: str | None, text: str, tags: Sequence[str], langs: Languages | None = None
 ) -> tuple[MemoryType, str | None, tuple[str, ...]]:
     """A procedure the user stated (the LLM chain's "procedure" items): keyed by the kind of task
     its subject (or else its text) names, and a working one unless tagged "failed"; without a
-    kind (a verb and its object) it is kept as a fact under its subject."""
-    kind = next((k for k in (task_kind(subject or ""), task_kind(text)) if k and k.obj), None)
+    kind (a verb and its object) it is kept as a fact under its subject. `langs`: the packs
+    read, every rule on by default."""
+    kinds = (task_kind(subject or "", langs), task_kind(text, langs))
+    kind = next((k for k in kinds if k and k.obj), None)
     if kind is None:
         return MemoryType.FACT, subject, tuple(tags)
     state = "failed" if "failed" in tags else "worked"

@@ -258,18 +258,18 @@ def analyse(
     return Analysis(
         lower=lower,
         code=detect(text),
-        unspaced=unspaced(text),
+        unspaced=unspaced(text, langs),
         entity_keys=request_keys(text, langs),
         lower_vocabularies=vocabulary_names(lower, langs),
         request=request,
         lower_request=request.lower(),
-        request_unspaced=unspaced(request),
+        request_unspaced=unspaced(request, langs),
         tokens=frozenset(search_tokens(request)),
         unquoted=bare,
         topic_tokens=frozenset(search_tokens(bare)) - function_words(langs),
         asks_nothing=is_contentless(bare, langs) and is_contentless(text, langs),
         personal=about_user(request, langs),
-        attributes=tuple(mentions(request)),
+        attributes=tuple(mentions(request, langs)),
         vocabularies=vocabularies(request, langs),
         vocabulary_words=tuple(vocabulary_words(request, langs).items()),
         hyphenated=hyphenated_words(bare, langs),
@@ -315,8 +315,8 @@ def request_keys(text: str, langs: Languages | None = None) -> frozenset[str]:
     """Keys a request may name an entity by: its extracted entities, and every run of one to
     three words (lower case or not: "what did caroline do") and its Chinese words."""
     # Chinese: jieba's words below hold the names; tagging them too would double the cost
-    keys = {e.key for e in extract(text)} if text.isascii() else set()
     langs = langs or all_on()
+    keys = {e.key for e in extract(text, langs=langs)} if text.isascii() else set()
     runs = langs.any_of(REFERENCE, "written_word").findall(text)
     words = [w for w in runs if w.isascii()]
     for n in (1, 2, 3):

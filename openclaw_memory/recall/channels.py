@@ -224,7 +224,7 @@ def embedding_text(
     for name in sorted(common, key=len, reverse=True):  # "Mary Ann" before "Mary"
         out = without_name(out, name, langs)
     # "Melanie?" asks about her and nothing else: that request keeps its name
-    return out if out != text and tokenize(out, drop_stopwords=True) else text
+    return out if out != text and tokenize(out, drop_stopwords=True, langs=langs) else text
 
 
 def without_name(text: str, name: str, langs: Languages | None = None) -> str:

@@ -193,7 +193,7 @@ def entity_names(pool: Pool, query: RecallQuery) -> set[str]:
     return {
         n
         for n in named
-        if unspaced(n)
+        if unspaced(n, query.analysis.langs)
         and not is_contentless(n, query.analysis.langs)
         and names_known(query.analysis.unquoted, [n])
     }
@@ -230,7 +230,8 @@ def attribute_agreeing(query: RecallQuery, pool: Pool) -> set[str]:
     asked = query.analysis.attributes
     if not asked:
         return set()
-    return {rid for rid, r in pool.records.items() if names_any(r.text, asked)}
+    langs = query.analysis.langs
+    return {rid for rid, r in pool.records.items() if names_any(r.text, asked, langs)}
 
 
 #: the keyword component without the members of a kind the request names (recall/kinds.py),
@@ -254,7 +255,7 @@ def relevant(
     """May this memory be injected for this request (kept or dropped as below relevance)?
     `sig`: the request's signals for relative gating (`signals`); None: a request about the
     user's world is gated by the absolute bars alone."""
-    if "profile" in s.channels and standing(s.record):
+    if "profile" in s.channels and standing(s.record, pool.langs):
         return True
     if pool.asks_nothing:
         # a session's start (or a thanks) gets the recent summaries; a request gets a summary
@@ -392,7 +393,7 @@ def signals(pool: Pool, query: RecallQuery) -> Signals:
     for rid, chans in pool.channels.items():
         if "vector" in chans and rid in pool.cosine and rid in pool.records:
             cosines.append(pool.cosine[rid])
-            by_script[unspaced(pool.records[rid].text)].append(pool.cosine[rid])
+            by_script[unspaced(pool.records[rid].text, read.langs)].append(pool.cosine[rid])
     crowds = {k: _crowd(v) for k, v in by_script.items() if len(v) >= CROWD_MIN}
     ranked = sorted(cosines, reverse=True) + [0.0, 0.0]
     return Signals(
@@ -621,7 +622,7 @@ def anchors(
     turns: dict[str, list[bool]] = {}
     for s in scored:
         r = s.record
-        if ("profile" in s.channels and standing(r)) or not names_person(r, sig):
+        if ("profile" in s.channels and standing(r, pool.langs)) or not names_person(r, sig):
             continue
         has = evidence(s, pool, sig)
         key = session_of(r)
@@ -726,7 +727,8 @@ def unheld(pool: Pool, query: RecallQuery, margin: float | None) -> bool:
     named = [
         t
         for t in topic_terms(query)
-        if t not in names and not any(n in t or t in n for n in names if unspaced(n))
+        if t not in names
+        and not any(n in t or t in n for n in names if unspaced(n, query.analysis.langs))
     ]
     # a request of frames alone (我今年退了多少税？ keeps only 多少: 税 is one character, "what is
     # my name?") is read by them
@@ -806,15 +808,16 @@ def unheld_note(pool: Pool, margin: float | None) -> str:
     )
 
 
-def standing(r: MemoryRecord) -> bool:
+def standing(r: MemoryRecord, langs: Languages | None = None) -> bool:
     """The profile whitelist every request gets (docs/design.md seed 001 §5.1): profile facts
     (name, home, job, allergies, age), what the user asked to be remembered, and standing
-    instructions (reply language and format, prohibitions). A preference read from conversation
-    ("likes hiking", 喜欢爬山) is the user's too, but it is injected where it is relevant."""
+    instructions (reply language and format, prohibitions; read by the packs `langs`). A
+    preference read from conversation ("likes hiking", 喜欢爬山) is the user's too, but it is
+    injected where it is relevant."""
     return (
         r.type is MemoryType.PROFILE
         or r.source.channel is Channel.EXPLICIT
-        or is_instruction(r.subject, r.summary)
+        or is_instruction(r.subject, r.summary, langs)
     )
 
 

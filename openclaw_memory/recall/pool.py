@@ -13,6 +13,7 @@ from ..types import MemoryRecord, Scope, MemoryType
 from .query import RecallQuery
 
 if TYPE_CHECKING:
+    from ..lang import Languages
     from .channels import EntityReads
 
 # The pool of a request's recall candidates and the channel protocol that fills it.
@@ -93,6 +94,8 @@ class Pool:
     unheld: bool = False
     #: the request's entity reads, shared by its embedding text and the entity channel
     entities: "EntityReads | None" = None
+    #: the language packs the request is read with (`Analysis.langs`); None: every rule on
+    langs: "Languages | None" = None
     #: tier -> its vector search, prepared while the query is embedded (`VectorChannel.prepare`)
     searches: dict[str, SharedSearch] = field(default_factory=dict)
 

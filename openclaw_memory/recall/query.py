@@ -133,6 +133,8 @@ class RecallQuery:
 
     def __post_init__(self) -> None:
         if self.analysis is None:
+            # a query made by hand carries no packs: it is read with every rule on, as before
+            # (`build_query` hands the stage's analysis)
             read = analyse(self.text, self.current, self.questions)
             object.__setattr__(self, "analysis", read)
 

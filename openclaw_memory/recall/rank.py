@@ -521,7 +521,7 @@ def components(
     elif (
         r.type in query.types
         or (tokens is not None and any(k.named_in(tokens, r.text.lower()) for k in query.kinds))
-        or (query.duration and states_duration(r.text))
+        or (query.duration and states_duration(r.text, query.analysis.langs))
     ):
         # it asks for the memory's type, for a kind the memory names one of, or for a length of
         # time the memory states

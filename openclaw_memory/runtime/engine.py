@@ -26,6 +26,8 @@ from ..embed.embedding import (
     embedder_name,
 )
 from ..errors import IndexMismatchError, NotFoundError
+from ..core import switches_from
+from ..lang import languages
 from ..store.sqlite import Database
 from ..store.indexer import Indexer
 from ..store.ports import ManagedVectorIndex, RecordStore
@@ -54,6 +56,9 @@ class MemoryEngine:
         self.embedder = embedder
         self.clock = clock
         self.model_name = index.embedder_name
+        #: the language packs under config's `rules.disabled`, for what reads a text through the
+        #: open storage alone (edit, import, maintenance); the factory checks the names
+        self.langs = languages(switches_from(config.rules.disabled))
         self._check_vectors_model()
         self.indexer = Indexer(store, index, background=background)
         watch = getattr(index, "watch", None)

@@ -135,7 +135,7 @@ def assemble(
     store, clock = engine.store, engine.clock
     langs = langs or rule_languages(cfg, recall_channels)
     recaller = build_recaller(engine, cfg, recall_channels)
-    writer = build_writer(engine)
+    writer = build_writer(engine, langs)
     summarizer = Summarizer(
         summarizer_llm,
         PROMPTS_DIR,
@@ -179,7 +179,7 @@ def assemble(
         pending=pending,
         # the open tasks of each session (procedural memory)
         procedures=ProcedureTracker(langs=langs),
-        maintenance=maintenance_ports(engine),
+        maintenance=maintenance_ports(engine, langs),
         config=cfg,
     )
 
@@ -192,11 +192,12 @@ def read_ports(engine: "MemoryEngine") -> "ReadPorts":
     return ReadPorts(engine.store, engine.indexer.searcher, engine.embedder, engine.clock)
 
 
-def maintenance_ports(engine: "MemoryEngine") -> "MaintenancePorts":
+def maintenance_ports(engine: "MemoryEngine", langs: Languages | None = None) -> "MaintenancePorts":
     """The ports the maintenance door (the forgetting jobs, doctor, purge, the scheduled run)
     is handed over an open engine's storage: its record store, its managed vector index, its
-    embedder and the embedder's name, its clock and config, and the indexer's drain and wake-up
-    (the indexer stays with the engine that opened it)."""
+    embedder and the embedder's name, its clock and config, the indexer's drain and wake-up
+    (the indexer stays with the engine that opened it), and the language packs (`langs`, a
+    stage's; the engine's when not given)."""
     from ..maintain.runner import MaintenancePorts
 
     return MaintenancePorts(
@@ -208,6 +209,7 @@ def maintenance_ports(engine: "MemoryEngine") -> "MaintenancePorts":
         config=engine.config,
         sync_index=engine.sync_index,
         written=engine.written,
+        langs=langs or engine.langs,
     )
 
 
@@ -234,8 +236,9 @@ def build_recaller(
     )
 
 
-def build_writer(engine: "MemoryEngine") -> "MemoryWriter":
-    """The write stage (check before write, then store) over an open engine's ports."""
+def build_writer(engine: "MemoryEngine", langs: Languages | None = None) -> "MemoryWriter":
+    """The write stage (check before write, then store) over an open engine's ports, reading
+    with `langs` (a stage's packs; the engine's when not given)."""
     from ..write.consolidate import MemoryWriter
 
     return MemoryWriter(
@@ -245,6 +248,7 @@ def build_writer(engine: "MemoryEngine") -> "MemoryWriter":
         engine.config,
         model_name=engine.model_name,
         indexer=engine.indexer,
+        langs=langs or engine.langs,
     )
 
 
@@ -281,6 +285,7 @@ def _extractor(
             PROMPTS_DIR,
             engine.clock,
             timeout_seconds=cfg.extraction.llm.timeout_seconds,
+            langs=langs,
         )
     return rules
 

@@ -12,10 +12,12 @@ if TYPE_CHECKING:
 
     from ..config import MemoryConfig
     from ..core.clock import Clock
+    from ..lang import Languages
     from ..store.ports import RecordStore
 
 # The open storage, for what writes outside a conversation's turns: the record store, the clock,
-# the embedder and the name its vectors carry, the config, and the indexer's notice of new writes.
+# the embedder and the name its vectors carry, the config and its language packs, and the
+# indexer's notice of new writes.
 # An export reads the store (and says when and by which embedder it was made); an import and an
 # edit embed, write and tell the indexer. A `runtime.engine.MemoryEngine` is such a storage; a
 # command opens one, the console and the service pass theirs.
@@ -40,6 +42,12 @@ class Storage(Protocol):
 
     @property
     def config(self) -> MemoryConfig: ...
+
+    @property
+    def langs(self) -> Languages:
+        """The language packs under the config's `rules.disabled`: what an edit or an import
+        reads a text with (what it names, whether it says anything)."""
+        ...
 
     def written(self) -> None:
         """Tell the indexer that writes queued outbox entries (it applies them soon)."""

@@ -18,6 +18,7 @@ from typing import Sequence, TYPE_CHECKING
 from ..errors import NotFoundError, ValidationError
 from ..extract.base import Extractor
 from ..extract.secrets import SecretFilter
+from ..lang import Languages
 from ..lang.entities import mentions_of
 from ..lang.text import valid_unicode
 from ..procedure import stated_procedure
@@ -59,8 +60,10 @@ def explicit_candidate(
     subject: str | None = None,
     session_id: str | None = None,
     tags: Sequence[str] = (),
+    langs: Languages | None = None,
 ) -> Candidate:
-    """The one candidate `remember(text, ...)` writes; ValidationError names a bad field."""
+    """The one candidate `remember(text, ...)` writes; ValidationError names a bad field.
+    `langs`: the packs a procedure's kind of task is read with (every rule on by default)."""
     if not isinstance(text, str) or not text.strip():
         raise ValidationError("text: expected a non-empty string")
     if subject is not None and not isinstance(subject, str):
@@ -83,7 +86,7 @@ def explicit_candidate(
         if kind is MemoryType.PROCEDURE:
             # keyed by the kind of task it names, as a stated procedure of the LLM chain is;
             # one that names none (no verb and object) is kept as a fact under its subject
-            kind, subject, cand_tags = stated_procedure(subject, text, ())
+            kind, subject, cand_tags = stated_procedure(subject, text, (), langs)
         cands = [
             Candidate(
                 kind or MemoryType.FACT,
@@ -175,7 +178,11 @@ def edit_memory(
         successor = _successor(old, storage.clock, summary, new_detail, writer, now)  # type: ignore[arg-type]
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
         store.update(
-            retired, None, storage.model_name, reindex=False, mentions=mentions_of(retired)
+            retired,
+            None,
+            storage.model_name,
+            reindex=False,
+            mentions=mentions_of(retired, storage.langs),
         )
         store.audit(
             AuditEntry(
@@ -189,7 +196,10 @@ def edit_memory(
             ),
         )
         store.insert(
-            successor, vectors.whole[0], storage.model_name, mentions=mentions_of(successor)
+            successor,
+            vectors.whole[0],
+            storage.model_name,
+            mentions=mentions_of(successor, storage.langs),
         )
         store.put_parts(successor, vectors.parts[0])
         store.audit(

@@ -242,10 +242,12 @@ def reactivate(
     channel: Channel = Channel.EXPLICIT,
     *,
     model: str,
+    langs: Languages | None = None,
 ) -> MemoryRecord:
     """Undo a forget: the memory is active again (audited); an active one is returned as is.
-    model: the embedder the index holds (`store.embedder()`). The caller wakes the indexer,
-    which re-indexes its vector from the outbox."""
+    model: the embedder the index holds (`store.embedder()`); `langs`: the packs what it names
+    is read with again (every rule on by default). The caller wakes the indexer, which
+    re-indexes its vector from the outbox."""
     with store.transaction():
         r = store.get(scope, record_id)
         if r is None:
@@ -253,7 +255,7 @@ def reactivate(
         if r.status is Status.INACTIVE:
             now = clock.now()
             r = r.replace(status=Status.ACTIVE, superseded_at=None, updated_at=now)
-            store.update(r, None, model, reindex=False, mentions=mentions_of(r))
+            store.update(r, None, model, reindex=False, mentions=mentions_of(r, langs))
             store.audit(AuditEntry(scope, r.id, "restore", reason, now, channel.value))
         return r
 
@@ -278,11 +280,17 @@ def forget_with_episodes(
 
 
 def restore_with_episodes(
-    store: RecordStore, clock: Clock, scope: Scope, memory_id: str, *, model: str
+    store: RecordStore,
+    clock: Clock,
+    scope: Scope,
+    memory_id: str,
+    *,
+    model: str,
+    langs: Languages | None = None,
 ) -> MemoryRecord:
     """Undo a forget by id: the memory, and the episodes that forget took with it, are active
-    again (audited). The caller wakes the indexer."""
-    record = reactivate(store, clock, scope, memory_id, model=model)
+    again (audited), what each names read with `langs`. The caller wakes the indexer."""
+    record = reactivate(store, clock, scope, memory_id, model=model, langs=langs)
     turns = sorted(set(record.source.turn_ids))
     episodes = store.episodes_of_turns(scope, turns) if turns else []
     taken = f"forgotten with {record.id}"
@@ -290,7 +298,9 @@ def restore_with_episodes(
     for row in store.audit_of(scope, episodes):
         newest.setdefault(row["record_id"], str(row.get("reason") or ""))
     for episode in (e for e in episodes if newest.get(e) == taken):
-        reactivate(store, clock, scope, episode, f"restored with {record.id}", model=model)
+        reactivate(
+            store, clock, scope, episode, f"restored with {record.id}", model=model, langs=langs
+        )
     return record
 
 

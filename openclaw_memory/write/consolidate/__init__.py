@@ -13,7 +13,7 @@ from ...core.clock import DAY, Clock
 from ...config import MemoryConfig
 from ...core import switches_from
 from ...embed.embedding import Meaning, PassageVectors, embed_with_parts
-from ...lang import languages
+from ...lang import Languages, languages
 from .changes import ChangeRetirer, Sibling, Neighbour
 from .decide import CLAIM_TYPES, Decisions
 from .records import RecordWrites, keyed_id, new_id
@@ -50,22 +50,25 @@ class Consolidator:
         model_name: str,
         clock: Clock,
         config: MemoryConfig,
+        langs: Languages | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.model = model_name
         self.clock = clock
         self.cfg = config
+        # the language packs under config's `rules.disabled` (the factory checked its names),
+        # those of the storage written through when given
+        self.langs = langs or languages(switches_from(config.rules.disabled))
+        langs = self.langs
         # meaning alone links a change to a memory only above what an unrelated statement reaches
-        # the language packs under config's `rules.disabled` (the factory checked its names)
-        langs = languages(switches_from(config.rules.disabled))
         neighbour = Neighbour(
             config.long_term.change_similarity,
             config.long_term.change_margin,
             Meaning(embedder),
             langs,
         )
-        self.decisions = Decisions(RecordWrites(model_name), clock, config, neighbour)
+        self.decisions = Decisions(RecordWrites(model_name, langs), clock, config, neighbour)
         self.changes = ChangeRetirer(neighbour, model_name, clock, langs)
 
     # ---- entry point ------------------------------------------------------------------------
@@ -136,7 +139,7 @@ class Consolidator:
             tags=tuple(c.tags),
             # a name the text gives or shows (叫汤圆, 喂芝麻, "named Biscuit") is one of its
             # entities: recall and gating read it here, not by parsing memories per request
-            entities=tuple(dict.fromkeys((*c.entities, *world_names(c.summary)))),
+            entities=tuple(dict.fromkeys((*c.entities, *world_names(c.summary, self.langs)))),
             importance=_unit(c.importance),
             confidence=_unit(c.confidence),
             source=Source(c.channel, session_id, tuple(c.turn_ids), writer),
@@ -204,11 +207,12 @@ class MemoryWriter:
         *,
         model_name: str,
         indexer: Notify,
+        langs: Languages | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.indexer = indexer
-        self.consolidator = Consolidator(store, embedder, model_name, clock, config)
+        self.consolidator = Consolidator(store, embedder, model_name, clock, config, langs)
 
     def write(
         self,

@@ -197,7 +197,7 @@ class ChangeTargets:
     ) -> MemoryRecord | None:
         """The memory the change `new` contradicts; `key`: the subject key of the turn's change
         candidate (what attribute it changed), if any."""
-        names = speaker_names(new)  # the speaker of a named turn
+        names = speaker_names(new, self.langs)  # the speaker of a named turn
         words, who = about(new.summary, names, self.langs), owner(new.summary, self.langs)
         claims = earlier_claims(db, new, skip, self.langs)
         if also:
@@ -349,7 +349,7 @@ class ChangeTargets:
             e
             for e in pool
             if e.tags[:1] == new.tags[:1]
-            and speaker_names(e) == speaker_names(new)
+            and speaker_names(e, self.langs) == speaker_names(new, self.langs)
             and not set(e.source.turn_ids) & set(new.source.turn_ids)
             and _same_owner(who, e, langs=self.langs)
             and single_statement(e.summary, self.langs)
@@ -371,7 +371,7 @@ class ChangeTargets:
         puppy") ends only a "not" (`only_flips`: 我不吃牛肉, "I have no pets"); one that says how
         long its state has lasted ends a value of the attribute ("I've been vegetarian for a year
         now" after "I eat meat every day")."""
-        names = speaker_names(new)
+        names = speaker_names(new, self.langs)
         pool = [*claims, *self.statements(db, new, who, names)]
         vecs = db.vectors_with_parts([r.id for r in pool])[0]
         scored = sorted(
@@ -386,33 +386,34 @@ def earlier_claims(
 ) -> list[MemoryRecord]:
     """The live claims a change `new` may retire: of its speaker, before it, from another turn,
     not where the user comes from (`_ORIGIN`), not an instruction, not the same statement."""
-    names = speaker_names(new)  # the speaker of a named turn
+    names = speaker_names(new, langs)  # the speaker of a named turn
     return [
         c
         for c in db.live_claims(new.scope, CLAIMS, created_before=new.created_at, limit=500)
         if c.id not in skip
         and (c.subject or "").rsplit("/", 1)[-1] not in _ORIGIN
-        and not is_instruction(c.subject, c.summary)  # a life event changes no instruction
+        and not is_instruction(c.subject, c.summary, langs)  # a life event changes no instruction
         and not set(c.source.turn_ids) & set(new.source.turn_ids)
         and _same_speaker(c, names)
         and not _restates(new, c, names, langs)
     ]
 
 
-def speaker_names(r: MemoryRecord) -> tuple[str, ...]:
+def speaker_names(r: MemoryRecord, langs: Languages | None = None) -> tuple[str, ...]:
     """The names a writer attached to r (the speaker of a named turn first), without the names
-    its text gives or shows (lang/entities.py: "a dog named Rex" is not who speaks)."""
+    its text gives or shows by the packs `langs` (lang/entities.py: "a dog named Rex" is not
+    who speaks)."""
     if not r.entities:
         return ()
-    shown = _shown(r.summary)
+    shown = _shown(r.summary, langs or all_on())
     return tuple(e for e in r.entities if e and e not in shown)
 
 
 @functools.lru_cache(maxsize=4096)
-def _shown(text: str) -> frozenset[str]:
-    """The names text gives or shows, read once per text: a change compares its speaker with
-    every candidate's."""
-    return frozenset(world_names(text))
+def _shown(text: str, langs: Languages) -> frozenset[str]:
+    """The names text gives or shows by the packs `langs`, read once per text and packs: a
+    change compares its speaker with every candidate's."""
+    return frozenset(world_names(text, langs))
 
 
 def names_part(text: str, value: str, langs: Languages | None = None) -> bool:
@@ -427,7 +428,7 @@ def names_part(text: str, value: str, langs: Languages | None = None) -> bool:
             if t in text:
                 return True
         elif len(t) >= 4 and t.isalpha():
-            words = words if words is not None else tokenize(text.lower())
+            words = words if words is not None else tokenize(text.lower(), langs=langs)
             if any(w.startswith(t) and _of_family(t, w[len(t) :]) for w in words):
                 return True
     return False
@@ -474,7 +475,7 @@ def _restates(
         return frozenset(search_tokens(text, drop_stopwords=True))
 
     return words(old) == words(new) and negated(said(old.summary, langs), langs) == negated(
-        said(new.summary, langs)
+        said(new.summary, langs), langs
     )
 
 
@@ -570,7 +571,9 @@ class FrameMatcher:
         if not said_frames and not by_words:
             return None  # read before any memory is: most turns give no attribute a value
         claims = earlier_claims(db, new, skip, self.langs)
-        episodes = self.targets.statements(db, new, owner(text, self.langs), speaker_names(new))
+        episodes = self.targets.statements(
+            db, new, owner(text, self.langs), speaker_names(new, self.langs)
+        )
         pool = _nearest(db, [*claims, *episodes], vec)
         found = _by_frame(pool, said_frames, signal, self.langs) if said_frames else None
         if found is None and by_words:
@@ -778,7 +781,7 @@ class ChangeRetirer:
         the attribute keeps one current value that a question about it finds."""
         text = said(episode.summary, self.langs).rstrip("。.!！")
         summary = third_person(text, self.langs.of(text))
-        speaker = speaker_names(episode)
+        speaker = speaker_names(episode, self.langs)
         if speaker:  # a named speaker: "李明轩 ...", as the rules write their claims
             summary = attribute([Candidate(old.type, summary)], speaker[0], self.langs)[0].summary
         claim = MemoryRecord(
@@ -801,7 +804,7 @@ class ChangeRetirer:
             created_at=episode.created_at,
             updated_at=episode.created_at,
         )
-        db.insert(claim, vec, self.model, mentions=mentions_of(claim))
+        db.insert(claim, vec, self.model, mentions=mentions_of(claim, self.langs))
         db.audit(
             AuditEntry(
                 claim.scope,
@@ -817,11 +820,10 @@ class ChangeRetirer:
 
     # ---- retiring --------------------------------------------------------------------------
 
-    @staticmethod
-    def _retire(db, old: MemoryRecord, successor: MemoryRecord, link: bool = True) -> None:
+    def _retire(self, db, old: MemoryRecord, successor: MemoryRecord, link: bool = True) -> None:
         now = successor.created_at
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
-        db.update(retired, None, "", reindex=False, mentions=mentions_of(retired))
+        db.update(retired, None, "", reindex=False, mentions=mentions_of(retired, self.langs))
         db.audit(
             AuditEntry(
                 old.scope,
@@ -840,7 +842,7 @@ class ChangeRetirer:
                 if successor.type is not MemoryType.EPISODE
                 else successor.version,
             )
-            db.update(linked, None, "", reindex=False, mentions=mentions_of(linked))
+            db.update(linked, None, "", reindex=False, mentions=mentions_of(linked, self.langs))
             db.audit(
                 AuditEntry(
                     old.scope,
@@ -871,7 +873,7 @@ def _ends_a_not(text: str, langs: Languages | None = None) -> bool:
         about_self(text, langs)
         and single_statement(text, langs)
         and not negated(said(text, langs), langs)
-        and any(m.values for m in mentions(said(text, langs)).values())
+        and any(m.values for m in mentions(said(text, langs), langs).values())
     )
 
 

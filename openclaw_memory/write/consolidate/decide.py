@@ -206,7 +206,9 @@ class Decisions:
         pool = db.live_claims(r.scope, sorted(t.value for t in CLAIM_TYPES), limit=500)
         # an instruction to the assistant is changed by an instruction of its key, never a change
         # of the user's life found by meaning
-        pool = [p for p in pool if p.id != r.id and not is_instruction(p.subject, p.summary)]
+        pool = [
+            p for p in pool if p.id != r.id and not is_instruction(p.subject, p.summary, self.langs)
+        ]
         if not pool:
             return None, 0.0
         vecs = db.vectors_with_parts([p.id for p in pool])[0]
@@ -261,7 +263,7 @@ class Decisions:
             updated_at=said.created_at,
         )
         vec = db.vectors_with_parts([said.id])[0].get(said.id)
-        db.insert(claim, vec, self.writes.model, mentions=mentions_of(claim))
+        db.insert(claim, vec, self.writes.model, mentions=mentions_of(claim, self.langs))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -275,9 +277,8 @@ class Decisions:
         )
         return claim
 
-    @staticmethod
     def _same(
-        old: MemoryRecord, new: MemoryRecord, old_vec: np.ndarray | None, vec: np.ndarray
+        self, old: MemoryRecord, new: MemoryRecord, old_vec: np.ndarray | None, vec: np.ndarray
     ) -> float:
         """Similarity of two claims, or 0 when they visibly say different things.
 
@@ -285,7 +286,7 @@ class Decisions:
         at 0.99 and coffee / tea swaps above 0.95), so a restatement must also keep the polarity,
         share its named values (entities) and most of its content words.
         """
-        if old_vec is None or negated(old.summary) != negated(new.summary):
+        if old_vec is None or negated(old.summary, self.langs) != negated(new.summary, self.langs):
             return 0.0
         if (
             old.entities

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...core.clock import Clock
 from ...core.policy import CHANNEL_PRIORITY
+from ...lang import Languages
 from ...lang.entities import mentions_of
 from ...types import AuditEntry, Channel, MemoryRecord, Scope, Source, Status, WriteResult
 
@@ -32,13 +33,15 @@ def keyed_id(scope: Scope, key: str) -> str:
 
 
 class RecordWrites:
-    """Inserts, restatements and supersessions of records embedded by one model."""
+    """Inserts, restatements and supersessions of records embedded by one model; what each
+    record names is read with `langs`, the writer's packs (every rule on by default)."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, langs: Languages | None = None) -> None:
         self.model = model
+        self.langs = langs
 
     def insert(self, db, r: MemoryRecord, vec: np.ndarray, reason: str) -> WriteResult:
-        db.insert(r, vec, self.model, mentions=mentions_of(r))
+        db.insert(r, vec, self.model, mentions=mentions_of(r, self.langs))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -78,7 +81,7 @@ class RecordWrites:
             expires_at=r.expires_at,
             session_id=r.session_id or old.session_id,
         )
-        db.update(updated, vec, self.model, reindex=True, mentions=mentions_of(updated))
+        db.update(updated, vec, self.model, reindex=True, mentions=mentions_of(updated, self.langs))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -97,7 +100,9 @@ class RecordWrites:
     ) -> WriteResult:
         now = r.created_at
         retired = old.replace(status=Status.INACTIVE, superseded_at=now, updated_at=now)
-        db.update(retired, None, self.model, reindex=False, mentions=mentions_of(retired))
+        db.update(
+            retired, None, self.model, reindex=False, mentions=mentions_of(retired, self.langs)
+        )
         db.audit(
             AuditEntry(
                 r.scope,
@@ -110,7 +115,7 @@ class RecordWrites:
             ),
         )
         successor = r.replace(version=old.version + 1, prev_id=old.id)
-        db.insert(successor, vec, self.model, mentions=mentions_of(successor))
+        db.insert(successor, vec, self.model, mentions=mentions_of(successor, self.langs))
         db.audit(
             AuditEntry(
                 r.scope,
@@ -137,6 +142,7 @@ def deactivate(
     retired = r.replace(
         status=Status.INACTIVE, superseded_at=r.superseded_at or now, updated_at=now
     )
+    # an inactive record names nothing (`mentions_of` reads no table for it): no packs needed
     db.update(retired, None, "", reindex=False, mentions=mentions_of(retired))
     db.audit(AuditEntry(r.scope, r.id, "deactivate", reason, now, channel.value, writer))
     return retired
