@@ -209,3 +209,32 @@ def test_the_bar_is_not_one_number_for_every_pair_of_languages(
     pool.records["m1"], pool.cosine["m1"] = record, 0.795
     s = ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",))
     assert relevant(s, pool, 0.80, RecallConfig()) is passes
+
+
+RECAPS = {
+    "en": ["What did we talk about last time?", "What did we decide in our last session?"],
+    "zh": ["我们上次聊了什么？", "上次我们决定了什么？"],
+}
+NOT_RECAPS = {
+    "en": ["When was the last time I went to the dentist?", "What did you say the capital is?"],
+    "zh": ["我上次去医院是什么时候？", "埃及的首都是哪里？"],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_about_the_last_conversation_gets_its_summary(mw, lang):
+    from openclaw_memory.recall.analyse import recap
+
+    assert all(recap(t) for t in RECAPS[lang]) and not any(recap(t) for t in NOT_RECAPS[lang])
+    _session(mw, [*REQUESTS[lang][:2], STATEMENTS[lang][1], *REQUESTS[lang][2:4]])
+    mw.on_session_end(ALICE, "s1")
+    mw.flush()
+    summaries = [
+        r
+        for r in mw.engine.store.listing(ALICE, status="active", limit=100)
+        if r.type is MemoryType.SUMMARY
+    ]
+    assert summaries
+    place = "大阪" if lang == "zh" else "Osaka"
+    for ask in RECAPS[lang]:
+        assert place in block(mw, ALICE, ask), ask

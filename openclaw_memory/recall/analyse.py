@@ -131,6 +131,16 @@ def ahead(text: str, langs: Languages | None = None) -> frozenset[str]:
     return frozenset(found)
 
 
+def recap(text: str, langs: Languages | None = None) -> bool:
+    """Whether the text asks about the conversations themselves ("what did we decide last
+    time?", 我们上次聊了什么？: the `reads: recap` entries of each pack's `recall` table)."""
+    for pack in (langs or all_on()).all():
+        for entry in pack.table(RECALL_TABLE).values():
+            if entry.on and entry.setting("reads") == "recap" and entry.pattern.search(text):
+                return True
+    return False
+
+
 # The request analysed once: what recall and relevance gating read of its text.
 #
 # A request is read as two texts: the whole one recall searches (the current input and the recent
@@ -229,6 +239,9 @@ class Analysis:
     asked: frozenset[str] = frozenset()
     #: the times ahead it names, quoted text aside (recall/analyse.py)
     ahead: frozenset[str] = frozenset()
+    #: it asks about the conversations themselves, quoted text aside: the recent summaries
+    #: answer it (`recap`)
+    recap: bool = False
     #: the content terms of each of its questions, when it asks two or more
     #: (`RecallQuery.questions`: recall/head.py deals the head among them)
     question_terms: tuple[tuple[str, ...], ...] = ()
@@ -275,6 +288,7 @@ def analyse(
         hyphenated=hyphenated_words(bare, langs),
         asked=asked(bare, langs),
         ahead=ahead(bare, langs),
+        recap=recap(bare, langs),
         question_terms=tuple(content_terms(q) for q in questions),
         langs=langs,
     )

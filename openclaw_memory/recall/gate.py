@@ -48,7 +48,9 @@ two share no word, and the answer to such a question is a value, not its general
 profile whitelist's standing facts and instructions (`standing`: profile facts, what the user
 asked to remember, reply language and format, prohibitions) and memories whose subject or date
 the request names always pass; recent summaries pass when the request asks nothing (a session's
-start), and are gated like any memory otherwise (a summary on every request is noise); a like
+start) and when it asks about the conversations themselves ("what did we decide last time?",
+我们上次聊了什么？: `analyse.recap`), and are gated like any memory otherwise (a summary on every
+request is noise; it passes on evidence of its own, never on meaning alone: `digest`); a like
 read from conversation ("I love hiking") is gated like any memory.
 
 With the levels known, that absolute bar is only the floor (`Signals`): a memory with no
@@ -261,6 +263,8 @@ def relevant(
         # a session's start (or a thanks) gets the recent summaries; a request gets a summary
         # only when it is about what the summary holds, like any memory
         return s.record.id in pool.recent_summaries
+    if pool.recap and s.record.id in pool.recent_summaries:
+        return True  # "what did we decide last time?": the recent summaries answer it
     c = s.components
     if c["structure"] >= 1.0:
         return True

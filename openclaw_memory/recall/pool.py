@@ -67,6 +67,9 @@ class Pool:
     #: search tokens per record, read from the keyword index (no re-segmenting on the read path)
     tokens: dict[str, frozenset[str]] = field(default_factory=dict)
     recent_summaries: list[str] = field(default_factory=list)
+    #: the request asks about the conversations themselves (`Analysis.recap`): the recent
+    #: summaries answer it
+    recap: bool = False
     #: turn id -> inactive curated record distilled from it: its episode is an outdated version
     retired: dict[str, str] = field(default_factory=dict)
     #: record id -> (index, count) of the sentence part whose cosine beat the whole memory's

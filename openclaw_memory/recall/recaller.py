@@ -305,6 +305,7 @@ class Recaller:
             query = dataclasses.replace(query, deep=True)
         qvec, pool, ahead = self._propose(scope, query, query.text or query.current)
         pool.request_unspaced = read.request_unspaced
+        pool.recap = read.recap
         pool.langs = read.langs
         if self.background is not None:
             pool.background = self.background.level(qvec, read.unspaced)
