@@ -530,12 +530,15 @@ def gives_way(r: MemoryRecord, sig: Signals, another: bool) -> bool:
 
 
 def holder_note(r: MemoryRecord, another: bool) -> str:
-    """Why a memory that gives way was not injected (`search --explain`)."""
+    """Why a memory that gives way was not injected (`search --explain`): a relevance decision,
+    so it reads as one ("below relevance threshold", which evaluation ranks like any other)."""
     if another:
-        return f"another person's {held_attribute(r)}: the user's own answers the request"
-    if r.type is MemoryType.EPISODE:
-        return "said of another holder than the one the request asks about"
-    return "the user's own value: the request asks about the person it names"
+        why = f"another person's {held_attribute(r)}: the user's own answers the request"
+    elif r.type is MemoryType.EPISODE:
+        why = "said of another holder than the one the request asks about"
+    else:
+        why = "the user's own value: the request asks about the person it names"
+    return f"below relevance threshold ({why})"
 
 
 #: the memories that hold a value under a subject (a profile field, a fact of a person)

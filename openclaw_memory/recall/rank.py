@@ -42,6 +42,7 @@ from .gate import (
     Signals,
     anchored,
     bars,
+    digest,
     gives_way,
     holder_note,
     level,
@@ -325,6 +326,11 @@ def _drop_reason(
         bar = bars(pool, cal.min_semantic, cfg).alone
         if sig is not None and relative(pool, cfg, sig):
             bar = relative_bar(r, pool, bars(pool, cal.min_semantic, cfg), cfg, sig)
+        if sig is not None and sig.digests and digest(r) and pool.cosine.get(r.id, 0.0) >= bar:
+            return (
+                "below relevance threshold (a session's summary with no evidence of its own: "
+                f"cosine {pool.cosine.get(r.id, 0.0):.2f} is no evidence{level_note(pool)})"
+            )
         return (
             f"below relevance threshold (cosine {pool.cosine.get(r.id, 0.0):.2f} < {bar:.2f}"
             f"{level_note(pool)}, keyword {c['keyword']:.2f}, structure {c['structure']:.1f})"
