@@ -16,7 +16,8 @@ from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.inject.assemble import section_of
 from openclaw_memory.lang import Languages
-from openclaw_memory.recall.gate import anchored, evidence, signals
+from openclaw_memory.config.schema import RecallConfig
+from openclaw_memory.recall.gate import anchored, evidence, relevant, signals
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
 from openclaw_memory.runtime.factory import build_middleware
@@ -180,3 +181,36 @@ def test_a_name_in_any_script_is_the_users_name(clock, text, name):
     found = RuleExtractor(clock).extract(Turn(ALICE, "s1", text, "", "t1"))
     profile = [c for c in found if c.type is MemoryType.PROFILE and c.subject == "name"]
     assert profile and name in profile[0].text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("off", [(), ("channel.holder",)])
+def test_once_the_person_it_names_answers_meaning_alone_admits_only_their_facts(lang, off):
+    _, hers, (_, her_question) = HOLDERS[lang]
+    other = "I just adopted a kitten named Mochi" if lang == "en" else "我刚领养了一只小猫叫Mochi"
+    pool = Pool(
+        personal=True, request_unspaced=lang == "zh", background=0.78, background_across=0.76
+    )
+    scored = []
+    for rid, text, subject, tags, names in (
+        ("d", hers[1], hers[0], ("person", "daughter"), ("Lina",)),
+        ("k", other, None, (), ()),
+    ):
+        record = MemoryRecord(
+            rid,
+            ALICE,
+            MemoryType.FACT if tags else MemoryType.EPISODE,
+            text,
+            subject=subject,
+            tags=tags,
+            entities=names,
+            detail="daughter Lina" if names else None,
+        )
+        pool.records[rid], pool.cosine[rid], pool.channels[rid] = record, 0.95, ["vector"]
+        scored.append(ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",)))
+    langs = Languages(switches_from(off))
+    sig = anchored(signals(pool, build_query(her_question, langs=langs)), scored, pool)
+    cfg = RecallConfig()
+    assert relevant(scored[0], pool, 0.8, cfg, sig)  # her allergy
+    # far above every bar on meaning alone, but about no one the question names
+    assert relevant(scored[1], pool, 0.8, cfg, sig) is bool(off)

@@ -325,7 +325,9 @@ class Signals:
     I cook tonight?", still gets her allergy on meaning). The turn her fact was distilled from
     ("My daughter Lina is allergic to mango.") gives way with it (`yielded`). The other way
     round, a request that names her ("what is my daughter allergic to?") and pools her allergy
-    with evidence asks hers, and the user's own allergy, said in a turn, gives way (`theirs`).
+    with evidence asks hers, and the user's own allergy, said in a turn, gives way (`theirs`);
+    her facts answer it, so a memory about no person passes on evidence of its own, not on
+    meaning alone ("I just adopted a kitten named Mochi, which food is best for it?").
 
     A question of frames alone ("what is my name?", "what is my pet's name?" aside: its pet is a
     term) is read by its frames until a pooled curated memory states what it asks as the write
@@ -452,6 +454,8 @@ def _relative(
         return cos >= b.with_keyword
     if sig.digests and digest(r):
         return False  # a digest passes on its evidence, never on meaning alone
+    if sig.theirs and PERSON not in r.tags:
+        return False  # the person it names answers: on meaning alone, only their facts
     raw = pool.cosine.get(r.id, 0.0)
     if raw >= relative_bar(r, pool, b, cfg, sig):
         return True
