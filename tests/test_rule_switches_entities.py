@@ -6,15 +6,12 @@ store files for it), nor when maintenance links an older record; with every rule
 from __future__ import annotations
 
 import pytest
-from middleware_helpers import tell
+from middleware_helpers import switched_middleware, tell
 from store_helpers import find
 
-from openclaw_memory.config import config_from_dict
 from openclaw_memory.core import switches_from
-from openclaw_memory.core.clock import FakeClock
 from openclaw_memory.lang import Languages
 from openclaw_memory.lang.entities import mentions_of, named_in, normalise
-from openclaw_memory.runtime.factory import build_middleware
 from openclaw_memory.types import Scope
 
 ALICE = Scope("alice", "main")
@@ -32,19 +29,9 @@ def _named(tmp_path, off, text, name) -> tuple[bool, bool, bool]:
     `name` among its entities, whether the store linked the episode to an entity of the name's
     key (a fact a rule distils from the turn may name it by a rule of its own), and whether
     maintenance reads the name in the episode again."""
-    cfg = config_from_dict(
-        {
-            "storage": {
-                "data_dir": str(tmp_path),
-                "embedding_model": "hash",
-                "background_indexing": False,
-            },
-            "rules": {"disabled": list(off)},
-        }
-    )
-    mw = build_middleware(cfg, clock=(clock := FakeClock(1_700_000_000.0)))
+    mw = switched_middleware(tmp_path, off, embedder="hash")
     try:
-        tell(mw, ALICE, [text], clock)
+        tell(mw, ALICE, [text], mw.clock)
         (episode,) = find(mw.engine, ALICE, type="episode")
         key = normalise(name)
         carried = name in episode.entities
@@ -87,13 +74,7 @@ def test_the_stages_read_with_the_packs_of_the_config(tmp_path, lang):
     """The write stage, maintenance and the storage doors share the config's switches: each
     reads the name with packs that have the rule off."""
     text, name, rule = GIVEN[lang]
-    cfg = config_from_dict(
-        {
-            "storage": {"data_dir": str(tmp_path), "embedding_model": "hash"},
-            "rules": {"disabled": [rule]},
-        }
-    )
-    mw = build_middleware(cfg, clock=FakeClock(1_700_000_000.0))
+    mw = switched_middleware(tmp_path, [rule], embedder="hash")
     try:
         stages = {
             "capture": mw.langs,
