@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+from ..core.subjects import PERSON_TAG
 from ..lang import LanguagePack, Languages, all_on, Entry
 from ..lang.pack import Table
 from .slot import (
@@ -84,7 +85,7 @@ def person_fact(clause: str, lang: LanguagePack, langs: Languages | None = None)
         FACT,
         f"{who}/{attribute}",
         third_person(body, lang),
-        ("person", relation),
+        (PERSON_TAG, relation),
         tuple(x for x in (name, word) if x),
         person.confidence or 0.0,
         detail=detail,

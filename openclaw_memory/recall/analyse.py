@@ -136,7 +136,7 @@ def recap(text: str, langs: Languages | None = None) -> bool:
     time?", 我们上次聊了什么？: the `reads: recap` entries of each pack's `recall` table)."""
     for pack in (langs or all_on()).all():
         for entry in pack.table(RECALL_TABLE).values():
-            if entry.on and entry.setting("reads") == "recap" and entry.pattern.search(text):
+            if entry.setting("reads") == "recap" and entry.pattern.search(text):
                 return True
     return False
 
